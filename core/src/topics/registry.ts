@@ -1,0 +1,262 @@
+import type { MetricValue } from '@heliograph/plugins-sdk';
+import type { Clock } from '../clock.js';
+import { SafeEmitter } from '../events.js';
+import { compileGlob } from './glob.js';
+
+export type Group = 'Status' | 'Settings' | 'Info';
+
+export type Writable = { options: readonly string[] } | { min: number; max: number; step: number };
+
+/** What a topic is: everything but its value. */
+export interface TopicMeta {
+  /** `inverter_1/pv_power` */
+  topic: string;
+  /** Device id, the topic's prefix: `inverter_1`, `total`, `weather`. */
+  deviceId: string;
+  /** Display name of the device: `Inverter 1`, `Total`, `Weather`. */
+  device: string;
+  /** 0-based index of the device among its kind. */
+  number: number;
+  group: Group;
+  name: string;
+  unit: string;
+  type: 'number' | 'string' | 'boolean';
+  /** Recorded in history. */
+  recorded: boolean;
+  writable?: Writable;
+}
+
+/** A topic and its current reading. Owned by the registry; read, never mutate. */
+export interface TopicState {
+  readonly meta: TopicMeta;
+  /** Last published value, regardless of staleness; use {@link TopicRegistry.visibleValue}. */
+  value: MetricValue;
+  /** Unix ms of the last reading, 0 before the first. */
+  updatedAt: number;
+  /** The device behind this topic has gone quiet; the value reads null. */
+  stale: boolean;
+}
+
+/** What one tick delivered: all readings, and the topics whose visible value changed. */
+export interface Tick {
+  time: number;
+  /** Every reading of this tick, changed or not (history samples them all). */
+  readings: readonly TopicState[];
+  /** Topics whose visible value changed, including going stale or coming back. */
+  changed: readonly TopicState[];
+}
+
+export interface RegistryEvents {
+  tick: (tick: Tick) => void;
+  /** Topics were added or removed. */
+  definitions: (added: readonly TopicState[], removed: readonly TopicMeta[]) => void;
+}
+
+/** A tick being assembled; derivers add their topics to it with {@link TopicRegistry.setDerived}. */
+export interface PendingTick extends Tick {
+  readings: TopicState[];
+  changed: TopicState[];
+}
+
+/** Computes derived topics (totals) inside a tick, before listeners see it. */
+export type Deriver = (tick: PendingTick) => void;
+
+interface DeviceLiveness {
+  lastSeen: number;
+  staleAfterMs: number;
+  stale: boolean;
+  topics: Set<TopicState>;
+}
+
+/**
+ * Current values of every topic, and the change events everything else hangs on.
+ *
+ * Readings published in one synchronous run (one plugin publish call, say) are gathered and
+ * delivered as one tick on the next microtask, after the derivers (totals, energy) have
+ * added their topics to it. The snapshot JSON is built once per change and per filter, not
+ * once per request.
+ */
+export class TopicRegistry extends SafeEmitter<RegistryEvents> {
+  private readonly states = new Map<string, TopicState>();
+  private sorted: TopicState[] = [];
+  private readonly devices = new Map<string, DeviceLiveness>();
+  private readonly derivers: Deriver[] = [];
+  private pendingReadings: TopicState[] = [];
+  private pendingChanged: TopicState[] = [];
+  private flushQueued = false;
+  private readonly snapshotCache = new Map<string, string>();
+  private readonly globCache = new Map<string, RegExp>();
+
+  constructor(private readonly clock: Clock) {
+    super();
+  }
+
+  /** Adds a topic. Returns a disposer that removes it again. */
+  define(meta: TopicMeta, initial: MetricValue = null): () => void {
+    if (this.states.has(meta.topic)) throw new Error(`topic ${meta.topic} is already defined`);
+    const state: TopicState = { meta, value: initial, updatedAt: 0, stale: false };
+    this.states.set(meta.topic, state);
+    const device = this.devices.get(meta.deviceId);
+    if (device) {
+      device.topics.add(state);
+      state.stale = device.stale;
+    }
+    this.definitionsChanged();
+    this.emit('definitions', [state], []);
+    return () => {
+      if (this.states.get(meta.topic) !== state) return;
+      this.states.delete(meta.topic);
+      this.devices.get(meta.deviceId)?.topics.delete(state);
+      this.definitionsChanged();
+      this.emit('definitions', [], [meta]);
+    };
+  }
+
+  /**
+   * Tracks liveness of a device: after `staleAfterMs` without a reading its topics read null.
+   * Returns a disposer.
+   */
+  trackDevice(deviceId: string, staleAfterMs: number): () => void {
+    const device: DeviceLiveness = { lastSeen: this.clock.now(), staleAfterMs, stale: false, topics: new Set() };
+    for (const state of this.states.values()) if (state.meta.deviceId === deviceId) device.topics.add(state);
+    this.devices.set(deviceId, device);
+    return () => {
+      if (this.devices.get(deviceId) === device) this.devices.delete(deviceId);
+    };
+  }
+
+  get(topic: string): TopicState | undefined {
+    return this.states.get(topic);
+  }
+
+  /** All topics in snapshot order (by topic, ascending). */
+  list(): readonly TopicState[] {
+    return this.sorted;
+  }
+
+  /** Topics matching a glob, in snapshot order. */
+  match(glob: string): TopicState[] {
+    const re = this.compile(glob);
+    return this.sorted.filter((s) => re.test(s.meta.topic));
+  }
+
+  /** The value a client sees: null while the device is stale. */
+  visibleValue(state: TopicState): MetricValue {
+    return state.stale ? null : state.value;
+  }
+
+  /** Publishes a reading. Delivered to listeners with the rest of this tick. */
+  publish(state: TopicState, value: MetricValue): void {
+    const now = this.clock.now();
+    const device = this.devices.get(state.meta.deviceId);
+    if (device) {
+      device.lastSeen = now;
+      if (device.stale) this.setStale(device, false);
+    }
+    const changed = state.value !== value;
+    state.value = value;
+    state.updatedAt = now;
+    this.pendingReadings.push(state);
+    if (changed) this.pendingChanged.push(state);
+    this.queueFlush();
+  }
+
+  /** Sets a derived value from inside a deriver: joins the tick being delivered. */
+  setDerived(state: TopicState, value: MetricValue, tick: PendingTick): void {
+    const changed = state.value !== value;
+    state.value = value;
+    state.updatedAt = tick.time;
+    tick.readings.push(state);
+    if (changed) tick.changed.push(state);
+  }
+
+  addDeriver(deriver: Deriver): () => void {
+    this.derivers.push(deriver);
+    return () => {
+      const i = this.derivers.indexOf(deriver);
+      if (i >= 0) this.derivers.splice(i, 1);
+    };
+  }
+
+  /**
+   * Marks devices that have not answered within their stale timeout. Called on a timer by
+   * the composition root; tests call it after moving a manual clock.
+   */
+  checkStale(): void {
+    const now = this.clock.now();
+    for (const device of this.devices.values()) {
+      if (!device.stale && now - device.lastSeen > device.staleAfterMs) this.setStale(device, true);
+    }
+  }
+
+  /** Delivers the pending tick now (tests; shutdown). */
+  flush(): void {
+    this.flushQueued = false;
+    if (this.pendingReadings.length === 0 && this.pendingChanged.length === 0) return;
+    const tick: PendingTick = { time: this.clock.now(), readings: this.pendingReadings, changed: this.pendingChanged };
+    this.pendingReadings = [];
+    this.pendingChanged = [];
+    for (const derive of this.derivers) derive(tick);
+    if (tick.changed.length > 0) this.snapshotCache.clear();
+    this.emit('tick', tick);
+  }
+
+  /** Snapshot JSON of the topics matching `glob` (all without one), cached until a change. */
+  snapshotJson(glob?: string): string {
+    const key = glob ?? '';
+    let json = this.snapshotCache.get(key);
+    if (json === undefined) {
+      const states = glob === undefined ? this.sorted : this.match(glob);
+      json = JSON.stringify(states.map((s) => this.toMetric(s)));
+      if (this.snapshotCache.size > 64) this.snapshotCache.clear();
+      this.snapshotCache.set(key, json);
+    }
+    return json;
+  }
+
+  /** The API's Metric object of a topic. */
+  toMetric(state: TopicState): Record<string, unknown> {
+    const { meta } = state;
+    const metric: Record<string, unknown> = {
+      topic: meta.topic,
+      device: meta.device,
+      number: meta.number,
+      group: meta.group,
+      name: meta.name,
+      value: this.visibleValue(state),
+      unit: meta.unit,
+    };
+    if (meta.writable) metric.writable = meta.writable;
+    return metric;
+  }
+
+  private setStale(device: DeviceLiveness, stale: boolean): void {
+    device.stale = stale;
+    for (const state of device.topics) {
+      state.stale = stale;
+      if (state.value !== null) this.pendingChanged.push(state);
+    }
+    this.queueFlush();
+  }
+
+  private queueFlush(): void {
+    if (this.flushQueued) return;
+    this.flushQueued = true;
+    queueMicrotask(() => this.flush());
+  }
+
+  private definitionsChanged(): void {
+    this.sorted = [...this.states.values()].sort((a, b) => (a.meta.topic < b.meta.topic ? -1 : a.meta.topic > b.meta.topic ? 1 : 0));
+    this.snapshotCache.clear();
+  }
+
+  private compile(glob: string): RegExp {
+    let re = this.globCache.get(glob);
+    if (!re) {
+      re = compileGlob(glob);
+      if (this.globCache.size > 256) this.globCache.clear();
+      this.globCache.set(glob, re);
+    }
+    return re;
+  }
+}

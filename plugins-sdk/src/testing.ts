@@ -1,0 +1,225 @@
+/**
+ * A test host for plugin authors: runs one plugin in-process, without the server, and lets
+ * the test drive it. Scheduled jobs run only when the test says so ({@link TestHost.runJob}),
+ * and time is whatever the test sets, so tests need no sleeps.
+ *
+ * @example
+ * import { startTestHost } from '@heliograph/plugins-sdk/testing';
+ * import plugin from '../src/index.js';
+ *
+ * const host = await startTestHost({ plugin, config: { baseUrl: fake.url }, devices: ['inverter_1'] });
+ * await host.runJob('poll');
+ * assert.equal(host.value('inverter_1/pv_power'), 1830);
+ * await host.stop();
+ *
+ * @packageDocumentation
+ */
+import got from 'got';
+import type { z } from 'zod';
+import { deviceFromId } from './index.js';
+import type {
+  Device,
+  DeviceDeclaration,
+  Disposer,
+  ForecastPoints,
+  ForecastTopic,
+  MetricValue,
+  PluginContext,
+  PluginDefinition,
+  PriceSlot,
+  SettingDeclaration,
+  SiteInfo,
+} from './index.js';
+
+/** Options of {@link startTestHost}. */
+export interface TestHostOptions<S extends z.ZodType> {
+  plugin: PluginDefinition<S>;
+  /** The instance config, as it would stand in plugins.json (validated by the plugin's schema). */
+  config?: unknown;
+  /** Device ids assigned to the instance, e.g. `['inverter_1', 'battery_1']`. */
+  devices?: string[];
+  site?: Partial<SiteInfo>;
+  /** Start time in Unix ms; default `Date.now()`. Move it with {@link TestHost.setTime}. */
+  now?: number;
+  /** Initial contents of the plugin's key-value store. */
+  store?: Record<string, unknown>;
+}
+
+/** A job the plugin scheduled. */
+export interface ScheduledJob {
+  name: string;
+  kind: 'every' | 'daily';
+  intervalMs?: number;
+  times?: string[];
+  run(args: { signal: AbortSignal }): Promise<void> | void;
+}
+
+/** What a published price schedule looked like, plus the provider declaration. */
+export interface RecordedPrices {
+  provider?: { provider: string; currency?: string; scheduleType: string };
+  schedules: Array<{ import: PriceSlot[]; export?: PriceSlot[] }>;
+}
+
+/** A running plugin under test. */
+export interface TestHost {
+  readonly ctx: PluginContext;
+  /** Declarations by device id. */
+  readonly declarations: Map<string, DeviceDeclaration>;
+  /** Current values by topic (`inverter_1/pv_power`). */
+  readonly values: Map<string, MetricValue>;
+  /** Readings recorded into history through `ctx.topics.record`, by topic. */
+  readonly recorded: Map<string, Array<[time: number, value: number]>>;
+  /** Every forecast run published, oldest first. */
+  readonly forecasts: Array<{ series: Partial<Record<ForecastTopic, ForecastPoints>>; fetchedAt?: number }>;
+  readonly prices: RecordedPrices;
+  readonly jobs: Map<string, ScheduledJob>;
+  readonly store: Map<string, unknown>;
+  /** Log lines, `level: message`. */
+  readonly logs: string[];
+  /** The current value of a topic. */
+  value(topic: string): MetricValue | undefined;
+  /** Runs a scheduled job once and waits for it; throws what the job throws. */
+  runJob(name: string): Promise<void>;
+  /** Writes a setting as the core would after validating it; throws what the handler throws. */
+  write(topic: string, value: string | number): Promise<void>;
+  setTime(ms: number): void;
+  advance(ms: number): void;
+  /** Stops the plugin: aborts the signal and runs every disposer. */
+  stop(): Promise<void>;
+}
+
+/** Starts `plugin` with a context that records what it does. See the module's example. */
+export async function startTestHost<S extends z.ZodType>(options: TestHostOptions<S>): Promise<TestHost> {
+  const parsed = options.plugin.configSchema.safeParse(options.config ?? {});
+  if (!parsed.success) throw new Error(`invalid config for ${options.plugin.id}: ${parsed.error.message}`);
+
+  let now = options.now ?? Date.now();
+  const abort = new AbortController();
+  const disposers: Disposer[] = [];
+  const declarations = new Map<string, DeviceDeclaration>();
+  const settings = new Map<string, SettingDeclaration>();
+  const values = new Map<string, MetricValue>();
+  const recorded = new Map<string, Array<[number, number]>>();
+  const forecasts: TestHost['forecasts'] = [];
+  const prices: RecordedPrices = { schedules: [] };
+  const jobs = new Map<string, ScheduledJob>();
+  const store = new Map<string, unknown>(Object.entries(options.store ?? {}));
+  const logs: string[] = [];
+  const register = (dispose: Disposer): Disposer => {
+    disposers.push(dispose);
+    return dispose;
+  };
+
+  const devices: Device[] = (options.devices ?? []).map(deviceFromId);
+  const logAt = (level: string) => (message: string, fields?: Record<string, unknown>) => {
+    logs.push(`${level}: ${message}${fields ? ' ' + JSON.stringify(fields) : ''}`);
+  };
+
+  const ctx: PluginContext = {
+    instanceId: options.plugin.id,
+    log: { debug: logAt('debug'), info: logAt('info'), warn: logAt('warn'), error: logAt('error') },
+    devices,
+    site: { timeZone: 'UTC', latitude: 52.52, longitude: 13.405, temperatureUnit: 'C', ...options.site },
+    topics: {
+      declare(declaration) {
+        if (!devices.some((d) => d.id === declaration.device)) throw new Error(`device ${declaration.device} is not assigned to this instance`);
+        declarations.set(declaration.device, declaration);
+        for (const s of declaration.settings ?? []) {
+          settings.set(`${declaration.device}/${s.name}`, s);
+          values.set(`${declaration.device}/${s.name}`, s.initial ?? null);
+        }
+        return register(() => declarations.delete(declaration.device));
+      },
+      publish({ device, values: published }) {
+        const declaration = declarations.get(device);
+        if (!declaration) throw new Error(`publish before declare for device ${device}`);
+        for (const [name, value] of Object.entries(published)) {
+          const known = declaration.metrics.some((m) => m.name === name) || declaration.settings?.some((s) => s.name === name);
+          if (!known) throw new Error(`publish of undeclared metric ${device}/${name}`);
+          values.set(`${device}/${name}`, value);
+        }
+      },
+      async record({ device, readings }) {
+        for (const reading of readings) {
+          for (const [name, value] of Object.entries(reading.values)) {
+            const topic = `${device}/${name}`;
+            let list = recorded.get(topic);
+            if (!list) recorded.set(topic, (list = []));
+            list.push([reading.time, value]);
+          }
+        }
+      },
+    },
+    scheduler: {
+      every(job) {
+        jobs.set(job.name, { name: job.name, kind: 'every', intervalMs: job.intervalMs, run: job.run });
+        return register(() => jobs.delete(job.name));
+      },
+      daily(job) {
+        jobs.set(job.name, { name: job.name, kind: 'daily', times: job.times, run: job.run });
+        return register(() => jobs.delete(job.name));
+      },
+    },
+    forecast: {
+      publish(run) {
+        forecasts.push(run);
+      },
+    },
+    prices: {
+      declare(args) {
+        prices.provider = args;
+        return register(() => (prices.provider = undefined));
+      },
+      publish(schedule) {
+        prices.schedules.push(schedule);
+      },
+    },
+    http: got.extend({ timeout: { request: 10_000 }, retry: { limit: 0 } }),
+    store: {
+      async get<T>(key: string) {
+        return store.get(key) as T | undefined;
+      },
+      async set(key, value) {
+        store.set(key, JSON.parse(JSON.stringify(value)));
+      },
+      async delete(key) {
+        store.delete(key);
+      },
+    },
+    signal: abort.signal,
+    now: () => now,
+  };
+
+  const cleanup = await options.plugin.setup(ctx, parsed.data);
+  if (typeof cleanup === 'function') disposers.push(cleanup);
+
+  return {
+    ctx,
+    declarations,
+    values,
+    recorded,
+    forecasts,
+    prices,
+    jobs,
+    store,
+    logs,
+    value: (topic) => values.get(topic),
+    async runJob(name) {
+      const job = jobs.get(name);
+      if (!job) throw new Error(`no job named ${name}; scheduled: ${[...jobs.keys()].join(', ') || 'none'}`);
+      await job.run({ signal: abort.signal });
+    },
+    async write(topic, value) {
+      const setting = settings.get(topic);
+      if (!setting) throw new Error(`${topic} is not a writable setting`);
+      await setting.write({ value, signal: abort.signal });
+      values.set(topic, value);
+    },
+    setTime: (ms) => void (now = ms),
+    advance: (ms) => void (now += ms),
+    async stop() {
+      abort.abort();
+      for (const dispose of disposers.splice(0).reverse()) dispose();
+    },
+  };
+}
