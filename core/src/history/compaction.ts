@@ -1,0 +1,239 @@
+/**
+ * Moving unsaved hours into rows, and the upkeep of rows: packing the day rows of a past
+ * month into one month row, and deleting old 10-s history (retention, disk budget) while
+ * keeping its 1-min rollups. Each function has an async part that loads the rows it needs
+ * and a synchronous part that changes them, so a query never sees half a change.
+ */
+import { emptySegment, rescaleSegment, type Container, type Segment } from './codec.js';
+import type { HourBuffer } from './slots.js';
+import { SLOTS_PER_HOUR } from './slots.js';
+import { segmentEnd, segmentLength, segmentStart, type Row, type RowCache, type Tier } from './rows.js';
+import type { TopicRecord } from './topic-record.js';
+import { DAY_S, HOUR_S, monthStart, nextMonthStart, SLOT_S } from './time.js';
+
+/** Rows that merging `bufs` into `rec` will change and that already exist. */
+export function rowsForMerge(rec: TopicRecord, bufs: readonly HourBuffer[]): Row[] {
+  const out = new Set<Row>();
+  for (const buf of bufs) {
+    const day = segmentStart(10, buf.hour);
+    const dayTier: Tier = day >= rec.evictedBefore ? 10 : 60;
+    for (const tier of [dayTier, 3600, 86400] as const) {
+      const row = rec.rows[tier].containing(buf.hour);
+      if (row) out.add(row);
+    }
+  }
+  return [...out];
+}
+
+/**
+ * Merges hours into every tier of a topic: 10-s slots (or 1-min rollups on days whose 10-s
+ * history is gone), hours and days. Rollups are updated by folding, which is exact: counts
+ * and sums add, min and max compare, and "last" goes to the part with the later reading.
+ * The rows from {@link rowsForMerge} must be loaded.
+ */
+export function mergeHours(rec: TopicRecord, bufs: readonly HourBuffer[], cache: RowCache, todayStart: number): void {
+  const byDay = new Map<number, HourBuffer[]>();
+  for (const buf of bufs) {
+    const day = segmentStart(10, buf.hour);
+    let list = byDay.get(day);
+    if (!list) byDay.set(day, (list = []));
+    list.push(buf);
+  }
+  for (const [day, hours] of [...byDay].sort((a, b) => a[0] - b[0])) {
+    hours.sort((a, b) => a.hour - b.hour);
+    if (day >= rec.evictedBefore) {
+      const row = dayRow(rec, 10, day, cache, todayStart);
+      const seg = writableSegment(rec, cache, row, day);
+      for (const buf of hours) mergeSlots(seg, buf, (buf.hour - day) / SLOT_S);
+      cache.putSegment(row, day, seg);
+    } else {
+      const row = dayRow(rec, 60, day, cache, todayStart);
+      const seg = writableSegment(rec, cache, row, day);
+      for (const buf of hours) foldSlots(seg, buf, day, 60);
+      cache.putSegment(row, day, seg);
+    }
+    const monthRow = rollupRow(rec, 3600, day, cache);
+    const hourSeg = writableSegment(rec, cache, monthRow, monthRow.start);
+    for (const buf of hours) foldSlots(hourSeg, buf, monthRow.start, HOUR_S);
+    cache.putSegment(monthRow, monthRow.start, hourSeg);
+
+    const yearRow = rollupRow(rec, 86400, day, cache);
+    const daySeg = writableSegment(rec, cache, yearRow, yearRow.start);
+    for (const buf of hours) foldSlots(daySeg, buf, yearRow.start, DAY_S);
+    cache.putSegment(yearRow, yearRow.start, daySeg);
+  }
+}
+
+/** The segment of a loaded row at segStart, at the topic's scale, ready to change in place. */
+function writableSegment(rec: TopicRecord, cache: RowCache, row: Row, segStart: number): Segment {
+  const seg = cache.segment(row, segStart) ?? emptySegment(segmentLength(row.tier, segStart), rec.scale, row.tier !== 10);
+  rescaleSegment(seg, rec.scale);
+  return seg;
+}
+
+/** Adds the slots of an hour to a 10-s segment from entry `at` on; the hour's values win "last". */
+function mergeSlots(seg: Segment, buf: HourBuffer, at: number): void {
+  const { count, sum, min, max, last } = seg;
+  for (let i = 0; i < SLOTS_PER_HOUR; i++) {
+    const c = buf.count[i]!;
+    if (c === 0) continue;
+    const j = at + i;
+    if (count[j] === 0) {
+      count[j] = c;
+      sum[j] = buf.sum[i]!;
+      min[j] = buf.min[i]!;
+      max[j] = buf.max[i]!;
+    } else {
+      count[j]! += c;
+      sum[j]! += buf.sum[i]!;
+      if (buf.min[i]! < min[j]!) min[j] = buf.min[i]!;
+      if (buf.max[i]! > max[j]!) max[j] = buf.max[i]!;
+    }
+    last[j] = buf.last[i]!;
+  }
+}
+
+/** Folds the slots of an hour into a rollup segment of `res`-second entries starting at segStart. */
+function foldSlots(seg: Segment, buf: HourBuffer, segStart: number, res: number): void {
+  const { count, sum, min, max, last } = seg;
+  const lastOff = seg.lastOff!;
+  const perEntry = res / SLOT_S;
+  for (let i = 0; i < SLOTS_PER_HOUR; i++) {
+    const c = buf.count[i]!;
+    if (c === 0) continue;
+    const slotIndex = (buf.hour - segStart) / SLOT_S + i;
+    const j = Math.floor(slotIndex / perEntry);
+    const off = slotIndex - j * perEntry;
+    if (count[j] === 0) {
+      count[j] = c;
+      sum[j] = buf.sum[i]!;
+      min[j] = buf.min[i]!;
+      max[j] = buf.max[i]!;
+      last[j] = buf.last[i]!;
+      lastOff[j] = off;
+      continue;
+    }
+    count[j]! += c;
+    sum[j]! += buf.sum[i]!;
+    if (buf.min[i]! < min[j]!) min[j] = buf.min[i]!;
+    if (buf.max[i]! > max[j]!) max[j] = buf.max[i]!;
+    if (off >= lastOff[j]!) {
+      last[j] = buf.last[i]!;
+      lastOff[j] = off;
+    }
+  }
+}
+
+/**
+ * The row a day goes into at a day tier: the row holding it, or a new one. A day of a past
+ * month starts a month row when the month has no day rows; otherwise it gets a day row, and
+ * {@link repackMonths} joins the month's day rows once the month is over.
+ */
+function dayRow(rec: TopicRecord, tier: 10 | 60, day: number, cache: RowCache, todayStart: number): Row {
+  const set = rec.rows[tier];
+  const found = set.containing(day);
+  if (found) return found;
+  const ms = monthStart(day);
+  const me = nextMonthStart(day);
+  let hasDayRows = false;
+  for (const row of set.byStart.values()) if (row.start >= ms && row.start < me) hasDayRows = true;
+  return me <= todayStart && !hasDayRows ? cache.create(set, rec.id, ms, me) : cache.create(set, rec.id, day, day + DAY_S);
+}
+
+function rollupRow(rec: TopicRecord, tier: 3600 | 86400, t: number, cache: RowCache): Row {
+  const set = rec.rows[tier];
+  const start = segmentStart(tier, t);
+  return set.byStart.get(start) ?? cache.create(set, rec.id, start, segmentEnd(tier, start));
+}
+
+/** Day rows of months that are over, by tier and month: to be packed into month rows. */
+export function monthsToRepack(rec: TopicRecord, todayStart: number): Array<{ tier: 10 | 60; month: number; rows: Row[] }> {
+  const out: Array<{ tier: 10 | 60; month: number; rows: Row[] }> = [];
+  for (const tier of [10, 60] as const) {
+    const byMonth = new Map<number, Row[]>();
+    for (const row of rec.rows[tier].byStart.values()) {
+      if (row.end - row.start !== DAY_S || nextMonthStart(row.start) > todayStart) continue;
+      const ms = monthStart(row.start);
+      let list = byMonth.get(ms);
+      if (!list) byMonth.set(ms, (list = []));
+      list.push(row);
+    }
+    for (const [month, rows] of byMonth) out.push({ tier, month, rows });
+  }
+  return out;
+}
+
+/**
+ * Joins the (loaded) day rows of a past month into one month row. The day segments are
+ * moved as they are, not recompressed: few large rows waste far less of SQLite's pages
+ * than many small ones.
+ */
+export function repackMonth(rec: TopicRecord, tier: 10 | 60, month: number, rows: readonly Row[], cache: RowCache): void {
+  const set = rec.rows[tier];
+  const merged: Container = new Map();
+  for (const row of rows) {
+    for (const [start, bytes] of row.container!) merged.set(start, bytes);
+    cache.remove(set, row);
+  }
+  const monthRow = cache.create(set, rec.id, month, nextMonthStart(month));
+  for (const [start, bytes] of merged) monthRow.container!.set(start, bytes);
+  cache.changed(monthRow);
+}
+
+/** 10-s rows holding days before `cutoff`, which retention is about to delete. */
+export function rowsToEvict(rec: TopicRecord, cutoff: number): Row[] {
+  return [...rec.rows[10].byStart.values()].filter((row) => row.start < cutoff);
+}
+
+/**
+ * Deletes the 10-s history of days before `cutoff` (rows from {@link rowsToEvict}, loaded),
+ * first rolling each day up into 1-min entries, so every query at 1 min or coarser still
+ * answers exactly. Hour and day rollups are untouched: they already hold these days.
+ */
+export function evictBefore(rec: TopicRecord, cutoff: number, rows: readonly Row[], cache: RowCache, todayStart: number): void {
+  if (cutoff <= rec.evictedBefore) return;
+  for (const row of rows) {
+    for (const day of [...row.container!.keys()].sort((a, b) => a - b)) {
+      if (day >= cutoff) continue;
+      const slots = cache.segment(row, day)!;
+      const minuteRow = dayRow(rec, 60, day, cache, todayStart);
+      const minutes = writableSegment(rec, cache, minuteRow, day);
+      rescaleSegment(slots, rec.scale);
+      rollUp(slots, minutes, 6);
+      cache.putSegment(minuteRow, day, minutes);
+      row.container!.delete(day);
+    }
+    if (row.container!.size === 0) cache.remove(rec.rows[10], row);
+    else cache.changed(row);
+  }
+  rec.evictedBefore = cutoff;
+  rec.dirty = true;
+}
+
+/** Folds a 10-s segment into a rollup segment of `per`-slot entries over the same span. */
+function rollUp(slots: Segment, out: Segment, per: number): void {
+  const lastOff = out.lastOff!;
+  for (let i = 0; i < slots.count.length; i++) {
+    const c = slots.count[i]!;
+    if (c === 0) continue;
+    const j = Math.floor(i / per);
+    const off = i - j * per;
+    if (out.count[j] === 0) {
+      out.count[j] = c;
+      out.sum[j] = slots.sum[i]!;
+      out.min[j] = slots.min[i]!;
+      out.max[j] = slots.max[i]!;
+      out.last[j] = slots.last[i]!;
+      lastOff[j] = off;
+      continue;
+    }
+    out.count[j]! += c;
+    out.sum[j]! += slots.sum[i]!;
+    if (slots.min[i]! < out.min[j]!) out.min[j] = slots.min[i]!;
+    if (slots.max[i]! > out.max[j]!) out.max[j] = slots.max[i]!;
+    if (off >= lastOff[j]!) {
+      out.last[j] = slots.last[i]!;
+      lastOff[j] = off;
+    }
+  }
+}

@@ -1,0 +1,33 @@
+import type { Migration } from '../db.js';
+
+/**
+ * The history tables. Readings live in compressed blocks (codec.ts), one row per topic,
+ * tier and day or month, never one row per reading: a year of 10-s data for one topic is
+ * a dozen rows. `tier` is the entry length in seconds (10, 60, 3600, 86400).
+ */
+export const historyMigrations: readonly Migration[] = [
+  {
+    id: 'history:1',
+    sql: `
+      CREATE TABLE history_topics (
+        id INTEGER PRIMARY KEY,
+        topic TEXT NOT NULL UNIQUE,
+        meta TEXT NOT NULL,
+        scale INTEGER NOT NULL,
+        evicted_before INTEGER NOT NULL
+      );
+      CREATE TABLE history_blocks (
+        topic_id INTEGER NOT NULL REFERENCES history_topics (id),
+        tier INTEGER NOT NULL,
+        start INTEGER NOT NULL,
+        end INTEGER NOT NULL,
+        data BLOB NOT NULL,
+        UNIQUE (topic_id, tier, start)
+      );
+      CREATE TABLE history_journal (
+        id INTEGER PRIMARY KEY,
+        data BLOB NOT NULL
+      );
+    `,
+  },
+];

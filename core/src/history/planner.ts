@@ -1,0 +1,143 @@
+/**
+ * Answering a history query from the coarsest tiers that give the exact answer.
+ *
+ * Buckets are epoch-aligned multiples of the bucket size, so inside the range every bucket
+ * is a whole number of entries of each tier whose length divides the bucket size (1 d, 1 h,
+ * 1 min, 10 s). Only the edges can cut a bucket: the first bucket starts at `from`, not at
+ * its aligned start, and a page or `to` can end mid-bucket. The range is split into spans
+ * that climb from 10 s to the coarsest usable tier and back down, so each span lines up
+ * with its tier's entries and every reading is counted exactly once.
+ */
+import { Buckets, type Agg } from './slots.js';
+import { segmentStart, type Row, type RowCache, type Tier, TIERS } from './rows.js';
+import type { TopicRecord } from './topic-record.js';
+import { ceilTo, DAY_S, floorTo } from './time.js';
+
+/** Buckets per answer; the rest come in further pages. */
+export const MAX_BUCKETS = 2000;
+
+export interface HistoryQuery {
+  /** Unix ms, inclusive. */
+  fromMs: number;
+  /** Unix ms, exclusive. */
+  toMs: number;
+  /** Bucket size in seconds, a multiple of 10. */
+  groupS: number;
+  agg: Agg;
+}
+
+export interface HistoryPage {
+  buckets: Buckets;
+  /** End of this page, Unix ms: `to`, or the end of bucket 2000 when more follow. */
+  endMs: number;
+  /** Present when more buckets follow: the `from` of the next page (= endMs). */
+  nextMs?: number;
+}
+
+export interface Span {
+  tier: Tier;
+  from: number;
+  to: number;
+}
+
+/**
+ * Splits [from, to) (Unix s, multiples of 10) into spans aligned to the tiers that divide
+ * the bucket size: finer tiers up to the first coarse boundary, the coarsest tier in the
+ * middle, finer tiers again after the last one.
+ */
+export function cover(from: number, to: number, groupS: number): Span[] {
+  const tiers = TIERS.filter((t) => groupS % t === 0);
+  const out: Span[] = [];
+  let lo = from;
+  let i = 0;
+  while (i < tiers.length - 1) {
+    const up = ceilTo(lo, tiers[i + 1]!);
+    if (up > to) break;
+    if (up > lo) out.push({ tier: tiers[i]!, from: lo, to: up });
+    lo = up;
+    i++;
+  }
+  for (let j = i; j >= 0 && lo < to; j--) {
+    const down = floorTo(to, tiers[j]!);
+    if (down > lo) {
+      out.push({ tier: tiers[j]!, from: lo, to: down });
+      lo = down;
+    }
+  }
+  return out;
+}
+
+/** Where a span's entries come from: rows of one tier, read at `res`-second entries. */
+interface Part {
+  rows: Row[];
+  res: number;
+  from: number;
+  to: number;
+  /** Rows hold day segments (10 s, 1 min) rather than one segment per row. */
+  byDay: boolean;
+}
+
+function partsOf(rec: TopicRecord, span: Span): Part[] {
+  const { tier, from, to } = span;
+  if (tier === 3600 || tier === 86400) return [{ rows: rec.rows[tier].overlapping(from, to), res: tier, from, to, byDay: false }];
+  const parts: Part[] = [];
+  const evicted = rec.evictedBefore;
+  // 1-min rollups are stored only for days whose 10-s history is gone; elsewhere the 10-s
+  // slots are the 1-min tier (folding them into 1-min-multiple buckets gives the same sums).
+  if (tier === 60 && from < evicted) parts.push(dayPart(rec, 60, from, Math.min(to, evicted)));
+  if (to > evicted) parts.push(dayPart(rec, 10, Math.max(from, evicted), to));
+  return parts;
+}
+
+function dayPart(rec: TopicRecord, tier: 10 | 60, from: number, to: number): Part {
+  const rows = new Set<Row>();
+  const set = rec.rows[tier];
+  for (let day = segmentStart(10, from); day < to; day += DAY_S) {
+    const row = set.containing(day);
+    if (row) rows.add(row);
+  }
+  return { rows: [...rows], res: tier, from, to, byDay: true };
+}
+
+/** Reads one page of a query. */
+export async function runQuery(rec: TopicRecord, q: HistoryQuery, cache: RowCache): Promise<HistoryPage> {
+  const size = q.groupS;
+  const start = Math.floor(q.fromMs / (size * 1000)) * size;
+  const total = Math.ceil((q.toMs - start * 1000) / (size * 1000));
+  const n = Math.min(total, MAX_BUCKETS);
+  const endMs = n < total ? (start + n * size) * 1000 : q.toMs;
+  const from = Math.ceil(q.fromMs / 10_000) * 10;
+  const to = Math.ceil(endMs / 10_000) * 10;
+  const spans = from < to ? cover(from, to, size) : [];
+
+  // Rows can be dropped from memory or replaced by a flush while others load; the answer
+  // is folded only once every row it needs is in memory at the same moment.
+  let parts: Part[];
+  for (let attempt = 0; ; attempt++) {
+    parts = spans.flatMap((s) => partsOf(rec, s));
+    const missing = parts.flatMap((p) => p.rows.filter((r) => !r.loaded));
+    if (missing.length === 0) break;
+    if (attempt > 5) throw new Error('history rows keep leaving memory while a query loads them; the row cache is too small');
+    await cache.load(missing);
+  }
+
+  const buckets = new Buckets(start, size, n, rec.scale);
+  for (const part of parts) {
+    for (const row of part.rows) {
+      if (part.byDay) {
+        for (let day = Math.max(row.start, segmentStart(10, part.from)); day < Math.min(row.end, part.to); day += DAY_S) {
+          const seg = cache.segment(row, day);
+          if (seg) buckets.foldSegment(seg, day, part.res, Math.max(part.from, day), Math.min(part.to, day + DAY_S));
+        }
+      } else {
+        const seg = cache.segment(row, row.start);
+        if (seg) buckets.foldSegment(seg, row.start, part.res, part.from, part.to);
+      }
+    }
+  }
+  for (const buf of rec.compacting) if (buf.hour < to && buf.hour + 3600 > from) buckets.foldHour(buf, rec.scale, from, to);
+  for (const buf of rec.pending.values()) if (buf.hour < to && buf.hour + 3600 > from) buckets.foldHour(buf, rec.scale, from, to);
+  return n < total ? { buckets, endMs, nextMs: endMs } : { buckets, endMs };
+}
+
+export type { Agg };

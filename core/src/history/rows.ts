@@ -1,0 +1,238 @@
+/**
+ * Rows of history_blocks in memory: which rows exist (all of them, metadata only), and an
+ * LRU of loaded rows and decoded segments. A row being written stays pinned in memory until
+ * its transaction commits, so a query always sees the newest state of every row.
+ */
+import type { Db } from '../db.js';
+import { decodeSegment, encodeSegment, unpackContainer, type Container, type Segment } from './codec.js';
+import { DAY_S, monthStart, nextMonthStart, nextYearStart, yearStart } from './time.js';
+
+/** Entry length in seconds of each tier, finest first. */
+export const TIERS = [10, 60, 3600, 86400] as const;
+export type Tier = (typeof TIERS)[number];
+
+/** Start of the segment of `tier` that holds time t: a day, a month (1h) or a year (1d). */
+export function segmentStart(tier: Tier, t: number): number {
+  if (tier === 3600) return monthStart(t);
+  if (tier === 86400) return yearStart(t);
+  return t - (((t % DAY_S) + DAY_S) % DAY_S);
+}
+
+export function segmentEnd(tier: Tier, start: number): number {
+  if (tier === 3600) return nextMonthStart(start);
+  if (tier === 86400) return nextYearStart(start);
+  return start + DAY_S;
+}
+
+/** Entries in the segment starting at `start`. */
+export function segmentLength(tier: Tier, start: number): number {
+  return (segmentEnd(tier, start) - start) / tier;
+}
+
+/** The largest "last reading" offset of a tier's entries, in 10-s slots (0 at the 10-s tier). */
+export function maxLastOff(tier: Tier): number {
+  return tier / 10 - 1;
+}
+
+export class Row {
+  /** The row's segments by start, once loaded (or created); null while only on disk. */
+  container: Container | null = null;
+  /** Bytes of the row's data as last written or read. */
+  size: number;
+  /** Changed in memory, not yet committed. */
+  dirty = false;
+  /** To be deleted at the next commit. */
+  deleted = false;
+
+  constructor(
+    readonly topicId: number,
+    readonly tier: Tier,
+    readonly start: number,
+    readonly end: number,
+    size: number,
+  ) {
+    this.size = size;
+  }
+
+  get loaded(): boolean {
+    return this.container !== null;
+  }
+}
+
+/** The rows of one topic and tier. */
+export class RowSet {
+  readonly byStart = new Map<number, Row>();
+
+  constructor(readonly tier: Tier) {}
+
+  /** The row that holds time t, if any (a day row or a month row at the day tiers). */
+  containing(t: number): Row | undefined {
+    if (this.tier === 3600) return this.byStart.get(monthStart(t));
+    if (this.tier === 86400) return this.byStart.get(yearStart(t));
+    const day = segmentStart(this.tier, t);
+    const dayRow = this.byStart.get(day);
+    if (dayRow) return dayRow;
+    const month = this.byStart.get(monthStart(t));
+    return month && month.end > t ? month : undefined;
+  }
+
+  /** Rows overlapping [from, to), by start. */
+  overlapping(from: number, to: number): Row[] {
+    const out: Row[] = [];
+    for (const row of this.byStart.values()) if (row.start < to && row.end > from) out.push(row);
+    return out.sort((a, b) => a.start - b.start);
+  }
+}
+
+interface DecodedEntry {
+  src: Buffer;
+  seg: Segment;
+  bytes: number;
+}
+
+export class RowCache {
+  /** Rows changed in memory since the last commit. */
+  readonly dirty = new Set<Row>();
+  /** Rows to delete at the next commit. */
+  deleted: Row[] = [];
+  private readonly rows = new Map<Row, number>();
+  private rowBytes = 0;
+  private readonly decoded = new Map<string, DecodedEntry>();
+  private decodedBytes = 0;
+
+  constructor(
+    private readonly db: Db,
+    private readonly rowLimit = 24 << 20,
+    private readonly decodedLimit = 48 << 20,
+  ) {}
+
+  /** Loads the data of rows not in memory (all of them at once). */
+  async load(rows: readonly Row[]): Promise<void> {
+    const missing = rows.filter((r) => !r.loaded);
+    if (missing.length === 0) return;
+    await Promise.all(
+      missing.map(async (row) => {
+        const found = await this.db.get<{ data: Buffer }>('SELECT data FROM history_blocks WHERE topic_id = ? AND tier = ? AND start = ?', row.topicId, row.tier, row.start);
+        // A write may have given the row its newest contents while this read was under way.
+        if (row.loaded || row.deleted) return;
+        if (!found) throw new Error(`history row ${row.topicId}/${row.tier}/${row.start} is missing from the database`);
+        this.attach(row, unpackContainer(row.start, found.data), found.data.length);
+      }),
+    );
+    this.trim();
+  }
+
+  /** A new, empty row in a set; written at the next commit. */
+  create(set: RowSet, topicId: number, start: number, end: number): Row {
+    const row = new Row(topicId, set.tier, start, end, 0);
+    set.byStart.set(start, row);
+    this.attach(row, new Map(), 0);
+    row.dirty = true;
+    this.dirty.add(row);
+    return row;
+  }
+
+  /** Takes a row out of its set; deleted at the next commit. */
+  remove(set: RowSet, row: Row): void {
+    if (set.byStart.get(row.start) === row) set.byStart.delete(row.start);
+    row.deleted = true;
+    row.dirty = false;
+    this.dirty.delete(row);
+    this.deleted.push(row);
+    this.forget(row);
+  }
+
+  /** Marks a loaded row as changed (its container was edited in place). */
+  changed(row: Row): void {
+    row.dirty = true;
+    this.dirty.add(row);
+    this.touch(row);
+  }
+
+  /** Gives a row contents held in memory (a new row, or one just read). */
+  attach(row: Row, container: Container, size: number): void {
+    row.container = container;
+    row.size = size;
+    this.touch(row);
+  }
+
+  touch(row: Row): void {
+    const prev = this.rows.get(row);
+    if (prev !== undefined) {
+      this.rows.delete(row);
+      this.rowBytes -= prev;
+    }
+    const bytes = containerBytes(row.container!);
+    this.rows.set(row, bytes);
+    this.rowBytes += bytes;
+  }
+
+  forget(row: Row): void {
+    const prev = this.rows.get(row);
+    if (prev !== undefined) {
+      this.rows.delete(row);
+      this.rowBytes -= prev;
+    }
+  }
+
+  /** The decoded segment of a loaded row starting at segStart, or undefined when it has none. */
+  segment(row: Row, segStart: number): Segment | undefined {
+    const src = row.container!.get(segStart);
+    if (!src) return undefined;
+    const key = `${row.topicId}:${row.tier}:${segStart}`;
+    const hit = this.decoded.get(key);
+    if (hit && hit.src === src) {
+      this.decoded.delete(key);
+      this.decoded.set(key, hit);
+      return hit.seg;
+    }
+    const seg = decodeSegment(src, maxLastOff(row.tier));
+    this.remember(key, src, seg);
+    return seg;
+  }
+
+  /** Replaces a segment of a loaded row with new contents; the row becomes dirty. */
+  putSegment(row: Row, segStart: number, seg: Segment): void {
+    const src = encodeSegment(seg, maxLastOff(row.tier));
+    row.container!.set(segStart, src);
+    this.remember(`${row.topicId}:${row.tier}:${segStart}`, src, seg);
+    this.changed(row);
+  }
+
+  /** Drops rows and decoded segments beyond the limits, least recently used first; dirty rows stay. */
+  trim(): void {
+    if (this.rowBytes > this.rowLimit) {
+      for (const [row, bytes] of this.rows) {
+        if (this.rowBytes <= this.rowLimit * 0.8) break;
+        if (row.dirty) continue;
+        this.rows.delete(row);
+        this.rowBytes -= bytes;
+        row.container = null;
+      }
+    }
+    if (this.decodedBytes > this.decodedLimit) {
+      for (const [key, entry] of this.decoded) {
+        if (this.decodedBytes <= this.decodedLimit * 0.8) break;
+        this.decoded.delete(key);
+        this.decodedBytes -= entry.bytes;
+      }
+    }
+  }
+
+  private remember(key: string, src: Buffer, seg: Segment): void {
+    const old = this.decoded.get(key);
+    if (old) {
+      this.decoded.delete(key);
+      this.decodedBytes -= old.bytes;
+    }
+    const bytes = seg.count.length * 41;
+    this.decoded.set(key, { src, seg, bytes });
+    this.decodedBytes += bytes;
+  }
+}
+
+function containerBytes(container: Container): number {
+  let n = 64;
+  for (const b of container.values()) n += b.length + 48;
+  return n;
+}

@@ -1,0 +1,194 @@
+/**
+ * Folding readings into 10-s slots, and slots or rollup entries into query buckets.
+ * Values are integers at a topic's decimal scale (52.37 V at scale 2 is 5237), so sums
+ * are exact whatever order or tier they were added in.
+ */
+import { POW10, type Segment } from './codec.js';
+import { HOUR_S, SLOT_S } from './time.js';
+
+export const SLOTS_PER_HOUR = HOUR_S / SLOT_S;
+
+/** Decimal places a topic's values are kept at, at most. */
+export const MAX_SCALE = 6;
+/** Scaled integers stay below this, so a day of sums stays far below 2^53. */
+const MAX_SCALED = 2 ** 40;
+
+/**
+ * The smallest scale >= `current` at which `value` is a whole number (up to MAX_SCALE),
+ * without letting large values outgrow MAX_SCALED.
+ */
+export function scaleFor(value: number, current: number): number {
+  let k = current;
+  const abs = Math.abs(value);
+  while (k < MAX_SCALE) {
+    const x = value * POW10[k]!;
+    if (Math.abs(x - Math.round(x)) <= 1e-9 + Math.abs(x) * 1e-13) break;
+    if (abs * POW10[k + 1]! > MAX_SCALED) break;
+    k++;
+  }
+  return k;
+}
+
+/** One hour of one topic's 10-s slots not yet written to segments. */
+export class HourBuffer {
+  readonly count = new Float64Array(SLOTS_PER_HOUR);
+  readonly sum = new Float64Array(SLOTS_PER_HOUR);
+  readonly min = new Float64Array(SLOTS_PER_HOUR);
+  readonly max = new Float64Array(SLOTS_PER_HOUR);
+  readonly last = new Float64Array(SLOTS_PER_HOUR);
+  /** Slots changed since the journal last saw them. */
+  readonly dirty = new Uint8Array(SLOTS_PER_HOUR);
+  anyDirty = false;
+  slots = 0;
+
+  constructor(readonly hour: number) {}
+
+  /** Adds one reading (or a slot's worth of aggregate) to slot i. */
+  add(i: number, count: number, sum: number, min: number, max: number, last: number): void {
+    if (this.count[i] === 0) {
+      this.slots++;
+      this.count[i] = count;
+      this.sum[i] = sum;
+      this.min[i] = min;
+      this.max[i] = max;
+    } else {
+      this.count[i]! += count;
+      this.sum[i]! += sum;
+      if (min < this.min[i]!) this.min[i] = min;
+      if (max > this.max[i]!) this.max[i] = max;
+    }
+    this.last[i] = last;
+    this.dirty[i] = 1;
+    this.anyDirty = true;
+  }
+
+  /** Replaces slot i (journal replay: a later record of a slot supersedes an earlier one). */
+  set(i: number, count: number, sum: number, min: number, max: number, last: number): void {
+    if (this.count[i] === 0) this.slots++;
+    this.count[i] = count;
+    this.sum[i] = sum;
+    this.min[i] = min;
+    this.max[i] = max;
+    this.last[i] = last;
+  }
+
+  rescale(factor: number): void {
+    for (let i = 0; i < SLOTS_PER_HOUR; i++) {
+      if (this.count[i] === 0) continue;
+      this.sum[i]! *= factor;
+      this.min[i]! *= factor;
+      this.max[i]! *= factor;
+      this.last[i]! *= factor;
+    }
+  }
+}
+
+export type Agg = 'mean' | 'max' | 'min' | 'sum' | 'last';
+
+/**
+ * Per-bucket aggregates of a query. Each bucket keeps the time of its last reading, so
+ * "last" is right whichever tier or order the parts arrive in; on a tie the part folded
+ * later wins, as unsaved slots are folded after stored ones.
+ */
+export class Buckets {
+  readonly count: Float64Array;
+  readonly sum: Float64Array;
+  readonly min: Float64Array;
+  readonly max: Float64Array;
+  readonly last: Float64Array;
+  readonly lastAt: Float64Array;
+
+  constructor(
+    /** Start of bucket 0, Unix s. */
+    readonly start: number,
+    /** Bucket size, s. */
+    readonly size: number,
+    readonly n: number,
+    /** The scale every folded value is brought to. */
+    readonly scale: number,
+  ) {
+    this.count = new Float64Array(n);
+    this.sum = new Float64Array(n);
+    this.min = new Float64Array(n);
+    this.max = new Float64Array(n);
+    this.last = new Float64Array(n);
+    this.lastAt = new Float64Array(n).fill(-Infinity);
+  }
+
+  fold(b: number, count: number, sum: number, min: number, max: number, last: number, lastAt: number): void {
+    if (this.count[b] === 0) {
+      this.count[b] = count;
+      this.sum[b] = sum;
+      this.min[b] = min;
+      this.max[b] = max;
+    } else {
+      this.count[b]! += count;
+      this.sum[b]! += sum;
+      if (min < this.min[b]!) this.min[b] = min;
+      if (max > this.max[b]!) this.max[b] = max;
+    }
+    if (lastAt >= this.lastAt[b]!) {
+      this.last[b] = last;
+      this.lastAt[b] = lastAt;
+    }
+  }
+
+  /**
+   * Folds entries [from, to) of a segment whose entry 0 starts at `segStart` and whose
+   * entries are `res` seconds long. The bucket size is a multiple of `res`.
+   */
+  foldSegment(seg: Segment, segStart: number, res: number, from: number, to: number): void {
+    const f = seg.scale === this.scale ? 1 : POW10[this.scale - seg.scale]!;
+    const { count, sum, min, max, last, lastOff } = seg;
+    const i0 = Math.max(0, (from - segStart) / res);
+    const i1 = Math.min(count.length, (to - segStart) / res);
+    const size = this.size;
+    for (let i = i0; i < i1; i++) {
+      const c = count[i]!;
+      if (c === 0) continue;
+      const t = segStart + i * res;
+      const b = Math.floor((t - this.start) / size);
+      const lastAt = lastOff ? t + lastOff[i]! * SLOT_S : t;
+      if (f === 1) this.fold(b, c, sum[i]!, min[i]!, max[i]!, last[i]!, lastAt);
+      else this.fold(b, c, sum[i]! * f, min[i]! * f, max[i]! * f, last[i]! * f, lastAt);
+    }
+  }
+
+  /** Folds the slots of an unsaved hour that fall in [from, to). */
+  foldHour(buf: HourBuffer, bufScale: number, from: number, to: number): void {
+    const f = bufScale === this.scale ? 1 : POW10[this.scale - bufScale]!;
+    const i0 = Math.max(0, (from - buf.hour) / SLOT_S);
+    const i1 = Math.min(SLOTS_PER_HOUR, (to - buf.hour) / SLOT_S);
+    for (let i = i0; i < i1; i++) {
+      const c = buf.count[i]!;
+      if (c === 0) continue;
+      const t = buf.hour + i * SLOT_S;
+      const b = Math.floor((t - this.start) / this.size);
+      this.fold(b, c, buf.sum[i]! * f, buf.min[i]! * f, buf.max[i]! * f, buf.last[i]! * f, t);
+    }
+  }
+
+  /**
+   * The value of bucket b under `agg` as a plain number without float noise: exact fields
+   * at the stored scale, means rounded to three more decimals (fewer for huge values).
+   */
+  value(b: number, agg: Agg): number {
+    const p = POW10[this.scale]!;
+    switch (agg) {
+      case 'sum':
+        return this.sum[b]! / p;
+      case 'min':
+        return this.min[b]! / p;
+      case 'max':
+        return this.max[b]! / p;
+      case 'last':
+        return this.last[b]! / p;
+      case 'mean': {
+        const mean = this.sum[b]! / this.count[b]!;
+        let extra = 3;
+        while (extra > 0 && Math.abs(mean) * POW10[extra]! > 2 ** 51) extra--;
+        return Math.round(mean * POW10[extra]!) / POW10[this.scale + extra]!;
+      }
+    }
+  }
+}

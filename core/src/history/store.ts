@@ -1,0 +1,393 @@
+/**
+ * HistoryStore: metric history in the one SQLite database, small, exact and fast.
+ *
+ * Readings are folded into 10-s slots (count, sum, min, max, last) in memory, one
+ * {@link HourBuffer} per topic and hour. Every flush (history.flushIntervalMs) appends the
+ * slots changed since the last one to a journal row, so a crash loses at most one flush
+ * interval. Once an hour is over, its slots are merged into compressed rows: the 10-s tier
+ * (a segment per day; day rows packed into one row per month once the month is over), and
+ * the 1-h (row per month) and 1-d (row per year) rollups; the journal then starts afresh.
+ * 1-min rollups are written for days whose 10-s history retention or the disk budget
+ * deleted; until then the 10-s slots answer 1-min questions exactly, at no extra space.
+ *
+ * The database connection is shared with the rest of the core; the store only ever runs
+ * one transaction at a time, from its flush.
+ */
+import type { Clock } from '../clock.js';
+import { migrate, type Db } from '../db.js';
+import type { Config } from '../config/schema.js';
+import { createLogger, errorMessage } from '../log.js';
+import type { HistorySink } from '../plugins/sinks.js';
+import type { TopicMeta } from '../topics/registry.js';
+import { decodeJournal, encodeJournal, packContainer, POW10 } from './codec.js';
+import { evictBefore, mergeHours, monthsToRepack, repackMonth, rowsForMerge, rowsToEvict } from './compaction.js';
+import { historyMigrations } from './migrations.js';
+import { runQuery, type HistoryPage, type HistoryQuery } from './planner.js';
+import { Row, RowCache, type Tier } from './rows.js';
+import { scaleFor, SLOTS_PER_HOUR, type HourBuffer } from './slots.js';
+import { DAY_S, floorTo, HOUR_S, SLOT_S } from './time.js';
+import { metaFromTopic, sameMeta, TopicRecord, type StoredMeta } from './topic-record.js';
+
+const log = createLogger('history');
+
+/** Unsaved hours (all topics) after which bulk recording flushes before going on. */
+const BULK_FLUSH_HOURS = 1000;
+
+export interface HistoryStoreOptions {
+  db: Db;
+  clock: Clock;
+  config: Config['history'];
+  /** Flush every config.flushIntervalMs on a timer (default true; tests flush by hand). */
+  autoFlush?: boolean;
+}
+
+/** A topic's place in the store, for the recorder's hot path (see {@link HistoryStore.topic}). */
+export type TopicHandle = TopicRecord;
+
+/** One slot's aggregate, for imports of exported history (values unscaled). */
+export interface SlotAggregate {
+  timeMs: number;
+  count: number;
+  sum: number;
+  min: number;
+  max: number;
+  last: number;
+}
+
+export class HistoryStore implements HistorySink {
+  private readonly byTopic = new Map<string, TopicRecord>();
+  private readonly byId = new Map<number, TopicRecord>();
+  private readonly cache: RowCache;
+  private nextId = 1;
+  private journalReset = false;
+  private lastMaintenanceHour = -Infinity;
+  private running: Promise<void> = Promise.resolve();
+  private queued: Promise<void> | null = null;
+  private timer: NodeJS.Timeout | null = null;
+  private closed = false;
+  private budgetWarned = -Infinity;
+
+  private constructor(
+    private readonly db: Db,
+    private readonly clock: Clock,
+    private readonly config: Config['history'],
+  ) {
+    this.cache = new RowCache(db);
+  }
+
+  /** Applies the history migrations, loads what is known about topics and rows, replays the journal. */
+  static async open(options: HistoryStoreOptions): Promise<HistoryStore> {
+    await migrate(options.db, historyMigrations);
+    const store = new HistoryStore(options.db, options.clock, options.config);
+    await store.load();
+    if (options.autoFlush ?? true) {
+      store.timer = setInterval(() => {
+        store.flush().catch((err) => log.error('history flush failed', { err: errorMessage(err) }));
+      }, options.config.flushIntervalMs);
+      store.timer.unref();
+    }
+    return store;
+  }
+
+  private async load(): Promise<void> {
+    const topics = await this.db.all<Array<{ id: number; topic: string; meta: string; scale: number; evicted_before: number }>>('SELECT id, topic, meta, scale, evicted_before FROM history_topics');
+    for (const t of topics) {
+      const rec = new TopicRecord(t.id, t.topic, JSON.parse(t.meta) as StoredMeta, t.scale, t.evicted_before);
+      this.byTopic.set(t.topic, rec);
+      this.byId.set(t.id, rec);
+      this.nextId = Math.max(this.nextId, t.id + 1);
+    }
+    const rows = await this.db.all<Array<{ topic_id: number; tier: Tier; start: number; end: number; size: number }>>('SELECT topic_id, tier, start, end, length(data) AS size FROM history_blocks');
+    for (const r of rows) this.byId.get(r.topic_id)?.rows[r.tier]?.byStart.set(r.start, new Row(r.topic_id, r.tier, r.start, r.end, r.size));
+    const journal = await this.db.all<Array<{ data: Buffer }>>('SELECT data FROM history_journal ORDER BY id');
+    for (const { data } of journal) {
+      decodeJournal(data, (s) => {
+        const rec = this.byId.get(s.topicId);
+        if (!rec) return;
+        if (s.scale > rec.scale) rec.rescale(s.scale);
+        const f = POW10[rec.scale - s.scale]!;
+        const hour = floorTo(s.slot, HOUR_S);
+        rec.hourBuffer(hour).set((s.slot - hour) / SLOT_S, s.count, s.sum * f, s.min * f, s.max * f, s.last * f);
+      });
+    }
+    // Replayed slots are saved already; the next commit writes the journal afresh anyway.
+    this.journalReset = journal.length > 0;
+  }
+
+  /** The store's record of a topic, created on first use; the meta is kept up to date. */
+  topic(meta: StoredMeta & { topic: string }): TopicHandle {
+    const stored: StoredMeta = { deviceId: meta.deviceId, device: meta.device, group: meta.group, name: meta.name, unit: meta.unit };
+    let rec = this.byTopic.get(meta.topic);
+    if (!rec) {
+      rec = new TopicRecord(this.nextId++, meta.topic, stored, 0, 0);
+      rec.dirty = true;
+      this.byTopic.set(meta.topic, rec);
+      this.byId.set(rec.id, rec);
+    } else if (!sameMeta(rec.meta, stored)) {
+      rec.meta = stored;
+      rec.dirty = true;
+    }
+    return rec;
+  }
+
+  /** What the store knows of a topic it holds history for (also after it left the registry). */
+  describe(topic: string): StoredMeta | undefined {
+    return this.byTopic.get(topic)?.meta;
+  }
+
+  /** Every topic with history, by name. */
+  topics(): string[] {
+    return [...this.byTopic.keys()].sort();
+  }
+
+  /** Folds one reading into its 10-s slot. The hot path of live recording: no allocation. */
+  record(rec: TopicHandle, timeMs: number, value: number): void {
+    if (!Number.isFinite(value)) return;
+    let x = value * POW10[rec.scale]!;
+    let r = Math.round(x);
+    if (Math.abs(x - r) > 1e-9 + Math.abs(x) * 1e-13) {
+      const scale = scaleFor(value, rec.scale);
+      if (scale > rec.scale) rec.rescale(scale);
+      x = value * POW10[rec.scale]!;
+      r = Math.round(x);
+    }
+    this.add(rec, timeMs, 1, r, r, r, r);
+  }
+
+  private add(rec: TopicRecord, timeMs: number, count: number, sum: number, min: number, max: number, last: number): void {
+    const slot = Math.floor(timeMs / 10_000) * SLOT_S;
+    const hour = floorTo(slot, HOUR_S);
+    let buf = rec.cur;
+    if (buf === null || buf.hour !== hour) buf = rec.cur = rec.hourBuffer(hour);
+    buf.add((slot - hour) / SLOT_S, count, sum, min, max, last);
+  }
+
+  /** Whether the topic got a reading in the 10-s slot holding timeMs (the recorder's sampling asks). */
+  hasSlot(rec: TopicHandle, timeMs: number): boolean {
+    const slot = Math.floor(timeMs / 10_000) * SLOT_S;
+    const hour = floorTo(slot, HOUR_S);
+    const buf = rec.cur !== null && rec.cur.hour === hour ? rec.cur : rec.pending.get(hour);
+    return buf !== undefined && buf.count[(slot - hour) / SLOT_S]! > 0;
+  }
+
+  /**
+   * Readings of the past (backfill, `ctx.topics.record`): folded exactly like live ones, then
+   * flushed. A bulk write is its own batch: it flushes every ~1000 topic-hours to bound memory,
+   * and once at the end, so the readings are on disk when the promise resolves.
+   */
+  async recordPast(meta: TopicMeta, readings: ReadonlyArray<readonly [time: number, value: number]>): Promise<void> {
+    const rec = this.topic(meta);
+    for (let i = 0; i < readings.length; i++) {
+      const [time, value] = readings[i]!;
+      this.record(rec, time, value);
+      if ((i & 0xfff) === 0xfff && this.pendingHours() > BULK_FLUSH_HOURS) await this.flush();
+    }
+    await this.flush();
+  }
+
+  /** Slot aggregates from an export, merged like readings (the import command). */
+  async importSlots(meta: StoredMeta & { topic: string }, slots: readonly SlotAggregate[]): Promise<void> {
+    const rec = this.topic(meta);
+    for (const s of slots) {
+      for (const v of [s.sum, s.min, s.max, s.last]) {
+        const scale = scaleFor(v, rec.scale);
+        if (scale > rec.scale) rec.rescale(scale);
+      }
+      const p = POW10[rec.scale]!;
+      this.add(rec, s.timeMs, s.count, Math.round(s.sum * p), Math.round(s.min * p), Math.round(s.max * p), Math.round(s.last * p));
+      if (this.pendingHours() > BULK_FLUSH_HOURS) await this.flush();
+    }
+  }
+
+  private pendingHours(): number {
+    let n = 0;
+    for (const rec of this.byTopic.values()) n += rec.pending.size;
+    return n;
+  }
+
+  /** One page of history of a topic the store knows, or undefined when it knows none. */
+  async query(topic: string, q: HistoryQuery): Promise<(HistoryPage & { meta: StoredMeta }) | undefined> {
+    const rec = this.byTopic.get(topic);
+    if (!rec) return undefined;
+    const page = await runQuery(rec, q, this.cache);
+    this.cache.trim();
+    return { ...page, meta: rec.meta };
+  }
+
+  /**
+   * Writes what was recorded since the last flush in one transaction: merges hours that are
+   * over into rows, does the hourly upkeep, and journals the open hour. Calls made while a
+   * flush runs share the one after it.
+   */
+  flush(): Promise<void> {
+    if (this.queued) return this.queued;
+    const next = this.running.then(() => {
+      this.queued = null;
+      return this.runFlush();
+    });
+    this.queued = next;
+    this.running = next.catch(() => undefined);
+    return next;
+  }
+
+  /** Stops the timer and writes everything recorded. The database stays open (the caller owns it). */
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    if (this.timer) clearInterval(this.timer);
+    await this.flush();
+  }
+
+  private async runFlush(): Promise<void> {
+    const now = Math.floor(this.clock.now() / 1000);
+    const currentHour = floorTo(now, HOUR_S);
+    const today = floorTo(now, DAY_S);
+    for (const rec of this.byTopic.values()) {
+      for (const [hour, buf] of rec.pending) {
+        if (hour >= currentHour) continue;
+        rec.compacting.push(buf);
+        rec.pending.delete(hour);
+        if (rec.cur === buf) rec.cur = null;
+      }
+    }
+    for (const rec of this.byTopic.values()) {
+      if (rec.compacting.length === 0) continue;
+      // Between the last check and the end of the block nothing awaits: a query sees either
+      // the hours or the rows they were merged into, never both or neither.
+      for (;;) {
+        const missing = rowsForMerge(rec, rec.compacting).filter((r) => !r.loaded);
+        if (missing.length === 0) break;
+        await this.cache.load(missing);
+      }
+      mergeHours(rec, rec.compacting, this.cache, today);
+      rec.compacting = [];
+      this.journalReset = true;
+    }
+    if (currentHour > this.lastMaintenanceHour) {
+      await this.maintain(today);
+      this.lastMaintenanceHour = currentHour;
+    }
+    await this.commit();
+    this.cache.trim();
+  }
+
+  /** Hourly upkeep: pack past months, apply retention, then the disk budget. */
+  private async maintain(today: number): Promise<void> {
+    for (const rec of this.byTopic.values()) {
+      for (const { tier, month, rows } of monthsToRepack(rec, today)) {
+        await this.cache.load(rows);
+        if (rows.every((r) => r.loaded && !r.deleted)) repackMonth(rec, tier, month, rows, this.cache);
+      }
+    }
+    await this.evictAll(today - this.config.retentionDays * DAY_S, today);
+    const cutoff = await this.budgetCutoff(today);
+    if (cutoff !== undefined) await this.evictAll(cutoff, today);
+  }
+
+  private async evictAll(cutoff: number, today: number): Promise<void> {
+    for (const rec of this.byTopic.values()) {
+      if (cutoff <= rec.evictedBefore) continue;
+      let rows = rowsToEvict(rec, cutoff);
+      await this.cache.load(rows);
+      rows = rowsToEvict(rec, cutoff);
+      if (rows.every((r) => r.loaded)) evictBefore(rec, cutoff, rows, this.cache, today);
+    }
+  }
+
+  /**
+   * When the database is over history.diskBudgetMb, the day before which 10-s history must
+   * go: the oldest 10-s rows, across topics, until their size covers the excess with room
+   * to spare (their 1-min rollups take some of it back). Never today or yesterday.
+   */
+  private async budgetCutoff(today: number): Promise<number | undefined> {
+    const used = await this.usedBytes();
+    const budget = this.config.diskBudgetMb * 1024 * 1024;
+    if (used <= budget) return undefined;
+    const rows = [...this.byTopic.values()].flatMap((rec) => [...rec.rows[10].byStart.values()]).sort((a, b) => a.start - b.start);
+    let freed = 0;
+    let cutoff: number | undefined;
+    for (const row of rows) {
+      if (freed >= (used - budget) * 1.5 || row.end > today - DAY_S) break;
+      freed += row.size;
+      cutoff = row.end;
+    }
+    if (cutoff === undefined && this.clock.now() - this.budgetWarned > 86_400_000) {
+      this.budgetWarned = this.clock.now();
+      log.warn(`the database uses ${(used / 1048576).toFixed(1)} MB, over history.diskBudgetMb (${this.config.diskBudgetMb}), and no 10-s history is left to delete; raise the budget`);
+    }
+    return cutoff;
+  }
+
+  /** Bytes of database pages in use (freed pages are reused, so they do not count). */
+  async usedBytes(): Promise<number> {
+    const r = await this.db.get<{ used: number }>('SELECT (page_count - freelist_count) * page_size AS used FROM pragma_page_count, pragma_freelist_count, pragma_page_size');
+    return r?.used ?? 0;
+  }
+
+  private async commit(): Promise<void> {
+    const topics = [...this.byTopic.values()].filter((t) => t.dirty);
+    const deleted = this.cache.deleted;
+    this.cache.deleted = [];
+    const rows = [...this.cache.dirty];
+    const reset = this.journalReset;
+    const journal = this.journalPayload(reset);
+    if (topics.length === 0 && deleted.length === 0 && rows.length === 0 && !reset && journal === null) return;
+    for (const t of topics) t.dirty = false;
+    await this.db.exec('BEGIN');
+    try {
+      for (const t of topics) {
+        await this.db.run(
+          'INSERT INTO history_topics (id, topic, meta, scale, evicted_before) VALUES (?, ?, ?, ?, ?) ON CONFLICT (id) DO UPDATE SET meta = excluded.meta, scale = excluded.scale, evicted_before = excluded.evicted_before',
+          t.id, t.topic, JSON.stringify(t.meta), t.scale, t.evictedBefore,
+        );
+      }
+      for (const row of deleted) await this.db.run('DELETE FROM history_blocks WHERE topic_id = ? AND tier = ? AND start = ?', row.topicId, row.tier, row.start);
+      for (const row of rows) {
+        const data = packContainer(row.start, row.container!);
+        row.size = data.length;
+        await this.db.run('INSERT OR REPLACE INTO history_blocks (topic_id, tier, start, end, data) VALUES (?, ?, ?, ?, ?)', row.topicId, row.tier, row.start, row.end, data);
+      }
+      if (reset) await this.db.run('DELETE FROM history_journal');
+      if (journal) await this.db.run('INSERT INTO history_journal (data) VALUES (?)', journal);
+      await this.db.exec('COMMIT');
+    } catch (err) {
+      await this.db.exec('ROLLBACK').catch(() => undefined);
+      // Nothing was written: try it all again at the next flush, with the journal in full.
+      for (const t of topics) t.dirty = true;
+      this.cache.deleted.unshift(...deleted);
+      this.journalReset = true;
+      throw err;
+    }
+    for (const row of rows) {
+      row.dirty = false;
+      this.cache.dirty.delete(row);
+    }
+    if (reset) this.journalReset = false;
+  }
+
+  /** The journal row: changed slots of open hours, or all of them when the journal starts afresh. */
+  private journalPayload(all: boolean): Buffer | null {
+    const groups: Array<{ topicId: number; scale: number; slots: ReturnType<typeof slotsOf> }> = [];
+    for (const rec of this.byTopic.values()) {
+      const slots = [];
+      for (const buf of [...rec.pending.values()].sort((a, b) => a.hour - b.hour)) {
+        if (!all && !buf.anyDirty) continue;
+        slots.push(...slotsOf(buf, all));
+      }
+      if (slots.length > 0) groups.push({ topicId: rec.id, scale: rec.scale, slots });
+    }
+    return groups.length === 0 ? null : encodeJournal(groups);
+  }
+}
+
+function slotsOf(buf: HourBuffer, all: boolean) {
+  const out: Array<{ slot: number; count: number; sum: number; min: number; max: number; last: number }> = [];
+  for (let i = 0; i < SLOTS_PER_HOUR; i++) {
+    if (buf.count[i] === 0 || (!all && buf.dirty[i] === 0)) continue;
+    out.push({ slot: buf.hour + i * SLOT_S, count: buf.count[i]!, sum: buf.sum[i]!, min: buf.min[i]!, max: buf.max[i]!, last: buf.last[i]! });
+    buf.dirty[i] = 0;
+  }
+  if (all) buf.dirty.fill(0);
+  buf.anyDirty = false;
+  return out;
+}
