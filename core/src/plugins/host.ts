@@ -1,4 +1,5 @@
 import { pathToFileURL } from 'node:url';
+import { z } from 'zod';
 import { deviceFromId, type PluginDefinition } from '@heliograph/plugins-sdk';
 import { ConfigError } from '../config/load.js';
 import { SafeEmitter } from '../events.js';
@@ -102,6 +103,41 @@ export class PluginHost extends SafeEmitter<{ status: (status: InstanceStatus) =
 
   status(): InstanceStatus[] {
     return this.instances.map((i) => this.statusOf(i));
+  }
+
+  /**
+   * An instance's config form: the plugin's config schema as JSON Schema (the settings page
+   * draws its form from it) and the config in force. Undefined for an unknown id.
+   */
+  describe(id: string): { schema: unknown; config: unknown } | undefined {
+    const instance = this.instances.find((i) => i.config.id === id);
+    if (!instance?.definition) return undefined;
+    return { schema: z.toJSONSchema(instance.definition.configSchema, { io: 'input', unrepresentable: 'any' }), config: instance.config.config };
+  }
+
+  /**
+   * Validates a new config for an instance with the plugin's own schema and restarts the
+   * instance with it. Resolves with the error lines when the config is refused (the
+   * running instance is left as it was), or with the config to persist.
+   */
+  async reconfigure(id: string, config: unknown): Promise<{ ok: true; config: Record<string, unknown> } | { ok: false; errors: string } | undefined> {
+    const instance = this.instances.find((i) => i.config.id === id);
+    if (!instance?.definition) return undefined;
+    const parsed = instance.definition.configSchema.safeParse(config);
+    if (!parsed.success) return { ok: false, errors: formatZodError('config', parsed.error, config) };
+    this.stop(instance);
+    instance.config = { ...instance.config, config: config as Record<string, unknown> };
+    instance.parsedConfig = parsed.data;
+    instance.failures = 0;
+    instance.lastError = null;
+    await this.start(instance);
+    return { ok: true, config: instance.config.config };
+  }
+
+  /** The instance entries as plugins.json holds them, with any reconfigured configs. */
+  entries(): PluginInstanceConfig[] {
+    const byId = new Map(this.instances.map((i) => [i.config.id, i.config]));
+    return this.configs.map((c) => byId.get(c.id) ?? c);
   }
 
   private async start(instance: Instance): Promise<void> {
