@@ -192,7 +192,7 @@ export class AuthService implements Authenticator {
 
   /** Every token, expired ones included, oldest first; never the secrets. */
   async listTokens(): Promise<TokenInfo[]> {
-    const rows = await this.db.all<TokenRow[]>('SELECT id, name, created_at, expires_at FROM auth_tokens ORDER BY created_at, id');
+    const rows = await this.db.all<TokenRow[]>('SELECT id, name, created_at, expires_at FROM auth_tokens ORDER BY created_at, rowid');
     return rows.map((row) => ({ id: row.id, name: row.name, ...tokenTimes(row) }));
   }
 
