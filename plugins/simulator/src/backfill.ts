@@ -55,13 +55,12 @@ export async function runBackfill(args: {
     const tenths = Math.floor(((progress.next - progress.from) / total) * 10);
     if (tenths > reportedTenths) {
       reportedTenths = tenths;
-      progress.done = progress.next >= progress.to;
       await ctx.store.set(STORE_KEYS.backfill, progress);
       ctx.log.info(`backfill ${tenths * 10}% done`, { percent: tenths * 10 });
     }
     // Let the live poll and API requests in between chunks even if `record` answered at once.
     await new Promise((resolve) => setImmediate(resolve));
   }
-  if (!progress.done) await ctx.store.set(STORE_KEYS.backfill, { ...progress, done: true });
+  await ctx.store.set(STORE_KEYS.backfill, { ...progress, done: true });
   return true;
 }
