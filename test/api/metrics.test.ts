@@ -1,21 +1,17 @@
 // GET and POST /api/v1/metrics over real HTTP against the whole service, every rule of
 // local-api.md and decisions.md, with the `echo` fixture inverters (fixed values) beside a
 // simulated inverter and battery.
-import { before, test } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { jsonBody, startTestServer, type TestServer } from '../helpers/server.js';
 
-let server: TestServer;
-
-before(async () => {
-  server = await startTestServer({
-    bundled: ['simulator'],
-    fixtures: ['echo'],
-    plugins: [
-      { id: 'inv', plugin: 'echo', devices: ['inverter_1', 'inverter_2'], config: { pv_power: 1000 } },
-      { id: 'sim', plugin: 'simulator', devices: ['inverter_3', 'battery_1'], config: { demoForecast: false, demoPrices: false } },
-    ],
-  });
+const server: TestServer = await startTestServer({
+  bundled: ['simulator'],
+  fixtures: ['echo'],
+  plugins: [
+    { id: 'inv', plugin: 'echo', devices: ['inverter_1', 'inverter_2'], config: { pv_power: 1000 } },
+    { id: 'sim', plugin: 'simulator', devices: ['inverter_3', 'battery_1'], config: { demoForecast: false, demoPrices: false } },
+  ],
 });
 
 async function metrics(query = ''): Promise<Array<Record<string, unknown>>> {
