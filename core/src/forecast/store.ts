@@ -68,6 +68,9 @@ export interface ForecastStoreOptions {
  *
  * When two forecast plugins publish the same topic, the first to publish it keeps it, so
  * two providers never overwrite each other in turn.
+ *
+ * Temperatures arrive in the site's unit: plugins read `ctx.site.temperatureUnit` and ask
+ * their provider for it, so the store only labels weather/outside_temperature °C or °F.
  */
 export class ForecastStore implements ForecastSink {
   private readonly series = new Map<ForecastTopic, Series>();
@@ -150,9 +153,12 @@ export class ForecastStore implements ForecastSink {
     this.timer = undefined;
   }
 
-  /** Whether at least one forecast plugin is configured and running. */
+  /**
+   * Whether forecasts are on: a forecast plugin is running, or some plugin that is not of
+   * kind forecast (the simulator's demo forecast) has published one without registering.
+   */
   get enabled(): boolean {
-    return this.sources.size > 0;
+    return this.sources.size > 0 || this.series.size > 0;
   }
 
   /** What is known about `topic`, for the API's 404 messages. */

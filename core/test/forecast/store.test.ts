@@ -34,6 +34,12 @@ describe('ForecastStore', () => {
     assert.equal(registry.get('weather/pv_power_predicted'), undefined, 'the topic leaves the snapshot with its plugin');
   });
 
+  it('takes a forecast published without registering (the simulator demo) as enabling forecasts', () => {
+    const { store } = setup();
+    store.publish('sim', { series: { pv_power_predicted: series(T0, 4, () => 100) } });
+    assert.equal(store.lookup('weather/pv_power_predicted').kind, 'found');
+  });
+
   it('defines each topic on its first run, with the spec units and only pv_power_predicted recorded', () => {
     const { store, registry } = setup('F');
     store.register('om');
