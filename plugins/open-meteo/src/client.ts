@@ -43,7 +43,8 @@ export interface ForecastRequest {
 
 /** Fetches the 15-minute forecast for one panel orientation; throws a message a user can act on. */
 export async function fetchMinutely15(http: PluginContext['http'], request: ForecastRequest): Promise<Minutely15> {
-  const url = new URL('/v1/forecast', request.baseUrl);
+  // Relative to the base URL, so a self-hosted Open-Meteo under a path prefix works too.
+  const url = new URL('v1/forecast', request.baseUrl.endsWith('/') ? request.baseUrl : `${request.baseUrl}/`);
   const searchParams = {
     latitude: String(request.latitude),
     longitude: String(request.longitude),
