@@ -19,6 +19,10 @@ import { metricsRoutes } from './api/metrics.js';
 import { pluginsRoutes } from './api/plugins.js';
 import { auditRoutes } from './api/audit.js';
 import { tokensRoutes } from './api/tokens.js';
+import { ForecastStore } from './forecast/store.js';
+import { PriceBook } from './grid/book.js';
+import { forecastRoutes } from './api/forecast.js';
+import { gridRoutes } from './api/grid.js';
 import { createLogger } from './log.js';
 
 const log = createLogger('server');
@@ -91,12 +95,19 @@ export async function startHeliograph(options: ServerOptions): Promise<Heliograp
     const auth = await AuthService.create(db, clock, config.auth);
     if (options.password) await auth.ensurePassword(options.password);
 
+    const forecast = new ForecastStore({ registry, clock, temperatureUnit: config.site.temperatureUnit });
+    forecast.start();
+    closers.push(() => forecast.stop());
+    const prices = new PriceBook({ clock, timeZone, multiplier: config.prices.multiplier, offset: config.prices.offset });
+
     const plugins = new PluginHost(
       {
         clock,
         db,
         registry,
         writes,
+        forecast,
+        prices,
         site: { timeZone, latitude: config.site.latitude, longitude: config.site.longitude, temperatureUnit: config.site.temperatureUnit },
       },
       discoverPlugins(options.rootDir ?? ROOT_DIR),
@@ -108,7 +119,14 @@ export async function startHeliograph(options: ServerOptions): Promise<Heliograp
     const app = createApp({
       auth,
       realm: config.site.name,
-      routers: [metricsRoutes({ registry, writes }), pluginsRoutes({ host: plugins }), auditRoutes({ audit }), tokensRoutes({ auth })],
+      routers: [
+        metricsRoutes({ registry, writes }),
+        forecastRoutes({ store: forecast, clock, registry }),
+        gridRoutes({ book: prices }),
+        pluginsRoutes({ host: plugins }),
+        auditRoutes({ audit }),
+        tokensRoutes({ auth }),
+      ],
     });
     const server = await listen(app, options.host, options.port);
     closers.push(() => server.close());
