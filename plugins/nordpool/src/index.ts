@@ -44,6 +44,7 @@ export default definePlugin({
       try {
         response = await ctx.http.get(`${baseUrl}/api/DayAheadPrices`, {
           searchParams: { date, market: 'DayAhead', deliveryArea: config.deliveryArea, currency: config.currency },
+          responseType: 'text',
           signal,
         });
       } catch (error) {
