@@ -1,0 +1,76 @@
+import Koa from 'koa';
+import Router from '@koa/router';
+import { bodyParser } from '@koa/bodyparser';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { requireAuth } from '../auth/middleware.js';
+import type { Authenticator } from '../auth/types.js';
+import { ApiError, errorHandler } from './errors.js';
+
+export interface AppOptions {
+  auth: Authenticator;
+  /** Product name for the `WWW-Authenticate` realm. */
+  realm: string;
+  /** One router per REST resource, with paths under /api/v1; mounted behind auth. */
+  routers: Router[];
+  /** Routes that answer without credentials (the settings page's static files). */
+  publicRouters?: Router[];
+}
+
+/**
+ * The koa app, kept apart from listening so tests drive it on an ephemeral port. Resource
+ * routers are built by the composition root with exactly the services they need.
+ */
+export function createApp(options: AppOptions): Koa {
+  const app = new Koa({ proxy: false });
+  app.use(errorHandler());
+  for (const router of options.publicRouters ?? []) app.use(router.routes());
+
+  const api = new Router({ prefix: '/api/v1' });
+  api.use(requireAuth({ auth: options.auth, realm: options.realm }));
+  api.use(
+    bodyParser({
+      enableTypes: ['json'],
+      jsonLimit: '64kb',
+      onError: () => {
+        throw new ApiError(400, 'the body is not valid JSON');
+      },
+    }),
+  );
+  for (const router of options.routers) api.use(router.routes(), router.allowedMethods());
+  app.use(api.routes());
+  app.use(api.allowedMethods());
+  return app;
+}
+
+export interface RunningServer {
+  server: Server;
+  /** `http://HOST:PORT` as it actually listens (port 0 resolved). */
+  url: string;
+  port: number;
+  close(): Promise<void>;
+}
+
+/** Listens on host:port (0 = a free port) and resolves once it accepts connections. */
+export async function listen(app: Koa, host: string, port: number): Promise<RunningServer> {
+  const server = createServer(app.callback());
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(port, host, () => {
+      server.off('error', reject);
+      resolve();
+    });
+  });
+  const address = server.address() as AddressInfo;
+  const shownHost = address.family === 'IPv6' ? `[${address.address}]` : address.address;
+  return {
+    server,
+    url: `http://${shownHost}:${address.port}`,
+    port: address.port,
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        server.closeAllConnections();
+      }),
+  };
+}

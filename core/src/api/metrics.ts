@@ -1,0 +1,51 @@
+import Router from '@koa/router';
+import { z } from 'zod';
+import type { TopicRegistry } from '../topics/registry.js';
+import type { WriteService } from '../writes/service.js';
+import { ApiError } from './errors.js';
+import { parseQuery } from './query.js';
+
+const snapshotQuery = z.object({
+  topic: z.string().min(1, 'topic must not be empty').optional(),
+  value: z.enum(['0', '1'], { error: 'value must be 1 (plain-text value) or 0' }).optional(),
+});
+
+const writeBody = z.object(
+  {
+    topic: z.string({ error: 'topic is required and must be a string' }).min(1, 'topic must not be empty'),
+    value: z.string({ error: 'value is required and must be a string' }),
+  },
+  { error: 'the body must be a JSON object with string fields topic and value' },
+);
+
+/** GET /api/v1/metrics (snapshot, glob filter, value=1) and POST /api/v1/metrics (writes). */
+export function metricsRoutes(deps: { registry: TopicRegistry; writes: WriteService }): Router {
+  const { registry, writes } = deps;
+  const router = new Router();
+
+  router.get('/metrics', (ctx) => {
+    const query = parseQuery(snapshotQuery, ctx.query);
+    if (query.value !== '1') {
+      ctx.type = 'application/json';
+      ctx.body = registry.snapshotJson(query.topic);
+      return;
+    }
+    const matches = query.topic === undefined ? registry.list() : registry.match(query.topic);
+    if (matches.length === 0) throw new ApiError(404, `no metric matches topic "${query.topic}"`);
+    if (matches.length > 1) throw new ApiError(400, `value=1 needs a topic that selects one metric; this one selects ${matches.length}`);
+    const value = registry.visibleValue(matches[0]!);
+    ctx.type = 'text/plain; charset=utf-8';
+    ctx.body = value === null ? '' : typeof value === 'string' ? value : JSON.stringify(value);
+  });
+
+  router.post('/metrics', async (ctx) => {
+    const parsed = writeBody.safeParse(ctx.request.body);
+    if (!parsed.success) throw new ApiError(400, parsed.error.issues[0]!.message);
+    const { topic, value } = parsed.data;
+    const outcome = await writes.write({ topic, value, who: ctx.state.who as string, via: 'rest' });
+    if (!outcome.ok) throw new ApiError(422, outcome.message);
+    ctx.body = { topic, result: 'ok' };
+  });
+
+  return router;
+}

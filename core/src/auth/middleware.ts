@@ -1,0 +1,54 @@
+import type { Context, Next } from 'koa';
+import { ApiError } from '../api/errors.js';
+import type { Authenticator, AuthOutcome, Credentials } from './types.js';
+
+/**
+ * Reads `Authorization: Basic admin:<password>` or `Authorization: Bearer <token>`.
+ * A Basic user other than admin yields credentials that cannot match (they start with NUL,
+ * which `passwordProblem` refuses in a password), so it fails and counts like a wrong
+ * password instead of being ignored.
+ */
+export function credentialsFromHeader(header: string | undefined): Credentials | undefined {
+  if (!header) return undefined;
+  const space = header.indexOf(' ');
+  if (space < 0) return undefined;
+  const scheme = header.slice(0, space).toLowerCase();
+  const value = header.slice(space + 1).trim();
+  if (scheme === 'bearer' && value) return { kind: 'token', secret: value };
+  if (scheme === 'basic') {
+    const decoded = Buffer.from(value, 'base64').toString('utf8');
+    const colon = decoded.indexOf(':');
+    if (colon < 0) return undefined;
+    const user = decoded.slice(0, colon);
+    const password = decoded.slice(colon + 1);
+    return { kind: 'password', secret: user === 'admin' ? password : `\0wrong-user\0${password}` };
+  }
+  return undefined;
+}
+
+/** Credentials of a WebSocket upgrade: `?password=` or `?token=`, else the Authorization header. */
+export function credentialsFromQuery(query: URLSearchParams, header: string | undefined): Credentials | undefined {
+  const token = query.get('token');
+  if (token) return { kind: 'token', secret: token };
+  const password = query.get('password');
+  if (password) return { kind: 'password', secret: password };
+  return credentialsFromHeader(header);
+}
+
+/** The error a refused outcome answers with (401 with the Bearer challenge, 403, 429 with Retry-After). */
+export function authError(outcome: Extract<AuthOutcome, { ok: false }>, realm: string): ApiError {
+  const headers: Record<string, string> = {};
+  if (outcome.status === 401) headers['WWW-Authenticate'] = `Bearer realm="${realm}"`;
+  if (outcome.status === 429 && outcome.retryAfterS !== undefined) headers['Retry-After'] = String(outcome.retryAfterS);
+  return new ApiError(outcome.status, outcome.message, headers);
+}
+
+/** Lets a request through only with valid credentials; sets `ctx.state.who`. */
+export function requireAuth(options: { auth: Authenticator; realm: string }) {
+  return async function requireAuth(ctx: Context, next: Next): Promise<void> {
+    const outcome = await options.auth.authenticate(credentialsFromHeader(ctx.get('authorization') || undefined), ctx.ip);
+    if (!outcome.ok) throw authError(outcome, options.realm);
+    ctx.state.who = outcome.who;
+    await next();
+  };
+}

@@ -1,0 +1,25 @@
+/**
+ * What the plugin host hands on from a plugin's context to the core services. Each service
+ * implements its sink; the host binds the calling plugin's instance id, so a service always
+ * knows which plugin a value came from (a plugin never names itself).
+ */
+import type { ForecastPoints, ForecastTopic, PriceSlot } from '@heliograph/plugins-sdk';
+import type { TopicMeta } from '../topics/registry.js';
+
+/** History: readings of the past, for backfill (`ctx.topics.record`). */
+export interface HistorySink {
+  recordPast(meta: TopicMeta, readings: ReadonlyArray<readonly [time: number, value: number]>): Promise<void>;
+}
+
+/** The ForecastStore, fed by `ctx.forecast.publish`. */
+export interface ForecastSink {
+  /** A forecast plugin instance started: forecasts are now enabled. Returns a disposer. */
+  register(source: string): () => void;
+  publish(source: string, run: { series: Partial<Record<ForecastTopic, ForecastPoints>>; fetchedAt?: number }): void;
+}
+
+/** The PriceBook, fed by `ctx.prices.declare` / `ctx.prices.publish`. */
+export interface PriceSink {
+  declare(source: string, args: { provider: string; currency?: string; scheduleType: 'pricing' | 'import_export_pricing' | 'none' }): () => void;
+  publish(source: string, schedule: { import: PriceSlot[]; export?: PriceSlot[] }): void;
+}

@@ -1,0 +1,144 @@
+import type { SettingDeclaration } from '@heliograph/plugins-sdk';
+import type { Clock } from '../clock.js';
+import { errorMessage } from '../log.js';
+import type { TopicRegistry, TopicState } from '../topics/registry.js';
+import type { AuditLog } from './audit.js';
+
+export interface WriteRequest {
+  topic: string;
+  value: string;
+  /** `admin` for the password, else the token's name. */
+  who: string;
+  via: 'rest' | 'ws';
+}
+
+export type WriteOutcome = { ok: true } | { ok: false; message: string };
+
+interface Handler {
+  setting: SettingDeclaration;
+  /** Tells the owning plugin's status that its handler failed. */
+  onError(message: string): void;
+  signal: AbortSignal;
+}
+
+/** How long a device may take to confirm a write. */
+export const WRITE_TIMEOUT_MS = 10_000;
+
+/**
+ * The one path every write takes (REST and WebSocket): validate against the setting's
+ * declaration, hand the converted value to the plugin's handler, wait for the device to
+ * confirm, and audit the attempt whatever its outcome. Writes to one topic run one at a
+ * time, so a burst of writes reaches the device in order.
+ */
+export class WriteService {
+  private readonly handlers = new Map<string, Handler>();
+  private readonly queues = new Map<string, Promise<unknown>>();
+
+  constructor(
+    private readonly registry: TopicRegistry,
+    private readonly audit: AuditLog,
+    private readonly clock: Clock,
+    private readonly timeoutMs = WRITE_TIMEOUT_MS,
+  ) {}
+
+  register(topic: string, handler: Handler): () => void {
+    this.handlers.set(topic, handler);
+    return () => {
+      if (this.handlers.get(topic) === handler) this.handlers.delete(topic);
+    };
+  }
+
+  /** Whether a topic has a write handler (for the test that walks every writable). */
+  hasHandler(topic: string): boolean {
+    return this.handlers.has(topic);
+  }
+
+  async write(request: WriteRequest): Promise<WriteOutcome> {
+    const previous = this.queues.get(request.topic) ?? Promise.resolve();
+    const run = previous.then(() => this.writeNow(request));
+    const settled = run.catch(() => undefined);
+    this.queues.set(request.topic, settled);
+    void settled.then(() => {
+      if (this.queues.get(request.topic) === settled) this.queues.delete(request.topic);
+    });
+    return run;
+  }
+
+  private async writeNow(request: WriteRequest): Promise<WriteOutcome> {
+    const state = this.registry.get(request.topic);
+    const oldValue = state ? this.registry.visibleValue(state) : null;
+    const outcome = await this.attempt(request, state);
+    await this.audit.add({
+      time: this.clock.now(),
+      who: request.who,
+      via: request.via,
+      topic: request.topic,
+      oldValue,
+      newValue: request.value,
+      result: outcome.ok ? 'ok' : 'error',
+      message: outcome.ok ? null : outcome.message,
+    });
+    return outcome;
+  }
+
+  private async attempt(request: WriteRequest, state: TopicState | undefined): Promise<WriteOutcome> {
+    if (!state) return { ok: false, message: `unknown topic ${request.topic}` };
+    const handler = this.handlers.get(request.topic);
+    if (!state.meta.writable || !handler) return { ok: false, message: `${request.topic} is not writable` };
+    const parsed = parseSettingValue(handler.setting, request.value);
+    if (!parsed.ok) return parsed;
+    // A timer of our own rather than AbortSignal.timeout, whose unref'd timer would let a
+    // process with nothing else to do exit in the middle of a write.
+    const timeout = new AbortController();
+    const timer = setTimeout(() => timeout.abort(new Error('timeout')), this.timeoutMs);
+    const signal = AbortSignal.any([timeout.signal, handler.signal]);
+    try {
+      await raceAbort(handler.setting.write({ value: parsed.value, signal }), signal);
+    } catch (err) {
+      const message = timeout.signal.aborted ? `the device did not confirm the write within ${this.timeoutMs / 1000} s` : `the device refused: ${errorMessage(err)}`;
+      handler.onError(message);
+      return { ok: false, message };
+    } finally {
+      clearTimeout(timer);
+    }
+    this.registry.publish(state, parsed.value);
+    return { ok: true };
+  }
+}
+
+/** Validates a written string against a setting and converts it to what the handler takes. */
+export function parseSettingValue(setting: SettingDeclaration, raw: string): { ok: true; value: string | number } | { ok: false; message: string } {
+  if (setting.options) {
+    const match = setting.options.find((o) => o === raw) ?? setting.options.find((o) => o.toLowerCase() === raw.trim().toLowerCase());
+    if (match === undefined) return { ok: false, message: `value "${raw}" is not allowed; allowed values: ${setting.options.map((o) => `"${o}"`).join(', ')}` };
+    return { ok: true, value: match };
+  }
+  const value = raw.trim() === '' ? NaN : Number(raw);
+  const min = setting.min ?? -Infinity;
+  const max = setting.max ?? Infinity;
+  const range = `a number from ${setting.min} to ${setting.max}${setting.step ? ` in steps of ${setting.step}` : ''}`;
+  if (!Number.isFinite(value) || value < min || value > max) return { ok: false, message: `value "${raw}" is not allowed; expected ${range}` };
+  if (setting.step) {
+    const steps = (value - (setting.min ?? 0)) / setting.step;
+    if (Math.abs(steps - Math.round(steps)) > 1e-9) return { ok: false, message: `value "${raw}" is not allowed; expected ${range}` };
+  }
+  return { ok: true, value };
+}
+
+function raceAbort<T>(promise: Promise<T>, signal: AbortSignal): Promise<T> {
+  return new Promise<T>((resolve, reject) => {
+    if (signal.aborted) return reject(signal.reason);
+    const onAbort = () => reject(signal.reason);
+    signal.addEventListener('abort', onAbort, { once: true });
+    promise.then(
+      (v) => {
+        signal.removeEventListener('abort', onAbort);
+        resolve(v);
+      },
+      (e) => {
+        signal.removeEventListener('abort', onAbort);
+        reject(e);
+      },
+    );
+  });
+}
