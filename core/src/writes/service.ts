@@ -38,6 +38,7 @@ export class WriteService {
     private readonly registry: TopicRegistry,
     private readonly audit: AuditLog,
     private readonly clock: Clock,
+    private readonly timeoutMs = WRITE_TIMEOUT_MS,
   ) {}
 
   register(topic: string, handler: Handler): () => void {
@@ -86,14 +87,19 @@ export class WriteService {
     if (!state.meta.writable || !handler) return { ok: false, message: `${request.topic} is not writable` };
     const parsed = parseSettingValue(handler.setting, request.value);
     if (!parsed.ok) return parsed;
-    const timeout = AbortSignal.timeout(WRITE_TIMEOUT_MS);
-    const signal = AbortSignal.any([timeout, handler.signal]);
+    // A timer of our own rather than AbortSignal.timeout, whose unref'd timer would let a
+    // process with nothing else to do exit in the middle of a write.
+    const timeout = new AbortController();
+    const timer = setTimeout(() => timeout.abort(new Error('timeout')), this.timeoutMs);
+    const signal = AbortSignal.any([timeout.signal, handler.signal]);
     try {
       await raceAbort(handler.setting.write({ value: parsed.value, signal }), signal);
     } catch (err) {
-      const message = timeout.aborted ? `the device did not confirm the write within ${WRITE_TIMEOUT_MS / 1000} s` : `the device refused: ${errorMessage(err)}`;
+      const message = timeout.signal.aborted ? `the device did not confirm the write within ${this.timeoutMs / 1000} s` : `the device refused: ${errorMessage(err)}`;
       handler.onError(message);
       return { ok: false, message };
+    } finally {
+      clearTimeout(timer);
     }
     this.registry.publish(state, parsed.value);
     return { ok: true };

@@ -1,0 +1,143 @@
+import { DateTime } from 'luxon';
+import type { Clock } from '../clock.js';
+import type { Db, Migration } from '../db.js';
+import { roundTo, totalMeta } from '../topics/totals.js';
+import type { PendingTick, TopicRegistry, TopicState } from '../topics/registry.js';
+
+export type ResetPeriod = 'daily' | 'weekly' | 'monthly';
+
+export const energyMigrations: Migration[] = [
+  {
+    id: 'energy:1',
+    sql: 'CREATE TABLE energy_totals (name TEXT PRIMARY KEY, kwh REAL NOT NULL, period_start INTEGER NOT NULL, updated_at INTEGER NOT NULL)',
+  },
+];
+
+/** Each kWh total and the power it integrates: the positive or the negative part of it. */
+const ENERGY_TOTALS = [
+  { name: 'pv_energy', displayName: 'PV energy', power: 'pv_power', sign: 1 },
+  { name: 'load_energy', displayName: 'Load energy', power: 'load_power', sign: 1 },
+  { name: 'battery_energy_in', displayName: 'Battery energy in', power: 'battery_power', sign: 1 },
+  { name: 'battery_energy_out', displayName: 'Battery energy out', power: 'battery_power', sign: -1 },
+  { name: 'grid_energy_in', displayName: 'Grid energy in', power: 'grid_power', sign: 1 },
+  { name: 'grid_energy_out', displayName: 'Grid energy out', power: 'grid_power', sign: -1 },
+] as const;
+
+/** Beyond this gap between readings, power is not assumed to have held: nothing is integrated. */
+const MAX_GAP_MS = 5 * 60_000;
+const MS_PER_HOUR = 3_600_000;
+
+interface Accumulator {
+  state: TopicState;
+  power: TopicState;
+  sign: 1 | -1;
+  kwh: number;
+}
+
+/** Start of the period containing `time`, at local midnight in `timeZone`. */
+export function periodStart(time: number, period: ResetPeriod, timeZone: string): number {
+  const local = DateTime.fromMillis(time, { zone: timeZone });
+  const unit = period === 'daily' ? 'day' : period === 'weekly' ? 'week' : 'month';
+  // luxon's week starts on Monday (ISO), as the API's weekly period does.
+  return local.startOf(unit).toMillis();
+}
+
+/**
+ * Integrates the total/* power topics into period-to-date kWh totals. Power is taken to
+ * hold from one reading to the next (within 5 minutes); an interval that crosses the start
+ * of a new period counts only its part after the start. Totals are saved every minute and
+ * on stop, and a restart in the same period continues from them.
+ */
+export class EnergyTotals {
+  private readonly accumulators: Accumulator[] = [];
+  private periodStartMs = 0;
+  private lastTime = 0;
+  private lastPower = new Map<TopicState, number | null>();
+
+  constructor(
+    private readonly registry: TopicRegistry,
+    private readonly db: Db,
+    private readonly clock: Clock,
+    private readonly period: ResetPeriod,
+    private readonly timeZone: string,
+  ) {}
+
+  async start(): Promise<() => Promise<void>> {
+    const undo: Array<() => void> = [];
+    const now = this.clock.now();
+    this.periodStartMs = periodStart(now, this.period, this.timeZone);
+    const saved = new Map(
+      (await this.db.all<Array<{ name: string; kwh: number; period_start: number }>>('SELECT name, kwh, period_start FROM energy_totals')).map((r) => [r.name, r]),
+    );
+    for (const def of ENERGY_TOTALS) {
+      const power = this.registry.get(`total/${def.power}`);
+      if (!power) throw new Error(`total/${def.power} must be defined before energy totals start`);
+      const row = saved.get(def.name);
+      const kwh = row && row.period_start === this.periodStartMs ? row.kwh : 0;
+      undo.push(this.registry.define(totalMeta(def.name, def.displayName, 'kWh'), roundTo(kwh, 3)));
+      this.accumulators.push({ state: this.registry.get(`total/${def.name}`)!, power, sign: def.sign, kwh });
+    }
+    this.lastTime = now;
+    undo.push(this.registry.addDeriver((tick) => this.integrate(tick)));
+    const timer = setInterval(() => void this.save(), 60_000);
+    timer.unref();
+    return async () => {
+      clearInterval(timer);
+      undo.reverse().forEach((u) => u());
+      await this.save();
+    };
+  }
+
+  /** Current kWh of a total (tests). */
+  kwh(name: string): number | undefined {
+    return this.accumulators.find((a) => a.state.meta.topic === `total/${name}`)?.kwh;
+  }
+
+  async save(): Promise<void> {
+    const now = this.clock.now();
+    await this.db.exec('BEGIN');
+    try {
+      for (const acc of this.accumulators) {
+        await this.db.run(
+          'INSERT INTO energy_totals (name, kwh, period_start, updated_at) VALUES (?, ?, ?, ?) ON CONFLICT (name) DO UPDATE SET kwh = excluded.kwh, period_start = excluded.period_start, updated_at = excluded.updated_at',
+          acc.state.meta.topic.slice('total/'.length),
+          acc.kwh,
+          this.periodStartMs,
+          now,
+        );
+      }
+      await this.db.exec('COMMIT');
+    } catch (err) {
+      await this.db.exec('ROLLBACK');
+      throw err;
+    }
+  }
+
+  private integrate(tick: PendingTick): void {
+    const now = tick.time;
+    let touched = false;
+    for (const acc of this.accumulators) if (tick.readings.includes(acc.power)) touched = true;
+    if (!touched && periodStart(now, this.period, this.timeZone) === this.periodStartMs) return;
+
+    let from = this.lastTime;
+    const currentStart = periodStart(now, this.period, this.timeZone);
+    if (currentStart !== this.periodStartMs) {
+      for (const acc of this.accumulators) acc.kwh = 0;
+      this.periodStartMs = currentStart;
+      from = Math.max(from, currentStart);
+    }
+    const dt = now - from;
+    if (dt > 0 && now - this.lastTime <= MAX_GAP_MS) {
+      for (const acc of this.accumulators) {
+        const watts = this.lastPower.get(acc.power);
+        if (typeof watts === 'number' && watts * acc.sign > 0) acc.kwh += (watts * acc.sign * dt) / MS_PER_HOUR / 1000;
+      }
+    }
+    this.lastTime = now;
+    for (const acc of this.accumulators) {
+      const value = this.registry.visibleValue(acc.power);
+      this.lastPower.set(acc.power, typeof value === 'number' ? value : null);
+    }
+    for (const acc of this.accumulators) this.registry.setDerived(acc.state, roundTo(acc.kwh, 3), tick);
+  }
+}

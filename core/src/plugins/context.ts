@@ -1,0 +1,276 @@
+import got from 'got';
+import type {
+  Device,
+  DeviceDeclaration,
+  Disposer,
+  MetricDeclaration,
+  MetricValue,
+  PluginContext,
+  PluginStore,
+  SettingDeclaration,
+  SiteInfo,
+} from '@heliograph/plugins-sdk';
+import type { Clock } from '../clock.js';
+import type { Db } from '../db.js';
+import { createLogger } from '../log.js';
+import type { TopicMeta, TopicRegistry, TopicState } from '../topics/registry.js';
+import type { WriteService } from '../writes/service.js';
+import { PluginScheduler, type JobReporter } from './scheduler.js';
+import type { ForecastSink, HistorySink, PriceSink } from './sinks.js';
+
+/** The core services a context hands on to; each plugin gets them already bound to its id. */
+export interface ContextServices {
+  clock: Clock;
+  db: Db;
+  registry: TopicRegistry;
+  writes: WriteService;
+  history?: HistorySink;
+  forecast?: ForecastSink;
+  prices?: PriceSink;
+  site: SiteInfo;
+}
+
+/** Stale after three poll intervals, and never sooner than 30 s. */
+export function staleTimeout(pollIntervalMs: number | undefined): number {
+  return Math.max(30_000, 3 * (pollIntervalMs ?? 10_000));
+}
+
+export const pluginStoreMigrations = [
+  {
+    id: 'plugin-store:1',
+    sql: 'CREATE TABLE plugin_store (instance TEXT NOT NULL, key TEXT NOT NULL, value TEXT NOT NULL, PRIMARY KEY (instance, key))',
+  },
+];
+
+/**
+ * Builds the context of one plugin instance. Everything registered through it is undone by
+ * `dispose()`, which the host calls on stop and after a failed start.
+ */
+export class ContextBuilder {
+  readonly disposers: Disposer[] = [];
+  /** Published values by device, then name: publish looks up without building topic strings. */
+  private readonly published = new Map<string, Map<string, TopicState>>();
+  private readonly warnedUnknown = new Set<string>();
+  private readonly log;
+
+  constructor(
+    private readonly instanceId: string,
+    private readonly devices: readonly Device[],
+    private readonly services: ContextServices,
+    private readonly abort: AbortController,
+    private readonly reporter: JobReporter & { writeFailed(message: string): void },
+  ) {
+    this.log = createLogger(`plugin:${instanceId}`);
+  }
+
+  build(): PluginContext {
+    const { services, instanceId } = this;
+    const scheduler = new PluginScheduler(services.clock, this.abort.signal, this.reporter);
+    const track = (dispose: Disposer): Disposer => {
+      this.disposers.push(dispose);
+      return dispose;
+    };
+    return {
+      instanceId,
+      log: this.log,
+      devices: this.devices,
+      site: services.site,
+      topics: {
+        declare: (declaration) => track(this.declare(declaration)),
+        publish: ({ device, values }) => this.publish(device, values),
+        record: ({ device, readings }) => this.record(device, readings),
+      },
+      scheduler: {
+        every: (job) => track(scheduler.every(job)),
+        daily: (job) => track(scheduler.daily({ ...job, timeZone: job.timeZone ?? services.site.timeZone })),
+      },
+      forecast: {
+        publish: (run) => {
+          if (!services.forecast) throw new Error('this server has no forecast store');
+          // Any plugin that publishes a forecast (the simulator's demo one, say) is a source.
+          this.registerForecastSource();
+          services.forecast.publish(instanceId, run);
+        },
+      },
+      prices: {
+        declare: (args) => {
+          if (!services.prices) throw new Error('this server has no price book');
+          return track(services.prices.declare(instanceId, args));
+        },
+        publish: (schedule) => {
+          if (!services.prices) throw new Error('this server has no price book');
+          services.prices.publish(instanceId, schedule);
+        },
+      },
+      http: got.extend({
+        timeout: { request: 15_000 },
+        retry: { limit: 2, methods: ['GET', 'POST'], statusCodes: [408, 500, 502, 503, 504, 521, 522, 524] },
+        signal: this.abort.signal,
+      }),
+      store: this.store(),
+      signal: this.abort.signal,
+      now: () => services.clock.now(),
+    };
+  }
+
+  private forecastRegistered = false;
+
+  /**
+   * Registers the instance as a forecast source: at start for forecast plugins (so the API
+   * can tell "not fetched yet" from "no forecast plugin"), at the first publish for others.
+   */
+  registerForecastSource(): void {
+    if (this.forecastRegistered || !this.services.forecast) return;
+    this.forecastRegistered = true;
+    this.disposers.push(this.services.forecast.register(this.instanceId));
+  }
+
+  dispose(): void {
+    for (const dispose of this.disposers.splice(0).reverse()) {
+      try {
+        dispose();
+      } catch (err) {
+        this.log.warn('a disposer threw', { err });
+      }
+    }
+    this.published.clear();
+    this.forecastRegistered = false;
+  }
+
+  private declare(declaration: DeviceDeclaration): Disposer {
+    const device = this.devices.find((d) => d.id === declaration.device);
+    if (!device) {
+      throw new Error(`device "${declaration.device}" is not assigned to instance "${this.instanceId}" (assigned: ${this.devices.map((d) => d.id).join(', ') || 'none'}); assign it in plugins.json`);
+    }
+    const { registry, writes } = this.services;
+    const undo: Disposer[] = [];
+    const byName = new Map<string, TopicState>();
+    try {
+      for (const metric of declaration.metrics) {
+        const meta = metricMeta(device, metric);
+        undo.push(registry.define(meta));
+        byName.set(metric.name, registry.get(meta.topic)!);
+      }
+      for (const setting of declaration.settings ?? []) {
+        const meta = settingMeta(device, setting);
+        undo.push(registry.define(meta, setting.initial ?? null));
+        byName.set(setting.name, registry.get(meta.topic)!);
+        undo.push(
+          writes.register(meta.topic, {
+            setting,
+            signal: this.abort.signal,
+            onError: (message) => this.reporter.writeFailed(`write to ${meta.topic}: ${message}`),
+          }),
+        );
+      }
+      undo.push(registry.trackDevice(device.id, staleTimeout(declaration.pollIntervalMs)));
+    } catch (err) {
+      for (const u of undo.reverse()) u();
+      throw err;
+    }
+    this.published.set(device.id, byName);
+    return () => {
+      this.published.delete(device.id);
+      for (const u of undo.reverse()) u();
+    };
+  }
+
+  private publish(deviceId: string, values: Record<string, MetricValue>): void {
+    const byName = this.published.get(deviceId);
+    if (!byName) throw new Error(`publish for device "${deviceId}" before declaring it`);
+    const { registry } = this.services;
+    for (const name in values) {
+      const state = byName.get(name);
+      if (state) registry.publish(state, values[name]!);
+      else this.warnUnknown(`${deviceId}/${name}`);
+    }
+  }
+
+  private async record(deviceId: string, readings: Array<{ time: number; values: Record<string, number> }>): Promise<void> {
+    const history = this.services.history;
+    if (!history) return;
+    const byName = this.published.get(deviceId);
+    if (!byName) throw new Error(`record for device "${deviceId}" before declaring it`);
+    const series = new Map<TopicMeta, Array<readonly [number, number]>>();
+    for (const reading of readings) {
+      for (const name in reading.values) {
+        const state = byName.get(name);
+        if (!state) {
+          this.warnUnknown(`${deviceId}/${name}`);
+          continue;
+        }
+        if (!state.meta.recorded) continue;
+        let list = series.get(state.meta);
+        if (!list) series.set(state.meta, (list = []));
+        list.push([reading.time, reading.values[name]!]);
+      }
+    }
+    for (const [meta, list] of series) await history.recordPast(meta, list);
+  }
+
+  private warnUnknown(topic: string): void {
+    if (this.warnedUnknown.has(topic)) return;
+    this.warnedUnknown.add(topic);
+    this.log.warn(`ignoring values of undeclared metric ${topic}; declare it with ctx.topics.declare`);
+  }
+
+  private store(): PluginStore {
+    const { db } = this.services;
+    const instance = this.instanceId;
+    return {
+      async get<T>(key: string): Promise<T | undefined> {
+        const row = await db.get<{ value: string }>('SELECT value FROM plugin_store WHERE instance = ? AND key = ?', instance, key);
+        return row ? (JSON.parse(row.value) as T) : undefined;
+      },
+      async set(key, value) {
+        await db.run(
+          'INSERT INTO plugin_store (instance, key, value) VALUES (?, ?, ?) ON CONFLICT (instance, key) DO UPDATE SET value = excluded.value',
+          instance,
+          key,
+          JSON.stringify(value),
+        );
+      },
+      async delete(key) {
+        await db.run('DELETE FROM plugin_store WHERE instance = ? AND key = ?', instance, key);
+      },
+    };
+  }
+}
+
+function metricMeta(device: Device, metric: MetricDeclaration): TopicMeta {
+  const type = metric.type ?? 'number';
+  const group = metric.group ?? 'Status';
+  return {
+    topic: `${device.id}/${metric.name}`,
+    deviceId: device.id,
+    device: device.name,
+    number: device.number,
+    group,
+    name: metric.displayName,
+    unit: metric.unit ?? '',
+    type,
+    // Battery metrics are never recorded: the API contract answers 404 for their history.
+    recorded: device.kind === 'battery' ? false : (metric.recorded ?? (type === 'number' && group === 'Status')),
+  };
+}
+
+function settingMeta(device: Device, setting: SettingDeclaration): TopicMeta {
+  const writable = setting.options
+    ? { options: [...setting.options] }
+    : { min: setting.min ?? -Infinity, max: setting.max ?? Infinity, step: setting.step ?? 1 };
+  if (!setting.options && (setting.min === undefined || setting.max === undefined)) {
+    throw new Error(`setting ${device.id}/${setting.name} needs either options or min and max`);
+  }
+  return {
+    topic: `${device.id}/${setting.name}`,
+    deviceId: device.id,
+    device: device.name,
+    number: device.number,
+    group: 'Settings',
+    name: setting.displayName,
+    unit: setting.unit ?? '',
+    type: setting.options ? 'string' : 'number',
+    recorded: false,
+    writable,
+  };
+}

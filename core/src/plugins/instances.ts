@@ -1,0 +1,62 @@
+import { readFileSync } from 'node:fs';
+import { z } from 'zod';
+import { deviceFromId } from '@heliograph/plugins-sdk';
+import { ConfigError } from '../config/load.js';
+import { formatZodError } from '../zod-errors.js';
+
+/** One entry of plugins.json: which plugin runs, under which id, driving which devices. */
+export const instanceSchema = z
+  .object({
+    id: z.string().regex(/^[a-z0-9][a-z0-9_-]*$/, 'lower-case letters, digits, "-" and "_"'),
+    plugin: z.string().min(1),
+    enabled: z.boolean().default(true),
+    devices: z
+      .array(
+        z.string().refine((id) => {
+          try {
+            deviceFromId(id);
+            return true;
+          } catch {
+            return false;
+          }
+        }, 'a device id such as "inverter_1" or "battery_1"'),
+      )
+      .default([]),
+    config: z.record(z.string(), z.unknown()).default({}),
+  })
+  .strict();
+
+export const pluginsFileSchema = z
+  .object({
+    $schema: z.string().optional(),
+    plugins: z.array(instanceSchema),
+  })
+  .strict()
+  .superRefine((file, ctx) => {
+    const ids = new Set<string>();
+    const devices = new Map<string, string>();
+    file.plugins.forEach((p, i) => {
+      if (ids.has(p.id)) ctx.addIssue({ code: 'custom', path: ['plugins', i, 'id'], message: `duplicate instance id "${p.id}"` });
+      ids.add(p.id);
+      p.devices.forEach((d, j) => {
+        const owner = devices.get(d);
+        if (owner) ctx.addIssue({ code: 'custom', path: ['plugins', i, 'devices', j], message: `device "${d}" is already assigned to instance "${owner}"` });
+        devices.set(d, p.id);
+      });
+    });
+  });
+
+export type PluginInstanceConfig = z.infer<typeof instanceSchema>;
+
+/** Reads and validates plugins.json; the error names the file and the exact bad key. */
+export function loadPluginsFile(file: string): PluginInstanceConfig[] {
+  let raw: unknown;
+  try {
+    raw = JSON.parse(readFileSync(file, 'utf8'));
+  } catch (err) {
+    throw new ConfigError(`${file}: ${(err as NodeJS.ErrnoException).code === 'ENOENT' ? 'no such file' : `not valid JSON: ${(err as Error).message}`}`);
+  }
+  const result = pluginsFileSchema.safeParse(raw);
+  if (!result.success) throw new ConfigError(formatZodError(file, result.error, raw));
+  return result.data.plugins;
+}

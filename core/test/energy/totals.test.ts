@@ -1,0 +1,105 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { join } from 'node:path';
+import { ManualClock } from '../../src/clock.js';
+import { migrate, openDatabase } from '../../src/db.js';
+import { EnergyTotals, energyMigrations, periodStart, type ResetPeriod } from '../../src/energy/totals.js';
+import { TopicRegistry, type Tick, type TopicMeta } from '../../src/topics/registry.js';
+import { TotalsDeriver } from '../../src/topics/totals.js';
+import { tempDir } from '../helpers/tmp.js';
+
+const BERLIN = 'Europe/Berlin';
+
+function meta(topic: string): TopicMeta {
+  const deviceId = topic.split('/')[0]!;
+  return { topic, deviceId, device: deviceId, number: 0, group: 'Status', name: topic, unit: 'W', type: 'number', recorded: true };
+}
+
+async function site(file: string, start: number, period: ResetPeriod = 'daily') {
+  const clock = new ManualClock(start);
+  const db = await openDatabase(file);
+  await migrate(db, energyMigrations);
+  const registry = new TopicRegistry(clock);
+  new TotalsDeriver(registry).start();
+  for (const t of ['inverter_1/pv_power', 'inverter_1/grid_power']) registry.define(meta(t));
+  const energy = new EnergyTotals(registry, db, clock, period, BERLIN);
+  const stop = await energy.start();
+  const publish = async (values: Record<string, number>) => {
+    const tick = new Promise<Tick>((r) => registry.once('tick', r));
+    for (const [t, v] of Object.entries(values)) registry.publish(registry.get(t)!, v);
+    await tick;
+  };
+  /** Publishes the same values every minute until `until`. */
+  const hold = async (values: Record<string, number>, until: number) => {
+    while (clock.now() < until) {
+      clock.set(Math.min(until, clock.now() + 60_000));
+      await publish(values);
+    }
+  };
+  const kwh = (name: string) => registry.visibleValue(registry.get(`total/${name}`)!);
+  const close = async () => {
+    await stop();
+    await db.close();
+  };
+  return { clock, publish, hold, kwh, energy, close };
+}
+
+test('periods start at local midnight, Monday for weekly, the 1st for monthly', () => {
+  const t = Date.parse('2026-11-19T15:00:00Z'); // a Thursday
+  assert.equal(new Date(periodStart(t, 'daily', BERLIN)).toISOString(), '2026-11-18T23:00:00.000Z');
+  assert.equal(new Date(periodStart(t, 'weekly', BERLIN)).toISOString(), '2026-11-15T23:00:00.000Z');
+  assert.equal(new Date(periodStart(t, 'monthly', BERLIN)).toISOString(), '2026-10-31T23:00:00.000Z');
+});
+
+test('power is integrated into kWh; export and import are split by sign', async () => {
+  const s = await site(join(tempDir(), 'h.db'), Date.parse('2026-06-10T10:00:00Z'));
+  await s.publish({ 'inverter_1/pv_power': 3000, 'inverter_1/grid_power': -1000 });
+  for (let i = 0; i < 360; i++) {
+    s.clock.advance(10_000);
+    await s.publish({ 'inverter_1/pv_power': 3000, 'inverter_1/grid_power': -1000 });
+  }
+  assert.equal(s.kwh('pv_energy'), 3, '3 kW for one hour');
+  assert.equal(s.kwh('grid_energy_out'), 1);
+  assert.equal(s.kwh('grid_energy_in'), 0);
+  await s.close();
+});
+
+test('a daily total runs 25 hours on the autumn DST day and resets at local midnight', async () => {
+  // 2026-10-25 in Berlin: clocks go back at 03:00 CEST, so the local day is 25 h long.
+  const dayStart = Date.parse('2026-10-24T22:00:00Z'); // 00:00 CEST
+  const nextDay = Date.parse('2026-10-25T23:00:00Z'); // 00:00 CET
+  const s = await site(join(tempDir(), 'h.db'), dayStart);
+  await s.publish({ 'inverter_1/pv_power': 1000 });
+  await s.hold({ 'inverter_1/pv_power': 1000 }, nextDay - 60_000);
+  assert.equal(s.kwh('pv_energy'), 24.983, 'one kW for 25 h minus the last minute');
+  s.clock.advance(90_000); // 30 s past local midnight
+  await s.publish({ 'inverter_1/pv_power': 1000 });
+  assert.equal(s.kwh('pv_energy'), 0.008, 'only the 30 s after midnight count in the new day');
+  await s.close();
+});
+
+test('the spring DST week still resets on Monday local midnight', async () => {
+  // Sunday 2026-03-29 loses an hour in Berlin; the next week starts Monday 2026-03-30 00:00 CEST.
+  const s = await site(join(tempDir(), 'h.db'), Date.parse('2026-03-29T21:00:00Z'), 'weekly');
+  await s.publish({ 'inverter_1/pv_power': 2000 });
+  await s.hold({ 'inverter_1/pv_power': 2000 }, Date.parse('2026-03-29T21:59:00Z'));
+  assert.equal(s.kwh('pv_energy'), 1.967);
+  await s.hold({ 'inverter_1/pv_power': 2000 }, Date.parse('2026-03-29T22:01:00Z'));
+  assert.equal(s.kwh('pv_energy'), 0.033, 'reset at 00:00 CEST = 22:00 UTC, one minute counted');
+  await s.close();
+});
+
+test('totals survive a restart within the period, and restart from zero in a new one', async () => {
+  const file = join(tempDir(), 'h.db');
+  const start = Date.parse('2026-06-10T10:00:00Z');
+  const a = await site(file, start);
+  await a.publish({ 'inverter_1/pv_power': 6000 });
+  await a.hold({ 'inverter_1/pv_power': 6000 }, start + 30 * 60_000);
+  await a.close();
+  const b = await site(file, start + 31 * 60_000);
+  assert.equal(b.kwh('pv_energy'), 3);
+  await b.close();
+  const c = await site(file, start + 24 * 3_600_000);
+  assert.equal(c.kwh('pv_energy'), 0);
+  await c.close();
+});

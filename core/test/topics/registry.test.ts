@@ -1,0 +1,95 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { ManualClock } from '../../src/clock.js';
+import { TopicRegistry, type Tick, type TopicMeta } from '../../src/topics/registry.js';
+import { compileGlob } from '../../src/topics/glob.js';
+
+function meta(topic: string, extra: Partial<TopicMeta> = {}): TopicMeta {
+  const deviceId = topic.split('/')[0]!;
+  return { topic, deviceId, device: deviceId, number: 0, group: 'Status', name: topic, unit: 'W', type: 'number', recorded: true, ...extra };
+}
+
+const nextTick = (registry: TopicRegistry) => new Promise<Tick>((resolve) => registry.once('tick', resolve));
+
+test('globs: * spans slashes, ? is one character, everything else is literal', () => {
+  assert.ok(compileGlob('battery*').test('battery_1/voltage'));
+  assert.ok(compileGlob('total/*').test('total/pv_power'));
+  assert.ok(!compileGlob('total/*').test('inverter_1/pv_power'));
+  assert.ok(compileGlob('inverter_?/pv_power').test('inverter_2/pv_power'));
+  assert.ok(!compileGlob('inverter_?/pv_power').test('inverter_10/pv_power'));
+  assert.ok(!compileGlob('total/pv.power').test('total/pvXpower'), 'a dot is literal');
+  assert.ok(compileGlob('a+b(c)').test('a+b(c)'));
+});
+
+test('readings published in one synchronous run arrive as one tick', async () => {
+  const registry = new TopicRegistry(new ManualClock(1000));
+  registry.define(meta('inverter_1/pv_power'));
+  registry.define(meta('inverter_1/load_power'));
+  let ticks = 0;
+  registry.on('tick', () => ticks++);
+  const tick = nextTick(registry);
+  registry.publish(registry.get('inverter_1/pv_power')!, 100);
+  registry.publish(registry.get('inverter_1/load_power')!, 50);
+  const delivered = await tick;
+  assert.equal(ticks, 1);
+  assert.deepEqual(delivered.changed.map((s) => s.meta.topic), ['inverter_1/pv_power', 'inverter_1/load_power']);
+});
+
+test('an unchanged value is a reading but not a change', async () => {
+  const registry = new TopicRegistry(new ManualClock(1000));
+  const state = (registry.define(meta('inverter_1/pv_power')), registry.get('inverter_1/pv_power')!);
+  registry.publish(state, 5);
+  await nextTick(registry);
+  const tick = nextTick(registry);
+  registry.publish(state, 5);
+  const delivered = await tick;
+  assert.equal(delivered.readings.length, 1);
+  assert.equal(delivered.changed.length, 0);
+});
+
+test('snapshot is sorted by topic and rebuilt after a change', async () => {
+  const registry = new TopicRegistry(new ManualClock(1000));
+  registry.define(meta('total/pv_power'));
+  registry.define(meta('battery_1/voltage', { unit: 'V' }));
+  registry.define(meta('inverter_1/pv_power'));
+  const before = JSON.parse(registry.snapshotJson());
+  assert.deepEqual(before.map((m: { topic: string }) => m.topic), ['battery_1/voltage', 'inverter_1/pv_power', 'total/pv_power']);
+  assert.equal(before[0].value, null, 'no reading yet reads null');
+  registry.publish(registry.get('battery_1/voltage')!, 52.1);
+  await nextTick(registry);
+  const after = JSON.parse(registry.snapshotJson('battery*'));
+  assert.deepEqual(after, [{ topic: 'battery_1/voltage', device: 'battery_1', number: 0, group: 'Status', name: 'battery_1/voltage', value: 52.1, unit: 'V' }]);
+});
+
+test('a device that stops answering reads null until it answers again, and clients are told', async () => {
+  const clock = new ManualClock(0);
+  const registry = new TopicRegistry(clock);
+  registry.define(meta('inverter_1/pv_power'));
+  registry.trackDevice('inverter_1', 30_000);
+  const state = registry.get('inverter_1/pv_power')!;
+  registry.publish(state, 800);
+  await nextTick(registry);
+  clock.advance(29_000);
+  registry.checkStale();
+  assert.equal(registry.visibleValue(state), 800);
+  clock.advance(2_000);
+  const staleTick = nextTick(registry);
+  registry.checkStale();
+  const delivered = await staleTick;
+  assert.deepEqual(delivered.changed.map((s) => s.meta.topic), ['inverter_1/pv_power']);
+  assert.equal(registry.visibleValue(state), null);
+  assert.equal(JSON.parse(registry.snapshotJson())[0].value, null);
+  const back = nextTick(registry);
+  registry.publish(state, 800);
+  assert.equal((await back).changed.length, 1, 'coming back is a change even with the same value');
+  assert.equal(registry.visibleValue(state), 800);
+});
+
+test('defining a topic twice is refused, and a disposer removes it', () => {
+  const registry = new TopicRegistry(new ManualClock(0));
+  const dispose = registry.define(meta('inverter_1/pv_power'));
+  assert.throws(() => registry.define(meta('inverter_1/pv_power')), /already defined/);
+  dispose();
+  assert.equal(registry.get('inverter_1/pv_power'), undefined);
+  assert.equal(registry.list().length, 0);
+});

@@ -1,0 +1,63 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { ManualClock } from '../../src/clock.js';
+import { TopicRegistry, type Tick, type TopicMeta } from '../../src/topics/registry.js';
+import { TotalsDeriver } from '../../src/topics/totals.js';
+
+function meta(topic: string): TopicMeta {
+  const deviceId = topic.split('/')[0]!;
+  return { topic, deviceId, device: deviceId, number: 0, group: 'Status', name: topic, unit: 'W', type: 'number', recorded: true };
+}
+
+function setup() {
+  const clock = new ManualClock(0);
+  const registry = new TopicRegistry(clock);
+  new TotalsDeriver(registry).start();
+  for (const t of ['inverter_1/pv_power', 'inverter_2/pv_power', 'inverter_1/battery_power', 'battery_1/power', 'battery_1/state_of_charge', 'battery_2/state_of_charge']) {
+    registry.define(meta(t));
+  }
+  registry.trackDevice('inverter_2', 30_000);
+  const publish = async (values: Record<string, number>) => {
+    const tick = new Promise<Tick>((r) => registry.once('tick', r));
+    for (const [t, v] of Object.entries(values)) registry.publish(registry.get(t)!, v);
+    return tick;
+  };
+  const value = (t: string) => registry.visibleValue(registry.get(t)!);
+  return { clock, registry, publish, value };
+}
+
+test('totals are derived in the same tick as the device values', async () => {
+  const { publish, value } = setup();
+  const tick = await publish({ 'inverter_1/pv_power': 1200.1, 'inverter_2/pv_power': 800.2 });
+  assert.equal(value('total/pv_power'), 2000.3, 'summed without float noise');
+  assert.ok(tick.changed.some((s) => s.meta.topic === 'total/pv_power'));
+});
+
+test('battery power comes from battery devices, falling back to the inverters', async () => {
+  const { publish, value } = setup();
+  await publish({ 'inverter_1/battery_power': -300 });
+  assert.equal(value('total/battery_power'), -300);
+  await publish({ 'battery_1/power': -310 });
+  assert.equal(value('total/battery_power'), -310);
+});
+
+test('state of charge is the mean of the batteries; a total without sources reads null', async () => {
+  const { publish, value } = setup();
+  assert.equal(value('total/grid_power'), null);
+  await publish({ 'battery_1/state_of_charge': 40, 'battery_2/state_of_charge': 60 });
+  assert.equal(value('total/battery_state_of_charge'), 50);
+  assert.equal(value('total/grid_power'), null);
+});
+
+test('a stale device drops out of the totals', async () => {
+  const { clock, registry, publish, value } = setup();
+  await publish({ 'inverter_1/pv_power': 1000, 'inverter_2/pv_power': 500 });
+  clock.advance(20_000);
+  await publish({ 'inverter_1/pv_power': 1000 });
+  clock.advance(20_000);
+  const tick = new Promise<Tick>((r) => registry.once('tick', r));
+  registry.checkStale();
+  await tick;
+  assert.equal(value('inverter_2/pv_power'), null);
+  assert.equal(value('total/pv_power'), 1000);
+});
