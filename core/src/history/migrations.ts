@@ -4,6 +4,8 @@ import type { Migration } from '../db.js';
  * The history tables. Readings live in compressed blocks (codec.ts), one row per topic,
  * tier and day or month, never one row per reading: a year of 10-s data for one topic is
  * a dozen rows. `tier` is the entry length in seconds (10, 60, 3600, 86400).
+ * history_owner names the process writing history: the store keeps its rows' index in
+ * memory, so a second writer (an import while the server runs) would overwrite its rows.
  */
 export const historyMigrations: readonly Migration[] = [
   {
@@ -27,6 +29,12 @@ export const historyMigrations: readonly Migration[] = [
       CREATE TABLE history_journal (
         id INTEGER PRIMARY KEY,
         data BLOB NOT NULL
+      );
+      CREATE TABLE history_owner (
+        id INTEGER PRIMARY KEY CHECK (id = 1),
+        pid INTEGER NOT NULL,
+        host TEXT NOT NULL,
+        since INTEGER NOT NULL
       );
     `,
   },

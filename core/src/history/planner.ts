@@ -99,8 +99,8 @@ function dayPart(rec: TopicRecord, tier: 10 | 60, from: number, to: number): Par
   return { rows: [...rows], res: tier, from, to, byDay: true };
 }
 
-/** Reads one page of a query. */
-export async function runQuery(rec: TopicRecord, q: HistoryQuery, cache: RowCache): Promise<HistoryPage> {
+/** Reads one page of a query; a topic without history (rec undefined) gets the page with no points. */
+export async function runQuery(rec: TopicRecord | undefined, q: HistoryQuery, cache: RowCache): Promise<HistoryPage> {
   const size = q.groupS;
   const start = Math.floor(q.fromMs / (size * 1000)) * size;
   const total = Math.ceil((q.toMs - start * 1000) / (size * 1000));
@@ -108,6 +108,7 @@ export async function runQuery(rec: TopicRecord, q: HistoryQuery, cache: RowCach
   const endMs = n < total ? (start + n * size) * 1000 : q.toMs;
   const from = Math.ceil(q.fromMs / 10_000) * 10;
   const to = Math.ceil(endMs / 10_000) * 10;
+  if (!rec) return paged(new Buckets(start, size, n, 0), n < total, endMs);
   const spans = from < to ? cover(from, to, size) : [];
 
   // Rows can be dropped from memory or replaced by a flush while others load; the answer
@@ -137,7 +138,11 @@ export async function runQuery(rec: TopicRecord, q: HistoryQuery, cache: RowCach
   }
   for (const buf of rec.compacting) if (buf.hour < to && buf.hour + 3600 > from) buckets.foldHour(buf, rec.scale, from, to);
   for (const buf of rec.pending.values()) if (buf.hour < to && buf.hour + 3600 > from) buckets.foldHour(buf, rec.scale, from, to);
-  return n < total ? { buckets, endMs, nextMs: endMs } : { buckets, endMs };
+  return paged(buckets, n < total, endMs);
+}
+
+function paged(buckets: Buckets, more: boolean, endMs: number): HistoryPage {
+  return more ? { buckets, endMs, nextMs: endMs } : { buckets, endMs };
 }
 
 export type { Agg };

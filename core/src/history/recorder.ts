@@ -6,18 +6,12 @@
 import type { Clock } from '../clock.js';
 import type { TopicMeta, TopicRegistry, TopicState, Tick } from '../topics/registry.js';
 import type { HistoryStore, TopicHandle } from './store.js';
+import { isRecorded } from './topic-record.js';
 
 const SLOT_MS = 10_000;
 /** Slots a late timer catches up on; beyond that (a suspended machine) the gap stays. */
 const MAX_CATCH_UP = 3;
 
-/** Battery metrics are never recorded, whatever a plugin declares (API contract). */
-const BATTERY = /^battery_\d+\//;
-
-/** Whether history records a topic: declared recorded, numeric, and not a battery metric. */
-export function isRecorded(meta: TopicMeta): boolean {
-  return meta.recorded && meta.type === 'number' && !BATTERY.test(meta.topic);
-}
 
 interface Tracked {
   handle: TopicHandle;

@@ -13,6 +13,7 @@
  * The database connection is shared with the rest of the core; the store only ever runs
  * one transaction at a time, from its flush.
  */
+import { hostname } from 'node:os';
 import type { Clock } from '../clock.js';
 import { migrate, type Db } from '../db.js';
 import type { Config } from '../config/schema.js';
@@ -26,7 +27,7 @@ import { runQuery, type HistoryPage, type HistoryQuery } from './planner.js';
 import { Row, RowCache, type Tier } from './rows.js';
 import { scaleFor, SLOTS_PER_HOUR, type HourBuffer } from './slots.js';
 import { DAY_S, floorTo, HOUR_S, SLOT_S } from './time.js';
-import { metaFromTopic, sameMeta, TopicRecord, type StoredMeta } from './topic-record.js';
+import { isRecorded, sameMeta, TopicRecord, type StoredMeta } from './topic-record.js';
 
 const log = createLogger('history');
 
@@ -39,6 +40,8 @@ export interface HistoryStoreOptions {
   config: Config['history'];
   /** Flush every config.flushIntervalMs on a timer (default true; tests flush by hand). */
   autoFlush?: boolean;
+  /** Only read (export): writes nothing, not even at close, and needs no ownership. */
+  readOnly?: boolean;
 }
 
 /** A topic's place in the store, for the recorder's hot path (see {@link HistoryStore.topic}). */
@@ -66,6 +69,7 @@ export class HistoryStore implements HistorySink {
   private timer: NodeJS.Timeout | null = null;
   private closed = false;
   private budgetWarned = -Infinity;
+  private readOnly = false;
 
   private constructor(
     private readonly db: Db,
@@ -79,14 +83,25 @@ export class HistoryStore implements HistorySink {
   static async open(options: HistoryStoreOptions): Promise<HistoryStore> {
     await migrate(options.db, historyMigrations);
     const store = new HistoryStore(options.db, options.clock, options.config);
+    store.readOnly = options.readOnly ?? false;
+    if (!store.readOnly) await store.claim();
     await store.load();
-    if (options.autoFlush ?? true) {
+    if (!store.readOnly && (options.autoFlush ?? true)) {
       store.timer = setInterval(() => {
         store.flush().catch((err) => log.error('history flush failed', { err: errorMessage(err) }));
       }, options.config.flushIntervalMs);
       store.timer.unref();
     }
     return store;
+  }
+
+  /** Becomes the one process writing history, or says which process already is. */
+  private async claim(): Promise<void> {
+    const owner = await this.db.get<{ pid: number; host: string; since: number }>('SELECT pid, host, since FROM history_owner WHERE id = 1');
+    if (owner && owner.pid !== process.pid && owner.host === hostname() && isAlive(owner.pid)) {
+      throw new Error(`history is being written by process ${owner.pid} (a running heliograph server?) since ${new Date(owner.since).toISOString()}; stop it first`);
+    }
+    await this.db.run('INSERT OR REPLACE INTO history_owner (id, pid, host, since) VALUES (1, ?, ?, ?)', process.pid, hostname(), Date.now());
   }
 
   private async load(): Promise<void> {
@@ -135,6 +150,16 @@ export class HistoryStore implements HistorySink {
     return this.byTopic.get(topic)?.meta;
   }
 
+  /** Unix ms of the start of the earliest row or unsaved hour of a topic: where its history begins. */
+  firstTime(topic: string): number | undefined {
+    const rec = this.byTopic.get(topic);
+    if (!rec) return undefined;
+    let first = Infinity;
+    for (const set of Object.values(rec.rows)) for (const row of set.byStart.values()) first = Math.min(first, row.start);
+    for (const hour of rec.pending.keys()) first = Math.min(first, hour);
+    return first === Infinity ? undefined : first * 1000;
+  }
+
   /** Every topic with history, by name. */
   topics(): string[] {
     return [...this.byTopic.keys()].sort();
@@ -176,6 +201,7 @@ export class HistoryStore implements HistorySink {
    * and once at the end, so the readings are on disk when the promise resolves.
    */
   async recordPast(meta: TopicMeta, readings: ReadonlyArray<readonly [time: number, value: number]>): Promise<void> {
+    if (!isRecorded(meta)) return;
     const rec = this.topic(meta);
     for (let i = 0; i < readings.length; i++) {
       const [time, value] = readings[i]!;
@@ -205,13 +231,11 @@ export class HistoryStore implements HistorySink {
     return n;
   }
 
-  /** One page of history of a topic the store knows, or undefined when it knows none. */
-  async query(topic: string, q: HistoryQuery): Promise<(HistoryPage & { meta: StoredMeta }) | undefined> {
-    const rec = this.byTopic.get(topic);
-    if (!rec) return undefined;
-    const page = await runQuery(rec, q, this.cache);
+  /** One page of history of a topic (with no points when the store has none for it). */
+  async query(topic: string, q: HistoryQuery): Promise<HistoryPage> {
+    const page = await runQuery(this.byTopic.get(topic), q, this.cache);
     this.cache.trim();
-    return { ...page, meta: rec.meta };
+    return page;
   }
 
   /**
@@ -220,6 +244,7 @@ export class HistoryStore implements HistorySink {
    * flush runs share the one after it.
    */
   flush(): Promise<void> {
+    if (this.readOnly) return Promise.resolve();
     if (this.queued) return this.queued;
     const next = this.running.then(() => {
       this.queued = null;
@@ -235,7 +260,9 @@ export class HistoryStore implements HistorySink {
     if (this.closed) return;
     this.closed = true;
     if (this.timer) clearInterval(this.timer);
+    if (this.readOnly) return;
     await this.flush();
+    await this.db.run('DELETE FROM history_owner WHERE id = 1 AND pid = ?', process.pid);
   }
 
   private async runFlush(): Promise<void> {
@@ -377,6 +404,15 @@ export class HistoryStore implements HistorySink {
       if (slots.length > 0) groups.push({ topicId: rec.id, scale: rec.scale, slots });
     }
     return groups.length === 0 ? null : encodeJournal(groups);
+  }
+}
+
+function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code === 'EPERM';
   }
 }
 

@@ -1,3 +1,4 @@
+import type { TopicMeta } from '../topics/registry.js';
 import { HourBuffer } from './slots.js';
 import { RowSet, TIERS, type Tier } from './rows.js';
 
@@ -64,4 +65,12 @@ export function metaFromTopic(topic: string): StoredMeta {
   const name = slash > 0 ? topic.slice(slash + 1) : topic;
   const device = deviceId.replace(/_(\d+)$/, ' $1').replace(/^./, (c) => c.toUpperCase());
   return { deviceId, device, group: 'Status', name, unit: '' };
+}
+
+/** Battery metrics are never recorded, whatever a plugin declares (API contract). */
+export const BATTERY_TOPIC = /^battery_\d+\//;
+
+/** Whether history records a topic: declared recorded, numeric, and not a battery metric. */
+export function isRecorded(meta: Pick<TopicMeta, 'topic' | 'recorded' | 'type'>): boolean {
+  return meta.recorded && meta.type === 'number' && !BATTERY_TOPIC.test(meta.topic);
 }

@@ -1,0 +1,112 @@
+import Router from '@koa/router';
+import { z } from 'zod';
+import type { Clock } from '../clock.js';
+import { AGGS, isAgg, parseGroupBy } from '../history/params.js';
+import type { HistoryStore } from '../history/store.js';
+import { formatMs, parseRfc3339, TimeFormatter } from '../history/time.js';
+import { BATTERY_TOPIC, isRecorded, type StoredMeta } from '../history/topic-record.js';
+import type { TopicRegistry } from '../topics/registry.js';
+import { ApiError } from './errors.js';
+import { parseQuery } from './query.js';
+
+const DAY_MS = 86_400_000;
+
+const rfc3339 = (name: string) =>
+  z
+    .string()
+    .optional()
+    .transform((text, ctx) => {
+      if (text === undefined) return undefined;
+      const ms = parseRfc3339(text);
+      if (ms === undefined) {
+        ctx.addIssue({ code: 'custom', message: `${name} must be an RFC 3339 time such as 2026-11-22T10:00:00Z, got "${text}"` });
+        return z.NEVER;
+      }
+      return ms;
+    });
+
+const historyQuery = z.object({
+  topic: z
+    .string({ error: 'topic is required: a single metric topic such as total/pv_power' })
+    .min(1, 'topic must not be empty')
+    .refine((t) => !/[*?]/.test(t), 'topic must be a single topic: globs (* and ?) are not accepted by history'),
+  from: rfc3339('from'),
+  to: rfc3339('to'),
+  group_by: z
+    .string()
+    .optional()
+    .transform((text, ctx) => {
+      if (text === undefined) return { seconds: 10, text: '10s' };
+      const parsed = parseGroupBy(text);
+      if ('error' in parsed) {
+        ctx.addIssue({ code: 'custom', message: parsed.error });
+        return z.NEVER;
+      }
+      return parsed;
+    }),
+  agg: z
+    .string()
+    .optional()
+    .refine((a) => a === undefined || isAgg(a), { message: `agg must be one of ${AGGS.join(', ')}` })
+    .transform((a) => (a === undefined || !isAgg(a) ? 'mean' : a)),
+});
+
+/**
+ * GET /api/v1/history: one topic's recorded history in epoch-aligned buckets, 2000 per page.
+ *
+ * Which topics answer: the registry's declaration decides for a topic that exists now (404
+ * when it is not recorded: battery metrics, non-numeric ones, or declared unrecorded). A
+ * topic no longer in the registry (a plugin removed or reconfigured) still answers from the
+ * history kept for it, with the device and name it had; 404 only when neither knows it.
+ */
+export function historyRoutes(deps: { registry: TopicRegistry; store: HistoryStore; clock: Clock }): Router {
+  const { registry, store, clock } = deps;
+  const router = new Router();
+
+  router.get('/history', async (ctx) => {
+    const q = parseQuery(historyQuery, ctx.query);
+    const to = q.to ?? clock.now();
+    const from = q.from ?? to - DAY_MS;
+    if (from >= to) {
+      const defaults = q.from === undefined ? ' (from defaults to one day before to)' : q.to === undefined ? ' (to defaults to now)' : '';
+      throw new ApiError(400, `from must be before to${defaults}, got from ${formatMs(from)} and to ${formatMs(to)}`);
+    }
+    const meta = recordedMeta(q.topic);
+    const page = await store.query(q.topic, { fromMs: from, toMs: to, groupS: q.group_by.seconds, agg: q.agg });
+
+    let json =
+      `{"topic":${JSON.stringify(q.topic)},"device":${JSON.stringify(meta.device)},"group":${JSON.stringify(meta.group)},` +
+      `"name":${JSON.stringify(meta.name)},"unit":${JSON.stringify(meta.unit)},"agg":"${q.agg}","group_by":"${q.group_by.text}",` +
+      `"from":"${formatMs(from)}","to":"${formatMs(page.endMs)}","points":[`;
+    const { buckets } = page;
+    const fmt = new TimeFormatter();
+    let first = true;
+    for (let b = 0; b < buckets.n; b++) {
+      if (buckets.count[b] === 0) continue;
+      json += `${first ? '' : ','}["${fmt.format(buckets.start + b * buckets.size)}",${buckets.value(b, q.agg)}]`;
+      first = false;
+    }
+    json += page.nextMs === undefined ? ']}' : `],"next":"${formatMs(page.nextMs)}"}`;
+    ctx.type = 'application/json';
+    ctx.body = json;
+  });
+
+  function recordedMeta(topic: string): StoredMeta {
+    const state = registry.get(topic);
+    if (state) {
+      if (isRecorded(state.meta)) return state.meta;
+      const why = BATTERY_TOPIC.test(topic)
+        ? 'battery metrics are not recorded'
+        : state.meta.type !== 'number'
+          ? `its values are ${state.meta.type === 'string' ? 'text' : 'on/off'}, not numbers`
+          : 'its plugin declares it as not recorded';
+      throw new ApiError(404, `${topic} is not recorded in history: ${why}`);
+    }
+    if (BATTERY_TOPIC.test(topic)) throw new ApiError(404, `${topic} is not recorded in history: battery metrics are not recorded`);
+    const stored = store.describe(topic);
+    if (!stored) throw new ApiError(404, `unknown topic "${topic}": no metric has this topic and no history is kept for it (GET /api/v1/metrics lists the topics)`);
+    return stored;
+  }
+
+  return router;
+}
