@@ -60,6 +60,10 @@ export class Recorder {
    * live device with a value that had no reading in a slot gets its current value there.
    */
   sample(now = this.deps.clock.now()): void {
+    if (!this.started) return;
+    // Staleness is otherwise checked on its own timer; a device past its timeout must not
+    // get one more slot of its held value just because that timer has not run yet.
+    this.deps.registry.checkStale();
     const boundary = Math.floor(now / SLOT_MS) * SLOT_MS;
     const first = Math.max(this.sampledUpTo, boundary - MAX_CATCH_UP * SLOT_MS);
     for (let slot = first; slot < boundary; slot += SLOT_MS) {

@@ -345,6 +345,18 @@ export class HistoryStore implements HistorySink {
     return cutoff;
   }
 
+  /**
+   * Flushes, then rebuilds the database file without its free pages and empties the WAL:
+   * for a backup or a measurement. Pages freed by rewritten rows are otherwise reused, so
+   * the file needs this only to shrink, never to stay small.
+   */
+  async vacuum(): Promise<void> {
+    await this.flush();
+    await this.running;
+    await this.db.exec('VACUUM');
+    await this.db.exec('PRAGMA wal_checkpoint(TRUNCATE)');
+  }
+
   /** Bytes of database pages in use (freed pages are reused, so they do not count). */
   async usedBytes(): Promise<number> {
     const r = await this.db.get<{ used: number }>('SELECT (page_count - freelist_count) * page_size AS used FROM pragma_page_count, pragma_freelist_count, pragma_page_size');

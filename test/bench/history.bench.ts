@@ -1,0 +1,207 @@
+// npm run bench:history: one year of 10-s readings of 5 topics (../shared/bench/gen-year.js)
+// loaded through the recorder's folding path into a fresh store; ingest rate, bytes per
+// reading on disk, the median of 7 runs of four queries over HTTP, and the CPU time of
+// recording 500 topics at 1 Hz.
+import { execFileSync } from 'node:child_process';
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { Agent, request } from 'node:http';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createApp, listen } from '@heliograph/core/api/app';
+import { historyRoutes } from '@heliograph/core/api/history';
+import type { Authenticator } from '@heliograph/core/auth/types';
+import { ManualClock } from '@heliograph/core/clock';
+import { openDatabase } from '@heliograph/core/db';
+import { Recorder } from '@heliograph/core/history/recorder';
+import { HistoryStore } from '@heliograph/core/history/store';
+import { TopicRegistry, type TopicMeta, type TopicState } from '@heliograph/core/topics/registry';
+import { median, REPO_ROOT, row } from './support.js';
+
+const HISTORY = { retentionDays: 3650, diskBudgetMb: 2048, flushIntervalMs: 5000 };
+const YEAR_END = Date.parse('2026-01-01T00:00:00Z');
+const FILES: Record<string, string> = {
+  pv_power: 'total/pv_power',
+  load_power: 'total/load_power',
+  battery_soc: 'total/battery_state_of_charge',
+  battery_voltage: 'inverter_1/battery_voltage',
+  inverter_temperature: 'inverter_1/temperature',
+};
+const allowAll: Authenticator = { authenticate: async () => ({ ok: true, who: 'admin' }) };
+
+function meta(topic: string, unit = 'W'): TopicMeta {
+  const [deviceId, name] = topic.split('/') as [string, string];
+  return { topic, deviceId, device: deviceId, number: 0, group: 'Status', name, unit, type: 'number', recorded: true };
+}
+
+/** The year's CSV files, generated once and kept in bench-data/ (git-ignored). */
+function yearData(): string {
+  const dir = join(REPO_ROOT, 'bench-data', 'year');
+  if (Object.keys(FILES).every((f) => existsSync(join(dir, `${f}.csv`)))) return dir;
+  const candidates = [process.env.HELIOGRAPH_GEN_YEAR, join(REPO_ROOT, '..', 'shared', 'bench', 'gen-year.js'), join(REPO_ROOT, '..', '..', 'shared', 'bench', 'gen-year.js')];
+  const generator = candidates.find((c): c is string => !!c && existsSync(c));
+  if (!generator) throw new Error(`gen-year.js not found (looked at ${candidates.filter(Boolean).join(', ')}); set HELIOGRAPH_GEN_YEAR`);
+  const tmp = mkdtempSync(join(tmpdir(), 'heliograph-gen-year-'));
+  console.log(`generating a year of readings with ${generator} ...`);
+  execFileSync(process.execPath, [generator, tmp], { stdio: 'inherit' });
+  mkdirSync(dir, { recursive: true });
+  cpSync(tmp, dir, { recursive: true });
+  rmSync(tmp, { recursive: true, force: true });
+  return dir;
+}
+
+function readCsv(file: string): Array<[number, number]> {
+  const text = readFileSync(file, 'utf8');
+  const out: Array<[number, number]> = [];
+  let at = 0;
+  while (at < text.length) {
+    const comma = text.indexOf(',', at);
+    let end = text.indexOf('\n', comma);
+    if (end < 0) end = text.length;
+    out.push([Number(text.slice(at, comma)) * 1000, Number(text.slice(comma + 1, end))]);
+    at = end + 1;
+  }
+  return out;
+}
+
+function get(agent: Agent, url: string): Promise<{ status: number; body: string }> {
+  return new Promise((resolve, reject) => {
+    request(url, { agent }, (res) => {
+      const chunks: Buffer[] = [];
+      res.on('data', (c: Buffer) => chunks.push(c));
+      res.on('end', () => resolve({ status: res.statusCode!, body: Buffer.concat(chunks).toString('utf8') }));
+      res.on('error', reject);
+    })
+      .on('error', reject)
+      .end();
+  });
+}
+
+async function ingestAndQuery(): Promise<void> {
+  const data = yearData();
+  const dir = mkdtempSync(join(tmpdir(), 'heliograph-bench-history-'));
+  const file = join(dir, 'heliograph.db');
+  const clock = new ManualClock(YEAR_END);
+  const db = await openDatabase(file);
+  const store = await HistoryStore.open({ db, clock, config: HISTORY, autoFlush: false });
+  const registry = new TopicRegistry(clock);
+
+  let readings = 0;
+  let storeMs = 0;
+  for (const [name, topic] of Object.entries(FILES)) {
+    registry.define(meta(topic));
+    const series = readCsv(join(data, `${name}.csv`));
+    readings += series.length;
+    const chunk = 8640 * 30;
+    for (let i = 0; i < series.length; i += chunk) {
+      const part = series.slice(i, i + chunk);
+      const t0 = performance.now();
+      await store.recordPast(meta(topic), part);
+      storeMs += performance.now() - t0;
+    }
+  }
+  // An hour later: the hourly upkeep runs (packing any day rows of past months).
+  clock.advance(3_600_000);
+  const t0 = performance.now();
+  await store.flush();
+  storeMs += performance.now() - t0;
+  await db.exec('PRAGMA wal_checkpoint(TRUNCATE)');
+  const loadedBytes = statSync(file).size;
+  await store.vacuum();
+  const bytes = statSync(file).size + (existsSync(`${file}-wal`) ? statSync(`${file}-wal`).size : 0);
+
+  console.log(`\nhistory: one year of 10-s readings, ${Object.keys(FILES).length} topics, ${readings.toLocaleString('en')} readings`);
+  row('ingest (recorder folding, compression, SQLite)', `${Math.round(readings / (storeMs / 1000)).toLocaleString('en')}/s`);
+  row('bytes per reading as loaded (checkpointed)', (loadedBytes / readings).toFixed(3));
+  row('bytes per reading after compaction (VACUUM)', (bytes / readings).toFixed(3), '<= 0.5');
+  row('database file after compaction', `${(bytes / 1048576).toFixed(2)} MB`);
+
+  const server = await listen(createApp({ auth: allowAll, realm: 'Heliograph', routers: [historyRoutes({ registry, store, clock })] }), '127.0.0.1', 0);
+  const agent = new Agent({ keepAlive: true, maxSockets: 1 });
+  const end = YEAR_END;
+  const iso = (ms: number) => new Date(ms).toISOString().replace('.000Z', 'Z');
+  const url = (from: number, groupBy: string, agg: string) => `${server.url}/api/v1/history?topic=total/pv_power&from=${iso(from)}&to=${iso(end)}&group_by=${groupBy}&agg=${agg}`;
+  const DAY = 86_400_000;
+  const queries: Array<[string, string, string, boolean]> = [
+    ['Q1 last 24 h @10s mean (first 2000 buckets)', url(end - DAY, '10s', 'mean'), '<= 3 ms', false],
+    ['Q2 last 30 days @1h mean', url(end - 30 * DAY, '1h', 'mean'), '<= 2 ms', false],
+    ['Q3 365 days @1d mean', url(end - 365 * DAY, '1d', 'mean'), '<= 2 ms', false],
+    ['Q4 365 days @1h max (all 5 pages)', url(end - 365 * DAY, '1h', 'max'), '<= 10 ms', true],
+    ['Q4 365 days @1h max (first page)', url(end - 365 * DAY, '1h', 'max'), undefined as unknown as string, false],
+  ];
+  console.log('\nqueries through HTTP on total/pv_power, median of 7 runs (first, cold run in brackets)');
+  for (const [label, first, target, follow] of queries) {
+    const times: number[] = [];
+    let points = 0;
+    for (let run = 0; run < 7; run++) {
+      points = 0;
+      const t = performance.now();
+      let next: string | undefined = first;
+      while (next) {
+        const answer = await get(agent, next);
+        if (answer.status !== 200) throw new Error(`${next}: ${answer.status} ${answer.body}`);
+        const body = JSON.parse(answer.body) as { points: unknown[]; next?: string };
+        points += body.points.length;
+        next = follow && body.next ? first.replace(/from=[^&]+/, `from=${body.next}`) : undefined;
+      }
+      times.push(performance.now() - t);
+    }
+    row(`${label}, ${points} points`, `${median(times).toFixed(2)} ms [${times[0]!.toFixed(1)}]`, target);
+  }
+  agent.destroy();
+  await server.close();
+  await store.close();
+  await db.close();
+  rmSync(dir, { recursive: true, force: true });
+}
+
+/** CPU of recording `topics` topics at 1 Hz for `seconds` of simulated time, as % of one core. */
+async function recordingCpu(topics: number, seconds: number, startIso: string): Promise<number> {
+  const dir = mkdtempSync(join(tmpdir(), 'heliograph-bench-record-'));
+  const clock = new ManualClock(Date.parse(startIso));
+  const db = await openDatabase(join(dir, 'heliograph.db'));
+  const store = await HistoryStore.open({ db, clock, config: HISTORY, autoFlush: false });
+  const registry = new TopicRegistry(clock);
+  const recorder = new Recorder({ registry, store, clock }, { sampleTimer: false });
+  const states: TopicState[] = [];
+  const names = ['pv_power', 'load_power', 'grid_power', 'battery_power', 'pv_voltage', 'pv_current', 'ac_voltage', 'frequency', 'temperature', 'power_factor'];
+  for (let i = 0; states.length < topics; i++) {
+    for (const name of names) {
+      if (states.length === topics) break;
+      registry.define(meta(`inverter_${i + 1}/${name}`));
+      states.push(registry.get(`inverter_${i + 1}/${name}`)!);
+    }
+  }
+  recorder.start();
+  const values = states.map((_, i) => 1000 + i);
+  await store.flush();
+  const cpu0 = process.cpuUsage();
+  for (let s = 1; s <= seconds; s++) {
+    clock.advance(1000);
+    for (let i = 0; i < states.length; i++) {
+      values[i] = Math.round((values[i]! + ((i * 7919 + s * 104729) % 41) - 20) * 10) / 10;
+      registry.publish(states[i]!, values[i]!);
+    }
+    registry.flush();
+    if (s % 10 === 0) recorder.sample();
+    if (s % (HISTORY.flushIntervalMs / 1000) === 0) await store.flush();
+  }
+  await store.flush();
+  const cpu = process.cpuUsage(cpu0);
+  recorder.stop();
+  await store.close();
+  await db.close();
+  rmSync(dir, { recursive: true, force: true });
+  return ((cpu.user + cpu.system) / 1000 / (seconds * 1000)) * 100;
+}
+
+async function main(): Promise<void> {
+  await ingestAndQuery();
+  console.log('\nrecording 500 topics at 1 Hz (registry publish, recorder, flushes every 5 s), CPU of this process');
+  row('60 s of simulated time', `${(await recordingCpu(500, 60, '2026-06-01T12:00:00Z')).toFixed(2)} % of one core`, '< 2 %');
+  row('a whole hour, with its hour-end merge', `${(await recordingCpu(500, 3600, '2026-06-01T12:00:00Z')).toFixed(2)} % of one core`, '< 2 %');
+}
+
+main().catch((err) => {
+  console.error(err);
+  process.exit(1);
+});
