@@ -129,6 +129,8 @@ export async function runQuery(rec: TopicRecord | undefined, q: HistoryQuery, ca
         for (let day = Math.max(row.start, segmentStart(10, part.from)); day < Math.min(row.end, part.to); day += DAY_S) {
           const seg = cache.segment(row, day);
           if (seg) buckets.foldSegment(seg, day, part.res, Math.max(part.from, day), Math.min(part.to, day + DAY_S));
+          // A long page of 10-s buckets (group_by 50s, say) reads many days: keep memory bounded.
+          cache.trimDecoded();
         }
       } else {
         const seg = cache.segment(row, row.start);

@@ -201,6 +201,7 @@ export class RowCache {
 
   /** Drops rows and decoded segments beyond the limits, least recently used first; dirty rows stay. */
   trim(): void {
+    this.trimDecoded();
     if (this.rowBytes > this.rowLimit) {
       for (const [row, bytes] of this.rows) {
         if (this.rowBytes <= this.rowLimit * 0.8) break;
@@ -210,6 +211,10 @@ export class RowCache {
         row.container = null;
       }
     }
+  }
+
+  /** Drops decoded segments beyond their limit; safe in the middle of a query (rows stay). */
+  trimDecoded(): void {
     if (this.decodedBytes > this.decodedLimit) {
       for (const [key, entry] of this.decoded) {
         if (this.decodedBytes <= this.decodedLimit * 0.8) break;

@@ -33,6 +33,8 @@ const log = createLogger('history');
 
 /** Unsaved hours (all topics) after which bulk recording flushes before going on. */
 const BULK_FLUSH_HOURS = 1000;
+/** Topic-months packed per hourly upkeep. */
+const REPACKS_PER_RUN = 64;
 
 export interface HistoryStoreOptions {
   db: Db;
@@ -298,10 +300,16 @@ export class HistoryStore implements HistorySink {
     this.cache.trim();
   }
 
-  /** Hourly upkeep: pack past months, apply retention, then the disk budget. */
+  /**
+   * Hourly upkeep: pack past months, apply retention, then the disk budget. Packing is
+   * spread over several hours when many topics have a month to pack, so a month's turn
+   * with hundreds of topics neither holds them all in memory nor writes them at once.
+   */
   private async maintain(today: number): Promise<void> {
+    let packed = 0;
     for (const rec of this.byTopic.values()) {
       for (const { tier, month, rows } of monthsToRepack(rec, today)) {
+        if (packed++ >= REPACKS_PER_RUN) break;
         await this.cache.load(rows);
         if (rows.every((r) => r.loaded && !r.deleted)) repackMonth(rec, tier, month, rows, this.cache);
       }

@@ -69,4 +69,42 @@ describe('retention and the disk budget', () => {
     for (const agg of AGGS) assertSameAnswer(await allPages(opened.store, TOPIC, { ...whole, agg }), reference(data, whole, agg), agg, 1, `hours ${agg}`);
     await opened.close();
   });
+
+  it('packs the day rows of a month into one row once the month is over, answers unchanged', async () => {
+    const clock = new ManualClock(Date.parse('2025-01-31T12:00:00Z'));
+    const file = tempDbFile();
+    const rnd = random(13);
+    const data = readings(rnd, Date.parse('2025-01-28T00:00:00Z'), Date.parse('2025-02-01T00:30:00Z'), () => 1);
+    let opened = await openStore(file, clock);
+    const past = data.filter((r) => r.t < clock.now());
+    await opened.store.recordPast(meta(TOPIC), past.map((r) => [r.t, r.units / 10] as const));
+    const dayRows = await opened.db.all<Array<{ start: number; end: number }>>('SELECT start, end FROM history_blocks WHERE tier = 10 ORDER BY start');
+    assert.deepEqual(dayRows.map((r) => r.end - r.start), [86400, 86400, 86400, 86400], 'the open month is kept in day rows');
+
+    // The rest arrives live, into February; an hour after midnight the upkeep packs January.
+    const handle = opened.store.topic(meta(TOPIC));
+    for (const r of data.filter((r) => r.t >= clock.now())) {
+      clock.set(r.t);
+      opened.store.record(handle, r.t, r.units / 10);
+    }
+    clock.set(Date.parse('2025-02-01T01:00:00Z'));
+    await opened.store.flush();
+    const rows = await opened.db.all<Array<{ start: number; end: number }>>('SELECT start, end FROM history_blocks WHERE tier = 10 ORDER BY start');
+    assert.deepEqual(
+      rows.map((r) => [new Date(r.start * 1000).toISOString(), new Date(r.end * 1000).toISOString()]),
+      [
+        ['2025-01-01T00:00:00.000Z', '2025-02-01T00:00:00.000Z'],
+        ['2025-02-01T00:00:00.000Z', '2025-02-02T00:00:00.000Z'],
+      ],
+    );
+    const q = { fromMs: Date.parse('2025-01-27T00:00:00Z'), toMs: Date.parse('2025-02-02T00:00:00Z') };
+    for (let round = 0; round < 2; round++) {
+      for (const groupS of [10, 90, 3600]) {
+        for (const agg of AGGS) assertSameAnswer(await allPages(opened.store, TOPIC, { ...q, groupS, agg }), reference(data, { ...q, groupS }, agg), agg, 1, `${groupS}s ${agg}`);
+      }
+      await opened.close();
+      opened = await openStore(file, clock);
+    }
+    await opened.close();
+  });
 });
