@@ -11,7 +11,7 @@
  */
 import { deflateRawSync, inflateRawSync } from 'node:zlib';
 
-const FORMAT = 1;
+export const FORMAT = 1;
 
 /** A segment in memory: entry i is absent when count[i] is 0. Values are scaled integers. */
 export interface Segment {
@@ -54,7 +54,8 @@ export function rescaleSegment(seg: Segment, scale: number): void {
   seg.scale = scale;
 }
 
-class ByteWriter {
+/** Appends varints and bytes to a growing buffer. */
+export class ByteWriter {
   buf = Buffer.allocUnsafe(4096);
   pos = 0;
 
@@ -89,7 +90,7 @@ class ByteWriter {
   }
 }
 
-class ByteReader {
+export class ByteReader {
   pos = 0;
   constructor(private readonly buf: Uint8Array) {}
 
@@ -242,67 +243,4 @@ export function unpackContainer(rowStart: number, data: Uint8Array): Container {
   const out: Container = new Map();
   for (const [start, len] of heads) out.set(start, Buffer.from(r.bytes(len)));
   return out;
-}
-
-/** The journal: recent slots not yet in segments, one record per (topic, slot). */
-export interface JournalSlot {
-  topicId: number;
-  scale: number;
-  slot: number;
-  count: number;
-  sum: number;
-  min: number;
-  max: number;
-  last: number;
-}
-
-export function encodeJournal(groups: Iterable<{ topicId: number; scale: number; slots: Iterable<Omit<JournalSlot, 'topicId' | 'scale'>> }>): Buffer {
-  const w = new ByteWriter();
-  w.uint(FORMAT);
-  for (const g of groups) {
-    const slots = [...g.slots];
-    if (slots.length === 0) continue;
-    w.uint(g.topicId);
-    w.uint(g.scale);
-    w.uint(slots.length);
-    let prevSlot = 0;
-    for (const s of slots) {
-      w.int((s.slot - prevSlot) / 10);
-      prevSlot = s.slot;
-      w.uint(s.count);
-      w.int(s.last);
-      if (s.count > 1) {
-        w.uint(s.last - s.min);
-        w.uint(s.max - s.last);
-        w.int(s.sum);
-      }
-    }
-  }
-  return Buffer.from(w.result());
-}
-
-export function decodeJournal(data: Uint8Array, onSlot: (s: JournalSlot) => void): void {
-  const r = new ByteReader(data);
-  const format = r.uint();
-  if (format !== FORMAT) throw new Error(`history journal format ${format} is not known to this version`);
-  while (!r.done) {
-    const topicId = r.uint();
-    const scale = r.uint();
-    const n = r.uint();
-    let slot = 0;
-    for (let k = 0; k < n; k++) {
-      slot += r.int() * 10;
-      const count = r.uint();
-      const last = r.int();
-      let min = last;
-      let max = last;
-      let sum = last;
-      if (count > 1) {
-        min = last - r.uint();
-        max = last + r.uint();
-        sum = r.int();
-      }
-      onSlot({ topicId, scale, slot, count, sum, min, max, last });
-    }
-  }
 }

@@ -180,6 +180,22 @@ export function repackMonth(rec: TopicRecord, tier: 10 | 60, month: number, rows
   cache.changed(monthRow);
 }
 
+/**
+ * The end of the oldest 10-s rows, across topics, whose sizes add up to `bytes`, not going
+ * past `limit`; undefined when there is nothing to delete.
+ */
+export function oldestRowsCutoff(records: Iterable<TopicRecord>, bytes: number, limit: number): number | undefined {
+  const rows = [...records].flatMap((rec) => [...rec.rows[10].byStart.values()]).sort((a, b) => a.start - b.start);
+  let freed = 0;
+  let cutoff: number | undefined;
+  for (const row of rows) {
+    if (freed >= bytes || row.end > limit) break;
+    freed += row.size;
+    cutoff = row.end;
+  }
+  return cutoff;
+}
+
 /** 10-s rows holding days before `cutoff`, which retention is about to delete. */
 export function rowsToEvict(rec: TopicRecord, cutoff: number): Row[] {
   return [...rec.rows[10].byStart.values()].filter((row) => row.start < cutoff);

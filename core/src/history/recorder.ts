@@ -14,7 +14,8 @@ const MAX_CATCH_UP = 3;
 
 
 interface Tracked {
-  handle: TopicHandle;
+  /** Made on the first value, so a topic that never had one leaves no trace in history. */
+  handle: TopicHandle | null;
   /** Start (Unix ms) of the last slot a reading arrived in. */
   lastSlot: number;
 }
@@ -71,7 +72,7 @@ export class Recorder {
         if (state.stale || typeof state.value !== 'number' || state.updatedAt === 0) continue;
         // Only values that existed during the slot, and only slots before any newer reading.
         if (state.updatedAt >= slot + SLOT_MS || t.lastSlot >= slot) continue;
-        this.deps.store.record(t.handle, slot, state.value);
+        this.deps.store.record((t.handle ??= this.deps.store.topic(state.meta)), slot, state.value);
       }
     }
     if (boundary > this.sampledUpTo) this.sampledUpTo = boundary;
@@ -83,7 +84,7 @@ export class Recorder {
     for (const state of tick.readings) {
       const t = this.tracked.get(state);
       if (t === undefined || typeof state.value !== 'number') continue;
-      store.record(t.handle, tick.time, state.value);
+      store.record((t.handle ??= store.topic(state.meta)), tick.time, state.value);
       t.lastSlot = slot;
     }
   };
@@ -97,7 +98,7 @@ export class Recorder {
 
   private track(state: TopicState): void {
     if (!isRecorded(state.meta)) return;
-    this.tracked.set(state, { handle: this.deps.store.topic(state.meta), lastSlot: -Infinity });
+    this.tracked.set(state, { handle: null, lastSlot: -Infinity });
   }
 
   private schedule(): void {

@@ -20,12 +20,13 @@ import type { Config } from '../config/schema.js';
 import { createLogger, errorMessage } from '../log.js';
 import type { HistorySink } from '../plugins/sinks.js';
 import type { TopicMeta } from '../topics/registry.js';
-import { decodeJournal, encodeJournal, packContainer, POW10 } from './codec.js';
-import { evictBefore, mergeHours, monthsToRepack, repackMonth, rowsForMerge, rowsToEvict } from './compaction.js';
+import { packContainer, POW10 } from './codec.js';
+import { journalPayload, replayJournal } from './journal.js';
+import { evictBefore, mergeHours, monthsToRepack, oldestRowsCutoff, repackMonth, rowsForMerge, rowsToEvict } from './compaction.js';
 import { historyMigrations } from './migrations.js';
 import { runQuery, type HistoryPage, type HistoryQuery } from './planner.js';
 import { Row, RowCache, type Tier } from './rows.js';
-import { scaleFor, SLOTS_PER_HOUR, type HourBuffer } from './slots.js';
+import { scaleFor } from './slots.js';
 import { DAY_S, floorTo, HOUR_S, SLOT_S } from './time.js';
 import { isRecorded, sameMeta, TopicRecord, type StoredMeta } from './topic-record.js';
 
@@ -117,16 +118,7 @@ export class HistoryStore implements HistorySink {
     const rows = await this.db.all<Array<{ topic_id: number; tier: Tier; start: number; end: number; size: number }>>('SELECT topic_id, tier, start, end, length(data) AS size FROM history_blocks');
     for (const r of rows) this.byId.get(r.topic_id)?.rows[r.tier]?.byStart.set(r.start, new Row(r.topic_id, r.tier, r.start, r.end, r.size));
     const journal = await this.db.all<Array<{ data: Buffer }>>('SELECT data FROM history_journal ORDER BY id');
-    for (const { data } of journal) {
-      decodeJournal(data, (s) => {
-        const rec = this.byId.get(s.topicId);
-        if (!rec) return;
-        if (s.scale > rec.scale) rec.rescale(s.scale);
-        const f = POW10[rec.scale - s.scale]!;
-        const hour = floorTo(s.slot, HOUR_S);
-        rec.hourBuffer(hour).set((s.slot - hour) / SLOT_S, s.count, s.sum * f, s.min * f, s.max * f, s.last * f);
-      });
-    }
+    for (const { data } of journal) replayJournal(data, this.byId);
     // Replayed slots are saved already; the next commit writes the journal afresh anyway.
     this.journalReset = journal.length > 0;
   }
@@ -157,7 +149,9 @@ export class HistoryStore implements HistorySink {
     const rec = this.byTopic.get(topic);
     if (!rec) return undefined;
     let first = Infinity;
-    for (const set of Object.values(rec.rows)) for (const row of set.byStart.values()) first = Math.min(first, row.start);
+    for (const tier of [10, 60] as const) for (const row of rec.rows[tier].byStart.values()) first = Math.min(first, row.start);
+    // Hour rollups start at the month; they decide only when no finer rows are left.
+    if (first === Infinity) for (const row of rec.rows[3600].byStart.values()) first = Math.min(first, row.start);
     for (const hour of rec.pending.keys()) first = Math.min(first, hour);
     return first === Infinity ? undefined : first * 1000;
   }
@@ -187,14 +181,6 @@ export class HistoryStore implements HistorySink {
     let buf = rec.cur;
     if (buf === null || buf.hour !== hour) buf = rec.cur = rec.hourBuffer(hour);
     buf.add((slot - hour) / SLOT_S, count, sum, min, max, last);
-  }
-
-  /** Whether the topic got a reading in the 10-s slot holding timeMs (the recorder's sampling asks). */
-  hasSlot(rec: TopicHandle, timeMs: number): boolean {
-    const slot = Math.floor(timeMs / 10_000) * SLOT_S;
-    const hour = floorTo(slot, HOUR_S);
-    const buf = rec.cur !== null && rec.cur.hour === hour ? rec.cur : rec.pending.get(hour);
-    return buf !== undefined && buf.count[(slot - hour) / SLOT_S]! > 0;
   }
 
   /**
@@ -331,21 +317,14 @@ export class HistoryStore implements HistorySink {
 
   /**
    * When the database is over history.diskBudgetMb, the day before which 10-s history must
-   * go: the oldest 10-s rows, across topics, until their size covers the excess with room
-   * to spare (their 1-min rollups take some of it back). Never today or yesterday.
+   * go, covering the excess with room to spare (the 1-min rollups that replace it take some
+   * of it back). Never today or yesterday.
    */
   private async budgetCutoff(today: number): Promise<number | undefined> {
     const used = await this.usedBytes();
     const budget = this.config.diskBudgetMb * 1024 * 1024;
     if (used <= budget) return undefined;
-    const rows = [...this.byTopic.values()].flatMap((rec) => [...rec.rows[10].byStart.values()]).sort((a, b) => a.start - b.start);
-    let freed = 0;
-    let cutoff: number | undefined;
-    for (const row of rows) {
-      if (freed >= (used - budget) * 1.5 || row.end > today - DAY_S) break;
-      freed += row.size;
-      cutoff = row.end;
-    }
+    const cutoff = oldestRowsCutoff(this.byTopic.values(), (used - budget) * 1.5, today - DAY_S);
     if (cutoff === undefined && this.clock.now() - this.budgetWarned > 86_400_000) {
       this.budgetWarned = this.clock.now();
       log.warn(`the database uses ${(used / 1048576).toFixed(1)} MB, over history.diskBudgetMb (${this.config.diskBudgetMb}), and no 10-s history is left to delete; raise the budget`);
@@ -377,7 +356,7 @@ export class HistoryStore implements HistorySink {
     this.cache.deleted = [];
     const rows = [...this.cache.dirty];
     const reset = this.journalReset;
-    const journal = this.journalPayload(reset);
+    const journal = journalPayload(this.byTopic.values(), reset);
     if (topics.length === 0 && deleted.length === 0 && rows.length === 0 && !reset && journal === null) return;
     for (const t of topics) t.dirty = false;
     await this.db.exec('BEGIN');
@@ -411,20 +390,6 @@ export class HistoryStore implements HistorySink {
     }
     if (reset) this.journalReset = false;
   }
-
-  /** The journal row: changed slots of open hours, or all of them when the journal starts afresh. */
-  private journalPayload(all: boolean): Buffer | null {
-    const groups: Array<{ topicId: number; scale: number; slots: ReturnType<typeof slotsOf> }> = [];
-    for (const rec of this.byTopic.values()) {
-      const slots = [];
-      for (const buf of [...rec.pending.values()].sort((a, b) => a.hour - b.hour)) {
-        if (!all && !buf.anyDirty) continue;
-        slots.push(...slotsOf(buf, all));
-      }
-      if (slots.length > 0) groups.push({ topicId: rec.id, scale: rec.scale, slots });
-    }
-    return groups.length === 0 ? null : encodeJournal(groups);
-  }
 }
 
 function isAlive(pid: number): boolean {
@@ -436,14 +401,3 @@ function isAlive(pid: number): boolean {
   }
 }
 
-function slotsOf(buf: HourBuffer, all: boolean) {
-  const out: Array<{ slot: number; count: number; sum: number; min: number; max: number; last: number }> = [];
-  for (let i = 0; i < SLOTS_PER_HOUR; i++) {
-    if (buf.count[i] === 0 || (!all && buf.dirty[i] === 0)) continue;
-    out.push({ slot: buf.hour + i * SLOT_S, count: buf.count[i]!, sum: buf.sum[i]!, min: buf.min[i]!, max: buf.max[i]!, last: buf.last[i]! });
-    buf.dirty[i] = 0;
-  }
-  if (all) buf.dirty.fill(0);
-  buf.anyDirty = false;
-  return out;
-}
