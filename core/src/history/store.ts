@@ -10,8 +10,9 @@
  * 1-min rollups are written for days whose 10-s history retention or the disk budget
  * deleted; until then the 10-s slots answer 1-min questions exactly, at no extra space.
  *
- * The database connection is shared with the rest of the core; the store only ever runs
- * one transaction at a time, from its flush.
+ * The store only ever runs one transaction at a time, from its flush. Give it a connection
+ * of its own to the database file: a transaction on a connection shared with code that
+ * runs its own transactions would take in (or be rolled back by) theirs.
  */
 import { hostname } from 'node:os';
 import type { Clock } from '../clock.js';
@@ -359,7 +360,9 @@ export class HistoryStore implements HistorySink {
     const journal = journalPayload(this.byTopic.values(), reset);
     if (topics.length === 0 && deleted.length === 0 && rows.length === 0 && !reset && journal === null) return;
     for (const t of topics) t.dirty = false;
-    await this.db.exec('BEGIN');
+    // IMMEDIATE takes the write lock up front (waiting out another connection's writes)
+    // rather than failing halfway when a read would have to become a write.
+    await this.db.exec('BEGIN IMMEDIATE');
     try {
       for (const t of topics) {
         await this.db.run(
