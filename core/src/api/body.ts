@@ -4,9 +4,9 @@ import { ApiError } from './errors.js';
 /**
  * Parses small JSON request bodies into `ctx.request.body`.
  *
- * Written here rather than taken from @koa/bodyparser: that package (with co-body, qs and
- * iconv-lite) added about 8 MB of resident memory to a service whose budget on a
- * Raspberry Pi is 80 MB, and the API only ever accepts a small UTF-8 JSON object.
+ * Written here rather than taken from @koa/bodyparser: that package brings 22 others (co-body,
+ * qs, iconv-lite...) for form and text bodies this API never accepts; the API only ever
+ * takes a small UTF-8 JSON object.
  */
 export function jsonBody(options: { limitBytes: number }) {
   return async function jsonBody(ctx: Context, next: Next): Promise<void> {
