@@ -2,6 +2,7 @@ import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import { z } from 'zod';
 import type { Clock } from '../clock.js';
 import { migrate, type Db, type Migration } from '../db.js';
+import { formatUtc } from '../time.js';
 import { hashPassword, verifyPassword } from './password-hash.js';
 import { LoginThrottle } from './throttle.js';
 import type { Authenticator, AuthOutcome, Credentials } from './types.js';
@@ -173,7 +174,7 @@ export class AuthService implements Authenticator {
     // Whole seconds, as the API shows them, so the shown expiry is the real one.
     const expiresAt = request.expiresAt == null ? null : Math.floor(request.expiresAt / 1000) * 1000;
     if (expiresAt !== null && expiresAt <= now) {
-      throw new AuthInputError(`expires_at ${rfc3339(expiresAt)} is not in the future (now is ${rfc3339(now)})`);
+      throw new AuthInputError(`expires_at ${formatUtc(expiresAt)} is not in the future (now is ${formatUtc(now)})`);
     }
     const id = randomBytes(8).toString('hex');
     const token = TOKEN_PREFIX + randomBytes(32).toString('base64url');
@@ -260,7 +261,7 @@ export class AuthService implements Authenticator {
       this.tokenCache.set(key, row);
     }
     if (row.expires_at !== null && this.clock.now() >= row.expires_at) {
-      return { ok: false, status: 401, message: `token "${row.name}" expired at ${rfc3339(row.expires_at)}: create a new one` };
+      return { ok: false, status: 401, message: `token "${row.name}" expired at ${formatUtc(row.expires_at)}: create a new one` };
     }
     return { ok: true, who: row.name };
   }
@@ -297,10 +298,5 @@ function tokenDigest(secret: string): Buffer {
 }
 
 function tokenTimes(row: { created_at: number; expires_at: number | null }): Pick<TokenInfo, 'created_at' | 'expires_at'> {
-  return { created_at: rfc3339(row.created_at), expires_at: row.expires_at === null ? null : rfc3339(row.expires_at) };
-}
-
-/** RFC 3339 UTC with second precision: `2025-06-01T12:00:00Z`. */
-export function rfc3339(ms: number): string {
-  return new Date(ms).toISOString().replace(/\.\d{3}Z$/, 'Z');
+  return { created_at: formatUtc(row.created_at), expires_at: row.expires_at === null ? null : formatUtc(row.expires_at) };
 }
