@@ -24,9 +24,15 @@ import { tempDir } from '../helpers/tmp.js';
  * tokens and throttling, which these tests do not exercise.
  */
 export class OnePasswordAuth implements Authenticator {
+  /** While set, every request is throttled for this many seconds, as after failed logins. */
+  throttledForS: number | undefined;
+
   constructor(public password: string | undefined) {}
 
   async authenticate(credentials: Credentials | undefined): Promise<AuthOutcome> {
+    if (this.throttledForS !== undefined) {
+      return { ok: false, status: 429, message: `too many failed logins from this address: try again in ${this.throttledForS} s`, retryAfterS: this.throttledForS };
+    }
     if (this.password === undefined) return { ok: false, status: 403, message: 'no password is set yet: set one with `heliograph password set`' };
     if (!credentials) return { ok: false, status: 401, message: 'credentials required' };
     if (credentials.kind === 'password' && credentials.secret === this.password) return { ok: true, who: 'admin' };
