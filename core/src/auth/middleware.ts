@@ -4,8 +4,9 @@ import type { Authenticator, AuthOutcome, Credentials } from './types.js';
 
 /**
  * Reads `Authorization: Basic admin:<password>` or `Authorization: Bearer <token>`.
- * A Basic user other than admin yields credentials that cannot match, so it fails like a
- * wrong password instead of being ignored.
+ * A Basic user other than admin yields credentials that cannot match (they start with NUL,
+ * which `passwordProblem` refuses in a password), so it fails and counts like a wrong
+ * password instead of being ignored.
  */
 export function credentialsFromHeader(header: string | undefined): Credentials | undefined {
   if (!header) return undefined;

@@ -87,6 +87,8 @@ export class ContextBuilder {
       forecast: {
         publish: (run) => {
           if (!services.forecast) throw new Error('this server has no forecast store');
+          // Any plugin that publishes a forecast (the simulator's demo one, say) is a source.
+          this.registerForecastSource();
           services.forecast.publish(instanceId, run);
         },
       },
@@ -111,9 +113,16 @@ export class ContextBuilder {
     };
   }
 
-  /** Registers the instance as a forecast source when its plugin is of that kind. */
+  private forecastRegistered = false;
+
+  /**
+   * Registers the instance as a forecast source: at start for forecast plugins (so the API
+   * can tell "not fetched yet" from "no forecast plugin"), at the first publish for others.
+   */
   registerForecastSource(): void {
-    if (this.services.forecast) this.disposers.push(this.services.forecast.register(this.instanceId));
+    if (this.forecastRegistered || !this.services.forecast) return;
+    this.forecastRegistered = true;
+    this.disposers.push(this.services.forecast.register(this.instanceId));
   }
 
   dispose(): void {
@@ -125,6 +134,7 @@ export class ContextBuilder {
       }
     }
     this.published.clear();
+    this.forecastRegistered = false;
   }
 
   private declare(declaration: DeviceDeclaration): Disposer {

@@ -1,1 +1,137 @@
-export {};
+/**
+ * The simulator: the embedded default plugin. It simulates a site with as many inverters and
+ * batteries as plugins.json assigns it, following the sun at the site's coordinates, plus a
+ * demo forecast and demo prices, so a fresh install shows live data on every endpoint.
+ */
+import { type Disposer, definePlugin } from '@heliograph/plugins-sdk';
+import { runBackfill, planBackfill } from './backfill.js';
+import { configSchema, createSiteModel, isKnownTimeZone } from './config.js';
+import { BATTERY_METRICS, INVERTER_METRICS, MAX_CHARGE_CURRENT, SETTING_NAMES } from './declarations.js';
+import { demoForecast } from './forecast.js';
+import { LiveSimulation } from './live.js';
+import { loadBackfill, loadSettings, loadState, saveSettings, STORE_KEYS } from './persisted.js';
+import { demoPriceSlots } from './prices.js';
+import { initialState, OUTPUT_SOURCE_PRIORITIES, type OutputSourcePriority } from './site.js';
+
+const HOUR = 3_600_000;
+/** How often the battery's state is saved, so a restart continues close to where it stopped. */
+const SAVE_STATE_EVERY_MS = 10 * 60_000;
+
+export default definePlugin({
+  id: 'simulator',
+  configSchema,
+  async setup(ctx, config) {
+    const inverters = ctx.devices.filter((d) => d.kind === 'inverter');
+    const batteries = ctx.devices.filter((d) => d.kind === 'battery');
+    let timeZone = ctx.site.timeZone;
+    if (!isKnownTimeZone(timeZone)) {
+      ctx.log.warn(`site time zone "${timeZone}" is unknown; simulating household hours and price days in UTC. Set site.timeZone to an IANA name such as Europe/Berlin.`);
+      timeZone = 'UTC';
+    }
+    const model = createSiteModel({
+      config,
+      latitude: ctx.site.latitude,
+      longitude: ctx.site.longitude,
+      timeZone,
+      inverterCount: inverters.length,
+      batteryCount: batteries.length,
+    });
+    const inverterIds = inverters.map((d) => d.id);
+    const settings = await loadSettings(ctx.store, inverterIds);
+    const state = (await loadState(ctx.store)) ?? initialState(model, ctx.now(), config.initialSoc);
+    const sim = new LiveSimulation(ctx, model, inverters, batteries, state, settings);
+
+    inverters.forEach((device, i) => {
+      ctx.topics.declare({
+        device: device.id,
+        pollIntervalMs: config.pollIntervalMs,
+        metrics: INVERTER_METRICS,
+        settings: [
+          {
+            name: SETTING_NAMES.outputSourcePriority,
+            displayName: 'Output source priority',
+            options: OUTPUT_SOURCE_PRIORITIES,
+            initial: settings[i]!.outputSourcePriority,
+            write: async ({ value }) => {
+              sim.applySetting(i, { outputSourcePriority: value as OutputSourcePriority });
+              await saveSettings(ctx.store, inverterIds, settings);
+            },
+          },
+          {
+            name: SETTING_NAMES.maxChargeCurrent,
+            displayName: 'Max charge current',
+            unit: 'A',
+            ...MAX_CHARGE_CURRENT,
+            initial: settings[i]!.maxChargeCurrentA,
+            write: async ({ value }) => {
+              sim.applySetting(i, { maxChargeCurrentA: Number(value) });
+              await saveSettings(ctx.store, inverterIds, settings);
+            },
+          },
+        ],
+      });
+    });
+    for (const device of batteries) {
+      ctx.topics.declare({ device: device.id, pollIntervalMs: config.pollIntervalMs, metrics: BATTERY_METRICS });
+    }
+
+    let savedAt = ctx.now();
+    ctx.scheduler.every({
+      name: 'poll',
+      intervalMs: config.pollIntervalMs,
+      run: async () => {
+        const now = ctx.now();
+        sim.publish(sim.advanceTo(now));
+        if (Math.abs(now - savedAt) >= SAVE_STATE_EVERY_MS) {
+          savedAt = now;
+          await ctx.store.set(STORE_KEYS.state, sim.state);
+        }
+      },
+    });
+
+    // The backfill runs as a scheduled job rather than a promise left running from setup:
+    // setup returns at once, a failed chunk shows in the plugin's status and is retried with
+    // the scheduler's back-off, it never overlaps itself, and tests can run it to the end.
+    // The job unschedules itself once done; the stored progress keeps it from running again.
+    const backfill = await loadBackfill(ctx.store);
+    if (config.backfill_days > 0 && !backfill?.done && inverters.length > 0) {
+      let progress = backfill ?? planBackfill(model, ctx.now(), config.backfill_days, config.initialSoc);
+      await ctx.store.set(STORE_KEYS.backfill, progress);
+      let finished = false;
+      let stopBackfill: Disposer | undefined;
+      stopBackfill = ctx.scheduler.every({
+        name: 'backfill',
+        intervalMs: HOUR,
+        run: async ({ signal }) => {
+          if (finished) return;
+          progress = (await loadBackfill(ctx.store)) ?? progress;
+          finished = await runBackfill({ ctx, model, inverters, settings: settings.map((s) => ({ ...s })), progress, signal });
+          if (finished) {
+            ctx.log.info('backfill complete');
+            stopBackfill?.();
+          }
+        },
+      });
+    }
+
+    if (config.demoForecast) {
+      ctx.scheduler.every({
+        name: 'forecast',
+        intervalMs: HOUR,
+        run: () => {
+          const now = ctx.now();
+          ctx.forecast.publish({ series: demoForecast(model, now, ctx.site.temperatureUnit), fetchedAt: now });
+        },
+      });
+    }
+
+    if (config.demoPrices) {
+      ctx.prices.declare({ provider: 'Simulator', currency: 'EUR', scheduleType: 'pricing' });
+      ctx.scheduler.every({
+        name: 'prices',
+        intervalMs: HOUR,
+        run: () => ctx.prices.publish({ import: demoPriceSlots(model, timeZone, ctx.now()) }),
+      });
+    }
+  },
+});

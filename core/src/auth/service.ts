@@ -1,0 +1,283 @@
+import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
+import { z } from 'zod';
+import type { Clock } from '../clock.js';
+import { migrate, type Db, type Migration } from '../db.js';
+import { hashPassword, verifyPassword } from './password-hash.js';
+import { LoginThrottle } from './throttle.js';
+import type { Authenticator, AuthOutcome, Credentials } from './types.js';
+
+export const authMigrations: Migration[] = [
+  {
+    id: 'auth:1',
+    sql: `CREATE TABLE auth_password (
+      id INTEGER PRIMARY KEY CHECK (id = 1),
+      hash TEXT NOT NULL,
+      updated_at INTEGER NOT NULL
+    );
+    CREATE TABLE auth_tokens (
+      id TEXT PRIMARY KEY,
+      name TEXT NOT NULL UNIQUE,
+      secret_hash BLOB NOT NULL UNIQUE,
+      created_at INTEGER NOT NULL,
+      expires_at INTEGER
+    );`,
+  },
+];
+
+export const PASSWORD_MIN_LENGTH = 8;
+export const PASSWORD_MAX_LENGTH = 1024;
+/** The `who` of a password login; token names may not take it. */
+export const PASSWORD_USER = 'admin';
+
+/** A password or token request that cannot be carried out; `reason` picks the HTTP status. */
+export class AuthInputError extends Error {
+  constructor(
+    message: string,
+    readonly reason: 'invalid' | 'conflict' = 'invalid',
+  ) {
+    super(message);
+  }
+}
+
+/** Token names as they appear in the audit log's `who`. */
+export const tokenNameSchema = z
+  .string({ error: 'name is required and must be a string' })
+  .trim()
+  .min(1, 'name must not be empty')
+  .max(64, 'name must be at most 64 characters')
+  .refine((name) => !/\p{Cc}/u.test(name), 'name must not contain control characters')
+  .refine((name) => name !== PASSWORD_USER, `name "${PASSWORD_USER}" is reserved for the password login: choose another`);
+
+/** A token as the API lists it (RFC 3339 UTC times, second precision). */
+export interface TokenInfo {
+  id: string;
+  name: string;
+  created_at: string;
+  expires_at: string | null;
+}
+
+/** A token just created: the only time its secret is shown. */
+export interface CreatedToken extends TokenInfo {
+  token: string;
+}
+
+export interface AuthServiceOptions {
+  /** Failed logins from one address within the window before it is throttled. */
+  maxFailedLogins: number;
+  failedLoginWindowMs: number;
+}
+
+/** How to set a password, for every answer that says none is set. */
+export const NO_PASSWORD_MESSAGE =
+  'no password is set yet: set one with `heliograph password set`, by starting the service with the HELIOGRAPH_PASSWORD environment variable, or on the settings page';
+const MISSING_CREDENTIALS_MESSAGE = `credentials required: use HTTP Basic with user "${PASSWORD_USER}" and the device password, or "Authorization: Bearer <token>"`;
+const WRONG_PASSWORD_MESSAGE = `wrong user name or password (the user name is "${PASSWORD_USER}")`;
+const UNKNOWN_TOKEN_MESSAGE = 'unknown or revoked token: create a new one with POST /api/v1/tokens';
+
+const TOKEN_PREFIX = 'hg_';
+const TOKEN_SHAPE = /^hg_[A-Za-z0-9_-]{43}$/;
+/** How long a successful password check is remembered (see `checkPassword`). */
+const VERIFIED_PASSWORD_TTL_MS = 10 * 60_000;
+
+interface TokenRow {
+  id: string;
+  name: string;
+  created_at: number;
+  expires_at: number | null;
+}
+
+/**
+ * The device password (scrypt hash) and bearer tokens (sha256 hashes), both in SQLite, and
+ * the failed-login throttle. Create with `AuthService.create`, which applies the migrations.
+ */
+export class AuthService implements Authenticator {
+  private readonly throttle: LoginThrottle;
+  /** Per client address, so concurrent guesses are counted one after another (see `authenticate`). */
+  private readonly queues = new Map<string, Promise<unknown>>();
+  private passwordSeen = false;
+  private verifiedPassword: { storedHash: string; candidateDigest: Buffer; until: number } | undefined;
+
+  constructor(
+    private readonly db: Db,
+    private readonly clock: Clock,
+    options: AuthServiceOptions,
+  ) {
+    this.throttle = new LoginThrottle(clock, { maxFailures: options.maxFailedLogins, windowMs: options.failedLoginWindowMs });
+  }
+
+  /** Applies the auth migrations, then returns a service on `db`. */
+  static async create(db: Db, clock: Clock, options: AuthServiceOptions): Promise<AuthService> {
+    await migrate(db, authMigrations);
+    return new AuthService(db, clock, options);
+  }
+
+  async hasPassword(): Promise<boolean> {
+    // No API removes the password, so once seen it stays; until then the row is read each
+    // time, so a password set by another process (the CLI) takes effect at once.
+    if (!this.passwordSeen) this.passwordSeen = (await this.storedHash()) !== undefined;
+    return this.passwordSeen;
+  }
+
+  /** Sets or replaces the password; throws AuthInputError when it breaks the rules. */
+  async setPassword(password: string): Promise<void> {
+    const problem = passwordProblem(password);
+    if (problem) throw new AuthInputError(problem);
+    const hash = await hashPassword(password);
+    await this.db.run(
+      'INSERT INTO auth_password (id, hash, updated_at) VALUES (1, ?, ?) ON CONFLICT (id) DO UPDATE SET hash = excluded.hash, updated_at = excluded.updated_at',
+      hash,
+      this.clock.now(),
+    );
+    this.verifiedPassword = undefined;
+    this.passwordSeen = true;
+  }
+
+  /**
+   * Sets the password unless it already is this one: for HELIOGRAPH_PASSWORD at every start,
+   * which should neither re-hash on each start nor fail once set. Returns whether it changed.
+   */
+  async ensurePassword(password: string): Promise<boolean> {
+    const stored = await this.storedHash();
+    if (stored !== undefined && (await verifyPassword(password, stored))) return false;
+    await this.setPassword(password);
+    return true;
+  }
+
+  /**
+   * Requests from one address are checked one at a time: otherwise a client could send a
+   * hundred guesses at once and have them all verified before the first failure is counted.
+   * Different addresses do not wait for each other.
+   */
+  authenticate(credentials: Credentials | undefined, clientIp: string): Promise<AuthOutcome> {
+    const address = clientIp.startsWith('::ffff:') ? clientIp.slice(7) : clientIp;
+    const previous = this.queues.get(address) ?? Promise.resolve();
+    const run = previous.then(() => this.check(credentials, address));
+    const settled = run.catch(() => undefined);
+    this.queues.set(address, settled);
+    void settled.then(() => {
+      if (this.queues.get(address) === settled) this.queues.delete(address);
+    });
+    return run;
+  }
+
+  async createToken(request: { name: string; expiresAt?: number | null }): Promise<CreatedToken> {
+    const parsedName = tokenNameSchema.safeParse(request.name);
+    if (!parsedName.success) throw new AuthInputError(parsedName.error.issues[0]!.message);
+    const name = parsedName.data;
+    const now = this.clock.now();
+    // Whole seconds, as the API shows them, so the shown expiry is the real one.
+    const expiresAt = request.expiresAt == null ? null : Math.floor(request.expiresAt / 1000) * 1000;
+    if (expiresAt !== null && expiresAt <= now) {
+      throw new AuthInputError(`expires_at ${rfc3339(expiresAt)} is not in the future (now is ${rfc3339(now)})`);
+    }
+    const id = randomBytes(8).toString('hex');
+    const token = TOKEN_PREFIX + randomBytes(32).toString('base64url');
+    try {
+      await this.db.run(
+        'INSERT INTO auth_tokens (id, name, secret_hash, created_at, expires_at) VALUES (?, ?, ?, ?, ?)',
+        id,
+        name,
+        tokenDigest(token),
+        now,
+        expiresAt,
+      );
+    } catch (err) {
+      if (String((err as Error).message).includes('auth_tokens.name')) {
+        throw new AuthInputError(`a token named "${name}" already exists: choose another name or revoke that token first`, 'conflict');
+      }
+      throw err;
+    }
+    return { id, name, token, ...tokenTimes({ created_at: now, expires_at: expiresAt }) };
+  }
+
+  /** Every token, expired ones included, oldest first; never the secrets. */
+  async listTokens(): Promise<TokenInfo[]> {
+    const rows = await this.db.all<TokenRow[]>('SELECT id, name, created_at, expires_at FROM auth_tokens ORDER BY created_at, rowid');
+    return rows.map((row) => ({ id: row.id, name: row.name, ...tokenTimes(row) }));
+  }
+
+  /** Deletes the token, so it fails from the next request on. False when no such id. */
+  async revokeToken(id: string): Promise<boolean> {
+    const result = await this.db.run('DELETE FROM auth_tokens WHERE id = ?', id);
+    return (result.changes ?? 0) > 0;
+  }
+
+  private async check(credentials: Credentials | undefined, address: string): Promise<AuthOutcome> {
+    const waitMs = this.throttle.waitMs(address);
+    if (waitMs > 0) {
+      const retryAfterS = Math.ceil(waitMs / 1000);
+      return { ok: false, status: 429, message: `too many failed logins from this address: try again in ${retryAfterS} s`, retryAfterS };
+    }
+    if (!(await this.hasPassword())) return { ok: false, status: 403, message: NO_PASSWORD_MESSAGE };
+    if (!credentials) return { ok: false, status: 401, message: MISSING_CREDENTIALS_MESSAGE };
+    const outcome = credentials.kind === 'password' ? await this.checkPassword(credentials.secret) : await this.checkToken(credentials.secret);
+    if (outcome.ok) this.throttle.recordSuccess(address);
+    else this.throttle.recordFailure(address);
+    return outcome;
+  }
+
+  /**
+   * scrypt costs tens of milliseconds by design, too much for a dashboard that polls with
+   * Basic auth. So the sha256 of the last password that verified is remembered for ten
+   * minutes, tied to the stored hash it verified against: a password change (here or by the
+   * CLI in another process; the row is read on every check) makes it useless at once. Only
+   * successes are remembered, so every wrong guess still pays a full scrypt, and the digest
+   * is compared in constant time.
+   */
+  private async checkPassword(candidate: string): Promise<AuthOutcome> {
+    const stored = await this.storedHash();
+    if (stored === undefined) return { ok: false, status: 403, message: NO_PASSWORD_MESSAGE };
+    const now = this.clock.now();
+    const digest = createHash('sha256').update(candidate, 'utf8').digest();
+    const remembered = this.verifiedPassword;
+    if (remembered && remembered.storedHash === stored && now < remembered.until && timingSafeEqual(remembered.candidateDigest, digest)) {
+      return { ok: true, who: PASSWORD_USER };
+    }
+    if (!(await verifyPassword(candidate, stored))) return { ok: false, status: 401, message: WRONG_PASSWORD_MESSAGE };
+    this.verifiedPassword = { storedHash: stored, candidateDigest: digest, until: now + VERIFIED_PASSWORD_TTL_MS };
+    return { ok: true, who: PASSWORD_USER };
+  }
+
+  /**
+   * Tokens are 256 random bits, so a plain sha256 is as good as a slow KDF here (there is
+   * no dictionary to try), and it allows an indexed lookup instead of checking every token.
+   */
+  private async checkToken(secret: string): Promise<AuthOutcome> {
+    if (!TOKEN_SHAPE.test(secret)) return { ok: false, status: 401, message: UNKNOWN_TOKEN_MESSAGE };
+    const row = await this.db.get<{ name: string; expires_at: number | null }>('SELECT name, expires_at FROM auth_tokens WHERE secret_hash = ?', tokenDigest(secret));
+    if (!row) return { ok: false, status: 401, message: UNKNOWN_TOKEN_MESSAGE };
+    if (row.expires_at !== null && this.clock.now() >= row.expires_at) {
+      return { ok: false, status: 401, message: `token "${row.name}" expired at ${rfc3339(row.expires_at)}: create a new one` };
+    }
+    return { ok: true, who: row.name };
+  }
+
+  private async storedHash(): Promise<string | undefined> {
+    const row = await this.db.get<{ hash: string }>('SELECT hash FROM auth_password WHERE id = 1');
+    return row?.hash;
+  }
+}
+
+/** What is wrong with a new password, or undefined when it is acceptable. */
+export function passwordProblem(password: string): string | undefined {
+  const length = [...password.normalize('NFC')].length;
+  if (length === 0) return 'the password must not be empty';
+  if (length < PASSWORD_MIN_LENGTH) return `the password must be at least ${PASSWORD_MIN_LENGTH} characters long (this one has ${length})`;
+  if (length > PASSWORD_MAX_LENGTH) return `the password must be at most ${PASSWORD_MAX_LENGTH} characters long`;
+  // Also keeps the middleware's marker for a wrong Basic user name (it starts with NUL) unmatchable.
+  if (/\p{Cc}/u.test(password)) return 'the password must not contain control characters (newline, tab, NUL)';
+  return undefined;
+}
+
+function tokenDigest(secret: string): Buffer {
+  return createHash('sha256').update(secret, 'utf8').digest();
+}
+
+function tokenTimes(row: { created_at: number; expires_at: number | null }): Pick<TokenInfo, 'created_at' | 'expires_at'> {
+  return { created_at: rfc3339(row.created_at), expires_at: row.expires_at === null ? null : rfc3339(row.expires_at) };
+}
+
+/** RFC 3339 UTC with second precision: `2025-06-01T12:00:00Z`. */
+export function rfc3339(ms: number): string {
+  return new Date(ms).toISOString().replace(/\.\d{3}Z$/, 'Z');
+}

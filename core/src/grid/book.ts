@@ -1,0 +1,203 @@
+import type { PriceSlot } from '@heliograph/plugins-sdk';
+import { DateTime } from 'luxon';
+import type { Clock } from '../clock.js';
+import { formatUtc, roundTo } from '../forecast/time.js';
+import { createLogger } from '../log.js';
+import type { PriceSink } from '../plugins/sinks.js';
+
+const log = createLogger('grid');
+
+export type ScheduleType = 'pricing' | 'import_export_pricing' | 'none';
+
+export interface PriceSlotJson {
+  from: string;
+  to: string;
+  price: number;
+  rank: number;
+  premium: number;
+}
+
+export interface ImportExportSlotJson {
+  from: string;
+  to: string;
+  import_price: number;
+  import_rank: number;
+  import_premium: number;
+  export_price: number | null;
+  export_rank: number | null;
+  export_premium: number | null;
+}
+
+/** The body of GET /api/v1/grid. */
+export interface GridResponse {
+  provider: string;
+  schedule_type: 'pricing' | 'import_export_pricing';
+  pricing: { currency: string; unit: string; slots: Array<PriceSlotJson | ImportExportSlotJson> } | null;
+}
+
+interface Declaration {
+  provider: string;
+  currency?: string;
+  scheduleType: ScheduleType;
+}
+
+interface SourceState {
+  declaration: Declaration;
+  import: PriceSlot[];
+  export: PriceSlot[];
+}
+
+export interface PriceBookOptions {
+  clock: Clock;
+  /** IANA zone of the site: ranks and premiums are per local day of it. */
+  timeZone: string;
+  /** From config `prices`: shown price = raw * multiplier + offset. */
+  multiplier: number;
+  offset: number;
+}
+
+/** The grid answer when no price plugin is configured: no provider, no prices. */
+const NO_PROVIDER: GridResponse = { provider: 'none', schedule_type: 'pricing', pricing: null };
+
+/**
+ * The grid price schedule of the active price provider, as GET /api/v1/grid shows it.
+ *
+ * The first price plugin to declare itself is the active provider; a second one is kept on
+ * standby (its publishes are stored) and takes over if the first stops, so two price
+ * feeds never mix in one schedule. A publish replaces the stored slots its range covers and
+ * keeps the others, so a failed fetch never loses the schedule already known. Multiplier
+ * and offset are applied when the schedule is read, so a config change applies at once.
+ */
+export class PriceBook implements PriceSink {
+  /** Declared sources in declaration order; the first is active. */
+  private readonly sources = new Map<string, SourceState>();
+
+  constructor(private readonly options: PriceBookOptions) {}
+
+  declare(source: string, args: Declaration): () => void {
+    if (args.scheduleType !== 'none' && !args.currency) {
+      throw new Error(`prices.declare: currency is required when scheduleType is "${args.scheduleType}" (e.g. currency: 'EUR')`);
+    }
+    if (this.sources.has(source)) throw new Error(`prices.declare: ${source} has already declared its provider`);
+    const active = this.activeSource();
+    if (active) log.warn(`price plugin ${source} (${args.provider}) is on standby: ${active.declaration.provider} was declared first and is the active provider`);
+    const state: SourceState = { declaration: { ...args }, import: [], export: [] };
+    this.sources.set(source, state);
+    return () => {
+      if (this.sources.get(source) === state) this.sources.delete(source);
+    };
+  }
+
+  publish(source: string, schedule: { import: PriceSlot[]; export?: PriceSlot[] }): void {
+    const state = this.sources.get(source);
+    if (!state) throw new Error('prices.publish before prices.declare: declare the provider in setup first');
+    if (schedule.export?.length && state.declaration.scheduleType !== 'import_export_pricing') {
+      throw new Error(`prices.publish: export prices need scheduleType "import_export_pricing"; ${source} declared "${state.declaration.scheduleType}"`);
+    }
+    const keepFrom = this.dayStart(this.options.clock.now(), -1);
+    state.import = replaceCovered(state.import, validSlots(schedule.import, source), keepFrom);
+    if (schedule.export) state.export = replaceCovered(state.export, validSlots(schedule.export, source), keepFrom);
+  }
+
+  /** The grid answer: slots from the start of the current local day to the last published one. */
+  toResponse(): GridResponse {
+    const active = this.activeSource();
+    if (!active) return NO_PROVIDER;
+    const { provider, currency, scheduleType } = active.declaration;
+    if (scheduleType === 'none') return { provider, schedule_type: 'pricing', pricing: null };
+    const todayStart = this.dayStart(this.options.clock.now(), 0);
+    const shown = active.import.filter((s) => s.start >= todayStart);
+    const imports = shown.map((s) => this.adjust(s.price));
+    const days = shown.map((s) => this.localDay(s.start));
+    const importStats = dayStats(imports, days, 'cheapest');
+    const pricing = { currency: currency!, unit: `${currency}/kWh`, slots: [] as Array<PriceSlotJson | ImportExportSlotJson> };
+
+    if (scheduleType === 'pricing') {
+      pricing.slots = shown.map((s, i) => ({
+        from: formatUtc(s.start),
+        to: formatUtc(s.end),
+        price: imports[i]!,
+        rank: importStats.rank[i]!,
+        premium: importStats.premium[i]!,
+      }));
+      return { provider, schedule_type: 'pricing', pricing };
+    }
+
+    // Export prices are matched to import slots by time, so both share one slot list even
+    // when a provider publishes them at different resolutions.
+    const exports = shown.map((s) => {
+      const covering = active.export.find((e) => e.start <= s.start && s.start < e.end);
+      return covering ? this.adjust(covering.price) : null;
+    });
+    const exportStats = dayStats(exports, days, 'highest');
+    pricing.slots = shown.map((s, i) => ({
+      from: formatUtc(s.start),
+      to: formatUtc(s.end),
+      import_price: imports[i]!,
+      import_rank: importStats.rank[i]!,
+      import_premium: importStats.premium[i]!,
+      export_price: exports[i]!,
+      export_rank: exportStats.rank[i] ?? null,
+      export_premium: exportStats.premium[i] ?? null,
+    }));
+    return { provider, schedule_type: 'import_export_pricing', pricing };
+  }
+
+  private activeSource(): SourceState | undefined {
+    return this.sources.values().next().value;
+  }
+
+  private adjust(raw: number): number {
+    return roundTo(raw * this.options.multiplier + this.options.offset, 5);
+  }
+
+  private localDay(ms: number): string {
+    return DateTime.fromMillis(ms, { zone: this.options.timeZone }).toISODate()!;
+  }
+
+  /** Start of the local day `offsetDays` from the one containing `ms`. */
+  private dayStart(ms: number, offsetDays: number): number {
+    return DateTime.fromMillis(ms, { zone: this.options.timeZone }).startOf('day').plus({ days: offsetDays }).toMillis();
+  }
+}
+
+/**
+ * Rank and premium of each price within its local day. `cheapest`: rank 1 = lowest price;
+ * `highest`: rank 1 = highest (export: best paid). Equal prices rank the earlier slot first
+ * (the input is in time order, and the sort is stable). Missing prices get no rank.
+ */
+function dayStats(prices: ReadonlyArray<number | null>, days: readonly string[], best: 'cheapest' | 'highest') {
+  const rank: Array<number | undefined> = new Array(prices.length);
+  const premium: Array<number | undefined> = new Array(prices.length);
+  const byDay = new Map<string, number[]>();
+  prices.forEach((price, i) => {
+    if (price === null) return;
+    let list = byDay.get(days[i]!);
+    if (!list) byDay.set(days[i]!, (list = []));
+    list.push(i);
+  });
+  for (const indexes of byDay.values()) {
+    const sum = indexes.reduce((acc, i) => acc + prices[i]!, 0);
+    const average = sum / indexes.length;
+    const order = [...indexes].sort((a, b) => (best === 'cheapest' ? prices[a]! - prices[b]! : prices[b]! - prices[a]!));
+    order.forEach((i, position) => (rank[i] = position + 1));
+    for (const i of indexes) premium[i] = roundTo(prices[i]! - average, 5);
+  }
+  return { rank, premium };
+}
+
+/** Drops slots a plugin should never send (empty, reversed, not finite), with a warning. */
+function validSlots(slots: readonly PriceSlot[], source: string): PriceSlot[] {
+  const valid = slots.filter((s) => Number.isFinite(s.start) && Number.isFinite(s.end) && s.end > s.start && Number.isFinite(s.price));
+  if (valid.length < slots.length) log.warn(`${slots.length - valid.length} price slot(s) from ${source} have no valid start, end or price; ignored`);
+  return valid.sort((a, b) => a.start - b.start);
+}
+
+/** The stored slots with those overlapping the new range replaced, older than `keepFrom` dropped. */
+function replaceCovered(stored: readonly PriceSlot[], incoming: readonly PriceSlot[], keepFrom: number): PriceSlot[] {
+  if (incoming.length === 0) return stored.filter((s) => s.end > keepFrom);
+  const first = incoming[0]!.start;
+  const last = Math.max(...incoming.map((s) => s.end));
+  const kept = stored.filter((s) => s.end > keepFrom && (s.end <= first || s.start >= last));
+  return [...kept, ...incoming.map((s) => ({ start: s.start, end: s.end, price: s.price }))].sort((a, b) => a.start - b.start);
+}

@@ -1,0 +1,95 @@
+#!/usr/bin/env node
+import { parseArgs } from 'node:util';
+import { join, resolve } from 'node:path';
+import { ConfigError, loadConfig } from './config/load.js';
+import { startHeliograph, ROOT_DIR } from './server.js';
+import { runPasswordCommand } from './cli/password.js';
+import { createLogger, errorMessage } from './log.js';
+
+const log = createLogger('main');
+
+const USAGE = `Usage:
+  heliograph serve [--host H] [--port N] [--data DIR] [--plugins FILE] [--config FILE]
+  heliograph password set            reads the new device password from stdin
+  heliograph history export --topic T [--from T] [--to T] [--group-by 1h] [--agg mean] > file.csv
+  heliograph history import FILE.csv
+
+Settings may also come from HELIOGRAPH_HOST, HELIOGRAPH_PORT, HELIOGRAPH_DATA,
+HELIOGRAPH_PLUGINS, HELIOGRAPH_CONFIG; HELIOGRAPH_PASSWORD sets the password at start.
+Defaults: host 0.0.0.0, port 8080, data ./data, plugins ./plugins.json.`;
+
+/** Where things live: flags first, then the environment, then the defaults. */
+function locations(values: Record<string, string | boolean | undefined>) {
+  const env = process.env;
+  const str = (flag: string, envName: string, fallback: string) => String(values[flag] ?? env[envName] ?? fallback);
+  const dataDir = resolve(str('data', 'HELIOGRAPH_DATA', 'data'));
+  const configFile = values.config ?? env.HELIOGRAPH_CONFIG;
+  return {
+    host: str('host', 'HELIOGRAPH_HOST', '0.0.0.0'),
+    port: str('port', 'HELIOGRAPH_PORT', '8080'),
+    dataDir,
+    pluginsFile: resolve(str('plugins', 'HELIOGRAPH_PLUGINS', join(process.cwd(), 'plugins.json'))),
+    configFile: configFile ? resolve(String(configFile)) : join(dataDir, 'config.json'),
+  };
+}
+
+async function serve(argv: string[]): Promise<number> {
+  const { values } = parseArgs({
+    args: argv,
+    options: { host: { type: 'string' }, port: { type: 'string' }, data: { type: 'string' }, plugins: { type: 'string' }, config: { type: 'string' } },
+  });
+  const where = locations(values);
+  const port = Number(where.port);
+  if (!Number.isInteger(port) || port < 0 || port > 65535) throw new ConfigError(`port: expected a whole number from 0 to 65535, got "${where.port}"`);
+  const server = await startHeliograph({ ...where, port, password: process.env.HELIOGRAPH_PASSWORD || undefined });
+  process.stdout.write(`listening on ${server.url}\n`);
+  if (!(await server.auth.hasPassword())) log.warn('no password is set: the API answers 403 until one is (run `heliograph password set`)');
+
+  await new Promise<void>((done) => {
+    const stop = (signal: string) => {
+      log.info(`${signal}: stopping`);
+      // A stuck plugin or disk must not keep the process alive past 5 s.
+      setTimeout(() => {
+        log.error('shutdown took longer than 5 s; exiting anyway');
+        process.exit(1);
+      }, 5000).unref();
+      server.close().then(done, done);
+    };
+    process.once('SIGINT', () => stop('SIGINT'));
+    process.once('SIGTERM', () => stop('SIGTERM'));
+  });
+  return 0;
+}
+
+async function main(argv: string[]): Promise<number> {
+  const [command, ...rest] = argv;
+  switch (command) {
+    case 'serve':
+    case undefined:
+      return serve(rest);
+    case 'password': {
+      const { values } = parseArgs({ args: rest.slice(1), options: { data: { type: 'string' }, config: { type: 'string' } } });
+      if (rest[0] !== 'set') break;
+      const where = locations(values);
+      return runPasswordCommand({ dataDir: where.dataDir, config: loadConfig(where.configFile) });
+    }
+    case '--help':
+    case '-h':
+    case 'help':
+      process.stdout.write(USAGE + '\n');
+      return 0;
+  }
+  process.stderr.write(`unknown command: ${argv.join(' ')}\n\n${USAGE}\n`);
+  return 2;
+}
+
+main(process.argv.slice(2)).then(
+  (code) => process.exit(code),
+  (err) => {
+    if (err instanceof ConfigError) process.stderr.write(`heliograph: cannot start:\n${err.message}\n`);
+    else process.stderr.write(`heliograph: ${errorMessage(err)}\n`);
+    process.exit(1);
+  },
+);
+
+export { ROOT_DIR };

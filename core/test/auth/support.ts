@@ -1,0 +1,40 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { ManualClock } from '../../src/clock.js';
+import { openDatabase, type Db } from '../../src/db.js';
+import { AuthService } from '../../src/auth/service.js';
+
+/** decisions.md: 5 failures within 15 minutes. */
+export const AUTH_OPTIONS = { maxFailedLogins: 5, failedLoginWindowMs: 15 * 60_000 };
+export const START = Date.parse('2025-06-01T12:00:00Z');
+export const PASSWORD = 'correct horse battery';
+
+export interface AuthFixture {
+  /** Replaceable, for tests that reopen the file; `close` closes whichever is current. */
+  db: Db;
+  file: string;
+  clock: ManualClock;
+  auth: AuthService;
+  close(): Promise<void>;
+}
+
+/** An AuthService on a fresh SQLite file in a temp dir, with a clock that moves by hand. */
+export async function startAuth(): Promise<AuthFixture> {
+  const dir = mkdtempSync(join(tmpdir(), 'heliograph-auth-'));
+  const file = join(dir, 'heliograph.db');
+  const db = await openDatabase(file);
+  const clock = new ManualClock(START);
+  const auth = await AuthService.create(db, clock, AUTH_OPTIONS);
+  const fixture: AuthFixture = {
+    db,
+    file,
+    clock,
+    auth,
+    close: async () => {
+      await fixture.db.close();
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+  return fixture;
+}

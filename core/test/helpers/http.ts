@@ -1,0 +1,44 @@
+/**
+ * A small fetch wrapper for API tests over real HTTP: credentials as options, the body
+ * read once as text and, when the answer says JSON, parsed.
+ */
+export interface HttpAnswer {
+  status: number;
+  headers: Headers;
+  text: string;
+  /** The parsed body when the answer is application/json, else undefined. */
+  json: unknown;
+}
+
+export interface HttpRequestOptions {
+  method?: string;
+  /** HTTP Basic: a password (user admin) or an explicit user and password. */
+  basic?: string | { user: string; password: string };
+  /** `Authorization: Bearer <token>`. */
+  bearer?: string;
+  /** Sent as JSON unless it is a string, which is sent as it is (for malformed bodies). */
+  body?: unknown;
+  headers?: Record<string, string>;
+}
+
+export function basicAuthorization(password: string, user = 'admin'): string {
+  return `Basic ${Buffer.from(`${user}:${password}`, 'utf8').toString('base64')}`;
+}
+
+export async function httpRequest(baseUrl: string, path: string, options: HttpRequestOptions = {}): Promise<HttpAnswer> {
+  const headers: Record<string, string> = { ...options.headers };
+  if (options.basic !== undefined) {
+    headers.authorization =
+      typeof options.basic === 'string' ? basicAuthorization(options.basic) : basicAuthorization(options.basic.password, options.basic.user);
+  }
+  if (options.bearer !== undefined) headers.authorization = `Bearer ${options.bearer}`;
+  let body: string | undefined;
+  if (options.body !== undefined) {
+    body = typeof options.body === 'string' ? options.body : JSON.stringify(options.body);
+    headers['content-type'] ??= 'application/json';
+  }
+  const response = await fetch(new URL(path, baseUrl), { method: options.method ?? 'GET', headers, body });
+  const text = await response.text();
+  const isJson = (response.headers.get('content-type') ?? '').startsWith('application/json');
+  return { status: response.status, headers: response.headers, text, json: isJson && text ? JSON.parse(text) : undefined };
+}

@@ -1,0 +1,159 @@
+import assert from 'node:assert/strict';
+import { after, before, beforeEach, describe, test } from 'node:test';
+import { startTestHost, type TestHost } from '@heliograph/plugins-sdk/testing';
+import { DateTime } from 'luxon';
+import plugin from '../src/index.js';
+import { type AwattarMarket, type FakeAwattar, startFakeAwattar } from './fake-awattar.js';
+
+const zone = 'Europe/Berlin';
+const HOUR = 3_600_000;
+const berlin = (iso: string) => DateTime.fromISO(iso, { zone }).toMillis();
+
+/** A price per hour of day with a negative dip at noon, in EUR/MWh with two decimals. */
+function marketPrice(start: number): number {
+  const hour = new Date(start).getUTCHours();
+  const minute = new Date(start).getUTCMinutes();
+  return Math.round((85.4 + hour * 6.37 + minute * 0.11 - (hour === 11 ? 120 : 0)) * 100) / 100;
+}
+
+function market(overrides: Partial<AwattarMarket> = {}): AwattarMarket {
+  return { price: marketPrice, slotMs: HOUR, publishedUntil: berlin('2026-11-22T00:00'), ...overrides };
+}
+
+describe('aWATTar prices', () => {
+  let fake: FakeAwattar;
+  const hosts: TestHost[] = [];
+  const start = async (now: number, config: Record<string, unknown> = {}) => {
+    const host = await startTestHost({ plugin, config: { baseUrl: fake.url, ...config }, site: { timeZone: zone }, now });
+    hosts.push(host);
+    return host;
+  };
+
+  before(async () => {
+    fake = await startFakeAwattar(market());
+  });
+  after(async () => {
+    for (const host of hosts) await host.stop();
+    await fake.close();
+  });
+  beforeEach(() => {
+    fake.market = market();
+    fake.requests.length = 0;
+  });
+
+  test('declares itself and schedules a regular refresh and one after the day-ahead auction', async () => {
+    const host = await start(berlin('2026-11-20T10:00'));
+    assert.deepEqual(host.prices.provider, { provider: 'aWATTar', currency: 'EUR', scheduleType: 'pricing' });
+    assert.equal(host.jobs.get('refresh')?.intervalMs, HOUR);
+    assert.equal(host.jobs.get('day-ahead')?.kind, 'daily');
+    assert.ok(host.jobs.get('day-ahead')?.times?.every((t) => t >= '13:00' && t <= '15:00'));
+  });
+
+  test('a normal day: today and tomorrow as hourly EUR/kWh slots', async () => {
+    const host = await start(berlin('2026-11-20T14:00'));
+    await host.runJob('refresh');
+
+    const [request] = fake.requests;
+    assert.equal(request?.path, '/v1/marketdata');
+    assert.equal(request?.query.get('start'), String(berlin('2026-11-20T00:00')));
+    assert.equal(request?.query.get('end'), String(berlin('2026-11-22T00:00')));
+
+    assert.equal(host.prices.schedules.length, 1);
+    const slots = host.prices.schedules[0]!.import;
+    assert.equal(slots.length, 48);
+    assert.equal(slots[0]!.start, berlin('2026-11-20T00:00'));
+    assert.equal(slots.at(-1)!.end, berlin('2026-11-22T00:00'));
+    for (const [i, slot] of slots.entries()) {
+      assert.equal(slot.end - slot.start, HOUR);
+      if (i > 0) assert.equal(slot.start, slots[i - 1]!.end);
+      assert.ok(Math.abs(slot.price - marketPrice(slot.start) / 1000) < 1e-9, `price of slot ${i}`);
+    }
+    // 11:00 UTC is noon in Berlin: 85.4 + 11 * 6.37 - 120 = 35.47 EUR/MWh.
+    assert.equal(slots.find((s) => s.start === berlin('2026-11-20T12:00'))?.price, 0.03547);
+    assert.equal(host.prices.schedules[0]!.export, undefined);
+  });
+
+  test('the Austrian market and quarter-hour data: slot length comes from the answer', async () => {
+    fake.market = market({ slotMs: HOUR / 4 });
+    const host = await start(berlin('2026-11-20T14:00'), { country: 'at' });
+    await host.runJob('refresh');
+    const slots = host.prices.schedules[0]!.import;
+    assert.equal(slots.length, 192);
+    assert.ok(slots.every((s) => s.end - s.start === HOUR / 4));
+    assert.ok(slots.every((s) => Math.abs(s.price - marketPrice(s.start) / 1000) < 1e-9));
+  });
+
+  test('daylight-saving days: 25 hours on 2026-10-25, 23 hours on 2026-03-29', async () => {
+    fake.market = market({ publishedUntil: berlin('2026-10-27T00:00') });
+    const autumn = await start(berlin('2026-10-25T15:00'));
+    await autumn.runJob('refresh');
+    const autumnSlots = autumn.prices.schedules[0]!.import;
+    const autumnToday = autumnSlots.filter((s) => s.start < berlin('2026-10-26T00:00'));
+    assert.equal(autumnToday.length, 25);
+    assert.equal(autumnSlots.length, 25 + 24);
+    assert.equal(autumnSlots[0]!.start, berlin('2026-10-25T00:00'));
+
+    fake.market = market({ slotMs: HOUR / 4, publishedUntil: berlin('2026-03-31T00:00') });
+    const spring = await start(berlin('2026-03-29T15:00'));
+    await spring.runJob('refresh');
+    const springToday = spring.prices.schedules[0]!.import.filter((s) => s.start < berlin('2026-03-30T00:00'));
+    assert.equal(springToday.length, 92);
+    assert.equal(springToday.at(-1)!.end, berlin('2026-03-30T00:00'));
+  });
+
+  test('tomorrow not yet published: today is published, tomorrow follows after the auction', async () => {
+    fake.market = market({ publishedUntil: berlin('2026-11-21T00:00') });
+    const host = await start(berlin('2026-11-20T09:00'));
+    await host.runJob('refresh');
+    assert.equal(host.prices.schedules.length, 1);
+    assert.equal(host.prices.schedules[0]!.import.length, 24);
+    assert.ok(host.logs.some((line) => line.includes('2026-11-21 is not published yet')));
+
+    fake.market = market({ publishedUntil: berlin('2026-11-22T00:00') });
+    host.setTime(berlin('2026-11-20T13:05'));
+    await host.runJob('day-ahead');
+    assert.equal(host.prices.schedules.length, 2);
+    assert.equal(host.prices.schedules[1]!.import.length, 48);
+  });
+
+  for (const [status, statusText, pattern] of [
+    [429, 'Too Many Requests', /aWATTar answered HTTP 429 Too Many Requests .*rate limit/],
+    [503, 'Service Unavailable', /aWATTar answered HTTP 503 Service Unavailable .*problem on its side/],
+    [500, 'Internal Server Error', /aWATTar answered HTTP 500 Internal Server Error/],
+  ] as const) {
+    test(`HTTP ${status}: the job fails with a clear message and the last schedule stays`, async () => {
+      const host = await start(berlin('2026-11-20T14:00'));
+      await host.runJob('refresh');
+      const published = host.prices.schedules[0];
+
+      fake.market = market({ failure: { status, contentType: 'text/plain', body: statusText } });
+      await assert.rejects(host.runJob('refresh'), pattern);
+      await assert.rejects(host.runJob('day-ahead'), pattern);
+      assert.equal(host.prices.schedules.length, 1);
+      assert.equal(host.prices.schedules.at(-1), published);
+    });
+  }
+
+  test('a malformed answer: the error names the bad field, nothing is published', async () => {
+    const host = await start(berlin('2026-11-20T14:00'));
+    fake.market = market({ corrupt: 'wrong-type' });
+    await assert.rejects(host.runJob('refresh'), /aWATTar answer: data\[3\]\.marketprice: expected number, received string/);
+    fake.market = market({ corrupt: 'not-json' });
+    await assert.rejects(host.runJob('refresh'), /aWATTar answer is not JSON/);
+    assert.equal(host.prices.schedules.length, 0);
+
+    fake.market = market();
+    await host.runJob('refresh');
+    assert.equal(host.prices.schedules.length, 1);
+  });
+
+  test('an unreachable service: the error says so and names the address', async () => {
+    const host = await start(berlin('2026-11-20T14:00'), { baseUrl: 'http://127.0.0.1:9' });
+    await assert.rejects(host.runJob('refresh'), /could not reach aWATTar at http:\/\/127\.0\.0\.1:9\/v1\/marketdata \(ECONNREFUSED\)/);
+    assert.equal(host.prices.schedules.length, 0);
+  });
+
+  test('the config refuses an unknown country', async () => {
+    await assert.rejects(startTestHost({ plugin, config: { country: 'ch' } }), /invalid config for awattar/);
+  });
+});

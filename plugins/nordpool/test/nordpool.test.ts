@@ -1,0 +1,164 @@
+import assert from 'node:assert/strict';
+import { after, before, beforeEach, describe, test } from 'node:test';
+import type { PriceSlot } from '@heliograph/plugins-sdk';
+import { startTestHost, type TestHost } from '@heliograph/plugins-sdk/testing';
+import { DateTime } from 'luxon';
+import plugin from '../src/index.js';
+import { type FakeNordPool, type NordPoolMarket, startFakeNordPool } from './fake-nordpool.js';
+
+const zone = 'Europe/Stockholm';
+const QUARTER = 900_000;
+const local = (iso: string, z = zone) => DateTime.fromISO(iso, { zone: z }).toMillis();
+
+/** Per MWh with two decimals; differs by area and currency, negative at 03:00 UTC. */
+function price(start: number, area: string, currency: string): number {
+  const quarter = (start / QUARTER) % 96;
+  const base = quarter === 12 ? -3.27 : 41.3 + quarter * 1.17 + (area === 'SE4' ? 20 : 0);
+  return Math.round(base * (currency === 'SEK' ? 11.0755 : 1) * 100) / 100;
+}
+
+function market(overrides: Partial<NordPoolMarket> = {}): NordPoolMarket {
+  return { price, slotMinutes: 15, publishedThrough: '2026-11-21', ...overrides };
+}
+
+function assertSlots(slots: PriceSlot[], area: string, currency: string, slotMs = QUARTER): void {
+  for (const [i, slot] of slots.entries()) {
+    assert.equal(slot.end - slot.start, slotMs);
+    if (i > 0) assert.equal(slot.start, slots[i - 1]!.end, `slot ${i} follows the one before`);
+    assert.ok(Math.abs(slot.price - price(slot.start, area, currency) / 1000) < 1e-9, `price of slot ${i}`);
+  }
+}
+
+describe('Nord Pool prices', () => {
+  let fake: FakeNordPool;
+  const hosts: TestHost[] = [];
+  const start = async (now: number, config: Record<string, unknown> = {}, timeZone = zone) => {
+    const host = await startTestHost({ plugin, config: { deliveryArea: 'SE3', baseUrl: fake.url, ...config }, site: { timeZone }, now });
+    hosts.push(host);
+    return host;
+  };
+
+  before(async () => {
+    fake = await startFakeNordPool(market());
+  });
+  after(async () => {
+    for (const host of hosts) await host.stop();
+    await fake.close();
+  });
+  beforeEach(() => {
+    fake.market = market();
+    fake.requests.length = 0;
+  });
+
+  test('declares itself in the configured currency and schedules the day-ahead refresh', async () => {
+    const host = await start(local('2026-11-20T10:00'), { currency: 'SEK' });
+    assert.deepEqual(host.prices.provider, { provider: 'Nord Pool', currency: 'SEK', scheduleType: 'pricing' });
+    assert.equal(host.jobs.get('refresh')?.intervalMs, 3_600_000);
+    assert.equal(host.jobs.get('day-ahead')?.kind, 'daily');
+  });
+
+  test('a normal day: 96 quarter hours today and tomorrow, per kWh in the asked currency', async () => {
+    const host = await start(local('2026-11-20T14:00'), { currency: 'SEK', deliveryArea: 'SE4' });
+    await host.runJob('refresh');
+    assert.deepEqual(
+      fake.requests.map((r) => Object.fromEntries(r.query)),
+      ['2026-11-20', '2026-11-21'].map((date) => ({ date, market: 'DayAhead', deliveryArea: 'SE4', currency: 'SEK' })),
+    );
+    const slots = host.prices.schedules[0]!.import;
+    assert.equal(slots.length, 192);
+    assert.equal(slots[0]!.start, local('2026-11-20T00:00'));
+    assert.equal(slots.at(-1)!.end, local('2026-11-22T00:00'));
+    assertSlots(slots, 'SE4', 'SEK');
+    assert.equal(slots.find((s) => s.start === Date.parse('2026-11-20T03:00:00Z'))?.price, -0.03622);
+  });
+
+  test('hourly answers (before 2025-10-01) give hour slots', async () => {
+    fake.market = market({ slotMinutes: 60 });
+    const host = await start(local('2026-11-20T14:00'));
+    await host.runJob('refresh');
+    const slots = host.prices.schedules[0]!.import;
+    assert.equal(slots.length, 48);
+    assert.ok(slots.every((s) => s.end - s.start === 3_600_000));
+  });
+
+  test('daylight-saving days: 100 quarter hours on 2026-10-25, 92 on 2026-03-29', async () => {
+    fake.market = market({ publishedThrough: '2026-10-26' });
+    const autumn = await start(local('2026-10-25T15:00'));
+    await autumn.runJob('refresh');
+    const autumnSlots = autumn.prices.schedules[0]!.import;
+    assert.equal(autumnSlots.filter((s) => s.start < local('2026-10-26T00:00')).length, 100);
+    assert.equal(autumnSlots.length, 196);
+    assertSlots(autumnSlots, 'SE3', 'EUR');
+
+    fake.market = market({ publishedThrough: '2026-03-30' });
+    const spring = await start(local('2026-03-29T15:00'));
+    await spring.runJob('refresh');
+    const springSlots = spring.prices.schedules[0]!.import;
+    assert.equal(springSlots.filter((s) => s.start < local('2026-03-30T00:00')).length, 92);
+    assertSlots(springSlots, 'SE3', 'EUR');
+  });
+
+  test('tomorrow not yet published (204): today is published, tomorrow follows after the auction', async () => {
+    fake.market = market({ publishedThrough: '2026-11-20' });
+    const host = await start(local('2026-11-20T09:00'));
+    await host.runJob('refresh');
+    assert.equal(host.prices.schedules[0]!.import.length, 96);
+    assert.ok(host.logs.some((line) => line.includes('delivery day 2026-11-21 is not published yet')));
+
+    fake.market = market();
+    host.setTime(local('2026-11-20T13:00'));
+    await host.runJob('day-ahead');
+    assert.equal(host.prices.schedules[1]!.import.length, 192);
+  });
+
+  test('a 204 for a delivery day that has begun is an error', async () => {
+    fake.market = market({ publishedThrough: '2026-11-19' });
+    const host = await start(local('2026-11-20T09:00'));
+    await assert.rejects(host.runJob('refresh'), /Nord Pool has no SE3 prices for 2026-11-20, a day that has begun/);
+    assert.equal(host.prices.schedules.length, 0);
+  });
+
+  test('a site east of CET: three CET days are asked and cut to the local days', async () => {
+    const helsinki = (iso: string) => local(iso, 'Europe/Helsinki');
+    const host = await start(helsinki('2026-11-20T14:00'), { deliveryArea: 'FI' }, 'Europe/Helsinki');
+    await host.runJob('refresh');
+    assert.deepEqual(fake.requests.map((r) => r.query.get('date')), ['2026-11-19', '2026-11-20', '2026-11-21']);
+    const slots = host.prices.schedules[0]!.import;
+    assert.equal(slots[0]!.start, helsinki('2026-11-20T00:00'));
+    // The local day starts an hour before CET's, in the CET day before; CET's 2026-11-21 ends
+    // at 01:00 Helsinki time, so its last hour lies beyond the local tomorrow and is cut.
+    assert.equal(slots.at(-1)!.end, helsinki('2026-11-22T00:00'));
+    assert.equal(slots.length, 192);
+    assertSlots(slots, 'FI', 'EUR');
+  });
+
+  for (const [status, statusText, pattern] of [
+    [429, 'Too Many Requests', /Nord Pool answered HTTP 429 Too Many Requests .*rate limit/],
+    [503, 'Service Unavailable', /Nord Pool answered HTTP 503 Service Unavailable .*problem on its side/],
+    [500, 'Internal Server Error', /Nord Pool answered HTTP 500 Internal Server Error/],
+  ] as const) {
+    test(`HTTP ${status}: the job fails with a clear message and the last schedule stays`, async () => {
+      const host = await start(local('2026-11-20T14:00'));
+      await host.runJob('refresh');
+      const published = host.prices.schedules[0];
+      fake.market = market({ failure: { status, contentType: 'text/plain', body: statusText } });
+      await assert.rejects(host.runJob('refresh'), pattern);
+      await assert.rejects(host.runJob('day-ahead'), pattern);
+      assert.equal(host.prices.schedules.length, 1);
+      assert.equal(host.prices.schedules.at(-1), published);
+    });
+  }
+
+  test('a malformed answer: the error names the entry and the missing area', async () => {
+    const host = await start(local('2026-11-20T14:00'));
+    fake.market = market({ corrupt: 'missing-area' });
+    await assert.rejects(host.runJob('refresh'), /Nord Pool answer: multiAreaEntries\[5\]\.entryPerArea\.SE3: expected number, received undefined/);
+    fake.market = market({ corrupt: 'not-json' });
+    await assert.rejects(host.runJob('refresh'), /Nord Pool answer is not JSON/);
+    assert.equal(host.prices.schedules.length, 0);
+  });
+
+  test('the config needs a delivery area', async () => {
+    await assert.rejects(startTestHost({ plugin, config: {} }), /invalid config for nordpool/);
+  });
+});

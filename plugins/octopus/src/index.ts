@@ -1,0 +1,84 @@
+/**
+ * Octopus Energy Agile (UK): half-hourly import prices and Agile Outgoing export prices of the
+ * customer's region, in GBP per kWh, VAT included.
+ *
+ * Agile prices for 23:00 today to 23:00 tomorrow appear at about 16:00 UK time; before that
+ * only today is published, which is not an error. Refreshed every `refreshMinutes` and a few
+ * times after 16:00 Europe/London.
+ */
+import { definePlugin, type PriceSlot, z } from '@heliograph/plugins-sdk';
+import { DateTime } from 'luxon';
+import { localDays } from './local-days.js';
+import { mergeRates, parseRatesPage, type RatesPage } from './parse.js';
+import { requestFailure } from './provider-errors.js';
+
+/** The 14 GSP regions; I and O are not used. */
+const regions = ['A', 'B', 'C', 'D', 'E', 'F', 'G', 'H', 'J', 'K', 'L', 'M', 'N', 'P'] as const;
+const productCode = z.string().regex(/^[A-Z0-9-]+$/, 'an Octopus product code such as AGILE-24-10-01');
+
+export const configSchema = z.object({
+  region: z
+    .enum(regions)
+    .describe('Your region letter (A-P), the last letter of your tariff code, e.g. C for London in E-1R-AGILE-24-10-01-C.'),
+  importProduct: productCode.default('AGILE-24-10-01').describe('Product code of the import tariff (Agile).'),
+  exportProduct: productCode.default('AGILE-OUTGOING-19-05-13').describe('Product code of the export tariff (Agile Outgoing).'),
+  baseUrl: z.url().default('https://api.octopus.energy').describe('Address of the Octopus Energy API.'),
+  refreshMinutes: z.number().int().min(15).max(1440).default(60).describe('Minutes between regular refreshes.'),
+});
+
+/** Wall-clock times (Europe/London) to look for tomorrow's Agile prices, after the ~16:00 publication. */
+export const dayAheadTimes = ['16:10', '16:45', '18:00'];
+
+/** Octopus pages hold at most 1500 rates; a loop of `next` links beyond this is a broken answer. */
+const maxPages = 20;
+
+export default definePlugin({
+  id: 'octopus',
+  configSchema,
+  setup(ctx, config) {
+    const baseUrl = config.baseUrl.replace(/\/+$/, '');
+    ctx.prices.declare({ provider: 'Octopus Energy', currency: 'GBP', scheduleType: 'import_export_pricing' });
+
+    async function fetchRates(product: string, from: number, to: number, signal: AbortSignal): Promise<PriceSlot[]> {
+      const tariff = `E-1R-${product}-${config.region}`;
+      const source = `Octopus answer for ${tariff}`;
+      const utc = (ms: number) => DateTime.fromMillis(ms, { zone: 'utc' }).toISO({ suppressMilliseconds: true });
+      let url: string | null =
+        `${baseUrl}/v1/products/${product}/electricity-tariffs/${tariff}/standard-unit-rates/?` +
+        new URLSearchParams({ period_from: utc(from) ?? '', period_to: utc(to) ?? '', page_size: '1500' }).toString();
+      const rates: RatesPage['rates'] = [];
+      for (let page = 1; url !== null; page++) {
+        if (page > maxPages) throw new Error(`${source}: more than ${maxPages} pages of rates; the last published prices stay.`);
+        if (new URL(url).origin !== new URL(baseUrl).origin) throw new Error(`${source}: next page ${url} is not on ${baseUrl}; refusing to follow it.`);
+        let body: string;
+        try {
+          body = await ctx.http.get(url, { signal }).text();
+        } catch (error) {
+          throw requestFailure(`Octopus Energy (${tariff})`, error);
+        }
+        const parsed = parseRatesPage(body, source, to);
+        rates.push(...parsed.rates);
+        url = parsed.next;
+      }
+      return mergeRates(rates);
+    }
+
+    async function refresh({ signal }: { signal: AbortSignal }): Promise<void> {
+      const days = localDays(ctx.now(), ctx.site.timeZone);
+      const importSlots = await fetchRates(config.importProduct, days.todayStart, days.end, signal);
+      const exportSlots = await fetchRates(config.exportProduct, days.todayStart, days.end, signal);
+      if (!importSlots.some((slot) => slot.start < days.tomorrowStart)) {
+        throw new Error(`Octopus Energy has no ${config.importProduct} prices for today (${days.today}); the last published prices stay.`);
+      }
+      ctx.prices.publish({ import: importSlots, export: exportSlots });
+      const tomorrow = importSlots.filter((slot) => slot.start >= days.tomorrowStart).length;
+      ctx.log.info(
+        `published ${importSlots.length} import and ${exportSlots.length} export slots` +
+          (tomorrow > 0 ? ` up to ${days.tomorrow}` : `; ${days.tomorrow} is not published yet`),
+      );
+    }
+
+    ctx.scheduler.every({ name: 'refresh', intervalMs: config.refreshMinutes * 60_000, run: refresh });
+    ctx.scheduler.daily({ name: 'day-ahead', times: dayAheadTimes, timeZone: 'Europe/London', run: refresh });
+  },
+});

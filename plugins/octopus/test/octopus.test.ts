@@ -1,0 +1,176 @@
+import assert from 'node:assert/strict';
+import { after, before, beforeEach, describe, test } from 'node:test';
+import type { PriceSlot } from '@heliograph/plugins-sdk';
+import { startTestHost, type TestHost } from '@heliograph/plugins-sdk/testing';
+import { DateTime } from 'luxon';
+import plugin from '../src/index.js';
+import { type FakeOctopus, type OctopusMarket, startFakeOctopus } from './fake-octopus.js';
+
+const zone = 'Europe/London';
+const HALF_HOUR = 1_800_000;
+const london = (iso: string) => DateTime.fromISO(iso, { zone }).toMillis();
+const IMPORT = 'AGILE-24-10-01';
+const EXPORT = 'AGILE-OUTGOING-19-05-13';
+
+/** p/kWh with four decimals, with a negative-price half hour in the small hours. */
+const agile = (start: number) => {
+  const halfHour = (start / HALF_HOUR) % 48;
+  return halfHour === 6 ? -2.1 : Math.round((12.6 + halfHour * 0.4173) * 10_000) / 10_000;
+};
+const outgoing = (start: number) => Math.round((4.15 + ((start / HALF_HOUR) % 48) * 0.2) * 100) / 100;
+
+function market(overrides: Partial<OctopusMarket> = {}): OctopusMarket {
+  return {
+    region: 'C',
+    prices: { [IMPORT]: agile, [EXPORT]: outgoing },
+    vat: { [IMPORT]: 0.05, [EXPORT]: 0 },
+    publishedUntil: london('2026-11-21T23:00'),
+    maxPageSize: 1500,
+    ...overrides,
+  };
+}
+
+function assertHalfHours(slots: PriceSlot[], price: (start: number) => number): void {
+  for (const [i, slot] of slots.entries()) {
+    assert.equal(slot.end - slot.start, HALF_HOUR);
+    if (i > 0) assert.equal(slot.start, slots[i - 1]!.end, `slot ${i} follows the one before`);
+    assert.ok(Math.abs(slot.price - price(slot.start) / 100) < 1e-9, `price of slot ${i}`);
+  }
+}
+
+describe('Octopus Agile prices', () => {
+  let fake: FakeOctopus;
+  const hosts: TestHost[] = [];
+  const start = async (now: number, config: Record<string, unknown> = {}) => {
+    const host = await startTestHost({ plugin, config: { region: 'C', baseUrl: fake.url, ...config }, site: { timeZone: zone }, now });
+    hosts.push(host);
+    return host;
+  };
+
+  before(async () => {
+    fake = await startFakeOctopus(market());
+  });
+  after(async () => {
+    for (const host of hosts) await host.stop();
+    await fake.close();
+  });
+  beforeEach(() => {
+    fake.market = market();
+    fake.requests.length = 0;
+  });
+
+  test('declares import and export pricing and schedules a refresh after the 16:00 publication', async () => {
+    const host = await start(london('2026-11-20T10:00'));
+    assert.deepEqual(host.prices.provider, { provider: 'Octopus Energy', currency: 'GBP', scheduleType: 'import_export_pricing' });
+    assert.equal(host.jobs.get('refresh')?.intervalMs, 3_600_000);
+    assert.ok(host.jobs.get('day-ahead')?.times?.every((t) => t >= '16:00'));
+  });
+
+  test('a normal day: import and export half hours in GBP, oldest first', async () => {
+    const host = await start(london('2026-11-20T17:00'));
+    await host.runJob('refresh');
+
+    assert.deepEqual(
+      fake.requests.map((r) => [r.path, r.query.get('period_from'), r.query.get('period_to'), r.query.get('page_size')]),
+      [
+        [`/v1/products/${IMPORT}/electricity-tariffs/E-1R-${IMPORT}-C/standard-unit-rates/`, '2026-11-20T00:00:00Z', '2026-11-22T00:00:00Z', '1500'],
+        [`/v1/products/${EXPORT}/electricity-tariffs/E-1R-${EXPORT}-C/standard-unit-rates/`, '2026-11-20T00:00:00Z', '2026-11-22T00:00:00Z', '1500'],
+      ],
+    );
+    const { import: imported, export: exported } = host.prices.schedules[0]!;
+    // Published up to 23:00 tomorrow: 48 half hours today, 46 tomorrow.
+    assert.equal(imported.length, 94);
+    assert.equal(imported[0]!.start, london('2026-11-20T00:00'));
+    assertHalfHours(imported, agile);
+    assert.equal(imported[6]!.price, -0.021);
+    assert.equal(exported?.length, 94);
+    assertHalfHours(exported!, outgoing);
+  });
+
+  test('paged answers: every `next` page is followed', async () => {
+    fake.market = market({ maxPageSize: 25 });
+    const host = await start(london('2026-11-20T17:00'));
+    await host.runJob('refresh');
+    const importPages = fake.requests.filter((r) => r.path.includes(`/${IMPORT}/`));
+    assert.deepEqual(importPages.map((r) => r.query.get('page')), [null, '2', '3', '4']);
+    const { import: imported } = host.prices.schedules[0]!;
+    assert.equal(imported.length, 94);
+    assertHalfHours(imported, agile);
+  });
+
+  test('daylight-saving days: 50 half hours on 2026-10-25, 46 on 2026-03-29', async () => {
+    fake.market = market({ publishedUntil: london('2026-10-27T00:00') });
+    const autumn = await start(london('2026-10-25T17:00'));
+    await autumn.runJob('refresh');
+    assert.equal(fake.requests[0]!.query.get('period_from'), '2026-10-24T23:00:00Z');
+    const autumnSlots = autumn.prices.schedules[0]!.import;
+    assert.equal(autumnSlots.filter((s) => s.start < london('2026-10-26T00:00')).length, 50);
+    assertHalfHours(autumnSlots, agile);
+
+    fake.market = market({ publishedUntil: london('2026-03-31T00:00') });
+    const spring = await start(london('2026-03-29T17:00'));
+    await spring.runJob('refresh');
+    const springSlots = spring.prices.schedules[0]!.export!;
+    assert.equal(springSlots.filter((s) => s.start < london('2026-03-30T00:00')).length, 46);
+    assertHalfHours(springSlots, outgoing);
+  });
+
+  test('tomorrow not yet published: today is published, tomorrow follows after 16:00', async () => {
+    fake.market = market({ publishedUntil: london('2026-11-20T23:00') });
+    const host = await start(london('2026-11-20T11:00'));
+    await host.runJob('refresh');
+    assert.equal(host.prices.schedules[0]!.import.length, 46);
+    assert.ok(host.logs.some((line) => line.includes('2026-11-21 is not published yet')));
+
+    fake.market = market();
+    host.setTime(london('2026-11-20T16:10'));
+    await host.runJob('day-ahead');
+    assert.equal(host.prices.schedules[1]!.import.length, 94);
+  });
+
+  for (const [status, statusText, pattern] of [
+    [429, 'Too Many Requests', /Octopus Energy \(E-1R-AGILE-24-10-01-C\) answered HTTP 429 Too Many Requests .*rate limit/],
+    [503, 'Service Unavailable', /Octopus Energy \(E-1R-AGILE-24-10-01-C\) answered HTTP 503 Service Unavailable .*problem on its side/],
+    [500, 'Internal Server Error', /Octopus Energy \(E-1R-AGILE-24-10-01-C\) answered HTTP 500 Internal Server Error/],
+  ] as const) {
+    test(`HTTP ${status}: the job fails with a clear message and the last schedule stays`, async () => {
+      const host = await start(london('2026-11-20T17:00'));
+      await host.runJob('refresh');
+      const published = host.prices.schedules[0];
+      fake.market = market({ failure: { status, contentType: 'text/plain', body: statusText } });
+      await assert.rejects(host.runJob('refresh'), pattern);
+      await assert.rejects(host.runJob('day-ahead'), pattern);
+      assert.equal(host.prices.schedules.length, 1);
+      assert.equal(host.prices.schedules.at(-1), published);
+    });
+  }
+
+  test('a failing export tariff alone also publishes nothing', async () => {
+    const host = await start(london('2026-11-20T17:00'));
+    fake.market = market({ failure: { product: EXPORT, status: 503, contentType: 'text/plain', body: 'down' } });
+    await assert.rejects(host.runJob('refresh'), /Octopus Energy \(E-1R-AGILE-OUTGOING-19-05-13-C\) answered HTTP 503/);
+    assert.equal(host.prices.schedules.length, 0);
+  });
+
+  test('a wrong region or product: the 404 says to check the settings', async () => {
+    const host = await start(london('2026-11-20T17:00'), { importProduct: 'AGILE-FLEX-22-11-25' });
+    await assert.rejects(host.runJob('refresh'), /answered HTTP 404 Not Found .*check baseUrl and the ids in the plugin settings/);
+  });
+
+  test('a malformed answer: the error names the tariff and the bad field', async () => {
+    const host = await start(london('2026-11-20T17:00'));
+    fake.market = market({ corrupt: 'wrong-type' });
+    await assert.rejects(
+      host.runJob('refresh'),
+      /Octopus answer for E-1R-AGILE-24-10-01-C: results\[3\]\.value_inc_vat: expected number, received string/,
+    );
+    fake.market = market({ corrupt: 'not-json' });
+    await assert.rejects(host.runJob('refresh'), /Octopus answer for E-1R-AGILE-24-10-01-C is not JSON/);
+    assert.equal(host.prices.schedules.length, 0);
+  });
+
+  test('the config needs a region letter', async () => {
+    await assert.rejects(startTestHost({ plugin, config: {} }), /invalid config for octopus/);
+    await assert.rejects(startTestHost({ plugin, config: { region: 'I' } }), /invalid config for octopus/);
+  });
+});

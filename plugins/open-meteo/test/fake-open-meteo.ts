@@ -1,0 +1,112 @@
+/**
+ * A local stand-in for api.open-meteo.com/v1/forecast that answers in its wire format
+ * (minutely_15, unixtime, GMT), computing plausible weather for whatever range and
+ * orientation it is asked for, so tests can check both the request and the result.
+ */
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+
+export interface CannedAnswer {
+  status: number;
+  body: string;
+  contentType?: string;
+}
+
+/** One answer the fake sent: its query and the minutely_15 block. */
+export interface SentAnswer {
+  query: URLSearchParams;
+  minutely15: Record<string, Array<number | null>>;
+}
+
+export interface FakeOpenMeteo {
+  url: string;
+  /** Every request's query, in order. */
+  readonly requests: URLSearchParams[];
+  /** Every normal answer sent, in order. */
+  readonly sent: SentAnswer[];
+  /** Answers to give instead of the computed one, first in first out. */
+  readonly canned: CannedAnswer[];
+  /** Unix ms of "now" for the fake: past_days counts back from its UTC day. */
+  now: number;
+  /** Unix seconds at which temperature and irradiance read null, as near the model horizon. */
+  readonly nullAt: Set<number>;
+  close(): Promise<void>;
+}
+
+const QUARTER_HOUR_S = 900;
+const round1 = (x: number) => Math.round(x * 10) / 10;
+
+/** Irradiance on a tilted plane: a sun arc over the UTC day, weaker away from south. */
+export function fakeIrradiance(t: number, tilt: number, azimuth: number): number {
+  const hour = ((t % 86_400) + 86_400) % 86_400 / 3600;
+  const sun = Math.sin((Math.PI * (hour - 4)) / 16);
+  return sun <= 0 ? 0 : round1(1000 * sun * (1 - Math.abs(azimuth) / 400) * (1 - tilt / 400));
+}
+
+function answer(query: URLSearchParams, now: number, nullAt: ReadonlySet<number>): Record<string, unknown> {
+  const dayStart = Math.floor(now / 86_400_000) * 86_400;
+  const start = dayStart - Number(query.get('past_days') ?? 0) * 86_400;
+  const end = dayStart + Number(query.get('forecast_days') ?? 7) * 86_400;
+  const fahrenheit = query.get('temperature_unit') === 'fahrenheit';
+  const tilt = Number(query.get('tilt') ?? 0);
+  const azimuth = Number(query.get('azimuth') ?? 0);
+  const m: Record<string, Array<number | null>> = {
+    time: [], temperature_2m: [], weather_code: [], is_day: [], cloud_cover: [], wind_speed_10m: [], global_tilted_irradiance: [],
+  };
+  for (let t = start, i = 0; t < end; t += QUARTER_HOUR_S, i++) {
+    const hour = (t % 86_400) / 3600;
+    const celsius = round1(12 + 9 * Math.sin((Math.PI * (hour - 9)) / 12));
+    const missing = nullAt.has(t);
+    m.time!.push(t);
+    m.temperature_2m!.push(missing ? null : fahrenheit ? round1((celsius * 9) / 5 + 32) : celsius);
+    m.weather_code!.push([0, 1, 2, 3, 45, 61][i % 6]!);
+    m.is_day!.push(hour >= 5 && hour < 19 ? 1 : 0);
+    m.cloud_cover!.push((i * 7) % 101);
+    m.wind_speed_10m!.push(round1(4 + (i % 10) * 0.7));
+    m.global_tilted_irradiance!.push(missing ? null : fakeIrradiance(t, tilt, azimuth));
+  }
+  return {
+    latitude: Number(query.get('latitude')),
+    longitude: Number(query.get('longitude')),
+    generationtime_ms: 0.62,
+    utc_offset_seconds: 0,
+    timezone: 'GMT',
+    timezone_abbreviation: 'GMT',
+    elevation: 38,
+    minutely_15_units: {
+      time: 'unixtime', temperature_2m: fahrenheit ? '°F' : '°C', weather_code: 'wmo code', is_day: '', cloud_cover: '%', wind_speed_10m: 'km/h', global_tilted_irradiance: 'W/m²',
+    },
+    minutely_15: m,
+  };
+}
+
+export async function startFakeOpenMeteo(now: number): Promise<FakeOpenMeteo> {
+  const requests: URLSearchParams[] = [];
+  const sent: SentAnswer[] = [];
+  const canned: CannedAnswer[] = [];
+  const nullAt = new Set<number>();
+  const fake = { requests, sent, canned, nullAt, now } as FakeOpenMeteo;
+
+  const server: Server = createServer((req: IncomingMessage, res: ServerResponse) => {
+    const url = new URL(req.url ?? '/', 'http://localhost');
+    requests.push(url.searchParams);
+    const reply = (status: number, body: string, type = 'application/json; charset=utf-8') => {
+      res.writeHead(status, { 'content-type': type, 'content-length': Buffer.byteLength(body) });
+      res.end(body);
+    };
+    if (url.pathname !== '/v1/forecast') return reply(404, JSON.stringify({ error: true, reason: 'Not Found' }));
+    const next = canned.shift();
+    if (next) return reply(next.status, next.body, next.contentType);
+    const body = answer(url.searchParams, fake.now, nullAt);
+    sent.push({ query: url.searchParams, minutely15: body.minutely_15 as SentAnswer['minutely15'] });
+    reply(200, JSON.stringify(body));
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  fake.url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  fake.close = () =>
+    new Promise<void>((resolve) => {
+      server.close(() => resolve());
+      server.closeAllConnections();
+    });
+  return fake;
+}

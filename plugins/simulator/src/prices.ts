@@ -1,0 +1,44 @@
+/**
+ * Demo day-ahead prices in EUR/kWh, 15-minute slots from local midnight today to local
+ * midnight after tomorrow: cheap at night and around a sunny midday, dear at the evening
+ * peak, a little cheaper at weekends.
+ */
+import type { PriceSlot } from '@heliograph/plugins-sdk';
+import { DateTime } from 'luxon';
+import { Channel, hash01, roundTo } from './random.js';
+import type { SiteModel } from './site.js';
+import { expectedWeather } from './weather.js';
+
+export const PRICE_SLOT_MS = 15 * 60_000;
+
+function bell(hour: number, center: number, width: number): number {
+  return Math.exp(-0.5 * ((hour - center) / width) ** 2);
+}
+
+export function demoPriceSlots(model: SiteModel, timeZone: string, now: number): PriceSlot[] {
+  const slots: PriceSlot[] = [];
+  let day = DateTime.fromMillis(now, { zone: timeZone }).startOf('day');
+  for (let d = 0; d < 2; d++) {
+    const next = day.plus({ days: 1 });
+    const start = day.toMillis();
+    const end = next.toMillis();
+    const dayIndex = Math.floor(day.toMillis() / 86_400_000 + 0.5);
+    const level = 0.2 + (hash01(model.seed, Channel.priceDay, dayIndex) - 0.5) * 0.08 - (day.weekday >= 6 ? 0.025 : 0);
+    const noonSky = expectedWeather(model.seed, model.latitude, model.longitude, start + (end - start) / 2);
+    const sunniness = 1 - noonSky.cloudCover;
+    for (let t = start; t < end; t += PRICE_SLOT_MS) {
+      const local = DateTime.fromMillis(t, { zone: timeZone });
+      const hour = local.hour + local.minute / 60;
+      const price =
+        level -
+        0.06 * bell(hour, 3, 2) +
+        0.04 * bell(hour, 8, 1.2) -
+        (0.04 + 0.1 * sunniness) * bell(hour, 13, 2.2) +
+        0.15 * bell(hour, 19, 1.5) +
+        (hash01(model.seed, Channel.priceSlot, t / PRICE_SLOT_MS) - 0.5) * 0.012;
+      slots.push({ start: t, end: Math.min(t + PRICE_SLOT_MS, end), price: roundTo(price, 5) });
+    }
+    day = next;
+  }
+  return slots;
+}

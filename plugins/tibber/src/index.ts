@@ -1,0 +1,70 @@
+/**
+ * Tibber: the prices of the user's own Tibber subscription (`total` = energy + tax, VAT
+ * included, per kWh), quarter-hourly by default.
+ *
+ * Tibber answers "today" and "tomorrow" of the home; "tomorrow" is empty until about 13:00
+ * CET, which is not an error. Refreshed every `refreshMinutes` and shortly after 13:00 CET.
+ */
+import { definePlugin, z } from '@heliograph/plugins-sdk';
+import { graphqlErrors, parsePriceInfo, priceQuery } from './parse.js';
+import { requestFailure } from './provider-errors.js';
+
+export const configSchema = z.object({
+  token: z.string().min(1).describe('Personal access token from developer.tibber.com (Settings → Access token).'),
+  homeId: z
+    .string()
+    .optional()
+    .describe('Id of the home to use when the account has several. Default: the first home with an active subscription.'),
+  currency: z
+    .string()
+    .regex(/^[A-Z]{3}$/, 'a three-letter currency code such as EUR, NOK or SEK')
+    .default('EUR')
+    .describe('Currency of the Tibber subscription: EUR (Germany, Netherlands), NOK (Norway) or SEK (Sweden).'),
+  resolution: z
+    .enum(['QUARTER_HOURLY', 'HOURLY'])
+    .default('QUARTER_HOURLY')
+    .describe('Price resolution to ask Tibber for. Tibber prices change every 15 minutes since 2025-10-01.'),
+  baseUrl: z.url().default('https://api.tibber.com').describe('Address of the Tibber API (the GraphQL endpoint is /v1-beta/gql).'),
+  refreshMinutes: z.number().int().min(15).max(1440).default(60).describe('Minutes between regular refreshes.'),
+});
+
+/** Wall-clock times (Europe/Berlin) to look for tomorrow's prices, after the ~13:00 publication. */
+export const dayAheadTimes = ['13:10', '13:40', '14:30'];
+
+export default definePlugin({
+  id: 'tibber',
+  configSchema,
+  setup(ctx, config) {
+    const endpoint = `${config.baseUrl.replace(/\/+$/, '')}/v1-beta/gql`;
+    ctx.prices.declare({ provider: 'Tibber', currency: config.currency, scheduleType: 'pricing' });
+
+    async function refresh({ signal }: { signal: AbortSignal }): Promise<void> {
+      let body: string;
+      try {
+        body = await ctx.http
+          .post(endpoint, {
+            headers: { authorization: `Bearer ${config.token}` },
+            json: { query: priceQuery(config.resolution) },
+            signal,
+          })
+          .text();
+      } catch (error) {
+        throw requestFailure('Tibber', error, graphqlErrors);
+      }
+      const prices = parsePriceInfo(body, config.resolution, config.homeId);
+      if (prices.currency && prices.currency !== config.currency) {
+        throw new Error(`Tibber prices are in ${prices.currency} but the currency setting says ${config.currency}: set currency to ${prices.currency}.`);
+      }
+      if (prices.today.length === 0) throw new Error(`Tibber has no prices for today for home ${prices.homeId}; the last published prices stay.`);
+      ctx.prices.publish({ import: [...prices.today, ...prices.tomorrow] });
+      ctx.log.info(
+        prices.tomorrow.length > 0
+          ? `published ${prices.today.length} Tibber slots for today and ${prices.tomorrow.length} for tomorrow`
+          : `published ${prices.today.length} Tibber slots for today; tomorrow is not published yet`,
+      );
+    }
+
+    ctx.scheduler.every({ name: 'refresh', intervalMs: config.refreshMinutes * 60_000, run: refresh });
+    ctx.scheduler.daily({ name: 'day-ahead', times: dayAheadTimes, timeZone: 'Europe/Berlin', run: refresh });
+  },
+});

@@ -1,0 +1,175 @@
+import assert from 'node:assert/strict';
+import { after, before, beforeEach, describe, test } from 'node:test';
+import { startTestHost, type TestHost } from '@heliograph/plugins-sdk/testing';
+import { DateTime } from 'luxon';
+import plugin from '../src/index.js';
+import { type FakeTibber, startFakeTibber, type TibberAccount } from './fake-tibber.js';
+
+const zone = 'Europe/Berlin';
+const QUARTER = 900_000;
+const berlin = (iso: string) => DateTime.fromISO(iso, { zone }).toMillis();
+const token = 'tibber-token-5K4MVS';
+
+/** Per-kWh totals with four decimals that differ by slot and by home. */
+function total(start: number, homeId: string): number {
+  const minutes = (start / 60_000) % 1440;
+  return Math.round((0.2215 + minutes * 0.00013 + (homeId === 'home-b' ? 0.05 : 0)) * 10_000) / 10_000;
+}
+
+function account(now: number, overrides: Partial<TibberAccount> = {}): TibberAccount {
+  return { token, zone, now, currency: 'EUR', total, tomorrowPublished: true, homes: [{ id: 'home-a', subscribed: true }], ...overrides };
+}
+
+describe('Tibber prices', () => {
+  let fake: FakeTibber;
+  const hosts: TestHost[] = [];
+  const start = async (now: number, config: Record<string, unknown> = {}) => {
+    fake.account = { ...fake.account, now };
+    const host = await startTestHost({ plugin, config: { token, baseUrl: fake.url, ...config }, site: { timeZone: zone }, now });
+    hosts.push(host);
+    return host;
+  };
+
+  before(async () => {
+    fake = await startFakeTibber(account(0));
+  });
+  after(async () => {
+    for (const host of hosts) await host.stop();
+    await fake.close();
+  });
+  beforeEach(() => {
+    fake.account = account(0);
+    fake.requests.length = 0;
+  });
+
+  test('declares itself and schedules a regular refresh and one after the day-ahead auction', async () => {
+    const host = await start(berlin('2026-11-20T10:00'), { currency: 'SEK' });
+    assert.deepEqual(host.prices.provider, { provider: 'Tibber', currency: 'SEK', scheduleType: 'pricing' });
+    assert.equal(host.jobs.get('refresh')?.intervalMs, 3_600_000);
+    assert.equal(host.jobs.get('day-ahead')?.kind, 'daily');
+  });
+
+  test('a normal day: 96 quarter-hours today and tomorrow at the total price', async () => {
+    const host = await start(berlin('2026-11-20T14:00'));
+    await host.runJob('refresh');
+
+    const [request] = fake.requests;
+    assert.equal(request?.method, 'POST');
+    assert.equal(request?.headers.authorization, `Bearer ${token}`);
+    assert.match(JSON.parse(request!.body).query, /priceInfo\(resolution: QUARTER_HOURLY\)/);
+
+    const slots = host.prices.schedules[0]!.import;
+    assert.equal(slots.length, 192);
+    assert.equal(slots[0]!.start, berlin('2026-11-20T00:00'));
+    assert.equal(slots.at(-1)!.end, berlin('2026-11-22T00:00'));
+    for (const [i, slot] of slots.entries()) {
+      assert.equal(slot.end - slot.start, QUARTER);
+      if (i > 0) assert.equal(slot.start, slots[i - 1]!.end);
+      assert.equal(slot.price, total(slot.start, 'home-a'));
+    }
+  });
+
+  test('hourly resolution when configured: the slot length follows the answer', async () => {
+    const host = await start(berlin('2026-11-20T14:00'), { resolution: 'HOURLY' });
+    await host.runJob('refresh');
+    assert.match(JSON.parse(fake.requests[0]!.body).query, /priceInfo\(resolution: HOURLY\)/);
+    const slots = host.prices.schedules[0]!.import;
+    assert.equal(slots.length, 48);
+    assert.ok(slots.every((s) => s.end - s.start === 3_600_000));
+  });
+
+  test('daylight-saving days: 100 quarter-hours on 2026-10-25, 92 on 2026-03-29', async () => {
+    const autumn = await start(berlin('2026-10-25T15:00'));
+    await autumn.runJob('refresh');
+    const autumnSlots = autumn.prices.schedules[0]!.import;
+    assert.equal(autumnSlots.filter((s) => s.start < berlin('2026-10-26T00:00')).length, 100);
+    assert.equal(autumnSlots.length, 100 + 96);
+    assert.ok(autumnSlots.every((s, i) => s.end - s.start === QUARTER && (i === 0 || s.start === autumnSlots[i - 1]!.end)));
+
+    const spring = await start(berlin('2026-03-29T15:00'));
+    await spring.runJob('refresh');
+    const springSlots = spring.prices.schedules[0]!.import;
+    assert.equal(springSlots.filter((s) => s.start < berlin('2026-03-30T00:00')).length, 92);
+    assert.equal(springSlots[91]!.end, berlin('2026-03-30T00:00'));
+  });
+
+  test('tomorrow not yet published: today is published, tomorrow follows after the auction', async () => {
+    fake.account = account(0, { tomorrowPublished: false });
+    const host = await start(berlin('2026-11-20T09:00'));
+    await host.runJob('refresh');
+    assert.equal(host.prices.schedules[0]!.import.length, 96);
+    assert.ok(host.logs.some((line) => line.includes('tomorrow is not published yet')));
+
+    fake.account = account(berlin('2026-11-20T13:10'));
+    host.setTime(berlin('2026-11-20T13:10'));
+    await host.runJob('day-ahead');
+    assert.equal(host.prices.schedules[1]!.import.length, 192);
+  });
+
+  test('several homes: the first with a subscription, or the configured one', async () => {
+    const homes = [
+      { id: 'home-old', subscribed: false },
+      { id: 'home-a', subscribed: true },
+      { id: 'home-b', subscribed: true },
+    ];
+    fake.account = account(0, { homes });
+    const first = await start(berlin('2026-11-20T14:00'));
+    await first.runJob('refresh');
+    assert.equal(first.prices.schedules[0]!.import[5]!.price, total(berlin('2026-11-20T01:15'), 'home-a'));
+
+    const chosen = await start(berlin('2026-11-20T14:00'), { homeId: 'home-b' });
+    await chosen.runJob('refresh');
+    assert.equal(chosen.prices.schedules[0]!.import[5]!.price, total(berlin('2026-11-20T01:15'), 'home-b'));
+
+    const unknown = await start(berlin('2026-11-20T14:00'), { homeId: 'home-x' });
+    await assert.rejects(unknown.runJob('refresh'), /no home with id home-x; its homes are: home-old, home-a, home-b/);
+  });
+
+  test('a currency that differs from the setting is refused with the fix', async () => {
+    fake.account = account(0, { currency: 'NOK' });
+    const host = await start(berlin('2026-11-20T14:00'));
+    await assert.rejects(host.runJob('refresh'), /Tibber prices are in NOK but the currency setting says EUR: set currency to NOK/);
+    assert.equal(host.prices.schedules.length, 0);
+  });
+
+  test('a wrong token: the error repeats Tibber\'s reason and says to check the token', async () => {
+    const host = await start(berlin('2026-11-20T14:00'), { token: 'expired' });
+    await assert.rejects(host.runJob('refresh'), /Tibber answered HTTP 400 Bad Request .*"Context creation failed: invalid token"/);
+    assert.equal(host.prices.schedules.length, 0);
+  });
+
+  for (const [status, statusText, pattern] of [
+    [429, 'Too Many Requests', /Tibber answered HTTP 429 Too Many Requests .*rate limit/],
+    [503, 'Service Unavailable', /Tibber answered HTTP 503 Service Unavailable .*problem on its side/],
+    [500, 'Internal Server Error', /Tibber answered HTTP 500 Internal Server Error/],
+  ] as const) {
+    test(`HTTP ${status}: the job fails with a clear message and the last schedule stays`, async () => {
+      const host = await start(berlin('2026-11-20T14:00'));
+      await host.runJob('refresh');
+      const published = host.prices.schedules[0];
+      fake.account = { ...fake.account, failure: { status, contentType: 'text/plain', body: statusText } };
+      await assert.rejects(host.runJob('refresh'), pattern);
+      await assert.rejects(host.runJob('day-ahead'), pattern);
+      assert.equal(host.prices.schedules.length, 1);
+      assert.equal(host.prices.schedules.at(-1), published);
+    });
+  }
+
+  test('a malformed answer or a GraphQL error: a clear error, nothing published', async () => {
+    const host = await start(berlin('2026-11-20T14:00'));
+    fake.account = { ...fake.account, corrupt: 'wrong-type' };
+    await assert.rejects(
+      host.runJob('refresh'),
+      /Tibber answer: data\.viewer\.homes\[0\]\.currentSubscription\.priceInfo\.today\[3\]\.total: expected number, received string/,
+    );
+    fake.account = { ...fake.account, corrupt: 'graphql-error' };
+    await assert.rejects(host.runJob('refresh'), /Tibber answered with an error: "An internal server error occurred"/);
+    fake.account = { ...fake.account, corrupt: 'not-json' };
+    await assert.rejects(host.runJob('refresh'), /Tibber answer is not JSON/);
+    assert.equal(host.prices.schedules.length, 0);
+  });
+
+  test('the config needs a token', async () => {
+    await assert.rejects(startTestHost({ plugin, config: {} }), /invalid config for tibber/);
+  });
+});

@@ -1,0 +1,16 @@
+// The baseline of the metrics benchmark, in its own process like the server it is compared
+// with: node:http, no framework, no auth, the snapshot JSON built on every request.
+import { createServer } from 'node:http';
+import { readFileSync } from 'node:fs';
+import type { AddressInfo } from 'node:net';
+
+const snapshot = JSON.parse(readFileSync(process.argv[2]!, 'utf8')) as unknown[];
+const server = createServer((_req, res) => {
+  const body = JSON.stringify(snapshot);
+  res.writeHead(200, { 'content-type': 'application/json' });
+  res.end(body);
+});
+server.listen(0, '127.0.0.1', () => {
+  process.stdout.write(`listening on http://127.0.0.1:${(server.address() as AddressInfo).port}\n`);
+});
+process.on('SIGTERM', () => server.close(() => process.exit(0)));
