@@ -1,8 +1,8 @@
 import { test, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { z } from 'zod';
-import { startWebServer } from '@heliograph/core/dist/test/api-web/harness.js';
-import { launchChromium, WEB_DIST } from './browser.js';
+import { launchChromium } from './browser.js';
+import { startPageServer } from './harness.js';
 
 // The config form generator, as the page loads it, in chromium: every kind of field a
 // plugin schema produces (zod's own JSON Schema output), filled in and read back into a
@@ -22,7 +22,7 @@ const jsonSchema = z.toJSONSchema(configSchema, { io: 'input', unrepresentable: 
 const config = { host: '192.168.1.20', api_key: null, location: { latitude: 48.1, longitude: 11.6 }, planes: [{ tilt: 30, azimuth: 180 }] };
 
 const browser = await launchChromium();
-const server = await startWebServer({ staticDir: WEB_DIST });
+const server = await startPageServer();
 after(async () => {
   await browser.close();
   await server.close();

@@ -2,22 +2,22 @@ import { test, after, type TestContext } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import type { Page } from 'playwright-core';
-import { PASSWORD, startWebServer } from '@heliograph/core/dist/test/api-web/harness.js';
-import { loadPluginsFile } from '@heliograph/core/dist/src/plugins/instances.js';
-import { launchChromium, WEB_DIST } from './browser.js';
+import { loadPluginsFile } from '@heliograph/core/plugins/instances';
+import { launchChromium } from './browser.js';
+import { PASSWORD, startPageServer } from './harness.js';
 
 // The settings page in Debian's chromium against a real app: the echo fixture plugin
-// driving inverter_1 through a real PluginHost, TopicRegistry and WriteService.
+// driving inverter_1 through a real PluginHost, TopicRegistry, WriteService and AuthService.
 
 const browser = await launchChromium();
-const server = await startWebServer({ staticDir: WEB_DIST });
+const server = await startPageServer();
 after(async () => {
   await browser.close();
   await server.close();
 });
 
 /** A fresh tab (its own sessionStorage) whose timers the test moves by hand. */
-async function openPage(t: TestContext): Promise<Page> {
+async function openPage(t: TestContext, url = server.url): Promise<Page> {
   const context = await browser.newContext({ viewport: { width: 1200, height: 900 } });
   const page = await context.newPage();
   page.setDefaultTimeout(5000);
@@ -28,7 +28,7 @@ async function openPage(t: TestContext): Promise<Page> {
     assert.deepEqual(errors, [], 'the page threw');
   });
   await page.clock.install();
-  await page.goto(server.url);
+  await page.goto(url);
   return page;
 }
 
@@ -49,29 +49,34 @@ async function waitForText(page: Page, selector: string, text: string): Promise<
 
 test('a wrong password, no password set, and throttling each get a message that says what to do', async (t) => {
   const page = await openPage(t);
-  await page.getByLabel('Device password').fill('not the password');
-  await page.getByRole('button', { name: 'Sign in' }).click();
   const alert = page.getByRole('form', { name: 'Sign in' }).getByRole('alert');
+  const attempt = async (password: string) => {
+    await page.getByLabel('Device password').fill(password);
+    await page.getByRole('button', { name: 'Sign in' }).click();
+  };
+  await attempt('not the password');
   await alert.filter({ hasText: 'Wrong password' }).waitFor();
   assert.equal(await page.getByRole('heading', { name: 'Live metrics' }).count(), 0);
 
-  server.auth.password = undefined;
-  try {
-    await page.getByRole('button', { name: 'Sign in' }).click();
-    await alert.filter({ hasText: 'No device password is set yet' }).waitFor();
-    assert.match(await alert.innerText(), /run "heliograph password set"/);
-  } finally {
-    server.auth.password = PASSWORD;
+  // The fifth failure from one address starts a back-off; even the right password waits.
+  for (let failures = 2; failures <= 5; failures++) {
+    await attempt(`guess ${failures}`);
+    await alert.filter({ hasText: 'Wrong password' }).waitFor();
   }
+  await attempt(PASSWORD);
+  await alert.filter({ hasText: 'Too many failed sign-ins from this address. Wait 1 s before trying again.' }).waitFor();
+  server.clock.advance(1000);
+  await attempt(PASSWORD);
+  await page.getByRole('heading', { name: 'Live metrics' }).waitFor();
 
-  server.auth.throttledForS = 240;
-  try {
-    await page.getByLabel('Device password').fill(PASSWORD);
-    await page.getByRole('button', { name: 'Sign in' }).click();
-    await alert.filter({ hasText: 'Too many failed sign-ins from this address. Wait 4 min before trying again.' }).waitFor();
-  } finally {
-    server.auth.throttledForS = undefined;
-  }
+  const fresh = await startPageServer({ password: null });
+  t.after(() => fresh.close());
+  const unset = await openPage(t, fresh.url);
+  await unset.getByLabel('Device password').fill('anything at all');
+  await unset.getByRole('button', { name: 'Sign in' }).click();
+  const refused = unset.getByRole('form', { name: 'Sign in' }).getByRole('alert');
+  await refused.filter({ hasText: 'No device password is set yet' }).waitFor();
+  assert.match(await refused.innerText(), /run "heliograph password set"/);
 });
 
 test('signed in, the live table shows values grouped by device and follows the registry', async (t) => {
@@ -171,12 +176,12 @@ test('a plugin config with a bad value shows the error naming the key; a good on
 test('a password that stops working sends the page back to sign-in with a message', async (t) => {
   const page = await openPage(t);
   await signIn(page);
-  server.auth.password = 'changed elsewhere';
+  await server.auth.setPassword('changed elsewhere');
   try {
     await page.clock.runFor(3000);
     await page.getByRole('form', { name: 'Sign in' }).getByRole('alert').filter({ hasText: 'no longer accepts the saved password' }).waitFor();
     assert.equal(await page.evaluate(() => sessionStorage.getItem('heliograph.password')), null, 'the stale password is forgotten');
   } finally {
-    server.auth.password = PASSWORD;
+    await server.auth.setPassword(PASSWORD);
   }
 });

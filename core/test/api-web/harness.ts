@@ -6,7 +6,7 @@ import { metricsRoutes } from '../../src/api/metrics.js';
 import { pluginConfigRoutes, type SavePluginEntries } from '../../src/api/plugin-config.js';
 import { pluginsRoutes } from '../../src/api/plugins.js';
 import { staticRoutes } from '../../src/api/static.js';
-import type { Authenticator, AuthOutcome, Credentials } from '../../src/auth/types.js';
+import { AuthService } from '../../src/auth/service.js';
 import { ManualClock } from '../../src/clock.js';
 import { migrate, openDatabase } from '../../src/db.js';
 import { pluginStoreMigrations } from '../../src/plugins/context.js';
@@ -18,27 +18,6 @@ import { AuditLog, auditMigrations } from '../../src/writes/audit.js';
 import { WriteService } from '../../src/writes/service.js';
 import { pluginRoot } from '../helpers/plugins.js';
 import { tempDir } from '../helpers/tmp.js';
-
-/**
- * Accepts one device password (or none set: 403), as the real AuthService answers, minus
- * tokens and throttling, which these tests do not exercise.
- */
-export class OnePasswordAuth implements Authenticator {
-  /** While set, every request is throttled for this many seconds, as after failed logins. */
-  throttledForS: number | undefined;
-
-  constructor(public password: string | undefined) {}
-
-  async authenticate(credentials: Credentials | undefined): Promise<AuthOutcome> {
-    if (this.throttledForS !== undefined) {
-      return { ok: false, status: 429, message: `too many failed logins from this address: try again in ${this.throttledForS} s`, retryAfterS: this.throttledForS };
-    }
-    if (this.password === undefined) return { ok: false, status: 403, message: 'no password is set yet: set one with `heliograph password set`' };
-    if (!credentials) return { ok: false, status: 401, message: 'credentials required' };
-    if (credentials.kind === 'password' && credentials.secret === this.password) return { ok: true, who: 'admin' };
-    return { ok: false, status: 401, message: 'wrong user name or password (the user name is "admin")' };
-  }
-}
 
 export const PASSWORD = 'correct horse battery';
 
@@ -52,8 +31,8 @@ export function savePluginsFile(file: string): SavePluginEntries {
 
 /**
  * A real app on 127.0.0.1: the echo fixture plugin driving inverter_1 (instance "e") through
- * a real PluginHost, TopicRegistry, WriteService and audit log in a temp SQLite file, with
- * the settings page's routes mounted as the composition root mounts them.
+ * a real PluginHost, TopicRegistry, WriteService, audit log and AuthService in a temp
+ * SQLite file, with the settings page's routes mounted as the composition root mounts them.
  */
 export async function startWebServer(options: { staticDir: string; save?: SavePluginEntries }) {
   const dir = tempDir('heliograph-web-');
@@ -73,7 +52,8 @@ export async function startWebServer(options: { staticDir: string; save?: SavePl
   );
   await host.load();
   await host.startAll();
-  const auth = new OnePasswordAuth(PASSWORD);
+  const auth = await AuthService.create(db, clock, { maxFailedLogins: 5, failedLoginWindowMs: 15 * 60_000 });
+  await auth.setPassword(PASSWORD);
   const app = createApp({
     auth,
     realm: 'Heliograph',

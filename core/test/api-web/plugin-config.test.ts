@@ -60,12 +60,16 @@ test('a body that is not a config object is a 400', async () => {
   const array = await call('PUT', '/plugins/e/config', '[1, 2]');
   assert.equal(array.status, 400);
   assert.match(((await array.json()) as { error: string }).error, /the body must be the new config as a JSON object/);
-  // The body parser (strict JSON) refuses these before the route sees them.
-  for (const body of ['"pv_power"', '{"pv_power": ']) {
+  // JSON that is not an object: refused by a strict body parser, else by the route.
+  for (const body of ['"pv_power"', 'null', '42']) {
     const response = await call('PUT', '/plugins/e/config', body);
     assert.equal(response.status, 400, body);
-    assert.equal(((await response.json()) as { error: string }).error, 'the body is not valid JSON');
+    assert.match(((await response.json()) as { error: string }).error, /^(the body is not valid JSON|the body must be the new config as a JSON object)/, body);
   }
+  const broken = await call('PUT', '/plugins/e/config', '{"pv_power": ');
+  assert.equal(broken.status, 400);
+  assert.equal(((await broken.json()) as { error: string }).error, 'the body is not valid JSON');
+  assert.deepEqual(server.host.describe('e')!.config, {}, 'nothing changed');
 });
 
 test('an accepted config restarts the plugin with it and is saved to plugins.json', async () => {
