@@ -1,3 +1,4 @@
+import { renameSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { systemClock, type Clock } from './clock.js';
@@ -23,6 +24,9 @@ import { ForecastStore } from './forecast/store.js';
 import { PriceBook } from './grid/book.js';
 import { forecastRoutes } from './api/forecast.js';
 import { gridRoutes } from './api/grid.js';
+import { pluginConfigRoutes } from './api/plugin-config.js';
+import { staticRoutes } from './api/static.js';
+import type { PluginInstanceConfig } from './plugins/instances.js';
 import { createLogger } from './log.js';
 
 const log = createLogger('server');
@@ -124,9 +128,11 @@ export async function startHeliograph(options: ServerOptions): Promise<Heliograp
         forecastRoutes({ store: forecast, clock, registry }),
         gridRoutes({ book: prices }),
         pluginsRoutes({ host: plugins }),
+        pluginConfigRoutes({ host: plugins, save: (entries) => savePluginsFile(options.pluginsFile, entries) }),
         auditRoutes({ audit }),
         tokensRoutes({ auth }),
       ],
+      publicRouters: [staticRoutes({ dir: join(ROOT_DIR, 'web', 'dist') })],
     });
     const server = await listen(app, options.host, options.port);
     closers.push(() => server.close());
@@ -138,4 +144,11 @@ export async function startHeliograph(options: ServerOptions): Promise<Heliograp
     await close();
     throw err;
   }
+}
+
+/** Writes plugins.json atomically (a power cut leaves the old or the new file, never half). */
+function savePluginsFile(file: string, entries: PluginInstanceConfig[]): void {
+  const tmp = `${file}.tmp`;
+  writeFileSync(tmp, JSON.stringify({ plugins: entries }, null, 2) + '\n');
+  renameSync(tmp, file);
 }

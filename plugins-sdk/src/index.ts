@@ -17,6 +17,16 @@ import type { Got } from 'got';
 import { z } from 'zod';
 
 export { z };
+export {
+  localDays,
+  parseAnswer,
+  parseJson,
+  requestFailure,
+  type LocalDays,
+  type ParseAnswerOptions,
+  type ParseJsonOptions,
+  type RequestFailureOptions,
+} from './providers.js';
 
 /** The SDK's major version; the host refuses plugins whose manifest asks for another. */
 export const SDK_VERSION = '1.0.0';

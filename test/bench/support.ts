@@ -7,6 +7,8 @@ import { createInterface } from 'node:readline';
 
 export const REPO_ROOT = fileURLToPath(new URL('../../../', import.meta.url));
 export const MAIN = join(REPO_ROOT, 'core', 'dist', 'src', 'main.js');
+/** Node flags of `npm start` (package.json), so the benchmark measures the service as it runs. */
+export const NODE_FLAGS = ['--max-semi-space-size=1'];
 
 export interface ServerProcess {
   child: ChildProcess;
@@ -23,7 +25,7 @@ export async function startServerProcess(options: { plugins: unknown; password: 
   const pluginsFile = join(dir, 'plugins.json');
   writeFileSync(pluginsFile, JSON.stringify(options.plugins));
   const startedAt = performance.now();
-  const child = spawn(process.execPath, [MAIN, 'serve', '--host', '127.0.0.1', '--port', '0', '--data', join(dir, 'data'), '--plugins', pluginsFile], {
+  const child = spawn(process.execPath, [...NODE_FLAGS, MAIN, 'serve', '--host', '127.0.0.1', '--port', '0', '--data', join(dir, 'data'), '--plugins', pluginsFile], {
     env: { ...process.env, HELIOGRAPH_PASSWORD: options.password, HELIOGRAPH_LOG_LEVEL: 'warn', ...options.env },
     stdio: ['ignore', 'pipe', 'inherit'],
   });

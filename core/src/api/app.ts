@@ -1,11 +1,11 @@
 import Koa from 'koa';
 import Router from '@koa/router';
-import { bodyParser } from '@koa/bodyparser';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { requireAuth } from '../auth/middleware.js';
 import type { Authenticator } from '../auth/types.js';
-import { ApiError, errorHandler } from './errors.js';
+import { jsonBody } from './body.js';
+import { errorHandler } from './errors.js';
 
 export interface AppOptions {
   auth: Authenticator;
@@ -28,15 +28,7 @@ export function createApp(options: AppOptions): Koa {
 
   const api = new Router({ prefix: '/api/v1' });
   api.use(requireAuth({ auth: options.auth, realm: options.realm }));
-  api.use(
-    bodyParser({
-      enableTypes: ['json'],
-      jsonLimit: '64kb',
-      onError: () => {
-        throw new ApiError(400, 'the body is not valid JSON');
-      },
-    }),
-  );
+  api.use(jsonBody({ limitBytes: 64 * 1024 }));
   for (const router of options.routers) api.use(router.routes(), router.allowedMethods());
   app.use(api.routes());
   app.use(api.allowedMethods());

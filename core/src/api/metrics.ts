@@ -27,7 +27,7 @@ export function metricsRoutes(deps: { registry: TopicRegistry; writes: WriteServ
     const query = parseQuery(snapshotQuery, ctx.query);
     if (query.value !== '1') {
       ctx.type = 'application/json';
-      ctx.body = registry.snapshotJson(query.topic);
+      ctx.body = registry.snapshot(query.topic);
       return;
     }
     const matches = query.topic === undefined ? registry.list() : registry.match(query.topic);

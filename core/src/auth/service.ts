@@ -2,6 +2,7 @@ import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import { z } from 'zod';
 import type { Clock } from '../clock.js';
 import { migrate, type Db, type Migration } from '../db.js';
+import { formatUtc } from '../time.js';
 import { hashPassword, verifyPassword } from './password-hash.js';
 import { LoginThrottle } from './throttle.js';
 import type { Authenticator, AuthOutcome, Credentials } from './types.js';
@@ -69,7 +70,7 @@ export interface AuthServiceOptions {
 
 /** How to set a password, for every answer that says none is set. */
 export const NO_PASSWORD_MESSAGE =
-  'no password is set yet: set one with `heliograph password set`, by starting the service with the HELIOGRAPH_PASSWORD environment variable, or on the settings page';
+  'no password is set yet: set one with `heliograph password set` on the device, or start the service with the HELIOGRAPH_PASSWORD environment variable';
 const MISSING_CREDENTIALS_MESSAGE = `credentials required: use HTTP Basic with user "${PASSWORD_USER}" and the device password, or "Authorization: Bearer <token>"`;
 const WRONG_PASSWORD_MESSAGE = `wrong user name or password (the user name is "${PASSWORD_USER}")`;
 const UNKNOWN_TOKEN_MESSAGE = 'unknown or revoked token: create a new one with POST /api/v1/tokens';
@@ -77,6 +78,7 @@ const UNKNOWN_TOKEN_MESSAGE = 'unknown or revoked token: create a new one with P
 const TOKEN_PREFIX = 'hg_';
 const TOKEN_SHAPE = /^hg_[A-Za-z0-9_-]{43}$/;
 /** How long a successful password check is remembered (see `checkPassword`). */
+const STORED_HASH_TTL_MS = 1000;
 const VERIFIED_PASSWORD_TTL_MS = 10 * 60_000;
 
 interface TokenRow {
@@ -96,6 +98,9 @@ export class AuthService implements Authenticator {
   private readonly queues = new Map<string, Promise<unknown>>();
   private passwordSeen = false;
   private verifiedPassword: { storedHash: string; candidateDigest: Buffer; until: number } | undefined;
+  private storedHashCache: { hash: string | undefined; readAt: number } | undefined;
+  /** Valid tokens by digest; revoking clears it, so a revoked token fails at once. */
+  private readonly tokenCache = new Map<string, { name: string; expires_at: number | null }>();
 
   constructor(
     private readonly db: Db,
@@ -129,6 +134,7 @@ export class AuthService implements Authenticator {
       this.clock.now(),
     );
     this.verifiedPassword = undefined;
+    this.storedHashCache = undefined;
     this.passwordSeen = true;
   }
 
@@ -168,7 +174,7 @@ export class AuthService implements Authenticator {
     // Whole seconds, as the API shows them, so the shown expiry is the real one.
     const expiresAt = request.expiresAt == null ? null : Math.floor(request.expiresAt / 1000) * 1000;
     if (expiresAt !== null && expiresAt <= now) {
-      throw new AuthInputError(`expires_at ${rfc3339(expiresAt)} is not in the future (now is ${rfc3339(now)})`);
+      throw new AuthInputError(`expires_at ${formatUtc(expiresAt)} is not in the future (now is ${formatUtc(now)})`);
     }
     const id = randomBytes(8).toString('hex');
     const token = TOKEN_PREFIX + randomBytes(32).toString('base64url');
@@ -199,6 +205,7 @@ export class AuthService implements Authenticator {
   /** Deletes the token, so it fails from the next request on. False when no such id. */
   async revokeToken(id: string): Promise<boolean> {
     const result = await this.db.run('DELETE FROM auth_tokens WHERE id = ?', id);
+    this.tokenCache.clear();
     return (result.changes ?? 0) > 0;
   }
 
@@ -220,7 +227,7 @@ export class AuthService implements Authenticator {
    * scrypt costs tens of milliseconds by design, too much for a dashboard that polls with
    * Basic auth. So the sha256 of the last password that verified is remembered for ten
    * minutes, tied to the stored hash it verified against: a password change (here or by the
-   * CLI in another process; the row is read on every check) makes it useless at once. Only
+   * CLI in another process; the row is re-read at least once a second) makes it useless within a second. Only
    * successes are remembered, so every wrong guess still pays a full scrypt, and the digest
    * is compared in constant time.
    */
@@ -244,16 +251,33 @@ export class AuthService implements Authenticator {
    */
   private async checkToken(secret: string): Promise<AuthOutcome> {
     if (!TOKEN_SHAPE.test(secret)) return { ok: false, status: 401, message: UNKNOWN_TOKEN_MESSAGE };
-    const row = await this.db.get<{ name: string; expires_at: number | null }>('SELECT name, expires_at FROM auth_tokens WHERE secret_hash = ?', tokenDigest(secret));
-    if (!row) return { ok: false, status: 401, message: UNKNOWN_TOKEN_MESSAGE };
+    const digest = tokenDigest(secret);
+    const key = digest.toString('hex');
+    let row = this.tokenCache.get(key);
+    if (!row) {
+      row = await this.db.get<{ name: string; expires_at: number | null }>('SELECT name, expires_at FROM auth_tokens WHERE secret_hash = ?', digest);
+      if (!row) return { ok: false, status: 401, message: UNKNOWN_TOKEN_MESSAGE };
+      if (this.tokenCache.size >= 1000) this.tokenCache.clear();
+      this.tokenCache.set(key, row);
+    }
     if (row.expires_at !== null && this.clock.now() >= row.expires_at) {
-      return { ok: false, status: 401, message: `token "${row.name}" expired at ${rfc3339(row.expires_at)}: create a new one` };
+      return { ok: false, status: 401, message: `token "${row.name}" expired at ${formatUtc(row.expires_at)}: create a new one` };
     }
     return { ok: true, who: row.name };
   }
 
+  /**
+   * The stored hash, read from the database at most once a second: a password set by the
+   * CLI in another process takes effect within a second, and a dashboard polling many
+   * times a second costs no database round trip per request.
+   */
   private async storedHash(): Promise<string | undefined> {
+    const now = this.clock.now();
+    if (this.storedHashCache && now >= this.storedHashCache.readAt && now - this.storedHashCache.readAt < STORED_HASH_TTL_MS) {
+      return this.storedHashCache.hash;
+    }
     const row = await this.db.get<{ hash: string }>('SELECT hash FROM auth_password WHERE id = 1');
+    this.storedHashCache = { hash: row?.hash, readAt: now };
     return row?.hash;
   }
 }
@@ -274,10 +298,5 @@ function tokenDigest(secret: string): Buffer {
 }
 
 function tokenTimes(row: { created_at: number; expires_at: number | null }): Pick<TokenInfo, 'created_at' | 'expires_at'> {
-  return { created_at: rfc3339(row.created_at), expires_at: row.expires_at === null ? null : rfc3339(row.expires_at) };
-}
-
-/** RFC 3339 UTC with second precision: `2025-06-01T12:00:00Z`. */
-export function rfc3339(ms: number): string {
-  return new Date(ms).toISOString().replace(/\.\d{3}Z$/, 'Z');
+  return { created_at: formatUtc(row.created_at), expires_at: row.expires_at === null ? null : formatUtc(row.expires_at) };
 }

@@ -1,9 +1,10 @@
 import type { PriceSlot } from '@heliograph/plugins-sdk';
 import { DateTime } from 'luxon';
 import type { Clock } from '../clock.js';
-import { formatUtc, roundTo } from '../forecast/time.js';
+import { roundTo } from '../forecast/time.js';
 import { createLogger } from '../log.js';
 import type { PriceSink } from '../plugins/sinks.js';
+import { formatUtc } from '../time.js';
 
 const log = createLogger('grid');
 

@@ -1,4 +1,5 @@
-import got from 'got';
+import { createRequire } from 'node:module';
+import type { Got } from 'got';
 import type {
   Device,
   DeviceDeclaration,
@@ -28,6 +29,22 @@ export interface ContextServices {
   forecast?: ForecastSink;
   prices?: PriceSink;
   site: SiteInfo;
+}
+
+const require = createRequire(import.meta.url);
+
+/**
+ * got is loaded on a plugin's first use of `ctx.http`, not at start: it is the largest
+ * module the server would load, and most device plugins never make an HTTP call (on a
+ * Raspberry Pi the 10 MB matter). Node 20.19+ can require an ES module such as got.
+ */
+function createHttpClient(signal: AbortSignal): Got {
+  const { got } = require('got') as typeof import('got');
+  return got.extend({
+    timeout: { request: 15_000 },
+    retry: { limit: 2, methods: ['GET', 'POST'], statusCodes: [408, 500, 502, 503, 504, 521, 522, 524] },
+    signal,
+  });
 }
 
 /** Stale after three poll intervals, and never sooner than 30 s. */
@@ -66,6 +83,8 @@ export class ContextBuilder {
   build(): PluginContext {
     const { services, instanceId } = this;
     const scheduler = new PluginScheduler(services.clock, this.abort.signal, this.reporter);
+    const abort = this.abort;
+    let http: Got | undefined;
     const track = (dispose: Disposer): Disposer => {
       this.disposers.push(dispose);
       return dispose;
@@ -102,11 +121,9 @@ export class ContextBuilder {
           services.prices.publish(instanceId, schedule);
         },
       },
-      http: got.extend({
-        timeout: { request: 15_000 },
-        retry: { limit: 2, methods: ['GET', 'POST'], statusCodes: [408, 500, 502, 503, 504, 521, 522, 524] },
-        signal: this.abort.signal,
-      }),
+      get http() {
+        return (http ??= createHttpClient(abort.signal));
+      },
       store: this.store(),
       signal: this.abort.signal,
       now: () => services.clock.now(),

@@ -4,6 +4,7 @@ import { deviceFromId, type PluginDefinition } from '@heliograph/plugins-sdk';
 import { ConfigError } from '../config/load.js';
 import { SafeEmitter } from '../events.js';
 import { createLogger, errorMessage } from '../log.js';
+import { formatUtc } from '../time.js';
 import { formatZodError } from '../zod-errors.js';
 import { ContextBuilder, type ContextServices } from './context.js';
 import type { DiscoveredPlugin } from './discovery.js';
@@ -202,7 +203,7 @@ export class PluginHost extends SafeEmitter<{ status: (status: InstanceStatus) =
       devices: [...i.config.devices],
       state: i.state,
       last_error: i.lastError,
-      last_poll: i.lastPoll === null ? null : new Date(i.lastPoll).toISOString().replace(/\.\d{3}Z$/, 'Z'),
+      last_poll: i.lastPoll === null ? null : formatUtc(i.lastPoll),
     };
   }
 }

@@ -27,8 +27,7 @@ const MAX_BACKOFF_MS = 15 * 60_000;
 /**
  * Delay before retrying a failed run: from a tenth of the interval (at least 1 s), doubling
  * per consecutive failure, never beyond the interval itself nor 15 minutes. A poll job of
- * 5 s retries after 1, 2, 4, 5 s; an hourly price fetch after 6, 12, 24, 48, 60 min... capped
- * at 15.
+ * 5 s retries after 1, 2, 4, 5 s; an hourly price fetch after 6, 12, 15, 15... min.
  */
 export function backoffDelay(intervalMs: number, failures: number): number {
   const first = Math.max(1000, intervalMs / 10);

@@ -84,7 +84,7 @@ export class TopicRegistry extends SafeEmitter<RegistryEvents> {
   private pendingReadings: TopicState[] = [];
   private pendingChanged: TopicState[] = [];
   private flushQueued = false;
-  private readonly snapshotCache = new Map<string, string>();
+  private readonly snapshotCache = new Map<string, Buffer>();
   private readonly globCache = new Map<string, RegExp>();
 
   constructor(private readonly clock: Clock) {
@@ -201,17 +201,25 @@ export class TopicRegistry extends SafeEmitter<RegistryEvents> {
     this.emit('tick', tick);
   }
 
-  /** Snapshot JSON of the topics matching `glob` (all without one), cached until a change. */
-  snapshotJson(glob?: string): string {
+  /**
+   * Snapshot of the topics matching `glob` (all without one) as UTF-8 JSON, built once per
+   * change and filter: a dashboard polling many times a second costs no serialisation.
+   */
+  snapshot(glob?: string): Buffer {
     const key = glob ?? '';
-    let json = this.snapshotCache.get(key);
-    if (json === undefined) {
+    let body = this.snapshotCache.get(key);
+    if (body === undefined) {
       const states = glob === undefined ? this.sorted : this.match(glob);
-      json = JSON.stringify(states.map((s) => this.toMetric(s)));
+      body = Buffer.from(JSON.stringify(states.map((s) => this.toMetric(s))));
       if (this.snapshotCache.size > 64) this.snapshotCache.clear();
-      this.snapshotCache.set(key, json);
+      this.snapshotCache.set(key, body);
     }
-    return json;
+    return body;
+  }
+
+  /** {@link snapshot} as a string. */
+  snapshotJson(glob?: string): string {
+    return this.snapshot(glob).toString('utf8');
   }
 
   /** The API's Metric object of a topic. */

@@ -1,5 +1,6 @@
 import type { MetricValue } from '@heliograph/plugins-sdk';
 import type { Db, Migration } from '../db.js';
+import { formatUtc } from '../time.js';
 
 export const auditMigrations: Migration[] = [
   {
@@ -53,7 +54,7 @@ export class AuditLog {
       Array<{ time: number; who: string; via: string; topic: string; old_value: string | null; new_value: string; result: string; message: string | null }>
     >('SELECT time, who, via, topic, old_value, new_value, result, message FROM audit ORDER BY id DESC LIMIT ?', limit);
     return rows.map((r) => ({
-      time: new Date(r.time).toISOString().replace(/\.\d{3}Z$/, 'Z'),
+      time: formatUtc(r.time),
       who: r.who,
       via: r.via,
       topic: r.topic,

@@ -7,10 +7,8 @@
  * 5 minutes by default, well within Amber's 50 requests per 5 minutes) is the whole schedule.
  * Forecasts that do not yet reach the end of tomorrow are not an error.
  */
-import { definePlugin, z } from '@heliograph/plugins-sdk';
-import { localDays } from './local-days.js';
+import { definePlugin, localDays, requestFailure, z } from '@heliograph/plugins-sdk';
 import { parseIntervals } from './parse.js';
-import { requestFailure } from './provider-errors.js';
 
 export const configSchema = z.object({
   siteId: z.string().min(1).describe('Your Amber site id (from GET /v1/sites with your API key, or the Amber app).'),
@@ -33,7 +31,7 @@ export default definePlugin({
 
     async function refresh({ signal }: { signal: AbortSignal }): Promise<void> {
       const now = ctx.now();
-      const days = localDays(now, ctx.site.timeZone);
+      const days = localDays({ now, zone: ctx.site.timeZone });
       // Amber counts intervals around the current one: from local midnight up to it, and after it to the end of tomorrow.
       const current = Math.floor(now / step) * step;
       const previous = Math.max(0, Math.ceil((current - days.todayStart) / step));
@@ -48,7 +46,7 @@ export default definePlugin({
           })
           .text();
       } catch (error) {
-        throw requestFailure('Amber', error, amberMessage);
+        throw requestFailure({ provider: 'Amber', error, explainBody: amberMessage, meanwhile: 'the last published prices stay' });
       }
       const prices = parseIntervals(body);
       if (!prices.import.some((slot) => slot.start < days.tomorrowStart && slot.end > days.todayStart)) {

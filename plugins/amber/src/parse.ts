@@ -1,6 +1,7 @@
-import type { PriceSlot } from '@heliograph/plugins-sdk';
+import { parseAnswer, parseJson, type PriceSlot } from '@heliograph/plugins-sdk';
 import { z } from 'zod';
-import { parseAnswer, parseJson } from './provider-errors.js';
+
+const answer = { source: 'Amber answer', meanwhile: 'the last published prices stay' };
 
 const intervalsSchema = z.array(
   z.object({
@@ -32,7 +33,7 @@ export interface AmberPrices {
  * `controlledLoad` intervals are left out: the import schedule is the general meter's.
  */
 export function parseIntervals(body: string): AmberPrices {
-  const intervals = parseAnswer('Amber answer', intervalsSchema, parseJson('Amber answer', body));
+  const intervals = parseAnswer({ ...answer, schema: intervalsSchema, input: parseJson({ ...answer, text: body }) });
   const slots = (channel: string, sign: 1 | -1): PriceSlot[] =>
     intervals
       .filter((interval) => interval.channelType === channel)

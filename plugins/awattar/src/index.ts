@@ -5,10 +5,8 @@
  * day-ahead auction results appear (about 13:00 CET), so tomorrow shows up soon after
  * publication. Until then only today is published, which is not an error.
  */
-import { definePlugin, z } from '@heliograph/plugins-sdk';
-import { localDays } from './local-days.js';
+import { definePlugin, localDays, requestFailure, z } from '@heliograph/plugins-sdk';
 import { parseMarketdata } from './parse.js';
-import { requestFailure } from './provider-errors.js';
 
 const serviceUrls = { de: 'https://api.awattar.de', at: 'https://api.awattar.at' } as const;
 
@@ -41,14 +39,14 @@ export default definePlugin({
     ctx.prices.declare({ provider: 'aWATTar', currency: 'EUR', scheduleType: 'pricing' });
 
     async function refresh({ signal }: { signal: AbortSignal }): Promise<void> {
-      const days = localDays(ctx.now(), ctx.site.timeZone);
+      const days = localDays({ now: ctx.now(), zone: ctx.site.timeZone });
       let body: string;
       try {
         body = await ctx.http
           .get(`${baseUrl}/v1/marketdata`, { searchParams: { start: days.todayStart, end: days.end }, signal })
           .text();
       } catch (error) {
-        throw requestFailure('aWATTar', error);
+        throw requestFailure({ provider: 'aWATTar', error, meanwhile: 'the last published prices stay' });
       }
       const slots = parseMarketdata(body);
       const tomorrow = slots.filter((slot) => slot.start >= days.tomorrowStart).length;

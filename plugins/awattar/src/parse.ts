@@ -1,6 +1,7 @@
-import type { PriceSlot } from '@heliograph/plugins-sdk';
+import { parseAnswer, parseJson, type PriceSlot } from '@heliograph/plugins-sdk';
 import { z } from 'zod';
-import { parseAnswer, parseJson } from './provider-errors.js';
+
+const answer = { source: 'aWATTar answer', meanwhile: 'the last published prices stay' };
 
 const marketdataSchema = z.object({
   object: z.literal('list'),
@@ -21,8 +22,8 @@ const marketdataSchema = z.object({
  * taken from each entry, since aWATTar has moved between hourly and quarter-hourly data.
  */
 export function parseMarketdata(body: string): PriceSlot[] {
-  const answer = parseAnswer('aWATTar answer', marketdataSchema, parseJson('aWATTar answer', body));
-  return answer.data
+  const marketdata = parseAnswer({ ...answer, schema: marketdataSchema, input: parseJson({ ...answer, text: body }) });
+  return marketdata.data
     .map((entry) => ({ start: entry.start_timestamp, end: entry.end_timestamp, price: perKwh(entry.marketprice) }))
     .sort((a, b) => a.start - b.start);
 }

@@ -5,11 +5,9 @@
  * Today and tomorrow are asked separately: tomorrow answers "no matching data" (reason 999)
  * until the auction results are out (~13:00 CET), which is not an error; for today it is.
  */
-import { definePlugin, type PriceSlot, z } from '@heliograph/plugins-sdk';
+import { definePlugin, localDays, type PriceSlot, requestFailure, z } from '@heliograph/plugins-sdk';
 import { DateTime } from 'luxon';
-import { localDays } from './local-days.js';
 import { acknowledgementReason, type DayAheadAnswer, parseDayAhead } from './parse.js';
-import { requestFailure } from './provider-errors.js';
 
 export const configSchema = z.object({
   securityToken: z.string().min(1).describe('Your ENTSO-E Transparency Platform API security token.'),
@@ -58,13 +56,13 @@ export default definePlugin({
         const failed = error as { response?: { statusCode?: number; body?: unknown } };
         const reply = typeof failed.response?.body === 'string' ? failed.response.body : '';
         if (failed.response?.statusCode === 400 && acknowledgementReason(reply)) return parseDayAhead(reply, config.currency);
-        throw requestFailure('ENTSO-E', error, acknowledgementReason);
+        throw requestFailure({ provider: 'ENTSO-E', error, explainBody: acknowledgementReason, meanwhile: 'the last published prices stay' });
       }
       return parseDayAhead(body, config.currency);
     }
 
     async function refresh({ signal }: { signal: AbortSignal }): Promise<void> {
-      const days = localDays(ctx.now(), ctx.site.timeZone);
+      const days = localDays({ now: ctx.now(), zone: ctx.site.timeZone });
       const today = await fetchPeriod(days.todayStart, days.tomorrowStart, signal);
       if ('noData' in today) throw new Error(`ENTSO-E has no prices for today (${days.today}): ${today.noData}`);
       const tomorrow = await fetchPeriod(days.tomorrowStart, days.end, signal);

@@ -1,9 +1,9 @@
-import type { PriceSlot } from '@heliograph/plugins-sdk';
+import { parseAnswer, type PriceSlot } from '@heliograph/plugins-sdk';
 import { XMLParser, XMLValidator } from 'fast-xml-parser';
 import { z } from 'zod';
-import { parseAnswer } from './provider-errors.js';
 
 const source = 'ENTSO-E answer';
+const answer = { source, meanwhile: 'the last published prices stay' };
 
 // Text stays text (parseTagValue: false) so that zod, not the XML parser, decides what a
 // number is; repeated elements are always arrays, even when there is only one.
@@ -89,12 +89,12 @@ export function acknowledgementReason(body: string): string | undefined {
 export function parseDayAhead(body: string, currency: string): DayAheadAnswer {
   const document = parseXml(body);
   if (document !== null && typeof document === 'object' && 'Acknowledgement_MarketDocument' in document) {
-    const reasons = parseAnswer(source, acknowledgementSchema, document).Acknowledgement_MarketDocument.Reason;
+    const reasons = parseAnswer({ ...answer, schema: acknowledgementSchema, input: document }).Acknowledgement_MarketDocument.Reason;
     const text = reasons.map((r) => r.text ?? r.code).join('; ');
     if (reasons.some((r) => r.code.trim() === '999')) return { noData: text };
     throw new Error(`ENTSO-E refused the request: ${text}. Check the area code and token in the plugin settings.`);
   }
-  const series = parseAnswer(source, publicationSchema, document).Publication_MarketDocument.TimeSeries;
+  const series = parseAnswer({ ...answer, schema: publicationSchema, input: document }).Publication_MarketDocument.TimeSeries;
   const inCurrency = series.filter((s) => s['currency_Unit.name'] === currency);
   if (inCurrency.length === 0) {
     const found = [...new Set(series.map((s) => s['currency_Unit.name']))].join(', ');

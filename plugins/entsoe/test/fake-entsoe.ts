@@ -5,7 +5,7 @@
  * out), or an Acknowledgement_MarketDocument with reason 999 when nothing is published.
  */
 import { DateTime } from 'luxon';
-import { type FakeServer, send, startFakeServer } from './fake-server.js';
+import { type FakeServer, send, startFakeServer } from '@heliograph/plugins-sdk/fake-server';
 
 export type Resolution = 'PT15M' | 'PT30M' | 'PT60M';
 const minutes: Record<Resolution, number> = { PT15M: 15, PT30M: 30, PT60M: 60 };
@@ -92,47 +92,49 @@ ${points.join('\n')}
 
 export async function startFakeEntsoe(market: EntsoeMarket): Promise<FakeEntsoe> {
   const fake = { market } as FakeEntsoe;
-  const server = await startFakeServer((req, res) => {
-    const m = fake.market;
-    if (req.method !== 'GET' || req.path !== '/api') return send(res, 404, 'text/html', '<html><body><h1>404 Not Found</h1></body></html>');
-    if (req.query.get('securityToken') !== m.token) return send(res, 401, 'text/html', '<html><body><h1>Unauthorized</h1></body></html>');
-    if (m.failure) return send(res, m.failure.status, m.failure.contentType, m.failure.body);
-    const from = parseStamp(req.query.get('periodStart') ?? '');
-    const to = parseStamp(req.query.get('periodEnd') ?? '');
-    const area = req.query.get('in_Domain');
-    if (req.query.get('documentType') !== 'A44' || area !== req.query.get('out_Domain') || Number.isNaN(from) || !(to > from)) {
-      return send(res, 400, 'application/xml', acknowledgement('The request is not valid: check documentType, in_Domain, out_Domain, periodStart and periodEnd.'));
-    }
-    const interval = `${new Date(from).toISOString()}/${new Date(to).toISOString()}`;
-    const noData = () =>
-      send(res, m.noDataStatus ?? 200, 'application/xml', acknowledgement(`No matching data found for Data item Day-ahead Prices [12.1.D] (${area}, ${area}) and interval ${interval}.`));
-    if (area !== m.area) return noData();
+  const server = await startFakeServer({
+    handle: (req, res) => {
+      const m = fake.market;
+      if (req.method !== 'GET' || req.path !== '/api') return send(res, 404, 'text/html', '<html><body><h1>404 Not Found</h1></body></html>');
+      if (req.query.get('securityToken') !== m.token) return send(res, 401, 'text/html', '<html><body><h1>Unauthorized</h1></body></html>');
+      if (m.failure) return send(res, m.failure.status, m.failure.contentType, m.failure.body);
+      const from = parseStamp(req.query.get('periodStart') ?? '');
+      const to = parseStamp(req.query.get('periodEnd') ?? '');
+      const area = req.query.get('in_Domain');
+      if (req.query.get('documentType') !== 'A44' || area !== req.query.get('out_Domain') || Number.isNaN(from) || !(to > from)) {
+        return send(res, 400, 'application/xml', acknowledgement('The request is not valid: check documentType, in_Domain, out_Domain, periodStart and periodEnd.'));
+      }
+      const interval = `${new Date(from).toISOString()}/${new Date(to).toISOString()}`;
+      const noData = () =>
+        send(res, m.noDataStatus ?? 200, 'application/xml', acknowledgement(`No matching data found for Data item Day-ahead Prices [12.1.D] (${area}, ${area}) and interval ${interval}.`));
+      if (area !== m.area) return noData();
 
-    // Market days are CET days; every published one that overlaps the asked interval is sent.
-    const days: DateTime[] = [];
-    for (let day = DateTime.fromMillis(from, { zone: 'Europe/Berlin' }).startOf('day'); day.toMillis() < to; day = day.plus({ days: 1 })) {
-      if ((day.toISODate() ?? '') <= m.publishedThrough) days.push(day);
-    }
-    if (days.length === 0) return noData();
-    const series = days.flatMap((day) => m.resolutions.map((resolution, i) => ({ day, resolution, sequence: i + 1 })));
-    let document = `<?xml version="1.0" encoding="utf-8"?>
-<Publication_MarketDocument xmlns="urn:iec62325.351:tc57wg16:451-3:publicationdocument:7:3">
-\t<mRID>9c2a1f0e7d6b4a3c</mRID>
-\t<revisionNumber>1</revisionNumber>
-\t<type>A44</type>
-\t<sender_MarketParticipant.mRID codingScheme="A01">10X1001A1001A450</sender_MarketParticipant.mRID>
-\t<sender_MarketParticipant.marketRole.type>A32</sender_MarketParticipant.marketRole.type>
-\t<receiver_MarketParticipant.mRID codingScheme="A01">10X1001A1001A450</receiver_MarketParticipant.mRID>
-\t<receiver_MarketParticipant.marketRole.type>A33</receiver_MarketParticipant.marketRole.type>
-\t<createdDateTime>2026-11-20T12:00:00Z</createdDateTime>
-\t<period.timeInterval>
-\t\t<start>${isoMinute(days[0]!.toMillis())}</start>
-\t\t<end>${isoMinute(days.at(-1)!.plus({ days: 1 }).toMillis())}</end>
-\t</period.timeInterval>
-${series.map((s, i) => timeSeries(m, s.day, s.resolution, i, s.sequence)).join('\n')}
-</Publication_MarketDocument>`;
-    if (m.corrupt === 'broken-xml') document = document.slice(0, document.length / 2);
-    send(res, 200, 'application/xml', document);
+      // Market days are CET days; every published one that overlaps the asked interval is sent.
+      const days: DateTime[] = [];
+      for (let day = DateTime.fromMillis(from, { zone: 'Europe/Berlin' }).startOf('day'); day.toMillis() < to; day = day.plus({ days: 1 })) {
+        if ((day.toISODate() ?? '') <= m.publishedThrough) days.push(day);
+      }
+      if (days.length === 0) return noData();
+      const series = days.flatMap((day) => m.resolutions.map((resolution, i) => ({ day, resolution, sequence: i + 1 })));
+      let document = `<?xml version="1.0" encoding="utf-8"?>
+  <Publication_MarketDocument xmlns="urn:iec62325.351:tc57wg16:451-3:publicationdocument:7:3">
+  \t<mRID>9c2a1f0e7d6b4a3c</mRID>
+  \t<revisionNumber>1</revisionNumber>
+  \t<type>A44</type>
+  \t<sender_MarketParticipant.mRID codingScheme="A01">10X1001A1001A450</sender_MarketParticipant.mRID>
+  \t<sender_MarketParticipant.marketRole.type>A32</sender_MarketParticipant.marketRole.type>
+  \t<receiver_MarketParticipant.mRID codingScheme="A01">10X1001A1001A450</receiver_MarketParticipant.mRID>
+  \t<receiver_MarketParticipant.marketRole.type>A33</receiver_MarketParticipant.marketRole.type>
+  \t<createdDateTime>2026-11-20T12:00:00Z</createdDateTime>
+  \t<period.timeInterval>
+  \t\t<start>${isoMinute(days[0]!.toMillis())}</start>
+  \t\t<end>${isoMinute(days.at(-1)!.plus({ days: 1 }).toMillis())}</end>
+  \t</period.timeInterval>
+  ${series.map((s, i) => timeSeries(m, s.day, s.resolution, i, s.sequence)).join('\n')}
+  </Publication_MarketDocument>`;
+      if (m.corrupt === 'broken-xml') document = document.slice(0, document.length / 2);
+      send(res, 200, 'application/xml', document);
+    },
   });
   return Object.assign(fake, server);
 }

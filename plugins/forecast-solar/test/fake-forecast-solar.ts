@@ -4,8 +4,7 @@
  * with sunrise and sunset keys at irregular times, and the free plan's 12 calls per hour
  * enforced with its HTTP 429 answer.
  */
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { send, sendJson, startFakeServer } from '@heliograph/plugins-sdk/fake-server';
 import { DateTime } from 'luxon';
 
 export interface CannedAnswer {
@@ -88,46 +87,37 @@ export async function startFakeForecastSolar(now: number, timeZone = 'Europe/Ber
   const calls: number[] = [];
   const fake = { requests, sent, canned, now, timeZone } as FakeForecastSolar;
 
-  const server: Server = createServer((req, res) => {
-    const url = new URL(req.url ?? '/', 'http://localhost');
-    const reply = (status: number, body: unknown) => {
-      const text = typeof body === 'string' ? body : JSON.stringify(body);
-      res.writeHead(status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text) });
-      res.end(text);
-    };
-    const match = /^\/(?:([^/]+)\/)?estimate\/([^/]+)\/([^/]+)\/([^/]+)\/([^/]+)\/([^/]+)$/.exec(url.pathname);
-    if (!match) return reply(404, { result: null, message: { code: 404, type: 'error', text: 'Not found' } });
-    const [, apiKey, lat, lon, dec, az, kwp] = match;
-    const request: FakeRequest = { apiKey, lat: Number(lat), lon: Number(lon), dec: Number(dec), az: Number(az), kwp: Number(kwp), query: url.searchParams };
-    requests.push(request);
+  const server = await startFakeServer({
+    handle: (req, res) => {
+      const match = /^\/(?:([^/]+)\/)?estimate\/([^/]+)\/([^/]+)\/([^/]+)\/([^/]+)\/([^/]+)$/.exec(req.path);
+      if (!match) return sendJson(res, 404, { result: null, message: { code: 404, type: 'error', text: 'Not found' } });
+      const [, apiKey, lat, lon, dec, az, kwp] = match;
+      const request: FakeRequest = { apiKey, lat: Number(lat), lon: Number(lon), dec: Number(dec), az: Number(az), kwp: Number(kwp), query: req.query };
+      requests.push(request);
 
-    // The quota counts the calls of the last hour (tests may also move the clock back).
-    const recent = calls.filter((t) => t > fake.now - 3_600_000 && t <= fake.now);
-    calls.splice(0, calls.length, ...recent);
-    if (!apiKey && calls.length >= LIMIT) {
-      const retryAt = DateTime.fromMillis(calls[0]! + 3_600_000, { zone: timeZone }).toISO({ suppressMilliseconds: true });
-      return reply(429, { result: 'Rate limit for API calls reached.', message: { code: 429, type: 'error', ratelimit: { period: 3600, limit: LIMIT, 'retry-at': retryAt } } });
-    }
-    calls.push(fake.now);
-    const next = canned.shift();
-    if (next) return reply(next.status, next.body);
-    const body = estimate(request, fake.now, timeZone);
-    sent.push((body.result as { watts: Record<string, number> }).watts);
-    reply(200, {
-      ...body,
-      message: {
-        code: 0, type: 'success', text: '',
-        info: { latitude: request.lat, longitude: request.lon, distance: 0, place: 'Fake place', timezone: timeZone, time: DateTime.fromMillis(fake.now, { zone: timeZone }).toISO(), time_utc: new Date(fake.now).toISOString() },
-        ratelimit: { period: 3600, limit: LIMIT, remaining: LIMIT - calls.length },
-      },
-    });
+      // The quota counts the calls of the last hour (tests may also move the clock back).
+      const recent = calls.filter((t) => t > fake.now - 3_600_000 && t <= fake.now);
+      calls.splice(0, calls.length, ...recent);
+      if (!apiKey && calls.length >= LIMIT) {
+        const retryAt = DateTime.fromMillis(calls[0]! + 3_600_000, { zone: timeZone }).toISO({ suppressMilliseconds: true });
+        return sendJson(res, 429, { result: 'Rate limit for API calls reached.', message: { code: 429, type: 'error', ratelimit: { period: 3600, limit: LIMIT, 'retry-at': retryAt } } });
+      }
+      calls.push(fake.now);
+      const next = canned.shift();
+      if (next) return send(res, next.status, 'application/json', next.body);
+      const body = estimate(request, fake.now, timeZone);
+      sent.push((body.result as { watts: Record<string, number> }).watts);
+      sendJson(res, 200, {
+        ...body,
+        message: {
+          code: 0, type: 'success', text: '',
+          info: { latitude: request.lat, longitude: request.lon, distance: 0, place: 'Fake place', timezone: timeZone, time: DateTime.fromMillis(fake.now, { zone: timeZone }).toISO(), time_utc: new Date(fake.now).toISOString() },
+          ratelimit: { period: 3600, limit: LIMIT, remaining: LIMIT - calls.length },
+        },
+      });
+    },
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  fake.url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-  fake.close = () =>
-    new Promise<void>((resolve) => {
-      server.close(() => resolve());
-      server.closeAllConnections();
-    });
+  fake.url = server.url;
+  fake.close = server.close;
   return fake;
 }

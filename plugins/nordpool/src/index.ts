@@ -6,11 +6,9 @@
  * straddle two CET days (e.g. a site in Finland), so every CET day that overlaps them is
  * fetched and the slots are cut to the site's today and tomorrow.
  */
-import { definePlugin, type PriceSlot, z } from '@heliograph/plugins-sdk';
+import { definePlugin, localDays, type PriceSlot, requestFailure, z } from '@heliograph/plugins-sdk';
 import { DateTime } from 'luxon';
-import { localDays } from './local-days.js';
 import { parseDayAheadPrices } from './parse.js';
-import { requestFailure } from './provider-errors.js';
 
 const marketZone = 'Europe/Berlin';
 
@@ -48,7 +46,7 @@ export default definePlugin({
           signal,
         });
       } catch (error) {
-        throw requestFailure('Nord Pool', error);
+        throw requestFailure({ provider: 'Nord Pool', error, meanwhile: 'the last published prices stay' });
       }
       if (response.statusCode === 204) return null;
       return parseDayAheadPrices(response.body, config.deliveryArea, config.currency);
@@ -56,7 +54,7 @@ export default definePlugin({
 
     async function refresh({ signal }: { signal: AbortSignal }): Promise<void> {
       const now = ctx.now();
-      const days = localDays(now, ctx.site.timeZone);
+      const days = localDays({ now, zone: ctx.site.timeZone });
       const slots: PriceSlot[] = [];
       let unpublished: string | undefined;
       for (const date of marketDates(days.todayStart, days.end)) {

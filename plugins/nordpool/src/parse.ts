@@ -1,6 +1,5 @@
-import type { PriceSlot } from '@heliograph/plugins-sdk';
+import { parseAnswer, parseJson, type PriceSlot } from '@heliograph/plugins-sdk';
 import { z } from 'zod';
-import { parseAnswer, parseJson } from './provider-errors.js';
 
 function answerSchema(area: string) {
   return z.object({
@@ -27,7 +26,8 @@ function answerSchema(area: string) {
  */
 export function parseDayAheadPrices(body: string, area: string, currency: string): PriceSlot[] {
   const source = 'Nord Pool answer';
-  const answer = parseAnswer(source, answerSchema(area), parseJson(source, body));
+  const meanwhile = 'the last published prices stay';
+  const answer = parseAnswer({ source, schema: answerSchema(area), input: parseJson({ source, text: body, meanwhile }), meanwhile });
   if (answer.currency !== currency) {
     throw new Error(`${source}: currency is ${answer.currency}, but ${currency} was asked for; the last published prices stay.`);
   }

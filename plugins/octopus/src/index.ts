@@ -6,11 +6,9 @@
  * only today is published, which is not an error. Refreshed every `refreshMinutes` and a few
  * times after 16:00 Europe/London.
  */
-import { definePlugin, type PriceSlot, z } from '@heliograph/plugins-sdk';
+import { definePlugin, localDays, type PriceSlot, requestFailure, z } from '@heliograph/plugins-sdk';
 import { DateTime } from 'luxon';
-import { localDays } from './local-days.js';
 import { mergeRates, parseRatesPage, type RatesPage } from './parse.js';
-import { requestFailure } from './provider-errors.js';
 
 /** The 14 GSP regions; I and O are not used. */
 const regions = ['A', 'B', 'C', 'D', 'E', 'F', 'G', 'H', 'J', 'K', 'L', 'M', 'N', 'P'] as const;
@@ -54,7 +52,7 @@ export default definePlugin({
         try {
           body = await ctx.http.get(url, { signal }).text();
         } catch (error) {
-          throw requestFailure(`Octopus Energy (${tariff})`, error);
+          throw requestFailure({ provider: `Octopus Energy (${tariff})`, error, meanwhile: 'the last published prices stay' });
         }
         const parsed = parseRatesPage(body, source, to);
         rates.push(...parsed.rates);
@@ -64,7 +62,7 @@ export default definePlugin({
     }
 
     async function refresh({ signal }: { signal: AbortSignal }): Promise<void> {
-      const days = localDays(ctx.now(), ctx.site.timeZone);
+      const days = localDays({ now: ctx.now(), zone: ctx.site.timeZone });
       const importSlots = await fetchRates(config.importProduct, days.todayStart, days.end, signal);
       const exportSlots = await fetchRates(config.exportProduct, days.todayStart, days.end, signal);
       if (!importSlots.some((slot) => slot.start < days.tomorrowStart)) {

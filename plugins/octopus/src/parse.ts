@@ -1,6 +1,5 @@
-import type { PriceSlot } from '@heliograph/plugins-sdk';
+import { parseAnswer, parseJson, type PriceSlot } from '@heliograph/plugins-sdk';
 import { z } from 'zod';
-import { parseAnswer, parseJson } from './provider-errors.js';
 
 const pageSchema = z.object({
   count: z.number().int(),
@@ -29,7 +28,8 @@ export interface RatesPage {
  * rate first; `openEnd` closes a rate that has no `valid_to`.
  */
 export function parseRatesPage(body: string, source: string, openEnd: number): RatesPage {
-  const page = parseAnswer(source, pageSchema, parseJson(source, body));
+  const answer = { source, meanwhile: 'the last published prices stay' };
+  const page = parseAnswer({ ...answer, schema: pageSchema, input: parseJson({ ...answer, text: body }) });
   return {
     next: page.next,
     rates: page.results.map((rate) => ({

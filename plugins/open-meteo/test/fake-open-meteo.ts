@@ -3,8 +3,7 @@
  * (minutely_15, unixtime, GMT), computing plausible weather for whatever range and
  * orientation it is asked for, so tests can check both the request and the result.
  */
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { send, startFakeServer } from '@heliograph/plugins-sdk/fake-server';
 
 export interface CannedAnswer {
   status: number;
@@ -34,6 +33,7 @@ export interface FakeOpenMeteo {
 }
 
 const QUARTER_HOUR_S = 900;
+const JSON_TYPE = 'application/json; charset=utf-8';
 const round1 = (x: number) => Math.round(x * 10) / 10;
 
 /** Irradiance on a tilted plane: a sun arc over the UTC day, weaker away from south. */
@@ -87,26 +87,18 @@ export async function startFakeOpenMeteo(now: number): Promise<FakeOpenMeteo> {
   const nullAt = new Set<number>();
   const fake = { requests, sent, canned, nullAt, now } as FakeOpenMeteo;
 
-  const server: Server = createServer((req: IncomingMessage, res: ServerResponse) => {
-    const url = new URL(req.url ?? '/', 'http://localhost');
-    requests.push(url.searchParams);
-    const reply = (status: number, body: string, type = 'application/json; charset=utf-8') => {
-      res.writeHead(status, { 'content-type': type, 'content-length': Buffer.byteLength(body) });
-      res.end(body);
-    };
-    if (url.pathname !== '/v1/forecast') return reply(404, JSON.stringify({ error: true, reason: 'Not Found' }));
-    const next = canned.shift();
-    if (next) return reply(next.status, next.body, next.contentType);
-    const body = answer(url.searchParams, fake.now, nullAt);
-    sent.push({ query: url.searchParams, minutely15: body.minutely_15 as SentAnswer['minutely15'] });
-    reply(200, JSON.stringify(body));
+  const server = await startFakeServer({
+    handle: (request, res) => {
+      requests.push(request.query);
+      if (request.path !== '/v1/forecast') return send(res, 404, JSON_TYPE, JSON.stringify({ error: true, reason: 'Not Found' }));
+      const next = canned.shift();
+      if (next) return send(res, next.status, next.contentType ?? JSON_TYPE, next.body);
+      const body = answer(request.query, fake.now, nullAt);
+      sent.push({ query: request.query, minutely15: body.minutely_15 as SentAnswer['minutely15'] });
+      send(res, 200, JSON_TYPE, JSON.stringify(body));
+    },
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  fake.url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-  fake.close = () =>
-    new Promise<void>((resolve) => {
-      server.close(() => resolve());
-      server.closeAllConnections();
-    });
+  fake.url = server.url;
+  fake.close = server.close;
   return fake;
 }

@@ -11,7 +11,7 @@ import { clearSkyFraction, expectedWeather, wmoWeatherCode } from './weather.js'
 export const FORECAST_STEP_MS = 15 * 60_000;
 export const FORECAST_PAST_MS = 48 * 3_600_000;
 export const FORECAST_AHEAD_MS = 72 * 3_600_000;
-/** Irradiance and PV at T are the mean over (T-15 min, T], as Open-Meteo stamps them. */
+/** Irradiance and PV at T are the mean over [T, T+15 min), the API's meaning of a forecast point. */
 const SUBSAMPLES = 3;
 
 export function demoForecast(
@@ -36,7 +36,7 @@ export function demoForecast(
     let irradiance = 0;
     let pv = 0;
     for (let s = 0; s < SUBSAMPLES; s++) {
-      const ts = t - ((s + 0.5) * FORECAST_STEP_MS) / SUBSAMPLES;
+      const ts = t + ((s + 0.5) * FORECAST_STEP_MS) / SUBSAMPLES;
       const sample = expectedWeather(model.seed, model.latitude, model.longitude, ts);
       irradiance += clearSkyTiltedIrradiance(sunVector(ts, model.latitude, model.longitude), model.panel) * clearSkyFraction(sample.cloudCover);
       for (const inverter of model.inverters) {

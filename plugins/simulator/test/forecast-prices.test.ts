@@ -40,9 +40,9 @@ describe('demo forecast', () => {
     assert.ok(values('is_day').every((v) => v === 0 || v === 1));
     assert.ok(values('wind_speed').every((v) => v >= 0 && v < 100));
     assert.ok(values('global_tilted_irradiance').every((v) => v >= 0 && v < 1200));
-    // Nothing at night, and only by day: is_day at T and PV averaged over the quarter before T.
+    // Nothing at night, and only by day: is_day at T and PV averaged over the quarter after T.
     run!.series.pv_power_predicted!.forEach(([time, pv], i) => {
-      const dark = values('is_day')[i] === 0 && values('is_day')[i - 1] !== 1;
+      const dark = values('is_day')[i] === 0 && values('is_day')[i + 1] !== 1;
       if (dark) assert.equal(pv, 0, new Date(time).toISOString());
       assert.ok((pv as number) <= 8000);
     });

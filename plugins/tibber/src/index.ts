@@ -5,9 +5,8 @@
  * Tibber answers "today" and "tomorrow" of the home; "tomorrow" is empty until about 13:00
  * CET, which is not an error. Refreshed every `refreshMinutes` and shortly after 13:00 CET.
  */
-import { definePlugin, z } from '@heliograph/plugins-sdk';
+import { definePlugin, requestFailure, z } from '@heliograph/plugins-sdk';
 import { graphqlErrors, parsePriceInfo, priceQuery } from './parse.js';
-import { requestFailure } from './provider-errors.js';
 
 export const configSchema = z.object({
   token: z.string().min(1).describe('Personal access token from developer.tibber.com (Settings → Access token).'),
@@ -49,7 +48,7 @@ export default definePlugin({
           })
           .text();
       } catch (error) {
-        throw requestFailure('Tibber', error, graphqlErrors);
+        throw requestFailure({ provider: 'Tibber', error, explainBody: graphqlErrors, meanwhile: 'the last published prices stay' });
       }
       const prices = parsePriceInfo(body, config.resolution, config.homeId);
       if (prices.currency && prices.currency !== config.currency) {

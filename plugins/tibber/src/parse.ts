@@ -1,6 +1,7 @@
-import type { PriceSlot } from '@heliograph/plugins-sdk';
+import { parseAnswer, parseJson, type PriceSlot } from '@heliograph/plugins-sdk';
 import { z } from 'zod';
-import { parseAnswer, parseJson } from './provider-errors.js';
+
+const answer = { source: 'Tibber answer', meanwhile: 'the last published prices stay' };
 
 export type TibberResolution = 'QUARTER_HOURLY' | 'HOURLY';
 
@@ -72,13 +73,13 @@ export function graphqlErrors(body: string): string | undefined {
  * consecutive `startsAt`, or the asked resolution when there is a single price.
  */
 export function parsePriceInfo(body: string, resolution: TibberResolution, homeId?: string): TibberPrices {
-  const json = parseJson('Tibber answer', body);
+  const json = parseJson({ ...answer, text: body });
   const errors = graphqlErrors(body);
   if (errors) {
     const auth = /token|unauthenticated|unauthori[sz]ed/i.test(errors) ? ' Check the access token in the plugin settings.' : '';
     throw new Error(`Tibber answered with an error: "${errors}".${auth} The last published prices stay.`);
   }
-  const { homes } = parseAnswer('Tibber answer', answerSchema, json).data.viewer;
+  const { homes } = parseAnswer({ ...answer, schema: answerSchema, input: json }).data.viewer;
   const home = homeId ? homes.find((h) => h.id === homeId) : homes.find((h) => h.currentSubscription?.priceInfo);
   if (!home) {
     throw new Error(

@@ -1,0 +1,53 @@
+import Router from '@koa/router';
+import { send } from '@koa/send';
+import type { Context } from 'koa';
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import { ApiError } from './errors.js';
+
+// The page loads only its own files and talks only to this server; framing is refused so
+// another site cannot overlay the device's settings (clickjacking).
+const PAGE_HEADERS = {
+  'Content-Security-Policy': "default-src 'self'; img-src 'self' data:; object-src 'none'; base-uri 'none'; frame-ancestors 'none'; form-action 'self'",
+  'X-Content-Type-Options': 'nosniff',
+  'Referrer-Policy': 'no-referrer',
+};
+
+/**
+ * The settings page's built files (web/dist) at `/` and `/<file>`, without credentials:
+ * the page holds nothing secret, its API calls do. Only single-segment paths are served,
+ * so nothing under /api is ever shadowed; @koa/send refuses paths that resolve outside
+ * `dir` and hidden files, and sets the content type from the extension.
+ */
+export function staticRoutes(options: { dir: string }): Router {
+  const { dir } = options;
+  const router = new Router();
+
+  const serve = async (ctx: Context, path: string) => {
+    if (!existsSync(join(dir, 'index.html'))) {
+      // No path in the answer: it goes to anyone on the network, signed in or not.
+      throw new ApiError(404, 'the settings page is not built: run `npm run build` in the Heliograph directory, then reload');
+    }
+    let served: string | undefined;
+    try {
+      // Revalidate every time: file names carry no content hash, and a stale app.js
+      // after an upgrade would talk to the new API with old code.
+      served = await send(ctx, path, { root: dir, maxage: 0, brotli: false, gzip: false, setHeaders: (res) => res.setHeader('Cache-Control', 'no-cache') });
+    } catch (err) {
+      const status = (err as { status?: number }).status;
+      // @koa/send's own 404 carries the absolute file path in its message; do not show it.
+      if (status === 404) throw new ApiError(404, `no such file: ${ctx.path}`);
+      // resolve-path's 400/403 ("Malicious Path", "Forbidden") for paths leaving dir.
+      if (status === 400 || status === 403) throw new ApiError(status, `refused: ${ctx.path} is not a file of the settings page`);
+      throw err;
+    }
+    if (served === undefined) throw new ApiError(404, `no such file: ${ctx.path}`);
+    ctx.set(PAGE_HEADERS);
+  };
+
+  router.get('/', (ctx) => serve(ctx, '/index.html'));
+  // ctx.path is still percent-encoded here; @koa/send decodes it once and then checks that
+  // the result stays inside dir (so `/..%2Fpackage.json` is refused, not served).
+  router.get('/:file', (ctx) => serve(ctx, ctx.path));
+  return router;
+}

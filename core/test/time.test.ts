@@ -1,0 +1,23 @@
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { formatUtc, parseRfc3339 } from '../src/time.js';
+
+test('formatUtc writes UTC at whole seconds with a Z, dropping milliseconds', () => {
+  assert.equal(formatUtc(Date.parse('2026-11-22T10:00:00Z')), '2026-11-22T10:00:00Z');
+  assert.equal(formatUtc(Date.parse('2026-11-22T10:00:59.999Z')), '2026-11-22T10:00:59Z');
+  assert.equal(formatUtc(Date.parse('2026-03-29T03:30:00+02:00')), '2026-03-29T01:30:00Z');
+});
+
+test('parseRfc3339 takes any offset and fractions, and refuses what RFC 3339 does not allow', () => {
+  assert.equal(parseRfc3339('2026-11-22T11:00:00+01:00'), Date.parse('2026-11-22T10:00:00Z'));
+  assert.equal(parseRfc3339('2026-11-22 10:00:00.250z'), Date.parse('2026-11-22T10:00:00.250Z'));
+  assert.equal(parseRfc3339('2026-11-22T10:00:00'), undefined, 'no offset');
+  assert.equal(parseRfc3339('2026-11-22T10:00Z'), undefined, 'no seconds');
+  assert.equal(parseRfc3339('2026-02-31T10:00:00Z'), undefined, 'no such day');
+  assert.equal(parseRfc3339('yesterday'), undefined);
+});
+
+test('a formatted time parses back to its whole second', () => {
+  const ms = Date.parse('2026-06-10T05:42:13.731Z');
+  assert.equal(parseRfc3339(formatUtc(ms)), ms - 731);
+});

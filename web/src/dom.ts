@@ -1,0 +1,59 @@
+// A tiny element builder. Text always goes in as text nodes, never as HTML, so values that
+// come from devices or plugins cannot inject markup.
+
+type Child = Node | string | number | null | undefined | false;
+type Attributes = Record<string, string | number | boolean | null | undefined | EventListener>;
+
+export function h<K extends keyof HTMLElementTagNameMap>(tag: K, attributes: Attributes = {}, ...children: Array<Child | Child[]>): HTMLElementTagNameMap[K] {
+  const element = document.createElement(tag);
+  for (const [name, value] of Object.entries(attributes)) {
+    if (value === null || value === undefined || value === false) continue;
+    if (typeof value === 'function') element.addEventListener(name.replace(/^on/, ''), value);
+    else if (value === true) element.setAttribute(name, '');
+    else element.setAttribute(name, String(value));
+  }
+  append(element, children.flat());
+  return element;
+}
+
+function append(parent: Node, children: Child[]): void {
+  for (const child of children) {
+    if (child === null || child === undefined || child === false) continue;
+    parent.appendChild(typeof child === 'object' ? child : document.createTextNode(String(child)));
+  }
+}
+
+/** Replaces an element's content. */
+export function replace(parent: Element, ...children: Array<Child | Child[]>): void {
+  parent.replaceChildren();
+  append(parent, children.flat());
+}
+
+let nextId = 0;
+/** A page-unique id, to tie a label to its input. */
+export function uid(prefix: string): string {
+  nextId += 1;
+  return `${prefix}-${nextId}`;
+}
+
+/** A status line under a form: `role=alert` for errors so screen readers announce them. */
+export function showMessage(target: HTMLElement, kind: 'error' | 'ok' | 'info', text: string): void {
+  target.className = `message ${kind}`;
+  target.setAttribute('role', kind === 'error' ? 'alert' : 'status');
+  target.textContent = text;
+  target.hidden = text === '';
+}
+
+/** Local date and time of an RFC 3339 string, or "—". */
+export function formatTime(iso: string | null | undefined): string {
+  if (!iso) return '—';
+  const date = new Date(iso);
+  return Number.isNaN(date.getTime()) ? iso : date.toLocaleString();
+}
+
+/** A metric value as shown: null as "—", others as the API gives them. */
+export function formatValue(value: unknown): string {
+  if (value === null || value === undefined) return '—';
+  if (typeof value === 'string') return value;
+  return JSON.stringify(value);
+}

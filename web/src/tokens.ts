@@ -1,0 +1,143 @@
+import { api, ApiError } from './api.js';
+import { formatTime, h, replace, showMessage, uid } from './dom.js';
+import type { CreatedToken, TokenInfo } from './types.js';
+
+/**
+ * Bearer tokens for other clients (Home Assistant, scripts): list, create (the secret is
+ * shown this once) and revoke.
+ */
+export class TokensSection {
+  private readonly list = h('div', { class: 'token-list' });
+  private readonly created = h('div', { class: 'created-token', hidden: true });
+  private readonly listMessage = h('p', { class: 'message', hidden: true });
+
+  private readonly form = this.createForm();
+
+  constructor(container: HTMLElement) {
+    replace(container, this.form, this.created, this.listMessage, this.list);
+  }
+
+  async refresh(): Promise<void> {
+    try {
+      this.renderList(await api<TokenInfo[]>('GET', '/tokens'));
+      showMessage(this.listMessage, 'info', '');
+      this.form.hidden = false;
+    } catch (err) {
+      if (err instanceof ApiError && err.status === 404) {
+        this.form.hidden = true;
+        showMessage(this.listMessage, 'info', 'This device does not offer access tokens.');
+      } else showMessage(this.listMessage, 'error', `Cannot load the tokens: ${errorText(err)}`);
+    }
+  }
+
+  private createForm(): HTMLFormElement {
+    const nameId = uid('token-name');
+    const expiresId = uid('token-expires');
+    const name = h('input', { id: nameId, type: 'text', required: true, maxlength: 64, autocomplete: 'off', placeholder: 'e.g. Home Assistant' });
+    const expires = h('input', { id: expiresId, type: 'datetime-local' });
+    const message = h('p', { class: 'message', hidden: true });
+    const button = h('button', { type: 'submit' }, 'Create token');
+    const form = h(
+      'form',
+      { class: 'inline-form', 'aria-label': 'Create an access token' },
+      h('div', { class: 'field' }, h('label', { for: nameId }, 'Token name'), name),
+      h('div', { class: 'field' }, h('label', { for: expiresId }, 'Expires (optional)'), expires),
+      h('div', { class: 'actions' }, button),
+      message,
+    );
+    form.addEventListener('submit', async (event) => {
+      event.preventDefault();
+      // datetime-local is the browser's local time; the API wants RFC 3339.
+      const expiresAt = expires.value ? new Date(expires.value) : null;
+      if (expiresAt && Number.isNaN(expiresAt.getTime())) {
+        showMessage(message, 'error', 'The expiry is not a valid date and time.');
+        return;
+      }
+      button.disabled = true;
+      try {
+        const body: { name: string; expires_at?: string } = { name: name.value.trim() };
+        if (expiresAt) body.expires_at = expiresAt.toISOString();
+        const token = await api<CreatedToken>('POST', '/tokens', { body });
+        showMessage(message, 'info', '');
+        form.reset();
+        this.showCreated(token);
+        await this.refresh();
+      } catch (err) {
+        showMessage(message, 'error', `Not created: ${errorText(err)}`);
+      } finally {
+        button.disabled = false;
+      }
+    });
+    return form;
+  }
+
+  private showCreated(token: CreatedToken): void {
+    const id = uid('new-token');
+    const input = h('input', { id, type: 'text', readonly: true, value: token.token, class: 'secret', spellcheck: false });
+    const copied = h('p', { class: 'message', hidden: true });
+    const copy = h('button', { type: 'button' }, 'Copy');
+    copy.addEventListener('click', async () => {
+      input.select();
+      try {
+        // The clipboard API exists only on https or localhost; a device on the LAN is
+        // usually plain http, where the selected text is copied the old way.
+        if (navigator.clipboard && window.isSecureContext) await navigator.clipboard.writeText(token.token);
+        else if (!document.execCommand('copy')) throw new Error('copy refused');
+        showMessage(copied, 'ok', 'Copied.');
+      } catch {
+        showMessage(copied, 'info', 'The text is selected: press Ctrl+C (or ⌘C) to copy it.');
+      }
+    });
+    const done = h('button', { type: 'button', class: 'secondary' }, 'Done');
+    done.addEventListener('click', () => {
+      this.created.hidden = true;
+      replace(this.created);
+    });
+    replace(
+      this.created,
+      h('p', {}, h('strong', {}, `Token "${token.name}" created. Copy it now: it is not shown again.`), ' Use it as "Authorization: Bearer <token>", or as ?token= on the WebSocket.'),
+      h('div', { class: 'setting-row' }, h('label', { for: id, class: 'sr-only' }, 'New access token'), input, copy, done),
+      copied,
+    );
+    this.created.hidden = false;
+    input.focus();
+    input.select();
+  }
+
+  private renderList(tokens: TokenInfo[]): void {
+    if (tokens.length === 0) {
+      replace(this.list, h('p', {}, 'No access tokens yet.'));
+      return;
+    }
+    replace(
+      this.list,
+      h(
+        'table',
+        {},
+        h('thead', {}, h('tr', {}, ['Name', 'Created', 'Expires', ''].map((c) => h('th', { scope: 'col' }, c)))),
+        h(
+          'tbody',
+          {},
+          tokens.map((t) => {
+            const revoke = h('button', { type: 'button', class: 'danger', 'aria-label': `Revoke token ${t.name}` }, 'Revoke');
+            revoke.addEventListener('click', async () => {
+              if (!window.confirm(`Revoke the token "${t.name}"? Clients using it lose access at once.`)) return;
+              revoke.disabled = true;
+              try {
+                await api('DELETE', `/tokens/${encodeURIComponent(t.id)}`);
+              } catch (err) {
+                showMessage(this.listMessage, 'error', `Not revoked: ${errorText(err)}`);
+              }
+              await this.refresh();
+            });
+            return h('tr', {}, h('td', {}, t.name), h('td', {}, formatTime(t.created_at)), h('td', {}, t.expires_at ? formatTime(t.expires_at) : 'never'), h('td', {}, revoke));
+          }),
+        ),
+      ),
+    );
+  }
+}
+
+function errorText(err: unknown): string {
+  return err instanceof ApiError ? err.message : String(err);
+}
