@@ -3,7 +3,8 @@ import { z } from 'zod';
 import type { Clock } from '../clock.js';
 import { AGGS, isAgg, parseGroupBy } from '../history/params.js';
 import type { HistoryStore } from '../history/store.js';
-import { formatMs, parseRfc3339, TimeFormatter } from '../history/time.js';
+import { TimeFormatter } from '../history/time.js';
+import { formatUtc, parseRfc3339 } from '../time.js';
 import { BATTERY_TOPIC, isRecorded, type StoredMeta } from '../history/topic-record.js';
 import type { TopicRegistry } from '../topics/registry.js';
 import { ApiError } from './errors.js';
@@ -69,7 +70,7 @@ export function historyRoutes(deps: { registry: TopicRegistry; store: HistorySto
     const from = q.from ?? to - DAY_MS;
     if (from >= to) {
       const defaults = q.from === undefined ? ' (from defaults to one day before to)' : q.to === undefined ? ' (to defaults to now)' : '';
-      throw new ApiError(400, `from must be before to${defaults}, got from ${formatMs(from)} and to ${formatMs(to)}`);
+      throw new ApiError(400, `from must be before to${defaults}, got from ${formatUtc(from)} and to ${formatUtc(to)}`);
     }
     const meta = recordedMeta(q.topic);
     const page = await store.query(q.topic, { fromMs: from, toMs: to, groupS: q.group_by.seconds, agg: q.agg });
@@ -77,7 +78,7 @@ export function historyRoutes(deps: { registry: TopicRegistry; store: HistorySto
     let json =
       `{"topic":${JSON.stringify(q.topic)},"device":${JSON.stringify(meta.device)},"group":${JSON.stringify(meta.group)},` +
       `"name":${JSON.stringify(meta.name)},"unit":${JSON.stringify(meta.unit)},"agg":"${q.agg}","group_by":"${q.group_by.text}",` +
-      `"from":"${formatMs(from)}","to":"${formatMs(page.endMs)}","points":[`;
+      `"from":"${formatUtc(from)}","to":"${formatUtc(page.endMs)}","points":[`;
     const { buckets } = page;
     const fmt = new TimeFormatter();
     let first = true;
@@ -86,7 +87,7 @@ export function historyRoutes(deps: { registry: TopicRegistry; store: HistorySto
       json += `${first ? '' : ','}["${fmt.format(buckets.start + b * buckets.size)}",${buckets.value(b, q.agg)}]`;
       first = false;
     }
-    json += page.nextMs === undefined ? ']}' : `],"next":"${formatMs(page.nextMs)}"}`;
+    json += page.nextMs === undefined ? ']}' : `],"next":"${formatUtc(page.nextMs)}"}`;
     ctx.type = 'application/json';
     ctx.body = json;
   });

@@ -20,7 +20,8 @@ import { openDatabase } from '../db.js';
 import { errorMessage } from '../log.js';
 import { AGGS, isAgg, parseGroupBy } from '../history/params.js';
 import { HistoryStore, type SlotAggregate, type TopicHandle } from '../history/store.js';
-import { formatMs, parseRfc3339, TimeFormatter } from '../history/time.js';
+import { TimeFormatter } from '../history/time.js';
+import { formatUtc, parseRfc3339 } from '../time.js';
 import { BATTERY_TOPIC, metaFromTopic } from '../history/topic-record.js';
 
 export interface HistoryCommandOptions {
@@ -103,7 +104,7 @@ async function exportCsv(rest: string[], options: HistoryCommandOptions): Promis
     if (first === undefined) throw new Error(`no history is kept for "${topic}"; topics with history: ${store.topics().join(', ') || 'none'}`);
     const to = values.to === undefined ? clock.now() : time('--to', values.to);
     let from = values.from === undefined ? first : time('--from', values.from);
-    if (from >= to) throw new UsageError(`--from must be before --to (${formatMs(from)} is not before ${formatMs(to)})`);
+    if (from >= to) throw new UsageError(`--from must be before --to (${formatUtc(from)} is not before ${formatUtc(to)})`);
     const fmt = new TimeFormatter();
     const topicCell = csvCell(topic);
     await write(out, agg ? 'time,topic,value\n' : 'time,topic,count,sum,min,max,last\n');
