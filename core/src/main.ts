@@ -73,6 +73,11 @@ async function main(argv: string[]): Promise<number> {
       const where = locations(values);
       return runPasswordCommand({ dataDir: where.dataDir, config: loadConfig(where.configFile) });
     }
+    case 'history': {
+      const { runHistoryCommand } = await import('./cli/history.js');
+      const where = locations({});
+      return runHistoryCommand(rest, { dataDir: where.dataDir, config: loadConfig(where.configFile) });
+    }
     case '--help':
     case '-h':
     case 'help':

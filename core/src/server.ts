@@ -26,6 +26,9 @@ import { forecastRoutes } from './api/forecast.js';
 import { gridRoutes } from './api/grid.js';
 import { pluginConfigRoutes } from './api/plugin-config.js';
 import { staticRoutes } from './api/static.js';
+import { historyRoutes } from './api/history.js';
+import { HistoryStore } from './history/store.js';
+import { Recorder } from './history/recorder.js';
 import type { PluginInstanceConfig } from './plugins/instances.js';
 import { createLogger } from './log.js';
 
@@ -94,6 +97,16 @@ export async function startHeliograph(options: ServerOptions): Promise<Heliograp
     const staleTimer = setInterval(() => registry.checkStale(), 5000);
     closers.push(() => clearInterval(staleTimer));
 
+    // History writes its batches on a connection of its own: a transaction on a shared
+    // connection would take in whatever else ran on it meanwhile.
+    const historyDb = await openDatabase(join(options.dataDir, 'heliograph.db'));
+    closers.push(() => historyDb.close());
+    const history = await HistoryStore.open({ db: historyDb, clock, config: config.history });
+    closers.push(() => history.close());
+    const recorder = new Recorder({ registry, store: history, clock });
+    recorder.start();
+    closers.push(() => recorder.stop());
+
     const audit = new AuditLog(db);
     const writes = new WriteService(registry, audit, clock);
     const auth = await AuthService.create(db, clock, config.auth);
@@ -110,6 +123,7 @@ export async function startHeliograph(options: ServerOptions): Promise<Heliograp
         db,
         registry,
         writes,
+        history,
         forecast,
         prices,
         site: { timeZone, latitude: config.site.latitude, longitude: config.site.longitude, temperatureUnit: config.site.temperatureUnit },
@@ -125,6 +139,7 @@ export async function startHeliograph(options: ServerOptions): Promise<Heliograp
       realm: config.site.name,
       routers: [
         metricsRoutes({ registry, writes }),
+        historyRoutes({ registry, store: history, clock }),
         forecastRoutes({ store: forecast, clock, registry }),
         gridRoutes({ book: prices }),
         pluginsRoutes({ host: plugins }),

@@ -93,24 +93,18 @@ export class EnergyTotals {
     return this.accumulators.find((a) => a.state.meta.topic === `total/${name}`)?.kwh;
   }
 
+  /**
+   * Saves every total in one statement: atomic without BEGIN/COMMIT, which on the shared
+   * connection would take in other writes (audit, tokens) made meanwhile.
+   */
   async save(): Promise<void> {
     const now = this.clock.now();
-    await this.db.exec('BEGIN');
-    try {
-      for (const acc of this.accumulators) {
-        await this.db.run(
-          'INSERT INTO energy_totals (name, kwh, period_start, updated_at) VALUES (?, ?, ?, ?) ON CONFLICT (name) DO UPDATE SET kwh = excluded.kwh, period_start = excluded.period_start, updated_at = excluded.updated_at',
-          acc.state.meta.topic.slice('total/'.length),
-          acc.kwh,
-          this.periodStartMs,
-          now,
-        );
-      }
-      await this.db.exec('COMMIT');
-    } catch (err) {
-      await this.db.exec('ROLLBACK');
-      throw err;
-    }
+    const rows = this.accumulators.map((acc) => [acc.state.meta.topic.slice('total/'.length), acc.kwh, this.periodStartMs, now]);
+    await this.db.run(
+      `INSERT INTO energy_totals (name, kwh, period_start, updated_at) VALUES ${rows.map(() => '(?, ?, ?, ?)').join(', ')}
+       ON CONFLICT (name) DO UPDATE SET kwh = excluded.kwh, period_start = excluded.period_start, updated_at = excluded.updated_at`,
+      ...rows.flat(),
+    );
   }
 
   private integrate(tick: PendingTick): void {

@@ -35,6 +35,9 @@ export interface TopicState {
   updatedAt: number;
   /** The device behind this topic has gone quiet; the value reads null. */
   stale: boolean;
+  /** Number of the tick this topic was last queued in as a reading / a change (so a topic published twice in one run is delivered once). */
+  readingTick: number;
+  changeTick: number;
 }
 
 /** What one tick delivered: all readings, and the topics whose visible value changed. */
@@ -84,6 +87,8 @@ export class TopicRegistry extends SafeEmitter<RegistryEvents> {
   private pendingReadings: TopicState[] = [];
   private pendingChanged: TopicState[] = [];
   private flushQueued = false;
+  /** Number of the tick being gathered. */
+  private tickNumber = 1;
   private readonly snapshotCache = new Map<string, Buffer>();
   private readonly globCache = new Map<string, RegExp>();
 
@@ -94,7 +99,7 @@ export class TopicRegistry extends SafeEmitter<RegistryEvents> {
   /** Adds a topic. Returns a disposer that removes it again. */
   define(meta: TopicMeta, initial: MetricValue = null): () => void {
     if (this.states.has(meta.topic)) throw new Error(`topic ${meta.topic} is already defined`);
-    const state: TopicState = { meta, value: initial, updatedAt: 0, stale: false };
+    const state: TopicState = { meta, value: initial, updatedAt: 0, stale: false, readingTick: 0, changeTick: 0 };
     this.states.set(meta.topic, state);
     const device = this.devices.get(meta.deviceId);
     if (device) {
@@ -156,8 +161,11 @@ export class TopicRegistry extends SafeEmitter<RegistryEvents> {
     const changed = state.value !== value;
     state.value = value;
     state.updatedAt = now;
-    this.pendingReadings.push(state);
-    if (changed) this.pendingChanged.push(state);
+    if (state.readingTick !== this.tickNumber) {
+      state.readingTick = this.tickNumber;
+      this.pendingReadings.push(state);
+    }
+    if (changed) this.queueChange(state);
     this.queueFlush();
   }
 
@@ -196,6 +204,7 @@ export class TopicRegistry extends SafeEmitter<RegistryEvents> {
     const tick: PendingTick = { time: this.clock.now(), readings: this.pendingReadings, changed: this.pendingChanged };
     this.pendingReadings = [];
     this.pendingChanged = [];
+    this.tickNumber++;
     for (const derive of this.derivers) derive(tick);
     if (tick.changed.length > 0) this.snapshotCache.clear();
     this.emit('tick', tick);
@@ -242,9 +251,15 @@ export class TopicRegistry extends SafeEmitter<RegistryEvents> {
     device.stale = stale;
     for (const state of device.topics) {
       state.stale = stale;
-      if (state.value !== null) this.pendingChanged.push(state);
+      if (state.value !== null) this.queueChange(state);
     }
     this.queueFlush();
+  }
+
+  private queueChange(state: TopicState): void {
+    if (state.changeTick === this.tickNumber) return;
+    state.changeTick = this.tickNumber;
+    this.pendingChanged.push(state);
   }
 
   private queueFlush(): void {

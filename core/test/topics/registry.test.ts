@@ -93,3 +93,19 @@ test('defining a topic twice is refused, and a disposer removes it', () => {
   assert.equal(registry.get('inverter_1/pv_power'), undefined);
   assert.equal(registry.list().length, 0);
 });
+
+test('a topic published twice in one run is delivered once, with its last value', async () => {
+  const registry = new TopicRegistry(new ManualClock(0));
+  registry.define(meta('inverter_1/pv_power'));
+  const state = registry.get('inverter_1/pv_power')!;
+  const tick = nextTick(registry);
+  registry.publish(state, 1);
+  registry.publish(state, 2);
+  const delivered = await tick;
+  assert.equal(delivered.readings.length, 1);
+  assert.equal(delivered.changed.length, 1);
+  assert.equal(delivered.readings[0]!.value, 2);
+  const next = nextTick(registry);
+  registry.publish(state, 3);
+  assert.equal((await next).readings.length, 1, 'the next tick takes it again');
+});
