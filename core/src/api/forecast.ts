@@ -2,35 +2,22 @@ import Router from '@koa/router';
 import { z } from 'zod';
 import type { Clock } from '../clock.js';
 import { FORECAST_TOPICS, type ForecastStore } from '../forecast/store.js';
-import { formatUtc, parseRfc3339 } from '../time.js';
+import { formatUtc } from '../time.js';
 import type { TopicRegistry } from '../topics/registry.js';
 import { ApiError } from './errors.js';
-import { parseQuery } from './query.js';
+import { parseQuery, rfc3339Param } from './query.js';
 
 /** Default end of the range: the whole stored forecast (about 3 days ahead) fits in it. */
 const DEFAULT_SPAN_MS = 4 * 24 * 3_600_000;
 
-const rfc3339 = (name: string) =>
-  z
-    .string()
-    .optional()
-    .transform((text, ctx) => {
-      if (text === undefined) return undefined;
-      const ms = parseRfc3339(text);
-      if (ms === undefined) {
-        ctx.addIssue({ code: 'custom', message: `${name} must be an RFC 3339 time such as 2026-11-22T10:00:00Z, got "${text}"` });
-        return z.NEVER;
-      }
-      return ms;
-    });
 
 const forecastQuery = z.object({
   topic: z
     .string({ error: 'topic is required: a single forecast topic such as weather/pv_power_predicted' })
     .min(1, 'topic must not be empty')
     .refine((t) => !/[*?]/.test(t), 'topic must be a single topic: globs (* and ?) are not accepted by forecast'),
-  from: rfc3339('from'),
-  to: rfc3339('to'),
+  from: rfc3339Param('from'),
+  to: rfc3339Param('to'),
 });
 
 /**

@@ -4,35 +4,22 @@ import type { Clock } from '../clock.js';
 import { AGGS, isAgg, parseGroupBy } from '../history/params.js';
 import type { HistoryStore } from '../history/store.js';
 import { TimeFormatter } from '../history/time.js';
-import { formatUtc, parseRfc3339 } from '../time.js';
+import { formatUtc } from '../time.js';
 import { BATTERY_TOPIC, isRecorded, type StoredMeta } from '../history/topic-record.js';
 import type { TopicRegistry } from '../topics/registry.js';
 import { ApiError } from './errors.js';
-import { parseQuery } from './query.js';
+import { parseQuery, rfc3339Param } from './query.js';
 
 const DAY_MS = 86_400_000;
 
-const rfc3339 = (name: string) =>
-  z
-    .string()
-    .optional()
-    .transform((text, ctx) => {
-      if (text === undefined) return undefined;
-      const ms = parseRfc3339(text);
-      if (ms === undefined) {
-        ctx.addIssue({ code: 'custom', message: `${name} must be an RFC 3339 time such as 2026-11-22T10:00:00Z, got "${text}"` });
-        return z.NEVER;
-      }
-      return ms;
-    });
 
 const historyQuery = z.object({
   topic: z
     .string({ error: 'topic is required: a single metric topic such as total/pv_power' })
     .min(1, 'topic must not be empty')
     .refine((t) => !/[*?]/.test(t), 'topic must be a single topic: globs (* and ?) are not accepted by history'),
-  from: rfc3339('from'),
-  to: rfc3339('to'),
+  from: rfc3339Param('from'),
+  to: rfc3339Param('to'),
   group_by: z
     .string()
     .optional()

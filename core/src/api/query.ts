@@ -1,4 +1,5 @@
-import type { z } from 'zod';
+import { z } from 'zod';
+import { parseRfc3339 } from '../time.js';
 import { ApiError } from './errors.js';
 
 /**
@@ -16,4 +17,20 @@ export function parseQuery<S extends z.ZodType>(schema: S, query: Record<string,
     throw new ApiError(400, name && !issue.message.includes(name) ? `${name}: ${issue.message}` : issue.message);
   }
   return result.data;
+}
+
+/** An optional RFC 3339 time parameter, parsed to Unix ms; the error names the parameter. */
+export function rfc3339Param(name: string) {
+  return z
+    .string()
+    .optional()
+    .transform((text, ctx) => {
+      if (text === undefined) return undefined;
+      const ms = parseRfc3339(text);
+      if (ms === undefined) {
+        ctx.addIssue({ code: 'custom', message: `${name} must be an RFC 3339 time such as 2026-11-22T10:00:00Z, got "${text}"` });
+        return z.NEVER;
+      }
+      return ms;
+    });
 }
