@@ -1,0 +1,75 @@
+import { createLogger, errorMessage } from '../../log.js';
+import type { WriteOutcome } from '../../writes/service.js';
+import type { Client, MetricsHub } from './hub.js';
+import { CHANNEL, joinPayload, payloadError, setPayload, topicsPayload, type InboundFrame, type ReplyTarget } from './protocol.js';
+import { DEFAULT_FILTER } from './selection.js';
+
+const log = createLogger('websocket');
+
+/** What one inbound frame asks for: heartbeat, join/leave, a filter change or a write. */
+export function handleFrame(hub: MetricsHub, client: Client, frame: InboundFrame): void {
+  const target: ReplyTarget = { joinRef: frame.joinRef, ref: frame.ref, topic: frame.topic };
+  const error = (reason: string) => {
+    if (frame.ref !== null) hub.reply(client, target, 'error', { reason });
+  };
+
+  if (frame.topic === 'phoenix') {
+    if (frame.event === 'heartbeat') hub.reply(client, target, 'ok', {});
+    else error(`unknown event "${frame.event}" on topic phoenix; only heartbeat is known`);
+    return;
+  }
+  if (frame.topic !== CHANNEL) {
+    // Phoenix's own answer to a topic without a channel; clients know it.
+    error('unmatched topic');
+    return;
+  }
+
+  switch (frame.event) {
+    case 'phx_join':
+    case 'join': {
+      const parsed = joinPayload.safeParse(frame.payload ?? {});
+      if (!parsed.success) return error(payloadError(parsed.error));
+      const topics = parsed.data.topics;
+      hub.join(client, target, topics && topics.length > 0 ? topics : DEFAULT_FILTER);
+      return;
+    }
+    case 'phx_leave':
+    case 'leave':
+      hub.unjoin(client);
+      hub.reply(client, target, 'ok', {});
+      return;
+  }
+
+  if (!client.selection) return error(`not joined: join topic ${CHANNEL} (event phx_join) before sending "${frame.event}"`);
+
+  switch (frame.event) {
+    case 'topics': {
+      const parsed = topicsPayload.safeParse(frame.payload);
+      if (!parsed.success) return error(payloadError(parsed.error));
+      hub.replaceFilter(client, target, parsed.data.topics);
+      return;
+    }
+    case 'set': {
+      const parsed = setPayload.safeParse(frame.payload);
+      if (!parsed.success) return error(payloadError(parsed.error));
+      hub.reply(client, target, 'ok', {});
+      void write(hub, client, parsed.data.topic, String(parsed.data.value));
+      return;
+    }
+    default:
+      error(`unknown event "${frame.event}" on topic ${CHANNEL}; known events: phx_join, phx_leave, topics, set`);
+  }
+}
+
+/** Writes like POST /api/v1/metrics, then tells the sender alone how it went (`set_result`). */
+async function write(hub: MetricsHub, client: Client, topic: string, value: string): Promise<void> {
+  let outcome: WriteOutcome;
+  try {
+    outcome = await hub.options.writes.write({ topic, value, who: client.who, via: 'ws' });
+  } catch (err) {
+    log.error(`write to ${topic} failed`, { who: client.who, err: errorMessage(err) });
+    outcome = { ok: false, message: 'the write could not be completed (internal error); see the server log' };
+  }
+  const result = outcome.ok ? { topic, result: 'ok' } : { topic, result: 'error', message: outcome.message };
+  hub.push(client, 'set_result', JSON.stringify(result));
+}

@@ -1,0 +1,136 @@
+import { STATUS_CODES, type IncomingMessage, type Server } from 'node:http';
+import type { Duplex } from 'node:stream';
+import { WebSocketServer } from 'ws';
+import { systemClock, type Clock } from '../../clock.js';
+import { authError, credentialsFromQuery } from '../../auth/middleware.js';
+import type { Authenticator, AuthOutcome } from '../../auth/types.js';
+import { createLogger } from '../../log.js';
+import type { TopicRegistry } from '../../topics/registry.js';
+import type { WriteService } from '../../writes/service.js';
+import { MetricsHub } from './hub.js';
+import { formOfQuery } from './protocol.js';
+import { SystemInfo } from './system.js';
+import { systemTimers, type Timers } from './timers.js';
+
+export { CLOSE_GOING_AWAY, CLOSE_IDLE, CLOSE_TOO_SLOW } from './hub.js';
+export type { Timers } from './timers.js';
+
+const log = createLogger('websocket');
+
+export const WEBSOCKET_PATH = '/api/websocket';
+
+export interface WebsocketOptions {
+  /** The HTTP server the REST API listens on; the stream shares its port. */
+  server: Server;
+  registry: TopicRegistry;
+  auth: Authenticator;
+  /** Product name for the `WWW-Authenticate` realm of a refused upgrade. */
+  realm: string;
+  writes: WriteService;
+  /** Its free storage is reported in the `system` rows. */
+  dataDir: string;
+  /** Software version reported in the `system` rows. */
+  version: string;
+  clock?: Clock;
+  timers?: Timers;
+  /** Unix ms the service started (uptime); default: now. */
+  startedAt?: number;
+  /** Default 60 s (decisions.md). */
+  idleTimeoutMs?: number;
+  /** How often `system` rows are pushed; default one minute. */
+  systemIntervalMs?: number;
+  /** Bytes a socket may have queued before it is closed as too slow; default 256 KiB. */
+  maxBufferedBytes?: number;
+}
+
+export interface WebsocketEndpoint {
+  /** Open sockets. */
+  readonly clientCount: number;
+  /** Refuses new upgrades, closes every socket (1001) and detaches from the server. */
+  close(): Promise<void>;
+}
+
+/** Incoming frames are small requests; anything bigger is a mistake or an attack. */
+const MAX_FRAME_BYTES = 64 * 1024;
+
+/**
+ * Serves the live stream at /api/websocket on an HTTP server: Phoenix Channels, both
+ * serializers, channel `metrics`.
+ *
+ * Credentials are checked on the HTTP upgrade request, before any WebSocket exists, so a
+ * refused client gets a plain HTTP answer with the same status, headers and JSON body as
+ * the REST API (401 with the Bearer challenge, 403, 429 with Retry-After), and failed
+ * attempts count toward the same throttling.
+ */
+export function attachWebsocket(options: WebsocketOptions): WebsocketEndpoint {
+  const clock = options.clock ?? systemClock;
+  const timers = options.timers ?? systemTimers;
+  const wss = new WebSocketServer({ noServer: true, clientTracking: false, perMessageDeflate: false, maxPayload: MAX_FRAME_BYTES });
+  const system = new SystemInfo({ clock, version: options.version, dataDir: options.dataDir, startedAt: options.startedAt ?? clock.now() });
+  const hub = new MetricsHub({
+    registry: options.registry,
+    writes: options.writes,
+    system,
+    clock,
+    timers,
+    idleTimeoutMs: options.idleTimeoutMs ?? 60_000,
+    systemIntervalMs: options.systemIntervalMs ?? 60_000,
+    maxBufferedBytes: options.maxBufferedBytes ?? 256 * 1024,
+  });
+  let closing = false;
+
+  const onUpgrade = (req: IncomingMessage, socket: Duplex, head: Buffer) => {
+    void upgrade(req, socket, head).catch((err) => {
+      log.error('WebSocket upgrade failed', { err });
+      refuse(socket, 500, 'internal error; see the server log');
+    });
+  };
+
+  async function upgrade(req: IncomingMessage, socket: Duplex, head: Buffer): Promise<void> {
+    // Until ws owns the socket, a client that hangs up must not become an unhandled error.
+    socket.on('error', ignore);
+    const url = new URL(req.url ?? '/', 'http://localhost');
+    if (url.pathname !== WEBSOCKET_PATH) return refuse(socket, 404, `no WebSocket endpoint at ${url.pathname}; the live stream is at ${WEBSOCKET_PATH}`);
+    if (closing) return refuse(socket, 503, 'the server is shutting down; reconnect in a moment');
+    const outcome: AuthOutcome = await options.auth.authenticate(credentialsFromQuery(url.searchParams, req.headers.authorization), req.socket.remoteAddress ?? '');
+    if (!outcome.ok) {
+      const error = authError(outcome, options.realm);
+      return refuse(socket, error.status, error.message, error.headers);
+    }
+    if (closing) return refuse(socket, 503, 'the server is shutting down; reconnect in a moment');
+    if (socket.destroyed) return;
+    socket.off('error', ignore);
+    const form = formOfQuery(url.searchParams);
+    wss.handleUpgrade(req, socket, head, (ws) => hub.connect(ws, form, outcome.who));
+  }
+
+  options.server.on('upgrade', onUpgrade);
+  return {
+    get clientCount() {
+      return hub.clientCount;
+    },
+    async close() {
+      closing = true;
+      options.server.off('upgrade', onUpgrade);
+      await hub.closeAll();
+      wss.close();
+    },
+  };
+}
+
+function ignore(): void {}
+
+/** Answers an upgrade request with a plain HTTP error, in the API's `{"error": ...}` form. */
+function refuse(socket: Duplex, status: number, message: string, headers: Record<string, string> = {}): void {
+  if (socket.destroyed) return;
+  const body = JSON.stringify({ error: message });
+  const lines = [
+    `HTTP/1.1 ${status} ${STATUS_CODES[status] ?? ''}`,
+    'Connection: close',
+    'Content-Type: application/json; charset=utf-8',
+    `Content-Length: ${Buffer.byteLength(body)}`,
+    ...Object.entries(headers).map(([name, value]) => `${name}: ${value}`),
+  ];
+  socket.once('finish', () => socket.destroy());
+  socket.end(`${lines.join('\r\n')}\r\n\r\n${body}`);
+}

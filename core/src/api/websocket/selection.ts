@@ -1,0 +1,114 @@
+import { compileGlob } from '../../topics/glob.js';
+import type { TopicMeta, TopicState } from '../../topics/registry.js';
+import type { FilterEntry } from './protocol.js';
+
+/** What a client gets when it joins without naming topics (decisions.md, WebSocket). */
+export const DEFAULT_FILTER: readonly FilterEntry[] = [
+  { topic: 'total/*' },
+  ...['voltage', 'state_of_charge', 'power', 'temperature'].map((m) => ({ topic: `battery_*/${m}` })),
+  ...['pv_power', 'load_power', 'grid_power', 'device_mode', 'temperature'].map((m) => ({ topic: `inverter_*/${m}` })),
+];
+
+interface Matcher {
+  re: RegExp;
+  windowMs: number;
+}
+
+/**
+ * One distinct filter, shared by every socket that asked for the same one: which topics it
+ * selects and each one's throttle window. Sharing is what lets a tick's `data` payload be
+ * serialised once per filter instead of once per socket.
+ */
+export class Selection<C> {
+  /** Selected topics and their throttle window in ms (0 = every change is sent). */
+  readonly members = new Map<TopicState, number>();
+  readonly clients = new Set<C>();
+  private readonly matchers: Matcher[];
+  /** `definition` payload of all members, built once per membership. */
+  private definitionsCache: string | null = null;
+
+  constructor(
+    readonly key: string,
+    entries: ReadonlyArray<readonly [topic: string, windowMs: number]>,
+  ) {
+    this.matchers = entries.map(([topic, windowMs]) => ({ re: compileGlob(topic), windowMs }));
+  }
+
+  /** Adds those of `states` the filter selects; returns the ones that were not members yet. */
+  add(states: Iterable<TopicState>): TopicState[] {
+    const added: TopicState[] = [];
+    for (const state of states) {
+      if (this.members.has(state)) continue;
+      const windowMs = this.windowOf(state.meta.topic);
+      if (windowMs === undefined) continue;
+      this.members.set(state, windowMs);
+      added.push(state);
+    }
+    if (added.length > 0) this.definitionsCache = null;
+    return added;
+  }
+
+  remove(metas: readonly TopicMeta[]): void {
+    for (const state of this.members.keys()) {
+      if (metas.includes(state.meta)) {
+        this.members.delete(state);
+        this.definitionsCache = null;
+      }
+    }
+  }
+
+  /** The `definition` payload of every member, in snapshot order. */
+  definitionsJson(ordered: readonly TopicState[]): string {
+    this.definitionsCache ??= definitionsPayload(ordered.filter((s) => this.members.has(s)));
+    return this.definitionsCache;
+  }
+
+  /** The throttle window of a topic the filter selects (the smallest of the matching entries). */
+  private windowOf(topic: string): number | undefined {
+    let best: number | undefined;
+    for (const m of this.matchers) {
+      if (!m.re.test(topic)) continue;
+      if (m.windowMs === 0) return 0;
+      if (best === undefined || m.windowMs < best) best = m.windowMs;
+    }
+    return best;
+  }
+}
+
+/** Filter entries in a canonical form, so equal filters share one {@link Selection}. */
+export function canonicalFilter(entries: readonly FilterEntry[]): { key: string; entries: Array<[string, number]> } {
+  const windows = new Map<string, number>();
+  for (const entry of entries) {
+    const windowMs = Math.round((entry.max_frequency_s ?? 0) * 1000);
+    const known = windows.get(entry.topic);
+    // No limit (0) counts as the smallest: a topic listed once without a limit gets every change.
+    windows.set(entry.topic, known === undefined ? windowMs : Math.min(known, windowMs));
+  }
+  const sorted = [...windows.entries()].sort((a, b) => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0));
+  return { key: JSON.stringify(sorted), entries: sorted };
+}
+
+const definitionCache = new WeakMap<TopicMeta, string>();
+
+/** The definition object of a topic as JSON: the Metric object's fields without the value. */
+export function definitionJson(meta: TopicMeta): string {
+  let json = definitionCache.get(meta);
+  if (json === undefined) {
+    const definition: Record<string, unknown> = {
+      topic: meta.topic,
+      device: meta.device,
+      number: meta.number,
+      group: meta.group,
+      name: meta.name,
+      unit: meta.unit,
+    };
+    if (meta.writable) definition.writable = meta.writable;
+    json = JSON.stringify(definition);
+    definitionCache.set(meta, json);
+  }
+  return json;
+}
+
+export function definitionsPayload(states: readonly TopicState[]): string {
+  return `{"definitions":[${states.map((s) => definitionJson(s.meta)).join(',')}]}`;
+}

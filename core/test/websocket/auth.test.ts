@@ -1,0 +1,49 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { PASSWORD, REALM, startStream, TOKEN, type StreamServer } from './harness.js';
+import { RawClient } from './raw-client.js';
+
+describe('WebSocket auth: checked before the upgrade', { timeout: 10_000 }, () => {
+  let server: StreamServer;
+  before(async () => (server = await startStream()));
+  after(() => server.stop());
+
+  it('refuses an upgrade without credentials with 401, the Bearer challenge and a JSON error', async () => {
+    const refusal = await RawClient.refused(server.wsUrl, { vsn: '2.0.0' });
+    assert.equal(refusal.status, 401);
+    assert.equal(refusal.headers['www-authenticate'], `Bearer realm="${REALM}"`);
+    assert.match(String(refusal.headers['content-type']), /^application\/json/);
+    assert.deepEqual(JSON.parse(refusal.body), { error: 'credentials required: pass ?password= or ?token=' });
+    assert.equal(server.endpoint.clientCount, 0);
+  });
+
+  it('lets in the password and a token, in the query', async () => {
+    const byPassword = await RawClient.connect(server.wsUrl, { query: { password: PASSWORD } });
+    const byToken = await RawClient.connect(server.wsUrl, { query: { token: TOKEN } });
+    assert.equal(server.endpoint.clientCount, 2);
+    await byPassword.barrier();
+    await byToken.barrier();
+    byPassword.close();
+    byToken.close();
+    await Promise.all([byPassword.closed, byToken.closed]);
+  });
+
+  it('answers 404 for an upgrade on another path', async () => {
+    const refusal = await RawClient.refused(server.wsUrl.replace('/api/websocket', '/api/socket'), { password: PASSWORD });
+    assert.equal(refusal.status, 404);
+    assert.match(JSON.parse(refusal.body).error, /the live stream is at \/api\/websocket/);
+  });
+
+  it('counts failed upgrades: after five, 429 with Retry-After even with the right password', async () => {
+    for (let i = 0; i < 5; i++) {
+      const refusal = await RawClient.refused(server.wsUrl, { password: 'wrong' });
+      assert.equal(refusal.status, 401);
+      assert.deepEqual(JSON.parse(refusal.body), { error: 'wrong password or token' });
+    }
+    const throttled = await RawClient.refused(server.wsUrl, { password: PASSWORD });
+    assert.equal(throttled.status, 429);
+    assert.equal(throttled.headers['retry-after'], '1');
+    assert.equal(throttled.headers['www-authenticate'], undefined);
+    assert.match(JSON.parse(throttled.body).error, /too many failed logins/);
+  });
+});
