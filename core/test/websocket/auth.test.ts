@@ -34,6 +34,13 @@ describe('WebSocket auth: checked before the upgrade', { timeout: 10_000 }, () =
     assert.match(JSON.parse(refusal.body).error, /the live stream is at \/api\/websocket/);
   });
 
+  it('answers a plain HTTP request to the stream with 426 and what to do', async () => {
+    const response = await fetch(`${server.httpUrl}/api/websocket`);
+    assert.equal(response.status, 426);
+    assert.equal(response.headers.get('upgrade'), 'websocket');
+    assert.match(((await response.json()) as { error: string }).error, /is a WebSocket endpoint/);
+  });
+
   it('counts failed upgrades: after five, 429 with Retry-After even with the right password', async () => {
     for (let i = 0; i < 5; i++) {
       const refusal = await RawClient.refused(server.wsUrl, { password: 'wrong' });

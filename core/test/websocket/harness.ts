@@ -3,7 +3,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createApp, listen, type RunningServer } from '../../src/api/app.js';
-import { attachWebsocket, type Timers, type WebsocketEndpoint, type WebsocketOptions } from '../../src/api/websocket/index.js';
+import { attachWebsocket, upgradeRequiredRoutes, type Timers, type WebsocketEndpoint, type WebsocketOptions } from '../../src/api/websocket/index.js';
 import type { Authenticator, AuthOutcome, Credentials } from '../../src/auth/types.js';
 import { ManualClock } from '../../src/clock.js';
 import { migrate, openDatabase, type Db } from '../../src/db.js';
@@ -77,6 +77,8 @@ export const START = Date.parse('2026-11-22T10:00:00Z');
 export interface StreamServer {
   /** `ws://127.0.0.1:PORT/api/websocket` */
   wsUrl: string;
+  /** `http://127.0.0.1:PORT` */
+  httpUrl: string;
   /** For the Phoenix client, which appends `/websocket` itself. */
   phoenixEndpoint: string;
   port: number;
@@ -113,7 +115,7 @@ export async function startStream(overrides: Partial<WebsocketOptions> = {}): Pr
   let running: RunningServer;
   let endpoint: WebsocketEndpoint;
   const start = async (port: number) => {
-    running = await listen(createApp({ auth, realm: REALM, routers: [] }), '127.0.0.1', port);
+    running = await listen(createApp({ auth, realm: REALM, routers: [], publicRouters: [upgradeRequiredRoutes()] }), '127.0.0.1', port);
     endpoint = attachWebsocket({ server: running.server, registry, auth, realm: REALM, writes, dataDir, version: '0.1.0-test', clock, timers, ...overrides });
   };
   const stopServer = async () => {
@@ -124,6 +126,7 @@ export async function startStream(overrides: Partial<WebsocketOptions> = {}): Pr
   const port = running!.port;
   const server: StreamServer = {
     wsUrl: `ws://127.0.0.1:${port}/api/websocket`,
+    httpUrl: `http://127.0.0.1:${port}`,
     phoenixEndpoint: `ws://127.0.0.1:${port}/api`,
     port,
     registry,

@@ -4,9 +4,10 @@ import { createLogger, errorMessage } from '../../log.js';
 import type { Tick, TopicMeta, TopicRegistry, TopicState } from '../../topics/registry.js';
 import type { WriteService } from '../../writes/service.js';
 import { handleFrame } from './channel.js';
-import { CHANNEL, decodeFrame, encodePush, encodeReply, type FilterEntry, type Form, type ReplyTarget, type Ref } from './protocol.js';
+import { decodeFrame, encodePush, encodeReply, SharedPush, type FilterEntry, type Form, type ReplyTarget } from './protocol.js';
 import { canonicalFilter, definitionsPayload, Selection } from './selection.js';
 import type { SystemInfo } from './system.js';
+import { ThrottleWindows } from './throttle.js';
 import type { Timers } from './timers.js';
 
 const log = createLogger('websocket');
@@ -35,13 +36,8 @@ export class Client {
   idleTimer: unknown = null;
   /** Set while joined to `metrics`. */
   selection: Selection<Client> | null = null;
-  joinRef: Ref = null;
-  /** Throttled topics: when the current window ends (Unix ms). */
-  windows: Map<TopicState, number> | null = null;
-  /** Throttled topics that changed inside their window; sent when it ends. */
-  heldBack: Set<TopicState> | null = null;
-  heldBackTimer: unknown = null;
-  heldBackAt = Infinity;
+  /** Only for sockets whose filter throttles some topic. */
+  throttle: ThrottleWindows | null = null;
   closed = false;
 
   constructor(
@@ -51,21 +47,6 @@ export class Client {
     now: number,
   ) {
     this.lastFrameAt = now;
-  }
-}
-
-/** A push shared by many sockets: framed (and turned into bytes) at most once per form. */
-class SharedPush {
-  private v1: Buffer | null = null;
-  private v2: Buffer | null = null;
-  constructor(
-    private readonly event: string,
-    private readonly payloadJson: string,
-  ) {}
-
-  frame(form: Form): Buffer {
-    if (form === 'v2') return (this.v2 ??= Buffer.from(encodePush('v2', null, CHANNEL, this.event, this.payloadJson)));
-    return (this.v1 ??= Buffer.from(encodePush('v1', null, CHANNEL, this.event, this.payloadJson)));
   }
 }
 
@@ -82,6 +63,8 @@ export class MetricsHub {
   /** `{"topic":..,"value":..}` of each topic, until its value changes. */
   private readonly fragments = new Map<TopicState, string>();
   private pendingAdded: TopicState[] = [];
+  /** Counts value changes, so a join's cached current values know when they are outdated. */
+  private valuesVersion = 0;
   private systemTimer: unknown = null;
   private readonly onTickListener = (tick: Tick) => this.onTick(tick);
   private readonly onDefinitionsListener = (added: readonly TopicState[], removed: readonly TopicMeta[]) => this.onDefinitions(added, removed);
@@ -110,14 +93,15 @@ export class MetricsHub {
   /** Joins (or re-joins) the channel: reply, then definitions, current values and system rows. */
   join(client: Client, target: ReplyTarget, entries: readonly FilterEntry[]): void {
     this.unjoin(client);
-    client.joinRef = target.joinRef;
     const selection = this.acquire(entries);
     selection.clients.add(client);
     client.selection = selection;
     this.reply(client, target, 'ok', {});
-    const ordered = this.options.registry.list();
-    this.push(client, 'definition', selection.definitionsJson(ordered));
-    this.sendValues(client, ordered.filter((s) => selection.members.has(s)));
+    // Sockets joining with the same filter (a reconnect storm, say) share these frames.
+    const all = this.options.registry.list();
+    this.send(client, selection.definitionsPush(all).frame(client.form));
+    this.openWindows(client, selection.ordered(all));
+    this.send(client, selection.valuesPush(all, this.valuesVersion, (states) => this.dataPayload(states)).frame(client.form));
     void this.sendSystem(client);
   }
 
@@ -128,9 +112,7 @@ export class MetricsHub {
     after.clients.add(client);
     client.selection = after;
     this.release(before, client);
-    for (const state of client.windows?.keys() ?? []) {
-      if (!after.members.get(state)) this.closeWindow(client, state);
-    }
+    client.throttle?.keepOnly(after.members);
     this.reply(client, target, 'ok', {});
     const added = this.options.registry.list().filter((s) => after.members.has(s) && !before.members.has(s));
     if (added.length === 0) return;
@@ -141,19 +123,17 @@ export class MetricsHub {
   unjoin(client: Client): void {
     if (client.selection) this.release(client.selection, client);
     client.selection = null;
-    client.joinRef = null;
-    client.windows = null;
-    client.heldBack = null;
-    this.clearHeldBackTimer(client);
+    client.throttle?.dispose();
+    client.throttle = null;
   }
 
   reply(client: Client, target: ReplyTarget, status: 'ok' | 'error', response: Record<string, unknown>): void {
     this.send(client, encodeReply(client.form, target, status, response));
   }
 
-  /** A push to one socket, tagged with its join. */
+  /** A push to one socket. */
   push(client: Client, event: string, payloadJson: string): void {
-    this.send(client, encodePush(client.form, client.joinRef, CHANNEL, event, payloadJson));
+    this.send(client, encodePush(client.form, event, payloadJson));
   }
 
   /**
@@ -276,17 +256,30 @@ export class MetricsHub {
 
   /** Sends current values to one socket; for throttled topics this opens their window. */
   private sendValues(client: Client, states: readonly TopicState[]): void {
+    this.openWindows(client, states);
+    this.push(client, 'data', this.dataPayload(states));
+  }
+
+  private openWindows(client: Client, states: readonly TopicState[]): void {
+    const selection = client.selection;
+    if (!selection?.throttled) return;
+    const throttle = this.throttleOf(client);
     const now = this.options.clock.now();
     for (const state of states) {
-      const windowMs = client.selection?.members.get(state) ?? 0;
-      if (windowMs > 0) this.openWindow(client, state, now + windowMs);
+      const windowMs = selection.members.get(state) ?? 0;
+      if (windowMs > 0) throttle.open(state, now + windowMs);
     }
-    this.push(client, 'data', this.dataPayload(states));
+  }
+
+  private throttleOf(client: Client): ThrottleWindows {
+    return (client.throttle ??= new ThrottleWindows(this.options.clock, this.options.timers, (due) => this.sendValues(client, due)));
   }
 
   private onTick(tick: Tick): void {
     this.flushDefinitions();
-    if (tick.changed.length === 0 || this.selections.size === 0) return;
+    if (tick.changed.length === 0) return;
+    this.valuesVersion++;
+    if (this.selections.size === 0) return;
     let changed = tick.changed;
     for (const state of changed) this.fragments.delete(state);
     // A topic published twice in one tick is listed twice; send it once.
@@ -320,15 +313,7 @@ export class MetricsHub {
       for (let i = 0; i < selected.length; i++) {
         const state = selected[i]!;
         const windowMs = selection.members.get(state)!;
-        if (windowMs > 0) {
-          const endsAt = client.windows?.get(state);
-          if (endsAt !== undefined && now < endsAt) {
-            (client.heldBack ??= new Set()).add(state);
-            this.scheduleHeldBack(client, endsAt);
-            continue;
-          }
-          this.openWindow(client, state, now + windowMs);
-        }
+        if (windowMs > 0 && !this.throttleOf(client).admit(state, windowMs, now)) continue;
         due.push(state);
         key += i + ',';
       }
@@ -337,46 +322,6 @@ export class MetricsHub {
       if (!push) shared.set(key, (push = new SharedPush('data', this.dataPayload(due))));
       this.send(client, push.frame(client.form));
     }
-  }
-
-  private openWindow(client: Client, state: TopicState, endsAt: number): void {
-    (client.windows ??= new Map()).set(state, endsAt);
-    client.heldBack?.delete(state);
-  }
-
-  private closeWindow(client: Client, state: TopicState): void {
-    client.windows?.delete(state);
-    client.heldBack?.delete(state);
-  }
-
-  private scheduleHeldBack(client: Client, at: number): void {
-    if (client.heldBackTimer !== null && client.heldBackAt <= at) return;
-    this.clearHeldBackTimer(client);
-    client.heldBackAt = at;
-    client.heldBackTimer = this.options.timers.setTimeout(() => this.releaseHeldBack(client), Math.max(0, at - this.options.clock.now()));
-  }
-
-  private clearHeldBackTimer(client: Client): void {
-    if (client.heldBackTimer !== null) this.options.timers.clearTimeout(client.heldBackTimer);
-    client.heldBackTimer = null;
-    client.heldBackAt = Infinity;
-  }
-
-  /** A window ended: send the value held back in it (the current one), which opens the next. */
-  private releaseHeldBack(client: Client): void {
-    client.heldBackTimer = null;
-    client.heldBackAt = Infinity;
-    if (client.closed || !client.heldBack || !client.windows) return;
-    const now = this.options.clock.now();
-    const due: TopicState[] = [];
-    let next = Infinity;
-    for (const state of client.heldBack) {
-      const endsAt = client.windows.get(state) ?? now;
-      if (endsAt <= now) due.push(state);
-      else next = Math.min(next, endsAt);
-    }
-    if (due.length > 0) this.sendValues(client, due);
-    if (next !== Infinity) this.scheduleHeldBack(client, next);
   }
 
   private onDefinitions(added: readonly TopicState[], removed: readonly TopicMeta[]): void {

@@ -1,3 +1,4 @@
+import Router from '@koa/router';
 import { STATUS_CODES, type IncomingMessage, type Server } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { WebSocketServer } from 'ws';
@@ -55,7 +56,14 @@ const MAX_FRAME_BYTES = 64 * 1024;
 
 /**
  * Serves the live stream at /api/websocket on an HTTP server: Phoenix Channels, both
- * serializers, channel `metrics`.
+ * serializers, channel `metrics` (decisions.md, WebSocket). Choices the spec leaves open:
+ * - server pushes carry `join_ref` null, like Phoenix broadcasts, so one framed push serves
+ *   every socket; replies echo the request's `join_ref` and `ref`;
+ * - close codes: 4000 idle (no frame for 60 s), 4008 too slow (send queue over the bound,
+ *   default 256 KiB), 1001 server shutting down;
+ * - a join with an empty `topics` list gets the default filter; `topics` needs a non-empty one;
+ * - `set` also takes a number or boolean value, as its text;
+ * - `system` rows: `system/version`, `system/uptime` (s), `system/free_storage` (MB).
  *
  * Credentials are checked on the HTTP upgrade request, before any WebSocket exists, so a
  * refused client gets a plain HTTP answer with the same status, headers and JSON body as
@@ -116,6 +124,20 @@ export function attachWebsocket(options: WebsocketOptions): WebsocketEndpoint {
       wss.close();
     },
   };
+}
+
+/**
+ * A plain HTTP request to the stream's path (a browser, curl) answers 426 with what to do,
+ * rather than "no such endpoint". Mount it with the public routers: it reveals nothing.
+ */
+export function upgradeRequiredRoutes(): Router {
+  const router = new Router();
+  router.all(WEBSOCKET_PATH, (ctx) => {
+    ctx.status = 426;
+    ctx.set('Upgrade', 'websocket');
+    ctx.body = { error: `${WEBSOCKET_PATH} is a WebSocket endpoint (Phoenix Channels, channel "metrics"): connect with a WebSocket client and ?password= or ?token=` };
+  });
+  return router;
 }
 
 function ignore(): void {}

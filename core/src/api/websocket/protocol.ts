@@ -92,12 +92,27 @@ export function encodeReply(form: Form, to: ReplyTarget, status: 'ok' | 'error',
 }
 
 /**
- * A server push. The payload arrives already serialised, so one payload can be framed once
- * and sent to many sockets. Pushes carry no ref, as in Phoenix.
+ * A server push. Pushes carry neither ref nor join_ref, like Phoenix broadcasts, so one
+ * framed push can go to every socket that should get it, whatever its join.
  */
-export function encodePush(form: Form, joinRef: Ref, topic: string, event: string, payloadJson: string): string {
-  if (form === 'v2') return `[${JSON.stringify(joinRef)},null,${JSON.stringify(topic)},${JSON.stringify(event)},${payloadJson}]`;
-  return `{"topic":${JSON.stringify(topic)},"event":${JSON.stringify(event)},"payload":${payloadJson},"ref":null}`;
+export function encodePush(form: Form, event: string, payloadJson: string): string {
+  if (form === 'v2') return `[null,null,"${CHANNEL}",${JSON.stringify(event)},${payloadJson}]`;
+  return `{"topic":"${CHANNEL}","event":${JSON.stringify(event)},"payload":${payloadJson},"ref":null}`;
+}
+
+/** A push for many sockets: framed, and turned into bytes, at most once per form. */
+export class SharedPush {
+  private v1: Buffer | null = null;
+  private v2: Buffer | null = null;
+  constructor(
+    private readonly event: string,
+    private readonly payloadJson: string,
+  ) {}
+
+  frame(form: Form): Buffer {
+    if (form === 'v2') return (this.v2 ??= Buffer.from(encodePush('v2', this.event, this.payloadJson)));
+    return (this.v1 ??= Buffer.from(encodePush('v1', this.event, this.payloadJson)));
+  }
 }
 
 /** The maximum number of entries in one filter; more is a mistake, not a use. */

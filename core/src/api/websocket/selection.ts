@@ -1,6 +1,6 @@
 import { compileGlob } from '../../topics/glob.js';
 import type { TopicMeta, TopicState } from '../../topics/registry.js';
-import type { FilterEntry } from './protocol.js';
+import { SharedPush, type FilterEntry } from './protocol.js';
 
 /** What a client gets when it joins without naming topics (decisions.md, WebSocket). */
 export const DEFAULT_FILTER: readonly FilterEntry[] = [
@@ -23,9 +23,13 @@ export class Selection<C> {
   /** Selected topics and their throttle window in ms (0 = every change is sent). */
   readonly members = new Map<TopicState, number>();
   readonly clients = new Set<C>();
+  /** How many members have a throttle window. */
+  private throttledMembers = 0;
   private readonly matchers: Matcher[];
-  /** `definition` payload of all members, built once per membership. */
-  private definitionsCache: string | null = null;
+  /** What a join sends, built once for all the sockets that join with this filter. */
+  private orderedCache: TopicState[] | null = null;
+  private definitionsCache: SharedPush | null = null;
+  private valuesCache: { version: number; push: SharedPush } | null = null;
 
   constructor(
     readonly key: string,
@@ -42,25 +46,48 @@ export class Selection<C> {
       const windowMs = this.windowOf(state.meta.topic);
       if (windowMs === undefined) continue;
       this.members.set(state, windowMs);
+      if (windowMs > 0) this.throttledMembers++;
       added.push(state);
     }
-    if (added.length > 0) this.definitionsCache = null;
+    if (added.length > 0) this.membershipChanged();
     return added;
   }
 
   remove(metas: readonly TopicMeta[]): void {
     for (const state of this.members.keys()) {
       if (metas.includes(state.meta)) {
+        if (this.members.get(state)! > 0) this.throttledMembers--;
         this.members.delete(state);
-        this.definitionsCache = null;
+        this.membershipChanged();
       }
     }
   }
 
-  /** The `definition` payload of every member, in snapshot order. */
-  definitionsJson(ordered: readonly TopicState[]): string {
-    this.definitionsCache ??= definitionsPayload(ordered.filter((s) => this.members.has(s)));
-    return this.definitionsCache;
+  /** Whether any member is throttled (else every socket gets the same data). */
+  get throttled(): boolean {
+    return this.throttledMembers > 0;
+  }
+
+  /** Members in snapshot order; `all` is the registry's list. */
+  ordered(all: readonly TopicState[]): readonly TopicState[] {
+    return (this.orderedCache ??= all.filter((s) => this.members.has(s)));
+  }
+
+  /** The join's `definition` push: every member. */
+  definitionsPush(all: readonly TopicState[]): SharedPush {
+    return (this.definitionsCache ??= new SharedPush('definition', definitionsPayload(this.ordered(all))));
+  }
+
+  /** The join's first `data` push: current values of every member, while `version` holds. */
+  valuesPush(all: readonly TopicState[], version: number, payload: (states: readonly TopicState[]) => string): SharedPush {
+    if (this.valuesCache?.version !== version) this.valuesCache = { version, push: new SharedPush('data', payload(this.ordered(all))) };
+    return this.valuesCache.push;
+  }
+
+  private membershipChanged(): void {
+    this.orderedCache = null;
+    this.definitionsCache = null;
+    this.valuesCache = null;
   }
 
   /** The throttle window of a topic the filter selects (the smallest of the matching entries). */

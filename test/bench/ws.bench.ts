@@ -1,0 +1,170 @@
+/**
+ * `npm run bench:ws`: 500 WebSocket clients, each joined to all 120 topics, which change
+ * once a second. Prints p50/p99 latency from publish to receipt, the server's CPU (% of
+ * one core) and its RSS growth per client, next to the targets of issue 4.
+ *
+ * The server runs in a child process (ws-bench-server.ts) so its CPU and memory are its
+ * own; the clients are raw `ws` sockets in this process, speaking the v2 serializer.
+ */
+import { fork, type ChildProcess } from 'node:child_process';
+import { once } from 'node:events';
+import { performance } from 'node:perf_hooks';
+import { fileURLToPath } from 'node:url';
+import { WebSocket } from 'ws';
+import { BENCH_PASSWORD, TIMESTAMP_TOPIC, TOPIC_COUNT, type BenchReply, type BenchRequest } from './ws-bench-shared.js';
+
+const CLIENTS = Number(process.env.BENCH_WS_CLIENTS ?? 500);
+const MEASURE_S = Number(process.env.BENCH_WS_SECONDS ?? 20);
+const WARMUP_S = 3;
+const CONNECT_BATCH = 50;
+
+const TARGETS = { p99Ms: 30, cpuPercent: 5, kbPerClient: 15 };
+
+/** `{"topic":"bench/published_at","value":` - the timestamp is the first metric of each data frame. */
+const MARK = Buffer.from(`{"topic":${JSON.stringify(TIMESTAMP_TOPIC)},"value":`);
+
+class ServerChild {
+  private readonly child: ChildProcess;
+  constructor() {
+    const script = fileURLToPath(new URL('./ws-bench-server.js', import.meta.url));
+    this.child = fork(script, [], { execArgv: ['--expose-gc'], env: { ...process.env, HELIOGRAPH_LOG_LEVEL: 'warn' }, stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+  }
+
+  async next<T extends BenchReply['type']>(type: T): Promise<Extract<BenchReply, { type: T }>> {
+    for (;;) {
+      const [message] = (await once(this.child, 'message')) as [BenchReply];
+      if (message.type === type) return message as Extract<BenchReply, { type: T }>;
+    }
+  }
+
+  async ask<T extends BenchRequest['type'] & BenchReply['type']>(type: T): Promise<Extract<BenchReply, { type: T }>> {
+    const reply = this.next(type);
+    this.child.send({ type } satisfies BenchRequest);
+    return reply;
+  }
+
+  async stop(): Promise<void> {
+    const exited = once(this.child, 'exit');
+    this.child.send({ type: 'stop' } satisfies BenchRequest);
+    await exited;
+  }
+}
+
+interface Stats {
+  measuring: boolean;
+  latencies: number[];
+  dataMessages: number;
+  closedEarly: number;
+  finished: boolean;
+}
+
+/** Connects one client, joins all topics and resolves on its first data message. */
+function connectClient(port: number, stats: Stats): Promise<WebSocket> {
+  const ws = new WebSocket(`ws://127.0.0.1:${port}/api/websocket?password=${BENCH_PASSWORD}&vsn=2.0.0`, { perMessageDeflate: false, skipUTF8Validation: true });
+  return new Promise((resolve, reject) => {
+    let joined = false;
+    ws.once('error', reject);
+    ws.once('open', () => ws.send(JSON.stringify(['1', '1', 'metrics', 'phx_join', { topics: [{ topic: '*' }] }])));
+    ws.on('close', () => {
+      if (!stats.finished) stats.closedEarly++;
+    });
+    ws.on('message', (data: Buffer) => {
+      const received = performance.timeOrigin + performance.now();
+      const at = data.indexOf(MARK);
+      if (at < 0) return;
+      if (!joined) {
+        joined = true;
+        resolve(ws);
+        return;
+      }
+      if (!stats.measuring) return;
+      const start = at + MARK.length;
+      const end = data.indexOf(0x7d /* } */, start);
+      stats.latencies.push(received - Number(data.toString('latin1', start, end)));
+      stats.dataMessages++;
+    });
+  });
+}
+
+function percentile(sorted: readonly number[], p: number): number {
+  if (sorted.length === 0) return NaN;
+  return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)]!;
+}
+
+function line(label: string, figure: string, target: string, ok: boolean): string {
+  return `  ${label.padEnd(30)} ${figure.padEnd(26)} target ${target.padEnd(10)} ${ok ? 'ok' : 'MISSED'}`;
+}
+
+async function main(): Promise<void> {
+  const server = new ServerChild();
+  const { port } = await server.next('ready');
+  const stats: Stats = { measuring: false, latencies: [], dataMessages: 0, closedEarly: 0, finished: false };
+  await sleep(1500); // a few ticks without clients before the baseline
+  const before = await server.ask('memory');
+
+  const clients: WebSocket[] = [];
+  const connectStarted = performance.now();
+  for (let i = 0; i < CLIENTS; i += CONNECT_BATCH) {
+    const batch = Math.min(CONNECT_BATCH, CLIENTS - i);
+    clients.push(...(await Promise.all(Array.from({ length: batch }, () => connectClient(port, stats)))));
+  }
+  const connectMs = performance.now() - connectStarted;
+  // Phoenix clients heartbeat every 30 s; so do these, or the server closes them as idle.
+  const heartbeat = setInterval(() => {
+    for (const ws of clients) ws.send('[null,"hb","phoenix","heartbeat",{}]');
+  }, 30_000);
+
+  await sleep(WARMUP_S * 1000);
+  await server.ask('cpu'); // starts the CPU window
+  stats.measuring = true;
+  await sleep(MEASURE_S * 1000);
+  stats.measuring = false;
+  const cpu = await server.ask('cpu');
+  // Memory last, in steady state: right after the connect burst V8's young generation is
+  // still at the size the burst grew it to.
+  const after = await server.ask('memory');
+
+  clearInterval(heartbeat);
+  stats.finished = true;
+  for (const ws of clients) ws.terminate();
+  await server.stop();
+  report({ stats, cpu, before, after, connectMs });
+}
+
+type Memory = Extract<BenchReply, { type: 'memory' }>;
+
+function report(run: { stats: Stats; cpu: Extract<BenchReply, { type: 'cpu' }>; before: Memory; after: Memory; connectMs: number }): void {
+  const { stats, cpu, before, after } = run;
+  const sorted = stats.latencies.sort((a, b) => a - b);
+  const p50 = percentile(sorted, 50);
+  const p99 = percentile(sorted, 99);
+  const cpuPercent = (cpu.cpuMicros * 1000 * 100) / Number(cpu.wallNanos);
+  const perClientKb = (bytes: number) => bytes / 1024 / CLIENTS;
+  const rssKb = perClientKb(after.rss - before.rss);
+  const youngMb = (after.newSpace - before.newSpace) / 1048576;
+  const rssExYoungKb = perClientKb(after.rss - after.newSpace - (before.rss - before.newSpace));
+  const heapKb = perClientKb(after.heapUsed - before.heapUsed);
+  const mb = (bytes: number) => `${(bytes / 1048576).toFixed(1)} MB`;
+
+  console.log(`WebSocket benchmark: ${CLIENTS} clients x ${TOPIC_COUNT} topics at 1 Hz, every client joined to all topics (vsn 2.0.0)`);
+  console.log(
+    `  ${CLIENTS} clients connected and joined in ${(run.connectMs / 1000).toFixed(1)} s; measured ${MEASURE_S} s: ${cpu.ticks} ticks, ` +
+      `${stats.dataMessages} of ${cpu.ticks * CLIENTS} data messages received, ${stats.closedEarly} sockets closed early`,
+  );
+  console.log(line('latency publish -> receipt', `p50 ${p50.toFixed(1)} ms, p99 ${p99.toFixed(1)} ms`, `p99 < ${TARGETS.p99Ms} ms`, p99 < TARGETS.p99Ms));
+  const fanOut = [...cpu.fanOutMs].sort((a, b) => a - b);
+  console.log(`  server side of it: publish + fan-out to ${CLIENTS} sockets p50 ${percentile(fanOut, 50).toFixed(1)} ms, max ${fanOut.at(-1)!.toFixed(1)} ms per tick`);
+  console.log(line('server CPU', `${cpuPercent.toFixed(2)} % of one core`, `< ${TARGETS.cpuPercent} %`, cpuPercent < TARGETS.cpuPercent));
+  console.log(line('server RSS growth per client', `${rssExYoungKb.toFixed(1)} KB (JS heap ${heapKb.toFixed(1)} KB)`, `< ${TARGETS.kbPerClient} KB`, rssExYoungKb < TARGETS.kbPerClient));
+  console.log(
+    `  RSS growth above leaves out V8's young generation, which V8 sizes by allocation rate (up to 16 MB per semi-space) ` +
+      `and shrinks when idle: it changed by ${youngMb.toFixed(1)} MB; raw RSS growth ${rssKb.toFixed(1)} KB per client`,
+  );
+  console.log(`  server RSS ${mb(before.rss)} without clients, ${mb(after.rss)} with ${after.clients}`);
+}
+
+function sleep(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms));
+}
+
+await main();
