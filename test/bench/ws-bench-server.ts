@@ -7,14 +7,14 @@
 import { performance } from 'node:perf_hooks';
 import { tmpdir } from 'node:os';
 import { getHeapSpaceStatistics } from 'node:v8';
-import { createApp, listen } from '@heliograph/core/dist/src/api/app.js';
-import { attachWebsocket } from '@heliograph/core/dist/src/api/websocket/index.js';
-import type { Authenticator } from '@heliograph/core/dist/src/auth/types.js';
-import { systemClock } from '@heliograph/core/dist/src/clock.js';
-import { migrate, openDatabase } from '@heliograph/core/dist/src/db.js';
-import { TopicRegistry, type TopicState } from '@heliograph/core/dist/src/topics/registry.js';
-import { AuditLog, auditMigrations } from '@heliograph/core/dist/src/writes/audit.js';
-import { WriteService } from '@heliograph/core/dist/src/writes/service.js';
+import { createApp, listen } from '@heliograph/core/api/app';
+import { attachWebsocket } from '@heliograph/core/api/websocket/index';
+import type { Authenticator } from '@heliograph/core/auth/types';
+import { systemClock } from '@heliograph/core/clock';
+import { migrate, openDatabase } from '@heliograph/core/db';
+import { TopicRegistry, type TopicState } from '@heliograph/core/topics/registry';
+import { AuditLog, auditMigrations } from '@heliograph/core/writes/audit';
+import { WriteService } from '@heliograph/core/writes/service';
 import { BENCH_PASSWORD, TIMESTAMP_TOPIC, TOPIC_COUNT, type BenchReply, type BenchRequest } from './ws-bench-shared.js';
 
 const gc = (globalThis as { gc?: () => void }).gc;

@@ -11,12 +11,13 @@ import { once } from 'node:events';
 import { performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
 import { WebSocket } from 'ws';
+import { NODE_FLAGS } from './support.js';
 import { BENCH_PASSWORD, TIMESTAMP_TOPIC, TOPIC_COUNT, type BenchReply, type BenchRequest } from './ws-bench-shared.js';
 
 const CLIENTS = Number(process.env.BENCH_WS_CLIENTS ?? 500);
 const MEASURE_S = Number(process.env.BENCH_WS_SECONDS ?? 20);
 const WARMUP_S = 3;
-const SETTLE_S = 12;
+const SETTLE_S = 5;
 const CONNECT_BATCH = 50;
 
 const TARGETS = { p99Ms: 30, cpuPercent: 5, kbPerClient: 15 };
@@ -28,7 +29,8 @@ class ServerChild {
   private readonly child: ChildProcess;
   constructor() {
     const script = fileURLToPath(new URL('./ws-bench-server.js', import.meta.url));
-    this.child = fork(script, [], { execArgv: ['--expose-gc'], env: { ...process.env, HELIOGRAPH_LOG_LEVEL: 'warn' }, stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+    // The Node flags of `npm start`, so the server's memory behaves as in service.
+    this.child = fork(script, [], { execArgv: [...NODE_FLAGS, '--expose-gc'], env: { ...process.env, HELIOGRAPH_LOG_LEVEL: 'warn' }, stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
   }
 
   async next<T extends BenchReply['type']>(type: T): Promise<Extract<BenchReply, { type: T }>> {
@@ -100,7 +102,7 @@ async function main(): Promise<void> {
   const server = new ServerChild();
   const { port } = await server.next('ready');
   const stats: Stats = { measuring: false, latencies: [], dataMessages: 0, closedEarly: 0, finished: false };
-  await sleep(SETTLE_S * 1000); // lets V8 shrink what start-up grew before the baseline
+  await sleep(SETTLE_S * 1000); // start-up garbage collected, a few ticks published
   const before = await server.ask('memory');
 
   const clients: WebSocket[] = [];

@@ -282,7 +282,7 @@ export class MetricsHub {
     if (this.selections.size === 0) return;
     let changed = tick.changed;
     for (const state of changed) this.fragments.delete(state);
-    // A topic published twice in one tick is listed twice; send it once.
+    // The registry lists a topic once per tick, but a deriver may add one again: send it once.
     if (new Set(changed).size !== changed.length) changed = [...new Set(changed)];
     const now = this.options.clock.now();
     for (const selection of this.selections.values()) {
