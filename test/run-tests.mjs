@@ -28,7 +28,7 @@ if (files.length === 0) {
   console.error('no test files found: run `npm run build` first');
   process.exit(1);
 }
-const child = spawn(process.execPath, ['--test', '--test-concurrency=2', ...files], {
+const child = spawn(process.execPath, ['--test', '--test-concurrency=2', '--test-timeout=120000', ...files], {
   cwd: root,
   stdio: 'inherit',
   env: { HELIOGRAPH_LOG_LEVEL: 'silent', ...process.env },

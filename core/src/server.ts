@@ -1,4 +1,4 @@
-import { renameSync, writeFileSync } from 'node:fs';
+import { readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { systemClock, type Clock } from './clock.js';
@@ -29,6 +29,7 @@ import { staticRoutes } from './api/static.js';
 import { historyRoutes } from './api/history.js';
 import { HistoryStore } from './history/store.js';
 import { Recorder } from './history/recorder.js';
+import { attachWebsocket, upgradeRequiredRoutes } from './api/websocket/index.js';
 import type { PluginInstanceConfig } from './plugins/instances.js';
 import { createLogger } from './log.js';
 
@@ -36,6 +37,9 @@ const log = createLogger('server');
 
 /** The repository root: plugins/ and node_modules/ are searched for plugins below it. */
 export const ROOT_DIR = fileURLToPath(new URL('../../../', import.meta.url));
+
+/** The software version, as `system/version` on the WebSocket shows it. */
+export const VERSION: string = JSON.parse(readFileSync(join(ROOT_DIR, 'core', 'package.json'), 'utf8')).version;
 
 export interface ServerOptions {
   host: string;
@@ -147,10 +151,13 @@ export async function startHeliograph(options: ServerOptions): Promise<Heliograp
         auditRoutes({ audit }),
         tokensRoutes({ auth }),
       ],
-      publicRouters: [staticRoutes({ dir: join(ROOT_DIR, 'web', 'dist') })],
+      publicRouters: [upgradeRequiredRoutes(), staticRoutes({ dir: join(ROOT_DIR, 'web', 'dist') })],
     });
     const server = await listen(app, options.host, options.port);
     closers.push(() => server.close());
+    // Open sockets would hold server.close() up, so they are closed first (closers run in reverse).
+    const websocket = attachWebsocket({ server: server.server, registry, auth, realm: config.site.name, writes, dataDir: options.dataDir, version: VERSION, clock });
+    closers.push(() => websocket.close());
 
     closers.push(() => plugins.stopAll());
     const pluginsStarted = plugins.startAll();

@@ -8,7 +8,7 @@ import { createInterface } from 'node:readline';
 export const REPO_ROOT = fileURLToPath(new URL('../../../', import.meta.url));
 export const MAIN = join(REPO_ROOT, 'core', 'dist', 'src', 'main.js');
 /** Node flags of `npm start` (package.json), so the benchmark measures the service as it runs. */
-export const NODE_FLAGS = ['--max-semi-space-size=1'];
+export const NODE_FLAGS = ['--max-semi-space-size=1', '--v8-pool-size=0'];
 
 export interface ServerProcess {
   child: ChildProcess;

@@ -1,0 +1,54 @@
+// The live stream of the whole service, as an existing client sees it: the official Phoenix
+// client joins `metrics` on the embedded simulator and gets definitions, values and system rows.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { Socket, type Channel } from 'phoenix';
+import { WebSocket } from 'ws';
+import { PASSWORD, startTestServer } from '../helpers/server.js';
+
+const server = await startTestServer({
+  bundled: ['simulator'],
+  plugins: [{ id: 'sim', plugin: 'simulator', devices: ['inverter_1', 'battery_1'], config: { pollIntervalMs: 1000 } }],
+});
+
+function connect(params: Record<string, string>): Socket {
+  // The Phoenix client appends /websocket to its endpoint.
+  const socket = new Socket(server.url.replace('http', 'ws') + '/api', { transport: WebSocket, params, vsn: '2.0.0', reconnectAfterMs: () => 60_000 });
+  socket.connect();
+  return socket;
+}
+
+function nextEvent(channel: Channel, event: string): Promise<any> {
+  return new Promise((resolve) => {
+    const ref = channel.on(event, (payload) => {
+      channel.off(event, ref);
+      resolve(payload);
+    });
+  });
+}
+
+test('a Phoenix client joins metrics and receives definitions, current values and system rows', async () => {
+  const socket = connect({ password: PASSWORD });
+  const channel = socket.channel('metrics', { topics: [{ topic: 'total/*' }] });
+  const definition = nextEvent(channel, 'definition');
+  const data = nextEvent(channel, 'data');
+  const system = nextEvent(channel, 'system');
+  const joined = await new Promise((resolve) => channel.join().receive('ok', resolve).receive('error', resolve));
+  assert.deepEqual(joined, {});
+  const definitions = (await definition).definitions as Array<Record<string, unknown>>;
+  assert.ok(definitions.some((d) => d.topic === 'total/pv_power' && d.unit === 'W' && d.device === 'Total'));
+  assert.ok(definitions.every((d) => String(d.topic).startsWith('total/')));
+  const first = (await data).metrics as Array<{ topic: string; value: unknown }>;
+  assert.ok(first.some((m) => m.topic === 'total/battery_state_of_charge' && typeof m.value === 'number'));
+  const rows = (await system).metrics as Array<{ topic: string }>;
+  assert.ok(rows.some((r) => r.topic === 'system/version'));
+  const update = (await nextEvent(channel, 'data')).metrics as Array<{ topic: string }>;
+  assert.ok(update.length > 0 && update.every((m) => m.topic.startsWith('total/')), 'later updates carry only the filter');
+  socket.disconnect();
+});
+
+test('a wrong password is refused before the upgrade with 401', async () => {
+  const ws = new WebSocket(server.url.replace('http', 'ws') + '/api/websocket?vsn=2.0.0&password=wrong-password');
+  const status = await new Promise<number>((resolve) => ws.on('unexpected-response', (_req, res) => resolve(res.statusCode!)));
+  assert.equal(status, 401);
+});
