@@ -15,6 +15,7 @@ import type { Clock } from '../clock.js';
 import type { Db } from '../db.js';
 import { createLogger } from '../log.js';
 import type { TopicMeta, TopicRegistry, TopicState } from '../topics/registry.js';
+import { PastTotals } from '../topics/totals.js';
 import type { WriteService } from '../writes/service.js';
 import { PluginScheduler, type JobReporter } from './scheduler.js';
 import type { ForecastSink, HistorySink, PriceSink } from './sinks.js';
@@ -68,6 +69,8 @@ export class ContextBuilder {
   /** Published values by device, then name: publish looks up without building topic strings. */
   private readonly published = new Map<string, Map<string, TopicState>>();
   private readonly warnedUnknown = new Set<string>();
+  private pastTotals: PastTotals | undefined;
+  private warnedPartialTotals = false;
   private readonly log;
 
   constructor(
@@ -223,6 +226,13 @@ export class ContextBuilder {
       }
     }
     for (const [meta, list] of series) await history.recordPast(meta, list);
+    this.pastTotals ??= new PastTotals(this.services.registry, this.devices.filter((d) => d.kind === 'inverter').map((d) => d.id));
+    if (!this.pastTotals.coversAllInverters()) {
+      if (!this.warnedPartialTotals) this.log.info('past readings recorded without totals: other instances drive inverters too, so past total/* values would be partial');
+      this.warnedPartialTotals = true;
+      return;
+    }
+    for (const [meta, list] of this.pastTotals.add(deviceId, readings)) await history.recordPast(meta, list);
   }
 
   private warnUnknown(topic: string): void {

@@ -101,3 +101,73 @@ export function roundTo(value: number, digits: number): number {
   const f = 10 ** digits;
   return Math.round(value * f) / f;
 }
+
+/** The totals that past readings can be derived for: sums of inverter metrics. */
+const PAST_TOTALS = ['pv_power', 'load_power', 'grid_power', 'battery_power'] as const;
+
+/**
+ * Derives past total/* power readings from the past readings one plugin instance records
+ * (a simulator's backfill, a device's stored log), so the totals' history covers the same
+ * days as the devices'. A time's totals are complete once every inverter of the instance has
+ * reported for it; they are only derived when the instance drives every inverter there is
+ * (otherwise a past total would silently leave the others out). `total/battery_power` is the
+ * inverters' view (their `battery_power`), since battery metrics are not recorded.
+ */
+export class PastTotals {
+  /** Readings per time, then per topic (`inverter_1/pv_power`). */
+  private readonly pending = new Map<number, Map<string, number>>();
+
+  constructor(
+    private readonly registry: TopicRegistry,
+    private readonly inverterIds: readonly string[],
+  ) {}
+
+  /** Whether this instance drives every inverter the registry knows. */
+  coversAllInverters(): boolean {
+    if (this.inverterIds.length === 0) return false;
+    return this.registry.list().every((s) => !/^inverter_\d+$/.test(s.meta.deviceId) || this.inverterIds.includes(s.meta.deviceId));
+  }
+
+  /** Adds one device's past readings; returns the total series that are now complete. */
+  add(deviceId: string, readings: ReadonlyArray<{ time: number; values: Record<string, number> }>): Array<[TopicMeta, Array<[number, number]>]> {
+    if (!this.inverterIds.includes(deviceId)) return [];
+    const touched: number[] = [];
+    for (const { time, values } of readings) {
+      let atTime = this.pending.get(time);
+      if (!atTime) this.pending.set(time, (atTime = new Map()));
+      for (const name of PAST_TOTALS) {
+        const value = values[name];
+        if (typeof value === 'number' && Number.isFinite(value)) atTime.set(`${deviceId}/${name}`, value);
+      }
+      atTime.set(`${deviceId}/`, 1);
+      touched.push(time);
+    }
+    const series = new Map<string, Array<[number, number]>>();
+    for (const time of touched) {
+      const atTime = this.pending.get(time);
+      if (!atTime || !this.inverterIds.every((id) => atTime.has(`${id}/`))) continue;
+      this.pending.delete(time);
+      for (const name of PAST_TOTALS) {
+        let sum = 0;
+        let complete = true;
+        for (const id of this.inverterIds) {
+          const value = atTime.get(`${id}/${name}`);
+          if (value === undefined) complete = false;
+          else sum += value;
+        }
+        if (!complete) continue;
+        let list = series.get(name);
+        if (!list) series.set(name, (list = []));
+        list.push([time, roundTo(sum, 3)]);
+      }
+    }
+    // A device that never reports a time must not make the buffer grow without end.
+    if (this.pending.size > 100_000) this.pending.clear();
+    const out: Array<[TopicMeta, Array<[number, number]>]> = [];
+    for (const [name, list] of series) {
+      const state = this.registry.get(`total/${name}`);
+      if (state) out.push([state.meta, list]);
+    }
+    return out;
+  }
+}

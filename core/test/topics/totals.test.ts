@@ -2,7 +2,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { ManualClock } from '../../src/clock.js';
 import { TopicRegistry, type Tick, type TopicMeta } from '../../src/topics/registry.js';
-import { TotalsDeriver } from '../../src/topics/totals.js';
+import { PastTotals, TotalsDeriver } from '../../src/topics/totals.js';
 
 function meta(topic: string): TopicMeta {
   const deviceId = topic.split('/')[0]!;
@@ -60,4 +60,32 @@ test('a stale device drops out of the totals', async () => {
   await tick;
   assert.equal(value('inverter_2/pv_power'), null);
   assert.equal(value('total/pv_power'), 1000);
+});
+
+test('past totals are summed per time once every inverter of the instance has reported', () => {
+  const registry = new TopicRegistry(new ManualClock(0));
+  new TotalsDeriver(registry).start();
+  for (const t of ['inverter_1/pv_power', 'inverter_2/pv_power']) registry.define(meta(t));
+  const past = new PastTotals(registry, ['inverter_1', 'inverter_2']);
+  assert.ok(past.coversAllInverters());
+  assert.deepEqual(past.add('inverter_1', [{ time: 10_000, values: { pv_power: 100.1, grid_power: 5 } }]), [], 'inverter_2 has not reported yet');
+  const out = past.add('inverter_2', [
+    { time: 10_000, values: { pv_power: 200.2, grid_power: -5 } },
+    { time: 20_000, values: { pv_power: 1 } },
+  ]);
+  assert.deepEqual(
+    out.map(([m, list]) => [m.topic, list]),
+    [
+      ['total/pv_power', [[10_000, 300.3]]],
+      ['total/grid_power', [[10_000, 0]]],
+    ],
+  );
+  assert.deepEqual(past.add('inverter_1', [{ time: 20_000, values: { pv_power: 2 } }]).map(([m, l]) => [m.topic, l]), [['total/pv_power', [[20_000, 3]]]]);
+});
+
+test('past totals are not derived when another instance drives an inverter too', () => {
+  const registry = new TopicRegistry(new ManualClock(0));
+  new TotalsDeriver(registry).start();
+  for (const t of ['inverter_1/pv_power', 'inverter_2/pv_power']) registry.define(meta(t));
+  assert.equal(new PastTotals(registry, ['inverter_1']).coversAllInverters(), false);
 });
