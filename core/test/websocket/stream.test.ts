@@ -96,6 +96,17 @@ describe('WebSocket stream: join, definitions, data, system', { timeout: 10_000 
     client.close();
   });
 
+  it('gives a later join the current values, also of changes made while no socket was joined', async () => {
+    const first = await RawClient.connect(server.wsUrl, { form: 'v2' });
+    await first.joinAndSync({ topics: [{ topic: 'total/pv_power' }] });
+    assert.equal((await first.request('metrics', 'phx_leave', {}, 'j1')).payload.status, 'ok');
+    await publish(server.registry, { 'total/pv_power': 4100 });
+    const second = await RawClient.connect(server.wsUrl, { form: 'v2' });
+    assert.deepEqual(valuesOf(await second.joinAndSync({ topics: [{ topic: 'total/pv_power' }] })), { 'total/pv_power': 4100 });
+    first.close();
+    second.close();
+  });
+
   it('replaces the filter on "topics": definitions and values of newly selected topics only', async () => {
     const client = await RawClient.connect(server.wsUrl, { form: 'v2' });
     await client.joinAndSync({ topics: [{ topic: 'total/pv_power' }, { topic: 'battery_1/voltage' }] });

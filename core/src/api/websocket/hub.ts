@@ -279,9 +279,11 @@ export class MetricsHub {
     this.flushDefinitions();
     if (tick.changed.length === 0) return;
     this.valuesVersion++;
+    // Before the early return: the next join builds its first `data` from these fragments,
+    // so a change made while no socket is joined must still invalidate them.
+    for (const state of tick.changed) this.fragments.delete(state);
     if (this.selections.size === 0) return;
     let changed = tick.changed;
-    for (const state of changed) this.fragments.delete(state);
     // The registry lists a topic once per tick, but a deriver may add one again: send it once.
     if (new Set(changed).size !== changed.length) changed = [...new Set(changed)];
     const now = this.options.clock.now();
