@@ -1,4 +1,5 @@
 import type { Context, Next } from 'koa';
+import { STATUS_CODES } from 'node:http';
 import { createLogger } from '../log.js';
 
 const log = createLogger('api');
@@ -16,13 +17,20 @@ export class ApiError extends Error {
 
 /**
  * Turns every failure into `{"error": "..."}` with the right status: ApiErrors as they are,
- * koa's own (body parser, ctx.throw) with their status, anything else as 500 with a log line.
+ * koa's own (ctx.throw) and the router's (404, 405, 501) with their status, anything else
+ * as 500 with a log line.
  */
 export function errorHandler() {
   return async function errorHandler(ctx: Context, next: Next): Promise<void> {
     try {
       await next();
-      if (ctx.status === 404 && ctx.body === undefined) throw new ApiError(404, `no such endpoint: ${ctx.method} ${ctx.path}`);
+      // No route answered: koa's 404 and the router's 405/501 would go out as plain text.
+      if (ctx.status >= 400 && ctx.body === undefined) {
+        const status = ctx.status;
+        ctx.body = { error: unansweredMessage(ctx) };
+        // Setting a body turns koa's implicit 404 into 200.
+        ctx.status = status;
+      }
     } catch (err) {
       const status = err instanceof ApiError ? err.status : httpStatusOf(err);
       const message = status >= 500 && !(err instanceof ApiError) ? 'internal error' : (err as Error).message;
@@ -32,6 +40,19 @@ export function errorHandler() {
       if (err instanceof ApiError) ctx.set(err.headers);
     }
   };
+}
+
+function unansweredMessage(ctx: Context): string {
+  switch (ctx.status) {
+    case 404:
+      return `no such endpoint: ${ctx.method} ${ctx.path}`;
+    case 405:
+      return `${ctx.method} is not allowed on ${ctx.path}: use ${ctx.response.get('Allow')}`;
+    case 501:
+      return `the method ${ctx.method} is not supported`;
+    default:
+      return STATUS_CODES[ctx.status] ?? `HTTP ${ctx.status}`;
+  }
 }
 
 function httpStatusOf(err: unknown): number {
