@@ -23,11 +23,15 @@ export function staticRoutes(options: { dir: string }): Router {
   const { dir } = options;
   const router = new Router();
 
+  // Whether the page is built is asked only once a file is missing, so a served file costs
+  // no extra (blocking) stat, and a page built while the service runs is picked up at once.
+  const notFound = (ctx: Context) => {
+    if (existsSync(join(dir, 'index.html'))) return new ApiError(404, `no such file: ${ctx.path}`);
+    // No path in the answer: it goes to anyone on the network, signed in or not.
+    return new ApiError(404, 'the settings page is not built: run `npm run build` in the Heliograph directory, then reload');
+  };
+
   const serve = async (ctx: Context, path: string) => {
-    if (!existsSync(join(dir, 'index.html'))) {
-      // No path in the answer: it goes to anyone on the network, signed in or not.
-      throw new ApiError(404, 'the settings page is not built: run `npm run build` in the Heliograph directory, then reload');
-    }
     let served: string | undefined;
     try {
       // Revalidate every time: file names carry no content hash, and a stale app.js
@@ -36,12 +40,12 @@ export function staticRoutes(options: { dir: string }): Router {
     } catch (err) {
       const status = (err as { status?: number }).status;
       // @koa/send's own 404 carries the absolute file path in its message; do not show it.
-      if (status === 404) throw new ApiError(404, `no such file: ${ctx.path}`);
+      if (status === 404) throw notFound(ctx);
       // resolve-path's 400/403 ("Malicious Path", "Forbidden") for paths leaving dir.
       if (status === 400 || status === 403) throw new ApiError(status, `refused: ${ctx.path} is not a file of the settings page`);
       throw err;
     }
-    if (served === undefined) throw new ApiError(404, `no such file: ${ctx.path}`);
+    if (served === undefined) throw notFound(ctx);
     ctx.set(PAGE_HEADERS);
   };
 
