@@ -66,8 +66,9 @@ const NO_PROVIDER: GridResponse = { provider: 'none', schedule_type: 'pricing', 
  * The first price plugin to declare itself is the active provider; a second one is kept on
  * standby (its publishes are stored) and takes over if the first stops, so two price
  * feeds never mix in one schedule. A publish replaces the stored slots its range covers and
- * keeps the others, so a failed fetch never loses the schedule already known. Multiplier
- * and offset are applied when the schedule is read, so a config change applies at once.
+ * keeps the others, so a failed fetch never loses the schedule already known. Slots are
+ * stored as the plugin sent them; multiplier and offset (config, fixed at start) are applied
+ * when the schedule is read.
  */
 export class PriceBook implements PriceSink {
   /** Declared sources in declaration order; the first is active. */
