@@ -3,8 +3,9 @@ import { z } from 'zod';
 import type { AuditLog } from '../writes/audit.js';
 import { parseQuery } from './query.js';
 
+// The schema's own error also words the failures of its checks (int, min, max).
 const auditQuery = z.object({
-  limit: z.coerce.number({ error: 'limit must be a whole number from 1 to 1000' }).int('limit must be a whole number from 1 to 1000').min(1, 'limit must be a whole number from 1 to 1000').max(1000, 'limit must be a whole number from 1 to 1000').default(100),
+  limit: z.coerce.number({ error: 'limit must be a whole number from 1 to 1000' }).int().min(1).max(1000).default(100),
 });
 
 /** GET /api/v1/audit?limit=N: write attempts, newest first. */
