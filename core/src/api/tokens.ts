@@ -1,18 +1,29 @@
 import Router from '@koa/router';
 import { z } from 'zod';
 import { AuthInputError, tokenNameSchema, type AuthService } from '../auth/service.js';
+import { parseRfc3339 } from '../time.js';
 import { ApiError } from './errors.js';
 
 const BODY_SHAPE = 'the body must be a JSON object: {"name": "...", "expires_at"?: RFC 3339 time}';
+const EXPIRES_AT_ERROR = 'expires_at must be an RFC 3339 time such as "2030-01-31T12:00:00Z", or null';
 
 // Strict, so a misspelt "expires_at" cannot silently create a token that never expires.
 const createTokenBody = z.strictObject(
   {
     name: tokenNameSchema,
-    expires_at: z.iso
-      .datetime({ offset: true, error: 'expires_at must be an RFC 3339 time such as "2030-01-31T12:00:00Z", or null' })
-      .nullable()
-      .optional(),
+    // Read by the parser every other endpoint uses, so "RFC 3339" means the same everywhere.
+    expires_at: z
+      .string({ error: EXPIRES_AT_ERROR })
+      .nullish()
+      .transform((text, ctx) => {
+        if (text == null) return null;
+        const ms = parseRfc3339(text);
+        if (ms === undefined) {
+          ctx.addIssue({ code: 'custom', message: EXPIRES_AT_ERROR });
+          return z.NEVER;
+        }
+        return ms;
+      }),
   },
   {
     error: (issue) =>
@@ -33,7 +44,7 @@ export function tokensRoutes(deps: { auth: AuthService }): Router {
     if (!parsed.success) throw new ApiError(400, parsed.error.issues[0]!.message);
     const { name, expires_at } = parsed.data;
     try {
-      ctx.body = await auth.createToken({ name, expiresAt: expires_at == null ? null : Date.parse(expires_at) });
+      ctx.body = await auth.createToken({ name, expiresAt: expires_at });
     } catch (err) {
       if (err instanceof AuthInputError) throw new ApiError(err.reason === 'conflict' ? 409 : 400, err.message);
       throw err;

@@ -108,6 +108,19 @@ test('expires_at is normalised to UTC seconds, and the token is refused once it 
   assert.equal(refused.headers.get('www-authenticate'), 'Bearer realm="Heliograph"');
 });
 
+test('expires_at takes every RFC 3339 form that history and forecast take', async (t) => {
+  const api = await startApi(t);
+  const post = (name: string, expires_at: unknown) => api.call('/api/v1/tokens', { method: 'POST', basic: PASSWORD, body: { name, expires_at } });
+  for (const [name, text] of [['lower-case', '2025-06-01t14:00:00z'], ['space', '2025-06-01 14:00:00Z']] as const) {
+    const created = await post(name, text);
+    assert.equal(created.status, 201, `${text}: ${created.text}`);
+    assert.equal((created.json as { expires_at: string }).expires_at, '2025-06-01T14:00:00Z');
+  }
+  for (const refused of ['2025-06-31T14:00:00Z', '2025-06-01T14:00:00', 1748786400000]) {
+    assertError(await post('refused', refused), 400, /expires_at must be an RFC 3339 time/);
+  }
+});
+
 test('POST /tokens answers 400 for a bad body and 409 for a name in use', async (t) => {
   const api = await startApi(t);
   const post = (body: unknown) => api.call('/api/v1/tokens', { method: 'POST', basic: PASSWORD, body });
