@@ -2,14 +2,13 @@
 // come from devices or plugins cannot inject markup.
 
 type Child = Node | string | number | null | undefined | false;
-type Attributes = Record<string, string | number | boolean | null | undefined | EventListener>;
+type Attributes = Record<string, string | number | boolean | null | undefined>;
 
 export function h<K extends keyof HTMLElementTagNameMap>(tag: K, attributes: Attributes = {}, ...children: Array<Child | Child[]>): HTMLElementTagNameMap[K] {
   const element = document.createElement(tag);
   for (const [name, value] of Object.entries(attributes)) {
     if (value === null || value === undefined || value === false) continue;
-    if (typeof value === 'function') element.addEventListener(name.replace(/^on/, ''), value);
-    else if (value === true) element.setAttribute(name, '');
+    if (value === true) element.setAttribute(name, '');
     else element.setAttribute(name, String(value));
   }
   append(element, children.flat());
