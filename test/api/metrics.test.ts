@@ -72,6 +72,9 @@ test('value=1 with no match is 404, with several matches 400 naming the count', 
   res = await server.api('/api/v1/metrics?topic=inverter_*/pv_power&value=1');
   assert.equal(res.status, 400);
   assert.match(((await res.json()) as { error: string }).error, /selects 3/);
+  res = await server.api('/api/v1/metrics?value=1');
+  assert.equal(res.status, 400);
+  assert.match(((await res.json()) as { error: string }).error, /^value=1 needs a topic that selects one metric; without a topic all \d+ are selected$/);
   res = await server.api('/api/v1/metrics?value=2');
   assert.equal(res.status, 400);
   assert.match(res.headers.get('content-type')!, /application\/json/);

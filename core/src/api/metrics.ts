@@ -30,9 +30,13 @@ export function metricsRoutes(deps: { registry: TopicRegistry; writes: WriteServ
       ctx.body = registry.snapshot(query.topic);
       return;
     }
-    const matches = query.topic === undefined ? registry.list() : registry.match(query.topic);
-    if (matches.length === 0) throw new ApiError(404, `no metric matches topic "${query.topic}"`);
-    if (matches.length > 1) throw new ApiError(400, `value=1 needs a topic that selects one metric; this one selects ${matches.length}`);
+    const { topic } = query;
+    const matches = topic === undefined ? registry.list() : registry.match(topic);
+    if (matches.length === 0) throw new ApiError(404, topic === undefined ? 'no metrics yet: no plugin has declared any (see GET /api/v1/plugins)' : `no metric matches topic "${topic}"`);
+    if (matches.length > 1) {
+      const selected = topic === undefined ? `without a topic all ${matches.length} are selected` : `this one selects ${matches.length}`;
+      throw new ApiError(400, `value=1 needs a topic that selects one metric; ${selected}`);
+    }
     const value = registry.visibleValue(matches[0]!);
     ctx.type = 'text/plain; charset=utf-8';
     ctx.body = value === null ? '' : typeof value === 'string' ? value : JSON.stringify(value);
