@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { afterEach, beforeEach, describe, it } from 'node:test';
-import { publish, startStream, type StreamServer } from './harness.js';
+import { meta, publish, startStream, type StreamServer } from './harness.js';
 import { RawClient, valuesOf } from './raw-client.js';
 
 describe('WebSocket throttling with max_frequency_s', { timeout: 10_000 }, () => {
@@ -81,6 +81,25 @@ describe('WebSocket throttling with max_frequency_s', { timeout: 10_000 }, () =>
     assert.deepEqual(valuesOf(await late.next('data')), { 'total/pv_power': 7 });
     early.close();
     late.close();
+  });
+
+  it('drops a held-back value of a topic that is removed, so a redefined topic never ends on the old value', async () => {
+    const client = await RawClient.connect(server.wsUrl, { form: 'v2' });
+    await client.joinAndSync({ topics: [{ topic: 'battery_2/*', max_frequency_s: 10 }] });
+    // A plugin restart (a new config, say) removes its topics and defines them anew.
+    const undefine = server.registry.define(meta('battery_2/voltage', { unit: 'V' }), 51);
+    await client.next('definition');
+    assert.deepEqual(valuesOf(await client.next('data')), { 'battery_2/voltage': 51 }, 'opens the window');
+    await publish(server.registry, { 'battery_2/voltage': 50 });
+    await client.barrier();
+    assert.deepEqual(client.pending('data'), [], 'held back');
+    undefine();
+    server.registry.define(meta('battery_2/voltage', { unit: 'V' }), 53);
+    await client.next('definition');
+    assert.deepEqual(valuesOf(await client.next('data')), { 'battery_2/voltage': 53 });
+    await advance(client, 20_000);
+    assert.deepEqual(client.pending('data'), [], 'the removed topic\'s held-back 50 is not sent after 53');
+    client.close();
   });
 
   it('drops a throttled topic\'s held-back value when a new filter no longer selects it', async () => {

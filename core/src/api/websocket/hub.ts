@@ -328,7 +328,12 @@ export class MetricsHub {
 
   private onDefinitions(added: readonly TopicState[], removed: readonly TopicMeta[]): void {
     if (removed.length > 0) {
-      for (const selection of this.selections.values()) selection.remove(removed);
+      for (const selection of this.selections.values()) {
+        selection.remove(removed);
+        // A held-back value of a removed topic would go out when its window ends, after
+        // (and over) the value of a topic defined anew under the same name.
+        for (const client of selection.clients) client.throttle?.keepOnly(selection.members);
+      }
       for (const state of this.fragments.keys()) if (removed.includes(state.meta)) this.fragments.delete(state);
     }
     if (added.length === 0) return;
