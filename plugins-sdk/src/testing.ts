@@ -165,12 +165,18 @@ export async function startTestHost<S extends z.ZodType>(options: TestHostOption
         forecasts.push(run);
       },
     },
+    // The same refusals as the core's PriceBook, so a plugin test fails where the core would.
     prices: {
       declare(args) {
+        if (args.scheduleType !== 'none' && !args.currency) throw new Error(`prices.declare: currency is required when scheduleType is "${args.scheduleType}"`);
         prices.provider = args;
         return register(() => (prices.provider = undefined));
       },
       publish(schedule) {
+        if (!prices.provider) throw new Error('prices.publish before prices.declare: declare the provider in setup first');
+        if (schedule.export?.length && prices.provider.scheduleType !== 'import_export_pricing') {
+          throw new Error(`prices.publish: export prices need scheduleType "import_export_pricing"; the plugin declared "${prices.provider.scheduleType}"`);
+        }
         prices.schedules.push(schedule);
       },
     },
