@@ -153,7 +153,8 @@ describe('aWATTar prices', () => {
     assert.equal(host.prices.schedules.length, 0);
   });
 
-  test('the config refuses an unknown country', async () => {
+  test('the config refuses an unknown country, and refreshes that would use up the daily quota', async () => {
     await assert.rejects(startTestHost({ plugin, config: { country: 'ch' } }), /invalid config for awattar/);
+    await assert.rejects(startTestHost({ plugin, config: { refreshMinutes: 15 } }), /invalid config for awattar/);
   });
 });
