@@ -88,6 +88,24 @@ export interface TestHost {
   stop(): Promise<void>;
 }
 
+/** Hosts started and not stopped yet, for {@link stopTestHosts}. */
+const running = new Set<TestHost>();
+
+/**
+ * Stops every host {@link startTestHost} started that is not stopped yet, so a test file
+ * whose tests each start their own host needs one `after` hook rather than a list of hosts.
+ *
+ * @example
+ * const start = (now: number) => startTestHost({ plugin, config: { baseUrl: fake.url }, now });
+ * after(async () => {
+ *   await stopTestHosts();
+ *   await fake.close();
+ * });
+ */
+export async function stopTestHosts(): Promise<void> {
+  for (const host of [...running]) await host.stop();
+}
+
 /** Starts `plugin` with a context that records what it does. See the module's example. */
 export async function startTestHost<S extends z.ZodType>(options: TestHostOptions<S>): Promise<TestHost> {
   const parsed = options.plugin.configSchema.safeParse(options.config ?? {});
@@ -199,7 +217,7 @@ export async function startTestHost<S extends z.ZodType>(options: TestHostOption
   const cleanup = await options.plugin.setup(ctx, parsed.data);
   if (typeof cleanup === 'function') disposers.push(cleanup);
 
-  return {
+  const host: TestHost = {
     ctx,
     declarations,
     values,
@@ -224,8 +242,11 @@ export async function startTestHost<S extends z.ZodType>(options: TestHostOption
     setTime: (ms) => void (now = ms),
     advance: (ms) => void (now += ms),
     async stop() {
+      running.delete(host);
       abort.abort();
       for (const dispose of disposers.splice(0).reverse()) dispose();
     },
   };
+  running.add(host);
+  return host;
 }

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { definePlugin, z } from '../src/index.js';
-import { startTestHost } from '../src/testing.js';
+import { startTestHost, stopTestHosts } from '../src/testing.js';
 
 /** A price plugin that publishes what its config says, under the schedule type it declares. */
 const pricePlugin = definePlugin({
@@ -30,5 +30,17 @@ describe('startTestHost', () => {
     await both.runJob('refresh');
     assert.equal(both.prices.schedules[0]?.export?.length, 1);
     await Promise.all([plain.stop(), both.stop()]);
+  });
+
+  test('stopTestHosts stops every host not stopped yet', async () => {
+    const config = { scheduleType: 'pricing', withExport: false };
+    const [first, second] = [await startTestHost({ plugin: pricePlugin, config }), await startTestHost({ plugin: pricePlugin, config })];
+    await second.stop();
+    await stopTestHosts();
+    for (const host of [first, second]) {
+      assert.equal(host.ctx.signal.aborted, true);
+      assert.equal(host.prices.provider, undefined, 'the declaration is undone');
+      assert.equal(host.jobs.size, 0);
+    }
   });
 });

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, beforeEach, describe, it } from 'node:test';
-import { startTestHost, type TestHost } from '@heliograph/plugins-sdk/testing';
+import { startTestHost, stopTestHosts, type TestHost } from '@heliograph/plugins-sdk/testing';
 import { DateTime } from 'luxon';
 import plugin from '../src/index.js';
 import { startFakeForecastSolar, type FakeForecastSolar } from './fake-forecast-solar.js';
@@ -12,13 +12,12 @@ const local = (iso: string) => DateTime.fromISO(iso, { zone: ZONE }).toMillis();
 
 describe('forecast-solar plugin', () => {
   let fake: FakeForecastSolar;
-  const hosts: TestHost[] = [];
 
   before(async () => {
     fake = await startFakeForecastSolar(NOW, ZONE);
   });
   after(async () => {
-    for (const host of hosts) await host.stop();
+    await stopTestHosts();
     await fake.close();
   });
   beforeEach(() => {
@@ -29,10 +28,8 @@ describe('forecast-solar plugin', () => {
     fake.now += 2 * 3_600_000;
   });
 
-  async function start(config: Record<string, unknown>, options: { now?: number; store?: Record<string, unknown> } = {}): Promise<TestHost> {
-    const host = await startTestHost({ plugin, config: { baseUrl: fake.url, ...config }, site: { timeZone: ZONE }, now: options.now ?? fake.now, store: options.store });
-    hosts.push(host);
-    return host;
+  function start(config: Record<string, unknown>, options: { now?: number; store?: Record<string, unknown> } = {}): Promise<TestHost> {
+    return startTestHost({ plugin, config: { baseUrl: fake.url, ...config }, site: { timeZone: ZONE }, now: options.now ?? fake.now, store: options.store });
   }
 
   /** The watts the fake sent for `localTime` (e.g. `2026-06-10T10:00:00`). */

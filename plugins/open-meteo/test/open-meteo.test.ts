@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, beforeEach, describe, it } from 'node:test';
-import { startTestHost, type TestHost } from '@heliograph/plugins-sdk/testing';
+import { startTestHost, stopTestHosts, type TestHost } from '@heliograph/plugins-sdk/testing';
 import plugin from '../src/index.js';
 import { startFakeOpenMeteo, type FakeOpenMeteo } from './fake-open-meteo.js';
 
@@ -19,13 +19,12 @@ function expectedPower(kWp: number, gti: number, airC: number, acLimitW = Infini
 
 describe('open-meteo plugin', () => {
   let fake: FakeOpenMeteo;
-  const hosts: TestHost[] = [];
 
   before(async () => {
     fake = await startFakeOpenMeteo(NOW);
   });
   after(async () => {
-    for (const host of hosts) await host.stop();
+    await stopTestHosts();
     await fake.close();
   });
   beforeEach(() => {
@@ -36,10 +35,8 @@ describe('open-meteo plugin', () => {
     fake.now = NOW;
   });
 
-  async function start(config: Record<string, unknown>, site: Record<string, unknown> = {}, now = NOW): Promise<TestHost> {
-    const host = await startTestHost({ plugin, config: { baseUrl: fake.url, ...config }, site: { timeZone: 'Europe/Berlin', ...site }, now });
-    hosts.push(host);
-    return host;
+  function start(config: Record<string, unknown>, site: Record<string, unknown> = {}, now = NOW): Promise<TestHost> {
+    return startTestHost({ plugin, config: { baseUrl: fake.url, ...config }, site: { timeZone: 'Europe/Berlin', ...site }, now });
   }
 
   it('asks for every array with the documented parameters and publishes all seven topics', async () => {

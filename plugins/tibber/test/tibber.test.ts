@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, beforeEach, describe, test } from 'node:test';
-import { startTestHost, type TestHost } from '@heliograph/plugins-sdk/testing';
+import { startTestHost, stopTestHosts } from '@heliograph/plugins-sdk/testing';
 import { DateTime } from 'luxon';
 import plugin from '../src/index.js';
 import { type FakeTibber, startFakeTibber, type TibberAccount } from './fake-tibber.js';
@@ -22,19 +22,16 @@ function account(now: number, overrides: Partial<TibberAccount> = {}): TibberAcc
 
 describe('Tibber prices', () => {
   let fake: FakeTibber;
-  const hosts: TestHost[] = [];
-  const start = async (now: number, config: Record<string, unknown> = {}, timeZone = zone) => {
+  const start = (now: number, config: Record<string, unknown> = {}, timeZone = zone) => {
     fake.account = { ...fake.account, now };
-    const host = await startTestHost({ plugin, config: { token, baseUrl: fake.url, ...config }, site: { timeZone }, now });
-    hosts.push(host);
-    return host;
+    return startTestHost({ plugin, config: { token, baseUrl: fake.url, ...config }, site: { timeZone }, now });
   };
 
   before(async () => {
     fake = await startFakeTibber(account(0));
   });
   after(async () => {
-    for (const host of hosts) await host.stop();
+    await stopTestHosts();
     await fake.close();
   });
   beforeEach(() => {
