@@ -156,9 +156,14 @@ export function parseAnswer<S extends z.ZodType>(options: ParseAnswerOptions<S>)
   throw new Error(`${lines.join('; ')}. The service sent an answer this plugin does not understand; ${meanwhile}.`);
 }
 
+/** `data[3].price.amount`; a key that is not a name, such as a time, is quoted: `watts["2024-04-26 07:00"]`. */
 function formatPath(path: readonly PropertyKey[]): string {
   let out = '';
-  for (const key of path) out += typeof key === 'number' ? `[${key}]` : out ? `.${String(key)}` : String(key);
+  for (const key of path) {
+    if (typeof key === 'number') out += `[${key}]`;
+    else if (!/^[A-Za-z_$][\w$.-]*$/.test(String(key))) out += `[${JSON.stringify(String(key))}]`;
+    else out += out ? `.${String(key)}` : String(key);
+  }
   return out || '(whole answer)';
 }
 
