@@ -139,9 +139,9 @@ describe('forecast-solar plugin', () => {
     [500, '<html><body>Internal Server Error</body></html>', /Forecast.Solar is unavailable \(HTTP 500\); the last forecast stays/],
     [422, '{"result":null,"message":{"code":422,"type":"error","text":"Invalid longitude, must be between -180 and 180"}}', /refused the request \(HTTP 422\): Invalid longitude.*check latitude/],
     [200, '{"result":{"watts":{"2026-06-10T05:42:13+00:00":0,', /not JSON/],
-    [200, '{"result":{"watts":{"2026-06-10T05:42:13+00:00":0,"2026-06-10T06:00:00+00:00":"270"}},"message":{"code":0,"type":"success"}}', /unexpected format: result\.watts\["2026-06-10T06:00:00\+00:00"\]: .*number/],
-    [200, '{"result":{"watts":{"tomorrow 7am":270}},"message":{"code":0,"type":"success"}}', /unexpected format: result\.watts\["tomorrow 7am"\]: the key is not a time/],
-    [200, '{"result":"ok","message":{"code":0,"type":"success"}}', /unexpected format: result: .*object/],
+    [200, '{"result":{"watts":{"2026-06-10T05:42:13+00:00":0,"2026-06-10T06:00:00+00:00":"270"}},"message":{"code":0,"type":"success"}}', /Forecast.Solar answer: result\.watts\["2026-06-10T06:00:00\+00:00"\]: .*number/],
+    [200, '{"result":{"watts":{"tomorrow 7am":270}},"message":{"code":0,"type":"success"}}', /Forecast.Solar answer: result\.watts\["tomorrow 7am"\]: the key is not a time/],
+    [200, '{"result":"ok","message":{"code":0,"type":"success"}}', /Forecast.Solar answer: result: .*object/],
   ] as const) {
     it(`keeps the last forecast on HTTP ${status} (${body.slice(0, 40)}...)`, async () => {
       const host = await start({ arrays: [{ tilt: 30, azimuth: 0, kWp: 5 }] });
