@@ -28,9 +28,6 @@ export {
   type RequestFailureOptions,
 } from './providers.js';
 
-/** The SDK's major version; the host refuses plugins whose manifest asks for another. */
-export const SDK_VERSION = '1.0.0';
-
 /**
  * Undoes one registration (a declared device, a scheduled job, a price source...).
  * Calling it twice is harmless.
@@ -209,10 +206,22 @@ export interface TopicsApi {
   record(args: { device: string; readings: Array<{ time: number; values: Record<string, number> }> }): Promise<void>;
 }
 
-/** One forecast series: `[Unix ms, value]` pairs at 15-minute resolution (value may be null). */
+/**
+ * One forecast series: `[Unix ms, value]` pairs at 15-minute resolution. A point at T stands
+ * for the quarter hour [T, T+15 min); a value of `null` means the model has none for it.
+ *
+ * @example
+ * const pv: ForecastPoints = [[Date.parse('2026-11-22T10:00:00Z'), 1520], [Date.parse('2026-11-22T10:15:00Z'), null]];
+ */
 export type ForecastPoints = Array<[time: number, value: number | null]>;
 
-/** The weather topics a forecast plugin can publish (each becomes `weather/<name>`). */
+/**
+ * The weather topics a forecast plugin can publish (each becomes `weather/<name>`). Units:
+ * W for PV power, the site's unit for temperature, WMO code, 0/1, %, km/h, W/m².
+ *
+ * @example
+ * const topic: ForecastTopic = 'outside_temperature'; // published as weather/outside_temperature
+ */
 export type ForecastTopic =
   | 'pv_power_predicted'
   | 'outside_temperature'
@@ -233,7 +242,13 @@ export interface ForecastApi {
   publish(args: { series: Partial<Record<ForecastTopic, ForecastPoints>>; fetchedAt?: number }): void;
 }
 
-/** One price slot; `price` in currency per kWh as the provider publishes it (before the device's multiplier and offset). */
+/**
+ * One price slot; `price` in currency per kWh as the provider publishes it, before the core's
+ * multiplier and offset. For export prices, positive means the user is paid.
+ *
+ * @example
+ * const slot: PriceSlot = { start: Date.parse('2026-11-22T10:00:00Z'), end: Date.parse('2026-11-22T10:15:00Z'), price: 0.2002 };
+ */
 export interface PriceSlot {
   /** Unix ms, inclusive. */
   start: number;
@@ -263,6 +278,10 @@ export interface PricesApi {
  * A scheduled job. Runs never overlap; a run that throws is retried with back-off (doubling
  * from the interval's tenth up to the interval, at most 15 minutes), and the error shows
  * in the plugin's status until a run succeeds.
+ *
+ * @example
+ * const job: JobOptions = { name: 'refresh', run: async ({ signal }) => { await fetchPrices(signal); } };
+ * ctx.scheduler.every({ ...job, intervalMs: 3_600_000 });
  */
 export interface JobOptions {
   /** Short name for logs and status, e.g. `poll`. */
@@ -310,7 +329,13 @@ export interface PluginLogger {
   error(message: string, fields?: Record<string, unknown>): void;
 }
 
-/** Site settings a plugin may read (from the core config). */
+/**
+ * Site settings a plugin may read (from the core config).
+ *
+ * @example
+ * const days = localDays({ now: ctx.now(), zone: ctx.site.timeZone });
+ * const unit = ctx.site.temperatureUnit === 'F' ? 'fahrenheit' : 'celsius';
+ */
 export interface SiteInfo {
   /** IANA time zone, e.g. `Europe/Berlin`. */
   timeZone: string;
@@ -355,9 +380,13 @@ export interface PluginContext {
 }
 
 /**
- * A plugin definition: the default export of a plugin package.
+ * A plugin definition: the default export of a plugin package. Write it with
+ * {@link definePlugin}, which infers the type of `config` from `configSchema`.
  *
  * @typeParam S - the zod schema of the instance config.
+ *
+ * @example
+ * const definition: PluginDefinition = { id: 'noop', configSchema: z.object({}), setup() {} };
  */
 export interface PluginDefinition<S extends z.ZodType = z.ZodType> {
   /** Must equal the `id` in the package.json `heliograph` field. */
@@ -400,5 +429,10 @@ export const manifestSchema = z.object({
   sdk: z.string().regex(/^\^?1(\.\d+){0,2}$/, 'an SDK v1 range such as "^1"'),
 });
 
-/** See {@link manifestSchema}. */
+/**
+ * The parsed `heliograph` field of a plugin's package.json; see {@link manifestSchema}.
+ *
+ * @example
+ * const manifest: PluginManifest = manifestSchema.parse(packageJson.heliograph); // { id: 'awattar', kind: 'prices', sdk: '^1' }
+ */
 export type PluginManifest = z.infer<typeof manifestSchema>;
