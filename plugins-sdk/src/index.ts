@@ -13,8 +13,8 @@
  *
  * @packageDocumentation
  */
-import type { Got } from 'got';
 import { z } from 'zod';
+import type { Disposer, PluginContext } from './context.js';
 
 export { z };
 export {
@@ -27,337 +27,36 @@ export {
   type ParseJsonOptions,
   type RequestFailureOptions,
 } from './providers.js';
-
-/** The SDK's major version; the host refuses plugins whose manifest asks for another. */
-export const SDK_VERSION = '1.0.0';
-
-/**
- * Undoes one registration (a declared device, a scheduled job, a price source...).
- * Calling it twice is harmless.
- *
- * @example
- * const stop = ctx.scheduler.every({ name: 'poll', intervalMs: 5000, run: poll });
- * stop(); // the job no longer runs
- */
-export type Disposer = () => void;
-
-/**
- * What kind of thing a plugin talks to. `inverter` and `battery` plugins drive devices,
- * `forecast` and `prices` plugins feed the ForecastStore and PriceBook, `integration`
- * plugins do anything else.
- *
- * @example
- * "heliograph": { "id": "deye", "kind": "inverter", "sdk": "^1" }
- */
-export type PluginKind = 'inverter' | 'battery' | 'forecast' | 'prices' | 'integration';
+export {
+  deviceFromId,
+  type Device,
+  type DeviceDeclaration,
+  type Disposer,
+  type ForecastApi,
+  type ForecastPoints,
+  type ForecastTopic,
+  type JobOptions,
+  type MetricDeclaration,
+  type MetricValue,
+  type PluginContext,
+  type PluginLogger,
+  type PluginStore,
+  type PriceSlot,
+  type PricesApi,
+  type SchedulerApi,
+  type SettingDeclaration,
+  type SiteInfo,
+  type TopicsApi,
+} from './context.js';
 
 /**
- * A current value: a number for measurements, a string for modes and enumerated settings,
- * a boolean for on/off settings, `null` when there is no reading.
- *
- * @example
- * ctx.topics.publish({ device: 'inverter_1', values: { pv_power: 1830, device_mode: 'Solar' } });
- */
-export type MetricValue = number | string | boolean | null;
-
-/**
- * A device this plugin instance drives. Its `id` (the topic prefix) comes from the instance
- * entry in plugins.json, never from the plugin, so numbering is stable across restarts.
- *
- * @example
- * for (const inv of ctx.devices.filter((d) => d.kind === 'inverter')) console.log(inv.id); // inverter_1
- */
-export interface Device {
-  /** Topic prefix, e.g. `inverter_1` or `battery_2`. */
-  readonly id: string;
-  /** `inverter` or `battery`. */
-  readonly kind: 'inverter' | 'battery';
-  /** 0-based index among devices of its kind: `inverter_1` has 0. */
-  readonly number: number;
-  /** Display name, e.g. `Inverter 1`. */
-  readonly name: string;
-}
-
-/**
- * The device of an id such as `inverter_1` or `battery_2`, as the core builds it from
- * plugins.json. Throws for any other form.
- *
- * @example
- * deviceFromId('inverter_2'); // { id: 'inverter_2', kind: 'inverter', number: 1, name: 'Inverter 2' }
- */
-export function deviceFromId(id: string): Device {
-  const match = /^(inverter|battery)_([1-9]\d*)$/.exec(id);
-  if (!match) throw new Error(`device id "${id}" is not of the form inverter_N or battery_N`);
-  const kind = match[1] as Device['kind'];
-  const n = Number(match[2]);
-  return { id, kind, number: n - 1, name: `${kind === 'inverter' ? 'Inverter' : 'Battery'} ${n}` };
-}
-
-/**
- * A read-only metric of a device.
- *
- * By convention inverters publish `pv_power`, `load_power`, `grid_power` (positive = import),
- * `battery_power` (positive = charging), `device_mode`, `temperature`; batteries publish
- * `power` (positive = charging), `state_of_charge`, `voltage`, `temperature`. The core derives
- * the `total/*` topics from these names.
- *
- * @example
- * { name: 'pv_power', displayName: 'PV power', unit: 'W' }
- * { name: 'device_mode', displayName: 'Device mode', type: 'string' }
- * { name: 'serial_number', displayName: 'Serial number', type: 'string', group: 'Info' }
- */
-export interface MetricDeclaration {
-  /** Name under the device prefix: `pv_power` becomes `inverter_1/pv_power`. Lower snake case. */
-  name: string;
-  /** Display name, e.g. `PV power`. */
-  displayName: string;
-  /** Unit, e.g. `W`, `kWh`, `%`, `V`, `°C`. Empty or omitted for none. */
-  unit?: string;
-  /** Value type; default `number`. */
-  type?: 'number' | 'string' | 'boolean';
-  /** Display group: `Status` (live readings, the default) or `Info` (model, serial, firmware). */
-  group?: 'Status' | 'Info';
-  /**
-   * Whether history records this metric. Default: true for numeric `Status` metrics of
-   * inverters, false otherwise (battery metrics are never recorded, per the API contract).
-   */
-  recorded?: boolean;
-}
-
-/**
- * A writable setting of a device, declared next to the handler that writes it. Exactly one
- * of `options` or `min`/`max` describes the allowed values.
- *
- * The handler receives the value already validated and converted: a string that is one of
- * `options`, or a number within `[min, max]` on the `step` grid. It resolves once the device
- * confirmed the write and rejects (with a message the user will read) when the device
- * refused. After it resolves, the core shows the new value until the plugin publishes another.
- *
- * @example
- * {
- *   name: 'output_source_priority', displayName: 'Output source priority',
- *   options: ['Utility first', 'Solar first', 'SBU priority'],
- *   write: async ({ value }) => { await device.send(`POP0${['Utility first', 'Solar first', 'SBU priority'].indexOf(String(value))}`); },
- * }
- * {
- *   name: 'max_charge_current', displayName: 'Max charge current', unit: 'A',
- *   min: 10, max: 120, step: 10,
- *   write: async ({ value }) => { await device.writeRegister(210, Number(value)); },
- * }
- */
-export interface SettingDeclaration {
-  name: string;
-  displayName: string;
-  unit?: string;
-  /** Allowed values of an enumerated setting, e.g. `['Enabled', 'Disabled']`. */
-  options?: readonly string[];
-  min?: number;
-  max?: number;
-  step?: number;
-  /** Current value before the device first reports one (optional). */
-  initial?: MetricValue;
-  /** Writes the value to the device; see the interface's description. */
-  write(args: { value: string | number; signal: AbortSignal }): Promise<void>;
-}
-
-/**
- * Everything one device exposes. Declare before publishing: values of undeclared names are
- * ignored (and logged once).
- *
- * @example
- * ctx.topics.declare({
- *   device: 'inverter_1',
- *   pollIntervalMs: 5000,
- *   metrics: [{ name: 'pv_power', displayName: 'PV power', unit: 'W' }],
- *   settings: [],
- * });
- */
-export interface DeviceDeclaration {
-  /** The device id from `ctx.devices`, e.g. `inverter_1`. */
-  device: string;
-  metrics: MetricDeclaration[];
-  settings?: SettingDeclaration[];
-  /**
-   * How often the plugin reads the device. A device that has published nothing for three
-   * intervals (at least 30 s) is stale: its values read `null` until it answers again.
-   */
-  pollIntervalMs?: number;
-}
-
-/**
- * Declares and publishes a plugin's metrics.
- *
- * @example
- * ctx.topics.declare({ device: 'battery_1', metrics: [{ name: 'voltage', displayName: 'Voltage', unit: 'V' }] });
- * ctx.topics.publish({ device: 'battery_1', values: { voltage: 52.4 } });
- */
-export interface TopicsApi {
-  /** Declares a device's metrics and settings. */
-  declare(declaration: DeviceDeclaration): Disposer;
-  /**
-   * Publishes current readings of one device. All values of one call reach clients as one
-   * update. Publishing also marks the device as answering (not stale).
-   */
-  publish(args: { device: string; values: Record<string, MetricValue> }): void;
-  /**
-   * Records past readings straight into history, without touching live values. For
-   * backfilling a device's stored log or a simulator's past days. `time` is Unix ms.
-   *
-   * @example
-   * await ctx.topics.record({ device: 'inverter_1', readings: [{ time: Date.parse('2026-11-20T10:00:00Z'), values: { pv_power: 2100 } }] });
-   */
-  record(args: { device: string; readings: Array<{ time: number; values: Record<string, number> }> }): Promise<void>;
-}
-
-/** One forecast series: `[Unix ms, value]` pairs at 15-minute resolution (value may be null). */
-export type ForecastPoints = Array<[time: number, value: number | null]>;
-
-/** The weather topics a forecast plugin can publish (each becomes `weather/<name>`). */
-export type ForecastTopic =
-  | 'pv_power_predicted'
-  | 'outside_temperature'
-  | 'weather_code'
-  | 'is_day'
-  | 'cloud_cover'
-  | 'wind_speed'
-  | 'global_tilted_irradiance';
-
-/**
- * Feeds the core's ForecastStore. Each publish is one model run: it replaces the stored
- * points in the range it covers.
- *
- * @example
- * ctx.forecast.publish({ series: { pv_power_predicted: [[Date.parse('2026-11-22T10:00:00Z'), 1520]] } });
- */
-export interface ForecastApi {
-  publish(args: { series: Partial<Record<ForecastTopic, ForecastPoints>>; fetchedAt?: number }): void;
-}
-
-/** One price slot; `price` in currency per kWh as the provider publishes it (before the device's multiplier and offset). */
-export interface PriceSlot {
-  /** Unix ms, inclusive. */
-  start: number;
-  /** Unix ms, exclusive. */
-  end: number;
-  price: number;
-}
-
-/**
- * Feeds the core's PriceBook. Declare the provider once in setup, then publish schedules.
- *
- * @example
- * ctx.prices.declare({ provider: 'aWATTar', currency: 'EUR', scheduleType: 'pricing' });
- * ctx.prices.publish({ import: [{ start, end: start + 3_600_000, price: 0.2002 }] });
- */
-export interface PricesApi {
-  /**
-   * Names the provider and what it publishes. `scheduleType: 'none'` means a provider
-   * without dynamic prices (the grid API then answers `pricing: null`).
-   */
-  declare(args: { provider: string; currency?: string; scheduleType: 'pricing' | 'import_export_pricing' | 'none' }): Disposer;
-  /** Replaces the slots it covers; `export` only for `import_export_pricing`. */
-  publish(args: { import: PriceSlot[]; export?: PriceSlot[] }): void;
-}
-
-/**
- * A scheduled job. Runs never overlap; a run that throws is retried with back-off (doubling
- * from the interval's tenth up to the interval, at most 15 minutes), and the error shows
- * in the plugin's status until a run succeeds.
- */
-export interface JobOptions {
-  /** Short name for logs and status, e.g. `poll`. */
-  name: string;
-  /** The work. Honour `signal`: it aborts when the plugin stops. */
-  run(args: { signal: AbortSignal }): Promise<void> | void;
-}
-
-/**
- * Runs a plugin's periodic work.
- *
- * @example
- * ctx.scheduler.every({ name: 'poll', intervalMs: 5000, run: async ({ signal }) => read(signal) });
- * ctx.scheduler.daily({ name: 'tomorrow', times: ['13:05', '14:00'], run: fetchPrices });
- */
-export interface SchedulerApi {
-  /** Every `intervalMs`, first run at once unless `immediate: false`. */
-  every(args: JobOptions & { intervalMs: number; immediate?: boolean }): Disposer;
-  /** At local wall-clock times (`HH:MM`) each day, in `timeZone` (default: the site's). */
-  daily(args: JobOptions & { times: string[]; timeZone?: string }): Disposer;
-}
-
-/**
- * A small persistent key-value store for the plugin instance's own state (JSON values).
- *
- * @example
- * if (!(await ctx.store.get('backfilled'))) { await backfill(); await ctx.store.set('backfilled', true); }
- */
-export interface PluginStore {
-  get<T = unknown>(key: string): Promise<T | undefined>;
-  set(key: string, value: unknown): Promise<void>;
-  delete(key: string): Promise<void>;
-}
-
-/**
- * A logger already bound to the plugin instance's id.
- *
- * @example
- * ctx.log.warn('device did not answer', { attempt: 3 });
- */
-export interface PluginLogger {
-  debug(message: string, fields?: Record<string, unknown>): void;
-  info(message: string, fields?: Record<string, unknown>): void;
-  warn(message: string, fields?: Record<string, unknown>): void;
-  error(message: string, fields?: Record<string, unknown>): void;
-}
-
-/** Site settings a plugin may read (from the core config). */
-export interface SiteInfo {
-  /** IANA time zone, e.g. `Europe/Berlin`. */
-  timeZone: string;
-  latitude: number;
-  longitude: number;
-  temperatureUnit: 'C' | 'F';
-}
-
-/**
- * What the core hands a plugin instance: built for it alone, bound to its id. Never the
- * container, the web app, the database or another plugin.
- *
- * @example
- * export default definePlugin({
- *   id: 'hello',
- *   configSchema: z.object({ intervalMs: z.number().default(5000) }),
- *   setup(ctx, config) {
- *     const [inv] = ctx.devices;
- *     ctx.topics.declare({ device: inv.id, metrics: [{ name: 'pv_power', displayName: 'PV power', unit: 'W' }] });
- *     ctx.scheduler.every({ name: 'poll', intervalMs: config.intervalMs, run: () => ctx.topics.publish({ device: inv.id, values: { pv_power: 42 } }) });
- *   },
- * });
- */
-export interface PluginContext {
-  /** The instance id from plugins.json, e.g. `sim`. */
-  readonly instanceId: string;
-  readonly log: PluginLogger;
-  /** The devices plugins.json assigns to this instance, in order. */
-  readonly devices: readonly Device[];
-  readonly site: SiteInfo;
-  readonly topics: TopicsApi;
-  readonly scheduler: SchedulerApi;
-  readonly forecast: ForecastApi;
-  readonly prices: PricesApi;
-  /** A got instance with timeouts and retries set, for outbound HTTP. */
-  readonly http: Got;
-  readonly store: PluginStore;
-  /** Aborts when the plugin stops. */
-  readonly signal: AbortSignal;
-  /** The current time in Unix ms; tests may control it. Use it instead of Date.now(). */
-  now(): number;
-}
-
-/**
- * A plugin definition: the default export of a plugin package.
+ * A plugin definition: the default export of a plugin package. Write it with
+ * {@link definePlugin}, which infers the type of `config` from `configSchema`.
  *
  * @typeParam S - the zod schema of the instance config.
+ *
+ * @example
+ * const definition: PluginDefinition = { id: 'noop', configSchema: z.object({}), setup() {} };
  */
 export interface PluginDefinition<S extends z.ZodType = z.ZodType> {
   /** Must equal the `id` in the package.json `heliograph` field. */
@@ -389,6 +88,15 @@ export function definePlugin<S extends z.ZodType>(definition: PluginDefinition<S
 }
 
 /**
+ * What kind of thing a plugin talks to. `inverter` and `battery` plugins drive devices,
+ * `forecast` and `prices` plugins feed the ForecastStore and PriceBook, `integration`
+ * plugins do anything else.
+ *
+ * @example
+ * "heliograph": { "id": "deye", "kind": "inverter", "sdk": "^1" }
+ */
+export type PluginKind = 'inverter' | 'battery' | 'forecast' | 'prices' | 'integration';
+/**
  * The `heliograph` field of a plugin's package.json, checked before the module is imported.
  *
  * @example
@@ -400,5 +108,10 @@ export const manifestSchema = z.object({
   sdk: z.string().regex(/^\^?1(\.\d+){0,2}$/, 'an SDK v1 range such as "^1"'),
 });
 
-/** See {@link manifestSchema}. */
+/**
+ * The parsed `heliograph` field of a plugin's package.json; see {@link manifestSchema}.
+ *
+ * @example
+ * const manifest: PluginManifest = manifestSchema.parse(packageJson.heliograph); // { id: 'awattar', kind: 'prices', sdk: '^1' }
+ */
 export type PluginManifest = z.infer<typeof manifestSchema>;

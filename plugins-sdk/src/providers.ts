@@ -13,7 +13,12 @@ interface GotErrorShape {
   options?: { url?: URL | string };
 }
 
-/** Options of {@link requestFailure}. */
+/**
+ * Options of {@link requestFailure}.
+ *
+ * @example
+ * const options: RequestFailureOptions = { provider: 'Tibber', error, explainBody: graphqlErrors, meanwhile: 'the last published prices stay' };
+ */
 export interface RequestFailureOptions {
   /** The service's name as the user knows it, e.g. `aWATTar` or `Octopus Energy (E-1R-AGILE-24-10-01-C)`. */
   provider: string;
@@ -94,7 +99,12 @@ function sentence(clause: string): string {
   return `${clause.charAt(0).toUpperCase()}${clause.slice(1)}.`;
 }
 
-/** Options of {@link parseJson}. */
+/**
+ * Options of {@link parseJson}.
+ *
+ * @example
+ * const options: ParseJsonOptions = { source: 'aWATTar answer', text: body, meanwhile: 'the last published prices stay' };
+ */
 export interface ParseJsonOptions {
   /** What the text is, as it starts the message: `aWATTar answer`. */
   source: string;
@@ -120,7 +130,12 @@ export function parseJson(options: ParseJsonOptions): unknown {
   }
 }
 
-/** Options of {@link parseAnswer}. */
+/**
+ * Options of {@link parseAnswer}.
+ *
+ * @example
+ * const options: ParseAnswerOptions<typeof marketdataSchema> = { source: 'aWATTar answer', schema: marketdataSchema, input: json, meanwhile: 'the last published prices stay' };
+ */
 export interface ParseAnswerOptions<S extends z.ZodType> {
   /** What the input is, as it starts each problem: `aWATTar answer`. */
   source: string;
@@ -156,9 +171,14 @@ export function parseAnswer<S extends z.ZodType>(options: ParseAnswerOptions<S>)
   throw new Error(`${lines.join('; ')}. The service sent an answer this plugin does not understand; ${meanwhile}.`);
 }
 
+/** `data[3].price.amount`; a key that is not a name, such as a time, is quoted: `watts["2024-04-26 07:00"]`. */
 function formatPath(path: readonly PropertyKey[]): string {
   let out = '';
-  for (const key of path) out += typeof key === 'number' ? `[${key}]` : out ? `.${String(key)}` : String(key);
+  for (const key of path) {
+    if (typeof key === 'number') out += `[${key}]`;
+    else if (!/^[A-Za-z_$][\w$.-]*$/.test(String(key))) out += `[${JSON.stringify(String(key))}]`;
+    else out += out ? `.${String(key)}` : String(key);
+  }
   return out || '(whole answer)';
 }
 

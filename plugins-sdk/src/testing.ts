@@ -31,7 +31,14 @@ import type {
   SiteInfo,
 } from './index.js';
 
-/** Options of {@link startTestHost}. */
+/**
+ * Options of {@link startTestHost}.
+ *
+ * @example
+ * const options: TestHostOptions<typeof configSchema> = {
+ *   plugin, config: { baseUrl: fake.url }, site: { timeZone: 'Europe/Berlin' }, now: Date.parse('2026-11-20T13:00:00Z'),
+ * };
+ */
 export interface TestHostOptions<S extends z.ZodType> {
   plugin: PluginDefinition<S>;
   /** The instance config, as it would stand in plugins.json (validated by the plugin's schema). */
@@ -45,7 +52,13 @@ export interface TestHostOptions<S extends z.ZodType> {
   store?: Record<string, unknown>;
 }
 
-/** A job the plugin scheduled. */
+/**
+ * A job the plugin scheduled, as {@link TestHost.jobs} holds it.
+ *
+ * @example
+ * assert.equal(host.jobs.get('refresh')?.intervalMs, 3_600_000);
+ * assert.deepEqual(host.jobs.get('day-ahead')?.times, ['13:05', '13:30', '14:15']);
+ */
 export interface ScheduledJob {
   name: string;
   kind: 'every' | 'daily';
@@ -54,13 +67,27 @@ export interface ScheduledJob {
   run(args: { signal: AbortSignal }): Promise<void> | void;
 }
 
-/** What a published price schedule looked like, plus the provider declaration. */
+/**
+ * The provider a price plugin declared and every schedule it published, oldest first.
+ *
+ * @example
+ * assert.equal(host.prices.provider?.scheduleType, 'import_export_pricing');
+ * assert.equal(host.prices.schedules.at(-1)?.export?.length, 96);
+ */
 export interface RecordedPrices {
   provider?: { provider: string; currency?: string; scheduleType: string };
   schedules: Array<{ import: PriceSlot[]; export?: PriceSlot[] }>;
 }
 
-/** A running plugin under test. */
+/**
+ * A running plugin under test: what it declared, published and logged, and the controls
+ * of its jobs, settings and clock.
+ *
+ * @example
+ * host.setTime(Date.parse('2026-11-20T13:05:00+01:00'));
+ * await host.runJob('day-ahead');
+ * assert.ok(host.logs.some((line) => line.startsWith('info: published')));
+ */
 export interface TestHost {
   readonly ctx: PluginContext;
   /** Declarations by device id. */
@@ -88,7 +115,33 @@ export interface TestHost {
   stop(): Promise<void>;
 }
 
-/** Starts `plugin` with a context that records what it does. See the module's example. */
+/** Hosts started and not stopped yet, for {@link stopTestHosts}. */
+const running = new Set<TestHost>();
+
+/**
+ * Stops every host {@link startTestHost} started that is not stopped yet, so a test file
+ * whose tests each start their own host needs one `after` hook rather than a list of hosts.
+ *
+ * @example
+ * const start = (now: number) => startTestHost({ plugin, config: { baseUrl: fake.url }, now });
+ * after(async () => {
+ *   await stopTestHosts();
+ *   await fake.close();
+ * });
+ */
+export async function stopTestHosts(): Promise<void> {
+  for (const host of [...running]) await host.stop();
+}
+
+/**
+ * Starts `plugin` with a context that records what it does. Throws when the config does not
+ * pass the plugin's schema, as the core would refuse it.
+ *
+ * @example
+ * const host = await startTestHost({ plugin, config: { baseUrl: fake.url }, devices: ['inverter_1'] });
+ * await host.runJob('poll');
+ * assert.equal(host.value('inverter_1/pv_power'), 1830);
+ */
 export async function startTestHost<S extends z.ZodType>(options: TestHostOptions<S>): Promise<TestHost> {
   const parsed = options.plugin.configSchema.safeParse(options.config ?? {});
   if (!parsed.success) throw new Error(`invalid config for ${options.plugin.id}: ${parsed.error.message}`);
@@ -165,12 +218,18 @@ export async function startTestHost<S extends z.ZodType>(options: TestHostOption
         forecasts.push(run);
       },
     },
+    // The same refusals as the core's PriceBook, so a plugin test fails where the core would.
     prices: {
       declare(args) {
+        if (args.scheduleType !== 'none' && !args.currency) throw new Error(`prices.declare: currency is required when scheduleType is "${args.scheduleType}"`);
         prices.provider = args;
         return register(() => (prices.provider = undefined));
       },
       publish(schedule) {
+        if (!prices.provider) throw new Error('prices.publish before prices.declare: declare the provider in setup first');
+        if (schedule.export?.length && prices.provider.scheduleType !== 'import_export_pricing') {
+          throw new Error(`prices.publish: export prices need scheduleType "import_export_pricing"; the plugin declared "${prices.provider.scheduleType}"`);
+        }
         prices.schedules.push(schedule);
       },
     },
@@ -193,7 +252,7 @@ export async function startTestHost<S extends z.ZodType>(options: TestHostOption
   const cleanup = await options.plugin.setup(ctx, parsed.data);
   if (typeof cleanup === 'function') disposers.push(cleanup);
 
-  return {
+  const host: TestHost = {
     ctx,
     declarations,
     values,
@@ -218,8 +277,11 @@ export async function startTestHost<S extends z.ZodType>(options: TestHostOption
     setTime: (ms) => void (now = ms),
     advance: (ms) => void (now += ms),
     async stop() {
+      running.delete(host);
       abort.abort();
       for (const dispose of disposers.splice(0).reverse()) dispose();
     },
   };
+  running.add(host);
+  return host;
 }

@@ -109,6 +109,10 @@ describe('parseJson and parseAnswer', () => {
         'Acme answer: data[2].price: expected number, received string; and 2 more problems. ' +
         'The service sent an answer this plugin does not understand; the last published prices stay.',
     });
+    const watts = z.object({ watts: z.record(z.string(), z.number()) });
+    assert.throws(() => parseAnswer({ source: 'Acme answer', schema: watts, input: { watts: { '2024-04-26 07:00': 'x' } }, meanwhile: prices }), {
+      message: 'Acme answer: watts["2024-04-26 07:00"]: expected number, received string. The service sent an answer this plugin does not understand; the last published prices stay.',
+    });
     assert.throws(() => parseAnswer({ source: 'Acme answer', schema, input: null, meanwhile: 'the last forecast stays' }), {
       message: 'Acme answer: (whole answer): expected object, received null. The service sent an answer this plugin does not understand; the last forecast stays.',
     });

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, beforeEach, describe, test } from 'node:test';
 import type { PriceSlot } from '@heliograph/plugins-sdk';
-import { startTestHost, type TestHost } from '@heliograph/plugins-sdk/testing';
+import { startTestHost, stopTestHosts } from '@heliograph/plugins-sdk/testing';
 import { DateTime } from 'luxon';
 import plugin from '../src/index.js';
 import { type AmberSite, type Channel, type FakeAmber, startFakeAmber } from './fake-amber.js';
@@ -34,19 +34,16 @@ function assertSlots(slots: PriceSlot[], price: (start: number) => number, step 
 
 describe('Amber Electric prices', () => {
   let fake: FakeAmber;
-  const hosts: TestHost[] = [];
-  const start = async (now: number, config: Record<string, unknown> = {}) => {
+  const start = (now: number, config: Record<string, unknown> = {}) => {
     fake.site = { ...fake.site, now };
-    const host = await startTestHost({ plugin, config: { siteId, apiKey, baseUrl: fake.url, ...config }, site: { timeZone: zone }, now });
-    hosts.push(host);
-    return host;
+    return startTestHost({ plugin, config: { siteId, apiKey, baseUrl: fake.url, ...config }, site: { timeZone: zone }, now });
   };
 
   before(async () => {
     fake = await startFakeAmber(amberSite(0));
   });
   after(async () => {
-    for (const host of hosts) await host.stop();
+    await stopTestHosts();
     await fake.close();
   });
   beforeEach(() => {

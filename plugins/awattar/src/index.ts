@@ -19,13 +19,15 @@ export const configSchema = z.object({
     .url()
     .optional()
     .describe('Address of the aWATTar API. Leave empty for the real service of the chosen country.'),
+  // aWATTar allows 100 requests a day per client. Every 15 minutes would spend 96 of them,
+  // plus the day-ahead fetches, leaving nothing for retries or restarts; every 30 spends 51.
   refreshMinutes: z
     .number()
     .int()
-    .min(15)
+    .min(30)
     .max(1440)
     .default(60)
-    .describe('Minutes between regular refreshes. aWATTar allows 100 requests a day per client.'),
+    .describe('Minutes between regular refreshes (30 at least: aWATTar allows 100 requests a day per client).'),
 });
 
 /** Wall-clock times (Europe/Berlin) to look for tomorrow's prices, after the ~13:00 publication. */

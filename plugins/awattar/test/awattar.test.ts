@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, beforeEach, describe, test } from 'node:test';
-import { startTestHost, type TestHost } from '@heliograph/plugins-sdk/testing';
+import { startTestHost, stopTestHosts } from '@heliograph/plugins-sdk/testing';
 import { DateTime } from 'luxon';
 import plugin from '../src/index.js';
 import { type AwattarMarket, type FakeAwattar, startFakeAwattar } from './fake-awattar.js';
@@ -22,18 +22,14 @@ function market(overrides: Partial<AwattarMarket> = {}): AwattarMarket {
 
 describe('aWATTar prices', () => {
   let fake: FakeAwattar;
-  const hosts: TestHost[] = [];
-  const start = async (now: number, config: Record<string, unknown> = {}) => {
-    const host = await startTestHost({ plugin, config: { baseUrl: fake.url, ...config }, site: { timeZone: zone }, now });
-    hosts.push(host);
-    return host;
-  };
+  const start = (now: number, config: Record<string, unknown> = {}) =>
+    startTestHost({ plugin, config: { baseUrl: fake.url, ...config }, site: { timeZone: zone }, now });
 
   before(async () => {
     fake = await startFakeAwattar(market());
   });
   after(async () => {
-    for (const host of hosts) await host.stop();
+    await stopTestHosts();
     await fake.close();
   });
   beforeEach(() => {
@@ -153,7 +149,8 @@ describe('aWATTar prices', () => {
     assert.equal(host.prices.schedules.length, 0);
   });
 
-  test('the config refuses an unknown country', async () => {
+  test('the config refuses an unknown country, and refreshes that would use up the daily quota', async () => {
     await assert.rejects(startTestHost({ plugin, config: { country: 'ch' } }), /invalid config for awattar/);
+    await assert.rejects(startTestHost({ plugin, config: { refreshMinutes: 15 } }), /invalid config for awattar/);
   });
 });

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, beforeEach, describe, test } from 'node:test';
 import type { PriceSlot } from '@heliograph/plugins-sdk';
-import { startTestHost, type TestHost } from '@heliograph/plugins-sdk/testing';
+import { startTestHost, stopTestHosts } from '@heliograph/plugins-sdk/testing';
 import { DateTime } from 'luxon';
 import plugin from '../src/index.js';
 import { type EntsoeMarket, type FakeEntsoe, type Resolution, startFakeEntsoe } from './fake-entsoe.js';
@@ -40,18 +40,14 @@ function assertSlots(slots: PriceSlot[], resolution: Resolution, step: number): 
 
 describe('ENTSO-E prices', () => {
   let fake: FakeEntsoe;
-  const hosts: TestHost[] = [];
-  const start = async (now: number, config: Record<string, unknown> = {}) => {
-    const host = await startTestHost({ plugin, config: { securityToken: token, area, baseUrl: fake.url, ...config }, site: { timeZone: zone }, now });
-    hosts.push(host);
-    return host;
-  };
+  const start = (now: number, config: Record<string, unknown> = {}) =>
+    startTestHost({ plugin, config: { securityToken: token, area, baseUrl: fake.url, ...config }, site: { timeZone: zone }, now });
 
   before(async () => {
     fake = await startFakeEntsoe(market());
   });
   after(async () => {
-    for (const host of hosts) await host.stop();
+    await stopTestHosts();
     await fake.close();
   });
   beforeEach(() => {

@@ -1,4 +1,4 @@
-import { z, type PluginContext } from '@heliograph/plugins-sdk';
+import { parseAnswer, parseJson, type PluginContext, z } from '@heliograph/plugins-sdk';
 
 /** A time key as Forecast.Solar writes it: `2024-04-26T06:20:17+02:00` (or `+00:00` with time=utc). */
 const timeKey = /^\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}:\d{2}([+-]\d{2}:\d{2}|Z)$/;
@@ -22,6 +22,8 @@ const errorSchema = z.object({
     ratelimit: z.object({ 'retry-at': z.string().optional() }).optional(),
   }),
 });
+
+const answer = { source: 'Forecast.Solar answer', meanwhile: 'the last forecast stays' };
 
 /** HTTP 429: the hourly quota is used up; no call before `retryAt` (Unix ms) when the answer says. */
 export class RateLimitedError extends Error {
@@ -55,19 +57,18 @@ export async function fetchWatts(http: PluginContext['http'], request: EstimateR
     if (request.signal.aborted) throw err;
     throw new Error(`Forecast.Solar could not be reached at ${request.baseUrl}: ${(err as Error).message}; the last forecast stays and the fetch is retried`);
   }
-  const body = parseJson(response.body);
-  if (response.statusCode !== 200) throw failure(response.statusCode, body);
-  if (body === undefined) throw new Error('Forecast.Solar answered with a body that is not JSON; the last forecast stays and the fetch is retried');
-  const parsed = estimateSchema.safeParse(body);
-  if (!parsed.success) {
-    const issue = parsed.error.issues[0]!;
-    throw new Error(`Forecast.Solar answered in an unexpected format: ${formatPath(issue.path)}: ${issue.message}; the last forecast stays`);
-  }
-  return Object.entries(parsed.data.result.watts).map(([key, watts]) => [Date.parse(key.replace(' ', 'T')), watts]);
+  if (response.statusCode !== 200) throw failure(response.statusCode, response.body);
+  const estimate = parseAnswer({ ...answer, schema: estimateSchema, input: parseJson({ ...answer, text: response.body }) });
+  return Object.entries(estimate.result.watts).map(([key, watts]) => [Date.parse(key.replace(' ', 'T')), watts]);
 }
 
-function failure(status: number, body: unknown): Error {
-  const parsed = errorSchema.safeParse(body);
+/**
+ * The error of a non-200 answer. Written here rather than with the SDK's requestFailure:
+ * a 429 carries the time of the next allowed call, and the request path holds the API key,
+ * which requestFailure would show.
+ */
+function failure(status: number, text: string): Error {
+  const parsed = errorSchema.safeParse(jsonOrUndefined(text));
   const message = parsed.success ? parsed.data.message : undefined;
   if (status === 429) {
     const retryAt = Date.parse(message?.ratelimit?.['retry-at'] ?? '');
@@ -81,18 +82,11 @@ function failure(status: number, body: unknown): Error {
   return new Error(`Forecast.Solar answered HTTP ${status}${why}; the last forecast stays`);
 }
 
-function parseJson(text: string): unknown {
+/** Error bodies may be an HTML page rather than JSON. */
+function jsonOrUndefined(text: string): unknown {
   try {
     return JSON.parse(text);
   } catch {
     return undefined;
   }
-}
-
-/** `result.watts["2024-04-26 07:00"]`, or `the answer` for the body as a whole. */
-function formatPath(path: readonly PropertyKey[]): string {
-  if (path.length === 0) return 'the answer';
-  return path
-    .map((key, i) => (typeof key === 'number' ? `[${key}]` : /^[a-z_]+$/i.test(String(key)) ? `${i === 0 ? '' : '.'}${String(key)}` : `[${JSON.stringify(key)}]`))
-    .join('');
 }

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, beforeEach, describe, it } from 'node:test';
-import { startTestHost, type TestHost } from '@heliograph/plugins-sdk/testing';
+import { startTestHost, stopTestHosts, type TestHost } from '@heliograph/plugins-sdk/testing';
 import { DateTime } from 'luxon';
 import plugin from '../src/index.js';
 import { startFakeForecastSolar, type FakeForecastSolar } from './fake-forecast-solar.js';
@@ -12,13 +12,12 @@ const local = (iso: string) => DateTime.fromISO(iso, { zone: ZONE }).toMillis();
 
 describe('forecast-solar plugin', () => {
   let fake: FakeForecastSolar;
-  const hosts: TestHost[] = [];
 
   before(async () => {
     fake = await startFakeForecastSolar(NOW, ZONE);
   });
   after(async () => {
-    for (const host of hosts) await host.stop();
+    await stopTestHosts();
     await fake.close();
   });
   beforeEach(() => {
@@ -29,10 +28,8 @@ describe('forecast-solar plugin', () => {
     fake.now += 2 * 3_600_000;
   });
 
-  async function start(config: Record<string, unknown>, options: { now?: number; store?: Record<string, unknown> } = {}): Promise<TestHost> {
-    const host = await startTestHost({ plugin, config: { baseUrl: fake.url, ...config }, site: { timeZone: ZONE }, now: options.now ?? fake.now, store: options.store });
-    hosts.push(host);
-    return host;
+  function start(config: Record<string, unknown>, options: { now?: number; store?: Record<string, unknown> } = {}): Promise<TestHost> {
+    return startTestHost({ plugin, config: { baseUrl: fake.url, ...config }, site: { timeZone: ZONE }, now: options.now ?? fake.now, store: options.store });
   }
 
   /** The watts the fake sent for `localTime` (e.g. `2026-06-10T10:00:00`). */
@@ -142,9 +139,9 @@ describe('forecast-solar plugin', () => {
     [500, '<html><body>Internal Server Error</body></html>', /Forecast.Solar is unavailable \(HTTP 500\); the last forecast stays/],
     [422, '{"result":null,"message":{"code":422,"type":"error","text":"Invalid longitude, must be between -180 and 180"}}', /refused the request \(HTTP 422\): Invalid longitude.*check latitude/],
     [200, '{"result":{"watts":{"2026-06-10T05:42:13+00:00":0,', /not JSON/],
-    [200, '{"result":{"watts":{"2026-06-10T05:42:13+00:00":0,"2026-06-10T06:00:00+00:00":"270"}},"message":{"code":0,"type":"success"}}', /unexpected format: result\.watts\["2026-06-10T06:00:00\+00:00"\]: .*number/],
-    [200, '{"result":{"watts":{"tomorrow 7am":270}},"message":{"code":0,"type":"success"}}', /unexpected format: result\.watts\["tomorrow 7am"\]: the key is not a time/],
-    [200, '{"result":"ok","message":{"code":0,"type":"success"}}', /unexpected format: result: .*object/],
+    [200, '{"result":{"watts":{"2026-06-10T05:42:13+00:00":0,"2026-06-10T06:00:00+00:00":"270"}},"message":{"code":0,"type":"success"}}', /Forecast.Solar answer: result\.watts\["2026-06-10T06:00:00\+00:00"\]: .*number/],
+    [200, '{"result":{"watts":{"tomorrow 7am":270}},"message":{"code":0,"type":"success"}}', /Forecast.Solar answer: result\.watts\["tomorrow 7am"\]: the key is not a time/],
+    [200, '{"result":"ok","message":{"code":0,"type":"success"}}', /Forecast.Solar answer: result: .*object/],
   ] as const) {
     it(`keeps the last forecast on HTTP ${status} (${body.slice(0, 40)}...)`, async () => {
       const host = await start({ arrays: [{ tilt: 30, azimuth: 0, kWp: 5 }] });

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, beforeEach, describe, test } from 'node:test';
 import type { PriceSlot } from '@heliograph/plugins-sdk';
-import { startTestHost, type TestHost } from '@heliograph/plugins-sdk/testing';
+import { startTestHost, stopTestHosts } from '@heliograph/plugins-sdk/testing';
 import { DateTime } from 'luxon';
 import plugin from '../src/index.js';
 import { type FakeNordPool, type NordPoolMarket, startFakeNordPool } from './fake-nordpool.js';
@@ -31,18 +31,14 @@ function assertSlots(slots: PriceSlot[], area: string, currency: string, slotMs 
 
 describe('Nord Pool prices', () => {
   let fake: FakeNordPool;
-  const hosts: TestHost[] = [];
-  const start = async (now: number, config: Record<string, unknown> = {}, timeZone = zone) => {
-    const host = await startTestHost({ plugin, config: { deliveryArea: 'SE3', baseUrl: fake.url, ...config }, site: { timeZone }, now });
-    hosts.push(host);
-    return host;
-  };
+  const start = (now: number, config: Record<string, unknown> = {}, timeZone = zone) =>
+    startTestHost({ plugin, config: { deliveryArea: 'SE3', baseUrl: fake.url, ...config }, site: { timeZone }, now });
 
   before(async () => {
     fake = await startFakeNordPool(market());
   });
   after(async () => {
-    for (const host of hosts) await host.stop();
+    await stopTestHosts();
     await fake.close();
   });
   beforeEach(() => {

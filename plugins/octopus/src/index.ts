@@ -1,12 +1,12 @@
 /**
- * Octopus Energy Agile (UK): half-hourly import prices and Agile Outgoing export prices of the
- * customer's region, in GBP per kWh, VAT included.
+ * Octopus Energy Agile (UK): half-hourly import prices and, unless `exportProduct` is null,
+ * Agile Outgoing export prices of the customer's region, in GBP per kWh, VAT included.
  *
  * Agile prices for 23:00 today to 23:00 tomorrow appear at about 16:00 UK time; before that
  * only today is published, which is not an error. Refreshed every `refreshMinutes` and a few
  * times after 16:00 Europe/London.
  */
-import { definePlugin, localDays, type PriceSlot, requestFailure, z } from '@heliograph/plugins-sdk';
+import { definePlugin, type LocalDays, localDays, type PriceSlot, requestFailure, z } from '@heliograph/plugins-sdk';
 import { DateTime } from 'luxon';
 import { mergeRates, parseRatesPage, type RatesPage } from './parse.js';
 
@@ -19,7 +19,10 @@ export const configSchema = z.object({
     .enum(regions)
     .describe('Your region letter (A-P), the last letter of your tariff code, e.g. C for London in E-1R-AGILE-24-10-01-C.'),
   importProduct: productCode.default('AGILE-24-10-01').describe('Product code of the import tariff (Agile).'),
-  exportProduct: productCode.default('AGILE-OUTGOING-19-05-13').describe('Product code of the export tariff (Agile Outgoing).'),
+  exportProduct: productCode
+    .nullable()
+    .default('AGILE-OUTGOING-19-05-13')
+    .describe('Product code of the export tariff (Agile Outgoing); empty for no export tariff (import prices only).'),
   baseUrl: z.url().default('https://api.octopus.energy').describe('Address of the Octopus Energy API.'),
   refreshMinutes: z.number().int().min(15).max(1440).default(60).describe('Minutes between regular refreshes.'),
 });
@@ -35,26 +38,28 @@ export default definePlugin({
   configSchema,
   setup(ctx, config) {
     const baseUrl = config.baseUrl.replace(/\/+$/, '');
-    ctx.prices.declare({ provider: 'Octopus Energy', currency: 'GBP', scheduleType: 'import_export_pricing' });
+    const exportProduct = config.exportProduct;
+    ctx.prices.declare({ provider: 'Octopus Energy', currency: 'GBP', scheduleType: exportProduct ? 'import_export_pricing' : 'pricing' });
 
-    async function fetchRates(product: string, from: number, to: number, signal: AbortSignal): Promise<PriceSlot[]> {
+    async function fetchRates(args: { product: string; days: LocalDays; meanwhile: string; signal: AbortSignal }): Promise<PriceSlot[]> {
+      const { product, days, meanwhile, signal } = args;
       const tariff = `E-1R-${product}-${config.region}`;
       const source = `Octopus answer for ${tariff}`;
       const utc = (ms: number) => DateTime.fromMillis(ms, { zone: 'utc' }).toISO({ suppressMilliseconds: true });
       let url: string | null =
         `${baseUrl}/v1/products/${product}/electricity-tariffs/${tariff}/standard-unit-rates/?` +
-        new URLSearchParams({ period_from: utc(from) ?? '', period_to: utc(to) ?? '', page_size: '1500' }).toString();
+        new URLSearchParams({ period_from: utc(days.todayStart) ?? '', period_to: utc(days.end) ?? '', page_size: '1500' }).toString();
       const rates: RatesPage['rates'] = [];
       for (let page = 1; url !== null; page++) {
-        if (page > maxPages) throw new Error(`${source}: more than ${maxPages} pages of rates; the last published prices stay.`);
+        if (page > maxPages) throw new Error(`${source}: more than ${maxPages} pages of rates; ${meanwhile}.`);
         if (new URL(url).origin !== new URL(baseUrl).origin) throw new Error(`${source}: next page ${url} is not on ${baseUrl}; refusing to follow it.`);
         let body: string;
         try {
           body = await ctx.http.get(url, { signal }).text();
         } catch (error) {
-          throw requestFailure({ provider: `Octopus Energy (${tariff})`, error, meanwhile: 'the last published prices stay' });
+          throw requestFailure({ provider: `Octopus Energy (${tariff})`, error, meanwhile });
         }
-        const parsed = parseRatesPage(body, source, to);
+        const parsed = parseRatesPage({ body, source, openEnd: days.end, meanwhile });
         rates.push(...parsed.rates);
         url = parsed.next;
       }
@@ -63,17 +68,30 @@ export default definePlugin({
 
     async function refresh({ signal }: { signal: AbortSignal }): Promise<void> {
       const days = localDays({ now: ctx.now(), zone: ctx.site.timeZone });
-      const importSlots = await fetchRates(config.importProduct, days.todayStart, days.end, signal);
-      const exportSlots = await fetchRates(config.exportProduct, days.todayStart, days.end, signal);
+      const importSlots = await fetchRates({ product: config.importProduct, days, meanwhile: 'the last published prices stay', signal });
       if (!importSlots.some((slot) => slot.start < days.tomorrowStart)) {
         throw new Error(`Octopus Energy has no ${config.importProduct} prices for today (${days.today}); the last published prices stay.`);
       }
-      ctx.prices.publish({ import: importSlots, export: exportSlots });
+      // The export tariff is a second product: when only it fails, the import prices are
+      // still worth publishing, and the job still fails so the status shows the export error.
+      let exportSlots: PriceSlot[] | undefined;
+      let exportFailure: unknown;
+      if (exportProduct) {
+        try {
+          exportSlots = await fetchRates({ product: exportProduct, days, meanwhile: 'the import prices are published and the last export prices stay', signal });
+        } catch (error) {
+          if (signal.aborted) throw error;
+          exportFailure = error;
+        }
+      }
+      ctx.prices.publish(exportSlots ? { import: importSlots, export: exportSlots } : { import: importSlots });
       const tomorrow = importSlots.filter((slot) => slot.start >= days.tomorrowStart).length;
       ctx.log.info(
-        `published ${importSlots.length} import and ${exportSlots.length} export slots` +
+        `published ${importSlots.length} import` +
+          (exportSlots ? ` and ${exportSlots.length} export slots` : ' slots') +
           (tomorrow > 0 ? ` up to ${days.tomorrow}` : `; ${days.tomorrow} is not published yet`),
       );
+      if (exportFailure !== undefined) throw exportFailure;
     }
 
     ctx.scheduler.every({ name: 'refresh', intervalMs: config.refreshMinutes * 60_000, run: refresh });

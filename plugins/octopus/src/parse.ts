@@ -27,8 +27,9 @@ export interface RatesPage {
  * One page of `standard-unit-rates` in GBP per kWh (VAT included). Octopus lists the newest
  * rate first; `openEnd` closes a rate that has no `valid_to`.
  */
-export function parseRatesPage(body: string, source: string, openEnd: number): RatesPage {
-  const answer = { source, meanwhile: 'the last published prices stay' };
+export function parseRatesPage(args: { body: string; source: string; openEnd: number; meanwhile: string }): RatesPage {
+  const { body, source, openEnd, meanwhile } = args;
+  const answer = { source, meanwhile };
   const page = parseAnswer({ ...answer, schema: pageSchema, input: parseJson({ ...answer, text: body }) });
   return {
     next: page.next,

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, beforeEach, describe, test } from 'node:test';
 import type { PriceSlot } from '@heliograph/plugins-sdk';
-import { startTestHost, type TestHost } from '@heliograph/plugins-sdk/testing';
+import { startTestHost, stopTestHosts } from '@heliograph/plugins-sdk/testing';
 import { DateTime } from 'luxon';
 import plugin from '../src/index.js';
 import { type FakeOctopus, type OctopusMarket, startFakeOctopus } from './fake-octopus.js';
@@ -40,18 +40,14 @@ function assertHalfHours(slots: PriceSlot[], price: (start: number) => number): 
 
 describe('Octopus Agile prices', () => {
   let fake: FakeOctopus;
-  const hosts: TestHost[] = [];
-  const start = async (now: number, config: Record<string, unknown> = {}) => {
-    const host = await startTestHost({ plugin, config: { region: 'C', baseUrl: fake.url, ...config }, site: { timeZone: zone }, now });
-    hosts.push(host);
-    return host;
-  };
+  const start = (now: number, config: Record<string, unknown> = {}) =>
+    startTestHost({ plugin, config: { region: 'C', baseUrl: fake.url, ...config }, site: { timeZone: zone }, now });
 
   before(async () => {
     fake = await startFakeOctopus(market());
   });
   after(async () => {
-    for (const host of hosts) await host.stop();
+    await stopTestHosts();
     await fake.close();
   });
   beforeEach(() => {
@@ -145,11 +141,29 @@ describe('Octopus Agile prices', () => {
     });
   }
 
-  test('a failing export tariff alone also publishes nothing', async () => {
+  test('a failing export tariff: the import prices are published, the export prices stay, the job fails', async () => {
     const host = await start(london('2026-11-20T17:00'));
     fake.market = market({ failure: { product: EXPORT, status: 503, contentType: 'text/plain', body: 'down' } });
-    await assert.rejects(host.runJob('refresh'), /Octopus Energy \(E-1R-AGILE-OUTGOING-19-05-13-C\) answered HTTP 503/);
-    assert.equal(host.prices.schedules.length, 0);
+    await assert.rejects(
+      host.runJob('refresh'),
+      /Octopus Energy \(E-1R-AGILE-OUTGOING-19-05-13-C\) answered HTTP 503 .*; the import prices are published and the last export prices stay/,
+    );
+    assert.equal(host.prices.schedules.length, 1);
+    const { import: imported, export: exported } = host.prices.schedules[0]!;
+    assert.equal(imported.length, 94);
+    assertHalfHours(imported, agile);
+    assert.equal(exported, undefined, 'no export key: the export prices already stored stay');
+  });
+
+  test('without an export tariff: import prices only, declared as plain pricing', async () => {
+    const host = await start(london('2026-11-20T17:00'), { exportProduct: null });
+    assert.deepEqual(host.prices.provider, { provider: 'Octopus Energy', currency: 'GBP', scheduleType: 'pricing' });
+    await host.runJob('refresh');
+    assert.deepEqual(fake.requests.map((r) => r.path), [`/v1/products/${IMPORT}/electricity-tariffs/E-1R-${IMPORT}-C/standard-unit-rates/`]);
+    const { import: imported, export: exported } = host.prices.schedules[0]!;
+    assert.equal(imported.length, 94);
+    assert.equal(exported, undefined);
+    assert.ok(host.logs.some((line) => line.includes('published 94 import slots up to 2026-11-21')));
   });
 
   test('a wrong region or product: the 404 says to check the settings', async () => {

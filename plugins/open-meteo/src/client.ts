@@ -1,4 +1,4 @@
-import { z, type PluginContext } from '@heliograph/plugins-sdk';
+import { parseAnswer, parseJson, type PluginContext, requestFailure, z } from '@heliograph/plugins-sdk';
 import type { PanelArray } from './pv.js';
 
 /** The variables asked for, in Open-Meteo's names. */
@@ -31,6 +31,8 @@ const answerSchema = z.object({
 
 const errorSchema = z.object({ error: z.literal(true), reason: z.string() });
 
+const answer = { source: 'Open-Meteo answer', meanwhile: 'the last forecast stays' };
+
 export interface ForecastRequest {
   baseUrl: string;
   latitude: number;
@@ -59,43 +61,21 @@ export async function fetchMinutely15(http: PluginContext['http'], request: Fore
     past_days: '2',
     forecast_days: String(request.forecastDays),
   };
-  let response;
+  let body: string;
   try {
-    response = await http.get(url, { searchParams, signal: request.signal, throwHttpErrors: false, responseType: 'text' });
-  } catch (err) {
-    if (request.signal.aborted) throw err;
-    throw new Error(`Open-Meteo could not be reached at ${request.baseUrl}: ${(err as Error).message}; the last forecast stays and the fetch is retried`);
+    body = await http.get(url, { searchParams, signal: request.signal }).text();
+  } catch (error) {
+    throw requestFailure({ provider: 'Open-Meteo', error, explainBody: openMeteoReason, meanwhile: answer.meanwhile });
   }
-  const body = parseJson(response.body);
-  if (response.statusCode !== 200) throw new Error(describeFailure(response.statusCode, body));
-  if (body === undefined) throw new Error('Open-Meteo answered with a body that is not JSON; the last forecast stays and the fetch is retried');
-  const parsed = answerSchema.safeParse(body);
-  if (!parsed.success) {
-    const issue = parsed.error.issues[0]!;
-    throw new Error(`Open-Meteo answered in an unexpected format: ${formatPath(issue.path)}: ${issue.message}; the last forecast stays`);
-  }
-  return parsed.data.minutely_15;
+  return parseAnswer({ ...answer, schema: answerSchema, input: parseJson({ ...answer, text: body }) }).minutely_15;
 }
 
-function describeFailure(status: number, body: unknown): string {
-  const reason = errorSchema.safeParse(body);
-  const why = reason.success ? `: ${reason.data.reason}` : '';
-  if (status === 400) return `Open-Meteo refused the request (HTTP 400)${why}; check latitude, longitude and the panel arrays in the plugin config`;
-  if (status === 429) return `Open-Meteo's rate limit is reached (HTTP 429)${why}; the last forecast stays and the fetch is retried later`;
-  if (status >= 500) return `Open-Meteo is unavailable (HTTP ${status})${why}; the last forecast stays and the fetch is retried`;
-  return `Open-Meteo answered HTTP ${status}${why}; the last forecast stays`;
-}
-
-function parseJson(text: string): unknown {
+/** Open-Meteo's error bodies are `{"error": true, "reason": "..."}`. */
+function openMeteoReason(body: string): string | undefined {
   try {
-    return JSON.parse(text);
+    const parsed = errorSchema.safeParse(JSON.parse(body));
+    return parsed.success ? parsed.data.reason : undefined;
   } catch {
     return undefined;
   }
-}
-
-/** `minutely_15.global_tilted_irradiance[3]`, or `the answer` for the body as a whole. */
-export function formatPath(path: readonly PropertyKey[]): string {
-  if (path.length === 0) return 'the answer';
-  return path.map((key, i) => (typeof key === 'number' ? `[${key}]` : i === 0 ? String(key) : `.${String(key)}`)).join('');
 }

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, beforeEach, describe, it } from 'node:test';
-import { startTestHost, type TestHost } from '@heliograph/plugins-sdk/testing';
+import { startTestHost, stopTestHosts, type TestHost } from '@heliograph/plugins-sdk/testing';
 import plugin from '../src/index.js';
 import { startFakeOpenMeteo, type FakeOpenMeteo } from './fake-open-meteo.js';
 
@@ -19,13 +19,12 @@ function expectedPower(kWp: number, gti: number, airC: number, acLimitW = Infini
 
 describe('open-meteo plugin', () => {
   let fake: FakeOpenMeteo;
-  const hosts: TestHost[] = [];
 
   before(async () => {
     fake = await startFakeOpenMeteo(NOW);
   });
   after(async () => {
-    for (const host of hosts) await host.stop();
+    await stopTestHosts();
     await fake.close();
   });
   beforeEach(() => {
@@ -36,10 +35,8 @@ describe('open-meteo plugin', () => {
     fake.now = NOW;
   });
 
-  async function start(config: Record<string, unknown>, site: Record<string, unknown> = {}, now = NOW): Promise<TestHost> {
-    const host = await startTestHost({ plugin, config: { baseUrl: fake.url, ...config }, site: { timeZone: 'Europe/Berlin', ...site }, now });
-    hosts.push(host);
-    return host;
+  function start(config: Record<string, unknown>, site: Record<string, unknown> = {}, now = NOW): Promise<TestHost> {
+    return startTestHost({ plugin, config: { baseUrl: fake.url, ...config }, site: { timeZone: 'Europe/Berlin', ...site }, now });
   }
 
   it('asks for every array with the documented parameters and publishes all seven topics', async () => {
@@ -134,10 +131,10 @@ describe('open-meteo plugin', () => {
   });
 
   for (const [status, body, expected] of [
-    [429, '{"error":true,"reason":"Minutely API request limit exceeded. Please try again in one minute."}', /rate limit is reached \(HTTP 429\): Minutely API request limit exceeded/],
-    [503, '<html><body><h1>503 Service Temporarily Unavailable</h1></body></html>', /Open-Meteo is unavailable \(HTTP 503\)/],
-    [500, '{"error":true,"reason":"Internal Server Error"}', /Open-Meteo is unavailable \(HTTP 500\): Internal Server Error/],
-    [400, '{"error":true,"reason":"Latitude must be in range of -90 to 90°. Given: 100.0."}', /refused the request \(HTTP 400\): Latitude must be in range.*check latitude/],
+    [429, '{"error":true,"reason":"Minutely API request limit exceeded. Please try again in one minute."}', /Open-Meteo answered HTTP 429 .*\("Minutely API request limit exceeded.*"\): .*rate limit was reached; the last forecast stays/],
+    [503, '<html><body><h1>503 Service Temporarily Unavailable</h1></body></html>', /Open-Meteo answered HTTP 503 .*: the service has a problem on its side; the last forecast stays/],
+    [500, '{"error":true,"reason":"Internal Server Error"}', /Open-Meteo answered HTTP 500 .*\("Internal Server Error"\): the service has a problem on its side/],
+    [400, '{"error":true,"reason":"Latitude must be in range of -90 to 90°. Given: 100.0."}', /Open-Meteo answered HTTP 400 .*\("Latitude must be in range.*"\): the service refused the request; check the plugin settings/],
     [200, '{"latitude":52.52,"minutely_15":{"time":[1780272000]', /not JSON/],
   ] as const) {
     it(`keeps the last good forecast on HTTP ${status}${status === 200 ? ' with a cut-off body' : ''}`, async () => {
@@ -153,7 +150,7 @@ describe('open-meteo plugin', () => {
     const host = await start({ arrays: [south] });
     const good = JSON.stringify({ minutely_15: { time: [1780272000, 1780272900], temperature_2m: [15.2, 15], weather_code: [3, 3], is_day: [0, 0], cloud_cover: [88, 90], wind_speed_10m: [7.9, 8.3], global_tilted_irradiance: [0, 0] } });
     fake.canned.push({ status: 200, body: good.replace('"global_tilted_irradiance":[0,0]', '"global_tilted_irradiance":[0,"n/a"]') });
-    await assert.rejects(host.runJob('forecast'), /unexpected format: minutely_15\.global_tilted_irradiance\[1\]: .*number/);
+    await assert.rejects(host.runJob('forecast'), /Open-Meteo answer: minutely_15\.global_tilted_irradiance\[1\]: .*number/);
     fake.canned.push({ status: 200, body: good.replace('"cloud_cover":[88,90]', '"cloud_cover":[88]') });
     await assert.rejects(host.runJob('forecast'), /minutely_15\.cloud_cover: has 1 values for 2 times/);
     fake.canned.push({ status: 200, body: good.replace('"minutely_15"', '"hourly"') });

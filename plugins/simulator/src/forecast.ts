@@ -28,7 +28,6 @@ export function demoForecast(
     wind_speed: [],
     global_tilted_irradiance: [],
   };
-  const totalPeakW = model.inverters.reduce((sum, inverter) => sum + inverter.peakW, 0);
   const first = Math.floor(now / FORECAST_STEP_MS) * FORECAST_STEP_MS - FORECAST_PAST_MS;
   const last = first + FORECAST_PAST_MS + FORECAST_AHEAD_MS;
   for (let t = first; t <= last; t += FORECAST_STEP_MS) {
@@ -44,7 +43,7 @@ export function demoForecast(
       }
     }
     const temperature = temperatureUnit === 'F' ? (weather.temperatureC * 9) / 5 + 32 : weather.temperatureC;
-    series.pv_power_predicted.push([t, totalPeakW > 0 ? Math.round(pv / SUBSAMPLES) : 0]);
+    series.pv_power_predicted.push([t, Math.round(pv / SUBSAMPLES)]);
     series.outside_temperature.push([t, roundTo(temperature, 1)]);
     series.weather_code.push([t, wmoWeatherCode(weather)]);
     series.is_day.push([t, sunElevationDeg(sunVector(t, model.latitude, model.longitude)) > 0 ? 1 : 0]);

@@ -3,7 +3,7 @@
  * midnight after tomorrow: cheap at night and around a sunny midday, dear at the evening
  * peak, a little cheaper at weekends.
  */
-import type { PriceSlot } from '@heliograph/plugins-sdk';
+import { localDays, type PriceSlot } from '@heliograph/plugins-sdk';
 import { DateTime } from 'luxon';
 import { Channel, hash01, roundTo } from './random.js';
 import type { SiteModel } from './site.js';
@@ -16,14 +16,12 @@ function bell(hour: number, center: number, width: number): number {
 }
 
 export function demoPriceSlots(model: SiteModel, timeZone: string, now: number): PriceSlot[] {
+  const days = localDays({ now, zone: timeZone });
   const slots: PriceSlot[] = [];
-  let day = DateTime.fromMillis(now, { zone: timeZone }).startOf('day');
-  for (let d = 0; d < 2; d++) {
-    const next = day.plus({ days: 1 });
-    const start = day.toMillis();
-    const end = next.toMillis();
-    const dayIndex = Math.floor(day.toMillis() / 86_400_000 + 0.5);
-    const level = 0.2 + (hash01(model.seed, Channel.priceDay, dayIndex) - 0.5) * 0.08 - (day.weekday >= 6 ? 0.025 : 0);
+  for (const [start, end] of [[days.todayStart, days.tomorrowStart], [days.tomorrowStart, days.end]] as const) {
+    const dayIndex = Math.floor(start / 86_400_000 + 0.5);
+    const weekend = DateTime.fromMillis(start, { zone: timeZone }).weekday >= 6;
+    const level = 0.2 + (hash01(model.seed, Channel.priceDay, dayIndex) - 0.5) * 0.08 - (weekend ? 0.025 : 0);
     const noonSky = expectedWeather(model.seed, model.latitude, model.longitude, start + (end - start) / 2);
     const sunniness = 1 - noonSky.cloudCover;
     for (let t = start; t < end; t += PRICE_SLOT_MS) {
@@ -38,7 +36,6 @@ export function demoPriceSlots(model: SiteModel, timeZone: string, now: number):
         (hash01(model.seed, Channel.priceSlot, t / PRICE_SLOT_MS) - 0.5) * 0.012;
       slots.push({ start: t, end: Math.min(t + PRICE_SLOT_MS, end), price: roundTo(price, 5) });
     }
-    day = next;
   }
   return slots;
 }

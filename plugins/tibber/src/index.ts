@@ -3,9 +3,11 @@
  * included, per kWh), quarter-hourly by default.
  *
  * Tibber answers "today" and "tomorrow" of the home; "tomorrow" is empty until about 13:00
- * CET, which is not an error. Refreshed every `refreshMinutes` and shortly after 13:00 CET.
+ * CET, which is not an error. Like the other price plugins, the slots are cut to the site's
+ * local today and tomorrow, which differ from the home's days when the site's time zone does.
+ * Refreshed every `refreshMinutes` and shortly after 13:00 CET.
  */
-import { definePlugin, requestFailure, z } from '@heliograph/plugins-sdk';
+import { definePlugin, localDays, requestFailure, z } from '@heliograph/plugins-sdk';
 import { graphqlErrors, parsePriceInfo, priceQuery } from './parse.js';
 
 export const configSchema = z.object({
@@ -38,6 +40,7 @@ export default definePlugin({
     ctx.prices.declare({ provider: 'Tibber', currency: config.currency, scheduleType: 'pricing' });
 
     async function refresh({ signal }: { signal: AbortSignal }): Promise<void> {
+      const days = localDays({ now: ctx.now(), zone: ctx.site.timeZone });
       let body: string;
       try {
         body = await ctx.http
@@ -54,12 +57,14 @@ export default definePlugin({
       if (prices.currency && prices.currency !== config.currency) {
         throw new Error(`Tibber prices are in ${prices.currency} but the currency setting says ${config.currency}: set currency to ${prices.currency}.`);
       }
-      if (prices.today.length === 0) throw new Error(`Tibber has no prices for today for home ${prices.homeId}; the last published prices stay.`);
-      ctx.prices.publish({ import: [...prices.today, ...prices.tomorrow] });
+      const slots = prices.slots.filter((slot) => slot.start >= days.todayStart && slot.start < days.end);
+      const today = slots.filter((slot) => slot.start < days.tomorrowStart).length;
+      if (today === 0) throw new Error(`Tibber has no prices for today (${days.today}) for home ${prices.homeId}; the last published prices stay.`);
+      ctx.prices.publish({ import: slots });
       ctx.log.info(
-        prices.tomorrow.length > 0
-          ? `published ${prices.today.length} Tibber slots for today and ${prices.tomorrow.length} for tomorrow`
-          : `published ${prices.today.length} Tibber slots for today; tomorrow is not published yet`,
+        slots.length > today
+          ? `published ${today} Tibber slots for today and ${slots.length - today} for tomorrow`
+          : `published ${today} Tibber slots for today; tomorrow is not published yet`,
       );
     }
 

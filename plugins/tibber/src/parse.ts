@@ -51,8 +51,8 @@ export interface TibberPrices {
   homeId: string;
   /** Currency of the prices, when Tibber said (it does with `current`). */
   currency: string | undefined;
-  today: PriceSlot[];
-  tomorrow: PriceSlot[];
+  /** Tibber's today and tomorrow of the home, oldest first. */
+  slots: PriceSlot[];
 }
 
 /** GraphQL error messages in an answer body, if it carries any. */
@@ -91,12 +91,11 @@ export function parsePriceInfo(body: string, resolution: TibberResolution, homeI
   const info = home.currentSubscription?.priceInfo;
   if (!info) throw new Error(`Tibber home ${home.id} has no active subscription with prices yet`);
 
-  const starts = [...info.today, ...info.tomorrow].map((p) => Date.parse(p.startsAt)).sort((a, b) => a - b);
-  const spacing = starts.slice(1).map((start, i) => start - starts[i]!).filter((gap) => gap > 0);
+  const prices = [...info.today, ...info.tomorrow]
+    .map((p) => ({ start: Date.parse(p.startsAt), price: p.total }))
+    .sort((a, b) => a.start - b.start);
+  const spacing = prices.slice(1).map((p, i) => p.start - prices[i]!.start).filter((gap) => gap > 0);
   const slotMs = spacing.length > 0 ? Math.min(...spacing) : resolutionMs[resolution];
-  const toSlots = (prices: Array<z.output<typeof priceSchema>>): PriceSlot[] =>
-    prices
-      .map((p) => ({ start: Date.parse(p.startsAt), end: Date.parse(p.startsAt) + slotMs, price: p.total }))
-      .sort((a, b) => a.start - b.start);
-  return { homeId: home.id, currency: info.current?.currency, today: toSlots(info.today), tomorrow: toSlots(info.tomorrow) };
+  const slots = prices.map(({ start, price }) => ({ start, end: start + slotMs, price }));
+  return { homeId: home.id, currency: info.current?.currency, slots };
 }

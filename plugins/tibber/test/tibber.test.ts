@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, beforeEach, describe, test } from 'node:test';
-import { startTestHost, type TestHost } from '@heliograph/plugins-sdk/testing';
+import { startTestHost, stopTestHosts } from '@heliograph/plugins-sdk/testing';
 import { DateTime } from 'luxon';
 import plugin from '../src/index.js';
 import { type FakeTibber, startFakeTibber, type TibberAccount } from './fake-tibber.js';
@@ -22,19 +22,16 @@ function account(now: number, overrides: Partial<TibberAccount> = {}): TibberAcc
 
 describe('Tibber prices', () => {
   let fake: FakeTibber;
-  const hosts: TestHost[] = [];
-  const start = async (now: number, config: Record<string, unknown> = {}) => {
+  const start = (now: number, config: Record<string, unknown> = {}, timeZone = zone) => {
     fake.account = { ...fake.account, now };
-    const host = await startTestHost({ plugin, config: { token, baseUrl: fake.url, ...config }, site: { timeZone: zone }, now });
-    hosts.push(host);
-    return host;
+    return startTestHost({ plugin, config: { token, baseUrl: fake.url, ...config }, site: { timeZone }, now });
   };
 
   before(async () => {
     fake = await startFakeTibber(account(0));
   });
   after(async () => {
-    for (const host of hosts) await host.stop();
+    await stopTestHosts();
     await fake.close();
   });
   beforeEach(() => {
@@ -104,6 +101,19 @@ describe('Tibber prices', () => {
     host.setTime(berlin('2026-11-20T13:10'));
     await host.runJob('day-ahead');
     assert.equal(host.prices.schedules[1]!.import.length, 192);
+  });
+
+  test('a site in another time zone than the home: the slots are cut to the site\'s today and tomorrow', async () => {
+    const helsinki = (iso: string) => DateTime.fromISO(iso, { zone: 'Europe/Helsinki' }).toMillis();
+    const host = await start(helsinki('2026-11-20T14:00'), {}, 'Europe/Helsinki');
+    await host.runJob('refresh');
+    const slots = host.prices.schedules[0]!.import;
+    // The home's today starts at 01:00 Helsinki time; its tomorrow ends at 01:00 on the day
+    // after the site's tomorrow, so that last hour is cut.
+    assert.equal(slots[0]!.start, helsinki('2026-11-20T01:00'));
+    assert.equal(slots.at(-1)!.end, helsinki('2026-11-22T00:00'));
+    assert.equal(slots.length, 92 + 96);
+    assert.ok(host.logs.some((line) => line.includes('published 92 Tibber slots for today and 96 for tomorrow')));
   });
 
   test('several homes: the first with a subscription, or the configured one', async () => {
