@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
-import { writeFileSync } from 'node:fs';
+import { spawn } from 'node:child_process';
+import { existsSync, writeFileSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { Writable } from 'node:stream';
@@ -7,6 +8,7 @@ import { describe, it } from 'node:test';
 import { runHistoryCommand } from '../../src/cli/history.js';
 import { loadConfig } from '../../src/config/load.js';
 import type { Agg } from '../../src/history/slots.js';
+import { REPO_ROOT } from '../helpers/plugins.js';
 import { tempDir } from '../helpers/tmp.js';
 import { allPages, ManualClock, meta, openStore, random, readings } from './support.js';
 
@@ -124,5 +126,16 @@ describe('heliograph history export / import', () => {
     const busy = await run(['import', csv, '--topic', 'total/pv_power'], target, clock);
     assert.equal(busy.code, 1);
     assert.match(busy.stderr, new RegExp(`history is being written by process ${process.ppid} .*stop it first`));
+  });
+
+  it('reads the data dir given with --data when run as the heliograph command', async () => {
+    const cwd = tempDir('heliograph-cwd-');
+    const child = spawn(process.execPath, [join(REPO_ROOT, 'core', 'dist', 'src', 'main.js'), 'history', 'export', '--topic', 'total/none', '--data', source], { cwd, stdio: ['ignore', 'pipe', 'pipe'] });
+    let stderr = '';
+    child.stderr.on('data', (d) => (stderr += d));
+    const code = await new Promise<number | null>((resolve) => child.on('exit', resolve));
+    assert.equal(code, 1);
+    assert.match(stderr, /topics with history: inverter_1\/pv_power/, 'the history of --data, not of ./data');
+    assert.equal(existsSync(join(cwd, 'data')), false, 'no ./data is made');
   });
 });
