@@ -3,6 +3,9 @@ import type { Clock } from '../clock.js';
 import type { Db, Migration } from '../db.js';
 import { roundTo, totalMeta } from '../topics/totals.js';
 import type { PendingTick, TopicRegistry, TopicState } from '../topics/registry.js';
+import { createLogger, errorMessage } from '../log.js';
+
+const log = createLogger('energy');
 
 export type ResetPeriod = 'daily' | 'weekly' | 'monthly';
 
@@ -79,7 +82,8 @@ export class EnergyTotals {
     }
     this.lastTime = now;
     undo.push(this.registry.addDeriver((tick) => this.integrate(tick)));
-    const timer = setInterval(() => void this.save(), 60_000);
+    // A failed save (a locked or full disk) is retried a minute later; unhandled, it would end the process.
+    const timer = setInterval(() => this.save().catch((err) => log.error('saving energy totals failed', { err: errorMessage(err) })), 60_000);
     timer.unref();
     return async () => {
       clearInterval(timer);
