@@ -9,6 +9,7 @@
  * --topic, which also renames on the way in). A `value` line is one reading; a line with
  * the five fields is a slot as exported. `time` may also be Unix seconds, as other tools write.
  */
+import { once } from 'node:events';
 import { createReadStream, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
@@ -140,14 +141,9 @@ function csvCell(text: string): string {
   return /[",\n\r]/.test(text) ? `"${text.replace(/"/g, '""')}"` : text;
 }
 
-function write(out: Writable, text: string): Promise<void> {
-  return new Promise((resolve, reject) => {
-    if (out.write(text)) resolve();
-    else {
-      out.once('drain', resolve);
-      out.once('error', reject);
-    }
-  });
+/** Writes, then waits while the reader is behind (once() also drops its listeners on either outcome). */
+async function write(out: Writable, text: string): Promise<void> {
+  if (!out.write(text)) await once(out, 'drain');
 }
 
 interface Columns {

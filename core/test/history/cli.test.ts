@@ -24,8 +24,19 @@ class Collect extends Writable {
   }
 }
 
-async function run(args: string[], dataDir: string, clock: ManualClock) {
-  const stdout = new Collect();
+/** A reader that is always behind: every write asks the writer to wait for 'drain'. */
+class SlowReader extends Collect {
+  writes = 0;
+  constructor() {
+    super({ highWaterMark: 1 });
+  }
+  override _write(chunk: Buffer, enc: string, done: () => void): void {
+    this.writes++;
+    setImmediate(() => super._write(chunk, enc, done));
+  }
+}
+
+async function run(args: string[], dataDir: string, clock: ManualClock, stdout = new Collect()) {
   const stderr = new Collect();
   const code = await runHistoryCommand(args, { dataDir, config: loadConfig(), stdout, stderr, clock });
   return { code, stdout: stdout.text, stderr: stderr.text };
@@ -70,6 +81,15 @@ describe('heliograph history export / import', () => {
     }
     await a.close();
     await b.close();
+  });
+
+  it('waits for a slow reader without piling up listeners on it', async () => {
+    const reader = new SlowReader();
+    const exported = await run(['export', '--topic', TOPIC], source, clock, reader);
+    assert.equal(exported.code, 0, exported.stderr);
+    assert.ok(reader.writes > 5, `the header and many pages, each waited for (${reader.writes} writes)`);
+    assert.equal(reader.listenerCount('error'), 0);
+    assert.equal(reader.listenerCount('drain'), 0);
   });
 
   it('exports one aggregate per line with --agg, which imports back as readings under --topic', async () => {
