@@ -24,6 +24,7 @@ import { HistoryStore, type SlotAggregate, type TopicHandle } from '../history/s
 import { TimeFormatter } from '../history/time.js';
 import { formatUtc, parseRfc3339 } from '../time.js';
 import { BATTERY_TOPIC, metaFromTopic } from '../history/topic-record.js';
+import { isGlob } from '../topics/glob.js';
 
 export interface HistoryCommandOptions {
   dataDir: string;
@@ -264,7 +265,7 @@ function parseRow(row: string[], cols: Columns, lineNo: number, file: string, to
   const timeMs = /^\d+(\.\d+)?$/.test(text) ? Number(text) * 1000 : parseRfc3339(text);
   if (timeMs === undefined) throw new Error(`${where}: time must be an RFC 3339 time or Unix seconds, got "${text}"`);
   const topic = topicFlag ?? cell(cols.topic!);
-  if (!topic || /[*?]/.test(topic)) throw new Error(`${where}: topic must name one metric, got "${topic}"`);
+  if (!topic || isGlob(topic)) throw new Error(`${where}: topic must name one metric, got "${topic}"`);
   const num = (i: number, name: string) => {
     const t = cell(i);
     const n = t === '' ? NaN : Number(t);

@@ -136,7 +136,7 @@ function foldSlots(slots: SlotColumns, n: number, first: number, out: Segment, p
 /**
  * The row a day goes into at a day tier: the row holding it, or a new one. A day of a past
  * month starts a month row when the month has no day rows; otherwise it gets a day row, and
- * {@link repackMonths} joins the month's day rows once the month is over.
+ * {@link repackMonth} joins the month's day rows once the month is over.
  */
 function dayRow(rec: TopicRecord, tier: 10 | 60, day: number, cache: RowCache, todayStart: number): Row {
   const set = rec.rows[tier];

@@ -28,7 +28,7 @@ import { historyMigrations } from './migrations.js';
 import { runQuery, type HistoryPage, type HistoryQuery } from './planner.js';
 import { Row, RowCache, type Tier } from './rows.js';
 import { scaleFor } from './slots.js';
-import { DAY_S, floorTo, HOUR_S, SLOT_S } from './time.js';
+import { DAY_S, floorTo, HOUR_S, SLOT_S, slotOfMs } from './time.js';
 import { isRecorded, sameMeta, TopicRecord, type StoredMeta } from './topic-record.js';
 
 const log = createLogger('history');
@@ -177,7 +177,7 @@ export class HistoryStore implements HistorySink {
   }
 
   private add(rec: TopicRecord, timeMs: number, count: number, sum: number, min: number, max: number, last: number): void {
-    const slot = Math.floor(timeMs / 10_000) * SLOT_S;
+    const slot = slotOfMs(timeMs);
     const hour = floorTo(slot, HOUR_S);
     let buf = rec.cur;
     if (buf === null || buf.hour !== hour) buf = rec.cur = rec.hourBuffer(hour);
