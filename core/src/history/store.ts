@@ -19,7 +19,7 @@ import type { Clock } from '../clock.js';
 import { migrate, type Db } from '../db.js';
 import type { Config } from '../config/schema.js';
 import { createLogger, errorMessage } from '../log.js';
-import type { HistorySink } from '../plugins/sinks.js';
+import type { HistorySink, PastReadings } from '../plugins/sinks.js';
 import type { TopicMeta } from '../topics/registry.js';
 import { packContainer, POW10 } from './codec.js';
 import { journalPayload, replayJournal } from './journal.js';
@@ -184,20 +184,28 @@ export class HistoryStore implements HistorySink {
     buf.add((slot - hour) / SLOT_S, count, sum, min, max, last);
   }
 
+  /** Readings of one topic in the past: see {@link recordPastSeries}. */
+  recordPast(meta: TopicMeta, readings: PastReadings): Promise<void> {
+    return this.recordPastSeries([[meta, readings]]);
+  }
+
   /**
    * Readings of the past (backfill, `ctx.topics.record`): folded exactly like live ones, then
-   * flushed. A bulk write is its own batch: it flushes every ~1000 topic-hours to bound memory,
-   * and once at the end, so the readings are on disk when the promise resolves.
+   * flushed. A bulk write is its own batch, whatever the number of topics: it flushes every
+   * ~1000 topic-hours to bound memory, and once at the end, so the readings are on disk when
+   * the promise resolves.
    */
-  async recordPast(meta: TopicMeta, readings: ReadonlyArray<readonly [time: number, value: number]>): Promise<void> {
-    if (!isRecorded(meta)) return;
-    const rec = this.topic(meta);
-    for (let i = 0; i < readings.length; i++) {
-      const [time, value] = readings[i]!;
-      this.record(rec, time, value);
-      if ((i & 0xfff) === 0xfff && this.pendingHours() > BULK_FLUSH_HOURS) await this.flush();
+  async recordPastSeries(series: Iterable<readonly [TopicMeta, PastReadings]>): Promise<void> {
+    let folded = 0;
+    for (const [meta, readings] of series) {
+      if (!isRecorded(meta)) continue;
+      const rec = this.topic(meta);
+      for (const [time, value] of readings) {
+        this.record(rec, time, value);
+        if ((++folded & 0xfff) === 0 && this.pendingHours() > BULK_FLUSH_HOURS) await this.flush();
+      }
     }
-    await this.flush();
+    if (folded > 0) await this.flush();
   }
 
   /** Slot aggregates from an export, merged like readings (the import command). */

@@ -246,14 +246,19 @@ export class ContextBuilder {
         list.push([reading.time, reading.values[name]!]);
       }
     }
-    for (const [meta, list] of series) await history.recordPast(meta, list);
+    // One write for the device's topics and the totals they complete, not one per topic.
+    await history.recordPastSeries([...series, ...this.pastTotalsOf(deviceId, readings)]);
+  }
+
+  /** The total/* series that past readings complete; none while other instances drive inverters too. */
+  private pastTotalsOf(deviceId: string, readings: Array<{ time: number; values: Record<string, number> }>): Array<[TopicMeta, Array<[number, number]>]> {
     this.pastTotals ??= new PastTotals(this.services.registry, this.devices.filter((d) => d.kind === 'inverter').map((d) => d.id));
     if (!this.pastTotals.coversAllInverters()) {
       if (!this.warnedPartialTotals) this.log.info('past readings recorded without totals: other instances drive inverters too, so past total/* values would be partial');
       this.warnedPartialTotals = true;
-      return;
+      return [];
     }
-    for (const [meta, list] of this.pastTotals.add(deviceId, readings)) await history.recordPast(meta, list);
+    return this.pastTotals.add(deviceId, readings);
   }
 
   private warnUnknown(topic: string): void {
