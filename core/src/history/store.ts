@@ -14,7 +14,6 @@
  * of its own to the database file: a transaction on a connection shared with code that
  * runs its own transactions would take in (or be rolled back by) theirs.
  */
-import { hostname } from 'node:os';
 import type { Clock } from '../clock.js';
 import { migrate, type Db } from '../db.js';
 import type { Config } from '../config/schema.js';
@@ -25,6 +24,7 @@ import { packContainer, POW10 } from './codec.js';
 import { journalPayload, replayJournal } from './journal.js';
 import { evictBefore, mergeHours, monthsToRepack, oldestRowsCutoff, repackMonth, rowsForMerge, rowsToEvict } from './compaction.js';
 import { historyMigrations } from './migrations.js';
+import { claimHistory, releaseHistory } from './owner.js';
 import { runQuery, type HistoryPage, type HistoryQuery } from './planner.js';
 import { Row, RowCache, type Tier } from './rows.js';
 import { scaleFor } from './slots.js';
@@ -88,7 +88,7 @@ export class HistoryStore implements HistorySink {
     await migrate(options.db, historyMigrations);
     const store = new HistoryStore(options.db, options.clock, options.config);
     store.readOnly = options.readOnly ?? false;
-    if (!store.readOnly) await store.claim();
+    if (!store.readOnly) await claimHistory(store.db);
     await store.load();
     if (!store.readOnly && (options.autoFlush ?? true)) {
       store.timer = setInterval(() => {
@@ -97,15 +97,6 @@ export class HistoryStore implements HistorySink {
       store.timer.unref();
     }
     return store;
-  }
-
-  /** Becomes the one process writing history, or says which process already is. */
-  private async claim(): Promise<void> {
-    const owner = await this.db.get<{ pid: number; host: string; since: number }>('SELECT pid, host, since FROM history_owner WHERE id = 1');
-    if (owner && owner.pid !== process.pid && owner.host === hostname() && isAlive(owner.pid)) {
-      throw new Error(`history is being written by process ${owner.pid} (a running heliograph server?) since ${new Date(owner.since).toISOString()}; stop it first`);
-    }
-    await this.db.run('INSERT OR REPLACE INTO history_owner (id, pid, host, since) VALUES (1, ?, ?, ?)', process.pid, hostname(), Date.now());
   }
 
   private async load(): Promise<void> {
@@ -259,7 +250,7 @@ export class HistoryStore implements HistorySink {
     if (this.timer) clearInterval(this.timer);
     if (this.readOnly) return;
     await this.flush();
-    await this.db.run('DELETE FROM history_owner WHERE id = 1 AND pid = ?', process.pid);
+    await releaseHistory(this.db);
   }
 
   private async runFlush(): Promise<void> {
@@ -402,13 +393,3 @@ export class HistoryStore implements HistorySink {
     if (reset) this.journalReset = false;
   }
 }
-
-function isAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (err) {
-    return (err as NodeJS.ErrnoException).code === 'EPERM';
-  }
-}
-
