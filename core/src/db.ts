@@ -35,7 +35,9 @@ export async function migrate(db: Db, migrations: readonly Migration[]): Promise
       await db.run('INSERT INTO migrations (id, applied_at) VALUES (?, ?)', m.id, Date.now());
       await db.exec('COMMIT');
     } catch (err) {
-      await db.exec('ROLLBACK');
+      // SQLite ends the transaction itself on some errors (a full disk): the ROLLBACK would
+      // then fail and hide why the migration did.
+      await db.exec('ROLLBACK').catch(() => undefined);
       throw err;
     }
   }

@@ -2,7 +2,7 @@
 import { parseArgs } from 'node:util';
 import { join, resolve } from 'node:path';
 import { ConfigError, loadConfig } from './config/load.js';
-import { startHeliograph, ROOT_DIR } from './server.js';
+import { startHeliograph } from './server.js';
 import { runPasswordCommand } from './cli/password.js';
 import { createLogger, errorMessage } from './log.js';
 
@@ -31,6 +31,11 @@ function locations(values: Record<string, string | boolean | undefined>) {
     pluginsFile: resolve(str('plugins', 'HELIOGRAPH_PLUGINS', join(process.cwd(), 'plugins.json'))),
     configFile: configFile ? resolve(String(configFile)) : join(dataDir, 'config.json'),
   };
+}
+
+/** A flag's value from a non-strict parse, where a flag given without a value reads `true`. */
+function stringFlag(value: string | boolean | undefined): string | undefined {
+  return typeof value === 'string' ? value : undefined;
 }
 
 async function serve(argv: string[]): Promise<number> {
@@ -75,7 +80,9 @@ async function main(argv: string[]): Promise<number> {
     }
     case 'history': {
       const { runHistoryCommand } = await import('./cli/history.js');
-      const where = locations({});
+      // Only where the data lives is read here; the subcommand checks its own flags strictly.
+      const { values } = parseArgs({ args: rest, strict: false, allowPositionals: true, options: { data: { type: 'string' }, config: { type: 'string' } } });
+      const where = locations({ data: stringFlag(values.data), config: stringFlag(values.config) });
       return runHistoryCommand(rest, { dataDir: where.dataDir, config: loadConfig(where.configFile) });
     }
     case '--help':
@@ -96,5 +103,3 @@ main(process.argv.slice(2)).then(
     process.exit(1);
   },
 );
-
-export { ROOT_DIR };

@@ -6,18 +6,18 @@ import type { HistoryStore } from '../history/store.js';
 import { TimeFormatter } from '../history/time.js';
 import { formatUtc } from '../time.js';
 import { BATTERY_TOPIC, isRecorded, type StoredMeta } from '../history/topic-record.js';
+import { isGlob } from '../topics/glob.js';
 import type { TopicRegistry } from '../topics/registry.js';
 import { ApiError } from './errors.js';
 import { parseQuery, rfc3339Param } from './query.js';
 
 const DAY_MS = 86_400_000;
 
-
 const historyQuery = z.object({
   topic: z
     .string({ error: 'topic is required: a single metric topic such as total/pv_power' })
     .min(1, 'topic must not be empty')
-    .refine((t) => !/[*?]/.test(t), 'topic must be a single topic: globs (* and ?) are not accepted by history'),
+    .refine((t) => !isGlob(t), 'topic must be a single topic: globs (* and ?) are not accepted by history'),
   from: rfc3339Param('from'),
   to: rfc3339Param('to'),
   group_by: z

@@ -9,6 +9,7 @@
  * --topic, which also renames on the way in). A `value` line is one reading; a line with
  * the five fields is a slot as exported. `time` may also be Unix seconds, as other tools write.
  */
+import { once } from 'node:events';
 import { createReadStream, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
@@ -23,6 +24,7 @@ import { HistoryStore, type SlotAggregate, type TopicHandle } from '../history/s
 import { TimeFormatter } from '../history/time.js';
 import { formatUtc, parseRfc3339 } from '../time.js';
 import { BATTERY_TOPIC, metaFromTopic } from '../history/topic-record.js';
+import { isGlob } from '../topics/glob.js';
 
 export interface HistoryCommandOptions {
   dataDir: string;
@@ -140,14 +142,9 @@ function csvCell(text: string): string {
   return /[",\n\r]/.test(text) ? `"${text.replace(/"/g, '""')}"` : text;
 }
 
-function write(out: Writable, text: string): Promise<void> {
-  return new Promise((resolve, reject) => {
-    if (out.write(text)) resolve();
-    else {
-      out.once('drain', resolve);
-      out.once('error', reject);
-    }
-  });
+/** Writes, then waits while the reader is behind (once() also drops its listeners on either outcome). */
+async function write(out: Writable, text: string): Promise<void> {
+  if (!out.write(text)) await once(out, 'drain');
 }
 
 interface Columns {
@@ -268,7 +265,7 @@ function parseRow(row: string[], cols: Columns, lineNo: number, file: string, to
   const timeMs = /^\d+(\.\d+)?$/.test(text) ? Number(text) * 1000 : parseRfc3339(text);
   if (timeMs === undefined) throw new Error(`${where}: time must be an RFC 3339 time or Unix seconds, got "${text}"`);
   const topic = topicFlag ?? cell(cols.topic!);
-  if (!topic || /[*?]/.test(topic)) throw new Error(`${where}: topic must name one metric, got "${topic}"`);
+  if (!topic || isGlob(topic)) throw new Error(`${where}: topic must name one metric, got "${topic}"`);
   const num = (i: number, name: string) => {
     const t = cell(i);
     const n = t === '' ? NaN : Number(t);

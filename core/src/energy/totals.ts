@@ -3,6 +3,9 @@ import type { Clock } from '../clock.js';
 import type { Db, Migration } from '../db.js';
 import { roundTo, totalMeta } from '../topics/totals.js';
 import type { PendingTick, TopicRegistry, TopicState } from '../topics/registry.js';
+import { createLogger, errorMessage } from '../log.js';
+
+const log = createLogger('energy');
 
 export type ResetPeriod = 'daily' | 'weekly' | 'monthly';
 
@@ -34,12 +37,17 @@ interface Accumulator {
   kwh: number;
 }
 
-/** Start of the period containing `time`, at local midnight in `timeZone`. */
-export function periodStart(time: number, period: ResetPeriod, timeZone: string): number {
-  const local = DateTime.fromMillis(time, { zone: timeZone });
+/** Start (inclusive) and end (exclusive) of the period containing `time`, at local midnights in `timeZone`. */
+export function periodBounds(time: number, period: ResetPeriod, timeZone: string): { start: number; end: number } {
   const unit = period === 'daily' ? 'day' : period === 'weekly' ? 'week' : 'month';
   // luxon's week starts on Monday (ISO), as the API's weekly period does.
-  return local.startOf(unit).toMillis();
+  const start = DateTime.fromMillis(time, { zone: timeZone }).startOf(unit);
+  return { start: start.toMillis(), end: start.plus({ [unit]: 1 }).toMillis() };
+}
+
+/** Start of the period containing `time`, at local midnight in `timeZone`. */
+export function periodStart(time: number, period: ResetPeriod, timeZone: string): number {
+  return periodBounds(time, period, timeZone).start;
 }
 
 /**
@@ -51,6 +59,8 @@ export function periodStart(time: number, period: ResetPeriod, timeZone: string)
 export class EnergyTotals {
   private readonly accumulators: Accumulator[] = [];
   private periodStartMs = 0;
+  /** End of the current period: ticks compare against it rather than work out their period. */
+  private periodEndMs = 0;
   private lastTime = 0;
   private lastPower = new Map<TopicState, number | null>();
 
@@ -65,7 +75,7 @@ export class EnergyTotals {
   async start(): Promise<() => Promise<void>> {
     const undo: Array<() => void> = [];
     const now = this.clock.now();
-    this.periodStartMs = periodStart(now, this.period, this.timeZone);
+    ({ start: this.periodStartMs, end: this.periodEndMs } = periodBounds(now, this.period, this.timeZone));
     const saved = new Map(
       (await this.db.all<Array<{ name: string; kwh: number; period_start: number }>>('SELECT name, kwh, period_start FROM energy_totals')).map((r) => [r.name, r]),
     );
@@ -79,7 +89,8 @@ export class EnergyTotals {
     }
     this.lastTime = now;
     undo.push(this.registry.addDeriver((tick) => this.integrate(tick)));
-    const timer = setInterval(() => void this.save(), 60_000);
+    // A failed save (a locked or full disk) is retried a minute later; unhandled, it would end the process.
+    const timer = setInterval(() => this.save().catch((err) => log.error('saving energy totals failed', { err: errorMessage(err) })), 60_000);
     timer.unref();
     return async () => {
       clearInterval(timer);
@@ -109,16 +120,14 @@ export class EnergyTotals {
 
   private integrate(tick: PendingTick): void {
     const now = tick.time;
-    let touched = false;
-    for (const acc of this.accumulators) if (tick.readings.includes(acc.power)) touched = true;
-    if (!touched && periodStart(now, this.period, this.timeZone) === this.periodStartMs) return;
+    const newPeriod = now < this.periodStartMs || now >= this.periodEndMs;
+    if (!newPeriod && !this.accumulators.some((acc) => tick.readings.includes(acc.power))) return;
 
     let from = this.lastTime;
-    const currentStart = periodStart(now, this.period, this.timeZone);
-    if (currentStart !== this.periodStartMs) {
+    if (newPeriod) {
+      ({ start: this.periodStartMs, end: this.periodEndMs } = periodBounds(now, this.period, this.timeZone));
       for (const acc of this.accumulators) acc.kwh = 0;
-      this.periodStartMs = currentStart;
-      from = Math.max(from, currentStart);
+      from = Math.max(from, this.periodStartMs);
     }
     const dt = now - from;
     if (dt > 0 && now - this.lastTime <= MAX_GAP_MS) {

@@ -5,11 +5,13 @@
  * and a synchronous part that changes them, so a query never sees half a change.
  */
 import { emptySegment, rescaleSegment, type Container, type Segment } from './codec.js';
-import type { HourBuffer } from './slots.js';
-import { SLOTS_PER_HOUR } from './slots.js';
+import { SLOTS_PER_HOUR, type HourBuffer } from './slots.js';
 import { segmentEnd, segmentLength, segmentStart, type Row, type RowCache, type Tier } from './rows.js';
 import type { TopicRecord } from './topic-record.js';
-import { DAY_S, HOUR_S, monthStart, nextMonthStart, SLOT_S } from './time.js';
+import { DAY_S, HOUR_S, MINUTE_S, monthStart, nextMonthStart, SLOT_S } from './time.js';
+
+/** The slot columns of an unsaved hour or of a 10-s segment. */
+type SlotColumns = Pick<Segment, 'count' | 'sum' | 'min' | 'max' | 'last'>;
 
 /** Rows that merging `bufs` into `rec` will change and that already exist. */
 export function rowsForMerge(rec: TopicRecord, bufs: readonly HourBuffer[]): Row[] {
@@ -49,17 +51,17 @@ export function mergeHours(rec: TopicRecord, bufs: readonly HourBuffer[], cache:
     } else {
       const row = dayRow(rec, 60, day, cache, todayStart);
       const seg = writableSegment(rec, cache, row, day);
-      for (const buf of hours) foldSlots(seg, buf, day, 60);
+      for (const buf of hours) foldHour(seg, buf, day, 60);
       cache.putSegment(row, day, seg);
     }
     const monthRow = rollupRow(rec, 3600, day, cache);
     const hourSeg = writableSegment(rec, cache, monthRow, monthRow.start);
-    for (const buf of hours) foldSlots(hourSeg, buf, monthRow.start, HOUR_S);
+    for (const buf of hours) foldHour(hourSeg, buf, monthRow.start, HOUR_S);
     cache.putSegment(monthRow, monthRow.start, hourSeg);
 
     const yearRow = rollupRow(rec, 86400, day, cache);
     const daySeg = writableSegment(rec, cache, yearRow, yearRow.start);
-    for (const buf of hours) foldSlots(daySeg, buf, yearRow.start, DAY_S);
+    for (const buf of hours) foldHour(daySeg, buf, yearRow.start, DAY_S);
     cache.putSegment(yearRow, yearRow.start, daySeg);
   }
 }
@@ -94,31 +96,38 @@ function mergeSlots(seg: Segment, buf: HourBuffer, at: number): void {
 }
 
 /** Folds the slots of an hour into a rollup segment of `res`-second entries starting at segStart. */
-function foldSlots(seg: Segment, buf: HourBuffer, segStart: number, res: number): void {
-  const { count, sum, min, max, last } = seg;
-  const lastOff = seg.lastOff!;
-  const perEntry = res / SLOT_S;
-  for (let i = 0; i < SLOTS_PER_HOUR; i++) {
-    const c = buf.count[i]!;
+function foldHour(seg: Segment, buf: HourBuffer, segStart: number, res: number): void {
+  foldSlots(buf, SLOTS_PER_HOUR, (buf.hour - segStart) / SLOT_S, seg, res / SLOT_S);
+}
+
+/**
+ * Folds `n` 10-s slots, the first of them slot `first` of the rollup segment's span, into
+ * its entries of `per` slots each; "last" goes to the later slot of an entry.
+ */
+function foldSlots(slots: SlotColumns, n: number, first: number, out: Segment, per: number): void {
+  const { count, sum, min, max, last } = out;
+  const lastOff = out.lastOff!;
+  for (let i = 0; i < n; i++) {
+    const c = slots.count[i]!;
     if (c === 0) continue;
-    const slotIndex = (buf.hour - segStart) / SLOT_S + i;
-    const j = Math.floor(slotIndex / perEntry);
-    const off = slotIndex - j * perEntry;
+    const slotIndex = first + i;
+    const j = Math.floor(slotIndex / per);
+    const off = slotIndex - j * per;
     if (count[j] === 0) {
       count[j] = c;
-      sum[j] = buf.sum[i]!;
-      min[j] = buf.min[i]!;
-      max[j] = buf.max[i]!;
-      last[j] = buf.last[i]!;
+      sum[j] = slots.sum[i]!;
+      min[j] = slots.min[i]!;
+      max[j] = slots.max[i]!;
+      last[j] = slots.last[i]!;
       lastOff[j] = off;
       continue;
     }
     count[j]! += c;
-    sum[j]! += buf.sum[i]!;
-    if (buf.min[i]! < min[j]!) min[j] = buf.min[i]!;
-    if (buf.max[i]! > max[j]!) max[j] = buf.max[i]!;
+    sum[j]! += slots.sum[i]!;
+    if (slots.min[i]! < min[j]!) min[j] = slots.min[i]!;
+    if (slots.max[i]! > max[j]!) max[j] = slots.max[i]!;
     if (off >= lastOff[j]!) {
-      last[j] = buf.last[i]!;
+      last[j] = slots.last[i]!;
       lastOff[j] = off;
     }
   }
@@ -127,7 +136,7 @@ function foldSlots(seg: Segment, buf: HourBuffer, segStart: number, res: number)
 /**
  * The row a day goes into at a day tier: the row holding it, or a new one. A day of a past
  * month starts a month row when the month has no day rows; otherwise it gets a day row, and
- * {@link repackMonths} joins the month's day rows once the month is over.
+ * {@link repackMonth} joins the month's day rows once the month is over.
  */
 function dayRow(rec: TopicRecord, tier: 10 | 60, day: number, cache: RowCache, todayStart: number): Row {
   const set = rec.rows[tier];
@@ -215,7 +224,7 @@ export function evictBefore(rec: TopicRecord, cutoff: number, rows: readonly Row
       const minuteRow = dayRow(rec, 60, day, cache, todayStart);
       const minutes = writableSegment(rec, cache, minuteRow, day);
       rescaleSegment(slots, rec.scale);
-      rollUp(slots, minutes, 6);
+      foldSlots(slots, slots.count.length, 0, minutes, MINUTE_S / SLOT_S);
       cache.putSegment(minuteRow, day, minutes);
       row.container!.delete(day);
     }
@@ -224,32 +233,4 @@ export function evictBefore(rec: TopicRecord, cutoff: number, rows: readonly Row
   }
   rec.evictedBefore = cutoff;
   rec.dirty = true;
-}
-
-/** Folds a 10-s segment into a rollup segment of `per`-slot entries over the same span. */
-function rollUp(slots: Segment, out: Segment, per: number): void {
-  const lastOff = out.lastOff!;
-  for (let i = 0; i < slots.count.length; i++) {
-    const c = slots.count[i]!;
-    if (c === 0) continue;
-    const j = Math.floor(i / per);
-    const off = i - j * per;
-    if (out.count[j] === 0) {
-      out.count[j] = c;
-      out.sum[j] = slots.sum[i]!;
-      out.min[j] = slots.min[i]!;
-      out.max[j] = slots.max[i]!;
-      out.last[j] = slots.last[i]!;
-      lastOff[j] = off;
-      continue;
-    }
-    out.count[j]! += c;
-    out.sum[j]! += slots.sum[i]!;
-    if (slots.min[i]! < out.min[j]!) out.min[j] = slots.min[i]!;
-    if (slots.max[i]! > out.max[j]!) out.max[j] = slots.max[i]!;
-    if (off >= lastOff[j]!) {
-      out.last[j] = slots.last[i]!;
-      lastOff[j] = off;
-    }
-  }
 }

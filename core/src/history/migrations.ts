@@ -4,8 +4,7 @@ import type { Migration } from '../db.js';
  * The history tables. Readings live in compressed blocks (codec.ts), one row per topic,
  * tier and day or month, never one row per reading: a year of 10-s data for one topic is
  * a dozen rows. `tier` is the entry length in seconds (10, 60, 3600, 86400).
- * history_owner names the process writing history: the store keeps its rows' index in
- * memory, so a second writer (an import while the server runs) would overwrite its rows.
+ * history_owner names the process writing history (owner.ts).
  */
 export const historyMigrations: readonly Migration[] = [
   {

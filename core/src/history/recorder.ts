@@ -12,7 +12,6 @@ const SLOT_MS = 10_000;
 /** Slots a late timer catches up on; beyond that (a suspended machine) the gap stays. */
 const MAX_CATCH_UP = 3;
 
-
 interface Tracked {
   /** Made on the first value, so a topic that never had one leaves no trace in history. */
   handle: TopicHandle | null;

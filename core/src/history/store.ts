@@ -14,21 +14,21 @@
  * of its own to the database file: a transaction on a connection shared with code that
  * runs its own transactions would take in (or be rolled back by) theirs.
  */
-import { hostname } from 'node:os';
 import type { Clock } from '../clock.js';
 import { migrate, type Db } from '../db.js';
 import type { Config } from '../config/schema.js';
 import { createLogger, errorMessage } from '../log.js';
-import type { HistorySink } from '../plugins/sinks.js';
+import type { HistorySink, PastReadings } from '../plugins/sinks.js';
 import type { TopicMeta } from '../topics/registry.js';
 import { packContainer, POW10 } from './codec.js';
 import { journalPayload, replayJournal } from './journal.js';
 import { evictBefore, mergeHours, monthsToRepack, oldestRowsCutoff, repackMonth, rowsForMerge, rowsToEvict } from './compaction.js';
 import { historyMigrations } from './migrations.js';
+import { claimHistory, releaseHistory } from './owner.js';
 import { runQuery, type HistoryPage, type HistoryQuery } from './planner.js';
 import { Row, RowCache, type Tier } from './rows.js';
 import { scaleFor } from './slots.js';
-import { DAY_S, floorTo, HOUR_S, SLOT_S } from './time.js';
+import { DAY_S, floorTo, HOUR_S, SLOT_S, slotOfMs } from './time.js';
 import { isRecorded, sameMeta, TopicRecord, type StoredMeta } from './topic-record.js';
 
 const log = createLogger('history');
@@ -88,7 +88,7 @@ export class HistoryStore implements HistorySink {
     await migrate(options.db, historyMigrations);
     const store = new HistoryStore(options.db, options.clock, options.config);
     store.readOnly = options.readOnly ?? false;
-    if (!store.readOnly) await store.claim();
+    if (!store.readOnly) await claimHistory(store.db);
     await store.load();
     if (!store.readOnly && (options.autoFlush ?? true)) {
       store.timer = setInterval(() => {
@@ -97,15 +97,6 @@ export class HistoryStore implements HistorySink {
       store.timer.unref();
     }
     return store;
-  }
-
-  /** Becomes the one process writing history, or says which process already is. */
-  private async claim(): Promise<void> {
-    const owner = await this.db.get<{ pid: number; host: string; since: number }>('SELECT pid, host, since FROM history_owner WHERE id = 1');
-    if (owner && owner.pid !== process.pid && owner.host === hostname() && isAlive(owner.pid)) {
-      throw new Error(`history is being written by process ${owner.pid} (a running heliograph server?) since ${new Date(owner.since).toISOString()}; stop it first`);
-    }
-    await this.db.run('INSERT OR REPLACE INTO history_owner (id, pid, host, since) VALUES (1, ?, ?, ?)', process.pid, hostname(), Date.now());
   }
 
   private async load(): Promise<void> {
@@ -177,27 +168,35 @@ export class HistoryStore implements HistorySink {
   }
 
   private add(rec: TopicRecord, timeMs: number, count: number, sum: number, min: number, max: number, last: number): void {
-    const slot = Math.floor(timeMs / 10_000) * SLOT_S;
+    const slot = slotOfMs(timeMs);
     const hour = floorTo(slot, HOUR_S);
     let buf = rec.cur;
     if (buf === null || buf.hour !== hour) buf = rec.cur = rec.hourBuffer(hour);
     buf.add((slot - hour) / SLOT_S, count, sum, min, max, last);
   }
 
+  /** Readings of one topic in the past: see {@link recordPastSeries}. */
+  recordPast(meta: TopicMeta, readings: PastReadings): Promise<void> {
+    return this.recordPastSeries([[meta, readings]]);
+  }
+
   /**
    * Readings of the past (backfill, `ctx.topics.record`): folded exactly like live ones, then
-   * flushed. A bulk write is its own batch: it flushes every ~1000 topic-hours to bound memory,
-   * and once at the end, so the readings are on disk when the promise resolves.
+   * flushed. A bulk write is its own batch, whatever the number of topics: it flushes every
+   * ~1000 topic-hours to bound memory, and once at the end, so the readings are on disk when
+   * the promise resolves.
    */
-  async recordPast(meta: TopicMeta, readings: ReadonlyArray<readonly [time: number, value: number]>): Promise<void> {
-    if (!isRecorded(meta)) return;
-    const rec = this.topic(meta);
-    for (let i = 0; i < readings.length; i++) {
-      const [time, value] = readings[i]!;
-      this.record(rec, time, value);
-      if ((i & 0xfff) === 0xfff && this.pendingHours() > BULK_FLUSH_HOURS) await this.flush();
+  async recordPastSeries(series: Iterable<readonly [TopicMeta, PastReadings]>): Promise<void> {
+    let folded = 0;
+    for (const [meta, readings] of series) {
+      if (!isRecorded(meta)) continue;
+      const rec = this.topic(meta);
+      for (const [time, value] of readings) {
+        this.record(rec, time, value);
+        if ((++folded & 0xfff) === 0 && this.pendingHours() > BULK_FLUSH_HOURS) await this.flush();
+      }
     }
-    await this.flush();
+    if (folded > 0) await this.flush();
   }
 
   /** Slot aggregates from an export, merged like readings (the import command). */
@@ -251,7 +250,7 @@ export class HistoryStore implements HistorySink {
     if (this.timer) clearInterval(this.timer);
     if (this.readOnly) return;
     await this.flush();
-    await this.db.run('DELETE FROM history_owner WHERE id = 1 AND pid = ?', process.pid);
+    await releaseHistory(this.db);
   }
 
   private async runFlush(): Promise<void> {
@@ -394,13 +393,3 @@ export class HistoryStore implements HistorySink {
     if (reset) this.journalReset = false;
   }
 }
-
-function isAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (err) {
-    return (err as NodeJS.ErrnoException).code === 'EPERM';
-  }
-}
-

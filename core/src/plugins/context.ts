@@ -65,7 +65,9 @@ export const pluginStoreMigrations = [
  * `dispose()`, which the host calls on stop and after a failed start.
  */
 export class ContextBuilder {
-  readonly disposers: Disposer[] = [];
+  private readonly disposers: Disposer[] = [];
+  private disposed = false;
+  private forecastRegistered = false;
   /** Published values by device, then name: publish looks up without building topic strings. */
   private readonly published = new Map<string, Map<string, TopicState>>();
   private readonly warnedUnknown = new Set<string>();
@@ -88,10 +90,7 @@ export class ContextBuilder {
     const scheduler = new PluginScheduler(services.clock, this.abort.signal, this.reporter);
     const abort = this.abort;
     let http: Got | undefined;
-    const track = (dispose: Disposer): Disposer => {
-      this.disposers.push(dispose);
-      return dispose;
-    };
+    const track = (dispose: Disposer) => this.track(dispose);
     return {
       instanceId,
       log: this.log,
@@ -133,8 +132,6 @@ export class ContextBuilder {
     };
   }
 
-  private forecastRegistered = false;
-
   /**
    * Registers the instance as a forecast source: at start for forecast plugins (so the API
    * can tell "not fetched yet" from "no forecast plugin"), at the first publish for others.
@@ -142,19 +139,43 @@ export class ContextBuilder {
   registerForecastSource(): void {
     if (this.forecastRegistered || !this.services.forecast) return;
     this.forecastRegistered = true;
-    this.disposers.push(this.services.forecast.register(this.instanceId));
+    this.track(this.services.forecast.register(this.instanceId));
   }
 
+  /**
+   * The cleanup a plugin's setup returned: run at dispose after every registration is
+   * undone, or at once when the instance was stopped before its setup finished.
+   */
+  setCleanup(cleanup: Disposer): void {
+    if (this.disposed) this.runDisposer(cleanup);
+    else this.disposers.unshift(cleanup);
+  }
+
+  /** Undoes every registration, newest first. Later registrations are undone as they come. */
   dispose(): void {
-    for (const dispose of this.disposers.splice(0).reverse()) {
-      try {
-        dispose();
-      } catch (err) {
-        this.log.warn('a disposer threw', { err });
-      }
-    }
+    this.disposed = true;
+    for (const dispose of this.disposers.splice(0).reverse()) this.runDisposer(dispose);
     this.published.clear();
     this.forecastRegistered = false;
+  }
+
+  /**
+   * Keeps a registration's disposer for {@link dispose}. A setup still running when its
+   * instance was stopped must not leave topics, jobs or handlers behind, so a registration
+   * made after dispose is undone at once.
+   */
+  private track(dispose: Disposer): Disposer {
+    if (this.disposed) this.runDisposer(dispose);
+    else this.disposers.push(dispose);
+    return dispose;
+  }
+
+  private runDisposer(dispose: Disposer): void {
+    try {
+      dispose();
+    } catch (err) {
+      this.log.warn('a disposer threw', { err });
+    }
   }
 
   private declare(declaration: DeviceDeclaration): Disposer {
@@ -225,14 +246,19 @@ export class ContextBuilder {
         list.push([reading.time, reading.values[name]!]);
       }
     }
-    for (const [meta, list] of series) await history.recordPast(meta, list);
+    // One write for the device's topics and the totals they complete, not one per topic.
+    await history.recordPastSeries([...series, ...this.pastTotalsOf(deviceId, readings)]);
+  }
+
+  /** The total/* series that past readings complete; none while other instances drive inverters too. */
+  private pastTotalsOf(deviceId: string, readings: Array<{ time: number; values: Record<string, number> }>): Array<[TopicMeta, Array<[number, number]>]> {
     this.pastTotals ??= new PastTotals(this.services.registry, this.devices.filter((d) => d.kind === 'inverter').map((d) => d.id));
     if (!this.pastTotals.coversAllInverters()) {
       if (!this.warnedPartialTotals) this.log.info('past readings recorded without totals: other instances drive inverters too, so past total/* values would be partial');
       this.warnedPartialTotals = true;
-      return;
+      return [];
     }
-    for (const [meta, list] of this.pastTotals.add(deviceId, readings)) await history.recordPast(meta, list);
+    return this.pastTotals.add(deviceId, readings);
   }
 
   private warnUnknown(topic: string): void {

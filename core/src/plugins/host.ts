@@ -144,8 +144,9 @@ export class PluginHost extends SafeEmitter<{ status: (status: InstanceStatus) =
   private async start(instance: Instance): Promise<void> {
     const { config, definition } = instance;
     if (!definition) return;
-    instance.abort = new AbortController();
-    const builder = new ContextBuilder(config.id, config.devices.map(deviceFromId), this.services, instance.abort, {
+    // This start's own controller: a stop or a newer start replaces instance.abort meanwhile.
+    const abort = (instance.abort = new AbortController());
+    const builder = new ContextBuilder(config.id, config.devices.map(deviceFromId), this.services, abort, {
       succeeded: () => {
         instance.lastPoll = this.services.clock.now();
         if (instance.state === 'failed' || instance.lastError) {
@@ -161,13 +162,16 @@ export class PluginHost extends SafeEmitter<{ status: (status: InstanceStatus) =
     try {
       if (instance.plugin.manifest.kind === 'forecast') builder.registerForecastSource();
       const cleanup = await definition.setup(builder.build(), instance.parsedConfig);
-      if (typeof cleanup === 'function') builder.disposers.unshift(cleanup);
-      if (instance.abort.signal.aborted) return;
+      if (typeof cleanup === 'function') builder.setCleanup(cleanup);
+      if (abort.signal.aborted) return;
       instance.failures = 0;
       // A job may already have failed during setup; keep that visible.
       if (instance.state === 'starting') this.setState(instance, 'running');
     } catch (err) {
-      instance.abort.abort();
+      // Stopped while setup ran (shutdown, a new config): stop() has undone it, and a retry
+      // would bring back a plugin nobody runs any more.
+      if (abort.signal.aborted) return;
+      abort.abort();
       builder.dispose();
       instance.failures += 1;
       const delay = Math.min(1000 * 2 ** (instance.failures - 1), MAX_RESTART_DELAY_MS);

@@ -68,6 +68,8 @@ export class PluginScheduler {
   }
 
   daily(options: DailyOptions): () => void {
+    // With no time there is no next run: the timer would get an infinite delay, which Node turns into 1 ms.
+    if (options.times.length === 0) throw new Error(`job ${options.name}: times must list at least one HH:MM time`);
     const times = options.times.map((t) => parseTimeOfDay(t, options.name));
     let stopped = false;
     let failures = 0;

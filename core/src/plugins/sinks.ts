@@ -6,9 +6,13 @@
 import type { ForecastPoints, ForecastTopic, PriceSlot } from '@heliograph/plugins-sdk';
 import type { TopicMeta } from '../topics/registry.js';
 
+/** Readings of one topic in the past: `[Unix ms, value]`. */
+export type PastReadings = ReadonlyArray<readonly [time: number, value: number]>;
+
 /** History: readings of the past, for backfill (`ctx.topics.record`). */
 export interface HistorySink {
-  recordPast(meta: TopicMeta, readings: ReadonlyArray<readonly [time: number, value: number]>): Promise<void>;
+  /** Records the series of several topics, written in one go: on disk when the promise resolves. */
+  recordPastSeries(series: Iterable<readonly [TopicMeta, PastReadings]>): Promise<void>;
 }
 
 /** The ForecastStore, fed by `ctx.forecast.publish`. */

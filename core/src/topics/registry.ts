@@ -197,7 +197,7 @@ export class TopicRegistry extends SafeEmitter<RegistryEvents> {
     }
   }
 
-  /** Delivers the pending tick now (tests; shutdown). */
+  /** Delivers the pending tick now rather than on the next microtask (tests, benchmarks). */
   flush(): void {
     this.flushQueued = false;
     if (this.pendingReadings.length === 0 && this.pendingChanged.length === 0) return;

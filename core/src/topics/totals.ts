@@ -83,9 +83,17 @@ export class TotalsDeriver {
 
   private removed(meta: TopicMeta): void {
     for (const total of this.totals) {
+      let dropped = false;
       for (const set of total.sources) {
-        for (const state of set) if (state.meta === meta) set.delete(state);
+        for (const state of set) {
+          if (state.meta !== meta) continue;
+          set.delete(state);
+          dropped = true;
+        }
       }
+      // A removal brings no tick: without one the total would keep the removed device's
+      // share (a plugin waiting to retry its setup), and history would sample it.
+      if (dropped) this.registry.publish(total.state, this.combine(total));
     }
     for (const state of this.allSources) if (state.meta === meta) this.allSources.delete(state);
   }

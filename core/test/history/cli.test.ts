@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
-import { writeFileSync } from 'node:fs';
+import { spawn } from 'node:child_process';
+import { existsSync, writeFileSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { Writable } from 'node:stream';
@@ -7,6 +8,7 @@ import { describe, it } from 'node:test';
 import { runHistoryCommand } from '../../src/cli/history.js';
 import { loadConfig } from '../../src/config/load.js';
 import type { Agg } from '../../src/history/slots.js';
+import { REPO_ROOT } from '../helpers/plugins.js';
 import { tempDir } from '../helpers/tmp.js';
 import { allPages, ManualClock, meta, openStore, random, readings } from './support.js';
 
@@ -22,8 +24,19 @@ class Collect extends Writable {
   }
 }
 
-async function run(args: string[], dataDir: string, clock: ManualClock) {
-  const stdout = new Collect();
+/** A reader that is always behind: every write asks the writer to wait for 'drain'. */
+class SlowReader extends Collect {
+  writes = 0;
+  constructor() {
+    super({ highWaterMark: 1 });
+  }
+  override _write(chunk: Buffer, enc: string, done: () => void): void {
+    this.writes++;
+    setImmediate(() => super._write(chunk, enc, done));
+  }
+}
+
+async function run(args: string[], dataDir: string, clock: ManualClock, stdout = new Collect()) {
   const stderr = new Collect();
   const code = await runHistoryCommand(args, { dataDir, config: loadConfig(), stdout, stderr, clock });
   return { code, stdout: stdout.text, stderr: stderr.text };
@@ -68,6 +81,15 @@ describe('heliograph history export / import', () => {
     }
     await a.close();
     await b.close();
+  });
+
+  it('waits for a slow reader without piling up listeners on it', async () => {
+    const reader = new SlowReader();
+    const exported = await run(['export', '--topic', TOPIC], source, clock, reader);
+    assert.equal(exported.code, 0, exported.stderr);
+    assert.ok(reader.writes > 5, `the header and many pages, each waited for (${reader.writes} writes)`);
+    assert.equal(reader.listenerCount('error'), 0);
+    assert.equal(reader.listenerCount('drain'), 0);
   });
 
   it('exports one aggregate per line with --agg, which imports back as readings under --topic', async () => {
@@ -124,5 +146,16 @@ describe('heliograph history export / import', () => {
     const busy = await run(['import', csv, '--topic', 'total/pv_power'], target, clock);
     assert.equal(busy.code, 1);
     assert.match(busy.stderr, new RegExp(`history is being written by process ${process.ppid} .*stop it first`));
+  });
+
+  it('reads the data dir given with --data when run as the heliograph command', async () => {
+    const cwd = tempDir('heliograph-cwd-');
+    const child = spawn(process.execPath, [join(REPO_ROOT, 'core', 'dist', 'src', 'main.js'), 'history', 'export', '--topic', 'total/none', '--data', source], { cwd, stdio: ['ignore', 'pipe', 'pipe'] });
+    let stderr = '';
+    child.stderr.on('data', (d) => (stderr += d));
+    const code = await new Promise<number | null>((resolve) => child.on('exit', resolve));
+    assert.equal(code, 1);
+    assert.match(stderr, /topics with history: inverter_1\/pv_power/, 'the history of --data, not of ./data');
+    assert.equal(existsSync(join(cwd, 'data')), false, 'no ./data is made');
   });
 });

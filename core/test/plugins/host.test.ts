@@ -1,6 +1,8 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import { mkdirSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { ManualClock } from '../../src/clock.js';
 import { ConfigError } from '../../src/config/load.js';
 import { migrate, openDatabase } from '../../src/db.js';
@@ -11,16 +13,45 @@ import { instanceSchema, type PluginInstanceConfig } from '../../src/plugins/ins
 import { TopicRegistry } from '../../src/topics/registry.js';
 import { AuditLog, auditMigrations } from '../../src/writes/audit.js';
 import { WriteService } from '../../src/writes/service.js';
-import { pluginRoot } from '../helpers/plugins.js';
+import { pluginRoot, REPO_ROOT } from '../helpers/plugins.js';
 import { tempDir } from '../helpers/tmp.js';
 
-async function makeHost(configs: Array<Partial<PluginInstanceConfig> & { id: string; plugin: string }>) {
+/**
+ * A plugin whose setup waits on a device until it is stopped, as one reaching a device that
+ * does not answer does; then it fails (`reject`) or carries on regardless (`finish`).
+ */
+function addSlowPlugin(root: string): void {
+  const dir = join(root, 'plugins', 'slow');
+  mkdirSync(dir);
+  symlinkSync(join(REPO_ROOT, 'node_modules'), join(dir, 'node_modules'));
+  writeFileSync(join(dir, 'package.json'), JSON.stringify({ name: 'slow', type: 'module', main: 'index.js', heliograph: { id: 'slow', kind: 'integration', sdk: '^1' } }));
+  writeFileSync(
+    join(dir, 'index.js'),
+    `import { definePlugin, z } from '@heliograph/plugins-sdk';
+export const cleanups = [];
+export default definePlugin({
+  id: 'slow',
+  configSchema: z.object({ then: z.enum(['reject', 'finish']) }),
+  async setup(ctx, config) {
+    await new Promise((resolve) => ctx.signal.addEventListener('abort', resolve));
+    if (config.then === 'reject') throw new Error('the device did not answer');
+    ctx.topics.declare({ device: 'inverter_1', metrics: [{ name: 'pv_power', displayName: 'PV power', unit: 'W' }] });
+    ctx.scheduler.every({ name: 'poll', intervalMs: 10, run() {} });
+    return () => cleanups.push(ctx.instanceId);
+  },
+});
+`,
+  );
+}
+
+async function makeHost(configs: Array<Partial<PluginInstanceConfig> & { id: string; plugin: string }>, options: { slowPlugin?: boolean } = {}) {
   const db = await openDatabase(join(tempDir(), 'h.db'));
   await migrate(db, [...auditMigrations, ...pluginStoreMigrations]);
   const clock = new ManualClock(Date.parse('2026-11-22T10:00:00Z'));
   const registry = new TopicRegistry(clock);
   const writes = new WriteService(registry, new AuditLog(db), clock, 200);
   const root = pluginRoot({ fixtures: ['crashing', 'flaky', 'echo'] });
+  if (options.slowPlugin) addSlowPlugin(root);
   const host = new PluginHost(
     { clock, db, registry, writes, site: { timeZone: 'UTC', latitude: 0, longitude: 0, temperatureUnit: 'C' } },
     discoverPlugins(root),
@@ -38,7 +69,7 @@ async function makeHost(configs: Array<Partial<PluginInstanceConfig> & { id: str
       };
       host.on('status', listener);
     });
-  return { db, host, registry, writes, waitFor, close: async () => (await host.stopAll(), await db.close()) };
+  return { db, host, registry, writes, waitFor, root, close: async () => (await host.stopAll(), await db.close()) };
 }
 
 test('a plugin that throws in setup is failed, its registrations undone, and retried', async () => {
@@ -108,5 +139,32 @@ test('a bad plugin config stops the start and names the exact key', async () => 
 test('an unknown plugin is a config error listing what is installed', async () => {
   const h = await makeHost([{ id: 'x', plugin: 'solax' }]);
   await assert.rejects(h.host.load(), /plugins\.json: plugins\[0\]\.plugin: no plugin "solax" is installed \(installed: crashing, echo, flaky\)/);
+  await h.close();
+});
+
+test('a plugin stopped while its setup still runs stays stopped, and nothing it set up outlives the stop', async () => {
+  const h = await makeHost(
+    [
+      { id: 'fails', plugin: 'slow', devices: ['inverter_1'], config: { then: 'reject' } },
+      { id: 'finishes', plugin: 'slow', devices: ['inverter_1'], config: { then: 'finish' } },
+    ],
+    { slowPlugin: true },
+  );
+  await h.host.load();
+  const started = h.host.startAll();
+  assert.deepEqual(h.host.status().map((s) => s.state), ['starting', 'starting']);
+  await h.host.stopAll();
+  await started;
+  assert.deepEqual(
+    h.host.status().map((s) => [s.id, s.state, s.last_error]),
+    [
+      ['fails', 'stopped', null],
+      ['finishes', 'stopped', null],
+    ],
+    'a setup that fails because of the stop is not a failure to retry',
+  );
+  assert.equal(h.registry.get('inverter_1/pv_power'), undefined, 'a topic declared after the stop is removed again');
+  const plugin = (await import(pathToFileURL(join(h.root, 'plugins', 'slow', 'index.js')).href)) as { cleanups: string[] };
+  assert.deepEqual(plugin.cleanups, ['finishes'], 'the cleanup setup returned has run');
   await h.close();
 });

@@ -62,6 +62,17 @@ test('a stale device drops out of the totals', async () => {
   assert.equal(value('total/pv_power'), 1000);
 });
 
+test('a device whose topics are removed drops out of the totals at once', async () => {
+  const { registry, publish, value } = setup();
+  const removeInverter3 = registry.define(meta('inverter_3/pv_power'));
+  await publish({ 'inverter_1/pv_power': 1000, 'inverter_3/pv_power': 500 });
+  assert.equal(value('total/pv_power'), 1500);
+  const tick = new Promise<Tick>((r) => registry.once('tick', r));
+  removeInverter3();
+  assert.ok((await tick).changed.some((s) => s.meta.topic === 'total/pv_power'));
+  assert.equal(value('total/pv_power'), 1000);
+});
+
 test('past totals are summed per time once every inverter of the instance has reported', () => {
   const registry = new TopicRegistry(new ManualClock(0));
   new TotalsDeriver(registry).start();
