@@ -1,5 +1,6 @@
 #!/usr/bin/env node
 import { parseArgs } from 'node:util';
+import { existsSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { ConfigError, loadConfig } from './config/load.js';
 import { startHeliograph } from './server.js';
@@ -10,9 +11,10 @@ const log = createLogger('main');
 
 const USAGE = `Usage:
   heliograph serve [--host H] [--port N] [--data DIR] [--plugins FILE] [--config FILE]
-  heliograph password set            reads the new device password from stdin
+  heliograph password set [--data DIR] [--config FILE]   reads the new password from stdin
   heliograph history export --topic T [--from T] [--to T] [--group-by 1h] [--agg mean] > file.csv
-  heliograph history import FILE.csv
+  heliograph history import FILE.csv [--topic T]
+  (history commands also take --data DIR and --config FILE)
 
 Settings may also come from HELIOGRAPH_HOST, HELIOGRAPH_PORT, HELIOGRAPH_DATA,
 HELIOGRAPH_PLUGINS, HELIOGRAPH_CONFIG; HELIOGRAPH_PASSWORD sets the password at start.
@@ -24,6 +26,10 @@ function locations(values: Record<string, string | boolean | undefined>) {
   const str = (flag: string, envName: string, fallback: string) => String(values[flag] ?? env[envName] ?? fallback);
   const dataDir = resolve(str('data', 'HELIOGRAPH_DATA', 'data'));
   const configFile = values.config ?? env.HELIOGRAPH_CONFIG;
+  // A file named on purpose must exist; only the default <data>/config.json is optional.
+  if (configFile && !existsSync(resolve(String(configFile)))) {
+    throw new ConfigError(`${resolve(String(configFile))}: no such config file (given by ${values.config ? '--config' : 'HELIOGRAPH_CONFIG'})`);
+  }
   return {
     host: str('host', 'HELIOGRAPH_HOST', '0.0.0.0'),
     port: str('port', 'HELIOGRAPH_PORT', '8080'),

@@ -1,4 +1,4 @@
-import { readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { systemClock, type Clock } from './clock.js';
@@ -14,7 +14,7 @@ import { AuthService } from './auth/service.js';
 import { pluginStoreMigrations } from './plugins/context.js';
 import { discoverPlugins } from './plugins/discovery.js';
 import { PluginHost } from './plugins/host.js';
-import { loadPluginsFile } from './plugins/instances.js';
+import { loadPluginsFile, savePluginsFile } from './plugins/instances.js';
 import { createApp, listen } from './api/app.js';
 import { metricsRoutes } from './api/metrics.js';
 import { pluginsRoutes } from './api/plugins.js';
@@ -30,7 +30,6 @@ import { historyRoutes } from './api/history.js';
 import { HistoryStore } from './history/store.js';
 import { Recorder } from './history/recorder.js';
 import { attachWebsocket, upgradeRequiredRoutes } from './api/websocket/index.js';
-import type { PluginInstanceConfig } from './plugins/instances.js';
 import { createLogger } from './log.js';
 
 const log = createLogger('server');
@@ -168,9 +167,3 @@ export async function startHeliograph(options: ServerOptions): Promise<Heliograp
   }
 }
 
-/** Writes plugins.json atomically (a power cut leaves the old or the new file, never half). */
-function savePluginsFile(file: string, entries: PluginInstanceConfig[]): void {
-  const tmp = `${file}.tmp`;
-  writeFileSync(tmp, JSON.stringify({ plugins: entries }, null, 2) + '\n');
-  renameSync(tmp, file);
-}

@@ -250,7 +250,8 @@ export async function startTestHost<S extends z.ZodType>(options: TestHostOption
   };
 
   const cleanup = await options.plugin.setup(ctx, parsed.data);
-  if (typeof cleanup === 'function') disposers.push(cleanup);
+  // As in the server: the plugin's own cleanup runs last, after its registrations are undone.
+  if (typeof cleanup === 'function') disposers.unshift(cleanup);
 
   const host: TestHost = {
     ctx,

@@ -95,3 +95,10 @@ test('an unknown command prints the usage and exits 2', async () => {
   assert.equal(await cmd.exited, 2);
   assert.match(cmd.stderr(), /Usage:/);
 });
+
+test('a config file named with --config must exist', async () => {
+  const s = site();
+  const server = run(['serve', '--port', '0', '--data', s.data, '--plugins', s.pluginsFile, '--config', join(s.dir, 'missing.json')]);
+  assert.equal(await server.exited, 1);
+  assert.match(server.stderr(), /missing\.json: no such config file \(given by --config\)/);
+});

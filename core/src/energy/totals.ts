@@ -1,7 +1,8 @@
 import { DateTime } from 'luxon';
 import type { Clock } from '../clock.js';
 import type { Db, Migration } from '../db.js';
-import { roundTo, totalMeta } from '../topics/totals.js';
+import { roundTo } from '../numbers.js';
+import { totalMeta } from '../topics/totals.js';
 import type { PendingTick, TopicRegistry, TopicState } from '../topics/registry.js';
 import { createLogger, errorMessage } from '../log.js';
 

@@ -3,7 +3,8 @@ import type { Clock } from '../clock.js';
 import { createLogger } from '../log.js';
 import type { ForecastSink } from '../plugins/sinks.js';
 import type { TopicMeta, TopicRegistry, TopicState } from '../topics/registry.js';
-import { QUARTER_HOUR_MS, floorToQuarterHour, roundTo } from './time.js';
+import { roundTo } from '../numbers.js';
+import { QUARTER_HOUR_MS, floorToQuarterHour } from './time.js';
 
 const log = createLogger('forecast');
 

@@ -1,7 +1,7 @@
 import type { PriceSlot } from '@heliograph/plugins-sdk';
 import { DateTime } from 'luxon';
 import type { Clock } from '../clock.js';
-import { roundTo } from '../forecast/time.js';
+import { roundTo } from '../numbers.js';
 import { createLogger } from '../log.js';
 import type { PriceSink } from '../plugins/sinks.js';
 import { formatUtc } from '../time.js';

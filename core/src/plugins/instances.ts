@@ -1,4 +1,4 @@
-import { readFileSync } from 'node:fs';
+import { readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { z } from 'zod';
 import { deviceFromId } from '@heliograph/plugins-sdk';
 import { ConfigError } from '../config/load.js';
@@ -59,4 +59,11 @@ export function loadPluginsFile(file: string): PluginInstanceConfig[] {
   const result = pluginsFileSchema.safeParse(raw);
   if (!result.success) throw new ConfigError(formatZodError(file, result.error, raw));
   return result.data.plugins;
+}
+
+/** Writes plugins.json atomically (a power cut leaves the old or the new file, never half). */
+export function savePluginsFile(file: string, entries: PluginInstanceConfig[]): void {
+  const tmp = `${file}.tmp`;
+  writeFileSync(tmp, JSON.stringify({ plugins: entries }, null, 2) + '\n');
+  renameSync(tmp, file);
 }

@@ -1,3 +1,4 @@
+import { roundTo } from '../numbers.js';
 import type { PendingTick, TopicMeta, TopicRegistry, TopicState } from './registry.js';
 
 /** The total/* power topics and how each is derived from device topics. */
@@ -102,12 +103,6 @@ export class TotalsDeriver {
 function touchesSources(states: readonly TopicState[], sources: Set<TopicState>): boolean {
   for (const state of states) if (sources.has(state)) return true;
   return false;
-}
-
-/** Rounds away float noise: 0.1 + 0.2 shows as 0.3. */
-export function roundTo(value: number, digits: number): number {
-  const f = 10 ** digits;
-  return Math.round(value * f) / f;
 }
 
 /** The totals that past readings can be derived for: sums of inverter metrics. */

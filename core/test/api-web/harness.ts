@@ -1,4 +1,4 @@
-import { renameSync, writeFileSync } from 'node:fs';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { createApp, listen } from '../../src/api/app.js';
 import { auditRoutes } from '../../src/api/audit.js';
@@ -12,7 +12,8 @@ import { migrate, openDatabase } from '../../src/db.js';
 import { pluginStoreMigrations } from '../../src/plugins/context.js';
 import { discoverPlugins } from '../../src/plugins/discovery.js';
 import { PluginHost } from '../../src/plugins/host.js';
-import { loadPluginsFile } from '../../src/plugins/instances.js';
+import { loadPluginsFile, savePluginsFile } from '../../src/plugins/instances.js';
+import { tokensRoutes } from '../../src/api/tokens.js';
 import { TopicRegistry } from '../../src/topics/registry.js';
 import { AuditLog, auditMigrations } from '../../src/writes/audit.js';
 import { WriteService } from '../../src/writes/service.js';
@@ -21,20 +22,13 @@ import { tempDir } from '../helpers/tmp.js';
 
 export const PASSWORD = 'correct horse battery';
 
-/** Writes plugins.json as the composition root does: a temp file renamed over the old one. */
-export function savePluginsFile(file: string): SavePluginEntries {
-  return (entries) => {
-    writeFileSync(`${file}.tmp`, JSON.stringify({ plugins: entries }, null, 2) + '\n');
-    renameSync(`${file}.tmp`, file);
-  };
-}
 
 /**
  * A real app on 127.0.0.1: the echo fixture plugin driving inverter_1 (instance "e") through
  * a real PluginHost, TopicRegistry, WriteService, audit log and AuthService in a temp
  * SQLite file, with the settings page's routes mounted as the composition root mounts them.
  */
-export async function startWebServer(options: { staticDir: string; save?: SavePluginEntries }) {
+export async function startWebServer(options: { staticDir: string; save?: SavePluginEntries; password?: string | null }) {
   const dir = tempDir('heliograph-web-');
   const pluginsFile = join(dir, 'plugins.json');
   writeFileSync(pluginsFile, JSON.stringify({ plugins: [{ id: 'e', plugin: 'echo', devices: ['inverter_1'] }] }));
@@ -53,21 +47,24 @@ export async function startWebServer(options: { staticDir: string; save?: SavePl
   await host.load();
   await host.startAll();
   const auth = await AuthService.create(db, clock, { maxFailedLogins: 5, failedLoginWindowMs: 15 * 60_000 });
-  await auth.setPassword(PASSWORD);
+  const password = options.password === undefined ? PASSWORD : options.password;
+  if (password !== null) await auth.setPassword(password);
   const app = createApp({
     auth,
     realm: 'Heliograph',
     routers: [
       metricsRoutes({ registry, writes }),
       pluginsRoutes({ host }),
-      pluginConfigRoutes({ host, save: options.save ?? savePluginsFile(pluginsFile) }),
+      pluginConfigRoutes({ host, save: options.save ?? ((entries) => savePluginsFile(pluginsFile, entries)) }),
       auditRoutes({ audit }),
+      tokensRoutes({ auth }),
     ],
     publicRouters: [staticRoutes({ dir: options.staticDir })],
   });
   const server = await listen(app, '127.0.0.1', 0);
   return {
     url: server.url,
+    clock,
     registry,
     host,
     auth,
