@@ -29,7 +29,7 @@ export function createApp(options: AppOptions): Koa {
   const api = new Router({ prefix: '/api/v1' });
   api.use(requireAuth({ auth: options.auth, realm: options.realm }));
   api.use(jsonBody({ limitBytes: 64 * 1024 }));
-  for (const router of options.routers) api.use(router.routes(), router.allowedMethods());
+  for (const router of options.routers) api.use(router.routes());
   app.use(api.routes());
   app.use(api.allowedMethods());
   return app;
