@@ -35,7 +35,7 @@ export const FORECAST_TOPICS: readonly string[] = TOPIC_SPECS.map((s) => `weathe
 interface Series {
   readonly meta: TopicMeta;
   /** The source (plugin instance) whose runs feed this topic. */
-  readonly source: string;
+  source: string;
   times: number[];
   values: number[];
   lastUpdated: number;
@@ -77,14 +77,17 @@ export class ForecastStore implements ForecastSink {
   private readonly series = new Map<ForecastTopic, Series>();
   /** Registered sources and how many registrations each holds. */
   private readonly sources = new Map<string, number>();
+  /** Sources that are forecast plugins; they outrank the others (a simulator's demo forecast). */
+  private readonly dedicated = new Set<string>();
   private readonly ignoredWarned = new Set<string>();
   private timer: NodeJS.Timeout | undefined;
   private liveSlot = Number.NaN;
 
   constructor(private readonly options: ForecastStoreOptions) {}
 
-  register(source: string): () => void {
+  register(source: string, options: { dedicated?: boolean } = {}): () => void {
     this.sources.set(source, (this.sources.get(source) ?? 0) + 1);
+    if (options.dedicated) this.dedicated.add(source);
     let disposed = false;
     return () => {
       if (disposed) return;
@@ -95,6 +98,7 @@ export class ForecastStore implements ForecastSink {
         return;
       }
       this.sources.delete(source);
+      this.dedicated.delete(source);
       for (const [name, series] of this.series) {
         if (series.source !== source) continue;
         series.undefine();
@@ -114,8 +118,16 @@ export class ForecastStore implements ForecastSink {
       }
       let series = this.series.get(name);
       if (series && series.source !== source) {
-        this.warnOnce(`${source}:${name}`, `weather/${name} already comes from ${series.source}; the forecast of ${source} for it is ignored`);
-        continue;
+        if (!this.dedicated.has(source) || this.dedicated.has(series.source)) {
+          this.warnOnce(`${source}:${name}`, `weather/${name} already comes from ${series.source}; the forecast of ${source} for it is ignored`);
+          continue;
+        }
+        // A forecast plugin takes the topic over from a demo (the simulator's): its points
+        // replace the demo's entirely rather than mixing two models in one series.
+        log.info(`weather/${name} now comes from ${source} instead of ${series.source}`);
+        series.source = source;
+        series.times = [];
+        series.values = [];
       }
       if (!series) series = this.define(spec, source);
       this.replace(series, points, source);

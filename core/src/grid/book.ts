@@ -44,6 +44,8 @@ interface Declaration {
 
 interface SourceState {
   declaration: Declaration;
+  /** A price plugin, as opposed to another plugin's demo prices. */
+  dedicated: boolean;
   import: PriceSlot[];
   export: PriceSlot[];
 }
@@ -63,8 +65,9 @@ const NO_PROVIDER: GridResponse = { provider: 'none', schedule_type: 'pricing', 
 /**
  * The grid price schedule of the active price provider, as GET /api/v1/grid shows it.
  *
- * The first price plugin to declare itself is the active provider; a second one is kept on
- * standby (its publishes are stored) and takes over if the first stops, so two price
+ * The first price plugin to declare itself is the active provider, where a dedicated price
+ * plugin outranks any other source (the simulator's demo prices); the others are kept on
+ * standby (their publishes are stored) and take over if the active one stops, so two price
  * feeds never mix in one schedule. A publish replaces the stored slots its range covers and
  * keeps the others, so a failed fetch never loses the schedule already known. Slots are
  * stored as the plugin sent them; multiplier and offset (config, fixed at start) are applied
@@ -76,15 +79,15 @@ export class PriceBook implements PriceSink {
 
   constructor(private readonly options: PriceBookOptions) {}
 
-  declare(source: string, args: Declaration): () => void {
+  declare(source: string, args: Declaration, options: { dedicated?: boolean } = {}): () => void {
     if (args.scheduleType !== 'none' && !args.currency) {
       throw new Error(`prices.declare: currency is required when scheduleType is "${args.scheduleType}" (e.g. currency: 'EUR')`);
     }
     if (this.sources.has(source)) throw new Error(`prices.declare: ${source} has already declared its provider`);
-    const active = this.activeSource();
-    if (active) log.warn(`price plugin ${source} (${args.provider}) is on standby: ${active.declaration.provider} was declared first and is the active provider`);
-    const state: SourceState = { declaration: { ...args }, import: [], export: [] };
+    const state: SourceState = { declaration: { ...args }, dedicated: options.dedicated ?? false, import: [], export: [] };
     this.sources.set(source, state);
+    const active = this.activeSource();
+    if (active && active !== state) log.warn(`price plugin ${source} (${args.provider}) is on standby: ${active.declaration.provider} is the active provider`);
     return () => {
       if (this.sources.get(source) === state) this.sources.delete(source);
     };
@@ -146,6 +149,7 @@ export class PriceBook implements PriceSink {
   }
 
   private activeSource(): SourceState | undefined {
+    for (const state of this.sources.values()) if (state.dedicated) return state;
     return this.sources.values().next().value;
   }
 

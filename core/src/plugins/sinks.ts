@@ -17,13 +17,22 @@ export interface HistorySink {
 
 /** The ForecastStore, fed by `ctx.forecast.publish`. */
 export interface ForecastSink {
-  /** A forecast plugin instance started: forecasts are now enabled. Returns a disposer. */
-  register(source: string): () => void;
+  /**
+   * A source of forecasts: forecasts are now enabled. `dedicated` is a forecast plugin (not,
+   * say, the simulator's demo forecast): it takes a topic over from a source that is not.
+   * Returns a disposer.
+   */
+  register(source: string, options?: { dedicated?: boolean }): () => void;
   publish(source: string, run: { series: Partial<Record<ForecastTopic, ForecastPoints>>; fetchedAt?: number }): void;
 }
 
 /** The PriceBook, fed by `ctx.prices.declare` / `ctx.prices.publish`. */
 export interface PriceSink {
-  declare(source: string, args: { provider: string; currency?: string; scheduleType: 'pricing' | 'import_export_pricing' | 'none' }): () => void;
+  /** `dedicated` is a price plugin (not, say, the simulator's demo prices): it is preferred as the active provider. */
+  declare(
+    source: string,
+    args: { provider: string; currency?: string; scheduleType: 'pricing' | 'import_export_pricing' | 'none' },
+    options?: { dedicated?: boolean },
+  ): () => void;
   publish(source: string, schedule: { import: PriceSlot[]; export?: PriceSlot[] }): void;
 }

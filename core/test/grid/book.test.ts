@@ -147,6 +147,19 @@ describe('PriceBook', () => {
     assert.equal((b.toResponse().pricing!.slots[0] as PriceSlotJson).price, 0.2);
   });
 
+  it('prefers a price plugin over demo prices, whichever declared first', () => {
+    const { book: b } = book('2026-06-01T10:00:00Z');
+    b.declare('sim', { provider: 'Simulator', currency: 'EUR', scheduleType: 'pricing' });
+    b.publish('sim', { import: localDays('2026-06-01', 1, () => 0.3) });
+    assert.equal(b.toResponse().provider, 'Simulator');
+    const stop = b.declare('awattar', { provider: 'aWATTar', currency: 'EUR', scheduleType: 'pricing' }, { dedicated: true });
+    b.publish('awattar', { import: localDays('2026-06-01', 1, () => 0.1) });
+    assert.equal(b.toResponse().provider, 'aWATTar');
+    assert.equal((b.toResponse().pricing!.slots[0] as PriceSlotJson).price, 0.1);
+    stop();
+    assert.equal(b.toResponse().provider, 'Simulator', 'the demo stands in again when the price plugin stops');
+  });
+
   it('refuses a declaration without currency and a publish before declare', () => {
     const { book: b } = book('2026-06-01T10:00:00Z');
     assert.throws(() => b.declare('x', { provider: 'X', scheduleType: 'pricing' }), /currency is required/);
