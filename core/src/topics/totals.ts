@@ -117,8 +117,8 @@ const PAST_TOTALS = ['pv_power', 'load_power', 'grid_power', 'battery_power'] as
  * inverters' view (their `battery_power`), since battery metrics are not recorded.
  */
 export class PastTotals {
-  /** Readings per time, then per topic (`inverter_1/pv_power`). */
-  private readonly pending = new Map<number, Map<string, number>>();
+  /** Per time: the readings by topic (`inverter_1/pv_power`) and the inverters that reported. */
+  private readonly pending = new Map<number, { values: Map<string, number>; reported: Set<string> }>();
 
   constructor(
     private readonly registry: TopicRegistry,
@@ -137,24 +137,24 @@ export class PastTotals {
     const touched: number[] = [];
     for (const { time, values } of readings) {
       let atTime = this.pending.get(time);
-      if (!atTime) this.pending.set(time, (atTime = new Map()));
+      if (!atTime) this.pending.set(time, (atTime = { values: new Map(), reported: new Set() }));
       for (const name of PAST_TOTALS) {
         const value = values[name];
-        if (typeof value === 'number' && Number.isFinite(value)) atTime.set(`${deviceId}/${name}`, value);
+        if (typeof value === 'number' && Number.isFinite(value)) atTime.values.set(`${deviceId}/${name}`, value);
       }
-      atTime.set(`${deviceId}/`, 1);
+      atTime.reported.add(deviceId);
       touched.push(time);
     }
     const series = new Map<string, Array<[number, number]>>();
     for (const time of touched) {
       const atTime = this.pending.get(time);
-      if (!atTime || !this.inverterIds.every((id) => atTime.has(`${id}/`))) continue;
+      if (!atTime || atTime.reported.size < this.inverterIds.length) continue;
       this.pending.delete(time);
       for (const name of PAST_TOTALS) {
         let sum = 0;
         let complete = true;
         for (const id of this.inverterIds) {
-          const value = atTime.get(`${id}/${name}`);
+          const value = atTime.values.get(`${id}/${name}`);
           if (value === undefined) complete = false;
           else sum += value;
         }
