@@ -13,7 +13,10 @@ export interface AppOptions {
   realm: string;
   /** One router per REST resource, with paths under /api/v1; mounted behind auth. */
   routers: Router[];
-  /** Routes that answer without credentials (the settings page's static files). */
+  /**
+   * Routes that answer without credentials (the settings page's static files, the stream's
+   * 426 hint). Everything else needs credentials, whatever path it asks for.
+   */
   publicRouters?: Router[];
 }
 
@@ -25,9 +28,12 @@ export function createApp(options: AppOptions): Koa {
   const app = new Koa({ proxy: false });
   app.use(errorHandler());
   for (const router of options.publicRouters ?? []) app.use(router.routes());
+  // Authentication is a gate in front of every route that is not declared public, not a
+  // middleware on the /api/v1 prefix: the router matches paths case-insensitively, so a
+  // prefix check let /API/V1/tokens through without credentials.
+  app.use(requireAuth({ auth: options.auth, realm: options.realm }));
 
   const api = new Router({ prefix: '/api/v1' });
-  api.use(requireAuth({ auth: options.auth, realm: options.realm }));
   api.use(jsonBody({ limitBytes: 64 * 1024 }));
   for (const router of options.routers) api.use(router.routes());
   app.use(api.routes());
