@@ -33,6 +33,7 @@ export async function startTestServer(options: {
   password?: string | null;
   config?: Record<string, unknown>;
   clock?: ServerOptions['clock'];
+  mdns?: ServerOptions['mdns'];
 }): Promise<TestServer> {
   const dir = tempDir();
   const root = join(dir, 'root');
@@ -53,6 +54,8 @@ export async function startTestServer(options: {
     rootDir: root,
     password: password ?? undefined,
     clock: options.clock,
+    // Only the mDNS test advertises (bound to loopback); the rest must not touch the network.
+    mdns: options.mdns ?? { enabled: false },
   });
   after(() => server.close());
   await server.pluginsStarted;
