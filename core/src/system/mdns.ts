@@ -1,4 +1,5 @@
 import type { EventEmitter } from 'node:events';
+import { networkInterfaces } from 'node:os';
 import { Bonjour } from 'bonjour-service';
 import { createLogger, errorMessage, type Logger } from '../log.js';
 
@@ -19,6 +20,8 @@ export interface MdnsOptions {
   name: string;
   /** IPv4 address of the one interface to advertise on (e.g. `127.0.0.1`); default all of them. */
   interface?: string;
+  /** UDP port of the mDNS socket; 5353 but for tests that force a clash. */
+  mdnsPort?: number;
   /** Where the one warning about a failed advertisement goes; default the `mdns` logger. */
   log?: Pick<Logger, 'warn'>;
 }
@@ -47,26 +50,42 @@ export function advertiseMdns(options: MdnsOptions): MdnsAdvertisement {
     );
   };
 
+  if (options.interface && !hasInterfaceAddress(options.interface)) {
+    // Checked first: multicast-dns would fall back to the default interface for sending.
+    warnOnce(new Error(`no network interface has the address ${options.interface} (mdns.interface)`));
+    return { close: () => Promise.resolve() };
+  }
+
   try {
     // Options go to multicast-dns. With one interface, the socket still binds to the
     // wildcard address: a socket bound to a unicast address receives no multicast on Linux.
-    const mdnsOptions = options.interface ? { interface: options.interface, bind: '0.0.0.0' } : {};
+    const mdnsOptions = { ...(options.interface ? { interface: options.interface, bind: '0.0.0.0' } : {}), ...(options.mdnsPort ? { port: options.mdnsPort } : {}) };
     bonjour = new Bonjour(mdnsOptions as object, warnOnce);
     // bonjour-service listens for neither: without these, a refused port 5353 would crash the process.
-    const socket = (bonjour as unknown as { server: { mdns: EventEmitter } }).server.mdns;
-    socket.on('error', (err: unknown) => {
+    const socket = (bonjour as unknown as { server: { mdns: MulticastDns } }).server.mdns;
+    const fail = (err: unknown) => {
       warnOnce(err);
-      stop();
+      void stop();
+    };
+    socket.on('error', fail);
+    // Failed system calls (joining the group, sending) mean no advertisement; a malformed
+    // packet from some other device on the network is no reason to give up.
+    socket.on('warning', (err: unknown) => {
+      if ((err as NodeJS.ErrnoException | null)?.syscall) fail(err);
     });
-    socket.on('warning', warnOnce);
     const txt = { site_id: String(options.siteId) };
     for (const type of MDNS_SERVICE_TYPES) {
       const service = bonjour.publish({ name: options.name, type, port: options.port, txt, disableIPv6: Boolean(options.interface) });
       service.on('error', warnOnce);
     }
+    // bonjour-service ignores failed sends; one query of our own tells whether multicast
+    // gets out at all (no route in a container, say), as a browser's first query would.
+    socket.query(`_${MDNS_SERVICE_TYPES[0]}._tcp.local`, 'PTR', (err?: Error | null) => {
+      if (err) fail(err);
+    });
   } catch (err) {
     warnOnce(err);
-    stop();
+    void stop();
   }
 
   function stop(): Promise<void> {
@@ -97,4 +116,13 @@ export function advertiseMdns(options: MdnsOptions): MdnsAdvertisement {
   }
 
   return { close: stop };
+}
+
+/** The parts of multicast-dns's instance used here. */
+interface MulticastDns extends EventEmitter {
+  query(name: string, type: string, callback: (err?: Error | null) => void): void;
+}
+
+function hasInterfaceAddress(address: string): boolean {
+  return Object.values(networkInterfaces()).some((addrs) => addrs?.some((a) => a.address === address));
 }
