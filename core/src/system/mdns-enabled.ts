@@ -1,3 +1,4 @@
+import { ConfigError } from '../config/load.js';
 import type { Config } from '../config/schema.js';
 
 /**
@@ -11,5 +12,5 @@ export function mdnsEnabled(config: Config, env: NodeJS.ProcessEnv = process.env
   const value = raw.trim().toLowerCase();
   if (['1', 'true', 'on', 'yes'].includes(value)) return true;
   if (['0', 'false', 'off', 'no'].includes(value)) return false;
-  throw new Error(`HELIOGRAPH_MDNS must be 0 (mDNS advertisement off) or 1 (on), got ${JSON.stringify(raw)}`);
+  throw new ConfigError(`HELIOGRAPH_MDNS must be 0 (mDNS advertisement off) or 1 (on), got ${JSON.stringify(raw)}`);
 }
