@@ -17,7 +17,8 @@ const USAGE = `Usage:
   (history commands also take --data DIR and --config FILE)
 
 Settings may also come from HELIOGRAPH_HOST, HELIOGRAPH_PORT, HELIOGRAPH_DATA,
-HELIOGRAPH_PLUGINS, HELIOGRAPH_CONFIG; HELIOGRAPH_PASSWORD sets the password at start.
+HELIOGRAPH_PLUGINS, HELIOGRAPH_CONFIG; HELIOGRAPH_PASSWORD sets the password at start;
+HELIOGRAPH_MDNS=0 or 1 turns the mDNS advertisement off or on (config mdns.enabled).
 Defaults: host 0.0.0.0, port 8080, data ./data, plugins ./plugins.json.`;
 
 /** Where things live: flags first, then the environment, then the defaults. */

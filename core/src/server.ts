@@ -31,13 +31,18 @@ import { HistoryStore } from './history/store.js';
 import { Recorder } from './history/recorder.js';
 import { attachWebsocket, upgradeRequiredRoutes } from './api/websocket/index.js';
 import { createLogger } from './log.js';
+import { systemRoutes } from './api/system.js';
+import { SystemInfo } from './system/info.js';
+import { loadSiteId } from './system/site-id.js';
+import { advertiseMdns } from './system/mdns.js';
+import { mdnsEnabled } from './system/mdns-enabled.js';
 
 const log = createLogger('server');
 
 /** The repository root: plugins/ and node_modules/ are searched for plugins below it. */
 export const ROOT_DIR = fileURLToPath(new URL('../../../', import.meta.url));
 
-/** The software version, as `system/version` on the WebSocket shows it. */
+/** The software version, as `system/software_version` shows it. */
 export const VERSION: string = JSON.parse(readFileSync(join(ROOT_DIR, 'core', 'package.json'), 'utf8')).version;
 
 export interface ServerOptions {
@@ -52,6 +57,8 @@ export interface ServerOptions {
   clock?: Clock;
   /** Where plugins are discovered; default the repository root. */
   rootDir?: string;
+  /** mDNS advertisement; overrides HELIOGRAPH_MDNS and the config (tests turn it off, or bind it to loopback). */
+  mdns?: { enabled: boolean; interface?: string };
 }
 
 export interface Heliograph {
@@ -63,6 +70,8 @@ export interface Heliograph {
   /** Resolves when every plugin has started or failed (the API answers before that). */
   pluginsStarted: Promise<void>;
   auth: AuthService;
+  /** `system/site_id`, the unit's identity, kept in the data directory. */
+  siteId: number;
   /** Stops plugins, flushes everything to disk and closes the server. */
   close(): Promise<void>;
 }
@@ -77,6 +86,8 @@ export async function startHeliograph(options: ServerOptions): Promise<Heliograp
   const config = loadConfig(options.configFile ?? join(options.dataDir, 'config.json'));
   const timeZone = siteTimeZone(config);
   const instances = loadPluginsFile(options.pluginsFile);
+  const startedAt = clock.now();
+  const mdns = options.mdns ?? { enabled: mdnsEnabled(config), interface: config.mdns.interface ?? undefined };
 
   const db = await openDatabase(join(options.dataDir, 'heliograph.db'));
   const closers: Array<() => Promise<void> | void> = [() => db.close()];
@@ -92,6 +103,7 @@ export async function startHeliograph(options: ServerOptions): Promise<Heliograp
 
   try {
     await migrate(db, [...auditMigrations, ...energyMigrations, ...pluginStoreMigrations]);
+    const siteId = loadSiteId(options.dataDir);
 
     const registry = new TopicRegistry(clock);
     closers.push(new TotalsDeriver(registry).start());
@@ -118,6 +130,7 @@ export async function startHeliograph(options: ServerOptions): Promise<Heliograp
     const forecast = new ForecastStore({ registry, clock, temperatureUnit: config.site.temperatureUnit });
     forecast.start();
     closers.push(() => forecast.stop());
+    const system = new SystemInfo({ clock, siteId, version: VERSION, dataDir: options.dataDir, startedAt });
     const prices = new PriceBook({ clock, timeZone, multiplier: config.prices.multiplier, offset: config.prices.offset });
 
     const plugins = new PluginHost(
@@ -149,18 +162,23 @@ export async function startHeliograph(options: ServerOptions): Promise<Heliograp
         pluginConfigRoutes({ host: plugins, save: (entries) => savePluginsFile(options.pluginsFile, entries) }),
         auditRoutes({ audit }),
         tokensRoutes({ auth }),
+        systemRoutes({ system }),
       ],
       publicRouters: [upgradeRequiredRoutes(), staticRoutes({ dir: join(ROOT_DIR, 'web', 'dist') })],
     });
     const server = await listen(app, options.host, options.port);
     closers.push(() => server.close());
     // Open sockets would hold server.close() up, so they are closed first (closers run in reverse).
-    const websocket = attachWebsocket({ server: server.server, registry, auth, realm: config.site.name, writes, dataDir: options.dataDir, version: VERSION, clock });
+    const websocket = attachWebsocket({ server: server.server, registry, auth, realm: config.site.name, writes, system, clock });
     closers.push(() => websocket.close());
+    if (mdns.enabled) {
+      const advertisement = advertiseMdns({ port: server.port, siteId, name: `${config.site.name} ${siteId}`, interface: mdns.interface });
+      closers.push(() => advertisement.close());
+    }
 
     closers.push(() => plugins.stopAll());
     const pluginsStarted = plugins.startAll();
-    return { url: server.url, port: server.port, config, registry, plugins, pluginsStarted, auth, close };
+    return { url: server.url, port: server.port, config, registry, plugins, pluginsStarted, auth, siteId, close };
   } catch (err) {
     await close();
     throw err;

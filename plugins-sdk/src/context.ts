@@ -57,6 +57,28 @@ export function deviceFromId(id: string): Device {
 }
 
 /**
+ * Home Assistant's classes for a metric or setting, for the discovery fields clients read
+ * (`GET /api/v1/metrics?discovery`, the WebSocket `definition` event). The core derives
+ * both from the unit and type (W -> `power`, kWh -> `energy` with `total_increasing`, a
+ * state of charge in % -> `battery`, other numbers -> `measurement`); declare them only
+ * where that guess is wrong. A key left out keeps the derived class; `null` means none.
+ *
+ * @example
+ * // A lifetime counter rather than a period total: `total_increasing` fits, the class too.
+ * { name: 'lifetime_pv_energy', displayName: 'PV energy (lifetime)', unit: 'kWh', stateClass: 'total_increasing' }
+ * // A cell voltage spread is a voltage, but no one wants it on the energy dashboard.
+ * { name: 'cell_voltage_delta', displayName: 'Cell voltage delta', unit: 'V', deviceClass: null }
+ * // A percentage that is not a state of charge, but the battery's health.
+ * { name: 'state_of_health', displayName: 'State of health', unit: '%', deviceClass: null, stateClass: 'measurement' }
+ */
+export interface DiscoveryClasses {
+  /** Home Assistant device class in lower snake case (`power`, `battery`, `duration`...), or null for none. */
+  deviceClass?: string | null;
+  /** Home Assistant state class, or null for none. */
+  stateClass?: 'measurement' | 'total' | 'total_increasing' | null;
+}
+
+/**
  * A read-only metric of a device.
  *
  * By convention inverters publish `pv_power`, `load_power`, `grid_power` (positive = import),
@@ -68,8 +90,9 @@ export function deviceFromId(id: string): Device {
  * { name: 'pv_power', displayName: 'PV power', unit: 'W' }
  * { name: 'device_mode', displayName: 'Device mode', type: 'string' }
  * { name: 'serial_number', displayName: 'Serial number', type: 'string', group: 'Info' }
+ * { name: 'cell_voltage_delta', displayName: 'Cell voltage delta', unit: 'V', deviceClass: null }
  */
-export interface MetricDeclaration {
+export interface MetricDeclaration extends DiscoveryClasses {
   /** Name under the device prefix: `pv_power` becomes `inverter_1/pv_power`. Lower snake case. */
   name: string;
   /** Display name, e.g. `PV power`. */
@@ -108,7 +131,7 @@ export interface MetricDeclaration {
  *   write: async ({ value }) => { await device.writeRegister(210, Number(value)); },
  * }
  */
-export interface SettingDeclaration {
+export interface SettingDeclaration extends DiscoveryClasses {
   name: string;
   displayName: string;
   unit?: string;

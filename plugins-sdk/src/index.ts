@@ -30,6 +30,7 @@ export {
 export {
   deviceFromId,
   type Device,
+  type DiscoveryClasses,
   type DeviceDeclaration,
   type Disposer,
   type ForecastApi,

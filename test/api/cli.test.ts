@@ -11,7 +11,7 @@ const MAIN = join(REPO_ROOT, 'core', 'dist', 'src', 'main.js');
 
 function run(args: string[], options: { env?: Record<string, string>; stdin?: string } = {}) {
   const child = spawn(process.execPath, [MAIN, ...args], {
-    env: { ...process.env, HELIOGRAPH_LOG_LEVEL: 'warn', ...options.env },
+    env: { ...process.env, HELIOGRAPH_LOG_LEVEL: 'warn', HELIOGRAPH_MDNS: '0', ...options.env },
     stdio: ['pipe', 'pipe', 'pipe'],
   });
   if (options.stdin !== undefined) child.stdin.end(options.stdin);

@@ -29,7 +29,7 @@ test('the snapshot lists every metric by topic, with the five fields and more', 
     assert.ok(topics.includes(t), `${t} is listed`);
   }
   const pv = all.find((m) => m.topic === 'inverter_1/pv_power')!;
-  assert.deepEqual(pv, { topic: 'inverter_1/pv_power', device: 'Inverter 1', number: 0, group: 'Status', name: 'PV power', value: 1000, unit: 'W' });
+  assert.deepEqual(pv, { topic: 'inverter_1/pv_power', device: 'inverters', number: 0, group: 'Status', name: 'PV power', value: 1000, unit: 'W' });
   const inv2 = all.find((m) => m.topic === 'inverter_2/pv_power')!;
   assert.equal(inv2.number, 1);
   const pvSum = all.filter((m) => /^inverter_\d+\/pv_power$/.test(m.topic as string)).reduce((sum, m) => sum + (m.value as number), 0);

@@ -26,7 +26,7 @@ export async function startServerProcess(options: { plugins: unknown; password: 
   writeFileSync(pluginsFile, JSON.stringify(options.plugins));
   const startedAt = performance.now();
   const child = spawn(process.execPath, [...NODE_FLAGS, MAIN, 'serve', '--host', '127.0.0.1', '--port', '0', '--data', join(dir, 'data'), '--plugins', pluginsFile], {
-    env: { ...process.env, HELIOGRAPH_PASSWORD: options.password, HELIOGRAPH_LOG_LEVEL: 'warn', ...options.env },
+    env: { ...process.env, HELIOGRAPH_PASSWORD: options.password, HELIOGRAPH_LOG_LEVEL: 'warn', HELIOGRAPH_MDNS: '0', ...options.env },
     stdio: ['ignore', 'pipe', 'inherit'],
   });
   const url = await new Promise<string>((resolve, reject) => {

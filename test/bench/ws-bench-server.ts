@@ -12,6 +12,8 @@ import { attachWebsocket } from '@heliograph/core/api/websocket/index';
 import type { Authenticator } from '@heliograph/core/auth/types';
 import { systemClock } from '@heliograph/core/clock';
 import { migrate, openDatabase } from '@heliograph/core/db';
+import { SystemInfo } from '@heliograph/core/system/info';
+import { deviceFields } from '@heliograph/core/topics/device';
 import { TopicRegistry, type TopicState } from '@heliograph/core/topics/registry';
 import { AuditLog, auditMigrations } from '@heliograph/core/writes/audit';
 import { WriteService } from '@heliograph/core/writes/service';
@@ -22,14 +24,14 @@ const gc = (globalThis as { gc?: () => void }).gc;
 async function main(): Promise<void> {
   const registry = new TopicRegistry(systemClock);
   const states: TopicState[] = [];
-  const define = (topic: string, deviceId: string, device: string, number: number) => {
-    registry.define({ topic, deviceId, device, number, group: 'Status', name: topic.split('/')[1]!, unit: 'W', type: 'number', recorded: true });
+  const define = (topic: string, deviceId: string) => {
+    registry.define({ topic, deviceId, ...deviceFields(deviceId), group: 'Status', name: topic.split('/')[1]!, unit: 'W', type: 'number', recorded: true });
     states.push(registry.get(topic)!);
   };
-  define(TIMESTAMP_TOPIC, 'bench', 'Bench', 0);
+  define(TIMESTAMP_TOPIC, 'bench');
   for (let i = 1; i < TOPIC_COUNT; i++) {
     const device = (i % 4) + 1;
-    define(`inverter_${device}/metric_${String(i).padStart(3, '0')}`, `inverter_${device}`, `Inverter ${device}`, device - 1);
+    define(`inverter_${device}/metric_${String(i).padStart(3, '0')}`, `inverter_${device}`);
   }
 
   const auth: Authenticator = {
@@ -39,8 +41,9 @@ async function main(): Promise<void> {
   const db = await openDatabase(':memory:');
   await migrate(db, auditMigrations);
   const writes = new WriteService(registry, new AuditLog(db), systemClock);
+  const system = new SystemInfo({ clock: systemClock, siteId: 1, version: 'bench', dataDir: tmpdir(), startedAt: Date.now() });
   const running = await listen(createApp({ auth, realm: 'Heliograph', routers: [] }), '127.0.0.1', 0);
-  const endpoint = attachWebsocket({ server: running.server, registry, auth, realm: 'Heliograph', writes, dataDir: tmpdir(), version: 'bench' });
+  const endpoint = attachWebsocket({ server: running.server, registry, auth, realm: 'Heliograph', writes, system });
 
   let ticks = 0;
   const values = states.map(() => 1000 + Math.random() * 1000);

@@ -33,14 +33,17 @@ export async function startTestServer(options: {
   password?: string | null;
   config?: Record<string, unknown>;
   clock?: ServerOptions['clock'];
+  mdns?: ServerOptions['mdns'];
+  /** Reuse the data directory of an earlier server (a restart); default a fresh one. */
+  dataDir?: string;
 }): Promise<TestServer> {
   const dir = tempDir();
   const root = join(dir, 'root');
   mkdirSync(join(root, 'plugins'), { recursive: true });
   for (const name of options.bundled ?? []) symlinkSync(join(REPO_ROOT, 'plugins', name), join(root, 'plugins', name));
   for (const name of options.fixtures ?? []) symlinkSync(join(REPO_ROOT, 'test', 'fixtures', 'plugins', name), join(root, 'plugins', name));
-  const dataDir = join(dir, 'data');
-  mkdirSync(dataDir);
+  const dataDir = options.dataDir ?? join(dir, 'data');
+  mkdirSync(dataDir, { recursive: true });
   if (options.config) writeFileSync(join(dataDir, 'config.json'), JSON.stringify(options.config));
   const pluginsFile = join(dir, 'plugins.json');
   writeFileSync(pluginsFile, JSON.stringify({ plugins: options.plugins }));
@@ -53,6 +56,8 @@ export async function startTestServer(options: {
     rootDir: root,
     password: password ?? undefined,
     clock: options.clock,
+    // Only the mDNS test advertises (bound to loopback); the rest must not touch the network.
+    mdns: options.mdns ?? { enabled: false },
   });
   after(() => server.close());
   await server.pluginsStarted;

@@ -4,8 +4,10 @@ export type Writable = { options: string[] } | { min: number; max: number; step:
 
 export interface Metric {
   topic: string;
+  /** Device category: `inverters`, `batteries`, `totals`... */
   device?: string;
-  number?: number;
+  /** 0-based index within the category; null for `totals`, `weather`... */
+  number?: number | null;
   group: string;
   name: string;
   value: number | string | boolean | null;
@@ -50,7 +52,12 @@ export interface AuditEntry {
   message: string | null;
 }
 
-/** The device a metric belongs to, for grouping: its display name, else its topic prefix. */
+/**
+ * The device a metric belongs to, as a label for grouping: `inverter_1/*` -> "Inverter 1",
+ * `total/*` -> "Total". Built from the topic prefix: the API's `device` is a category
+ * ("inverters") that every inverter shares, and clients build their labels themselves.
+ */
 export function deviceOf(metric: Metric): string {
-  return metric.device ?? metric.topic.split('/')[0]!;
+  const prefix = metric.topic.split('/')[0]!;
+  return prefix.replace(/_(\d+)$/, ' $1').replace(/^./, (c) => c.toUpperCase());
 }

@@ -55,6 +55,7 @@ export function forecastRoutes(deps: { store: ForecastStore; clock: Clock; regis
     ctx.body = {
       topic: meta.topic,
       device: meta.device,
+      number: meta.number,
       group: meta.group,
       name: meta.name,
       unit: meta.unit,

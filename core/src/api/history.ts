@@ -6,6 +6,7 @@ import type { HistoryStore } from '../history/store.js';
 import { TimeFormatter } from '../history/time.js';
 import { formatUtc } from '../time.js';
 import { BATTERY_TOPIC, isRecorded, type StoredMeta } from '../history/topic-record.js';
+import { deviceFieldsOfTopic } from '../topics/device.js';
 import { isGlob } from '../topics/glob.js';
 import type { TopicRegistry } from '../topics/registry.js';
 import { ApiError } from './errors.js';
@@ -60,10 +61,12 @@ export function historyRoutes(deps: { registry: TopicRegistry; store: HistorySto
       throw new ApiError(400, `from must be before to${defaults}, got from ${formatUtc(from)} and to ${formatUtc(to)}`);
     }
     const meta = recordedMeta(q.topic);
+    // From the topic, not the stored meta: history written before the clients' rules keeps its old device names.
+    const device = deviceFieldsOfTopic(q.topic);
     const page = await store.query(q.topic, { fromMs: from, toMs: to, groupS: q.group_by.seconds, agg: q.agg });
 
     let json =
-      `{"topic":${JSON.stringify(q.topic)},"device":${JSON.stringify(meta.device)},"group":${JSON.stringify(meta.group)},` +
+      `{"topic":${JSON.stringify(q.topic)},"device":${JSON.stringify(device.device)},"number":${device.number},"group":${JSON.stringify(meta.group)},` +
       `"name":${JSON.stringify(meta.name)},"unit":${JSON.stringify(meta.unit)},"agg":"${q.agg}","group_by":"${q.group_by.text}",` +
       `"from":"${formatUtc(from)}","to":"${formatUtc(page.endMs)}","points":[`;
     const { buckets } = page;

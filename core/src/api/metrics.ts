@@ -2,12 +2,14 @@ import Router from '@koa/router';
 import { z } from 'zod';
 import type { TopicRegistry } from '../topics/registry.js';
 import type { WriteService } from '../writes/service.js';
+import { discoveryParam } from './discovery-param.js';
 import { ApiError } from './errors.js';
 import { parseQuery } from './query.js';
 
 const snapshotQuery = z.object({
   topic: z.string().min(1, 'topic must not be empty').optional(),
   value: z.enum(['0', '1'], { error: 'value must be 1 (plain-text value) or 0' }).optional(),
+  discovery: discoveryParam,
 });
 
 const writeBody = z.object(
@@ -18,7 +20,7 @@ const writeBody = z.object(
   { error: 'the body must be a JSON object with string fields topic and value' },
 );
 
-/** GET /api/v1/metrics (snapshot, glob filter, value=1) and POST /api/v1/metrics (writes). */
+/** GET /api/v1/metrics (snapshot, glob filter, value=1, discovery) and POST /api/v1/metrics (writes). */
 export function metricsRoutes(deps: { registry: TopicRegistry; writes: WriteService }): Router {
   const { registry, writes } = deps;
   const router = new Router();
@@ -27,7 +29,7 @@ export function metricsRoutes(deps: { registry: TopicRegistry; writes: WriteServ
     const query = parseQuery(snapshotQuery, ctx.query);
     if (query.value !== '1') {
       ctx.type = 'application/json';
-      ctx.body = registry.snapshot(query.topic);
+      ctx.body = registry.snapshot(query.topic, query.discovery);
       return;
     }
     const { topic } = query;

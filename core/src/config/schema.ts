@@ -1,3 +1,4 @@
+import { isIPv4 } from 'node:net';
 import { z } from 'zod';
 
 /**
@@ -42,6 +43,16 @@ export const configSchema = z
       .object({
         maxFailedLogins: z.number().int().positive().describe('Failed logins from one address within the window before it is throttled.'),
         failedLoginWindowMs: z.number().int().positive().describe('Window in which failed logins are counted.'),
+      })
+      .strict(),
+    mdns: z
+      .object({
+        enabled: z.boolean().describe('Advertise the unit over mDNS (_solar-assistant._tcp and _heliograph._tcp, TXT site_id) so clients find it again after its IP address changes. The environment variable HELIOGRAPH_MDNS=0 or 1 overrides this.'),
+        interface: z
+          .string()
+          .nullable()
+          .refine((ip) => ip === null || isIPv4(ip), 'the IPv4 address of a network interface, such as "192.168.1.20", or null for all interfaces')
+          .describe('IPv4 address of the one interface to advertise on; null = every interface.'),
       })
       .strict(),
   })

@@ -200,8 +200,8 @@ export class ForecastStore implements ForecastSink {
     const meta: TopicMeta = {
       topic: `weather/${spec.name}`,
       deviceId: 'weather',
-      device: 'Weather',
-      number: 0,
+      device: 'weather',
+      number: null,
       group: 'Status',
       name: spec.displayName,
       unit: spec.name === 'outside_temperature' ? `°${temperatureUnit}` : spec.unit,

@@ -1,3 +1,4 @@
+import { deviceFields } from '../topics/device.js';
 import type { TopicMeta } from '../topics/registry.js';
 import { HourBuffer } from './slots.js';
 import { RowSet, TIERS, type Tier } from './rows.js';
@@ -63,8 +64,7 @@ export function metaFromTopic(topic: string): StoredMeta {
   const slash = topic.indexOf('/');
   const deviceId = slash > 0 ? topic.slice(0, slash) : topic;
   const name = slash > 0 ? topic.slice(slash + 1) : topic;
-  const device = deviceId.replace(/_(\d+)$/, ' $1').replace(/^./, (c) => c.toUpperCase());
-  return { deviceId, device, group: 'Status', name, unit: '' };
+  return { deviceId, device: deviceFields(deviceId).device, group: 'Status', name, unit: '' };
 }
 
 /** Battery metrics are never recorded, whatever a plugin declares (API contract). */

@@ -15,6 +15,8 @@ import type {
 import type { Clock } from '../clock.js';
 import type { Db } from '../db.js';
 import { createLogger } from '../log.js';
+import { deviceFields } from '../topics/device.js';
+import { discoveryOverride } from '../topics/discovery-override.js';
 import type { TopicMeta, TopicRegistry, TopicState } from '../topics/registry.js';
 import { PastTotals } from '../topics/totals.js';
 import type { WriteService } from '../writes/service.js';
@@ -299,14 +301,14 @@ function metricMeta(device: Device, metric: MetricDeclaration): TopicMeta {
   return {
     topic: `${device.id}/${metric.name}`,
     deviceId: device.id,
-    device: device.name,
-    number: device.number,
+    ...deviceFields(device.id),
     group,
     name: metric.displayName,
     unit: metric.unit ?? '',
     type,
     // Battery metrics are never recorded: the API contract answers 404 for their history.
     recorded: device.kind === 'battery' ? false : (metric.recorded ?? (type === 'number' && group === 'Status')),
+    discovery: discoveryOverride(metric),
   };
 }
 
@@ -320,13 +322,13 @@ function settingMeta(device: Device, setting: SettingDeclaration): TopicMeta {
   return {
     topic: `${device.id}/${setting.name}`,
     deviceId: device.id,
-    device: device.name,
-    number: device.number,
+    ...deviceFields(device.id),
     group: 'Settings',
     name: setting.displayName,
     unit: setting.unit ?? '',
     type: setting.options ? 'string' : 'number',
     recorded: false,
     writable,
+    discovery: discoveryOverride(setting),
   };
 }

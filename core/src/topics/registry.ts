@@ -1,6 +1,8 @@
 import type { MetricValue } from '@heliograph/plugins-sdk';
 import type { Clock } from '../clock.js';
 import { SafeEmitter } from '../events.js';
+import type { DeviceFields } from './device.js';
+import { discoveryFields, type DiscoveryOverride } from './discovery.js';
 import { compileGlob } from './glob.js';
 
 export type Group = 'Status' | 'Settings' | 'Info';
@@ -13,10 +15,10 @@ export interface TopicMeta {
   topic: string;
   /** Device id, the topic's prefix: `inverter_1`, `total`, `weather`. */
   deviceId: string;
-  /** Display name of the device: `Inverter 1`, `Total`, `Weather`. */
-  device: string;
-  /** 0-based index of the device among its kind. */
-  number: number;
+  /** Device category as clients group by it: `inverters`, `totals` (see topics/device.ts). */
+  device: DeviceFields['device'];
+  /** 0-based index of the device among its kind; null for `total`, `weather`, ... */
+  number: number | null;
   group: Group;
   name: string;
   unit: string;
@@ -24,6 +26,8 @@ export interface TopicMeta {
   /** Recorded in history. */
   recorded: boolean;
   writable?: Writable;
+  /** Home Assistant classes the plugin declared, replacing the ones derived from the unit. */
+  discovery?: DiscoveryOverride;
 }
 
 /** A topic and its current reading. Owned by the registry; read, never mutate. */
@@ -213,13 +217,14 @@ export class TopicRegistry extends SafeEmitter<RegistryEvents> {
   /**
    * Snapshot of the topics matching `glob` (all without one) as UTF-8 JSON, built once per
    * change and filter: a dashboard polling many times a second costs no serialisation.
+   * `discovery` adds the discovery fields to every row (`GET /api/v1/metrics?discovery`).
    */
-  snapshot(glob?: string): Buffer {
-    const key = glob ?? '';
+  snapshot(glob?: string, discovery = false): Buffer {
+    const key = `${discovery ? 'd' : '-'}${glob ?? ''}`;
     let body = this.snapshotCache.get(key);
     if (body === undefined) {
       const states = glob === undefined ? this.sorted : this.match(glob);
-      body = Buffer.from(JSON.stringify(states.map((s) => this.toMetric(s))));
+      body = Buffer.from(JSON.stringify(states.map((s) => this.toMetric(s, discovery))));
       if (this.snapshotCache.size > 64) this.snapshotCache.clear();
       this.snapshotCache.set(key, body);
     }
@@ -231,8 +236,8 @@ export class TopicRegistry extends SafeEmitter<RegistryEvents> {
     return this.snapshot(glob).toString('utf8');
   }
 
-  /** The API's Metric object of a topic. */
-  toMetric(state: TopicState): Record<string, unknown> {
+  /** The API's Metric object of a topic, with the discovery fields when asked. */
+  toMetric(state: TopicState, discovery = false): Record<string, unknown> {
     const { meta } = state;
     const metric: Record<string, unknown> = {
       topic: meta.topic,
@@ -244,7 +249,7 @@ export class TopicRegistry extends SafeEmitter<RegistryEvents> {
       unit: meta.unit,
     };
     if (meta.writable) metric.writable = meta.writable;
-    return metric;
+    return discovery ? Object.assign(metric, discoveryFields(meta)) : metric;
   }
 
   private setStale(device: DeviceLiveness, stale: boolean): void {

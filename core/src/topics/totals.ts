@@ -12,7 +12,7 @@ const POWER_TOTALS = [
 ] as const;
 
 export function totalMeta(name: string, displayName: string, unit: string): TopicMeta {
-  return { topic: `total/${name}`, deviceId: 'total', device: 'Total', number: 0, group: 'Status', name: displayName, unit, type: 'number', recorded: true };
+  return { topic: `total/${name}`, deviceId: 'total', device: 'totals', number: null, group: 'Status', name: displayName, unit, type: 'number', recorded: true };
 }
 
 interface DerivedTotal {

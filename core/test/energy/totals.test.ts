@@ -7,12 +7,13 @@ import { EnergyTotals, energyMigrations, periodStart, type ResetPeriod } from '.
 import { TopicRegistry, type Tick, type TopicMeta } from '../../src/topics/registry.js';
 import { TotalsDeriver } from '../../src/topics/totals.js';
 import { tempDir } from '../helpers/tmp.js';
+import { deviceFields } from '../../src/topics/device.js';
 
 const BERLIN = 'Europe/Berlin';
 
 function meta(topic: string): TopicMeta {
   const deviceId = topic.split('/')[0]!;
-  return { topic, deviceId, device: deviceId, number: 0, group: 'Status', name: topic, unit: 'W', type: 'number', recorded: true };
+  return { topic, deviceId, ...deviceFields(deviceId), group: 'Status', name: topic, unit: 'W', type: 'number', recorded: true };
 }
 
 async function site(file: string, start: number, period: ResetPeriod = 'daily') {

@@ -29,7 +29,7 @@ describe('GET /api/v1/forecast', () => {
   let server: RunningServer;
 
   before(async () => {
-    registry.define({ topic: 'total/pv_power', deviceId: 'total', device: 'Total', number: 0, group: 'Status', name: 'PV power', unit: 'W', type: 'number', recorded: true });
+    registry.define({ topic: 'total/pv_power', deviceId: 'total', device: 'totals', number: null, group: 'Status', name: 'PV power', unit: 'W', type: 'number', recorded: true });
     server = await listen(createApp({ auth: allowAll, realm: 'Heliograph', routers: [forecastRoutes({ store, clock, registry })] }), '127.0.0.1', 0);
   });
   after(() => server.close());
@@ -66,9 +66,10 @@ describe('GET /api/v1/forecast', () => {
     });
     const { status, body } = await get('?topic=weather/pv_power_predicted');
     assert.equal(status, 200);
-    assert.deepEqual(Object.keys(body), ['topic', 'device', 'group', 'name', 'unit', 'last_updated', 'from', 'to', 'points']);
+    assert.deepEqual(Object.keys(body), ['topic', 'device', 'number', 'group', 'name', 'unit', 'last_updated', 'from', 'to', 'points']);
     assert.equal(body.topic, 'weather/pv_power_predicted');
-    assert.equal(body.device, 'Weather');
+    assert.equal(body.device, 'weather');
+    assert.equal(body.number, null);
     assert.equal(body.group, 'Status');
     assert.equal(body.name, 'PV power predicted');
     assert.equal(body.unit, 'W');

@@ -51,10 +51,10 @@ describe('ForecastStore', () => {
     assert.deepEqual(
       registry.list().map((s) => [s.meta.topic, s.meta.unit, s.meta.recorded, s.meta.device, s.meta.deviceId, s.meta.group]),
       [
-        ['weather/global_tilted_irradiance', 'W/m2', false, 'Weather', 'weather', 'Status'],
-        ['weather/outside_temperature', '°F', false, 'Weather', 'weather', 'Status'],
-        ['weather/pv_power_predicted', 'W', true, 'Weather', 'weather', 'Status'],
-        ['weather/wind_speed', 'km/h', false, 'Weather', 'weather', 'Status'],
+        ['weather/global_tilted_irradiance', 'W/m2', false, 'weather', 'weather', 'Status'],
+        ['weather/outside_temperature', '°F', false, 'weather', 'weather', 'Status'],
+        ['weather/pv_power_predicted', 'W', true, 'weather', 'weather', 'Status'],
+        ['weather/wind_speed', 'km/h', false, 'weather', 'weather', 'Status'],
       ],
     );
     assert.equal(meta('weather/pv_power_predicted').name, 'PV power predicted');

@@ -3,10 +3,11 @@ import assert from 'node:assert/strict';
 import { ManualClock } from '../../src/clock.js';
 import { TopicRegistry, type Tick, type TopicMeta } from '../../src/topics/registry.js';
 import { compileGlob } from '../../src/topics/glob.js';
+import { deviceFields } from '../../src/topics/device.js';
 
 function meta(topic: string, extra: Partial<TopicMeta> = {}): TopicMeta {
   const deviceId = topic.split('/')[0]!;
-  return { topic, deviceId, device: deviceId, number: 0, group: 'Status', name: topic, unit: 'W', type: 'number', recorded: true, ...extra };
+  return { topic, deviceId, ...deviceFields(deviceId), group: 'Status', name: topic, unit: 'W', type: 'number', recorded: true, ...extra };
 }
 
 const nextTick = (registry: TopicRegistry) => new Promise<Tick>((resolve) => registry.once('tick', resolve));
@@ -58,7 +59,7 @@ test('snapshot is sorted by topic and rebuilt after a change', async () => {
   registry.publish(registry.get('battery_1/voltage')!, 52.1);
   await nextTick(registry);
   const after = JSON.parse(registry.snapshotJson('battery*'));
-  assert.deepEqual(after, [{ topic: 'battery_1/voltage', device: 'battery_1', number: 0, group: 'Status', name: 'battery_1/voltage', value: 52.1, unit: 'V' }]);
+  assert.deepEqual(after, [{ topic: 'battery_1/voltage', device: 'batteries', number: 0, group: 'Status', name: 'battery_1/voltage', value: 52.1, unit: 'V' }]);
 });
 
 test('a device that stops answering reads null until it answers again, and clients are told', async () => {

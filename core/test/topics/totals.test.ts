@@ -3,10 +3,11 @@ import assert from 'node:assert/strict';
 import { ManualClock } from '../../src/clock.js';
 import { TopicRegistry, type Tick, type TopicMeta } from '../../src/topics/registry.js';
 import { PastTotals, TotalsDeriver } from '../../src/topics/totals.js';
+import { deviceFields } from '../../src/topics/device.js';
 
 function meta(topic: string): TopicMeta {
   const deviceId = topic.split('/')[0]!;
-  return { topic, deviceId, device: deviceId, number: 0, group: 'Status', name: topic, unit: 'W', type: 'number', recorded: true };
+  return { topic, deviceId, ...deviceFields(deviceId), group: 'Status', name: topic, unit: 'W', type: 'number', recorded: true };
 }
 
 function setup() {

@@ -7,6 +7,8 @@ import { attachWebsocket, upgradeRequiredRoutes, type Timers, type WebsocketEndp
 import type { Authenticator, AuthOutcome, Credentials } from '../../src/auth/types.js';
 import { ManualClock } from '../../src/clock.js';
 import { migrate, openDatabase, type Db } from '../../src/db.js';
+import { SystemInfo } from '../../src/system/info.js';
+import { deviceFields } from '../../src/topics/device.js';
 import { TopicRegistry, type TopicMeta, type TopicState, type Writable } from '../../src/topics/registry.js';
 import { AuditLog, auditMigrations } from '../../src/writes/audit.js';
 import { WriteService } from '../../src/writes/service.js';
@@ -73,6 +75,7 @@ export class ManualTimers implements Timers {
 }
 
 export const START = Date.parse('2026-11-22T10:00:00Z');
+export const SITE_ID = 4242;
 
 export interface StreamServer {
   /** `ws://127.0.0.1:PORT/api/websocket` */
@@ -111,12 +114,13 @@ export async function startStream(overrides: Partial<WebsocketOptions> = {}): Pr
   const written: Array<string | number> = [];
   defineSite(registry, writes, written);
   const auth = new OnePasswordAuthenticator();
+  const system = new SystemInfo({ clock, siteId: SITE_ID, version: '0.1.0-test', dataDir, startedAt: START, cpuTemperature: async () => 41 });
 
   let running: RunningServer;
   let endpoint: WebsocketEndpoint;
   const start = async (port: number) => {
     running = await listen(createApp({ auth, realm: REALM, routers: [], publicRouters: [upgradeRequiredRoutes()] }), '127.0.0.1', port);
-    endpoint = attachWebsocket({ server: running.server, registry, auth, realm: REALM, writes, dataDir, version: '0.1.0-test', clock, timers, ...overrides });
+    endpoint = attachWebsocket({ server: running.server, registry, auth, realm: REALM, writes, system, clock, timers, ...overrides });
   };
   const stopServer = async () => {
     await endpoint.close();
@@ -154,9 +158,7 @@ export async function startStream(overrides: Partial<WebsocketOptions> = {}): Pr
 /** A topic's metadata the way the plugin host would build it. */
 export function meta(topic: string, fields: Partial<TopicMeta> = {}): TopicMeta {
   const [deviceId, name] = topic.split('/') as [string, string];
-  const number = Number(/_(\d+)$/.exec(deviceId)?.[1] ?? '1') - 1;
-  const device = deviceId.replace(/_/g, ' ').replace(/^\w/, (c) => c.toUpperCase());
-  return { topic, deviceId, device, number, group: 'Status', name: name.replace(/_/g, ' '), unit: 'W', type: 'number', recorded: true, ...fields };
+  return { topic, deviceId, ...deviceFields(deviceId), group: 'Status', name: name.replace(/_/g, ' '), unit: 'W', type: 'number', recorded: true, ...fields };
 }
 
 const OUTPUT_PRIORITIES = ['Solar first', 'Utility first', 'SBU'];

@@ -33,7 +33,7 @@ describe('WebSocket with the official Phoenix client (vsn 2.0.0)', { timeout: 10
         { topic: 'total/pv_power', value: 3200 },
       ],
     });
-    assert.equal((await inbox.next('system')).metrics[0].topic, 'system/version');
+    assert.equal((await inbox.next('system')).metrics[1].topic, 'system/software_version');
 
     await publish(server.registry, { 'total/load_power': 1200, 'inverter_1/pv_power': 10 });
     assert.deepEqual(await inbox.next('data'), { metrics: [{ topic: 'total/load_power', value: 1200 }] });

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { afterEach, beforeEach, describe, it } from 'node:test';
-import { DEFAULT_SELECTED, meta, publish, startStream, type StreamServer } from './harness.js';
+import { DEFAULT_SELECTED, meta, publish, SITE_ID, startStream, type StreamServer } from './harness.js';
 import { RawClient, topicsOf, valuesOf } from './raw-client.js';
 
 describe('WebSocket stream: join, definitions, data, system', { timeout: 10_000 }, () => {
@@ -16,7 +16,10 @@ describe('WebSocket stream: join, definitions, data, system', { timeout: 10_000 
     const definition = await client.take();
     assert.equal(definition.event, 'definition');
     assert.deepEqual(topicsOf(definition, 'definitions'), DEFAULT_SELECTED);
-    assert.deepEqual(definition.payload.definitions[1], { topic: 'battery_1/voltage', device: 'Battery 1', number: 0, group: 'Status', name: 'voltage', unit: 'V' });
+    assert.deepEqual(definition.payload.definitions[1], {
+      topic: 'battery_1/voltage', device: 'batteries', number: 0, group: 'Status', name: 'voltage', unit: 'V',
+      platform: 'sensor', device_class: 'voltage', state_class: 'measurement', unit_of_measurement: 'V', min: null, max: null, step: null, options: null, payload_on: null, payload_off: null,
+    });
 
     const data = await client.take();
     assert.equal(data.event, 'data');
@@ -41,16 +44,20 @@ describe('WebSocket stream: join, definitions, data, system', { timeout: 10_000 
     assert.equal(system.event, 'system');
     const rows = system.payload.metrics as Array<Record<string, unknown>>;
     assert.deepEqual(
-      rows.map((r) => [r.topic, r.device, r.unit]),
+      rows.map((r) => [r.topic, r.device, r.number, r.unit, r.platform, r.device_class]),
       [
-        ['system/version', 'System', ''],
-        ['system/uptime', 'System', 's'],
-        ['system/free_storage', 'System', 'MB'],
+        ['system/site_id', 'system', null, '', 'sensor', null],
+        ['system/software_version', 'system', null, '', 'sensor', null],
+        ['system/cpu_temperature', 'system', null, '°C', 'sensor', 'temperature'],
+        ['system/free_storage', 'system', null, 'MB', 'sensor', 'data_size'],
+        ['system/uptime', 'system', null, 's', 'sensor', 'duration'],
       ],
     );
-    assert.equal(rows[0]!.value, '0.1.0-test');
-    assert.equal(rows[1]!.value, 0);
-    assert.ok(typeof rows[2]!.value === 'number' && rows[2]!.value > 0, 'free storage of the temp data dir');
+    assert.equal(rows[0]!.value, SITE_ID);
+    assert.equal(rows[1]!.value, '0.1.0-test');
+    assert.equal(rows[2]!.value, 41);
+    assert.ok(Number.isInteger(rows[3]!.value) && (rows[3]!.value as number) > 0, 'free storage of the temp data dir, whole MB');
+    assert.equal(rows[4]!.value, 0);
     client.close();
   });
 
@@ -164,8 +171,8 @@ describe('WebSocket stream: join, definitions, data, system', { timeout: 10_000 
     await client.barrier(); // heartbeats keep the socket from being closed as idle
     server.timers.advance(30_000);
     const system = await client.next('system');
-    assert.equal(system.payload.metrics[1].topic, 'system/uptime');
-    assert.equal(system.payload.metrics[1].value, 60);
+    assert.equal(system.payload.metrics[4].topic, 'system/uptime');
+    assert.equal(system.payload.metrics[4].value, 60);
     const left = await client.request('metrics', 'phx_leave', {}, 'j1');
     assert.equal(left.payload.status, 'ok');
     await publish(server.registry, { 'total/pv_power': 1 });

@@ -6,7 +6,7 @@ import type { WriteService } from '../../writes/service.js';
 import { handleFrame } from './channel.js';
 import { decodeFrame, encodePush, encodeReply, SharedPush, type FilterEntry, type Form, type ReplyTarget } from './protocol.js';
 import { canonicalFilter, definitionsPayload, Selection } from './selection.js';
-import type { SystemInfo } from './system.js';
+import type { SystemInfo } from '../../system/info.js';
 import { ThrottleWindows } from './throttle.js';
 import type { Timers } from './timers.js';
 

@@ -6,11 +6,11 @@ import { systemClock, type Clock } from '../../clock.js';
 import { authError, credentialsFromQuery } from '../../auth/middleware.js';
 import type { Authenticator, AuthOutcome } from '../../auth/types.js';
 import { createLogger } from '../../log.js';
+import type { SystemInfo } from '../../system/info.js';
 import type { TopicRegistry } from '../../topics/registry.js';
 import type { WriteService } from '../../writes/service.js';
 import { MetricsHub } from './hub.js';
 import { formOfQuery } from './protocol.js';
-import { SystemInfo } from './system.js';
 import { systemTimers, type Timers } from './timers.js';
 
 export { CLOSE_GOING_AWAY, CLOSE_IDLE, CLOSE_TOO_SLOW } from './hub.js';
@@ -28,14 +28,10 @@ export interface WebsocketOptions {
   /** Product name for the `WWW-Authenticate` realm of a refused upgrade. */
   realm: string;
   writes: WriteService;
-  /** Its free storage is reported in the `system` rows. */
-  dataDir: string;
-  /** Software version reported in the `system` rows. */
-  version: string;
+  /** The `system` rows pushed on join and once a minute (the same as GET /api/v1/system). */
+  system: SystemInfo;
   clock?: Clock;
   timers?: Timers;
-  /** Unix ms the service started (uptime); default: now. */
-  startedAt?: number;
   /** Default 60 s (decisions.md). */
   idleTimeoutMs?: number;
   /** How often `system` rows are pushed; default one minute. */
@@ -63,7 +59,7 @@ const MAX_FRAME_BYTES = 64 * 1024;
  *   default 256 KiB), 1001 server shutting down;
  * - a join with an empty `topics` list gets the default filter; `topics` needs a non-empty one;
  * - `set` also takes a number or boolean value, as its text;
- * - `system` rows: `system/version`, `system/uptime` (s), `system/free_storage` (MB).
+ * - `system` rows carry the discovery fields, as the topics' definitions do.
  *
  * Credentials are checked on the HTTP upgrade request, before any WebSocket exists, so a
  * refused client gets a plain HTTP answer with the same status, headers and JSON body as
@@ -74,11 +70,10 @@ export function attachWebsocket(options: WebsocketOptions): WebsocketEndpoint {
   const clock = options.clock ?? systemClock;
   const timers = options.timers ?? systemTimers;
   const wss = new WebSocketServer({ noServer: true, clientTracking: false, perMessageDeflate: false, maxPayload: MAX_FRAME_BYTES });
-  const system = new SystemInfo({ clock, version: options.version, dataDir: options.dataDir, startedAt: options.startedAt ?? clock.now() });
   const hub = new MetricsHub({
     registry: options.registry,
     writes: options.writes,
-    system,
+    system: options.system,
     clock,
     timers,
     idleTimeoutMs: options.idleTimeoutMs ?? 60_000,

@@ -1,3 +1,4 @@
+import { discoveryFields } from '../../topics/discovery.js';
 import { compileGlob } from '../../topics/glob.js';
 import type { TopicMeta, TopicState } from '../../topics/registry.js';
 import { SharedPush, type FilterEntry } from './protocol.js';
@@ -117,7 +118,7 @@ export function canonicalFilter(entries: readonly FilterEntry[]): { key: string;
 
 const definitionCache = new WeakMap<TopicMeta, string>();
 
-/** The definition object of a topic as JSON: the Metric object's fields without the value. */
+/** The definition object of a topic as JSON: the Metric object's fields without the value, plus the discovery fields. */
 export function definitionJson(meta: TopicMeta): string {
   let json = definitionCache.get(meta);
   if (json === undefined) {
@@ -130,7 +131,8 @@ export function definitionJson(meta: TopicMeta): string {
       unit: meta.unit,
     };
     if (meta.writable) definition.writable = meta.writable;
-    json = JSON.stringify(definition);
+    // Clients create their entities from the definition, so it always carries these.
+    json = JSON.stringify(Object.assign(definition, discoveryFields(meta)));
     definitionCache.set(meta, json);
   }
   return json;
