@@ -166,6 +166,32 @@ export class AuthService implements Authenticator {
     return run;
   }
 
+  /**
+   * Checks a secret that is neither the password nor a token (the first-run setup code)
+   * under the same per-address throttle: a wrong one counts as a failed login, and a
+   * throttled address gets 429 without the check being made.
+   */
+  checkOtherSecret(clientIp: string, check: () => boolean, wrongMessage: string): Promise<{ ok: true } | Extract<AuthOutcome, { ok: false }>> {
+    const address = clientIp.startsWith('::ffff:') ? clientIp.slice(7) : clientIp;
+    const previous = this.queues.get(address) ?? Promise.resolve();
+    const run = previous.then((): { ok: true } | Extract<AuthOutcome, { ok: false }> => {
+      const waitMs = this.throttle.waitMs(address);
+      if (waitMs > 0) {
+        const retryAfterS = Math.ceil(waitMs / 1000);
+        return { ok: false, status: 429, message: `too many failed attempts from this address: try again in ${retryAfterS} s`, retryAfterS };
+      }
+      if (check()) return { ok: true };
+      this.throttle.recordFailure(address);
+      return { ok: false, status: 401, message: wrongMessage };
+    });
+    const settled = run.catch(() => undefined);
+    this.queues.set(address, settled);
+    void settled.then(() => {
+      if (this.queues.get(address) === settled) this.queues.delete(address);
+    });
+    return run;
+  }
+
   async createToken(request: { name: string; expiresAt?: number | null }): Promise<CreatedToken> {
     const parsedName = tokenNameSchema.safeParse(request.name);
     if (!parsedName.success) throw new AuthInputError(parsedName.error.issues[0]!.message);

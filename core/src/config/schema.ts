@@ -9,14 +9,14 @@ export const configSchema = z
   .object({
     site: z
       .object({
-        name: z.string().min(1).describe('Product name shown in the settings page and the WWW-Authenticate realm.'),
+        name: z.string().min(1, 'must not be empty: a name for this site').max(64, 'must be at most 64 characters long').describe('Product name shown in the settings page and the WWW-Authenticate realm.'),
         timeZone: z
           .string()
           .nullable()
           .refine((tz) => tz === null || isValidTimeZone(tz), 'an IANA time zone such as "Europe/Berlin"')
           .describe('IANA time zone of the site; null = the system time zone. Energy periods and price days follow it.'),
-        latitude: z.number().min(-90).max(90).describe('Latitude of the site, degrees.'),
-        longitude: z.number().min(-180).max(180).describe('Longitude of the site, degrees.'),
+        latitude: z.number().min(-90, 'must be from -90 to 90 (degrees; south is negative)').max(90, 'must be from -90 to 90 (degrees; south is negative)').describe('Latitude of the site, degrees.'),
+        longitude: z.number().min(-180, 'must be from -180 to 180 (degrees; west is negative)').max(180, 'must be from -180 to 180 (degrees; west is negative)').describe('Longitude of the site, degrees.'),
         temperatureUnit: z.enum(['C', 'F']).describe('Unit of weather/outside_temperature.'),
       })
       .strict(),
