@@ -70,7 +70,7 @@ export interface AuthServiceOptions {
 
 /** How to set a password, for every answer that says none is set. */
 export const NO_PASSWORD_MESSAGE =
-  'no password is set yet: set one with `heliograph password set` on the device, or start the service with the HELIOGRAPH_PASSWORD environment variable';
+  "no password is set yet: set one with `heliograph password set` on the device, in the settings page with the setup code from the service's log, or start the service with the HELIOGRAPH_PASSWORD environment variable";
 const MISSING_CREDENTIALS_MESSAGE = `credentials required: use HTTP Basic with user "${PASSWORD_USER}" and the device password, or "Authorization: Bearer <token>"`;
 const WRONG_PASSWORD_MESSAGE = `wrong user name or password (the user name is "${PASSWORD_USER}")`;
 const UNKNOWN_TOKEN_MESSAGE = 'unknown or revoked token: create a new one with POST /api/v1/tokens';
