@@ -47,6 +47,8 @@ test('GET /config: the site, energy and price settings in force, and their JSON 
   assert.deepEqual(body.prices, { multiplier: 1, offset: 0 });
   assert.deepEqual(Object.keys(body.schema.properties), ['site', 'energy', 'prices']);
   assert.match(body.schema.properties.site.properties.timeZone.description, /IANA time zone/);
+  assert.equal(body.schema.properties.site.properties.timeZone.title, 'Time zone', 'a label for each field');
+  assert.deepEqual(body.schema.properties.energy.properties.resetPeriod.enumLabels, { daily: 'Every day', weekly: 'Every week (Monday)', monthly: 'Every month (the 1st)' });
   assert.equal((await server.api('/api/v1/config', { auth: null })).status, 401);
 });
 
