@@ -8,7 +8,11 @@ import { jsonBody, startTestServer, type TestServer } from '../helpers/server.js
 
 const server = await startTestServer({
   fixtures: ['echo', 'keyed'],
-  plugins: [{ id: 'e', plugin: 'echo', devices: ['inverter_1'] }],
+  plugins: [
+    { id: 'e', plugin: 'echo', devices: ['inverter_1'] },
+    // Switched off, and its plugin since uninstalled: the start must not fail over it.
+    { id: 'gone', plugin: 'uninstalled', enabled: false },
+  ],
 });
 
 type Issues = Array<{ path: Array<string | number>; message: string }>;
@@ -172,6 +176,21 @@ test('a removed instance is stopped and gone from the list and plugins.json', as
   assert.equal(pluginsFile().some((p) => p.id === 'refused'), false);
   assert.equal((await send('DELETE', '/api/v1/plugins/refused')).status, 404);
   assert.equal((await server.api('/api/v1/plugins/refused/config')).status, 404);
+});
+
+test('a disabled instance of an uninstalled plugin is listed, has no form, and cannot be enabled', async () => {
+  const listed = ((await (await server.api('/api/v1/plugins')).json()) as Array<Record<string, unknown>>).find((p) => p.id === 'gone')!;
+  assert.equal(listed.enabled, false);
+  assert.equal(listed.state, 'stopped');
+  const form = await server.api('/api/v1/plugins/gone/config');
+  assert.equal(form.status, 409);
+  assert.match(((await form.json()) as { error: string }).error, /plugin "uninstalled" is not installed or cannot be loaded/);
+  const on = await send('PATCH', '/api/v1/plugins/gone', { enabled: true });
+  assert.equal(on.status, 400);
+  const issues = ((await on.json()) as { issues: Issues }).issues;
+  assert.deepEqual(issues[0]!.path, ['enabled']);
+  assert.match(issues[0]!.message, /no plugin "uninstalled" is installed/);
+  assert.equal(pluginsFile().find((p) => p.id === 'gone')!.enabled, false);
 });
 
 test('plugin and token changes are audited with who made them, secrets shown as ***', async () => {

@@ -15,8 +15,10 @@ export class ValidationError extends ApiError {
   constructor(
     message: string,
     readonly issues: FieldIssue[],
+    /** 400, or 409 for a conflict that is still one field's fault (an id in use). */
+    status: 400 | 409 = 400,
   ) {
-    super(400, message);
+    super(status, message);
   }
 }
 

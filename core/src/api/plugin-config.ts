@@ -31,8 +31,12 @@ export function pluginConfigRoutes(deps: { host: PluginHost; save: SavePluginEnt
   // file ends up holding the last accepted config even when two PUTs overlap.
   let saving: Promise<unknown> = Promise.resolve();
 
-  const unknownInstance = (id: string) =>
-    new ApiError(404, `no plugin instance "${id}": GET /api/v1/plugins lists them`);
+  const unknownInstance = (id: string) => {
+    const entry = host.entries().find((e) => e.id === id);
+    // Listed but without a form: its plugin is not installed (any more) or its code does not load.
+    if (entry) return new ApiError(409, `instance "${id}" has no config form: plugin "${entry.plugin}" is not installed or cannot be loaded (see last_error in GET /api/v1/plugins)`);
+    return new ApiError(404, `no plugin instance "${id}": GET /api/v1/plugins lists them`);
+  };
 
   router.get('/plugins/:id/config', (ctx) => {
     const id = ctx.params.id!;

@@ -71,10 +71,7 @@ export function pluginInstancesRoutes(deps: { host: PluginHost; save: SavePlugin
   router.post('/plugins', async (ctx) => {
     const entry = parseBody(newInstanceBody, ctx.request.body);
     const outcome = await host.add(entry);
-    if (!outcome.ok) {
-      const error = new ValidationError(issuesText(outcome.issues), outcome.issues);
-      throw outcome.conflict ? Object.assign(new ApiError(409, error.message), { issues: error.issues }) : error;
-    }
+    if (!outcome.ok) throw new ValidationError(issuesText(outcome.issues), outcome.issues, outcome.conflict ? 409 : 400);
     await persist(() => host.remove(entry.id));
     await record({ who: ctx.state.who, topic: `plugins/${entry.id}`, oldValue: '', newValue: shown(entry) });
     ctx.status = 201;

@@ -37,7 +37,6 @@ interface Instance {
   definition?: PluginDefinition;
   /** The config schema as JSON Schema and its secret fields, worked out once per definition. */
   form?: { schema: unknown; secrets: SecretPaths };
-  firstRuns?: FirstRuns;
   parsedConfig?: unknown;
   state: InstanceState;
   lastError: string | null;
@@ -261,7 +260,7 @@ export class PluginHost extends SafeEmitter<{ status: (status: InstanceStatus) =
   private async start(instance: Instance): Promise<void> {
     const { config, definition, plugin } = instance;
     if (!definition || !plugin) return;
-    const firstRuns = (instance.firstRuns = new FirstRuns());
+    const firstRuns = new FirstRuns();
     let setupDone = false;
     // This start's own controller: a stop or a newer start replaces instance.abort meanwhile.
     const abort = (instance.abort = new AbortController());
