@@ -180,7 +180,10 @@ export class AuthService implements Authenticator {
         const retryAfterS = Math.ceil(waitMs / 1000);
         return { ok: false, status: 429, message: `too many failed attempts from this address: try again in ${retryAfterS} s`, retryAfterS };
       }
-      if (check()) return { ok: true };
+      if (check()) {
+        this.throttle.recordSuccess(address);
+        return { ok: true };
+      }
       this.throttle.recordFailure(address);
       return { ok: false, status: 401, message: wrongMessage };
     });
