@@ -96,6 +96,17 @@ test('an id in use is 409; an unknown plugin, a bad id or a device in use is 400
   assert.deepEqual(((await device.json()) as { issues: Issues }).issues, [
     { path: ['devices', 0], message: 'device "inverter_1" is already driven by instance "e": pick another number' },
   ]);
+
+  const wrongDevices = async (body: unknown) => {
+    const res = await send('POST', '/api/v1/plugins', body);
+    assert.equal(res.status, 400);
+    return ((await res.json()) as { issues: Issues }).issues;
+  };
+  assert.deepEqual(await wrongDevices({ id: 'k', plugin: 'keyed', devices: ['inverter_3'], config: { apiKey: 'x' } }), [
+    { path: ['devices'], message: 'must be empty: Keyed provider drives no devices' },
+  ]);
+  assert.deepEqual(await wrongDevices({ id: 'e3', plugin: 'echo', devices: ['battery_1'] }), [{ path: ['devices', 0], message: 'must be an inverter: echo drives no battery' }]);
+  assert.deepEqual(await wrongDevices({ id: 'e4', plugin: 'echo' }), [{ path: ['devices'], message: 'must list at least 1 device for echo to drive' }]);
 });
 
 test('an added instance is saved, starts, and shows running only after its first run', async () => {

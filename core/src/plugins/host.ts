@@ -9,7 +9,7 @@ import { ContextBuilder, type ContextServices } from './context.js';
 import type { DiscoveredPlugin } from './discovery.js';
 import type { PluginInstanceConfig } from './instances.js';
 import { FirstRuns } from './first-runs.js';
-import { importDefinition, listInstalled, type InstalledPlugin } from './installed.js';
+import { deviceRule, importDefinition, listInstalled, type InstalledPlugin } from './installed.js';
 import { hideSecrets, keepSecrets, secretPaths, type SecretPaths } from './secrets.js';
 import { plainErrorMap, fieldIssues, issuesText, type FieldIssue } from '../api/field-issues.js';
 
@@ -183,7 +183,7 @@ export class PluginHost extends SafeEmitter<{ status: (status: InstanceStatus) =
     }
     // Checked after the import's await, so two adds of one id cannot both pass.
     if (this.find(entry.id)) return { ok: false, conflict: true, issues: [{ path: ['id'], message: `an instance "${entry.id}" already exists: choose another id` }] };
-    const issues = this.deviceConflicts(entry);
+    const issues = this.deviceProblems(entry, plugin);
     const parsed = definition.configSchema.safeParse(entry.config, { error: plainErrorMap });
     if (!parsed.success) issues.push(...fieldIssues(parsed.error, ['config']));
     if (issues.length > 0 || !parsed.success) return { ok: false, issues };
@@ -246,13 +246,23 @@ export class PluginHost extends SafeEmitter<{ status: (status: InstanceStatus) =
     await Promise.all(this.instances.filter((i) => i.config.enabled && i.parsedConfig !== undefined).map((i) => this.restart(i)));
   }
 
-  /** Problems with the devices of a new entry: unknown kinds, or ones another instance drives. */
-  private deviceConflicts(entry: PluginInstanceConfig): FieldIssue[] {
-    const owners = new Map(this.instances.flatMap((i) => i.config.devices.map((d) => [d, i.config.id] as const)));
+  /**
+   * Problems with the devices of a new entry: more or fewer than the plugin drives, a kind
+   * it does not drive, or one another instance drives.
+   */
+  private deviceProblems(entry: PluginInstanceConfig, plugin: DiscoveredPlugin): FieldIssue[] {
+    const rule = deviceRule(plugin);
+    const name = plugin.manifest.name ?? plugin.manifest.id;
+    if (!rule) return entry.devices.length > 0 ? [{ path: ['devices'], message: `must be empty: ${name} drives no devices` }] : [];
     const issues: FieldIssue[] = [];
+    if (entry.devices.length < rule.min) issues.push({ path: ['devices'], message: `must list at least ${rule.min} device${rule.min === 1 ? '' : 's'} for ${name} to drive` });
+    if (rule.max !== null && entry.devices.length > rule.max) issues.push({ path: ['devices'], message: `must list at most ${rule.max} device${rule.max === 1 ? '' : 's'}: ${name} drives no more` });
+    const owners = new Map(this.instances.flatMap((i) => i.config.devices.map((d) => [d, i.config.id] as const)));
     entry.devices.forEach((device, index) => {
+      const kind = deviceFromId(device).kind;
       const owner = owners.get(device);
-      if (owner) issues.push({ path: ['devices', index], message: `device "${device}" is already driven by instance "${owner}": pick another number` });
+      if (!rule.kinds.includes(kind)) issues.push({ path: ['devices', index], message: `must be ${rule.kinds.map((k) => `a${k === 'inverter' ? 'n' : ''} ${k}`).join(' or ')}: ${name} drives no ${kind}` });
+      else if (owner) issues.push({ path: ['devices', index], message: `device "${device}" is already driven by instance "${owner}": pick another number` });
     });
     return issues;
   }

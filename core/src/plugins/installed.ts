@@ -25,14 +25,14 @@ export interface InstalledPlugin {
 export async function listInstalled(discovered: Map<string, DiscoveredPlugin>): Promise<InstalledPlugin[]> {
   const out: InstalledPlugin[] = [];
   for (const plugin of [...discovered.values()].sort((a, b) => a.manifest.id.localeCompare(b.manifest.id))) {
-    const { id, kind, name, devices } = plugin.manifest;
+    const { id, kind, name } = plugin.manifest;
     const entry: InstalledPlugin = {
       plugin: id,
       kind,
       name: name ?? id,
       description: plugin.description ?? '',
       schema: null,
-      devices: devices ?? (kind === 'inverter' || kind === 'battery' ? { kinds: [kind], min: 1, max: null } : null),
+      devices: deviceRule(plugin),
     };
     try {
       entry.schema = z.toJSONSchema((await importDefinition(plugin)).configSchema, { io: 'input', unrepresentable: 'any' });
@@ -42,6 +42,15 @@ export async function listInstalled(discovered: Map<string, DiscoveredPlugin>): 
     out.push(entry);
   }
   return out;
+}
+
+/**
+ * Which devices an instance of the plugin may drive: the manifest's `devices`, else one or
+ * more of the plugin's kind for inverter and battery plugins, none for the others.
+ */
+export function deviceRule(plugin: DiscoveredPlugin): InstalledPlugin['devices'] {
+  const { kind, devices } = plugin.manifest;
+  return devices ?? (kind === 'inverter' || kind === 'battery' ? { kinds: [kind], min: 1, max: null } : null);
 }
 
 /** Imports a plugin's module and checks that its default export is its definition. */
