@@ -55,7 +55,7 @@ async function serve(argv: string[]): Promise<number> {
   if (!Number.isInteger(port) || port < 0 || port > 65535) throw new ConfigError(`port: expected a whole number from 0 to 65535, got "${where.port}"`);
   const server = await startHeliograph({ ...where, port, password: process.env.HELIOGRAPH_PASSWORD || undefined });
   process.stdout.write(`listening on ${server.url}\n`);
-  if (!(await server.auth.hasPassword())) log.warn('no password is set: the API answers 403 until one is (run `heliograph password set`)');
+  if (!(await server.auth.hasPassword())) log.warn('no password is set: the API answers 403 until one is (set it in the settings page with the setup code above, or run `heliograph password set`)');
 
   await new Promise<void>((done) => {
     const stop = (signal: string) => {

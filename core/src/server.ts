@@ -36,6 +36,13 @@ import { SystemInfo } from './system/info.js';
 import { loadSiteId } from './system/site-id.js';
 import { advertiseMdns } from './system/mdns.js';
 import { mdnsEnabled } from './system/mdns-enabled.js';
+import { SetupCode } from './auth/setup-code.js';
+import { setupRoutes } from './api/setup.js';
+import { setupAudit } from './api/change-audit.js';
+import { pluginInstancesRoutes } from './api/plugin-instances.js';
+import { siteConfigRoutes } from './api/site-config.js';
+import { LiveSiteSettings } from './config/site-settings.js';
+import { applySiteSettingsLive } from './config/apply-live.js';
 
 const log = createLogger('server');
 
@@ -72,6 +79,8 @@ export interface Heliograph {
   auth: AuthService;
   /** `system/site_id`, the unit's identity, kept in the data directory. */
   siteId: number;
+  /** The first-run setup code (printed to the log); its value is undefined once a password exists. */
+  setupCode: SetupCode;
   /** Stops plugins, flushes everything to disk and closes the server. */
   close(): Promise<void>;
 }
@@ -83,7 +92,8 @@ export interface Heliograph {
  */
 export async function startHeliograph(options: ServerOptions): Promise<Heliograph> {
   const clock = options.clock ?? systemClock;
-  const config = loadConfig(options.configFile ?? join(options.dataDir, 'config.json'));
+  const configFile = options.configFile ?? join(options.dataDir, 'config.json');
+  const config = loadConfig(configFile);
   const timeZone = siteTimeZone(config);
   const instances = loadPluginsFile(options.pluginsFile);
   const startedAt = clock.now();
@@ -126,6 +136,8 @@ export async function startHeliograph(options: ServerOptions): Promise<Heliograp
     const writes = new WriteService(registry, audit, clock);
     const auth = await AuthService.create(db, clock, config.auth);
     if (options.password) await auth.ensurePassword(options.password);
+    const setupCode = SetupCode.forStart(await auth.hasPassword());
+    const record = setupAudit(audit, clock);
 
     const forecast = new ForecastStore({ registry, clock, temperatureUnit: config.site.temperatureUnit });
     forecast.start();
@@ -149,6 +161,9 @@ export async function startHeliograph(options: ServerOptions): Promise<Heliograp
       options.pluginsFile,
     );
     await plugins.load();
+    const settings = new LiveSiteSettings(config, configFile);
+    closers.push(applySiteSettingsLive(settings, { energy, prices, forecast, plugins }));
+    const savePlugins = (entries: Parameters<typeof savePluginsFile>[1]) => savePluginsFile(options.pluginsFile, entries);
 
     const app = createApp({
       auth,
@@ -158,13 +173,19 @@ export async function startHeliograph(options: ServerOptions): Promise<Heliograp
         historyRoutes({ registry, store: history, clock }),
         forecastRoutes({ store: forecast, clock, registry }),
         gridRoutes({ book: prices }),
+        pluginInstancesRoutes({ host: plugins, save: savePlugins, record }),
         pluginsRoutes({ host: plugins }),
-        pluginConfigRoutes({ host: plugins, save: (entries) => savePluginsFile(options.pluginsFile, entries) }),
+        pluginConfigRoutes({ host: plugins, save: savePlugins, record }),
+        siteConfigRoutes({ settings, record }),
         auditRoutes({ audit }),
-        tokensRoutes({ auth }),
+        tokensRoutes({ auth, record }),
         systemRoutes({ system }),
       ],
-      publicRouters: [upgradeRequiredRoutes(), staticRoutes({ dir: join(ROOT_DIR, 'web', 'dist') })],
+      publicRouters: [
+        upgradeRequiredRoutes(),
+        setupRoutes({ auth, setupCode, clock, realm: config.site.name, record }),
+        staticRoutes({ dir: join(ROOT_DIR, 'web', 'dist') }),
+      ],
     });
     const server = await listen(app, options.host, options.port);
     closers.push(() => server.close());
@@ -178,7 +199,7 @@ export async function startHeliograph(options: ServerOptions): Promise<Heliograp
 
     closers.push(() => plugins.stopAll());
     const pluginsStarted = plugins.startAll();
-    return { url: server.url, port: server.port, config, registry, plugins, pluginsStarted, auth, siteId, close };
+    return { url: server.url, port: server.port, config, registry, plugins, pluginsStarted, auth, siteId, setupCode, close };
   } catch (err) {
     await close();
     throw err;

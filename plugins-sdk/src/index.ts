@@ -17,6 +17,7 @@ import { z } from 'zod';
 import type { Disposer, PluginContext } from './context.js';
 
 export { z };
+export { secret, isSecretSchema } from './config.js';
 export {
   localDays,
   parseAnswer,
@@ -107,6 +108,20 @@ export const manifestSchema = z.object({
   id: z.string().regex(/^[a-z0-9][a-z0-9-]*$/, 'lower-case letters, digits and dashes'),
   kind: z.enum(['inverter', 'battery', 'forecast', 'prices', 'integration']),
   sdk: z.string().regex(/^\^?1(\.\d+){0,2}$/, 'an SDK v1 range such as "^1"'),
+  /** Name shown in the settings page ("Open-Meteo"); default: the id. */
+  name: z.string().min(1).optional(),
+  /**
+   * Which devices an instance may drive, for the settings page's device picker. Default:
+   * one or more devices of the plugin's kind for `inverter` and `battery` plugins, none for
+   * the others.
+   */
+  devices: z
+    .object({
+      kinds: z.array(z.enum(['inverter', 'battery'])).min(1),
+      min: z.number().int().min(0).default(0),
+      max: z.number().int().min(1).nullable().default(null),
+    })
+    .optional(),
 });
 
 /**

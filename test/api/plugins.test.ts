@@ -18,7 +18,11 @@ test('a plugin that throws in setup is listed as failed with its error; the rest
   const res = await server.api('/api/v1/plugins');
   assert.equal(res.status, 200);
   const list = (await res.json()) as Array<Record<string, unknown>>;
-  assert.deepEqual(list.map((p) => p.id), ['broken', 'flaky', 'good'], 'disabled instances do not run');
+  assert.deepEqual(list.map((p) => p.id), ['broken', 'flaky', 'good', 'off']);
+  const off = list.find((p) => p.id === 'off')!;
+  assert.equal(off.enabled, false, 'a disabled instance stays listed');
+  assert.equal(off.state, 'stopped', 'and does not run');
+  assert.equal(list.find((p) => p.id === 'good')!.enabled, true);
   const broken = list.find((p) => p.id === 'broken')!;
   assert.equal(broken.plugin, 'crashing');
   assert.equal(broken.kind, 'integration');

@@ -36,7 +36,9 @@ export function errorHandler() {
       const message = status >= 500 && !(err instanceof ApiError) ? 'internal error' : (err as Error).message;
       if (status >= 500) log.error(`${ctx.method} ${ctx.path} failed`, { err });
       ctx.status = status;
-      ctx.body = { error: message };
+      // Field-level problems (see field-issues.ts) travel next to the message, for forms.
+      const issues = (err as { issues?: unknown }).issues;
+      ctx.body = err instanceof ApiError && Array.isArray(issues) ? { error: message, issues } : { error: message };
       if (err instanceof ApiError) ctx.set(err.headers);
     }
   };

@@ -3,6 +3,7 @@ import { z } from 'zod';
 import { AuthInputError, tokenNameSchema, type AuthService } from '../auth/service.js';
 import { parseRfc3339 } from '../time.js';
 import { ApiError } from './errors.js';
+import type { RecordChange } from './change-audit.js';
 
 const BODY_SHAPE = 'the body must be a JSON object: {"name": "...", "expires_at"?: RFC 3339 time}';
 const EXPIRES_AT_ERROR = 'expires_at must be an RFC 3339 time such as "2030-01-31T12:00:00Z", or null';
@@ -35,20 +36,25 @@ const createTokenBody = z.strictObject(
  * POST /api/v1/tokens (the secret is shown once), GET /api/v1/tokens (never the secrets),
  * DELETE /api/v1/tokens/:id (the token stops working from the next request).
  */
-export function tokensRoutes(deps: { auth: AuthService }): Router {
+export function tokensRoutes(deps: { auth: AuthService; record?: RecordChange }): Router {
   const { auth } = deps;
+  // Created and revoked tokens are audited as tokens/<name> (the secret never is).
+  const record: RecordChange = deps.record ?? (async () => {});
   const router = new Router();
 
   router.post('/tokens', async (ctx) => {
     const parsed = createTokenBody.safeParse(ctx.request.body);
     if (!parsed.success) throw new ApiError(400, parsed.error.issues[0]!.message);
     const { name, expires_at } = parsed.data;
+    let created;
     try {
-      ctx.body = await auth.createToken({ name, expiresAt: expires_at });
+      created = await auth.createToken({ name, expiresAt: expires_at });
     } catch (err) {
       if (err instanceof AuthInputError) throw new ApiError(err.reason === 'conflict' ? 409 : 400, err.message);
       throw err;
     }
+    await record({ who: ctx.state.who, topic: `tokens/${created.name}`, oldValue: '', newValue: created.expires_at ? `created, expires ${created.expires_at}` : 'created' });
+    ctx.body = created;
     ctx.status = 201;
   });
 
@@ -58,7 +64,9 @@ export function tokensRoutes(deps: { auth: AuthService }): Router {
 
   router.delete('/tokens/:id', async (ctx) => {
     const id = ctx.params.id!;
+    const name = (await auth.listTokens()).find((t) => t.id === id)?.name;
     if (!(await auth.revokeToken(id))) throw new ApiError(404, `no token with id "${id}": GET /api/v1/tokens lists the tokens`);
+    await record({ who: ctx.state.who, topic: `tokens/${name ?? id}`, oldValue: 'active', newValue: 'revoked' });
     ctx.status = 204;
   });
 

@@ -70,7 +70,7 @@ export interface AuthServiceOptions {
 
 /** How to set a password, for every answer that says none is set. */
 export const NO_PASSWORD_MESSAGE =
-  'no password is set yet: set one with `heliograph password set` on the device, or start the service with the HELIOGRAPH_PASSWORD environment variable';
+  "no password is set yet: set one with `heliograph password set` on the device, in the settings page with the setup code from the service's log, or start the service with the HELIOGRAPH_PASSWORD environment variable";
 const MISSING_CREDENTIALS_MESSAGE = `credentials required: use HTTP Basic with user "${PASSWORD_USER}" and the device password, or "Authorization: Bearer <token>"`;
 const WRONG_PASSWORD_MESSAGE = `wrong user name or password (the user name is "${PASSWORD_USER}")`;
 const UNKNOWN_TOKEN_MESSAGE = 'unknown or revoked token: create a new one with POST /api/v1/tokens';
@@ -158,6 +158,35 @@ export class AuthService implements Authenticator {
     const address = clientIp.startsWith('::ffff:') ? clientIp.slice(7) : clientIp;
     const previous = this.queues.get(address) ?? Promise.resolve();
     const run = previous.then(() => this.check(credentials, address));
+    const settled = run.catch(() => undefined);
+    this.queues.set(address, settled);
+    void settled.then(() => {
+      if (this.queues.get(address) === settled) this.queues.delete(address);
+    });
+    return run;
+  }
+
+  /**
+   * Checks a secret that is neither the password nor a token (the first-run setup code)
+   * under the same per-address throttle: a wrong one counts as a failed login, and a
+   * throttled address gets 429 without the check being made.
+   */
+  checkOtherSecret(clientIp: string, check: () => boolean, wrongMessage: string): Promise<{ ok: true } | Extract<AuthOutcome, { ok: false }>> {
+    const address = clientIp.startsWith('::ffff:') ? clientIp.slice(7) : clientIp;
+    const previous = this.queues.get(address) ?? Promise.resolve();
+    const run = previous.then((): { ok: true } | Extract<AuthOutcome, { ok: false }> => {
+      const waitMs = this.throttle.waitMs(address);
+      if (waitMs > 0) {
+        const retryAfterS = Math.ceil(waitMs / 1000);
+        return { ok: false, status: 429, message: `too many failed attempts from this address: try again in ${retryAfterS} s`, retryAfterS };
+      }
+      if (check()) {
+        this.throttle.recordSuccess(address);
+        return { ok: true };
+      }
+      this.throttle.recordFailure(address);
+      return { ok: false, status: 401, message: wrongMessage };
+    });
     const settled = run.catch(() => undefined);
     this.queues.set(address, settled);
     void settled.then(() => {

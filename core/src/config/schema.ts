@@ -6,30 +6,56 @@ import { z } from 'zod';
  * or --config FILE) overrides any subset of them. Every key is described here, and
  * config/schema.json is generated from this schema (`npm run config:schema`).
  */
+// Range messages say what is refused, for the settings page's fields and the config file's errors.
+const LATITUDE_RANGE = 'must be from -90 to 90 (degrees; south is negative)';
+const LONGITUDE_RANGE = 'must be from -180 to 180 (degrees; west is negative)';
+
 export const configSchema = z
   .object({
     site: z
       .object({
-        name: z.string().min(1).describe('Product name shown in the settings page and the WWW-Authenticate realm.'),
+        name: z
+          .string()
+          .min(1, 'must not be empty: a name for this site')
+          .max(64, 'must be at most 64 characters long')
+          .describe('Product name shown in the settings page and the WWW-Authenticate realm.')
+          .meta({ title: 'Site name' }),
         timeZone: z
           .string()
           .nullable()
           .refine((tz) => tz === null || isValidTimeZone(tz), 'an IANA time zone such as "Europe/Berlin"')
-          .describe('IANA time zone of the site; null = the system time zone. Energy periods and price days follow it.'),
-        latitude: z.number().min(-90).max(90).describe('Latitude of the site, degrees.'),
-        longitude: z.number().min(-180).max(180).describe('Longitude of the site, degrees.'),
-        temperatureUnit: z.enum(['C', 'F']).describe('Unit of weather/outside_temperature.'),
+          .describe('IANA time zone of the site; null = the system time zone. Energy periods and price days follow it.')
+          .meta({ title: 'Time zone' }),
+        latitude: z
+          .number()
+          .min(-90, LATITUDE_RANGE)
+          .max(90, LATITUDE_RANGE)
+          .describe('Latitude of the site, degrees.')
+          .meta({ title: 'Latitude' }),
+        longitude: z
+          .number()
+          .min(-180, LONGITUDE_RANGE)
+          .max(180, LONGITUDE_RANGE)
+          .describe('Longitude of the site, degrees.')
+          .meta({ title: 'Longitude' }),
+        temperatureUnit: z
+          .enum(['C', 'F'])
+          .describe('Unit of weather/outside_temperature.')
+          .meta({ title: 'Temperature unit', enumLabels: { C: '°C (Celsius)', F: '°F (Fahrenheit)' } }),
       })
       .strict(),
     energy: z
       .object({
-        resetPeriod: z.enum(['daily', 'weekly', 'monthly']).describe('When the kWh totals restart from zero, at local midnight (Monday for weekly, the 1st for monthly).'),
+        resetPeriod: z
+          .enum(['daily', 'weekly', 'monthly'])
+          .describe('When the kWh totals restart from zero, at local midnight (Monday for weekly, the 1st for monthly).')
+          .meta({ title: 'Energy totals restart', enumLabels: { daily: 'Every day', weekly: 'Every week (Monday)', monthly: 'Every month (the 1st)' } }),
       })
       .strict(),
     prices: z
       .object({
-        multiplier: z.number().describe('Grid prices are shown as raw * multiplier + offset (taxes, fees).'),
-        offset: z.number().describe('Added to every grid price after the multiplier, in currency per kWh.'),
+        multiplier: z.number().describe('Grid prices are shown as raw * multiplier + offset (taxes, fees).').meta({ title: 'Price multiplier' }),
+        offset: z.number().describe('Added to every grid price after the multiplier, in currency per kWh.').meta({ title: 'Price offset (per kWh)' }),
       })
       .strict(),
     history: z

@@ -69,9 +69,26 @@ export class EnergyTotals {
     private readonly registry: TopicRegistry,
     private readonly db: Db,
     private readonly clock: Clock,
-    private readonly period: ResetPeriod,
-    private readonly timeZone: string,
+    private period: ResetPeriod,
+    private timeZone: string,
   ) {}
+
+  /**
+   * The site's reset period or time zone changed (site settings, applied without a
+   * restart): the current period is bounded anew at once, so the next reset comes at the
+   * new local midnight. The kWh counted so far are kept rather than zeroed: they are the
+   * best figure there is for the new period until it next resets.
+   */
+  reconfigure(settings: { period: ResetPeriod; timeZone: string }): void {
+    this.period = settings.period;
+    this.timeZone = settings.timeZone;
+    ({ start: this.periodStartMs, end: this.periodEndMs } = periodBounds(this.clock.now(), this.period, this.timeZone));
+  }
+
+  /** The current period's bounds (tests). */
+  get currentPeriod(): { start: number; end: number } {
+    return { start: this.periodStartMs, end: this.periodEndMs };
+  }
 
   async start(): Promise<() => Promise<void>> {
     const undo: Array<() => void> = [];

@@ -85,6 +85,22 @@ export class ForecastStore implements ForecastSink {
 
   constructor(private readonly options: ForecastStoreOptions) {}
 
+  /**
+   * The site's temperature unit changed (applied without a restart). The stored outside
+   * temperatures are in the old unit, so that topic is dropped; the next forecast run
+   * (forecast plugins restart with the new `ctx.site` and fetch at once) defines it again
+   * labelled with the new unit.
+   */
+  setTemperatureUnit(unit: 'C' | 'F'): void {
+    if (unit === this.options.temperatureUnit) return;
+    this.options.temperatureUnit = unit;
+    const series = this.series.get('outside_temperature');
+    if (series) {
+      series.undefine();
+      this.series.delete('outside_temperature');
+    }
+  }
+
   register(source: string, options: { dedicated?: boolean } = {}): () => void {
     this.sources.set(source, (this.sources.get(source) ?? 0) + 1);
     if (options.dedicated) this.dedicated.add(source);

@@ -79,6 +79,17 @@ export class PriceBook implements PriceSink {
 
   constructor(private readonly options: PriceBookOptions) {}
 
+  /**
+   * The site's price settings changed (applied without a restart): the stored raw slots
+   * are shown with the new multiplier and offset from the next read on, and local days
+   * follow the new time zone.
+   */
+  reconfigure(settings: Pick<PriceBookOptions, 'timeZone' | 'multiplier' | 'offset'>): void {
+    this.options.timeZone = settings.timeZone;
+    this.options.multiplier = settings.multiplier;
+    this.options.offset = settings.offset;
+  }
+
   declare(source: string, args: Declaration, options: { dedicated?: boolean } = {}): () => void {
     if (args.scheduleType !== 'none' && !args.currency) {
       throw new Error(`prices.declare: currency is required when scheduleType is "${args.scheduleType}" (e.g. currency: 'EUR')`);

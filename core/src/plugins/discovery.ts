@@ -13,6 +13,8 @@ export interface DiscoveredPlugin {
   dir: string;
   /** Absolute path of the module to import. */
   entry: string;
+  /** The package.json `description`, shown in the settings page's list of installed plugins. */
+  description?: string;
 }
 
 /**
@@ -26,7 +28,7 @@ export function discoverPlugins(root: string): Map<string, DiscoveredPlugin> {
   const consider = (dir: string, requireKeyword: boolean) => {
     const pkgFile = join(dir, 'package.json');
     if (!existsSync(pkgFile)) return;
-    let pkg: { name?: string; main?: string; keywords?: unknown; heliograph?: unknown };
+    let pkg: { name?: string; main?: string; description?: unknown; keywords?: unknown; heliograph?: unknown };
     try {
       pkg = JSON.parse(readFileSync(pkgFile, 'utf8'));
     } catch (err) {
@@ -46,6 +48,7 @@ export function discoverPlugins(root: string): Map<string, DiscoveredPlugin> {
       packageName: pkg.name ?? parsed.data.id,
       dir,
       entry: join(dir, pkg.main ?? 'index.js'),
+      description: typeof pkg.description === 'string' ? pkg.description : undefined,
     });
   };
 

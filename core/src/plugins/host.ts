@@ -1,4 +1,3 @@
-import { pathToFileURL } from 'node:url';
 import { z } from 'zod';
 import { deviceFromId, type PluginDefinition } from '@heliograph/plugins-sdk';
 import { ConfigError } from '../config/load.js';
@@ -9,6 +8,10 @@ import { formatZodError } from '../zod-errors.js';
 import { ContextBuilder, type ContextServices } from './context.js';
 import type { DiscoveredPlugin } from './discovery.js';
 import type { PluginInstanceConfig } from './instances.js';
+import { FirstRuns } from './first-runs.js';
+import { deviceRule, importDefinition, listInstalled, type InstalledPlugin } from './installed.js';
+import { hideSecrets, keepSecrets, secretPaths, type SecretPaths } from './secrets.js';
+import { plainErrorMap, fieldIssues, issuesText, type FieldIssue } from '../api/field-issues.js';
 
 const log = createLogger('plugins');
 
@@ -19,6 +22,8 @@ export interface InstanceStatus {
   id: string;
   plugin: string;
   kind: string;
+  /** False for an instance kept in plugins.json but switched off; its state is "stopped". */
+  enabled: boolean;
   devices: string[];
   state: InstanceState;
   last_error: string | null;
@@ -27,8 +32,11 @@ export interface InstanceStatus {
 
 interface Instance {
   config: PluginInstanceConfig;
-  plugin: DiscoveredPlugin;
+  /** Undefined for a disabled instance of a plugin that is not installed (any more). */
+  plugin?: DiscoveredPlugin;
   definition?: PluginDefinition;
+  /** The config schema as JSON Schema and its secret fields, worked out once per definition. */
+  form?: { schema: unknown; secrets: SecretPaths };
   parsedConfig?: unknown;
   state: InstanceState;
   lastError: string | null;
@@ -67,21 +75,24 @@ export class PluginHost extends SafeEmitter<{ status: (status: InstanceStatus) =
   async load(): Promise<void> {
     const problems: string[] = [];
     for (const [index, config] of this.configs.entries()) {
-      if (!config.enabled) continue;
       const plugin = this.discovered.get(config.plugin);
-      if (!plugin) {
-        const known = [...this.discovered.keys()].sort().join(', ') || 'none';
-        problems.push(`${this.source}: plugins[${index}].plugin: no plugin "${config.plugin}" is installed (installed: ${known})`);
+      if (!plugin && config.enabled) {
+        problems.push(`${this.source}: plugins[${index}].plugin: ${this.notInstalled(config.plugin)}`);
         continue;
       }
+      // Disabled instances are listed (and their config can be edited) but never started.
       const instance: Instance = { config, plugin, state: 'stopped', lastError: null, lastPoll: null, failures: 0 };
       this.instances.push(instance);
+      if (!plugin) continue;
       try {
         instance.definition = await importDefinition(plugin);
       } catch (err) {
-        this.fail(instance, `cannot load plugin ${plugin.packageName}: ${errorMessage(err)}`);
+        const message = `cannot load plugin ${plugin.packageName}: ${errorMessage(err)}`;
+        if (config.enabled) this.fail(instance, message);
+        else instance.lastError = message;
         continue;
       }
+      if (!config.enabled) continue;
       const parsed = instance.definition.configSchema.safeParse(config.config);
       if (!parsed.success) {
         const prefixed = { ...parsed.error, issues: parsed.error.issues.map((i) => ({ ...i, path: ['plugins', index, 'config', ...i.path] })) };
@@ -95,7 +106,7 @@ export class PluginHost extends SafeEmitter<{ status: (status: InstanceStatus) =
 
   /** Starts every loaded instance; resolves when each has started or failed. */
   async startAll(): Promise<void> {
-    await Promise.all(this.instances.filter((i) => i.definition && i.parsedConfig !== undefined).map((i) => this.start(i)));
+    await Promise.all(this.instances.filter((i) => i.config.enabled && i.definition && i.parsedConfig !== undefined).map((i) => this.start(i)));
   }
 
   async stopAll(): Promise<void> {
@@ -108,65 +119,189 @@ export class PluginHost extends SafeEmitter<{ status: (status: InstanceStatus) =
 
   /**
    * An instance's config form: the plugin's config schema as JSON Schema (the settings page
-   * draws its form from it) and the config in force. Undefined for an unknown id.
+   * draws its form from it), the config in force without its secrets, and which secrets are
+   * set. Undefined for an unknown id (or one whose plugin is not installed).
    */
-  describe(id: string): { schema: unknown; config: unknown } | undefined {
-    const instance = this.instances.find((i) => i.config.id === id);
-    if (!instance?.definition) return undefined;
-    return { schema: z.toJSONSchema(instance.definition.configSchema, { io: 'input', unrepresentable: 'any' }), config: instance.config.config };
+  describe(id: string): { schema: unknown; config: Record<string, unknown>; secrets: Record<string, boolean> } | undefined {
+    const instance = this.find(id);
+    const form = instance && this.formOf(instance);
+    if (!instance || !form) return undefined;
+    return { schema: form.schema, ...hideSecrets(instance.config.config, form.secrets) };
+  }
+
+  /** The secret fields of an instance's config (for the audit log's "***"). */
+  secretsOf(id: string): SecretPaths {
+    const instance = this.find(id);
+    return (instance && this.formOf(instance)?.secrets) ?? [];
   }
 
   /**
    * Validates a new config for an instance with the plugin's own schema and restarts the
-   * instance with it. Resolves with the error lines when the config is refused (the
-   * running instance is left as it was), or with the config to persist.
+   * instance with it (a disabled one just keeps it). Secrets the new config leaves out are
+   * kept from the stored one. Resolves with the problems when the config is refused (the
+   * running instance is left as it was), or with the config as answers may show it.
    */
-  async reconfigure(id: string, config: unknown): Promise<{ ok: true; config: Record<string, unknown> } | { ok: false; errors: string } | undefined> {
-    const instance = this.instances.find((i) => i.config.id === id);
-    if (!instance?.definition) return undefined;
-    const parsed = instance.definition.configSchema.safeParse(config);
-    if (!parsed.success) return { ok: false, errors: formatZodError('config', parsed.error, config) };
+  async reconfigure(
+    id: string,
+    config: Record<string, unknown>,
+  ): Promise<{ ok: true; config: Record<string, unknown>; previous: Record<string, unknown> } | { ok: false; errors: string; issues: FieldIssue[] } | undefined> {
+    const instance = this.find(id);
+    const form = instance && this.formOf(instance);
+    if (!instance?.definition || !form) return undefined;
+    const merged = keepSecrets(config, instance.config.config, form.secrets);
+    const parsed = instance.definition.configSchema.safeParse(merged, { error: plainErrorMap });
+    if (!parsed.success) {
+      const issues = fieldIssues(parsed.error);
+      return { ok: false, errors: issuesText(issues, 'config'), issues };
+    }
+    const previous = instance.config.config;
+    instance.config = { ...instance.config, config: merged };
+    instance.parsedConfig = parsed.data;
+    if (instance.config.enabled) await this.restart(instance);
+    return { ok: true, config: hideSecrets(merged, form.secrets).config, previous };
+  }
+
+  /** The instance entries as plugins.json holds them, with every change made through the API. */
+  entries(): PluginInstanceConfig[] {
+    return this.instances.map((i) => i.config);
+  }
+
+  /**
+   * Adds an instance (the settings page's "add plugin"). The entry is checked as plugins.json
+   * would be (id free, plugin installed, devices free) and its config by the plugin's own
+   * schema; nothing changes when any check fails. An enabled instance starts in the
+   * background: its status says "starting" until its first run is over.
+   */
+  async add(entry: PluginInstanceConfig): Promise<{ ok: true; status: InstanceStatus } | { ok: false; conflict?: boolean; issues: FieldIssue[] }> {
+    const plugin = this.discovered.get(entry.plugin);
+    if (!plugin) return { ok: false, issues: [{ path: ['plugin'], message: this.notInstalled(entry.plugin) }] };
+    let definition: PluginDefinition;
+    try {
+      definition = await importDefinition(plugin);
+    } catch (err) {
+      return { ok: false, issues: [{ path: ['plugin'], message: `cannot load plugin ${plugin.packageName}: ${errorMessage(err)}` }] };
+    }
+    // Checked after the import's await, so two adds of one id cannot both pass.
+    if (this.find(entry.id)) return { ok: false, conflict: true, issues: [{ path: ['id'], message: `an instance "${entry.id}" already exists: choose another id` }] };
+    const issues = this.deviceProblems(entry, plugin);
+    const parsed = definition.configSchema.safeParse(entry.config, { error: plainErrorMap });
+    if (!parsed.success) issues.push(...fieldIssues(parsed.error, ['config']));
+    if (issues.length > 0 || !parsed.success) return { ok: false, issues };
+    const instance: Instance = { config: entry, plugin, definition, parsedConfig: parsed.data, state: 'stopped', lastError: null, lastPoll: null, failures: 0 };
+    this.instances.push(instance);
+    if (entry.enabled) void this.start(instance);
+    return { ok: true, status: this.statusOf(instance) };
+  }
+
+  /** Every installed plugin, for the settings page's "add plugin" (see installed.ts). */
+  installed(): Promise<InstalledPlugin[]> {
+    return listInstalled(this.discovered);
+  }
+
+  /** Stops an instance and forgets it. False for an unknown id. */
+  remove(id: string): boolean {
+    const instance = this.find(id);
+    if (!instance) return false;
     this.stop(instance);
-    instance.config = { ...instance.config, config: config as Record<string, unknown> };
+    this.instances.splice(this.instances.indexOf(instance), 1);
+    return true;
+  }
+
+  /**
+   * Switches an instance on (its config is checked again first: the plugin may have been
+   * updated while it was off) or off (stopped, kept in the list).
+   */
+  async setEnabled(id: string, enabled: boolean): Promise<{ ok: true; status: InstanceStatus } | { ok: false; issues: FieldIssue[] } | undefined> {
+    const instance = this.find(id);
+    if (!instance) return undefined;
+    if (instance.config.enabled === enabled) return { ok: true, status: this.statusOf(instance) };
+    if (!enabled) {
+      instance.config = { ...instance.config, enabled };
+      this.stop(instance);
+      return { ok: true, status: this.statusOf(instance) };
+    }
+    if (!instance.plugin || !instance.definition) {
+      return { ok: false, issues: [{ path: ['enabled'], message: instance.lastError ?? this.notInstalled(instance.config.plugin) }] };
+    }
+    const parsed = instance.definition.configSchema.safeParse(instance.config.config, { error: plainErrorMap });
+    if (!parsed.success) {
+      const issues = fieldIssues(parsed.error, ['config']);
+      return { ok: false, issues: [{ path: ['enabled'], message: `the stored config does not fit the plugin: ${issuesText(issues)}; fix it first` }, ...issues] };
+    }
+    instance.config = { ...instance.config, enabled };
     instance.parsedConfig = parsed.data;
     instance.failures = 0;
     instance.lastError = null;
-    await this.start(instance);
-    return { ok: true, config: instance.config.config };
+    void this.start(instance);
+    return { ok: true, status: this.statusOf(instance) };
   }
 
-  /** The instance entries as plugins.json holds them, with any reconfigured configs. */
-  entries(): PluginInstanceConfig[] {
-    const byId = new Map(this.instances.map((i) => [i.config.id, i.config]));
-    return this.configs.map((c) => byId.get(c.id) ?? c);
+  /**
+   * The site's settings changed (time zone, location, temperature unit): every running
+   * instance restarts, so each gets the new `ctx.site` and schedules its daily jobs in the
+   * new zone. Resolves when they have all started again.
+   */
+  async updateSite(site: ContextServices['site']): Promise<void> {
+    this.services.site = site;
+    await Promise.all(this.instances.filter((i) => i.config.enabled && i.parsedConfig !== undefined).map((i) => this.restart(i)));
+  }
+
+  /**
+   * Problems with the devices of a new entry: more or fewer than the plugin drives, a kind
+   * it does not drive, or one another instance drives.
+   */
+  private deviceProblems(entry: PluginInstanceConfig, plugin: DiscoveredPlugin): FieldIssue[] {
+    const rule = deviceRule(plugin);
+    const name = plugin.manifest.name ?? plugin.manifest.id;
+    if (!rule) return entry.devices.length > 0 ? [{ path: ['devices'], message: `must be empty: ${name} drives no devices` }] : [];
+    const issues: FieldIssue[] = [];
+    if (entry.devices.length < rule.min) issues.push({ path: ['devices'], message: `must list at least ${rule.min} device${rule.min === 1 ? '' : 's'} for ${name} to drive` });
+    if (rule.max !== null && entry.devices.length > rule.max) issues.push({ path: ['devices'], message: `must list at most ${rule.max} device${rule.max === 1 ? '' : 's'}: ${name} drives no more` });
+    const owners = new Map(this.instances.flatMap((i) => i.config.devices.map((d) => [d, i.config.id] as const)));
+    entry.devices.forEach((device, index) => {
+      const kind = deviceFromId(device).kind;
+      const owner = owners.get(device);
+      if (!rule.kinds.includes(kind)) issues.push({ path: ['devices', index], message: `must be ${rule.kinds.map((k) => `a${k === 'inverter' ? 'n' : ''} ${k}`).join(' or ')}: ${name} drives no ${kind}` });
+      else if (owner) issues.push({ path: ['devices', index], message: `device "${device}" is already driven by instance "${owner}": pick another number` });
+    });
+    return issues;
   }
 
   private async start(instance: Instance): Promise<void> {
-    const { config, definition } = instance;
-    if (!definition) return;
+    const { config, definition, plugin } = instance;
+    if (!definition || !plugin) return;
+    const firstRuns = new FirstRuns();
+    let setupDone = false;
     // This start's own controller: a stop or a newer start replaces instance.abort meanwhile.
     const abort = (instance.abort = new AbortController());
     const builder = new ContextBuilder(config.id, config.devices.map(deviceFromId), this.services, abort, {
-      succeeded: () => {
+      succeeded: (job) => {
         instance.lastPoll = this.services.clock.now();
-        if (instance.state === 'failed' || instance.lastError) {
+        firstRuns.ran(job);
+        if (instance.state === 'starting' && setupDone && firstRuns.done) this.setState(instance, 'running');
+        else if (instance.state === 'failed' || instance.lastError) {
           instance.lastError = null;
           this.setState(instance, 'running');
         } else this.emit('status', this.statusOf(instance));
       },
-      failed: (job, err) => this.fail(instance, `job ${job} failed: ${errorMessage(err)}`),
+      failed: (job, err) => {
+        firstRuns.ran(job);
+        this.fail(instance, `job ${job} failed: ${errorMessage(err)}`);
+      },
       writeFailed: (message) => this.fail(instance, message),
-    }, instance.plugin.manifest.kind);
+    }, plugin.manifest.kind);
     instance.builder = builder;
     this.setState(instance, 'starting');
     try {
-      if (instance.plugin.manifest.kind === 'forecast') builder.registerForecastSource();
-      const cleanup = await definition.setup(builder.build(), instance.parsedConfig);
+      if (plugin.manifest.kind === 'forecast') builder.registerForecastSource();
+      const cleanup = await definition.setup(firstRuns.track(builder.build()), instance.parsedConfig);
       if (typeof cleanup === 'function') builder.setCleanup(cleanup);
       if (abort.signal.aborted) return;
       instance.failures = 0;
-      // A job may already have failed during setup; keep that visible.
-      if (instance.state === 'starting') this.setState(instance, 'running');
+      setupDone = true;
+      // A job may already have failed during setup; keep that visible. Otherwise the
+      // instance stays "starting" until its start-up jobs have run once (FirstRuns).
+      if (instance.state === 'starting' && firstRuns.done) this.setState(instance, 'running');
     } catch (err) {
       // Stopped while setup ran (shutdown, a new config): stop() has undone it, and a retry
       // would bring back a plugin nobody runs any more.
@@ -178,6 +313,32 @@ export class PluginHost extends SafeEmitter<{ status: (status: InstanceStatus) =
       this.fail(instance, `setup failed: ${errorMessage(err)}; retrying in ${Math.round(delay / 1000)} s`);
       instance.retryTimer = setTimeout(() => void this.start(instance), delay);
     }
+  }
+
+  private find(id: string): Instance | undefined {
+    return this.instances.find((i) => i.config.id === id);
+  }
+
+  private formOf(instance: Instance): { schema: unknown; secrets: SecretPaths } | undefined {
+    if (!instance.definition) return undefined;
+    if (!instance.form) {
+      const schema = z.toJSONSchema(instance.definition.configSchema, { io: 'input', unrepresentable: 'any' });
+      instance.form = { schema, secrets: secretPaths(schema) };
+    }
+    return instance.form;
+  }
+
+  private notInstalled(plugin: string): string {
+    const known = [...this.discovered.keys()].sort().join(', ') || 'none';
+    return `no plugin "${plugin}" is installed (installed: ${known})`;
+  }
+
+  /** Stops an instance and starts it afresh (a new config, the site moved), clearing its error. */
+  private async restart(instance: Instance): Promise<void> {
+    this.stop(instance);
+    instance.failures = 0;
+    instance.lastError = null;
+    await this.start(instance);
   }
 
   private stop(instance: Instance): void {
@@ -203,23 +364,12 @@ export class PluginHost extends SafeEmitter<{ status: (status: InstanceStatus) =
     return {
       id: i.config.id,
       plugin: i.config.plugin,
-      kind: i.plugin.manifest.kind,
+      kind: i.plugin?.manifest.kind ?? 'integration',
+      enabled: i.config.enabled,
       devices: [...i.config.devices],
       state: i.state,
       last_error: i.lastError,
       last_poll: i.lastPoll === null ? null : formatUtc(i.lastPoll),
     };
   }
-}
-
-async function importDefinition(plugin: DiscoveredPlugin): Promise<PluginDefinition> {
-  const module = (await import(pathToFileURL(plugin.entry).href)) as { default?: PluginDefinition };
-  const definition = module.default;
-  if (!definition || typeof definition.setup !== 'function' || !definition.configSchema) {
-    throw new Error(`${plugin.entry} has no default export made with definePlugin`);
-  }
-  if (definition.id !== plugin.manifest.id) {
-    throw new Error(`the plugin calls itself "${definition.id}" but its package.json says "${plugin.manifest.id}"`);
-  }
-  return definition;
 }

@@ -104,3 +104,28 @@ test('totals survive a restart within the period, and restart from zero in a new
   assert.equal(c.kwh('pv_energy'), 0);
   await c.close();
 });
+
+test('a new time zone applies at once: the next reset comes at the new local midnight, the kWh so far kept', async () => {
+  // 22:00 in Berlin, 16:00 in New York.
+  const s = await site(join(tempDir(), 'h.db'), Date.parse('2026-06-10T20:00:00Z'));
+  await s.publish({ 'inverter_1/pv_power': 1000 });
+  await s.hold({ 'inverter_1/pv_power': 1000 }, Date.parse('2026-06-10T21:00:00Z'));
+  assert.equal(s.kwh('pv_energy'), 1);
+  s.energy.reconfigure({ period: 'daily', timeZone: 'America/New_York' });
+  assert.equal(new Date(s.energy.currentPeriod.start).toISOString(), '2026-06-10T04:00:00.000Z', 'the New York day');
+  // Berlin's midnight passes without a reset...
+  await s.hold({ 'inverter_1/pv_power': 1000 }, Date.parse('2026-06-10T22:30:00Z'));
+  assert.equal(s.kwh('pv_energy'), 2.5);
+  // ...New York's does reset it.
+  await s.hold({ 'inverter_1/pv_power': 1000 }, Date.parse('2026-06-11T04:30:00Z'));
+  assert.equal(s.kwh('pv_energy'), 0.5);
+  await s.close();
+});
+
+test('a new reset period applies at once', async () => {
+  const s = await site(join(tempDir(), 'h.db'), Date.parse('2026-06-10T10:00:00Z'), 'monthly');
+  s.energy.reconfigure({ period: 'daily', timeZone: BERLIN });
+  assert.equal(new Date(s.energy.currentPeriod.start).toISOString(), '2026-06-09T22:00:00.000Z');
+  assert.equal(new Date(s.energy.currentPeriod.end).toISOString(), '2026-06-10T22:00:00.000Z');
+  await s.close();
+});

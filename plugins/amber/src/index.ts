@@ -7,18 +7,18 @@
  * 5 minutes by default, well within Amber's 50 requests per 5 minutes) is the whole schedule.
  * Forecasts that do not yet reach the end of tomorrow are not an error.
  */
-import { definePlugin, localDays, requestFailure, z } from '@heliograph/plugins-sdk';
+import { definePlugin, localDays, requestFailure, secret, z } from '@heliograph/plugins-sdk';
 import { parseIntervals } from './parse.js';
 
 export const configSchema = z.object({
-  siteId: z.string().min(1).describe('Your Amber site id (from GET /v1/sites with your API key, or the Amber app).'),
-  apiKey: z.string().min(1).describe('Amber API key (psk_...), created under Settings → Developers in the Amber web app.'),
+  siteId: z.string().min(1).describe('Your Amber site id (from GET /v1/sites with your API key, or the Amber app).').meta({ title: 'Site id' }),
+  apiKey: secret(z.string().min(1, 'must not be empty')).describe('Amber API key (psk_...), created under Settings → Developers in the Amber web app.').meta({ title: 'API key' }),
   resolution: z
     .union([z.literal(30), z.literal(5)])
     .default(30)
-    .describe('Interval length in minutes: 30, or 5 for sites billed on 5-minute intervals.'),
-  baseUrl: z.url().default('https://api.amber.com.au').describe('Address of the Amber API.'),
-  refreshMinutes: z.number().int().min(1).max(60).default(5).describe('Minutes between refreshes. Amber allows 50 requests per 5 minutes.'),
+    .describe('Interval length in minutes: 30, or 5 for sites billed on 5-minute intervals.').meta({ title: 'Interval length (minutes)' }),
+  baseUrl: z.url().default('https://api.amber.com.au').describe('Address of the Amber API.').meta({ title: 'API address' }),
+  refreshMinutes: z.number().int().min(1, 'must be from 1 to 60 (minutes)').max(60, 'must be from 1 to 60 (minutes)').default(5).describe('Minutes between refreshes. Amber allows 50 requests per 5 minutes.').meta({ title: 'Refresh every (minutes)' }),
 });
 
 export default definePlugin({

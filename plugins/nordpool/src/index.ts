@@ -16,14 +16,14 @@ export const configSchema = z.object({
   deliveryArea: z
     .string()
     .regex(/^[A-Z0-9-]{2,8}$/, 'a Nord Pool delivery area code such as SE3, NO1, DK2 or FI')
-    .describe('Delivery area (bidding zone) as Nord Pool names it: SE1-SE4, NO1-NO5, DK1, DK2, FI, EE, LV, LT, GER, AT, BE, FR, NL, PL...'),
+    .describe('Delivery area (bidding zone) as Nord Pool names it: SE1-SE4, NO1-NO5, DK1, DK2, FI, EE, LV, LT, GER, AT, BE, FR, NL, PL...').meta({ title: 'Delivery area' }),
   currency: z
     .string()
     .regex(/^[A-Z]{3}$/, 'a three-letter currency code such as EUR or SEK')
     .default('EUR')
-    .describe('Currency to ask prices in: EUR, SEK, NOK, DKK, PLN...'),
-  baseUrl: z.url().default('https://dataportal-api.nordpoolgroup.com').describe('Address of the Nord Pool data portal API.'),
-  refreshMinutes: z.number().int().min(15).max(1440).default(60).describe('Minutes between regular refreshes.'),
+    .describe('Currency to ask prices in: EUR, SEK, NOK, DKK, PLN...').meta({ title: 'Currency' }),
+  baseUrl: z.url().default('https://dataportal-api.nordpoolgroup.com').describe('Address of the Nord Pool data portal API.').meta({ title: 'API address' }),
+  refreshMinutes: z.number().int().min(15, 'must be from 15 to 1440 (minutes)').max(1440, 'must be from 15 to 1440 (minutes)').default(60).describe('Minutes between regular refreshes.').meta({ title: 'Refresh every (minutes)' }),
 });
 
 /** Wall-clock times (CET) to look for tomorrow's prices, after the ~12:45-13:00 publication. */

@@ -17,14 +17,22 @@ const productCode = z.string().regex(/^[A-Z0-9-]+$/, 'an Octopus product code su
 export const configSchema = z.object({
   region: z
     .enum(regions)
-    .describe('Your region letter (A-P), the last letter of your tariff code, e.g. C for London in E-1R-AGILE-24-10-01-C.'),
-  importProduct: productCode.default('AGILE-24-10-01').describe('Product code of the import tariff (Agile).'),
+    .describe('Your region letter (A-P), the last letter of your tariff code, e.g. C for London in E-1R-AGILE-24-10-01-C.').meta({
+      title: 'Region',
+      // Shown instead of the bare letters in the settings page's choice list.
+      enumLabels: {
+        A: 'A: East England', B: 'B: East Midlands', C: 'C: London', D: 'D: Merseyside and North Wales', E: 'E: West Midlands',
+        F: 'F: North East England', G: 'G: North West England', H: 'H: Southern England', J: 'J: South East England', K: 'K: South Wales',
+        L: 'L: South West England', M: 'M: Yorkshire', N: 'N: South Scotland', P: 'P: North Scotland',
+      },
+    }),
+  importProduct: productCode.default('AGILE-24-10-01').describe('Product code of the import tariff (Agile).').meta({ title: 'Import product code' }),
   exportProduct: productCode
     .nullable()
     .default('AGILE-OUTGOING-19-05-13')
-    .describe('Product code of the export tariff (Agile Outgoing); empty for no export tariff (import prices only).'),
-  baseUrl: z.url().default('https://api.octopus.energy').describe('Address of the Octopus Energy API.'),
-  refreshMinutes: z.number().int().min(15).max(1440).default(60).describe('Minutes between regular refreshes.'),
+    .describe('Product code of the export tariff (Agile Outgoing); empty for no export tariff (import prices only).').meta({ title: 'Export product code' }),
+  baseUrl: z.url().default('https://api.octopus.energy').describe('Address of the Octopus Energy API.').meta({ title: 'API address' }),
+  refreshMinutes: z.number().int().min(15, 'must be from 15 to 1440 (minutes)').max(1440, 'must be from 15 to 1440 (minutes)').default(60).describe('Minutes between regular refreshes.').meta({ title: 'Refresh every (minutes)' }),
 });
 
 /** Wall-clock times (Europe/London) to look for tomorrow's Agile prices, after the ~16:00 publication. */

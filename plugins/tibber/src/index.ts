@@ -7,26 +7,26 @@
  * local today and tomorrow, which differ from the home's days when the site's time zone does.
  * Refreshed every `refreshMinutes` and shortly after 13:00 CET.
  */
-import { definePlugin, localDays, requestFailure, z } from '@heliograph/plugins-sdk';
+import { definePlugin, localDays, requestFailure, secret, z } from '@heliograph/plugins-sdk';
 import { graphqlErrors, parsePriceInfo, priceQuery } from './parse.js';
 
 export const configSchema = z.object({
-  token: z.string().min(1).describe('Personal access token from developer.tibber.com (Settings → Access token).'),
+  token: secret(z.string().min(1, 'must not be empty')).describe('Personal access token from developer.tibber.com (Settings → Access token).').meta({ title: 'Access token' }),
   homeId: z
     .string()
     .optional()
-    .describe('Id of the home to use when the account has several. Default: the first home with an active subscription.'),
+    .describe('Id of the home to use when the account has several. Default: the first home with an active subscription.').meta({ title: 'Home id' }),
   currency: z
     .string()
     .regex(/^[A-Z]{3}$/, 'a three-letter currency code such as EUR, NOK or SEK')
     .default('EUR')
-    .describe('Currency of the Tibber subscription: EUR (Germany, Netherlands), NOK (Norway) or SEK (Sweden).'),
+    .describe('Currency of the Tibber subscription: EUR (Germany, Netherlands), NOK (Norway) or SEK (Sweden).').meta({ title: 'Currency' }),
   resolution: z
     .enum(['QUARTER_HOURLY', 'HOURLY'])
     .default('QUARTER_HOURLY')
-    .describe('Price resolution to ask Tibber for. Tibber prices change every 15 minutes since 2025-10-01.'),
-  baseUrl: z.url().default('https://api.tibber.com').describe('Address of the Tibber API (the GraphQL endpoint is /v1-beta/gql).'),
-  refreshMinutes: z.number().int().min(15).max(1440).default(60).describe('Minutes between regular refreshes.'),
+    .describe('Price resolution to ask Tibber for. Tibber prices change every 15 minutes since 2025-10-01.').meta({ title: 'Price resolution', enumLabels: { QUARTER_HOURLY: 'Every 15 minutes', HOURLY: 'Hourly' } }),
+  baseUrl: z.url().default('https://api.tibber.com').describe('Address of the Tibber API (the GraphQL endpoint is /v1-beta/gql).').meta({ title: 'API address' }),
+  refreshMinutes: z.number().int().min(15, 'must be from 15 to 1440 (minutes)').max(1440, 'must be from 15 to 1440 (minutes)').default(60).describe('Minutes between regular refreshes.').meta({ title: 'Refresh every (minutes)' }),
 });
 
 /** Wall-clock times (Europe/Berlin) to look for tomorrow's prices, after the ~13:00 publication. */

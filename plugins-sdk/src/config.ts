@@ -1,0 +1,32 @@
+import type { z } from 'zod';
+
+/**
+ * Marks a config field as a secret (an API key, a token, a password): write-only. The
+ * settings API never shows its value, only that one is set; its JSON Schema carries
+ * `"writeOnly": true`; a form saved without it keeps the stored one; the audit log shows
+ * `***` for it. Works on top-level fields and fields of nested objects.
+ *
+ * @example
+ * import { definePlugin, secret, z } from '@heliograph/plugins-sdk';
+ * const configSchema = z.object({
+ *   token: secret(z.string().min(1)).describe('Personal access token from developer.tibber.com'),
+ * });
+ */
+export function secret<T extends z.ZodType>(schema: T): T {
+  return schema.meta({ ...(schema.meta() ?? {}), secret: true, writeOnly: true }) as T;
+}
+
+/**
+ * Whether a JSON Schema node (from `z.toJSONSchema`) describes a secret field, including
+ * one made optional or nullable around the marked schema.
+ *
+ * @example
+ * isSecretSchema({ type: 'string', writeOnly: true }); // true
+ */
+export function isSecretSchema(node: unknown): boolean {
+  if (node === null || typeof node !== 'object') return false;
+  const n = node as { writeOnly?: unknown; secret?: unknown; anyOf?: unknown; oneOf?: unknown; allOf?: unknown };
+  if (n.writeOnly === true || n.secret === true) return true;
+  for (const list of [n.anyOf, n.oneOf, n.allOf]) if (Array.isArray(list) && list.some(isSecretSchema)) return true;
+  return false;
+}
