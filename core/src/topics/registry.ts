@@ -1,7 +1,7 @@
 import type { MetricValue } from '@heliograph/plugins-sdk';
 import type { Clock } from '../clock.js';
 import { SafeEmitter } from '../events.js';
-import { compileGlob } from './glob.js';
+import { compileGlob, type GlobMatcher } from './glob.js';
 
 export type Group = 'Status' | 'Settings' | 'Info';
 
@@ -90,7 +90,7 @@ export class TopicRegistry extends SafeEmitter<RegistryEvents> {
   /** Number of the tick being gathered. */
   private tickNumber = 1;
   private readonly snapshotCache = new Map<string, Buffer>();
-  private readonly globCache = new Map<string, RegExp>();
+  private readonly globCache = new Map<string, GlobMatcher>();
 
   constructor(private readonly clock: Clock) {
     super();
@@ -273,7 +273,7 @@ export class TopicRegistry extends SafeEmitter<RegistryEvents> {
     this.snapshotCache.clear();
   }
 
-  private compile(glob: string): RegExp {
+  private compile(glob: string): GlobMatcher {
     let re = this.globCache.get(glob);
     if (!re) {
       re = compileGlob(glob);

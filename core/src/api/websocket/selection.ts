@@ -1,4 +1,4 @@
-import { compileGlob } from '../../topics/glob.js';
+import { compileGlob, type GlobMatcher } from '../../topics/glob.js';
 import type { TopicMeta, TopicState } from '../../topics/registry.js';
 import { SharedPush, type FilterEntry } from './protocol.js';
 
@@ -10,7 +10,7 @@ export const DEFAULT_FILTER: readonly FilterEntry[] = [
 ];
 
 interface Matcher {
-  re: RegExp;
+  re: GlobMatcher;
   windowMs: number;
 }
 
