@@ -15,7 +15,8 @@ import { pluginStoreMigrations } from './plugins/context.js';
 import { discoverPlugins } from './plugins/discovery.js';
 import { PluginHost } from './plugins/host.js';
 import { loadPluginsFile, savePluginsFile } from './plugins/instances.js';
-import { createApp, listen } from './api/app.js';
+import { appRoutes, createApp, listen } from './api/app.js';
+import type { RouteInfo } from './api/routes.js';
 import { metricsRoutes } from './api/metrics.js';
 import { pluginsRoutes } from './api/plugins.js';
 import { auditRoutes } from './api/audit.js';
@@ -63,6 +64,8 @@ export interface Heliograph {
   /** Resolves when every plugin has started or failed (the API answers before that). */
   pluginsStarted: Promise<void>;
   auth: AuthService;
+  /** Every HTTP route with the scope it needs (`public` for the page and the stream's hint). */
+  routes: RouteInfo[];
   /** Stops plugins, flushes everything to disk and closes the server. */
   close(): Promise<void>;
 }
@@ -137,7 +140,7 @@ export async function startHeliograph(options: ServerOptions): Promise<Heliograp
     );
     await plugins.load();
 
-    const app = createApp({
+    const appOptions = {
       auth,
       realm: config.site.name,
       routers: [
@@ -151,7 +154,8 @@ export async function startHeliograph(options: ServerOptions): Promise<Heliograp
         tokensRoutes({ auth }),
       ],
       publicRouters: [upgradeRequiredRoutes(), staticRoutes({ dir: join(ROOT_DIR, 'web', 'dist') })],
-    });
+    };
+    const app = createApp(appOptions);
     const server = await listen(app, options.host, options.port);
     closers.push(() => server.close());
     // Open sockets would hold server.close() up, so they are closed first (closers run in reverse).
@@ -160,7 +164,7 @@ export async function startHeliograph(options: ServerOptions): Promise<Heliograp
 
     closers.push(() => plugins.stopAll());
     const pluginsStarted = plugins.startAll();
-    return { url: server.url, port: server.port, config, registry, plugins, pluginsStarted, auth, close };
+    return { url: server.url, port: server.port, config, registry, plugins, pluginsStarted, auth, routes: appRoutes(appOptions), close };
   } catch (err) {
     await close();
     throw err;

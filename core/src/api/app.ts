@@ -6,6 +6,7 @@ import { requireAuth } from '../auth/middleware.js';
 import type { Authenticator } from '../auth/types.js';
 import { jsonBody } from './body.js';
 import { errorHandler } from './errors.js';
+import { listRoutes, requireDeclaredScopes, type RouteInfo } from './routes.js';
 
 export interface AppOptions {
   auth: Authenticator;
@@ -18,6 +19,13 @@ export interface AppOptions {
    * 426 hint). Everything else needs credentials, whatever path it asks for.
    */
   publicRouters?: Router[];
+}
+
+const API_PREFIX = '/api/v1';
+
+/** Every route the app serves with the scope it needs, read from the routers themselves. */
+export function appRoutes(options: Pick<AppOptions, 'routers' | 'publicRouters'>): RouteInfo[] {
+  return [...listRoutes(options.publicRouters ?? [], '', true), ...listRoutes(options.routers, API_PREFIX)];
 }
 
 /**
@@ -33,7 +41,8 @@ export function createApp(options: AppOptions): Koa {
   // prefix check let /API/V1/tokens through without credentials.
   app.use(requireAuth({ auth: options.auth, realm: options.realm }));
 
-  const api = new Router({ prefix: '/api/v1' });
+  const api = new Router({ prefix: API_PREFIX });
+  requireDeclaredScopes(options.routers);
   api.use(jsonBody({ limitBytes: 64 * 1024 }));
   for (const router of options.routers) api.use(router.routes());
   app.use(api.routes());
