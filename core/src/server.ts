@@ -17,6 +17,7 @@ import { PluginHost } from './plugins/host.js';
 import { loadPluginsFile, savePluginsFile } from './plugins/instances.js';
 import { appRoutes, createApp, listen } from './api/app.js';
 import type { RouteInfo } from './api/routes.js';
+import { HostPolicy } from './api/host-policy.js';
 import { metricsRoutes } from './api/metrics.js';
 import { pluginsRoutes } from './api/plugins.js';
 import { auditRoutes } from './api/audit.js';
@@ -140,8 +141,10 @@ export async function startHeliograph(options: ServerOptions): Promise<Heliograp
     );
     await plugins.load();
 
+    const hosts = new HostPolicy(config.security);
     const appOptions = {
       auth,
+      hosts,
       realm: config.site.name,
       routers: [
         metricsRoutes({ registry, writes }),
@@ -159,7 +162,7 @@ export async function startHeliograph(options: ServerOptions): Promise<Heliograp
     const server = await listen(app, options.host, options.port);
     closers.push(() => server.close());
     // Open sockets would hold server.close() up, so they are closed first (closers run in reverse).
-    const websocket = attachWebsocket({ server: server.server, registry, auth, realm: config.site.name, writes, dataDir: options.dataDir, version: VERSION, clock });
+    const websocket = attachWebsocket({ server: server.server, registry, auth, realm: config.site.name, writes, dataDir: options.dataDir, version: VERSION, clock, hosts, revocations: auth });
     closers.push(() => websocket.close());
 
     closers.push(() => plugins.stopAll());

@@ -6,6 +6,8 @@ import { requireAuth } from '../auth/middleware.js';
 import type { Authenticator } from '../auth/types.js';
 import { jsonBody } from './body.js';
 import { errorHandler } from './errors.js';
+import { hostAndOriginCheck, requireJsonBody, securityHeaders } from './hardening.js';
+import { HostPolicy } from './host-policy.js';
 import { listRoutes, requireDeclaredScopes, type RouteInfo } from './routes.js';
 
 export interface AppOptions {
@@ -19,6 +21,8 @@ export interface AppOptions {
    * 426 hint). Everything else needs credentials, whatever path it asks for.
    */
   publicRouters?: Router[];
+  /** Which Host and Origin headers are answered; default: IP literals, localhost, .local names. */
+  hosts?: HostPolicy;
 }
 
 const API_PREFIX = '/api/v1';
@@ -34,7 +38,9 @@ export function appRoutes(options: Pick<AppOptions, 'routers' | 'publicRouters'>
  */
 export function createApp(options: AppOptions): Koa {
   const app = new Koa({ proxy: false });
+  app.use(securityHeaders());
   app.use(errorHandler());
+  app.use(hostAndOriginCheck(options.hosts ?? new HostPolicy()));
   for (const router of options.publicRouters ?? []) app.use(router.routes());
   // Authentication is a gate in front of every route that is not declared public, not a
   // middleware on the /api/v1 prefix: the router matches paths case-insensitively, so a
@@ -43,6 +49,7 @@ export function createApp(options: AppOptions): Koa {
 
   const api = new Router({ prefix: API_PREFIX });
   requireDeclaredScopes(options.routers);
+  api.use(requireJsonBody());
   api.use(jsonBody({ limitBytes: 64 * 1024 }));
   for (const router of options.routers) api.use(router.routes());
   app.use(api.routes());
