@@ -18,7 +18,17 @@ export const MAX_TOPIC_LENGTH = 256;
 export function compileGlob(glob: string): GlobMatcher {
   const pattern = glob.replace(/\*{2,}/g, '*');
   if (!isGlob(pattern)) return { test: (topic) => topic === pattern };
-  return { test: (topic) => matchGlob(pattern, topic) };
+  // The literal text before the first and after the last wildcard settles most topics at once.
+  const head = pattern.slice(0, pattern.search(/[*?]/));
+  const tail = pattern.slice(lastWildcard(pattern) + 1);
+  const minLength = pattern.replaceAll('*', '').length;
+  return {
+    test: (topic) => topic.length >= minLength && topic.startsWith(head) && topic.endsWith(tail) && matchGlob(pattern, topic),
+  };
+}
+
+function lastWildcard(pattern: string): number {
+  return Math.max(pattern.lastIndexOf('*'), pattern.lastIndexOf('?'));
 }
 
 /** Whether `text` matches `pattern` (UTF-16 units, as the RegExp did; `*` runs collapsed). */

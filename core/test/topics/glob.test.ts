@@ -21,6 +21,11 @@ test('globs: * spans any run including /, ? one character, the rest literal', ()
     ['a**b', 'ab', true],
     ['a***?', 'a', false],
     ['a***?', 'ab', true],
+    ['a*a', 'a', false],
+    ['a*a', 'aa', true],
+    ['?', '', false],
+    ['x*y?z', 'xyyz', true],
+    ['x*y?z', 'xyz', false],
   ];
   for (const [glob, topic, expected] of cases) {
     assert.equal(compileGlob(glob).test(topic), expected, `${glob} vs ${topic}`);
