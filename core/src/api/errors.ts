@@ -35,7 +35,9 @@ export function errorHandler() {
       const diskFull = isDiskFull(err);
       const status = err instanceof ApiError ? err.status : diskFull ? 507 : httpStatusOf(err);
       const message = diskFull ? DISK_FULL_MESSAGE : status >= 500 && !(err instanceof ApiError) ? 'internal error' : (err as Error).message;
-      if (status >= 500) log.error(`${ctx.method} ${ctx.path} failed`, { err });
+      // A 503 is the service shedding load on purpose (password checks): one line per refused
+      // request would flood the log exactly when it is under attack.
+      if (status >= 500 && status !== 503) log.error(`${ctx.method} ${ctx.path} failed`, { err });
       ctx.status = status;
       ctx.body = { error: message };
       if (err instanceof ApiError) ctx.set(err.headers);

@@ -135,6 +135,7 @@ export class AuthService extends TypedEmitter<AuthEvents> implements Authenticat
   private passwordSeen = false;
   private verifiedPassword: { storedHash: string; candidateDigest: Buffer; until: number } | undefined;
   private storedHashCache: { hash: string | undefined; readAt: number } | undefined;
+  private storedHashRead: Promise<string | undefined> | undefined;
   /** Valid tokens by digest; revoking clears it, so a revoked token fails at once. */
   private readonly tokenCache = new Map<string, TokenRecord>();
 
@@ -173,6 +174,7 @@ export class AuthService extends TypedEmitter<AuthEvents> implements Authenticat
     );
     this.verifiedPassword = undefined;
     this.storedHashCache = undefined;
+    this.storedHashRead = undefined;
     this.passwordSeen = true;
   }
 
@@ -357,9 +359,19 @@ export class AuthService extends TypedEmitter<AuthEvents> implements Authenticat
     if (this.storedHashCache && now >= this.storedHashCache.readAt && now - this.storedHashCache.readAt < STORED_HASH_TTL_MS) {
       return this.storedHashCache.hash;
     }
-    const row = await this.db.get<{ hash: string }>('SELECT hash FROM auth_password WHERE id = 1');
-    this.storedHashCache = { hash: row?.hash, readAt: now };
-    return row?.hash;
+    // One read at a time: a flood of logins would otherwise queue a thousand reads on the
+    // connection, and a real login's read would wait behind all of them.
+    if (this.storedHashRead) return this.storedHashRead;
+    const read = this.db.get<{ hash: string }>('SELECT hash FROM auth_password WHERE id = 1').then((row) => {
+      if (this.storedHashRead === read) this.storedHashCache = { hash: row?.hash, readAt: now };
+      return row?.hash;
+    });
+    this.storedHashRead = read;
+    try {
+      return await read;
+    } finally {
+      if (this.storedHashRead === read) this.storedHashRead = undefined;
+    }
   }
 }
 
