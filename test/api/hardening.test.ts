@@ -105,6 +105,9 @@ test('any Basic user name works; a throttled address keeps its token clients, RE
     assert.equal((await local.api('/api/v1/metrics', { auth: basicAuth(PASSWORD, user) })).status, 200, user);
   }
   const localWs = local.url.replace('http', 'ws') + '/api/websocket';
+  const basicSocket = await openSocket(localWs, { authorization: basicAuth(PASSWORD, 'solar-assistant') });
+  assert.ok('ws' in basicSocket, 'the stream takes Basic with any user name too');
+  basicSocket.ws.close();
   const created = await local.api('/api/v1/tokens', jsonBody({ name: 'home-assistant' }));
   const { token } = (await created.json()) as { token: string };
   for (let i = 0; i < 5; i++) assert.equal((await local.api('/api/v1/metrics', { auth: basicAuth(`wrong ${i}`) })).status, 401);

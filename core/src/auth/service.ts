@@ -383,7 +383,7 @@ export function passwordProblem(password: string): string | undefined {
   if (length === 0) return 'the password must not be empty';
   if (length < PASSWORD_MIN_LENGTH) return `the password must be at least ${PASSWORD_MIN_LENGTH} characters long (this one has ${length})`;
   if (length > PASSWORD_MAX_LENGTH) return `the password must be at most ${PASSWORD_MAX_LENGTH} characters long`;
-  // Also keeps the middleware's marker for a wrong Basic user name (it starts with NUL) unmatchable.
+  // Also what makes `checkPassword` safe to refuse such candidates before hashing.
   if (/\p{Cc}/u.test(password)) return 'the password must not contain control characters (newline, tab, NUL)';
   return undefined;
 }
