@@ -15,7 +15,9 @@ import { pluginStoreMigrations } from './plugins/context.js';
 import { discoverPlugins } from './plugins/discovery.js';
 import { PluginHost } from './plugins/host.js';
 import { loadPluginsFile, savePluginsFile } from './plugins/instances.js';
-import { createApp, listen } from './api/app.js';
+import { appRoutes, createApp, listen } from './api/app.js';
+import type { RouteInfo } from './api/routes.js';
+import { HostPolicy } from './api/host-policy.js';
 import { metricsRoutes } from './api/metrics.js';
 import { pluginsRoutes } from './api/plugins.js';
 import { auditRoutes } from './api/audit.js';
@@ -81,6 +83,8 @@ export interface Heliograph {
   siteId: number;
   /** The first-run setup code (printed to the log); its value is undefined once a password exists. */
   setupCode: SetupCode;
+  /** Every HTTP route with the scope it needs (`public` for the page and the stream's hint). */
+  routes: RouteInfo[];
   /** Stops plugins, flushes everything to disk and closes the server. */
   close(): Promise<void>;
 }
@@ -165,8 +169,10 @@ export async function startHeliograph(options: ServerOptions): Promise<Heliograp
     closers.push(applySiteSettingsLive(settings, { energy, prices, forecast, plugins }));
     const savePlugins = (entries: Parameters<typeof savePluginsFile>[1]) => savePluginsFile(options.pluginsFile, entries);
 
-    const app = createApp({
+    const hosts = new HostPolicy(config.security);
+    const appOptions = {
       auth,
+      hosts,
       realm: config.site.name,
       routers: [
         metricsRoutes({ registry, writes }),
@@ -186,11 +192,12 @@ export async function startHeliograph(options: ServerOptions): Promise<Heliograp
         setupRoutes({ auth, setupCode, clock, realm: config.site.name, record }),
         staticRoutes({ dir: join(ROOT_DIR, 'web', 'dist') }),
       ],
-    });
+    };
+    const app = createApp(appOptions);
     const server = await listen(app, options.host, options.port);
     closers.push(() => server.close());
     // Open sockets would hold server.close() up, so they are closed first (closers run in reverse).
-    const websocket = attachWebsocket({ server: server.server, registry, auth, realm: config.site.name, writes, system, clock });
+    const websocket = attachWebsocket({ server: server.server, registry, auth, realm: config.site.name, writes, system, clock, hosts, revocations: auth });
     closers.push(() => websocket.close());
     if (mdns.enabled) {
       const advertisement = advertiseMdns({ port: server.port, siteId, name: `${config.site.name} ${siteId}`, interface: mdns.interface });
@@ -199,7 +206,7 @@ export async function startHeliograph(options: ServerOptions): Promise<Heliograp
 
     closers.push(() => plugins.stopAll());
     const pluginsStarted = plugins.startAll();
-    return { url: server.url, port: server.port, config, registry, plugins, pluginsStarted, auth, siteId, setupCode, close };
+    return { url: server.url, port: server.port, config, registry, plugins, pluginsStarted, auth, siteId, setupCode, routes: appRoutes(appOptions), close };
   } catch (err) {
     await close();
     throw err;

@@ -6,8 +6,9 @@ import { DateTime } from 'luxon';
 
 // RFC 3339 demands a date, a time with seconds and an offset; Date.parse is laxer (it takes
 // "2026-02-31" and strings without an offset), so the shape is checked first and luxon
-// then rejects impossible dates.
-const RFC_3339 = /^\d{4}-\d{2}-\d{2}[Tt ]\d{2}:\d{2}:\d{2}(\.\d{1,9})?([Zz]|[+-]\d{2}:\d{2})$/;
+// then rejects impossible dates. luxon takes any two-digit offset (+99:99), RFC 3339 only
+// hours 00-23 and minutes 00-59, so the offset's ranges are checked here.
+const RFC_3339 = /^\d{4}-\d{2}-\d{2}[Tt ]\d{2}:\d{2}:\d{2}(\.\d{1,9})?([Zz]|[+-]([01]\d|2[0-3]):[0-5]\d)$/;
 
 /** Unix ms of an RFC 3339 time with any offset, or undefined when it is not one. */
 export function parseRfc3339(text: string): number | undefined {

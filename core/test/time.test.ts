@@ -15,6 +15,10 @@ test('parseRfc3339 takes any offset and fractions, and refuses what RFC 3339 doe
   assert.equal(parseRfc3339('2026-11-22T10:00Z'), undefined, 'no seconds');
   assert.equal(parseRfc3339('2026-02-31T10:00:00Z'), undefined, 'no such day');
   assert.equal(parseRfc3339('yesterday'), undefined);
+  assert.equal(parseRfc3339('2026-11-22T10:00:00+99:99'), undefined, 'offset out of range');
+  assert.equal(parseRfc3339('2026-11-22T10:00:00+24:00'), undefined, 'offset hour 24');
+  assert.equal(parseRfc3339('2026-11-22T10:00:00-05:60'), undefined, 'offset minute 60');
+  assert.equal(parseRfc3339('2026-11-22T10:00:00-23:59'), Date.parse('2026-11-23T09:59:00Z'));
 });
 
 test('a formatted time parses back to its whole second', () => {

@@ -47,7 +47,8 @@ test('the whole first run: needs_setup, wrong code, bad password, then a passwor
   const done = await post(server.url, { code: code.toLowerCase().replace('-', ''), password: NEW_PASSWORD });
   assert.equal(done.status, 201);
   const token = (await done.json()) as Record<string, string | null>;
-  assert.deepEqual(Object.keys(token).sort(), ['created_at', 'expires_at', 'id', 'name', 'token']);
+  assert.deepEqual(Object.keys(token).sort(), ['created_at', 'expires_at', 'id', 'name', 'scope', 'token']);
+  assert.equal(token.scope, 'admin', 'the page manages tokens, plugins and settings');
   assert.match(token.name!, /^Settings page \d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2} UTC$/);
   assert.equal(token.expires_at, null);
 

@@ -26,7 +26,7 @@ const FILES: Record<string, string> = {
   battery_voltage: 'inverter_1/battery_voltage',
   inverter_temperature: 'inverter_1/temperature',
 };
-const allowAll: Authenticator = { authenticate: async () => ({ ok: true, who: 'admin' }) };
+const allowAll: Authenticator = { authenticate: async () => ({ ok: true, who: 'admin', scope: 'admin' as const }) };
 
 function meta(topic: string, unit = 'W'): TopicMeta {
   const [deviceId, name] = topic.split('/') as [string, string];

@@ -6,6 +6,9 @@ import { requireAuth } from '../auth/middleware.js';
 import type { Authenticator } from '../auth/types.js';
 import { jsonBody } from './body.js';
 import { errorHandler } from './errors.js';
+import { hostAndOriginCheck, requireJsonBody, securityHeaders } from './hardening.js';
+import { HostPolicy } from './host-policy.js';
+import { listRoutes, requireDeclaredScopes, type RouteInfo } from './routes.js';
 
 export interface AppOptions {
   auth: Authenticator;
@@ -18,6 +21,15 @@ export interface AppOptions {
    * 426 hint). Everything else needs credentials, whatever path it asks for.
    */
   publicRouters?: Router[];
+  /** Which Host and Origin headers are answered; default: IP literals, localhost, .local names. */
+  hosts?: HostPolicy;
+}
+
+const API_PREFIX = '/api/v1';
+
+/** Every route the app serves with the scope it needs, read from the routers themselves. */
+export function appRoutes(options: Pick<AppOptions, 'routers' | 'publicRouters'>): RouteInfo[] {
+  return [...listRoutes(options.publicRouters ?? [], '', true), ...listRoutes(options.routers, API_PREFIX)];
 }
 
 /**
@@ -26,14 +38,18 @@ export interface AppOptions {
  */
 export function createApp(options: AppOptions): Koa {
   const app = new Koa({ proxy: false });
+  app.use(securityHeaders());
   app.use(errorHandler());
+  app.use(hostAndOriginCheck(options.hosts ?? new HostPolicy()));
   for (const router of options.publicRouters ?? []) app.use(router.routes());
   // Authentication is a gate in front of every route that is not declared public, not a
   // middleware on the /api/v1 prefix: the router matches paths case-insensitively, so a
   // prefix check let /API/V1/tokens through without credentials.
   app.use(requireAuth({ auth: options.auth, realm: options.realm }));
 
-  const api = new Router({ prefix: '/api/v1' });
+  const api = new Router({ prefix: API_PREFIX });
+  requireDeclaredScopes(options.routers);
+  api.use(requireJsonBody());
   api.use(jsonBody({ limitBytes: 64 * 1024 }));
   for (const router of options.routers) api.use(router.routes());
   app.use(api.routes());

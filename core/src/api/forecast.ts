@@ -1,8 +1,10 @@
 import Router from '@koa/router';
 import { z } from 'zod';
+import { scope } from '../auth/scopes.js';
 import type { Clock } from '../clock.js';
 import { FORECAST_TOPICS, type ForecastStore } from '../forecast/store.js';
 import { formatUtc } from '../time.js';
+import { MAX_TOPIC_LENGTH } from '../topics/glob.js';
 import type { TopicRegistry } from '../topics/registry.js';
 import { ApiError } from './errors.js';
 import { parseQuery, rfc3339Param } from './query.js';
@@ -11,10 +13,11 @@ import { parseQuery, rfc3339Param } from './query.js';
 const DEFAULT_SPAN_MS = 4 * 24 * 3_600_000;
 
 
-const forecastQuery = z.object({
+const forecastQuery = z.strictObject({
   topic: z
     .string({ error: 'topic is required: a single forecast topic such as weather/pv_power_predicted' })
     .min(1, 'topic must not be empty')
+    .max(MAX_TOPIC_LENGTH, `topic is longer than ${MAX_TOPIC_LENGTH} characters`)
     .refine((t) => !/[*?]/.test(t), 'topic must be a single topic: globs (* and ?) are not accepted by forecast'),
   from: rfc3339Param('from'),
   to: rfc3339Param('to'),
@@ -28,7 +31,7 @@ export function forecastRoutes(deps: { store: ForecastStore; clock: Clock; regis
   const { store, clock, registry } = deps;
   const router = new Router();
 
-  router.get('/forecast', (ctx) => {
+  router.get('/forecast', scope('read'), (ctx) => {
     const query = parseQuery(forecastQuery, ctx.query);
     const now = clock.now();
     const from = query.from ?? now;

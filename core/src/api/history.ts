@@ -7,17 +7,19 @@ import { TimeFormatter } from '../history/time.js';
 import { formatUtc } from '../time.js';
 import { BATTERY_TOPIC, isRecorded, type StoredMeta } from '../history/topic-record.js';
 import { deviceFieldsOfTopic } from '../topics/device.js';
-import { isGlob } from '../topics/glob.js';
+import { isGlob, MAX_TOPIC_LENGTH } from '../topics/glob.js';
+import { scope } from '../auth/scopes.js';
 import type { TopicRegistry } from '../topics/registry.js';
 import { ApiError } from './errors.js';
 import { parseQuery, rfc3339Param } from './query.js';
 
 const DAY_MS = 86_400_000;
 
-const historyQuery = z.object({
+const historyQuery = z.strictObject({
   topic: z
     .string({ error: 'topic is required: a single metric topic such as total/pv_power' })
     .min(1, 'topic must not be empty')
+    .max(MAX_TOPIC_LENGTH, `topic is longer than ${MAX_TOPIC_LENGTH} characters`)
     .refine((t) => !isGlob(t), 'topic must be a single topic: globs (* and ?) are not accepted by history'),
   from: rfc3339Param('from'),
   to: rfc3339Param('to'),
@@ -52,7 +54,7 @@ export function historyRoutes(deps: { registry: TopicRegistry; store: HistorySto
   const { registry, store, clock } = deps;
   const router = new Router();
 
-  router.get('/history', async (ctx) => {
+  router.get('/history', scope('read'), async (ctx) => {
     const q = parseQuery(historyQuery, ctx.query);
     const to = q.to ?? clock.now();
     const from = q.from ?? to - DAY_MS;

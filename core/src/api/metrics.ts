@@ -1,13 +1,15 @@
 import Router from '@koa/router';
 import { z } from 'zod';
+import { scope } from '../auth/scopes.js';
+import { MAX_TOPIC_LENGTH } from '../topics/glob.js';
 import type { TopicRegistry } from '../topics/registry.js';
 import type { WriteService } from '../writes/service.js';
 import { discoveryParam } from './discovery-param.js';
 import { ApiError } from './errors.js';
 import { parseQuery } from './query.js';
 
-const snapshotQuery = z.object({
-  topic: z.string().min(1, 'topic must not be empty').optional(),
+const snapshotQuery = z.strictObject({
+  topic: z.string().min(1, 'topic must not be empty').max(MAX_TOPIC_LENGTH, `topic is longer than ${MAX_TOPIC_LENGTH} characters`).optional(),
   value: z.enum(['0', '1'], { error: 'value must be 1 (plain-text value) or 0' }).optional(),
   discovery: discoveryParam,
 });
@@ -25,7 +27,7 @@ export function metricsRoutes(deps: { registry: TopicRegistry; writes: WriteServ
   const { registry, writes } = deps;
   const router = new Router();
 
-  router.get('/metrics', (ctx) => {
+  router.get('/metrics', scope('read'), (ctx) => {
     const query = parseQuery(snapshotQuery, ctx.query);
     if (query.value !== '1') {
       ctx.type = 'application/json';
@@ -44,7 +46,7 @@ export function metricsRoutes(deps: { registry: TopicRegistry; writes: WriteServ
     ctx.body = value === null ? '' : typeof value === 'string' ? value : JSON.stringify(value);
   });
 
-  router.post('/metrics', async (ctx) => {
+  router.post('/metrics', scope('write'), async (ctx) => {
     const parsed = writeBody.safeParse(ctx.request.body);
     if (!parsed.success) throw new ApiError(400, parsed.error.issues[0]!.message);
     const { topic, value } = parsed.data;

@@ -3,10 +3,12 @@ import { z } from 'zod';
 import { errorMessage } from '../log.js';
 import type { PluginHost } from '../plugins/host.js';
 import type { PluginInstanceConfig } from '../plugins/instances.js';
+import { scope } from '../auth/scopes.js';
 import { ApiError } from './errors.js';
 import { auditText, type RecordChange } from './change-audit.js';
 import { ValidationError } from './field-issues.js';
 import { maskSecrets } from '../plugins/secrets.js';
+import { NO_QUERY, parseQuery } from './query.js';
 
 const configBody = z.record(z.string(), z.unknown(), {
   error: 'the body must be the new config as a JSON object, e.g. {"port": 502}',
@@ -38,14 +40,16 @@ export function pluginConfigRoutes(deps: { host: PluginHost; save: SavePluginEnt
     return new ApiError(404, `no plugin instance "${id}": GET /api/v1/plugins lists them`);
   };
 
-  router.get('/plugins/:id/config', (ctx) => {
+  router.get('/plugins/:id/config', scope('admin'), (ctx) => {
+    parseQuery(NO_QUERY, ctx.query);
     const id = ctx.params.id!;
     const described = host.describe(id);
     if (!described) throw unknownInstance(id);
     ctx.body = described;
   });
 
-  router.put('/plugins/:id/config', async (ctx) => {
+  router.put('/plugins/:id/config', scope('admin'), async (ctx) => {
+    parseQuery(NO_QUERY, ctx.query);
     const id = ctx.params.id!;
     const parsed = configBody.safeParse(ctx.request.body);
     if (!parsed.success) throw new ApiError(400, parsed.error.issues[0]!.message);

@@ -2,17 +2,26 @@ import { z } from 'zod';
 import { parseRfc3339 } from '../time.js';
 import { ApiError } from './errors.js';
 
+/** The query of a route that takes no parameters. */
+export const NO_QUERY = z.strictObject({});
+
 /**
- * Parses a query string with a schema; a repeated parameter is an error rather than a
- * silent pick. Failures answer 400 naming the parameter.
+ * Parses a query string with a (strict) schema; a repeated parameter is an error rather than
+ * a silent pick, and an unknown one (`?topc=`) is an error rather than silently ignored.
+ * Failures answer 400 naming the parameter.
  */
-export function parseQuery<S extends z.ZodType>(schema: S, query: Record<string, string | string[] | undefined>): z.output<S> {
+export function parseQuery<S extends z.ZodObject>(schema: S, query: Record<string, string | string[] | undefined>): z.output<S> {
   for (const [key, value] of Object.entries(query)) {
     if (Array.isArray(value)) throw new ApiError(400, `${key} is given more than once`);
   }
   const result = schema.safeParse(query);
   if (!result.success) {
     const issue = result.error.issues[0]!;
+    if (issue.code === 'unrecognized_keys') {
+      const known = Object.keys(schema.shape);
+      const takes = known.length === 0 ? 'this endpoint takes no query parameters' : `known parameters: ${known.join(', ')}`;
+      throw new ApiError(400, `unknown query parameter ${issue.keys.map((k) => `"${k}"`).join(', ')}: ${takes}`);
+    }
     const name = issue.path.join('.');
     throw new ApiError(400, name && !issue.message.includes(name) ? `${name}: ${issue.message}` : issue.message);
   }

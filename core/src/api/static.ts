@@ -10,6 +10,8 @@ import { ApiError } from './errors.js';
 const PAGE_HEADERS = {
   'Content-Security-Policy': "default-src 'self'; img-src 'self' data:; object-src 'none'; base-uri 'none'; frame-ancestors 'none'; form-action 'self'",
   'X-Content-Type-Options': 'nosniff',
+  // For browsers that predate CSP's frame-ancestors.
+  'X-Frame-Options': 'DENY',
   'Referrer-Policy': 'no-referrer',
 };
 

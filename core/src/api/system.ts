@@ -1,10 +1,11 @@
 import Router from '@koa/router';
 import { z } from 'zod';
+import { scope } from '../auth/scopes.js';
 import type { SystemInfo } from '../system/info.js';
 import { discoveryParam } from './discovery-param.js';
 import { parseQuery } from './query.js';
 
-const systemQuery = z.object({ discovery: discoveryParam });
+const systemQuery = z.strictObject({ discovery: discoveryParam });
 
 /**
  * GET /api/v1/system: the unit's `system/*` rows (site id, software version, CPU
@@ -12,7 +13,7 @@ const systemQuery = z.object({ discovery: discoveryParam });
  */
 export function systemRoutes(deps: { system: SystemInfo }): Router {
   const router = new Router();
-  router.get('/system', async (ctx) => {
+  router.get('/system', scope('read'), async (ctx) => {
     const query = parseQuery(systemQuery, ctx.query);
     ctx.body = await deps.system.rows(query.discovery);
   });

@@ -1,11 +1,13 @@
 import Router from '@koa/router';
 import { z } from 'zod';
 import { AuthInputError, tokenNameSchema, type AuthService } from '../auth/service.js';
+import { scope, scopeSchema } from '../auth/scopes.js';
 import { parseRfc3339 } from '../time.js';
 import { ApiError } from './errors.js';
 import type { RecordChange } from './change-audit.js';
+import { NO_QUERY, parseQuery } from './query.js';
 
-const BODY_SHAPE = 'the body must be a JSON object: {"name": "...", "expires_at"?: RFC 3339 time}';
+const BODY_SHAPE = 'the body must be a JSON object: {"name": "...", "expires_at"?: RFC 3339 time, "scope"?: "read" | "write" | "admin"}';
 const EXPIRES_AT_ERROR = 'expires_at must be an RFC 3339 time such as "2030-01-31T12:00:00Z", or null';
 
 // Strict, so a misspelt "expires_at" cannot silently create a token that never expires.
@@ -25,15 +27,16 @@ const createTokenBody = z.strictObject(
         }
         return ms;
       }),
+    scope: scopeSchema.optional(),
   },
   {
     error: (issue) =>
-      issue.code === 'unrecognized_keys' ? `unknown field ${issue.keys.map((k) => `"${k}"`).join(', ')}: only name and expires_at are accepted` : BODY_SHAPE,
+      issue.code === 'unrecognized_keys' ? `unknown field ${issue.keys.map((k) => `"${k}"`).join(', ')}: only name, expires_at and scope are accepted` : BODY_SHAPE,
   },
 );
 
 /**
- * POST /api/v1/tokens (the secret is shown once), GET /api/v1/tokens (never the secrets),
+ * All need scope admin. POST /api/v1/tokens (the secret is shown once; `scope` defaults to write), GET /api/v1/tokens (never the secrets),
  * DELETE /api/v1/tokens/:id (the token stops working from the next request).
  */
 export function tokensRoutes(deps: { auth: AuthService; record?: RecordChange }): Router {
@@ -42,13 +45,16 @@ export function tokensRoutes(deps: { auth: AuthService; record?: RecordChange })
   const record: RecordChange = deps.record ?? (async () => {});
   const router = new Router();
 
-  router.post('/tokens', async (ctx) => {
+  // The answer holds the secret: no cache (browser, proxy) may keep it.
+  router.post('/tokens', scope('admin'), async (ctx) => {
+    parseQuery(NO_QUERY, ctx.query);
+    ctx.set('Cache-Control', 'no-store');
     const parsed = createTokenBody.safeParse(ctx.request.body);
     if (!parsed.success) throw new ApiError(400, parsed.error.issues[0]!.message);
-    const { name, expires_at } = parsed.data;
+    const { name, expires_at, scope: tokenScope } = parsed.data;
     let created;
     try {
-      created = await auth.createToken({ name, expiresAt: expires_at });
+      created = await auth.createToken({ name, expiresAt: expires_at, scope: tokenScope });
     } catch (err) {
       if (err instanceof AuthInputError) throw new ApiError(err.reason === 'conflict' ? 409 : 400, err.message);
       throw err;
@@ -58,11 +64,13 @@ export function tokensRoutes(deps: { auth: AuthService; record?: RecordChange })
     ctx.status = 201;
   });
 
-  router.get('/tokens', async (ctx) => {
+  router.get('/tokens', scope('admin'), async (ctx) => {
+    parseQuery(NO_QUERY, ctx.query);
     ctx.body = await auth.listTokens();
   });
 
-  router.delete('/tokens/:id', async (ctx) => {
+  router.delete('/tokens/:id', scope('admin'), async (ctx) => {
+    parseQuery(NO_QUERY, ctx.query);
     const id = ctx.params.id!;
     const name = (await auth.listTokens()).find((t) => t.id === id)?.name;
     if (!(await auth.revokeToken(id))) throw new ApiError(404, `no token with id "${id}": GET /api/v1/tokens lists the tokens`);

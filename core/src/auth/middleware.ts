@@ -3,10 +3,9 @@ import { ApiError } from '../api/errors.js';
 import type { Authenticator, AuthOutcome, Credentials } from './types.js';
 
 /**
- * Reads `Authorization: Basic admin:<password>` or `Authorization: Bearer <token>`.
- * A Basic user other than admin yields credentials that cannot match (they start with NUL,
- * which `passwordProblem` refuses in a password), so it fails and counts like a wrong
- * password instead of being ignored.
+ * Reads `Authorization: Basic <any user>:<password>` or `Authorization: Bearer <token>`.
+ * decisions.md: the password is what counts, any user name is accepted (an official client
+ * sends `solar-assistant`).
  */
 export function credentialsFromHeader(header: string | undefined): Credentials | undefined {
   if (!header) return undefined;
@@ -19,9 +18,7 @@ export function credentialsFromHeader(header: string | undefined): Credentials |
     const decoded = Buffer.from(value, 'base64').toString('utf8');
     const colon = decoded.indexOf(':');
     if (colon < 0) return undefined;
-    const user = decoded.slice(0, colon);
-    const password = decoded.slice(colon + 1);
-    return { kind: 'password', secret: user === 'admin' ? password : `\0wrong-user\0${password}` };
+    return { kind: 'password', secret: decoded.slice(colon + 1) };
   }
   return undefined;
 }
@@ -39,16 +36,18 @@ export function credentialsFromQuery(query: URLSearchParams, header: string | un
 export function authError(outcome: Extract<AuthOutcome, { ok: false }>, realm: string): ApiError {
   const headers: Record<string, string> = {};
   if (outcome.status === 401) headers['WWW-Authenticate'] = `Bearer realm="${realm}"`;
-  if (outcome.status === 429 && outcome.retryAfterS !== undefined) headers['Retry-After'] = String(outcome.retryAfterS);
+  if ((outcome.status === 429 || outcome.status === 503) && outcome.retryAfterS !== undefined) headers['Retry-After'] = String(outcome.retryAfterS);
   return new ApiError(outcome.status, outcome.message, headers);
 }
 
-/** Lets a request through only with valid credentials; sets `ctx.state.who`. */
+/** Lets a request through only with valid credentials; sets `ctx.state.who` and `ctx.state.identity`. */
 export function requireAuth(options: { auth: Authenticator; realm: string }) {
   return async function requireAuth(ctx: Context, next: Next): Promise<void> {
     const outcome = await options.auth.authenticate(credentialsFromHeader(ctx.get('authorization') || undefined), ctx.ip);
     if (!outcome.ok) throw authError(outcome, options.realm);
+    const { ok: _ok, ...identity } = outcome;
     ctx.state.who = outcome.who;
+    ctx.state.identity = identity;
     await next();
   };
 }

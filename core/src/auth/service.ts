@@ -3,9 +3,13 @@ import { z } from 'zod';
 import type { Clock } from '../clock.js';
 import { migrate, type Db, type Migration } from '../db.js';
 import { formatUtc } from '../time.js';
+import { TypedEmitter } from 'tiny-typed-emitter';
+import { throttleKey } from './client-key.js';
 import { hashPassword, verifyPassword } from './password-hash.js';
+import { scopeSchema } from './scopes.js';
 import { LoginThrottle } from './throttle.js';
-import type { Authenticator, AuthOutcome, Credentials } from './types.js';
+import type { Authenticator, AuthOutcome, Credentials, Scope } from './types.js';
+import { WorkGate } from './work-gate.js';
 
 export const authMigrations: Migration[] = [
   {
@@ -23,7 +27,19 @@ export const authMigrations: Migration[] = [
       expires_at INTEGER
     );`,
   },
+  {
+    // Tokens made before scopes existed could do everything; they keep doing so.
+    id: 'auth:2',
+    sql: `ALTER TABLE auth_tokens ADD COLUMN scope TEXT NOT NULL DEFAULT 'admin';`,
+  },
 ];
+
+/**
+ * **Choice**: a token created without `"scope"` gets `write`: what the official clients
+ * need (readings, the stream, writes), but it cannot mint or revoke tokens, change plugins
+ * or read the audit log.
+ */
+export const DEFAULT_TOKEN_SCOPE: Scope = 'write';
 
 export const PASSWORD_MIN_LENGTH = 8;
 export const PASSWORD_MAX_LENGTH = 1024;
@@ -55,6 +71,7 @@ export interface TokenInfo {
   name: string;
   created_at: string;
   expires_at: string | null;
+  scope: Scope;
 }
 
 /** A token just created: the only time its secret is shown. */
@@ -66,13 +83,18 @@ export interface AuthServiceOptions {
   /** Failed logins from one address within the window before it is throttled. */
   maxFailedLogins: number;
   failedLoginWindowMs: number;
+  /** scrypt checks running at once; default 2. */
+  maxConcurrentHashes?: number;
+  /** scrypt checks waiting for a slot before further ones answer 503; default 16. */
+  maxWaitingHashes?: number;
 }
 
 /** How to set a password, for every answer that says none is set. */
 export const NO_PASSWORD_MESSAGE =
   "no password is set yet: set one with `heliograph password set` on the device, in the settings page with the setup code from the service's log, or start the service with the HELIOGRAPH_PASSWORD environment variable";
-const MISSING_CREDENTIALS_MESSAGE = `credentials required: use HTTP Basic with user "${PASSWORD_USER}" and the device password, or "Authorization: Bearer <token>"`;
-const WRONG_PASSWORD_MESSAGE = `wrong user name or password (the user name is "${PASSWORD_USER}")`;
+const MISSING_CREDENTIALS_MESSAGE = 'credentials required: use HTTP Basic with the device password (any user name), or "Authorization: Bearer <token>"';
+const WRONG_PASSWORD_MESSAGE = 'wrong password';
+const BUSY_MESSAGE = 'too many password checks are running right now: try again in a second (bearer tokens are not affected)';
 const UNKNOWN_TOKEN_MESSAGE = 'unknown or revoked token: create a new one with POST /api/v1/tokens';
 
 const TOKEN_PREFIX = 'hg_';
@@ -86,27 +108,44 @@ interface TokenRow {
   name: string;
   created_at: number;
   expires_at: number | null;
+  scope: Scope;
+}
+
+interface TokenRecord {
+  id: string;
+  name: string;
+  expires_at: number | null;
+  scope: Scope;
+}
+
+/** Emitted when tokens stop working, so open WebSockets signed in with them can be closed. */
+interface AuthEvents {
+  revoked: (tokenId: string) => void;
 }
 
 /**
  * The device password (scrypt hash) and bearer tokens (sha256 hashes), both in SQLite, and
  * the failed-login throttle. Create with `AuthService.create`, which applies the migrations.
  */
-export class AuthService implements Authenticator {
+export class AuthService extends TypedEmitter<AuthEvents> implements Authenticator {
   private readonly throttle: LoginThrottle;
+  private readonly hashGate: WorkGate;
   /** Per client address, so concurrent guesses are counted one after another (see `authenticate`). */
   private readonly queues = new Map<string, Promise<unknown>>();
   private passwordSeen = false;
   private verifiedPassword: { storedHash: string; candidateDigest: Buffer; until: number } | undefined;
   private storedHashCache: { hash: string | undefined; readAt: number } | undefined;
+  private storedHashRead: Promise<string | undefined> | undefined;
   /** Valid tokens by digest; revoking clears it, so a revoked token fails at once. */
-  private readonly tokenCache = new Map<string, { name: string; expires_at: number | null }>();
+  private readonly tokenCache = new Map<string, TokenRecord>();
 
   constructor(
     private readonly db: Db,
     private readonly clock: Clock,
     options: AuthServiceOptions,
   ) {
+    super();
+    this.hashGate = new WorkGate(options.maxConcurrentHashes ?? 2, options.maxWaitingHashes ?? 16);
     this.throttle = new LoginThrottle(clock, { maxFailures: options.maxFailedLogins, windowMs: options.failedLoginWindowMs });
   }
 
@@ -135,6 +174,7 @@ export class AuthService implements Authenticator {
     );
     this.verifiedPassword = undefined;
     this.storedHashCache = undefined;
+    this.storedHashRead = undefined;
     this.passwordSeen = true;
   }
 
@@ -150,14 +190,26 @@ export class AuthService implements Authenticator {
   }
 
   /**
-   * Requests from one address are checked one at a time: otherwise a client could send a
-   * hundred guesses at once and have them all verified before the first failure is counted.
-   * Different addresses do not wait for each other.
+   * decisions.md, Errors: throttling guards the password. A bearer token is checked at once
+   * (a sha256 and an indexed lookup) and a valid one is never throttled, queued or counted,
+   * so a client with a bad password on the same address cannot lock the others out. Unknown
+   * tokens count as failures like wrong passwords.
+   *
+   * Password attempts from one address are checked one at a time: otherwise a client could
+   * send a hundred guesses at once and have them all verified before the first failure is
+   * counted. Different addresses do not wait for each other, but share a bounded number of
+   * scrypt slots (see `checkPassword`).
    */
   authenticate(credentials: Credentials | undefined, clientIp: string): Promise<AuthOutcome> {
-    const address = clientIp.startsWith('::ffff:') ? clientIp.slice(7) : clientIp;
+    const address = throttleKey(clientIp);
+    if (credentials?.kind === 'token') return this.checkTokenLogin(credentials.secret, address);
+    return this.oneAtATime(address, () => this.check(credentials, address));
+  }
+
+  /** Runs `attempt` after every earlier attempt from the same address has finished. */
+  private oneAtATime<T>(address: string, attempt: () => Promise<T> | T): Promise<T> {
     const previous = this.queues.get(address) ?? Promise.resolve();
-    const run = previous.then(() => this.check(credentials, address));
+    const run = previous.then(attempt);
     const settled = run.catch(() => undefined);
     this.queues.set(address, settled);
     void settled.then(() => {
@@ -172,9 +224,8 @@ export class AuthService implements Authenticator {
    * throttled address gets 429 without the check being made.
    */
   checkOtherSecret(clientIp: string, check: () => boolean, wrongMessage: string): Promise<{ ok: true } | Extract<AuthOutcome, { ok: false }>> {
-    const address = clientIp.startsWith('::ffff:') ? clientIp.slice(7) : clientIp;
-    const previous = this.queues.get(address) ?? Promise.resolve();
-    const run = previous.then((): { ok: true } | Extract<AuthOutcome, { ok: false }> => {
+    const address = throttleKey(clientIp);
+    return this.oneAtATime(address, (): { ok: true } | Extract<AuthOutcome, { ok: false }> => {
       const waitMs = this.throttle.waitMs(address);
       if (waitMs > 0) {
         const retryAfterS = Math.ceil(waitMs / 1000);
@@ -187,15 +238,11 @@ export class AuthService implements Authenticator {
       this.throttle.recordFailure(address);
       return { ok: false, status: 401, message: wrongMessage };
     });
-    const settled = run.catch(() => undefined);
-    this.queues.set(address, settled);
-    void settled.then(() => {
-      if (this.queues.get(address) === settled) this.queues.delete(address);
-    });
-    return run;
   }
 
-  async createToken(request: { name: string; expiresAt?: number | null }): Promise<CreatedToken> {
+  async createToken(request: { name: string; expiresAt?: number | null; scope?: Scope }): Promise<CreatedToken> {
+    const scope = scopeSchema.safeParse(request.scope ?? DEFAULT_TOKEN_SCOPE);
+    if (!scope.success) throw new AuthInputError(scope.error.issues[0]!.message);
     const parsedName = tokenNameSchema.safeParse(request.name);
     if (!parsedName.success) throw new AuthInputError(parsedName.error.issues[0]!.message);
     const name = parsedName.data;
@@ -209,12 +256,13 @@ export class AuthService implements Authenticator {
     const token = TOKEN_PREFIX + randomBytes(32).toString('base64url');
     try {
       await this.db.run(
-        'INSERT INTO auth_tokens (id, name, secret_hash, created_at, expires_at) VALUES (?, ?, ?, ?, ?)',
+        'INSERT INTO auth_tokens (id, name, secret_hash, created_at, expires_at, scope) VALUES (?, ?, ?, ?, ?, ?)',
         id,
         name,
         tokenDigest(token),
         now,
         expiresAt,
+        scope.data,
       );
     } catch (err) {
       if (String((err as Error).message).includes('auth_tokens.name')) {
@@ -222,34 +270,56 @@ export class AuthService implements Authenticator {
       }
       throw err;
     }
-    return { id, name, token, ...tokenTimes({ created_at: now, expires_at: expiresAt }) };
+    return { id, name, token, ...tokenTimes({ created_at: now, expires_at: expiresAt }), scope: scope.data };
   }
 
   /** Every token, expired ones included, oldest first; never the secrets. */
   async listTokens(): Promise<TokenInfo[]> {
-    const rows = await this.db.all<TokenRow[]>('SELECT id, name, created_at, expires_at FROM auth_tokens ORDER BY created_at, rowid');
-    return rows.map((row) => ({ id: row.id, name: row.name, ...tokenTimes(row) }));
+    const rows = await this.db.all<TokenRow[]>('SELECT id, name, created_at, expires_at, scope FROM auth_tokens ORDER BY created_at, rowid');
+    return rows.map((row) => ({ id: row.id, name: row.name, ...tokenTimes(row), scope: row.scope }));
   }
 
   /** Deletes the token, so it fails from the next request on. False when no such id. */
   async revokeToken(id: string): Promise<boolean> {
     const result = await this.db.run('DELETE FROM auth_tokens WHERE id = ?', id);
     this.tokenCache.clear();
-    return (result.changes ?? 0) > 0;
+    const revoked = (result.changes ?? 0) > 0;
+    if (revoked) this.emit('revoked', id);
+    return revoked;
   }
 
+  /** A password attempt, or a request without credentials (which is never counted). */
   private async check(credentials: Credentials | undefined, address: string): Promise<AuthOutcome> {
-    const waitMs = this.throttle.waitMs(address);
-    if (waitMs > 0) {
-      const retryAfterS = Math.ceil(waitMs / 1000);
-      return { ok: false, status: 429, message: `too many failed logins from this address: try again in ${retryAfterS} s`, retryAfterS };
-    }
+    // Before any hashing: a throttled address costs nothing.
+    const throttled = this.throttled(address);
+    if (throttled) return throttled;
     if (!(await this.hasPassword())) return { ok: false, status: 403, message: NO_PASSWORD_MESSAGE };
     if (!credentials) return { ok: false, status: 401, message: MISSING_CREDENTIALS_MESSAGE };
-    const outcome = credentials.kind === 'password' ? await this.checkPassword(credentials.secret) : await this.checkToken(credentials.secret);
+    const outcome = await this.checkPassword(credentials.secret);
     if (outcome.ok) this.throttle.recordSuccess(address);
-    else this.throttle.recordFailure(address);
+    else if (outcome.status === 401) this.throttle.recordFailure(address);
     return outcome;
+  }
+
+  /**
+   * A valid token gets in whatever the address's throttle says, and does not reset its count
+   * either: a read-only token must not buy its holder fresh guesses at the admin password.
+   */
+  private async checkTokenLogin(secret: string, address: string): Promise<AuthOutcome> {
+    if (!(await this.hasPassword())) return { ok: false, status: 403, message: NO_PASSWORD_MESSAGE };
+    const outcome = await this.checkToken(secret);
+    if (outcome.ok) return outcome;
+    const throttled = this.throttled(address);
+    if (throttled) return throttled;
+    this.throttle.recordFailure(address);
+    return outcome;
+  }
+
+  private throttled(address: string): AuthOutcome | undefined {
+    const waitMs = this.throttle.waitMs(address);
+    if (waitMs <= 0) return undefined;
+    const retryAfterS = Math.ceil(waitMs / 1000);
+    return { ok: false, status: 429, message: `too many failed logins from this address: try again in ${retryAfterS} s (bearer tokens still work)`, retryAfterS };
   }
 
   /**
@@ -259,6 +329,12 @@ export class AuthService implements Authenticator {
    * CLI in another process; the row is re-read at least once a second) makes it useless within a second. Only
    * successes are remembered, so every wrong guess still pays a full scrypt, and the digest
    * is compared in constant time.
+   *
+   * At most a few scrypt checks run at once and a few more wait (`WorkGate`); beyond that the
+   * answer is 503 with Retry-After, which does not count as a failure. Each check holds
+   * 32 MiB, so a thousand parallel guesses from many addresses would otherwise take the
+   * memory and the CPU from everyone. The remembered password is checked before the gate,
+   * so a signed-in dashboard keeps working during such a flood.
    */
   private async checkPassword(candidate: string): Promise<AuthOutcome> {
     const stored = await this.storedHash();
@@ -267,11 +343,16 @@ export class AuthService implements Authenticator {
     const digest = createHash('sha256').update(candidate, 'utf8').digest();
     const remembered = this.verifiedPassword;
     if (remembered && remembered.storedHash === stored && now < remembered.until && timingSafeEqual(remembered.candidateDigest, digest)) {
-      return { ok: true, who: PASSWORD_USER };
+      return PASSWORD_IDENTITY;
     }
-    if (!(await verifyPassword(candidate, stored))) return { ok: false, status: 401, message: WRONG_PASSWORD_MESSAGE };
+    // No set password holds a control character (passwordProblem). It must be refused here:
+    // scrypt keys HMAC-SHA256, which pads keys with NUL bytes, so "password\0" would verify.
+    if (/\p{Cc}/u.test(candidate)) return { ok: false, status: 401, message: WRONG_PASSWORD_MESSAGE };
+    const verified = this.hashGate.run(() => verifyPassword(candidate, stored));
+    if (!verified) return { ok: false, status: 503, message: BUSY_MESSAGE, retryAfterS: 1 };
+    if (!(await verified)) return { ok: false, status: 401, message: WRONG_PASSWORD_MESSAGE };
     this.verifiedPassword = { storedHash: stored, candidateDigest: digest, until: now + VERIFIED_PASSWORD_TTL_MS };
-    return { ok: true, who: PASSWORD_USER };
+    return PASSWORD_IDENTITY;
   }
 
   /**
@@ -284,7 +365,7 @@ export class AuthService implements Authenticator {
     const key = digest.toString('hex');
     let row = this.tokenCache.get(key);
     if (!row) {
-      row = await this.db.get<{ name: string; expires_at: number | null }>('SELECT name, expires_at FROM auth_tokens WHERE secret_hash = ?', digest);
+      row = await this.db.get<TokenRecord>('SELECT id, name, expires_at, scope FROM auth_tokens WHERE secret_hash = ?', digest);
       if (!row) return { ok: false, status: 401, message: UNKNOWN_TOKEN_MESSAGE };
       if (this.tokenCache.size >= 1000) this.tokenCache.clear();
       this.tokenCache.set(key, row);
@@ -292,7 +373,7 @@ export class AuthService implements Authenticator {
     if (row.expires_at !== null && this.clock.now() >= row.expires_at) {
       return { ok: false, status: 401, message: `token "${row.name}" expired at ${formatUtc(row.expires_at)}: create a new one` };
     }
-    return { ok: true, who: row.name };
+    return { ok: true, who: row.name, scope: row.scope, token: { id: row.id, expiresAt: row.expires_at } };
   }
 
   /**
@@ -305,11 +386,23 @@ export class AuthService implements Authenticator {
     if (this.storedHashCache && now >= this.storedHashCache.readAt && now - this.storedHashCache.readAt < STORED_HASH_TTL_MS) {
       return this.storedHashCache.hash;
     }
-    const row = await this.db.get<{ hash: string }>('SELECT hash FROM auth_password WHERE id = 1');
-    this.storedHashCache = { hash: row?.hash, readAt: now };
-    return row?.hash;
+    // One read at a time: a flood of logins would otherwise queue a thousand reads on the
+    // connection, and a real login's read would wait behind all of them.
+    if (this.storedHashRead) return this.storedHashRead;
+    const read = this.db.get<{ hash: string }>('SELECT hash FROM auth_password WHERE id = 1').then((row) => {
+      if (this.storedHashRead === read) this.storedHashCache = { hash: row?.hash, readAt: now };
+      return row?.hash;
+    });
+    this.storedHashRead = read;
+    try {
+      return await read;
+    } finally {
+      if (this.storedHashRead === read) this.storedHashRead = undefined;
+    }
   }
 }
+
+const PASSWORD_IDENTITY: AuthOutcome = { ok: true, who: PASSWORD_USER, scope: 'admin' };
 
 /** What is wrong with a new password, or undefined when it is acceptable. */
 export function passwordProblem(password: string): string | undefined {
@@ -317,7 +410,7 @@ export function passwordProblem(password: string): string | undefined {
   if (length === 0) return 'the password must not be empty';
   if (length < PASSWORD_MIN_LENGTH) return `the password must be at least ${PASSWORD_MIN_LENGTH} characters long (this one has ${length})`;
   if (length > PASSWORD_MAX_LENGTH) return `the password must be at most ${PASSWORD_MAX_LENGTH} characters long`;
-  // Also keeps the middleware's marker for a wrong Basic user name (it starts with NUL) unmatchable.
+  // Also what makes `checkPassword` safe to refuse such candidates before hashing.
   if (/\p{Cc}/u.test(password)) return 'the password must not contain control characters (newline, tab, NUL)';
   return undefined;
 }

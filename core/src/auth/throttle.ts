@@ -9,7 +9,11 @@ export interface ThrottleOptions {
   maxFailures: number;
   /** Window in which failures are counted (decisions.md: 15 minutes). */
   windowMs: number;
-  /** Addresses remembered at most; the least recently failing are forgotten first. */
+  /**
+   * Addresses remembered at most. Over it, expired records go first, then the least recently
+   * failing addresses that are not under back-off; an address under back-off goes only when
+   * every remembered address is, so failing once from many addresses cannot flush it.
+   */
   maxAddresses?: number;
 }
 
@@ -35,7 +39,7 @@ interface AddressRecord {
  * The state lives in memory. A restart forgets it, but restarts are rare and slow next to a
  * guesser's budget, and keeping it out of the database spares the SD card a write per failed
  * request. Memory stays bounded by `maxAddresses`: expired records are swept first, then the
- * least recently failing addresses are dropped.
+ * least recently failing addresses below the threshold, and only then throttled ones.
  */
 export class LoginThrottle {
   private readonly records = new Map<string, AddressRecord>();
@@ -98,12 +102,18 @@ export class LoginThrottle {
     return record.recent.every((time) => now - time >= this.options.windowMs);
   }
 
+  /** Makes room down to 90 % of the bound, so the sweep runs once per many failures, not each. */
   private prune(now: number): void {
+    const target = Math.floor(this.maxAddresses * 0.9);
     for (const [address, record] of this.records) {
       if (this.expired(record, now)) this.records.delete(address);
     }
+    for (const [address, record] of this.records) {
+      if (this.records.size <= target) return;
+      if (record.streak === 0) this.records.delete(address);
+    }
     for (const address of this.records.keys()) {
-      if (this.records.size <= this.maxAddresses) break;
+      if (this.records.size <= target) return;
       this.records.delete(address);
     }
   }

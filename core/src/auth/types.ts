@@ -1,10 +1,21 @@
 /** Credentials as a client presented them: the device password, or a bearer token. */
 export type Credentials = { kind: 'password'; secret: string } | { kind: 'token'; secret: string };
 
+/** What a client may do; each scope includes the ones before it (see scopes.ts). */
+export type Scope = 'read' | 'write' | 'admin';
+
+/** Who got in: `admin` with the password (scope admin), else the token's name and scope. */
+export interface Identity {
+  who: string;
+  scope: Scope;
+  /** The token's id and expiry (Unix ms, null = never); absent for the password. */
+  token?: { id: string; expiresAt: number | null };
+}
+
 /** The answer to "may this client in?" and, when not, what to tell it. */
 export type AuthOutcome =
-  | { ok: true; who: string }
-  | { ok: false; status: 401 | 403 | 429; message: string; retryAfterS?: number };
+  | ({ ok: true } & Identity)
+  | { ok: false; status: 401 | 403 | 429 | 503; message: string; retryAfterS?: number };
 
 /** Checks credentials, counting failed logins per client address (throttling). */
 export interface Authenticator {

@@ -81,6 +81,16 @@ export const configSchema = z
           .describe('IPv4 address of the one interface to advertise on; null = every interface.'),
       })
       .strict(),
+    security: z
+      .object({
+        allowedHosts: z
+          .array(z.string().min(1).max(253))
+          .describe('Host names (without port) the device is reached by besides IP addresses, localhost and .local names; other Host headers answer 421 (DNS rebinding).'),
+        allowedOrigins: z
+          .array(z.string().regex(/^https?:\/\/[^/]+$/, 'an origin such as "https://dashboard.example.net" (scheme, host, optional port; no path)'))
+          .describe("Web page origins besides the device's own page that may call the API and open the stream from a browser; others answer 403."),
+      })
+      .strict(),
   })
   .strict();
 

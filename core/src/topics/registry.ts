@@ -3,7 +3,7 @@ import type { Clock } from '../clock.js';
 import { SafeEmitter } from '../events.js';
 import type { DeviceFields } from './device.js';
 import { discoveryFields, type DiscoveryOverride } from './discovery.js';
-import { compileGlob } from './glob.js';
+import { compileGlob, type GlobMatcher } from './glob.js';
 
 export type Group = 'Status' | 'Settings' | 'Info';
 
@@ -94,7 +94,7 @@ export class TopicRegistry extends SafeEmitter<RegistryEvents> {
   /** Number of the tick being gathered. */
   private tickNumber = 1;
   private readonly snapshotCache = new Map<string, Buffer>();
-  private readonly globCache = new Map<string, RegExp>();
+  private readonly globCache = new Map<string, GlobMatcher>();
 
   constructor(private readonly clock: Clock) {
     super();
@@ -278,7 +278,7 @@ export class TopicRegistry extends SafeEmitter<RegistryEvents> {
     this.snapshotCache.clear();
   }
 
-  private compile(glob: string): RegExp {
+  private compile(glob: string): GlobMatcher {
     let re = this.globCache.get(glob);
     if (!re) {
       re = compileGlob(glob);

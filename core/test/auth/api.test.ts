@@ -43,8 +43,8 @@ test('missing or wrong credentials answer 401 with a Bearer challenge, not Basic
   const api = await startApi(t);
   const cases: Array<[HttpRequestOptions, RegExp]> = [
     [{}, /credentials required/],
-    [{ basic: 'not the password' }, /wrong user name or password/],
-    [{ basic: { user: 'root', password: PASSWORD } }, /wrong user name or password/],
+    [{ basic: 'not the password' }, /wrong password/],
+    [{ basic: { user: 'root', password: `${PASSWORD}\0` } }, /wrong password/],
     [{ bearer: 'hg_unknown' }, /unknown or revoked token/],
   ];
   for (const [options, message] of cases) {
@@ -54,19 +54,21 @@ test('missing or wrong credentials answer 401 with a Bearer challenge, not Basic
   }
 });
 
-test('Basic admin:<password> gets in', async (t) => {
+test('Basic with any user name and the password gets in', async (t) => {
   const api = await startApi(t);
-  const answer = await api.call('/api/v1/tokens', { basic: PASSWORD });
-  assert.equal(answer.status, 200);
-  assert.deepEqual(answer.json, []);
+  for (const user of ['admin', 'solar-assistant', '']) {
+    const answer = await api.call('/api/v1/tokens', { basic: { user, password: PASSWORD } });
+    assert.equal(answer.status, 200, user);
+    assert.deepEqual(answer.json, []);
+  }
 });
 
 test('a bearer token is shown once at creation, listed without its secret, works, and stops at once when revoked', async (t) => {
   const api = await startApi(t);
-  const created = await api.call('/api/v1/tokens', { method: 'POST', basic: PASSWORD, body: { name: 'home-assistant' } });
+  const created = await api.call('/api/v1/tokens', { method: 'POST', basic: PASSWORD, body: { name: 'home-assistant', scope: 'admin' } });
   assert.equal(created.status, 201, created.text);
   const token = created.json as { id: string; name: string; token: string; created_at: string; expires_at: null };
-  assert.deepEqual(Object.keys(token).sort(), ['created_at', 'expires_at', 'id', 'name', 'token']);
+  assert.deepEqual(Object.keys(token).sort(), ['created_at', 'expires_at', 'id', 'name', 'scope', 'token']);
   assert.equal(typeof token.id, 'string');
   assert.equal(token.name, 'home-assistant');
   assert.match(token.token, /^hg_/);
@@ -75,7 +77,7 @@ test('a bearer token is shown once at creation, listed without its secret, works
 
   const listed = await api.call('/api/v1/tokens', { bearer: token.token });
   assert.equal(listed.status, 200);
-  assert.deepEqual(listed.json, [{ id: token.id, name: 'home-assistant', created_at: '2025-06-01T12:00:00Z', expires_at: null }]);
+  assert.deepEqual(listed.json, [{ id: token.id, name: 'home-assistant', created_at: '2025-06-01T12:00:00Z', expires_at: null, scope: 'admin' }]);
   assert.ok(!listed.text.includes(token.token.slice(3)));
 
   const revoked = await api.call(`/api/v1/tokens/${token.id}`, { method: 'DELETE', bearer: token.token });
@@ -95,7 +97,7 @@ test('expires_at is normalised to UTC seconds, and the token is refused once it 
   const created = await api.call('/api/v1/tokens', {
     method: 'POST',
     basic: PASSWORD,
-    body: { name: 'one-hour', expires_at: '2025-06-01T14:00:00.750+01:00' },
+    body: { name: 'one-hour', expires_at: '2025-06-01T14:00:00.750+01:00', scope: 'admin' },
   });
   assert.equal(created.status, 201, created.text);
   const token = created.json as { token: string; expires_at: string; created_at: string };
@@ -129,7 +131,7 @@ test('POST /tokens answers 400 for a bad body and 409 for a name in use', async 
   assertError(await post({ name: 42 }), 400, /name is required and must be a string/);
   assertError(await post({ name: 'x', expires_at: 'tomorrow' }), 400, /expires_at must be an RFC 3339 time/);
   assertError(await post({ name: 'x', expires_at: '2025-06-01T11:59:59Z' }), 400, /expires_at 2025-06-01T11:59:59Z is not in the future/);
-  assertError(await post({ name: 'x', expiresAt: '2030-01-01T00:00:00Z' }), 400, /unknown field "expiresAt": only name and expires_at/);
+  assertError(await post({ name: 'x', expiresAt: '2030-01-01T00:00:00Z' }), 400, /unknown field "expiresAt": only name, expires_at and scope/);
   assertError(await post(['x']), 400, /the body must be a JSON object/);
   assertError(await post('{"name": '), 400, /not valid JSON/);
   assertError(await post({ name: 'admin' }), 400, /reserved/);
@@ -146,4 +148,22 @@ test('five failed logins answer 429 with Retry-After, even for the right passwor
   assert.equal(throttled.headers.get('retry-after'), '1');
   api.clock.advance(1000);
   assert.equal((await api.call('/api/v1/tokens', { basic: PASSWORD })).status, 200);
+});
+
+test('scopes: a token gets write by default; a smaller scope answers 403 naming both; admin tokens manage tokens', async (t) => {
+  const api = await startApi(t);
+  const create = async (body: Record<string, unknown>) => {
+    const created = await api.call('/api/v1/tokens', { method: 'POST', basic: PASSWORD, body });
+    assert.equal(created.status, 201, created.text);
+    assert.equal(created.headers.get('cache-control'), 'no-store');
+    return created.json as { token: string; scope: string };
+  };
+  const plain = await create({ name: 'plain' });
+  assert.equal(plain.scope, 'write');
+  const refused = await api.call('/api/v1/tokens', { bearer: plain.token });
+  assertError(refused, 403, /token "plain" has scope write, but GET \/api\/v1\/tokens needs scope admin/);
+  assertError(await api.call('/api/v1/tokens', { method: 'POST', bearer: plain.token, body: { name: 'minted' } }), 403, /needs scope admin/);
+  const admin = await create({ name: 'admin-token', scope: 'admin' });
+  assert.equal((await api.call('/api/v1/tokens', { bearer: admin.token })).status, 200);
+  assertError(await api.call('/api/v1/tokens', { method: 'POST', basic: PASSWORD, body: { name: 'x', scope: 'root' } }), 400, /scope must be one of read, write, admin/);
 });

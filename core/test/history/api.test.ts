@@ -8,7 +8,7 @@ import { ManualClock, meta, openStore, random, reference, tempDbFile, type Opene
 
 const NOW = Date.parse('2026-03-10T12:34:56.789Z');
 const DAY = 86_400_000;
-const allowAll: Authenticator = { authenticate: async () => ({ ok: true, who: 'admin' }) };
+const allowAll: Authenticator = { authenticate: async () => ({ ok: true, who: 'admin', scope: 'admin' as const }) };
 const iso = (s: number) => new Date(s * 1000).toISOString().replace('.000Z', 'Z');
 
 describe('GET /api/v1/history', () => {

@@ -15,6 +15,8 @@ import { WriteService } from '../../src/writes/service.js';
 
 export const PASSWORD = 'sunny-side-up';
 export const TOKEN = 'tok-kitchen-panel';
+/** A token with scope read (`wall display`): may watch, may not write. */
+export const READ_TOKEN = 'tok-wall-display';
 export const REALM = 'Heliograph';
 
 /**
@@ -28,8 +30,9 @@ export class OnePasswordAuthenticator implements Authenticator {
     const failures = this.failures.get(clientIp) ?? 0;
     if (failures >= 5) return { ok: false, status: 429, message: 'too many failed logins; wait and try again', retryAfterS: 2 ** (failures - 5) };
     if (!credentials) return { ok: false, status: 401, message: 'credentials required: pass ?password= or ?token=' };
-    if (credentials.kind === 'password' && credentials.secret === PASSWORD) return { ok: true, who: 'admin' };
-    if (credentials.kind === 'token' && credentials.secret === TOKEN) return { ok: true, who: 'kitchen panel' };
+    if (credentials.kind === 'password' && credentials.secret === PASSWORD) return { ok: true, who: 'admin', scope: 'admin' };
+    if (credentials.kind === 'token' && credentials.secret === TOKEN) return { ok: true, who: 'kitchen panel', scope: 'write', token: { id: 'kitchen', expiresAt: null } };
+    if (credentials.kind === 'token' && credentials.secret === READ_TOKEN) return { ok: true, who: 'wall display', scope: 'read', token: { id: 'wall', expiresAt: null } };
     this.failures.set(clientIp, failures + 1);
     return { ok: false, status: 401, message: 'wrong password or token' };
   }

@@ -1,3 +1,4 @@
+import { scopeAllows, scopeMessage } from '../../auth/scopes.js';
 import { createLogger, errorMessage } from '../../log.js';
 import type { WriteOutcome } from '../../writes/service.js';
 import type { Client, MetricsHub } from './hub.js';
@@ -30,7 +31,11 @@ export function handleFrame(hub: MetricsHub, client: Client, frame: InboundFrame
       const parsed = joinPayload.safeParse(frame.payload ?? {});
       if (!parsed.success) return error(payloadError(parsed.error));
       const topics = parsed.data.topics;
-      hub.join(client, target, topics && topics.length > 0 ? topics : DEFAULT_FILTER);
+      const filter = topics && topics.length > 0 ? topics : DEFAULT_FILTER;
+      // The default filter is always let in: it is one shared selection, whoever spent the budget.
+      const problem = filter === DEFAULT_FILTER ? undefined : hub.filterProblem(filter, client.selection);
+      if (problem) return error(problem);
+      hub.join(client, target, filter);
       return;
     }
     case 'phx_leave':
@@ -46,10 +51,13 @@ export function handleFrame(hub: MetricsHub, client: Client, frame: InboundFrame
     case 'topics': {
       const parsed = topicsPayload.safeParse(frame.payload);
       if (!parsed.success) return error(payloadError(parsed.error));
+      const problem = hub.filterProblem(parsed.data.topics, client.selection);
+      if (problem) return error(problem);
       hub.replaceFilter(client, target, parsed.data.topics);
       return;
     }
     case 'set': {
+      if (!scopeAllows(client.identity.scope, 'write')) return error(scopeMessage(client.identity, 'write', 'set'));
       const parsed = setPayload.safeParse(frame.payload);
       if (!parsed.success) return error(payloadError(parsed.error));
       hub.reply(client, target, 'ok', {});

@@ -1,11 +1,12 @@
 import type { WebSocket } from 'ws';
+import type { Identity } from '../../auth/types.js';
 import type { Clock } from '../../clock.js';
 import { createLogger, errorMessage } from '../../log.js';
 import type { Tick, TopicMeta, TopicRegistry, TopicState } from '../../topics/registry.js';
 import type { WriteService } from '../../writes/service.js';
 import { handleFrame } from './channel.js';
 import { decodeFrame, encodePush, encodeReply, SharedPush, type FilterEntry, type Form, type ReplyTarget } from './protocol.js';
-import { canonicalFilter, definitionsPayload, Selection } from './selection.js';
+import { canonicalFilter, definitionsPayload, filterBudgetProblem, Selection } from './selection.js';
 import type { SystemInfo } from '../../system/info.js';
 import { ThrottleWindows } from './throttle.js';
 import type { Timers } from './timers.js';
@@ -45,6 +46,8 @@ export class Client {
     readonly form: Form,
     readonly who: string,
     now: number,
+    /** Scope and token of the credentials the socket signed in with. */
+    readonly identity: Identity = { who, scope: 'admin' },
   ) {
     this.lastFrameAt = now;
   }
@@ -79,9 +82,9 @@ export class MetricsHub {
     return this.clients.size;
   }
 
-  connect(ws: WebSocket, form: Form, who: string): Client {
+  connect(ws: WebSocket, form: Form, who: string, identity?: Identity): Client {
     const { clock } = this.options;
-    const client = new Client(ws, form, who, clock.now());
+    const client = new Client(ws, form, who, clock.now(), identity);
     this.clients.add(client);
     ws.on('message', (data: Buffer, isBinary: boolean) => this.onMessage(client, data, isBinary));
     ws.on('close', () => this.forget(client));
@@ -221,6 +224,11 @@ export class MetricsHub {
         this.armIdle(client, this.options.idleTimeoutMs - idleMs);
       }
     }, delayMs);
+  }
+
+  /** Why a filter cannot be taken on now (too many distinct filters held), or undefined. */
+  filterProblem(entries: readonly FilterEntry[], replacing: Selection<Client> | null): string | undefined {
+    return filterBudgetProblem(this.selections, canonicalFilter(entries), replacing);
   }
 
   private acquire(entries: readonly FilterEntry[]): Selection<Client> {

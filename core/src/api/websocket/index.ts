@@ -2,18 +2,22 @@ import Router from '@koa/router';
 import { STATUS_CODES, type IncomingMessage, type Server } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { WebSocketServer } from 'ws';
+import type { TypedEmitter } from 'tiny-typed-emitter';
 import { systemClock, type Clock } from '../../clock.js';
 import { authError, credentialsFromQuery } from '../../auth/middleware.js';
 import type { Authenticator, AuthOutcome } from '../../auth/types.js';
+import { HostPolicy } from '../host-policy.js';
 import { createLogger } from '../../log.js';
 import type { SystemInfo } from '../../system/info.js';
 import type { TopicRegistry } from '../../topics/registry.js';
 import type { WriteService } from '../../writes/service.js';
-import { MetricsHub } from './hub.js';
+import { MetricsHub, type Client } from './hub.js';
 import { formOfQuery } from './protocol.js';
 import { systemTimers, type Timers } from './timers.js';
+import { TokenSessions } from './token-sessions.js';
 
 export { CLOSE_GOING_AWAY, CLOSE_IDLE, CLOSE_TOO_SLOW } from './hub.js';
+export { CLOSE_TOKEN_EXPIRED, CLOSE_TOKEN_REVOKED } from './token-sessions.js';
 export type { Timers } from './timers.js';
 
 const log = createLogger('websocket');
@@ -38,6 +42,10 @@ export interface WebsocketOptions {
   systemIntervalMs?: number;
   /** Bytes a socket may have queued before it is closed as too slow; default 256 KiB. */
   maxBufferedBytes?: number;
+  /** Which Host and Origin headers an upgrade may carry; default: see HostPolicy. */
+  hosts?: HostPolicy;
+  /** Tells when a token is revoked (the AuthService), so its sockets close at once. */
+  revocations?: Pick<TypedEmitter<{ revoked: (tokenId: string) => void }>, 'on' | 'off'>;
 }
 
 export interface WebsocketEndpoint {
@@ -81,6 +89,10 @@ export function attachWebsocket(options: WebsocketOptions): WebsocketEndpoint {
     maxBufferedBytes: options.maxBufferedBytes ?? 256 * 1024,
   });
   let closing = false;
+  const hosts = options.hosts ?? new HostPolicy();
+  const sessions = new TokenSessions<Client>(clock, timers, (client, code, reason) => hub.close(client, code, reason));
+  const onRevoked = (tokenId: string) => sessions.revoked(tokenId);
+  options.revocations?.on('revoked', onRevoked);
 
   const onUpgrade = (req: IncomingMessage, socket: Duplex, head: Buffer) => {
     void upgrade(req, socket, head).catch((err) => {
@@ -95,6 +107,11 @@ export function attachWebsocket(options: WebsocketOptions): WebsocketEndpoint {
     const url = new URL(req.url ?? '/', 'http://localhost');
     if (url.pathname !== WEBSOCKET_PATH) return refuse(socket, 404, `no WebSocket endpoint at ${url.pathname}; the live stream is at ${WEBSOCKET_PATH}`);
     if (closing) return refuse(socket, 503, 'the server is shutting down; reconnect in a moment');
+    // Before credentials: a cross-site page's guesses must not count against the user's address.
+    const hostProblem = hosts.hostProblem(req.headers.host);
+    if (hostProblem) return refuse(socket, 421, hostProblem);
+    const originProblem = hosts.originProblem(req.headers.origin, req.headers.host);
+    if (originProblem) return refuse(socket, 403, originProblem);
     const outcome: AuthOutcome = await options.auth.authenticate(credentialsFromQuery(url.searchParams, req.headers.authorization), req.socket.remoteAddress ?? '');
     if (!outcome.ok) {
       const error = authError(outcome, options.realm);
@@ -104,7 +121,12 @@ export function attachWebsocket(options: WebsocketOptions): WebsocketEndpoint {
     if (socket.destroyed) return;
     socket.off('error', ignore);
     const form = formOfQuery(url.searchParams);
-    wss.handleUpgrade(req, socket, head, (ws) => hub.connect(ws, form, outcome.who));
+    const { ok: _ok, ...identity } = outcome;
+    wss.handleUpgrade(req, socket, head, (ws) => {
+      const client = hub.connect(ws, form, outcome.who, identity);
+      ws.once('close', () => sessions.forget(client));
+      sessions.track(client);
+    });
   }
 
   options.server.on('upgrade', onUpgrade);
@@ -115,6 +137,8 @@ export function attachWebsocket(options: WebsocketOptions): WebsocketEndpoint {
     async close() {
       closing = true;
       options.server.off('upgrade', onUpgrade);
+      options.revocations?.off('revoked', onRevoked);
+      sessions.clear();
       await hub.closeAll();
       wss.close();
     },

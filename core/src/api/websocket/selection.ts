@@ -1,5 +1,5 @@
 import { discoveryFields } from '../../topics/discovery.js';
-import { compileGlob } from '../../topics/glob.js';
+import { compileGlob, type GlobMatcher } from '../../topics/glob.js';
 import type { TopicMeta, TopicState } from '../../topics/registry.js';
 import { SharedPush, type FilterEntry } from './protocol.js';
 
@@ -11,7 +11,7 @@ export const DEFAULT_FILTER: readonly FilterEntry[] = [
 ];
 
 interface Matcher {
-  re: RegExp;
+  re: GlobMatcher;
   windowMs: number;
 }
 
@@ -37,6 +37,11 @@ export class Selection<C> {
     entries: ReadonlyArray<readonly [topic: string, windowMs: number]>,
   ) {
     this.matchers = entries.map(([topic, windowMs]) => ({ re: compileGlob(topic), windowMs }));
+  }
+
+  /** Distinct entries of the filter (what it costs against MAX_DISTINCT_FILTER_ENTRIES). */
+  get entryCount(): number {
+    return this.matchers.length;
   }
 
   /** Adds those of `states` the filter selects; returns the ones that were not members yet. */
@@ -101,6 +106,31 @@ export class Selection<C> {
     }
     return best;
   }
+}
+
+/**
+ * Distinct filter entries held across all sockets. Equal filters share one Selection, so a
+ * thousand sockets with the default filter cost one; a thousand sockets with 256 different
+ * entries each would cost 256 000 matchers and member maps (704 MB once). A new distinct
+ * filter beyond this is refused with an error reply; joining an existing one always works.
+ */
+export const MAX_DISTINCT_FILTER_ENTRIES = 8192;
+
+/** Why a socket may not take on this filter now, or undefined. */
+export function filterBudgetProblem<C>(
+  selections: ReadonlyMap<string, Selection<C>>,
+  filter: { key: string; entries: ReadonlyArray<unknown> },
+  replacing: Selection<C> | null,
+): string | undefined {
+  if (selections.has(filter.key)) return undefined;
+  let held = 0;
+  for (const selection of selections.values()) {
+    // The socket's current filter goes away with the change when it is the only user.
+    if (selection === replacing && selection.clients.size === 1) continue;
+    held += selection.entryCount;
+  }
+  if (held + filter.entries.length <= MAX_DISTINCT_FILTER_ENTRIES) return undefined;
+  return `the server already holds ${held} different filter entries from other clients (at most ${MAX_DISTINCT_FILTER_ENTRIES}): use fewer entries, globs such as "inverter_*/pv_power", or the default filter (join with {})`;
 }
 
 /** Filter entries in a canonical form, so equal filters share one {@link Selection}. */

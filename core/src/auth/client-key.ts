@@ -1,0 +1,32 @@
+import { isIPv6 } from 'node:net';
+
+/**
+ * The key failed logins are counted under. An IPv4 address counts alone (its IPv4-mapped
+ * IPv6 form is the same address). IPv6 clients are grouped by their /64: a home network
+ * hands every device a whole /64 and privacy extensions pick new addresses at will, so
+ * counting single IPv6 addresses would give a guesser 2^64 fresh budgets.
+ */
+export function throttleKey(clientIp: string): string {
+  const ip = clientIp.split('%')[0]!;
+  const mapped = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/i.exec(ip);
+  if (mapped) return mapped[1]!;
+  if (!isIPv6(ip)) return ip;
+  const groups = expandIPv6(ip);
+  return `${groups.slice(0, 4).join(':')}::/64`;
+}
+
+/** The eight 16-bit groups of an IPv6 address, lower-case without leading zeros. */
+function expandIPv6(ip: string): string[] {
+  let text = ip.toLowerCase();
+  // An embedded IPv4 tail (::1.2.3.4) stands for the last two groups.
+  const v4 = /(\d+)\.(\d+)\.(\d+)\.(\d+)$/.exec(text);
+  if (v4) {
+    const [a, b, c, d] = v4.slice(1).map(Number) as [number, number, number, number];
+    text = text.slice(0, v4.index) + ((a << 8) | b).toString(16) + ':' + ((c << 8) | d).toString(16);
+  }
+  const [head, tail] = text.includes('::') ? text.split('::') : [text, undefined];
+  const headGroups = head ? head.split(':') : [];
+  const tailGroups = tail ? tail.split(':') : [];
+  const zeros = tail === undefined ? [] : Array(8 - headGroups.length - tailGroups.length).fill('0');
+  return [...headGroups, ...zeros, ...tailGroups].map((g) => parseInt(g || '0', 16).toString(16));
+}
