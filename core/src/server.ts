@@ -95,7 +95,7 @@ export async function startHeliograph(options: ServerOptions): Promise<Heliograp
 
     const registry = new TopicRegistry(clock);
     closers.push(new TotalsDeriver(registry).start());
-    const energy = new EnergyTotals(registry, db, clock, config.energy.resetPeriod, timeZone);
+    const energy = new EnergyTotals(registry, db, clock, config.energy.resetPeriod, timeZone, config.history.flushIntervalMs);
     closers.push(await energy.start());
     const staleTimer = setInterval(() => registry.checkStale(), 5000);
     closers.push(() => clearInterval(staleTimer));

@@ -25,6 +25,7 @@ import { journalPayload, replayJournal } from './journal.js';
 import { evictBefore, mergeHours, monthsToRepack, oldestRowsCutoff, repackMonth, rowsForMerge, rowsToEvict } from './compaction.js';
 import { historyMigrations } from './migrations.js';
 import { claimHistory, releaseHistory } from './owner.js';
+import { PastMarks } from './past-marks.js';
 import { runQuery, type HistoryPage, type HistoryQuery } from './planner.js';
 import { Row, RowCache, type Tier } from './rows.js';
 import { scaleFor } from './slots.js';
@@ -156,6 +157,12 @@ export class HistoryStore implements HistorySink {
   /** Folds one reading into its 10-s slot. The hot path of live recording: no allocation. */
   record(rec: TopicHandle, timeMs: number, value: number): void {
     if (!Number.isFinite(value)) return;
+    const r = this.scaled(rec, value);
+    this.add(rec, timeMs, 1, r, r, r, r);
+  }
+
+  /** A reading as an integer at the topic's scale, raising the scale when it needs more decimals. */
+  private scaled(rec: TopicRecord, value: number): number {
     let x = value * POW10[rec.scale]!;
     let r = Math.round(x);
     if (Math.abs(x - r) > 1e-9 + Math.abs(x) * 1e-13) {
@@ -164,7 +171,7 @@ export class HistoryStore implements HistorySink {
       x = value * POW10[rec.scale]!;
       r = Math.round(x);
     }
-    this.add(rec, timeMs, 1, r, r, r, r);
+    return r;
   }
 
   private add(rec: TopicRecord, timeMs: number, count: number, sum: number, min: number, max: number, last: number): void {
@@ -175,32 +182,56 @@ export class HistoryStore implements HistorySink {
     buf.add((slot - hour) / SLOT_S, count, sum, min, max, last);
   }
 
+  /** A reading or slot of a bulk write of the past: the write's first in a slot replaces it (see PastMarks). */
+  private addPast(rec: TopicRecord, marks: PastMarks, timeMs: number, count: number, sum: number, min: number, max: number, last: number): void {
+    const slot = slotOfMs(timeMs);
+    const hour = floorTo(slot, HOUR_S);
+    const i = (slot - hour) / SLOT_S;
+    const buf = rec.hourBuffer(hour);
+    if (marks.claim(rec.id, hour, i)) buf.put(i, count, sum, min, max, last);
+    else buf.add(i, count, sum, min, max, last);
+  }
+
+  /** One past reading of a bulk write (the import command's `value` lines). */
+  recordPastReading(rec: TopicHandle, marks: PastMarks, timeMs: number, value: number): void {
+    if (!Number.isFinite(value)) return;
+    const r = this.scaled(rec, value);
+    this.addPast(rec, marks, timeMs, 1, r, r, r, r);
+  }
+
+  /** Flushes when a bulk write holds many unsaved hours, so memory stays bounded. */
+  async flushIfFull(): Promise<void> {
+    if (this.pendingHours() > BULK_FLUSH_HOURS) await this.flush();
+  }
+
   /** Readings of one topic in the past: see {@link recordPastSeries}. */
   recordPast(meta: TopicMeta, readings: PastReadings): Promise<void> {
     return this.recordPastSeries([[meta, readings]]);
   }
 
   /**
-   * Readings of the past (backfill, `ctx.topics.record`): folded exactly like live ones, then
-   * flushed. A bulk write is its own batch, whatever the number of topics: it flushes every
-   * ~1000 topic-hours to bound memory, and once at the end, so the readings are on disk when
-   * the promise resolves.
+   * Readings of the past (backfill, `ctx.topics.record`): folded like live ones, except that
+   * a slot this call writes replaces what history held for it, so a backfill resumed after a
+   * crash stores its overlap once (see PastMarks). A bulk write is its own batch, whatever
+   * the number of topics: it flushes every ~1000 topic-hours to bound memory, and once at the
+   * end, so the readings are on disk when the promise resolves.
    */
   async recordPastSeries(series: Iterable<readonly [TopicMeta, PastReadings]>): Promise<void> {
     let folded = 0;
+    const marks = new PastMarks();
     for (const [meta, readings] of series) {
       if (!isRecorded(meta)) continue;
       const rec = this.topic(meta);
       for (const [time, value] of readings) {
-        this.record(rec, time, value);
+        this.recordPastReading(rec, marks, time, value);
         if ((++folded & 0xfff) === 0 && this.pendingHours() > BULK_FLUSH_HOURS) await this.flush();
       }
     }
     if (folded > 0) await this.flush();
   }
 
-  /** Slot aggregates from an export, merged like readings (the import command). */
-  async importSlots(meta: StoredMeta & { topic: string }, slots: readonly SlotAggregate[]): Promise<void> {
+  /** Slot aggregates from an export (the import command); `marks` spans the whole import. */
+  async importSlots(meta: StoredMeta & { topic: string }, slots: readonly SlotAggregate[], marks: PastMarks): Promise<void> {
     const rec = this.topic(meta);
     for (const s of slots) {
       for (const v of [s.sum, s.min, s.max, s.last]) {
@@ -208,7 +239,7 @@ export class HistoryStore implements HistorySink {
         if (scale > rec.scale) rec.rescale(scale);
       }
       const p = POW10[rec.scale]!;
-      this.add(rec, s.timeMs, s.count, Math.round(s.sum * p), Math.round(s.min * p), Math.round(s.max * p), Math.round(s.last * p));
+      this.addPast(rec, marks, s.timeMs, s.count, Math.round(s.sum * p), Math.round(s.min * p), Math.round(s.max * p), Math.round(s.last * p));
       if (this.pendingHours() > BULK_FLUSH_HOURS) await this.flush();
     }
   }
