@@ -110,7 +110,8 @@ export async function startHeliograph(options: ServerOptions): Promise<Heliograp
     recorder.start();
     closers.push(() => recorder.stop());
 
-    const audit = new AuditLog(db);
+    const audit = new AuditLog(db, () => clock.now());
+    closers.push(() => audit.flush());
     const writes = new WriteService(registry, audit, clock);
     const auth = await AuthService.create(db, clock, config.auth);
     if (options.password) await auth.ensurePassword(options.password);
