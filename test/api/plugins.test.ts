@@ -18,7 +18,8 @@ test('a plugin that throws in setup is listed as failed with its error; the rest
   const res = await server.api('/api/v1/plugins');
   assert.equal(res.status, 200);
   const list = (await res.json()) as Array<Record<string, unknown>>;
-  assert.deepEqual(list.map((p) => p.id), ['broken', 'flaky', 'good'], 'disabled instances do not run');
+  assert.deepEqual(list.map((p) => p.id), ['broken', 'flaky', 'good', 'history'], 'disabled instances do not run; history follows the plugins');
+  assert.deepEqual(list.at(-1), { id: 'history', plugin: 'core', kind: 'history', devices: [], state: 'running', last_error: null, last_poll: null });
   const broken = list.find((p) => p.id === 'broken')!;
   assert.equal(broken.plugin, 'crashing');
   assert.equal(broken.kind, 'integration');

@@ -235,11 +235,24 @@ export function packContainer(rowStart: number, segments: Container): Buffer {
   return Buffer.from(w.result());
 }
 
-export function unpackContainer(rowStart: number, data: Uint8Array): Container {
+/**
+ * The segments of a row. Throws when the bytes cannot be a container of a row spanning
+ * [rowStart, rowEnd): damaged bytes must fail loudly, not read as "no segments".
+ */
+export function unpackContainer(rowStart: number, data: Uint8Array, rowEnd = Infinity): Container {
   const r = new ByteReader(data);
   const n = r.uint();
+  if (n > 400) throw new Error(`a row holds at most 400 segments, this one claims ${n}`);
   const heads: Array<[number, number]> = [];
-  for (let k = 0; k < n; k++) heads.push([rowStart + r.uint() * 86400, r.uint()]);
+  let total = 0;
+  for (let k = 0; k < n; k++) {
+    const start = rowStart + r.uint() * 86400;
+    const len = r.uint();
+    if (start >= rowEnd) throw new Error(`a segment starts after the end of its row`);
+    heads.push([start, len]);
+    total += len;
+  }
+  if (r.pos + total !== data.length) throw new Error(`the segments' lengths (${total} bytes) do not add up to the row's ${data.length - r.pos} bytes`);
   const out: Container = new Map();
   for (const [start, len] of heads) out.set(start, Buffer.from(r.bytes(len)));
   return out;

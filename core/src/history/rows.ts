@@ -5,6 +5,7 @@
  */
 import type { Db } from '../db.js';
 import { decodeSegment, encodeSegment, unpackContainer, type Container, type Segment } from './codec.js';
+import { HistoryDamageError } from './damage.js';
 import { DAY_S, monthStart, nextMonthStart, nextYearStart, yearStart } from './time.js';
 
 /** Entry length in seconds of each tier, finest first. */
@@ -115,8 +116,14 @@ export class RowCache {
         const found = await this.db.get<{ data: Buffer }>('SELECT data FROM history_blocks WHERE topic_id = ? AND tier = ? AND start = ?', row.topicId, row.tier, row.start);
         // A write may have given the row its newest contents while this read was under way.
         if (row.loaded || row.deleted) return;
-        if (!found) throw new Error(`history row ${row.topicId}/${row.tier}/${row.start} is missing from the database`);
-        this.attach(row, unpackContainer(row.start, found.data), found.data.length);
+        if (!found) throw new HistoryDamageError(row.topicId, row.tier, row.start, row.end, 'the row is missing from the database');
+        let container: Container;
+        try {
+          container = unpackContainer(row.start, found.data, row.end);
+        } catch (err) {
+          throw new HistoryDamageError(row.topicId, row.tier, row.start, row.end, err);
+        }
+        this.attach(row, container, found.data.length);
       }),
     );
     this.trim();
@@ -186,7 +193,14 @@ export class RowCache {
       this.decoded.set(key, hit);
       return hit.seg;
     }
-    const seg = decodeSegment(src, maxLastOff(row.tier));
+    let seg: Segment;
+    try {
+      seg = decodeSegment(src, maxLastOff(row.tier));
+      const want = segmentLength(row.tier, segStart);
+      if (seg.count.length !== want) throw new Error(`a segment of ${seg.count.length} entries where ${want} belong`);
+    } catch (err) {
+      throw new HistoryDamageError(row.topicId, row.tier, row.start, row.end, err);
+    }
     this.remember(key, src, seg);
     return seg;
   }

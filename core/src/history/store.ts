@@ -21,13 +21,15 @@ import { createLogger, errorMessage } from '../log.js';
 import type { HistorySink, PastReadings } from '../plugins/sinks.js';
 import type { TopicMeta } from '../topics/registry.js';
 import { packContainer, POW10 } from './codec.js';
-import { journalPayload, replayJournal } from './journal.js';
+import { HistoryDamageError, quarantineMigrations, REPAIR_HINT, type HistoryHealth } from './damage.js';
+import { journalPayload } from './journal.js';
+import { loadHistory } from './load.js';
 import { evictBefore, mergeHours, monthsToRepack, oldestRowsCutoff, repackMonth, rowsForMerge, rowsToEvict } from './compaction.js';
 import { historyMigrations } from './migrations.js';
 import { claimHistory, releaseHistory } from './owner.js';
 import { PastMarks } from './past-marks.js';
 import { runQuery, type HistoryPage, type HistoryQuery } from './planner.js';
-import { Row, RowCache, type Tier } from './rows.js';
+import { RowCache, type Row } from './rows.js';
 import { scaleFor } from './slots.js';
 import { DAY_S, floorTo, HOUR_S, SLOT_S, slotOfMs } from './time.js';
 import { isRecorded, sameMeta, TopicRecord, type StoredMeta } from './topic-record.js';
@@ -75,6 +77,9 @@ export class HistoryStore implements HistorySink {
   private closed = false;
   private budgetWarned = -Infinity;
   private readOnly = false;
+  private readonly health: HistoryHealth = { quarantined: 0, problems: [] };
+  /** Damaged rows to move to history_quarantine at the next commit. */
+  private toQuarantine: Array<{ row: Row; reason: string }> = [];
 
   private constructor(
     private readonly db: Db,
@@ -86,7 +91,7 @@ export class HistoryStore implements HistorySink {
 
   /** Applies the history migrations, loads what is known about topics and rows, replays the journal. */
   static async open(options: HistoryStoreOptions): Promise<HistoryStore> {
-    await migrate(options.db, historyMigrations);
+    await migrate(options.db, [...historyMigrations, ...quarantineMigrations]);
     const store = new HistoryStore(options.db, options.clock, options.config);
     store.readOnly = options.readOnly ?? false;
     if (!store.readOnly) await claimHistory(store.db);
@@ -101,19 +106,58 @@ export class HistoryStore implements HistorySink {
   }
 
   private async load(): Promise<void> {
-    const topics = await this.db.all<Array<{ id: number; topic: string; meta: string; scale: number; evicted_before: number }>>('SELECT id, topic, meta, scale, evicted_before FROM history_topics');
-    for (const t of topics) {
-      const rec = new TopicRecord(t.id, t.topic, JSON.parse(t.meta) as StoredMeta, t.scale, t.evicted_before);
-      this.byTopic.set(t.topic, rec);
-      this.byId.set(t.id, rec);
-      this.nextId = Math.max(this.nextId, t.id + 1);
+    const loaded = await loadHistory(this.db, this.readOnly);
+    for (const rec of loaded.records) {
+      this.byTopic.set(rec.topic, rec);
+      this.byId.set(rec.id, rec);
     }
-    const rows = await this.db.all<Array<{ topic_id: number; tier: Tier; start: number; end: number; size: number }>>('SELECT topic_id, tier, start, end, length(data) AS size FROM history_blocks');
-    for (const r of rows) this.byId.get(r.topic_id)?.rows[r.tier]?.byStart.set(r.start, new Row(r.topic_id, r.tier, r.start, r.end, r.size));
-    const journal = await this.db.all<Array<{ data: Buffer }>>('SELECT data FROM history_journal ORDER BY id');
-    for (const { data } of journal) replayJournal(data, this.byId);
+    this.nextId = loaded.nextId;
     // Replayed slots are saved already; the next commit writes the journal afresh anyway.
-    this.journalReset = journal.length > 0;
+    this.journalReset = loaded.journalReplayed;
+    this.health.quarantined += loaded.quarantined;
+    for (const problem of loaded.problems) this.problem(problem);
+  }
+
+  /** What was found damaged since the store opened (GET /api/v1/plugins shows it). */
+  get healthReport(): HistoryHealth {
+    return { quarantined: this.health.quarantined, problems: [...this.health.problems] };
+  }
+
+  private problem(text: string): void {
+    log.error(text);
+    this.health.problems.push(text);
+    if (this.health.problems.length > 20) this.health.problems.shift();
+  }
+
+  /**
+   * Sets a damaged row aside: out of memory at once (queries then report its range as
+   * unreadable), into history_quarantine and out of history_blocks at the next commit.
+   */
+  private quarantine(err: HistoryDamageError): void {
+    const rec = this.byId.get(err.topicId);
+    const row = rec?.rows[err.tier].byStart.get(err.start);
+    if (!rec || !row) return;
+    this.cache.remove(rec.rows[err.tier], row);
+    rec.damaged.push({ tier: err.tier, start: err.start, end: err.end });
+    this.health.quarantined++;
+    if (!this.readOnly) this.toQuarantine.push({ row, reason: err.message });
+    this.problem(`${rec.topic}: ${err.message}; ${new Date(err.start * 1000).toISOString()} to ${new Date(err.end * 1000).toISOString()} at ${err.tier}-s resolution is unreadable, the rest of history is served; ${REPAIR_HINT}`);
+  }
+
+  /**
+   * Loads rows (and with `verify` decodes every segment), quarantining damaged ones; false
+   * when one was, so the caller works out its rows again.
+   */
+  private async loadSafely(rows: readonly Row[], verify: boolean): Promise<boolean> {
+    try {
+      await this.cache.load(rows);
+      if (verify) for (const row of rows) if (row.loaded) for (const start of row.container!.keys()) this.cache.segment(row, start);
+      return true;
+    } catch (err) {
+      if (!(err instanceof HistoryDamageError)) throw err;
+      this.quarantine(err);
+      return false;
+    }
   }
 
   /** The store's record of a topic, created on first use; the meta is kept up to date. */
@@ -252,9 +296,18 @@ export class HistoryStore implements HistorySink {
 
   /** One page of history of a topic (with no points when the store has none for it). */
   async query(topic: string, q: HistoryQuery): Promise<HistoryPage> {
-    const page = await runQuery(this.byTopic.get(topic), q, this.cache);
-    this.cache.trim();
-    return page;
+    for (let attempt = 0; ; attempt++) {
+      try {
+        const page = await runQuery(this.byTopic.get(topic), q, this.cache);
+        this.cache.trim();
+        return page;
+      } catch (err) {
+        // A damaged row is set aside and the query asked again: the answer then says which
+        // range was unreadable (page.unreadable) instead of failing or reading as empty.
+        if (!(err instanceof HistoryDamageError) || attempt >= 50) throw err;
+        this.quarantine(err);
+      }
+    }
   }
 
   /**
@@ -300,10 +353,12 @@ export class HistoryStore implements HistorySink {
       if (rec.compacting.length === 0) continue;
       // Between the last check and the end of the block nothing awaits: a query sees either
       // the hours or the rows they were merged into, never both or neither.
-      for (;;) {
-        const missing = rowsForMerge(rec, rec.compacting).filter((r) => !r.loaded);
-        if (missing.length === 0) break;
-        await this.cache.load(missing);
+      for (let attempt = 0; ; attempt++) {
+        const rows = rowsForMerge(rec, rec.compacting);
+        // Rows merged into are decoded first: a damaged one is set aside (a new row takes
+        // its place) rather than failing every flush from now on.
+        if (!(await this.loadSafely(rows, true))) continue;
+        if (rows.every((r) => r.loaded) || attempt > 50) break;
       }
       mergeHours(rec, rec.compacting, this.cache, today);
       rec.compacting = [];
@@ -327,7 +382,7 @@ export class HistoryStore implements HistorySink {
     for (const rec of this.byTopic.values()) {
       for (const { tier, month, rows } of monthsToRepack(rec, today)) {
         if (packed++ >= REPACKS_PER_RUN) break;
-        await this.cache.load(rows);
+        if (!(await this.loadSafely(rows, false))) continue;
         if (rows.every((r) => r.loaded && !r.deleted)) repackMonth(rec, tier, month, rows, this.cache);
       }
     }
@@ -340,7 +395,7 @@ export class HistoryStore implements HistorySink {
     for (const rec of this.byTopic.values()) {
       if (cutoff <= rec.evictedBefore) continue;
       let rows = rowsToEvict(rec, cutoff);
-      await this.cache.load(rows);
+      if (!(await this.loadSafely(rows, true))) continue;
       rows = rowsToEvict(rec, cutoff);
       if (rows.every((r) => r.loaded)) evictBefore(rec, cutoff, rows, this.cache, today);
     }
@@ -388,7 +443,9 @@ export class HistoryStore implements HistorySink {
     const rows = [...this.cache.dirty];
     const reset = this.journalReset;
     const journal = journalPayload(this.byTopic.values(), reset);
-    if (topics.length === 0 && deleted.length === 0 && rows.length === 0 && !reset && journal === null) return;
+    const quarantined = this.toQuarantine;
+    this.toQuarantine = [];
+    if (topics.length === 0 && deleted.length === 0 && rows.length === 0 && !reset && journal === null && quarantined.length === 0) return;
     for (const t of topics) t.dirty = false;
     // IMMEDIATE takes the write lock up front (waiting out another connection's writes)
     // rather than failing halfway when a read would have to become a write.
@@ -398,6 +455,13 @@ export class HistoryStore implements HistorySink {
         await this.db.run(
           'INSERT INTO history_topics (id, topic, meta, scale, evicted_before) VALUES (?, ?, ?, ?, ?) ON CONFLICT (id) DO UPDATE SET meta = excluded.meta, scale = excluded.scale, evicted_before = excluded.evicted_before',
           t.id, t.topic, JSON.stringify(t.meta), t.scale, t.evictedBefore,
+        );
+      }
+      // Before the deletes below, which take damaged rows out of history_blocks.
+      for (const { row, reason } of quarantined) {
+        await this.db.run(
+          "INSERT INTO history_quarantine (kind, topic_id, tier, start, end, data, reason, at) VALUES ('block', ?, ?, ?, ?, (SELECT data FROM history_blocks WHERE topic_id = ? AND tier = ? AND start = ?), ?, ?)",
+          row.topicId, row.tier, row.start, row.end, row.topicId, row.tier, row.start, reason, this.clock.now(),
         );
       }
       for (const row of deleted) await this.db.run('DELETE FROM history_blocks WHERE topic_id = ? AND tier = ? AND start = ?', row.topicId, row.tier, row.start);
@@ -414,6 +478,7 @@ export class HistoryStore implements HistorySink {
       // Nothing was written: try it all again at the next flush, with the journal in full.
       for (const t of topics) t.dirty = true;
       this.cache.deleted.unshift(...deleted);
+      this.toQuarantine.unshift(...quarantined);
       this.journalReset = true;
       throw err;
     }

@@ -34,6 +34,7 @@ export async function exportCsv(rest: string[], options: HistoryCommandOptions):
     const fmt = new TimeFormatter();
     const topicCell = csvCell(topic);
     await write(out, agg ? 'time,topic,value\n' : 'time,topic,count,sum,min,max,last\n');
+    const unreadable: Array<{ fromMs: number; toMs: number }> = [];
     while (from < to) {
       const page = await store.query(topic, { fromMs: from, toMs: to, groupS: group.seconds, agg: agg ?? 'mean' });
       const { buckets } = page;
@@ -46,8 +47,17 @@ export async function exportCsv(rest: string[], options: HistoryCommandOptions):
           : `${t},${topicCell},${buckets.count[b]},${buckets.value(b, 'sum')},${buckets.value(b, 'min')},${buckets.value(b, 'max')},${buckets.value(b, 'last')}\n`;
       }
       if (text) await write(out, text);
+      if (page.unreadable) unreadable.push(...page.unreadable);
       if (page.nextMs === undefined) break;
       from = page.nextMs;
+    }
+    if (unreadable.length > 0) {
+      const ranges = unreadable.map((u) => `${formatUtc(u.fromMs)} to ${formatUtc(u.toMs)}`).join(', ');
+      (options.stderr ?? process.stderr).write(
+        `heliograph: history of ${topic} could not be read for ${ranges}: the database holds damaged blocks there, so the export is incomplete. ` +
+          'Run `heliograph history check` (and `heliograph history repair` with the server stopped), or export with a coarser --group-by (1h, 1d), which reads the hour and day rollups.\n',
+      );
+      return 1;
     }
   } finally {
     await store.close();
