@@ -33,6 +33,8 @@ export async function startTestServer(options: {
   password?: string | null;
   config?: Record<string, unknown>;
   clock?: ServerOptions['clock'];
+  /** Puts files into the data dir before the start (a damaged database, say). */
+  prepare?: (dataDir: string) => void | Promise<void>;
 }): Promise<TestServer> {
   const dir = tempDir();
   const root = join(dir, 'root');
@@ -42,6 +44,7 @@ export async function startTestServer(options: {
   const dataDir = join(dir, 'data');
   mkdirSync(dataDir);
   if (options.config) writeFileSync(join(dataDir, 'config.json'), JSON.stringify(options.config));
+  await options.prepare?.(dataDir);
   const pluginsFile = join(dir, 'plugins.json');
   writeFileSync(pluginsFile, JSON.stringify({ plugins: options.plugins }));
   const password = options.password === undefined ? PASSWORD : options.password;

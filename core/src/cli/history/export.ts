@@ -47,7 +47,12 @@ export async function exportCsv(rest: string[], options: HistoryCommandOptions):
           : `${t},${topicCell},${buckets.count[b]},${buckets.value(b, 'sum')},${buckets.value(b, 'min')},${buckets.value(b, 'max')},${buckets.value(b, 'last')}\n`;
       }
       if (text) await write(out, text);
-      if (page.unreadable) unreadable.push(...page.unreadable);
+      // Pages cut a damaged range into pieces: adjacent pieces are told as one.
+      for (const u of page.unreadable ?? []) {
+        const prev = unreadable.at(-1);
+        if (prev && prev.toMs >= u.fromMs) prev.toMs = Math.max(prev.toMs, u.toMs);
+        else unreadable.push({ ...u });
+      }
       if (page.nextMs === undefined) break;
       from = page.nextMs;
     }
