@@ -7,6 +7,7 @@ import { errorMessage } from '../log.js';
 import { UsageError, USAGE, type HistoryCommandOptions } from './history/common.js';
 import { exportCsv } from './history/export.js';
 import { importCsv } from './history/import.js';
+import { checkHistory, repairHistory } from './history/check.js';
 
 export type { HistoryCommandOptions };
 
@@ -17,6 +18,8 @@ export async function runHistoryCommand(args: string[], options: HistoryCommandO
   try {
     if (sub === 'export') return await exportCsv(rest, options);
     if (sub === 'import') return await importCsv(rest, options);
+    if (sub === 'check') return await checkHistory(rest, options);
+    if (sub === 'repair') return await repairHistory(rest, options);
     stderr.write(`${sub === undefined ? 'missing' : `unknown`} history command${sub ? ` "${sub}"` : ''}\n${USAGE}\n`);
     return 2;
   } catch (err) {

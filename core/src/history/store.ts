@@ -193,6 +193,26 @@ export class HistoryStore implements HistorySink {
     return first === Infinity ? undefined : first * 1000;
   }
 
+  /**
+   * Reads every stored row and decodes every segment, setting damaged ones aside (the
+   * repair command); rows leave memory again as it goes. Returns how many were set aside.
+   */
+  async scrub(onProgress?: (rows: number) => void): Promise<number> {
+    const before = this.health.quarantined;
+    let n = 0;
+    for (const rec of this.byTopic.values()) {
+      for (const tier of [10, 60, 3600, 86400] as const) {
+        for (const row of [...rec.rows[tier].byStart.values()]) {
+          await this.loadSafely([row], true);
+          this.cache.trim();
+          if (++n % 1000 === 0) onProgress?.(n);
+        }
+      }
+    }
+    await this.flush();
+    return this.health.quarantined - before;
+  }
+
   /** Every topic with history, by name. */
   topics(): string[] {
     return [...this.byTopic.keys()].sort();
