@@ -150,10 +150,65 @@ async function ingestAndQuery(): Promise<void> {
     row(`${label}, ${points} points`, `${median(times).toFixed(2)} ms [${cold.toFixed(1)}]`, target);
   }
   agent.destroy();
+  await reportRssUnderLoad(server.url, end);
   await server.close();
   await store.close();
   await db.close();
   rmSync(dir, { recursive: true, force: true });
+}
+
+/**
+ * Resident memory while 32 clients query history at once (every topic, fine and coarse
+ * bucket sizes, random ranges, following `next`): the README promises a small footprint,
+ * and one history request must not hold more than its page in memory.
+ */
+async function reportRssUnderLoad(baseUrl: string, end: number): Promise<void> {
+  const DAY = 86_400_000;
+  const iso = (ms: number) => new Date(ms).toISOString().replace('.000Z', 'Z');
+  const topics = Object.values(FILES);
+  const shapes: Array<[string, number]> = [['10s', 2], ['50s', 30], ['90m', 365], ['1h', 365], ['1d', 365]];
+  let seed = 7;
+  const rnd = () => ((seed = (seed * 1103515245 + 12345) % 2147483648) / 2147483648);
+  global.gc?.();
+  const before = process.memoryUsage().rss;
+  let peak = before;
+  const sampler = setInterval(() => (peak = Math.max(peak, process.memoryUsage().rss)), 10);
+  let requests = 0;
+  let failed = 0;
+  let firstError = '';
+  const t0 = performance.now();
+  await Promise.all(
+    Array.from({ length: 32 }, async () => {
+      const agent = new Agent({ keepAlive: false, maxSockets: 1 });
+      for (let i = 0; i < 20; i++) {
+        const [groupBy, days] = shapes[Math.floor(rnd() * shapes.length)]!;
+        const from = end - Math.floor(rnd() * (365 - days) + days) * DAY;
+        let next: string | undefined = `${baseUrl}/api/v1/history?topic=${topics[Math.floor(rnd() * topics.length)]}&from=${iso(from)}&to=${iso(Math.min(end, from + days * DAY))}&group_by=${groupBy}&agg=max`;
+        for (let pages = 0; next && pages < 10; pages++) {
+          requests++;
+          try {
+            const answer = await get(agent, next);
+            if (answer.status !== 200) throw new Error(`${answer.status} ${answer.body.slice(0, 200)}`);
+            const body = JSON.parse(answer.body) as { next?: string };
+            next = body.next ? next.replace(/from=[^&]+/, `from=${body.next}`) : undefined;
+          } catch (err) {
+            failed++;
+            firstError ||= `${next}: ${err instanceof Error ? err.message : String(err)}`;
+            next = undefined;
+          }
+        }
+      }
+      agent.destroy();
+    }),
+  );
+  clearInterval(sampler);
+  const mb = (b: number) => `${(b / 1048576).toFixed(0)} MB`;
+  console.log(`
+RSS under history load: 32 clients, ${requests} requests in ${((performance.now() - t0) / 1000).toFixed(1)} s (bench process: store, server and clients)`);
+  row('RSS before the load', mb(before));
+  row('peak RSS during the load', mb(peak), '< 80 MB (README)');
+  row('RSS after the load', mb(process.memoryUsage().rss));
+  if (failed > 0) row('requests that failed', `${failed} (first: ${firstError})`);
 }
 
 /** CPU of recording `topics` topics at 1 Hz for `seconds` of simulated time, as % of one core. */
