@@ -41,6 +41,11 @@ export interface CampaignResult {
   importKills: number;
   /** Readings of the import topic stored at the end, and their sum, against the file's. */
   imported: { count: number; sum: number; expectedCount: number; expectedSum: number };
+  /**
+   * The largest gap, over the serve kills, between the kill and the newest 10-s slot of
+   * live history that survived it (a figure: at most about one flush interval plus a slot).
+   */
+  maxHistoryLagMs: number;
   /** Hours of the backfill whose count is not 360 (one reading per slot). */
   badBackfillHours: string[];
   backfillHours: number;
@@ -67,13 +72,16 @@ export async function runCampaign(options: CampaignOptions): Promise<CampaignRes
   let serveKills = 0;
   let importKills = 0;
   let lastTotals = new Map<string, number>();
+  let maxHistoryLagMs = 0;
   for (let k = 0; k < options.kills; k++) {
     const kind = random() < 0.6 ? 'serve' : 'import';
     // Serve rounds run a few seconds at least, so energy totals have something to keep.
     const events = kind === 'serve' ? 4 + Math.floor(random() * 12) : 2 + Math.floor(random() * 10);
     if (kind === 'serve') {
-      await serveAndKill(dataDir, pluginsFile, events);
+      const killedAt = await serveAndKill(dataDir, pluginsFile, events);
       serveKills++;
+      const newest = await newestLiveSlot(dataDir, killedAt);
+      if (newest !== undefined) maxHistoryLagMs = Math.max(maxHistoryLagMs, killedAt - newest);
     } else {
       await importAndKill(dataDir, csv, events);
       importKills++;
@@ -92,7 +100,7 @@ export async function runCampaign(options: CampaignOptions): Promise<CampaignRes
   const code = await run(['history', 'import', csv, '--data', dataDir]);
   if (code !== 0) throw new Error(`the final import exited ${code}`);
   if (!(await backfillDone(dataDir))) await serveUntil(dataDir, pluginsFile, /backfill complete/);
-  return { kills: options.kills, serveKills, importKills, ...(await countResults(dataDir, options.importReadings, expectedSum / 10)) };
+  return { kills: options.kills, serveKills, importKills, maxHistoryLagMs, ...(await countResults(dataDir, options.importReadings, expectedSum / 10)) };
 }
 
 function child(args: string[], extraEnv: Record<string, string> = {}): ChildProcess {
@@ -141,7 +149,8 @@ async function importAndKill(dataDir: string, csv: string, events: number): Prom
 }
 
 /** Starts the server, writes a setting in a loop while it records and backfills, kills it. */
-async function serveAndKill(dataDir: string, pluginsFile: string, events: number): Promise<void> {
+/** Kills the server at a random point of its writes; resolves with the time of the kill. */
+async function serveAndKill(dataDir: string, pluginsFile: string, events: number): Promise<number> {
   const c = child(['serve', '--host', '127.0.0.1', '--port', '0', '--data', dataDir, '--plugins', pluginsFile]);
   c.stderr!.resume();
   const exited = once(c, 'exit');
@@ -164,10 +173,27 @@ async function serveAndKill(dataDir: string, pluginsFile: string, events: number
     }
   })();
   if (url) await walWrites(dataDir, events, exited);
+  const killedAt = Date.now();
   c.kill('SIGKILL');
   await exited;
   stop = true;
   await writer;
+  return killedAt;
+}
+
+/** End (Unix ms) of the newest slot of live history kept for inverter_1/pv_power in the minute before a kill. */
+async function newestLiveSlot(dataDir: string, killedAt: number): Promise<number | undefined> {
+  const db = await openDatabase(join(dataDir, 'heliograph.db'));
+  try {
+    const store = await HistoryStore.open({ db, clock: systemClock, config: { retentionDays: 3650, diskBudgetMb: 2048, flushIntervalMs: FLUSH_MS }, readOnly: true, autoFlush: false });
+    const page = await store.query('inverter_1/pv_power', { fromMs: killedAt - 60_000, toMs: killedAt + 10_000, groupS: 10, agg: 'last' });
+    await store.close();
+    let newest: number | undefined;
+    for (let b = 0; b < page.buckets.n; b++) if (page.buckets.count[b]! > 0) newest = (page.buckets.start + (b + 1) * 10) * 1000;
+    return newest;
+  } finally {
+    await db.close();
+  }
 }
 
 async function listeningUrl(c: ChildProcess): Promise<string | undefined> {
