@@ -20,9 +20,12 @@ import type { Config } from '../config/schema.js';
 import { createLogger, errorMessage } from '../log.js';
 import type { HistorySink, PastReadings } from '../plugins/sinks.js';
 import type { TopicMeta } from '../topics/registry.js';
-import { packContainer, POW10 } from './codec.js';
-import { HistoryDamageError, quarantineMigrations, REPAIR_HINT, type HistoryHealth } from './damage.js';
+import { POW10 } from './codec.js';
+import { addPastSlot, addSlot, scaledReading } from './fold.js';
+import { HistoryDamageError, quarantineMigrations, type HistoryHealth } from './damage.js';
+import { DamageLog } from './damage-log.js';
 import { journalPayload } from './journal.js';
+import { writeBatch } from './batch.js';
 import { loadHistory } from './load.js';
 import { evictBefore, mergeHours, monthsToRepack, oldestRowsCutoff, repackMonth, rowsForMerge, rowsToEvict } from './compaction.js';
 import { historyMigrations } from './migrations.js';
@@ -31,7 +34,7 @@ import { PastMarks } from './past-marks.js';
 import { runQuery, type HistoryPage, type HistoryQuery } from './planner.js';
 import { RowCache, type Row } from './rows.js';
 import { scaleFor } from './slots.js';
-import { DAY_S, floorTo, HOUR_S, SLOT_S, slotOfMs } from './time.js';
+import { DAY_S, floorTo, HOUR_S } from './time.js';
 import { isRecorded, sameMeta, TopicRecord, type StoredMeta } from './topic-record.js';
 
 const log = createLogger('history');
@@ -77,9 +80,7 @@ export class HistoryStore implements HistorySink {
   private closed = false;
   private budgetWarned = -Infinity;
   private readOnly = false;
-  private readonly health: HistoryHealth = { quarantined: 0, problems: [] };
-  /** Damaged rows to move to history_quarantine at the next commit. */
-  private toQuarantine: Array<{ row: Row; reason: string }> = [];
+  private damage!: DamageLog;
 
   private constructor(
     private readonly db: Db,
@@ -94,6 +95,7 @@ export class HistoryStore implements HistorySink {
     await migrate(options.db, [...historyMigrations, ...quarantineMigrations]);
     const store = new HistoryStore(options.db, options.clock, options.config);
     store.readOnly = options.readOnly ?? false;
+    store.damage = new DamageLog(store.readOnly);
     if (!store.readOnly) await claimHistory(store.db);
     await store.load();
     if (!store.readOnly && (options.autoFlush ?? true)) {
@@ -114,34 +116,17 @@ export class HistoryStore implements HistorySink {
     this.nextId = loaded.nextId;
     // Replayed slots are saved already; the next commit writes the journal afresh anyway.
     this.journalReset = loaded.journalReplayed;
-    this.health.quarantined += loaded.quarantined;
-    for (const problem of loaded.problems) this.problem(problem);
+    this.damage.loaded(loaded.quarantined, loaded.problems);
   }
 
   /** What was found damaged since the store opened (GET /api/v1/plugins shows it). */
   get healthReport(): HistoryHealth {
-    return { quarantined: this.health.quarantined, problems: [...this.health.problems] };
+    return this.damage.report();
   }
 
-  private problem(text: string): void {
-    log.error(text);
-    this.health.problems.push(text);
-    if (this.health.problems.length > 20) this.health.problems.shift();
-  }
-
-  /**
-   * Sets a damaged row aside: out of memory at once (queries then report its range as
-   * unreadable), into history_quarantine and out of history_blocks at the next commit.
-   */
+  /** Sets a damaged row aside (see DamageLog.setAside). */
   private quarantine(err: HistoryDamageError): void {
-    const rec = this.byId.get(err.topicId);
-    const row = rec?.rows[err.tier].byStart.get(err.start);
-    if (!rec || !row) return;
-    this.cache.remove(rec.rows[err.tier], row);
-    rec.damaged.push({ tier: err.tier, start: err.start, end: err.end });
-    this.health.quarantined++;
-    if (!this.readOnly) this.toQuarantine.push({ row, reason: err.message });
-    this.problem(`${rec.topic}: ${err.message}; ${new Date(err.start * 1000).toISOString()} to ${new Date(err.end * 1000).toISOString()} at ${err.tier}-s resolution is unreadable, the rest of history is served; ${REPAIR_HINT}`);
+    this.damage.setAside(err, this.byId.get(err.topicId), this.cache);
   }
 
   /**
@@ -198,7 +183,7 @@ export class HistoryStore implements HistorySink {
    * repair command); rows leave memory again as it goes. Returns how many were set aside.
    */
   async scrub(onProgress?: (rows: number) => void): Promise<number> {
-    const before = this.health.quarantined;
+    const before = this.damage.report().quarantined;
     let n = 0;
     for (const rec of this.byTopic.values()) {
       for (const tier of [10, 60, 3600, 86400] as const) {
@@ -210,7 +195,7 @@ export class HistoryStore implements HistorySink {
       }
     }
     await this.flush();
-    return this.health.quarantined - before;
+    return this.damage.report().quarantined - before;
   }
 
   /** Every topic with history, by name. */
@@ -221,46 +206,15 @@ export class HistoryStore implements HistorySink {
   /** Folds one reading into its 10-s slot. The hot path of live recording: no allocation. */
   record(rec: TopicHandle, timeMs: number, value: number): void {
     if (!Number.isFinite(value)) return;
-    const r = this.scaled(rec, value);
-    this.add(rec, timeMs, 1, r, r, r, r);
-  }
-
-  /** A reading as an integer at the topic's scale, raising the scale when it needs more decimals. */
-  private scaled(rec: TopicRecord, value: number): number {
-    let x = value * POW10[rec.scale]!;
-    let r = Math.round(x);
-    if (Math.abs(x - r) > 1e-9 + Math.abs(x) * 1e-13) {
-      const scale = scaleFor(value, rec.scale);
-      if (scale > rec.scale) rec.rescale(scale);
-      x = value * POW10[rec.scale]!;
-      r = Math.round(x);
-    }
-    return r;
-  }
-
-  private add(rec: TopicRecord, timeMs: number, count: number, sum: number, min: number, max: number, last: number): void {
-    const slot = slotOfMs(timeMs);
-    const hour = floorTo(slot, HOUR_S);
-    let buf = rec.cur;
-    if (buf === null || buf.hour !== hour) buf = rec.cur = rec.hourBuffer(hour);
-    buf.add((slot - hour) / SLOT_S, count, sum, min, max, last);
-  }
-
-  /** A reading or slot of a bulk write of the past: the write's first in a slot replaces it (see PastMarks). */
-  private addPast(rec: TopicRecord, marks: PastMarks, timeMs: number, count: number, sum: number, min: number, max: number, last: number): void {
-    const slot = slotOfMs(timeMs);
-    const hour = floorTo(slot, HOUR_S);
-    const i = (slot - hour) / SLOT_S;
-    const buf = rec.hourBuffer(hour);
-    if (marks.claim(rec.id, hour, i)) buf.put(i, count, sum, min, max, last);
-    else buf.add(i, count, sum, min, max, last);
+    const r = scaledReading(rec, value);
+    addSlot(rec, timeMs, 1, r, r, r, r);
   }
 
   /** One past reading of a bulk write (the import command's `value` lines). */
   recordPastReading(rec: TopicHandle, marks: PastMarks, timeMs: number, value: number): void {
     if (!Number.isFinite(value)) return;
-    const r = this.scaled(rec, value);
-    this.addPast(rec, marks, timeMs, 1, r, r, r, r);
+    const r = scaledReading(rec, value);
+    addPastSlot(rec, marks, timeMs, 1, r, r, r, r);
   }
 
   /** Flushes when a bulk write holds many unsaved hours, so memory stays bounded. */
@@ -303,7 +257,7 @@ export class HistoryStore implements HistorySink {
         if (scale > rec.scale) rec.rescale(scale);
       }
       const p = POW10[rec.scale]!;
-      this.addPast(rec, marks, s.timeMs, s.count, Math.round(s.sum * p), Math.round(s.min * p), Math.round(s.max * p), Math.round(s.last * p));
+      addPastSlot(rec, marks, s.timeMs, s.count, Math.round(s.sum * p), Math.round(s.min * p), Math.round(s.max * p), Math.round(s.last * p));
       if (this.pendingHours() > BULK_FLUSH_HOURS) await this.flush();
     }
   }
@@ -377,8 +331,9 @@ export class HistoryStore implements HistorySink {
         const rows = rowsForMerge(rec, rec.compacting);
         // Rows merged into are decoded first: a damaged one is set aside (a new row takes
         // its place) rather than failing every flush from now on.
-        if (!(await this.loadSafely(rows, true))) continue;
-        if (rows.every((r) => r.loaded) || attempt > 50) break;
+        const sound = await this.loadSafely(rows, true);
+        if (attempt > 50) throw new Error(`history rows of ${rec.topic} keep failing to load; the flush is retried`);
+        if (sound && rows.every((r) => r.loaded)) break;
       }
       mergeHours(rec, rec.compacting, this.cache, today);
       rec.compacting = [];
@@ -463,42 +418,16 @@ export class HistoryStore implements HistorySink {
     const rows = [...this.cache.dirty];
     const reset = this.journalReset;
     const journal = journalPayload(this.byTopic.values(), reset);
-    const quarantined = this.toQuarantine;
-    this.toQuarantine = [];
+    const quarantined = this.damage.takePending();
     if (topics.length === 0 && deleted.length === 0 && rows.length === 0 && !reset && journal === null && quarantined.length === 0) return;
     for (const t of topics) t.dirty = false;
-    // IMMEDIATE takes the write lock up front (waiting out another connection's writes)
-    // rather than failing halfway when a read would have to become a write.
-    await this.db.exec('BEGIN IMMEDIATE');
     try {
-      for (const t of topics) {
-        await this.db.run(
-          'INSERT INTO history_topics (id, topic, meta, scale, evicted_before) VALUES (?, ?, ?, ?, ?) ON CONFLICT (id) DO UPDATE SET meta = excluded.meta, scale = excluded.scale, evicted_before = excluded.evicted_before',
-          t.id, t.topic, JSON.stringify(t.meta), t.scale, t.evictedBefore,
-        );
-      }
-      // Before the deletes below, which take damaged rows out of history_blocks.
-      for (const { row, reason } of quarantined) {
-        await this.db.run(
-          "INSERT INTO history_quarantine (kind, topic_id, tier, start, end, data, reason, at) VALUES ('block', ?, ?, ?, ?, (SELECT data FROM history_blocks WHERE topic_id = ? AND tier = ? AND start = ?), ?, ?)",
-          row.topicId, row.tier, row.start, row.end, row.topicId, row.tier, row.start, reason, this.clock.now(),
-        );
-      }
-      for (const row of deleted) await this.db.run('DELETE FROM history_blocks WHERE topic_id = ? AND tier = ? AND start = ?', row.topicId, row.tier, row.start);
-      for (const row of rows) {
-        const data = packContainer(row.start, row.container!);
-        row.size = data.length;
-        await this.db.run('INSERT OR REPLACE INTO history_blocks (topic_id, tier, start, end, data) VALUES (?, ?, ?, ?, ?)', row.topicId, row.tier, row.start, row.end, data);
-      }
-      if (reset) await this.db.run('DELETE FROM history_journal');
-      if (journal) await this.db.run('INSERT INTO history_journal (data) VALUES (?)', journal);
-      await this.db.exec('COMMIT');
+      await writeBatch(this.db, { topics, quarantined, deleted, rows, reset, journal }, this.clock.now());
     } catch (err) {
-      await this.db.exec('ROLLBACK').catch(() => undefined);
       // Nothing was written: try it all again at the next flush, with the journal in full.
       for (const t of topics) t.dirty = true;
       this.cache.deleted.unshift(...deleted);
-      this.toQuarantine.unshift(...quarantined);
+      this.damage.putBack(quarantined);
       this.journalReset = true;
       throw err;
     }
