@@ -156,7 +156,9 @@ async function ingestAndQuery(): Promise<void> {
   await store.close();
   await db.close();
   await reportRssUnderLoad(dir, end);
-  rmSync(dir, { recursive: true, force: true });
+  // HELIOGRAPH_BENCH_KEEP=1 keeps the year's database for `history.bench.js --rss DIR`.
+  if (process.env.HELIOGRAPH_BENCH_KEEP) console.log(`kept the database in ${dir}`);
+  else rmSync(dir, { recursive: true, force: true });
 }
 
 /**
@@ -274,6 +276,7 @@ async function recordingCpu(topics: number, seconds: number, startIso: string): 
 }
 
 async function main(): Promise<void> {
+  if (process.argv[2] === '--rss') return reportRssUnderLoad(process.argv[3]!, YEAR_END);
   await ingestAndQuery();
   console.log('\nrecording 500 topics at 1 Hz (registry publish, recorder, flushes every 5 s), CPU of this process');
   row('60 s of simulated time', `${(await recordingCpu(500, 60, '2026-06-01T12:00:00Z')).toFixed(2)} % of one core`, '< 2 %');

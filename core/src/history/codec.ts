@@ -176,13 +176,23 @@ export function encodeSegment(seg: Segment, maxOff = 0): Buffer {
   return deflateRawSync(w.result(), { level: 9 });
 }
 
-export function decodeSegment(data: Uint8Array, maxOff = 0): Segment {
+/**
+ * Decodes a segment; into `scratch` when given and of the same shape (a long scan reuses
+ * one segment rather than leaving hundreds of KB of garbage per day it reads).
+ */
+export function decodeSegment(data: Uint8Array, maxOff = 0, scratch?: Segment): Segment {
   const r = new ByteReader(inflateRawSync(data));
   const format = r.uint();
   if (format !== FORMAT) throw new Error(`history segment format ${format} is not known to this version`);
   const scale = r.uint();
   const n = r.uint();
-  const seg = emptySegment(n, scale, r.uint() === 1);
+  const withLastOff = r.uint() === 1;
+  let seg: Segment;
+  if (scratch && scratch.count.length === n && (scratch.lastOff !== null) === withLastOff) {
+    seg = scratch;
+    seg.scale = scale;
+    seg.count.fill(0);
+  } else seg = emptySegment(n, scale, withLastOff);
   const { count, sum, min, max, last, lastOff } = seg;
   const nRuns = r.uint();
   let i = 0;
@@ -254,6 +264,12 @@ export function unpackContainer(rowStart: number, data: Uint8Array, rowEnd = Inf
   }
   if (r.pos + total !== data.length) throw new Error(`the segments' lengths (${total} bytes) do not add up to the row's ${data.length - r.pos} bytes`);
   const out: Container = new Map();
-  for (const [start, len] of heads) out.set(start, Buffer.from(r.bytes(len)));
+  for (const [start, len] of heads) {
+    // A copy of its own: Buffer.from would put small segments into shared 8 KB pool
+    // slabs, and one cached segment would then keep a whole slab (and the row) alive.
+    const copy = Buffer.allocUnsafeSlow(len);
+    copy.set(r.bytes(len));
+    out.set(start, copy);
+  }
   return out;
 }

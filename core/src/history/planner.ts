@@ -13,6 +13,9 @@ import { segmentStart, type Row, type RowCache, type Tier, TIERS } from './rows.
 import type { TopicRecord } from './topic-record.js';
 import { ceilTo, DAY_S, floorTo } from './time.js';
 
+/** Day-tier spans longer than this are read without keeping their decoded days (8 days). */
+const LONG_SCAN_S = 8 * DAY_S;
+
 /** Buckets per answer; the rest come in further pages. */
 export const MAX_BUCKETS = 2000;
 
@@ -128,8 +131,10 @@ export async function runQuery(rec: TopicRecord | undefined, q: HistoryQuery, ca
   for (const part of parts) {
     for (const row of part.rows) {
       if (part.byDay) {
+        // A scan of many days reads each once: decoded into scratch, not kept (see RowCache.segment).
+        const transient = part.to - part.from > LONG_SCAN_S;
         for (let day = Math.max(row.start, segmentStart(10, part.from)); day < Math.min(row.end, part.to); day += DAY_S) {
-          const seg = cache.segment(row, day);
+          const seg = cache.segment(row, day, transient);
           if (seg) buckets.foldSegment(seg, day, part.res, Math.max(part.from, day), Math.min(part.to, day + DAY_S));
           // A long page of 10-s buckets (group_by 50s, say) reads many days: keep memory bounded.
           cache.trimDecoded();
