@@ -14,6 +14,8 @@ const USAGE = `Usage:
   heliograph password set [--data DIR] [--config FILE]   reads the new password from stdin
   heliograph history export --topic T [--from T] [--to T] [--group-by 1h] [--agg mean] > file.csv
   heliograph history import FILE.csv [--topic T]
+  heliograph history check                          lists damaged history (exit 1 if any)
+  heliograph history repair                         sets damage aside; server stopped
   (history commands also take --data DIR and --config FILE)
 
 Settings may also come from HELIOGRAPH_HOST, HELIOGRAPH_PORT, HELIOGRAPH_DATA,

@@ -4,7 +4,6 @@ import { fileURLToPath } from 'node:url';
 import { systemClock, type Clock } from './clock.js';
 import { loadConfig } from './config/load.js';
 import { siteTimeZone, type Config } from './config/schema.js';
-import { migrate, openDatabase } from './db.js';
 import { EnergyTotals, energyMigrations } from './energy/totals.js';
 import { TopicRegistry } from './topics/registry.js';
 import { TotalsDeriver } from './topics/totals.js';
@@ -29,7 +28,8 @@ import { gridRoutes } from './api/grid.js';
 import { pluginConfigRoutes } from './api/plugin-config.js';
 import { staticRoutes } from './api/static.js';
 import { historyRoutes } from './api/history.js';
-import { HistoryStore } from './history/store.js';
+import { openCoreDatabase, openHistory } from './history/open.js';
+import { historyStatusRow } from './history/status.js';
 import { Recorder } from './history/recorder.js';
 import { attachWebsocket, upgradeRequiredRoutes } from './api/websocket/index.js';
 import { createLogger } from './log.js';
@@ -103,7 +103,9 @@ export async function startHeliograph(options: ServerOptions): Promise<Heliograp
   const startedAt = clock.now();
   const mdns = options.mdns ?? { enabled: mdnsEnabled(config), interface: config.mdns.interface ?? undefined };
 
-  const db = await openDatabase(join(options.dataDir, 'heliograph.db'));
+  const dbFile = join(options.dataDir, 'heliograph.db');
+  // A damaged file is set aside and a new one started (history/open.ts): never a dead service.
+  const { db, setAsideAs } = await openCoreDatabase(dbFile, [...auditMigrations, ...energyMigrations, ...pluginStoreMigrations], clock);
   const closers: Array<() => Promise<void> | void> = [() => db.close()];
   const close = async () => {
     for (const closer of closers.splice(0).reverse()) {
@@ -116,27 +118,32 @@ export async function startHeliograph(options: ServerOptions): Promise<Heliograp
   };
 
   try {
-    await migrate(db, [...auditMigrations, ...energyMigrations, ...pluginStoreMigrations]);
     const siteId = loadSiteId(options.dataDir);
 
     const registry = new TopicRegistry(clock);
     closers.push(new TotalsDeriver(registry).start());
-    const energy = new EnergyTotals(registry, db, clock, config.energy.resetPeriod, timeZone);
+    const energy = new EnergyTotals(registry, db, clock, config.energy.resetPeriod, timeZone, config.history.flushIntervalMs);
     closers.push(await energy.start());
     const staleTimer = setInterval(() => registry.checkStale(), 5000);
     closers.push(() => clearInterval(staleTimer));
 
     // History writes its batches on a connection of its own: a transaction on a shared
     // connection would take in whatever else ran on it meanwhile.
-    const historyDb = await openDatabase(join(options.dataDir, 'heliograph.db'));
-    closers.push(() => historyDb.close());
-    const history = await HistoryStore.open({ db: historyDb, clock, config: config.history });
-    closers.push(() => history.close());
-    const recorder = new Recorder({ registry, store: history, clock });
-    recorder.start();
-    closers.push(() => recorder.stop());
+    // Without history (its tables damaged) the service still starts: see history/open.ts.
+    const opened = await openHistory(dbFile, clock, config.history);
+    const history = opened.store;
+    if (opened.store) {
+      const { db: historyDb, store } = opened;
+      closers.push(() => historyDb.close());
+      closers.push(() => store.close());
+      const recorder = new Recorder({ registry, store, clock });
+      recorder.start();
+      closers.push(() => recorder.stop());
+    }
+    const historyStatus = () => historyStatusRow(opened, setAsideAs);
 
-    const audit = new AuditLog(db);
+    const audit = new AuditLog(db, () => clock.now());
+    closers.push(() => audit.flush());
     const writes = new WriteService(registry, audit, clock);
     const auth = await AuthService.create(db, clock, config.auth);
     if (options.password) await auth.ensurePassword(options.password);
@@ -155,7 +162,7 @@ export async function startHeliograph(options: ServerOptions): Promise<Heliograp
         db,
         registry,
         writes,
-        history,
+        history: history ?? undefined,
         forecast,
         prices,
         site: { timeZone, latitude: config.site.latitude, longitude: config.site.longitude, temperatureUnit: config.site.temperatureUnit },
@@ -176,11 +183,11 @@ export async function startHeliograph(options: ServerOptions): Promise<Heliograp
       realm: config.site.name,
       routers: [
         metricsRoutes({ registry, writes }),
-        historyRoutes({ registry, store: history, clock }),
+        historyRoutes({ registry, store: history, clock, unavailable: () => (opened.store ? '' : opened.reason) }),
         forecastRoutes({ store: forecast, clock, registry }),
         gridRoutes({ book: prices }),
         pluginInstancesRoutes({ host: plugins, save: savePlugins, record }),
-        pluginsRoutes({ host: plugins }),
+        pluginsRoutes({ host: plugins, extra: () => [historyStatus()] }),
         pluginConfigRoutes({ host: plugins, save: savePlugins, record }),
         siteConfigRoutes({ settings, record }),
         auditRoutes({ audit }),

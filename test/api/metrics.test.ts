@@ -153,3 +153,25 @@ test('unknown endpoints answer 404 with an error body', async () => {
   assert.equal(res.status, 404);
   assert.match(((await res.json()) as { error: string }).error, /no such endpoint/);
 });
+
+test('POST past the per-client write limit answers 429 with Retry-After, and the audit is not flooded', async () => {
+  // A client of its own (a token), so the other tests' writes as admin do not count.
+  const created = await server.api('/api/v1/tokens', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ name: 'flood' }) });
+  assert.equal(created.status, 201, await created.clone().text());
+  const { token } = (await created.json()) as { token: string };
+  const post = () =>
+    server.api('/api/v1/metrics', { method: 'POST', auth: `Bearer ${token}`, headers: { 'content-type': 'application/json' }, body: JSON.stringify({ topic: 'nope/unknown', value: '1' }) });
+  const statuses: number[] = [];
+  let limited: Response | undefined;
+  for (let i = 0; i < 40 && !limited; i++) {
+    const res = await post();
+    statuses.push(res.status);
+    if (res.status === 429) limited = res;
+    else await res.body?.cancel();
+  }
+  assert.ok(limited, `a 429 within 40 writes (got ${statuses.join(',')})`);
+  assert.ok(Number(limited.headers.get('retry-after')) >= 1);
+  assert.match(((await limited.json()) as { error: string }).error, /too many writes from flood/);
+  const audit = (await (await server.api('/api/v1/audit?limit=100')).json()) as Array<{ who: string }>;
+  assert.ok(audit.filter((r) => r.who === 'flood').length < statuses.length, 'refusals by the limit are not audited one by one');
+});

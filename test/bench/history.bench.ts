@@ -2,8 +2,10 @@
 // loaded through the recorder's folding path into a fresh store; ingest rate, bytes per
 // reading on disk, the median of 7 runs of four queries over HTTP, and the CPU time of
 // recording 500 topics at 1 Hz.
-import { execFileSync } from 'node:child_process';
-import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { execFileSync, spawn } from 'node:child_process';
+import { once } from 'node:events';
+import { createInterface } from 'node:readline';
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { Agent, request } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -153,7 +155,84 @@ async function ingestAndQuery(): Promise<void> {
   await server.close();
   await store.close();
   await db.close();
-  rmSync(dir, { recursive: true, force: true });
+  await reportRssUnderLoad(dir, end);
+  // HELIOGRAPH_BENCH_KEEP=1 keeps the year's database for `history.bench.js --rss DIR`.
+  if (process.env.HELIOGRAPH_BENCH_KEEP) console.log(`kept the database in ${dir}`);
+  else rmSync(dir, { recursive: true, force: true });
+}
+
+/**
+ * Resident memory of the real service (`heliograph serve` with the flags `npm start` uses,
+ * in a process of its own, on the year's database) while 32 clients query history at once:
+ * every topic, fine and coarse bucket sizes, random ranges, following `next`. The README
+ * promises under 80 MB; one history request must not hold more than its page in memory.
+ * The peak is the kernel's high-water mark of the process (VmHWM), so nothing is missed.
+ */
+async function reportRssUnderLoad(dataDir: string, end: number): Promise<void> {
+  const password = 'bench bench bench';
+  const pluginsFile = join(dataDir, 'plugins.json');
+  writeFileSync(pluginsFile, JSON.stringify({ plugins: [] }));
+  const child = spawn(
+    process.execPath,
+    ['--max-semi-space-size=1', '--v8-pool-size=0', join(REPO_ROOT, 'core', 'dist', 'src', 'main.js'), 'serve', '--host', '127.0.0.1', '--port', '0', '--data', dataDir, '--plugins', pluginsFile],
+    { stdio: ['ignore', 'pipe', 'inherit'], env: { ...process.env, HELIOGRAPH_PASSWORD: password, HELIOGRAPH_MDNS: '0', HELIOGRAPH_LOG_LEVEL: 'warn' } },
+  );
+  let baseUrl = '';
+  for await (const line of createInterface({ input: child.stdout! })) {
+    const m = /^listening on (\S+)/.exec(line);
+    if (m) {
+      baseUrl = m[1]!;
+      break;
+    }
+  }
+  child.stdout!.resume();
+  const status = (field: string) => Number(new RegExp(`${field}:\\s+(\\d+) kB`).exec(readFileSync(`/proc/${child.pid}/status`, 'utf8'))?.[1] ?? NaN) * 1024;
+  const auth = 'Basic ' + Buffer.from(`admin:${password}`).toString('base64');
+  const DAY = 86_400_000;
+  const iso = (ms: number) => new Date(ms).toISOString().replace('.000Z', 'Z');
+  const topics = Object.values(FILES);
+  const shapes: Array<[string, number]> = [['10s', 2], ['50s', 30], ['90m', 365], ['1h', 365], ['1d', 365]];
+  let seed = 7;
+  const rnd = () => ((seed = (seed * 1103515245 + 12345) % 2147483648) / 2147483648);
+  const idle = status('VmRSS');
+  let requests = 0;
+  let failed = 0;
+  let firstError = '';
+  const t0 = performance.now();
+  await Promise.all(
+    Array.from({ length: 32 }, async () => {
+      for (let i = 0; i < 10; i++) {
+        const [groupBy, days] = shapes[Math.floor(rnd() * shapes.length)]!;
+        const from = end - Math.floor(rnd() * (365 - days) + days) * DAY;
+        let next: string | undefined = `${baseUrl}/api/v1/history?topic=${topics[Math.floor(rnd() * topics.length)]}&from=${iso(from)}&to=${iso(Math.min(end, from + days * DAY))}&group_by=${groupBy}&agg=max`;
+        for (let pages = 0; next && pages < 5; pages++) {
+          requests++;
+          try {
+            const res: Response = await fetch(next, { headers: { authorization: auth } });
+            const text = await res.text();
+            if (res.status !== 200) throw new Error(`${res.status} ${text.slice(0, 200)}`);
+            const body = JSON.parse(text) as { next?: string };
+            next = body.next ? next.replace(/from=[^&]+/, `from=${body.next}`) : undefined;
+          } catch (err) {
+            failed++;
+            firstError ||= `${next}: ${err instanceof Error ? err.message : String(err)}`;
+            next = undefined;
+          }
+        }
+      }
+    }),
+  );
+  const seconds = (performance.now() - t0) / 1000;
+  const peak = status('VmHWM');
+  const after = status('VmRSS');
+  child.kill('SIGTERM');
+  await once(child, 'exit');
+  const mb = (b: number) => `${(b / 1048576).toFixed(0)} MB`;
+  console.log(`\nthe service (heliograph serve, npm start's flags) under history load: 32 clients, ${requests} requests in ${seconds.toFixed(1)} s`);
+  row('RSS idle, after start', mb(idle));
+  row('peak RSS (VmHWM) during the load', mb(peak), '< 80 MB (README)');
+  row('RSS after the load', mb(after));
+  if (failed > 0) row('requests that failed', `${failed} (first: ${firstError})`);
 }
 
 /** CPU of recording `topics` topics at 1 Hz for `seconds` of simulated time, as % of one core. */
@@ -197,6 +276,7 @@ async function recordingCpu(topics: number, seconds: number, startIso: string): 
 }
 
 async function main(): Promise<void> {
+  if (process.argv[2] === '--rss') return reportRssUnderLoad(process.argv[3]!, YEAR_END);
   await ingestAndQuery();
   console.log('\nrecording 500 topics at 1 Hz (registry publish, recorder, flushes every 5 s), CPU of this process');
   row('60 s of simulated time', `${(await recordingCpu(500, 60, '2026-06-01T12:00:00Z')).toFixed(2)} % of one core`, '< 2 %');

@@ -36,6 +36,8 @@ export async function startTestServer(options: {
   mdns?: ServerOptions['mdns'];
   /** Reuse the data directory of an earlier server (a restart); default a fresh one. */
   dataDir?: string;
+  /** Puts files into the data dir before the start (a damaged database, say). */
+  prepare?: (dataDir: string) => void | Promise<void>;
 }): Promise<TestServer> {
   const dir = tempDir();
   const root = join(dir, 'root');
@@ -45,6 +47,7 @@ export async function startTestServer(options: {
   const dataDir = options.dataDir ?? join(dir, 'data');
   mkdirSync(dataDir, { recursive: true });
   if (options.config) writeFileSync(join(dataDir, 'config.json'), JSON.stringify(options.config));
+  await options.prepare?.(dataDir);
   const pluginsFile = join(dir, 'plugins.json');
   writeFileSync(pluginsFile, JSON.stringify({ plugins: options.plugins }));
   const password = options.password === undefined ? PASSWORD : options.password;

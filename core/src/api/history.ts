@@ -50,19 +50,22 @@ const historyQuery = z.strictObject({
  * topic no longer in the registry (a plugin removed or reconfigured) still answers from the
  * history kept for it, with the device and name it had; 404 only when neither knows it.
  */
-export function historyRoutes(deps: { registry: TopicRegistry; store: HistoryStore; clock: Clock }): Router {
-  const { registry, store, clock } = deps;
+export function historyRoutes(deps: { registry: TopicRegistry; store: HistoryStore | null; clock: Clock; unavailable?: () => string }): Router {
+  const { registry, clock } = deps;
   const router = new Router();
 
   router.get('/history', scope('read'), async (ctx) => {
     const q = parseQuery(historyQuery, ctx.query);
+    const store = deps.store;
+    // The service runs without history when its database could not be opened (issue 9).
+    if (!store) throw new ApiError(503, `history is unavailable: ${deps.unavailable?.() ?? 'it could not be opened'}`, { 'Retry-After': '60' });
     const to = q.to ?? clock.now();
     const from = q.from ?? to - DAY_MS;
     if (from >= to) {
       const defaults = q.from === undefined ? ' (from defaults to one day before to)' : q.to === undefined ? ' (to defaults to now)' : '';
       throw new ApiError(400, `from must be before to${defaults}, got from ${formatUtc(from)} and to ${formatUtc(to)}`);
     }
-    const meta = recordedMeta(q.topic);
+    const meta = recordedMeta(store, q.topic);
     // From the topic, not the stored meta: history written before the clients' rules keeps its old device names.
     const device = deviceFieldsOfTopic(q.topic);
     const page = await store.query(q.topic, { fromMs: from, toMs: to, groupS: q.group_by.seconds, agg: q.agg });
@@ -79,12 +82,15 @@ export function historyRoutes(deps: { registry: TopicRegistry; store: HistorySto
       json += `${first ? '' : ','}["${fmt.format(buckets.start + b * buckets.size)}",${buckets.value(b, q.agg)}]`;
       first = false;
     }
-    json += page.nextMs === undefined ? ']}' : `],"next":"${formatUtc(page.nextMs)}"}`;
+    json += ']';
+    // Damaged stored history is named, never answered as an empty stretch (issue 15.6).
+    if (page.unreadable) json += `,"unreadable":${JSON.stringify(page.unreadable.map((u) => ({ from: formatUtc(u.fromMs), to: formatUtc(u.toMs) })))}`;
+    json += page.nextMs === undefined ? '}' : `,"next":"${formatUtc(page.nextMs)}"}`;
     ctx.type = 'application/json';
     ctx.body = json;
   });
 
-  function recordedMeta(topic: string): StoredMeta {
+  function recordedMeta(store: HistoryStore, topic: string): StoredMeta {
     const state = registry.get(topic);
     if (state) {
       if (isRecorded(state.meta)) return state.meta;

@@ -51,6 +51,7 @@ export function metricsRoutes(deps: { registry: TopicRegistry; writes: WriteServ
     if (!parsed.success) throw new ApiError(400, parsed.error.issues[0]!.message);
     const { topic, value } = parsed.data;
     const outcome = await writes.write({ topic, value, who: ctx.state.who as string, via: 'rest' });
+    if (!outcome.ok && outcome.retryAfterS !== undefined) throw new ApiError(429, outcome.message, { 'Retry-After': String(outcome.retryAfterS) });
     if (!outcome.ok) throw new ApiError(422, outcome.message);
     ctx.body = { topic, result: 'ok' };
   });

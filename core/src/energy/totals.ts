@@ -54,8 +54,10 @@ export function periodStart(time: number, period: ResetPeriod, timeZone: string)
 /**
  * Integrates the total/* power topics into period-to-date kWh totals. Power is taken to
  * hold from one reading to the next (within 5 minutes); an interval that crosses the start
- * of a new period counts only its part after the start. Totals are saved every minute and
- * on stop, and a restart in the same period continues from them.
+ * of a new period counts only its part after the start. Totals are saved as often as history
+ * flushes (history.flushIntervalMs) and on stop, so a crash (kill -9, power cut) loses at
+ * most one flush interval of them, as it does of history; a restart in the same period
+ * continues from them.
  */
 export class EnergyTotals {
   private readonly accumulators: Accumulator[] = [];
@@ -71,6 +73,8 @@ export class EnergyTotals {
     private readonly clock: Clock,
     private period: ResetPeriod,
     private timeZone: string,
+    /** How often totals are saved: history's flush interval, so both lose the same at a crash. */
+    private readonly saveIntervalMs = 60_000,
   ) {}
 
   /**
@@ -107,8 +111,16 @@ export class EnergyTotals {
     }
     this.lastTime = now;
     undo.push(this.registry.addDeriver((tick) => this.integrate(tick)));
-    // A failed save (a locked or full disk) is retried a minute later; unhandled, it would end the process.
-    const timer = setInterval(() => this.save().catch((err) => log.error('saving energy totals failed', { err: errorMessage(err) })), 60_000);
+    // A failed save (a locked or full disk) is retried at the next interval; unhandled, it would end the process.
+    let saving = false;
+    const timer = setInterval(() => {
+      // A save still waiting on a busy disk is not stacked with another.
+      if (saving) return;
+      saving = true;
+      this.save()
+        .catch((err) => log.error('saving energy totals failed', { err: errorMessage(err) }))
+        .finally(() => (saving = false));
+    }, this.saveIntervalMs);
     timer.unref();
     return async () => {
       clearInterval(timer);

@@ -176,13 +176,23 @@ export function encodeSegment(seg: Segment, maxOff = 0): Buffer {
   return deflateRawSync(w.result(), { level: 9 });
 }
 
-export function decodeSegment(data: Uint8Array, maxOff = 0): Segment {
+/**
+ * Decodes a segment; into `scratch` when given and of the same shape (a long scan reuses
+ * one segment rather than leaving hundreds of KB of garbage per day it reads).
+ */
+export function decodeSegment(data: Uint8Array, maxOff = 0, scratch?: Segment): Segment {
   const r = new ByteReader(inflateRawSync(data));
   const format = r.uint();
   if (format !== FORMAT) throw new Error(`history segment format ${format} is not known to this version`);
   const scale = r.uint();
   const n = r.uint();
-  const seg = emptySegment(n, scale, r.uint() === 1);
+  const withLastOff = r.uint() === 1;
+  let seg: Segment;
+  if (scratch && scratch.count.length === n && (scratch.lastOff !== null) === withLastOff) {
+    seg = scratch;
+    seg.scale = scale;
+    seg.count.fill(0);
+  } else seg = emptySegment(n, scale, withLastOff);
   const { count, sum, min, max, last, lastOff } = seg;
   const nRuns = r.uint();
   let i = 0;
@@ -235,12 +245,31 @@ export function packContainer(rowStart: number, segments: Container): Buffer {
   return Buffer.from(w.result());
 }
 
-export function unpackContainer(rowStart: number, data: Uint8Array): Container {
+/**
+ * The segments of a row. Throws when the bytes cannot be a container of a row spanning
+ * [rowStart, rowEnd): damaged bytes must fail loudly, not read as "no segments".
+ */
+export function unpackContainer(rowStart: number, data: Uint8Array, rowEnd = Infinity): Container {
   const r = new ByteReader(data);
   const n = r.uint();
+  if (n > 400) throw new Error(`a row holds at most 400 segments, this one claims ${n}`);
   const heads: Array<[number, number]> = [];
-  for (let k = 0; k < n; k++) heads.push([rowStart + r.uint() * 86400, r.uint()]);
+  let total = 0;
+  for (let k = 0; k < n; k++) {
+    const start = rowStart + r.uint() * 86400;
+    const len = r.uint();
+    if (start >= rowEnd) throw new Error(`a segment starts after the end of its row`);
+    heads.push([start, len]);
+    total += len;
+  }
+  if (r.pos + total !== data.length) throw new Error(`the segments' lengths (${total} bytes) do not add up to the row's ${data.length - r.pos} bytes`);
   const out: Container = new Map();
-  for (const [start, len] of heads) out.set(start, Buffer.from(r.bytes(len)));
+  for (const [start, len] of heads) {
+    // A copy of its own: Buffer.from would put small segments into shared 8 KB pool
+    // slabs, and one cached segment would then keep a whole slab (and the row) alive.
+    const copy = Buffer.allocUnsafeSlow(len);
+    copy.set(r.bytes(len));
+    out.set(start, copy);
+  }
   return out;
 }

@@ -48,6 +48,12 @@ export function mergeHours(rec: TopicRecord, bufs: readonly HourBuffer[], cache:
       const seg = writableSegment(rec, cache, row, day);
       for (const buf of hours) mergeSlots(seg, buf, (buf.hour - day) / SLOT_S);
       cache.putSegment(row, day, seg);
+      if (hours.some((b) => b.anyReplace)) {
+        // Replaced slots cannot be folded into rollups (their old values would stay in):
+        // the touched hours and the day are worked out again from the day's 10-s slots.
+        rebuildRollups(rec, seg, day, hours, cache);
+        continue;
+      }
     } else {
       const row = dayRow(rec, 60, day, cache, todayStart);
       const seg = writableSegment(rec, cache, row, day);
@@ -66,6 +72,38 @@ export function mergeHours(rec: TopicRecord, bufs: readonly HourBuffer[], cache:
   }
 }
 
+/** Recomputes the hour entries of `hours` and the day's entry from the day's (complete) 10-s segment. */
+function rebuildRollups(rec: TopicRecord, slots: Segment, day: number, hours: readonly HourBuffer[], cache: RowCache): void {
+  const monthRow = rollupRow(rec, 3600, day, cache);
+  const hourSeg = writableSegment(rec, cache, monthRow, monthRow.start);
+  for (const buf of hours) {
+    const first = (buf.hour - day) / SLOT_S;
+    clearEntry(hourSeg, (buf.hour - monthRow.start) / HOUR_S);
+    foldSlots(slotRange(slots, first, SLOTS_PER_HOUR), SLOTS_PER_HOUR, (buf.hour - monthRow.start) / SLOT_S, hourSeg, HOUR_S / SLOT_S);
+  }
+  cache.putSegment(monthRow, monthRow.start, hourSeg);
+
+  const yearRow = rollupRow(rec, 86400, day, cache);
+  const daySeg = writableSegment(rec, cache, yearRow, yearRow.start);
+  clearEntry(daySeg, (day - yearRow.start) / DAY_S);
+  foldSlots(slots, slots.count.length, (day - yearRow.start) / SLOT_S, daySeg, DAY_S / SLOT_S);
+  cache.putSegment(yearRow, yearRow.start, daySeg);
+}
+
+function slotRange(seg: SlotColumns, from: number, n: number): SlotColumns {
+  const to = from + n;
+  return { count: seg.count.subarray(from, to), sum: seg.sum.subarray(from, to), min: seg.min.subarray(from, to), max: seg.max.subarray(from, to), last: seg.last.subarray(from, to) };
+}
+
+function clearEntry(seg: Segment, j: number): void {
+  seg.count[j] = 0;
+  seg.sum[j] = 0;
+  seg.min[j] = 0;
+  seg.max[j] = 0;
+  seg.last[j] = 0;
+  if (seg.lastOff) seg.lastOff[j] = 0;
+}
+
 /** The segment of a loaded row at segStart, at the topic's scale, ready to change in place. */
 function writableSegment(rec: TopicRecord, cache: RowCache, row: Row, segStart: number): Segment {
   const seg = cache.segment(row, segStart) ?? emptySegment(segmentLength(row.tier, segStart), rec.scale, row.tier !== 10);
@@ -73,14 +111,17 @@ function writableSegment(rec: TopicRecord, cache: RowCache, row: Row, segStart: 
   return seg;
 }
 
-/** Adds the slots of an hour to a 10-s segment from entry `at` on; the hour's values win "last". */
+/**
+ * Adds the slots of an hour to a 10-s segment from entry `at` on; the hour's values win
+ * "last". Slots a bulk write of the past replaced overwrite what the segment held.
+ */
 function mergeSlots(seg: Segment, buf: HourBuffer, at: number): void {
   const { count, sum, min, max, last } = seg;
   for (let i = 0; i < SLOTS_PER_HOUR; i++) {
     const c = buf.count[i]!;
     if (c === 0) continue;
     const j = at + i;
-    if (count[j] === 0) {
+    if (count[j] === 0 || buf.replace[i] === 1) {
       count[j] = c;
       sum[j] = buf.sum[i]!;
       min[j] = buf.min[i]!;

@@ -71,9 +71,11 @@ export function decodeJournal(data: Uint8Array, onSlot: (s: JournalSlot) => void
   }
 }
 
-/** Puts the slots of a journal row back into their topics' unsaved hours. */
-export function replayJournal(data: Uint8Array, byId: ReadonlyMap<number, TopicRecord>): void {
+/** Puts the slots of a journal row back into their topics' unsaved hours (`dryRun`: only checks it decodes). */
+export function replayJournal(data: Uint8Array, byId: ReadonlyMap<number, TopicRecord>, dryRun = false): void {
   decodeJournal(data, (s) => {
+    if (!Number.isSafeInteger(s.slot) || s.slot % 10 !== 0 || s.scale > 12 || s.count < 1) throw new Error('a journal record is out of range');
+    if (dryRun) return;
     const rec = byId.get(s.topicId);
     if (!rec) return;
     if (s.scale > rec.scale) rec.rescale(s.scale);

@@ -13,6 +13,9 @@ import { segmentStart, type Row, type RowCache, type Tier, TIERS } from './rows.
 import type { TopicRecord } from './topic-record.js';
 import { ceilTo, DAY_S, floorTo } from './time.js';
 
+/** Day-tier spans longer than this are read without keeping their decoded days (8 days). */
+const LONG_SCAN_S = 8 * DAY_S;
+
 /** Buckets per answer; the rest come in further pages. */
 export const MAX_BUCKETS = 2000;
 
@@ -32,6 +35,8 @@ export interface HistoryPage {
   endMs: number;
   /** Present when more buckets follow: the `from` of the next page (= endMs). */
   nextMs?: number;
+  /** Ranges (Unix ms) of this page whose stored history was damaged and could not be read. */
+  unreadable?: Array<{ fromMs: number; toMs: number }>;
 }
 
 export interface Span {
@@ -126,8 +131,10 @@ export async function runQuery(rec: TopicRecord | undefined, q: HistoryQuery, ca
   for (const part of parts) {
     for (const row of part.rows) {
       if (part.byDay) {
+        // A scan of many days reads each once: decoded into scratch, not kept (see RowCache.segment).
+        const transient = part.to - part.from > LONG_SCAN_S;
         for (let day = Math.max(row.start, segmentStart(10, part.from)); day < Math.min(row.end, part.to); day += DAY_S) {
-          const seg = cache.segment(row, day);
+          const seg = cache.segment(row, day, transient);
           if (seg) buckets.foldSegment(seg, day, part.res, Math.max(part.from, day), Math.min(part.to, day + DAY_S));
           // A long page of 10-s buckets (group_by 50s, say) reads many days: keep memory bounded.
           cache.trimDecoded();
@@ -138,13 +145,30 @@ export async function runQuery(rec: TopicRecord | undefined, q: HistoryQuery, ca
       }
     }
   }
+  const unreadable = unreadableRanges(rec, parts);
   for (const buf of rec.compacting) if (buf.hour < to && buf.hour + 3600 > from) buckets.foldHour(buf, rec.scale, from, to);
   for (const buf of rec.pending.values()) if (buf.hour < to && buf.hour + 3600 > from) buckets.foldHour(buf, rec.scale, from, to);
-  return paged(buckets, n < total, endMs);
+  const page = paged(buckets, n < total, endMs);
+  return unreadable.length > 0 ? { ...page, unreadable } : page;
 }
 
 function paged(buckets: Buckets, more: boolean, endMs: number): HistoryPage {
   return more ? { buckets, endMs, nextMs: endMs } : { buckets, endMs };
+}
+
+/** The parts of the answer that quarantined rows of the tiers it read from would have held. */
+function unreadableRanges(rec: TopicRecord, parts: readonly Part[]): Array<{ fromMs: number; toMs: number }> {
+  const out: Array<{ fromMs: number; toMs: number }> = [];
+  if (rec.damaged.length === 0) return out;
+  for (const part of parts) {
+    for (const d of rec.damaged) {
+      if (d.tier !== part.res) continue;
+      const from = Math.max(d.start, part.from);
+      const to = Math.min(d.end, part.to);
+      if (from < to) out.push({ fromMs: from * 1000, toMs: to * 1000 });
+    }
+  }
+  return out.sort((a, b) => a.fromMs - b.fromMs);
 }
 
 export type { Agg };

@@ -5,6 +5,7 @@
  */
 import type { Db } from '../db.js';
 import { decodeSegment, encodeSegment, unpackContainer, type Container, type Segment } from './codec.js';
+import { HistoryDamageError } from './damage.js';
 import { DAY_S, monthStart, nextMonthStart, nextYearStart, yearStart } from './time.js';
 
 /** Entry length in seconds of each tier, finest first. */
@@ -99,11 +100,13 @@ export class RowCache {
   private rowBytes = 0;
   private readonly decoded = new Map<string, DecodedEntry>();
   private decodedBytes = 0;
+  /** Reused by transient reads: [10-s tier, rollup tiers]. */
+  private readonly scratch: Array<Segment | undefined> = [undefined, undefined];
 
   constructor(
     private readonly db: Db,
-    private readonly rowLimit = 24 << 20,
-    private readonly decodedLimit = 48 << 20,
+    private readonly rowLimit = 8 << 20,
+    private readonly decodedLimit = 12 << 20,
   ) {}
 
   /** Loads the data of rows not in memory (all of them at once). */
@@ -115,8 +118,14 @@ export class RowCache {
         const found = await this.db.get<{ data: Buffer }>('SELECT data FROM history_blocks WHERE topic_id = ? AND tier = ? AND start = ?', row.topicId, row.tier, row.start);
         // A write may have given the row its newest contents while this read was under way.
         if (row.loaded || row.deleted) return;
-        if (!found) throw new Error(`history row ${row.topicId}/${row.tier}/${row.start} is missing from the database`);
-        this.attach(row, unpackContainer(row.start, found.data), found.data.length);
+        if (!found) throw new HistoryDamageError(row.topicId, row.tier, row.start, row.end, 'the row is missing from the database');
+        let container: Container;
+        try {
+          container = unpackContainer(row.start, found.data, row.end);
+        } catch (err) {
+          throw new HistoryDamageError(row.topicId, row.tier, row.start, row.end, err);
+        }
+        this.attach(row, container, found.data.length);
       }),
     );
     this.trim();
@@ -175,8 +184,13 @@ export class RowCache {
     }
   }
 
-  /** The decoded segment of a loaded row starting at segStart, or undefined when it has none. */
-  segment(row: Row, segStart: number): Segment | undefined {
+  /**
+   * The decoded segment of a loaded row starting at segStart, or undefined when it has none.
+   * `transient`: a long scan's read, used at once and not kept; it is decoded into a scratch
+   * segment that the next transient read overwrites, so one request scanning months of
+   * 10-s data holds one day's arrays, not one per day.
+   */
+  segment(row: Row, segStart: number, transient = false): Segment | undefined {
     const src = row.container!.get(segStart);
     if (!src) return undefined;
     const key = `${row.topicId}:${row.tier}:${segStart}`;
@@ -186,8 +200,16 @@ export class RowCache {
       this.decoded.set(key, hit);
       return hit.seg;
     }
-    const seg = decodeSegment(src, maxLastOff(row.tier));
-    this.remember(key, src, seg);
+    let seg: Segment;
+    try {
+      seg = decodeSegment(src, maxLastOff(row.tier), transient ? this.scratch[row.tier === 10 ? 0 : 1] : undefined);
+      if (transient) this.scratch[row.tier === 10 ? 0 : 1] = seg;
+      const want = segmentLength(row.tier, segStart);
+      if (seg.count.length !== want) throw new Error(`a segment of ${seg.count.length} entries where ${want} belong`);
+    } catch (err) {
+      throw new HistoryDamageError(row.topicId, row.tier, row.start, row.end, err);
+    }
+    if (!transient) this.remember(key, src, seg);
     return seg;
   }
 

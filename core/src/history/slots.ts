@@ -39,6 +39,12 @@ export class HourBuffer {
   /** Slots changed since the journal last saw them. */
   readonly dirty = new Uint8Array(SLOTS_PER_HOUR);
   anyDirty = false;
+  /**
+   * Slots written by a bulk write of the past (backfill, import) that replace what rows
+   * hold for them when the hour is merged, so writing the same past twice stores it once.
+   */
+  readonly replace = new Uint8Array(SLOTS_PER_HOUR);
+  anyReplace = false;
   slots = 0;
 
   constructor(readonly hour: number) {}
@@ -70,6 +76,15 @@ export class HourBuffer {
     this.min[i] = min;
     this.max[i] = max;
     this.last[i] = last;
+  }
+
+  /** Makes slot i hold exactly this aggregate, now and once merged into rows (bulk writes of the past). */
+  put(i: number, count: number, sum: number, min: number, max: number, last: number): void {
+    this.set(i, count, sum, min, max, last);
+    this.dirty[i] = 1;
+    this.anyDirty = true;
+    this.replace[i] = 1;
+    this.anyReplace = true;
   }
 
   rescale(factor: number): void {

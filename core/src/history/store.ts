@@ -20,15 +20,21 @@ import type { Config } from '../config/schema.js';
 import { createLogger, errorMessage } from '../log.js';
 import type { HistorySink, PastReadings } from '../plugins/sinks.js';
 import type { TopicMeta } from '../topics/registry.js';
-import { packContainer, POW10 } from './codec.js';
-import { journalPayload, replayJournal } from './journal.js';
+import { POW10 } from './codec.js';
+import { addPastSlot, addSlot, scaledReading } from './fold.js';
+import { HistoryDamageError, quarantineMigrations, type HistoryHealth } from './damage.js';
+import { DamageLog } from './damage-log.js';
+import { journalPayload } from './journal.js';
+import { writeBatch } from './batch.js';
+import { loadHistory } from './load.js';
 import { evictBefore, mergeHours, monthsToRepack, oldestRowsCutoff, repackMonth, rowsForMerge, rowsToEvict } from './compaction.js';
 import { historyMigrations } from './migrations.js';
 import { claimHistory, releaseHistory } from './owner.js';
+import { PastMarks } from './past-marks.js';
 import { runQuery, type HistoryPage, type HistoryQuery } from './planner.js';
-import { Row, RowCache, type Tier } from './rows.js';
+import { RowCache, type Row } from './rows.js';
 import { scaleFor } from './slots.js';
-import { DAY_S, floorTo, HOUR_S, SLOT_S, slotOfMs } from './time.js';
+import { DAY_S, floorTo, HOUR_S } from './time.js';
 import { isRecorded, sameMeta, TopicRecord, type StoredMeta } from './topic-record.js';
 
 const log = createLogger('history');
@@ -74,6 +80,7 @@ export class HistoryStore implements HistorySink {
   private closed = false;
   private budgetWarned = -Infinity;
   private readOnly = false;
+  private damage!: DamageLog;
 
   private constructor(
     private readonly db: Db,
@@ -85,9 +92,10 @@ export class HistoryStore implements HistorySink {
 
   /** Applies the history migrations, loads what is known about topics and rows, replays the journal. */
   static async open(options: HistoryStoreOptions): Promise<HistoryStore> {
-    await migrate(options.db, historyMigrations);
+    await migrate(options.db, [...historyMigrations, ...quarantineMigrations]);
     const store = new HistoryStore(options.db, options.clock, options.config);
     store.readOnly = options.readOnly ?? false;
+    store.damage = new DamageLog(store.readOnly);
     if (!store.readOnly) await claimHistory(store.db);
     await store.load();
     if (!store.readOnly && (options.autoFlush ?? true)) {
@@ -100,19 +108,41 @@ export class HistoryStore implements HistorySink {
   }
 
   private async load(): Promise<void> {
-    const topics = await this.db.all<Array<{ id: number; topic: string; meta: string; scale: number; evicted_before: number }>>('SELECT id, topic, meta, scale, evicted_before FROM history_topics');
-    for (const t of topics) {
-      const rec = new TopicRecord(t.id, t.topic, JSON.parse(t.meta) as StoredMeta, t.scale, t.evicted_before);
-      this.byTopic.set(t.topic, rec);
-      this.byId.set(t.id, rec);
-      this.nextId = Math.max(this.nextId, t.id + 1);
+    const loaded = await loadHistory(this.db, this.readOnly);
+    for (const rec of loaded.records) {
+      this.byTopic.set(rec.topic, rec);
+      this.byId.set(rec.id, rec);
     }
-    const rows = await this.db.all<Array<{ topic_id: number; tier: Tier; start: number; end: number; size: number }>>('SELECT topic_id, tier, start, end, length(data) AS size FROM history_blocks');
-    for (const r of rows) this.byId.get(r.topic_id)?.rows[r.tier]?.byStart.set(r.start, new Row(r.topic_id, r.tier, r.start, r.end, r.size));
-    const journal = await this.db.all<Array<{ data: Buffer }>>('SELECT data FROM history_journal ORDER BY id');
-    for (const { data } of journal) replayJournal(data, this.byId);
+    this.nextId = loaded.nextId;
     // Replayed slots are saved already; the next commit writes the journal afresh anyway.
-    this.journalReset = journal.length > 0;
+    this.journalReset = loaded.journalReplayed;
+    this.damage.loaded(loaded.quarantined, loaded.problems);
+  }
+
+  /** What was found damaged since the store opened (GET /api/v1/plugins shows it). */
+  get healthReport(): HistoryHealth {
+    return this.damage.report();
+  }
+
+  /** Sets a damaged row aside (see DamageLog.setAside). */
+  private quarantine(err: HistoryDamageError): void {
+    this.damage.setAside(err, this.byId.get(err.topicId), this.cache);
+  }
+
+  /**
+   * Loads rows (and with `verify` decodes every segment), quarantining damaged ones; false
+   * when one was, so the caller works out its rows again.
+   */
+  private async loadSafely(rows: readonly Row[], verify: boolean): Promise<boolean> {
+    try {
+      await this.cache.load(rows);
+      if (verify) for (const row of rows) if (row.loaded) for (const start of row.container!.keys()) this.cache.segment(row, start);
+      return true;
+    } catch (err) {
+      if (!(err instanceof HistoryDamageError)) throw err;
+      this.quarantine(err);
+      return false;
+    }
   }
 
   /** The store's record of a topic, created on first use; the meta is kept up to date. */
@@ -148,6 +178,26 @@ export class HistoryStore implements HistorySink {
     return first === Infinity ? undefined : first * 1000;
   }
 
+  /**
+   * Reads every stored row and decodes every segment, setting damaged ones aside (the
+   * repair command); rows leave memory again as it goes. Returns how many were set aside.
+   */
+  async scrub(onProgress?: (rows: number) => void): Promise<number> {
+    const before = this.damage.report().quarantined;
+    let n = 0;
+    for (const rec of this.byTopic.values()) {
+      for (const tier of [10, 60, 3600, 86400] as const) {
+        for (const row of [...rec.rows[tier].byStart.values()]) {
+          await this.loadSafely([row], true);
+          this.cache.trim();
+          if (++n % 1000 === 0) onProgress?.(n);
+        }
+      }
+    }
+    await this.flush();
+    return this.damage.report().quarantined - before;
+  }
+
   /** Every topic with history, by name. */
   topics(): string[] {
     return [...this.byTopic.keys()].sort();
@@ -156,23 +206,20 @@ export class HistoryStore implements HistorySink {
   /** Folds one reading into its 10-s slot. The hot path of live recording: no allocation. */
   record(rec: TopicHandle, timeMs: number, value: number): void {
     if (!Number.isFinite(value)) return;
-    let x = value * POW10[rec.scale]!;
-    let r = Math.round(x);
-    if (Math.abs(x - r) > 1e-9 + Math.abs(x) * 1e-13) {
-      const scale = scaleFor(value, rec.scale);
-      if (scale > rec.scale) rec.rescale(scale);
-      x = value * POW10[rec.scale]!;
-      r = Math.round(x);
-    }
-    this.add(rec, timeMs, 1, r, r, r, r);
+    const r = scaledReading(rec, value);
+    addSlot(rec, timeMs, 1, r, r, r, r);
   }
 
-  private add(rec: TopicRecord, timeMs: number, count: number, sum: number, min: number, max: number, last: number): void {
-    const slot = slotOfMs(timeMs);
-    const hour = floorTo(slot, HOUR_S);
-    let buf = rec.cur;
-    if (buf === null || buf.hour !== hour) buf = rec.cur = rec.hourBuffer(hour);
-    buf.add((slot - hour) / SLOT_S, count, sum, min, max, last);
+  /** One past reading of a bulk write (the import command's `value` lines). */
+  recordPastReading(rec: TopicHandle, marks: PastMarks, timeMs: number, value: number): void {
+    if (!Number.isFinite(value)) return;
+    const r = scaledReading(rec, value);
+    addPastSlot(rec, marks, timeMs, 1, r, r, r, r);
+  }
+
+  /** Flushes when a bulk write holds many unsaved hours, so memory stays bounded. */
+  async flushIfFull(): Promise<void> {
+    if (this.pendingHours() > BULK_FLUSH_HOURS) await this.flush();
   }
 
   /** Readings of one topic in the past: see {@link recordPastSeries}. */
@@ -181,26 +228,28 @@ export class HistoryStore implements HistorySink {
   }
 
   /**
-   * Readings of the past (backfill, `ctx.topics.record`): folded exactly like live ones, then
-   * flushed. A bulk write is its own batch, whatever the number of topics: it flushes every
-   * ~1000 topic-hours to bound memory, and once at the end, so the readings are on disk when
-   * the promise resolves.
+   * Readings of the past (backfill, `ctx.topics.record`): folded like live ones, except that
+   * a slot this call writes replaces what history held for it, so a backfill resumed after a
+   * crash stores its overlap once (see PastMarks). A bulk write is its own batch, whatever
+   * the number of topics: it flushes every ~1000 topic-hours to bound memory, and once at the
+   * end, so the readings are on disk when the promise resolves.
    */
   async recordPastSeries(series: Iterable<readonly [TopicMeta, PastReadings]>): Promise<void> {
     let folded = 0;
+    const marks = new PastMarks();
     for (const [meta, readings] of series) {
       if (!isRecorded(meta)) continue;
       const rec = this.topic(meta);
       for (const [time, value] of readings) {
-        this.record(rec, time, value);
+        this.recordPastReading(rec, marks, time, value);
         if ((++folded & 0xfff) === 0 && this.pendingHours() > BULK_FLUSH_HOURS) await this.flush();
       }
     }
     if (folded > 0) await this.flush();
   }
 
-  /** Slot aggregates from an export, merged like readings (the import command). */
-  async importSlots(meta: StoredMeta & { topic: string }, slots: readonly SlotAggregate[]): Promise<void> {
+  /** Slot aggregates from an export (the import command); `marks` spans the whole import. */
+  async importSlots(meta: StoredMeta & { topic: string }, slots: readonly SlotAggregate[], marks: PastMarks): Promise<void> {
     const rec = this.topic(meta);
     for (const s of slots) {
       for (const v of [s.sum, s.min, s.max, s.last]) {
@@ -208,7 +257,7 @@ export class HistoryStore implements HistorySink {
         if (scale > rec.scale) rec.rescale(scale);
       }
       const p = POW10[rec.scale]!;
-      this.add(rec, s.timeMs, s.count, Math.round(s.sum * p), Math.round(s.min * p), Math.round(s.max * p), Math.round(s.last * p));
+      addPastSlot(rec, marks, s.timeMs, s.count, Math.round(s.sum * p), Math.round(s.min * p), Math.round(s.max * p), Math.round(s.last * p));
       if (this.pendingHours() > BULK_FLUSH_HOURS) await this.flush();
     }
   }
@@ -221,9 +270,18 @@ export class HistoryStore implements HistorySink {
 
   /** One page of history of a topic (with no points when the store has none for it). */
   async query(topic: string, q: HistoryQuery): Promise<HistoryPage> {
-    const page = await runQuery(this.byTopic.get(topic), q, this.cache);
-    this.cache.trim();
-    return page;
+    for (let attempt = 0; ; attempt++) {
+      try {
+        const page = await runQuery(this.byTopic.get(topic), q, this.cache);
+        this.cache.trim();
+        return page;
+      } catch (err) {
+        // A damaged row is set aside and the query asked again: the answer then says which
+        // range was unreadable (page.unreadable) instead of failing or reading as empty.
+        if (!(err instanceof HistoryDamageError) || attempt >= 50) throw err;
+        this.quarantine(err);
+      }
+    }
   }
 
   /**
@@ -269,10 +327,13 @@ export class HistoryStore implements HistorySink {
       if (rec.compacting.length === 0) continue;
       // Between the last check and the end of the block nothing awaits: a query sees either
       // the hours or the rows they were merged into, never both or neither.
-      for (;;) {
-        const missing = rowsForMerge(rec, rec.compacting).filter((r) => !r.loaded);
-        if (missing.length === 0) break;
-        await this.cache.load(missing);
+      for (let attempt = 0; ; attempt++) {
+        const rows = rowsForMerge(rec, rec.compacting);
+        // Rows merged into are decoded first: a damaged one is set aside (a new row takes
+        // its place) rather than failing every flush from now on.
+        const sound = await this.loadSafely(rows, true);
+        if (attempt > 50) throw new Error(`history rows of ${rec.topic} keep failing to load; the flush is retried`);
+        if (sound && rows.every((r) => r.loaded)) break;
       }
       mergeHours(rec, rec.compacting, this.cache, today);
       rec.compacting = [];
@@ -296,7 +357,7 @@ export class HistoryStore implements HistorySink {
     for (const rec of this.byTopic.values()) {
       for (const { tier, month, rows } of monthsToRepack(rec, today)) {
         if (packed++ >= REPACKS_PER_RUN) break;
-        await this.cache.load(rows);
+        if (!(await this.loadSafely(rows, false))) continue;
         if (rows.every((r) => r.loaded && !r.deleted)) repackMonth(rec, tier, month, rows, this.cache);
       }
     }
@@ -309,7 +370,7 @@ export class HistoryStore implements HistorySink {
     for (const rec of this.byTopic.values()) {
       if (cutoff <= rec.evictedBefore) continue;
       let rows = rowsToEvict(rec, cutoff);
-      await this.cache.load(rows);
+      if (!(await this.loadSafely(rows, true))) continue;
       rows = rowsToEvict(rec, cutoff);
       if (rows.every((r) => r.loaded)) evictBefore(rec, cutoff, rows, this.cache, today);
     }
@@ -357,32 +418,16 @@ export class HistoryStore implements HistorySink {
     const rows = [...this.cache.dirty];
     const reset = this.journalReset;
     const journal = journalPayload(this.byTopic.values(), reset);
-    if (topics.length === 0 && deleted.length === 0 && rows.length === 0 && !reset && journal === null) return;
+    const quarantined = this.damage.takePending();
+    if (topics.length === 0 && deleted.length === 0 && rows.length === 0 && !reset && journal === null && quarantined.length === 0) return;
     for (const t of topics) t.dirty = false;
-    // IMMEDIATE takes the write lock up front (waiting out another connection's writes)
-    // rather than failing halfway when a read would have to become a write.
-    await this.db.exec('BEGIN IMMEDIATE');
     try {
-      for (const t of topics) {
-        await this.db.run(
-          'INSERT INTO history_topics (id, topic, meta, scale, evicted_before) VALUES (?, ?, ?, ?, ?) ON CONFLICT (id) DO UPDATE SET meta = excluded.meta, scale = excluded.scale, evicted_before = excluded.evicted_before',
-          t.id, t.topic, JSON.stringify(t.meta), t.scale, t.evictedBefore,
-        );
-      }
-      for (const row of deleted) await this.db.run('DELETE FROM history_blocks WHERE topic_id = ? AND tier = ? AND start = ?', row.topicId, row.tier, row.start);
-      for (const row of rows) {
-        const data = packContainer(row.start, row.container!);
-        row.size = data.length;
-        await this.db.run('INSERT OR REPLACE INTO history_blocks (topic_id, tier, start, end, data) VALUES (?, ?, ?, ?, ?)', row.topicId, row.tier, row.start, row.end, data);
-      }
-      if (reset) await this.db.run('DELETE FROM history_journal');
-      if (journal) await this.db.run('INSERT INTO history_journal (data) VALUES (?)', journal);
-      await this.db.exec('COMMIT');
+      await writeBatch(this.db, { topics, quarantined, deleted, rows, reset, journal }, this.clock.now());
     } catch (err) {
-      await this.db.exec('ROLLBACK').catch(() => undefined);
       // Nothing was written: try it all again at the next flush, with the journal in full.
       for (const t of topics) t.dirty = true;
       this.cache.deleted.unshift(...deleted);
+      this.damage.putBack(quarantined);
       this.journalReset = true;
       throw err;
     }

@@ -1,5 +1,6 @@
 import { deviceFields } from '../topics/device.js';
 import type { TopicMeta } from '../topics/registry.js';
+import type { DamagedRange } from './damage.js';
 import { HourBuffer } from './slots.js';
 import { RowSet, TIERS, type Tier } from './rows.js';
 
@@ -23,6 +24,8 @@ export class TopicRecord {
   compacting: HourBuffer[] = [];
   /** The history_topics row needs writing. */
   dirty = false;
+  /** Ranges of stored history found unreadable and quarantined (damage.ts). */
+  readonly damaged: DamagedRange[] = [];
 
   constructor(
     readonly id: number,

@@ -1,6 +1,7 @@
 import type { MetricValue } from '@heliograph/plugins-sdk';
 import type { Db, Migration } from '../db.js';
 import { formatUtc } from '../time.js';
+import { AuditQueue } from './audit-queue.js';
 
 export const auditMigrations: Migration[] = [
   {
@@ -30,26 +31,51 @@ export interface AuditEntry {
   message: string | null;
 }
 
-/** Every write attempt, refused ones included, newest first on read. */
-export class AuditLog {
-  constructor(private readonly db: Db) {}
+/** Longest topic, value and message the audit keeps; a client may send 30 KB of topic. */
+export const AUDIT_TEXT_LIMIT = 200;
 
-  async add(entry: AuditEntry): Promise<void> {
-    await this.db.run(
-      'INSERT INTO audit (time, who, via, topic, old_value, new_value, result, message) VALUES (?, ?, ?, ?, ?, ?, ?, ?)',
+/** Text cut to `limit` characters, saying how much was cut. */
+export function capText(text: string, limit = AUDIT_TEXT_LIMIT): string {
+  return text.length <= limit ? text : `${text.slice(0, limit)}... (${text.length - limit} more characters)`;
+}
+
+/**
+ * Every write attempt, refused ones included, newest first on read. Entries are queued and
+ * written in batches by one writer (AuditQueue), so writes never wait on the database.
+ */
+export class AuditLog {
+  private readonly queue: AuditQueue;
+
+  constructor(
+    private readonly db: Db,
+    now: () => number = Date.now,
+  ) {
+    this.queue = new AuditQueue(db, now);
+  }
+
+  /** Queues an entry; texts longer than AUDIT_TEXT_LIMIT are cut. */
+  add(entry: AuditEntry): void {
+    const oldValue = JSON.stringify(entry.oldValue ?? null);
+    this.queue.push([
       entry.time,
       entry.who,
       entry.via,
-      entry.topic,
-      JSON.stringify(entry.oldValue ?? null),
-      entry.newValue,
+      capText(entry.topic),
+      oldValue.length > AUDIT_TEXT_LIMIT ? JSON.stringify(capText(String(entry.oldValue))) : oldValue,
+      capText(entry.newValue),
       entry.result,
-      entry.message,
-    );
+      entry.message === null ? null : capText(entry.message, AUDIT_TEXT_LIMIT * 2),
+    ]);
+  }
+
+  /** Writes every queued entry (before a read, and at shutdown). */
+  flush(): Promise<void> {
+    return this.queue.drain();
   }
 
   /** The newest `limit` entries as the API shows them. */
   async list(limit: number): Promise<Array<Record<string, unknown>>> {
+    await this.flush();
     const rows = await this.db.all<
       Array<{ time: number; who: string; via: string; topic: string; old_value: string | null; new_value: string; result: string; message: string | null }>
     >('SELECT time, who, via, topic, old_value, new_value, result, message FROM audit ORDER BY id DESC LIMIT ?', limit);

@@ -1,8 +1,11 @@
 import type { SettingDeclaration } from '@heliograph/plugins-sdk';
 import type { Clock } from '../clock.js';
-import { errorMessage } from '../log.js';
+import { createLogger, errorMessage } from '../log.js';
 import type { TopicRegistry, TopicState } from '../topics/registry.js';
-import type { AuditLog } from './audit.js';
+import { capText, type AuditLog } from './audit.js';
+import { WRITE_BURST, WRITE_RATE, WriteRateLimiter } from './rate-limit.js';
+
+const log = createLogger('writes');
 
 export interface WriteRequest {
   topic: string;
@@ -12,7 +15,8 @@ export interface WriteRequest {
   via: 'rest' | 'ws';
 }
 
-export type WriteOutcome = { ok: true } | { ok: false; message: string };
+/** A refusal with `retryAfterS` is the rate limit's: REST answers 429 with Retry-After. */
+export type WriteOutcome = { ok: true } | { ok: false; message: string; retryAfterS?: number };
 
 interface Handler {
   setting: SettingDeclaration;
@@ -28,18 +32,24 @@ export const WRITE_TIMEOUT_MS = 10_000;
  * The one path every write takes (REST and WebSocket): validate against the setting's
  * declaration, hand the converted value to the plugin's handler, wait for the device to
  * confirm, and audit the attempt whatever its outcome. Writes to one topic run one at a
- * time, so a burst of writes reaches the device in order.
+ * time, so a burst of writes reaches the device in order. Each client's writes are rate
+ * limited first (rate-limit.ts); refusals by the limit are logged, not audited one by one.
  */
 export class WriteService {
   private readonly handlers = new Map<string, Handler>();
   private readonly queues = new Map<string, Promise<unknown>>();
+  private readonly limiter: WriteRateLimiter;
+  /** When each client was last warned about in the log for its refused writes. */
+  private readonly warned = new Map<string, { at: number; refused: number }>();
 
   constructor(
     private readonly registry: TopicRegistry,
     private readonly audit: AuditLog,
     private readonly clock: Clock,
     private readonly timeoutMs = WRITE_TIMEOUT_MS,
-  ) {}
+  ) {
+    this.limiter = new WriteRateLimiter(clock);
+  }
 
   register(topic: string, handler: Handler): () => void {
     this.handlers.set(topic, handler);
@@ -54,6 +64,8 @@ export class WriteService {
   }
 
   async write(request: WriteRequest): Promise<WriteOutcome> {
+    const retryAfterS = this.limiter.take(request.who);
+    if (retryAfterS > 0) return this.refuseForRate(request, retryAfterS);
     const previous = this.queues.get(request.topic) ?? Promise.resolve();
     const run = previous.then(() => this.writeNow(request));
     const settled = run.catch(() => undefined);
@@ -64,11 +76,29 @@ export class WriteService {
     return run;
   }
 
+  /** The rate limit's refusal; logged at most once a minute per client, with how many were refused. */
+  private refuseForRate(request: WriteRequest, retryAfterS: number): WriteOutcome {
+    const now = this.clock.now();
+    const w = this.warned.get(request.who) ?? { at: -Infinity, refused: 0 };
+    w.refused++;
+    if (now - w.at >= 60_000) {
+      log.warn(`too many writes from ${request.who}: ${w.refused} refused (limit ${WRITE_BURST} at once, ${WRITE_RATE} per second)`);
+      w.at = now;
+      w.refused = 0;
+    }
+    this.warned.set(request.who, w);
+    return {
+      ok: false,
+      message: `too many writes from ${request.who}: at most ${WRITE_BURST} at once and ${WRITE_RATE} per second; try again in ${retryAfterS} s`,
+      retryAfterS,
+    };
+  }
+
   private async writeNow(request: WriteRequest): Promise<WriteOutcome> {
     const state = this.registry.get(request.topic);
     const oldValue = state ? this.registry.visibleValue(state) : null;
     const outcome = await this.attempt(request, state);
-    await this.audit.add({
+    this.audit.add({
       time: this.clock.now(),
       who: request.who,
       via: request.via,
@@ -82,7 +112,7 @@ export class WriteService {
   }
 
   private async attempt(request: WriteRequest, state: TopicState | undefined): Promise<WriteOutcome> {
-    if (!state) return { ok: false, message: `unknown topic ${request.topic}` };
+    if (!state) return { ok: false, message: `unknown topic ${capText(request.topic)}` };
     const handler = this.handlers.get(request.topic);
     if (!state.meta.writable || !handler) return { ok: false, message: `${request.topic} is not writable` };
     const parsed = parseSettingValue(handler.setting, request.value);

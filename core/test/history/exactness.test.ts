@@ -49,12 +49,14 @@ describe('history answers equal a brute-force reference', () => {
   before(async () => {
     opened = await openStore(file, clock);
     for (const [topic, list] of series) {
-      // In chunks cut at random moments, so later chunks merge into slots, hours and days
-      // already written. The last minutes go through the live path and stay unsaved.
+      // In chunks cut at random slot boundaries, so later chunks merge into hours and days
+      // already written (a bulk write replaces the slots it writes, so a chunk never splits
+      // one). The last minutes go through the live path and stay unsaved.
       const live = list.filter((r) => r.t >= NOW - 20 * 60_000);
       const past = list.filter((r) => r.t < NOW - 20 * 60_000);
       for (let i = 0; i < past.length; ) {
-        const n = 1 + Math.floor(rnd() * past.length * 0.3);
+        let n = 1 + Math.floor(rnd() * past.length * 0.3);
+        while (i + n < past.length && Math.floor(past[i + n]!.t / 10_000) === Math.floor(past[i + n - 1]!.t / 10_000)) n++;
         await opened.store.recordPast(meta(topic), past.slice(i, i + n).map((r) => [r.t, r.units / 10 ** r.decimals] as const));
         i += n;
       }

@@ -1,0 +1,42 @@
+/**
+ * Folding a reading or slot aggregate into a topic's unsaved hours: the hot path of live
+ * recording (no allocation), and bulk writes of the past, whose first reading in a slot
+ * replaces it (PastMarks).
+ */
+import { POW10 } from './codec.js';
+import type { PastMarks } from './past-marks.js';
+import { scaleFor } from './slots.js';
+import { floorTo, HOUR_S, SLOT_S, slotOfMs } from './time.js';
+import type { TopicRecord } from './topic-record.js';
+
+/** A reading as an integer at the topic's scale, raising the scale when it needs more decimals. */
+export function scaledReading(rec: TopicRecord, value: number): number {
+  let x = value * POW10[rec.scale]!;
+  let r = Math.round(x);
+  if (Math.abs(x - r) > 1e-9 + Math.abs(x) * 1e-13) {
+    const scale = scaleFor(value, rec.scale);
+    if (scale > rec.scale) rec.rescale(scale);
+    x = value * POW10[rec.scale]!;
+    r = Math.round(x);
+  }
+  return r;
+}
+
+/** Adds to the 10-s slot holding timeMs (values scaled). */
+export function addSlot(rec: TopicRecord, timeMs: number, count: number, sum: number, min: number, max: number, last: number): void {
+  const slot = slotOfMs(timeMs);
+  const hour = floorTo(slot, HOUR_S);
+  let buf = rec.cur;
+  if (buf === null || buf.hour !== hour) buf = rec.cur = rec.hourBuffer(hour);
+  buf.add((slot - hour) / SLOT_S, count, sum, min, max, last);
+}
+
+/** A reading or slot of a bulk write of the past: the write's first in a slot replaces it. */
+export function addPastSlot(rec: TopicRecord, marks: PastMarks, timeMs: number, count: number, sum: number, min: number, max: number, last: number): void {
+  const slot = slotOfMs(timeMs);
+  const hour = floorTo(slot, HOUR_S);
+  const i = (slot - hour) / SLOT_S;
+  const buf = rec.hourBuffer(hour);
+  if (marks.claim(rec.id, hour, i)) buf.put(i, count, sum, min, max, last);
+  else buf.add(i, count, sum, min, max, last);
+}

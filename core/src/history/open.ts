@@ -1,0 +1,79 @@
+/**
+ * Opening the database file and history so that damage never stops the service (issue 9).
+ *
+ * - The file is not a database or SQLite finds it malformed while the core tables are set
+ *   up: it is moved aside as `heliograph.db.damaged-<UTC time>` (with its -wal and -shm),
+ *   never deleted, and the service starts on a new, empty file. Settings, tokens and the
+ *   password live in the same file, so they start afresh too; the log line says so.
+ * - History alone cannot be opened (its tables are damaged, or another process writes
+ *   history): the service starts without history. Live values, the stream and writes keep
+ *   working; GET /api/v1/history answers 503 and the `history` entry of GET /api/v1/plugins
+ *   says why and what to do (`heliograph history repair`).
+ * Damage inside single rows is handled by the store itself (damage.ts).
+ */
+import { existsSync, renameSync } from 'node:fs';
+import type { Clock } from '../clock.js';
+import type { Config } from '../config/schema.js';
+import { migrate, openDatabase, type Db, type Migration } from '../db.js';
+import { createLogger, errorMessage } from '../log.js';
+import { HistoryStore } from './store.js';
+
+const log = createLogger('database');
+
+/** SQLite's answers for a file whose bytes are not (or no longer) a database. */
+export function isDamagedFileError(err: unknown): boolean {
+  const code = (err as { code?: unknown })?.code;
+  return code === 'SQLITE_NOTADB' || code === 'SQLITE_CORRUPT';
+}
+
+/** `heliograph.db.damaged-2026-11-22T22-30-00Z`: sorts by time, no characters file systems refuse. */
+export function setAsideName(file: string, now: number): string {
+  return `${file}.damaged-${new Date(now).toISOString().replace(/\.\d+Z$/, 'Z').replace(/:/g, '-')}`;
+}
+
+/** Moves a database file and its WAL files aside; returns the new name of the main file. */
+export function setAside(file: string, now: number): string {
+  const target = setAsideName(file, now);
+  for (const suffix of ['-wal', '-shm', '']) if (existsSync(file + suffix)) renameSync(file + suffix, target + suffix);
+  return target;
+}
+
+/** Opens the core database and applies its migrations; a damaged file is set aside and a new one started. */
+export async function openCoreDatabase(file: string, migrations: readonly Migration[], clock: Clock): Promise<{ db: Db; setAsideAs?: string }> {
+  let db: Db | undefined;
+  try {
+    db = await openDatabase(file);
+    await migrate(db, migrations);
+    return { db };
+  } catch (err) {
+    await db?.close().catch(() => undefined);
+    if (!isDamagedFileError(err)) throw err;
+    const target = setAside(file, clock.now());
+    log.error(
+      `${file} could not be read (${errorMessage(err)}); it was moved to ${target} and the service starts with an empty database. ` +
+        'History, tokens and the password start afresh: set the password again (`heliograph password set`). The old file is kept for recovery.',
+    );
+    const fresh = await openDatabase(file);
+    await migrate(fresh, migrations);
+    return { db: fresh, setAsideAs: target };
+  }
+}
+
+export type OpenedHistory = { store: HistoryStore; db: Db } | { store: null; reason: string };
+
+/** Opens history on a connection of its own, or says why the service runs without it. */
+export async function openHistory(file: string, clock: Clock, config: Config['history']): Promise<OpenedHistory> {
+  let db: Db | undefined;
+  try {
+    db = await openDatabase(file);
+    const store = await HistoryStore.open({ db, clock, config });
+    return { store, db };
+  } catch (err) {
+    await db?.close().catch(() => undefined);
+    const reason = isDamagedFileError(err)
+      ? `the history tables of ${file} are damaged (${errorMessage(err)}); stop the server and run \`heliograph history repair\`, which keeps a copy of the damaged file`
+      : `${errorMessage(err)}`;
+    log.error(`starting without history: ${reason}. Live values, the stream and writes work as usual.`);
+    return { store: null, reason };
+  }
+}
