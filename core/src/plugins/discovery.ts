@@ -13,6 +13,8 @@ export interface DiscoveredPlugin {
   dir: string;
   /** Absolute path of the module to import. */
   entry: string;
+  /** Found under the project's plugins/ folder (not node_modules): trusted to run in-process. */
+  bundled?: boolean;
 }
 
 /**
@@ -46,6 +48,7 @@ export function discoverPlugins(root: string): Map<string, DiscoveredPlugin> {
       packageName: pkg.name ?? parsed.data.id,
       dir,
       entry: join(dir, pkg.main ?? 'index.js'),
+      bundled: !requireKeyword,
     });
   };
 

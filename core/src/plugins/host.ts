@@ -6,7 +6,10 @@ import { SafeEmitter } from '../events.js';
 import { createLogger, errorMessage } from '../log.js';
 import { formatUtc } from '../time.js';
 import { formatZodError } from '../zod-errors.js';
+import { createScope, runInScope, scopedContext } from './containment.js';
 import { ContextBuilder, type ContextServices } from './context.js';
+import { createBoundedHttp } from './http/bounded-got.js';
+import { httpLimitsOf } from './http/limits.js';
 import type { DiscoveredPlugin } from './discovery.js';
 import type { PluginInstanceConfig } from './instances.js';
 
@@ -23,7 +26,11 @@ export interface InstanceStatus {
   state: InstanceState;
   last_error: string | null;
   last_poll: string | null;
+  /** Where the plugin's code runs: `worker` (a thread of its own) or `process-local`. */
+  isolation: Isolation;
 }
+
+export type Isolation = 'worker' | 'process-local';
 
 interface Instance {
   config: PluginInstanceConfig;
@@ -34,6 +41,8 @@ interface Instance {
   lastError: string | null;
   lastPoll: number | null;
   failures: number;
+  /** Crashes (escaped exceptions) since the last good job run; they lengthen the back-off. */
+  crashes: number;
   builder?: ContextBuilder;
   abort?: AbortController;
   retryTimer?: NodeJS.Timeout;
@@ -74,7 +83,7 @@ export class PluginHost extends SafeEmitter<{ status: (status: InstanceStatus) =
         problems.push(`${this.source}: plugins[${index}].plugin: no plugin "${config.plugin}" is installed (installed: ${known})`);
         continue;
       }
-      const instance: Instance = { config, plugin, state: 'stopped', lastError: null, lastPoll: null, failures: 0 };
+      const instance: Instance = { config, plugin, state: 'stopped', lastError: null, lastPoll: null, failures: 0, crashes: 0 };
       this.instances.push(instance);
       try {
         instance.definition = await importDefinition(plugin);
@@ -149,6 +158,7 @@ export class PluginHost extends SafeEmitter<{ status: (status: InstanceStatus) =
     const builder = new ContextBuilder(config.id, config.devices.map(deviceFromId), this.services, abort, {
       succeeded: () => {
         instance.lastPoll = this.services.clock.now();
+        instance.crashes = 0;
         if (instance.state === 'failed' || instance.lastError) {
           instance.lastError = null;
           this.setState(instance, 'running');
@@ -159,9 +169,15 @@ export class PluginHost extends SafeEmitter<{ status: (status: InstanceStatus) =
     }, instance.plugin.manifest.kind);
     instance.builder = builder;
     this.setState(instance, 'starting');
+    // Whatever escapes the plugin's code from here on (a timer, a socket callback) is its own.
+    const scope = createScope(config.id, instance.plugin.dir, (err) => this.crashed(instance, abort, `crashed: ${errorMessage(err)}`));
+    let http: ReturnType<typeof createBoundedHttp> | undefined;
+    const makeHttp = () =>
+      (http ??= createBoundedHttp({ signal: abort.signal, limits: httpLimitsOf(config.http), onTimeout: (message) => this.timedOut(instance, abort, message) }));
     try {
       if (instance.plugin.manifest.kind === 'forecast') builder.registerForecastSource();
-      const cleanup = await definition.setup(builder.build(), instance.parsedConfig);
+      const ctx = scopedContext(builder.build(), scope, { http: makeHttp });
+      const cleanup = await runInScope(scope, () => definition.setup(ctx, instance.parsedConfig));
       if (typeof cleanup === 'function') builder.setCleanup(cleanup);
       if (abort.signal.aborted) return;
       instance.failures = 0;
@@ -174,10 +190,40 @@ export class PluginHost extends SafeEmitter<{ status: (status: InstanceStatus) =
       abort.abort();
       builder.dispose();
       instance.failures += 1;
-      const delay = Math.min(1000 * 2 ** (instance.failures - 1), MAX_RESTART_DELAY_MS);
-      this.fail(instance, `setup failed: ${errorMessage(err)}; retrying in ${Math.round(delay / 1000)} s`);
-      instance.retryTimer = setTimeout(() => void this.start(instance), delay);
+      this.restartLater(instance, `setup failed: ${errorMessage(err)}`);
     }
+  }
+
+  /** Marks the instance failed and starts it again after a back-off that grows with each failure. */
+  private restartLater(instance: Instance, message: string): void {
+    const delay = Math.min(1000 * 2 ** (instance.failures + instance.crashes - 1), MAX_RESTART_DELAY_MS);
+    this.fail(instance, `${message}; retrying in ${Math.round(delay / 1000)} s`);
+    clearTimeout(instance.retryTimer);
+    instance.retryTimer = setTimeout(() => void this.start(instance), delay);
+  }
+
+  /**
+   * A failure escaped the plugin's own code after setup (an exception in its timer, a
+   * rejection nobody handled): its state cannot be trusted, so it is stopped, every
+   * registration undone, and started again with back-off. A failure left over from a run
+   * already stopped is only logged.
+   */
+  private crashed(instance: Instance, abort: AbortController, message: string): void {
+    if (abort !== instance.abort || abort.signal.aborted) {
+      log.warn(`${instance.config.id} (${instance.config.plugin}): a stopped run of the plugin ${message}`);
+      return;
+    }
+    abort.abort();
+    instance.builder?.dispose();
+    instance.builder = undefined;
+    instance.crashes += 1;
+    this.restartLater(instance, message);
+  }
+
+  /** An outbound request timed out: shown at once, not only when the job gives up retrying. */
+  private timedOut(instance: Instance, abort: AbortController, message: string): void {
+    if (abort !== instance.abort || abort.signal.aborted) return;
+    this.fail(instance, message);
   }
 
   private stop(instance: Instance): void {
@@ -208,8 +254,14 @@ export class PluginHost extends SafeEmitter<{ status: (status: InstanceStatus) =
       state: i.state,
       last_error: i.lastError,
       last_poll: i.lastPoll === null ? null : formatUtc(i.lastPoll),
+      isolation: isolationOf(i.config, i.plugin),
     };
   }
+}
+
+/** The instance's setting, else a thread of its own for plugins from outside the project. */
+export function isolationOf(config: PluginInstanceConfig, plugin: DiscoveredPlugin): Isolation {
+  return config.isolation ?? (plugin.bundled === false ? 'worker' : 'process-local');
 }
 
 async function importDefinition(plugin: DiscoveredPlugin): Promise<PluginDefinition> {
