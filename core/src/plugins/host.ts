@@ -10,6 +10,8 @@ import { createScope, runInScope, scopedContext } from './containment.js';
 import { ContextBuilder, type ContextServices } from './context.js';
 import { createBoundedHttp } from './http/bounded-got.js';
 import { httpLimitsOf } from './http/limits.js';
+import { workerLimitsOf } from './worker/limits.js';
+import { setupInWorker } from './worker/worker-plugin.js';
 import type { DiscoveredPlugin } from './discovery.js';
 import type { PluginInstanceConfig } from './instances.js';
 
@@ -176,8 +178,18 @@ export class PluginHost extends SafeEmitter<{ status: (status: InstanceStatus) =
       (http ??= createBoundedHttp({ signal: abort.signal, limits: httpLimitsOf(config.http), onTimeout: (message) => this.timedOut(instance, abort, message) }));
     try {
       if (instance.plugin.manifest.kind === 'forecast') builder.registerForecastSource();
-      const ctx = scopedContext(builder.build(), scope, { http: makeHttp });
-      const cleanup = await runInScope(scope, () => definition.setup(ctx, instance.parsedConfig));
+      const cleanup =
+        isolationOf(config, instance.plugin) === 'worker'
+          ? await setupInWorker({
+              ctx: builder.build(),
+              entry: instance.plugin.entry,
+              config: config.config,
+              http: httpLimitsOf(config.http),
+              limits: workerLimitsOf(config.worker),
+              crashed: (message) => this.crashed(instance, abort, message),
+              timedOut: (message) => this.timedOut(instance, abort, message),
+            })
+          : await runInScope(scope, () => definition.setup(scopedContext(builder.build(), scope, { http: makeHttp }), instance.parsedConfig));
       if (typeof cleanup === 'function') builder.setCleanup(cleanup);
       if (abort.signal.aborted) return;
       instance.failures = 0;
