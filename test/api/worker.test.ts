@@ -90,3 +90,27 @@ test('plugins.json refuses an unknown isolation, naming the key', async () => {
     /plugins\[0\]\.isolation/,
   );
 });
+
+test('the simulator runs unchanged in a worker: store, past readings, forecast and prices cross the port', async () => {
+  const sim = await startTestServer({
+    bundled: ['simulator'],
+    plugins: [{ id: 'sim', plugin: 'simulator', devices: ['inverter_1', 'battery_1'], isolation: 'worker', config: { backfill_days: 1 } }],
+  });
+  const to = new Date(Math.floor(Date.now() / 3_600_000) * 3_600_000).toISOString();
+  const from = new Date(Date.parse(to) - 24 * 3_600_000).toISOString();
+  // Backfill writes through ctx.topics.record and keeps its progress in ctx.store: checked after each job run.
+  for (;;) {
+    const res = await sim.api(`/api/v1/history?topic=inverter_1/pv_power&from=${from}&to=${to}&group_by=1h`);
+    if (((await res.json()) as { points: unknown[] }).points.length >= 24) break;
+    await new Promise((resolve) => sim.plugins.once('status', resolve));
+  }
+  const status = sim.plugins.status()[0]!;
+  assert.equal(status.isolation, 'worker');
+  assert.equal(status.state, 'running', String(status.last_error));
+  assert.notEqual(await (await sim.api('/api/v1/metrics?topic=inverter_1/pv_power&value=1')).text(), '');
+  const grid = (await (await sim.api('/api/v1/grid')).json()) as { pricing: unknown };
+  assert.ok(grid.pricing, 'demo prices were declared and published');
+  const forecast = await sim.api('/api/v1/forecast?topic=weather/pv_power_predicted');
+  assert.equal(forecast.status, 200, await forecast.clone().text());
+  assert.ok(((await forecast.json()) as { points: unknown[] }).points.length > 0, 'the demo forecast was published');
+});
