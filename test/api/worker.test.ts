@@ -114,3 +114,20 @@ test('the simulator runs unchanged in a worker: store, past readings, forecast a
   assert.equal(forecast.status, 200, await forecast.clone().text());
   assert.ok(((await forecast.json()) as { points: unknown[] }).points.length > 0, 'the demo forecast was published');
 });
+
+test('a worker plugin\'s module is never evaluated in the server\'s thread, yet its config is checked and described', async () => {
+  const s = await startTestServer({
+    external: ['marker'],
+    plugins: [{ id: 'm', plugin: 'marker', config: { url: 'https://example.org/' } }],
+  });
+  assert.equal((globalThis as { heliographMarkerEvaluations?: number }).heliographMarkerEvaluations, undefined);
+  const running = await statusWhen(s, 'm', (status) => status.state === 'running');
+  assert.equal(running.isolation, 'worker');
+  const form = (await (await s.api('/api/v1/plugins/m/config')).json()) as { schema: { properties: Record<string, unknown> } };
+  assert.deepEqual(Object.keys(form.schema.properties).sort(), ['retries', 'url']);
+  await assert.rejects(
+    startTestServer({ external: ['marker'], plugins: [{ id: 'm', plugin: 'marker', config: { url: 'https://example.org/', retries: 'x' } }] }),
+    /plugins\[0\]\.config\.retries/,
+  );
+  assert.equal((globalThis as { heliographMarkerEvaluations?: number }).heliographMarkerEvaluations, undefined);
+});

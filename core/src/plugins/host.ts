@@ -11,6 +11,7 @@ import { ContextBuilder, type ContextServices } from './context.js';
 import { createBoundedHttp } from './http/bounded-got.js';
 import { httpLimitsOf } from './http/limits.js';
 import { workerLimitsOf } from './worker/limits.js';
+import { definitionFromWorker } from './worker/describe.js';
 import { setupInWorker } from './worker/worker-plugin.js';
 import type { DiscoveredPlugin } from './discovery.js';
 import type { PluginInstanceConfig } from './instances.js';
@@ -88,7 +89,8 @@ export class PluginHost extends SafeEmitter<{ status: (status: InstanceStatus) =
       const instance: Instance = { config, plugin, state: 'stopped', lastError: null, lastPoll: null, failures: 0, crashes: 0 };
       this.instances.push(instance);
       try {
-        instance.definition = await importDefinition(plugin);
+        // A plugin that runs in a worker is not imported here either: a worker describes it.
+        instance.definition = isolationOf(config, plugin) === 'worker' ? await definitionFromWorker(plugin) : await importDefinition(plugin);
       } catch (err) {
         this.fail(instance, `cannot load plugin ${plugin.packageName}: ${errorMessage(err)}`);
         continue;
