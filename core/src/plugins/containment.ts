@@ -10,7 +10,7 @@ import { AsyncLocalStorage } from 'node:async_hooks';
 import { realpathSync } from 'node:fs';
 import { sep } from 'node:path';
 import type { Got } from 'got';
-import type { PluginContext, SettingDeclaration } from '@heliograph/plugins-sdk';
+import type { Disposer, PluginContext, SettingDeclaration } from '@heliograph/plugins-sdk';
 
 /** Whom an escaped failure belongs to. */
 export interface PluginScope {
@@ -60,32 +60,48 @@ export function attributeFailure(error: unknown): PluginScope | undefined {
 }
 
 /**
- * The context as the plugin sees it, with the two kinds of callbacks the core calls from
- * its own async context (job runs from the scheduler, write handlers from an API request)
- * wrapped to run in the plugin's scope, so what they leave behind is attributed too.
+ * The context as the plugin sees it. The two kinds of callbacks the core calls from its own
+ * async context (job runs from the scheduler, write handlers from an API request) are wrapped
+ * to run in the plugin's scope, so what they leave behind is attributed too. The other way
+ * round, every call into the core leaves the scope: a timer the core starts while handling a
+ * plugin's publish (a WebSocket throttle, a history flush) is the core's, and a failure in it
+ * must not be pinned on the plugin.
  */
 export function scopedContext(ctx: PluginContext, scope: PluginScope, overrides: { http?: () => Got } = {}): PluginContext {
   const inScope = <A extends unknown[], R>(fn: (...args: A) => R) => (...args: A): R => runInScope(scope, () => fn(...args));
+  const core = <A extends unknown[], R>(fn: (...args: A) => R) => (...args: A): R => storage.exit(() => fn(...args));
+  const coreRegistration = <A extends unknown[]>(fn: (...args: A) => Disposer) => (...args: A): Disposer => core(fn(...args));
   const scopedSetting = (s: SettingDeclaration): SettingDeclaration => ({ ...s, write: inScope(s.write.bind(s)) });
-  // Own descriptors are copied, so the lazy `http` getter stays lazy.
-  return Object.defineProperties({}, {
-    ...Object.getOwnPropertyDescriptors(ctx),
+  const { topics, scheduler, forecast, prices, store } = ctx;
+  const scoped: Omit<PluginContext, 'http'> = {
+    instanceId: ctx.instanceId,
+    log: ctx.log,
+    devices: ctx.devices,
+    site: ctx.site,
     topics: {
-      value: {
-        ...ctx.topics,
-        declare: (declaration) => ctx.topics.declare({ ...declaration, settings: declaration.settings?.map(scopedSetting) }),
-      } satisfies PluginContext['topics'],
-      enumerable: true,
+      declare: core(coreRegistration((declaration) => topics.declare({ ...declaration, settings: declaration.settings?.map(scopedSetting) }))),
+      publish: core((args) => topics.publish(args)),
+      record: core((args) => topics.record(args)),
     },
     scheduler: {
-      value: {
-        every: (job) => ctx.scheduler.every({ ...job, run: inScope(job.run) }),
-        daily: (job) => ctx.scheduler.daily({ ...job, run: inScope(job.run) }),
-      } satisfies PluginContext['scheduler'],
-      enumerable: true,
+      every: core(coreRegistration((job) => scheduler.every({ ...job, run: inScope(job.run) }))),
+      daily: core(coreRegistration((job) => scheduler.daily({ ...job, run: inScope(job.run) }))),
     },
-    ...(overrides.http ? { http: { get: overrides.http, enumerable: true } } : {}),
-  }) as PluginContext;
+    forecast: { publish: core((run) => forecast.publish(run)) },
+    prices: {
+      declare: core(coreRegistration((args) => prices.declare(args))),
+      publish: core((schedule) => prices.publish(schedule)),
+    },
+    store: {
+      get: core((key) => store.get(key)),
+      set: core((key, value) => store.set(key, value)),
+      delete: core((key) => store.delete(key)),
+    },
+    signal: ctx.signal,
+    now: () => ctx.now(),
+  };
+  // A getter, so got is still loaded only on the plugin's first request.
+  return Object.defineProperty(scoped, 'http', { get: overrides.http ?? (() => ctx.http), enumerable: true }) as PluginContext;
 }
 
 export interface ProcessHandlerOptions {
