@@ -6,13 +6,10 @@ import { SafeEmitter } from '../events.js';
 import { createLogger, errorMessage } from '../log.js';
 import { formatUtc } from '../time.js';
 import { formatZodError } from '../zod-errors.js';
-import { createScope, runInScope, scopedContext } from './containment.js';
 import { ContextBuilder, type ContextServices } from './context.js';
-import { createBoundedHttp } from './http/bounded-got.js';
-import { httpLimitsOf } from './http/limits.js';
-import { workerLimitsOf } from './worker/limits.js';
-import { definitionFromWorker } from './worker/describe.js';
-import { setupInWorker } from './worker/worker-plugin.js';
+import { isolationOf, loadDefinition, runSetup, type Isolation } from './isolation.js';
+
+export type { Isolation };
 import type { DiscoveredPlugin } from './discovery.js';
 import type { PluginInstanceConfig } from './instances.js';
 
@@ -32,8 +29,6 @@ export interface InstanceStatus {
   /** Where the plugin's code runs: `worker` (a thread of its own) or `process-local`. */
   isolation: Isolation;
 }
-
-export type Isolation = 'worker' | 'process-local';
 
 interface Instance {
   config: PluginInstanceConfig;
@@ -89,8 +84,7 @@ export class PluginHost extends SafeEmitter<{ status: (status: InstanceStatus) =
       const instance: Instance = { config, plugin, state: 'stopped', lastError: null, lastPoll: null, failures: 0, crashes: 0 };
       this.instances.push(instance);
       try {
-        // A plugin that runs in a worker is not imported here either: a worker describes it.
-        instance.definition = isolationOf(config, plugin) === 'worker' ? await definitionFromWorker(plugin) : await importDefinition(plugin);
+        instance.definition = await loadDefinition(config, plugin, () => importDefinition(plugin));
       } catch (err) {
         this.fail(instance, `cannot load plugin ${plugin.packageName}: ${errorMessage(err)}`);
         continue;
@@ -173,25 +167,18 @@ export class PluginHost extends SafeEmitter<{ status: (status: InstanceStatus) =
     }, instance.plugin.manifest.kind);
     instance.builder = builder;
     this.setState(instance, 'starting');
-    // Whatever escapes the plugin's code from here on (a timer, a socket callback) is its own.
-    const scope = createScope(config.id, instance.plugin.dir, (err) => this.crashed(instance, abort, `crashed: ${errorMessage(err)}`));
-    let http: ReturnType<typeof createBoundedHttp> | undefined;
-    const makeHttp = () =>
-      (http ??= createBoundedHttp({ signal: abort.signal, limits: httpLimitsOf(config.http), onTimeout: (message) => this.timedOut(instance, abort, message) }));
     try {
       if (instance.plugin.manifest.kind === 'forecast') builder.registerForecastSource();
-      const cleanup =
-        isolationOf(config, instance.plugin) === 'worker'
-          ? await setupInWorker({
-              ctx: builder.build(),
-              entry: instance.plugin.entry,
-              config: config.config,
-              http: httpLimitsOf(config.http),
-              limits: workerLimitsOf(config.worker),
-              crashed: (message) => this.crashed(instance, abort, message),
-              timedOut: (message) => this.timedOut(instance, abort, message),
-            })
-          : await runInScope(scope, () => definition.setup(scopedContext(builder.build(), scope, { http: makeHttp }), instance.parsedConfig));
+      const cleanup = await runSetup({
+        config,
+        plugin: instance.plugin,
+        definition,
+        parsedConfig: instance.parsedConfig,
+        ctx: builder.build(),
+        signal: abort.signal,
+        crashed: (message) => this.crashed(instance, abort, message),
+        timedOut: (message) => this.timedOut(instance, abort, message),
+      });
       if (typeof cleanup === 'function') builder.setCleanup(cleanup);
       if (abort.signal.aborted) return;
       instance.failures = 0;
@@ -271,11 +258,6 @@ export class PluginHost extends SafeEmitter<{ status: (status: InstanceStatus) =
       isolation: isolationOf(i.config, i.plugin),
     };
   }
-}
-
-/** The instance's setting, else a thread of its own for plugins from outside the project. */
-export function isolationOf(config: PluginInstanceConfig, plugin: DiscoveredPlugin): Isolation {
-  return config.isolation ?? (plugin.bundled === false ? 'worker' : 'process-local');
 }
 
 async function importDefinition(plugin: DiscoveredPlugin): Promise<PluginDefinition> {
