@@ -61,11 +61,51 @@ test('an exception in a plugin timer and a rejection in its socket callback fail
 
   server.child.kill('SIGTERM');
   assert.equal(await server.exited, 0, server.stderr());
-  const exported = spawn(process.execPath, [MAIN, 'history', 'export', '--topic', 'inverter_1/pv_power', '--data', server.dataDir], { stdio: ['ignore', 'pipe', 'inherit'] });
-  let csv = '';
-  exported.stdout.on('data', (d) => (csv += d));
-  assert.equal(await new Promise((resolve) => exported.on('exit', resolve)), 0);
-  const values = csv.trim().split('\n').slice(1).map((line) => Number(line.split(',').at(-1)));
-  assert.ok(values.length > 0, `history was written: ${csv}`);
+  const values = await exportedValues(server.dataDir);
+  assert.ok(values.length > 0, 'history was written');
   assert.ok(Math.max(...values) > afterCrashes, `values recorded after the crashes are on disk (max ${Math.max(...values)}, ${afterCrashes} at the crash)`);
 });
+
+test('a failure no plugin owns ends the process with 1, after the history not yet flushed is written', async (t) => {
+  const server = await startChildServer({
+    fixtures: ['ticker', 'unattributable'],
+    plugins: [
+      { id: 'meter', plugin: 'ticker', devices: ['inverter_1'], config: { intervalMs: 20 } },
+      { id: 'bomb', plugin: 'unattributable', devices: ['inverter_2'] },
+    ],
+    // No timed flush during the test: only the flush at exit can save these readings.
+    config: { history: { flushIntervalMs: 10_000 } },
+  });
+  t.after(() => server.child.kill('SIGKILL'));
+  const reading = await eventually(async () => {
+    const value = Number(await (await server.api('/api/v1/metrics?topic=inverter_1/pv_power&value=1')).text());
+    return value > 0 ? value : undefined;
+  }, 'a reading');
+  // The process may end before it answers.
+  await server
+    .api('/api/v1/metrics', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ topic: 'inverter_2/fail', value: 'now' }) })
+    .catch(() => undefined);
+  assert.equal(await server.exited, 1);
+  assert.match(server.stderr(), /uncaughtException outside any plugin: SyntaxError/);
+  const values = await exportedValues(server.dataDir);
+  assert.ok(values.length > 0 && Math.max(...values) >= reading, `the readings up to the failure are on disk (max ${Math.max(...values)}, ${reading} before it)`);
+});
+
+/**
+ * The 10-s maxima of inverter_1/pv_power, as `heliograph history export` reads them from
+ * disk; none when the topic never reached the disk (the export then refuses the topic).
+ */
+async function exportedValues(dataDir: string): Promise<number[]> {
+  const exported = spawn(process.execPath, [MAIN, 'history', 'export', '--topic', 'inverter_1/pv_power', '--group-by', '10s', '--agg', 'max', '--data', dataDir], {
+    stdio: ['ignore', 'pipe', 'ignore'],
+  });
+  let csv = '';
+  exported.stdout.on('data', (d) => (csv += d));
+  if ((await new Promise((resolve) => exported.on('exit', resolve))) !== 0) return [];
+  return csv
+    .trim()
+    .split('\n')
+    .slice(1)
+    .map((line) => Number(line.split(',').at(-1)))
+    .filter((value) => Number.isFinite(value));
+}

@@ -18,7 +18,7 @@ export interface ChildServer {
   dataDir: string;
   exited: Promise<number | null>;
   stderr(): string;
-  api(path: string): Promise<Response>;
+  api(path: string, init?: RequestInit): Promise<Response>;
 }
 
 /**
@@ -58,7 +58,7 @@ export async function startChildServer(options: {
     });
   });
   const auth = basicAuth(PASSWORD);
-  return { child, url, dataDir, exited, stderr: () => stderr, api: (path) => fetch(url + path, { headers: { authorization: auth } }) };
+  return { child, url, dataDir, exited, stderr: () => stderr, api: (path, init = {}) => fetch(url + path, { ...init, headers: { ...(init.headers as Record<string, string>), authorization: auth } }) };
 }
 
 /**
