@@ -26,7 +26,7 @@ export function isolationOf(config: PluginInstanceConfig, plugin: DiscoveredPlug
  * worker is not imported into the server's thread: a short-lived worker describes it.
  */
 export function loadDefinition(config: PluginInstanceConfig, plugin: DiscoveredPlugin, importInProcess: () => Promise<PluginDefinition>): Promise<PluginDefinition> {
-  return isolationOf(config, plugin) === 'worker' ? definitionFromWorker(plugin) : importInProcess();
+  return isolationOf(config, plugin) === 'worker' ? definitionFromWorker(plugin, workerLimitsOf(config.worker)) : importInProcess();
 }
 
 export interface SetupOptions {

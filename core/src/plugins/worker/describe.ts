@@ -9,7 +9,7 @@ import { Worker } from 'node:worker_threads';
 import { z } from 'zod';
 import type { PluginDefinition } from '@heliograph/plugins-sdk';
 import type { DiscoveredPlugin } from '../discovery.js';
-import { DEFAULT_WORKER_LIMITS } from './limits.js';
+import { DEFAULT_WORKER_LIMITS, type WorkerLimits } from './limits.js';
 
 const ENTRY = new URL('./describe-entry.js', import.meta.url);
 /** Loading a plugin's module takes well under a second; past this it is stuck. */
@@ -18,8 +18,8 @@ const DESCRIBE_TIMEOUT_MS = 30_000;
 const answerSchema = z.union([z.object({ ok: z.literal(true), schema: z.record(z.string(), z.unknown()) }), z.object({ ok: z.literal(false), error: z.string() })]);
 
 /** A stand-in definition: the plugin's id and config schema; its setup runs only in a worker. */
-export async function definitionFromWorker(plugin: DiscoveredPlugin): Promise<PluginDefinition> {
-  const schema = await describeInWorker(plugin);
+export async function definitionFromWorker(plugin: DiscoveredPlugin, limits: WorkerLimits = DEFAULT_WORKER_LIMITS): Promise<PluginDefinition> {
+  const schema = await describeInWorker(plugin, limits);
   return {
     id: plugin.manifest.id,
     configSchema: z.fromJSONSchema(schema as Parameters<typeof z.fromJSONSchema>[0]),
@@ -29,12 +29,12 @@ export async function definitionFromWorker(plugin: DiscoveredPlugin): Promise<Pl
   };
 }
 
-function describeInWorker(plugin: DiscoveredPlugin): Promise<Record<string, unknown>> {
+function describeInWorker(plugin: DiscoveredPlugin, limits: WorkerLimits): Promise<Record<string, unknown>> {
   return new Promise((resolve, reject) => {
     const worker = new Worker(ENTRY, {
       workerData: { entry: plugin.entry, id: plugin.manifest.id },
       name: `describe:${plugin.manifest.id}`,
-      resourceLimits: { maxOldGenerationSizeMb: DEFAULT_WORKER_LIMITS.maxMemoryMb },
+      resourceLimits: { maxOldGenerationSizeMb: limits.maxMemoryMb },
     });
     const timer = setTimeout(() => done(new Error(`its module did not load within ${DESCRIBE_TIMEOUT_MS / 1000} s`)), DESCRIBE_TIMEOUT_MS);
     let settled = false;
