@@ -6,6 +6,7 @@ import { ConfigError, loadConfig } from './config/load.js';
 import { startHeliograph } from './server.js';
 import { runPasswordCommand } from './cli/password.js';
 import { createLogger, errorMessage } from './log.js';
+import { installProcessHandlers } from './plugins/containment.js';
 
 const log = createLogger('main');
 
@@ -21,6 +22,7 @@ const USAGE = `Usage:
 Settings may also come from HELIOGRAPH_HOST, HELIOGRAPH_PORT, HELIOGRAPH_DATA,
 HELIOGRAPH_PLUGINS, HELIOGRAPH_CONFIG; HELIOGRAPH_PASSWORD sets the password at start;
 HELIOGRAPH_MDNS=0 or 1 turns the mDNS advertisement off or on (config mdns.enabled).
+HELIOGRAPH_PLUGIN_ROOT names another folder whose plugins/ and node_modules/ hold the plugins.
 Defaults: host 0.0.0.0, port 8080, data ./data, plugins ./plugins.json.`;
 
 /** Where things live: flags first, then the environment, then the defaults. */
@@ -55,7 +57,19 @@ async function serve(argv: string[]): Promise<number> {
   const where = locations(values);
   const port = Number(where.port);
   if (!Number.isInteger(port) || port < 0 || port > 65535) throw new ConfigError(`port: expected a whole number from 0 to 65535, got "${where.port}"`);
-  const server = await startHeliograph({ ...where, port, password: process.env.HELIOGRAPH_PASSWORD || undefined });
+  let closeServer: (() => Promise<void>) | undefined;
+  // A plugin's stray exception or rejection fails that plugin alone (see plugins/containment.ts);
+  // one of the core's own still ends the process, but only after history is written.
+  installProcessHandlers({
+    fatal(error, origin) {
+      log.error(`${origin} outside any plugin: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}; writing history and exiting`);
+      setTimeout(() => process.exit(1), 5000).unref();
+      void (closeServer?.() ?? Promise.resolve()).finally(() => process.exit(1));
+    },
+  });
+  const pluginRoot = process.env.HELIOGRAPH_PLUGIN_ROOT ? resolve(process.env.HELIOGRAPH_PLUGIN_ROOT) : undefined;
+  const server = await startHeliograph({ ...where, port, password: process.env.HELIOGRAPH_PASSWORD || undefined, rootDir: pluginRoot });
+  closeServer = () => server.close();
   process.stdout.write(`listening on ${server.url}\n`);
   if (!(await server.auth.hasPassword())) log.warn('no password is set: the API answers 403 until one is (set it in the settings page with the setup code above, or run `heliograph password set`)');
 

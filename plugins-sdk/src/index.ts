@@ -28,6 +28,7 @@ export {
   type ParseJsonOptions,
   type RequestFailureOptions,
 } from './providers.js';
+export { assertJsonDepth, JsonTooDeepError, MAX_JSON_DEPTH } from './json-depth.js';
 export {
   deviceFromId,
   type Device,

@@ -4,6 +4,7 @@
  */
 import { DateTime } from 'luxon';
 import type { z } from 'zod';
+import { assertJsonDepth, JsonTooDeepError, MAX_JSON_DEPTH } from './json-depth.js';
 
 /** The fields of got's errors read here; matched by shape since a plugin may load its own got. */
 interface GotErrorShape {
@@ -111,18 +112,27 @@ export interface ParseJsonOptions {
   text: string;
   /** What the user keeps meanwhile; see {@link RequestFailureOptions.meanwhile}. */
   meanwhile: string;
+  /** Deepest nesting accepted; default {@link MAX_JSON_DEPTH} (64). */
+  maxDepth?: number;
 }
 
 /**
  * `JSON.parse` with an error that says which answer was not JSON and how it starts (services
- * under maintenance tend to answer with an HTML page).
+ * under maintenance tend to answer with an HTML page). Text nested deeper than `maxDepth` is
+ * refused before parsing: walking such a value (a schema, a stringify) would overflow the stack.
  *
  * @example
  * parseJson({ source: 'aWATTar answer', text: '<html>Wartungsarbeiten</html>', meanwhile: 'the last published prices stay' });
  * // throws: aWATTar answer is not JSON (it starts with "<html>Wartungsarbeiten</html>"); the last published prices stay.
  */
 export function parseJson(options: ParseJsonOptions): unknown {
-  const { source, text, meanwhile } = options;
+  const { source, text, meanwhile, maxDepth = MAX_JSON_DEPTH } = options;
+  try {
+    assertJsonDepth(text, maxDepth, source);
+  } catch (err) {
+    if (err instanceof JsonTooDeepError) throw new Error(`${err.message}; ${meanwhile}.`);
+    throw err;
+  }
   try {
     return JSON.parse(text);
   } catch {

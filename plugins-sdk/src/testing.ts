@@ -17,6 +17,7 @@
 import got from 'got';
 import type { z } from 'zod';
 import { deviceFromId } from './index.js';
+import { assertJsonDepth, MAX_JSON_DEPTH } from './json-depth.js';
 import type {
   Device,
   DeviceDeclaration,
@@ -233,7 +234,15 @@ export async function startTestHost<S extends z.ZodType>(options: TestHostOption
         prices.schedules.push(schedule);
       },
     },
-    http: got.extend({ timeout: { request: 10_000 }, retry: { limit: 0 } }),
+    // `.json()` refuses deep nesting as the server's ctx.http does (its size cap is the server's alone).
+    http: got.extend({
+      timeout: { request: 10_000 },
+      retry: { limit: 0 },
+      parseJson: (text) => {
+        assertJsonDepth(text, MAX_JSON_DEPTH, 'the answer');
+        return JSON.parse(text);
+      },
+    }),
     store: {
       async get<T>(key: string) {
         return store.get(key) as T | undefined;

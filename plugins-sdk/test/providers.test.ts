@@ -146,3 +146,13 @@ describe('localDays', () => {
     });
   });
 });
+
+test('parseJson refuses text nested past maxDepth before parsing, and counts no brackets inside strings', () => {
+  const deep = '['.repeat(65) + ']'.repeat(65);
+  assert.throws(
+    () => parseJson({ source: 'aWATTar answer', text: deep, meanwhile: 'the last published prices stay' }),
+    { message: 'aWATTar answer is nested more than 64 levels deep, which no real answer is; it was not parsed; the last published prices stay.' },
+  );
+  assert.deepEqual(parseJson({ source: 'a', text: '["[[[[", {"k": "\\\\"}]', meanwhile: 'm', maxDepth: 2 }), ['[[[[', { k: '\\' }]);
+  assert.equal((parseJson({ source: 'a', text: '['.repeat(64) + ']'.repeat(64), meanwhile: 'm' }) as unknown[]).length, 1);
+});

@@ -44,3 +44,19 @@ describe('startTestHost', () => {
     }
   });
 });
+
+test('the test host\'s ctx.http refuses deeply nested JSON as the server\'s does', async () => {
+  const { sendJson, startFakeServer } = await import('../src/fake-server.js');
+  const fake = await startFakeServer({ handle: (_request, response) => sendJson(response, 200, JSON.parse('['.repeat(100) + ']'.repeat(100))) });
+  const fetching = definePlugin({
+    id: 'deep',
+    configSchema: z.object({ url: z.string() }),
+    setup(ctx, config) {
+      ctx.scheduler.every({ name: 'fetch', intervalMs: 60_000, run: async () => void (await ctx.http.get(config.url).json()) });
+    },
+  });
+  const host = await startTestHost({ plugin: fetching, config: { url: fake.url } });
+  await assert.rejects(host.runJob('fetch'), /the answer is nested more than 64 levels deep/);
+  await host.stop();
+  await fake.close();
+});

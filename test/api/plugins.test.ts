@@ -23,7 +23,7 @@ test('a plugin that throws in setup is listed as failed with its error; the rest
   assert.equal(off.enabled, false, 'a disabled instance stays listed');
   assert.equal(off.state, 'stopped', 'and does not run');
   assert.equal(list.find((p) => p.id === 'good')!.enabled, true);
-  assert.deepEqual(list.at(-1), { id: 'history', plugin: 'core', kind: 'history', devices: [], enabled: true, state: 'running', last_error: null, last_poll: null });
+  assert.deepEqual(list.at(-1), { id: 'history', plugin: 'core', kind: 'history', devices: [], enabled: true, state: 'running', last_error: null, last_poll: null, isolation: 'process-local' });
   const broken = list.find((p) => p.id === 'broken')!;
   assert.equal(broken.plugin, 'crashing');
   assert.equal(broken.kind, 'integration');

@@ -30,6 +30,8 @@ export async function startTestServer(options: {
   plugins: unknown[];
   bundled?: string[];
   fixtures?: string[];
+  /** Fixtures linked into the root's node_modules/: found as third-party packages. */
+  external?: string[];
   password?: string | null;
   config?: Record<string, unknown>;
   clock?: ServerOptions['clock'];
@@ -44,6 +46,8 @@ export async function startTestServer(options: {
   mkdirSync(join(root, 'plugins'), { recursive: true });
   for (const name of options.bundled ?? []) symlinkSync(join(REPO_ROOT, 'plugins', name), join(root, 'plugins', name));
   for (const name of options.fixtures ?? []) symlinkSync(join(REPO_ROOT, 'test', 'fixtures', 'plugins', name), join(root, 'plugins', name));
+  if (options.external?.length) mkdirSync(join(root, 'node_modules'));
+  for (const name of options.external ?? []) symlinkSync(join(REPO_ROOT, 'test', 'fixtures', 'plugins', name), join(root, 'node_modules', name));
   const dataDir = options.dataDir ?? join(dir, 'data');
   mkdirSync(dataDir, { recursive: true });
   if (options.config) writeFileSync(join(dataDir, 'config.json'), JSON.stringify(options.config));

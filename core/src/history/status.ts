@@ -8,7 +8,7 @@ import type { InstanceStatus } from '../plugins/host.js';
 import type { OpenedHistory } from './open.js';
 
 export function historyStatusRow(opened: OpenedHistory, setAsideAs: string | undefined): InstanceStatus {
-  const base = { id: 'history', plugin: 'core', kind: 'history', devices: [], enabled: true, last_poll: null };
+  const base = { id: 'history', plugin: 'core', kind: 'history', devices: [], enabled: true, last_poll: null, isolation: 'process-local' as const };
   if (!opened.store) return { ...base, state: 'failed', last_error: `history is off: ${opened.reason}` };
   const health = opened.store.healthReport;
   const notes: string[] = [];

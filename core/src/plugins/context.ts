@@ -1,4 +1,3 @@
-import { createRequire } from 'node:module';
 import type { Got } from 'got';
 import type {
   Device,
@@ -20,6 +19,7 @@ import { discoveryOverride } from '../topics/discovery-override.js';
 import type { TopicMeta, TopicRegistry, TopicState } from '../topics/registry.js';
 import { PastTotals } from '../topics/totals.js';
 import type { WriteService } from '../writes/service.js';
+import { createBoundedHttp } from './http/bounded-got.js';
 import { PluginScheduler, type JobReporter } from './scheduler.js';
 import type { ForecastSink, HistorySink, PriceSink } from './sinks.js';
 
@@ -33,22 +33,6 @@ export interface ContextServices {
   forecast?: ForecastSink;
   prices?: PriceSink;
   site: SiteInfo;
-}
-
-const require = createRequire(import.meta.url);
-
-/**
- * got is loaded on a plugin's first use of `ctx.http`, not at start: it is the largest
- * module the server would load, and most device plugins never make an HTTP call (on a
- * Raspberry Pi the 10 MB matter). Node 20.19+ can require an ES module such as got.
- */
-function createHttpClient(signal: AbortSignal): Got {
-  const { got } = require('got') as typeof import('got');
-  return got.extend({
-    timeout: { request: 15_000 },
-    retry: { limit: 2, methods: ['GET', 'POST'], statusCodes: [408, 500, 502, 503, 504, 521, 522, 524] },
-    signal,
-  });
 }
 
 /** Stale after three poll intervals, and never sooner than 30 s. */
@@ -129,7 +113,7 @@ export class ContextBuilder {
         },
       },
       get http() {
-        return (http ??= createHttpClient(abort.signal));
+        return (http ??= createBoundedHttp({ signal: abort.signal }));
       },
       store: this.store(),
       signal: this.abort.signal,

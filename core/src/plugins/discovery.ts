@@ -15,6 +15,8 @@ export interface DiscoveredPlugin {
   entry: string;
   /** The package.json `description`, shown in the settings page's list of installed plugins. */
   description?: string;
+  /** Found under the project's plugins/ folder (not node_modules): trusted to run in-process. */
+  bundled?: boolean;
 }
 
 /**
@@ -49,6 +51,7 @@ export function discoverPlugins(root: string): Map<string, DiscoveredPlugin> {
       dir,
       entry: join(dir, pkg.main ?? 'index.js'),
       description: typeof pkg.description === 'string' ? pkg.description : undefined,
+      bundled: !requireKeyword,
     });
   };
 

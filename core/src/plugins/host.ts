@@ -6,6 +6,9 @@ import { createLogger, errorMessage } from '../log.js';
 import { formatUtc } from '../time.js';
 import { formatZodError } from '../zod-errors.js';
 import { ContextBuilder, type ContextServices } from './context.js';
+import { isolationOf, loadDefinition, runSetup, type Isolation } from './isolation.js';
+
+export type { Isolation };
 import type { DiscoveredPlugin } from './discovery.js';
 import type { PluginInstanceConfig } from './instances.js';
 import { FirstRuns } from './first-runs.js';
@@ -28,6 +31,8 @@ export interface InstanceStatus {
   state: InstanceState;
   last_error: string | null;
   last_poll: string | null;
+  /** Where the plugin's code runs: `worker` (a thread of its own) or `process-local`. */
+  isolation: Isolation;
 }
 
 interface Instance {
@@ -42,6 +47,8 @@ interface Instance {
   lastError: string | null;
   lastPoll: number | null;
   failures: number;
+  /** Crashes (escaped exceptions) since the last good job run; they lengthen the back-off. */
+  crashes: number;
   builder?: ContextBuilder;
   abort?: AbortController;
   retryTimer?: NodeJS.Timeout;
@@ -81,11 +88,11 @@ export class PluginHost extends SafeEmitter<{ status: (status: InstanceStatus) =
         continue;
       }
       // Disabled instances are listed (and their config can be edited) but never started.
-      const instance: Instance = { config, plugin, state: 'stopped', lastError: null, lastPoll: null, failures: 0 };
+      const instance: Instance = { config, plugin, state: 'stopped', lastError: null, lastPoll: null, failures: 0, crashes: 0 };
       this.instances.push(instance);
       if (!plugin) continue;
       try {
-        instance.definition = await importDefinition(plugin);
+        instance.definition = await loadDefinition(config, plugin, () => importDefinition(plugin));
       } catch (err) {
         const message = `cannot load plugin ${plugin.packageName}: ${errorMessage(err)}`;
         if (config.enabled) this.fail(instance, message);
@@ -177,7 +184,7 @@ export class PluginHost extends SafeEmitter<{ status: (status: InstanceStatus) =
     if (!plugin) return { ok: false, issues: [{ path: ['plugin'], message: this.notInstalled(entry.plugin) }] };
     let definition: PluginDefinition;
     try {
-      definition = await importDefinition(plugin);
+      definition = await loadDefinition(entry, plugin, () => importDefinition(plugin));
     } catch (err) {
       return { ok: false, issues: [{ path: ['plugin'], message: `cannot load plugin ${plugin.packageName}: ${errorMessage(err)}` }] };
     }
@@ -187,7 +194,7 @@ export class PluginHost extends SafeEmitter<{ status: (status: InstanceStatus) =
     const parsed = definition.configSchema.safeParse(entry.config, { error: plainErrorMap });
     if (!parsed.success) issues.push(...fieldIssues(parsed.error, ['config']));
     if (issues.length > 0 || !parsed.success) return { ok: false, issues };
-    const instance: Instance = { config: entry, plugin, definition, parsedConfig: parsed.data, state: 'stopped', lastError: null, lastPoll: null, failures: 0 };
+    const instance: Instance = { config: entry, plugin, definition, parsedConfig: parsed.data, state: 'stopped', lastError: null, lastPoll: null, failures: 0, crashes: 0 };
     this.instances.push(instance);
     if (entry.enabled) void this.start(instance);
     return { ok: true, status: this.statusOf(instance) };
@@ -195,7 +202,8 @@ export class PluginHost extends SafeEmitter<{ status: (status: InstanceStatus) =
 
   /** Every installed plugin, for the settings page's "add plugin" (see installed.ts). */
   installed(): Promise<InstalledPlugin[]> {
-    return listInstalled(this.discovered);
+    // A plugin from outside the project is described by a worker, never imported here.
+    return listInstalled(this.discovered, (plugin) => loadDefinition({}, plugin, () => importDefinition(plugin)));
   }
 
   /** Stops an instance and forgets it. False for an unknown id. */
@@ -277,6 +285,7 @@ export class PluginHost extends SafeEmitter<{ status: (status: InstanceStatus) =
     const builder = new ContextBuilder(config.id, config.devices.map(deviceFromId), this.services, abort, {
       succeeded: (job) => {
         instance.lastPoll = this.services.clock.now();
+        instance.crashes = 0;
         firstRuns.ran(job);
         if (instance.state === 'starting' && setupDone && firstRuns.done) this.setState(instance, 'running');
         else if (instance.state === 'failed' || instance.lastError) {
@@ -294,7 +303,16 @@ export class PluginHost extends SafeEmitter<{ status: (status: InstanceStatus) =
     this.setState(instance, 'starting');
     try {
       if (plugin.manifest.kind === 'forecast') builder.registerForecastSource();
-      const cleanup = await definition.setup(firstRuns.track(builder.build()), instance.parsedConfig);
+      const cleanup = await runSetup({
+        config,
+        plugin,
+        definition,
+        parsedConfig: instance.parsedConfig,
+        ctx: firstRuns.track(builder.build()),
+        signal: abort.signal,
+        crashed: (message) => this.crashed(instance, abort, message),
+        timedOut: (message) => this.timedOut(instance, abort, message),
+      });
       if (typeof cleanup === 'function') builder.setCleanup(cleanup);
       if (abort.signal.aborted) return;
       instance.failures = 0;
@@ -309,9 +327,7 @@ export class PluginHost extends SafeEmitter<{ status: (status: InstanceStatus) =
       abort.abort();
       builder.dispose();
       instance.failures += 1;
-      const delay = Math.min(1000 * 2 ** (instance.failures - 1), MAX_RESTART_DELAY_MS);
-      this.fail(instance, `setup failed: ${errorMessage(err)}; retrying in ${Math.round(delay / 1000)} s`);
-      instance.retryTimer = setTimeout(() => void this.start(instance), delay);
+      this.restartLater(instance, `setup failed: ${errorMessage(err)}`);
     }
   }
 
@@ -339,6 +355,38 @@ export class PluginHost extends SafeEmitter<{ status: (status: InstanceStatus) =
     instance.failures = 0;
     instance.lastError = null;
     await this.start(instance);
+  }
+
+  /** Marks the instance failed and starts it again after a back-off that grows with each failure. */
+  private restartLater(instance: Instance, message: string): void {
+    const delay = Math.min(1000 * 2 ** (instance.failures + instance.crashes - 1), MAX_RESTART_DELAY_MS);
+    this.fail(instance, `${message}; retrying in ${Math.round(delay / 1000)} s`);
+    clearTimeout(instance.retryTimer);
+    instance.retryTimer = setTimeout(() => void this.start(instance), delay);
+  }
+
+  /**
+   * A failure escaped the plugin's own code after setup (an exception in its timer, a
+   * rejection nobody handled): its state cannot be trusted, so it is stopped, every
+   * registration undone, and started again with back-off. A failure left over from a run
+   * already stopped is only logged.
+   */
+  private crashed(instance: Instance, abort: AbortController, message: string): void {
+    if (abort !== instance.abort || abort.signal.aborted) {
+      log.warn(`${instance.config.id} (${instance.config.plugin}): a stopped run of the plugin ${message}`);
+      return;
+    }
+    abort.abort();
+    instance.builder?.dispose();
+    instance.builder = undefined;
+    instance.crashes += 1;
+    this.restartLater(instance, message);
+  }
+
+  /** An outbound request timed out: shown at once, not only when the job gives up retrying. */
+  private timedOut(instance: Instance, abort: AbortController, message: string): void {
+    if (abort !== instance.abort || abort.signal.aborted) return;
+    this.fail(instance, message);
   }
 
   private stop(instance: Instance): void {
@@ -370,6 +418,7 @@ export class PluginHost extends SafeEmitter<{ status: (status: InstanceStatus) =
       state: i.state,
       last_error: i.lastError,
       last_poll: i.lastPoll === null ? null : formatUtc(i.lastPoll),
+      isolation: i.plugin ? isolationOf(i.config, i.plugin) : (i.config.isolation ?? 'process-local'),
     };
   }
 }

@@ -22,7 +22,10 @@ export interface InstalledPlugin {
  * name and description, its config schema as JSON Schema, and the devices it may drive
  * (inverter and battery plugins default to one or more devices of their kind).
  */
-export async function listInstalled(discovered: Map<string, DiscoveredPlugin>): Promise<InstalledPlugin[]> {
+export async function listInstalled(
+  discovered: Map<string, DiscoveredPlugin>,
+  definitionOf: (plugin: DiscoveredPlugin) => Promise<PluginDefinition>,
+): Promise<InstalledPlugin[]> {
   const out: InstalledPlugin[] = [];
   for (const plugin of [...discovered.values()].sort((a, b) => a.manifest.id.localeCompare(b.manifest.id))) {
     const { id, kind, name } = plugin.manifest;
@@ -35,7 +38,7 @@ export async function listInstalled(discovered: Map<string, DiscoveredPlugin>): 
       devices: deviceRule(plugin),
     };
     try {
-      entry.schema = z.toJSONSchema((await importDefinition(plugin)).configSchema, { io: 'input', unrepresentable: 'any' });
+      entry.schema = z.toJSONSchema((await definitionOf(plugin)).configSchema, { io: 'input', unrepresentable: 'any' });
     } catch (err) {
       entry.error = `cannot load plugin ${plugin.packageName}: ${errorMessage(err)}`;
     }

@@ -3,6 +3,8 @@ import { z } from 'zod';
 import { deviceFromId } from '@heliograph/plugins-sdk';
 import { ConfigError } from '../config/load.js';
 import { formatZodError } from '../zod-errors.js';
+import { httpLimitsSchema } from './http/limits.js';
+import { workerLimitsSchema } from './worker/limits.js';
 
 /** One entry of plugins.json: which plugin runs, under which id, driving which devices. */
 export const instanceSchema = z
@@ -23,6 +25,10 @@ export const instanceSchema = z
       )
       .default([]),
     config: z.record(z.string(), z.unknown()).default({}),
+    // Where the plugin's code runs; default "worker" for plugins from node_modules, "process-local" for bundled ones.
+    isolation: z.enum(['worker', 'process-local']).optional(),
+    http: httpLimitsSchema.optional(),
+    worker: workerLimitsSchema.optional(),
   })
   .strict();
 

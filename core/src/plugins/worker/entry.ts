@@ -1,0 +1,51 @@
+/*
+ * The main module of a plugin's worker thread: imports the plugin, parses its config with
+ * the plugin's own schema, runs its setup against a context that forwards every call to the
+ * host, then serves the host's calls (job runs, writes, pings) until it is told to stop.
+ * An exception or rejection nobody handles ends this thread only; the host sees it end.
+ */
+import { parentPort, workerData } from 'node:worker_threads';
+import { pathToFileURL } from 'node:url';
+import type { Disposer, PluginDefinition } from '@heliograph/plugins-sdk';
+import { formatZodError } from '../../zod-errors.js';
+import type { ToWorker, WorkerStart } from './protocol.js';
+import { WorkerContext } from './worker-context.js';
+
+const port = parentPort;
+if (!port) throw new Error('plugins/worker/entry.js runs only as a worker thread');
+const start = workerData as WorkerStart;
+const context = new WorkerContext(port, start);
+let cleanup: Disposer | undefined;
+
+port.on('message', (message: ToWorker) => {
+  if (message.type === 'ping') return port.postMessage({ type: 'pong' });
+  if (message.type === 'stop') return stop();
+  void context.receive(message);
+});
+
+function stop(): void {
+  context.abort.abort();
+  try {
+    cleanup?.();
+  } finally {
+    port!.close();
+    process.exit(0);
+  }
+}
+
+async function setup(): Promise<void> {
+  const module = (await import(pathToFileURL(start.entry).href)) as { default?: PluginDefinition };
+  const definition = module.default;
+  if (!definition || typeof definition.setup !== 'function' || !definition.configSchema) {
+    throw new Error(`${start.entry} has no default export made with definePlugin`);
+  }
+  const parsed = definition.configSchema.safeParse(start.config);
+  if (!parsed.success) throw new Error(formatZodError('config', parsed.error, start.config));
+  const result = await definition.setup(context.build(), parsed.data);
+  if (typeof result === 'function') cleanup = result;
+}
+
+setup().then(
+  () => port.postMessage({ type: 'setup-done', ok: true }),
+  (err: unknown) => port.postMessage({ type: 'setup-done', ok: false, error: err instanceof Error ? err.message : String(err) }),
+);

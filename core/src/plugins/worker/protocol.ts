@@ -1,0 +1,70 @@
+/*
+ * The messages between a plugin's worker thread and the host-side context that serves it.
+ * The worker holds the plugin's functions (job runs, write handlers) under numeric ids; the
+ * host holds the registrations (topics, jobs, prices) and calls back by id. Messages from
+ * the worker are checked with these schemas: the worker runs code the core does not trust.
+ */
+import { z } from 'zod';
+
+const id = z.number().int().nonnegative();
+const record = z.record(z.string(), z.unknown());
+
+/** A device declaration with each setting's write handler replaced by the id it is held under. */
+export const workerDeclarationSchema = z.object({
+  device: z.string(),
+  metrics: z.array(record.and(z.object({ name: z.string(), displayName: z.string() }))),
+  settings: z.array(record.and(z.object({ name: z.string(), displayName: z.string(), writeId: id }))).optional(),
+  pollIntervalMs: z.number().optional(),
+});
+
+export const jobScheduleSchema = z.discriminatedUnion('kind', [
+  z.object({ kind: z.literal('every'), name: z.string(), intervalMs: z.number(), immediate: z.boolean().optional() }),
+  z.object({ kind: z.literal('daily'), name: z.string(), times: z.array(z.string()), timeZone: z.string().optional() }),
+]);
+
+/** What a worker sends. `call` numbers a request that expects a `reply`. */
+export const fromWorkerSchema = z.discriminatedUnion('type', [
+  z.object({ type: z.literal('setup-done'), ok: z.boolean(), error: z.string().optional() }),
+  z.object({ type: z.literal('pong') }),
+  z.object({ type: z.literal('log'), level: z.enum(['debug', 'info', 'warn', 'error']), message: z.string(), fields: record.optional() }),
+  z.object({ type: z.literal('declare'), id, declaration: workerDeclarationSchema }),
+  z.object({ type: z.literal('schedule'), id, job: jobScheduleSchema }),
+  z.object({ type: z.literal('prices-declare'), id, args: z.object({ provider: z.string(), currency: z.string().optional(), scheduleType: z.enum(['pricing', 'import_export_pricing', 'none']) }) }),
+  z.object({ type: z.literal('dispose'), id }),
+  z.object({ type: z.literal('publish'), device: z.string(), values: z.record(z.string(), z.union([z.number(), z.string(), z.boolean(), z.null()])) }),
+  z.object({ type: z.literal('forecast'), run: record }),
+  z.object({ type: z.literal('prices-publish'), schedule: record }),
+  z.object({ type: z.literal('http-timeout'), message: z.string() }),
+  z.object({
+    type: z.literal('record'),
+    call: id,
+    device: z.string(),
+    readings: z.array(z.object({ time: z.number(), values: z.record(z.string(), z.number()) })),
+  }),
+  z.object({ type: z.literal('store'), call: id, op: z.enum(['get', 'set', 'delete']), key: z.string(), value: z.unknown().optional() }),
+  z.object({ type: z.literal('reply'), call: id, ok: z.boolean(), error: z.string().optional() }),
+]);
+
+export type FromWorker = z.infer<typeof fromWorkerSchema>;
+export type WorkerDeclaration = z.infer<typeof workerDeclarationSchema>;
+export type JobSchedule = z.infer<typeof jobScheduleSchema>;
+
+/** What the host sends. */
+export type ToWorker =
+  | { type: 'ping' }
+  | { type: 'stop' }
+  /** Runs a job or a write handler held under `id`. */
+  | { type: 'call'; call: number; op: 'run' | 'write'; id: number; value?: string | number }
+  | { type: 'reply'; call: number; ok: true; value?: unknown }
+  | { type: 'reply'; call: number; ok: false; error: string };
+
+/** What the worker is started with (structured-cloned `workerData`). */
+export interface WorkerStart {
+  entry: string;
+  instanceId: string;
+  devices: Array<{ id: string; kind: 'inverter' | 'battery'; number: number; name: string }>;
+  site: { timeZone: string; latitude: number; longitude: number; temperatureUnit: 'C' | 'F' };
+  /** The instance's config as plugins.json holds it; the worker parses it with the plugin's schema. */
+  config: unknown;
+  http: { maxResponseBytes: number; timeoutMs: number; maxJsonDepth: number };
+}

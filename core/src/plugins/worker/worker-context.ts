@@ -1,0 +1,154 @@
+/*
+ * The plugin context inside a worker thread: the same SDK surface, each call sent over the
+ * MessagePort to the host-side context. Calls that answer nothing (publish, log) are sent and
+ * forgotten; those that return a promise (record, store) wait for the host's reply. Jobs and
+ * write handlers stay here under ids: the host's scheduler and write service call them by id,
+ * so back-off, status and audit work exactly as for in-process plugins.
+ */
+import type { MessagePort } from 'node:worker_threads';
+import type { Got } from 'got';
+import type { Device, Disposer, JobOptions, PluginContext, PluginLogger, SettingDeclaration } from '@heliograph/plugins-sdk';
+import { createBoundedHttp } from '../http/bounded-got.js';
+import type { JobSchedule, ToWorker, WorkerDeclaration, WorkerStart } from './protocol.js';
+
+type Handler = (args: { value?: string | number; signal: AbortSignal }) => Promise<void> | void;
+
+export class WorkerContext {
+  private nextId = 0;
+  private readonly pending = new Map<number, { resolve(value: unknown): void; reject(error: Error): void }>();
+  /** Job runs and write handlers by the id the host calls them with. */
+  private readonly handlers = new Map<number, Handler>();
+  private readonly declared = new Set<string>();
+  readonly abort = new AbortController();
+
+  constructor(
+    private readonly port: MessagePort,
+    private readonly start: WorkerStart,
+  ) {}
+
+  build(): PluginContext {
+    const devices: readonly Device[] = this.start.devices.map((d) => Object.freeze({ ...d }));
+    const send = (message: Parameters<MessagePort['postMessage']>[0]) => this.port.postMessage(message);
+    const log = (level: 'debug' | 'info' | 'warn' | 'error') => (message: string, fields?: Record<string, unknown>) =>
+      send({ type: 'log', level, message: String(message), fields: fields && cloneable(fields) });
+    const logger: PluginLogger = { debug: log('debug'), info: log('info'), warn: log('warn'), error: log('error') };
+    let http: Got | undefined;
+    const self = this;
+    return {
+      instanceId: this.start.instanceId,
+      log: logger,
+      devices,
+      site: Object.freeze({ ...this.start.site }),
+      topics: {
+        declare: (declaration) => {
+          // Checked here as the host would, so the plugin's call throws where it was made.
+          if (!devices.some((d) => d.id === declaration.device)) {
+            throw new Error(`device "${declaration.device}" is not assigned to instance "${this.start.instanceId}" (assigned: ${devices.map((d) => d.id).join(', ') || 'none'}); assign it in plugins.json`);
+          }
+          const id = this.nextId++;
+          const settings = declaration.settings?.map((s) => this.holdSetting(s));
+          const message: WorkerDeclaration = { ...declaration, metrics: declaration.metrics.map((m) => ({ ...m })), settings };
+          send({ type: 'declare', id, declaration: message });
+          this.declared.add(declaration.device);
+          return this.disposer(id, () => {
+            this.declared.delete(declaration.device);
+            for (const s of settings ?? []) this.handlers.delete(s.writeId);
+          });
+        },
+        publish: ({ device, values }) => {
+          if (!this.declared.has(device)) throw new Error(`publish for device "${device}" before declaring it`);
+          send({ type: 'publish', device, values: { ...values } });
+        },
+        record: ({ device, readings }) => {
+          if (!this.declared.has(device)) return Promise.reject(new Error(`record for device "${device}" before declaring it`));
+          return this.request({ type: 'record', device, readings }).then(() => undefined);
+        },
+      },
+      scheduler: {
+        every: (job) => this.schedule({ kind: 'every', name: job.name, intervalMs: job.intervalMs, immediate: job.immediate }, job),
+        daily: (job) => this.schedule({ kind: 'daily', name: job.name, times: [...job.times], timeZone: job.timeZone }, job),
+      },
+      forecast: { publish: (run) => send({ type: 'forecast', run }) },
+      prices: {
+        declare: (args) => {
+          const id = this.nextId++;
+          send({ type: 'prices-declare', id, args: { ...args } });
+          return this.disposer(id);
+        },
+        publish: (schedule) => send({ type: 'prices-publish', schedule }),
+      },
+      get http() {
+        return (http ??= createBoundedHttp({
+          signal: self.abort.signal,
+          limits: self.start.http,
+          onTimeout: (message) => send({ type: 'http-timeout', message }),
+        }));
+      },
+      store: {
+        get: <T>(key: string) => this.request({ type: 'store', op: 'get', key }) as Promise<T | undefined>,
+        set: async (key, value) => void (await this.request({ type: 'store', op: 'set', key, value })),
+        delete: async (key) => void (await this.request({ type: 'store', op: 'delete', key })),
+      },
+      signal: this.abort.signal,
+      now: () => Date.now(),
+    };
+  }
+
+  /** Handles a message of the host: a reply to a request, or a call of a held handler. */
+  async receive(message: ToWorker): Promise<void> {
+    if (message.type === 'reply') {
+      const waiting = this.pending.get(message.call);
+      this.pending.delete(message.call);
+      if (message.ok) waiting?.resolve(message.value);
+      else waiting?.reject(new Error(message.error));
+      return;
+    }
+    if (message.type !== 'call') return;
+    const handler = this.handlers.get(message.id);
+    try {
+      if (!handler) throw new Error(`no ${message.op === 'run' ? 'job' : 'write handler'} under id ${message.id}: it was disposed`);
+      await handler({ value: message.value, signal: this.abort.signal });
+      this.port.postMessage({ type: 'reply', call: message.call, ok: true });
+    } catch (err) {
+      this.port.postMessage({ type: 'reply', call: message.call, ok: false, error: err instanceof Error ? err.message : String(err) });
+    }
+  }
+
+  private holdSetting(setting: SettingDeclaration): Record<string, unknown> & { name: string; displayName: string; writeId: number } {
+    const writeId = this.nextId++;
+    this.handlers.set(writeId, ({ value, signal }) => setting.write({ value: value!, signal }));
+    const { write: _write, ...described } = setting;
+    return { ...described, options: setting.options ? [...setting.options] : undefined, writeId };
+  }
+
+  private schedule(job: JobSchedule, options: JobOptions): Disposer {
+    const id = this.nextId++;
+    this.handlers.set(id, ({ signal }) => options.run({ signal }));
+    this.port.postMessage({ type: 'schedule', id, job });
+    return this.disposer(id);
+  }
+
+  private disposer(id: number, also?: () => void): Disposer {
+    let done = false;
+    return () => {
+      if (done) return;
+      done = true;
+      this.handlers.delete(id);
+      also?.();
+      this.port.postMessage({ type: 'dispose', id });
+    };
+  }
+
+  private request(message: Record<string, unknown>): Promise<unknown> {
+    const call = this.nextId++;
+    return new Promise((resolve, reject) => {
+      this.pending.set(call, { resolve, reject });
+      this.port.postMessage({ ...message, call });
+    });
+  }
+}
+
+/** Log fields as plain data: an Error becomes its message, anything else that cannot be cloned a string. */
+function cloneable(fields: Record<string, unknown>): Record<string, unknown> {
+  return JSON.parse(JSON.stringify(fields, (_k, v: unknown) => (v instanceof Error ? v.message : typeof v === 'bigint' ? String(v) : v))) as Record<string, unknown>;
+}

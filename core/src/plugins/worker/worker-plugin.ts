@@ -1,0 +1,229 @@
+/*
+ * The host side of a plugin instance that runs in a worker thread. It starts the worker,
+ * serves the worker's context calls against the instance's host-side context (so topics,
+ * jobs, writes and status behave exactly as for in-process plugins), and watches it: a
+ * worker that throws, runs out of memory or stops answering pings is terminated and
+ * reported as crashed, and the host restarts it with back-off. The process is never at risk.
+ */
+import { performance } from 'node:perf_hooks';
+import { Worker } from 'node:worker_threads';
+import type { Disposer, ForecastApi, PluginContext, PricesApi, SettingDeclaration } from '@heliograph/plugins-sdk';
+import { errorMessage } from '../../log.js';
+import type { HttpLimits } from '../http/limits.js';
+import type { WorkerLimits } from './limits.js';
+import { fromWorkerSchema, type FromWorker, type ToWorker, type WorkerStart } from './protocol.js';
+
+const ENTRY = new URL('./entry.js', import.meta.url);
+/** How long a stopping worker may take for its cleanup before it is terminated. */
+const STOP_GRACE_MS = 1000;
+/**
+ * The least silence tolerated while the worker loads its modules and runs setup: compiling
+ * a plugin's dependencies blocks its event loop for a while on a small machine.
+ */
+const SETUP_WATCHDOG_MS = 10_000;
+
+export interface WorkerPluginOptions {
+  /** The instance's host-side context; every call of the worker lands on it. */
+  ctx: PluginContext;
+  /** Absolute path of the plugin's module. */
+  entry: string;
+  /** The instance's config as plugins.json holds it; the worker parses it. */
+  config: unknown;
+  http: HttpLimits;
+  limits: WorkerLimits;
+  /** The worker failed after its setup: threw, ran out of memory, stopped answering. */
+  crashed(message: string): void;
+  /** An outbound request of the plugin timed out. */
+  timedOut(message: string): void;
+}
+
+/**
+ * Starts the plugin in a worker thread. Resolves, once its setup succeeded, with the disposer
+ * that stops the worker; rejects with the setup's error (the worker is then gone).
+ */
+export function setupInWorker(options: WorkerPluginOptions): Promise<Disposer> {
+  return new WorkerPlugin(options).started;
+}
+
+class WorkerPlugin {
+  readonly started: Promise<Disposer>;
+  private readonly worker: Worker;
+  private readonly registrations = new Map<number, Disposer>();
+  private readonly pending = new Map<number, { resolve(): void; reject(error: Error): void }>();
+  private nextCall = 0;
+  private phase: 'setup' | 'running' | 'ended' = 'setup';
+  private lastPong = performance.now();
+  private readonly watchdog: NodeJS.Timeout;
+  private settle!: { resolve(dispose: Disposer): void; reject(error: Error): void };
+
+  constructor(private readonly options: WorkerPluginOptions) {
+    this.started = new Promise((resolve, reject) => (this.settle = { resolve, reject }));
+    const { ctx } = options;
+    const start: WorkerStart = {
+      entry: options.entry,
+      instanceId: ctx.instanceId,
+      devices: ctx.devices.map((d) => ({ ...d })),
+      site: { ...ctx.site },
+      config: options.config,
+      http: options.http,
+    };
+    this.worker = new Worker(ENTRY, {
+      workerData: start,
+      name: `plugin:${ctx.instanceId}`,
+      resourceLimits: { maxOldGenerationSizeMb: options.limits.maxMemoryMb },
+    });
+    this.worker.on('message', (message: unknown) => this.receive(message));
+    this.worker.on('error', (err) => this.end(describeWorkerError(err, options.limits)));
+    this.worker.on('exit', (code) => this.end(`its worker thread exited with code ${code}`));
+    this.watchdog = setInterval(() => this.checkAlive(), Math.max(25, options.limits.watchdogMs / 4));
+    this.watchdog.unref();
+    // Stopped (shutdown, new config) while setup still runs: nobody waits for it any more.
+    ctx.signal.addEventListener('abort', () => this.stop(), { once: true });
+  }
+
+  private checkAlive(): void {
+    const silentMs = performance.now() - this.lastPong;
+    const limit = this.phase === 'setup' ? Math.max(SETUP_WATCHDOG_MS, this.options.limits.watchdogMs) : this.options.limits.watchdogMs;
+    if (silentMs > limit) {
+      this.end(`its worker did not answer for ${Math.round(silentMs)} ms (a busy loop?) and was terminated`);
+      return;
+    }
+    this.send({ type: 'ping' });
+  }
+
+  private receive(raw: unknown): void {
+    const parsed = fromWorkerSchema.safeParse(raw);
+    if (!parsed.success) {
+      this.end(`its worker sent a message the host does not understand (${parsed.error.issues[0]?.message ?? 'invalid'}) and was terminated`);
+      return;
+    }
+    try {
+      this.handle(parsed.data);
+    } catch (err) {
+      // What the host-side context refused (a bad declaration, say) fails the plugin.
+      this.end(`${parsed.data.type} failed: ${errorMessage(err)}`);
+    }
+  }
+
+  private handle(message: FromWorker): void {
+    const { ctx } = this.options;
+    switch (message.type) {
+      case 'pong':
+        this.lastPong = performance.now();
+        return;
+      case 'setup-done':
+        if (this.phase !== 'setup') return;
+        if (message.ok) {
+          this.phase = 'running';
+          this.lastPong = performance.now();
+          this.settle.resolve(() => this.stop());
+        } else this.end(message.error ?? 'setup failed');
+        return;
+      case 'log':
+        ctx.log[message.level](message.message, message.fields);
+        return;
+      case 'declare': {
+        const settings = message.declaration.settings?.map(({ writeId, ...setting }): SettingDeclaration => ({
+          ...(setting as Omit<SettingDeclaration, 'write'>),
+          write: ({ value }) => this.call('write', writeId, value),
+        }));
+        this.registrations.set(message.id, ctx.topics.declare({ ...message.declaration, settings } as Parameters<PluginContext['topics']['declare']>[0]));
+        return;
+      }
+      case 'schedule': {
+        const run = () => this.call('run', message.id);
+        const { job } = message;
+        const dispose = job.kind === 'every' ? ctx.scheduler.every({ ...job, run }) : ctx.scheduler.daily({ ...job, run });
+        this.registrations.set(message.id, dispose);
+        return;
+      }
+      case 'prices-declare':
+        this.registrations.set(message.id, ctx.prices.declare(message.args));
+        return;
+      case 'dispose':
+        this.registrations.get(message.id)?.();
+        this.registrations.delete(message.id);
+        return;
+      case 'publish':
+        ctx.topics.publish(message);
+        return;
+      case 'forecast':
+        ctx.forecast.publish(message.run as Parameters<ForecastApi['publish']>[0]);
+        return;
+      case 'prices-publish':
+        ctx.prices.publish(message.schedule as Parameters<PricesApi['publish']>[0]);
+        return;
+      case 'http-timeout':
+        this.options.timedOut(message.message);
+        return;
+      case 'record':
+        this.answer(message.call, ctx.topics.record(message));
+        return;
+      case 'store': {
+        const { store } = ctx;
+        this.answer(message.call, message.op === 'get' ? store.get(message.key) : message.op === 'set' ? store.set(message.key, message.value) : store.delete(message.key));
+        return;
+      }
+      case 'reply': {
+        const waiting = this.pending.get(message.call);
+        this.pending.delete(message.call);
+        if (message.ok) waiting?.resolve();
+        else waiting?.reject(new Error(message.error ?? 'failed'));
+        return;
+      }
+    }
+  }
+
+  /** Runs a job or write handler held in the worker; settles with its outcome. */
+  private call(op: 'run' | 'write', id: number, value?: string | number): Promise<void> {
+    if (this.phase === 'ended') return Promise.reject(new Error('the plugin\'s worker has ended'));
+    const call = this.nextCall++;
+    return new Promise((resolve, reject) => {
+      this.pending.set(call, { resolve, reject });
+      this.send({ type: 'call', call, op, id, value });
+    });
+  }
+
+  private answer(call: number, result: Promise<unknown>): void {
+    result.then(
+      (value) => this.send({ type: 'reply', call, ok: true, value }),
+      (err: unknown) => this.send({ type: 'reply', call, ok: false, error: errorMessage(err) }),
+    );
+  }
+
+  private send(message: ToWorker): void {
+    if (this.phase !== 'ended') this.worker.postMessage(message);
+  }
+
+  /** Asks the worker to run its cleanup and exit; terminates it if it does not in time. */
+  private stop(): void {
+    if (this.phase === 'ended') return;
+    this.send({ type: 'stop' });
+    this.finish();
+    setTimeout(() => void this.worker.terminate(), STOP_GRACE_MS).unref();
+  }
+
+  /** The worker failed: it goes, and setup's caller or the host hears why. */
+  private end(message: string): void {
+    if (this.phase === 'ended') return;
+    const wasSetup = this.phase === 'setup';
+    this.finish();
+    void this.worker.terminate();
+    if (wasSetup) this.settle.reject(new Error(message));
+    else this.options.crashed(message);
+  }
+
+  private finish(): void {
+    this.phase = 'ended';
+    clearInterval(this.watchdog);
+    for (const waiting of this.pending.values()) waiting.reject(new Error('the plugin\'s worker has ended'));
+    this.pending.clear();
+  }
+}
+
+function describeWorkerError(err: Error, limits: WorkerLimits): string {
+  if ((err as NodeJS.ErrnoException).code === 'ERR_WORKER_OUT_OF_MEMORY') {
+    return `ran out of memory (its limit is ${limits.maxMemoryMb} MB; raise "worker": { "maxMemoryMb": ... } in plugins.json if it really needs more) and was terminated`;
+  }
+  return `crashed: ${err.message}`;
+}

@@ -1,0 +1,94 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { tmpdir } from 'node:os';
+import type { PluginContext, SettingDeclaration } from '@heliograph/plugins-sdk';
+import { attributeFailure, createScope, runInScope, scopedContext, type PluginScope } from '../../src/plugins/containment.js';
+
+/** What attribution says for a failure raised in a later timer: whose is it? */
+function ownerOfLaterFailure(): Promise<PluginScope | undefined> {
+  return new Promise((resolve) => setTimeout(() => resolve(attributeFailure(new Error('later'))), 0));
+}
+
+/** A context whose core side starts timers of its own, as the WebSocket throttle does on publish. */
+function fakeContext(seen: Array<Promise<PluginScope | undefined>>, declared: SettingDeclaration[]): PluginContext {
+  const registration = () => () => {};
+  return {
+    instanceId: 'p',
+    devices: [],
+    site: { timeZone: 'UTC', latitude: 0, longitude: 0, temperatureUnit: 'C' },
+    log: { debug() {}, info() {}, warn() {}, error() {} },
+    topics: {
+      declare: (declaration) => {
+        declared.push(...(declaration.settings ?? []));
+        return registration();
+      },
+      publish: () => void seen.push(ownerOfLaterFailure()),
+      record: async () => void seen.push(ownerOfLaterFailure()),
+    },
+    scheduler: {
+      every: (job) => {
+        // The core's scheduler calls the job from a timer of its own.
+        setTimeout(() => void job.run({ signal: new AbortController().signal }), 0);
+        return registration();
+      },
+      daily: registration,
+    },
+    forecast: { publish: () => void seen.push(ownerOfLaterFailure()) },
+    prices: { declare: registration, publish: () => {} },
+    http: undefined as never,
+    store: { get: async () => undefined, set: async () => {}, delete: async () => {} },
+    signal: new AbortController().signal,
+    now: () => 0,
+  };
+}
+
+test('the plugin\'s callbacks and what they start are its own; what the core starts for its calls is not', async () => {
+  const scope = createScope('p', tmpdir(), () => {});
+  const coreSide: Array<Promise<PluginScope | undefined>> = [];
+  const declared: SettingDeclaration[] = [];
+  const ctx = scopedContext(fakeContext(coreSide, declared), scope);
+  const pluginSide: Array<Promise<PluginScope | undefined>> = [];
+  await new Promise<void>((jobRan) => {
+    runInScope(scope, () => {
+      ctx.topics.publish({ device: 'inverter_1', values: {} });
+      ctx.forecast.publish({ series: {} });
+      void ctx.topics.record({ device: 'inverter_1', readings: [] });
+      ctx.scheduler.every({
+        name: 'poll',
+        intervalMs: 1000,
+        run() {
+          pluginSide.push(ownerOfLaterFailure());
+          jobRan();
+        },
+      });
+    });
+  });
+  runInScope(scope, () =>
+    ctx.topics.declare({
+      device: 'inverter_1',
+      metrics: [],
+      settings: [{ name: 's', displayName: 'S', options: ['x'], write: async () => void pluginSide.push(ownerOfLaterFailure()) }],
+    }),
+  );
+  // The core calls a write handler from an API request, outside any scope.
+  await declared[0]!.write({ value: 'x', signal: new AbortController().signal });
+  const core = await Promise.all(coreSide);
+  assert.equal(core.length, 3);
+  for (const owner of core) assert.equal(owner, undefined);
+  const plugin = await Promise.all(pluginSide);
+  assert.equal(plugin.length, 2);
+  for (const owner of plugin) assert.equal(owner?.instanceId, 'p');
+});
+
+test('a failure whose async context was lost is pinned on the plugin whose files are on its stack', () => {
+  const scope = createScope('by-stack', '/opt/plugins/acme', () => {});
+  const error = new Error('boom');
+  error.stack = 'Error: boom\n    at parse (file:///opt/plugins/acme/index.js:3:9)';
+  assert.equal(attributeFailure(error), scope);
+  const core = new Error('core');
+  core.stack = 'Error: core\n    at flush (file:///srv/heliograph/core/dist/src/history/store.js:1:1)';
+  assert.equal(attributeFailure(core), undefined);
+  const sibling = new Error('sibling');
+  sibling.stack = 'Error: sibling\n    at x (file:///opt/plugins/acme-two/index.js:1:1)';
+  assert.equal(attributeFailure(sibling), undefined, 'a directory sharing a prefix is another plugin');
+});

@@ -1,0 +1,75 @@
+/*
+ * The real server as a child process (`node core/dist/src/main.js serve`), for behaviour that
+ * needs the server process's own process-level handlers: in-process, node's test runner
+ * would catch a stray exception first.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdirSync, symlinkSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { createInterface } from 'node:readline';
+import { basicAuth, REPO_ROOT, tempDir } from './server.js';
+
+export const MAIN = join(REPO_ROOT, 'core', 'dist', 'src', 'main.js');
+const PASSWORD = 'a-long-password';
+
+export interface ChildServer {
+  child: ChildProcess;
+  url: string;
+  dataDir: string;
+  exited: Promise<number | null>;
+  stderr(): string;
+  api(path: string, init?: RequestInit): Promise<Response>;
+}
+
+/**
+ * Starts the server on 127.0.0.1:0 with the given plugins.json entries. `fixtures` are linked
+ * into the plugin root's plugins/ folder (bundled), `external` into its node_modules/ (found
+ * as third-party packages).
+ */
+export async function startChildServer(options: {
+  plugins: unknown[];
+  fixtures?: string[];
+  external?: string[];
+  config?: Record<string, unknown>;
+}): Promise<ChildServer> {
+  const dir = tempDir();
+  const root = join(dir, 'root');
+  mkdirSync(join(root, 'plugins'), { recursive: true });
+  mkdirSync(join(root, 'node_modules'), { recursive: true });
+  for (const name of options.fixtures ?? []) symlinkSync(join(REPO_ROOT, 'test', 'fixtures', 'plugins', name), join(root, 'plugins', name));
+  for (const name of options.external ?? []) symlinkSync(join(REPO_ROOT, 'test', 'fixtures', 'plugins', name), join(root, 'node_modules', name));
+  const dataDir = join(dir, 'data');
+  mkdirSync(dataDir);
+  if (options.config) writeFileSync(join(dataDir, 'config.json'), JSON.stringify(options.config));
+  const pluginsFile = join(dir, 'plugins.json');
+  writeFileSync(pluginsFile, JSON.stringify({ plugins: options.plugins }));
+  const child = spawn(process.execPath, [MAIN, 'serve', '--host', '127.0.0.1', '--port', '0', '--data', dataDir, '--plugins', pluginsFile], {
+    env: { ...process.env, HELIOGRAPH_LOG_LEVEL: 'warn', HELIOGRAPH_PASSWORD: PASSWORD, HELIOGRAPH_PLUGIN_ROOT: root },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let stderr = '';
+  child.stderr!.on('data', (d) => (stderr += d));
+  const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+  const url = await new Promise<string>((resolve, reject) => {
+    child.once('exit', (code) => reject(new Error(`exited with ${code} before listening:\n${stderr}`)));
+    createInterface({ input: child.stdout! }).on('line', (line) => {
+      const match = /^listening on (http:\/\/127\.0\.0\.1:\d+)$/.exec(line);
+      if (match) resolve(match[1]!);
+    });
+  });
+  const auth = basicAuth(PASSWORD);
+  return { child, url, dataDir, exited, stderr: () => stderr, api: (path, init = {}) => fetch(url + path, { ...init, headers: { ...(init.headers as Record<string, string>), authorization: auth } }) };
+}
+
+/**
+ * Asks `probe` until it returns a value (not undefined), at most `attempts` times, 20 ms
+ * apart: the state of another process can only be watched from outside.
+ */
+export async function eventually<T>(probe: () => Promise<T | undefined>, what: string, attempts = 500): Promise<T> {
+  for (let i = 0; i < attempts; i++) {
+    const value = await probe();
+    if (value !== undefined) return value;
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+  throw new Error(`gave up waiting for ${what}`);
+}
