@@ -2,7 +2,7 @@ import Router from '@koa/router';
 import { z } from 'zod';
 import type { Clock } from '../clock.js';
 import { FORECAST_TOPICS, type ForecastStore } from '../forecast/store.js';
-import { formatUtc } from '../time.js';
+import { formatUtc } from '../rfc3339.js';
 import type { TopicRegistry } from '../topics/registry.js';
 import { ApiError } from './errors.js';
 import { parseQuery, rfc3339Param } from './query.js';

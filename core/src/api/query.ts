@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { parseRfc3339 } from '../time.js';
+import { parseRfc3339 } from '../rfc3339.js';
 import { ApiError } from './errors.js';
 
 /**

@@ -1,7 +1,7 @@
 import Router from '@koa/router';
 import { z } from 'zod';
 import { AuthInputError, tokenNameSchema, type AuthService } from '../auth/service.js';
-import { parseRfc3339 } from '../time.js';
+import { parseRfc3339 } from '../rfc3339.js';
 import { ApiError } from './errors.js';
 
 const BODY_SHAPE = 'the body must be a JSON object: {"name": "...", "expires_at"?: RFC 3339 time}';

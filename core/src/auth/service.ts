@@ -2,7 +2,7 @@ import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import { z } from 'zod';
 import type { Clock } from '../clock.js';
 import { migrate, type Db, type Migration } from '../db.js';
-import { formatUtc } from '../time.js';
+import { formatUtc } from '../rfc3339.js';
 import { hashPassword, verifyPassword } from './password-hash.js';
 import { LoginThrottle } from './throttle.js';
 import type { Authenticator, AuthOutcome, Credentials } from './types.js';

@@ -21,8 +21,8 @@ import { openDatabase } from '../db.js';
 import { errorMessage } from '../log.js';
 import { AGGS, isAgg, parseGroupBy } from '../history/params.js';
 import { HistoryStore, type SlotAggregate, type TopicHandle } from '../history/store.js';
-import { TimeFormatter } from '../history/time.js';
-import { formatUtc, parseRfc3339 } from '../time.js';
+import { TimeFormatter } from '../history/utc-calendar.js';
+import { formatUtc, parseRfc3339 } from '../rfc3339.js';
 import { BATTERY_TOPIC, metaFromTopic } from '../history/topic-record.js';
 import { isGlob } from '../topics/glob.js';
 

@@ -4,7 +4,7 @@ import { createLogger } from '../log.js';
 import type { ForecastSink } from '../plugins/sinks.js';
 import type { TopicMeta, TopicRegistry, TopicState } from '../topics/registry.js';
 import { roundTo } from '../numbers.js';
-import { QUARTER_HOUR_MS, floorToQuarterHour } from './time.js';
+import { QUARTER_HOUR_MS, floorToQuarterHour } from './quarter-hours.js';
 
 const log = createLogger('forecast');
 

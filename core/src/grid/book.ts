@@ -4,7 +4,7 @@ import type { Clock } from '../clock.js';
 import { roundTo } from '../numbers.js';
 import { createLogger } from '../log.js';
 import type { PriceSink } from '../plugins/sinks.js';
-import { formatUtc } from '../time.js';
+import { formatUtc } from '../rfc3339.js';
 
 const log = createLogger('grid');
 

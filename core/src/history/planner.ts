@@ -11,7 +11,7 @@
 import { Buckets, type Agg } from './slots.js';
 import { segmentStart, type Row, type RowCache, type Tier, TIERS } from './rows.js';
 import type { TopicRecord } from './topic-record.js';
-import { ceilTo, DAY_S, floorTo } from './time.js';
+import { ceilTo, DAY_S, floorTo } from './utc-calendar.js';
 
 /** Buckets per answer; the rest come in further pages. */
 export const MAX_BUCKETS = 2000;

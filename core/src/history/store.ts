@@ -28,7 +28,7 @@ import { claimHistory, releaseHistory } from './owner.js';
 import { runQuery, type HistoryPage, type HistoryQuery } from './planner.js';
 import { Row, RowCache, type Tier } from './rows.js';
 import { scaleFor } from './slots.js';
-import { DAY_S, floorTo, HOUR_S, SLOT_S, slotOfMs } from './time.js';
+import { DAY_S, floorTo, HOUR_S, SLOT_S, slotOfMs } from './utc-calendar.js';
 import { isRecorded, sameMeta, TopicRecord, type StoredMeta } from './topic-record.js';
 
 const log = createLogger('history');

@@ -16,7 +16,7 @@ import type { Clock } from '../clock.js';
 import type { Db } from '../db.js';
 import { createLogger } from '../log.js';
 import type { TopicMeta, TopicRegistry, TopicState } from '../topics/registry.js';
-import { PastTotals } from '../topics/totals.js';
+import { PastTotals } from '../topics/power-totals.js';
 import type { WriteService } from '../writes/service.js';
 import { PluginScheduler, type JobReporter } from './scheduler.js';
 import type { ForecastSink, HistorySink, PriceSink } from './sinks.js';

@@ -4,7 +4,7 @@ import { deviceFromId, type PluginDefinition } from '@heliograph/plugins-sdk';
 import { ConfigError } from '../config/load.js';
 import { SafeEmitter } from '../events.js';
 import { createLogger, errorMessage } from '../log.js';
-import { formatUtc } from '../time.js';
+import { formatUtc } from '../rfc3339.js';
 import { formatZodError } from '../zod-errors.js';
 import { ContextBuilder, type ContextServices } from './context.js';
 import type { DiscoveredPlugin } from './discovery.js';

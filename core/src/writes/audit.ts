@@ -1,6 +1,6 @@
 import type { MetricValue } from '@heliograph/plugins-sdk';
 import type { Db, Migration } from '../db.js';
-import { formatUtc } from '../time.js';
+import { formatUtc } from '../rfc3339.js';
 
 export const auditMigrations: Migration[] = [
   {

@@ -3,7 +3,7 @@ import { describe, it } from 'node:test';
 import type { ForecastPoints } from '@heliograph/plugins-sdk';
 import { ManualClock } from '../../src/clock.js';
 import { FORECAST_PAST_KEPT_MS, ForecastStore } from '../../src/forecast/store.js';
-import { QUARTER_HOUR_MS } from '../../src/forecast/time.js';
+import { QUARTER_HOUR_MS } from '../../src/forecast/quarter-hours.js';
 import { TopicRegistry, type Tick } from '../../src/topics/registry.js';
 
 const T0 = Date.parse('2026-06-01T10:00:00Z');
