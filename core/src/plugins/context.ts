@@ -7,7 +7,6 @@ import type {
   MetricDeclaration,
   MetricValue,
   PluginContext,
-  PluginKind,
   PluginStore,
   SettingDeclaration,
   SiteInfo,
@@ -82,8 +81,6 @@ export class ContextBuilder {
     private readonly services: ContextServices,
     private readonly abort: AbortController,
     private readonly reporter: JobReporter & { writeFailed(message: string): void },
-    /** The plugin's kind: a forecast or prices plugin outranks others publishing the same. */
-    private readonly kind: PluginKind = 'integration',
   ) {
     this.log = createLogger(`plugin:${instanceId}`);
   }
@@ -119,7 +116,7 @@ export class ContextBuilder {
       prices: {
         declare: (args) => {
           if (!services.prices) throw new Error('this server has no price book');
-          return track(services.prices.declare(instanceId, args, { dedicated: this.kind === 'prices' }));
+          return track(services.prices.declare(instanceId, args));
         },
         publish: (schedule) => {
           if (!services.prices) throw new Error('this server has no price book');
@@ -142,7 +139,7 @@ export class ContextBuilder {
   registerForecastSource(): void {
     if (this.forecastRegistered || !this.services.forecast) return;
     this.forecastRegistered = true;
-    this.track(this.services.forecast.register(this.instanceId, { dedicated: this.kind === 'forecast' }));
+    this.track(this.services.forecast.register(this.instanceId));
   }
 
   /**

@@ -156,7 +156,7 @@ export class PluginHost extends SafeEmitter<{ status: (status: InstanceStatus) =
       },
       failed: (job, err) => this.fail(instance, `job ${job} failed: ${errorMessage(err)}`),
       writeFailed: (message) => this.fail(instance, message),
-    }, instance.plugin.manifest.kind);
+    });
     instance.builder = builder;
     this.setState(instance, 'starting');
     try {
