@@ -27,6 +27,7 @@ export {
   type ParseJsonOptions,
   type RequestFailureOptions,
 } from './providers.js';
+export { formatZodError, formatZodIssue, formatZodPath, type ZodErrorFormatOptions } from './zod-errors.js';
 export {
   deviceFromId,
   type Device,

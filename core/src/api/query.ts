@@ -1,3 +1,4 @@
+import { formatZodIssue } from '@heliograph/plugins-sdk';
 import { z } from 'zod';
 import { parseRfc3339 } from '../rfc3339.js';
 import { ApiError } from './errors.js';
@@ -12,9 +13,7 @@ export function parseQuery<S extends z.ZodType>(schema: S, query: Record<string,
   }
   const result = schema.safeParse(query);
   if (!result.success) {
-    const issue = result.error.issues[0]!;
-    const name = issue.path.join('.');
-    throw new ApiError(400, name && !issue.message.includes(name) ? `${name}: ${issue.message}` : issue.message);
+    throw new ApiError(400, formatZodIssue(result.error.issues[0]!));
   }
   return result.data;
 }

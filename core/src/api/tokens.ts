@@ -1,3 +1,4 @@
+import { formatZodIssue } from '@heliograph/plugins-sdk';
 import Router from '@koa/router';
 import { z } from 'zod';
 import { AuthInputError, tokenNameSchema, type AuthService } from '../auth/service.js';
@@ -41,7 +42,7 @@ export function tokensRoutes(deps: { auth: AuthService }): Router {
 
   router.post('/tokens', async (ctx) => {
     const parsed = createTokenBody.safeParse(ctx.request.body);
-    if (!parsed.success) throw new ApiError(400, parsed.error.issues[0]!.message);
+    if (!parsed.success) throw new ApiError(400, formatZodIssue(parsed.error.issues[0]!));
     const { name, expires_at } = parsed.data;
     try {
       ctx.body = await auth.createToken({ name, expiresAt: expires_at });

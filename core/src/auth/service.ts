@@ -1,3 +1,4 @@
+import { formatZodIssue } from '@heliograph/plugins-sdk';
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import { z } from 'zod';
 import type { Clock } from '../clock.js';
@@ -168,7 +169,7 @@ export class AuthService implements Authenticator {
 
   async createToken(request: { name: string; expiresAt?: number | null }): Promise<CreatedToken> {
     const parsedName = tokenNameSchema.safeParse(request.name);
-    if (!parsedName.success) throw new AuthInputError(parsedName.error.issues[0]!.message);
+    if (!parsedName.success) throw new AuthInputError(formatZodIssue(parsedName.error.issues[0]!));
     const name = parsedName.data;
     const now = this.clock.now();
     // Whole seconds, as the API shows them, so the shown expiry is the real one.

@@ -1,11 +1,10 @@
 import { pathToFileURL } from 'node:url';
 import { z } from 'zod';
-import { deviceFromId, type PluginDefinition } from '@heliograph/plugins-sdk';
+import { deviceFromId, type PluginDefinition, formatZodError } from '@heliograph/plugins-sdk';
 import { ConfigError } from '../config/load.js';
 import { SafeEmitter } from '../events.js';
 import { createLogger, errorMessage } from '../log.js';
 import { formatUtc } from '../rfc3339.js';
-import { formatZodError } from '../zod-errors.js';
 import { ContextBuilder, type ContextServices } from './context.js';
 import type { DiscoveredPlugin } from './discovery.js';
 import type { PluginInstanceConfig } from './instances.js';
@@ -84,8 +83,7 @@ export class PluginHost extends SafeEmitter<{ status: (status: InstanceStatus) =
       }
       const parsed = instance.definition.configSchema.safeParse(config.config);
       if (!parsed.success) {
-        const prefixed = { ...parsed.error, issues: parsed.error.issues.map((i) => ({ ...i, path: ['plugins', index, 'config', ...i.path] })) };
-        problems.push(formatZodError(this.source, prefixed as typeof parsed.error, { plugins: this.configs.map((c) => ({ config: c.config })) }));
+        problems.push(formatZodError(parsed.error, { source: this.source, input: config.config, pathPrefix: ['plugins', index, 'config'] }));
         continue;
       }
       instance.parsedConfig = parsed.data;
@@ -125,7 +123,7 @@ export class PluginHost extends SafeEmitter<{ status: (status: InstanceStatus) =
     const instance = this.instances.find((i) => i.config.id === id);
     if (!instance?.definition) return undefined;
     const parsed = instance.definition.configSchema.safeParse(config);
-    if (!parsed.success) return { ok: false, errors: formatZodError('config', parsed.error, config) };
+    if (!parsed.success) return { ok: false, errors: formatZodError(parsed.error, { source: 'config', input: config }) };
     this.stop(instance);
     instance.config = { ...instance.config, config: config as Record<string, unknown> };
     instance.parsedConfig = parsed.data;

@@ -1,8 +1,7 @@
 import { readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { z } from 'zod';
-import { deviceFromId } from '@heliograph/plugins-sdk';
+import { deviceFromId, formatZodError } from '@heliograph/plugins-sdk';
 import { ConfigError } from '../config/load.js';
-import { formatZodError } from '../zod-errors.js';
 
 /** One entry of plugins.json: which plugin runs, under which id, driving which devices. */
 export const instanceSchema = z
@@ -57,7 +56,7 @@ export function loadPluginsFile(file: string): PluginInstanceConfig[] {
     throw new ConfigError(`${file}: ${(err as NodeJS.ErrnoException).code === 'ENOENT' ? 'no such file' : `not valid JSON: ${(err as Error).message}`}`);
   }
   const result = pluginsFileSchema.safeParse(raw);
-  if (!result.success) throw new ConfigError(formatZodError(file, result.error, raw));
+  if (!result.success) throw new ConfigError(formatZodError(result.error, { source: file, input: raw }));
   return result.data.plugins;
 }
 
