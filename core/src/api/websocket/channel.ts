@@ -1,6 +1,7 @@
 import { createLogger, errorMessage } from '../../log.js';
 import type { WriteOutcome } from '../../writes/service.js';
-import type { Client, MetricsHub } from './hub.js';
+import type { Client } from './client.js';
+import type { MetricsHub } from './hub.js';
 import { CHANNEL, joinPayload, payloadError, setPayload, topicsPayload, type InboundFrame, type ReplyTarget } from './protocol.js';
 import { DEFAULT_FILTER } from './selection.js';
 

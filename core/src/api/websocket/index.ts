@@ -13,7 +13,7 @@ import { formOfQuery } from './protocol.js';
 import { SystemInfo } from './system.js';
 import { systemTimers, type Timers } from './timers.js';
 
-export { CLOSE_GOING_AWAY, CLOSE_IDLE, CLOSE_TOO_SLOW } from './hub.js';
+export { CLOSE_GOING_AWAY, CLOSE_IDLE, CLOSE_TOO_SLOW } from './client.js';
 export type { Timers } from './timers.js';
 
 const log = createLogger('websocket');
