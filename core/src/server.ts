@@ -11,7 +11,7 @@ import { TotalsDeriver } from './topics/power-totals.js';
 import { AuditLog, auditMigrations } from './writes/audit.js';
 import { WriteService } from './writes/service.js';
 import { AuthService } from './auth/service.js';
-import { pluginStoreMigrations } from './plugins/context.js';
+import { pluginStoreMigrations } from './plugins/plugin-store.js';
 import { discoverPlugins } from './plugins/discovery.js';
 import { PluginHost } from './plugins/host.js';
 import { loadPluginsFile, savePluginsFile } from './plugins/instances.js';

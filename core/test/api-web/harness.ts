@@ -9,7 +9,7 @@ import { staticRoutes } from '../../src/api/static.js';
 import { AuthService } from '../../src/auth/service.js';
 import { ManualClock } from '../../src/clock.js';
 import { migrate, openDatabase } from '../../src/db.js';
-import { pluginStoreMigrations } from '../../src/plugins/context.js';
+import { pluginStoreMigrations } from '../../src/plugins/plugin-store.js';
 import { discoverPlugins } from '../../src/plugins/discovery.js';
 import { PluginHost } from '../../src/plugins/host.js';
 import { loadPluginsFile, savePluginsFile } from '../../src/plugins/instances.js';

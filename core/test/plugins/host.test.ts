@@ -6,7 +6,7 @@ import { pathToFileURL } from 'node:url';
 import { ManualClock } from '../../src/clock.js';
 import { ConfigError } from '../../src/config/load.js';
 import { migrate, openDatabase } from '../../src/db.js';
-import { pluginStoreMigrations } from '../../src/plugins/context.js';
+import { pluginStoreMigrations } from '../../src/plugins/plugin-store.js';
 import { discoverPlugins } from '../../src/plugins/discovery.js';
 import { PluginHost, type InstanceStatus } from '../../src/plugins/host.js';
 import { instanceSchema, type PluginInstanceConfig } from '../../src/plugins/instances.js';
