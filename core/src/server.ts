@@ -155,7 +155,7 @@ export async function startHeliograph(options: ServerOptions): Promise<Heliograp
     const server = await listen(app, options.host, options.port);
     closers.push(() => server.close());
     // Open sockets would hold server.close() up, so they are closed first (closers run in reverse).
-    const websocket = attachWebsocket({ server: server.server, registry, auth, realm: config.site.name, writes, dataDir: options.dataDir, version: VERSION, clock });
+    const websocket = attachWebsocket({ app, server: server.server, registry, auth, realm: config.site.name, writes, dataDir: options.dataDir, version: VERSION, clock });
     closers.push(() => websocket.close());
 
     closers.push(() => plugins.stopAll());

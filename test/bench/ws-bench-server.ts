@@ -39,8 +39,9 @@ async function main(): Promise<void> {
   const db = await openDatabase(':memory:');
   await migrate(db, auditMigrations);
   const writes = new WriteService(registry, new AuditLog(db), systemClock);
-  const running = await listen(createApp({ auth, realm: 'Heliograph', routers: [] }), '127.0.0.1', 0);
-  const endpoint = attachWebsocket({ server: running.server, registry, auth, realm: 'Heliograph', writes, dataDir: tmpdir(), version: 'bench' });
+  const app = createApp({ auth, realm: 'Heliograph', routers: [] });
+  const running = await listen(app, '127.0.0.1', 0);
+  const endpoint = attachWebsocket({ app, server: running.server, registry, auth, realm: 'Heliograph', writes, dataDir: tmpdir(), version: 'bench' });
 
   let ticks = 0;
   const values = states.map(() => 1000 + Math.random() * 1000);

@@ -115,8 +115,9 @@ export async function startStream(overrides: Partial<WebsocketOptions> = {}): Pr
   let running: RunningServer;
   let endpoint: WebsocketEndpoint;
   const start = async (port: number) => {
-    running = await listen(createApp({ auth, realm: REALM, routers: [], publicRouters: [upgradeRequiredRoutes()] }), '127.0.0.1', port);
-    endpoint = attachWebsocket({ server: running.server, registry, auth, realm: REALM, writes, dataDir, version: '0.1.0-test', clock, timers, ...overrides });
+    const app = createApp({ auth, realm: REALM, routers: [], publicRouters: [upgradeRequiredRoutes()] });
+    running = await listen(app, '127.0.0.1', port);
+    endpoint = attachWebsocket({ app, server: running.server, registry, auth, realm: REALM, writes, dataDir, version: '0.1.0-test', clock, timers, ...overrides });
   };
   const stopServer = async () => {
     await endpoint.close();

@@ -1,13 +1,14 @@
 import Router from '@koa/router';
 import { STATUS_CODES, type IncomingMessage, type Server } from 'node:http';
 import type { Duplex } from 'node:stream';
-import { WebSocketServer } from 'ws';
+import type { WebSocketServer } from 'ws';
 import { systemClock, type Clock } from '../../clock.js';
 import { authError, credentialsFromQuery } from '../../auth/middleware.js';
 import type { Authenticator, AuthOutcome } from '../../auth/types.js';
 import { createLogger } from '../../log.js';
 import type { TopicRegistry } from '../../topics/registry.js';
 import type { WriteService } from '../../writes/service.js';
+import type { WebsocketApp } from '../app.js';
 import { MetricsHub } from './hub.js';
 import { formOfQuery } from './protocol.js';
 import { SystemInfo } from './system.js';
@@ -21,6 +22,8 @@ const log = createLogger('websocket');
 export const WEBSOCKET_PATH = '/api/websocket';
 
 export interface WebsocketOptions {
+  /** The app from createApp: the stream's route goes on its `app.ws`. */
+  app: WebsocketApp;
   /** The HTTP server the REST API listens on; the stream shares its port. */
   server: Server;
   registry: TopicRegistry;
@@ -65,15 +68,17 @@ const MAX_FRAME_BYTES = 64 * 1024;
  * - `set` also takes a number or boolean value, as its text;
  * - `system` rows: `system/version`, `system/uptime` (s), `system/free_storage` (MB).
  *
- * Credentials are checked on the HTTP upgrade request, before any WebSocket exists, so a
- * refused client gets a plain HTTP answer with the same status, headers and JSON body as
- * the REST API (401 with the Bearer challenge, 403, 429 with Retry-After), and failed
- * attempts count toward the same throttling.
+ * Credentials are checked on the HTTP upgrade request, before any WebSocket exists (in the
+ * server's `upgrade` handler, as ws recommends), so a refused client gets a plain HTTP
+ * answer with the same status, headers and JSON body as the REST API (401 with the Bearer
+ * challenge, 403, 429 with Retry-After), and failed attempts count toward the same
+ * throttling. An accepted upgrade is handed to koa-websocket's server (`app.ws.listen` with
+ * `noServer`), whose middleware routes it, through @koa/router on `app.ws`, to the stream.
  */
 export function attachWebsocket(options: WebsocketOptions): WebsocketEndpoint {
   const clock = options.clock ?? systemClock;
   const timers = options.timers ?? systemTimers;
-  const wss = new WebSocketServer({ noServer: true, clientTracking: false, perMessageDeflate: false, maxPayload: MAX_FRAME_BYTES });
+  const { app } = options;
   const system = new SystemInfo({ clock, version: options.version, dataDir: options.dataDir, startedAt: options.startedAt ?? clock.now() });
   const hub = new MetricsHub({
     registry: options.registry,
@@ -86,6 +91,24 @@ export function attachWebsocket(options: WebsocketOptions): WebsocketEndpoint {
     maxBufferedBytes: options.maxBufferedBytes ?? 256 * 1024,
   });
   let closing = false;
+  /** Who each accepted upgrade request authenticated as, for the route that takes the socket. */
+  const authenticated = new WeakMap<IncomingMessage, string>();
+
+  app.ws.use(async (ctx, next) => {
+    try {
+      await next();
+    } catch (err) {
+      // koa-websocket only reports a failed middleware to its debug log.
+      log.error('WebSocket connection setup failed', { err });
+      ctx.websocket.close(1011, 'internal error; see the server log');
+    }
+  });
+  // The router's context type wants the `params` and `router` it sets itself, which
+  // koa-websocket's context type (koa's plus `websocket`) cannot promise beforehand.
+  const routes = streamRoutes(hub, authenticated).routes();
+  app.ws.use((ctx, next) => routes(ctx as unknown as Parameters<typeof routes>[0], next));
+  app.ws.listen({ noServer: true, clientTracking: false, perMessageDeflate: false, maxPayload: MAX_FRAME_BYTES });
+  const wss: WebSocketServer = app.ws.server!;
 
   const onUpgrade = (req: IncomingMessage, socket: Duplex, head: Buffer) => {
     void upgrade(req, socket, head).catch((err) => {
@@ -108,8 +131,8 @@ export function attachWebsocket(options: WebsocketOptions): WebsocketEndpoint {
     if (closing) return refuse(socket, 503, 'the server is shutting down; reconnect in a moment');
     if (socket.destroyed) return;
     socket.off('error', ignore);
-    const form = formOfQuery(url.searchParams);
-    wss.handleUpgrade(req, socket, head, (ws) => hub.connect(ws, form, outcome.who));
+    authenticated.set(req, outcome.who);
+    wss.handleUpgrade(req, socket, head, (ws) => wss.emit('connection', ws, req));
   }
 
   options.server.on('upgrade', onUpgrade);
@@ -124,6 +147,18 @@ export function attachWebsocket(options: WebsocketOptions): WebsocketEndpoint {
       wss.close();
     },
   };
+}
+
+/** The stream's route on `app.ws`: the socket joins the hub as who its upgrade authenticated as. */
+function streamRoutes(hub: MetricsHub, authenticated: WeakMap<IncomingMessage, string>): Router {
+  const router = new Router();
+  router.get(WEBSOCKET_PATH, (ctx) => {
+    const who = authenticated.get(ctx.req);
+    // Only upgrades that passed the check above reach app.ws; anything else is a bug.
+    if (who === undefined) throw new Error('a WebSocket reached the stream without an authenticated upgrade');
+    hub.connect(ctx.websocket, formOfQuery(new URLSearchParams(ctx.querystring)), who);
+  });
+  return router;
 }
 
 /**
