@@ -3,8 +3,11 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { systemClock, type Clock } from './clock.js';
 import { loadConfig } from './config/load.js';
-import { siteTimeZone, type Config } from './config/schema.js';
+import type { Config } from './config/schema.js';
 import { migrate, openDatabase } from './db.js';
+import { container, type DependencyContainer } from './container/di.js';
+import { registerCoreServices } from './container/core-services.js';
+import { CLOCK, CONFIG, CONTEXT_SERVICES, DB, HISTORY, PLUGIN_CONTEXTS } from './container/tokens.js';
 import { EnergyTotals, energyMigrations } from './energy/kwh-totals.js';
 import { TopicRegistry } from './topics/registry.js';
 import { TotalsDeriver } from './topics/power-totals.js';
@@ -49,7 +52,13 @@ export interface ServerOptions {
   configFile?: string;
   /** Sets the device password at start (containers, tests). */
   password?: string;
+  /** Shorthand for registering CLOCK (a ManualClock in tests). */
   clock?: Clock;
+  /**
+   * Overrides registrations before anything is built: tests register a fake HTTP client
+   * (HTTP_CLIENT) or any service of their own instead of threading arguments through.
+   */
+  register?: (container: DependencyContainer) => void;
   /** Where plugins are discovered; default the repository root. */
   rootDir?: string;
 }
@@ -68,15 +77,22 @@ export interface Heliograph {
 }
 
 /**
- * The composition root: builds every service with exactly what it needs, in dependency
- * order, and undoes them in reverse on close. Plugins start after the server listens, so
- * the API answers at once while devices are still being contacted.
+ * The composition root. A container of this server's own (a child of tsyringe's global one,
+ * so two servers in one process share nothing) knows how every service is made
+ * (container/core-services.ts); what opens asynchronously is opened here first and
+ * registered as a value. Services are resolved in dependency order and undone in reverse
+ * on close; a failed start undoes what was built. Plugins start after the server listens,
+ * so the API answers at once while devices are still being contacted.
  */
 export async function startHeliograph(options: ServerOptions): Promise<Heliograph> {
-  const clock = options.clock ?? systemClock;
   const config = loadConfig(options.configFile ?? join(options.dataDir, 'config.json'));
-  const timeZone = siteTimeZone(config);
   const instances = loadPluginsFile(options.pluginsFile);
+  const di = container.createChildContainer();
+  di.register(CONFIG, { useValue: config });
+  di.register(CLOCK, { useValue: options.clock ?? systemClock });
+  registerCoreServices(di);
+  options.register?.(di);
+  const clock = di.resolve(CLOCK);
 
   const db = await openDatabase(join(options.dataDir, 'heliograph.db'));
   const closers: Array<() => Promise<void> | void> = [() => db.close()];
@@ -92,11 +108,11 @@ export async function startHeliograph(options: ServerOptions): Promise<Heliograp
 
   try {
     await migrate(db, [...auditMigrations, ...energyMigrations, ...pluginStoreMigrations]);
+    di.register(DB, { useValue: db });
 
-    const registry = new TopicRegistry(clock);
-    closers.push(new TotalsDeriver(registry).start());
-    const energy = new EnergyTotals(registry, db, clock, config.energy.resetPeriod, timeZone);
-    closers.push(await energy.start());
+    const registry = di.resolve(TopicRegistry);
+    closers.push(di.resolve(TotalsDeriver).start());
+    closers.push(await di.resolve(EnergyTotals).start());
     const staleTimer = setInterval(() => registry.checkStale(), 5000);
     closers.push(() => clearInterval(staleTimer));
 
@@ -106,35 +122,22 @@ export async function startHeliograph(options: ServerOptions): Promise<Heliograp
     closers.push(() => historyDb.close());
     const history = await HistoryStore.open({ db: historyDb, clock, config: config.history });
     closers.push(() => history.close());
-    const recorder = new Recorder({ registry, store: history, clock });
+    di.register(HISTORY, { useValue: history });
+    const recorder = di.resolve(Recorder);
     recorder.start();
     closers.push(() => recorder.stop());
 
-    const audit = new AuditLog(db);
-    const writes = new WriteService(registry, audit, clock);
+    const audit = di.resolve(AuditLog);
+    const writes = di.resolve(WriteService);
     const auth = await AuthService.create(db, clock, config.auth);
     if (options.password) await auth.ensurePassword(options.password);
 
-    const forecast = new ForecastStore({ registry, clock, temperatureUnit: config.site.temperatureUnit });
+    const forecast = di.resolve(ForecastStore);
     forecast.start();
     closers.push(() => forecast.stop());
-    const prices = new PriceBook({ clock, timeZone, multiplier: config.prices.multiplier, offset: config.prices.offset });
+    const prices = di.resolve(PriceBook);
 
-    const plugins = new PluginHost(
-      {
-        clock,
-        db,
-        registry,
-        writes,
-        history,
-        forecast,
-        prices,
-        site: { timeZone, latitude: config.site.latitude, longitude: config.site.longitude, temperatureUnit: config.site.temperatureUnit },
-      },
-      discoverPlugins(options.rootDir ?? ROOT_DIR),
-      instances,
-      options.pluginsFile,
-    );
+    const plugins = new PluginHost(di.resolve(CONTEXT_SERVICES), discoverPlugins(options.rootDir ?? ROOT_DIR), instances, options.pluginsFile, di.resolve(PLUGIN_CONTEXTS));
     await plugins.load();
 
     const app = createApp({
@@ -166,4 +169,3 @@ export async function startHeliograph(options: ServerOptions): Promise<Heliograp
     throw err;
   }
 }
-

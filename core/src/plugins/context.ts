@@ -2,11 +2,12 @@ import type { Got } from 'got';
 import type { Device, Disposer, PluginContext, SiteInfo } from '@heliograph/plugins-sdk';
 import type { Clock } from '../clock.js';
 import type { Db } from '../db.js';
+import { inject, injectable } from '../container/di.js';
+import { CONTEXT_SERVICES, HTTP_CLIENT, PLUGIN_INSTANCE } from '../container/tokens.js';
 import { createLogger } from '../log.js';
 import type { TopicRegistry } from '../topics/registry.js';
 import type { WriteService } from '../writes/service.js';
 import { DeviceTopics } from './device-topics.js';
-import { createHttpClient } from './http-client.js';
 import { PastReadings } from './past-readings.js';
 import { pluginStore } from './plugin-store.js';
 import { PluginScheduler, type JobReporter } from './scheduler.js';
@@ -24,10 +25,22 @@ export interface ContextServices {
   site: SiteInfo;
 }
 
+/** One start of a plugin instance: what its context is built for. */
+export interface PluginInstanceScope {
+  id: string;
+  devices: readonly Device[];
+  /** Aborts when this start is stopped. */
+  abort: AbortController;
+  reporter: JobReporter & { writeFailed(message: string): void };
+}
+
 /**
  * Builds the context of one plugin instance. Everything registered through it is undone by
- * `dispose()`, which the host calls on stop and after a failed start.
+ * `dispose()`, which the host calls on stop and after a failed start. Resolved from a child
+ * container per instance start (see container/core-services.ts), where PLUGIN_INSTANCE is
+ * that instance.
  */
+@injectable()
 export class ContextBuilder {
   private readonly disposers: Disposer[] = [];
   private disposed = false;
@@ -36,13 +49,21 @@ export class ContextBuilder {
   private readonly topics: DeviceTopics;
   private readonly past: PastReadings;
 
+  private readonly instanceId: string;
+  private readonly devices: readonly Device[];
+  private readonly abort: AbortController;
+  private readonly reporter: PluginInstanceScope['reporter'];
+
   constructor(
-    private readonly instanceId: string,
-    private readonly devices: readonly Device[],
-    private readonly services: ContextServices,
-    private readonly abort: AbortController,
-    private readonly reporter: JobReporter & { writeFailed(message: string): void },
+    @inject(PLUGIN_INSTANCE) instance: PluginInstanceScope,
+    @inject(CONTEXT_SERVICES) private readonly services: ContextServices,
+    @inject(HTTP_CLIENT) private readonly createHttpClient: (signal: AbortSignal) => Got,
   ) {
+    const { id: instanceId, devices, abort, reporter } = instance;
+    this.instanceId = instanceId;
+    this.devices = devices;
+    this.abort = abort;
+    this.reporter = reporter;
     this.log = createLogger(`plugin:${instanceId}`);
     const { registry, writes, history } = services;
     this.topics = new DeviceTopics({ instanceId, devices, registry, writes, signal: abort.signal, writeFailed: (m) => reporter.writeFailed(m), log: this.log });
@@ -54,6 +75,7 @@ export class ContextBuilder {
     const scheduler = new PluginScheduler(services.clock, this.abort.signal, this.reporter);
     const abort = this.abort;
     let http: Got | undefined;
+    const createHttpClient = this.createHttpClient;
     const track = (dispose: Disposer) => this.track(dispose);
     return {
       instanceId,

@@ -5,7 +5,8 @@ import { ConfigError } from '../config/load.js';
 import { SafeEmitter } from '../events.js';
 import { createLogger, errorMessage } from '../log.js';
 import { formatUtc } from '../rfc3339.js';
-import { ContextBuilder, type ContextServices } from './context.js';
+import { ContextBuilder, type ContextServices, type PluginInstanceScope } from './context.js';
+import { createHttpClient } from './http-client.js';
 import type { DiscoveredPlugin } from './discovery.js';
 import type { PluginInstanceConfig } from './instances.js';
 
@@ -53,6 +54,8 @@ export class PluginHost extends SafeEmitter<{ status: (status: InstanceStatus) =
     private readonly discovered: Map<string, DiscoveredPlugin>,
     private readonly configs: PluginInstanceConfig[],
     private readonly source = 'plugins.json',
+    /** Builds an instance's context; the composition root resolves it from a child container. */
+    private readonly contexts: (instance: PluginInstanceScope) => ContextBuilder = (instance) => new ContextBuilder(instance, services, createHttpClient),
   ) {
     super();
   }
@@ -144,7 +147,7 @@ export class PluginHost extends SafeEmitter<{ status: (status: InstanceStatus) =
     if (!definition) return;
     // This start's own controller: a stop or a newer start replaces instance.abort meanwhile.
     const abort = (instance.abort = new AbortController());
-    const builder = new ContextBuilder(config.id, config.devices.map(deviceFromId), this.services, abort, {
+    const reporter: PluginInstanceScope['reporter'] = {
       succeeded: () => {
         instance.lastPoll = this.services.clock.now();
         if (instance.state === 'failed' || instance.lastError) {
@@ -154,7 +157,8 @@ export class PluginHost extends SafeEmitter<{ status: (status: InstanceStatus) =
       },
       failed: (job, err) => this.fail(instance, `job ${job} failed: ${errorMessage(err)}`),
       writeFailed: (message) => this.fail(instance, message),
-    });
+    };
+    const builder = this.contexts({ id: config.id, devices: config.devices.map(deviceFromId), abort, reporter });
     instance.builder = builder;
     this.setState(instance, 'starting');
     try {

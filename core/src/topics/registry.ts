@@ -1,5 +1,7 @@
 import type { MetricValue } from '@heliograph/plugins-sdk';
 import type { Clock } from '../clock.js';
+import { inject, injectable } from '../container/di.js';
+import { CLOCK } from '../container/tokens.js';
 import { SafeEmitter } from '../events.js';
 import { compileGlob } from './glob.js';
 
@@ -79,6 +81,7 @@ interface DeviceLiveness {
  * added their topics to it. The snapshot JSON is built once per change and per filter, not
  * once per request.
  */
+@injectable()
 export class TopicRegistry extends SafeEmitter<RegistryEvents> {
   private readonly states = new Map<string, TopicState>();
   private sorted: TopicState[] = [];
@@ -92,7 +95,7 @@ export class TopicRegistry extends SafeEmitter<RegistryEvents> {
   private readonly snapshotCache = new Map<string, Buffer>();
   private readonly globCache = new Map<string, RegExp>();
 
-  constructor(private readonly clock: Clock) {
+  constructor(@inject(CLOCK) private readonly clock: Clock) {
     super();
   }
 

@@ -1,4 +1,6 @@
 import type { MetricValue } from '@heliograph/plugins-sdk';
+import { inject, injectable } from '../container/di.js';
+import { DB } from '../container/tokens.js';
 import type { Db, Migration } from '../db.js';
 import { formatUtc } from '../rfc3339.js';
 
@@ -31,8 +33,9 @@ export interface AuditEntry {
 }
 
 /** Every write attempt, refused ones included, newest first on read. */
+@injectable()
 export class AuditLog {
-  constructor(private readonly db: Db) {}
+  constructor(@inject(DB) private readonly db: Db) {}
 
   async add(entry: AuditEntry): Promise<void> {
     await this.db.run(
