@@ -3,6 +3,7 @@ import { DateTime } from 'luxon';
 import type { Clock } from '../clock.js';
 import { roundTo } from '../numbers.js';
 import { createLogger } from '../log.js';
+import type { GridResponse, ImportExportSlot as ImportExportSlotJson, PriceSlot as PriceSlotJson } from '../api-types.js';
 import type { PriceSink } from '../plugins/sinks.js';
 import { formatUtc } from '../rfc3339.js';
 
@@ -10,31 +11,8 @@ const log = createLogger('grid');
 
 export type ScheduleType = 'pricing' | 'import_export_pricing' | 'none';
 
-export interface PriceSlotJson {
-  from: string;
-  to: string;
-  price: number;
-  rank: number;
-  premium: number;
-}
-
-export interface ImportExportSlotJson {
-  from: string;
-  to: string;
-  import_price: number;
-  import_rank: number;
-  import_premium: number;
-  export_price: number | null;
-  export_rank: number | null;
-  export_premium: number | null;
-}
-
-/** The body of GET /api/v1/grid. */
-export interface GridResponse {
-  provider: string;
-  schedule_type: 'pricing' | 'import_export_pricing';
-  pricing: { currency: string; unit: string; slots: Array<PriceSlotJson | ImportExportSlotJson> } | null;
-}
+/** The body of GET /api/v1/grid and its slots, as api/schemas/grid.ts defines them. */
+export type { GridResponse, ImportExportSlot as ImportExportSlotJson, PriceSlot as PriceSlotJson } from '../api-types.js';
 
 interface SourceState {
   declaration: PriceProviderDeclaration;

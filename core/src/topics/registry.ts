@@ -1,4 +1,5 @@
 import type { MetricValue } from '@heliograph/plugins-sdk';
+import type { Metric } from '../api-types.js';
 import type { Clock } from '../clock.js';
 import { inject, injectable } from '../container/di.js';
 import { CLOCK } from '../container/tokens.js';
@@ -235,9 +236,9 @@ export class TopicRegistry extends SafeEmitter<RegistryEvents> {
   }
 
   /** The API's Metric object of a topic. */
-  toMetric(state: TopicState): Record<string, unknown> {
+  toMetric(state: TopicState): Metric {
     const { meta } = state;
-    const metric: Record<string, unknown> = {
+    const metric: Metric = {
       topic: meta.topic,
       device: meta.device,
       number: meta.number,

@@ -1,4 +1,5 @@
 import type { MetricValue } from '@heliograph/plugins-sdk';
+import type { AuditEntry as ApiAuditEntry } from '../api-types.js';
 import { inject, injectable } from '../container/di.js';
 import { DB } from '../container/tokens.js';
 import type { Db, Migration } from '../db.js';
@@ -52,9 +53,9 @@ export class AuditLog {
   }
 
   /** The newest `limit` entries as the API shows them. */
-  async list(limit: number): Promise<Array<Record<string, unknown>>> {
+  async list(limit: number): Promise<ApiAuditEntry[]> {
     const rows = await this.db.all<
-      Array<{ time: number; who: string; via: string; topic: string; old_value: string | null; new_value: string; result: string; message: string | null }>
+      Array<{ time: number; who: string; via: 'rest' | 'ws'; topic: string; old_value: string | null; new_value: string; result: 'ok' | 'error'; message: string | null }>
     >('SELECT time, who, via, topic, old_value, new_value, result, message FROM audit ORDER BY id DESC LIMIT ?', limit);
     return rows.map((r) => ({
       time: formatUtc(r.time),
