@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { systemClock, type Clock } from './clock.js';
+import { systemClock } from './clock.js';
 import { loadConfig } from './config/load.js';
 import type { Config } from './config/schema.js';
 import { migrate, openDatabase } from './db.js';
@@ -37,6 +37,9 @@ import { createLogger } from './log.js';
 
 const log = createLogger('server');
 
+/** The tokens a caller of startHeliograph may register over (ServerOptions.register). */
+export { CLOCK, HTTP_CLIENT } from './container/tokens.js';
+
 /** The repository root: plugins/ and node_modules/ are searched for plugins below it. */
 export const ROOT_DIR = fileURLToPath(new URL('../../../', import.meta.url));
 
@@ -52,8 +55,6 @@ export interface ServerOptions {
   configFile?: string;
   /** Sets the device password at start (containers, tests). */
   password?: string;
-  /** Shorthand for registering CLOCK (a ManualClock in tests). */
-  clock?: Clock;
   /**
    * Overrides registrations before anything is built: tests register a fake HTTP client
    * (HTTP_CLIENT) or any service of their own instead of threading arguments through.
@@ -89,7 +90,7 @@ export async function startHeliograph(options: ServerOptions): Promise<Heliograp
   const instances = loadPluginsFile(options.pluginsFile);
   const di = container.createChildContainer();
   di.register(CONFIG, { useValue: config });
-  di.register(CLOCK, { useValue: options.clock ?? systemClock });
+  di.register(CLOCK, { useValue: systemClock });
   registerCoreServices(di);
   options.register?.(di);
   const clock = di.resolve(CLOCK);

@@ -3,7 +3,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { after } from 'node:test';
-import { startHeliograph, type Heliograph, type ServerOptions } from '@heliograph/core/server';
+import { CLOCK, startHeliograph, type Heliograph } from '@heliograph/core/server';
+import type { Clock } from '@heliograph/core/clock';
 
 export const REPO_ROOT = fileURLToPath(new URL('../../../', import.meta.url));
 export const PASSWORD = 'correct horse battery';
@@ -32,7 +33,7 @@ export async function startTestServer(options: {
   fixtures?: string[];
   password?: string | null;
   config?: Record<string, unknown>;
-  clock?: ServerOptions['clock'];
+  clock?: Clock;
 }): Promise<TestServer> {
   const dir = tempDir();
   const root = join(dir, 'root');
@@ -52,7 +53,10 @@ export async function startTestServer(options: {
     pluginsFile,
     rootDir: root,
     password: password ?? undefined,
-    clock: options.clock,
+    // A manual clock replaces the registration, not an argument threaded through the core.
+    register: (container) => {
+      if (options.clock) container.register(CLOCK, { useValue: options.clock });
+    },
   });
   after(() => server.close());
   await server.pluginsStarted;
