@@ -1,16 +1,19 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { systemClock, type Clock } from './clock.js';
+import { systemClock } from './clock.js';
 import { loadConfig } from './config/load.js';
-import { siteTimeZone, type Config } from './config/schema.js';
-import { EnergyTotals, energyMigrations } from './energy/totals.js';
+import type { Config } from './config/schema.js';
+import { container, type DependencyContainer } from './container/di.js';
+import { registerCoreServices } from './container/core-services.js';
+import { CLOCK, CONFIG, CONTEXT_SERVICES, DB, HISTORY, PLUGIN_CONTEXTS } from './container/tokens.js';
+import { EnergyTotals, energyMigrations } from './energy/kwh-totals.js';
 import { TopicRegistry } from './topics/registry.js';
-import { TotalsDeriver } from './topics/totals.js';
+import { TotalsDeriver } from './topics/power-totals.js';
 import { AuditLog, auditMigrations } from './writes/audit.js';
 import { WriteService } from './writes/service.js';
 import { AuthService } from './auth/service.js';
-import { pluginStoreMigrations } from './plugins/context.js';
+import { pluginStoreMigrations } from './plugins/plugin-store.js';
 import { discoverPlugins } from './plugins/discovery.js';
 import { PluginHost } from './plugins/host.js';
 import { loadPluginsFile, savePluginsFile } from './plugins/instances.js';
@@ -48,6 +51,9 @@ import { applySiteSettingsLive } from './config/apply-live.js';
 
 const log = createLogger('server');
 
+/** The tokens a caller of startHeliograph may register over (ServerOptions.register). */
+export { CLOCK, HTTP_CLIENT } from './container/tokens.js';
+
 /** The repository root: plugins/ and node_modules/ are searched for plugins below it. */
 export const ROOT_DIR = fileURLToPath(new URL('../../../', import.meta.url));
 
@@ -63,7 +69,12 @@ export interface ServerOptions {
   configFile?: string;
   /** Sets the device password at start (containers, tests). */
   password?: string;
-  clock?: Clock;
+  /**
+   * Registrations over the defaults, made before anything is resolved: tests register a
+   * manual clock (CLOCK), a fake HTTP client factory for plugins' `ctx.http`
+   * (HTTP_CLIENT) or any service of their own instead of threading arguments through.
+   */
+  register?: (container: DependencyContainer) => void;
   /** Where plugins are discovered; default the repository root. */
   rootDir?: string;
   /** mDNS advertisement; overrides HELIOGRAPH_MDNS and the config (tests turn it off, or bind it to loopback). */
@@ -90,16 +101,23 @@ export interface Heliograph {
 }
 
 /**
- * The composition root: builds every service with exactly what it needs, in dependency
- * order, and undoes them in reverse on close. Plugins start after the server listens, so
- * the API answers at once while devices are still being contacted.
+ * The composition root. A container of this server's own (a child of tsyringe's global one,
+ * so two servers in one process share nothing) knows how every service is made
+ * (container/core-services.ts); what opens asynchronously is opened here first and
+ * registered as a value. Services are resolved in dependency order and undone in reverse
+ * on close; a failed start undoes what was built. Plugins start after the server listens,
+ * so the API answers at once while devices are still being contacted.
  */
 export async function startHeliograph(options: ServerOptions): Promise<Heliograph> {
-  const clock = options.clock ?? systemClock;
   const configFile = options.configFile ?? join(options.dataDir, 'config.json');
   const config = loadConfig(configFile);
-  const timeZone = siteTimeZone(config);
   const instances = loadPluginsFile(options.pluginsFile);
+  const di = container.createChildContainer();
+  di.register(CONFIG, { useValue: config });
+  di.register(CLOCK, { useValue: systemClock });
+  registerCoreServices(di);
+  options.register?.(di);
+  const clock = di.resolve(CLOCK);
   const startedAt = clock.now();
   const mdns = options.mdns ?? { enabled: mdnsEnabled(config), interface: config.mdns.interface ?? undefined };
 
@@ -118,59 +136,47 @@ export async function startHeliograph(options: ServerOptions): Promise<Heliograp
   };
 
   try {
+    di.register(DB, { useValue: db });
     const siteId = loadSiteId(options.dataDir);
 
-    const registry = new TopicRegistry(clock);
-    closers.push(new TotalsDeriver(registry).start());
-    const energy = new EnergyTotals(registry, db, clock, config.energy.resetPeriod, timeZone, config.history.flushIntervalMs);
+    const registry = di.resolve(TopicRegistry);
+    closers.push(di.resolve(TotalsDeriver).start());
+    const energy = di.resolve(EnergyTotals);
     closers.push(await energy.start());
     const staleTimer = setInterval(() => registry.checkStale(), 5000);
     closers.push(() => clearInterval(staleTimer));
 
     // History writes its batches on a connection of its own: a transaction on a shared
-    // connection would take in whatever else ran on it meanwhile.
-    // Without history (its tables damaged) the service still starts: see history/open.ts.
+    // connection would take in whatever else ran on it meanwhile. Without history (its
+    // tables damaged) the service still starts, and HISTORY stays unregistered: see history/open.ts.
     const opened = await openHistory(dbFile, clock, config.history);
     const history = opened.store;
     if (opened.store) {
       const { db: historyDb, store } = opened;
       closers.push(() => historyDb.close());
       closers.push(() => store.close());
-      const recorder = new Recorder({ registry, store, clock });
+      di.register(HISTORY, { useValue: store });
+      const recorder = di.resolve(Recorder);
       recorder.start();
       closers.push(() => recorder.stop());
     }
     const historyStatus = () => historyStatusRow(opened, setAsideAs);
 
-    const audit = new AuditLog(db, () => clock.now());
+    const audit = di.resolve(AuditLog);
     closers.push(() => audit.flush());
-    const writes = new WriteService(registry, audit, clock);
+    const writes = di.resolve(WriteService);
     const auth = await AuthService.create(db, clock, config.auth);
     if (options.password) await auth.ensurePassword(options.password);
     const setupCode = SetupCode.forStart(await auth.hasPassword());
     const record = setupAudit(audit, clock);
 
-    const forecast = new ForecastStore({ registry, clock, temperatureUnit: config.site.temperatureUnit });
+    const forecast = di.resolve(ForecastStore);
     forecast.start();
     closers.push(() => forecast.stop());
     const system = new SystemInfo({ clock, siteId, version: VERSION, dataDir: options.dataDir, startedAt });
-    const prices = new PriceBook({ clock, timeZone, multiplier: config.prices.multiplier, offset: config.prices.offset });
+    const prices = di.resolve(PriceBook);
 
-    const plugins = new PluginHost(
-      {
-        clock,
-        db,
-        registry,
-        writes,
-        history: history ?? undefined,
-        forecast,
-        prices,
-        site: { timeZone, latitude: config.site.latitude, longitude: config.site.longitude, temperatureUnit: config.site.temperatureUnit },
-      },
-      discoverPlugins(options.rootDir ?? ROOT_DIR),
-      instances,
-      options.pluginsFile,
-    );
+    const plugins = new PluginHost(di.resolve(CONTEXT_SERVICES), discoverPlugins(options.rootDir ?? ROOT_DIR), instances, options.pluginsFile, di.resolve(PLUGIN_CONTEXTS));
     await plugins.load();
     const settings = new LiveSiteSettings(config, configFile);
     closers.push(applySiteSettingsLive(settings, { energy, prices, forecast, plugins }));
@@ -204,7 +210,7 @@ export async function startHeliograph(options: ServerOptions): Promise<Heliograp
     const server = await listen(app, options.host, options.port);
     closers.push(() => server.close());
     // Open sockets would hold server.close() up, so they are closed first (closers run in reverse).
-    const websocket = attachWebsocket({ server: server.server, registry, auth, realm: config.site.name, writes, system, clock, hosts, revocations: auth });
+    const websocket = attachWebsocket({ app, server: server.server, registry, auth, realm: config.site.name, writes, system, clock, hosts, revocations: auth });
     closers.push(() => websocket.close());
     if (mdns.enabled) {
       const advertisement = advertiseMdns({ port: server.port, siteId, name: `${config.site.name} ${siteId}`, interface: mdns.interface });
@@ -219,4 +225,3 @@ export async function startHeliograph(options: ServerOptions): Promise<Heliograp
     throw err;
   }
 }
-

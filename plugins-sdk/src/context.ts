@@ -224,11 +224,25 @@ export type ForecastTopic =
  * Feeds the core's ForecastStore. Each publish is one model run: it replaces the stored
  * points in the range it covers.
  *
+ * `demo: true` declares the run made-up data (the simulator's demo outlook): it fills a
+ * topic only until a real forecast arrives for it, and never takes a topic from a real one.
+ * Between two real (or two demo) sources, the first to publish a topic keeps it.
+ *
  * @example
  * ctx.forecast.publish({ series: { pv_power_predicted: [[Date.parse('2026-11-22T10:00:00Z'), 1520]] } });
+ * ctx.forecast.publish({ series: demoSeries, demo: true }); // gives way to a forecast plugin
  */
 export interface ForecastApi {
-  publish(args: { series: Partial<Record<ForecastTopic, ForecastPoints>>; fetchedAt?: number }): void;
+  publish(args: ForecastRun): void;
+}
+
+/** One forecast run as a plugin publishes it; see {@link ForecastApi}. */
+export interface ForecastRun {
+  series: Partial<Record<ForecastTopic, ForecastPoints>>;
+  /** When the provider produced it (Unix ms); default now. */
+  fetchedAt?: number;
+  /** Made-up data that gives way to any real forecast; default false. */
+  demo?: boolean;
 }
 
 /**
@@ -249,6 +263,10 @@ export interface PriceSlot {
 /**
  * Feeds the core's PriceBook. Declare the provider once in setup, then publish schedules.
  *
+ * Of several declared providers the grid API shows one, the active provider: a real one
+ * before any declared `demo`, and among those the first declared that has published slots
+ * (the first declared while none has). The others stay on standby.
+ *
  * @example
  * ctx.prices.declare({ provider: 'aWATTar', currency: 'EUR', scheduleType: 'pricing' });
  * ctx.prices.publish({ import: [{ start, end: start + 3_600_000, price: 0.2002 }] });
@@ -258,9 +276,20 @@ export interface PricesApi {
    * Names the provider and what it publishes. `scheduleType: 'none'` means a provider
    * without dynamic prices (the grid API then answers `pricing: null`).
    */
-  declare(args: { provider: string; currency?: string; scheduleType: 'pricing' | 'import_export_pricing' | 'none' }): Disposer;
+  declare(args: PriceProviderDeclaration): Disposer;
   /** Replaces the slots it covers; `export` only for `import_export_pricing`. */
   publish(args: { import: PriceSlot[]; export?: PriceSlot[] }): void;
+}
+
+/** What `ctx.prices.declare` takes; see {@link PricesApi}. */
+export interface PriceProviderDeclaration {
+  /** Shown as the grid API's `provider`, e.g. `aWATTar`. */
+  provider: string;
+  /** ISO 4217 code; required unless `scheduleType` is `none`. */
+  currency?: string;
+  scheduleType: 'pricing' | 'import_export_pricing' | 'none';
+  /** Made-up prices (the simulator's demo) that give way to any real price plugin; default false. */
+  demo?: boolean;
 }
 
 /**

@@ -29,6 +29,7 @@ export {
   type RequestFailureOptions,
 } from './providers.js';
 export { assertJsonDepth, JsonTooDeepError, MAX_JSON_DEPTH } from './json-depth.js';
+export { formatZodError, formatZodIssue, formatZodPath, type ZodErrorFormatOptions } from './zod-errors.js';
 export {
   deviceFromId,
   type Device,
@@ -37,6 +38,7 @@ export {
   type Disposer,
   type ForecastApi,
   type ForecastPoints,
+  type ForecastRun,
   type ForecastTopic,
   type JobOptions,
   type MetricDeclaration,
@@ -44,6 +46,7 @@ export {
   type PluginContext,
   type PluginLogger,
   type PluginStore,
+  type PriceProviderDeclaration,
   type PriceSlot,
   type PricesApi,
   type SchedulerApi,

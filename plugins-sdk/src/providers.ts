@@ -5,6 +5,7 @@
 import { DateTime } from 'luxon';
 import type { z } from 'zod';
 import { assertJsonDepth, JsonTooDeepError, MAX_JSON_DEPTH } from './json-depth.js';
+import { formatZodError } from './zod-errors.js';
 
 /** The fields of got's errors read here; matched by shape since a plugin may load its own got. */
 interface GotErrorShape {
@@ -175,21 +176,8 @@ export function parseAnswer<S extends z.ZodType>(options: ParseAnswerOptions<S>)
   const { source, schema, input, meanwhile } = options;
   const result = schema.safeParse(input);
   if (result.success) return result.data;
-  const issues = result.error.issues;
-  const lines = issues.slice(0, 3).map((issue) => `${source}: ${formatPath(issue.path)}: ${issue.message.replace(/^Invalid input: /, '')}`);
-  if (issues.length > 3) lines.push(`and ${issues.length - 3} more problems`);
-  throw new Error(`${lines.join('; ')}. The service sent an answer this plugin does not understand; ${meanwhile}.`);
-}
-
-/** `data[3].price.amount`; a key that is not a name, such as a time, is quoted: `watts["2024-04-26 07:00"]`. */
-function formatPath(path: readonly PropertyKey[]): string {
-  let out = '';
-  for (const key of path) {
-    if (typeof key === 'number') out += `[${key}]`;
-    else if (!/^[A-Za-z_$][\w$.-]*$/.test(String(key))) out += `[${JSON.stringify(String(key))}]`;
-    else out += out ? `.${String(key)}` : String(key);
-  }
-  return out || '(whole answer)';
+  const problems = formatZodError(result.error, { source, rootName: '(whole answer)', limit: 3, separator: '; ' });
+  throw new Error(`${problems}. The service sent an answer this plugin does not understand; ${meanwhile}.`);
 }
 
 /**

@@ -22,11 +22,11 @@ import type {
   Device,
   DeviceDeclaration,
   Disposer,
-  ForecastPoints,
-  ForecastTopic,
+  ForecastRun,
   MetricValue,
   PluginContext,
   PluginDefinition,
+  PriceProviderDeclaration,
   PriceSlot,
   SettingDeclaration,
   SiteInfo,
@@ -76,7 +76,7 @@ export interface ScheduledJob {
  * assert.equal(host.prices.schedules.at(-1)?.export?.length, 96);
  */
 export interface RecordedPrices {
-  provider?: { provider: string; currency?: string; scheduleType: string };
+  provider?: PriceProviderDeclaration;
   schedules: Array<{ import: PriceSlot[]; export?: PriceSlot[] }>;
 }
 
@@ -98,7 +98,7 @@ export interface TestHost {
   /** Readings recorded into history through `ctx.topics.record`, by topic. */
   readonly recorded: Map<string, Array<[time: number, value: number]>>;
   /** Every forecast run published, oldest first. */
-  readonly forecasts: Array<{ series: Partial<Record<ForecastTopic, ForecastPoints>>; fetchedAt?: number }>;
+  readonly forecasts: ForecastRun[];
   readonly prices: RecordedPrices;
   readonly jobs: Map<string, ScheduledJob>;
   readonly store: Map<string, unknown>;

@@ -40,10 +40,11 @@ async function main(): Promise<void> {
   };
   const db = await openDatabase(':memory:');
   await migrate(db, auditMigrations);
-  const writes = new WriteService(registry, new AuditLog(db), systemClock);
+  const writes = new WriteService(registry, new AuditLog(db, systemClock), systemClock);
   const system = new SystemInfo({ clock: systemClock, siteId: 1, version: 'bench', dataDir: tmpdir(), startedAt: Date.now() });
-  const running = await listen(createApp({ auth, realm: 'Heliograph', routers: [] }), '127.0.0.1', 0);
-  const endpoint = attachWebsocket({ server: running.server, registry, auth, realm: 'Heliograph', writes, system });
+  const app = createApp({ auth, realm: 'Heliograph', routers: [] });
+  const running = await listen(app, '127.0.0.1', 0);
+  const endpoint = attachWebsocket({ app, server: running.server, registry, auth, realm: 'Heliograph', writes, system });
 
   let ticks = 0;
   const values = states.map(() => 1000 + Math.random() * 1000);

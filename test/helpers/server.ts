@@ -3,7 +3,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { after } from 'node:test';
-import { startHeliograph, type Heliograph, type ServerOptions } from '@heliograph/core/server';
+import { CLOCK, startHeliograph, type Heliograph, type ServerOptions } from '@heliograph/core/server';
+import type { Clock } from '@heliograph/core/clock';
 
 export const REPO_ROOT = fileURLToPath(new URL('../../../', import.meta.url));
 export const PASSWORD = 'correct horse battery';
@@ -34,7 +35,7 @@ export async function startTestServer(options: {
   external?: string[];
   password?: string | null;
   config?: Record<string, unknown>;
-  clock?: ServerOptions['clock'];
+  clock?: Clock;
   mdns?: ServerOptions['mdns'];
   /** Reuse the data directory of an earlier server (a restart); default a fresh one. */
   dataDir?: string;
@@ -62,9 +63,12 @@ export async function startTestServer(options: {
     pluginsFile,
     rootDir: root,
     password: password ?? undefined,
-    clock: options.clock,
     // Only the mDNS test advertises (bound to loopback); the rest must not touch the network.
     mdns: options.mdns ?? { enabled: false },
+    // A manual clock replaces the registration, not an argument threaded through the core.
+    register: (container) => {
+      if (options.clock) container.register(CLOCK, { useValue: options.clock });
+    },
   });
   after(() => server.close());
   await server.pluginsStarted;

@@ -1,4 +1,5 @@
 import Koa from 'koa';
+import websockify from 'koa-websocket';
 import Router from '@koa/router';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -32,12 +33,17 @@ export function appRoutes(options: Pick<AppOptions, 'routers' | 'publicRouters'>
   return [...listRoutes(options.publicRouters ?? [], '', true), ...listRoutes(options.routers, API_PREFIX)];
 }
 
+/** The koa app with koa-websocket's `app.ws`, where the live stream's route is mounted. */
+export type WebsocketApp = websockify.App;
+
 /**
  * The koa app, kept apart from listening so tests drive it on an ephemeral port. Resource
- * routers are built by the composition root with exactly the services they need.
+ * routers are built by the composition root with exactly the services they need. It is
+ * websockified (`app.ws`) but never listens through koa-websocket: the composition root
+ * owns the HTTP server, and the stream attaches to it (see websocket/index.ts).
  */
-export function createApp(options: AppOptions): Koa {
-  const app = new Koa({ proxy: false });
+export function createApp(options: AppOptions): WebsocketApp {
+  const app = websockify(new Koa({ proxy: false }));
   app.use(securityHeaders());
   app.use(errorHandler());
   app.use(hostAndOriginCheck(options.hosts ?? new HostPolicy()));

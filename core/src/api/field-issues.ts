@@ -1,6 +1,6 @@
 import type { z } from 'zod';
 import { ApiError } from './errors.js';
-import { formatPath } from '../zod-errors.js';
+import { formatZodPath } from '@heliograph/plugins-sdk';
 
 /** One problem with one field of a request body, as the settings page shows it next to the field. */
 export interface FieldIssue {
@@ -92,7 +92,7 @@ export function fieldIssues(error: z.ZodError, prefix: Array<string | number> = 
 export function issuesText(issues: FieldIssue[], source?: string): string {
   return issues
     .map((i) => {
-      const path = formatPath(i.path);
+      const path = formatZodPath(i.path);
       return [source, path, i.message].filter(Boolean).join(': ');
     })
     .join('\n');

@@ -3,7 +3,7 @@ import { z } from 'zod';
 import { scope } from '../auth/scopes.js';
 import type { Clock } from '../clock.js';
 import { FORECAST_TOPICS, type ForecastStore } from '../forecast/store.js';
-import { formatUtc } from '../time.js';
+import { formatUtc } from '../rfc3339.js';
 import { MAX_TOPIC_LENGTH } from '../topics/glob.js';
 import type { TopicRegistry } from '../topics/registry.js';
 import { ApiError } from './errors.js';

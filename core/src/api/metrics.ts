@@ -1,3 +1,4 @@
+import { formatZodIssue } from '@heliograph/plugins-sdk';
 import Router from '@koa/router';
 import { z } from 'zod';
 import { scope } from '../auth/scopes.js';
@@ -48,7 +49,7 @@ export function metricsRoutes(deps: { registry: TopicRegistry; writes: WriteServ
 
   router.post('/metrics', scope('write'), async (ctx) => {
     const parsed = writeBody.safeParse(ctx.request.body);
-    if (!parsed.success) throw new ApiError(400, parsed.error.issues[0]!.message);
+    if (!parsed.success) throw new ApiError(400, formatZodIssue(parsed.error.issues[0]!));
     const { topic, value } = parsed.data;
     const outcome = await writes.write({ topic, value, who: ctx.state.who as string, via: 'rest' });
     if (!outcome.ok && outcome.retryAfterS !== undefined) throw new ApiError(429, outcome.message, { 'Retry-After': String(outcome.retryAfterS) });

@@ -1,3 +1,4 @@
+import { formatZodIssue } from '@heliograph/plugins-sdk';
 import Router from '@koa/router';
 import { z } from 'zod';
 import { errorMessage } from '../log.js';
@@ -52,7 +53,7 @@ export function pluginConfigRoutes(deps: { host: PluginHost; save: SavePluginEnt
     parseQuery(NO_QUERY, ctx.query);
     const id = ctx.params.id!;
     const parsed = configBody.safeParse(ctx.request.body);
-    if (!parsed.success) throw new ApiError(400, parsed.error.issues[0]!.message);
+    if (!parsed.success) throw new ApiError(400, formatZodIssue(parsed.error.issues[0]!));
     const outcome = await host.reconfigure(id, parsed.data);
     if (!outcome) throw unknownInstance(id);
     if (!outcome.ok) throw new ValidationError(outcome.errors, outcome.issues);

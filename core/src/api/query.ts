@@ -1,5 +1,6 @@
+import { formatZodIssue } from '@heliograph/plugins-sdk';
 import { z } from 'zod';
-import { parseRfc3339 } from '../time.js';
+import { parseRfc3339 } from '../rfc3339.js';
 import { ApiError } from './errors.js';
 
 /** The query of a route that takes no parameters. */
@@ -22,8 +23,7 @@ export function parseQuery<S extends z.ZodObject>(schema: S, query: Record<strin
       const takes = known.length === 0 ? 'this endpoint takes no query parameters' : `known parameters: ${known.join(', ')}`;
       throw new ApiError(400, `unknown query parameter ${issue.keys.map((k) => `"${k}"`).join(', ')}: ${takes}`);
     }
-    const name = issue.path.join('.');
-    throw new ApiError(400, name && !issue.message.includes(name) ? `${name}: ${issue.message}` : issue.message);
+    throw new ApiError(400, formatZodIssue(issue));
   }
   return result.data;
 }

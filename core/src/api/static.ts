@@ -1,6 +1,7 @@
 import Router from '@koa/router';
 import { send } from '@koa/send';
-import type { Context } from 'koa';
+// Not koa's Context: @types/koa-websocket adds `websocket` to it, which HTTP routes lack.
+import type { ParameterizedContext as Context } from 'koa';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { ApiError } from './errors.js';

@@ -1,8 +1,9 @@
+import { formatZodIssue } from '@heliograph/plugins-sdk';
 import Router from '@koa/router';
 import { z } from 'zod';
 import { AuthInputError, tokenNameSchema, type AuthService } from '../auth/service.js';
 import { scope, scopeSchema } from '../auth/scopes.js';
-import { parseRfc3339 } from '../time.js';
+import { parseRfc3339 } from '../rfc3339.js';
 import { ApiError } from './errors.js';
 import type { RecordChange } from './change-audit.js';
 import { NO_QUERY, parseQuery } from './query.js';
@@ -50,7 +51,7 @@ export function tokensRoutes(deps: { auth: AuthService; record?: RecordChange })
     parseQuery(NO_QUERY, ctx.query);
     ctx.set('Cache-Control', 'no-store');
     const parsed = createTokenBody.safeParse(ctx.request.body);
-    if (!parsed.success) throw new ApiError(400, parsed.error.issues[0]!.message);
+    if (!parsed.success) throw new ApiError(400, formatZodIssue(parsed.error.issues[0]!));
     const { name, expires_at, scope: tokenScope } = parsed.data;
     let created;
     try {

@@ -1,8 +1,9 @@
+import { formatZodIssue } from '@heliograph/plugins-sdk';
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import { z } from 'zod';
 import type { Clock } from '../clock.js';
 import { migrate, type Db, type Migration } from '../db.js';
-import { formatUtc } from '../time.js';
+import { formatUtc } from '../rfc3339.js';
 import { TypedEmitter } from 'tiny-typed-emitter';
 import { throttleKey } from './client-key.js';
 import { hashPassword, verifyPassword } from './password-hash.js';
@@ -244,7 +245,7 @@ export class AuthService extends TypedEmitter<AuthEvents> implements Authenticat
     const scope = scopeSchema.safeParse(request.scope ?? DEFAULT_TOKEN_SCOPE);
     if (!scope.success) throw new AuthInputError(scope.error.issues[0]!.message);
     const parsedName = tokenNameSchema.safeParse(request.name);
-    if (!parsedName.success) throw new AuthInputError(parsedName.error.issues[0]!.message);
+    if (!parsedName.success) throw new AuthInputError(formatZodIssue(parsedName.error.issues[0]!));
     const name = parsedName.data;
     const now = this.clock.now();
     // Whole seconds, as the API shows them, so the shown expiry is the real one.

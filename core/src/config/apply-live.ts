@@ -1,4 +1,4 @@
-import type { EnergyTotals } from '../energy/totals.js';
+import type { EnergyTotals } from '../energy/kwh-totals.js';
 import type { ForecastStore } from '../forecast/store.js';
 import type { PriceBook } from '../grid/book.js';
 import { createLogger } from '../log.js';

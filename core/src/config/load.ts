@@ -1,7 +1,7 @@
+import { formatZodError } from '@heliograph/plugins-sdk';
 import { readFileSync, existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { configSchema, type Config } from './schema.js';
-import { formatZodError } from '../zod-errors.js';
 
 /** Thrown for a config file the service cannot start with; the message names the bad key. */
 export class ConfigError extends Error {
@@ -20,7 +20,7 @@ export function loadConfig(userFile?: string): Config {
   if (userFile && existsSync(userFile)) merged = deepMerge(defaults, readJson(userFile));
   delete (merged as Record<string, unknown>).$schema;
   const result = configSchema.safeParse(merged);
-  if (!result.success) throw new ConfigError(formatZodError(userFile ?? DEFAULT_CONFIG_FILE, result.error, merged));
+  if (!result.success) throw new ConfigError(formatZodError(result.error, { source: userFile ?? DEFAULT_CONFIG_FILE, input: merged }));
   return result.data;
 }
 

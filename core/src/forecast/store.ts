@@ -1,10 +1,10 @@
-import type { ForecastPoints, ForecastTopic } from '@heliograph/plugins-sdk';
+import type { ForecastPoints, ForecastRun, ForecastTopic } from '@heliograph/plugins-sdk';
 import type { Clock } from '../clock.js';
 import { createLogger } from '../log.js';
 import type { ForecastSink } from '../plugins/sinks.js';
 import type { TopicMeta, TopicRegistry, TopicState } from '../topics/registry.js';
 import { roundTo } from '../numbers.js';
-import { QUARTER_HOUR_MS, floorToQuarterHour } from './time.js';
+import { QUARTER_HOUR_MS, floorToQuarterHour } from './quarter-hours.js';
 
 const log = createLogger('forecast');
 
@@ -36,6 +36,8 @@ interface Series {
   readonly meta: TopicMeta;
   /** The source (plugin instance) whose runs feed this topic. */
   source: string;
+  /** Its latest run was declared demo data: a real forecast may take the topic over. */
+  demo: boolean;
   times: number[];
   values: number[];
   lastUpdated: number;
@@ -67,8 +69,9 @@ export interface ForecastStoreOptions {
  * Forecast.Solar then adds no empty weather topics), and its live value is the forecast for
  * the current quarter hour, moved on at every quarter-hour boundary.
  *
- * When two forecast plugins publish the same topic, the first to publish it keeps it, so
- * two providers never overwrite each other in turn.
+ * When two sources publish the same topic, the first to publish it keeps it, so two
+ * providers never overwrite each other in turn; only a run declared `demo` (the simulator's
+ * outlook) gives way to a real one, which then replaces it entirely.
  *
  * Temperatures arrive in the site's unit: plugins read `ctx.site.temperatureUnit` and ask
  * their provider for it, so the store only labels weather/outside_temperature °C or °F.
@@ -77,8 +80,6 @@ export class ForecastStore implements ForecastSink {
   private readonly series = new Map<ForecastTopic, Series>();
   /** Registered sources and how many registrations each holds. */
   private readonly sources = new Map<string, number>();
-  /** Sources that are forecast plugins; they outrank the others (a simulator's demo forecast). */
-  private readonly dedicated = new Set<string>();
   private readonly ignoredWarned = new Set<string>();
   private timer: NodeJS.Timeout | undefined;
   private liveSlot = Number.NaN;
@@ -101,9 +102,8 @@ export class ForecastStore implements ForecastSink {
     }
   }
 
-  register(source: string, options: { dedicated?: boolean } = {}): () => void {
+  register(source: string): () => void {
     this.sources.set(source, (this.sources.get(source) ?? 0) + 1);
-    if (options.dedicated) this.dedicated.add(source);
     let disposed = false;
     return () => {
       if (disposed) return;
@@ -114,7 +114,6 @@ export class ForecastStore implements ForecastSink {
         return;
       }
       this.sources.delete(source);
-      this.dedicated.delete(source);
       for (const [name, series] of this.series) {
         if (series.source !== source) continue;
         series.undefine();
@@ -123,8 +122,9 @@ export class ForecastStore implements ForecastSink {
     };
   }
 
-  publish(source: string, run: { series: Partial<Record<ForecastTopic, ForecastPoints>>; fetchedAt?: number }): void {
+  publish(source: string, run: ForecastRun): void {
     const fetchedAt = run.fetchedAt ?? this.options.clock.now();
+    const demo = run.demo ?? false;
     for (const [name, points] of Object.entries(run.series) as Array<[ForecastTopic, ForecastPoints | undefined]>) {
       if (!points || points.length === 0) continue;
       const spec = TOPIC_SPECS.find((s) => s.name === name);
@@ -134,11 +134,11 @@ export class ForecastStore implements ForecastSink {
       }
       let series = this.series.get(name);
       if (series && series.source !== source) {
-        if (!this.dedicated.has(source) || this.dedicated.has(series.source)) {
+        if (demo || !series.demo) {
           this.warnOnce(`${source}:${name}`, `weather/${name} already comes from ${series.source}; the forecast of ${source} for it is ignored`);
           continue;
         }
-        // A forecast plugin takes the topic over from a demo (the simulator's): its points
+        // A real forecast takes the topic over from a demo (the simulator's): its points
         // replace the demo's entirely rather than mixing two models in one series.
         log.info(`weather/${name} now comes from ${source} instead of ${series.source}`);
         series.source = source;
@@ -146,6 +146,7 @@ export class ForecastStore implements ForecastSink {
         series.values = [];
       }
       if (!series) series = this.define(spec, source);
+      series.demo = demo;
       this.replace(series, points, source);
       series.lastUpdated = fetchedAt;
     }
@@ -226,7 +227,7 @@ export class ForecastStore implements ForecastSink {
       recorded: spec.name === 'pv_power_predicted',
     };
     const undefine = registry.define(meta);
-    const series: Series = { meta, source, times: [], values: [], lastUpdated: 0, state: registry.get(meta.topic)!, undefine };
+    const series: Series = { meta, source, demo: false, times: [], values: [], lastUpdated: 0, state: registry.get(meta.topic)!, undefine };
     this.series.set(spec.name, series);
     return series;
   }

@@ -1,51 +1,21 @@
-import type { PriceSlot } from '@heliograph/plugins-sdk';
+import type { PriceProviderDeclaration, PriceSlot } from '@heliograph/plugins-sdk';
 import { DateTime } from 'luxon';
 import type { Clock } from '../clock.js';
 import { roundTo } from '../numbers.js';
 import { createLogger } from '../log.js';
+import type { GridResponse, ImportExportSlot as ImportExportSlotJson, PriceSlot as PriceSlotJson } from '../api-types.js';
 import type { PriceSink } from '../plugins/sinks.js';
-import { formatUtc } from '../time.js';
+import { formatUtc } from '../rfc3339.js';
 
 const log = createLogger('grid');
 
 export type ScheduleType = 'pricing' | 'import_export_pricing' | 'none';
 
-export interface PriceSlotJson {
-  from: string;
-  to: string;
-  price: number;
-  rank: number;
-  premium: number;
-}
-
-export interface ImportExportSlotJson {
-  from: string;
-  to: string;
-  import_price: number;
-  import_rank: number;
-  import_premium: number;
-  export_price: number | null;
-  export_rank: number | null;
-  export_premium: number | null;
-}
-
-/** The body of GET /api/v1/grid. */
-export interface GridResponse {
-  provider: string;
-  schedule_type: 'pricing' | 'import_export_pricing';
-  pricing: { currency: string; unit: string; slots: Array<PriceSlotJson | ImportExportSlotJson> } | null;
-}
-
-interface Declaration {
-  provider: string;
-  currency?: string;
-  scheduleType: ScheduleType;
-}
+/** The body of GET /api/v1/grid and its slots, as api/schemas/grid.ts defines them. */
+export type { GridResponse, ImportExportSlot as ImportExportSlotJson, PriceSlot as PriceSlotJson } from '../api-types.js';
 
 interface SourceState {
-  declaration: Declaration;
-  /** A price plugin, as opposed to another plugin's demo prices. */
-  dedicated: boolean;
+  declaration: PriceProviderDeclaration;
   import: PriceSlot[];
   export: PriceSlot[];
 }
@@ -65,10 +35,14 @@ const NO_PROVIDER: GridResponse = { provider: 'none', schedule_type: 'pricing', 
 /**
  * The grid price schedule of the active price provider, as GET /api/v1/grid shows it.
  *
- * The first price plugin to declare itself is the active provider, where a dedicated price
- * plugin outranks any other source (the simulator's demo prices); the others are kept on
- * standby (their publishes are stored) and take over if the active one stops, so two price
- * feeds never mix in one schedule. A publish replaces the stored slots its range covers and
+ * One declared source is the active provider; the others are kept on standby (their
+ * publishes are stored), so two price feeds never mix in one schedule. The active one stays
+ * while it has something to show (slots, or no dynamic prices at all) and is not a declared
+ * demo (the simulator's prices) with a real provider ready. Otherwise the choice falls on a
+ * real provider before a demo, and among those on the first declared that has something to
+ * show, else the first declared. So a provider restarted after a reconfiguration, declared
+ * anew behind a standby that never fetched anything, takes over again with its first
+ * publish, rather than leaving /grid to the empty standby. A publish replaces the stored slots its range covers and
  * keeps the others, so a failed fetch never loses the schedule already known. Slots are
  * stored as the plugin sent them; multiplier and offset (config, fixed at start) are applied
  * when the schedule is read.
@@ -76,6 +50,7 @@ const NO_PROVIDER: GridResponse = { provider: 'none', schedule_type: 'pricing', 
 export class PriceBook implements PriceSink {
   /** Declared sources in declaration order; the first is active. */
   private readonly sources = new Map<string, SourceState>();
+  private active: SourceState | undefined;
 
   constructor(private readonly options: PriceBookOptions) {}
 
@@ -90,17 +65,18 @@ export class PriceBook implements PriceSink {
     this.options.offset = settings.offset;
   }
 
-  declare(source: string, args: Declaration, options: { dedicated?: boolean } = {}): () => void {
+  declare(source: string, args: PriceProviderDeclaration): () => void {
     if (args.scheduleType !== 'none' && !args.currency) {
       throw new Error(`prices.declare: currency is required when scheduleType is "${args.scheduleType}" (e.g. currency: 'EUR')`);
     }
     if (this.sources.has(source)) throw new Error(`prices.declare: ${source} has already declared its provider`);
-    const state: SourceState = { declaration: { ...args }, dedicated: options.dedicated ?? false, import: [], export: [] };
+    const state: SourceState = { declaration: { ...args }, import: [], export: [] };
     this.sources.set(source, state);
     const active = this.activeSource();
     if (active && active !== state) log.warn(`price plugin ${source} (${args.provider}) is on standby: ${active.declaration.provider} is the active provider`);
     return () => {
       if (this.sources.get(source) === state) this.sources.delete(source);
+      this.activeSource();
     };
   }
 
@@ -113,6 +89,7 @@ export class PriceBook implements PriceSink {
     const keepFrom = this.dayStart(this.options.clock.now(), -1);
     state.import = replaceCovered(state.import, validSlots(schedule.import, source), keepFrom);
     if (schedule.export) state.export = replaceCovered(state.export, validSlots(schedule.export, source), keepFrom);
+    this.activeSource();
   }
 
   /** The grid answer: slots from the start of the current local day to the last published one. */
@@ -159,9 +136,17 @@ export class PriceBook implements PriceSink {
     return { provider, schedule_type: 'import_export_pricing', pricing };
   }
 
+  /** The active provider, chosen anew when a declaration or publish calls for it (see the class). */
   private activeSource(): SourceState | undefined {
-    for (const state of this.sources.values()) if (state.dedicated) return state;
-    return this.sources.values().next().value;
+    const declared = [...this.sources.values()];
+    const ranked = [...declared.filter((s) => !s.declaration.demo), ...declared.filter((s) => s.declaration.demo)];
+    const best = ranked.find(hasSomethingToShow) ?? ranked[0];
+    const current = this.active && declared.includes(this.active) ? this.active : undefined;
+    const keep = current && hasSomethingToShow(current) && !(current.declaration.demo && best && !best.declaration.demo && hasSomethingToShow(best));
+    const chosen = keep ? current : best;
+    if (chosen !== this.active && chosen && this.active) log.info(`${chosen.declaration.provider} is now the active price provider`);
+    this.active = chosen;
+    return chosen;
   }
 
   private adjust(raw: number): number {
@@ -176,6 +161,10 @@ export class PriceBook implements PriceSink {
   private dayStart(ms: number, offsetDays: number): number {
     return DateTime.fromMillis(ms, { zone: this.options.timeZone }).startOf('day').plus({ days: offsetDays }).toMillis();
   }
+}
+
+function hasSomethingToShow(state: SourceState): boolean {
+  return state.declaration.scheduleType === 'none' || state.import.length > 0;
 }
 
 /**

@@ -8,7 +8,7 @@ import { emptySegment, rescaleSegment, type Container, type Segment } from './co
 import { SLOTS_PER_HOUR, type HourBuffer } from './slots.js';
 import { segmentEnd, segmentLength, segmentStart, type Row, type RowCache, type Tier } from './rows.js';
 import type { TopicRecord } from './topic-record.js';
-import { DAY_S, HOUR_S, MINUTE_S, monthStart, nextMonthStart, SLOT_S } from './time.js';
+import { DAY_S, HOUR_S, MINUTE_S, monthStart, nextMonthStart, SLOT_S } from './utc-calendar.js';
 
 /** The slot columns of an unsaved hour or of a 10-s segment. */
 type SlotColumns = Pick<Segment, 'count' | 'sum' | 'min' | 'max' | 'last'>;

@@ -6,7 +6,7 @@
 import { POW10 } from './codec.js';
 import type { PastMarks } from './past-marks.js';
 import { scaleFor } from './slots.js';
-import { floorTo, HOUR_S, SLOT_S, slotOfMs } from './time.js';
+import { floorTo, HOUR_S, SLOT_S, slotOfMs } from './utc-calendar.js';
 import type { TopicRecord } from './topic-record.js';
 
 /** A reading as an integer at the topic's scale, raising the scale when it needs more decimals. */

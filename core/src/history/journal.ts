@@ -5,7 +5,7 @@
  */
 import { ByteReader, ByteWriter, FORMAT, POW10 } from './codec.js';
 import { SLOTS_PER_HOUR, type HourBuffer } from './slots.js';
-import { floorTo, HOUR_S, SLOT_S } from './time.js';
+import { floorTo, HOUR_S, SLOT_S } from './utc-calendar.js';
 import type { TopicRecord } from './topic-record.js';
 
 /** One record: a slot of a topic, values as integers at `scale`. */

@@ -11,7 +11,7 @@
 import { Buckets, type Agg } from './slots.js';
 import { segmentStart, type Row, type RowCache, type Tier, TIERS } from './rows.js';
 import type { TopicRecord } from './topic-record.js';
-import { ceilTo, DAY_S, floorTo } from './time.js';
+import { ceilTo, DAY_S, floorTo } from './utc-calendar.js';
 
 /** Day-tier spans longer than this are read without keeping their decoded days (8 days). */
 const LONG_SCAN_S = 8 * DAY_S;

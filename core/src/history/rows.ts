@@ -6,7 +6,7 @@
 import type { Db } from '../db.js';
 import { decodeSegment, encodeSegment, unpackContainer, type Container, type Segment } from './codec.js';
 import { HistoryDamageError } from './damage.js';
-import { DAY_S, monthStart, nextMonthStart, nextYearStart, yearStart } from './time.js';
+import { DAY_S, monthStart, nextMonthStart, nextYearStart, yearStart } from './utc-calendar.js';
 
 /** Entry length in seconds of each tier, finest first. */
 export const TIERS = [10, 60, 3600, 86400] as const;

@@ -4,7 +4,7 @@
  * are exact whatever order or tier they were added in.
  */
 import { POW10, type Segment } from './codec.js';
-import { HOUR_S, SLOT_S } from './time.js';
+import { HOUR_S, SLOT_S } from './utc-calendar.js';
 
 export const SLOTS_PER_HOUR = HOUR_S / SLOT_S;
 

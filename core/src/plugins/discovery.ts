@@ -1,8 +1,7 @@
 import { readdirSync, readFileSync, existsSync } from 'node:fs';
 import { join } from 'node:path';
-import { manifestSchema, type PluginManifest } from '@heliograph/plugins-sdk';
+import { manifestSchema, type PluginManifest, formatZodError } from '@heliograph/plugins-sdk';
 import { createLogger } from '../log.js';
-import { formatZodError } from '../zod-errors.js';
 
 const log = createLogger('plugins');
 
@@ -41,7 +40,7 @@ export function discoverPlugins(root: string): Map<string, DiscoveredPlugin> {
     if (requireKeyword && !isPlugin) return;
     const parsed = manifestSchema.safeParse(pkg.heliograph);
     if (!parsed.success) {
-      log.warn(`skipping plugin package ${pkg.name ?? dir}: ${formatZodError('package.json heliograph', parsed.error, pkg.heliograph)}`);
+      log.warn(`skipping plugin package ${pkg.name ?? dir}: ${formatZodError(parsed.error, { source: 'package.json heliograph', input: pkg.heliograph })}`);
       return;
     }
     if (found.has(parsed.data.id)) return;

@@ -1,20 +1,20 @@
 import { z } from 'zod';
-import { deviceFromId, type PluginDefinition } from '@heliograph/plugins-sdk';
+import { deviceFromId, type PluginDefinition, formatZodError } from '@heliograph/plugins-sdk';
 import { ConfigError } from '../config/load.js';
 import { SafeEmitter } from '../events.js';
 import { createLogger, errorMessage } from '../log.js';
-import { formatUtc } from '../time.js';
-import { formatZodError } from '../zod-errors.js';
-import { ContextBuilder, type ContextServices } from './context.js';
+import { formatUtc } from '../rfc3339.js';
+import { ContextBuilder, type ContextServices, type PluginInstanceScope } from './context.js';
+import { createHttpClient } from './http-client.js';
 import { isolationOf, loadDefinition, runSetup, type Isolation } from './isolation.js';
-
-export type { Isolation };
 import type { DiscoveredPlugin } from './discovery.js';
 import type { PluginInstanceConfig } from './instances.js';
 import { FirstRuns } from './first-runs.js';
 import { deviceRule, importDefinition, listInstalled, type InstalledPlugin } from './installed.js';
 import { hideSecrets, keepSecrets, secretPaths, type SecretPaths } from './secrets.js';
 import { plainErrorMap, fieldIssues, issuesText, type FieldIssue } from '../api/field-issues.js';
+
+export type { Isolation };
 
 const log = createLogger('plugins');
 
@@ -69,6 +69,8 @@ export class PluginHost extends SafeEmitter<{ status: (status: InstanceStatus) =
     private readonly discovered: Map<string, DiscoveredPlugin>,
     private readonly configs: PluginInstanceConfig[],
     private readonly source = 'plugins.json',
+    /** Builds an instance's context; the composition root resolves it from a child container. */
+    private readonly contexts: (instance: PluginInstanceScope) => ContextBuilder = (instance) => new ContextBuilder(instance, services, createHttpClient),
   ) {
     super();
   }
@@ -102,8 +104,7 @@ export class PluginHost extends SafeEmitter<{ status: (status: InstanceStatus) =
       if (!config.enabled) continue;
       const parsed = instance.definition.configSchema.safeParse(config.config);
       if (!parsed.success) {
-        const prefixed = { ...parsed.error, issues: parsed.error.issues.map((i) => ({ ...i, path: ['plugins', index, 'config', ...i.path] })) };
-        problems.push(formatZodError(this.source, prefixed as typeof parsed.error, { plugins: this.configs.map((c) => ({ config: c.config })) }));
+        problems.push(formatZodError(parsed.error, { source: this.source, input: config.config, pathPrefix: ['plugins', index, 'config'] }));
         continue;
       }
       instance.parsedConfig = parsed.data;
@@ -282,7 +283,7 @@ export class PluginHost extends SafeEmitter<{ status: (status: InstanceStatus) =
     let setupDone = false;
     // This start's own controller: a stop or a newer start replaces instance.abort meanwhile.
     const abort = (instance.abort = new AbortController());
-    const builder = new ContextBuilder(config.id, config.devices.map(deviceFromId), this.services, abort, {
+    const reporter: PluginInstanceScope['reporter'] = {
       succeeded: (job) => {
         instance.lastPoll = this.services.clock.now();
         instance.crashes = 0;
@@ -298,7 +299,8 @@ export class PluginHost extends SafeEmitter<{ status: (status: InstanceStatus) =
         this.fail(instance, `job ${job} failed: ${errorMessage(err)}`);
       },
       writeFailed: (message) => this.fail(instance, message),
-    }, plugin.manifest.kind);
+    };
+    const builder = this.contexts({ id: config.id, devices: config.devices.map(deviceFromId), abort, reporter });
     instance.builder = builder;
     this.setState(instance, 'starting');
     try {

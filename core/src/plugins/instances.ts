@@ -1,8 +1,7 @@
 import { readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { z } from 'zod';
-import { deviceFromId } from '@heliograph/plugins-sdk';
+import { deviceFromId, formatZodError } from '@heliograph/plugins-sdk';
 import { ConfigError } from '../config/load.js';
-import { formatZodError } from '../zod-errors.js';
 import { httpLimitsSchema } from './http/limits.js';
 import { workerLimitsSchema } from './worker/limits.js';
 
@@ -63,7 +62,7 @@ export function loadPluginsFile(file: string): PluginInstanceConfig[] {
     throw new ConfigError(`${file}: ${(err as NodeJS.ErrnoException).code === 'ENOENT' ? 'no such file' : `not valid JSON: ${(err as Error).message}`}`);
   }
   const result = pluginsFileSchema.safeParse(raw);
-  if (!result.success) throw new ConfigError(formatZodError(file, result.error, raw));
+  if (!result.success) throw new ConfigError(formatZodError(result.error, { source: file, input: raw }));
   return result.data.plugins;
 }
 

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { formatZodError } from '../zod-errors.js';
+import { formatZodError } from '@heliograph/plugins-sdk';
 import type { DiscoveryOverride } from './discovery.js';
 
 const overrideSchema = z.object({
@@ -18,7 +18,7 @@ const overrideSchema = z.object({
 export function discoveryOverride(declaration: { name: string; deviceClass?: unknown; stateClass?: unknown }): DiscoveryOverride | undefined {
   if (declaration.deviceClass === undefined && declaration.stateClass === undefined) return undefined;
   const parsed = overrideSchema.safeParse({ deviceClass: declaration.deviceClass, stateClass: declaration.stateClass });
-  if (!parsed.success) throw new Error(formatZodError(`declaration of ${declaration.name}`, parsed.error, declaration));
+  if (!parsed.success) throw new Error(formatZodError(parsed.error, { source: `declaration of ${declaration.name}`, input: declaration }));
   const override: DiscoveryOverride = {};
   if (parsed.data.deviceClass !== undefined) override.deviceClass = parsed.data.deviceClass;
   if (parsed.data.stateClass !== undefined) override.stateClass = parsed.data.stateClass;

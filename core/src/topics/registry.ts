@@ -1,5 +1,8 @@
 import type { MetricValue } from '@heliograph/plugins-sdk';
+import type { Metric } from '../api-types.js';
 import type { Clock } from '../clock.js';
+import { inject, injectable } from '../container/di.js';
+import { CLOCK } from '../container/tokens.js';
 import { SafeEmitter } from '../events.js';
 import type { DeviceFields } from './device.js';
 import { discoveryFields, type DiscoveryOverride } from './discovery.js';
@@ -83,6 +86,7 @@ interface DeviceLiveness {
  * added their topics to it. The snapshot JSON is built once per change and per filter, not
  * once per request.
  */
+@injectable()
 export class TopicRegistry extends SafeEmitter<RegistryEvents> {
   private readonly states = new Map<string, TopicState>();
   private sorted: TopicState[] = [];
@@ -96,7 +100,7 @@ export class TopicRegistry extends SafeEmitter<RegistryEvents> {
   private readonly snapshotCache = new Map<string, Buffer>();
   private readonly globCache = new Map<string, GlobMatcher>();
 
-  constructor(private readonly clock: Clock) {
+  constructor(@inject(CLOCK) private readonly clock: Clock) {
     super();
   }
 
@@ -237,9 +241,9 @@ export class TopicRegistry extends SafeEmitter<RegistryEvents> {
   }
 
   /** The API's Metric object of a topic, with the discovery fields when asked. */
-  toMetric(state: TopicState, discovery = false): Record<string, unknown> {
+  toMetric(state: TopicState, discovery = false): Metric {
     const { meta } = state;
-    const metric: Record<string, unknown> = {
+    const metric: Metric = {
       topic: meta.topic,
       device: meta.device,
       number: meta.number,

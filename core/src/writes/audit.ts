@@ -1,6 +1,11 @@
 import type { MetricValue } from '@heliograph/plugins-sdk';
+import type { AuditEntry as ApiAuditEntry } from '../api-types.js';
+import { inject, injectable } from '../container/di.js';
+import { DB } from '../container/tokens.js';
 import type { Db, Migration } from '../db.js';
-import { formatUtc } from '../time.js';
+import { formatUtc } from '../rfc3339.js';
+import type { Clock } from '../clock.js';
+import { CLOCK } from '../container/tokens.js';
 import { AuditQueue } from './audit-queue.js';
 
 export const auditMigrations: Migration[] = [
@@ -43,14 +48,12 @@ export function capText(text: string, limit = AUDIT_TEXT_LIMIT): string {
  * Every write attempt, refused ones included, newest first on read. Entries are queued and
  * written in batches by one writer (AuditQueue), so writes never wait on the database.
  */
+@injectable()
 export class AuditLog {
   private readonly queue: AuditQueue;
 
-  constructor(
-    private readonly db: Db,
-    now: () => number = Date.now,
-  ) {
-    this.queue = new AuditQueue(db, now);
+  constructor(@inject(DB) private readonly db: Db, @inject(CLOCK) clock: Clock) {
+    this.queue = new AuditQueue(db, () => clock.now());
   }
 
   /** Queues an entry; texts longer than AUDIT_TEXT_LIMIT are cut. */
@@ -74,10 +77,10 @@ export class AuditLog {
   }
 
   /** The newest `limit` entries as the API shows them. */
-  async list(limit: number): Promise<Array<Record<string, unknown>>> {
+  async list(limit: number): Promise<ApiAuditEntry[]> {
     await this.flush();
     const rows = await this.db.all<
-      Array<{ time: number; who: string; via: string; topic: string; old_value: string | null; new_value: string; result: string; message: string | null }>
+      Array<{ time: number; who: string; via: 'rest' | 'ws'; topic: string; old_value: string | null; new_value: string; result: 'ok' | 'error'; message: string | null }>
     >('SELECT time, who, via, topic, old_value, new_value, result, message FROM audit ORDER BY id DESC LIMIT ?', limit);
     return rows.map((r) => ({
       time: formatUtc(r.time),

@@ -9,7 +9,7 @@ import { staticRoutes } from '../../src/api/static.js';
 import { AuthService } from '../../src/auth/service.js';
 import { ManualClock } from '../../src/clock.js';
 import { migrate, openDatabase } from '../../src/db.js';
-import { pluginStoreMigrations } from '../../src/plugins/context.js';
+import { pluginStoreMigrations } from '../../src/plugins/plugin-store.js';
 import { discoverPlugins } from '../../src/plugins/discovery.js';
 import { PluginHost } from '../../src/plugins/host.js';
 import { loadPluginsFile, savePluginsFile } from '../../src/plugins/instances.js';
@@ -36,7 +36,7 @@ export async function startWebServer(options: { staticDir: string; save?: SavePl
   await migrate(db, [...auditMigrations, ...pluginStoreMigrations]);
   const clock = new ManualClock(Date.parse('2026-11-22T10:00:00Z'));
   const registry = new TopicRegistry(clock);
-  const audit = new AuditLog(db);
+  const audit = new AuditLog(db, clock);
   const writes = new WriteService(registry, audit, clock, 2000);
   const host = new PluginHost(
     { clock, db, registry, writes, site: { timeZone: 'UTC', latitude: 0, longitude: 0, temperatureUnit: 'C' } },

@@ -3,7 +3,7 @@ import { describe, it } from 'node:test';
 import type { ForecastPoints } from '@heliograph/plugins-sdk';
 import { ManualClock } from '../../src/clock.js';
 import { FORECAST_PAST_KEPT_MS, ForecastStore } from '../../src/forecast/store.js';
-import { QUARTER_HOUR_MS } from '../../src/forecast/time.js';
+import { QUARTER_HOUR_MS } from '../../src/forecast/quarter-hours.js';
 import { TopicRegistry, type Tick } from '../../src/topics/registry.js';
 
 const T0 = Date.parse('2026-06-01T10:00:00Z');
@@ -136,17 +136,17 @@ describe('ForecastStore', () => {
     ]);
   });
 
-  it('lets a forecast plugin take a topic over from a demo forecast, never the other way', () => {
+  it('lets a real forecast take a topic over from one declared demo, never the other way', () => {
     const { store, registry } = setup();
-    store.publish('sim', { series: { pv_power_predicted: series(T0 - Q, 3, () => 5) } });
-    store.register('om', { dedicated: true });
+    store.publish('sim', { series: { pv_power_predicted: series(T0 - Q, 3, () => 5) }, demo: true });
+    store.register('om');
     store.publish('om', { series: { pv_power_predicted: series(T0, 2, () => 10) } });
     assert.deepEqual(store.points('weather/pv_power_predicted', T0 - Q, T0 + 2 * Q), [
       [T0, 10],
       [T0 + Q, 10],
     ], "the demo's points are gone, not mixed in");
     assert.equal(registry.visibleValue(registry.get('weather/pv_power_predicted')!), 10);
-    store.publish('sim', { series: { pv_power_predicted: series(T0, 2, () => 5) } });
+    store.publish('sim', { series: { pv_power_predicted: series(T0, 2, () => 5) }, demo: true });
     assert.equal(store.points('weather/pv_power_predicted', T0, T0 + Q)[0]![1], 10, 'the demo does not take it back');
   });
 

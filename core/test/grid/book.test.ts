@@ -147,17 +147,45 @@ describe('PriceBook', () => {
     assert.equal((b.toResponse().pricing!.slots[0] as PriceSlotJson).price, 0.2);
   });
 
-  it('prefers a price plugin over demo prices, whichever declared first', () => {
+  it('prefers a real price provider over declared demo prices, whichever declared first', () => {
     const { book: b } = book('2026-06-01T10:00:00Z');
-    b.declare('sim', { provider: 'Simulator', currency: 'EUR', scheduleType: 'pricing' });
+    b.declare('sim', { provider: 'Simulator', currency: 'EUR', scheduleType: 'pricing', demo: true });
     b.publish('sim', { import: localDays('2026-06-01', 1, () => 0.3) });
     assert.equal(b.toResponse().provider, 'Simulator');
-    const stop = b.declare('awattar', { provider: 'aWATTar', currency: 'EUR', scheduleType: 'pricing' }, { dedicated: true });
+    const stop = b.declare('awattar', { provider: 'aWATTar', currency: 'EUR', scheduleType: 'pricing' });
     b.publish('awattar', { import: localDays('2026-06-01', 1, () => 0.1) });
     assert.equal(b.toResponse().provider, 'aWATTar');
     assert.equal((b.toResponse().pricing!.slots[0] as PriceSlotJson).price, 0.1);
     stop();
     assert.equal(b.toResponse().provider, 'Simulator', 'the demo stands in again when the price plugin stops');
+  });
+
+  it('keeps a provider with slots active when it is declared anew behind a standby that has none', () => {
+    // Issue 15.7: reconfiguring the working price plugin restarts it, so it declares again
+    // after the standby; the empty standby must not become the provider /grid shows.
+    const { book: b } = book('2026-06-01T10:00:00Z');
+    const stopWorking = b.declare('awattar', { provider: 'aWATTar', currency: 'EUR', scheduleType: 'pricing' });
+    b.publish('awattar', { import: localDays('2026-06-01', 1, () => 0.1) });
+    b.declare('tibber', { provider: 'Tibber', currency: 'EUR', scheduleType: 'pricing' });
+    stopWorking();
+    b.declare('awattar', { provider: 'aWATTar', currency: 'EUR', scheduleType: 'pricing' });
+    b.publish('awattar', { import: localDays('2026-06-01', 1, () => 0.1) });
+    const response = b.toResponse();
+    assert.equal(response.provider, 'aWATTar');
+    assert.equal(response.pricing!.slots.length, 96);
+    b.publish('tibber', { import: localDays('2026-06-01', 1, () => 0.2) });
+    assert.equal(b.toResponse().provider, 'aWATTar', 'once both have slots, the earlier declared stays active');
+  });
+
+  it('prefers a demo with slots to nothing, but any real provider with slots to the demo', () => {
+    const { book: b } = book('2026-06-01T10:00:00Z');
+    b.declare('tibber', { provider: 'Tibber', currency: 'EUR', scheduleType: 'pricing' });
+    b.declare('sim', { provider: 'Simulator', currency: 'EUR', scheduleType: 'pricing', demo: true });
+    assert.equal(b.toResponse().provider, 'Tibber', 'while nobody has slots, a real provider is named');
+    b.publish('sim', { import: localDays('2026-06-01', 1, () => 0.3) });
+    assert.equal(b.toResponse().provider, 'Simulator', 'the demo shows its slots while the real one has none');
+    b.publish('tibber', { import: localDays('2026-06-01', 1, () => 0.2) });
+    assert.equal(b.toResponse().provider, 'Tibber');
   });
 
   it('refuses a declaration without currency and a publish before declare', () => {

@@ -6,7 +6,7 @@ import { pathToFileURL } from 'node:url';
 import { ManualClock } from '../../src/clock.js';
 import { ConfigError } from '../../src/config/load.js';
 import { migrate, openDatabase } from '../../src/db.js';
-import { pluginStoreMigrations } from '../../src/plugins/context.js';
+import { pluginStoreMigrations } from '../../src/plugins/plugin-store.js';
 import { discoverPlugins } from '../../src/plugins/discovery.js';
 import { PluginHost, type InstanceStatus } from '../../src/plugins/host.js';
 import { instanceSchema, type PluginInstanceConfig } from '../../src/plugins/instances.js';
@@ -49,7 +49,7 @@ async function makeHost(configs: Array<Partial<PluginInstanceConfig> & { id: str
   await migrate(db, [...auditMigrations, ...pluginStoreMigrations]);
   const clock = new ManualClock(Date.parse('2026-11-22T10:00:00Z'));
   const registry = new TopicRegistry(clock);
-  const writes = new WriteService(registry, new AuditLog(db), clock, 200);
+  const writes = new WriteService(registry, new AuditLog(db, clock), clock, 200);
   const root = pluginRoot({ fixtures: ['crashing', 'flaky', 'echo'] });
   if (options.slowPlugin) addSlowPlugin(root);
   const host = new PluginHost(

@@ -112,7 +112,7 @@ export async function startStream(overrides: Partial<WebsocketOptions> = {}): Pr
   const clock = new ManualClock(START);
   const timers = new ManualTimers(clock);
   const registry = new TopicRegistry(clock);
-  const audit = new AuditLog(db);
+  const audit = new AuditLog(db, clock);
   const writes = new WriteService(registry, audit, clock);
   const written: Array<string | number> = [];
   defineSite(registry, writes, written);
@@ -122,8 +122,9 @@ export async function startStream(overrides: Partial<WebsocketOptions> = {}): Pr
   let running: RunningServer;
   let endpoint: WebsocketEndpoint;
   const start = async (port: number) => {
-    running = await listen(createApp({ auth, realm: REALM, routers: [], publicRouters: [upgradeRequiredRoutes()] }), '127.0.0.1', port);
-    endpoint = attachWebsocket({ server: running.server, registry, auth, realm: REALM, writes, system, clock, timers, ...overrides });
+    const app = createApp({ auth, realm: REALM, routers: [], publicRouters: [upgradeRequiredRoutes()] });
+    running = await listen(app, '127.0.0.1', port);
+    endpoint = attachWebsocket({ app, server: running.server, registry, auth, realm: REALM, writes, system, clock, timers, ...overrides });
   };
   const stopServer = async () => {
     await endpoint.close();

@@ -25,6 +25,7 @@ describe('write limits', { timeout: 30_000 }, () => {
     assert.equal(unknown.length, WRITE_BURST);
     assert.equal(limited.length, burst - WRITE_BURST);
     assert.ok(unknown.every((r) => r.message.length < 400), 'the refusal does not echo 30 KB back');
+    assert.ok(results.every((r) => r.topic.length < 400 && r.topic.startsWith('nope/')), 'nor does the echoed topic');
 
     const rows = await server.audit.list(1000);
     assert.equal(rows.length, WRITE_BURST, 'refusals by the limit are not audited one by one');

@@ -120,13 +120,13 @@ export default definePlugin({
         intervalMs: HOUR,
         run: () => {
           const now = ctx.now();
-          ctx.forecast.publish({ series: demoForecast(model, now, ctx.site.temperatureUnit), fetchedAt: now });
+          ctx.forecast.publish({ series: demoForecast(model, now, ctx.site.temperatureUnit), fetchedAt: now, demo: true });
         },
       });
     }
 
     if (config.demoPrices) {
-      ctx.prices.declare({ provider: 'Simulator', currency: 'EUR', scheduleType: 'pricing' });
+      ctx.prices.declare({ provider: 'Simulator', currency: 'EUR', scheduleType: 'pricing', demo: true });
       ctx.scheduler.every({
         name: 'prices',
         intervalMs: HOUR,

@@ -24,6 +24,7 @@ describe('demo forecast', () => {
     await host.runJob('forecast');
     const [run] = host.forecasts;
     assert.equal(run!.fetchedAt, now);
+    assert.equal(run!.demo, true, 'declared demo, so any forecast plugin takes precedence');
     assert.deepEqual(Object.keys(run!.series).sort(), [...TOPICS].sort());
     const aligned = MIDSUMMER + 10 * HOUR;
     for (const topic of TOPICS) {
@@ -94,7 +95,7 @@ describe('demo forecast', () => {
 describe('demo prices', () => {
   const slotsOf = async (now: number, timeZone: string) => {
     const host = await startSimulator({ now, config: { demoPrices: true }, site: { timeZone } });
-    assert.deepEqual(host.prices.provider, { provider: 'Simulator', currency: 'EUR', scheduleType: 'pricing' });
+    assert.deepEqual(host.prices.provider, { provider: 'Simulator', currency: 'EUR', scheduleType: 'pricing', demo: true });
     await host.runJob('prices');
     await host.stop();
     assert.equal(host.prices.schedules.length, 1);

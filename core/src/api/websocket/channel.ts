@@ -1,7 +1,9 @@
 import { scopeAllows, scopeMessage } from '../../auth/scopes.js';
 import { createLogger, errorMessage } from '../../log.js';
+import { capText } from '../../writes/audit.js';
 import type { WriteOutcome } from '../../writes/service.js';
-import type { Client, MetricsHub } from './hub.js';
+import type { Client } from './client.js';
+import type { MetricsHub } from './hub.js';
 import { CHANNEL, joinPayload, payloadError, setPayload, topicsPayload, type InboundFrame, type ReplyTarget } from './protocol.js';
 import { DEFAULT_FILTER } from './selection.js';
 
@@ -78,6 +80,9 @@ async function write(hub: MetricsHub, client: Client, topic: string, value: stri
     log.error(`write to ${topic} failed`, { who: client.who, err: errorMessage(err) });
     outcome = { ok: false, message: 'the write could not be completed (internal error); see the server log' };
   }
-  const result = outcome.ok ? { topic, result: 'ok' } : { topic, result: 'error', message: outcome.message };
+  // A refused topic is echoed cut to the audit's length: a client sending 30 KB topics must
+  // not get 30 KB back per frame (its own send queue would fill and close it).
+  const shown = outcome.ok ? topic : capText(topic);
+  const result = outcome.ok ? { topic, result: 'ok' } : { topic: shown, result: 'error', message: outcome.message };
   hub.push(client, 'set_result', JSON.stringify(result));
 }

@@ -1,22 +1,24 @@
 import Router from '@koa/router';
 import { STATUS_CODES, type IncomingMessage, type Server } from 'node:http';
 import type { Duplex } from 'node:stream';
-import { WebSocketServer } from 'ws';
 import type { TypedEmitter } from 'tiny-typed-emitter';
+import type { WebSocketServer } from 'ws';
 import { systemClock, type Clock } from '../../clock.js';
 import { authError, credentialsFromQuery } from '../../auth/middleware.js';
-import type { Authenticator, AuthOutcome } from '../../auth/types.js';
+import type { Authenticator, AuthOutcome, Identity } from '../../auth/types.js';
 import { HostPolicy } from '../host-policy.js';
 import { createLogger } from '../../log.js';
 import type { SystemInfo } from '../../system/info.js';
 import type { TopicRegistry } from '../../topics/registry.js';
 import type { WriteService } from '../../writes/service.js';
-import { MetricsHub, type Client } from './hub.js';
+import type { WebsocketApp } from '../app.js';
+import type { Client } from './client.js';
+import { MetricsHub } from './hub.js';
 import { formOfQuery } from './protocol.js';
 import { systemTimers, type Timers } from './timers.js';
 import { TokenSessions } from './token-sessions.js';
 
-export { CLOSE_GOING_AWAY, CLOSE_IDLE, CLOSE_TOO_SLOW } from './hub.js';
+export { CLOSE_GOING_AWAY, CLOSE_IDLE, CLOSE_TOO_SLOW } from './client.js';
 export { CLOSE_TOKEN_EXPIRED, CLOSE_TOKEN_REVOKED } from './token-sessions.js';
 export type { Timers } from './timers.js';
 
@@ -25,6 +27,8 @@ const log = createLogger('websocket');
 export const WEBSOCKET_PATH = '/api/websocket';
 
 export interface WebsocketOptions {
+  /** The app from createApp: the stream's route goes on its `app.ws`. */
+  app: WebsocketApp;
   /** The HTTP server the REST API listens on; the stream shares its port. */
   server: Server;
   registry: TopicRegistry;
@@ -64,20 +68,22 @@ const MAX_FRAME_BYTES = 64 * 1024;
  * - server pushes carry `join_ref` null, like Phoenix broadcasts, so one framed push serves
  *   every socket; replies echo the request's `join_ref` and `ref`;
  * - close codes: 4000 idle (no frame for 60 s), 4008 too slow (send queue over the bound,
- *   default 256 KiB), 1001 server shutting down;
+ *   default 256 KiB), 4001 token revoked, 4002 token expired, 1001 server shutting down;
  * - a join with an empty `topics` list gets the default filter; `topics` needs a non-empty one;
  * - `set` also takes a number or boolean value, as its text;
  * - `system` rows carry the discovery fields, as the topics' definitions do.
  *
- * Credentials are checked on the HTTP upgrade request, before any WebSocket exists, so a
- * refused client gets a plain HTTP answer with the same status, headers and JSON body as
- * the REST API (401 with the Bearer challenge, 403, 429 with Retry-After), and failed
- * attempts count toward the same throttling.
+ * Credentials are checked on the HTTP upgrade request, before any WebSocket exists (in the
+ * server's `upgrade` handler, as ws recommends), so a refused client gets a plain HTTP
+ * answer with the same status, headers and JSON body as the REST API (401 with the Bearer
+ * challenge, 403, 429 with Retry-After), and failed attempts count toward the same
+ * throttling. An accepted upgrade is handed to koa-websocket's server (`app.ws.listen` with
+ * `noServer`), whose middleware routes it, through @koa/router on `app.ws`, to the stream.
  */
 export function attachWebsocket(options: WebsocketOptions): WebsocketEndpoint {
   const clock = options.clock ?? systemClock;
   const timers = options.timers ?? systemTimers;
-  const wss = new WebSocketServer({ noServer: true, clientTracking: false, perMessageDeflate: false, maxPayload: MAX_FRAME_BYTES });
+  const { app } = options;
   const hub = new MetricsHub({
     registry: options.registry,
     writes: options.writes,
@@ -93,6 +99,24 @@ export function attachWebsocket(options: WebsocketOptions): WebsocketEndpoint {
   const sessions = new TokenSessions<Client>(clock, timers, (client, code, reason) => hub.close(client, code, reason));
   const onRevoked = (tokenId: string) => sessions.revoked(tokenId);
   options.revocations?.on('revoked', onRevoked);
+  /** Who each accepted upgrade request authenticated as, for the route that takes the socket. */
+  const authenticated = new WeakMap<IncomingMessage, Identity>();
+
+  app.ws.use(async (ctx, next) => {
+    try {
+      await next();
+    } catch (err) {
+      // koa-websocket only reports a failed middleware to its debug log.
+      log.error('WebSocket connection setup failed', { err });
+      ctx.websocket.close(1011, 'internal error; see the server log');
+    }
+  });
+  // The router's context type wants the `params` and `router` it sets itself, which
+  // koa-websocket's context type (koa's plus `websocket`) cannot promise beforehand.
+  const routes = streamRoutes(hub, sessions, authenticated).routes();
+  app.ws.use((ctx, next) => routes(ctx as unknown as Parameters<typeof routes>[0], next));
+  app.ws.listen({ noServer: true, clientTracking: false, perMessageDeflate: false, maxPayload: MAX_FRAME_BYTES });
+  const wss: WebSocketServer = app.ws.server!;
 
   const onUpgrade = (req: IncomingMessage, socket: Duplex, head: Buffer) => {
     void upgrade(req, socket, head).catch((err) => {
@@ -120,13 +144,9 @@ export function attachWebsocket(options: WebsocketOptions): WebsocketEndpoint {
     if (closing) return refuse(socket, 503, 'the server is shutting down; reconnect in a moment');
     if (socket.destroyed) return;
     socket.off('error', ignore);
-    const form = formOfQuery(url.searchParams);
     const { ok: _ok, ...identity } = outcome;
-    wss.handleUpgrade(req, socket, head, (ws) => {
-      const client = hub.connect(ws, form, outcome.who, identity);
-      ws.once('close', () => sessions.forget(client));
-      sessions.track(client);
-    });
+    authenticated.set(req, identity);
+    wss.handleUpgrade(req, socket, head, (ws) => wss.emit('connection', ws, req));
   }
 
   options.server.on('upgrade', onUpgrade);
@@ -143,6 +163,23 @@ export function attachWebsocket(options: WebsocketOptions): WebsocketEndpoint {
       wss.close();
     },
   };
+}
+
+/**
+ * The stream's route on `app.ws`: the socket joins the hub as who its upgrade authenticated
+ * as, and a token's socket is tracked so it closes when the token is revoked or expires.
+ */
+function streamRoutes(hub: MetricsHub, sessions: TokenSessions<Client>, authenticated: WeakMap<IncomingMessage, Identity>): Router {
+  const router = new Router();
+  router.get(WEBSOCKET_PATH, (ctx) => {
+    const identity = authenticated.get(ctx.req);
+    // Only upgrades that passed the check above reach app.ws; anything else is a bug.
+    if (identity === undefined) throw new Error('a WebSocket reached the stream without an authenticated upgrade');
+    const client = hub.connect(ctx.websocket, formOfQuery(new URLSearchParams(ctx.querystring)), identity.who, identity);
+    ctx.websocket.once('close', () => sessions.forget(client));
+    sessions.track(client);
+  });
+  return router;
 }
 
 /**

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { formatPath } from '../../zod-errors.js';
+import { formatZodIssue } from '@heliograph/plugins-sdk';
 
 /**
  * Phoenix Channels framing, both serializers: `v2` (query `vsn=2.0.0`) frames are arrays
@@ -159,7 +159,5 @@ export const setPayload = z.object(
 
 /** One readable line for the first problem of a payload. */
 export function payloadError(error: z.ZodError): string {
-  const issue = error.issues[0]!;
-  const path = formatPath(issue.path);
-  return path && !issue.message.startsWith(path) ? `${path}: ${issue.message}` : issue.message;
+  return formatZodIssue(error.issues[0]!);
 }

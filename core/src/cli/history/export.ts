@@ -7,9 +7,9 @@
  * non-zero exit, never with silently missing lines.
  */
 import { AGGS, isAgg, parseGroupBy } from '../../history/params.js';
-import { TimeFormatter } from '../../history/time.js';
+import { TimeFormatter } from '../../history/utc-calendar.js';
 import { systemClock } from '../../clock.js';
-import { formatUtc, parseRfc3339 } from '../../time.js';
+import { formatUtc, parseRfc3339 } from '../../rfc3339.js';
 import { csvCell, write } from './csv.js';
 import { openStore, parse, UsageError, USAGE, type HistoryCommandOptions } from './common.js';
 

@@ -13,7 +13,7 @@ import { createInterface } from 'node:readline';
 import { PastMarks } from '../../history/past-marks.js';
 import type { SlotAggregate, TopicHandle } from '../../history/store.js';
 import { BATTERY_TOPIC, metaFromTopic } from '../../history/topic-record.js';
-import { parseRfc3339 } from '../../time.js';
+import { parseRfc3339 } from '../../rfc3339.js';
 import { isGlob } from '../../topics/glob.js';
 import { splitCsv } from './csv.js';
 import { openStore, parse, UsageError, USAGE, type HistoryCommandOptions } from './common.js';

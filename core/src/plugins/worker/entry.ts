@@ -7,7 +7,7 @@
 import { parentPort, workerData } from 'node:worker_threads';
 import { pathToFileURL } from 'node:url';
 import type { Disposer, PluginDefinition } from '@heliograph/plugins-sdk';
-import { formatZodError } from '../../zod-errors.js';
+import { formatZodError } from '@heliograph/plugins-sdk';
 import type { ToWorker, WorkerStart } from './protocol.js';
 import { WorkerContext } from './worker-context.js';
 
@@ -40,7 +40,7 @@ async function setup(): Promise<void> {
     throw new Error(`${start.entry} has no default export made with definePlugin`);
   }
   const parsed = definition.configSchema.safeParse(start.config);
-  if (!parsed.success) throw new Error(formatZodError('config', parsed.error, start.config));
+  if (!parsed.success) throw new Error(formatZodError(parsed.error, { source: 'config', input: start.config }));
   const result = await definition.setup(context.build(), parsed.data);
   if (typeof result === 'function') cleanup = result;
 }

@@ -29,7 +29,7 @@ export const fromWorkerSchema = z.discriminatedUnion('type', [
   z.object({ type: z.literal('log'), level: z.enum(['debug', 'info', 'warn', 'error']), message: z.string(), fields: record.optional() }),
   z.object({ type: z.literal('declare'), id, declaration: workerDeclarationSchema }),
   z.object({ type: z.literal('schedule'), id, job: jobScheduleSchema }),
-  z.object({ type: z.literal('prices-declare'), id, args: z.object({ provider: z.string(), currency: z.string().optional(), scheduleType: z.enum(['pricing', 'import_export_pricing', 'none']) }) }),
+  z.object({ type: z.literal('prices-declare'), id, args: z.object({ provider: z.string(), currency: z.string().optional(), scheduleType: z.enum(['pricing', 'import_export_pricing', 'none']), demo: z.boolean().optional() }) }),
   z.object({ type: z.literal('dispose'), id }),
   z.object({ type: z.literal('publish'), device: z.string(), values: z.record(z.string(), z.union([z.number(), z.string(), z.boolean(), z.null()])) }),
   z.object({ type: z.literal('forecast'), run: record }),

@@ -148,7 +148,7 @@ class WorkerPlugin {
         ctx.topics.publish(message);
         return;
       case 'forecast':
-        ctx.forecast.publish(message.run as Parameters<ForecastApi['publish']>[0]);
+        ctx.forecast.publish(message.run as unknown as Parameters<ForecastApi['publish']>[0]);
         return;
       case 'prices-publish':
         ctx.prices.publish(message.schedule as Parameters<PricesApi['publish']>[0]);

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { formatUtc, parseRfc3339 } from '../src/time.js';
+import { formatUtc, parseRfc3339 } from '../src/rfc3339.js';
 
 test('formatUtc writes UTC at whole seconds with a Z, dropping milliseconds', () => {
   assert.equal(formatUtc(Date.parse('2026-11-22T10:00:00Z')), '2026-11-22T10:00:00Z');

@@ -1,5 +1,6 @@
 import { roundTo } from '../numbers.js';
-import type { PendingTick, TopicMeta, TopicRegistry, TopicState } from './registry.js';
+import { injectable } from '../container/di.js';
+import { TopicRegistry, type PendingTick, type TopicMeta, type TopicState } from './registry.js';
 
 /** The total/* power topics and how each is derived from device topics. */
 const POWER_TOTALS = [
@@ -27,6 +28,7 @@ interface DerivedTotal {
  * inside the same tick, so a client sees device values and totals in one update. Stale
  * devices drop out of the sums; a total with no live source reads null.
  */
+@injectable()
 export class TotalsDeriver {
   private readonly totals: DerivedTotal[] = [];
   private readonly allSources = new Set<TopicState>();

@@ -2,7 +2,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { ManualClock } from '../../src/clock.js';
 import { TopicRegistry, type Tick, type TopicMeta } from '../../src/topics/registry.js';
-import { PastTotals, TotalsDeriver } from '../../src/topics/totals.js';
+import { PastTotals, TotalsDeriver } from '../../src/topics/power-totals.js';
 import { deviceFields } from '../../src/topics/device.js';
 
 function meta(topic: string): TopicMeta {

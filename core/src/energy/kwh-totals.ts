@@ -2,7 +2,7 @@ import { DateTime } from 'luxon';
 import type { Clock } from '../clock.js';
 import type { Db, Migration } from '../db.js';
 import { roundTo } from '../numbers.js';
-import { totalMeta } from '../topics/totals.js';
+import { totalMeta } from '../topics/power-totals.js';
 import type { PendingTick, TopicRegistry, TopicState } from '../topics/registry.js';
 import { createLogger, errorMessage } from '../log.js';
 

@@ -1,6 +1,6 @@
 /**
  * UTC calendar arithmetic for history, and fast RFC 3339 text for long runs of bucket times
- * (parsing and single times: ../time.ts). Storage works in Unix seconds; rows of the store
+ * (parsing and single times: ../rfc3339.ts). Storage works in Unix seconds; rows of the store
  * follow UTC days, months and years, so their bounds come from here.
  */
 

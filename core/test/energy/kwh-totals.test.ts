@@ -3,9 +3,9 @@ import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { ManualClock } from '../../src/clock.js';
 import { migrate, openDatabase } from '../../src/db.js';
-import { EnergyTotals, energyMigrations, periodStart, type ResetPeriod } from '../../src/energy/totals.js';
+import { EnergyTotals, energyMigrations, periodStart, type ResetPeriod } from '../../src/energy/kwh-totals.js';
 import { TopicRegistry, type Tick, type TopicMeta } from '../../src/topics/registry.js';
-import { TotalsDeriver } from '../../src/topics/totals.js';
+import { TotalsDeriver } from '../../src/topics/power-totals.js';
 import { tempDir } from '../helpers/tmp.js';
 import { deviceFields } from '../../src/topics/device.js';
 

@@ -1,0 +1,29 @@
+/**
+ * The REST API's answer types, inferred from the zod schemas in api/schemas/. A types-only
+ * entry point (`@heliograph/core/api-types`): `import type` from it costs a client nothing
+ * at runtime, and the types cannot drift from what the tests check the server against.
+ *
+ * @example
+ * import type { Metric, GridResponse } from '@heliograph/core/api-types';
+ */
+import type { z } from 'zod';
+import type * as s from './api/schemas/index.js';
+
+export type MetricValue = z.infer<typeof s.metricValue>;
+export type Writable = z.infer<typeof s.writable>;
+export type Metric = z.infer<typeof s.metric>;
+export type MetricsResponse = z.infer<typeof s.metricsResponse>;
+export type WriteResponse = z.infer<typeof s.writeResponse>;
+export type HistoryResponse = z.infer<typeof s.historyResponse>;
+export type ForecastResponse = z.infer<typeof s.forecastResponse>;
+export type PriceSlot = z.infer<typeof s.priceSlot>;
+export type ImportExportSlot = z.infer<typeof s.importExportSlot>;
+export type GridResponse = z.infer<typeof s.gridResponse>;
+export type PluginStatus = z.infer<typeof s.pluginStatus>;
+export type PluginsResponse = z.infer<typeof s.pluginsResponse>;
+export type PluginConfigResponse = z.infer<typeof s.pluginConfigResponse>;
+export type AuditEntry = z.infer<typeof s.auditEntry>;
+export type AuditResponse = z.infer<typeof s.auditResponse>;
+export type TokenInfo = z.infer<typeof s.tokenInfo>;
+export type CreatedToken = z.infer<typeof s.createdToken>;
+export type ErrorResponse = z.infer<typeof s.errorResponse>;
