@@ -44,6 +44,7 @@ export async function openCoreDatabase(file: string, migrations: readonly Migrat
   try {
     db = await openDatabase(file);
     await migrate(db, migrations);
+    await checkCoreTables(db);
     return { db };
   } catch (err) {
     await db?.close().catch(() => undefined);
@@ -56,6 +57,21 @@ export async function openCoreDatabase(file: string, migrations: readonly Migrat
     const fresh = await openDatabase(file);
     await migrate(fresh, migrations);
     return { db: fresh, setAsideAs: target };
+  }
+}
+
+/**
+ * SQLite's quick check of every table but history's (small: settings, tokens, audit,
+ * totals), so damage there is found at the start rather than by a crash later. History's
+ * tables, which can be large, are checked row by row as they are read (damage.ts).
+ */
+async function checkCoreTables(db: Db): Promise<void> {
+  const tables = await db.all<Array<{ name: string }>>("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'history_%' AND name NOT LIKE 'sqlite_%'");
+  for (const { name } of tables) {
+    const rows = await db.all<Array<{ quick_check: string }>>(`PRAGMA quick_check("${name.replace(/"/g, '""')}")`);
+    if (rows.length !== 1 || rows[0]!.quick_check !== 'ok') {
+      throw Object.assign(new Error(`table ${name} is damaged: ${rows.map((r) => r.quick_check).slice(0, 3).join('; ')}`), { code: 'SQLITE_CORRUPT' });
+    }
   }
 }
 
