@@ -50,11 +50,16 @@ export async function startSite(options: { password?: string | null; plugins?: u
       return !match;
     });
   };
+  // Bounded: a line that never comes fails the test with the log, instead of hanging it.
   const waitForLog = (pattern: RegExp, from = 0) =>
     new Promise<RegExpMatchArray>((resolve, reject) => {
-      waiters.push({ pattern, from, resolve });
+      const timer = setTimeout(() => reject(new Error(`the service did not print ${pattern} within 60 s:\n${output.slice(-4000)}`)), 60_000);
+      waiters.push({ pattern, from, resolve: (m) => (clearTimeout(timer), resolve(m)) });
       check();
-      child?.once('exit', (code) => reject(new Error(`the service exited (${code}) before printing ${pattern}:\n${output}`)));
+      child?.once('exit', (code) => {
+        clearTimeout(timer);
+        reject(new Error(`the service exited (${code}) before printing ${pattern}:\n${output.slice(-4000)}`));
+      });
     });
 
   let port = 0;
