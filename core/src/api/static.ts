@@ -13,8 +13,11 @@ const PAGE_HEADERS = {
   'Referrer-Policy': 'no-referrer',
 };
 
-/** Built files named `<name>-<8 hash characters>.<ext>` never change; others may. */
-export const HASHED_FILE = /-[A-Z0-9]{8}\.[a-z0-9]+$/;
+/**
+ * Built files named `<name>-<8 hash characters>.<ext>` never change; others may. send
+ * passes the precompressed file's path (`.js.br`) when it serves that one.
+ */
+export const HASHED_FILE = /-[A-Z0-9]{8}\.[a-z0-9]+(\.br|\.gz)?$/;
 
 function cacheControl(file: string): string {
   return HASHED_FILE.test(file) ? 'public, max-age=31536000, immutable' : 'no-cache';
