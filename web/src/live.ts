@@ -52,7 +52,15 @@ export class LiveStore {
     return this.entries.get(topic)?.value;
   }
 
-  /** Seeds the store from a REST snapshot, so the first screen does not wait for the join. */
+  /**
+   * Seeds the store from the REST snapshot, so the first screen need not wait for the join;
+   * topics the socket has already delivered keep the socket's (newer) values.
+   */
+  seedSnapshot(metrics: Metric[]): void {
+    this.seed(metrics.filter((m) => !this.entries.has(m.topic)));
+  }
+
+  /** Definitions and values in one (the `system` event, the snapshot). */
   seed(metrics: Metric[]): void {
     this.define(metrics);
     this.update(metrics.map((m) => ({ topic: m.topic, value: m.value })));

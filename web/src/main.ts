@@ -3,7 +3,7 @@
 
 import './style.css';
 import 'uplot/dist/uPlot.min.css';
-import { api, ApiError, authFailureMessage, handleAuthFailures, storedToken, storeToken, type PageToken } from './api.js';
+import { api, authFailureMessage, handleAuthFailures, storedToken, storeToken, type PageToken } from './api.js';
 import { h, replace } from './dom.js';
 import { LiveStore } from './live.js';
 import { needsSetup, showSetup, showSignIn, signOut } from './session.js';
@@ -38,18 +38,14 @@ function signInScreen(message?: string): void {
 }
 
 async function startApp(token: PageToken): Promise<void> {
-  let metrics: Metric[];
-  try {
-    metrics = await api<Metric[]>('GET', '/metrics');
-  } catch (err) {
-    if (err instanceof ApiError && err.status === 401) return; // handleAuthFailures shows sign-in
-    replace(root, h('p', { class: 'message error', role: 'alert' }, `Cannot reach the device: ${err instanceof ApiError ? err.message : String(err)}. Reload to try again.`));
-    return;
-  }
-  live.seed(metrics);
+  // The shell is drawn at once; the snapshot and the socket fill it in as they arrive.
   live.connect(token.token);
   statuses.start();
   document.body.classList.add('signed-in');
+  void api<Metric[]>('GET', '/metrics').then(
+    (metrics) => live.seedSnapshot(metrics),
+    () => undefined, // 401: handleAuthFailures shows sign-in; offline: the banner says so
+  );
 
   const content = h('div', { class: 'screen', id: 'screen' });
   const tabs = SCREENS.map((screen) => h('a', { href: `#${screen.id}`, class: 'tab', 'data-screen': screen.id }, h('span', { class: 'tab-icon', 'aria-hidden': 'true' }, screen.icon), h('span', {}, screen.title)));
