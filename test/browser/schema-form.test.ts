@@ -79,7 +79,7 @@ test('what is read back is the edited config, and the plugin schema accepts it',
   await page.getByLabel('Mode (x)', { exact: true }).selectOption({ label: 'Rtu' });
   await page.getByRole('switch', { name: 'Enabled (x)' }).uncheck();
   await page.getByLabel('API key (x)', { exact: true }).fill('s3cret');
-  await page.getByRole('button', { name: 'Add to planes' }).click();
+  await page.getByRole('button', { name: 'Add to Planes' }).click();
   await page.locator('[data-path="planes.1.tilt"] input').fill('20');
   await page.locator('[data-path="planes.1.azimuth"] input').fill('270');
   await page.getByRole('button', { name: 'Remove item 2 of Peaks' }).click();

@@ -94,6 +94,9 @@ export function energyOf(data: ChartData): Record<'pv' | 'load' | 'import' | 'ex
 /** Draws (or redraws) the chart into `container`, sized to it. */
 export function drawChart(container: HTMLElement, data: ChartData, range: RangeId): () => void {
   const powerAxisValues = (_u: uPlot, ticks: number[]) => ticks.map((v) => formatQuantity(v, 'W'));
+  // The theme's colours (style.css), so the lines keep their contrast in the dark theme.
+  const css = getComputedStyle(document.documentElement);
+  const color = (className: string, fallback: string) => css.getPropertyValue(`--${className}`).trim() || fallback;
   const width = () => Math.max(240, container.clientWidth);
   const height = () => (window.innerWidth < 600 ? 220 : 300);
   const opts: uPlot.Options = {
@@ -102,7 +105,7 @@ export function drawChart(container: HTMLElement, data: ChartData, range: RangeI
     scales: { x: { time: true }, '%': { range: [0, 100] } },
     series: [
       { value: (_u, v) => (v === null ? '—' : new Date(v * 1000).toLocaleString(undefined, range === 'day' ? { hour: '2-digit', minute: '2-digit' } : { dateStyle: 'short', timeStyle: 'short' })) },
-      ...POWER_SERIES.map((s) => ({ label: s.label, stroke: s.color, width: 1.5, scale: 'W', value: (_u: uPlot, v: number | null) => (v === null ? '—' : formatQuantity(v, 'W')) })),
+      ...POWER_SERIES.map((s) => ({ label: s.label, stroke: color(s.className, s.color), width: 1.5, scale: 'W', value: (_u: uPlot, v: number | null) => (v === null ? '—' : formatQuantity(v, 'W')) })),
       { label: SOC.label, stroke: SOC.color, width: 1.5, scale: '%', value: (_u: uPlot, v: number | null) => (v === null ? '—' : `${formatNumber(v, 0)} %`) },
       { label: FORECAST.label, stroke: FORECAST.color, width: 1.5, dash: [6, 4], scale: 'W', value: (_u: uPlot, v: number | null) => (v === null ? '—' : formatQuantity(v, 'W')) },
     ],

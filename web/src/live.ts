@@ -93,7 +93,8 @@ export class LiveStore {
 
   private define(definitions: Definition[]): void {
     const changed = new Set<string>();
-    for (const definition of definitions) {
+    for (const raw of definitions) {
+      const definition = withWritable(raw);
       const entry = this.entries.get(definition.topic);
       if (entry) Object.assign(entry, definition, { value: entry.value, seenAt: entry.seenAt });
       else this.entries.set(definition.topic, { ...definition, value: null, seenAt: null });
@@ -129,4 +130,15 @@ export class LiveStore {
     this.offlineSince = online ? null : Date.now();
     for (const listener of this.connectionListeners) listener(online, this.offlineSince);
   }
+}
+
+/**
+ * The newer `definition` shape may carry `options` or `min`/`max` for a setting without a
+ * `writable` object; the page reads either.
+ */
+function withWritable(definition: Definition): Definition {
+  if (definition.writable || definition.group !== 'Settings') return definition;
+  if (definition.options?.length) return { ...definition, writable: { options: definition.options } };
+  if (typeof definition.min === 'number' && typeof definition.max === 'number') return { ...definition, writable: { min: definition.min, max: definition.max, step: 1 } };
+  return definition;
 }

@@ -47,7 +47,9 @@ export function configForm(options: ConfigFormOptions): HTMLFormElement {
       const key = options.configKey;
       const inConfig = issues.filter((i) => key === undefined || i.path[0] === key);
       const outside = issues.filter((i) => !inConfig.includes(i));
-      const unmatched = [...showIssues(configBox, inConfig, key === undefined ? [] : [key]), ...showIssues(form, outside)];
+      // PUT .../config has the config as its body (paths like ["port"]); a server that
+      // still names it (["config", "port"]) is understood too.
+      const unmatched = [...showIssues(configBox, inConfig, [key ?? 'config']), ...showIssues(form, outside)];
       const rest = unmatched.map((i) => `${i.path.join('.')}: ${i.message}`).join('\n');
       const text = issues.length && unmatched.length === 0 ? 'Not saved: correct the fields marked above.' : `Not saved: ${rest || errorText(err)}`;
       showMessage(message, 'error', text);

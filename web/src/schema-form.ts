@@ -33,6 +33,8 @@ export interface JsonSchema {
   description?: string;
   format?: string;
   writeOnly?: boolean;
+  /** Words to show for each enum value (`.meta({enumLabels})` in the plugin's zod schema). */
+  enumLabels?: Record<string, string>;
 }
 
 export interface Issue {
@@ -89,7 +91,7 @@ function unwrapNullable(schema: JsonSchema): { schema: JsonSchema; nullable: boo
 
 /** Choices with labels: `enum`, or `oneOf`/`anyOf` of `{const, title}`. */
 function choicesOf(schema: JsonSchema): Array<{ value: unknown; label: string }> | null {
-  if (schema.enum) return schema.enum.map((value) => ({ value, label: typeof value === 'string' ? choiceLabel(value) : String(value) }));
+  if (schema.enum) return schema.enum.map((value) => ({ value, label: schema.enumLabels?.[String(value)] ?? (typeof value === 'string' ? choiceLabel(value) : String(value)) }));
   const variants = schema.oneOf ?? schema.anyOf;
   if (variants && variants.length > 0 && variants.every((v) => 'const' in v)) {
     return variants.map((v) => ({ value: v.const, label: v.title ?? v.description ?? String(v.const) }));

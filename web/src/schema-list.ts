@@ -9,7 +9,7 @@ export function listField(schema: JsonSchema, items: JsonSchema, value: unknown,
   const rows: Array<{ field: Field; row: HTMLElement }> = [];
   const list = h('div', { class: 'list-items' });
   const name = labelText(schema, path);
-  const add = h('button', { type: 'button', class: 'secondary' }, `Add to ${name.toLowerCase()}`);
+  const add = h('button', { type: 'button', class: 'secondary' }, `Add to ${name}`);
   const element = h('fieldset', { class: 'fields list', 'data-path': path.join('.') }, h('legend', {}, name), hint(schema, `list-${path.join('-')}`), list, h('div', { class: 'actions' }, add));
 
   const renumber = () => {

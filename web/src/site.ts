@@ -18,10 +18,11 @@ interface Setting {
   hint?: string;
 }
 
-function timeZones(current: string): Array<[string, string]> {
+/** Every zone the browser knows; '' is the device's own (`timeZone: null`). */
+function timeZones(current: string | null): Array<[string, string]> {
   const zones = typeof Intl.supportedValuesOf === 'function' ? Intl.supportedValuesOf('timeZone') : [];
-  const all = zones.includes(current) || !current ? zones : [current, ...zones];
-  return all.map((z) => [z, z.replace(/_/g, ' ')]);
+  const all = !current || zones.includes(current) ? zones : [current, ...zones];
+  return [['', 'The device’s own time zone'], ...all.map((z): [string, string] => [z, z.replace(/_/g, ' ')])];
 }
 
 function settings(current: SiteConfig): Setting[] {
@@ -64,7 +65,7 @@ async function load(container: HTMLElement): Promise<void> {
         .filter((s) => s.section === section)
         .map((s) => {
           const id = uid('site');
-          const value = (current[section] as Record<string, unknown>)[s.key];
+          const value = (current[section] as Record<string, unknown>)[s.key] ?? '';
           const control =
             s.kind.type === 'select'
               ? h('select', { id }, s.kind.options.map(([v, label]) => h('option', { value: v, selected: v === value }, label)))
@@ -90,7 +91,7 @@ async function load(container: HTMLElement): Promise<void> {
           continue;
         }
         body[section]![key] = Number(control.value);
-      } else body[section]![key] = control.value;
+      } else body[section]![key] = path === 'site.timeZone' && control.value === '' ? null : control.value;
     }
     if (issues.length) {
       showIssues(form, issues);

@@ -54,7 +54,7 @@ export interface PluginConfig {
 }
 
 export interface SiteConfig {
-  site: { name: string; timeZone: string; latitude: number; longitude: number; temperatureUnit: string };
+  site: { name: string; timeZone: string | null; latitude: number; longitude: number; temperatureUnit: string };
   energy: { resetPeriod: string };
   prices: { multiplier: number; offset: number };
   schema?: unknown;
