@@ -27,7 +27,8 @@ test('a config edit with a bad value is refused with the reason and saves nothin
   await card.locator('.badge').filter({ hasText: 'Running' }).waitFor();
   await card.getByText('Edit config').click();
   const form = page.getByRole('form', { name: 'Config of sim' });
-  const interval = form.getByLabel('Poll interval (ms)');
+  // By key, not label: the label is the schema's title where the plugin gives one.
+  const interval = form.locator('[data-path="pollIntervalMs"] input');
   assert.equal(await interval.inputValue(), '1000', 'the config in force');
   assert.match(await form.locator('[data-path="pollIntervalMs"] .hint').innerText(), /A whole number, from 1[,.]?000 to 600[,.]?000/);
   const before = pluginsFile();
@@ -56,16 +57,17 @@ test('needsServer: a plugin added with a bad value shows the error at the field 
   const form = page.locator('form.config-form').filter({ has: page.getByLabel('Instance name') });
   await form.getByLabel('Instance name').fill('sim2');
   await form.getByLabel('Devices').fill('inverter_3');
-  await form.getByLabel('Poll interval (ms)').fill('10');
+  const interval = form.locator('[data-path="pollIntervalMs"] input');
+  await interval.fill('10');
   const before = pluginsFile();
   await form.getByRole('button', { name: 'Add plugin' }).click();
   const error = form.locator('[data-path="pollIntervalMs"] .field-error');
   await error.waitFor();
   assert.match(await error.innerText(), /1[,.]?000/);
-  assert.equal(await form.getByLabel('Poll interval (ms)').getAttribute('aria-invalid'), 'true');
+  assert.equal(await interval.getAttribute('aria-invalid'), 'true');
   assert.equal(pluginsFile(), before, 'nothing saved');
 
-  await form.getByLabel('Poll interval (ms)').fill('2000');
+  await interval.fill('2000');
   await form.getByRole('button', { name: 'Add plugin' }).click();
   const card = page.getByRole('article', { name: 'Plugin instance sim2' });
   await card.locator('.badge').filter({ hasText: 'Running' }).waitFor({ timeout: 30_000 });
