@@ -81,3 +81,17 @@ test('needsServer: first run sets the password with the setup code from the log,
   assert.equal((await fetch(`${fresh.url}/api/v1/metrics`, { headers: { authorization: basic('a new password') } })).status, 200);
   assert.equal((await page.evaluate(() => JSON.stringify({ ...localStorage }))).includes('a new password'), false);
 });
+
+test('the theme switch sits beside the system default and is remembered', { skip: BROWSER_SKIP }, async (t) => {
+  const page = await openPage(t, browser, site.url);
+  await signIn(page);
+  const theme = page.getByLabel('Theme');
+  assert.equal(await theme.inputValue(), 'system');
+  assert.equal(await page.evaluate(() => document.documentElement.dataset.theme ?? null), null, 'the system default: no override');
+  await theme.selectOption('dark');
+  assert.equal(await page.evaluate(() => document.documentElement.dataset.theme), 'dark');
+  await page.reload();
+  await page.getByRole('navigation', { name: 'Screens' }).waitFor();
+  assert.equal(await page.evaluate(() => document.documentElement.dataset.theme), 'dark');
+  assert.equal(await page.getByLabel('Theme').inputValue(), 'dark');
+});

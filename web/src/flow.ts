@@ -2,7 +2,7 @@
 // hub. Each line's direction follows the sign of its power and its width the size; the
 // words beside each node say the same for those who do not read pictures.
 
-import { formatFlow, formatQuantity, formatNumber } from './format.js';
+import { formatFlow, formatNumber, formatQuantity, signWord } from './format.js';
 import type { LiveStore } from './live.js';
 
 const SVG = 'http://www.w3.org/2000/svg';
@@ -22,12 +22,12 @@ interface Node {
 }
 
 const NODES: Node[] = [
-  { id: 'pv', label: 'Solar', x: 60, y: 50 },
-  { id: 'grid', label: 'Grid', x: 260, y: 50 },
-  { id: 'battery', label: 'Battery', x: 60, y: 190 },
-  { id: 'home', label: 'Home', x: 260, y: 190 },
+  { id: 'pv', label: 'Solar', x: 60, y: 60 },
+  { id: 'grid', label: 'Grid', x: 260, y: 60 },
+  { id: 'battery', label: 'Battery', x: 60, y: 200 },
+  { id: 'home', label: 'Home', x: 260, y: 200 },
 ];
-const HUB = { x: 160, y: 120 };
+const HUB = { x: 160, y: 130 };
 
 /** Watts → line width: 1.5 px at idle up to 9 px at 10 kW and above. */
 function width(watts: number): number {
@@ -35,9 +35,10 @@ function width(watts: number): number {
 }
 
 export function mountPowerFlow(container: HTMLElement, live: LiveStore): () => void {
-  const picture = svg('svg', { viewBox: '0 0 320 240', class: 'flow', role: 'img', 'aria-labelledby': 'flow-summary' });
+  const picture = svg('svg', { viewBox: '0 0 320 260', class: 'flow', role: 'img', 'aria-labelledby': 'flow-summary' });
   const lines = new Map<string, SVGPathElement>();
   const values = new Map<string, SVGTextElement>();
+  const directions = new Map<string, SVGTextElement>();
   for (const node of NODES) {
     const path = svg('path', { d: `M${node.x},${node.y} L${HUB.x},${HUB.y}`, class: 'flow-line', 'data-node': node.id });
     lines.set(node.id, path);
@@ -51,6 +52,10 @@ export function mountPowerFlow(container: HTMLElement, live: LiveStore): () => v
     const value = svg('text', { x: node.x, y: node.y + 13, 'text-anchor': 'middle', class: 'flow-value', 'data-node': node.id });
     values.set(node.id, value);
     group.append(value);
+    // Below the circle: which way the power goes, in words (grid, battery).
+    const direction = svg('text', { x: node.x, y: node.y + (node.y < HUB.y ? -38 : 46), 'text-anchor': 'middle', class: 'flow-dir', 'data-node': node.id });
+    directions.set(node.id, direction);
+    group.append(direction);
     picture.append(group);
   }
   const summary = document.createElement('p');
@@ -83,6 +88,8 @@ export function mountPowerFlow(container: HTMLElement, live: LiveStore): () => v
     values.get('pv')!.textContent = typeof pv === 'number' ? formatQuantity(pv, 'W') : '—';
     values.get('grid')!.textContent = typeof grid === 'number' ? formatQuantity(Math.abs(grid), 'W') : '—';
     values.get('home')!.textContent = typeof load === 'number' ? formatQuantity(load, 'W') : '—';
+    directions.get('grid')!.textContent = signWord('total/grid_power', grid) ?? '';
+    directions.get('battery')!.textContent = typeof battery === 'number' && signWord('total/battery_power', battery) ? `${signWord('total/battery_power', battery)} ${formatQuantity(Math.abs(battery), 'W')}` : '';
     values.get('battery')!.textContent = typeof soc === 'number' ? `${formatNumber(soc, 0)} %` : typeof battery === 'number' ? formatQuantity(Math.abs(battery), 'W') : '—';
     const parts = [
       `Solar ${typeof pv === 'number' ? formatQuantity(pv, 'W') : 'unknown'}`,
