@@ -13,6 +13,8 @@ let site: Site;
 let needsServer: string | false = 'no browser';
 if (!BROWSER_SKIP) {
   site = await startSite();
+  // The first run (which includes the backfill) is over before the page is judged.
+  await site.waitForLog(/backfill complete/);
   needsServer = await needsServerSkip(site.url);
   browser = await launchChromium();
   after(() => browser.close());
@@ -24,7 +26,7 @@ test('a config edit with a bad value is refused with the reason and saves nothin
   await signIn(page);
   await showScreen(page, 'plugins');
   const card = page.getByRole('article', { name: 'Plugin instance sim' });
-  await card.locator('.badge').filter({ hasText: 'Running' }).waitFor();
+  await card.locator('.badge').filter({ hasText: 'Running' }).waitFor({ timeout: 30_000 });
   await card.getByText('Edit config').click();
   const form = page.getByRole('form', { name: 'Config of sim' });
   // By key, not label: the label is the schema's title where the plugin gives one.
@@ -43,7 +45,7 @@ test('a config edit with a bad value is refused with the reason and saves nothin
   await form.getByRole('button', { name: 'Save config' }).click();
   await page.getByRole('status').filter({ hasText: 'Saved. The plugin restarts' }).waitFor();
   assert.equal(JSON.parse(pluginsFile()).plugins[0].config.pollIntervalMs, 2000);
-  await card.locator('.badge').filter({ hasText: 'Running' }).waitFor();
+  await card.locator('.badge').filter({ hasText: 'Running' }).waitFor({ timeout: 30_000 });
 });
 
 test('needsServer: a plugin added with a bad value shows the error at the field and saves nothing; a good one starts', { skip: BROWSER_SKIP || needsServer }, async (t) => {

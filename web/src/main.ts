@@ -3,7 +3,7 @@
 
 import './style.css';
 import 'uplot/dist/uPlot.min.css';
-import { api, authFailureMessage, handleAuthFailures, storedToken, storeToken, type PageToken } from './api.js';
+import { api, ApiError, authFailureMessage, handleAuthFailures, storedToken, storeToken, type PageToken } from './api.js';
 import { h, replace } from './dom.js';
 import { LiveStore } from './live.js';
 import { needsSetup, showSetup, showSignIn, signOut } from './session.js';
@@ -38,14 +38,11 @@ function signInScreen(message?: string): void {
 }
 
 async function startApp(token: PageToken): Promise<void> {
-  // The shell is drawn at once; the snapshot and the socket fill it in as they arrive.
-  live.connect(token.token);
-  statuses.start();
+  // The shell is drawn at once. The screen, the socket and the other calls wait for the
+  // snapshot: a revoked token then costs one refused call, not a burst that would use up
+  // the address's failed-login allowance (and get the next sign-in throttled).
   document.body.classList.add('signed-in');
-  void api<Metric[]>('GET', '/metrics').then(
-    (metrics) => live.seedSnapshot(metrics),
-    () => undefined, // 401: handleAuthFailures shows sign-in; offline: the banner says so
-  );
+  const snapshot = api<Metric[]>('GET', '/metrics');
 
   const content = h('div', { class: 'screen', id: 'screen' });
   const tabs = SCREENS.map((screen) => h('a', { href: `#${screen.id}`, class: 'tab', 'data-screen': screen.id }, h('span', { class: 'tab-icon', 'aria-hidden': 'true' }, screen.icon), h('span', {}, screen.title)));
@@ -64,6 +61,15 @@ async function startApp(token: PageToken): Promise<void> {
   mountThemeSwitch(themeSlot);
   mountConnectionBanner(banner, live);
 
+  try {
+    live.seedSnapshot(await snapshot);
+  } catch (err) {
+    if (err instanceof ApiError && err.status === 401) return; // handleAuthFailures shows sign-in
+    replace(content, h('p', { class: 'message error', role: 'alert' }, `Cannot reach Heliograph: ${err instanceof ApiError ? err.message : String(err)}. Reload the page to try again.`));
+    return;
+  }
+  live.connect(token.token);
+  statuses.start();
   const ctx: ScreenContext = { live, statuses, token };
   const show = () => {
     const screen = currentScreen();

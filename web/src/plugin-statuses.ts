@@ -7,7 +7,7 @@ import { api } from './api.js';
 import type { LiveStore } from './live.js';
 import { deviceKey, type PluginStatus } from './types.js';
 
-const STARTING_RECHECK_MS = [500, 1000, 2000, 4000, 8000, 15000];
+const STARTING_RECHECK_MS = [500, 1000, 2000, 3000, 5000];
 
 export class PluginStatuses {
   list: PluginStatus[] = [];
