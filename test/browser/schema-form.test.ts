@@ -1,46 +1,50 @@
 import { test, after } from 'node:test';
 import assert from 'node:assert/strict';
+import { fileURLToPath } from 'node:url';
+import { build } from 'esbuild';
 import { z } from 'zod';
-import { launchChromium } from './browser.js';
-import { startPageServer } from './harness.js';
+import type { Browser, Page } from 'playwright-core';
+import { BROWSER_SKIP, launchChromium } from './browser.js';
 
-// The config form generator, as the page loads it, in chromium: every kind of field a
-// plugin schema produces (zod's own JSON Schema output), filled in and read back into a
-// config that the same zod schema accepts.
+// The config form generator in chromium, bundled on its own from web/src: every kind of
+// field a plugin schema produces (zod's own JSON Schema output), labelled in words, filled
+// in and read back into a config that the same zod schema accepts.
 
 const configSchema = z.object({
   host: z.string().describe('Address of the inverter'),
   port: z.number().int().min(1).max(65535).default(502),
+  pollIntervalMs: z.number().int().positive().default(5000),
   mode: z.enum(['tcp', 'rtu']).default('tcp'),
   enabled: z.boolean().default(true),
   api_key: z.string().nullable(),
   location: z.object({ latitude: z.number().min(-90).max(90), longitude: z.number() }),
   planes: z.array(z.object({ tilt: z.number(), azimuth: z.number() })),
+  peaks: z.union([z.number(), z.array(z.number())]).default([5000, 3000]),
   note: z.string().optional(),
 });
 const jsonSchema = z.toJSONSchema(configSchema, { io: 'input', unrepresentable: 'any' });
 const config = { host: '192.168.1.20', api_key: null, location: { latitude: 48.1, longitude: 11.6 }, planes: [{ tilt: 30, azimuth: 180 }] };
 
-const browser = await launchChromium();
-const server = await startPageServer();
-after(async () => {
-  await browser.close();
-  await server.close();
-});
+let browser: Browser;
+let bundle = '';
+if (!BROWSER_SKIP) {
+  const entry = fileURLToPath(new URL('../../../web/src/schema-form.ts', import.meta.url));
+  const built = await build({ entryPoints: [entry], bundle: true, format: 'iife', globalName: 'SchemaForm', write: false, target: 'es2020' });
+  bundle = built.outputFiles[0]!.text;
+  browser = await launchChromium();
+  after(() => browser.close());
+}
 
-async function drawForm() {
-  const page = await browser.newPage();
-  page.setDefaultTimeout(5000);
-  await page.goto(server.url);
+async function drawForm(t: { after(fn: () => Promise<void>): void }) {
+  const page: Page = await browser.newPage();
+  t.after(() => page.close());
+  await page.setContent('<!doctype html><form id="under-test"></form>');
+  await page.addScriptTag({ content: bundle });
   await page.evaluate(
-    async ([schema, value]) => {
-      const url = '/schema-form.js';
-      const { configFields } = await import(url);
-      const fields = configFields(schema, value, 'x');
-      const form = document.createElement('form');
-      form.id = 'under-test';
-      form.append(fields.element);
-      document.body.append(form);
+    ([schema, value]) => {
+      const api = (window as unknown as { SchemaForm: { configFields(s: unknown, v: unknown, x: string): { element: HTMLElement; read(): unknown } } }).SchemaForm;
+      const fields = api.configFields(schema, value, 'x');
+      document.getElementById('under-test')!.append(fields.element);
       (window as unknown as { readForm: () => unknown }).readForm = () => fields.read();
     },
     [jsonSchema, config] as const,
@@ -49,61 +53,61 @@ async function drawForm() {
   return { page, read };
 }
 
-test('each field shows the config in force, or the default, under a label naming its key', async (t) => {
-  const { page } = await drawForm();
-  t.after(() => page.close());
-  assert.equal(await page.getByLabel('host (x)', { exact: true }).inputValue(), '192.168.1.20');
-  assert.equal(await page.getByLabel('port (x)', { exact: true }).inputValue(), '502');
-  assert.equal(await page.getByLabel('port (x)', { exact: true }).getAttribute('min'), '1');
-  assert.equal(await page.getByLabel('port (x)', { exact: true }).getAttribute('step'), '1');
-  assert.equal(await page.getByLabel('mode (x)', { exact: true }).locator('option:checked').innerText(), 'tcp');
-  assert.equal(await page.getByLabel('enabled (x)', { exact: true }).isChecked(), true);
-  assert.equal(await page.getByLabel('api_key (x)', { exact: true }).getAttribute('type'), 'password', 'secrets are not shown on screen');
-  assert.equal(await page.getByLabel('location.latitude (x)', { exact: true }).inputValue(), '48.1');
-  assert.equal(await page.getByLabel('location.latitude (x)', { exact: true }).getAttribute('max'), '90');
-  assert.deepEqual(JSON.parse(await page.getByLabel('planes (x)', { exact: true }).inputValue()), [{ tilt: 30, azimuth: 180 }]);
-  assert.equal(await page.getByLabel('note (x)', { exact: true }).inputValue(), '');
+test('fields are labelled in words, show the config in force or the default, and say their range', { skip: BROWSER_SKIP }, async (t) => {
+  const { page } = await drawForm(t);
+  assert.equal(await page.getByLabel('Host (x)', { exact: true }).inputValue(), '192.168.1.20');
+  assert.equal(await page.getByLabel('Port (x)', { exact: true }).inputValue(), '502');
+  assert.equal(await page.getByLabel('Port (x)', { exact: true }).getAttribute('step'), '1');
+  assert.match(await page.locator('[data-path="port"] .hint').innerText(), /A whole number, from 1 to 65[,.]?535/);
+  assert.match(await page.locator('[data-path="pollIntervalMs"] .hint').innerText(), /more than 0/, 'positive() is "more than 0", not "0 to …"');
+  assert.equal(await page.getByLabel('Poll interval (ms) (x)', { exact: true }).inputValue(), '5000');
+  assert.equal(await page.getByLabel('Mode (x)', { exact: true }).locator('option:checked').innerText(), 'Tcp');
+  assert.equal(await page.getByRole('switch', { name: 'Enabled (x)' }).isChecked(), true);
+  assert.equal(await page.getByLabel('API key (x)', { exact: true }).getAttribute('type'), 'password', 'secrets are not shown on screen');
+  assert.equal(await page.getByLabel('Latitude (x)', { exact: true }).inputValue(), '48.1');
+  // Lists are fieldsets of fields, one per item, not JSON.
+  assert.equal(await page.locator('fieldset[data-path="planes"] [data-path="planes.0.tilt"] input').inputValue(), '30');
+  assert.equal(await page.locator('fieldset[data-path="peaks"] input').count(), 2);
+  assert.equal(await page.locator('textarea').count(), 0);
   assert.match(await page.locator('#under-test').innerText(), /Address of the inverter/);
 });
 
-test('what is read back is the edited config, and the plugin schema accepts it', async (t) => {
-  const { page, read } = await drawForm();
-  t.after(() => page.close());
-  assert.deepEqual(await read(), { ok: true, present: true, value: { ...config, port: 502, mode: 'tcp', enabled: true } });
+test('what is read back is the edited config, and the plugin schema accepts it', { skip: BROWSER_SKIP }, async (t) => {
+  const { page, read } = await drawForm(t);
+  assert.deepEqual(await read(), { ok: true, present: true, value: { ...config, port: 502, pollIntervalMs: 5000, mode: 'tcp', enabled: true, peaks: [5000, 3000] } });
 
-  await page.getByLabel('mode (x)', { exact: true }).selectOption('rtu');
-  await page.getByLabel('enabled (x)', { exact: true }).uncheck();
-  await page.getByLabel('api_key (x)', { exact: true }).fill('s3cret');
-  await page.getByLabel('location.latitude (x)', { exact: true }).fill('-33.9');
-  await page.getByLabel('planes (x)', { exact: true }).fill('[{"tilt": 20, "azimuth": 90}, {"tilt": 20, "azimuth": 270}]');
-  await page.getByLabel('note (x)', { exact: true }).fill('garage');
+  await page.getByLabel('Mode (x)', { exact: true }).selectOption({ label: 'Rtu' });
+  await page.getByRole('switch', { name: 'Enabled (x)' }).uncheck();
+  await page.getByLabel('API key (x)', { exact: true }).fill('s3cret');
+  await page.getByRole('button', { name: 'Add to Planes' }).click();
+  await page.locator('[data-path="planes.1.tilt"] input').fill('20');
+  await page.locator('[data-path="planes.1.azimuth"] input').fill('270');
+  await page.getByRole('button', { name: 'Remove item 2 of Peaks' }).click();
+  await page.getByLabel('Note (x)', { exact: true }).fill('garage');
   const edited = (await read()) as { ok: boolean; value: unknown };
-  const expected = {
+  assert.deepEqual(edited.value, {
     host: '192.168.1.20',
     port: 502,
+    pollIntervalMs: 5000,
     mode: 'rtu',
     enabled: false,
     api_key: 's3cret',
-    location: { latitude: -33.9, longitude: 11.6 },
-    planes: [{ tilt: 20, azimuth: 90 }, { tilt: 20, azimuth: 270 }],
+    location: { latitude: 48.1, longitude: 11.6 },
+    planes: [{ tilt: 30, azimuth: 180 }, { tilt: 20, azimuth: 270 }],
+    peaks: [5000],
     note: 'garage',
-  };
-  assert.deepEqual(edited, { ok: true, present: true, value: expected });
+  });
   assert.equal(configSchema.safeParse(edited.value).success, true);
 
-  // Emptied optional and nullable fields: left out, and null.
-  await page.getByLabel('note (x)', { exact: true }).fill('');
-  await page.getByLabel('api_key (x)', { exact: true }).fill('');
+  await page.getByLabel('Note (x)', { exact: true }).fill('');
+  await page.getByLabel('API key (x)', { exact: true }).fill('');
   const emptied = (await read()) as { value: Record<string, unknown> };
   assert.equal('note' in emptied.value, false);
   assert.equal(emptied.value.api_key, null);
 });
 
-test('JSON that does not parse is reported with the key, before anything is sent', async (t) => {
-  const { page, read } = await drawForm();
-  t.after(() => page.close());
-  await page.getByLabel('planes (x)', { exact: true }).fill('[{"tilt": 20,');
-  const result = (await read()) as { ok: boolean; message: string };
-  assert.equal(result.ok, false);
-  assert.match(result.message, /^planes: not valid JSON/);
+test('a required text left empty is reported at its field path before anything is sent', { skip: BROWSER_SKIP }, async (t) => {
+  const { page, read } = await drawForm(t);
+  await page.getByLabel('Host (x)', { exact: true }).fill('');
+  assert.deepEqual(await read(), { ok: false, issues: [{ path: ['host'], message: 'Required: enter a value.' }] });
 });

@@ -1,31 +1,46 @@
-// Every call the page makes to the device's REST API, with the device password attached.
+// Every call the page makes to the REST API, with the page's bearer token attached. The
+// device password is sent once, to create that token (session.ts), and never stored.
 
-const PASSWORD_KEY = 'heliograph.password';
+const TOKEN_KEY = 'heliograph.token';
 
-/** A refused API call: the status and the `{"error"}` message the API gave. */
+/** One field the API refused: the key path inside the request body and why, in plain words. */
+export interface Issue {
+  path: Array<string | number>;
+  message: string;
+}
+
+/** A refused API call: the status, the `{"error"}` message and any field-level issues. */
 export class ApiError extends Error {
   constructor(
     readonly status: number,
     message: string,
     readonly retryAfterS?: number,
+    readonly issues: Issue[] = [],
   ) {
     super(message);
   }
 }
 
-/** Answers that mean the stored credentials no longer get in; the page goes back to sign-in. */
-export function isAuthFailure(err: unknown): err is ApiError {
-  return err instanceof ApiError && (err.status === 401 || err.status === 403 || err.status === 429);
+/** The token the page holds: id (to revoke it at sign-out) and secret. */
+export interface PageToken {
+  id: string;
+  token: string;
 }
 
-// sessionStorage, not localStorage: the password is gone when the tab closes.
-export function storedPassword(): string | null {
-  return sessionStorage.getItem(PASSWORD_KEY);
+// localStorage: the page stays signed in across tabs and restarts, as a token is meant to;
+// it can be revoked from any signed-in page, and holds no password.
+export function storedToken(): PageToken | null {
+  try {
+    const parsed = JSON.parse(localStorage.getItem(TOKEN_KEY) ?? 'null') as PageToken | null;
+    return parsed && typeof parsed.id === 'string' && typeof parsed.token === 'string' ? parsed : null;
+  } catch {
+    return null;
+  }
 }
 
-export function storePassword(password: string | null): void {
-  if (password === null) sessionStorage.removeItem(PASSWORD_KEY);
-  else sessionStorage.setItem(PASSWORD_KEY, password);
+export function storeToken(token: PageToken | null): void {
+  if (token === null) localStorage.removeItem(TOKEN_KEY);
+  else localStorage.setItem(TOKEN_KEY, JSON.stringify({ id: token.id, token: token.token }));
 }
 
 /** `Basic base64("admin:" + password)`, UTF-8 so passwords beyond Latin-1 work (btoa alone throws). */
@@ -38,19 +53,26 @@ export function basicAuth(password: string): string {
 
 let onAuthFailure: (err: ApiError) => void = () => {};
 
-/** Called whenever a call is refused for its credentials (401, 403, 429). */
+/** Called when the stored token is refused (401): it was revoked or expired. */
 export function handleAuthFailures(handler: (err: ApiError) => void): void {
   onAuthFailure = handler;
+}
+
+export interface CallOptions {
+  body?: unknown;
+  /** An Authorization header to use instead of the stored token (sign-in, setup). */
+  authorization?: string | null;
 }
 
 /**
  * Calls `/api/v1<path>` and returns the parsed JSON (undefined for 204). Throws ApiError
  * with the API's own message for any 4xx/5xx, and when the server cannot be reached.
  */
-export async function api<T>(method: string, path: string, options: { body?: unknown; password?: string } = {}): Promise<T> {
-  const password = options.password ?? storedPassword();
+export async function api<T>(method: string, path: string, options: CallOptions = {}): Promise<T> {
   const headers: Record<string, string> = { Accept: 'application/json' };
-  if (password !== null) headers.Authorization = basicAuth(password);
+  const stored = storedToken();
+  const authorization = options.authorization !== undefined ? options.authorization : stored ? `Bearer ${stored.token}` : null;
+  if (authorization) headers.Authorization = authorization;
   if (options.body !== undefined) headers['Content-Type'] = 'application/json';
   let response: Response;
   try {
@@ -67,24 +89,29 @@ export async function api<T>(method: string, path: string, options: { body?: unk
     json = undefined;
   }
   if (!response.ok) {
-    const message = typeof (json as { error?: unknown })?.error === 'string' ? (json as { error: string }).error : `${response.status} ${response.statusText}`;
+    const body = (json ?? {}) as { error?: unknown; issues?: unknown };
+    const message = typeof body.error === 'string' ? body.error : `${response.status} ${response.statusText}`;
+    const issues = Array.isArray(body.issues) ? (body.issues as Issue[]).filter((i) => Array.isArray(i?.path) && typeof i?.message === 'string') : [];
     const retryAfter = Number(response.headers.get('Retry-After'));
-    const err = new ApiError(response.status, message, Number.isFinite(retryAfter) && retryAfter > 0 ? retryAfter : undefined);
-    if (isAuthFailure(err) && options.password === undefined) onAuthFailure(err);
+    const err = new ApiError(response.status, message, Number.isFinite(retryAfter) && retryAfter > 0 ? retryAfter : undefined, issues);
+    if (response.status === 401 && options.authorization === undefined && stored) onAuthFailure(err);
     throw err;
   }
   return json as T;
 }
 
-/** What to tell the user when the device refuses the credentials. */
+/** The text of any error, for a message line. */
+export function errorText(err: unknown): string {
+  return err instanceof ApiError ? err.message : String(err);
+}
+
+/** What to tell the user when the device refuses a sign-in or the stored token. */
 export function authFailureMessage(err: ApiError, signingIn: boolean): string {
   switch (err.status) {
     case 401:
-      return signingIn
-        ? 'Wrong password. Enter the device password (the one set with "heliograph password set").'
-        : 'The device no longer accepts the saved password (was it changed?). Sign in again.';
+      return signingIn ? 'Wrong password. Enter the device password (the one set on first start, or with "heliograph password set").' : 'This page was signed out (its token was revoked or expired). Sign in again.';
     case 403:
-      return 'No device password is set yet, so the device refuses all access. Set one on the device: run "heliograph password set" there, or start it with the environment variable HELIOGRAPH_PASSWORD. Then sign in here.';
+      return 'No device password is set yet. Set one on the device ("heliograph password set", or the environment variable HELIOGRAPH_PASSWORD), or reload this page to set it here.';
     case 429:
       return `Too many failed sign-ins from this address. Wait ${err.retryAfterS !== undefined ? formatSeconds(err.retryAfterS) : 'a while'} before trying again.`;
     default:

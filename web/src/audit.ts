@@ -1,53 +1,33 @@
-import { api, ApiError } from './api.js';
-import { formatTime, formatValue, h, replace } from './dom.js';
+import { api, errorText } from './api.js';
+import { h, replace } from './dom.js';
+import { formatTime } from './format.js';
 import type { AuditEntry } from './types.js';
 
-/** The last 50 write attempts, refused ones included, newest first. */
-export class AuditSection {
-  private readonly table = h('div');
-
-  constructor(container: HTMLElement) {
-    const refresh = h('button', { type: 'button', class: 'secondary' }, 'Refresh audit log');
-    refresh.addEventListener('click', () => void this.refresh());
-    replace(container, h('div', { class: 'actions' }, refresh), this.table);
+/** The last 50 write attempts, refused ones included, newest first, as a list (not a table: it must fit a phone). */
+export async function renderAudit(list: HTMLElement): Promise<void> {
+  let entries: AuditEntry[];
+  try {
+    entries = await api<AuditEntry[]>('GET', '/audit?limit=50');
+  } catch (err) {
+    replace(list, h('p', { class: 'message error', role: 'alert' }, `Cannot load the audit log: ${errorText(err)}`));
+    return;
   }
-
-  async refresh(): Promise<void> {
-    let entries: AuditEntry[];
-    try {
-      entries = await api<AuditEntry[]>('GET', '/audit?limit=50');
-    } catch (err) {
-      replace(this.table, h('p', { class: 'message error', role: 'alert' }, `Cannot load the audit log: ${err instanceof ApiError ? err.message : String(err)}`));
-      return;
-    }
-    if (entries.length === 0) {
-      replace(this.table, h('p', {}, 'No writes yet.'));
-      return;
-    }
-    replace(
-      this.table,
-      h(
-        'table',
-        { class: 'audit' },
-        h('thead', {}, h('tr', {}, ['Time', 'Who', 'Via', 'Topic', 'Old', 'New', 'Result'].map((c) => h('th', { scope: 'col' }, c)))),
+  if (entries.length === 0) return replace(list, h('p', {}, 'No changes yet.'));
+  replace(
+    list,
+    h(
+      'ol',
+      { class: 'audit' },
+      entries.map((e) =>
         h(
-          'tbody',
-          {},
-          entries.map((e) =>
-            h(
-              'tr',
-              { class: e.result === 'ok' ? '' : 'refused' },
-              h('td', {}, formatTime(e.time)),
-              h('td', {}, e.who),
-              h('td', {}, e.via === 'ws' ? 'WebSocket' : 'REST'),
-              h('td', {}, h('code', {}, e.topic)),
-              h('td', {}, formatValue(e.old_value)),
-              h('td', {}, e.new_value),
-              h('td', {}, e.result === 'ok' ? 'ok' : `refused: ${e.message ?? ''}`),
-            ),
-          ),
+          'li',
+          { class: e.result === 'ok' ? 'ok' : 'refused' },
+          h('p', { class: 'audit-head' }, h('code', {}, e.topic), h('span', { class: e.result === 'ok' ? 'badge state-running' : 'badge state-failed' }, e.result === 'ok' ? 'done' : 'refused')),
+          h('p', {}, `${e.old_value === null || e.old_value === undefined ? '—' : String(e.old_value)} → ${e.new_value}`),
+          e.result === 'ok' ? null : h('p', { class: 'error-text' }, e.message ?? ''),
+          h('p', { class: 'hint' }, `${formatTime(e.time)} · ${e.who} · ${e.via === 'ws' ? 'WebSocket' : 'REST'}`),
         ),
       ),
-    );
-  }
+    ),
+  );
 }

@@ -42,17 +42,3 @@ export function showMessage(target: HTMLElement, kind: 'error' | 'ok' | 'info', 
   target.textContent = text;
   target.hidden = text === '';
 }
-
-/** Local date and time of an RFC 3339 string, or "—". */
-export function formatTime(iso: string | null | undefined): string {
-  if (!iso) return '—';
-  const date = new Date(iso);
-  return Number.isNaN(date.getTime()) ? iso : date.toLocaleString();
-}
-
-/** A metric value as shown: null as "—", others as the API gives them. */
-export function formatValue(value: unknown): string {
-  if (value === null || value === undefined) return '—';
-  if (typeof value === 'string') return value;
-  return JSON.stringify(value);
-}

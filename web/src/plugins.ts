@@ -1,13 +1,15 @@
-import { api, ApiError } from './api.js';
-import { formatTime, h, replace, showMessage } from './dom.js';
-import { configFields, type JsonSchema } from './schema-form.js';
-import type { PluginConfig, PluginStatus } from './types.js';
+// Plugin instances: state, last error and last good poll; enable or disable, remove, edit
+// the config; and add an instance of any installed plugin. States come from
+// PluginStatuses, which asks again while an instance is starting, so after a save the
+// card turns to Running or Failed once the first run has really finished.
 
-interface Card {
-  state: HTMLElement;
-  lastError: HTMLElement;
-  lastPoll: HTMLElement;
-}
+import { api, errorText } from './api.js';
+import { h, replace, showMessage, uid } from './dom.js';
+import { formatTime } from './format.js';
+import { configForm } from './plugin-form.js';
+import { mountAddPlugin } from './plugin-add.js';
+import type { ScreenContext } from './screens.js';
+import type { PluginConfig, PluginStatus } from './types.js';
 
 const STATE_TEXT: Record<PluginStatus['state'], string> = {
   starting: 'Starting',
@@ -16,110 +18,133 @@ const STATE_TEXT: Record<PluginStatus['state'], string> = {
   stopped: 'Stopped',
 };
 
-/**
- * Each plugin instance: its state, last error and last good poll (updated on every
- * refresh), and its config form, drawn once from the plugin's JSON Schema. Saving PUTs the
- * config; the plugin's own validation errors are shown as the API words them.
- */
-export class PluginsSection {
-  private cards = new Map<string, Card>();
-  private layout = '';
+interface Card {
+  element: HTMLElement;
+  update(status: PluginStatus): void;
+}
 
-  constructor(
-    private readonly container: HTMLElement,
-    private readonly onSaved: () => void,
-  ) {}
-
-  render(instances: PluginStatus[]): void {
-    const layout = instances.map((i) => i.id).join('\n');
-    if (layout !== this.layout) this.build(instances, layout);
-    for (const instance of instances) {
-      const card = this.cards.get(instance.id);
-      if (!card) continue;
-      card.state.textContent = STATE_TEXT[instance.state] ?? instance.state;
-      card.state.className = `badge state-${instance.state}`;
-      card.lastError.textContent = instance.last_error ?? 'none';
-      card.lastError.classList.toggle('error-text', instance.last_error !== null);
-      card.lastPoll.textContent = formatTime(instance.last_poll);
+export function mountPlugins(container: HTMLElement, ctx: ScreenContext): () => void {
+  const list = h('div', { class: 'plugin-list' });
+  const addSlot = h('section', { class: 'card', 'aria-labelledby': 'add-plugin-title' }, h('h3', { id: 'add-plugin-title' }, 'Add a plugin'));
+  replace(container, list, addSlot);
+  mountAddPlugin(addSlot, ctx);
+  const cards = new Map<string, Card>();
+  let layout = '';
+  const stop = ctx.statuses.subscribe((instances) => {
+    const ids = instances.map((i) => i.id).join('\n');
+    if (ids !== layout) {
+      layout = ids;
+      for (const id of [...cards.keys()]) if (!instances.some((i) => i.id === id)) cards.delete(id);
+      for (const instance of instances) if (!cards.has(instance.id)) cards.set(instance.id, pluginCard(instance, ctx));
+      replace(list, instances.length ? instances.map((i) => cards.get(i.id)!.element) : h('p', {}, 'No plugin instance yet: add one below.'));
     }
-  }
+    for (const instance of instances) cards.get(instance.id)!.update(instance);
+  });
+  return stop;
+}
 
-  private build(instances: PluginStatus[], layout: string): void {
-    this.layout = layout;
-    this.cards.clear();
-    if (instances.length === 0) {
-      replace(this.container, h('p', {}, 'No plugin instance is running. Add one to plugins.json on the device and restart it.'));
-      return;
+function pluginCard(instance: PluginStatus, ctx: ScreenContext): Card {
+  const badge = h('span', { class: 'badge' });
+  const lastError = h('dd');
+  const lastPoll = h('dd');
+  const enabledId = uid('enabled');
+  const enabled = h('input', { id: enabledId, type: 'checkbox', role: 'switch', class: 'switch' });
+  const message = h('p', { class: 'message', hidden: true });
+  const remove = h('button', { type: 'button', class: 'danger' }, 'Remove');
+  const details = h('details', { class: 'config' }, h('summary', {}, 'Edit config'));
+  const formSlot = h('div', {}, h('p', { class: 'hint' }, 'Loading config…'));
+  details.append(formSlot);
+  let loaded = false;
+  details.addEventListener('toggle', () => {
+    if (details.open && !loaded) {
+      loaded = true;
+      void loadConfig(instance.id, formSlot, ctx);
     }
-    replace(this.container, instances.map((i) => this.card(i)));
-  }
+  });
 
-  private card(instance: PluginStatus): HTMLElement {
-    const card: Card = { state: h('span', { class: 'badge' }), lastError: h('span'), lastPoll: h('span') };
-    this.cards.set(instance.id, card);
-    const formSlot = h('div', { class: 'config' }, h('p', { class: 'hint' }, 'Loading config…'));
-    void this.loadConfig(instance.id, formSlot);
-    return h(
-      'article',
-      { class: 'plugin', 'aria-label': `Plugin instance ${instance.id}` },
-      h('header', {}, h('h3', {}, instance.id), card.state),
-      h(
-        'dl',
-        {},
-        h('dt', {}, 'Plugin'),
-        h('dd', {}, `${instance.plugin} (${instance.kind})`),
-        h('dt', {}, 'Devices'),
-        h('dd', {}, instance.devices.length ? instance.devices.join(', ') : 'none'),
-        h('dt', {}, 'Last error'),
-        h('dd', {}, card.lastError),
-        h('dt', {}, 'Last poll'),
-        h('dd', {}, card.lastPoll),
-      ),
-      formSlot,
-    );
-  }
-
-  private async loadConfig(id: string, slot: HTMLElement): Promise<void> {
+  enabled.addEventListener('change', async () => {
+    enabled.disabled = true;
     try {
-      const described = await api<PluginConfig>('GET', `/plugins/${encodeURIComponent(id)}/config`);
-      this.drawForm(id, slot, described);
+      await api('PATCH', `/plugins/${encodeURIComponent(instance.id)}`, { body: { enabled: enabled.checked } });
+      showMessage(message, 'ok', enabled.checked ? 'Enabled: starting…' : 'Disabled: stopped.');
     } catch (err) {
-      replace(slot, h('p', { class: 'message error', role: 'alert' }, `Cannot load the config of ${id}: ${err instanceof ApiError ? err.message : String(err)}`));
+      enabled.checked = !enabled.checked;
+      showMessage(message, 'error', `Not changed: ${errorText(err)}`);
+    } finally {
+      enabled.disabled = false;
+      await ctx.statuses.refresh();
     }
-  }
+  });
+  remove.addEventListener('click', async () => {
+    if (!window.confirm(`Remove the plugin instance "${instance.id}"? It stops at once and is taken out of plugins.json.`)) return;
+    remove.disabled = true;
+    try {
+      await api('DELETE', `/plugins/${encodeURIComponent(instance.id)}`);
+      await ctx.statuses.refresh();
+    } catch (err) {
+      remove.disabled = false;
+      showMessage(message, 'error', `Not removed: ${errorText(err)}`);
+    }
+  });
 
-  private drawForm(id: string, slot: HTMLElement, described: PluginConfig): void {
-    const fields = configFields(described.schema as JsonSchema, described.config, id);
-    const message = h('p', { class: 'message', hidden: true });
-    const button = h('button', { type: 'submit' }, 'Save config');
-    // novalidate: the plugin's schema on the server is the one judge, and its message
-    // names the exact key; the browser's own bubbles would name none.
-    const form = h('form', { class: 'config-form', 'aria-label': `Config of ${id}`, novalidate: true }, h('h4', {}, 'Config'), fields.element, h('div', { class: 'actions' }, button), message);
-    form.addEventListener('submit', async (event) => {
-      event.preventDefault();
-      const read = fields.read();
-      if (!read.ok) {
-        showMessage(message, 'error', `Not saved: ${read.message}`);
-        return;
-      }
-      button.disabled = true;
-      showMessage(message, 'info', 'Saving… (the plugin restarts with the new config)');
-      try {
-        const config = await api<Record<string, unknown>>('PUT', `/plugins/${encodeURIComponent(id)}/config`, { body: read.value ?? {} });
-        this.drawForm(id, slot, { schema: described.schema, config });
-        const saved = slot.querySelector<HTMLElement>('.message')!;
-        showMessage(saved, 'ok', 'Saved. The plugin restarted with the new config.');
-        this.onSaved();
-      } catch (err) {
-        showMessage(message, 'error', `Not saved:\n${err instanceof ApiError ? err.message : String(err)}`);
-      } finally {
-        button.disabled = false;
-      }
+  const element = h(
+    'article',
+    { class: 'card plugin', 'aria-label': `Plugin instance ${instance.id}`, 'data-plugin': instance.id },
+    h('header', {}, h('h3', {}, instance.id), badge),
+    h(
+      'dl',
+      { class: 'facts' },
+      h('div', {}, h('dt', {}, 'Plugin'), h('dd', {}, `${instance.plugin} (${instance.kind})`)),
+      h('div', {}, h('dt', {}, 'Devices'), h('dd', {}, instance.devices.length ? instance.devices.join(', ') : 'none')),
+      h('div', {}, h('dt', {}, 'Last error'), lastError),
+      h('div', {}, h('dt', {}, 'Last good run'), lastPoll),
+    ),
+    h('div', { class: 'plugin-actions' }, h('div', { class: 'switch-row' }, enabled, h('label', { for: enabledId }, 'Enabled', h('span', { class: 'sr-only' }, ` (${instance.id})`))), remove),
+    message,
+    details,
+  );
+  return {
+    element,
+    update(status) {
+      badge.textContent = STATE_TEXT[status.state] ?? status.state;
+      badge.className = `badge state-${status.state}`;
+      lastError.textContent = status.last_error ?? (status.state === 'starting' ? 'none yet (first run not finished)' : 'none');
+      lastError.classList.toggle('error-text', status.last_error !== null);
+      lastPoll.textContent = formatTime(status.last_poll);
+      if (!enabled.disabled) enabled.checked = status.enabled !== false;
+    },
+  };
+}
+
+async function loadConfig(id: string, slot: HTMLElement, ctx: ScreenContext): Promise<void> {
+  let described: PluginConfig;
+  try {
+    described = await api<PluginConfig>('GET', `/plugins/${encodeURIComponent(id)}/config`);
+  } catch (err) {
+    replace(slot, h('p', { class: 'message error', role: 'alert' }, `Cannot load the config of ${id}: ${errorText(err)}`));
+    return;
+  }
+  const draw = (config: Record<string, unknown>, secrets: Record<string, boolean> | undefined, saved?: string) => {
+    const form = configForm({
+      label: `Config of ${id}`,
+      schema: described.schema,
+      config,
+      secrets,
+      suffix: id,
+      submitText: 'Save config',
+      send: async (value) => {
+        const answer = await api<Record<string, unknown>>('PUT', `/plugins/${encodeURIComponent(id)}/config`, { body: value });
+        // Older servers answer the config itself; newer ones `{config, secrets}`.
+        const next = answer && typeof answer === 'object' && 'config' in answer && 'schema' in answer ? (answer as unknown as PluginConfig) : { config: answer, secrets };
+        const text = 'Saved. The plugin restarts with the new config; its state above shows how the first run went.';
+        draw(next.config as Record<string, unknown>, next.secrets, text);
+        await ctx.statuses.refresh();
+        return text;
+      },
     });
     replace(slot, form);
-  }
+    if (saved) showMessage(form.querySelector<HTMLElement>('.message')!, 'ok', saved);
+  };
+  draw(described.config, described.secrets);
 }
 
-export function fetchPlugins(): Promise<PluginStatus[]> {
-  return api<PluginStatus[]>('GET', '/plugins');
-}

@@ -1,8 +1,14 @@
 // Draws a plugin's config form from its JSON Schema (converted by the core from the
 // plugin's own zod schema, so the form and the validation never disagree) and reads the
-// form back into a config object. The server validates; the form only shapes the input.
+// form back into a config object. Labels and help come from the schema's titles and
+// descriptions (else the key in words), lists are repeatable fieldsets, choices are
+// selects, and each field's container carries `data-path` so the API's field-level issues
+// land at the field (field-errors.ts). The server validates; the form only shapes input.
 
 import { h, uid } from './dom.js';
+import { humanizeKey } from './format.js';
+import { listField } from './schema-list.js';
+import { numberField } from './schema-number.js';
 
 export interface JsonSchema {
   type?: string | string[];
@@ -20,33 +26,45 @@ export interface JsonSchema {
   multipleOf?: number;
   minLength?: number;
   maxLength?: number;
+  minItems?: number;
+  maxItems?: number;
   default?: unknown;
   title?: string;
   description?: string;
   format?: string;
+  writeOnly?: boolean;
+  /** Words to show for each enum value (`.meta({enumLabels})` in the plugin's zod schema). */
+  enumLabels?: Record<string, string>;
+}
+
+export interface Issue {
+  path: Array<string | number>;
+  message: string;
 }
 
 /** A value read from the form: absent keys are left out of the config. */
-export type Read = { ok: true; present: boolean; value?: unknown } | { ok: false; message: string };
+export type Read = { ok: true; present: boolean; value?: unknown } | { ok: false; issues: Issue[] };
 
 export interface Field {
   element: HTMLElement;
   read(): Read;
 }
 
-// zod writes the safe-integer range on every .int(); it is no limit worth showing.
-const SAFE = Number.MAX_SAFE_INTEGER;
-
-/**
- * The form fields of a config. `suffix` goes into each label for screen readers only (the
- * instance id), so two instances of one plugin still have distinct labels.
- */
-export function configFields(schema: JsonSchema, config: unknown, suffix: string): Field {
-  if (isObject(schema)) return objectField(schema, asRecord(config), [], suffix, true);
-  return jsonField(schema, config, ['config'], suffix);
+export interface FieldContext {
+  /** Goes into each label for screen readers only (the instance id), so two instances differ. */
+  suffix: string;
+  /** Secret fields that have a stored value (their value is never sent to the page). */
+  secrets: Record<string, boolean>;
 }
 
-function isObject(schema: JsonSchema): boolean {
+/** The form fields of a config. */
+export function configFields(schema: JsonSchema, config: unknown, suffix: string, secrets: Record<string, boolean> = {}): Field {
+  const ctx: FieldContext = { suffix, secrets };
+  if (isObject(schema)) return objectField(schema, asRecord(config), [], ctx, true);
+  return jsonField(schema, config, [], ctx);
+}
+
+export function isObject(schema: JsonSchema): boolean {
   return schema.type === 'object' && schema.properties !== undefined;
 }
 
@@ -71,145 +89,175 @@ function unwrapNullable(schema: JsonSchema): { schema: JsonSchema; nullable: boo
   return { schema, nullable: false };
 }
 
-function field(raw: JsonSchema, value: unknown, path: string[], suffix: string, required: boolean): Field {
+/** Choices with labels: `enum`, or `oneOf`/`anyOf` of `{const, title}`. */
+function choicesOf(schema: JsonSchema): Array<{ value: unknown; label: string }> | null {
+  if (schema.enum) return schema.enum.map((value) => ({ value, label: schema.enumLabels?.[String(value)] ?? (typeof value === 'string' ? choiceLabel(value) : String(value)) }));
+  const variants = schema.oneOf ?? schema.anyOf;
+  if (variants && variants.length > 0 && variants.every((v) => 'const' in v)) {
+    return variants.map((v) => ({ value: v.const, label: v.title ?? v.description ?? String(v.const) }));
+  }
+  return null;
+}
+
+/** `daily` → "Daily", `SBU_priority` → "SBU priority"; codes in capitals stay as they are. */
+function choiceLabel(value: string): string {
+  if (/^[A-Z0-9-]+$/.test(value)) return value;
+  const words = value.replace(/[_]/g, ' ').replace(/([a-z])([A-Z])/g, '$1 $2');
+  return words.charAt(0).toUpperCase() + words.slice(1);
+}
+
+/** An array, or "one X or a list of X" (a list is always accepted then). */
+function listItems(schema: JsonSchema): JsonSchema | null {
+  if (schema.type === 'array' && schema.items) return schema.items;
+  const variants = schema.anyOf ?? schema.oneOf;
+  if (variants?.length === 2) {
+    const list = variants.find((v) => v.type === 'array' && v.items);
+    const single = variants.find((v) => v !== list);
+    if (list && single && single.type === list.items!.type) return list.items!;
+  }
+  return null;
+}
+
+export function field(raw: JsonSchema, value: unknown, path: Array<string | number>, ctx: FieldContext, required: boolean): Field {
   const { schema, nullable } = unwrapNullable(raw);
-  if (schema.enum) return enumField(schema, value, path, suffix, required || !nullable, nullable);
-  if (isObject(schema)) return objectField(schema, asRecord(value), path, suffix, required);
+  const choices = choicesOf(schema);
+  if (choices) return choiceField(schema, choices, value, path, ctx, required || !nullable, nullable);
+  if (isObject(schema)) return objectField(schema, asRecord(value), path, ctx, required);
+  const items = listItems(schema);
+  if (items) return listField(schema, items, value, path, ctx, required);
   switch (schema.type) {
     case 'string':
-      return textField(schema, value, path, suffix, required, nullable);
+      return textField(schema, value, path, ctx, required, nullable);
     case 'number':
     case 'integer':
-      return numberField(schema, value, path, suffix, nullable);
+      return numberField(schema, value, path, ctx, nullable);
     case 'boolean':
-      return booleanField(schema, value, path, suffix);
+      return booleanField(schema, value, path, ctx);
     default:
-      return jsonField(schema, value, path, suffix);
+      return jsonField(schema, value, path, ctx);
   }
 }
 
-function labelFor(id: string, path: string[], suffix: string): HTMLLabelElement {
-  return h('label', { for: id }, path.join('.'), h('span', { class: 'sr-only' }, ` (${suffix})`));
+/** The key in words, or the schema's title; list items are "Item n". */
+export function labelText(schema: JsonSchema, path: Array<string | number>): string {
+  const last = path[path.length - 1];
+  if (schema.title) return schema.title;
+  if (typeof last === 'number') return `Item ${last + 1}`;
+  return last === undefined ? 'Config' : humanizeKey(last);
 }
 
-function hint(schema: JsonSchema, id: string, extra?: string): HTMLElement | null {
-  const text = [schema.title, schema.description, extra].filter(Boolean).join(' · ');
+export function labelFor(id: string, schema: JsonSchema, path: Array<string | number>, ctx: FieldContext): HTMLLabelElement {
+  return h('label', { for: id }, labelText(schema, path), h('span', { class: 'sr-only' }, ` (${ctx.suffix})`));
+}
+
+export function hint(schema: JsonSchema, id: string, extra?: string): HTMLElement | null {
+  const text = [schema.description, extra].filter(Boolean).join(' · ');
   return text ? h('p', { class: 'hint', id: `${id}-hint` }, text) : null;
 }
 
-function wrap(id: string, path: string[], suffix: string, control: HTMLElement, help: HTMLElement | null): HTMLElement {
+export function wrap(id: string, schema: JsonSchema, path: Array<string | number>, ctx: FieldContext, control: HTMLElement, help: HTMLElement | null): HTMLElement {
   if (help) control.setAttribute('aria-describedby', help.id);
-  return h('div', { class: 'field' }, labelFor(id, path, suffix), control, help);
+  return h('div', { class: 'field', 'data-path': path.join('.') }, labelFor(id, schema, path, ctx), control, help);
 }
 
-function objectField(schema: JsonSchema, value: Record<string, unknown>, path: string[], suffix: string, required: boolean): Field {
+function objectField(schema: JsonSchema, value: Record<string, unknown>, path: Array<string | number>, ctx: FieldContext, required: boolean): Field {
   const requiredKeys = new Set(schema.required ?? []);
   const children = Object.entries(schema.properties ?? {}).map(([key, child]) => ({
     key,
-    field: field(child, key in value ? value[key] : child.default, [...path, key], suffix, requiredKeys.has(key)),
+    field: field(child, key in value ? value[key] : child.default, [...path, key], ctx, requiredKeys.has(key)),
   }));
   const body = children.map((c) => c.field.element);
-  const element = path.length === 0 ? h('div', { class: 'fields' }, body) : h('fieldset', { class: 'fields' }, h('legend', {}, path.join('.')), hint(schema, uid('obj')), body);
+  const element =
+    path.length === 0
+      ? h('div', { class: 'fields' }, body)
+      : h('fieldset', { class: 'fields', 'data-path': path.join('.') }, h('legend', {}, labelText(schema, path)), hint(schema, uid('obj')), body);
   return {
     element,
     read() {
       const out: Record<string, unknown> = {};
+      const issues: Issue[] = [];
       let any = false;
       for (const { key, field } of children) {
         const read = field.read();
-        if (!read.ok) return read;
-        if (read.present) {
+        if (!read.ok) issues.push(...read.issues);
+        else if (read.present) {
           out[key] = read.value;
           any = true;
         }
       }
+      if (issues.length) return { ok: false, issues };
       return { ok: true, present: required || any, value: out };
     },
   };
 }
 
-function enumField(schema: JsonSchema, value: unknown, path: string[], suffix: string, required: boolean, nullable: boolean): Field {
+function choiceField(schema: JsonSchema, choices: Array<{ value: unknown; label: string }>, value: unknown, path: Array<string | number>, ctx: FieldContext, required: boolean, nullable: boolean): Field {
   const id = uid('cfg');
-  const options = schema.enum!;
-  const index = options.findIndex((o) => o === value);
+  const index = choices.findIndex((o) => o.value === value);
   const select = h(
     'select',
     { id },
-    required && index >= 0 ? null : h('option', { value: '' }, nullable ? '(none)' : '(not set)'),
-    options.map((o, i) => h('option', { value: String(i), selected: i === index }, String(o))),
+    required && index >= 0 ? null : h('option', { value: '' }, nullable ? '(none)' : 'Choose…'),
+    choices.map((o, i) => h('option', { value: String(i), selected: i === index }, o.label)),
   );
   return {
-    element: wrap(id, path, suffix, select, hint(schema, id)),
-    read: () => (select.value === '' ? { ok: true, present: nullable, value: null } : { ok: true, present: true, value: options[Number(select.value)] }),
+    element: wrap(id, schema, path, ctx, select, hint(schema, id)),
+    read: () => (select.value === '' ? { ok: true, present: nullable, value: null } : { ok: true, present: true, value: choices[Number(select.value)]!.value }),
   };
 }
 
-function textField(schema: JsonSchema, value: unknown, path: string[], suffix: string, required: boolean, nullable: boolean): Field {
+function textField(schema: JsonSchema, value: unknown, path: Array<string | number>, ctx: FieldContext, required: boolean, nullable: boolean): Field {
   const id = uid('cfg');
-  const secret = /pass|secret|token|api_?key/i.test(path[path.length - 1] ?? '');
+  const key = path.join('.');
+  const secret = schema.writeOnly === true || /pass|secret|token|api_?key/i.test(String(path[path.length - 1] ?? ''));
+  const stored = secret && ctx.secrets[key] === true;
   const input = h('input', {
     id,
     type: secret ? 'password' : schema.format === 'uri' ? 'url' : 'text',
     value: typeof value === 'string' ? value : '',
-    autocomplete: 'off',
+    autocomplete: secret ? 'new-password' : 'off',
     spellcheck: false,
+    placeholder: stored ? 'stored: leave empty to keep it' : undefined,
   });
+  const extra = stored ? 'A value is stored and never shown; type a new one to replace it.' : nullable ? 'Leave empty for none.' : undefined;
   return {
-    element: wrap(id, path, suffix, input, hint(schema, id, nullable ? 'leave empty for none' : undefined)),
+    element: wrap(id, schema, path, ctx, input, hint(schema, id, extra)),
     read() {
       if (input.value !== '') return { ok: true, present: true, value: input.value };
+      if (stored) return { ok: true, present: false };
       if (nullable) return { ok: true, present: true, value: null };
-      return { ok: true, present: required, value: '' };
+      if (required && schema.default === undefined) return { ok: false, issues: [{ path, message: 'Required: enter a value.' }] };
+      return { ok: true, present: false };
     },
   };
 }
 
-function numberField(schema: JsonSchema, value: unknown, path: string[], suffix: string, nullable: boolean): Field {
+function booleanField(schema: JsonSchema, value: unknown, path: Array<string | number>, ctx: FieldContext): Field {
   const id = uid('cfg');
-  const min = schema.minimum ?? schema.exclusiveMinimum;
-  const max = schema.maximum ?? schema.exclusiveMaximum;
-  const shownMin = min !== undefined && Math.abs(min) < SAFE ? min : undefined;
-  const shownMax = max !== undefined && Math.abs(max) < SAFE ? max : undefined;
-  const step = schema.multipleOf ?? (schema.type === 'integer' ? 1 : 'any');
-  const input = h('input', { id, type: 'number', value: typeof value === 'number' ? value : '', min: shownMin, max: shownMax, step, inputmode: 'decimal' });
-  const range =
-    shownMin !== undefined && shownMax !== undefined ? `${shownMin} to ${shownMax}` : shownMin !== undefined ? `at least ${shownMin}` : shownMax !== undefined ? `at most ${shownMax}` : undefined;
-  const kind = schema.type === 'integer' ? 'whole number' : undefined;
-  return {
-    element: wrap(id, path, suffix, input, hint(schema, id, [kind, range].filter(Boolean).join(', ') || undefined)),
-    read() {
-      if (input.validity.badInput) return { ok: false, message: `${path.join('.')}: not a number` };
-      if (input.value === '') return nullable ? { ok: true, present: true, value: null } : { ok: true, present: false };
-      return { ok: true, present: true, value: Number(input.value) };
-    },
-  };
-}
-
-function booleanField(schema: JsonSchema, value: unknown, path: string[], suffix: string): Field {
-  const id = uid('cfg');
-  const input = h('input', { id, type: 'checkbox', checked: value === true });
+  const input = h('input', { id, type: 'checkbox', role: 'switch', class: 'switch', checked: value === true });
   const help = hint(schema, id);
   if (help) input.setAttribute('aria-describedby', help.id);
   return {
-    element: h('div', { class: 'field checkbox' }, input, labelFor(id, path, suffix), help),
+    element: h('div', { class: 'field switch-row', 'data-path': path.join('.') }, input, labelFor(id, schema, path, ctx), help),
     read: () => ({ ok: true, present: true, value: input.checked }),
   };
 }
 
-/** Anything the form does not draw as fields (arrays, unions, maps): edited as JSON. */
-function jsonField(schema: JsonSchema, value: unknown, path: string[], suffix: string): Field {
+/** Anything the form cannot draw as fields (maps, mixed unions): edited as JSON text. */
+function jsonField(schema: JsonSchema, value: unknown, path: Array<string | number>, ctx: FieldContext): Field {
   const id = uid('cfg');
   const text = value === undefined ? '' : JSON.stringify(value, null, 2);
   const area = h('textarea', { id, rows: Math.min(12, Math.max(3, text.split('\n').length)), spellcheck: false, class: 'json' }, text);
   return {
-    element: wrap(id, path, suffix, area, hint(schema, id, 'JSON')),
+    element: wrap(id, schema, path, ctx, area, hint(schema, id, 'Written as JSON')),
     read() {
       if (area.value.trim() === '') return { ok: true, present: false };
       try {
         return { ok: true, present: true, value: JSON.parse(area.value) };
       } catch (err) {
-        return { ok: false, message: `${path.join('.')}: not valid JSON (${(err as Error).message})` };
+        return { ok: false, issues: [{ path, message: `Not valid JSON: ${(err as Error).message}` }] };
       }
     },
   };
 }
+

@@ -1,5 +1,6 @@
 import { api, ApiError } from './api.js';
-import { formatTime, h, replace, showMessage, uid } from './dom.js';
+import { h, replace, showMessage, uid } from './dom.js';
+import { formatTime } from './format.js';
 import type { CreatedToken, TokenInfo } from './types.js';
 
 /**
@@ -13,7 +14,12 @@ export class TokensSection {
 
   private readonly form = this.createForm();
 
-  constructor(container: HTMLElement) {
+  constructor(
+    container: HTMLElement,
+    /** The page's own token: marked, and revoking it signs this page out. */
+    private readonly ownId: string,
+    private readonly onOwnRevoked: () => void,
+  ) {
     replace(container, this.form, this.created, this.listMessage, this.list);
   }
 
@@ -112,27 +118,30 @@ export class TokensSection {
     replace(
       this.list,
       h(
-        'table',
-        {},
-        h('thead', {}, h('tr', {}, ['Name', 'Created', 'Expires', ''].map((c) => h('th', { scope: 'col' }, c)))),
-        h(
-          'tbody',
-          {},
-          tokens.map((t) => {
-            const revoke = h('button', { type: 'button', class: 'danger', 'aria-label': `Revoke token ${t.name}` }, 'Revoke');
-            revoke.addEventListener('click', async () => {
-              if (!window.confirm(`Revoke the token "${t.name}"? Clients using it lose access at once.`)) return;
-              revoke.disabled = true;
-              try {
-                await api('DELETE', `/tokens/${encodeURIComponent(t.id)}`);
-              } catch (err) {
-                showMessage(this.listMessage, 'error', `Not revoked: ${errorText(err)}`);
-              }
-              await this.refresh();
-            });
-            return h('tr', {}, h('td', {}, t.name), h('td', {}, formatTime(t.created_at)), h('td', {}, t.expires_at ? formatTime(t.expires_at) : 'never'), h('td', {}, revoke));
-          }),
-        ),
+        'ul',
+        { class: 'token-rows' },
+        tokens.map((t) => {
+          const own = t.id === this.ownId;
+          const revoke = h('button', { type: 'button', class: 'danger', 'aria-label': `Revoke token ${t.name}` }, own ? 'Sign out' : 'Revoke');
+          revoke.addEventListener('click', async () => {
+            const question = own ? 'Revoke this page\'s own token? The page signs out.' : `Revoke the token "${t.name}"? Clients using it lose access at once.`;
+            if (!window.confirm(question)) return;
+            revoke.disabled = true;
+            try {
+              await api('DELETE', `/tokens/${encodeURIComponent(t.id)}`);
+            } catch (err) {
+              showMessage(this.listMessage, 'error', `Not revoked: ${errorText(err)}`);
+            }
+            if (own) return this.onOwnRevoked();
+            await this.refresh();
+          });
+          return h(
+            'li',
+            { class: 'token-row' },
+            h('div', {}, h('p', { class: 'token-name' }, t.name, own ? h('span', { class: 'badge state-running' }, 'this page') : null), h('p', { class: 'hint' }, `Created ${formatTime(t.created_at)} · expires ${t.expires_at ? formatTime(t.expires_at) : 'never'}`)),
+            revoke,
+          );
+        }),
       ),
     );
   }

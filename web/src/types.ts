@@ -1,18 +1,28 @@
-// The shapes of the API answers the page reads (spec/local-api.md, spec/decisions.md).
+// The shapes of the API answers the page reads (spec/local-api.md, spec/decisions.md,
+// docs/api.md). The lead switches these to the core's exported response types at merge.
 
 export type Writable = { options: string[] } | { min: number; max: number; step: number };
+export type Value = number | string | boolean | null;
 
-export interface Metric {
+/** A metric's description, from the snapshot or the WebSocket's `definition` event. */
+export interface Definition {
   topic: string;
-  /** Device category: `inverters`, `batteries`, `totals`... */
-  device?: string;
-  /** 0-based index within the category; null for `totals`, `weather`... */
+  /** A display name ("Inverter 1") or, in the newer shape, a category ("inverters"). */
+  device?: string | null;
   number?: number | null;
   group: string;
   name: string;
-  value: number | string | boolean | null;
   unit: string;
   writable?: Writable;
+  /** Newer `definition` fields, read where present. */
+  device_class?: string;
+  min?: number;
+  max?: number;
+  options?: string[];
+}
+
+export interface Metric extends Definition {
+  value: Value;
 }
 
 export interface PluginStatus {
@@ -20,14 +30,34 @@ export interface PluginStatus {
   plugin: string;
   kind: string;
   devices: string[];
+  /** Absent before the web-server branch; treated as true. */
+  enabled?: boolean;
   state: 'starting' | 'running' | 'failed' | 'stopped';
   last_error: string | null;
   last_poll: string | null;
 }
 
+export interface InstalledPlugin {
+  plugin: string;
+  kind: string;
+  name: string;
+  description: string;
+  schema: unknown;
+  devices: { kinds: string[]; min: number; max: number | null } | null;
+}
+
 export interface PluginConfig {
   schema: unknown;
   config: Record<string, unknown>;
+  /** Which secret (write-only) fields have a stored value. */
+  secrets?: Record<string, boolean>;
+}
+
+export interface SiteConfig {
+  site: { name: string; timeZone: string | null; latitude: number; longitude: number; temperatureUnit: string };
+  energy: { resetPeriod: string };
+  prices: { multiplier: number; offset: number };
+  schema?: unknown;
 }
 
 export interface TokenInfo {
@@ -52,12 +82,41 @@ export interface AuditEntry {
   message: string | null;
 }
 
+export type Point = [string, number];
+
+export interface Series {
+  topic: string;
+  unit: string;
+  points: Point[];
+  next?: string;
+}
+
+export interface PriceSlot {
+  from: string;
+  to: string;
+  price?: number;
+  rank?: number;
+  import_price?: number;
+  import_rank?: number;
+}
+
+export interface GridAnswer {
+  provider: string;
+  schedule_type: string;
+  pricing: { currency: string; unit: string; slots: PriceSlot[] } | null;
+}
+
 /**
- * The device a metric belongs to, as a label for grouping: `inverter_1/*` -> "Inverter 1",
- * `total/*` -> "Total". Built from the topic prefix: the API's `device` is a category
- * ("inverters") that every inverter shares, and clients build their labels themselves.
+ * The device a topic belongs to: its topic prefix (`inverter_1`, `battery_2`, `total`).
+ * Grouping by prefix works with both the old `device` (a display name) and the new one (a
+ * category shared by every inverter).
  */
-export function deviceOf(metric: Metric): string {
-  const prefix = metric.topic.split('/')[0]!;
-  return prefix.replace(/_(\d+)$/, ' $1').replace(/^./, (c) => c.toUpperCase());
+export function deviceKey(topic: string): string {
+  return topic.split('/')[0]!;
+}
+
+/** "inverter_2" → "Inverter 2", "total" → "Total". */
+export function deviceTitle(key: string): string {
+  const spaced = key.replace(/_/g, ' ');
+  return spaced.charAt(0).toUpperCase() + spaced.slice(1);
 }

@@ -17,6 +17,16 @@ const PAGE_HEADERS = {
 };
 
 /**
+ * Built files named `<name>-<8 hash characters>.<ext>` never change; others may. send
+ * passes the precompressed file's path (`.js.br`) when it serves that one.
+ */
+export const HASHED_FILE = /-[A-Z0-9]{8}\.[a-z0-9]+(\.br|\.gz)?$/;
+
+function cacheControl(file: string): string {
+  return HASHED_FILE.test(file) ? 'public, max-age=31536000, immutable' : 'no-cache';
+}
+
+/**
  * The settings page's built files (web/dist) at `/` and `/<file>`, without credentials:
  * the page holds nothing secret, its API calls do. Only single-segment paths are served,
  * so nothing under /api is ever shadowed; @koa/send refuses paths that resolve outside
@@ -37,9 +47,20 @@ export function staticRoutes(options: { dir: string }): Router {
   const serve = async (ctx: Context, path: string) => {
     let served: string | undefined;
     try {
-      // Revalidate every time: file names carry no content hash, and a stale app.js
-      // after an upgrade would talk to the new API with old code.
-      served = await send(ctx, path, { root: dir, maxage: 0, brotli: false, gzip: false, setHeaders: (res) => res.setHeader('Cache-Control', 'no-cache') });
+      // The bundle's file names carry a content hash (web/build.mjs), so those are cached
+      // for a year; anything else (index.html, which names the current hashes) is
+      // revalidated every time, so an upgrade is picked up at the next load. The build
+      // writes .br and .gz beside each file; send picks one the browser accepts.
+      served = await send(ctx, path, {
+        root: dir,
+        maxage: 0,
+        brotli: true,
+        gzip: true,
+        setHeaders: (res, file) => {
+          res.setHeader('Cache-Control', cacheControl(file));
+          res.setHeader('Vary', 'Accept-Encoding');
+        },
+      });
     } catch (err) {
       const status = (err as { status?: number }).status;
       // @koa/send's own 404 carries the absolute file path in its message; do not show it.

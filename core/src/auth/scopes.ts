@@ -1,4 +1,4 @@
-import type { Context, Middleware, Next } from 'koa';
+import type { Middleware, Next, ParameterizedContext as Context } from 'koa';
 import { z } from 'zod';
 import { ApiError } from '../api/errors.js';
 import type { Identity, Scope } from './types.js';

@@ -3,6 +3,7 @@ import assert from 'node:assert/strict';
 import { request } from 'node:http';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { brotliDecompressSync, brotliCompressSync, gzipSync } from 'node:zlib';
 import { tempDir } from '../helpers/tmp.js';
 import { startWebServer } from './harness.js';
 
@@ -22,6 +23,7 @@ function rawGet(url: string, path: string): Promise<{ status: number; headers: R
 }
 
 const SECRET = 'password-hash-that-must-not-leak';
+const BUNDLE = `console.log(${JSON.stringify('bundle '.repeat(200))});`;
 const root = tempDir('heliograph-static-');
 const site = join(root, 'site');
 {
@@ -29,6 +31,10 @@ const site = join(root, 'site');
   writeFileSync(join(site, 'index.html'), '<!doctype html><title>Heliograph</title><script type="module" src="/app.js"></script>');
   writeFileSync(join(site, 'app.js'), 'console.log("page");');
   writeFileSync(join(site, 'style.css'), 'body { margin: 0 }');
+  // As web/build.mjs writes them: a hashed bundle with its precompressed copies.
+  writeFileSync(join(site, 'main-AB12CD34.js'), BUNDLE);
+  writeFileSync(join(site, 'main-AB12CD34.js.br'), brotliCompressSync(BUNDLE));
+  writeFileSync(join(site, 'main-AB12CD34.js.gz'), gzipSync(BUNDLE));
   writeFileSync(join(site, '.env'), SECRET);
   writeFileSync(join(root, 'secret.txt'), SECRET);
 }
@@ -53,6 +59,39 @@ test('the page is served without credentials, with its content types and a stric
   assert.match(css.headers.get('content-type')!, /^text\/css/);
   assert.equal(await css.text(), 'body { margin: 0 }');
 });
+
+test('hashed bundle files are cached for good and sent precompressed; index.html is revalidated', async () => {
+  const br = await rawGetBytes(server.url, '/main-AB12CD34.js', { 'accept-encoding': 'br, gzip' });
+  assert.equal(br.status, 200);
+  assert.equal(br.headers['content-encoding'], 'br');
+  assert.equal(br.headers['cache-control'], 'public, max-age=31536000, immutable');
+  assert.match(String(br.headers['content-type']), /javascript/);
+  assert.match(String(br.headers.vary), /Accept-Encoding/i);
+  assert.equal(brotliDecompressSync(br.body).toString('utf8'), BUNDLE);
+
+  const gzip = await rawGetBytes(server.url, '/main-AB12CD34.js', { 'accept-encoding': 'gzip' });
+  assert.equal(gzip.headers['content-encoding'], 'gzip');
+  const plain = await rawGetBytes(server.url, '/main-AB12CD34.js', {});
+  assert.equal(plain.headers['content-encoding'], undefined);
+  assert.equal(plain.body.toString('utf8'), BUNDLE);
+
+  const index = await rawGetBytes(server.url, '/', { 'accept-encoding': 'br' });
+  assert.equal(index.headers['cache-control'], 'no-cache');
+});
+
+/** A raw GET with the given headers, body as bytes (fetch would decompress it). */
+function rawGetBytes(url: string, path: string, headers: Record<string, string>): Promise<{ status: number; headers: Record<string, string | string[] | undefined>; body: Buffer }> {
+  const { hostname, port } = new URL(url);
+  return new Promise((resolve, reject) => {
+    const req = request({ host: hostname, port, path, method: 'GET', headers }, (res) => {
+      const chunks: Buffer[] = [];
+      res.on('data', (chunk: Buffer) => chunks.push(chunk));
+      res.on('end', () => resolve({ status: res.statusCode!, headers: res.headers, body: Buffer.concat(chunks) }));
+    });
+    req.on('error', reject);
+    req.end();
+  });
+}
 
 test('the API behind the page still needs credentials', async () => {
   const response = await fetch(`${server.url}/api/v1/metrics`);

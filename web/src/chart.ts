@@ -1,0 +1,128 @@
+// The chart of a day (or week, month, year): PV, load, grid and battery power and the
+// battery's state of charge from /history, with the PV forecast from /forecast dashed.
+// uPlot draws it (about 20 kB compressed, canvas, fast on a phone).
+
+import uPlot from 'uplot';
+import { api } from './api.js';
+import { formatNumber, formatQuantity } from './format.js';
+import type { Series } from './types.js';
+
+export type RangeId = 'day' | 'week' | 'month' | 'year';
+export type Agg = 'mean' | 'max' | 'min';
+
+export const RANGES: Record<RangeId, { label: string; days: number; groupBy: string; bucketH: number }> = {
+  day: { label: 'Day', days: 1, groupBy: '5m', bucketH: 5 / 60 },
+  week: { label: 'Week', days: 7, groupBy: '1h', bucketH: 1 },
+  month: { label: 'Month', days: 30, groupBy: '6h', bucketH: 6 },
+  year: { label: 'Year', days: 365, groupBy: '1d', bucketH: 24 },
+};
+
+export const POWER_SERIES = [
+  { topic: 'total/pv_power', label: 'Solar', className: 'pv', color: '#b45f00' },
+  { topic: 'total/load_power', label: 'Home', className: 'load', color: '#1f5fbf' },
+  { topic: 'total/grid_power', label: 'Grid (+ import)', className: 'grid', color: '#6b6b6b' },
+  { topic: 'total/battery_power', label: 'Battery (+ charging)', className: 'battery', color: '#1a7f37' },
+] as const;
+const SOC = { topic: 'total/battery_state_of_charge', label: 'Battery charge', color: '#8a3ffc' };
+const FORECAST = { topic: 'weather/pv_power_predicted', label: 'Solar forecast', color: '#e08a00' };
+
+/** The range's start: local midnight `days - 1` days before today. */
+export function rangeStart(range: RangeId, now = new Date()): Date {
+  const start = new Date(now);
+  start.setHours(0, 0, 0, 0);
+  start.setDate(start.getDate() - (RANGES[range].days - 1));
+  return start;
+}
+
+export interface ChartData {
+  times: number[];
+  /** Per series topic, a value or null per time. */
+  columns: Map<string, Array<number | null>>;
+  bucketH: number;
+}
+
+async function history(topic: string, from: Date, to: Date, groupBy: string, agg: Agg): Promise<Series | null> {
+  const query = new URLSearchParams({ topic, from: from.toISOString(), to: to.toISOString(), group_by: groupBy, agg });
+  return api<Series>('GET', `/history?${query}`).catch(() => null);
+}
+
+async function forecast(from: Date, to: Date): Promise<Series | null> {
+  const query = new URLSearchParams({ topic: FORECAST.topic, from: from.toISOString(), to: to.toISOString() });
+  return api<Series>('GET', `/forecast?${query}`).catch(() => null);
+}
+
+/** Loads every series of the range and puts them on one time axis. */
+export async function loadChartData(range: RangeId, agg: Agg, now = new Date()): Promise<ChartData> {
+  const { groupBy, bucketH, days } = RANGES[range];
+  const from = rangeStart(range, now);
+  const end = new Date(from);
+  end.setDate(end.getDate() + days);
+  const to = now < end ? now : end;
+  const topics = [...POWER_SERIES.map((s) => s.topic), SOC.topic];
+  const answers = await Promise.all([...topics.map((t) => history(t, from, to, groupBy, agg)), range === 'day' || range === 'week' ? forecast(from, end) : Promise.resolve(null)]);
+  const byTopic = new Map<string, Map<number, number>>();
+  const times = new Set<number>();
+  [...topics, FORECAST.topic].forEach((topic, i) => {
+    const points = new Map<number, number>();
+    for (const [time, value] of answers[i]?.points ?? []) {
+      const t = Date.parse(time) / 1000;
+      points.set(t, value);
+      times.add(t);
+    }
+    byTopic.set(topic, points);
+  });
+  const sorted = [...times].sort((a, b) => a - b);
+  const columns = new Map<string, Array<number | null>>();
+  for (const [topic, points] of byTopic) columns.set(topic, sorted.map((t) => points.get(t) ?? null));
+  return { times: sorted, columns, bucketH };
+}
+
+/** Energy over the chart's buckets (mean power × bucket length), split by sign where it means direction. */
+export function energyOf(data: ChartData): Record<'pv' | 'load' | 'import' | 'export' | 'charge' | 'discharge', number> {
+  const sum = (topic: string, sign: 1 | -1 | 0) =>
+    (data.columns.get(topic) ?? []).reduce<number>((acc, v) => (v === null ? acc : acc + (sign === 0 ? v : sign * v > 0 ? Math.abs(v) : 0) * data.bucketH), 0);
+  return {
+    pv: sum('total/pv_power', 0),
+    load: sum('total/load_power', 0),
+    import: sum('total/grid_power', 1),
+    export: sum('total/grid_power', -1),
+    charge: sum('total/battery_power', 1),
+    discharge: sum('total/battery_power', -1),
+  };
+}
+
+/** Draws (or redraws) the chart into `container`, sized to it. */
+export function drawChart(container: HTMLElement, data: ChartData, range: RangeId): () => void {
+  const powerAxisValues = (_u: uPlot, ticks: number[]) => ticks.map((v) => formatQuantity(v, 'W'));
+  // The theme's colours (style.css), so the lines keep their contrast in the dark theme.
+  const css = getComputedStyle(document.documentElement);
+  const color = (className: string, fallback: string) => css.getPropertyValue(`--${className}`).trim() || fallback;
+  const width = () => Math.max(240, container.clientWidth);
+  const height = () => (window.innerWidth < 600 ? 220 : 300);
+  const opts: uPlot.Options = {
+    width: width(),
+    height: height(),
+    scales: { x: { time: true }, '%': { range: [0, 100] } },
+    series: [
+      { value: (_u, v) => (v === null ? '—' : new Date(v * 1000).toLocaleString(undefined, range === 'day' ? { hour: '2-digit', minute: '2-digit' } : { dateStyle: 'short', timeStyle: 'short' })) },
+      ...POWER_SERIES.map((s) => ({ label: s.label, stroke: color(s.className, s.color), width: 1.5, scale: 'W', value: (_u: uPlot, v: number | null) => (v === null ? '—' : formatQuantity(v, 'W')) })),
+      { label: SOC.label, stroke: SOC.color, width: 1.5, scale: '%', value: (_u: uPlot, v: number | null) => (v === null ? '—' : `${formatNumber(v, 0)} %`) },
+      { label: FORECAST.label, stroke: FORECAST.color, width: 1.5, dash: [6, 4], scale: 'W', value: (_u: uPlot, v: number | null) => (v === null ? '—' : formatQuantity(v, 'W')) },
+    ],
+    axes: [
+      { stroke: 'currentColor', grid: { stroke: 'rgba(128,128,128,0.2)' }, ticks: { stroke: 'rgba(128,128,128,0.3)' } },
+      { scale: 'W', stroke: 'currentColor', values: powerAxisValues, size: 64, grid: { stroke: 'rgba(128,128,128,0.2)' }, ticks: { stroke: 'rgba(128,128,128,0.3)' } },
+      { scale: '%', side: 1, stroke: 'currentColor', values: (_u, ticks) => ticks.map((v) => `${v} %`), size: 48, grid: { show: false } },
+    ],
+    legend: { live: true },
+    cursor: { drag: { x: false, y: false } },
+  };
+  const columns = [...POWER_SERIES.map((s) => s.topic), SOC.topic, FORECAST.topic].map((t) => data.columns.get(t) ?? []);
+  const plot = new uPlot(opts, [data.times, ...columns] as uPlot.AlignedData, container);
+  const observer = new ResizeObserver(() => plot.setSize({ width: width(), height: height() }));
+  observer.observe(container);
+  return () => {
+    observer.disconnect();
+    plot.destroy();
+  };
+}

@@ -1,0 +1,139 @@
+// One card per device: what it is (model, serial, firmware) apart from what it reads now,
+// its writable settings with controls that fit their type, and, when it stopped answering,
+// why and since when.
+
+import { h, replace } from './dom.js';
+import { formatFlow, formatValue } from './format.js';
+import { isDeviceStale } from './plugin-statuses.js';
+import type { ScreenContext } from './screens.js';
+import { settingControl } from './setting-control.js';
+import { staleInfo } from './stale.js';
+import { deviceKey, deviceTitle } from './types.js';
+import type { LiveEntry } from './live.js';
+
+const ORDER = ['total', 'inverter', 'battery', 'weather', 'system'];
+
+function deviceOrder(key: string): [number, number] {
+  const [kind, n] = key.split('_');
+  const index = ORDER.indexOf(kind ?? '');
+  return [index < 0 ? ORDER.length : index, Number(n ?? 0)];
+}
+
+export function mountDevices(container: HTMLElement, ctx: ScreenContext): () => void {
+  const grid = h('div', { class: 'device-grid' });
+  replace(container, grid);
+  const cells = new Map<string, HTMLElement>();
+  const settings = new Map<string, (entry: LiveEntry) => void>();
+  const staleSlots = new Map<string, HTMLElement>();
+  let layout = '';
+
+  const build = () => {
+    cells.clear();
+    settings.clear();
+    staleSlots.clear();
+    const groups = new Map<string, LiveEntry[]>();
+    for (const entry of ctx.live.entries.values()) {
+      const key = deviceKey(entry.topic);
+      if (!groups.has(key)) groups.set(key, []);
+      groups.get(key)!.push(entry);
+    }
+    const keys = [...groups.keys()].sort((a, b) => {
+      const [ka, na] = deviceOrder(a);
+      const [kb, nb] = deviceOrder(b);
+      return ka - kb || na - nb || a.localeCompare(b);
+    });
+    if (keys.length === 0) {
+      replace(grid, h('p', {}, 'No devices yet: no plugin has declared any. Add one under Plugins.'));
+      return;
+    }
+    replace(
+      grid,
+      keys.map((key) => {
+        const entries = groups.get(key)!.sort((a, b) => a.topic.localeCompare(b.topic));
+        const info = entries.filter((e) => e.group === 'Info');
+        const readings = entries.filter((e) => e.group !== 'Info' && !e.writable);
+        const writable = entries.filter((e) => e.writable);
+        const titleId = `device-${key}`;
+        const stale = h('div', { class: 'stale-slot' });
+        staleSlots.set(key, stale);
+        return h(
+          'article',
+          { class: 'card device', 'aria-labelledby': titleId, 'data-device': key },
+          h('h3', { id: titleId }, deviceTitle(key)),
+          stale,
+          info.length
+            ? h(
+                'dl',
+                { class: 'identity' },
+                info.map((e) => {
+                  const dd = h('dd', { 'data-topic': e.topic });
+                  cells.set(e.topic, dd);
+                  return h('div', {}, h('dt', {}, e.name), dd);
+                }),
+              )
+            : null,
+          readings.length
+            ? h(
+                'dl',
+                { class: 'readings', 'aria-label': `${deviceTitle(key)} readings` },
+                readings.map((e) => {
+                  const dd = h('dd', { 'data-topic': e.topic, class: 'value' });
+                  cells.set(e.topic, dd);
+                  return h('div', {}, h('dt', {}, e.name), dd);
+                }),
+              )
+            : null,
+          writable.length
+            ? h(
+                'div',
+                { class: 'settings' },
+                h('h4', {}, 'Settings'),
+                writable.map((e) => {
+                  const control = settingControl(e, deviceTitle(key));
+                  settings.set(e.topic, control.update);
+                  return control.element;
+                }),
+              )
+            : null,
+        );
+      }),
+    );
+  };
+
+  const renderStale = (key: string) => {
+    const slot = staleSlots.get(key);
+    if (!slot) return;
+    if (!isDeviceStale(ctx.live, key)) return replace(slot);
+    const info = staleInfo(key, ctx.live, ctx.statuses);
+    replace(slot, h('p', { class: 'message warn' }, h('strong', {}, 'Not answering'), ` (${info.lastSeen}): ${info.reason}`));
+  };
+
+  const stopLive = ctx.live.subscribe((changed) => {
+    const signature = [...ctx.live.entries.values()].map((e) => `${e.topic}:${e.group}:${JSON.stringify(e.writable ?? null)}`).join('\n');
+    if (signature !== layout) {
+      layout = signature;
+      build();
+      changed = new Set(ctx.live.entries.keys());
+    }
+    const devices = new Set<string>();
+    for (const topic of changed) {
+      const entry = ctx.live.get(topic);
+      if (!entry) continue;
+      devices.add(deviceKey(topic));
+      const cell = cells.get(topic);
+      if (cell) {
+        const text = entry.group === 'Info' ? formatValue(entry.value) : formatFlow(topic, entry.value, entry.unit);
+        if (cell.textContent !== text) cell.textContent = text;
+      }
+      settings.get(topic)?.(entry);
+    }
+    for (const device of devices) renderStale(device);
+  });
+  const stopStatuses = ctx.statuses.subscribe(() => {
+    for (const key of staleSlots.keys()) renderStale(key);
+  });
+  return () => {
+    stopLive();
+    stopStatuses();
+  };
+}

@@ -1,0 +1,101 @@
+// Numbers as people read them: scaled to W/kW/MW and Wh/kWh/MWh, in the browser's locale,
+// with signs said in words where the sign means a direction.
+
+import type { Value } from './types.js';
+
+const formats = new Map<number, Intl.NumberFormat>();
+function numberFormat(digits: number): Intl.NumberFormat {
+  let format = formats.get(digits);
+  if (!format) formats.set(digits, (format = new Intl.NumberFormat(undefined, { maximumFractionDigits: digits, minimumFractionDigits: 0 })));
+  return format;
+}
+
+/** A number in the locale's separators, at most `digits` decimals. */
+export function formatNumber(value: number, digits = 2): string {
+  return numberFormat(digits).format(value);
+}
+
+const SCALED: Record<string, string[]> = {
+  W: ['W', 'kW', 'MW'],
+  Wh: ['Wh', 'kWh', 'MWh'],
+  kWh: ['kWh', 'MWh', 'GWh'],
+};
+
+/** A value with its unit, scaled by thousands for power and energy: 1830 W → "1.83 kW". */
+export function formatQuantity(value: number, unit: string): string {
+  const steps = SCALED[unit];
+  if (!steps) return unit ? `${formatNumber(value)} ${unit}` : formatNumber(value);
+  let scaled = value;
+  let step = 0;
+  while (Math.abs(scaled) >= 1000 && step < steps.length - 1) {
+    scaled /= 1000;
+    step += 1;
+  }
+  const digits = step === 0 && unit === 'W' ? 0 : Math.abs(scaled) < 10 ? 2 : 1;
+  return `${formatNumber(scaled, digits)} ${steps[step]}`;
+}
+
+/** Any metric value as shown: null as "—", yes/no for booleans, numbers scaled. */
+export function formatValue(value: Value | undefined, unit = ''): string {
+  if (value === null || value === undefined) return '—';
+  if (typeof value === 'boolean') return value ? 'yes' : 'no';
+  if (typeof value === 'string') return value;
+  return formatQuantity(value, unit);
+}
+
+/** What a signed power means, for topics whose sign is a direction. */
+export function signWord(topic: string, value: Value | undefined): string | null {
+  if (typeof value !== 'number' || value === 0) return null;
+  const name = topic.split('/')[1] ?? '';
+  if (name === 'grid_power') return value > 0 ? 'importing' : 'exporting';
+  if (name === 'battery_power' || (topic.startsWith('battery_') && name === 'power')) return value > 0 ? 'charging' : 'discharging';
+  return null;
+}
+
+/** A signed power as magnitude plus direction: -1200 on grid → "1.2 kW exporting". */
+export function formatFlow(topic: string, value: Value | undefined, unit = 'W'): string {
+  if (topic.endsWith('/is_day') && typeof value === 'number') return value ? 'day' : 'night';
+  const word = signWord(topic, value);
+  if (word === null) return formatValue(value, unit);
+  return `${formatQuantity(Math.abs(value as number), unit)} ${word}`;
+}
+
+/** Local date and time of an RFC 3339 string, or "—". */
+export function formatTime(iso: string | null | undefined): string {
+  if (!iso) return '—';
+  const date = new Date(iso);
+  return Number.isNaN(date.getTime()) ? iso : date.toLocaleString();
+}
+
+/** "3 min ago", "at 14:02 yesterday"-style age of a time. */
+export function formatAge(ms: number, now = Date.now()): string {
+  const s = Math.max(0, Math.round((now - ms) / 1000));
+  if (s < 90) return `${s} s ago`;
+  if (s < 90 * 60) return `${Math.round(s / 60)} min ago`;
+  return `at ${new Date(ms).toLocaleString()}`;
+}
+
+/** A key like `pollIntervalMs` or `backfill_days` as words: "Poll interval (ms)", "Backfill days". */
+export function humanizeKey(key: string): string {
+  let words = key
+    .replace(/_/g, ' ')
+    .replace(/([a-z0-9])([A-Z])/g, '$1 $2')
+    .toLowerCase()
+    .trim();
+  let unit = '';
+  const units: Array<[RegExp, string]> = [
+    [/ ms$/, 'ms'],
+    [/ kwh$/, 'kWh'],
+    [/ w$/, 'W'],
+    [/ s$/, 's'],
+  ];
+  for (const [pattern, label] of units) {
+    if (pattern.test(words)) {
+      words = words.replace(pattern, '');
+      unit = ` (${label})`;
+      break;
+    }
+  }
+  words = words.replace(/\bsoc\b/g, 'state of charge').replace(/\bapi\b/g, 'API').replace(/\bid\b/g, 'ID').replace(/\bpv\b/g, 'PV');
+  return words.charAt(0).toUpperCase() + words.slice(1) + unit;
+}

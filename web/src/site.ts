@@ -1,0 +1,113 @@
+// Site settings: name, location, time zone, temperature unit, when energy totals reset,
+// and the price multiplier and offset. Saved with PUT /api/v1/config and applied by the
+// service without a restart.
+
+import { api, ApiError, errorText } from './api.js';
+import { h, replace, showMessage, uid } from './dom.js';
+import { clearIssues, showIssues } from './field-errors.js';
+import type { ScreenContext } from './screens.js';
+import type { SiteConfig } from './types.js';
+
+type Kind = { type: 'text' } | { type: 'number'; step: string; min?: number; max?: number; hint?: string } | { type: 'select'; options: Array<[string, string]> };
+
+interface Setting {
+  section: 'site' | 'energy' | 'prices';
+  key: string;
+  label: string;
+  kind: Kind;
+  hint?: string;
+}
+
+/** Every zone the browser knows; '' is the device's own (`timeZone: null`). */
+function timeZones(current: string | null): Array<[string, string]> {
+  const zones = typeof Intl.supportedValuesOf === 'function' ? Intl.supportedValuesOf('timeZone') : [];
+  const all = !current || zones.includes(current) ? zones : [current, ...zones];
+  return [['', 'The device’s own time zone'], ...all.map((z): [string, string] => [z, z.replace(/_/g, ' ')])];
+}
+
+function settings(current: SiteConfig): Setting[] {
+  return [
+    { section: 'site', key: 'name', label: 'Site name', kind: { type: 'text' }, hint: 'Shown to clients and in the sign-in realm.' },
+    { section: 'site', key: 'timeZone', label: 'Time zone', kind: { type: 'select', options: timeZones(current.site.timeZone) }, hint: 'Days for energy totals and prices start at midnight here.' },
+    { section: 'site', key: 'latitude', label: 'Latitude', kind: { type: 'number', step: 'any', min: -90, max: 90 }, hint: 'Degrees, north positive (for forecasts and the simulator’s sun).' },
+    { section: 'site', key: 'longitude', label: 'Longitude', kind: { type: 'number', step: 'any', min: -180, max: 180 }, hint: 'Degrees, east positive.' },
+    { section: 'site', key: 'temperatureUnit', label: 'Temperature unit', kind: { type: 'select', options: [['C', 'Celsius (°C)'], ['F', 'Fahrenheit (°F)']] } },
+    { section: 'energy', key: 'resetPeriod', label: 'Energy totals reset', kind: { type: 'select', options: [['daily', 'Every day at midnight'], ['weekly', 'Every Monday at midnight'], ['monthly', 'On the 1st of each month']] } },
+    { section: 'prices', key: 'multiplier', label: 'Price multiplier', kind: { type: 'number', step: 'any' }, hint: 'Each raw price is multiplied by this (for example 1.19 for 19 % VAT)…' },
+    { section: 'prices', key: 'offset', label: 'Price offset', kind: { type: 'number', step: 'any' }, hint: '…then this is added (grid fees per kWh, in the price currency).' },
+  ];
+}
+
+export function mountSite(container: HTMLElement, _ctx: ScreenContext): () => void {
+  replace(container, h('p', { class: 'hint' }, 'Loading…'));
+  void load(container);
+  return () => undefined;
+}
+
+async function load(container: HTMLElement): Promise<void> {
+  let current: SiteConfig;
+  try {
+    current = await api<SiteConfig>('GET', '/config');
+  } catch (err) {
+    const text = err instanceof ApiError && err.status === 404 ? 'This version of Heliograph cannot change site settings from the page: edit config.json in its data directory and restart it.' : `Cannot load the site settings: ${errorText(err)}`;
+    replace(container, h('p', { class: 'message info' }, text));
+    return;
+  }
+  const controls = new Map<string, HTMLInputElement | HTMLSelectElement>();
+  const message = h('p', { class: 'message', hidden: true });
+  const button = h('button', { type: 'submit' }, 'Save site settings');
+  const fieldsets = (['site', 'energy', 'prices'] as const).map((section) =>
+    h(
+      'fieldset',
+      { class: 'fields card' },
+      h('legend', {}, { site: 'Location', energy: 'Energy totals', prices: 'Grid prices' }[section]),
+      settings(current)
+        .filter((s) => s.section === section)
+        .map((s) => {
+          const id = uid('site');
+          const value = (current[section] as Record<string, unknown>)[s.key] ?? '';
+          const control =
+            s.kind.type === 'select'
+              ? h('select', { id }, s.kind.options.map(([v, label]) => h('option', { value: v, selected: v === value }, label)))
+              : h('input', { id, type: s.kind.type, value: value === undefined || value === null ? '' : String(value), step: s.kind.type === 'number' ? s.kind.step : undefined, min: s.kind.type === 'number' ? s.kind.min : undefined, max: s.kind.type === 'number' ? s.kind.max : undefined, inputmode: s.kind.type === 'number' ? 'decimal' : undefined });
+          controls.set(`${section}.${s.key}`, control);
+          const hintId = `${id}-hint`;
+          if (s.hint) control.setAttribute('aria-describedby', hintId);
+          return h('div', { class: 'field', 'data-path': `${section}.${s.key}` }, h('label', { for: id }, s.label), control, s.hint ? h('p', { class: 'hint', id: hintId }, s.hint) : null);
+        }),
+    ),
+  );
+  const form = h('form', { class: 'site-form', 'aria-label': 'Site settings', novalidate: true }, fieldsets, h('div', { class: 'actions' }, button), message);
+  form.addEventListener('submit', async (event) => {
+    event.preventDefault();
+    clearIssues(form);
+    const body: Record<string, Record<string, unknown>> = { site: {}, energy: {}, prices: {} };
+    const issues = [];
+    for (const [path, control] of controls) {
+      const [section, key] = path.split('.') as [keyof typeof body, string];
+      if (control instanceof HTMLInputElement && control.type === 'number') {
+        if (control.value === '' || control.validity.badInput) {
+          issues.push({ path: [section, key], message: 'Enter a number.' });
+          continue;
+        }
+        body[section]![key] = Number(control.value);
+      } else body[section]![key] = path === 'site.timeZone' && control.value === '' ? null : control.value;
+    }
+    if (issues.length) {
+      showIssues(form, issues);
+      showMessage(message, 'error', 'Not saved: correct the fields marked above.');
+      return;
+    }
+    button.disabled = true;
+    try {
+      await api('PUT', '/config', { body });
+      showMessage(message, 'ok', 'Saved and applied.');
+    } catch (err) {
+      const unmatched = err instanceof ApiError ? showIssues(form, err.issues) : [];
+      showMessage(message, 'error', err instanceof ApiError && err.issues.length && unmatched.length === 0 ? 'Not saved: correct the fields marked above.' : `Not saved: ${errorText(err)}`);
+    } finally {
+      button.disabled = false;
+    }
+  });
+  replace(container, form);
+}
