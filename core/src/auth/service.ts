@@ -1,4 +1,4 @@
-import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
+import { hash, randomBytes, timingSafeEqual } from 'node:crypto';
 import { z } from 'zod';
 import type { Clock } from '../clock.js';
 import { migrate, type Db, type Migration } from '../db.js';
@@ -235,7 +235,7 @@ export class AuthService implements Authenticator {
     const stored = await this.storedHash();
     if (stored === undefined) return { ok: false, status: 403, message: NO_PASSWORD_MESSAGE };
     const now = this.clock.now();
-    const digest = createHash('sha256').update(candidate, 'utf8').digest();
+    const digest = sha256(candidate);
     const remembered = this.verifiedPassword;
     if (remembered && remembered.storedHash === stored && now < remembered.until && timingSafeEqual(remembered.candidateDigest, digest)) {
       return { ok: true, who: PASSWORD_USER };
@@ -294,7 +294,15 @@ export function passwordProblem(password: string): string | undefined {
 }
 
 function tokenDigest(secret: string): Buffer {
-  return createHash('sha256').update(secret, 'utf8').digest();
+  return sha256(secret);
+}
+
+/**
+ * SHA-256 of a string's UTF-8 bytes. Runs on every authenticated request: the one-shot
+ * crypto.hash skips the Hash stream object that createHash builds (and the garbage it leaves).
+ */
+function sha256(text: string): Buffer {
+  return hash('sha256', text, 'buffer');
 }
 
 function tokenTimes(row: { created_at: number; expires_at: number | null }): Pick<TokenInfo, 'created_at' | 'expires_at'> {
