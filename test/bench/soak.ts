@@ -154,10 +154,11 @@ function summarize(rss: number[], fds: number[]): void {
   let num = 0;
   let den = 0;
   steady.forEach((y, x) => ((num += (x - meanX) * (y - meanY)), (den += (x - meanX) ** 2)));
-  const slopePerHour = n > 1 ? (num / den) * (3600 / REPORT_S) : 0;
+  const slopePerHour = (num / den) * (3600 / REPORT_S);
+  // A line through two or three points says little: the trend is shown from five on.
+  const trend = n >= 5 ? `trend ${slopePerHour >= 0 ? '+' : ''}${(slopePerHour / 1048576).toFixed(1)} MB per hour` : 'too few reports for a trend';
   console.log(
-    `\nRSS ${mb(rss[1]!)} after the first report, ${mb(rss.at(-1)!)} at the end (min ${mb(Math.min(...steady))}, max ${mb(Math.max(...steady))}); ` +
-      `trend ${slopePerHour >= 0 ? '+' : ''}${(slopePerHour / 1048576).toFixed(1)} MB per hour (target: flat)`,
+    `\nRSS ${mb(rss[1]!)} after the first report, ${mb(rss.at(-1)!)} at the end (min ${mb(Math.min(...steady))}, max ${mb(Math.max(...steady))}); ${trend} (target: flat)`,
   );
   console.log(`file descriptors ${fds[1]} after the first report, ${fds.at(-1)} at the end (max ${Math.max(...fds.slice(1))})`);
 }
