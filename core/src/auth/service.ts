@@ -133,7 +133,8 @@ export class AuthService implements Authenticator {
       hash,
       this.clock.now(),
     );
-    this.verifiedPassword = undefined;
+    // Whoever set it knows it: their first request need not pay a scrypt for it.
+    this.rememberVerified(password, hash);
     this.storedHashCache = undefined;
     this.passwordSeen = true;
   }
@@ -144,9 +145,19 @@ export class AuthService implements Authenticator {
    */
   async ensurePassword(password: string): Promise<boolean> {
     const stored = await this.storedHash();
-    if (stored !== undefined && (await verifyPassword(password, stored))) return false;
+    if (stored !== undefined && (await verifyPassword(password, stored))) {
+      // Verified just now: the first request with it answers without a second scrypt, which
+      // is most of the time from start to first answer (~65 ms on a desktop, more on a Pi).
+      this.rememberVerified(password, stored);
+      return false;
+    }
     await this.setPassword(password);
     return true;
+  }
+
+  /** Remembers a password known to match `storedHash` (see `checkPassword`). */
+  private rememberVerified(password: string, storedHash: string): void {
+    this.verifiedPassword = { storedHash, candidateDigest: sha256(password), until: this.clock.now() + VERIFIED_PASSWORD_TTL_MS };
   }
 
   /**
