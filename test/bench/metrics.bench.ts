@@ -28,8 +28,8 @@ const plugins = {
   ],
 };
 
-async function load(url: string, headers: Record<string, string>): Promise<number> {
-  const result = await autocannon({ url, connections: 10, duration: DURATION_S, headers });
+async function load(url: string, headers: Record<string, string>, durationS = DURATION_S): Promise<number> {
+  const result = await autocannon({ url, connections: 10, duration: durationS, headers });
   if (result.non2xx > 0 || result.errors > 0) throw new Error(`${url}: ${result.non2xx} non-2xx answers, ${result.errors} errors`);
   return result.requests.average;
 }
@@ -60,6 +60,10 @@ async function main(): Promise<void> {
     });
   });
 
+  // Both servers warm up (JIT, caches) before anything counts: the first seconds of load
+  // measured the compiler more than the server.
+  await load(bareUrl, {}, 2);
+  await load(`${server.url}/api/v1/metrics`, auth, 2);
   const bareRuns: number[] = [];
   const heliographRuns: number[] = [];
   for (let run = 0; run < RUNS; run++) {
