@@ -77,7 +77,8 @@ test('the offline banner shows while the service is down; values come back live 
   const banner = page.locator('.banner');
   assert.equal(await banner.isVisible(), false);
   await site.stop();
-  await banner.filter({ hasText: 'Offline.' }).waitFor();
+  // The server closes its sockets as it shuts down; on a loaded machine that can take seconds.
+  await banner.filter({ hasText: 'Offline.' }).waitFor({ timeout: 30_000 });
   assert.match(await banner.innerText(), /not live\. Reconnecting/);
   assert.equal(await page.evaluate(() => document.body.classList.contains('offline')), true, 'values are dimmed');
 
