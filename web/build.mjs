@@ -37,21 +37,28 @@ const outputs = Object.keys(result.metafile.outputs).map((p) => basename(p));
 const script = outputs.find((f) => f.endsWith('.js'));
 const style = outputs.find((f) => f.endsWith('.css'));
 if (!script || !style) throw new Error(`the bundle lacks a script or style sheet: ${outputs.join(', ')}`);
-const html = readFileSync(join(here, 'src', 'index.html'), 'utf8').replaceAll('%SCRIPT%', `/${script}`).replaceAll('%STYLE%', `/${style}`);
+const html = readFileSync(join(here, 'src', 'index.html'), 'utf8')
+  .replaceAll('%SCRIPT%', `/${script}`)
+  .replaceAll('%STYLE%', `/${style}`);
 writeFileSync(join(dist, 'index.html'), html);
 
 let total = 0;
 const rows = [];
 for (const name of readdirSync(dist)) {
   const bytes = readFileSync(join(dist, name));
-  const br = brotliCompressSync(bytes, { params: { [constants.BROTLI_PARAM_QUALITY]: 11, [constants.BROTLI_PARAM_SIZE_HINT]: bytes.length } });
+  const br = brotliCompressSync(bytes, {
+    params: { [constants.BROTLI_PARAM_QUALITY]: 11, [constants.BROTLI_PARAM_SIZE_HINT]: bytes.length },
+  });
   writeFileSync(join(dist, `${name}.br`), br);
   writeFileSync(join(dist, `${name}.gz`), gzipSync(bytes, { level: 9 }));
   total += br.length;
   rows.push(`${name.padEnd(28)} ${String(bytes.length).padStart(8)} B  br ${String(br.length).padStart(7)} B`);
 }
-if (process.argv.includes('--report')) console.log(`${rows.join('\n')}\ntotal brotli: ${(total / 1024).toFixed(1)} kB of ${BUDGET_BYTES / 1024} kB`);
+if (process.argv.includes('--report'))
+  console.log(`${rows.join('\n')}\ntotal brotli: ${(total / 1024).toFixed(1)} kB of ${BUDGET_BYTES / 1024} kB`);
 if (total > BUDGET_BYTES) {
-  console.error(`web/build.mjs: the page is ${(total / 1024).toFixed(1)} kB compressed, over its budget of ${BUDGET_BYTES / 1024} kB: find what grew with \`npx esbuild --analyze\`.`);
+  console.error(
+    `web/build.mjs: the page is ${(total / 1024).toFixed(1)} kB compressed, over its budget of ${BUDGET_BYTES / 1024} kB: find what grew with \`npx esbuild --analyze\`.`,
+  );
   process.exit(1);
 }

@@ -19,7 +19,9 @@ export interface Migration {
 export async function openDatabase(file: string): Promise<Db> {
   if (file !== ':memory:') mkdirSync(dirname(file), { recursive: true });
   const db = await open({ filename: file, driver: sqlite3.Database });
-  await db.exec('PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL; PRAGMA foreign_keys = ON; PRAGMA busy_timeout = 5000;');
+  await db.exec(
+    'PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL; PRAGMA foreign_keys = ON; PRAGMA busy_timeout = 5000;',
+  );
   await db.exec('CREATE TABLE IF NOT EXISTS migrations (id TEXT PRIMARY KEY, applied_at INTEGER NOT NULL)');
   return db;
 }

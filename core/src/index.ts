@@ -1,1 +1,1 @@
-export { startHeliograph, type Heliograph, type ServerOptions } from "./server.js";
+export { startHeliograph, type Heliograph, type ServerOptions } from './server.js';

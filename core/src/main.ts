@@ -33,7 +33,9 @@ function locations(values: Record<string, string | boolean | undefined>) {
   const configFile = values.config ?? env.HELIOGRAPH_CONFIG;
   // A file named on purpose must exist; only the default <data>/config.json is optional.
   if (configFile && !existsSync(resolve(String(configFile)))) {
-    throw new ConfigError(`${resolve(String(configFile))}: no such config file (given by ${values.config ? '--config' : 'HELIOGRAPH_CONFIG'})`);
+    throw new ConfigError(
+      `${resolve(String(configFile))}: no such config file (given by ${values.config ? '--config' : 'HELIOGRAPH_CONFIG'})`,
+    );
   }
   return {
     host: str('host', 'HELIOGRAPH_HOST', '0.0.0.0'),
@@ -52,26 +54,43 @@ function stringFlag(value: string | boolean | undefined): string | undefined {
 async function serve(argv: string[]): Promise<number> {
   const { values } = parseArgs({
     args: argv,
-    options: { host: { type: 'string' }, port: { type: 'string' }, data: { type: 'string' }, plugins: { type: 'string' }, config: { type: 'string' } },
+    options: {
+      host: { type: 'string' },
+      port: { type: 'string' },
+      data: { type: 'string' },
+      plugins: { type: 'string' },
+      config: { type: 'string' },
+    },
   });
   const where = locations(values);
   const port = Number(where.port);
-  if (!Number.isInteger(port) || port < 0 || port > 65535) throw new ConfigError(`port: expected a whole number from 0 to 65535, got "${where.port}"`);
+  if (!Number.isInteger(port) || port < 0 || port > 65535)
+    throw new ConfigError(`port: expected a whole number from 0 to 65535, got "${where.port}"`);
   let closeServer: (() => Promise<void>) | undefined;
   // A plugin's stray exception or rejection fails that plugin alone (see plugins/containment.ts);
   // one of the core's own still ends the process, but only after history is written.
   installProcessHandlers({
     fatal(error, origin) {
-      log.error(`${origin} outside any plugin: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}; writing history and exiting`);
+      log.error(
+        `${origin} outside any plugin: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}; writing history and exiting`,
+      );
       setTimeout(() => process.exit(1), 5000).unref();
       void (closeServer?.() ?? Promise.resolve()).finally(() => process.exit(1));
     },
   });
   const pluginRoot = process.env.HELIOGRAPH_PLUGIN_ROOT ? resolve(process.env.HELIOGRAPH_PLUGIN_ROOT) : undefined;
-  const server = await startHeliograph({ ...where, port, password: process.env.HELIOGRAPH_PASSWORD || undefined, rootDir: pluginRoot });
+  const server = await startHeliograph({
+    ...where,
+    port,
+    password: process.env.HELIOGRAPH_PASSWORD || undefined,
+    rootDir: pluginRoot,
+  });
   closeServer = () => server.close();
   process.stdout.write(`listening on ${server.url}\n`);
-  if (!(await server.auth.hasPassword())) log.warn('no password is set: the API answers 403 until one is (set it in the settings page with the setup code above, or run `heliograph password set`)');
+  if (!(await server.auth.hasPassword()))
+    log.warn(
+      'no password is set: the API answers 403 until one is (set it in the settings page with the setup code above, or run `heliograph password set`)',
+    );
 
   await new Promise<void>((done) => {
     const stop = (signal: string) => {
@@ -96,7 +115,10 @@ async function main(argv: string[]): Promise<number> {
     case undefined:
       return serve(rest);
     case 'password': {
-      const { values } = parseArgs({ args: rest.slice(1), options: { data: { type: 'string' }, config: { type: 'string' } } });
+      const { values } = parseArgs({
+        args: rest.slice(1),
+        options: { data: { type: 'string' }, config: { type: 'string' } },
+      });
       if (rest[0] !== 'set') break;
       const where = locations(values);
       return runPasswordCommand({ dataDir: where.dataDir, config: loadConfig(where.configFile) });
@@ -104,7 +126,12 @@ async function main(argv: string[]): Promise<number> {
     case 'history': {
       const { runHistoryCommand } = await import('./cli/history.js');
       // Only where the data lives is read here; the subcommand checks its own flags strictly.
-      const { values } = parseArgs({ args: rest, strict: false, allowPositionals: true, options: { data: { type: 'string' }, config: { type: 'string' } } });
+      const { values } = parseArgs({
+        args: rest,
+        strict: false,
+        allowPositionals: true,
+        options: { data: { type: 'string' }, config: { type: 'string' } },
+      });
       const where = locations({ data: stringFlag(values.data), config: stringFlag(values.config) });
       return runHistoryCommand(rest, { dataDir: where.dataDir, config: loadConfig(where.configFile) });
     }

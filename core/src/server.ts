@@ -123,7 +123,11 @@ export async function startHeliograph(options: ServerOptions): Promise<Heliograp
 
   const dbFile = join(options.dataDir, 'heliograph.db');
   // A damaged file is set aside and a new one started (history/open.ts): never a dead service.
-  const { db, setAsideAs } = await openCoreDatabase(dbFile, [...auditMigrations, ...energyMigrations, ...pluginStoreMigrations], clock);
+  const { db, setAsideAs } = await openCoreDatabase(
+    dbFile,
+    [...auditMigrations, ...energyMigrations, ...pluginStoreMigrations],
+    clock,
+  );
   const closers: Array<() => Promise<void> | void> = [() => db.close()];
   const close = async () => {
     for (const closer of closers.splice(0).reverse()) {
@@ -176,11 +180,18 @@ export async function startHeliograph(options: ServerOptions): Promise<Heliograp
     const system = new SystemInfo({ clock, siteId, version: VERSION, dataDir: options.dataDir, startedAt });
     const prices = di.resolve(PriceBook);
 
-    const plugins = new PluginHost(di.resolve(CONTEXT_SERVICES), discoverPlugins(options.rootDir ?? ROOT_DIR), instances, options.pluginsFile, di.resolve(PLUGIN_CONTEXTS));
+    const plugins = new PluginHost(
+      di.resolve(CONTEXT_SERVICES),
+      discoverPlugins(options.rootDir ?? ROOT_DIR),
+      instances,
+      options.pluginsFile,
+      di.resolve(PLUGIN_CONTEXTS),
+    );
     await plugins.load();
     const settings = new LiveSiteSettings(config, configFile);
     closers.push(applySiteSettingsLive(settings, { energy, prices, forecast, plugins }));
-    const savePlugins = (entries: Parameters<typeof savePluginsFile>[1]) => savePluginsFile(options.pluginsFile, entries);
+    const savePlugins = (entries: Parameters<typeof savePluginsFile>[1]) =>
+      savePluginsFile(options.pluginsFile, entries);
 
     const hosts = new HostPolicy(config.security);
     const appOptions = {
@@ -210,16 +221,44 @@ export async function startHeliograph(options: ServerOptions): Promise<Heliograp
     const server = await listen(app, options.host, options.port);
     closers.push(() => server.close());
     // Open sockets would hold server.close() up, so they are closed first (closers run in reverse).
-    const websocket = attachWebsocket({ app, server: server.server, registry, auth, realm: config.site.name, writes, system, clock, hosts, revocations: auth });
+    const websocket = attachWebsocket({
+      app,
+      server: server.server,
+      registry,
+      auth,
+      realm: config.site.name,
+      writes,
+      system,
+      clock,
+      hosts,
+      revocations: auth,
+    });
     closers.push(() => websocket.close());
     if (mdns.enabled) {
-      const advertisement = advertiseMdns({ port: server.port, siteId, name: `${config.site.name} ${siteId}`, interface: mdns.interface });
+      const advertisement = advertiseMdns({
+        port: server.port,
+        siteId,
+        name: `${config.site.name} ${siteId}`,
+        interface: mdns.interface,
+      });
       closers.push(() => advertisement.close());
     }
 
     closers.push(() => plugins.stopAll());
     const pluginsStarted = plugins.startAll();
-    return { url: server.url, port: server.port, config, registry, plugins, pluginsStarted, auth, siteId, setupCode, routes: appRoutes(appOptions), close };
+    return {
+      url: server.url,
+      port: server.port,
+      config,
+      registry,
+      plugins,
+      pluginsStarted,
+      auth,
+      siteId,
+      setupCode,
+      routes: appRoutes(appOptions),
+      close,
+    };
   } catch (err) {
     await close();
     throw err;

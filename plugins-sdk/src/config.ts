@@ -13,7 +13,7 @@ import type { z } from 'zod';
  * });
  */
 export function secret<T extends z.ZodType>(schema: T): T {
-  return schema.meta({ ...(schema.meta() ?? {}), secret: true, writeOnly: true }) as T;
+  return schema.meta({ ...(schema.meta() ?? {}), secret: true, writeOnly: true });
 }
 
 /**

@@ -117,8 +117,18 @@ export async function startFakeServer(options: { handle: FakeHandler }): Promise
  * @example
  * send(response, 503, 'text/html', '<html><body>Wartungsarbeiten</body></html>', { 'retry-after': '120' });
  */
-export function send(response: ServerResponse, status: number, contentType: string, body: string, headers: Record<string, string> = {}): void {
-  response.writeHead(status, { 'content-type': contentType, 'content-length': String(Buffer.byteLength(body)), ...headers });
+export function send(
+  response: ServerResponse,
+  status: number,
+  contentType: string,
+  body: string,
+  headers: Record<string, string> = {},
+): void {
+  response.writeHead(status, {
+    'content-type': contentType,
+    'content-length': String(Buffer.byteLength(body)),
+    ...headers,
+  });
   response.end(body);
 }
 

@@ -84,8 +84,10 @@ export function requestFailure(options: RequestFailureOptions): Error {
 
 function hintForStatus(status: number, meanwhile: string, urlSetting: string): string {
   const stays = `${meanwhile} and the next try follows with back-off.`;
-  if (status === 401 || status === 403) return `the service refused the credentials; check them in the plugin settings (${stays})`;
-  if (status === 404) return `nothing at that address; check ${urlSetting} and the ids in the plugin settings (${stays})`;
+  if (status === 401 || status === 403)
+    return `the service refused the credentials; check them in the plugin settings (${stays})`;
+  if (status === 404)
+    return `nothing at that address; check ${urlSetting} and the ids in the plugin settings (${stays})`;
   if (status === 429) return `too many requests, the service's rate limit was reached; ${stays}`;
   if (status >= 500) return `the service has a problem on its side; ${stays}`;
   return `the service refused the request; check the plugin settings (${stays})`;
@@ -214,7 +216,8 @@ export interface LocalDays {
 export function localDays(options: { now: number; zone: string }): LocalDays {
   const { now, zone } = options;
   const today = DateTime.fromMillis(now, { zone }).startOf('day');
-  if (!today.isValid) throw new Error(`the site time zone "${zone}" is not a valid IANA time zone: fix it in the core config`);
+  if (!today.isValid)
+    throw new Error(`the site time zone "${zone}" is not a valid IANA time zone: fix it in the core config`);
   const tomorrow = today.plus({ days: 1 });
   return {
     todayStart: today.toMillis(),

@@ -176,7 +176,8 @@ export async function startTestHost<S extends z.ZodType>(options: TestHostOption
     site: { timeZone: 'UTC', latitude: 52.52, longitude: 13.405, temperatureUnit: 'C', ...options.site },
     topics: {
       declare(declaration) {
-        if (!devices.some((d) => d.id === declaration.device)) throw new Error(`device ${declaration.device} is not assigned to this instance`);
+        if (!devices.some((d) => d.id === declaration.device))
+          throw new Error(`device ${declaration.device} is not assigned to this instance`);
         declarations.set(declaration.device, declaration);
         for (const s of declaration.settings ?? []) {
           settings.set(`${declaration.device}/${s.name}`, s);
@@ -188,7 +189,8 @@ export async function startTestHost<S extends z.ZodType>(options: TestHostOption
         const declaration = declarations.get(device);
         if (!declaration) throw new Error(`publish before declare for device ${device}`);
         for (const [name, value] of Object.entries(published)) {
-          const known = declaration.metrics.some((m) => m.name === name) || declaration.settings?.some((s) => s.name === name);
+          const known =
+            declaration.metrics.some((m) => m.name === name) || declaration.settings?.some((s) => s.name === name);
           if (!known) throw new Error(`publish of undeclared metric ${device}/${name}`);
           values.set(`${device}/${name}`, value);
         }
@@ -222,14 +224,18 @@ export async function startTestHost<S extends z.ZodType>(options: TestHostOption
     // The same refusals as the core's PriceBook, so a plugin test fails where the core would.
     prices: {
       declare(args) {
-        if (args.scheduleType !== 'none' && !args.currency) throw new Error(`prices.declare: currency is required when scheduleType is "${args.scheduleType}"`);
+        if (args.scheduleType !== 'none' && !args.currency)
+          throw new Error(`prices.declare: currency is required when scheduleType is "${args.scheduleType}"`);
         prices.provider = args;
         return register(() => (prices.provider = undefined));
       },
       publish(schedule) {
-        if (!prices.provider) throw new Error('prices.publish before prices.declare: declare the provider in setup first');
+        if (!prices.provider)
+          throw new Error('prices.publish before prices.declare: declare the provider in setup first');
         if (schedule.export?.length && prices.provider.scheduleType !== 'import_export_pricing') {
-          throw new Error(`prices.publish: export prices need scheduleType "import_export_pricing"; the plugin declared "${prices.provider.scheduleType}"`);
+          throw new Error(
+            `prices.publish: export prices need scheduleType "import_export_pricing"; the plugin declared "${prices.provider.scheduleType}"`,
+          );
         }
         prices.schedules.push(schedule);
       },

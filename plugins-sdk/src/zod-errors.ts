@@ -38,16 +38,22 @@ export function formatZodError(error: z.ZodError, options: ZodErrorFormatOptions
   const { limit = Infinity, separator = '\n' } = options;
   const issues = error.issues;
   const lines = issues.slice(0, limit).map((issue) => formatZodIssue(issue, options));
-  if (issues.length > limit) lines.push(`and ${issues.length - limit} more problem${issues.length - limit === 1 ? '' : 's'}`);
+  if (issues.length > limit)
+    lines.push(`and ${issues.length - limit} more problem${issues.length - limit === 1 ? '' : 's'}`);
   return lines.join(separator);
 }
 
 /** One problem as `source: path: message`; the path is left out when the message already names it. */
-export function formatZodIssue(issue: z.core.$ZodIssue, options: Pick<ZodErrorFormatOptions, 'source' | 'input' | 'pathPrefix' | 'rootName'> = {}): string {
+export function formatZodIssue(
+  issue: z.core.$ZodIssue,
+  options: Pick<ZodErrorFormatOptions, 'source' | 'input' | 'pathPrefix' | 'rootName'> = {},
+): string {
   // zod 4 starts type errors with "Invalid input: "; after a path it says nothing.
   const message = issue.message.replace(/^Invalid input: /, '');
   const path = formatZodPath([...(options.pathPrefix ?? []), ...issue.path]) || (options.rootName ?? '');
-  const where = [options.source, path && !message.startsWith(path) && !message.includes(`${path} `) ? path : ''].filter(Boolean).join(': ');
+  const where = [options.source, path && !message.startsWith(path) && !message.includes(`${path} `) ? path : '']
+    .filter(Boolean)
+    .join(': ');
   let text = message;
   if (issue.code === 'invalid_type' && options.input !== undefined) {
     // The value itself says more than its type: `expected number, got "abc"`.

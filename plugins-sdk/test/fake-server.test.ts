@@ -7,9 +7,14 @@ const http = got.extend({ retry: { limit: 0 }, timeout: { request: 5000 } });
 
 describe('startFakeServer', () => {
   test('records method, path, query, headers and body, and sends content-length', async () => {
-    const fake = await startFakeServer({ handle: (request, response, url) => sendJson(response, 200, { echo: request.body, self: url }) });
+    const fake = await startFakeServer({
+      handle: (request, response, url) => sendJson(response, 200, { echo: request.body, self: url }),
+    });
     try {
-      const response = await http.post(`${fake.url}/v1/gql?debug=1`, { body: '{"query":"{ viewer }"}', headers: { authorization: 'Bearer t' } });
+      const response = await http.post(`${fake.url}/v1/gql?debug=1`, {
+        body: '{"query":"{ viewer }"}',
+        headers: { authorization: 'Bearer t' },
+      });
       assert.deepEqual(JSON.parse(response.body), { echo: '{"query":"{ viewer }"}', self: fake.url });
       assert.equal(response.headers['content-length'], String(Buffer.byteLength(response.body)));
       assert.equal(response.headers['content-type'], 'application/json');

@@ -47,21 +47,43 @@ describe('requestFailure over real HTTP', () => {
 
   test("the service's own explanation is quoted, and each status class gets its hint", async () => {
     const explainBody = (body: string) => (JSON.parse(body) as { message?: string }).message;
-    const unauthorized = requestFailure({ provider: 'Acme', error: await failureOf(`${fake.url}/unauthorized`), explainBody, meanwhile: prices });
+    const unauthorized = requestFailure({
+      provider: 'Acme',
+      error: await failureOf(`${fake.url}/unauthorized`),
+      explainBody,
+      meanwhile: prices,
+    });
     assert.equal(
       unauthorized.message,
       `Acme answered HTTP 401 Unauthorized for ${fake.url}/unauthorized ("token expired"): the service refused the credentials; check them in the plugin settings (the last published prices stay and the next try follows with back-off.)`,
     );
-    const limited = requestFailure({ provider: 'Acme', error: await failureOf(`${fake.url}/limited`), meanwhile: 'the last forecast stays' });
-    assert.match(limited.message, /HTTP 429 Too Many Requests .*: too many requests, the service's rate limit was reached; the last forecast stays and the next try follows with back-off\.$/);
-    const teapot = requestFailure({ provider: 'Acme', error: await failureOf(`${fake.url}/teapot`), meanwhile: prices });
+    const limited = requestFailure({
+      provider: 'Acme',
+      error: await failureOf(`${fake.url}/limited`),
+      meanwhile: 'the last forecast stays',
+    });
+    assert.match(
+      limited.message,
+      /HTTP 429 Too Many Requests .*: too many requests, the service's rate limit was reached; the last forecast stays and the next try follows with back-off\.$/,
+    );
+    const teapot = requestFailure({
+      provider: 'Acme',
+      error: await failureOf(`${fake.url}/teapot`),
+      meanwhile: prices,
+    });
     assert.match(teapot.message, /HTTP 418 .*: the service refused the request; check the plugin settings \(/);
   });
 
   test('a 404 names the setting that holds the address', async () => {
     const error = await failureOf(`${fake.url}/v2/nothing`);
-    assert.match(requestFailure({ provider: 'Acme', error, meanwhile: prices }).message, /nothing at that address; check baseUrl and the ids in the plugin settings/);
-    assert.match(requestFailure({ provider: 'Acme', error, meanwhile: prices, urlSetting: 'serverUrl' }).message, /check serverUrl and the ids/);
+    assert.match(
+      requestFailure({ provider: 'Acme', error, meanwhile: prices }).message,
+      /nothing at that address; check baseUrl and the ids in the plugin settings/,
+    );
+    assert.match(
+      requestFailure({ provider: 'Acme', error, meanwhile: prices, urlSetting: 'serverUrl' }).message,
+      /check serverUrl and the ids/,
+    );
   });
 
   test('a refused connection names the address and the error code, and what stays as a sentence', async () => {
@@ -93,14 +115,20 @@ describe('parseJson and parseAnswer', () => {
   test('text that is not JSON is named with how it starts', () => {
     assert.throws(
       () => parseJson({ source: 'Acme answer', text: '<html><body>Wartungsarbeiten</body></html>', meanwhile: prices }),
-      { message: 'Acme answer is not JSON (it starts with "<html><body>Wartungsarbeiten</body></html>"); the last published prices stay.' },
+      {
+        message:
+          'Acme answer is not JSON (it starts with "<html><body>Wartungsarbeiten</body></html>"); the last published prices stay.',
+      },
     );
     assert.deepEqual(parseJson({ source: 'Acme answer', text: '{"a":[1]}', meanwhile: prices }), { a: [1] });
   });
 
   test('a valid answer comes back typed, a bad one as three problems with paths and a count', () => {
     const schema = z.object({ data: z.array(z.object({ price: z.number() })) });
-    assert.deepEqual(parseAnswer({ source: 'Acme answer', schema, input: { data: [{ price: 1.5 }] }, meanwhile: prices }), { data: [{ price: 1.5 }] });
+    assert.deepEqual(
+      parseAnswer({ source: 'Acme answer', schema, input: { data: [{ price: 1.5 }] }, meanwhile: prices }),
+      { data: [{ price: 1.5 }] },
+    );
 
     const input = { data: [{ price: 'a' }, { price: 'b' }, { price: 'c' }, { price: 'd' }, {}] };
     assert.throws(() => parseAnswer({ source: 'Acme answer', schema, input, meanwhile: prices }), {
@@ -110,12 +138,26 @@ describe('parseJson and parseAnswer', () => {
         'The service sent an answer this plugin does not understand; the last published prices stay.',
     });
     const watts = z.object({ watts: z.record(z.string(), z.number()) });
-    assert.throws(() => parseAnswer({ source: 'Acme answer', schema: watts, input: { watts: { '2024-04-26 07:00': 'x' } }, meanwhile: prices }), {
-      message: 'Acme answer: watts["2024-04-26 07:00"]: expected number, received string. The service sent an answer this plugin does not understand; the last published prices stay.',
-    });
-    assert.throws(() => parseAnswer({ source: 'Acme answer', schema, input: null, meanwhile: 'the last forecast stays' }), {
-      message: 'Acme answer: (whole answer): expected object, received null. The service sent an answer this plugin does not understand; the last forecast stays.',
-    });
+    assert.throws(
+      () =>
+        parseAnswer({
+          source: 'Acme answer',
+          schema: watts,
+          input: { watts: { '2024-04-26 07:00': 'x' } },
+          meanwhile: prices,
+        }),
+      {
+        message:
+          'Acme answer: watts["2024-04-26 07:00"]: expected number, received string. The service sent an answer this plugin does not understand; the last published prices stay.',
+      },
+    );
+    assert.throws(
+      () => parseAnswer({ source: 'Acme answer', schema, input: null, meanwhile: 'the last forecast stays' }),
+      {
+        message:
+          'Acme answer: (whole answer): expected object, received null. The service sent an answer this plugin does not understand; the last forecast stays.',
+      },
+    );
   });
 });
 
@@ -151,8 +193,17 @@ test('parseJson refuses text nested past maxDepth before parsing, and counts no 
   const deep = '['.repeat(65) + ']'.repeat(65);
   assert.throws(
     () => parseJson({ source: 'aWATTar answer', text: deep, meanwhile: 'the last published prices stay' }),
-    { message: 'aWATTar answer is nested more than 64 levels deep, which no real answer is; it was not parsed; the last published prices stay.' },
+    {
+      message:
+        'aWATTar answer is nested more than 64 levels deep, which no real answer is; it was not parsed; the last published prices stay.',
+    },
   );
-  assert.deepEqual(parseJson({ source: 'a', text: '["[[[[", {"k": "\\\\"}]', meanwhile: 'm', maxDepth: 2 }), ['[[[[', { k: '\\' }]);
-  assert.equal((parseJson({ source: 'a', text: '['.repeat(64) + ']'.repeat(64), meanwhile: 'm' }) as unknown[]).length, 1);
+  assert.deepEqual(parseJson({ source: 'a', text: '["[[[[", {"k": "\\\\"}]', meanwhile: 'm', maxDepth: 2 }), [
+    '[[[[',
+    { k: '\\' },
+  ]);
+  assert.equal(
+    (parseJson({ source: 'a', text: '['.repeat(64) + ']'.repeat(64), meanwhile: 'm' }) as unknown[]).length,
+    1,
+  );
 });

@@ -23,10 +23,16 @@ const pricePlugin = definePlugin({
 describe('startTestHost', () => {
   test('refuses export prices from a plugin that declared plain pricing, as the core does', async () => {
     const plain = await startTestHost({ plugin: pricePlugin, config: { scheduleType: 'pricing', withExport: true } });
-    await assert.rejects(plain.runJob('refresh'), /export prices need scheduleType "import_export_pricing"; the plugin declared "pricing"/);
+    await assert.rejects(
+      plain.runJob('refresh'),
+      /export prices need scheduleType "import_export_pricing"; the plugin declared "pricing"/,
+    );
     assert.equal(plain.prices.schedules.length, 0);
 
-    const both = await startTestHost({ plugin: pricePlugin, config: { scheduleType: 'import_export_pricing', withExport: true } });
+    const both = await startTestHost({
+      plugin: pricePlugin,
+      config: { scheduleType: 'import_export_pricing', withExport: true },
+    });
     await both.runJob('refresh');
     assert.equal(both.prices.schedules[0]?.export?.length, 1);
     await Promise.all([plain.stop(), both.stop()]);
@@ -34,7 +40,10 @@ describe('startTestHost', () => {
 
   test('stopTestHosts stops every host not stopped yet', async () => {
     const config = { scheduleType: 'pricing', withExport: false };
-    const [first, second] = [await startTestHost({ plugin: pricePlugin, config }), await startTestHost({ plugin: pricePlugin, config })];
+    const [first, second] = [
+      await startTestHost({ plugin: pricePlugin, config }),
+      await startTestHost({ plugin: pricePlugin, config }),
+    ];
     await second.stop();
     await stopTestHosts();
     for (const host of [first, second]) {
@@ -45,14 +54,20 @@ describe('startTestHost', () => {
   });
 });
 
-test('the test host\'s ctx.http refuses deeply nested JSON as the server\'s does', async () => {
+test("the test host's ctx.http refuses deeply nested JSON as the server's does", async () => {
   const { sendJson, startFakeServer } = await import('../src/fake-server.js');
-  const fake = await startFakeServer({ handle: (_request, response) => sendJson(response, 200, JSON.parse('['.repeat(100) + ']'.repeat(100))) });
+  const fake = await startFakeServer({
+    handle: (_request, response) => sendJson(response, 200, JSON.parse('['.repeat(100) + ']'.repeat(100))),
+  });
   const fetching = definePlugin({
     id: 'deep',
     configSchema: z.object({ url: z.string() }),
     setup(ctx, config) {
-      ctx.scheduler.every({ name: 'fetch', intervalMs: 60_000, run: async () => void (await ctx.http.get(config.url).json()) });
+      ctx.scheduler.every({
+        name: 'fetch',
+        intervalMs: 60_000,
+        run: async () => void (await ctx.http.get(config.url).json()),
+      });
     },
   });
   const host = await startTestHost({ plugin: fetching, config: { url: fake.url } });

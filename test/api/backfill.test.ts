@@ -5,7 +5,14 @@ import { startTestServer } from '../helpers/server.js';
 
 const server = await startTestServer({
   bundled: ['simulator'],
-  plugins: [{ id: 'sim', plugin: 'simulator', devices: ['inverter_1', 'inverter_2', 'battery_1'], config: { backfill_days: 1, demoForecast: false, demoPrices: false } }],
+  plugins: [
+    {
+      id: 'sim',
+      plugin: 'simulator',
+      devices: ['inverter_1', 'inverter_2', 'battery_1'],
+      config: { backfill_days: 1, demoForecast: false, demoPrices: false },
+    },
+  ],
 });
 
 type History = { points: Array<[string, number]> };
@@ -30,13 +37,23 @@ test('backfilled days show in the history of the devices and of the totals, and 
   const from = new Date(Date.parse(to) - 24 * 3_600_000).toISOString();
   const range = `from=${from}&to=${to}&group_by=1h`;
   await backfilled(range);
-  const [inv1, inv2, total] = await Promise.all([history('inverter_1/pv_power', range), history('inverter_2/pv_power', range), history('total/pv_power', range)]);
+  const [inv1, inv2, total] = await Promise.all([
+    history('inverter_1/pv_power', range),
+    history('inverter_2/pv_power', range),
+    history('total/pv_power', range),
+  ]);
   assert.equal(total.points.length, 24);
   total.points.forEach(([time, value], i) => {
     assert.equal(time, inv1.points[i]![0]);
-    assert.ok(Math.abs(value - (inv1.points[i]![1] + inv2.points[i]![1])) < 0.01, `${time}: total ${value} = ${inv1.points[i]![1]} + ${inv2.points[i]![1]}`);
+    assert.ok(
+      Math.abs(value - (inv1.points[i]![1] + inv2.points[i]![1])) < 0.01,
+      `${time}: total ${value} = ${inv1.points[i]![1]} + ${inv2.points[i]![1]}`,
+    );
   });
-  assert.ok(total.points.some(([, v]) => v > 0), 'the sun shone at some point of the day');
+  assert.ok(
+    total.points.some(([, v]) => v > 0),
+    'the sun shone at some point of the day',
+  );
   const grid = await history('total/grid_power', range);
   assert.equal(grid.points.length, 24);
 });

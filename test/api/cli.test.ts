@@ -21,7 +21,9 @@ function run(args: string[], options: { env?: Record<string, string>; stdin?: st
   return { child, exited, stderr: () => stderr };
 }
 
-function site(plugins: unknown = { plugins: [{ id: 'sim', plugin: 'simulator', devices: ['inverter_1', 'battery_1'] }] }) {
+function site(
+  plugins: unknown = { plugins: [{ id: 'sim', plugin: 'simulator', devices: ['inverter_1', 'battery_1'] }] },
+) {
   const dir = tempDir();
   const pluginsFile = join(dir, 'plugins.json');
   writeFileSync(pluginsFile, JSON.stringify(plugins));
@@ -31,7 +33,7 @@ function site(plugins: unknown = { plugins: [{ id: 'sim', plugin: 'simulator', d
 function listeningUrl(child: ReturnType<typeof run>['child']): Promise<string> {
   return new Promise((resolve, reject) => {
     child.once('exit', (code) => reject(new Error(`exited with ${code} before listening`)));
-    createInterface({ input: child.stdout! }).on('line', (line) => {
+    createInterface({ input: child.stdout }).on('line', (line) => {
       const match = /^listening on (http:\/\/127\.0\.0\.1:\d+)$/.exec(line);
       if (match) resolve(match[1]!);
     });
@@ -40,9 +42,13 @@ function listeningUrl(child: ReturnType<typeof run>['child']): Promise<string> {
 
 test('serve --port 0 prints the address once it answers, and SIGTERM exits 0', async () => {
   const s = site();
-  const server = run(['serve', '--host', '127.0.0.1', '--port', '0', '--data', s.data, '--plugins', s.pluginsFile], { env: { HELIOGRAPH_PASSWORD: 'a-long-password' } });
+  const server = run(['serve', '--host', '127.0.0.1', '--port', '0', '--data', s.data, '--plugins', s.pluginsFile], {
+    env: { HELIOGRAPH_PASSWORD: 'a-long-password' },
+  });
   const url = await listeningUrl(server.child);
-  const res = await fetch(`${url}/api/v1/metrics?topic=total/pv_power`, { headers: { authorization: basicAuth('a-long-password') } });
+  const res = await fetch(`${url}/api/v1/metrics?topic=total/pv_power`, {
+    headers: { authorization: basicAuth('a-long-password') },
+  });
   assert.equal(res.status, 200);
   server.child.kill('SIGTERM');
   assert.equal(await server.exited, 0);
@@ -51,7 +57,12 @@ test('serve --port 0 prints the address once it answers, and SIGTERM exits 0', a
 test('settings come from the environment too', async () => {
   const s = site();
   const server = run(['serve'], {
-    env: { HELIOGRAPH_HOST: '127.0.0.1', HELIOGRAPH_PORT: '0', HELIOGRAPH_DATA: s.data, HELIOGRAPH_PLUGINS: s.pluginsFile },
+    env: {
+      HELIOGRAPH_HOST: '127.0.0.1',
+      HELIOGRAPH_PORT: '0',
+      HELIOGRAPH_DATA: s.data,
+      HELIOGRAPH_PLUGINS: s.pluginsFile,
+    },
   });
   const url = await listeningUrl(server.child);
   const res = await fetch(`${url}/api/v1/metrics`);
@@ -67,8 +78,14 @@ test('password set reads the password from stdin; the server then accepts it', a
   assert.equal(await set.exited, 0, set.stderr());
   const server = run(['serve', '--host', '127.0.0.1', '--port', '0', '--data', s.data, '--plugins', s.pluginsFile]);
   const url = await listeningUrl(server.child);
-  assert.equal((await fetch(`${url}/api/v1/plugins`, { headers: { authorization: basicAuth('from-stdin-secret') } })).status, 200);
-  assert.equal((await fetch(`${url}/api/v1/plugins`, { headers: { authorization: basicAuth('wrong-password') } })).status, 401);
+  assert.equal(
+    (await fetch(`${url}/api/v1/plugins`, { headers: { authorization: basicAuth('from-stdin-secret') } })).status,
+    200,
+  );
+  assert.equal(
+    (await fetch(`${url}/api/v1/plugins`, { headers: { authorization: basicAuth('wrong-password') } })).status,
+    401,
+  );
   server.child.kill('SIGTERM');
   assert.equal(await server.exited, 0);
 });
@@ -76,18 +93,29 @@ test('password set reads the password from stdin; the server then accepts it', a
 test('a bad config file stops the start and names the bad key', async () => {
   const s = site();
   mkdirSync(s.data, { recursive: true });
-  writeFileSync(join(s.data, 'config.json'), JSON.stringify({ energy: { resetPeriod: 'yearly' }, site: { latitude: 'north' } }));
+  writeFileSync(
+    join(s.data, 'config.json'),
+    JSON.stringify({ energy: { resetPeriod: 'yearly' }, site: { latitude: 'north' } }),
+  );
   const server = run(['serve', '--port', '0', '--data', s.data, '--plugins', s.pluginsFile]);
   assert.equal(await server.exited, 1);
   assert.match(server.stderr(), /config\.json: site\.latitude: .*expected number/);
-  assert.match(server.stderr(), /config\.json: energy\.resetPeriod: .*"daily"\|"weekly"\|"monthly"|config\.json: energy\.resetPeriod: .*daily.*weekly.*monthly/);
+  assert.match(
+    server.stderr(),
+    /config\.json: energy\.resetPeriod: .*"daily"\|"weekly"\|"monthly"|config\.json: energy\.resetPeriod: .*daily.*weekly.*monthly/,
+  );
 });
 
 test('a bad plugins.json stops the start and names the bad key', async () => {
-  const s = site({ plugins: [{ id: 'sim', plugin: 'simulator', devices: ['inverter_1'], config: { pollIntervalMs: 'fast' } }] });
+  const s = site({
+    plugins: [{ id: 'sim', plugin: 'simulator', devices: ['inverter_1'], config: { pollIntervalMs: 'fast' } }],
+  });
   const server = run(['serve', '--port', '0', '--data', s.data, '--plugins', s.pluginsFile]);
   assert.equal(await server.exited, 1);
-  assert.match(server.stderr(), /plugins\.json: plugins\[0\]\.config\.pollIntervalMs: .*expected number.*"fast"|plugins\.json: plugins\[0\]\.config\.pollIntervalMs: .*expected number, received string/);
+  assert.match(
+    server.stderr(),
+    /plugins\.json: plugins\[0\]\.config\.pollIntervalMs: .*expected number.*"fast"|plugins\.json: plugins\[0\]\.config\.pollIntervalMs: .*expected number, received string/,
+  );
 });
 
 test('an unknown command prints the usage and exits 2', async () => {
@@ -98,7 +126,17 @@ test('an unknown command prints the usage and exits 2', async () => {
 
 test('a config file named with --config must exist', async () => {
   const s = site();
-  const server = run(['serve', '--port', '0', '--data', s.data, '--plugins', s.pluginsFile, '--config', join(s.dir, 'missing.json')]);
+  const server = run([
+    'serve',
+    '--port',
+    '0',
+    '--data',
+    s.data,
+    '--plugins',
+    s.pluginsFile,
+    '--config',
+    join(s.dir, 'missing.json'),
+  ]);
   assert.equal(await server.exited, 1);
   assert.match(server.stderr(), /missing\.json: no such config file \(given by --config\)/);
 });

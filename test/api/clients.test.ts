@@ -34,7 +34,18 @@ function expectedDevice(topic: string): [string, number | null] {
   return [{ total: 'totals', grid: 'grid', weather: 'weather', system: 'system' }[prefix]!, null];
 }
 
-const DISCOVERY_KEYS = ['platform', 'device_class', 'state_class', 'unit_of_measurement', 'min', 'max', 'step', 'options', 'payload_on', 'payload_off'];
+const DISCOVERY_KEYS = [
+  'platform',
+  'device_class',
+  'state_class',
+  'unit_of_measurement',
+  'min',
+  'max',
+  'step',
+  'options',
+  'payload_on',
+  'payload_off',
+];
 const NOT_APPLICABLE = { min: null, max: null, step: null, options: null, payload_on: null, payload_off: null };
 
 function discoveryOf(row: Row): Row {
@@ -48,7 +59,12 @@ function byTopic(rows: Row[], topic: string): Row {
 }
 
 function connect(): Socket {
-  const socket = new Socket(server.url.replace('http', 'ws') + '/api', { transport: WebSocket, params: { password: PASSWORD }, vsn: '2.0.0', reconnectAfterMs: () => 60_000 });
+  const socket = new Socket(server.url.replace('http', 'ws') + '/api', {
+    transport: WebSocket,
+    params: { password: PASSWORD },
+    vsn: '2.0.0',
+    reconnectAfterMs: () => 60_000,
+  });
   socket.connect();
   return socket;
 }
@@ -75,7 +91,8 @@ async function join(topics: string[]): Promise<{ definitions: Row[]; system: Row
 test('every snapshot row carries device and number as the clients group by them', async () => {
   const rows: Row[] = await getJson('/api/v1/metrics');
   const prefixes = new Set(rows.map((r) => String(r.topic).split('/')[0]));
-  for (const p of ['inverter_1', 'inverter_3', 'battery_1', 'battery_2', 'total', 'weather']) assert.ok(prefixes.has(p), `${p}/* is listed`);
+  for (const p of ['inverter_1', 'inverter_3', 'battery_1', 'battery_2', 'total', 'weather'])
+    assert.ok(prefixes.has(p), `${p}/* is listed`);
   for (const row of rows) {
     const [device, number] = expectedDevice(String(row.topic));
     assert.equal(row.device, device, `${row.topic} device`);
@@ -87,34 +104,107 @@ test('every snapshot row carries device and number as the clients group by them'
 
 test('?discovery adds the fields for power, energy, state of charge, a range and options', async () => {
   const rows: Row[] = await getJson('/api/v1/metrics?discovery');
-  for (const row of rows) assert.deepEqual(Object.keys(row).filter((k) => DISCOVERY_KEYS.includes(k)), DISCOVERY_KEYS, `${row.topic} has every field`);
-  assert.deepEqual(discoveryOf(byTopic(rows, 'inverter_1/pv_power')), { platform: 'sensor', device_class: 'power', state_class: 'measurement', unit_of_measurement: 'W', ...NOT_APPLICABLE });
-  assert.deepEqual(discoveryOf(byTopic(rows, 'total/pv_energy')), { platform: 'sensor', device_class: 'energy', state_class: 'total_increasing', unit_of_measurement: 'kWh', ...NOT_APPLICABLE });
+  for (const row of rows)
+    assert.deepEqual(
+      Object.keys(row).filter((k) => DISCOVERY_KEYS.includes(k)),
+      DISCOVERY_KEYS,
+      `${row.topic} has every field`,
+    );
+  assert.deepEqual(discoveryOf(byTopic(rows, 'inverter_1/pv_power')), {
+    platform: 'sensor',
+    device_class: 'power',
+    state_class: 'measurement',
+    unit_of_measurement: 'W',
+    ...NOT_APPLICABLE,
+  });
+  assert.deepEqual(discoveryOf(byTopic(rows, 'total/pv_energy')), {
+    platform: 'sensor',
+    device_class: 'energy',
+    state_class: 'total_increasing',
+    unit_of_measurement: 'kWh',
+    ...NOT_APPLICABLE,
+  });
   for (const soc of ['battery_1/state_of_charge', 'total/battery_state_of_charge']) {
-    assert.deepEqual(discoveryOf(byTopic(rows, soc)), { platform: 'sensor', device_class: 'battery', state_class: 'measurement', unit_of_measurement: '%', ...NOT_APPLICABLE }, soc);
+    assert.deepEqual(
+      discoveryOf(byTopic(rows, soc)),
+      {
+        platform: 'sensor',
+        device_class: 'battery',
+        state_class: 'measurement',
+        unit_of_measurement: '%',
+        ...NOT_APPLICABLE,
+      },
+      soc,
+    );
   }
   assert.deepEqual(discoveryOf(byTopic(rows, 'inverter_1/max_charge_current')), {
-    ...NOT_APPLICABLE, platform: 'number', device_class: 'current', state_class: null, unit_of_measurement: 'A', min: 10, max: 120, step: 10,
+    ...NOT_APPLICABLE,
+    platform: 'number',
+    device_class: 'current',
+    state_class: null,
+    unit_of_measurement: 'A',
+    min: 10,
+    max: 120,
+    step: 10,
   });
   assert.deepEqual(discoveryOf(byTopic(rows, 'inverter_1/output_source_priority')), {
-    ...NOT_APPLICABLE, platform: 'select', device_class: null, state_class: null, unit_of_measurement: null, options: ['Utility first', 'Solar first', 'SBU priority', 'Refuse me', 'Hang'],
+    ...NOT_APPLICABLE,
+    platform: 'select',
+    device_class: null,
+    state_class: null,
+    unit_of_measurement: null,
+    options: ['Utility first', 'Solar first', 'SBU priority', 'Refuse me', 'Hang'],
   });
   // Strings get neither class; numbers without a class are measurements.
-  assert.deepEqual(discoveryOf(byTopic(rows, 'inverter_1/device_mode')), { platform: 'sensor', device_class: null, state_class: null, unit_of_measurement: null, ...NOT_APPLICABLE });
-  assert.deepEqual(discoveryOf(byTopic(rows, 'weather/cloud_cover')), { platform: 'sensor', device_class: null, state_class: 'measurement', unit_of_measurement: '%', ...NOT_APPLICABLE });
+  assert.deepEqual(discoveryOf(byTopic(rows, 'inverter_1/device_mode')), {
+    platform: 'sensor',
+    device_class: null,
+    state_class: null,
+    unit_of_measurement: null,
+    ...NOT_APPLICABLE,
+  });
+  assert.deepEqual(discoveryOf(byTopic(rows, 'weather/cloud_cover')), {
+    platform: 'sensor',
+    device_class: null,
+    state_class: 'measurement',
+    unit_of_measurement: '%',
+    ...NOT_APPLICABLE,
+  });
   assert.equal(byTopic(rows, 'inverter_1/temperature').device_class, 'temperature');
   assert.equal(byTopic(rows, 'battery_1/voltage').device_class, 'voltage');
 });
 
 test('a two-state setting is a switch, an on/off reading a binary_sensor, and declared classes win', async () => {
   const rows: Row[] = await getJson('/api/v1/metrics?topic=battery_2/*&discovery=1');
-  assert.deepEqual(discoveryOf(byTopic(rows, 'battery_2/eco_mode')), { ...NOT_APPLICABLE, platform: 'switch', device_class: null, state_class: null, unit_of_measurement: null, payload_on: 'Enabled', payload_off: 'Disabled' });
-  assert.deepEqual(discoveryOf(byTopic(rows, 'battery_2/heater_on')), { platform: 'binary_sensor', device_class: null, state_class: null, unit_of_measurement: null, ...NOT_APPLICABLE });
+  assert.deepEqual(discoveryOf(byTopic(rows, 'battery_2/eco_mode')), {
+    ...NOT_APPLICABLE,
+    platform: 'switch',
+    device_class: null,
+    state_class: null,
+    unit_of_measurement: null,
+    payload_on: 'Enabled',
+    payload_off: 'Disabled',
+  });
+  assert.deepEqual(discoveryOf(byTopic(rows, 'battery_2/heater_on')), {
+    platform: 'binary_sensor',
+    device_class: null,
+    state_class: null,
+    unit_of_measurement: null,
+    ...NOT_APPLICABLE,
+  });
   assert.equal(byTopic(rows, 'battery_2/heater_on').value, false);
   const lifetime = byTopic(rows, 'battery_2/lifetime_energy_in');
-  assert.deepEqual([lifetime.device_class, lifetime.state_class], ['energy', 'total'], 'stateClass replaced, deviceClass derived');
+  assert.deepEqual(
+    [lifetime.device_class, lifetime.state_class],
+    ['energy', 'total'],
+    'stateClass replaced, deviceClass derived',
+  );
   const delta = byTopic(rows, 'battery_2/cell_voltage_delta');
-  assert.deepEqual([delta.device_class, delta.state_class, delta.unit_of_measurement], [null, null, 'V'], 'both classes declared away');
+  assert.deepEqual(
+    [delta.device_class, delta.state_class, delta.unit_of_measurement],
+    [null, null, 'V'],
+    'both classes declared away',
+  );
   const off: Row[] = await getJson('/api/v1/metrics?topic=battery_2/*&discovery=0');
   assert.ok(off.every((r) => !('platform' in r)));
   const bad = await server.api('/api/v1/metrics?discovery=maybe');
@@ -130,9 +220,16 @@ test('the WebSocket definition event always carries device, number and the disco
     for (const definition of definitions) {
       const row = byTopic(snapshot, String(definition.topic));
       const { value: _value, ...expected } = row;
-      assert.deepEqual(definition, expected, `${definition.topic}: the definition is the discovery row without its value`);
+      assert.deepEqual(
+        definition,
+        expected,
+        `${definition.topic}: the definition is the discovery row without its value`,
+      );
     }
-    assert.deepEqual([byTopic(definitions, 'inverter_3/pv_power').device, byTopic(definitions, 'inverter_3/pv_power').number], ['inverters', 2]);
+    assert.deepEqual(
+      [byTopic(definitions, 'inverter_3/pv_power').device, byTopic(definitions, 'inverter_3/pv_power').number],
+      ['inverters', 2],
+    );
     assert.equal(byTopic(definitions, 'battery_2/eco_mode').platform, 'switch');
   } finally {
     socket.disconnect();
@@ -148,38 +245,66 @@ test('history and forecast answers carry device and number', async () => {
   assert.deepEqual([forecast.device, forecast.number], ['weather', null]);
 });
 
-const SYSTEM_TOPICS = ['system/site_id', 'system/software_version', 'system/cpu_temperature', 'system/free_storage', 'system/uptime'];
+const SYSTEM_TOPICS = [
+  'system/site_id',
+  'system/software_version',
+  'system/cpu_temperature',
+  'system/free_storage',
+  'system/uptime',
+];
 
 test('GET /api/v1/system answers the unit rows, site_id first; the WebSocket system event carries the same', async () => {
   const rows: Row[] = await getJson('/api/v1/system');
-  assert.deepEqual(rows.map((r) => r.topic), SYSTEM_TOPICS);
+  assert.deepEqual(
+    rows.map((r) => r.topic),
+    SYSTEM_TOPICS,
+  );
   for (const row of rows) {
-    assert.deepEqual(Object.keys(row), ['topic', 'device', 'number', 'group', 'name', 'value', 'unit'], `${row.topic} is shaped like a metric row`);
+    assert.deepEqual(
+      Object.keys(row),
+      ['topic', 'device', 'number', 'group', 'name', 'value', 'unit'],
+      `${row.topic} is shaped like a metric row`,
+    );
     assert.equal(row.device, 'system');
     assert.equal(row.number, null);
   }
   const value = (topic: string) => byTopic(rows, topic).value;
   assert.equal(value('system/site_id'), server.siteId);
-  assert.ok(Number.isInteger(value('system/site_id')) && (value('system/site_id') as number) > 0, 'site_id is a positive integer');
+  assert.ok(
+    Number.isInteger(value('system/site_id')) && (value('system/site_id') as number) > 0,
+    'site_id is a positive integer',
+  );
   assert.match(String(value('system/software_version')), /^\d+\.\d+\.\d+/);
   const cpu = value('system/cpu_temperature');
   assert.ok(cpu === null || Number.isInteger(cpu), 'cpu_temperature is whole °C, or null without a sensor');
-  assert.ok(Number.isInteger(value('system/free_storage')) && (value('system/free_storage') as number) > 0, 'free_storage is whole MB');
+  assert.ok(
+    Number.isInteger(value('system/free_storage')) && (value('system/free_storage') as number) > 0,
+    'free_storage is whole MB',
+  );
   assert.ok(Number.isInteger(value('system/uptime')) && (value('system/uptime') as number) >= 0);
-  assert.deepEqual(rows.map((r) => r.unit), ['', '', '°C', 'MB', 's']);
+  assert.deepEqual(
+    rows.map((r) => r.unit),
+    ['', '', '°C', 'MB', 's'],
+  );
 
   const withDiscovery: Row[] = await getJson('/api/v1/system?discovery');
-  assert.deepEqual(withDiscovery.map((r) => [r.topic, r.platform, r.device_class]), [
-    ['system/site_id', 'sensor', null],
-    ['system/software_version', 'sensor', null],
-    ['system/cpu_temperature', 'sensor', 'temperature'],
-    ['system/free_storage', 'sensor', 'data_size'],
-    ['system/uptime', 'sensor', 'duration'],
-  ]);
+  assert.deepEqual(
+    withDiscovery.map((r) => [r.topic, r.platform, r.device_class]),
+    [
+      ['system/site_id', 'sensor', null],
+      ['system/software_version', 'sensor', null],
+      ['system/cpu_temperature', 'sensor', 'temperature'],
+      ['system/free_storage', 'sensor', 'data_size'],
+      ['system/uptime', 'sensor', 'duration'],
+    ],
+  );
 
   const { system, socket } = await join(['total/pv_power']);
   try {
-    assert.deepEqual(system.map((r) => r.topic), SYSTEM_TOPICS);
+    assert.deepEqual(
+      system.map((r) => r.topic),
+      SYSTEM_TOPICS,
+    );
     for (const row of system) {
       const rest = byTopic(withDiscovery, String(row.topic));
       const { value: _a, ...shape } = row;

@@ -63,7 +63,10 @@ test('an exception in a plugin timer and a rejection in its socket callback fail
   assert.equal(await server.exited, 0, server.stderr());
   const values = await exportedValues(server.dataDir);
   assert.ok(values.length > 0, 'history was written');
-  assert.ok(Math.max(...values) > afterCrashes, `values recorded after the crashes are on disk (max ${Math.max(...values)}, ${afterCrashes} at the crash)`);
+  assert.ok(
+    Math.max(...values) > afterCrashes,
+    `values recorded after the crashes are on disk (max ${Math.max(...values)}, ${afterCrashes} at the crash)`,
+  );
 });
 
 test('a failure no plugin owns ends the process with 1, after the history not yet flushed is written', async (t) => {
@@ -83,12 +86,19 @@ test('a failure no plugin owns ends the process with 1, after the history not ye
   }, 'a reading');
   // The process may end before it answers.
   await server
-    .api('/api/v1/metrics', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ topic: 'inverter_2/fail', value: 'now' }) })
+    .api('/api/v1/metrics', {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ topic: 'inverter_2/fail', value: 'now' }),
+    })
     .catch(() => undefined);
   assert.equal(await server.exited, 1);
   assert.match(server.stderr(), /uncaughtException outside any plugin: SyntaxError/);
   const values = await exportedValues(server.dataDir);
-  assert.ok(values.length > 0 && Math.max(...values) >= reading, `the readings up to the failure are on disk (max ${Math.max(...values)}, ${reading} before it)`);
+  assert.ok(
+    values.length > 0 && Math.max(...values) >= reading,
+    `the readings up to the failure are on disk (max ${Math.max(...values)}, ${reading} before it)`,
+  );
 });
 
 /**
@@ -96,9 +106,25 @@ test('a failure no plugin owns ends the process with 1, after the history not ye
  * disk; none when the topic never reached the disk (the export then refuses the topic).
  */
 async function exportedValues(dataDir: string): Promise<number[]> {
-  const exported = spawn(process.execPath, [MAIN, 'history', 'export', '--topic', 'inverter_1/pv_power', '--group-by', '10s', '--agg', 'max', '--data', dataDir], {
-    stdio: ['ignore', 'pipe', 'ignore'],
-  });
+  const exported = spawn(
+    process.execPath,
+    [
+      MAIN,
+      'history',
+      'export',
+      '--topic',
+      'inverter_1/pv_power',
+      '--group-by',
+      '10s',
+      '--agg',
+      'max',
+      '--data',
+      dataDir,
+    ],
+    {
+      stdio: ['ignore', 'pipe', 'ignore'],
+    },
+  );
   let csv = '';
   exported.stdout.on('data', (d) => (csv += d));
   if ((await new Promise((resolve) => exported.on('exit', resolve))) !== 0) return [];

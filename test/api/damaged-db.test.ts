@@ -10,19 +10,36 @@ import { migrate, openDatabase } from '@heliograph/core/db';
 import { historyMigrations } from '@heliograph/core/history/migrations';
 import { startTestServer } from '../helpers/server.js';
 
-const SIM = { id: 'sim', plugin: 'simulator', devices: ['inverter_1', 'battery_1'], config: { backfill_days: 0, demoForecast: false, demoPrices: false } };
+const SIM = {
+  id: 'sim',
+  plugin: 'simulator',
+  devices: ['inverter_1', 'battery_1'],
+  config: { backfill_days: 0, demoForecast: false, demoPrices: false },
+};
 
 test('a file that is not a database is moved aside with a timestamped name and the service starts on a new one', async () => {
   const garbage = randomBytes(64 * 1024);
-  const server = await startTestServer({ bundled: ['simulator'], plugins: [SIM], prepare: (dir) => writeFileSync(join(dir, 'heliograph.db'), garbage) });
-  const aside = readdirSync(server.dataDir).filter((f) => /^heliograph\.db\.damaged-\d{4}-\d\d-\d\dT\d\d-\d\d-\d\dZ$/.test(f));
+  const server = await startTestServer({
+    bundled: ['simulator'],
+    plugins: [SIM],
+    prepare: (dir) => writeFileSync(join(dir, 'heliograph.db'), garbage),
+  });
+  const aside = readdirSync(server.dataDir).filter((f) =>
+    /^heliograph\.db\.damaged-\d{4}-\d\d-\d\dT\d\d-\d\d-\d\dZ$/.test(f),
+  );
   assert.equal(aside.length, 1, `moved aside: ${readdirSync(server.dataDir).join(', ')}`);
   assert.deepEqual(readFileSync(join(server.dataDir, aside[0]!)), garbage, 'the damaged file is kept byte for byte');
   const metrics = await server.api('/api/v1/metrics?topic=inverter_1/*');
   assert.equal(metrics.status, 200);
   const history = await server.api('/api/v1/history?topic=inverter_1/pv_power');
   assert.equal(history.status, 200, 'history starts afresh');
-  const status = ((await (await server.api('/api/v1/plugins')).json()) as Array<{ id: string; state: string; last_error: string | null }>).find((p) => p.id === 'history')!;
+  const status = (
+    (await (await server.api('/api/v1/plugins')).json()) as Array<{
+      id: string;
+      state: string;
+      last_error: string | null;
+    }>
+  ).find((p) => p.id === 'history')!;
   assert.equal(status.state, 'running');
   assert.match(String(status.last_error), /moved to .*heliograph\.db\.damaged-/);
 });
@@ -43,10 +60,23 @@ test('when history cannot be opened the service runs without it: live values and
   assert.equal(metrics.status, 200);
   const history = await server.api('/api/v1/history?topic=inverter_1/pv_power');
   assert.equal(history.status, 503);
-  assert.match(((await history.json()) as { error: string }).error, /history is unavailable: history is being written by process \d+/);
-  const write = await server.api('/api/v1/metrics', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ topic: 'inverter_1/output_source_priority', value: 'Utility first' }) });
+  assert.match(
+    ((await history.json()) as { error: string }).error,
+    /history is unavailable: history is being written by process \d+/,
+  );
+  const write = await server.api('/api/v1/metrics', {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ topic: 'inverter_1/output_source_priority', value: 'Utility first' }),
+  });
   assert.equal(write.status, 200, await write.clone().text());
-  const status = ((await (await server.api('/api/v1/plugins')).json()) as Array<{ id: string; state: string; last_error: string | null }>).find((p) => p.id === 'history')!;
+  const status = (
+    (await (await server.api('/api/v1/plugins')).json()) as Array<{
+      id: string;
+      state: string;
+      last_error: string | null;
+    }>
+  ).find((p) => p.id === 'history')!;
   assert.equal(status.state, 'failed');
   assert.match(String(status.last_error), /history is off/);
 });

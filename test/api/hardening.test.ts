@@ -7,7 +7,9 @@ import { closed, openSocket, rawRequest } from '../helpers/raw-http.js';
 
 const server = await startTestServer({
   bundled: ['simulator'],
-  plugins: [{ id: 'sim', plugin: 'simulator', devices: ['inverter_1'], config: { demoForecast: false, demoPrices: false } }],
+  plugins: [
+    { id: 'sim', plugin: 'simulator', devices: ['inverter_1'], config: { demoForecast: false, demoPrices: false } },
+  ],
   config: { security: { allowedHosts: ['solar.example.net'], allowedOrigins: ['https://dashboard.example.net'] } },
 });
 const wsUrl = server.url.replace('http', 'ws') + '/api/websocket';
@@ -22,7 +24,10 @@ test('writes take JSON only: text/plain, form and multipart bodies answer 415', 
   for (const [type, body] of [
     ['text/plain', '{"topic":"inverter_1/max_charge_current","value":"30"}'],
     ['application/x-www-form-urlencoded', 'topic=inverter_1/max_charge_current&value=30'],
-    ['multipart/form-data; boundary=x', '--x\r\nContent-Disposition: form-data; name="topic"\r\n\r\ninverter_1/x\r\n--x--\r\n'],
+    [
+      'multipart/form-data; boundary=x',
+      '--x\r\nContent-Disposition: form-data; name="topic"\r\n\r\ninverter_1/x\r\n--x--\r\n',
+    ],
   ]) {
     const res = await server.api('/api/v1/metrics', { method: 'POST', headers: { 'content-type': type! }, body });
     assert.equal(res.status, 415, type);
@@ -31,11 +36,20 @@ test('writes take JSON only: text/plain, form and multipart bodies answer 415', 
   const json = await server.api('/api/v1/tokens', jsonBody({ name: 'json-ok' }));
   assert.equal(json.status, 201);
   const { id } = (await json.json()) as { id: string };
-  assert.equal((await server.api(`/api/v1/tokens/${id}`, { method: 'DELETE' })).status, 204, 'a DELETE without a body needs no content type');
+  assert.equal(
+    (await server.api(`/api/v1/tokens/${id}`, { method: 'DELETE' })).status,
+    204,
+    'a DELETE without a body needs no content type',
+  );
 });
 
 test('every answer says nosniff; the page forbids framing; token creation is not cached', async () => {
-  for (const [path, auth] of [['/api/v1/metrics', undefined], ['/api/v1/metrics', null], ['/api/v1/nope', undefined], ['/', null]] as const) {
+  for (const [path, auth] of [
+    ['/api/v1/metrics', undefined],
+    ['/api/v1/metrics', null],
+    ['/api/v1/nope', undefined],
+    ['/', null],
+  ] as const) {
     const res = await server.api(path, { auth });
     assert.equal(res.headers.get('x-content-type-options'), 'nosniff', `${path} ${res.status}`);
   }
@@ -51,7 +65,10 @@ test('every answer says nosniff; the page forbids framing; token creation is not
 test('query parameters: unknown keys and repeated keys answer 400 naming them', async () => {
   const typo = await server.api('/api/v1/metrics?topc=total/*');
   assert.equal(typo.status, 400);
-  assert.match(((await typo.json()) as { error: string }).error, /unknown query parameter "topc": known parameters: topic, value, discovery/);
+  assert.match(
+    ((await typo.json()) as { error: string }).error,
+    /unknown query parameter "topc": known parameters: topic, value, discovery/,
+  );
   const grid = await server.api('/api/v1/grid?x=1');
   assert.match(((await grid.json()) as { error: string }).error, /"x": this endpoint takes no query parameters/);
   const repeated = await server.api('/api/v1/metrics?topic=a&topic=b');
@@ -68,7 +85,14 @@ test('query parameters: unknown keys and repeated keys answer 400 naming them', 
 test('Host: IP literals, localhost, .local and configured names are answered, other names 421', async () => {
   const port = new URL(server.url).port;
   const auth = basicAuth(PASSWORD);
-  for (const host of [`127.0.0.1:${port}`, `localhost:${port}`, `heliograph.local:${port}`, `[::1]:${port}`, 'solar.example.net', 'SOLAR.example.net.']) {
+  for (const host of [
+    `127.0.0.1:${port}`,
+    `localhost:${port}`,
+    `heliograph.local:${port}`,
+    `[::1]:${port}`,
+    'solar.example.net',
+    'SOLAR.example.net.',
+  ]) {
     const res = await rawRequest(`${server.url}/api/v1/metrics`, { headers: { host, authorization: auth } });
     assert.equal(res.status, 200, host);
   }
@@ -81,12 +105,24 @@ test('Host: IP literals, localhost, .local and configured names are answered, ot
   }
 });
 
-test('Origin: the page\'s own and configured origins pass; another page is refused before its password counts', async () => {
+test("Origin: the page's own and configured origins pass; another page is refused before its password counts", async () => {
   const own = new URL(server.url).origin;
   const auth = basicAuth(PASSWORD);
-  assert.equal((await rawRequest(`${server.url}/api/v1/metrics`, { headers: { origin: own, authorization: auth } })).status, 200);
-  assert.equal((await rawRequest(`${server.url}/api/v1/metrics`, { headers: { origin: 'https://dashboard.example.net', authorization: auth } })).status, 200);
-  const rest = await rawRequest(`${server.url}/api/v1/metrics`, { headers: { origin: 'http://evil.example', authorization: auth } });
+  assert.equal(
+    (await rawRequest(`${server.url}/api/v1/metrics`, { headers: { origin: own, authorization: auth } })).status,
+    200,
+  );
+  assert.equal(
+    (
+      await rawRequest(`${server.url}/api/v1/metrics`, {
+        headers: { origin: 'https://dashboard.example.net', authorization: auth },
+      })
+    ).status,
+    200,
+  );
+  const rest = await rawRequest(`${server.url}/api/v1/metrics`, {
+    headers: { origin: 'http://evil.example', authorization: auth },
+  });
   assert.equal(rest.status, 403);
   assert.match(JSON.parse(rest.body).error, /web page at http:\/\/evil\.example are refused/);
 
@@ -110,11 +146,16 @@ test('any Basic user name works; a throttled address keeps its token clients, RE
   basicSocket.ws.close();
   const created = await local.api('/api/v1/tokens', jsonBody({ name: 'home-assistant' }));
   const { token } = (await created.json()) as { token: string };
-  for (let i = 0; i < 5; i++) assert.equal((await local.api('/api/v1/metrics', { auth: basicAuth(`wrong ${i}`) })).status, 401);
+  for (let i = 0; i < 5; i++)
+    assert.equal((await local.api('/api/v1/metrics', { auth: basicAuth(`wrong ${i}`) })).status, 401);
   assert.equal((await local.api('/api/v1/metrics')).status, 429, 'the password is throttled');
   const refused = await openSocket(`${localWs}?password=${encodeURIComponent(PASSWORD)}`);
   assert.ok('status' in refused && refused.status === 429);
-  assert.equal((await local.api('/api/v1/metrics', { auth: `Bearer ${token}` })).status, 200, 'the token still works on REST');
+  assert.equal(
+    (await local.api('/api/v1/metrics', { auth: `Bearer ${token}` })).status,
+    200,
+    'the token still works on REST',
+  );
   const socket = await openSocket(`${localWs}?token=${token}`);
   assert.ok('ws' in socket, 'and on the stream');
   socket.ws.close();
@@ -126,7 +167,10 @@ test('scopes end to end: read token reads, cannot write or manage; revoking a to
   assert.equal((await read('/api/v1/metrics')).status, 200);
   const write = await read('/api/v1/metrics', jsonBody({ topic: 'inverter_1/max_charge_current', value: '30' }));
   assert.equal(write.status, 403);
-  assert.match(((await write.json()) as { error: string }).error, /has scope read, but POST \/api\/v1\/metrics needs scope write/);
+  assert.match(
+    ((await write.json()) as { error: string }).error,
+    /has scope read, but POST \/api\/v1\/metrics needs scope write/,
+  );
   assert.equal((await read('/api/v1/tokens')).status, 403);
 
   const opened = await openSocket(`${wsUrl}?token=${reader.token}&vsn=2.0.0`);

@@ -44,7 +44,9 @@ const upstream = createServer((req, res) => {
       sent.declared += 16;
       return void res.write('{"padding":"    ');
     case '/deep':
-      return void res.writeHead(200, { 'content-type': 'application/json' }).end('['.repeat(100_000) + ']'.repeat(100_000));
+      return void res
+        .writeHead(200, { 'content-type': 'application/json' })
+        .end('['.repeat(100_000) + ']'.repeat(100_000));
     case '/hang':
       hanging.add(res);
       return;
@@ -75,7 +77,11 @@ test.after(async () => {
   await new Promise((resolve) => upstream.close(resolve));
 });
 
-function statusWhen(s: TestServer, id: string, predicate: (status: InstanceStatus) => boolean): Promise<InstanceStatus> {
+function statusWhen(
+  s: TestServer,
+  id: string,
+  predicate: (status: InstanceStatus) => boolean,
+): Promise<InstanceStatus> {
   return new Promise((resolve) => {
     const check = () => {
       const status = s.plugins.status().find((p) => p.id === id);
@@ -98,13 +104,22 @@ test('an answer of sane size is fetched and the plugin runs without error', asyn
 for (const id of ['huge', 'huge-text', 'huge-stream', 'huge-declared']) {
   test(`an answer past the size limit fails the request and is not read further (${id})`, async () => {
     const failed = await statusWhen(server, id, (s) => s.state === 'failed');
-    assert.match(failed.last_error!, new RegExp(`^job fetch failed: the answer from ${base}/huge[-a-z]* is larger than 1 MiB, the plugin's limit; it was not read further`));
+    assert.match(
+      failed.last_error!,
+      new RegExp(
+        `^job fetch failed: the answer from ${base}/huge[-a-z]* is larger than 1 MiB, the plugin's limit; it was not read further`,
+      ),
+    );
     assert.match(failed.last_error!, /"maxResponseBytes"/, 'the error names the setting to raise');
   });
 }
 
 test('the upstream stopped sending soon after the limit, not after 200 MB', async () => {
-  await Promise.all(['huge', 'huge-text', 'huge-stream', 'huge-declared'].map((id) => statusWhen(server, id, (s) => s.state === 'failed')));
+  await Promise.all(
+    ['huge', 'huge-text', 'huge-stream', 'huge-declared'].map((id) =>
+      statusWhen(server, id, (s) => s.state === 'failed'),
+    ),
+  );
   // Two requests read /huge; socket buffers hold a few MiB beyond what the client took.
   assert.ok(sent.chunked < 2 * 32 * MiB, `sent ${sent.chunked} bytes of /huge`);
   assert.ok(sent.stream < 32 * MiB, `sent ${sent.stream} bytes of /huge-stream`);
@@ -113,7 +128,10 @@ test('the upstream stopped sending soon after the limit, not after 200 MB', asyn
 
 test('JSON nested 100 000 levels deep is refused before it is parsed', async () => {
   const failed = await statusWhen(server, 'deep', (s) => s.state === 'failed');
-  assert.equal(failed.last_error, `job fetch failed: the answer is nested more than 64 levels deep, which no real answer is; it was not parsed in "${base}/deep"`);
+  assert.equal(
+    failed.last_error,
+    `job fetch failed: the answer is nested more than 64 levels deep, which no real answer is; it was not parsed in "${base}/deep"`,
+  );
 });
 
 test('a hanging upstream shows in the status at the first time-out, while the request still retries', async () => {

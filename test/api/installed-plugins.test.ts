@@ -9,7 +9,14 @@ import { REPO_ROOT, startTestServer } from '../helpers/server.js';
 const bundled = readdirSync(join(REPO_ROOT, 'plugins'));
 const server = await startTestServer({ bundled, plugins: [] });
 
-type JsonSchema = { title?: string; description?: string; writeOnly?: boolean; properties?: Record<string, JsonSchema>; items?: JsonSchema; anyOf?: JsonSchema[] };
+type JsonSchema = {
+  title?: string;
+  description?: string;
+  writeOnly?: boolean;
+  properties?: Record<string, JsonSchema>;
+  items?: JsonSchema;
+  anyOf?: JsonSchema[];
+};
 
 /** Every field of a config schema with its dotted path, nested objects and list entries included. */
 function fields(schema: JsonSchema, prefix = ''): Array<[string, JsonSchema]> {
@@ -17,13 +24,19 @@ function fields(schema: JsonSchema, prefix = ''): Array<[string, JsonSchema]> {
   for (const [key, node] of Object.entries(schema.properties ?? {})) {
     const path = prefix + key;
     out.push([path, node]);
-    for (const inner of [node, node.items, ...(node.anyOf ?? [])]) if (inner?.properties) out.push(...fields(inner, `${path}.`));
+    for (const inner of [node, node.items, ...(node.anyOf ?? [])])
+      if (inner?.properties) out.push(...fields(inner, `${path}.`));
   }
   return out;
 }
 
 test('every bundled plugin is listed with a name, a description and a config schema', async () => {
-  const list = (await (await server.api('/api/v1/plugins/installed')).json()) as Array<{ plugin: string; name: string; description: string; schema: JsonSchema | null }>;
+  const list = (await (await server.api('/api/v1/plugins/installed')).json()) as Array<{
+    plugin: string;
+    name: string;
+    description: string;
+    schema: JsonSchema | null;
+  }>;
   assert.deepEqual(list.map((p) => p.plugin).sort(), [...bundled].sort());
   for (const plugin of list) {
     assert.ok(plugin.schema, `${plugin.plugin} loads`);
@@ -33,14 +46,31 @@ test('every bundled plugin is listed with a name, a description and a config sch
 });
 
 test('every field of every bundled config schema has a title and a description', async () => {
-  const list = (await (await server.api('/api/v1/plugins/installed')).json()) as Array<{ plugin: string; schema: JsonSchema }>;
-  const missing = list.flatMap((p) => fields(p.schema).filter(([, node]) => !node.title || !node.description).map(([path]) => `${p.plugin}: ${path}`));
+  const list = (await (await server.api('/api/v1/plugins/installed')).json()) as Array<{
+    plugin: string;
+    schema: JsonSchema;
+  }>;
+  const missing = list.flatMap((p) =>
+    fields(p.schema)
+      .filter(([, node]) => !node.title || !node.description)
+      .map(([path]) => `${p.plugin}: ${path}`),
+  );
   assert.deepEqual(missing, []);
 });
 
 test('every credential in a bundled config schema is write-only', async () => {
-  const list = (await (await server.api('/api/v1/plugins/installed')).json()) as Array<{ plugin: string; schema: JsonSchema }>;
-  const credentials = list.flatMap((p) => fields(p.schema).filter(([path]) => /(token|key|password|secret)$/i.test(path)).map(([path, node]) => [`${p.plugin}: ${path}`, node.writeOnly === true]));
+  const list = (await (await server.api('/api/v1/plugins/installed')).json()) as Array<{
+    plugin: string;
+    schema: JsonSchema;
+  }>;
+  const credentials = list.flatMap((p) =>
+    fields(p.schema)
+      .filter(([path]) => /(token|key|password|secret)$/i.test(path))
+      .map(([path, node]) => [`${p.plugin}: ${path}`, node.writeOnly === true]),
+  );
   assert.ok(credentials.length >= 4, 'Tibber, ENTSO-E, Amber, Forecast.Solar');
-  assert.deepEqual(credentials.filter(([, secret]) => !secret), []);
+  assert.deepEqual(
+    credentials.filter(([, secret]) => !secret),
+    [],
+  );
 });

@@ -34,7 +34,9 @@ async function loopbackMulticastProblem(): Promise<string | null> {
         resolve(true);
       });
     });
-    await new Promise<void>((resolve, reject) => sender.send('probe', receiver.address().port, '224.0.0.251', (err) => (err ? reject(err) : resolve())));
+    await new Promise<void>((resolve, reject) =>
+      sender.send('probe', receiver.address().port, '224.0.0.251', (err) => (err ? reject(err) : resolve())),
+    );
     return (await arrived) ? null : `a datagram sent to 224.0.0.251 on ${LOOPBACK} never arrived`;
   } catch (err) {
     return (err as Error).message;
@@ -45,12 +47,18 @@ async function loopbackMulticastProblem(): Promise<string | null> {
 }
 
 const problem = await loopbackMulticastProblem();
-if (problem) console.warn(`### SKIPPING the mDNS browse test: this machine has no multicast on loopback (${problem}); CI with multicast runs it ###`);
+if (problem)
+  console.warn(
+    `### SKIPPING the mDNS browse test: this machine has no multicast on loopback (${problem}); CI with multicast runs it ###`,
+  );
 
 /** Resolves with the first advertisement of `type` a browser on loopback sees. */
 function browse(bonjour: Bonjour, type: string): Promise<Service> {
   return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`no _${type}._tcp advertisement seen on ${LOOPBACK} within ${WAIT_MS} ms`)), WAIT_MS);
+    const timer = setTimeout(
+      () => reject(new Error(`no _${type}._tcp advertisement seen on ${LOOPBACK} within ${WAIT_MS} ms`)),
+      WAIT_MS,
+    );
     const browser = bonjour.find({ type }, (service) => {
       clearTimeout(timer);
       browser.stop();
@@ -59,25 +67,32 @@ function browse(bonjour: Bonjour, type: string): Promise<Service> {
   });
 }
 
-test('a browser on loopback finds _solar-assistant._tcp and _heliograph._tcp with the port and TXT site_id', { skip: problem ? `no multicast on loopback: ${problem}` : false }, async () => {
-  const server = await startTestServer({ plugins: [], mdns: { enabled: true, interface: LOOPBACK } });
-  const browser = new Bonjour({ interface: LOOPBACK, bind: '0.0.0.0' } as object);
-  try {
-    const rows = (await (await server.api('/api/v1/system')).json()) as Array<{ topic: string; value: unknown }>;
-    const siteId = rows.find((r) => r.topic === 'system/site_id')!.value;
-    const [solarAssistant, heliograph] = await Promise.all([browse(browser, 'solar-assistant'), browse(browser, 'heliograph')]);
-    for (const service of [solarAssistant, heliograph]) {
-      assert.equal(service.port, server.port, `${service.type}: the HTTP port`);
-      assert.deepEqual(service.txt, { site_id: String(siteId) }, `${service.type}: TXT site_id`);
-      assert.equal(service.name, `Heliograph ${siteId}`);
+test(
+  'a browser on loopback finds _solar-assistant._tcp and _heliograph._tcp with the port and TXT site_id',
+  { skip: problem ? `no multicast on loopback: ${problem}` : false },
+  async () => {
+    const server = await startTestServer({ plugins: [], mdns: { enabled: true, interface: LOOPBACK } });
+    const browser = new Bonjour({ interface: LOOPBACK, bind: '0.0.0.0' } as object);
+    try {
+      const rows = (await (await server.api('/api/v1/system')).json()) as Array<{ topic: string; value: unknown }>;
+      const siteId = rows.find((r) => r.topic === 'system/site_id')!.value;
+      const [solarAssistant, heliograph] = await Promise.all([
+        browse(browser, 'solar-assistant'),
+        browse(browser, 'heliograph'),
+      ]);
+      for (const service of [solarAssistant, heliograph]) {
+        assert.equal(service.port, server.port, `${service.type}: the HTTP port`);
+        assert.deepEqual(service.txt, { site_id: String(siteId) }, `${service.type}: TXT site_id`);
+        assert.equal(service.name, `Heliograph ${siteId}`);
+      }
+      assert.equal(solarAssistant.type, 'solar-assistant');
+      assert.equal(heliograph.type, 'heliograph');
+    } finally {
+      await server.close();
+      await new Promise<void>((resolve) => browser.destroy(() => resolve()));
     }
-    assert.equal(solarAssistant.type, 'solar-assistant');
-    assert.equal(heliograph.type, 'heliograph');
-  } finally {
-    await server.close();
-    await new Promise<void>((resolve) => browser.destroy(() => resolve()));
-  }
-});
+  },
+);
 
 test('with the advertisement failing, the service starts and serves all the same', async () => {
   const present = new Set(Object.values(networkInterfaces()).flatMap((addrs) => (addrs ?? []).map((a) => a.address)));

@@ -10,7 +10,12 @@ const server: TestServer = await startTestServer({
   fixtures: ['echo'],
   plugins: [
     { id: 'inv', plugin: 'echo', devices: ['inverter_1', 'inverter_2'], config: { pv_power: 1000 } },
-    { id: 'sim', plugin: 'simulator', devices: ['inverter_3', 'battery_1'], config: { demoForecast: false, demoPrices: false } },
+    {
+      id: 'sim',
+      plugin: 'simulator',
+      devices: ['inverter_3', 'battery_1'],
+      config: { demoForecast: false, demoPrices: false },
+    },
   ],
 });
 
@@ -25,15 +30,36 @@ test('the snapshot lists every metric by topic, with the five fields and more', 
   const all = await metrics();
   const topics = all.map((m) => m.topic as string);
   assert.deepEqual(topics, [...topics].sort(), 'ordered by topic');
-  for (const t of ['total/pv_power', 'total/pv_energy', 'total/battery_state_of_charge', 'inverter_1/pv_power', 'inverter_2/device_mode', 'battery_1/voltage']) {
+  for (const t of [
+    'total/pv_power',
+    'total/pv_energy',
+    'total/battery_state_of_charge',
+    'inverter_1/pv_power',
+    'inverter_2/device_mode',
+    'battery_1/voltage',
+  ]) {
     assert.ok(topics.includes(t), `${t} is listed`);
   }
   const pv = all.find((m) => m.topic === 'inverter_1/pv_power')!;
-  assert.deepEqual(pv, { topic: 'inverter_1/pv_power', device: 'inverters', number: 0, group: 'Status', name: 'PV power', value: 1000, unit: 'W' });
+  assert.deepEqual(pv, {
+    topic: 'inverter_1/pv_power',
+    device: 'inverters',
+    number: 0,
+    group: 'Status',
+    name: 'PV power',
+    value: 1000,
+    unit: 'W',
+  });
   const inv2 = all.find((m) => m.topic === 'inverter_2/pv_power')!;
   assert.equal(inv2.number, 1);
-  const pvSum = all.filter((m) => /^inverter_\d+\/pv_power$/.test(m.topic as string)).reduce((sum, m) => sum + (m.value as number), 0);
-  assert.equal(all.find((m) => m.topic === 'total/pv_power')!.value, pvSum, 'totals are derived from the inverters in the same tick');
+  const pvSum = all
+    .filter((m) => /^inverter_\d+\/pv_power$/.test(m.topic as string))
+    .reduce((sum, m) => sum + (m.value as number), 0);
+  assert.equal(
+    all.find((m) => m.topic === 'total/pv_power')!.value,
+    pvSum,
+    'totals are derived from the inverters in the same tick',
+  );
   const mode = all.find((m) => m.topic === 'inverter_1/output_source_priority')!;
   assert.equal(mode.group, 'Settings');
   assert.deepEqual(mode.writable, { options: ['Utility first', 'Solar first', 'SBU priority', 'Refuse me', 'Hang'] });
@@ -49,7 +75,10 @@ test('a topic glob filters: prefix with *, ? for one character, * across slashes
   assert.ok(totals.every((m) => (m.topic as string).startsWith('total/')));
   assert.ok(totals.some((m) => m.topic === 'total/pv_power'));
   const pv = await metrics('?topic=inverter_?/pv_power');
-  assert.deepEqual(pv.map((m) => m.topic), ['inverter_1/pv_power', 'inverter_2/pv_power', 'inverter_3/pv_power']);
+  assert.deepEqual(
+    pv.map((m) => m.topic),
+    ['inverter_1/pv_power', 'inverter_2/pv_power', 'inverter_3/pv_power'],
+  );
   assert.deepEqual(await metrics('?topic=nothing/*'), []);
 });
 
@@ -74,7 +103,10 @@ test('value=1 with no match is 404, with several matches 400 naming the count', 
   assert.match(((await res.json()) as { error: string }).error, /selects 3/);
   res = await server.api('/api/v1/metrics?value=1');
   assert.equal(res.status, 400);
-  assert.match(((await res.json()) as { error: string }).error, /^value=1 needs a topic that selects one metric; without a topic all \d+ are selected$/);
+  assert.match(
+    ((await res.json()) as { error: string }).error,
+    /^value=1 needs a topic that selects one metric; without a topic all \d+ are selected$/,
+  );
   res = await server.api('/api/v1/metrics?value=2');
   assert.equal(res.status, 400);
   assert.match(res.headers.get('content-type')!, /application\/json/);
@@ -82,7 +114,10 @@ test('value=1 with no match is 404, with several matches 400 naming the count', 
 });
 
 test('a write is validated, confirmed by the device, shown, and audited', async () => {
-  let res = await server.api('/api/v1/metrics', jsonBody({ topic: 'inverter_1/output_source_priority', value: 'SBU priority' }));
+  let res = await server.api(
+    '/api/v1/metrics',
+    jsonBody({ topic: 'inverter_1/output_source_priority', value: 'SBU priority' }),
+  );
   assert.equal(res.status, 200);
   assert.deepEqual(await res.json(), { topic: 'inverter_1/output_source_priority', result: 'ok' });
   res = await server.api('/api/v1/metrics?topic=inverter_1/output_source_priority&value=1');
@@ -93,9 +128,19 @@ test('a write is validated, confirmed by the device, shown, and audited', async 
 
   const audit = (await (await server.api('/api/v1/audit?limit=2')).json()) as Array<Record<string, unknown>>;
   assert.equal(audit.length, 2);
-  assert.deepEqual({ ...audit[0], time: undefined }, {
-    time: undefined, who: 'admin', via: 'rest', topic: 'inverter_1/max_charge_current', old_value: 60, new_value: '80', result: 'ok', message: null,
-  });
+  assert.deepEqual(
+    { ...audit[0], time: undefined },
+    {
+      time: undefined,
+      who: 'admin',
+      via: 'rest',
+      topic: 'inverter_1/max_charge_current',
+      old_value: 60,
+      new_value: '80',
+      result: 'ok',
+      message: null,
+    },
+  );
   assert.match(audit[0]!.time as string, /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$/);
   assert.equal(audit[1]!.topic, 'inverter_1/output_source_priority');
   assert.equal(audit[1]!.old_value, 'Solar first');
@@ -120,7 +165,11 @@ test('refused writes are 422 with a message, and audited too', async () => {
   const cases: Array<[string, string, RegExp]> = [
     ['inverter_7/output_source_priority', 'Solar first', /unknown topic inverter_7\/output_source_priority/],
     ['inverter_1/pv_power', '5', /inverter_1\/pv_power is not writable/],
-    ['inverter_1/output_source_priority', 'Battery first', /not allowed; allowed values: "Utility first", "Solar first", "SBU priority"/],
+    [
+      'inverter_1/output_source_priority',
+      'Battery first',
+      /not allowed; allowed values: "Utility first", "Solar first", "SBU priority"/,
+    ],
     ['inverter_1/max_charge_current', '125', /expected a number from 10 to 120 in steps of 10/],
     ['inverter_1/max_charge_current', '15', /in steps of 10/],
     ['inverter_1/max_charge_current', 'abc', /not allowed/],
@@ -142,7 +191,10 @@ test('a write with a token is audited under the token name', async () => {
   const created = await server.api('/api/v1/tokens', jsonBody({ name: 'home-assistant' }));
   assert.equal(created.status, 201);
   const { token } = (await created.json()) as { token: string };
-  const res = await server.api('/api/v1/metrics', { ...jsonBody({ topic: 'inverter_2/max_charge_current', value: '30' }), auth: `Bearer ${token}` });
+  const res = await server.api('/api/v1/metrics', {
+    ...jsonBody({ topic: 'inverter_2/max_charge_current', value: '30' }),
+    auth: `Bearer ${token}`,
+  });
   assert.equal(res.status, 200);
   const audit = (await (await server.api('/api/v1/audit?limit=1')).json()) as Array<Record<string, unknown>>;
   assert.equal(audit[0]!.who, 'home-assistant');
@@ -156,11 +208,20 @@ test('unknown endpoints answer 404 with an error body', async () => {
 
 test('POST past the per-client write limit answers 429 with Retry-After, and the audit is not flooded', async () => {
   // A client of its own (a token), so the other tests' writes as admin do not count.
-  const created = await server.api('/api/v1/tokens', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ name: 'flood' }) });
+  const created = await server.api('/api/v1/tokens', {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ name: 'flood' }),
+  });
   assert.equal(created.status, 201, await created.clone().text());
   const { token } = (await created.json()) as { token: string };
   const post = () =>
-    server.api('/api/v1/metrics', { method: 'POST', auth: `Bearer ${token}`, headers: { 'content-type': 'application/json' }, body: JSON.stringify({ topic: 'nope/unknown', value: '1' }) });
+    server.api('/api/v1/metrics', {
+      method: 'POST',
+      auth: `Bearer ${token}`,
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ topic: 'nope/unknown', value: '1' }),
+    });
   const statuses: number[] = [];
   let limited: Response | undefined;
   for (let i = 0; i < 40 && !limited; i++) {
@@ -173,5 +234,8 @@ test('POST past the per-client write limit answers 429 with Retry-After, and the
   assert.ok(Number(limited.headers.get('retry-after')) >= 1);
   assert.match(((await limited.json()) as { error: string }).error, /too many writes from flood/);
   const audit = (await (await server.api('/api/v1/audit?limit=100')).json()) as Array<{ who: string }>;
-  assert.ok(audit.filter((r) => r.who === 'flood').length < statuses.length, 'refusals by the limit are not audited one by one');
+  assert.ok(
+    audit.filter((r) => r.who === 'flood').length < statuses.length,
+    'refusals by the limit are not audited one by one',
+  );
 });

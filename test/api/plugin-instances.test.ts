@@ -45,7 +45,10 @@ test('GET /plugins/installed lists each plugin with its name, description, confi
   const res = await server.api('/api/v1/plugins/installed');
   assert.equal(res.status, 200);
   const list = (await res.json()) as Array<Record<string, any>>;
-  assert.deepEqual(list.map((p) => p.plugin), ['echo', 'keyed']);
+  assert.deepEqual(
+    list.map((p) => p.plugin),
+    ['echo', 'keyed'],
+  );
   const keyed = list.find((p) => p.plugin === 'keyed')!;
   assert.equal(keyed.name, 'Keyed provider');
   assert.equal(keyed.kind, 'prices');
@@ -61,7 +64,11 @@ test('GET /plugins/installed lists each plugin with its name, description, confi
 
 test('a refused new instance names each bad field in plain words and saves nothing', async () => {
   const before = readFileSync(server.dataDir.replace(/data$/, 'plugins.json'), 'utf8');
-  const res = await send('POST', '/api/v1/plugins', { id: 'prices', plugin: 'keyed', config: { intervalMs: 5, region: 'east' } });
+  const res = await send('POST', '/api/v1/plugins', {
+    id: 'prices',
+    plugin: 'keyed',
+    config: { intervalMs: 5, region: 'east' },
+  });
   assert.equal(res.status, 400);
   const body = (await res.json()) as { error: string; issues: Issues };
   const byPath = Object.fromEntries(body.issues.map((i) => [i.path.join('.'), i.message]));
@@ -72,13 +79,18 @@ test('a refused new instance names each bad field in plain words and saves nothi
   });
   assert.match(body.error, /config\.intervalMs: must be at least 1000 \(milliseconds\)/);
   assert.equal(readFileSync(server.dataDir.replace(/data$/, 'plugins.json'), 'utf8'), before);
-  assert.equal(server.plugins.status().some((s) => s.id === 'prices'), false);
+  assert.equal(
+    server.plugins.status().some((s) => s.id === 'prices'),
+    false,
+  );
 });
 
 test('an id in use is 409; an unknown plugin, a bad id or a device in use is 400 at that field', async () => {
   const taken = await send('POST', '/api/v1/plugins', { id: 'e', plugin: 'echo' });
   assert.equal(taken.status, 409);
-  assert.deepEqual(((await taken.json()) as { issues: Issues }).issues, [{ path: ['id'], message: 'an instance "e" already exists: choose another id' }]);
+  assert.deepEqual(((await taken.json()) as { issues: Issues }).issues, [
+    { path: ['id'], message: 'an instance "e" already exists: choose another id' },
+  ]);
 
   const unknown = await send('POST', '/api/v1/plugins', { id: 'x', plugin: 'solax' });
   assert.equal(unknown.status, 400);
@@ -86,7 +98,12 @@ test('an id in use is 409; an unknown plugin, a bad id or a device in use is 400
   assert.deepEqual(unknownIssues[0]!.path, ['plugin']);
   assert.match(unknownIssues[0]!.message, /no plugin "solax" is installed \(installed: echo, keyed\)/);
 
-  const badId = await send('POST', '/api/v1/plugins', { id: 'My Meter', plugin: 'echo', devices: ['inverter_2'], extra: 1 });
+  const badId = await send('POST', '/api/v1/plugins', {
+    id: 'My Meter',
+    plugin: 'echo',
+    devices: ['inverter_2'],
+    extra: 1,
+  });
   assert.equal(badId.status, 400);
   const paths = ((await badId.json()) as { issues: Issues }).issues.map((i) => i.path.join('.')).sort();
   assert.deepEqual(paths, ['extra', 'id']);
@@ -105,8 +122,12 @@ test('an id in use is 409; an unknown plugin, a bad id or a device in use is 400
   assert.deepEqual(await wrongDevices({ id: 'k', plugin: 'keyed', devices: ['inverter_3'], config: { apiKey: 'x' } }), [
     { path: ['devices'], message: 'must be empty: Keyed provider drives no devices' },
   ]);
-  assert.deepEqual(await wrongDevices({ id: 'e3', plugin: 'echo', devices: ['battery_1'] }), [{ path: ['devices', 0], message: 'must be an inverter: echo drives no battery' }]);
-  assert.deepEqual(await wrongDevices({ id: 'e4', plugin: 'echo' }), [{ path: ['devices'], message: 'must list at least 1 device for echo to drive' }]);
+  assert.deepEqual(await wrongDevices({ id: 'e3', plugin: 'echo', devices: ['battery_1'] }), [
+    { path: ['devices', 0], message: 'must be an inverter: echo drives no battery' },
+  ]);
+  assert.deepEqual(await wrongDevices({ id: 'e4', plugin: 'echo' }), [
+    { path: ['devices'], message: 'must list at least 1 device for echo to drive' },
+  ]);
 });
 
 test('an added instance is saved, starts, and shows running only after its first run', async () => {
@@ -119,7 +140,13 @@ test('an added instance is saved, starts, and shows running only after its first
   assert.equal(status.kind, 'prices');
   assert.deepEqual(await states, ['starting', 'running']);
   const saved = pluginsFile().find((p) => p.id === 'tariff')!;
-  assert.deepEqual(saved, { id: 'tariff', plugin: 'keyed', enabled: true, devices: [], config: { apiKey: 'k-123456' } });
+  assert.deepEqual(saved, {
+    id: 'tariff',
+    plugin: 'keyed',
+    enabled: true,
+    devices: [],
+    config: { apiKey: 'k-123456' },
+  });
 });
 
 test('a config whose first run fails never shows running: it goes from starting to failed', async () => {
@@ -127,7 +154,9 @@ test('a config whose first run fails never shows running: it goes from starting 
   const res = await send('POST', '/api/v1/plugins', { id: 'refused', plugin: 'keyed', config: { apiKey: 'wrong' } });
   assert.equal(res.status, 201);
   assert.deepEqual(await states, ['starting', 'failed']);
-  const listed = ((await (await server.api('/api/v1/plugins')).json()) as Array<Record<string, unknown>>).find((p) => p.id === 'refused')!;
+  const listed = ((await (await server.api('/api/v1/plugins')).json()) as Array<Record<string, unknown>>).find(
+    (p) => p.id === 'refused',
+  )!;
   assert.equal(listed.state, 'failed');
   assert.match(String(listed.last_error), /job poll failed: 401 Unauthorized: the API key was refused/);
 });
@@ -135,7 +164,11 @@ test('a config whose first run fails never shows running: it goes from starting 
 test('secrets are write-only: never answered, kept when a form leaves them out, replaced when given', async () => {
   const read = await server.api('/api/v1/plugins/tariff/config');
   assert.equal(read.status, 200);
-  const form = (await read.json()) as { schema: any; config: Record<string, unknown>; secrets: Record<string, boolean> };
+  const form = (await read.json()) as {
+    schema: any;
+    config: Record<string, unknown>;
+    secrets: Record<string, boolean>;
+  };
   assert.deepEqual(form.config, {}, 'the key is not in the config');
   assert.deepEqual(form.secrets, { apiKey: true });
   assert.equal(form.schema.properties.apiKey.writeOnly, true);
@@ -152,7 +185,9 @@ test('secrets are write-only: never answered, kept when a form leaves them out, 
 
   const bad = await send('PUT', '/api/v1/plugins/tariff/config', { intervalMs: 10 });
   assert.equal(bad.status, 400);
-  assert.deepEqual(((await bad.json()) as { issues: Issues }).issues, [{ path: ['intervalMs'], message: 'must be at least 1000 (milliseconds)' }]);
+  assert.deepEqual(((await bad.json()) as { issues: Issues }).issues, [
+    { path: ['intervalMs'], message: 'must be at least 1000 (milliseconds)' },
+  ]);
 });
 
 test('a disabled instance is stopped, stays listed and saved; enabling starts it again', async () => {
@@ -163,7 +198,10 @@ test('a disabled instance is stopped, stays listed and saved; enabling starts it
   assert.equal(status.state, 'stopped');
   assert.equal(server.registry.get('inverter_1/pv_power'), undefined, 'what it declared is undone');
   const listed = (await (await server.api('/api/v1/plugins')).json()) as Array<Record<string, unknown>>;
-  assert.deepEqual(listed.find((p) => p.id === 'e'), { ...status, last_poll: null });
+  assert.deepEqual(
+    listed.find((p) => p.id === 'e'),
+    { ...status, last_poll: null },
+  );
   assert.equal(pluginsFile().find((p) => p.id === 'e')!.enabled, false);
   const config = await server.api('/api/v1/plugins/e/config');
   assert.equal(config.status, 200, 'a disabled instance can still be edited');
@@ -176,26 +214,39 @@ test('a disabled instance is stopped, stays listed and saved; enabling starts it
 
   const badBody = await send('PATCH', '/api/v1/plugins/e', { enabled: 'no' });
   assert.equal(badBody.status, 400);
-  assert.deepEqual(((await badBody.json()) as { issues: Issues }).issues, [{ path: ['enabled'], message: 'must be true or false' }]);
+  assert.deepEqual(((await badBody.json()) as { issues: Issues }).issues, [
+    { path: ['enabled'], message: 'must be true or false' },
+  ]);
   assert.equal((await send('PATCH', '/api/v1/plugins/nope', { enabled: false })).status, 404);
 });
 
 test('a removed instance is stopped and gone from the list and plugins.json', async () => {
   const res = await send('DELETE', '/api/v1/plugins/refused');
   assert.equal(res.status, 204);
-  assert.equal(server.plugins.status().some((s) => s.id === 'refused'), false);
-  assert.equal(pluginsFile().some((p) => p.id === 'refused'), false);
+  assert.equal(
+    server.plugins.status().some((s) => s.id === 'refused'),
+    false,
+  );
+  assert.equal(
+    pluginsFile().some((p) => p.id === 'refused'),
+    false,
+  );
   assert.equal((await send('DELETE', '/api/v1/plugins/refused')).status, 404);
   assert.equal((await server.api('/api/v1/plugins/refused/config')).status, 404);
 });
 
 test('a disabled instance of an uninstalled plugin is listed, has no form, and cannot be enabled', async () => {
-  const listed = ((await (await server.api('/api/v1/plugins')).json()) as Array<Record<string, unknown>>).find((p) => p.id === 'gone')!;
+  const listed = ((await (await server.api('/api/v1/plugins')).json()) as Array<Record<string, unknown>>).find(
+    (p) => p.id === 'gone',
+  )!;
   assert.equal(listed.enabled, false);
   assert.equal(listed.state, 'stopped');
   const form = await server.api('/api/v1/plugins/gone/config');
   assert.equal(form.status, 409);
-  assert.match(((await form.json()) as { error: string }).error, /plugin "uninstalled" is not installed or cannot be loaded/);
+  assert.match(
+    ((await form.json()) as { error: string }).error,
+    /plugin "uninstalled" is not installed or cannot be loaded/,
+  );
   const on = await send('PATCH', '/api/v1/plugins/gone', { enabled: true });
   assert.equal(on.status, 400);
   const issues = ((await on.json()) as { issues: Issues }).issues;
@@ -213,18 +264,30 @@ test('plugin and token changes are audited with who made them, secrets shown as 
   assert.doesNotMatch(JSON.stringify(audit), /k-123456|k-654321/, 'no secret in the audit log');
   const of = (topic: string) => audit.filter((a) => a.topic === topic).reverse();
   const tariff = of('plugins/tariff');
-  assert.deepEqual(tariff.map((a) => [a.who, a.via, a.result]), [
-    ['admin', 'rest', 'ok'],
-    ['admin', 'rest', 'ok'],
-    ['admin', 'rest', 'ok'],
-  ]);
+  assert.deepEqual(
+    tariff.map((a) => [a.who, a.via, a.result]),
+    [
+      ['admin', 'rest', 'ok'],
+      ['admin', 'rest', 'ok'],
+      ['admin', 'rest', 'ok'],
+    ],
+  );
   assert.equal(tariff[0]!.old_value, '');
-  assert.equal(tariff[0]!.new_value, '{"id":"tariff","plugin":"keyed","enabled":true,"devices":[],"config":{"apiKey":"***"}}');
+  assert.equal(
+    tariff[0]!.new_value,
+    '{"id":"tariff","plugin":"keyed","enabled":true,"devices":[],"config":{"apiKey":"***"}}',
+  );
   assert.equal(tariff[1]!.new_value, '{"config":{"region":"south","apiKey":"***"}}');
-  assert.deepEqual(of('plugins/e').map((a) => [a.old_value, a.new_value]), [
-    ['{"enabled":true}', '{"enabled":false}'],
-    ['{"enabled":false}', '{"enabled":true}'],
-  ]);
+  assert.deepEqual(
+    of('plugins/e').map((a) => [a.old_value, a.new_value]),
+    [
+      ['{"enabled":true}', '{"enabled":false}'],
+      ['{"enabled":false}', '{"enabled":true}'],
+    ],
+  );
   assert.equal(of('plugins/refused').at(-1)!.new_value, '', 'removal');
-  assert.deepEqual(of('tokens/phone').map((a) => a.new_value), ['created', 'revoked']);
+  assert.deepEqual(
+    of('tokens/phone').map((a) => a.new_value),
+    ['created', 'revoked'],
+  );
 });

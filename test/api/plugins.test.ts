@@ -7,7 +7,12 @@ const server = await startTestServer({
   bundled: ['simulator'],
   fixtures: ['crashing', 'flaky', 'echo'],
   plugins: [
-    { id: 'broken', plugin: 'crashing', devices: ['inverter_2'], config: { message: 'serial port /dev/ttyUSB0 not found' } },
+    {
+      id: 'broken',
+      plugin: 'crashing',
+      devices: ['inverter_2'],
+      config: { message: 'serial port /dev/ttyUSB0 not found' },
+    },
     { id: 'flaky', plugin: 'flaky', config: { failures: 1000, intervalMs: 50 } },
     { id: 'good', plugin: 'echo', devices: ['inverter_1'] },
     { id: 'off', plugin: 'crashing', enabled: false },
@@ -18,12 +23,26 @@ test('a plugin that throws in setup is listed as failed with its error; the rest
   const res = await server.api('/api/v1/plugins');
   assert.equal(res.status, 200);
   const list = (await res.json()) as Array<Record<string, unknown>>;
-  assert.deepEqual(list.map((p) => p.id), ['broken', 'flaky', 'good', 'off', 'history'], 'history follows the plugins');
+  assert.deepEqual(
+    list.map((p) => p.id),
+    ['broken', 'flaky', 'good', 'off', 'history'],
+    'history follows the plugins',
+  );
   const off = list.find((p) => p.id === 'off')!;
   assert.equal(off.enabled, false, 'a disabled instance stays listed');
   assert.equal(off.state, 'stopped', 'and does not run');
   assert.equal(list.find((p) => p.id === 'good')!.enabled, true);
-  assert.deepEqual(list.at(-1), { id: 'history', plugin: 'core', kind: 'history', devices: [], enabled: true, state: 'running', last_error: null, last_poll: null, isolation: 'process-local' });
+  assert.deepEqual(list.at(-1), {
+    id: 'history',
+    plugin: 'core',
+    kind: 'history',
+    devices: [],
+    enabled: true,
+    state: 'running',
+    last_error: null,
+    last_poll: null,
+    isolation: 'process-local',
+  });
   const broken = list.find((p) => p.id === 'broken')!;
   assert.equal(broken.plugin, 'crashing');
   assert.equal(broken.kind, 'integration');

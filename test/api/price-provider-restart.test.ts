@@ -12,7 +12,8 @@ test('after reconfiguring the working price plugin, /grid shows it, not an empty
       { id: 'empty', plugin: 'day-prices', config: { provider: 'Empty', publish: false } },
     ],
   });
-  const grid = async () => (await (await server.api('/api/v1/grid')).json()) as { provider: string; pricing: { slots: unknown[] } | null };
+  const grid = async () =>
+    (await (await server.api('/api/v1/grid')).json()) as { provider: string; pricing: { slots: unknown[] } | null };
   assert.equal((await grid()).provider, 'Working');
 
   const res = await server.api('/api/v1/plugins/working/config', {

@@ -9,19 +9,38 @@ import { startTestServer } from '../helpers/server.js';
 
 const server = await startTestServer({
   bundled: ['simulator'],
-  plugins: [{ id: 'sim', plugin: 'simulator', devices: ['inverter_1', 'battery_1'], config: { demoForecast: true, demoPrices: true } }],
+  plugins: [
+    {
+      id: 'sim',
+      plugin: 'simulator',
+      devices: ['inverter_1', 'battery_1'],
+      config: { demoForecast: true, demoPrices: true },
+    },
+  ],
 });
 
-async function answer<S extends z.ZodType>(schema: S, path: string, init: RequestInit = {}, status = 200): Promise<z.output<S>> {
+async function answer<S extends z.ZodType>(
+  schema: S,
+  path: string,
+  init: RequestInit = {},
+  status = 200,
+): Promise<z.output<S>> {
   const res = await server.api(path, init);
   const body: unknown = await res.json();
   assert.equal(res.status, status, `${path}: ${JSON.stringify(body)}`);
   const parsed = schema.safeParse(body);
-  assert.ok(parsed.success, `${path} does not match its schema: ${parsed.error?.message}\n${JSON.stringify(body).slice(0, 500)}`);
+  assert.ok(
+    parsed.success,
+    `${path} does not match its schema: ${parsed.error?.message}\n${JSON.stringify(body).slice(0, 500)}`,
+  );
   return parsed.data!;
 }
 
-const json = (body: unknown): RequestInit => ({ method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+const json = (body: unknown): RequestInit => ({
+  method: 'POST',
+  headers: { 'content-type': 'application/json' },
+  body: JSON.stringify(body),
+});
 
 test('metrics, and a write to a setting', async () => {
   const metrics = await answer(schemas.metricsResponse, '/api/v1/metrics');

@@ -10,7 +10,9 @@ import { basicAuth, jsonBody, PASSWORD, startTestServer } from '../helpers/serve
 
 const server = await startTestServer({
   bundled: ['simulator'],
-  plugins: [{ id: 'sim', plugin: 'simulator', devices: ['inverter_1'], config: { demoForecast: false, demoPrices: false } }],
+  plugins: [
+    { id: 'sim', plugin: 'simulator', devices: ['inverter_1'], config: { demoForecast: false, demoPrices: false } },
+  ],
   // Wrong credentials are sent on purpose hundreds of times here: keep the address unthrottled.
   config: { auth: { maxFailedLogins: 1_000_000 } },
 });
@@ -87,7 +89,10 @@ test('every non-public route in every spelling answers 401 without or with wrong
         }
         const right = await request(route, path, basicAuth(PASSWORD, 'solar-assistant'));
         await right.body?.cancel();
-        assert.ok(right.status !== 401 && right.status !== 403 && right.status < 500, `${what} with the password answered ${right.status}`);
+        assert.ok(
+          right.status !== 401 && right.status !== 403 && right.status < 500,
+          `${what} with the password answered ${right.status}`,
+        );
       }),
     );
   }

@@ -23,17 +23,27 @@ test('the whole first run: needs_setup, wrong code, bad password, then a passwor
   const before = await fetch(`${server.url}/api/v1/setup`);
   assert.equal(before.status, 200, 'answers without credentials');
   assert.deepEqual(await before.json(), { needs_setup: true });
-  assert.equal((await server.api('/api/v1/metrics', { auth: null })).status, 403, 'the rest of the API waits for a password');
+  assert.equal(
+    (await server.api('/api/v1/metrics', { auth: null })).status,
+    403,
+    'the rest of the API waits for a password',
+  );
 
   const wrong = await post(server.url, { code: 'AAAA-AAAA', password: NEW_PASSWORD });
   assert.equal(wrong.status, 401);
-  assert.match(((await wrong.json()) as { error: string }).error, /^wrong setup code: use the one in the service's log/);
+  assert.match(
+    ((await wrong.json()) as { error: string }).error,
+    /^wrong setup code: use the one in the service's log/,
+  );
   assert.equal(wrong.headers.get('www-authenticate'), null, 'no login challenge for a wrong code');
 
   const missing = await post(server.url, { password: NEW_PASSWORD });
   assert.equal(missing.status, 400);
   assert.deepEqual(((await missing.json()) as { issues: unknown }).issues, [
-    { path: ['code'], message: 'is required: the setup code the service printed in its log at start ("setup code: XXXX-XXXX")' },
+    {
+      path: ['code'],
+      message: 'is required: the setup code the service printed in its log at start ("setup code: XXXX-XXXX")',
+    },
   ]);
 
   const short = await post(server.url, { code, password: 'short' });
@@ -41,7 +51,11 @@ test('the whole first run: needs_setup, wrong code, bad password, then a passwor
   assert.deepEqual(((await short.json()) as { issues: unknown }).issues, [
     { path: ['password'], message: 'the password must be at least 8 characters long (this one has 5)' },
   ]);
-  assert.deepEqual(await (await fetch(`${server.url}/api/v1/setup`)).json(), { needs_setup: true }, 'still no password');
+  assert.deepEqual(
+    await (await fetch(`${server.url}/api/v1/setup`)).json(),
+    { needs_setup: true },
+    'still no password',
+  );
 
   // Typed by hand: lower case and without the dash is the same code.
   const done = await post(server.url, { code: code.toLowerCase().replace('-', ''), password: NEW_PASSWORD });
@@ -53,7 +67,12 @@ test('the whole first run: needs_setup, wrong code, bad password, then a passwor
   assert.equal(token.expires_at, null);
 
   assert.equal((await server.api('/api/v1/metrics', { auth: `Bearer ${token.token}` })).status, 200, 'the token works');
-  assert.equal((await server.api('/api/v1/metrics', { auth: 'Basic ' + Buffer.from(`admin:${NEW_PASSWORD}`).toString('base64') })).status, 200, 'so does the password');
+  assert.equal(
+    (await server.api('/api/v1/metrics', { auth: 'Basic ' + Buffer.from(`admin:${NEW_PASSWORD}`).toString('base64') }))
+      .status,
+    200,
+    'so does the password',
+  );
   assert.deepEqual(await (await fetch(`${server.url}/api/v1/setup`)).json(), { needs_setup: false });
   assert.equal(server.setupCode.value, undefined, 'the code is spent');
 
@@ -61,24 +80,27 @@ test('the whole first run: needs_setup, wrong code, bad password, then a passwor
   assert.equal(again.status, 409);
   assert.match(((await again.json()) as { error: string }).error, /a password is already set: sign in with it/);
 
-  const audit = (await (await server.api('/api/v1/audit', { auth: `Bearer ${token.token}` })).json()) as Array<Record<string, unknown>>;
-  assert.deepEqual(
-    audit.map((a) => [a.who, a.via, a.topic, a.new_value]).reverse(),
-    [
-      ['admin', 'rest', 'auth/password', '***'],
-      ['admin', 'rest', `tokens/${token.name}`, 'created'],
-    ],
-  );
+  const audit = (await (await server.api('/api/v1/audit', { auth: `Bearer ${token.token}` })).json()) as Array<
+    Record<string, unknown>
+  >;
+  assert.deepEqual(audit.map((a) => [a.who, a.via, a.topic, a.new_value]).reverse(), [
+    ['admin', 'rest', 'auth/password', '***'],
+    ['admin', 'rest', `tokens/${token.name}`, 'created'],
+  ]);
 });
 
 test('a wrong setup code counts as a failed login: the sixth try in a row is throttled with 429', async () => {
   const clock = new ManualClock(Date.parse('2026-11-22T10:00:00Z'));
   const server = await startTestServer({ plugins: [], password: null, clock });
-  for (let i = 1; i <= 5; i++) assert.equal((await post(server.url, { code: 'AAAA-AAAA', password: NEW_PASSWORD })).status, 401, `try ${i}`);
+  for (let i = 1; i <= 5; i++)
+    assert.equal((await post(server.url, { code: 'AAAA-AAAA', password: NEW_PASSWORD })).status, 401, `try ${i}`);
   const throttled = await post(server.url, { code: server.setupCode.value, password: NEW_PASSWORD });
   assert.equal(throttled.status, 429, 'even the right code waits out the back-off');
   assert.equal(throttled.headers.get('retry-after'), '1');
-  assert.match(((await throttled.json()) as { error: string }).error, /too many failed attempts from this address: try again in 1 s/);
+  assert.match(
+    ((await throttled.json()) as { error: string }).error,
+    /too many failed attempts from this address: try again in 1 s/,
+  );
   clock.advance(1000);
   assert.equal((await post(server.url, { code: server.setupCode.value, password: NEW_PASSWORD })).status, 201);
 });
@@ -93,15 +115,19 @@ test('with a password set there is no setup code', async () => {
 function serve(dir: string) {
   const pluginsFile = join(dir, 'plugins.json');
   writeFileSync(pluginsFile, JSON.stringify({ plugins: [] }));
-  const child = spawn(process.execPath, [MAIN, 'serve', '--host', '127.0.0.1', '--port', '0', '--data', join(dir, 'data'), '--plugins', pluginsFile], {
-    // The code is logged at warn, so installs that log only warnings still show it.
-    env: { ...process.env, HELIOGRAPH_LOG_LEVEL: 'warn', HELIOGRAPH_PASSWORD: '' },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
+  const child = spawn(
+    process.execPath,
+    [MAIN, 'serve', '--host', '127.0.0.1', '--port', '0', '--data', join(dir, 'data'), '--plugins', pluginsFile],
+    {
+      // The code is logged at warn, so installs that log only warnings still show it.
+      env: { ...process.env, HELIOGRAPH_LOG_LEVEL: 'warn', HELIOGRAPH_PASSWORD: '' },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    },
+  );
   let stderr = '';
   const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
   const code = new Promise<string | undefined>((resolve) => {
-    createInterface({ input: child.stderr! }).on('line', (line) => {
+    createInterface({ input: child.stderr }).on('line', (line) => {
       stderr += line + '\n';
       const match = /setup code: ([A-Z0-9]{4}-[A-Z0-9]{4})/.exec(line);
       if (match) resolve(match[1]);
@@ -110,7 +136,7 @@ function serve(dir: string) {
   });
   const url = new Promise<string>((resolve, reject) => {
     child.once('exit', (status) => reject(new Error(`exited with ${status} before listening: ${stderr}`)));
-    createInterface({ input: child.stdout! }).on('line', (line) => {
+    createInterface({ input: child.stdout }).on('line', (line) => {
       const match = /^listening on (http:\/\/127\.0\.0\.1:\d+)$/.exec(line);
       if (match) resolve(match[1]!);
     });
@@ -136,7 +162,11 @@ test('the service prints a new setup code at each start until a password is set,
   const secondCode = (await second.code)!;
   assert.ok(secondCode);
   assert.notEqual(secondCode, firstCode, 'a new code at each start');
-  assert.equal((await post(url, { code: firstCode, password: NEW_PASSWORD })).status, 401, "an earlier start's code is void");
+  assert.equal(
+    (await post(url, { code: firstCode, password: NEW_PASSWORD })).status,
+    401,
+    "an earlier start's code is void",
+  );
   assert.equal((await post(url, { code: secondCode, password: NEW_PASSWORD })).status, 201);
   await second.stop();
 

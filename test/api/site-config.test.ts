@@ -13,7 +13,11 @@ const server = await startTestServer({
     { id: 'sim', plugin: 'simulator', devices: ['inverter_1', 'battery_1'], config: { backfill_days: 0 } },
     { id: 'where', plugin: 'site-echo', devices: ['inverter_9'] },
   ],
-  config: { $schema: './schema.json', site: { name: 'Roof', timeZone: 'Europe/Berlin' }, history: { retentionDays: 30 } },
+  config: {
+    $schema: './schema.json',
+    site: { name: 'Roof', timeZone: 'Europe/Berlin' },
+    history: { retentionDays: 30 },
+  },
 });
 const configFile = join(server.dataDir, 'config.json');
 
@@ -42,19 +46,33 @@ test('GET /config: the site, energy and price settings in force, and their JSON 
   const res = await server.api('/api/v1/config');
   assert.equal(res.status, 200);
   const body = (await res.json()) as Record<string, any>;
-  assert.deepEqual(body.site, { name: 'Roof', timeZone: 'Europe/Berlin', latitude: 52.52, longitude: 13.405, temperatureUnit: 'C' });
+  assert.deepEqual(body.site, {
+    name: 'Roof',
+    timeZone: 'Europe/Berlin',
+    latitude: 52.52,
+    longitude: 13.405,
+    temperatureUnit: 'C',
+  });
   assert.deepEqual(body.energy, { resetPeriod: 'weekly' });
   assert.deepEqual(body.prices, { multiplier: 1, offset: 0 });
   assert.deepEqual(Object.keys(body.schema.properties), ['site', 'energy', 'prices']);
   assert.match(body.schema.properties.site.properties.timeZone.description, /IANA time zone/);
   assert.equal(body.schema.properties.site.properties.timeZone.title, 'Time zone', 'a label for each field');
-  assert.deepEqual(body.schema.properties.energy.properties.resetPeriod.enumLabels, { daily: 'Every day', weekly: 'Every week (Monday)', monthly: 'Every month (the 1st)' });
+  assert.deepEqual(body.schema.properties.energy.properties.resetPeriod.enumLabels, {
+    daily: 'Every day',
+    weekly: 'Every week (Monday)',
+    monthly: 'Every month (the 1st)',
+  });
   assert.equal((await server.api('/api/v1/config', { auth: null })).status, 401);
 });
 
 test('a refused change names each bad field in plain words and changes nothing', async () => {
   const before = readFileSync(configFile, 'utf8');
-  const res = await put({ site: { latitude: 123, timeZone: 'Mars/Olympus' }, energy: { resetPeriod: 'yearly' }, history: {} });
+  const res = await put({
+    site: { latitude: 123, timeZone: 'Mars/Olympus' },
+    energy: { resetPeriod: 'yearly' },
+    history: {},
+  });
   assert.equal(res.status, 400);
   const { issues } = (await res.json()) as { issues: Issues };
   assert.deepEqual(Object.fromEntries(issues.map((i) => [i.path.join('.'), i.message])), {
@@ -74,7 +92,10 @@ test('new price multiplier and offset apply to /grid at once, and are saved keep
   assert.equal(res.status, 200);
   assert.deepEqual(((await res.json()) as Record<string, unknown>).prices, { multiplier: 2, offset: 0.1 });
   const after = await importPrices();
-  assert.deepEqual(after, before.map((p) => Math.round((p * 2 + 0.1) * 1e5) / 1e5));
+  assert.deepEqual(
+    after,
+    before.map((p) => Math.round((p * 2 + 0.1) * 1e5) / 1e5),
+  );
   assert.deepEqual(JSON.parse(readFileSync(configFile, 'utf8')), {
     $schema: './schema.json',
     site: { name: 'Roof', timeZone: 'Europe/Berlin' },
@@ -97,7 +118,11 @@ test('a new temperature unit relabels the forecast once the forecast plugin has 
   await until(() => server.registry.get('weather/outside_temperature')?.meta.unit === '°C');
   const res = await put({ site: { temperatureUnit: 'F' } });
   assert.equal(res.status, 200);
-  await until(() => server.registry.get('weather/outside_temperature')?.meta.unit === '°F' && server.plugins.status().find((s) => s.id === 'sim')!.state === 'running');
+  await until(
+    () =>
+      server.registry.get('weather/outside_temperature')?.meta.unit === '°F' &&
+      server.plugins.status().find((s) => s.id === 'sim')!.state === 'running',
+  );
 });
 
 test('each changed key is audited as config/<section.key>; unchanged keys are not', async () => {

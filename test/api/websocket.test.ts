@@ -13,7 +13,12 @@ const server = await startTestServer({
 
 function connect(params: Record<string, string>): Socket {
   // The Phoenix client appends /websocket to its endpoint.
-  const socket = new Socket(server.url.replace('http', 'ws') + '/api', { transport: WebSocket, params, vsn: '2.0.0', reconnectAfterMs: () => 60_000 });
+  const socket = new Socket(server.url.replace('http', 'ws') + '/api', {
+    transport: WebSocket,
+    params,
+    vsn: '2.0.0',
+    reconnectAfterMs: () => 60_000,
+  });
   socket.connect();
   return socket;
 }
@@ -36,19 +41,33 @@ test('a Phoenix client joins metrics and receives definitions, current values an
   const joined = await new Promise((resolve) => channel.join().receive('ok', resolve).receive('error', resolve));
   assert.deepEqual(joined, {});
   const definitions = (await definition).definitions as Array<Record<string, unknown>>;
-  assert.ok(definitions.some((d) => d.topic === 'total/pv_power' && d.unit === 'W' && d.device === 'totals' && d.number === null && d.device_class === 'power'));
+  assert.ok(
+    definitions.some(
+      (d) =>
+        d.topic === 'total/pv_power' &&
+        d.unit === 'W' &&
+        d.device === 'totals' &&
+        d.number === null &&
+        d.device_class === 'power',
+    ),
+  );
   assert.ok(definitions.every((d) => String(d.topic).startsWith('total/')));
   const first = (await data).metrics as Array<{ topic: string; value: unknown }>;
   assert.ok(first.some((m) => m.topic === 'total/battery_state_of_charge' && typeof m.value === 'number'));
   const rows = (await system).metrics as Array<{ topic: string }>;
   assert.ok(rows.some((r) => r.topic === 'system/software_version'));
   const update = (await nextEvent(channel, 'data')).metrics as Array<{ topic: string }>;
-  assert.ok(update.length > 0 && update.every((m) => m.topic.startsWith('total/')), 'later updates carry only the filter');
+  assert.ok(
+    update.length > 0 && update.every((m) => m.topic.startsWith('total/')),
+    'later updates carry only the filter',
+  );
   socket.disconnect();
 });
 
 test('a wrong password is refused before the upgrade with 401', async () => {
   const ws = new WebSocket(server.url.replace('http', 'ws') + '/api/websocket?vsn=2.0.0&password=wrong-password');
-  const status = await new Promise<number>((resolve) => ws.on('unexpected-response', (_req, res) => resolve(res.statusCode!)));
+  const status = await new Promise<number>((resolve) =>
+    ws.on('unexpected-response', (_req, res) => resolve(res.statusCode!)),
+  );
   assert.equal(status, 401);
 });

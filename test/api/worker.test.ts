@@ -19,7 +19,11 @@ const server = await startTestServer({
   ],
 });
 
-function statusWhen(s: TestServer, id: string, predicate: (status: InstanceStatus) => boolean): Promise<InstanceStatus> {
+function statusWhen(
+  s: TestServer,
+  id: string,
+  predicate: (status: InstanceStatus) => boolean,
+): Promise<InstanceStatus> {
   return new Promise((resolve) => {
     const check = () => {
       const status = s.plugins.status().find((p) => p.id === id);
@@ -52,32 +56,41 @@ test('a worker plugin declares and publishes topics, and its write handlers answ
   const ok = await server.api('/api/v1/metrics', jsonBody({ topic: 'inverter_1/max_charge_current', value: '80' }));
   assert.equal(ok.status, 200, await ok.clone().text());
   assert.equal(await value('inverter_1/max_charge_current'), '80');
-  const refused = await server.api('/api/v1/metrics', jsonBody({ topic: 'inverter_1/output_source_priority', value: 'Refuse me' }));
+  const refused = await server.api(
+    '/api/v1/metrics',
+    jsonBody({ topic: 'inverter_1/output_source_priority', value: 'Refuse me' }),
+  );
   assert.equal(refused.status, 422);
   assert.match(((await refused.json()) as { error: string }).error, /the device refused: NAK/);
 });
 
-test('a worker plugin\'s jobs run on the host\'s scheduler', async () => {
+test("a worker plugin's jobs run on the host's scheduler", async () => {
   await statusWhen(server, 'meter', (s) => s.last_poll !== null);
   const first = Number(await value('inverter_2/pv_power'));
   await new Promise<void>((resolve) => {
-    const check = () => server.registry.get('inverter_2/pv_power')?.value as number > first && resolve();
+    const check = () => (server.registry.get('inverter_2/pv_power')?.value as number) > first && resolve();
     server.registry.on('tick', check);
   });
 });
 
 test('a worker in a busy loop is terminated by the watchdog, marked failed, and the service answers', async () => {
   const failed = await statusWhen(server, 'spin', (s) => s.state === 'failed');
-  assert.match(failed.last_error!, /^its worker did not answer for \d+ ms \(a busy loop\?\) and was terminated; retrying in \d+ s$/);
+  assert.match(
+    failed.last_error!,
+    /^its worker did not answer for \d+ ms \(a busy loop\?\) and was terminated; retrying in \d+ s$/,
+  );
   assert.equal((await server.api('/api/v1/plugins')).status, 200);
 });
 
 test('a worker that leaks is ended by its memory limit', async () => {
   const failed = await statusWhen(server, 'leak', (s) => s.state === 'failed');
-  assert.match(failed.last_error!, /^ran out of memory \(its limit is 32 MB; raise "worker": \{ "maxMemoryMb": \.\.\. \} in plugins\.json/);
+  assert.match(
+    failed.last_error!,
+    /^ran out of memory \(its limit is 32 MB; raise "worker": \{ "maxMemoryMb": \.\.\. \} in plugins\.json/,
+  );
 });
 
-test('an exception in a worker plugin\'s timer fails that plugin only', async () => {
+test("an exception in a worker plugin's timer fails that plugin only", async () => {
   const failed = await statusWhen(server, 'timer', (s) => s.state === 'failed');
   assert.match(failed.last_error!, /^crashed: timer exploded; retrying in \d+ s$/);
   const neighbour = await statusWhen(server, 'meter', () => true);
@@ -94,7 +107,15 @@ test('plugins.json refuses an unknown isolation, naming the key', async () => {
 test('the simulator runs unchanged in a worker: store, past readings, forecast and prices cross the port', async () => {
   const sim = await startTestServer({
     bundled: ['simulator'],
-    plugins: [{ id: 'sim', plugin: 'simulator', devices: ['inverter_1', 'battery_1'], isolation: 'worker', config: { backfill_days: 1 } }],
+    plugins: [
+      {
+        id: 'sim',
+        plugin: 'simulator',
+        devices: ['inverter_1', 'battery_1'],
+        isolation: 'worker',
+        config: { backfill_days: 1 },
+      },
+    ],
   });
   const to = new Date(Math.floor(Date.now() / 3_600_000) * 3_600_000).toISOString();
   const from = new Date(Date.parse(to) - 24 * 3_600_000).toISOString();
@@ -115,7 +136,7 @@ test('the simulator runs unchanged in a worker: store, past readings, forecast a
   assert.ok(((await forecast.json()) as { points: unknown[] }).points.length > 0, 'the demo forecast was published');
 });
 
-test('a worker plugin\'s module is never evaluated in the server\'s thread, yet its config is checked and described', async () => {
+test("a worker plugin's module is never evaluated in the server's thread, yet its config is checked and described", async () => {
   const s = await startTestServer({
     external: ['marker'],
     plugins: [{ id: 'm', plugin: 'marker', config: { url: 'https://example.org/' } }],
@@ -123,10 +144,15 @@ test('a worker plugin\'s module is never evaluated in the server\'s thread, yet 
   assert.equal((globalThis as { heliographMarkerEvaluations?: number }).heliographMarkerEvaluations, undefined);
   const running = await statusWhen(s, 'm', (status) => status.state === 'running');
   assert.equal(running.isolation, 'worker');
-  const form = (await (await s.api('/api/v1/plugins/m/config')).json()) as { schema: { properties: Record<string, unknown> } };
+  const form = (await (await s.api('/api/v1/plugins/m/config')).json()) as {
+    schema: { properties: Record<string, unknown> };
+  };
   assert.deepEqual(Object.keys(form.schema.properties).sort(), ['retries', 'url']);
   await assert.rejects(
-    startTestServer({ external: ['marker'], plugins: [{ id: 'm', plugin: 'marker', config: { url: 'https://example.org/', retries: 'x' } }] }),
+    startTestServer({
+      external: ['marker'],
+      plugins: [{ id: 'm', plugin: 'marker', config: { url: 'https://example.org/', retries: 'x' } }],
+    }),
     /plugins\[0\]\.config\.retries/,
   );
   assert.equal((globalThis as { heliographMarkerEvaluations?: number }).heliographMarkerEvaluations, undefined);

@@ -15,10 +15,14 @@ const keepAlive = new Agent({ keepAlive: true, maxSockets: 1 });
 function get(url: string, auth: string, localAddress?: string): Promise<number> {
   return new Promise((resolve, reject) => {
     const agent = localAddress ? false : keepAlive;
-    const req = request(`${url}/api/v1/metrics?topic=total/pv_power`, { headers: { authorization: auth }, localAddress, agent }, (res) => {
-      res.resume();
-      res.on('end', () => resolve(res.statusCode ?? 0));
-    });
+    const req = request(
+      `${url}/api/v1/metrics?topic=total/pv_power`,
+      { headers: { authorization: auth }, localAddress, agent },
+      (res) => {
+        res.resume();
+        res.on('end', () => resolve(res.statusCode ?? 0));
+      },
+    );
     req.on('error', reject);
     req.end();
   });
@@ -34,7 +38,11 @@ const server = await startServerProcess({ plugins: { plugins: [] }, password: PA
 try {
   const good = basicAuth(PASSWORD);
   await get(server.url, good);
-  const created = await fetch(`${server.url}/api/v1/tokens`, { method: 'POST', headers: { authorization: good, 'content-type': 'application/json' }, body: '{"name":"bench","scope":"read"}' });
+  const created = await fetch(`${server.url}/api/v1/tokens`, {
+    method: 'POST',
+    headers: { authorization: good, 'content-type': 'application/json' },
+    body: '{"name":"bench","scope":"read"}',
+  });
   const token = `Bearer ${((await created.json()) as { token: string }).token}`;
   await get(server.url, token);
   const baseRss = rssOf(server.child.pid!);

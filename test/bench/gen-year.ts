@@ -103,7 +103,11 @@ export function* generateYear(seed = 20250101): Generator<Readonly<YearReading>>
 
     // Load: a base with morning and evening peaks, more in winter, and appliance spikes.
     const h = sod / 3600;
-    const base = 180 + 120 * Math.exp(-Math.pow((h - 6.5) / 1.2, 2)) + 350 * Math.exp(-Math.pow((h - 18.5) / 2.0, 2)) + 80 * (season < 0 ? -season : 0);
+    const base =
+      180 +
+      120 * Math.exp(-Math.pow((h - 6.5) / 1.2, 2)) +
+      350 * Math.exp(-Math.pow((h - 18.5) / 2.0, 2)) +
+      80 * (season < 0 ? -season : 0);
     if (spikeLeft > 0) {
       spikeLeft--;
     } else if (rnd() < 0.004) {

@@ -30,8 +30,12 @@ const CHUNK = 8640 * 30;
  * compare with earlier runs. Grid and battery power are noisier (they carry the load's
  * noise): see the per-topic rows.
  */
-const SERIES = (process.env.BENCH_HISTORY_SERIES ?? 'pv_power,load_power,battery_soc,battery_voltage,inverter_temperature').split(',') as YearSeries[];
-for (const name of SERIES) if (!(name in YEAR_TOPICS)) throw new Error(`BENCH_HISTORY_SERIES: unknown series "${name}"; known: ${Object.keys(YEAR_TOPICS).join(', ')}`);
+const SERIES = (
+  process.env.BENCH_HISTORY_SERIES ?? 'pv_power,load_power,battery_soc,battery_voltage,inverter_temperature'
+).split(',') as YearSeries[];
+for (const name of SERIES)
+  if (!(name in YEAR_TOPICS))
+    throw new Error(`BENCH_HISTORY_SERIES: unknown series "${name}"; known: ${Object.keys(YEAR_TOPICS).join(', ')}`);
 const allowAll: Authenticator = { authenticate: async () => ({ ok: true, who: 'admin', scope: 'admin' as const }) };
 
 function meta(topic: string, unit = 'W'): TopicMeta {
@@ -67,7 +71,7 @@ async function ingestAndQuery(): Promise<void> {
   let storeMs = 0;
   let generateMs = 0;
   const year = generateYear();
-  for (let done = false; !done; ) {
+  for (let done = false; !done;) {
     const t0 = performance.now();
     const parts: Array<Array<[number, number]>> = series.map(() => []);
     for (let i = 0; i < CHUNK; i++) {
@@ -95,9 +99,14 @@ async function ingestAndQuery(): Promise<void> {
   await store.vacuum();
   const bytes = statSync(file).size + (existsSync(`${file}-wal`) ? statSync(`${file}-wal`).size : 0);
 
-  console.log(`\nhistory: one year of 10-s readings, ${series.length} topics (${series.map(([n]) => n).join(', ')}), ${readings.toLocaleString('en')} readings`);
+  console.log(
+    `\nhistory: one year of 10-s readings, ${series.length} topics (${series.map(([n]) => n).join(', ')}), ${readings.toLocaleString('en')} readings`,
+  );
   row('generating the year (gen-year.ts, not counted)', `${(generateMs / 1000).toFixed(1)} s`);
-  row('ingest (recorder folding, compression, SQLite)', `${Math.round(readings / (storeMs / 1000)).toLocaleString('en')}/s`);
+  row(
+    'ingest (recorder folding, compression, SQLite)',
+    `${Math.round(readings / (storeMs / 1000)).toLocaleString('en')}/s`,
+  );
   row('bytes per reading as loaded (checkpointed)', (loadedBytes / readings).toFixed(3));
   row('bytes per reading after compaction (VACUUM)', (bytes / readings).toFixed(3), '<= 0.5');
   row('database file after compaction', `${(bytes / 1048576).toFixed(2)} MB`);
@@ -106,13 +115,19 @@ async function ingestAndQuery(): Promise<void> {
     'SELECT t.topic, sum(length(b.data)) AS bytes FROM history_blocks b JOIN history_topics t ON t.id = b.topic_id GROUP BY t.topic ORDER BY t.topic',
   );
   console.log('bytes per reading by topic (compressed row data only):');
-  for (const { topic, bytes: topicBytes } of perTopic) row(`  ${topic}`, (topicBytes / (readings / series.length)).toFixed(3));
+  for (const { topic, bytes: topicBytes } of perTopic)
+    row(`  ${topic}`, (topicBytes / (readings / series.length)).toFixed(3));
 
-  const server = await listen(createApp({ auth: allowAll, realm: 'Heliograph', routers: [historyRoutes({ registry, store, clock })] }), '127.0.0.1', 0);
+  const server = await listen(
+    createApp({ auth: allowAll, realm: 'Heliograph', routers: [historyRoutes({ registry, store, clock })] }),
+    '127.0.0.1',
+    0,
+  );
   const agent = new Agent({ keepAlive: true, maxSockets: 1 });
   const end = YEAR_END;
   const iso = (ms: number) => new Date(ms).toISOString().replace('.000Z', 'Z');
-  const url = (from: number, groupBy: string, agg: string) => `${server.url}/api/v1/history?topic=total/pv_power&from=${iso(from)}&to=${iso(end)}&group_by=${groupBy}&agg=${agg}`;
+  const url = (from: number, groupBy: string, agg: string) =>
+    `${server.url}/api/v1/history?topic=total/pv_power&from=${iso(from)}&to=${iso(end)}&group_by=${groupBy}&agg=${agg}`;
   const DAY = 86_400_000;
   const queries: Array<[string, string, string, boolean]> = [
     ['Q1 last 24 h @10s mean (first 2000 buckets)', url(end - DAY, '10s', 'mean'), '<= 3 ms', false],
@@ -121,7 +136,9 @@ async function ingestAndQuery(): Promise<void> {
     ['Q4 365 days @1h max (all 5 pages)', url(end - 365 * DAY, '1h', 'max'), '<= 10 ms', true],
     ['Q4 365 days @1h max (first page)', url(end - 365 * DAY, '1h', 'max'), undefined as unknown as string, false],
   ];
-  console.log('\nqueries through HTTP on total/pv_power: median of 7 runs after 20 warm-up runs [the very first, cold run]');
+  console.log(
+    '\nqueries through HTTP on total/pv_power: median of 7 runs after 20 warm-up runs [the very first, cold run]',
+  );
   for (const [label, first, target, follow] of queries) {
     const times: number[] = [];
     let cold = 0;
@@ -165,26 +182,50 @@ async function reportRssUnderLoad(dataDir: string, end: number): Promise<void> {
   writeFileSync(pluginsFile, JSON.stringify({ plugins: [] }));
   const child = spawn(
     process.execPath,
-    ['--max-semi-space-size=1', '--v8-pool-size=0', join(REPO_ROOT, 'core', 'dist', 'src', 'main.js'), 'serve', '--host', '127.0.0.1', '--port', '0', '--data', dataDir, '--plugins', pluginsFile],
-    { stdio: ['ignore', 'pipe', 'inherit'], env: { ...process.env, HELIOGRAPH_PASSWORD: password, HELIOGRAPH_MDNS: '0', HELIOGRAPH_LOG_LEVEL: 'warn' } },
+    [
+      '--max-semi-space-size=1',
+      '--v8-pool-size=0',
+      join(REPO_ROOT, 'core', 'dist', 'src', 'main.js'),
+      'serve',
+      '--host',
+      '127.0.0.1',
+      '--port',
+      '0',
+      '--data',
+      dataDir,
+      '--plugins',
+      pluginsFile,
+    ],
+    {
+      stdio: ['ignore', 'pipe', 'inherit'],
+      env: { ...process.env, HELIOGRAPH_PASSWORD: password, HELIOGRAPH_MDNS: '0', HELIOGRAPH_LOG_LEVEL: 'warn' },
+    },
   );
   let baseUrl = '';
-  for await (const line of createInterface({ input: child.stdout! })) {
+  for await (const line of createInterface({ input: child.stdout })) {
     const m = /^listening on (\S+)/.exec(line);
     if (m) {
       baseUrl = m[1]!;
       break;
     }
   }
-  child.stdout!.resume();
-  const status = (field: string) => Number(new RegExp(`${field}:\\s+(\\d+) kB`).exec(readFileSync(`/proc/${child.pid}/status`, 'utf8'))?.[1] ?? NaN) * 1024;
+  child.stdout.resume();
+  const status = (field: string) =>
+    Number(new RegExp(`${field}:\\s+(\\d+) kB`).exec(readFileSync(`/proc/${child.pid}/status`, 'utf8'))?.[1] ?? NaN) *
+    1024;
   const auth = 'Basic ' + Buffer.from(`admin:${password}`).toString('base64');
   const DAY = 86_400_000;
   const iso = (ms: number) => new Date(ms).toISOString().replace('.000Z', 'Z');
   const topics = SERIES.map((name) => YEAR_TOPICS[name]);
-  const shapes: Array<[string, number]> = [['10s', 2], ['50s', 30], ['90m', 365], ['1h', 365], ['1d', 365]];
+  const shapes: Array<[string, number]> = [
+    ['10s', 2],
+    ['50s', 30],
+    ['90m', 365],
+    ['1h', 365],
+    ['1d', 365],
+  ];
   let seed = 7;
-  const rnd = () => ((seed = (seed * 1103515245 + 12345) % 2147483648) / 2147483648);
+  const rnd = () => (seed = (seed * 1103515245 + 12345) % 2147483648) / 2147483648;
   const idle = status('VmRSS');
   let requests = 0;
   let failed = 0;
@@ -195,7 +236,8 @@ async function reportRssUnderLoad(dataDir: string, end: number): Promise<void> {
       for (let i = 0; i < 10; i++) {
         const [groupBy, days] = shapes[Math.floor(rnd() * shapes.length)]!;
         const from = end - Math.floor(rnd() * (365 - days) + days) * DAY;
-        let next: string | undefined = `${baseUrl}/api/v1/history?topic=${topics[Math.floor(rnd() * topics.length)]}&from=${iso(from)}&to=${iso(Math.min(end, from + days * DAY))}&group_by=${groupBy}&agg=max`;
+        let next: string | undefined =
+          `${baseUrl}/api/v1/history?topic=${topics[Math.floor(rnd() * topics.length)]}&from=${iso(from)}&to=${iso(Math.min(end, from + days * DAY))}&group_by=${groupBy}&agg=max`;
         for (let pages = 0; next && pages < 5; pages++) {
           requests++;
           try {
@@ -219,7 +261,9 @@ async function reportRssUnderLoad(dataDir: string, end: number): Promise<void> {
   child.kill('SIGTERM');
   await once(child, 'exit');
   const mb = (b: number) => `${(b / 1048576).toFixed(0)} MB`;
-  console.log(`\nthe service (heliograph serve, npm start's flags) under history load: 32 clients, ${requests} requests in ${seconds.toFixed(1)} s`);
+  console.log(
+    `\nthe service (heliograph serve, npm start's flags) under history load: 32 clients, ${requests} requests in ${seconds.toFixed(1)} s`,
+  );
   row('RSS idle, after start', mb(idle));
   row('peak RSS (VmHWM) during the load', mb(peak), '< 80 MB (README)');
   row('RSS after the load', mb(after));
@@ -235,7 +279,18 @@ async function recordingCpu(topics: number, seconds: number, startIso: string): 
   const registry = new TopicRegistry(clock);
   const recorder = new Recorder({ registry, store, clock }, { sampleTimer: false });
   const states: TopicState[] = [];
-  const names = ['pv_power', 'load_power', 'grid_power', 'battery_power', 'pv_voltage', 'pv_current', 'ac_voltage', 'frequency', 'temperature', 'power_factor'];
+  const names = [
+    'pv_power',
+    'load_power',
+    'grid_power',
+    'battery_power',
+    'pv_voltage',
+    'pv_current',
+    'ac_voltage',
+    'frequency',
+    'temperature',
+    'power_factor',
+  ];
   for (let i = 0; states.length < topics; i++) {
     for (const name of names) {
       if (states.length === topics) break;
@@ -270,8 +325,16 @@ async function main(): Promise<void> {
   if (process.argv[2] === '--rss') return reportRssUnderLoad(process.argv[3]!, YEAR_END);
   await ingestAndQuery();
   console.log('\nrecording 500 topics at 1 Hz (registry publish, recorder, flushes every 5 s), CPU of this process');
-  row('60 s of simulated time', `${(await recordingCpu(500, 60, '2026-06-01T12:00:00Z')).toFixed(2)} % of one core`, '< 2 %');
-  row('a whole hour, with its hour-end merge', `${(await recordingCpu(500, 3600, '2026-06-01T12:00:00Z')).toFixed(2)} % of one core`, '< 2 %');
+  row(
+    '60 s of simulated time',
+    `${(await recordingCpu(500, 60, '2026-06-01T12:00:00Z')).toFixed(2)} % of one core`,
+    '< 2 %',
+  );
+  row(
+    'a whole hour, with its hour-end merge',
+    `${(await recordingCpu(500, 3600, '2026-06-01T12:00:00Z')).toFixed(2)} % of one core`,
+    '< 2 %',
+  );
 }
 
 main().catch((err) => {

@@ -14,7 +14,8 @@ if (process.argv[2] === 'child') {
   const signal = new AbortController().signal;
   const { createBoundedHttp } = await import('@heliograph/core/plugins/http/bounded-got');
   const { got } = await import('got');
-  const http = mode === 'bounded' ? createBoundedHttp({ signal }) : got.extend({ timeout: { request: 60_000 }, signal });
+  const http =
+    mode === 'bounded' ? createBoundedHttp({ signal }) : got.extend({ timeout: { request: 60_000 }, signal });
   let peak = process.memoryUsage.rss();
   const sampler = setInterval(() => (peak = Math.max(peak, process.memoryUsage.rss())), 5);
   let outcome: string;
@@ -48,16 +49,22 @@ const url = `http://127.0.0.1:${(upstream.address() as AddressInfo).port}/answer
 
 function run(mode: 'bounded' | 'unbounded'): Promise<{ peakMb: number; outcome: string }> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [fileURLToPath(import.meta.url), 'child', mode, url], { stdio: ['ignore', 'pipe', 'inherit'] });
+    const child = spawn(process.execPath, [fileURLToPath(import.meta.url), 'child', mode, url], {
+      stdio: ['ignore', 'pipe', 'inherit'],
+    });
     let out = '';
     child.stdout.on('data', (d) => (out += d));
-    child.on('exit', (code) => (code === 0 ? resolve(JSON.parse(out)) : reject(new Error(`${mode} child exited with ${code}`))));
+    child.on('exit', (code) =>
+      code === 0 ? resolve(JSON.parse(out)) : reject(new Error(`${mode} child exited with ${code}`)),
+    );
   });
 }
 
 console.log(`one ${SIZE / MiB} MB answer, .text():`);
 for (const mode of ['bounded', 'unbounded'] as const) {
   const { peakMb, outcome } = await run(mode);
-  console.log(`  ${mode === 'bounded' ? 'ctx.http (10 MiB cap)' : 'plain got           '}  peak RSS ${String(peakMb).padStart(4)} MB  ${outcome}`);
+  console.log(
+    `  ${mode === 'bounded' ? 'ctx.http (10 MiB cap)' : 'plain got           '}  peak RSS ${String(peakMb).padStart(4)} MB  ${outcome}`,
+  );
 }
 upstream.close();

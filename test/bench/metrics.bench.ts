@@ -22,7 +22,18 @@ const plugins = {
     {
       id: 'sim',
       plugin: 'simulator',
-      devices: ['inverter_1', 'inverter_2', 'inverter_3', 'inverter_4', 'inverter_5', 'inverter_6', 'inverter_7', 'inverter_8', 'battery_1', 'battery_2'],
+      devices: [
+        'inverter_1',
+        'inverter_2',
+        'inverter_3',
+        'inverter_4',
+        'inverter_5',
+        'inverter_6',
+        'inverter_7',
+        'inverter_8',
+        'battery_1',
+        'battery_2',
+      ],
       config: { pollIntervalMs: 1000 },
     },
   ],
@@ -30,7 +41,8 @@ const plugins = {
 
 async function load(url: string, headers: Record<string, string>, durationS = DURATION_S): Promise<number> {
   const result = await autocannon({ url, connections: 10, duration: durationS, headers });
-  if (result.non2xx > 0 || result.errors > 0) throw new Error(`${url}: ${result.non2xx} non-2xx answers, ${result.errors} errors`);
+  if (result.non2xx > 0 || result.errors > 0)
+    throw new Error(`${url}: ${result.non2xx} non-2xx answers, ${result.errors} errors`);
   return result.requests.average;
 }
 
@@ -52,9 +64,11 @@ async function main(): Promise<void> {
 
   const snapshotFile = join(mkdtempSync(join(tmpdir(), 'heliograph-bench-')), 'snapshot.json');
   writeFileSync(snapshotFile, JSON.stringify(snapshot));
-  const bare = spawn(process.execPath, [fileURLToPath(new URL('./bare-server.js', import.meta.url)), snapshotFile], { stdio: ['ignore', 'pipe', 'inherit'] });
+  const bare = spawn(process.execPath, [fileURLToPath(new URL('./bare-server.js', import.meta.url)), snapshotFile], {
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
   const bareUrl = await new Promise<string>((resolve) => {
-    createInterface({ input: bare.stdout! }).on('line', (line) => {
+    createInterface({ input: bare.stdout }).on('line', (line) => {
       const match = /^listening on (\S+)$/.exec(line);
       if (match) resolve(`${match[1]}/api/v1/metrics`);
     });
@@ -77,13 +91,17 @@ async function main(): Promise<void> {
   await server.stop();
 
   const each = (values: number[], digits: number) => values.map((v) => v.toFixed(digits)).join(' ');
-  console.log(`\nGET /api/v1/metrics, ${snapshot.length} topics, authenticated, ${DURATION_S} s each, 10 connections, median of ${RUNS} runs`);
+  console.log(
+    `\nGET /api/v1/metrics, ${snapshot.length} topics, authenticated, ${DURATION_S} s each, 10 connections, median of ${RUNS} runs`,
+  );
   row('bare node:http (JSON per request) req/s', bareRps.toFixed(0));
   row('Heliograph req/s', heliographRps.toFixed(0));
   row('ratio Heliograph / bare (median of paired runs)', median(ratios).toFixed(2) + 'x', '>= 2.5x');
   console.log(`  runs: bare ${each(bareRuns, 0)}; Heliograph ${each(heliographRuns, 0)}; ratios ${each(ratios, 2)}`);
   row('RSS after start', (rss / 1024 / 1024).toFixed(1) + ' MB', '< 64 MB');
-  console.log(`  of which private (RssAnon) ${(kbOf('RssAnon') / 1024).toFixed(1)} MB, file-backed (RssFile: the node binary, libraries) ${(kbOf('RssFile') / 1024).toFixed(1)} MB`);
+  console.log(
+    `  of which private (RssAnon) ${(kbOf('RssAnon') / 1024).toFixed(1)} MB, file-backed (RssFile: the node binary, libraries) ${(kbOf('RssFile') / 1024).toFixed(1)} MB`,
+  );
   row('start to listening line', server.listeningAfterMs.toFixed(0) + ' ms');
   row('start to first answer', firstAnswerMs.toFixed(0) + ' ms', '< 1000 ms');
 }

@@ -50,7 +50,9 @@ for (let i = 0; i < RUNS; i++) {
   await page.reload();
   await page.getByRole('navigation', { name: 'Screens' }).waitFor();
   shellMs.push(Date.now() - start);
-  await page.waitForFunction(() => /\d/.test(document.querySelector('.flow-value[data-node="home"]')?.textContent ?? ''));
+  await page.waitForFunction(() =>
+    /\d/.test(document.querySelector('.flow-value[data-node="home"]')?.textContent ?? ''),
+  );
   flowMs.push(Date.now() - start);
   await page.locator('.chart canvas').waitFor();
   chartMs.push(Date.now() - start);

@@ -28,7 +28,14 @@ const TICK_MS = 10;
 const FILTERS = ['*', 'inverter_1/*', 'total/*'];
 
 const plugins = {
-  plugins: [{ id: 'sim', plugin: 'simulator', devices: ['inverter_1', 'inverter_2', 'inverter_3', 'inverter_4', 'battery_1'], config: { pollIntervalMs: 1000 } }],
+  plugins: [
+    {
+      id: 'sim',
+      plugin: 'simulator',
+      devices: ['inverter_1', 'inverter_2', 'inverter_3', 'inverter_4', 'battery_1'],
+      config: { pollIntervalMs: 1000 },
+    },
+  ],
 };
 
 interface Client {
@@ -83,7 +90,9 @@ async function main(): Promise<void> {
   let serial = 0;
   const connect = () => {
     const filter = FILTERS[serial++ % FILTERS.length]!;
-    const ws = new WebSocket(`ws://127.0.0.1:${port}/api/websocket?password=${PASSWORD}&vsn=2.0.0`, { perMessageDeflate: false });
+    const ws = new WebSocket(`ws://127.0.0.1:${port}/api/websocket?password=${PASSWORD}&vsn=2.0.0`, {
+      perMessageDeflate: false,
+    });
     const client: Client = { ws, joined: false };
     clients.add(client);
     const t0 = performance.now();
@@ -126,7 +135,9 @@ async function main(): Promise<void> {
     const fds = readdirSync(`/proc/${pid}/fd`).length;
     rssPerReport.push(rss);
     fdsPerReport.push(fds);
-    console.log(window.line((performance.now() - started) / 60_000, rss, fds, [...clients].filter((c) => c.joined).length));
+    console.log(
+      window.line((performance.now() - started) / 60_000, rss, fds, [...clients].filter((c) => c.joined).length),
+    );
     window.reset();
   }
 
@@ -156,11 +167,16 @@ function summarize(rss: number[], fds: number[]): void {
   steady.forEach((y, x) => ((num += (x - meanX) * (y - meanY)), (den += (x - meanX) ** 2)));
   const slopePerHour = (num / den) * (3600 / REPORT_S);
   // A line through two or three points says little: the trend is shown from five on.
-  const trend = n >= 5 ? `trend ${slopePerHour >= 0 ? '+' : ''}${(slopePerHour / 1048576).toFixed(1)} MB per hour` : 'too few reports for a trend';
+  const trend =
+    n >= 5
+      ? `trend ${slopePerHour >= 0 ? '+' : ''}${(slopePerHour / 1048576).toFixed(1)} MB per hour`
+      : 'too few reports for a trend';
   console.log(
     `\nRSS ${mb(rss[1]!)} after the first report, ${mb(rss.at(-1)!)} at the end (min ${mb(Math.min(...steady))}, max ${mb(Math.max(...steady))}); ${trend} (target: flat)`,
   );
-  console.log(`file descriptors ${fds[1]} after the first report, ${fds.at(-1)} at the end (max ${Math.max(...fds.slice(1))})`);
+  console.log(
+    `file descriptors ${fds[1]} after the first report, ${fds.at(-1)} at the end (max ${Math.max(...fds.slice(1))})`,
+  );
 }
 
 main().catch((err) => {

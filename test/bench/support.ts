@@ -20,18 +20,44 @@ export interface ServerProcess {
 }
 
 /** Starts `heliograph serve` in a child process on a free port with a fresh data dir. */
-export async function startServerProcess(options: { plugins: unknown; password: string; env?: Record<string, string> }): Promise<ServerProcess> {
+export async function startServerProcess(options: {
+  plugins: unknown;
+  password: string;
+  env?: Record<string, string>;
+}): Promise<ServerProcess> {
   const dir = mkdtempSync(join(tmpdir(), 'heliograph-bench-'));
   const pluginsFile = join(dir, 'plugins.json');
   writeFileSync(pluginsFile, JSON.stringify(options.plugins));
   const startedAt = performance.now();
-  const child = spawn(process.execPath, [...NODE_FLAGS, MAIN, 'serve', '--host', '127.0.0.1', '--port', '0', '--data', join(dir, 'data'), '--plugins', pluginsFile], {
-    env: { ...process.env, HELIOGRAPH_PASSWORD: options.password, HELIOGRAPH_LOG_LEVEL: 'warn', HELIOGRAPH_MDNS: '0', ...options.env },
-    stdio: ['ignore', 'pipe', 'inherit'],
-  });
+  const child = spawn(
+    process.execPath,
+    [
+      ...NODE_FLAGS,
+      MAIN,
+      'serve',
+      '--host',
+      '127.0.0.1',
+      '--port',
+      '0',
+      '--data',
+      join(dir, 'data'),
+      '--plugins',
+      pluginsFile,
+    ],
+    {
+      env: {
+        ...process.env,
+        HELIOGRAPH_PASSWORD: options.password,
+        HELIOGRAPH_LOG_LEVEL: 'warn',
+        HELIOGRAPH_MDNS: '0',
+        ...options.env,
+      },
+      stdio: ['ignore', 'pipe', 'inherit'],
+    },
+  );
   const url = await new Promise<string>((resolve, reject) => {
     child.once('exit', (code) => reject(new Error(`server exited with ${code} before listening`)));
-    createInterface({ input: child.stdout! }).on('line', (line) => {
+    createInterface({ input: child.stdout }).on('line', (line) => {
       const match = /^listening on (http:\/\/\S+)$/.exec(line);
       if (match) resolve(match[1]!);
     });

@@ -25,7 +25,16 @@ async function main(): Promise<void> {
   const registry = new TopicRegistry(systemClock);
   const states: TopicState[] = [];
   const define = (topic: string, deviceId: string) => {
-    registry.define({ topic, deviceId, ...deviceFields(deviceId), group: 'Status', name: topic.split('/')[1]!, unit: 'W', type: 'number', recorded: true });
+    registry.define({
+      topic,
+      deviceId,
+      ...deviceFields(deviceId),
+      group: 'Status',
+      name: topic.split('/')[1]!,
+      unit: 'W',
+      type: 'number',
+      recorded: true,
+    });
     states.push(registry.get(topic)!);
   };
   define(TIMESTAMP_TOPIC, 'bench');
@@ -36,15 +45,31 @@ async function main(): Promise<void> {
 
   const auth: Authenticator = {
     authenticate: async (credentials) =>
-      credentials?.secret === BENCH_PASSWORD ? { ok: true as const, who: 'admin', scope: 'admin' as const } : { ok: false as const, status: 401 as const, message: 'wrong password' },
+      credentials?.secret === BENCH_PASSWORD
+        ? { ok: true as const, who: 'admin', scope: 'admin' as const }
+        : { ok: false as const, status: 401 as const, message: 'wrong password' },
   };
   const db = await openDatabase(':memory:');
   await migrate(db, auditMigrations);
   const writes = new WriteService(registry, new AuditLog(db, systemClock), systemClock);
-  const system = new SystemInfo({ clock: systemClock, siteId: 1, version: 'bench', dataDir: tmpdir(), startedAt: Date.now() });
+  const system = new SystemInfo({
+    clock: systemClock,
+    siteId: 1,
+    version: 'bench',
+    dataDir: tmpdir(),
+    startedAt: Date.now(),
+  });
   const app = createApp({ auth, realm: 'Heliograph', routers: [] });
   const running = await listen(app, '127.0.0.1', 0);
-  const endpoint = attachWebsocket({ app, server: running.server, registry, auth, realm: 'Heliograph', writes, system });
+  const endpoint = attachWebsocket({
+    app,
+    server: running.server,
+    registry,
+    auth,
+    realm: 'Heliograph',
+    writes,
+    system,
+  });
 
   let ticks = 0;
   const values = states.map(() => 1000 + Math.random() * 1000);
@@ -70,13 +95,20 @@ async function main(): Promise<void> {
     if (request.type === 'memory') {
       gc?.();
       const memory = process.memoryUsage();
-      const newSpace = getHeapSpaceStatistics().find((space) => space.space_name === 'new_space')?.physical_space_size ?? 0;
+      const newSpace =
+        getHeapSpaceStatistics().find((space) => space.space_name === 'new_space')?.physical_space_size ?? 0;
       reply({ type: 'memory', rss: memory.rss, heapUsed: memory.heapUsed, newSpace, clients: endpoint.clientCount });
     } else if (request.type === 'cpu') {
       // Each call reports the CPU time since the previous one.
       const cpu = process.cpuUsage(cpuStart);
       const wall = process.hrtime.bigint() - wallStart;
-      reply({ type: 'cpu', cpuMicros: cpu.user + cpu.system, wallNanos: String(wall), ticks: ticks - ticksStart, fanOutMs });
+      reply({
+        type: 'cpu',
+        cpuMicros: cpu.user + cpu.system,
+        wallNanos: String(wall),
+        ticks: ticks - ticksStart,
+        fanOutMs,
+      });
       fanOutMs = [];
       cpuStart = process.cpuUsage();
       wallStart = process.hrtime.bigint();

@@ -38,7 +38,10 @@ async function probe(seconds: number): Promise<number[]> {
 
 const pct = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * p))]!;
 const show = (label: string, times: number[]) =>
-  row(label, `${pct(times, 0.5).toFixed(1)} / ${pct(times, 0.99).toFixed(1)} / ${times[times.length - 1]!.toFixed(1)} ms`);
+  row(
+    label,
+    `${pct(times, 0.5).toFixed(1)} / ${pct(times, 0.99).toFixed(1)} / ${times[times.length - 1]!.toFixed(1)} ms`,
+  );
 
 show('REST p50 / p99 / max, no stalled clients', await probe(SECONDS / 3));
 

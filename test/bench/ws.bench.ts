@@ -30,7 +30,11 @@ class ServerChild {
   constructor() {
     const script = fileURLToPath(new URL('./ws-bench-server.js', import.meta.url));
     // The Node flags of `npm start`, so the server's memory behaves as in service.
-    this.child = fork(script, [], { execArgv: [...NODE_FLAGS, '--expose-gc'], env: { ...process.env, HELIOGRAPH_LOG_LEVEL: 'warn' }, stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+    this.child = fork(script, [], {
+      execArgv: [...NODE_FLAGS, '--expose-gc'],
+      env: { ...process.env, HELIOGRAPH_LOG_LEVEL: 'warn' },
+      stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+    });
   }
 
   async next<T extends BenchReply['type']>(type: T): Promise<Extract<BenchReply, { type: T }>> {
@@ -63,7 +67,10 @@ interface Stats {
 
 /** Connects one client, joins all topics and resolves on its first data message. */
 function connectClient(port: number, stats: Stats): Promise<WebSocket> {
-  const ws = new WebSocket(`ws://127.0.0.1:${port}/api/websocket?password=${BENCH_PASSWORD}&vsn=2.0.0`, { perMessageDeflate: false, skipUTF8Validation: true });
+  const ws = new WebSocket(`ws://127.0.0.1:${port}/api/websocket?password=${BENCH_PASSWORD}&vsn=2.0.0`, {
+    perMessageDeflate: false,
+    skipUTF8Validation: true,
+  });
   return new Promise((resolve, reject) => {
     let joined = false;
     ws.once('error', reject);
@@ -136,7 +143,13 @@ async function main(): Promise<void> {
 
 type Memory = Extract<BenchReply, { type: 'memory' }>;
 
-function report(run: { stats: Stats; cpu: Extract<BenchReply, { type: 'cpu' }>; before: Memory; after: Memory; connectMs: number }): void {
+function report(run: {
+  stats: Stats;
+  cpu: Extract<BenchReply, { type: 'cpu' }>;
+  before: Memory;
+  after: Memory;
+  connectMs: number;
+}): void {
   const { stats, cpu, before, after } = run;
   const sorted = stats.latencies.sort((a, b) => a - b);
   const p50 = percentile(sorted, 50);
@@ -149,16 +162,41 @@ function report(run: { stats: Stats; cpu: Extract<BenchReply, { type: 'cpu' }>; 
   const heapKb = perClientKb(after.heapUsed - before.heapUsed);
   const mb = (bytes: number) => `${(bytes / 1048576).toFixed(1)} MB`;
 
-  console.log(`WebSocket benchmark: ${CLIENTS} clients x ${TOPIC_COUNT} topics at 1 Hz, every client joined to all topics (vsn 2.0.0)`);
+  console.log(
+    `WebSocket benchmark: ${CLIENTS} clients x ${TOPIC_COUNT} topics at 1 Hz, every client joined to all topics (vsn 2.0.0)`,
+  );
   console.log(
     `  ${CLIENTS} clients connected and joined in ${(run.connectMs / 1000).toFixed(1)} s; measured ${MEASURE_S} s: ${cpu.ticks} ticks, ` +
       `${stats.dataMessages} of ${cpu.ticks * CLIENTS} data messages received, ${stats.closedEarly} sockets closed early`,
   );
-  console.log(line('latency publish -> receipt', `p50 ${p50.toFixed(1)} ms, p99 ${p99.toFixed(1)} ms`, `p99 < ${TARGETS.p99Ms} ms`, p99 < TARGETS.p99Ms));
+  console.log(
+    line(
+      'latency publish -> receipt',
+      `p50 ${p50.toFixed(1)} ms, p99 ${p99.toFixed(1)} ms`,
+      `p99 < ${TARGETS.p99Ms} ms`,
+      p99 < TARGETS.p99Ms,
+    ),
+  );
   const fanOut = [...cpu.fanOutMs].sort((a, b) => a - b);
-  console.log(`  server side of it: publish + fan-out to ${CLIENTS} sockets p50 ${percentile(fanOut, 50).toFixed(1)} ms, max ${fanOut.at(-1)!.toFixed(1)} ms per tick`);
-  console.log(line('server CPU', `${cpuPercent.toFixed(2)} % of one core`, `< ${TARGETS.cpuPercent} %`, cpuPercent < TARGETS.cpuPercent));
-  console.log(line('server RSS growth per client', `${rssKb.toFixed(1)} KB (JS heap ${heapKb.toFixed(1)} KB)`, `< ${TARGETS.kbPerClient} KB`, rssKb < TARGETS.kbPerClient));
+  console.log(
+    `  server side of it: publish + fan-out to ${CLIENTS} sockets p50 ${percentile(fanOut, 50).toFixed(1)} ms, max ${fanOut.at(-1)!.toFixed(1)} ms per tick`,
+  );
+  console.log(
+    line(
+      'server CPU',
+      `${cpuPercent.toFixed(2)} % of one core`,
+      `< ${TARGETS.cpuPercent} %`,
+      cpuPercent < TARGETS.cpuPercent,
+    ),
+  );
+  console.log(
+    line(
+      'server RSS growth per client',
+      `${rssKb.toFixed(1)} KB (JS heap ${heapKb.toFixed(1)} KB)`,
+      `< ${TARGETS.kbPerClient} KB`,
+      rssKb < TARGETS.kbPerClient,
+    ),
+  );
   // V8 sizes its young generation by allocation rate (up to 16 MB per semi-space) and shrinks
   // it when idle; a change there is not memory the clients hold, so it is shown apart.
   console.log(

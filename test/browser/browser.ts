@@ -17,7 +17,8 @@ const NAMES = ['chromium', 'chromium-browser', 'google-chrome', 'google-chrome-s
 export function findChromium(): string | null {
   const given = process.env[BROWSER_ENV];
   if (given) {
-    if (!existsSync(given)) throw new Error(`${BROWSER_ENV}=${given}: no such file; point it at a Chromium or Chrome executable`);
+    if (!existsSync(given))
+      throw new Error(`${BROWSER_ENV}=${given}: no such file; point it at a Chromium or Chrome executable`);
     return given;
   }
   if (existsSync('/usr/bin/chromium')) return '/usr/bin/chromium';
@@ -37,7 +38,8 @@ const found = findChromium();
 export const BROWSER_SKIP: string | false = (() => {
   if (found) return false;
   const how = `no Chromium found (looked at $${BROWSER_ENV}, /usr/bin/chromium, and ${NAMES.join(', ')} on the PATH): install one with \`apt-get install -y chromium\`, or set ${BROWSER_ENV}`;
-  if (process.env[REQUIRE_BROWSER_ENV]) throw new Error(`${how} (${REQUIRE_BROWSER_ENV} is set, so this is a failure, not a skip)`);
+  if (process.env[REQUIRE_BROWSER_ENV])
+    throw new Error(`${how} (${REQUIRE_BROWSER_ENV} is set, so this is a failure, not a skip)`);
   process.stderr.write(`\n*** BROWSER TESTS SKIPPED: ${how} ***\n\n`);
   return how;
 })();

@@ -19,35 +19,49 @@ if (!BROWSER_SKIP) {
 }
 
 async function writeSetting(topic: string, value: string): Promise<void> {
-  const answer = await fetch(`${site.url}/api/v1/metrics`, { method: 'POST', headers: { authorization: basic(), 'content-type': 'application/json' }, body: JSON.stringify({ topic, value }) });
+  const answer = await fetch(`${site.url}/api/v1/metrics`, {
+    method: 'POST',
+    headers: { authorization: basic(), 'content-type': 'application/json' },
+    body: JSON.stringify({ topic, value }),
+  });
   assert.equal(answer.status, 200, await answer.text());
 }
 
-test('the power flow, the chart of the day with the forecast, and the price bars are drawn from the service', { skip: BROWSER_SKIP }, async (t) => {
-  const page = await openPage(t, browser, site.url);
-  await signIn(page);
-  // Power flow: every node has a value, and the summary says it in words.
-  for (const node of ['pv', 'grid', 'battery', 'home']) {
-    await page.waitForFunction((n) => /\d/.test(document.querySelector(`.flow-value[data-node="${n}"]`)?.textContent ?? ''), node);
-  }
-  assert.match(await page.locator('#flow-summary').innerText(), /^Solar .* W.*, grid .*, battery .*, home using .* W\.$/);
-  // The chart: uPlot's canvas over the backfilled day, in 5-minute buckets.
-  await page.locator('.chart canvas').waitFor();
-  const points = Number(await page.locator('.chart').getAttribute('data-points'));
-  assert.ok(points > 12, `the day's chart has ${points} points`);
-  assert.match(await page.locator('.chart .u-legend').innerText(), /Solar forecast/);
-  // Energy of the day, scaled.
-  assert.match(await page.locator('#energy-card').innerText(), /Solar produced\s+[\d.,]+ k?Wh/);
-  // Prices: one bar per slot, coloured by rank, the current one marked and named.
-  assert.ok((await page.locator('.price-bars rect.bar').count()) >= 24);
-  assert.equal(await page.locator('.price-bars rect.bar.now').count(), 1);
-  assert.match(await page.locator('.price-now').innerText(), /^Now: [\d.,]+ EUR\/kWh/);
-  // Another range and aggregate: the week at hourly maxima.
-  await page.getByLabel('Range').selectOption('week');
-  await page.getByLabel('Values').selectOption('max');
-  await page.getByRole('heading', { name: 'Energy, last 7 days' }).waitFor();
-  await page.locator('.chart canvas').waitFor();
-});
+test(
+  'the power flow, the chart of the day with the forecast, and the price bars are drawn from the service',
+  { skip: BROWSER_SKIP },
+  async (t) => {
+    const page = await openPage(t, browser, site.url);
+    await signIn(page);
+    // Power flow: every node has a value, and the summary says it in words.
+    for (const node of ['pv', 'grid', 'battery', 'home']) {
+      await page.waitForFunction(
+        (n) => /\d/.test(document.querySelector(`.flow-value[data-node="${n}"]`)?.textContent ?? ''),
+        node,
+      );
+    }
+    assert.match(
+      await page.locator('#flow-summary').innerText(),
+      /^Solar .* W.*, grid .*, battery .*, home using .* W\.$/,
+    );
+    // The chart: uPlot's canvas over the backfilled day, in 5-minute buckets.
+    await page.locator('.chart canvas').waitFor();
+    const points = Number(await page.locator('.chart').getAttribute('data-points'));
+    assert.ok(points > 12, `the day's chart has ${points} points`);
+    assert.match(await page.locator('.chart .u-legend').innerText(), /Solar forecast/);
+    // Energy of the day, scaled.
+    assert.match(await page.locator('#energy-card').innerText(), /Solar produced\s+[\d.,]+ k?Wh/);
+    // Prices: one bar per slot, coloured by rank, the current one marked and named.
+    assert.ok((await page.locator('.price-bars rect.bar').count()) >= 24);
+    assert.equal(await page.locator('.price-bars rect.bar.now').count(), 1);
+    assert.match(await page.locator('.price-now').innerText(), /^Now: [\d.,]+ EUR\/kWh/);
+    // Another range and aggregate: the week at hourly maxima.
+    await page.getByLabel('Range').selectOption('week');
+    await page.getByLabel('Values').selectOption('max');
+    await page.getByRole('heading', { name: 'Energy, last 7 days' }).waitFor();
+    await page.locator('.chart canvas').waitFor();
+  },
+);
 
 test('live values arrive over the WebSocket, with no polling requests', { skip: BROWSER_SKIP }, async (t) => {
   const page = await openPage(t, browser, site.url);
@@ -65,28 +79,38 @@ test('live values arrive over the WebSocket, with no polling requests', { skip: 
   const before = requests.length;
   // A change made elsewhere (here: by this test over REST) reaches the open page by itself.
   await writeSetting('inverter_1/max_charge_current', '70');
-  await page.locator('form[data-topic="inverter_1/max_charge_current"] .current').filter({ hasText: 'Now: 70 A' }).waitFor();
+  await page
+    .locator('form[data-topic="inverter_1/max_charge_current"] .current')
+    .filter({ hasText: 'Now: 70 A' })
+    .waitFor();
   assert.ok(frames > 0, 'data frames came over the socket');
   assert.deepEqual(requests.slice(before), [], 'the page made no API request for it: no polling');
   assert.match(first, /^[\d.,]+ k?W$/, 'power is scaled with its unit');
 });
 
-test('the offline banner shows while the service is down; values come back live after it restarts', { skip: BROWSER_SKIP }, async (t) => {
-  const page = await openPage(t, browser, site.url);
-  await signIn(page);
-  const banner = page.locator('.banner');
-  assert.equal(await banner.isVisible(), false);
-  await site.stop();
-  // The server closes its sockets as it shuts down; on a loaded machine that can take seconds.
-  await banner.filter({ hasText: 'Offline.' }).waitFor({ timeout: 30_000 });
-  assert.match(await banner.innerText(), /not live\. Reconnecting/);
-  assert.equal(await page.evaluate(() => document.body.classList.contains('offline')), true, 'values are dimmed');
+test(
+  'the offline banner shows while the service is down; values come back live after it restarts',
+  { skip: BROWSER_SKIP },
+  async (t) => {
+    const page = await openPage(t, browser, site.url);
+    await signIn(page);
+    const banner = page.locator('.banner');
+    assert.equal(await banner.isVisible(), false);
+    await site.stop();
+    // The server closes its sockets as it shuts down; on a loaded machine that can take seconds.
+    await banner.filter({ hasText: 'Offline.' }).waitFor({ timeout: 30_000 });
+    assert.match(await banner.innerText(), /not live\. Reconnecting/);
+    assert.equal(await page.evaluate(() => document.body.classList.contains('offline')), true, 'values are dimmed');
 
-  await site.restart();
-  await banner.waitFor({ state: 'hidden', timeout: 30_000 });
-  assert.equal(await page.evaluate(() => document.body.classList.contains('offline')), false);
-  // Live again: a change after the reconnect reaches the page.
-  await showScreen(page, 'devices');
-  await writeSetting('inverter_1/max_charge_current', '30');
-  await page.locator('form[data-topic="inverter_1/max_charge_current"] .current').filter({ hasText: 'Now: 30 A' }).waitFor();
-});
+    await site.restart();
+    await banner.waitFor({ state: 'hidden', timeout: 30_000 });
+    assert.equal(await page.evaluate(() => document.body.classList.contains('offline')), false);
+    // Live again: a change after the reconnect reaches the page.
+    await showScreen(page, 'devices');
+    await writeSetting('inverter_1/max_charge_current', '30');
+    await page
+      .locator('form[data-topic="inverter_1/max_charge_current"] .current')
+      .filter({ hasText: 'Now: 30 A' })
+      .waitFor();
+  },
+);

@@ -2,7 +2,17 @@ import { test, after } from 'node:test';
 import assert from 'node:assert/strict';
 import type { Browser } from 'playwright-core';
 import { BROWSER_SKIP, launchChromium } from './browser.js';
-import { axeViolations, DESKTOP, horizontalOverflow, openPage, PHONE, SCREENS, screenshot, showScreen, signIn } from './page.js';
+import {
+  axeViolations,
+  DESKTOP,
+  horizontalOverflow,
+  openPage,
+  PHONE,
+  SCREENS,
+  screenshot,
+  showScreen,
+  signIn,
+} from './page.js';
 import { startSite, type Site } from './site.js';
 
 // Every screen at desktop and phone size: nothing wider than the screen, no serious or
@@ -18,7 +28,10 @@ if (!BROWSER_SKIP) {
   after(() => browser.close());
 }
 
-for (const [size, viewport] of [['phone', PHONE], ['desktop', DESKTOP]] as const) {
+for (const [size, viewport] of [
+  ['phone', PHONE],
+  ['desktop', DESKTOP],
+] as const) {
   for (const theme of size === 'phone' ? (['light', 'dark'] as const) : (['light'] as const)) {
     test(`${size} (${theme}): every screen fits the width and passes axe-core`, { skip: BROWSER_SKIP }, async (t) => {
       const page = await openPage(t, browser, site.url, viewport);
@@ -31,7 +44,13 @@ for (const [size, viewport] of [['phone', PHONE], ['desktop', DESKTOP]] as const
       for (const screen of SCREENS) {
         await showScreen(page, screen);
         // Each screen's content is there before it is judged.
-        const ready = { home: '.chart canvas', devices: 'article.device', plugins: 'article.plugin', site: '.screen-body > *:not(.hint)', access: '.token-row' }[screen];
+        const ready = {
+          home: '.chart canvas',
+          devices: 'article.device',
+          plugins: 'article.plugin',
+          site: '.screen-body > *:not(.hint)',
+          access: '.token-row',
+        }[screen];
         await page.locator(ready).first().waitFor();
         if (screen === 'plugins') await page.locator('article.plugin details summary').first().click();
         assert.deepEqual(await horizontalOverflow(page), [], `${screen} overflows at ${viewport.width} px`);

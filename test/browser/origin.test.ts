@@ -24,7 +24,8 @@ after(async () => {
   evil.close();
 });
 
-const wsUrl = (password: string) => `${server.url.replace('http', 'ws')}/api/websocket?password=${encodeURIComponent(password)}`;
+const wsUrl = (password: string) =>
+  `${server.url.replace('http', 'ws')}/api/websocket?password=${encodeURIComponent(password)}`;
 
 /** Opens a WebSocket from inside the page: "open", or "closed <code>" when refused. */
 function openFromPage(page: Page, url: string): Promise<string> {
@@ -45,7 +46,11 @@ function openFromPage(page: Page, url: string): Promise<string> {
 test('another origin cannot open the stream, and its guesses do not throttle the user', async () => {
   const page = await browser.newPage();
   await page.goto(evilUrl);
-  assert.equal(await openFromPage(page, wsUrl(PASSWORD)), 'closed 1006', 'even the right password is refused from another page');
+  assert.equal(
+    await openFromPage(page, wsUrl(PASSWORD)),
+    'closed 1006',
+    'even the right password is refused from another page',
+  );
   for (let i = 0; i < 8; i++) assert.equal(await openFromPage(page, wsUrl(`guess ${i}`)), 'closed 1006');
   const status = (await server.api('/api/v1/metrics')).status;
   assert.equal(status, 200, 'the address is not throttled');

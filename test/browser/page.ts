@@ -50,10 +50,12 @@ export async function horizontalOverflow(page: Page): Promise<string[]> {
   return page.evaluate(() => {
     const width = document.documentElement.clientWidth;
     const out: string[] = [];
-    if (document.documentElement.scrollWidth > width) out.push(`document is ${document.documentElement.scrollWidth} px wide`);
+    if (document.documentElement.scrollWidth > width)
+      out.push(`document is ${document.documentElement.scrollWidth} px wide`);
     for (const el of document.querySelectorAll<HTMLElement>('body *')) {
       const rect = el.getBoundingClientRect();
-      if (rect.width > 0 && rect.right > width + 1) out.push(`${el.tagName.toLowerCase()}.${el.className} ends at ${Math.round(rect.right)} px`);
+      if (rect.width > 0 && rect.right > width + 1)
+        out.push(`${el.tagName.toLowerCase()}.${el.className} ends at ${Math.round(rect.right)} px`);
     }
     return out.slice(0, 10);
   });
@@ -65,10 +67,20 @@ const AXE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.mi
 export async function axeViolations(page: Page): Promise<string[]> {
   // Evaluated through the DevTools protocol, so the page's CSP (no inline scripts) does not block it.
   await page.evaluate(`${AXE}\n;0`);
-  const results = (await page.evaluate(`axe.run(document, { runOnly: { type: 'tag', values: ['wcag2a', 'wcag2aa', 'wcag21aa'] } })`)) as {
+  const results = (await page.evaluate(
+    `axe.run(document, { runOnly: { type: 'tag', values: ['wcag2a', 'wcag2aa', 'wcag21aa'] } })`,
+  )) as {
     violations: Array<{ id: string; impact: string; help: string; nodes: Array<{ target: string[] }> }>;
   };
-  return results.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical').map((v) => `${v.id} (${v.impact}): ${v.help} at ${v.nodes.map((n) => n.target.join(' ')).slice(0, 3).join(', ')}`);
+  return results.violations
+    .filter((v) => v.impact === 'serious' || v.impact === 'critical')
+    .map(
+      (v) =>
+        `${v.id} (${v.impact}): ${v.help} at ${v.nodes
+          .map((n) => n.target.join(' '))
+          .slice(0, 3)
+          .join(', ')}`,
+    );
 }
 
 /**

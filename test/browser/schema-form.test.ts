@@ -23,13 +23,25 @@ const configSchema = z.object({
   note: z.string().optional(),
 });
 const jsonSchema = z.toJSONSchema(configSchema, { io: 'input', unrepresentable: 'any' });
-const config = { host: '192.168.1.20', api_key: null, location: { latitude: 48.1, longitude: 11.6 }, planes: [{ tilt: 30, azimuth: 180 }] };
+const config = {
+  host: '192.168.1.20',
+  api_key: null,
+  location: { latitude: 48.1, longitude: 11.6 },
+  planes: [{ tilt: 30, azimuth: 180 }],
+};
 
 let browser: Browser;
 let bundle = '';
 if (!BROWSER_SKIP) {
   const entry = fileURLToPath(new URL('../../../web/src/schema-form.ts', import.meta.url));
-  const built = await build({ entryPoints: [entry], bundle: true, format: 'iife', globalName: 'SchemaForm', write: false, target: 'es2020' });
+  const built = await build({
+    entryPoints: [entry],
+    bundle: true,
+    format: 'iife',
+    globalName: 'SchemaForm',
+    write: false,
+    target: 'es2020',
+  });
   bundle = built.outputFiles[0]!.text;
   browser = await launchChromium();
   after(() => browser.close());
@@ -42,7 +54,11 @@ async function drawForm(t: { after(fn: () => Promise<void>): void }) {
   await page.addScriptTag({ content: bundle });
   await page.evaluate(
     ([schema, value]) => {
-      const api = (window as unknown as { SchemaForm: { configFields(s: unknown, v: unknown, x: string): { element: HTMLElement; read(): unknown } } }).SchemaForm;
+      const api = (
+        window as unknown as {
+          SchemaForm: { configFields(s: unknown, v: unknown, x: string): { element: HTMLElement; read(): unknown } };
+        }
+      ).SchemaForm;
       const fields = api.configFields(schema, value, 'x');
       document.getElementById('under-test')!.append(fields.element);
       (window as unknown as { readForm: () => unknown }).readForm = () => fields.read();
@@ -53,28 +69,47 @@ async function drawForm(t: { after(fn: () => Promise<void>): void }) {
   return { page, read };
 }
 
-test('fields are labelled in words, show the config in force or the default, and say their range', { skip: BROWSER_SKIP }, async (t) => {
-  const { page } = await drawForm(t);
-  assert.equal(await page.getByLabel('Host (x)', { exact: true }).inputValue(), '192.168.1.20');
-  assert.equal(await page.getByLabel('Port (x)', { exact: true }).inputValue(), '502');
-  assert.equal(await page.getByLabel('Port (x)', { exact: true }).getAttribute('step'), '1');
-  assert.match(await page.locator('[data-path="port"] .hint').innerText(), /A whole number, from 1 to 65[,.]?535/);
-  assert.match(await page.locator('[data-path="pollIntervalMs"] .hint').innerText(), /more than 0/, 'positive() is "more than 0", not "0 to …"');
-  assert.equal(await page.getByLabel('Poll interval (ms) (x)', { exact: true }).inputValue(), '5000');
-  assert.equal(await page.getByLabel('Mode (x)', { exact: true }).locator('option:checked').innerText(), 'Tcp');
-  assert.equal(await page.getByRole('switch', { name: 'Enabled (x)' }).isChecked(), true);
-  assert.equal(await page.getByLabel('API key (x)', { exact: true }).getAttribute('type'), 'password', 'secrets are not shown on screen');
-  assert.equal(await page.getByLabel('Latitude (x)', { exact: true }).inputValue(), '48.1');
-  // Lists are fieldsets of fields, one per item, not JSON.
-  assert.equal(await page.locator('fieldset[data-path="planes"] [data-path="planes.0.tilt"] input').inputValue(), '30');
-  assert.equal(await page.locator('fieldset[data-path="peaks"] input').count(), 2);
-  assert.equal(await page.locator('textarea').count(), 0);
-  assert.match(await page.locator('#under-test').innerText(), /Address of the inverter/);
-});
+test(
+  'fields are labelled in words, show the config in force or the default, and say their range',
+  { skip: BROWSER_SKIP },
+  async (t) => {
+    const { page } = await drawForm(t);
+    assert.equal(await page.getByLabel('Host (x)', { exact: true }).inputValue(), '192.168.1.20');
+    assert.equal(await page.getByLabel('Port (x)', { exact: true }).inputValue(), '502');
+    assert.equal(await page.getByLabel('Port (x)', { exact: true }).getAttribute('step'), '1');
+    assert.match(await page.locator('[data-path="port"] .hint').innerText(), /A whole number, from 1 to 65[,.]?535/);
+    assert.match(
+      await page.locator('[data-path="pollIntervalMs"] .hint').innerText(),
+      /more than 0/,
+      'positive() is "more than 0", not "0 to …"',
+    );
+    assert.equal(await page.getByLabel('Poll interval (ms) (x)', { exact: true }).inputValue(), '5000');
+    assert.equal(await page.getByLabel('Mode (x)', { exact: true }).locator('option:checked').innerText(), 'Tcp');
+    assert.equal(await page.getByRole('switch', { name: 'Enabled (x)' }).isChecked(), true);
+    assert.equal(
+      await page.getByLabel('API key (x)', { exact: true }).getAttribute('type'),
+      'password',
+      'secrets are not shown on screen',
+    );
+    assert.equal(await page.getByLabel('Latitude (x)', { exact: true }).inputValue(), '48.1');
+    // Lists are fieldsets of fields, one per item, not JSON.
+    assert.equal(
+      await page.locator('fieldset[data-path="planes"] [data-path="planes.0.tilt"] input').inputValue(),
+      '30',
+    );
+    assert.equal(await page.locator('fieldset[data-path="peaks"] input').count(), 2);
+    assert.equal(await page.locator('textarea').count(), 0);
+    assert.match(await page.locator('#under-test').innerText(), /Address of the inverter/);
+  },
+);
 
 test('what is read back is the edited config, and the plugin schema accepts it', { skip: BROWSER_SKIP }, async (t) => {
   const { page, read } = await drawForm(t);
-  assert.deepEqual(await read(), { ok: true, present: true, value: { ...config, port: 502, pollIntervalMs: 5000, mode: 'tcp', enabled: true, peaks: [5000, 3000] } });
+  assert.deepEqual(await read(), {
+    ok: true,
+    present: true,
+    value: { ...config, port: 502, pollIntervalMs: 5000, mode: 'tcp', enabled: true, peaks: [5000, 3000] },
+  });
 
   await page.getByLabel('Mode (x)', { exact: true }).selectOption({ label: 'Rtu' });
   await page.getByRole('switch', { name: 'Enabled (x)' }).uncheck();
@@ -93,7 +128,10 @@ test('what is read back is the edited config, and the plugin schema accepts it',
     enabled: false,
     api_key: 's3cret',
     location: { latitude: 48.1, longitude: 11.6 },
-    planes: [{ tilt: 30, azimuth: 180 }, { tilt: 20, azimuth: 270 }],
+    planes: [
+      { tilt: 30, azimuth: 180 },
+      { tilt: 20, azimuth: 270 },
+    ],
     peaks: [5000],
     note: 'garage',
   });
@@ -106,8 +144,12 @@ test('what is read back is the edited config, and the plugin schema accepts it',
   assert.equal(emptied.value.api_key, null);
 });
 
-test('a required text left empty is reported at its field path before anything is sent', { skip: BROWSER_SKIP }, async (t) => {
-  const { page, read } = await drawForm(t);
-  await page.getByLabel('Host (x)', { exact: true }).fill('');
-  assert.deepEqual(await read(), { ok: false, issues: [{ path: ['host'], message: 'Required: enter a value.' }] });
-});
+test(
+  'a required text left empty is reported at its field path before anything is sent',
+  { skip: BROWSER_SKIP },
+  async (t) => {
+    const { page, read } = await drawForm(t);
+    await page.getByLabel('Host (x)', { exact: true }).fill('');
+    assert.deepEqual(await read(), { ok: false, issues: [{ path: ['host'], message: 'Required: enter a value.' }] });
+  },
+);

@@ -9,7 +9,12 @@ export const PASSWORD = 'correct horse battery';
 const MAIN = fileURLToPath(new URL('../../../core/dist/src/main.js', import.meta.url));
 
 /** The simulated site the page is tried on: two inverters and a battery, two days backfilled. */
-export const SIMULATOR = { id: 'sim', plugin: 'simulator', devices: ['inverter_1', 'inverter_2', 'battery_1'], config: { backfill_days: 2, pollIntervalMs: 1000 } };
+export const SIMULATOR = {
+  id: 'sim',
+  plugin: 'simulator',
+  devices: ['inverter_1', 'inverter_2', 'battery_1'],
+  config: { backfill_days: 2, pollIntervalMs: 1000 },
+};
 
 export interface Site {
   url: string;
@@ -53,7 +58,10 @@ export async function startSite(options: { password?: string | null; plugins?: u
   // Bounded: a line that never comes fails the test with the log, instead of hanging it.
   const waitForLog = (pattern: RegExp, from = 0) =>
     new Promise<RegExpMatchArray>((resolve, reject) => {
-      const timer = setTimeout(() => reject(new Error(`the service did not print ${pattern} within 60 s:\n${output.slice(-4000)}`)), 60_000);
+      const timer = setTimeout(
+        () => reject(new Error(`the service did not print ${pattern} within 60 s:\n${output.slice(-4000)}`)),
+        60_000,
+      );
       waiters.push({ pattern, from, resolve: (m) => (clearTimeout(timer), resolve(m)) });
       check();
       child?.once('exit', (code) => {
@@ -65,10 +73,19 @@ export async function startSite(options: { password?: string | null; plugins?: u
   let port = 0;
   const launch = async () => {
     const from = output.length;
-    child = spawn(process.execPath, [MAIN, 'serve', '--host', '127.0.0.1', '--port', String(port), '--data', dataDir, '--plugins', pluginsFile], {
-      env: { ...process.env, HELIOGRAPH_LOG_LEVEL: 'info', HELIOGRAPH_MDNS: '0', HELIOGRAPH_PASSWORD: password ?? '' },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
+    child = spawn(
+      process.execPath,
+      [MAIN, 'serve', '--host', '127.0.0.1', '--port', String(port), '--data', dataDir, '--plugins', pluginsFile],
+      {
+        env: {
+          ...process.env,
+          HELIOGRAPH_LOG_LEVEL: 'info',
+          HELIOGRAPH_MDNS: '0',
+          HELIOGRAPH_PASSWORD: password ?? '',
+        },
+        stdio: ['ignore', 'pipe', 'pipe'],
+      },
+    );
     const take = (chunk: Buffer) => {
       output += chunk.toString('utf8');
       check();

@@ -24,8 +24,13 @@ if (!BROWSER_SKIP) {
   await showScreen(page, 'access');
 }
 
-const bearer = (token: string) => fetch(`${site.url}/api/v1/metrics`, { headers: { authorization: `Bearer ${token}` } });
-const listed = async () => ((await (await fetch(`${site.url}/api/v1/tokens`, { headers: { authorization: basic() } })).json()) as Array<{ name: string; expires_at: string | null }>);
+const bearer = (token: string) =>
+  fetch(`${site.url}/api/v1/metrics`, { headers: { authorization: `Bearer ${token}` } });
+const listed = async () =>
+  (await (await fetch(`${site.url}/api/v1/tokens`, { headers: { authorization: basic() } })).json()) as Array<{
+    name: string;
+    expires_at: string | null;
+  }>;
 let secret = '';
 
 test('a created token is shown once, copies, and works as a bearer token', { skip: BROWSER_SKIP }, async () => {
@@ -41,7 +46,11 @@ test('a created token is shown once, copies, and works as a bearer token', { ski
   assert.equal(await page.evaluate(() => navigator.clipboard.readText()), secret);
   assert.equal((await bearer(secret)).status, 200);
   await page.locator('.token-row').filter({ hasText: 'Home Assistant' }).filter({ hasText: 'expires never' }).waitFor();
-  assert.equal(await page.locator('#tokens .token-rows').getByText(secret).count(), 0, 'the list never shows the secret');
+  assert.equal(
+    await page.locator('#tokens .token-rows').getByText(secret).count(),
+    0,
+    'the list never shows the secret',
+  );
   await page.getByRole('button', { name: 'Done' }).click();
   assert.equal(await page.getByLabel('New access token').count(), 0, 'gone once dismissed');
   // The page's own token is in the list too, marked.
@@ -54,10 +63,18 @@ test('an expiry is sent as RFC 3339; a taken name shows the API message', { skip
   await page.getByRole('button', { name: 'Create token' }).click();
   await page.getByLabel('New access token').waitFor();
   const expected = await page.evaluate(() => new Date('2030-01-31T12:00').toISOString().replace(/\.\d{3}Z$/, 'Z'));
-  assert.equal((await listed()).find((t) => t.name === 'script')!.expires_at, expected, 'the local time picked, in UTC');
+  assert.equal(
+    (await listed()).find((t) => t.name === 'script')!.expires_at,
+    expected,
+    'the local time picked, in UTC',
+  );
   await page.getByLabel('Token name').fill('Home Assistant');
   await page.getByRole('button', { name: 'Create token' }).click();
-  await page.getByRole('form', { name: 'Create an access token' }).getByRole('alert').filter({ hasText: 'Not created: a token named "Home Assistant" already exists' }).waitFor();
+  await page
+    .getByRole('form', { name: 'Create an access token' })
+    .getByRole('alert')
+    .filter({ hasText: 'Not created: a token named "Home Assistant" already exists' })
+    .waitFor();
 });
 
 test('a revoked token stops working at once; revoking asks first', { skip: BROWSER_SKIP }, async () => {
@@ -71,5 +88,8 @@ test('a revoked token stops working at once; revoking asks first', { skip: BROWS
   await page.getByRole('button', { name: 'Revoke token Home Assistant' }).click();
   await page.getByRole('button', { name: 'Revoke token Home Assistant' }).waitFor({ state: 'detached' });
   assert.equal((await bearer(secret)).status, 401);
-  assert.equal((await listed()).some((t) => t.name === 'Home Assistant'), false);
+  assert.equal(
+    (await listed()).some((t) => t.name === 'Home Assistant'),
+    false,
+  );
 });

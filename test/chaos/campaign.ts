@@ -56,7 +56,19 @@ export async function runCampaign(options: CampaignOptions): Promise<CampaignRes
   const { dir, random, log } = options;
   const dataDir = join(dir, 'data');
   const pluginsFile = join(dir, 'plugins.json');
-  writeFileSync(pluginsFile, JSON.stringify({ plugins: [{ id: 'sim', plugin: 'simulator', devices: ['inverter_1', 'battery_1'], config: { backfill_days: 1, pollIntervalMs: 1000, demoForecast: false, demoPrices: false } }] }));
+  writeFileSync(
+    pluginsFile,
+    JSON.stringify({
+      plugins: [
+        {
+          id: 'sim',
+          plugin: 'simulator',
+          devices: ['inverter_1', 'battery_1'],
+          config: { backfill_days: 1, pollIntervalMs: 1000, demoForecast: false, demoPrices: false },
+        },
+      ],
+    }),
+  );
   const csv = join(dir, 'import.csv');
   let expectedSum = 0;
   const lines = ['time,topic,value'];
@@ -90,23 +102,38 @@ export async function runCampaign(options: CampaignOptions): Promise<CampaignRes
     for (const [name, kwh] of lastTotals) {
       const now = totals.get(name);
       if (now === undefined && [...totals.keys()].some((key) => key.startsWith(name.split('@')[0]!))) continue;
-      if (now === undefined || now + 1e-9 < kwh) throw new Error(`after kill ${k + 1} (${kind}): energy total ${name} went back from ${kwh} to ${now}`);
+      if (now === undefined || now + 1e-9 < kwh)
+        throw new Error(`after kill ${k + 1} (${kind}): energy total ${name} went back from ${kwh} to ${now}`);
     }
     lastTotals = totals;
-    log(`kill ${k + 1}/${options.kills} (${kind}, after ${events} WAL writes): database opens, load energy ${[...totals].find(([key]) => key.startsWith('load_energy@'))?.[1]?.toFixed(6) ?? 'not saved yet'} kWh`);
+    log(
+      `kill ${k + 1}/${options.kills} (${kind}, after ${events} WAL writes): database opens, load energy ${[...totals].find(([key]) => key.startsWith('load_energy@'))?.[1]?.toFixed(6) ?? 'not saved yet'} kWh`,
+    );
   }
 
   // The end: an import and a backfill that run to completion over what the kills left.
   const code = await run(['history', 'import', csv, '--data', dataDir]);
   if (code !== 0) throw new Error(`the final import exited ${code}`);
   if (!(await backfillDone(dataDir))) await serveUntil(dataDir, pluginsFile, /backfill complete/);
-  return { kills: options.kills, serveKills, importKills, maxHistoryLagMs, ...(await countResults(dataDir, options.importReadings, expectedSum / 10)) };
+  return {
+    kills: options.kills,
+    serveKills,
+    importKills,
+    maxHistoryLagMs,
+    ...(await countResults(dataDir, options.importReadings, expectedSum / 10)),
+  };
 }
 
 function child(args: string[], extraEnv: Record<string, string> = {}): ChildProcess {
   return spawn(process.execPath, [MAIN, ...args], {
     stdio: ['ignore', 'pipe', 'pipe'],
-    env: { ...process.env, HELIOGRAPH_MDNS: '0', HELIOGRAPH_PASSWORD: PASSWORD, HELIOGRAPH_LOG_LEVEL: 'info', ...extraEnv },
+    env: {
+      ...process.env,
+      HELIOGRAPH_MDNS: '0',
+      HELIOGRAPH_PASSWORD: PASSWORD,
+      HELIOGRAPH_LOG_LEVEL: 'info',
+      ...extraEnv,
+    },
   });
 }
 
@@ -163,7 +190,10 @@ async function serveAndKill(dataDir: string, pluginsFile: string, events: number
         const res = await fetch(`${url}/api/v1/metrics`, {
           method: 'POST',
           headers: { authorization: auth, 'content-type': 'application/json' },
-          body: JSON.stringify({ topic: 'inverter_1/output_source_priority', value: i % 2 ? 'Solar first' : 'Utility first' }),
+          body: JSON.stringify({
+            topic: 'inverter_1/output_source_priority',
+            value: i % 2 ? 'Solar first' : 'Utility first',
+          }),
         });
         await res.arrayBuffer();
         if (res.status === 429) await new Promise((r) => setTimeout(r, 200));
@@ -185,11 +215,23 @@ async function serveAndKill(dataDir: string, pluginsFile: string, events: number
 async function newestLiveSlot(dataDir: string, killedAt: number): Promise<number | undefined> {
   const db = await openDatabase(join(dataDir, 'heliograph.db'));
   try {
-    const store = await HistoryStore.open({ db, clock: systemClock, config: { retentionDays: 3650, diskBudgetMb: 2048, flushIntervalMs: FLUSH_MS }, readOnly: true, autoFlush: false });
-    const page = await store.query('inverter_1/pv_power', { fromMs: killedAt - 60_000, toMs: killedAt + 10_000, groupS: 10, agg: 'last' });
+    const store = await HistoryStore.open({
+      db,
+      clock: systemClock,
+      config: { retentionDays: 3650, diskBudgetMb: 2048, flushIntervalMs: FLUSH_MS },
+      readOnly: true,
+      autoFlush: false,
+    });
+    const page = await store.query('inverter_1/pv_power', {
+      fromMs: killedAt - 60_000,
+      toMs: killedAt + 10_000,
+      groupS: 10,
+      agg: 'last',
+    });
     await store.close();
     let newest: number | undefined;
-    for (let b = 0; b < page.buckets.n; b++) if (page.buckets.count[b]! > 0) newest = (page.buckets.start + (b + 1) * 10) * 1000;
+    for (let b = 0; b < page.buckets.n; b++)
+      if (page.buckets.count[b]! > 0) newest = (page.buckets.start + (b + 1) * 10) * 1000;
     return newest;
   } finally {
     await db.close();
@@ -220,7 +262,9 @@ async function serveUntil(dataDir: string, pluginsFile: string, line: RegExp): P
 async function backfillDone(dataDir: string): Promise<boolean> {
   const db = await openDatabase(join(dataDir, 'heliograph.db'));
   try {
-    const row = await db.get<{ value: string }>("SELECT value FROM plugin_store WHERE instance = 'sim' AND key = 'backfill'").catch(() => undefined);
+    const row = await db
+      .get<{ value: string }>("SELECT value FROM plugin_store WHERE instance = 'sim' AND key = 'backfill'")
+      .catch(() => undefined);
     return row !== undefined && (JSON.parse(row.value) as { done?: boolean }).done === true;
   } finally {
     await db.close();
@@ -232,16 +276,28 @@ async function verifyDatabase(dataDir: string): Promise<Map<string, number>> {
   const db = await openDatabase(join(dataDir, 'heliograph.db'));
   try {
     const integrity = await db.get<{ integrity_check: string }>('PRAGMA integrity_check');
-    if (integrity?.integrity_check !== 'ok') throw new Error(`the database does not pass SQLite's integrity check: ${integrity?.integrity_check}`);
+    if (integrity?.integrity_check !== 'ok')
+      throw new Error(`the database does not pass SQLite's integrity check: ${integrity?.integrity_check}`);
     const hasHistory = await db.get("SELECT 1 FROM sqlite_master WHERE name = 'history_blocks'");
     if (hasHistory) {
-      const store = await HistoryStore.open({ db, clock: systemClock, config: { retentionDays: 3650, diskBudgetMb: 2048, flushIntervalMs: FLUSH_MS }, readOnly: true, autoFlush: false });
+      const store = await HistoryStore.open({
+        db,
+        clock: systemClock,
+        config: { retentionDays: 3650, diskBudgetMb: 2048, flushIntervalMs: FLUSH_MS },
+        readOnly: true,
+        autoFlush: false,
+      });
       const health = store.healthReport;
       await store.close();
-      if (health.problems.length > 0) throw new Error(`history found damage after a kill: ${health.problems.join('; ')}`);
+      if (health.problems.length > 0)
+        throw new Error(`history found damage after a kill: ${health.problems.join('; ')}`);
     }
     const hasTotals = await db.get("SELECT 1 FROM sqlite_master WHERE name = 'energy_totals'");
-    const rows = hasTotals ? await db.all<Array<{ name: string; kwh: number; period_start: number }>>('SELECT name, kwh, period_start FROM energy_totals') : [];
+    const rows = hasTotals
+      ? await db.all<Array<{ name: string; kwh: number; period_start: number }>>(
+          'SELECT name, kwh, period_start FROM energy_totals',
+        )
+      : [];
     // Keyed by period: a total starts again from 0 in a new period (midnight), rightly.
     return new Map(rows.map((r) => [`${r.name}@${r.period_start}`, r.kwh]));
   } finally {
@@ -252,8 +308,19 @@ async function verifyDatabase(dataDir: string): Promise<Map<string, number>> {
 async function countResults(dataDir: string, expectedCount: number, expectedSum: number) {
   const db = await openDatabase(join(dataDir, 'heliograph.db'));
   try {
-    const store = await HistoryStore.open({ db, clock: systemClock, config: { retentionDays: 3650, diskBudgetMb: 2048, flushIntervalMs: FLUSH_MS }, readOnly: true, autoFlush: false });
-    const imp = await store.query(IMPORT_TOPIC, { fromMs: IMPORT_START - 86_400_000 * 400, toMs: IMPORT_START + 86_400_000 * 400, groupS: 86400 * 1000, agg: 'sum' });
+    const store = await HistoryStore.open({
+      db,
+      clock: systemClock,
+      config: { retentionDays: 3650, diskBudgetMb: 2048, flushIntervalMs: FLUSH_MS },
+      readOnly: true,
+      autoFlush: false,
+    });
+    const imp = await store.query(IMPORT_TOPIC, {
+      fromMs: IMPORT_START - 86_400_000 * 400,
+      toMs: IMPORT_START + 86_400_000 * 400,
+      groupS: 86400 * 1000,
+      agg: 'sum',
+    });
     let count = 0;
     let sum = 0;
     for (let b = 0; b < imp.buckets.n; b++) {
@@ -261,7 +328,9 @@ async function countResults(dataDir: string, expectedCount: number, expectedSum:
       if (imp.buckets.count[b]! > 0) sum += imp.buckets.value(b, 'sum');
     }
     // The backfill: one reading per 10-s slot in every whole hour before the first start.
-    const progress = await db.get<{ value: string }>("SELECT value FROM plugin_store WHERE instance = 'sim' AND key = 'backfill'").catch(() => undefined);
+    const progress = await db
+      .get<{ value: string }>("SELECT value FROM plugin_store WHERE instance = 'sim' AND key = 'backfill'")
+      .catch(() => undefined);
     const plan = progress ? (JSON.parse(progress.value) as { from: number; to: number }) : undefined;
     const badBackfillHours: string[] = [];
     let backfillHours = 0;
@@ -271,11 +340,23 @@ async function countResults(dataDir: string, expectedCount: number, expectedSum:
       const hours = await store.query('inverter_1/pv_power', { fromMs: from, toMs: to, groupS: 3600, agg: 'sum' });
       for (let b = 0; b < hours.buckets.n; b++) {
         backfillHours++;
-        if (hours.buckets.count[b] !== 360) badBackfillHours.push(`${new Date((hours.buckets.start + b * 3600) * 1000).toISOString()}: ${hours.buckets.count[b]}`);
+        if (hours.buckets.count[b] !== 360)
+          badBackfillHours.push(
+            `${new Date((hours.buckets.start + b * 3600) * 1000).toISOString()}: ${hours.buckets.count[b]}`,
+          );
       }
     }
     await store.close();
-    return { imported: { count, sum: Math.round(sum * 10) / 10, expectedCount, expectedSum: Math.round(expectedSum * 10) / 10 }, badBackfillHours, backfillHours };
+    return {
+      imported: {
+        count,
+        sum: Math.round(sum * 10) / 10,
+        expectedCount,
+        expectedSum: Math.round(expectedSum * 10) / 10,
+      },
+      badBackfillHours,
+      backfillHours,
+    };
   } finally {
     await db.close();
   }

@@ -22,8 +22,13 @@ console.log(`chaos: ${kills} kills, seed ${seed} (CHAOS_SEED=${seed} repeats the
 try {
   const result = await runCampaign({ dir, kills, random, importReadings: 120_000, log: (line) => console.log(line) });
   console.log(JSON.stringify(result, null, 2));
-  const ok = result.imported.count === result.imported.expectedCount && result.imported.sum === result.imported.expectedSum && result.badBackfillHours.length === 0;
-  console.log(`${ok ? 'PASS' : 'FAIL'}: ${kills} kills in ${((Date.now() - started) / 1000).toFixed(0)} s; imported ${result.imported.count} of ${result.imported.expectedCount} readings; ${result.backfillHours - result.badBackfillHours.length} of ${result.backfillHours} backfilled hours exact; live history kept up to ${result.maxHistoryLagMs} ms before a kill at worst (flush interval 500 ms, slots of 10 s)`);
+  const ok =
+    result.imported.count === result.imported.expectedCount &&
+    result.imported.sum === result.imported.expectedSum &&
+    result.badBackfillHours.length === 0;
+  console.log(
+    `${ok ? 'PASS' : 'FAIL'}: ${kills} kills in ${((Date.now() - started) / 1000).toFixed(0)} s; imported ${result.imported.count} of ${result.imported.expectedCount} readings; ${result.backfillHours - result.badBackfillHours.length} of ${result.backfillHours} backfilled hours exact; live history kept up to ${result.maxHistoryLagMs} ms before a kill at worst (flush interval 500 ms, slots of 10 s)`,
+  );
   if (ok) rmSync(dir, { recursive: true, force: true });
   process.exit(ok ? 0 : 1);
 } catch (err) {

@@ -36,29 +36,48 @@ export async function startChildServer(options: {
   const root = join(dir, 'root');
   mkdirSync(join(root, 'plugins'), { recursive: true });
   mkdirSync(join(root, 'node_modules'), { recursive: true });
-  for (const name of options.fixtures ?? []) symlinkSync(join(REPO_ROOT, 'test', 'fixtures', 'plugins', name), join(root, 'plugins', name));
-  for (const name of options.external ?? []) symlinkSync(join(REPO_ROOT, 'test', 'fixtures', 'plugins', name), join(root, 'node_modules', name));
+  for (const name of options.fixtures ?? [])
+    symlinkSync(join(REPO_ROOT, 'test', 'fixtures', 'plugins', name), join(root, 'plugins', name));
+  for (const name of options.external ?? [])
+    symlinkSync(join(REPO_ROOT, 'test', 'fixtures', 'plugins', name), join(root, 'node_modules', name));
   const dataDir = join(dir, 'data');
   mkdirSync(dataDir);
   if (options.config) writeFileSync(join(dataDir, 'config.json'), JSON.stringify(options.config));
   const pluginsFile = join(dir, 'plugins.json');
   writeFileSync(pluginsFile, JSON.stringify({ plugins: options.plugins }));
-  const child = spawn(process.execPath, [MAIN, 'serve', '--host', '127.0.0.1', '--port', '0', '--data', dataDir, '--plugins', pluginsFile], {
-    env: { ...process.env, HELIOGRAPH_LOG_LEVEL: 'warn', HELIOGRAPH_PASSWORD: PASSWORD, HELIOGRAPH_PLUGIN_ROOT: root },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
+  const child = spawn(
+    process.execPath,
+    [MAIN, 'serve', '--host', '127.0.0.1', '--port', '0', '--data', dataDir, '--plugins', pluginsFile],
+    {
+      env: {
+        ...process.env,
+        HELIOGRAPH_LOG_LEVEL: 'warn',
+        HELIOGRAPH_PASSWORD: PASSWORD,
+        HELIOGRAPH_PLUGIN_ROOT: root,
+      },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    },
+  );
   let stderr = '';
-  child.stderr!.on('data', (d) => (stderr += d));
+  child.stderr.on('data', (d) => (stderr += d));
   const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
   const url = await new Promise<string>((resolve, reject) => {
     child.once('exit', (code) => reject(new Error(`exited with ${code} before listening:\n${stderr}`)));
-    createInterface({ input: child.stdout! }).on('line', (line) => {
+    createInterface({ input: child.stdout }).on('line', (line) => {
       const match = /^listening on (http:\/\/127\.0\.0\.1:\d+)$/.exec(line);
       if (match) resolve(match[1]!);
     });
   });
   const auth = basicAuth(PASSWORD);
-  return { child, url, dataDir, exited, stderr: () => stderr, api: (path, init = {}) => fetch(url + path, { ...init, headers: { ...(init.headers as Record<string, string>), authorization: auth } }) };
+  return {
+    child,
+    url,
+    dataDir,
+    exited,
+    stderr: () => stderr,
+    api: (path, init = {}) =>
+      fetch(url + path, { ...init, headers: { ...(init.headers as Record<string, string>), authorization: auth } }),
+  };
 }
 
 /**

@@ -8,7 +8,10 @@ export interface RawAnswer {
 }
 
 /** An HTTP request with headers fetch would not send as given (Host, Origin). */
-export function rawRequest(url: string, options: { method?: string; headers?: Record<string, string>; body?: string } = {}): Promise<RawAnswer> {
+export function rawRequest(
+  url: string,
+  options: { method?: string; headers?: Record<string, string>; body?: string } = {},
+): Promise<RawAnswer> {
   return new Promise((resolve, reject) => {
     const req = request(url, { method: options.method ?? 'GET', headers: options.headers }, (res) => {
       let body = '';
@@ -22,7 +25,10 @@ export function rawRequest(url: string, options: { method?: string; headers?: Re
 }
 
 /** Opens a WebSocket; resolves with the socket once open, or with the refusal's status and body. */
-export function openSocket(url: string, headers: Record<string, string> = {}): Promise<{ ws: WebSocket } | { status: number; body: string }> {
+export function openSocket(
+  url: string,
+  headers: Record<string, string> = {},
+): Promise<{ ws: WebSocket } | { status: number; body: string }> {
   return new Promise((resolve, reject) => {
     const ws = new WebSocket(url, { headers });
     ws.once('open', () => resolve({ ws }));

@@ -46,9 +46,11 @@ export async function startTestServer(options: {
   const root = join(dir, 'root');
   mkdirSync(join(root, 'plugins'), { recursive: true });
   for (const name of options.bundled ?? []) symlinkSync(join(REPO_ROOT, 'plugins', name), join(root, 'plugins', name));
-  for (const name of options.fixtures ?? []) symlinkSync(join(REPO_ROOT, 'test', 'fixtures', 'plugins', name), join(root, 'plugins', name));
+  for (const name of options.fixtures ?? [])
+    symlinkSync(join(REPO_ROOT, 'test', 'fixtures', 'plugins', name), join(root, 'plugins', name));
   if (options.external?.length) mkdirSync(join(root, 'node_modules'));
-  for (const name of options.external ?? []) symlinkSync(join(REPO_ROOT, 'test', 'fixtures', 'plugins', name), join(root, 'node_modules', name));
+  for (const name of options.external ?? [])
+    symlinkSync(join(REPO_ROOT, 'test', 'fixtures', 'plugins', name), join(root, 'node_modules', name));
   const dataDir = options.dataDir ?? join(dir, 'data');
   mkdirSync(dataDir, { recursive: true });
   if (options.config) writeFileSync(join(dataDir, 'config.json'), JSON.stringify(options.config));
@@ -91,5 +93,9 @@ export function basicAuth(password: string, user = 'admin'): string {
 
 /** POST a JSON body. */
 export function jsonBody(body: unknown): RequestInit {
-  return { method: 'POST', headers: { 'content-type': 'application/json' }, body: typeof body === 'string' ? body : JSON.stringify(body) };
+  return {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: typeof body === 'string' ? body : JSON.stringify(body),
+  };
 }

@@ -17,7 +17,11 @@ export function mountAccess(container: HTMLElement, ctx: ScreenContext): () => v
       'section',
       { class: 'card', id: 'tokens', 'aria-labelledby': 'tokens-title' },
       h('h3', { id: 'tokens-title' }, 'Access tokens'),
-      h('p', { class: 'hint' }, 'Tokens let other clients (Home Assistant, scripts) and this page use the API without the device password.'),
+      h(
+        'p',
+        { class: 'hint' },
+        'Tokens let other clients (Home Assistant, scripts) and this page use the API without the device password.',
+      ),
       tokensBody,
     ),
     h(

@@ -71,12 +71,18 @@ export interface CallOptions {
 export async function api<T>(method: string, path: string, options: CallOptions = {}): Promise<T> {
   const headers: Record<string, string> = { Accept: 'application/json' };
   const stored = storedToken();
-  const authorization = options.authorization !== undefined ? options.authorization : stored ? `Bearer ${stored.token}` : null;
+  const authorization =
+    options.authorization !== undefined ? options.authorization : stored ? `Bearer ${stored.token}` : null;
   if (authorization) headers.Authorization = authorization;
   if (options.body !== undefined) headers['Content-Type'] = 'application/json';
   let response: Response;
   try {
-    response = await fetch(`/api/v1${path}`, { method, headers, body: options.body === undefined ? undefined : JSON.stringify(options.body), cache: 'no-store' });
+    response = await fetch(`/api/v1${path}`, {
+      method,
+      headers,
+      body: options.body === undefined ? undefined : JSON.stringify(options.body),
+      cache: 'no-store',
+    });
   } catch {
     throw new ApiError(0, 'the device did not answer: check that it is running and reachable, then try again');
   }
@@ -91,9 +97,16 @@ export async function api<T>(method: string, path: string, options: CallOptions 
   if (!response.ok) {
     const body = (json ?? {}) as { error?: unknown; issues?: unknown };
     const message = typeof body.error === 'string' ? body.error : `${response.status} ${response.statusText}`;
-    const issues = Array.isArray(body.issues) ? (body.issues as Issue[]).filter((i) => Array.isArray(i?.path) && typeof i?.message === 'string') : [];
+    const issues = Array.isArray(body.issues)
+      ? (body.issues as Issue[]).filter((i) => Array.isArray(i?.path) && typeof i?.message === 'string')
+      : [];
     const retryAfter = Number(response.headers.get('Retry-After'));
-    const err = new ApiError(response.status, message, Number.isFinite(retryAfter) && retryAfter > 0 ? retryAfter : undefined, issues);
+    const err = new ApiError(
+      response.status,
+      message,
+      Number.isFinite(retryAfter) && retryAfter > 0 ? retryAfter : undefined,
+      issues,
+    );
     if (response.status === 401 && options.authorization === undefined && stored) onAuthFailure(err);
     throw err;
   }
@@ -109,7 +122,9 @@ export function errorText(err: unknown): string {
 export function authFailureMessage(err: ApiError, signingIn: boolean): string {
   switch (err.status) {
     case 401:
-      return signingIn ? 'Wrong password. Enter the device password (the one set on first start, or with "heliograph password set").' : 'This page was signed out (its token was revoked or expired). Sign in again.';
+      return signingIn
+        ? 'Wrong password. Enter the device password (the one set on first start, or with "heliograph password set").'
+        : 'This page was signed out (its token was revoked or expired). Sign in again.';
     case 403:
       return 'No device password is set yet. Set one on the device ("heliograph password set", or the environment variable HELIOGRAPH_PASSWORD), or reload this page to set it here.';
     case 429:

@@ -22,8 +22,21 @@ export async function renderAudit(list: HTMLElement): Promise<void> {
         h(
           'li',
           { class: e.result === 'ok' ? 'ok' : 'refused' },
-          h('p', { class: 'audit-head' }, h('code', {}, e.topic), h('span', { class: e.result === 'ok' ? 'badge state-running' : 'badge state-failed' }, e.result === 'ok' ? 'done' : 'refused')),
-          h('p', {}, `${e.old_value === null || e.old_value === undefined ? '—' : String(e.old_value)} → ${e.new_value}`),
+          h(
+            'p',
+            { class: 'audit-head' },
+            h('code', {}, e.topic),
+            h(
+              'span',
+              { class: e.result === 'ok' ? 'badge state-running' : 'badge state-failed' },
+              e.result === 'ok' ? 'done' : 'refused',
+            ),
+          ),
+          h(
+            'p',
+            {},
+            `${e.old_value === null || e.old_value === undefined ? '—' : String(e.old_value)} → ${e.new_value}`,
+          ),
           e.result === 'ok' ? null : h('p', { class: 'error-text' }, e.message ?? ''),
           h('p', { class: 'hint' }, `${formatTime(e.time)} · ${e.who} · ${e.via === 'ws' ? 'WebSocket' : 'REST'}`),
         ),

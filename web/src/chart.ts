@@ -59,7 +59,10 @@ export async function loadChartData(range: RangeId, agg: Agg, now = new Date()):
   end.setDate(end.getDate() + days);
   const to = now < end ? now : end;
   const topics = [...POWER_SERIES.map((s) => s.topic), SOC.topic];
-  const answers = await Promise.all([...topics.map((t) => history(t, from, to, groupBy, agg)), range === 'day' || range === 'week' ? forecast(from, end) : Promise.resolve(null)]);
+  const answers = await Promise.all([
+    ...topics.map((t) => history(t, from, to, groupBy, agg)),
+    range === 'day' || range === 'week' ? forecast(from, end) : Promise.resolve(null),
+  ]);
   const byTopic = new Map<string, Map<number, number>>();
   const times = new Set<number>();
   [...topics, FORECAST.topic].forEach((topic, i) => {
@@ -73,14 +76,23 @@ export async function loadChartData(range: RangeId, agg: Agg, now = new Date()):
   });
   const sorted = [...times].sort((a, b) => a - b);
   const columns = new Map<string, Array<number | null>>();
-  for (const [topic, points] of byTopic) columns.set(topic, sorted.map((t) => points.get(t) ?? null));
+  for (const [topic, points] of byTopic)
+    columns.set(
+      topic,
+      sorted.map((t) => points.get(t) ?? null),
+    );
   return { times: sorted, columns, bucketH };
 }
 
 /** Energy over the chart's buckets (mean power × bucket length), split by sign where it means direction. */
-export function energyOf(data: ChartData): Record<'pv' | 'load' | 'import' | 'export' | 'charge' | 'discharge', number> {
+export function energyOf(
+  data: ChartData,
+): Record<'pv' | 'load' | 'import' | 'export' | 'charge' | 'discharge', number> {
   const sum = (topic: string, sign: 1 | -1 | 0) =>
-    (data.columns.get(topic) ?? []).reduce<number>((acc, v) => (v === null ? acc : acc + (sign === 0 ? v : sign * v > 0 ? Math.abs(v) : 0) * data.bucketH), 0);
+    (data.columns.get(topic) ?? []).reduce<number>(
+      (acc, v) => (v === null ? acc : acc + (sign === 0 ? v : sign * v > 0 ? Math.abs(v) : 0) * data.bucketH),
+      0,
+    );
   return {
     pv: sum('total/pv_power', 0),
     load: sum('total/load_power', 0),
@@ -104,20 +116,63 @@ export function drawChart(container: HTMLElement, data: ChartData, range: RangeI
     height: height(),
     scales: { x: { time: true }, '%': { range: [0, 100] } },
     series: [
-      { value: (_u, v) => (v === null ? '—' : new Date(v * 1000).toLocaleString(undefined, range === 'day' ? { hour: '2-digit', minute: '2-digit' } : { dateStyle: 'short', timeStyle: 'short' })) },
-      ...POWER_SERIES.map((s) => ({ label: s.label, stroke: color(s.className, s.color), width: 1.5, scale: 'W', value: (_u: uPlot, v: number | null) => (v === null ? '—' : formatQuantity(v, 'W')) })),
-      { label: SOC.label, stroke: SOC.color, width: 1.5, scale: '%', value: (_u: uPlot, v: number | null) => (v === null ? '—' : `${formatNumber(v, 0)} %`) },
-      { label: FORECAST.label, stroke: FORECAST.color, width: 1.5, dash: [6, 4], scale: 'W', value: (_u: uPlot, v: number | null) => (v === null ? '—' : formatQuantity(v, 'W')) },
+      {
+        value: (_u, v) =>
+          v === null
+            ? '—'
+            : new Date(v * 1000).toLocaleString(
+                undefined,
+                range === 'day' ? { hour: '2-digit', minute: '2-digit' } : { dateStyle: 'short', timeStyle: 'short' },
+              ),
+      },
+      ...POWER_SERIES.map((s) => ({
+        label: s.label,
+        stroke: color(s.className, s.color),
+        width: 1.5,
+        scale: 'W',
+        value: (_u: uPlot, v: number | null) => (v === null ? '—' : formatQuantity(v, 'W')),
+      })),
+      {
+        label: SOC.label,
+        stroke: SOC.color,
+        width: 1.5,
+        scale: '%',
+        value: (_u: uPlot, v: number | null) => (v === null ? '—' : `${formatNumber(v, 0)} %`),
+      },
+      {
+        label: FORECAST.label,
+        stroke: FORECAST.color,
+        width: 1.5,
+        dash: [6, 4],
+        scale: 'W',
+        value: (_u: uPlot, v: number | null) => (v === null ? '—' : formatQuantity(v, 'W')),
+      },
     ],
     axes: [
       { stroke: 'currentColor', grid: { stroke: 'rgba(128,128,128,0.2)' }, ticks: { stroke: 'rgba(128,128,128,0.3)' } },
-      { scale: 'W', stroke: 'currentColor', values: powerAxisValues, size: 64, grid: { stroke: 'rgba(128,128,128,0.2)' }, ticks: { stroke: 'rgba(128,128,128,0.3)' } },
-      { scale: '%', side: 1, stroke: 'currentColor', values: (_u, ticks) => ticks.map((v) => `${v} %`), size: 48, grid: { show: false } },
+      {
+        scale: 'W',
+        stroke: 'currentColor',
+        values: powerAxisValues,
+        size: 64,
+        grid: { stroke: 'rgba(128,128,128,0.2)' },
+        ticks: { stroke: 'rgba(128,128,128,0.3)' },
+      },
+      {
+        scale: '%',
+        side: 1,
+        stroke: 'currentColor',
+        values: (_u, ticks) => ticks.map((v) => `${v} %`),
+        size: 48,
+        grid: { show: false },
+      },
     ],
     legend: { live: true },
     cursor: { drag: { x: false, y: false } },
   };
-  const columns = [...POWER_SERIES.map((s) => s.topic), SOC.topic, FORECAST.topic].map((t) => data.columns.get(t) ?? []);
+  const columns = [...POWER_SERIES.map((s) => s.topic), SOC.topic, FORECAST.topic].map(
+    (t) => data.columns.get(t) ?? [],
+  );
   const plot = new uPlot(opts, [data.times, ...columns] as uPlot.AlignedData, container);
   const observer = new ResizeObserver(() => plot.setSize({ width: width(), height: height() }));
   observer.observe(container);

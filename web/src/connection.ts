@@ -20,7 +20,11 @@ export function mountConnectionBanner(banner: HTMLElement, live: LiveStore): () 
     banner.dataset.wasOffline = '1';
     banner.setAttribute('role', 'alert');
     const when = since ? new Date(since).toLocaleTimeString() : '';
-    replace(banner, h('strong', {}, 'Offline. '), `No connection to Heliograph since ${when}: the values shown are the last ones received, not live. Reconnecting…`);
+    replace(
+      banner,
+      h('strong', {}, 'Offline. '),
+      `No connection to Heliograph since ${when}: the values shown are the last ones received, not live. Reconnecting…`,
+    );
   });
 }
 

@@ -10,7 +10,12 @@ import type { ScreenContext } from './screens.js';
 import { mountStaleNotice } from './stale.js';
 
 function card(title: string, id: string, ...content: HTMLElement[]): HTMLElement {
-  return h('section', { class: 'card', 'aria-labelledby': `${id}-title`, id }, h('h3', { id: `${id}-title` }, title), ...content);
+  return h(
+    'section',
+    { class: 'card', 'aria-labelledby': `${id}-title`, id },
+    h('h3', { id: `${id}-title` }, title),
+    ...content,
+  );
 }
 
 export function mountDashboard(container: HTMLElement, ctx: ScreenContext): () => void {
@@ -18,7 +23,11 @@ export function mountDashboard(container: HTMLElement, ctx: ScreenContext): () =
   const stale = h('div', { class: 'stale-notice' });
   const flow = h('div', { class: 'flow-box' });
   const energy = h('dl', { class: 'energy' });
-  const rangeSelect = h('select', { id: 'chart-range' }, Object.entries(RANGES).map(([id, r]) => h('option', { value: id }, r.label)));
+  const rangeSelect = h(
+    'select',
+    { id: 'chart-range' },
+    Object.entries(RANGES).map(([id, r]) => h('option', { value: id }, r.label)),
+  );
   const aggSelect = h(
     'select',
     { id: 'chart-agg' },
@@ -27,7 +36,11 @@ export function mountDashboard(container: HTMLElement, ctx: ScreenContext): () =
     h('option', { value: 'min' }, 'Lowest'),
   );
   const chartBox = h('div', { class: 'chart', 'aria-describedby': 'chart-hint' });
-  const chartHint = h('p', { class: 'hint', id: 'chart-hint' }, 'Power in W or kW (left), battery charge in % (right); the dashed line is the solar forecast.');
+  const chartHint = h(
+    'p',
+    { class: 'hint', id: 'chart-hint' },
+    'Power in W or kW (left), battery charge in % (right); the dashed line is the solar forecast.',
+  );
   const controls = h(
     'div',
     { class: 'chart-controls' },
@@ -41,7 +54,12 @@ export function mountDashboard(container: HTMLElement, ctx: ScreenContext): () =
   replace(
     container,
     stale,
-    h('div', { class: 'dashboard-top' }, card('Power now', 'flow', flow), h('section', { class: 'card', 'aria-labelledby': 'energy-title', id: 'energy-card' }, energyTitle, energy)),
+    h(
+      'div',
+      { class: 'dashboard-top' },
+      card('Power now', 'flow', flow),
+      h('section', { class: 'card', 'aria-labelledby': 'energy-title', id: 'energy-card' }, energyTitle, energy),
+    ),
     card('History', 'history', controls, chartBox, chartHint),
     card('Grid prices', 'prices', prices),
   );
@@ -67,7 +85,12 @@ export function mountDashboard(container: HTMLElement, ctx: ScreenContext): () =
       unmountChart = null;
     } else unmountChart = drawChart(chartBox, data, range);
     const e = energyOf(data);
-    energyTitle.textContent = { day: 'Energy today', week: 'Energy, last 7 days', month: 'Energy, last 30 days', year: 'Energy, last 365 days' }[range];
+    energyTitle.textContent = {
+      day: 'Energy today',
+      week: 'Energy, last 7 days',
+      month: 'Energy, last 30 days',
+      year: 'Energy, last 365 days',
+    }[range];
     const kwh = (wh: number) => formatQuantity(wh, 'Wh');
     replace(
       energy,
@@ -80,7 +103,8 @@ export function mountDashboard(container: HTMLElement, ctx: ScreenContext): () =
         ['Battery discharged', kwh(e.discharge)],
       ].map(([label, value]) => h('div', {}, h('dt', {}, label), h('dd', {}, value))),
     );
-    if (agg !== 'mean') energy.append(h('p', { class: 'hint' }, 'Energy is computed from averages; choose "Average" for exact figures.'));
+    if (agg !== 'mean')
+      energy.append(h('p', { class: 'hint' }, 'Energy is computed from averages; choose "Average" for exact figures.'));
   };
   rangeSelect.addEventListener('change', () => void loadChart());
   aggSelect.addEventListener('change', () => void loadChart());

@@ -105,11 +105,16 @@ export function mountDevices(container: HTMLElement, ctx: ScreenContext): () => 
     if (!slot) return;
     if (!isDeviceStale(ctx.live, key)) return replace(slot);
     const info = staleInfo(key, ctx.live, ctx.statuses);
-    replace(slot, h('p', { class: 'message warn' }, h('strong', {}, 'Not answering'), ` (${info.lastSeen}): ${info.reason}`));
+    replace(
+      slot,
+      h('p', { class: 'message warn' }, h('strong', {}, 'Not answering'), ` (${info.lastSeen}): ${info.reason}`),
+    );
   };
 
   const stopLive = ctx.live.subscribe((changed) => {
-    const signature = [...ctx.live.entries.values()].map((e) => `${e.topic}:${e.group}:${JSON.stringify(e.writable ?? null)}`).join('\n');
+    const signature = [...ctx.live.entries.values()]
+      .map((e) => `${e.topic}:${e.group}:${JSON.stringify(e.writable ?? null)}`)
+      .join('\n');
     if (signature !== layout) {
       layout = signature;
       build();

@@ -35,7 +35,10 @@ export function showIssues(form: HTMLElement, issues: Issue[], strip: string[] =
     const control = field.querySelector<HTMLElement>('input, select, textarea');
     if (control) {
       control.setAttribute('aria-invalid', 'true');
-      control.setAttribute('aria-describedby', [control.getAttribute('aria-describedby'), id].filter(Boolean).join(' '));
+      control.setAttribute(
+        'aria-describedby',
+        [control.getAttribute('aria-describedby'), id].filter(Boolean).join(' '),
+      );
       first ??= control;
     }
   }

@@ -7,7 +7,11 @@ import type { LiveStore } from './live.js';
 
 const SVG = 'http://www.w3.org/2000/svg';
 
-function svg<K extends keyof SVGElementTagNameMap>(tag: K, attributes: Record<string, string | number> = {}, text?: string): SVGElementTagNameMap[K] {
+function svg<K extends keyof SVGElementTagNameMap>(
+  tag: K,
+  attributes: Record<string, string | number> = {},
+  text?: string,
+): SVGElementTagNameMap[K] {
   const element = document.createElementNS(SVG, tag);
   for (const [name, value] of Object.entries(attributes)) element.setAttribute(name, String(value));
   if (text !== undefined) element.textContent = text;
@@ -40,7 +44,11 @@ export function mountPowerFlow(container: HTMLElement, live: LiveStore): () => v
   const values = new Map<string, SVGTextElement>();
   const directions = new Map<string, SVGTextElement>();
   for (const node of NODES) {
-    const path = svg('path', { d: `M${node.x},${node.y} L${HUB.x},${HUB.y}`, class: 'flow-line', 'data-node': node.id });
+    const path = svg('path', {
+      d: `M${node.x},${node.y} L${HUB.x},${HUB.y}`,
+      class: 'flow-line',
+      'data-node': node.id,
+    });
     lines.set(node.id, path);
     picture.append(path);
   }
@@ -49,11 +57,23 @@ export function mountPowerFlow(container: HTMLElement, live: LiveStore): () => v
     const group = svg('g', { class: `flow-node node-${node.id}` });
     group.append(svg('circle', { cx: node.x, cy: node.y, r: 30 }));
     group.append(svg('text', { x: node.x, y: node.y - 4, 'text-anchor': 'middle', class: 'flow-label' }, node.label));
-    const value = svg('text', { x: node.x, y: node.y + 13, 'text-anchor': 'middle', class: 'flow-value', 'data-node': node.id });
+    const value = svg('text', {
+      x: node.x,
+      y: node.y + 13,
+      'text-anchor': 'middle',
+      class: 'flow-value',
+      'data-node': node.id,
+    });
     values.set(node.id, value);
     group.append(value);
     // Below the circle: which way the power goes, in words (grid, battery).
-    const direction = svg('text', { x: node.x, y: node.y + (node.y < HUB.y ? -38 : 46), 'text-anchor': 'middle', class: 'flow-dir', 'data-node': node.id });
+    const direction = svg('text', {
+      x: node.x,
+      y: node.y + (node.y < HUB.y ? -38 : 46),
+      'text-anchor': 'middle',
+      class: 'flow-dir',
+      'data-node': node.id,
+    });
     directions.set(node.id, direction);
     group.append(direction);
     picture.append(group);
@@ -89,8 +109,16 @@ export function mountPowerFlow(container: HTMLElement, live: LiveStore): () => v
     values.get('grid')!.textContent = typeof grid === 'number' ? formatQuantity(Math.abs(grid), 'W') : '—';
     values.get('home')!.textContent = typeof load === 'number' ? formatQuantity(load, 'W') : '—';
     directions.get('grid')!.textContent = signWord('total/grid_power', grid) ?? '';
-    directions.get('battery')!.textContent = typeof battery === 'number' && signWord('total/battery_power', battery) ? `${signWord('total/battery_power', battery)} ${formatQuantity(Math.abs(battery), 'W')}` : '';
-    values.get('battery')!.textContent = typeof soc === 'number' ? `${formatNumber(soc, 0)} %` : typeof battery === 'number' ? formatQuantity(Math.abs(battery), 'W') : '—';
+    directions.get('battery')!.textContent =
+      typeof battery === 'number' && signWord('total/battery_power', battery)
+        ? `${signWord('total/battery_power', battery)} ${formatQuantity(Math.abs(battery), 'W')}`
+        : '';
+    values.get('battery')!.textContent =
+      typeof soc === 'number'
+        ? `${formatNumber(soc, 0)} %`
+        : typeof battery === 'number'
+          ? formatQuantity(Math.abs(battery), 'W')
+          : '—';
     const parts = [
       `Solar ${typeof pv === 'number' ? formatQuantity(pv, 'W') : 'unknown'}`,
       `grid ${formatFlow('total/grid_power', grid, 'W')}`,
@@ -99,7 +127,13 @@ export function mountPowerFlow(container: HTMLElement, live: LiveStore): () => v
     ];
     summary.textContent = `${parts.join(', ')}.`;
   };
-  const topics = new Set(['total/pv_power', 'total/grid_power', 'total/battery_power', 'total/load_power', 'total/battery_state_of_charge']);
+  const topics = new Set([
+    'total/pv_power',
+    'total/grid_power',
+    'total/battery_power',
+    'total/load_power',
+    'total/battery_state_of_charge',
+  ]);
   render();
   return live.subscribe((changed) => {
     for (const topic of changed) {

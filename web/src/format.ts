@@ -6,7 +6,11 @@ import type { Value } from './types.js';
 const formats = new Map<number, Intl.NumberFormat>();
 function numberFormat(digits: number): Intl.NumberFormat {
   let format = formats.get(digits);
-  if (!format) formats.set(digits, (format = new Intl.NumberFormat(undefined, { maximumFractionDigits: digits, minimumFractionDigits: 0 })));
+  if (!format)
+    formats.set(
+      digits,
+      (format = new Intl.NumberFormat(undefined, { maximumFractionDigits: digits, minimumFractionDigits: 0 })),
+    );
   return format;
 }
 
@@ -48,7 +52,8 @@ export function signWord(topic: string, value: Value | undefined): string | null
   if (typeof value !== 'number' || value === 0) return null;
   const name = topic.split('/')[1] ?? '';
   if (name === 'grid_power') return value > 0 ? 'importing' : 'exporting';
-  if (name === 'battery_power' || (topic.startsWith('battery_') && name === 'power')) return value > 0 ? 'charging' : 'discharging';
+  if (name === 'battery_power' || (topic.startsWith('battery_') && name === 'power'))
+    return value > 0 ? 'charging' : 'discharging';
   return null;
 }
 
@@ -96,6 +101,10 @@ export function humanizeKey(key: string): string {
       break;
     }
   }
-  words = words.replace(/\bsoc\b/g, 'state of charge').replace(/\bapi\b/g, 'API').replace(/\bid\b/g, 'ID').replace(/\bpv\b/g, 'PV');
+  words = words
+    .replace(/\bsoc\b/g, 'state of charge')
+    .replace(/\bapi\b/g, 'API')
+    .replace(/\bid\b/g, 'ID')
+    .replace(/\bpv\b/g, 'PV');
   return words.charAt(0).toUpperCase() + words.slice(1) + unit;
 }

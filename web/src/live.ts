@@ -68,10 +68,17 @@ export class LiveStore {
 
   connect(token: string): void {
     this.disconnect();
-    const socket = new Socket('/api', { params: { token }, vsn: '2.0.0', reconnectAfterMs: reconnectDelayMs, rejoinAfterMs: reconnectDelayMs });
+    const socket = new Socket('/api', {
+      params: { token },
+      vsn: '2.0.0',
+      reconnectAfterMs: reconnectDelayMs,
+      rejoinAfterMs: reconnectDelayMs,
+    });
     const channel = socket.channel('metrics', { topics: [{ topic: '*' }] });
     channel.on('definition', (payload: { definitions?: Definition[] }) => this.define(payload.definitions ?? []));
-    channel.on('data', (payload: { metrics?: Array<{ topic: string; value: Value }> }) => this.update(payload.metrics ?? []));
+    channel.on('data', (payload: { metrics?: Array<{ topic: string; value: Value }> }) =>
+      this.update(payload.metrics ?? []),
+    );
     channel.on('system', (payload: { metrics?: Metric[] }) => this.seed(payload.metrics ?? []));
     socket.onOpen(() => {
       if (channel.state === 'joined') this.setOnline(true);
@@ -139,6 +146,7 @@ export class LiveStore {
 function withWritable(definition: Definition): Definition {
   if (definition.writable || definition.group !== 'Settings') return definition;
   if (definition.options?.length) return { ...definition, writable: { options: definition.options } };
-  if (typeof definition.min === 'number' && typeof definition.max === 'number') return { ...definition, writable: { min: definition.min, max: definition.max, step: 1 } };
+  if (typeof definition.min === 'number' && typeof definition.max === 'number')
+    return { ...definition, writable: { min: definition.min, max: definition.max, step: 1 } };
   return definition;
 }

@@ -3,7 +3,15 @@
 
 import './style.css';
 import 'uplot/dist/uPlot.min.css';
-import { api, ApiError, authFailureMessage, handleAuthFailures, storedToken, storeToken, type PageToken } from './api.js';
+import {
+  api,
+  ApiError,
+  authFailureMessage,
+  handleAuthFailures,
+  storedToken,
+  storeToken,
+  type PageToken,
+} from './api.js';
 import { h, replace } from './dom.js';
 import { LiveStore } from './live.js';
 import { needsSetup, showSetup, showSignIn, signOut } from './session.js';
@@ -45,7 +53,14 @@ async function startApp(token: PageToken): Promise<void> {
   const snapshot = api<Metric[]>('GET', '/metrics');
 
   const content = h('div', { class: 'screen', id: 'screen' });
-  const tabs = SCREENS.map((screen) => h('a', { href: `#${screen.id}`, class: 'tab', 'data-screen': screen.id }, h('span', { class: 'tab-icon', 'aria-hidden': 'true' }, screen.icon), h('span', {}, screen.title)));
+  const tabs = SCREENS.map((screen) =>
+    h(
+      'a',
+      { href: `#${screen.id}`, class: 'tab', 'data-screen': screen.id },
+      h('span', { class: 'tab-icon', 'aria-hidden': 'true' }, screen.icon),
+      h('span', {}, screen.title),
+    ),
+  );
   const nav = h('nav', { class: 'tabs', 'aria-label': 'Screens' }, tabs);
   const signOutButton = h('button', { type: 'button', class: 'secondary' }, 'Sign out');
   signOutButton.addEventListener('click', async () => {
@@ -65,7 +80,14 @@ async function startApp(token: PageToken): Promise<void> {
     live.seedSnapshot(await snapshot);
   } catch (err) {
     if (err instanceof ApiError && err.status === 401) return; // handleAuthFailures shows sign-in
-    replace(content, h('p', { class: 'message error', role: 'alert' }, `Cannot reach Heliograph: ${err instanceof ApiError ? err.message : String(err)}. Reload the page to try again.`));
+    replace(
+      content,
+      h(
+        'p',
+        { class: 'message error', role: 'alert' },
+        `Cannot reach Heliograph: ${err instanceof ApiError ? err.message : String(err)}. Reload the page to try again.`,
+      ),
+    );
     return;
   }
   live.connect(token.token);

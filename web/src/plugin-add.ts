@@ -19,12 +19,20 @@ export async function mountAddPlugin(slot: HTMLElement, ctx: ScreenContext): Pro
   try {
     installed = await api<InstalledPlugin[]>('GET', '/plugins/installed');
   } catch (err) {
-    const text = err instanceof ApiError && err.status === 404 ? 'This version of Heliograph cannot add plugins from the page: add them to plugins.json on the device and restart it.' : `Cannot list the installed plugins: ${errorText(err)}`;
+    const text =
+      err instanceof ApiError && err.status === 404
+        ? 'This version of Heliograph cannot add plugins from the page: add them to plugins.json on the device and restart it.'
+        : `Cannot list the installed plugins: ${errorText(err)}`;
     slot.append(h('p', { class: 'hint' }, text));
     return;
   }
   const pickId = uid('add-plugin');
-  const pick = h('select', { id: pickId }, h('option', { value: '' }, 'Choose a plugin…'), installed.map((p, i) => h('option', { value: String(i) }, `${p.name} (${p.kind})`)));
+  const pick = h(
+    'select',
+    { id: pickId },
+    h('option', { value: '' }, 'Choose a plugin…'),
+    installed.map((p, i) => h('option', { value: String(i) }, `${p.name} (${p.kind})`)),
+  );
   const formSlot = h('div');
   slot.append(h('div', { class: 'field' }, h('label', { for: pickId }, 'Plugin'), pick), formSlot);
   pick.addEventListener('change', () => {
@@ -32,30 +40,69 @@ export async function mountAddPlugin(slot: HTMLElement, ctx: ScreenContext): Pro
     if (pick.value === '' || !plugin) return replace(formSlot);
     drawAddForm(formSlot, plugin, ctx, (added) => {
       pick.value = '';
-      replace(formSlot, h('p', { class: 'message ok', role: 'status' }, `Added "${added}": its card above shows how its first run goes.`));
+      replace(
+        formSlot,
+        h(
+          'p',
+          { class: 'message ok', role: 'status' },
+          `Added "${added}": its card above shows how its first run goes.`,
+        ),
+      );
     });
   });
 }
 
 function drawAddForm(slot: HTMLElement, plugin: InstalledPlugin, ctx: ScreenContext, done: (id: string) => void): void {
   const idId = uid('new-id');
-  const id = h('input', { id: idId, type: 'text', required: true, value: freeId(plugin.plugin, ctx.statuses.list.map((p: PluginStatus) => p.id)), spellcheck: false, autocomplete: 'off', 'aria-describedby': `${idId}-hint` });
+  const id = h('input', {
+    id: idId,
+    type: 'text',
+    required: true,
+    value: freeId(
+      plugin.plugin,
+      ctx.statuses.list.map((p: PluginStatus) => p.id),
+    ),
+    spellcheck: false,
+    autocomplete: 'off',
+    'aria-describedby': `${idId}-hint`,
+  });
   const extra: HTMLElement[] = [
     h('p', { class: 'hint' }, plugin.description),
-    h('div', { class: 'field', 'data-path': 'id' }, h('label', { for: idId }, 'Instance name'), id, h('p', { class: 'hint', id: `${idId}-hint` }, 'A short name of your choice (letters, digits, - and _), used in plugins.json and the audit log.')),
+    h(
+      'div',
+      { class: 'field', 'data-path': 'id' },
+      h('label', { for: idId }, 'Instance name'),
+      id,
+      h(
+        'p',
+        { class: 'hint', id: `${idId}-hint` },
+        'A short name of your choice (letters, digits, - and _), used in plugins.json and the audit log.',
+      ),
+    ),
   ];
   let devices: HTMLInputElement | null = null;
   if (plugin.devices) {
     const devId = uid('new-devices');
     const kinds = plugin.devices.kinds;
-    devices = h('input', { id: devId, type: 'text', spellcheck: false, autocomplete: 'off', value: kinds.map((k) => `${k}_1`).join(', '), 'aria-describedby': `${devId}-hint` });
+    devices = h('input', {
+      id: devId,
+      type: 'text',
+      spellcheck: false,
+      autocomplete: 'off',
+      value: kinds.map((k) => `${k}_1`).join(', '),
+      'aria-describedby': `${devId}-hint`,
+    });
     extra.push(
       h(
         'div',
         { class: 'field', 'data-path': 'devices' },
         h('label', { for: devId }, 'Devices'),
         devices,
-        h('p', { class: 'hint', id: `${devId}-hint` }, `The devices it drives, separated by commas: ${kinds.map((k) => `${k}_1, ${k}_2…`).join(' or ')}.`),
+        h(
+          'p',
+          { class: 'hint', id: `${devId}-hint` },
+          `The devices it drives, separated by commas: ${kinds.map((k) => `${k}_1, ${k}_2…`).join(' or ')}.`,
+        ),
       ),
     );
   }

@@ -28,7 +28,14 @@ export function configForm(options: ConfigFormOptions): HTMLFormElement {
   const button = h('button', { type: 'submit' }, options.submitText);
   // novalidate: the plugin's schema on the server is the judge; its issues name the field.
   const configBox = h('div', { 'data-path': 'config' }, fields.element);
-  const form = h('form', { class: 'config-form', 'aria-label': options.label, novalidate: true }, options.extra ?? [], configBox, h('div', { class: 'actions' }, button), message);
+  const form = h(
+    'form',
+    { class: 'config-form', 'aria-label': options.label, novalidate: true },
+    options.extra ?? [],
+    configBox,
+    h('div', { class: 'actions' }, button),
+    message,
+  );
   form.addEventListener('submit', async (event) => {
     event.preventDefault();
     clearIssues(form);
@@ -51,7 +58,10 @@ export function configForm(options: ConfigFormOptions): HTMLFormElement {
       // still names it (["config", "port"]) is understood too.
       const unmatched = [...showIssues(configBox, inConfig, [key ?? 'config']), ...showIssues(form, outside)];
       const rest = unmatched.map((i) => `${i.path.join('.')}: ${i.message}`).join('\n');
-      const text = issues.length && unmatched.length === 0 ? 'Not saved: correct the fields marked above.' : `Not saved: ${rest || errorText(err)}`;
+      const text =
+        issues.length && unmatched.length === 0
+          ? 'Not saved: correct the fields marked above.'
+          : `Not saved: ${rest || errorText(err)}`;
       showMessage(message, 'error', text);
     } finally {
       button.disabled = false;

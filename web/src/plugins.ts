@@ -25,7 +25,11 @@ interface Card {
 
 export function mountPlugins(container: HTMLElement, ctx: ScreenContext): () => void {
   const list = h('div', { class: 'plugin-list' });
-  const addSlot = h('section', { class: 'card', 'aria-labelledby': 'add-plugin-title' }, h('h3', { id: 'add-plugin-title' }, 'Add a plugin'));
+  const addSlot = h(
+    'section',
+    { class: 'card', 'aria-labelledby': 'add-plugin-title' },
+    h('h3', { id: 'add-plugin-title' }, 'Add a plugin'),
+  );
   replace(container, list, addSlot);
   mountAddPlugin(addSlot, ctx);
   const cards = new Map<string, Card>();
@@ -36,7 +40,12 @@ export function mountPlugins(container: HTMLElement, ctx: ScreenContext): () => 
       layout = ids;
       for (const id of [...cards.keys()]) if (!instances.some((i) => i.id === id)) cards.delete(id);
       for (const instance of instances) if (!cards.has(instance.id)) cards.set(instance.id, pluginCard(instance, ctx));
-      replace(list, instances.length ? instances.map((i) => cards.get(i.id)!.element) : h('p', {}, 'No plugin instance yet: add one below.'));
+      replace(
+        list,
+        instances.length
+          ? instances.map((i) => cards.get(i.id)!.element)
+          : h('p', {}, 'No plugin instance yet: add one below.'),
+      );
     }
     for (const instance of instances) cards.get(instance.id)!.update(instance);
   });
@@ -76,7 +85,10 @@ function pluginCard(instance: PluginStatus, ctx: ScreenContext): Card {
     }
   });
   remove.addEventListener('click', async () => {
-    if (!window.confirm(`Remove the plugin instance "${instance.id}"? It stops at once and is taken out of plugins.json.`)) return;
+    if (
+      !window.confirm(`Remove the plugin instance "${instance.id}"? It stops at once and is taken out of plugins.json.`)
+    )
+      return;
     remove.disabled = true;
     try {
       await api('DELETE', `/plugins/${encodeURIComponent(instance.id)}`);
@@ -99,7 +111,17 @@ function pluginCard(instance: PluginStatus, ctx: ScreenContext): Card {
       h('div', {}, h('dt', {}, 'Last error'), lastError),
       h('div', {}, h('dt', {}, 'Last good run'), lastPoll),
     ),
-    h('div', { class: 'plugin-actions' }, h('div', { class: 'switch-row' }, enabled, h('label', { for: enabledId }, 'Enabled', h('span', { class: 'sr-only' }, ` (${instance.id})`))), remove),
+    h(
+      'div',
+      { class: 'plugin-actions' },
+      h(
+        'div',
+        { class: 'switch-row' },
+        enabled,
+        h('label', { for: enabledId }, 'Enabled', h('span', { class: 'sr-only' }, ` (${instance.id})`)),
+      ),
+      remove,
+    ),
     message,
     details,
   );
@@ -108,7 +130,8 @@ function pluginCard(instance: PluginStatus, ctx: ScreenContext): Card {
     update(status) {
       badge.textContent = STATE_TEXT[status.state] ?? status.state;
       badge.className = `badge state-${status.state}`;
-      lastError.textContent = status.last_error ?? (status.state === 'starting' ? 'none yet (first run not finished)' : 'none');
+      lastError.textContent =
+        status.last_error ?? (status.state === 'starting' ? 'none yet (first run not finished)' : 'none');
       lastError.classList.toggle('error-text', status.last_error !== null);
       lastPoll.textContent = formatTime(status.last_poll);
       if (!enabled.disabled) enabled.checked = status.enabled !== false;
@@ -121,7 +144,10 @@ async function loadConfig(id: string, slot: HTMLElement, ctx: ScreenContext): Pr
   try {
     described = await api<PluginConfig>('GET', `/plugins/${encodeURIComponent(id)}/config`);
   } catch (err) {
-    replace(slot, h('p', { class: 'message error', role: 'alert' }, `Cannot load the config of ${id}: ${errorText(err)}`));
+    replace(
+      slot,
+      h('p', { class: 'message error', role: 'alert' }, `Cannot load the config of ${id}: ${errorText(err)}`),
+    );
     return;
   }
   const draw = (config: Record<string, unknown>, secrets: Record<string, boolean> | undefined, saved?: string) => {
@@ -133,11 +159,16 @@ async function loadConfig(id: string, slot: HTMLElement, ctx: ScreenContext): Pr
       suffix: id,
       submitText: 'Save config',
       send: async (value) => {
-        const answer = await api<Record<string, unknown>>('PUT', `/plugins/${encodeURIComponent(id)}/config`, { body: value });
+        const answer = await api<Record<string, unknown>>('PUT', `/plugins/${encodeURIComponent(id)}/config`, {
+          body: value,
+        });
         // Older servers answer the config itself; newer ones `{config, secrets}`.
-        const next = answer && typeof answer === 'object' && 'config' in answer && 'schema' in answer ? (answer as unknown as PluginConfig) : { config: answer, secrets };
+        const next =
+          answer && typeof answer === 'object' && 'config' in answer && 'schema' in answer
+            ? (answer as unknown as PluginConfig)
+            : { config: answer, secrets };
         const text = 'Saved. The plugin restarts with the new config; its state above shows how the first run went.';
-        draw(next.config as Record<string, unknown>, next.secrets, text);
+        draw(next.config, next.secrets, text);
         await ctx.statuses.refresh();
         return text;
       },
@@ -147,4 +178,3 @@ async function loadConfig(id: string, slot: HTMLElement, ctx: ScreenContext): Pr
   };
   draw(described.config, described.secrets);
 }
-

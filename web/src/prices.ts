@@ -37,7 +37,16 @@ export async function mountPrices(container: HTMLElement, now: () => number = Da
   }
   const slots = (answer.pricing?.slots ?? []).filter((s) => priceOf(s) !== null);
   if (!answer.pricing || slots.length === 0) {
-    replace(container, h('p', { class: 'hint' }, answer.provider === 'none' ? 'No price plugin is configured: add one (aWATTar, Tibber, Octopus, …) under Plugins to see the price schedule.' : `No prices from ${answer.provider} yet.`));
+    replace(
+      container,
+      h(
+        'p',
+        { class: 'hint' },
+        answer.provider === 'none'
+          ? 'No price plugin is configured: add one (aWATTar, Tibber, Octopus, …) under Plugins to see the price schedule.'
+          : `No prices from ${answer.provider} yet.`,
+      ),
+    );
     return;
   }
   const unit = answer.pricing.unit;
@@ -67,7 +76,10 @@ export async function mountPrices(container: HTMLElement, now: () => number = Da
     rect.setAttribute('height', String(Math.max(1, (Math.abs(price) / span) * 100)));
     const isNow = Date.parse(slot.from) <= t && t < Date.parse(slot.to);
     if (isNow) current = slot;
-    rect.setAttribute('class', `bar ${rank === null ? 'normal' : band(rank, perDay.get(dayOf(slot))!)}${isNow ? ' now' : ''}`);
+    rect.setAttribute(
+      'class',
+      `bar ${rank === null ? 'normal' : band(rank, perDay.get(dayOf(slot))!)}${isNow ? ' now' : ''}`,
+    );
     const title = document.createElementNS(SVG, 'title');
     title.textContent = `${time(slot.from)}–${time(slot.to)}: ${formatNumber(price, 4)} ${unit}${rank !== null ? `, rank ${rank}` : ''}`;
     rect.append(title);
@@ -80,11 +92,30 @@ export async function mountPrices(container: HTMLElement, now: () => number = Da
     h(
       'p',
       { class: 'price-now' },
-      nowSlot ? h('span', {}, 'Now: ', h('strong', {}, `${formatNumber(priceOf(nowSlot)!, 4)} ${unit}`), ` (${time(nowSlot.from)}–${time(nowSlot.to)})`) : 'No price for the current slot.',
-      cheapest ? h('span', {}, ` · Cheapest ahead: ${formatNumber(priceOf(cheapest)!, 4)} ${unit} at ${time(cheapest.from)}`) : null,
+      nowSlot
+        ? h(
+            'span',
+            {},
+            'Now: ',
+            h('strong', {}, `${formatNumber(priceOf(nowSlot)!, 4)} ${unit}`),
+            ` (${time(nowSlot.from)}–${time(nowSlot.to)})`,
+          )
+        : 'No price for the current slot.',
+      cheapest
+        ? h('span', {}, ` · Cheapest ahead: ${formatNumber(priceOf(cheapest)!, 4)} ${unit} at ${time(cheapest.from)}`)
+        : null,
     ),
     chart,
-    h('div', { class: 'price-axis' }, h('span', {}, `${new Date(slots[0]!.from).toLocaleDateString(undefined, { weekday: 'short' })} ${time(slots[0]!.from)}`), h('span', {}, `${time(slots[slots.length - 1]!.to)}`)),
+    h(
+      'div',
+      { class: 'price-axis' },
+      h(
+        'span',
+        {},
+        `${new Date(slots[0]!.from).toLocaleDateString(undefined, { weekday: 'short' })} ${time(slots[0]!.from)}`,
+      ),
+      h('span', {}, `${time(slots[slots.length - 1]!.to)}`),
+    ),
     h(
       'p',
       { class: 'legend' },

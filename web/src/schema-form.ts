@@ -58,7 +58,12 @@ export interface FieldContext {
 }
 
 /** The form fields of a config. */
-export function configFields(schema: JsonSchema, config: unknown, suffix: string, secrets: Record<string, boolean> = {}): Field {
+export function configFields(
+  schema: JsonSchema,
+  config: unknown,
+  suffix: string,
+  secrets: Record<string, boolean> = {},
+): Field {
   const ctx: FieldContext = { suffix, secrets };
   if (isObject(schema)) return objectField(schema, asRecord(config), [], ctx, true);
   return jsonField(schema, config, [], ctx);
@@ -91,7 +96,11 @@ function unwrapNullable(schema: JsonSchema): { schema: JsonSchema; nullable: boo
 
 /** Choices with labels: `enum`, or `oneOf`/`anyOf` of `{const, title}`. */
 function choicesOf(schema: JsonSchema): Array<{ value: unknown; label: string }> | null {
-  if (schema.enum) return schema.enum.map((value) => ({ value, label: schema.enumLabels?.[String(value)] ?? (typeof value === 'string' ? choiceLabel(value) : String(value)) }));
+  if (schema.enum)
+    return schema.enum.map((value) => ({
+      value,
+      label: schema.enumLabels?.[String(value)] ?? (typeof value === 'string' ? choiceLabel(value) : String(value)),
+    }));
   const variants = schema.oneOf ?? schema.anyOf;
   if (variants && variants.length > 0 && variants.every((v) => 'const' in v)) {
     return variants.map((v) => ({ value: v.const, label: v.title ?? v.description ?? String(v.const) }));
@@ -118,7 +127,13 @@ function listItems(schema: JsonSchema): JsonSchema | null {
   return null;
 }
 
-export function field(raw: JsonSchema, value: unknown, path: Array<string | number>, ctx: FieldContext, required: boolean): Field {
+export function field(
+  raw: JsonSchema,
+  value: unknown,
+  path: Array<string | number>,
+  ctx: FieldContext,
+  required: boolean,
+): Field {
   const { schema, nullable } = unwrapNullable(raw);
   const choices = choicesOf(schema);
   if (choices) return choiceField(schema, choices, value, path, ctx, required || !nullable, nullable);
@@ -146,7 +161,12 @@ export function labelText(schema: JsonSchema, path: Array<string | number>): str
   return last === undefined ? 'Config' : humanizeKey(last);
 }
 
-export function labelFor(id: string, schema: JsonSchema, path: Array<string | number>, ctx: FieldContext): HTMLLabelElement {
+export function labelFor(
+  id: string,
+  schema: JsonSchema,
+  path: Array<string | number>,
+  ctx: FieldContext,
+): HTMLLabelElement {
   return h('label', { for: id }, labelText(schema, path), h('span', { class: 'sr-only' }, ` (${ctx.suffix})`));
 }
 
@@ -155,12 +175,25 @@ export function hint(schema: JsonSchema, id: string, extra?: string): HTMLElemen
   return text ? h('p', { class: 'hint', id: `${id}-hint` }, text) : null;
 }
 
-export function wrap(id: string, schema: JsonSchema, path: Array<string | number>, ctx: FieldContext, control: HTMLElement, help: HTMLElement | null): HTMLElement {
+export function wrap(
+  id: string,
+  schema: JsonSchema,
+  path: Array<string | number>,
+  ctx: FieldContext,
+  control: HTMLElement,
+  help: HTMLElement | null,
+): HTMLElement {
   if (help) control.setAttribute('aria-describedby', help.id);
   return h('div', { class: 'field', 'data-path': path.join('.') }, labelFor(id, schema, path, ctx), control, help);
 }
 
-function objectField(schema: JsonSchema, value: Record<string, unknown>, path: Array<string | number>, ctx: FieldContext, required: boolean): Field {
+function objectField(
+  schema: JsonSchema,
+  value: Record<string, unknown>,
+  path: Array<string | number>,
+  ctx: FieldContext,
+  required: boolean,
+): Field {
   const requiredKeys = new Set(schema.required ?? []);
   const children = Object.entries(schema.properties ?? {}).map(([key, child]) => ({
     key,
@@ -170,7 +203,13 @@ function objectField(schema: JsonSchema, value: Record<string, unknown>, path: A
   const element =
     path.length === 0
       ? h('div', { class: 'fields' }, body)
-      : h('fieldset', { class: 'fields', 'data-path': path.join('.') }, h('legend', {}, labelText(schema, path)), hint(schema, uid('obj')), body);
+      : h(
+          'fieldset',
+          { class: 'fields', 'data-path': path.join('.') },
+          h('legend', {}, labelText(schema, path)),
+          hint(schema, uid('obj')),
+          body,
+        );
   return {
     element,
     read() {
@@ -191,7 +230,15 @@ function objectField(schema: JsonSchema, value: Record<string, unknown>, path: A
   };
 }
 
-function choiceField(schema: JsonSchema, choices: Array<{ value: unknown; label: string }>, value: unknown, path: Array<string | number>, ctx: FieldContext, required: boolean, nullable: boolean): Field {
+function choiceField(
+  schema: JsonSchema,
+  choices: Array<{ value: unknown; label: string }>,
+  value: unknown,
+  path: Array<string | number>,
+  ctx: FieldContext,
+  required: boolean,
+  nullable: boolean,
+): Field {
   const id = uid('cfg');
   const index = choices.findIndex((o) => o.value === value);
   const select = h(
@@ -202,11 +249,21 @@ function choiceField(schema: JsonSchema, choices: Array<{ value: unknown; label:
   );
   return {
     element: wrap(id, schema, path, ctx, select, hint(schema, id)),
-    read: () => (select.value === '' ? { ok: true, present: nullable, value: null } : { ok: true, present: true, value: choices[Number(select.value)]!.value }),
+    read: () =>
+      select.value === ''
+        ? { ok: true, present: nullable, value: null }
+        : { ok: true, present: true, value: choices[Number(select.value)]!.value },
   };
 }
 
-function textField(schema: JsonSchema, value: unknown, path: Array<string | number>, ctx: FieldContext, required: boolean, nullable: boolean): Field {
+function textField(
+  schema: JsonSchema,
+  value: unknown,
+  path: Array<string | number>,
+  ctx: FieldContext,
+  required: boolean,
+  nullable: boolean,
+): Field {
   const id = uid('cfg');
   const key = path.join('.');
   const secret = schema.writeOnly === true || /pass|secret|token|api_?key/i.test(String(path[path.length - 1] ?? ''));
@@ -219,14 +276,19 @@ function textField(schema: JsonSchema, value: unknown, path: Array<string | numb
     spellcheck: false,
     placeholder: stored ? 'stored: leave empty to keep it' : undefined,
   });
-  const extra = stored ? 'A value is stored and never shown; type a new one to replace it.' : nullable ? 'Leave empty for none.' : undefined;
+  const extra = stored
+    ? 'A value is stored and never shown; type a new one to replace it.'
+    : nullable
+      ? 'Leave empty for none.'
+      : undefined;
   return {
     element: wrap(id, schema, path, ctx, input, hint(schema, id, extra)),
     read() {
       if (input.value !== '') return { ok: true, present: true, value: input.value };
       if (stored) return { ok: true, present: false };
       if (nullable) return { ok: true, present: true, value: null };
-      if (required && schema.default === undefined) return { ok: false, issues: [{ path, message: 'Required: enter a value.' }] };
+      if (required && schema.default === undefined)
+        return { ok: false, issues: [{ path, message: 'Required: enter a value.' }] };
       return { ok: true, present: false };
     },
   };
@@ -238,7 +300,13 @@ function booleanField(schema: JsonSchema, value: unknown, path: Array<string | n
   const help = hint(schema, id);
   if (help) input.setAttribute('aria-describedby', help.id);
   return {
-    element: h('div', { class: 'field switch-row', 'data-path': path.join('.') }, input, labelFor(id, schema, path, ctx), help),
+    element: h(
+      'div',
+      { class: 'field switch-row', 'data-path': path.join('.') },
+      input,
+      labelFor(id, schema, path, ctx),
+      help,
+    ),
     read: () => ({ ok: true, present: true, value: input.checked }),
   };
 }
@@ -247,7 +315,11 @@ function booleanField(schema: JsonSchema, value: unknown, path: Array<string | n
 function jsonField(schema: JsonSchema, value: unknown, path: Array<string | number>, ctx: FieldContext): Field {
   const id = uid('cfg');
   const text = value === undefined ? '' : JSON.stringify(value, null, 2);
-  const area = h('textarea', { id, rows: Math.min(12, Math.max(3, text.split('\n').length)), spellcheck: false, class: 'json' }, text);
+  const area = h(
+    'textarea',
+    { id, rows: Math.min(12, Math.max(3, text.split('\n').length)), spellcheck: false, class: 'json' },
+    text,
+  );
   return {
     element: wrap(id, schema, path, ctx, area, hint(schema, id, 'Written as JSON')),
     read() {
@@ -260,4 +332,3 @@ function jsonField(schema: JsonSchema, value: unknown, path: Array<string | numb
     },
   };
 }
-

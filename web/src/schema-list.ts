@@ -4,13 +4,27 @@
 import { h } from './dom.js';
 import { field, hint, labelText, type Field, type FieldContext, type Issue, type JsonSchema } from './schema-form.js';
 
-export function listField(schema: JsonSchema, items: JsonSchema, value: unknown, path: Array<string | number>, ctx: FieldContext, required: boolean): Field {
+export function listField(
+  schema: JsonSchema,
+  items: JsonSchema,
+  value: unknown,
+  path: Array<string | number>,
+  ctx: FieldContext,
+  required: boolean,
+): Field {
   const initial = Array.isArray(value) ? value : value === undefined || value === null ? [] : [value];
   const rows: Array<{ field: Field; row: HTMLElement }> = [];
   const list = h('div', { class: 'list-items' });
   const name = labelText(schema, path);
   const add = h('button', { type: 'button', class: 'secondary' }, `Add to ${name}`);
-  const element = h('fieldset', { class: 'fields list', 'data-path': path.join('.') }, h('legend', {}, name), hint(schema, `list-${path.join('-')}`), list, h('div', { class: 'actions' }, add));
+  const element = h(
+    'fieldset',
+    { class: 'fields list', 'data-path': path.join('.') },
+    h('legend', {}, name),
+    hint(schema, `list-${path.join('-')}`),
+    list,
+    h('div', { class: 'actions' }, add),
+  );
 
   const renumber = () => {
     // Paths follow positions, so an issue about item 2 lands on the second row.
@@ -21,7 +35,11 @@ export function listField(schema: JsonSchema, items: JsonSchema, value: unknown,
   const addRow = (item: unknown) => {
     const index = rows.length;
     const child = field(items, item, [...path, index], ctx, true);
-    const remove = h('button', { type: 'button', class: 'secondary small', 'aria-label': `Remove item ${index + 1} of ${name}` }, 'Remove');
+    const remove = h(
+      'button',
+      { type: 'button', class: 'secondary small', 'aria-label': `Remove item ${index + 1} of ${name}` },
+      'Remove',
+    );
     const row = h('div', { class: 'list-row' }, child.element, remove);
     const entry = { field: child, row };
     remove.addEventListener('click', () => {

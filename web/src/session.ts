@@ -43,7 +43,11 @@ export async function signOut(token: PageToken | null): Promise<void> {
   storeToken(null);
 }
 
-function passwordField(id: string, label: string, autocomplete: string): { field: HTMLElement; input: HTMLInputElement } {
+function passwordField(
+  id: string,
+  label: string,
+  autocomplete: string,
+): { field: HTMLElement; input: HTMLInputElement } {
   const input = h('input', { id, name: id, type: 'password', autocomplete, required: true, minlength: 8 });
   const field = h('div', { class: 'field', 'data-path': 'password' }, h('label', { for: id }, label), input);
   return { field, input };
@@ -69,11 +73,22 @@ export function showSignIn(root: HTMLElement, onToken: (token: PageToken) => voi
     button.disabled = true;
     showMessage(status, 'info', 'Signing in…');
     try {
-      const created = await api<CreatedToken>('POST', '/tokens', { authorization: basicAuth(input.value), body: { name: pageTokenName(), scope: 'admin' } });
+      const created = await api<CreatedToken>('POST', '/tokens', {
+        authorization: basicAuth(input.value),
+        body: { name: pageTokenName(), scope: 'admin' },
+      });
       storeToken(created);
       onToken(created);
     } catch (err) {
-      showMessage(status, 'error', err instanceof ApiError && [401, 403, 429].includes(err.status) ? authFailureMessage(err, true) : err instanceof ApiError ? err.message : String(err));
+      showMessage(
+        status,
+        'error',
+        err instanceof ApiError && [401, 403, 429].includes(err.status)
+          ? authFailureMessage(err, true)
+          : err instanceof ApiError
+            ? err.message
+            : String(err),
+      );
       input.select();
     } finally {
       button.disabled = false;
@@ -85,13 +100,27 @@ export function showSignIn(root: HTMLElement, onToken: (token: PageToken) => voi
 
 /** First run: choose the password, with the setup code from the service's log. */
 export function showSetup(root: HTMLElement, onToken: (token: PageToken) => void): void {
-  const code = h('input', { id: 'setup-code', name: 'code', type: 'text', autocomplete: 'one-time-code', required: true, spellcheck: false, autocapitalize: 'characters', placeholder: 'XXXX-XXXX', 'aria-describedby': 'setup-code-hint' });
+  const code = h('input', {
+    id: 'setup-code',
+    name: 'code',
+    type: 'text',
+    autocomplete: 'one-time-code',
+    required: true,
+    spellcheck: false,
+    autocapitalize: 'characters',
+    placeholder: 'XXXX-XXXX',
+    'aria-describedby': 'setup-code-hint',
+  });
   const codeField = h(
     'div',
     { class: 'field', 'data-path': 'code' },
     h('label', { for: 'setup-code' }, 'Setup code'),
     code,
-    h('p', { class: 'hint', id: 'setup-code-hint' }, 'The service prints it in its log at start, as a line "setup code: XXXX-XXXX" (for example: journalctl -u heliograph | grep "setup code"). A new code is printed at each start.'),
+    h(
+      'p',
+      { class: 'hint', id: 'setup-code-hint' },
+      'The service prints it in its log at start, as a line "setup code: XXXX-XXXX" (for example: journalctl -u heliograph | grep "setup code"). A new code is printed at each start.',
+    ),
   );
   const first = passwordField('new-password', 'New device password', 'new-password');
   const again = passwordField('new-password-again', 'Repeat the password', 'new-password');
@@ -102,7 +131,11 @@ export function showSetup(root: HTMLElement, onToken: (token: PageToken) => void
     'form',
     { class: 'card narrow', 'aria-label': 'First start', novalidate: true },
     h('h2', {}, 'Welcome to Heliograph'),
-    h('p', {}, 'No device password is set yet. Choose one (at least 8 characters): it protects the settings and is asked for when you sign in from another browser.'),
+    h(
+      'p',
+      {},
+      'No device password is set yet. Choose one (at least 8 characters): it protects the settings and is asked for when you sign in from another browser.',
+    ),
     codeField,
     first.field,
     again.field,
@@ -113,18 +146,29 @@ export function showSetup(root: HTMLElement, onToken: (token: PageToken) => void
     event.preventDefault();
     clearIssues(form);
     if (first.input.value !== again.input.value) {
-      showIssues(form, [{ path: ['password_again'], message: 'The two passwords differ: type the same password twice.' }]);
+      showIssues(form, [
+        { path: ['password_again'], message: 'The two passwords differ: type the same password twice.' },
+      ]);
       return;
     }
     button.disabled = true;
     showMessage(status, 'info', 'Setting the password…');
     try {
-      const created = await api<CreatedToken>('POST', '/setup', { authorization: null, body: { code: code.value.trim().toUpperCase(), password: first.input.value } });
+      const created = await api<CreatedToken>('POST', '/setup', {
+        authorization: null,
+        body: { code: code.value.trim().toUpperCase(), password: first.input.value },
+      });
       storeToken(created);
       onToken(created);
     } catch (err) {
       const apiErr = err instanceof ApiError ? err : null;
-      if (apiErr?.status === 401) showIssues(form, [{ path: ['code'], message: 'This is not the current setup code: copy it again from the log (a restart prints a new one).' }]);
+      if (apiErr?.status === 401)
+        showIssues(form, [
+          {
+            path: ['code'],
+            message: 'This is not the current setup code: copy it again from the log (a restart prints a new one).',
+          },
+        ]);
       else if (apiErr && apiErr.issues.length) showIssues(form, apiErr.issues);
       if (apiErr?.status === 409) showMessage(status, 'error', 'A password was set meanwhile. Sign in with it.');
       else if (apiErr?.status === 429) showMessage(status, 'error', authFailureMessage(apiErr, true));

@@ -18,7 +18,10 @@ export function switchOptions(options: string[]): [string, string] | null {
   return on && off ? [on, off] : null;
 }
 
-export function settingControl(entry: LiveEntry, device: string): { element: HTMLElement; update(entry: LiveEntry): void } {
+export function settingControl(
+  entry: LiveEntry,
+  device: string,
+): { element: HTMLElement; update(entry: LiveEntry): void } {
   const id = uid('setting');
   const writable = entry.writable!;
   const message = h('p', { class: 'message', hidden: true });
@@ -58,10 +61,25 @@ export function settingControl(entry: LiveEntry, device: string): { element: HTM
   const button = h('button', { type: 'submit' }, 'Save');
   const control =
     'options' in writable
-      ? h('select', { id }, h('option', { value: '', disabled: true }, 'Choose…'), writable.options.map((o) => h('option', { value: o }, o)))
-      : h('input', { id, type: 'number', min: writable.min, max: writable.max, step: writable.step, inputmode: 'decimal' });
+      ? h(
+          'select',
+          { id },
+          h('option', { value: '', disabled: true }, 'Choose…'),
+          writable.options.map((o) => h('option', { value: o }, o)),
+        )
+      : h('input', {
+          id,
+          type: 'number',
+          min: writable.min,
+          max: writable.max,
+          step: writable.step,
+          inputmode: 'decimal',
+        });
   control.addEventListener('input', () => (dirty = true));
-  const range = 'options' in writable ? null : ` · ${formatNumber(writable.min)} to ${formatNumber(writable.max)} ${entry.unit}, in steps of ${formatNumber(writable.step)}`;
+  const range =
+    'options' in writable
+      ? null
+      : ` · ${formatNumber(writable.min)} to ${formatNumber(writable.max)} ${entry.unit}, in steps of ${formatNumber(writable.step)}`;
   const form = h(
     'form',
     { class: 'setting', novalidate: true, 'data-topic': entry.topic },
@@ -73,7 +91,11 @@ export function settingControl(entry: LiveEntry, device: string): { element: HTM
   form.addEventListener('submit', (event) => {
     event.preventDefault();
     if (control.value === '') {
-      showMessage(message, 'error', 'options' in writable ? 'Choose a value first.' : `Enter a number from ${writable.min} to ${writable.max}.`);
+      showMessage(
+        message,
+        'error',
+        'options' in writable ? 'Choose a value first.' : `Enter a number from ${writable.min} to ${writable.max}.`,
+      );
       return;
     }
     void save(control.value, button);
@@ -84,7 +106,8 @@ export function settingControl(entry: LiveEntry, device: string): { element: HTM
       current.textContent = `Now: ${formatValue(e.value)}${e.value !== null && e.unit ? ` ${e.unit}` : ''}`;
       if (dirty) return;
       const text = e.value === null ? '' : String(e.value);
-      if (control instanceof HTMLSelectElement && ![...control.options].some((o) => o.value === text)) control.value = '';
+      if (control instanceof HTMLSelectElement && ![...control.options].some((o) => o.value === text))
+        control.value = '';
       else control.value = text;
     },
   };

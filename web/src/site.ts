@@ -8,7 +8,10 @@ import { clearIssues, showIssues } from './field-errors.js';
 import type { ScreenContext } from './screens.js';
 import type { SiteConfig } from './types.js';
 
-type Kind = { type: 'text' } | { type: 'number'; step: string; min?: number; max?: number; hint?: string } | { type: 'select'; options: Array<[string, string]> };
+type Kind =
+  | { type: 'text' }
+  | { type: 'number'; step: string; min?: number; max?: number; hint?: string }
+  | { type: 'select'; options: Array<[string, string]> };
 
 interface Setting {
   section: 'site' | 'energy' | 'prices';
@@ -27,14 +30,73 @@ function timeZones(current: string | null): Array<[string, string]> {
 
 function settings(current: SiteConfig): Setting[] {
   return [
-    { section: 'site', key: 'name', label: 'Site name', kind: { type: 'text' }, hint: 'Shown to clients and in the sign-in realm.' },
-    { section: 'site', key: 'timeZone', label: 'Time zone', kind: { type: 'select', options: timeZones(current.site.timeZone) }, hint: 'Days for energy totals and prices start at midnight here.' },
-    { section: 'site', key: 'latitude', label: 'Latitude', kind: { type: 'number', step: 'any', min: -90, max: 90 }, hint: 'Degrees, north positive (for forecasts and the simulator’s sun).' },
-    { section: 'site', key: 'longitude', label: 'Longitude', kind: { type: 'number', step: 'any', min: -180, max: 180 }, hint: 'Degrees, east positive.' },
-    { section: 'site', key: 'temperatureUnit', label: 'Temperature unit', kind: { type: 'select', options: [['C', 'Celsius (°C)'], ['F', 'Fahrenheit (°F)']] } },
-    { section: 'energy', key: 'resetPeriod', label: 'Energy totals reset', kind: { type: 'select', options: [['daily', 'Every day at midnight'], ['weekly', 'Every Monday at midnight'], ['monthly', 'On the 1st of each month']] } },
-    { section: 'prices', key: 'multiplier', label: 'Price multiplier', kind: { type: 'number', step: 'any' }, hint: 'Each raw price is multiplied by this (for example 1.19 for 19 % VAT)…' },
-    { section: 'prices', key: 'offset', label: 'Price offset', kind: { type: 'number', step: 'any' }, hint: '…then this is added (grid fees per kWh, in the price currency).' },
+    {
+      section: 'site',
+      key: 'name',
+      label: 'Site name',
+      kind: { type: 'text' },
+      hint: 'Shown to clients and in the sign-in realm.',
+    },
+    {
+      section: 'site',
+      key: 'timeZone',
+      label: 'Time zone',
+      kind: { type: 'select', options: timeZones(current.site.timeZone) },
+      hint: 'Days for energy totals and prices start at midnight here.',
+    },
+    {
+      section: 'site',
+      key: 'latitude',
+      label: 'Latitude',
+      kind: { type: 'number', step: 'any', min: -90, max: 90 },
+      hint: 'Degrees, north positive (for forecasts and the simulator’s sun).',
+    },
+    {
+      section: 'site',
+      key: 'longitude',
+      label: 'Longitude',
+      kind: { type: 'number', step: 'any', min: -180, max: 180 },
+      hint: 'Degrees, east positive.',
+    },
+    {
+      section: 'site',
+      key: 'temperatureUnit',
+      label: 'Temperature unit',
+      kind: {
+        type: 'select',
+        options: [
+          ['C', 'Celsius (°C)'],
+          ['F', 'Fahrenheit (°F)'],
+        ],
+      },
+    },
+    {
+      section: 'energy',
+      key: 'resetPeriod',
+      label: 'Energy totals reset',
+      kind: {
+        type: 'select',
+        options: [
+          ['daily', 'Every day at midnight'],
+          ['weekly', 'Every Monday at midnight'],
+          ['monthly', 'On the 1st of each month'],
+        ],
+      },
+    },
+    {
+      section: 'prices',
+      key: 'multiplier',
+      label: 'Price multiplier',
+      kind: { type: 'number', step: 'any' },
+      hint: 'Each raw price is multiplied by this (for example 1.19 for 19 % VAT)…',
+    },
+    {
+      section: 'prices',
+      key: 'offset',
+      label: 'Price offset',
+      kind: { type: 'number', step: 'any' },
+      hint: '…then this is added (grid fees per kWh, in the price currency).',
+    },
   ];
 }
 
@@ -49,7 +111,10 @@ async function load(container: HTMLElement): Promise<void> {
   try {
     current = await api<SiteConfig>('GET', '/config');
   } catch (err) {
-    const text = err instanceof ApiError && err.status === 404 ? 'This version of Heliograph cannot change site settings from the page: edit config.json in its data directory and restart it.' : `Cannot load the site settings: ${errorText(err)}`;
+    const text =
+      err instanceof ApiError && err.status === 404
+        ? 'This version of Heliograph cannot change site settings from the page: edit config.json in its data directory and restart it.'
+        : `Cannot load the site settings: ${errorText(err)}`;
     replace(container, h('p', { class: 'message info' }, text));
     return;
   }
@@ -68,16 +133,40 @@ async function load(container: HTMLElement): Promise<void> {
           const value = (current[section] as Record<string, unknown>)[s.key] ?? '';
           const control =
             s.kind.type === 'select'
-              ? h('select', { id }, s.kind.options.map(([v, label]) => h('option', { value: v, selected: v === value }, label)))
-              : h('input', { id, type: s.kind.type, value: value === undefined || value === null ? '' : String(value), step: s.kind.type === 'number' ? s.kind.step : undefined, min: s.kind.type === 'number' ? s.kind.min : undefined, max: s.kind.type === 'number' ? s.kind.max : undefined, inputmode: s.kind.type === 'number' ? 'decimal' : undefined });
+              ? h(
+                  'select',
+                  { id },
+                  s.kind.options.map(([v, label]) => h('option', { value: v, selected: v === value }, label)),
+                )
+              : h('input', {
+                  id,
+                  type: s.kind.type,
+                  value: value === undefined || value === null ? '' : String(value),
+                  step: s.kind.type === 'number' ? s.kind.step : undefined,
+                  min: s.kind.type === 'number' ? s.kind.min : undefined,
+                  max: s.kind.type === 'number' ? s.kind.max : undefined,
+                  inputmode: s.kind.type === 'number' ? 'decimal' : undefined,
+                });
           controls.set(`${section}.${s.key}`, control);
           const hintId = `${id}-hint`;
           if (s.hint) control.setAttribute('aria-describedby', hintId);
-          return h('div', { class: 'field', 'data-path': `${section}.${s.key}` }, h('label', { for: id }, s.label), control, s.hint ? h('p', { class: 'hint', id: hintId }, s.hint) : null);
+          return h(
+            'div',
+            { class: 'field', 'data-path': `${section}.${s.key}` },
+            h('label', { for: id }, s.label),
+            control,
+            s.hint ? h('p', { class: 'hint', id: hintId }, s.hint) : null,
+          );
         }),
     ),
   );
-  const form = h('form', { class: 'site-form', 'aria-label': 'Site settings', novalidate: true }, fieldsets, h('div', { class: 'actions' }, button), message);
+  const form = h(
+    'form',
+    { class: 'site-form', 'aria-label': 'Site settings', novalidate: true },
+    fieldsets,
+    h('div', { class: 'actions' }, button),
+    message,
+  );
   form.addEventListener('submit', async (event) => {
     event.preventDefault();
     clearIssues(form);
@@ -104,7 +193,13 @@ async function load(container: HTMLElement): Promise<void> {
       showMessage(message, 'ok', 'Saved and applied.');
     } catch (err) {
       const unmatched = err instanceof ApiError ? showIssues(form, err.issues) : [];
-      showMessage(message, 'error', err instanceof ApiError && err.issues.length && unmatched.length === 0 ? 'Not saved: correct the fields marked above.' : `Not saved: ${errorText(err)}`);
+      showMessage(
+        message,
+        'error',
+        err instanceof ApiError && err.issues.length && unmatched.length === 0
+          ? 'Not saved: correct the fields marked above.'
+          : `Not saved: ${errorText(err)}`,
+      );
     } finally {
       button.disabled = false;
     }

@@ -29,7 +29,10 @@ export function staleDevices(live: LiveStore): string[] {
   return [...devices].filter((d) => isDeviceStale(live, d)).sort();
 }
 
-export function mountStaleNotice(container: HTMLElement, ctx: { live: LiveStore; statuses: PluginStatuses }): () => void {
+export function mountStaleNotice(
+  container: HTMLElement,
+  ctx: { live: LiveStore; statuses: PluginStatuses },
+): () => void {
   let shown = '';
   const render = () => {
     const stale = staleDevices(ctx.live);
@@ -45,7 +48,12 @@ export function mountStaleNotice(container: HTMLElement, ctx: { live: LiveStore;
         { class: 'message warn', role: 'status' },
         stale.map((device) => {
           const info = staleInfo(device, ctx.live, ctx.statuses);
-          return h('p', { 'data-stale': device }, h('strong', {}, `${deviceTitle(device)} is not answering`), ` (${info.lastSeen}): ${info.reason}. Its values show "—" until it answers again.`);
+          return h(
+            'p',
+            { 'data-stale': device },
+            h('strong', {}, `${deviceTitle(device)} is not answering`),
+            ` (${info.lastSeen}): ${info.reason}. Its values show "—" until it answers again.`,
+          );
         }),
       ),
     );

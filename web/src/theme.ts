@@ -15,7 +15,9 @@ export function mountThemeSwitch(slot: HTMLElement): void {
   const select = h(
     'select',
     { id: 'theme', class: 'compact' },
-    (['system', 'light', 'dark'] as const).map((t) => h('option', { value: t }, t === 'system' ? 'Auto' : t === 'light' ? 'Light' : 'Dark')),
+    (['system', 'light', 'dark'] as const).map((t) =>
+      h('option', { value: t }, t === 'system' ? 'Auto' : t === 'light' ? 'Light' : 'Dark'),
+    ),
   );
   select.value = localStorage.getItem(KEY) ?? 'system';
   select.addEventListener('change', () => {

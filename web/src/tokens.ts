@@ -39,7 +39,14 @@ export class TokensSection {
   private createForm(): HTMLFormElement {
     const nameId = uid('token-name');
     const expiresId = uid('token-expires');
-    const name = h('input', { id: nameId, type: 'text', required: true, maxlength: 64, autocomplete: 'off', placeholder: 'e.g. Home Assistant' });
+    const name = h('input', {
+      id: nameId,
+      type: 'text',
+      required: true,
+      maxlength: 64,
+      autocomplete: 'off',
+      placeholder: 'e.g. Home Assistant',
+    });
     const expires = h('input', { id: expiresId, type: 'datetime-local' });
     const message = h('p', { class: 'message', hidden: true });
     const button = h('button', { type: 'submit' }, 'Create token');
@@ -79,7 +86,14 @@ export class TokensSection {
 
   private showCreated(token: CreatedToken): void {
     const id = uid('new-token');
-    const input = h('input', { id, type: 'text', readonly: true, value: token.token, class: 'secret', spellcheck: false });
+    const input = h('input', {
+      id,
+      type: 'text',
+      readonly: true,
+      value: token.token,
+      class: 'secret',
+      spellcheck: false,
+    });
     const copied = h('p', { class: 'message', hidden: true });
     const copy = h('button', { type: 'button' }, 'Copy');
     copy.addEventListener('click', async () => {
@@ -101,8 +115,20 @@ export class TokensSection {
     });
     replace(
       this.created,
-      h('p', {}, h('strong', {}, `Token "${token.name}" created. Copy it now: it is not shown again.`), ' Use it as "Authorization: Bearer <token>", or as ?token= on the WebSocket.'),
-      h('div', { class: 'setting-row' }, h('label', { for: id, class: 'sr-only' }, 'New access token'), input, copy, done),
+      h(
+        'p',
+        {},
+        h('strong', {}, `Token "${token.name}" created. Copy it now: it is not shown again.`),
+        ' Use it as "Authorization: Bearer <token>", or as ?token= on the WebSocket.',
+      ),
+      h(
+        'div',
+        { class: 'setting-row' },
+        h('label', { for: id, class: 'sr-only' }, 'New access token'),
+        input,
+        copy,
+        done,
+      ),
       copied,
     );
     this.created.hidden = false;
@@ -122,9 +148,15 @@ export class TokensSection {
         { class: 'token-rows' },
         tokens.map((t) => {
           const own = t.id === this.ownId;
-          const revoke = h('button', { type: 'button', class: 'danger', 'aria-label': `Revoke token ${t.name}` }, own ? 'Sign out' : 'Revoke');
+          const revoke = h(
+            'button',
+            { type: 'button', class: 'danger', 'aria-label': `Revoke token ${t.name}` },
+            own ? 'Sign out' : 'Revoke',
+          );
           revoke.addEventListener('click', async () => {
-            const question = own ? 'Revoke this page\'s own token? The page signs out.' : `Revoke the token "${t.name}"? Clients using it lose access at once.`;
+            const question = own
+              ? "Revoke this page's own token? The page signs out."
+              : `Revoke the token "${t.name}"? Clients using it lose access at once.`;
             if (!window.confirm(question)) return;
             revoke.disabled = true;
             try {
@@ -138,7 +170,21 @@ export class TokensSection {
           return h(
             'li',
             { class: 'token-row' },
-            h('div', {}, h('p', { class: 'token-name' }, t.name, own ? h('span', { class: 'badge state-running' }, 'this page') : null), h('p', { class: 'hint' }, `Created ${formatTime(t.created_at)} · expires ${t.expires_at ? formatTime(t.expires_at) : 'never'}`)),
+            h(
+              'div',
+              {},
+              h(
+                'p',
+                { class: 'token-name' },
+                t.name,
+                own ? h('span', { class: 'badge state-running' }, 'this page') : null,
+              ),
+              h(
+                'p',
+                { class: 'hint' },
+                `Created ${formatTime(t.created_at)} · expires ${t.expires_at ? formatTime(t.expires_at) : 'never'}`,
+              ),
+            ),
             revoke,
           );
         }),

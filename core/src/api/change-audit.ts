@@ -26,7 +26,16 @@ export type RecordChange = (change: SetupChange) => Promise<void>;
 export function setupAudit(audit: AuditLog, clock: Clock): RecordChange {
   return async (change) => {
     try {
-      await audit.add({ time: clock.now(), who: change.who, via: 'rest', topic: change.topic, oldValue: change.oldValue, newValue: change.newValue, result: 'ok', message: null });
+      await audit.add({
+        time: clock.now(),
+        who: change.who,
+        via: 'rest',
+        topic: change.topic,
+        oldValue: change.oldValue,
+        newValue: change.newValue,
+        result: 'ok',
+        message: null,
+      });
     } catch (err) {
       log.error(`could not audit the change of ${change.topic}`, { err });
     }

@@ -6,6 +6,8 @@ import { z } from 'zod';
  * absent leaves them out.
  */
 export const discoveryParam = z
-  .enum(['', '1', 'true', '0', 'false'], { error: 'discovery takes no value, or 1/true to add the discovery fields, 0/false to leave them out' })
+  .enum(['', '1', 'true', '0', 'false'], {
+    error: 'discovery takes no value, or 1/true to add the discovery fields, 0/false to leave them out',
+  })
   .optional()
   .transform((value) => value !== undefined && value !== '0' && value !== 'false');

@@ -34,7 +34,11 @@ export function errorHandler() {
     } catch (err) {
       const diskFull = isDiskFull(err);
       const status = err instanceof ApiError ? err.status : diskFull ? 507 : httpStatusOf(err);
-      const message = diskFull ? DISK_FULL_MESSAGE : status >= 500 && !(err instanceof ApiError) ? 'internal error' : (err as Error).message;
+      const message = diskFull
+        ? DISK_FULL_MESSAGE
+        : status >= 500 && !(err instanceof ApiError)
+          ? 'internal error'
+          : (err as Error).message;
       // A 503 is the service shedding load on purpose (password checks): one line per refused
       // request would flood the log exactly when it is under attack.
       if (status >= 500 && status !== 503) log.error(`${ctx.method} ${ctx.path} failed`, { err });
@@ -60,12 +64,15 @@ function unansweredMessage(ctx: Context): string {
   }
 }
 
-const DISK_FULL_MESSAGE = 'the disk holding the data directory is full: nothing was saved; free some space (or lower history.diskBudgetMb), then try again';
+const DISK_FULL_MESSAGE =
+  'the disk holding the data directory is full: nothing was saved; free some space (or lower history.diskBudgetMb), then try again';
 
 /** SQLite's "database or disk is full" and the file system's ENOSPC: the user can act on it. */
 function isDiskFull(err: unknown): boolean {
   const code = (err as { code?: unknown })?.code;
-  return code === 'SQLITE_FULL' || code === 'ENOSPC' || (err instanceof Error && /SQLITE_FULL|ENOSPC/.test(err.message));
+  return (
+    code === 'SQLITE_FULL' || code === 'ENOSPC' || (err instanceof Error && /SQLITE_FULL|ENOSPC/.test(err.message))
+  );
 }
 
 function httpStatusOf(err: unknown): number {

@@ -48,18 +48,23 @@ export function plainErrorMap(issue: RawIssue): string | undefined {
       return `must be ${TYPE_WORDS[issue.expected] ?? issue.expected}`;
     case 'too_small': {
       const min = String(issue.minimum);
-      if (issue.origin === 'string') return Number(issue.minimum) === 1 ? 'must not be empty' : `must be at least ${min} characters long`;
-      if (issue.origin === 'array' || issue.origin === 'set') return `must list at least ${min} ${Number(issue.minimum) === 1 ? 'entry' : 'entries'}`;
+      if (issue.origin === 'string')
+        return Number(issue.minimum) === 1 ? 'must not be empty' : `must be at least ${min} characters long`;
+      if (issue.origin === 'array' || issue.origin === 'set')
+        return `must list at least ${min} ${Number(issue.minimum) === 1 ? 'entry' : 'entries'}`;
       return issue.inclusive === false ? `must be more than ${min}` : `must be at least ${min}`;
     }
     case 'too_big': {
       const max = String(issue.maximum);
       if (issue.origin === 'string') return `must be at most ${max} characters long`;
-      if (issue.origin === 'array' || issue.origin === 'set') return `must list at most ${max} ${Number(issue.maximum) === 1 ? 'entry' : 'entries'}`;
+      if (issue.origin === 'array' || issue.origin === 'set')
+        return `must list at most ${max} ${Number(issue.maximum) === 1 ? 'entry' : 'entries'}`;
       return issue.inclusive === false ? `must be less than ${max}` : `must be at most ${max}`;
     }
     case 'invalid_value':
-      return issue.values.length === 1 ? `must be ${JSON.stringify(issue.values[0])}` : `must be one of ${issue.values.map((v) => JSON.stringify(v)).join(', ')}`;
+      return issue.values.length === 1
+        ? `must be ${JSON.stringify(issue.values[0])}`
+        : `must be one of ${issue.values.map((v) => JSON.stringify(v)).join(', ')}`;
     case 'unrecognized_keys':
       return 'is not a known field: remove it';
     case 'not_multiple_of':
@@ -82,7 +87,8 @@ export function fieldIssues(error: z.ZodError, prefix: Array<string | number> = 
   const out: FieldIssue[] = [];
   for (const issue of error.issues) {
     const path = [...prefix, ...issue.path.map((k) => (typeof k === 'number' ? k : String(k)))];
-    if (issue.code === 'unrecognized_keys') for (const key of issue.keys) out.push({ path: [...path, key], message: issue.message });
+    if (issue.code === 'unrecognized_keys')
+      for (const key of issue.keys) out.push({ path: [...path, key], message: issue.message });
     else out.push({ path, message: issue.message });
   }
   return out;
@@ -99,7 +105,11 @@ export function issuesText(issues: FieldIssue[], source?: string): string {
 }
 
 /** Parses with plain-word messages; throws a ValidationError (400 with issues) on failure. */
-export function parseBody<S extends z.ZodType>(schema: S, body: unknown, options: { prefix?: Array<string | number>; source?: string } = {}): z.output<S> {
+export function parseBody<S extends z.ZodType>(
+  schema: S,
+  body: unknown,
+  options: { prefix?: Array<string | number>; source?: string } = {},
+): z.output<S> {
   const parsed = schema.safeParse(body, { error: plainErrorMap });
   if (parsed.success) return parsed.data;
   const issues = fieldIssues(parsed.error, options.prefix);

@@ -12,7 +12,6 @@ import { parseQuery, rfc3339Param } from './query.js';
 /** Default end of the range: the whole stored forecast (about 3 days ahead) fits in it. */
 const DEFAULT_SPAN_MS = 4 * 24 * 3_600_000;
 
-
 const forecastQuery = z.strictObject({
   topic: z
     .string({ error: 'topic is required: a single forecast topic such as weather/pv_power_predicted' })
@@ -37,21 +36,36 @@ export function forecastRoutes(deps: { store: ForecastStore; clock: Clock; regis
     const from = query.from ?? now;
     const to = query.to ?? now + DEFAULT_SPAN_MS;
     if (from >= to) {
-      const defaults = query.from === undefined ? ' (from defaults to now)' : query.to === undefined ? ' (to defaults to 4 days after now)' : '';
+      const defaults =
+        query.from === undefined
+          ? ' (from defaults to now)'
+          : query.to === undefined
+            ? ' (to defaults to 4 days after now)'
+            : '';
       throw new ApiError(400, `from must be before to${defaults}`);
     }
 
     const found = store.lookup(query.topic);
     switch (found.kind) {
       case 'disabled':
-        throw new ApiError(404, 'no forecast plugin is configured: add and enable one (open-meteo or forecast-solar) in plugins.json to get forecasts');
+        throw new ApiError(
+          404,
+          'no forecast plugin is configured: add and enable one (open-meteo or forecast-solar) in plugins.json to get forecasts',
+        );
       case 'not-forecast':
-        if (registry?.get(query.topic)) throw new ApiError(404, `${query.topic} has no forecast; forecast topics are ${FORECAST_TOPICS.join(', ')}`);
+        if (registry?.get(query.topic))
+          throw new ApiError(404, `${query.topic} has no forecast; forecast topics are ${FORECAST_TOPICS.join(', ')}`);
         throw new ApiError(404, `unknown topic "${query.topic}"; forecast topics are ${FORECAST_TOPICS.join(', ')}`);
       case 'not-fetched':
-        throw new ApiError(404, 'no forecast fetched yet since the service started: the forecast plugin has not delivered one (see GET /api/v1/plugins for its status)');
+        throw new ApiError(
+          404,
+          'no forecast fetched yet since the service started: the forecast plugin has not delivered one (see GET /api/v1/plugins for its status)',
+        );
       case 'not-published':
-        throw new ApiError(404, `${query.topic} has no forecast: the configured forecast plugin does not provide it (it provides ${found.published.join(', ')})`);
+        throw new ApiError(
+          404,
+          `${query.topic} has no forecast: the configured forecast plugin does not provide it (it provides ${found.published.join(', ')})`,
+        );
     }
 
     const { meta, lastUpdated } = found;

@@ -40,7 +40,10 @@ export function requireJsonBody() {
       const type = ctx.get('content-type');
       const hasBody = Number(ctx.get('content-length') || 0) > 0 || ctx.get('transfer-encoding') !== '';
       if ((type !== '' || hasBody) && !JSON_TYPE.test(type)) {
-        throw new ApiError(415, `the body must be JSON sent with "Content-Type: application/json"${type ? `, not "${type.slice(0, 100)}"` : ''}`);
+        throw new ApiError(
+          415,
+          `the body must be JSON sent with "Content-Type: application/json"${type ? `, not "${type.slice(0, 100)}"` : ''}`,
+        );
       }
     }
     await next();

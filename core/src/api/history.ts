@@ -50,7 +50,12 @@ const historyQuery = z.strictObject({
  * topic no longer in the registry (a plugin removed or reconfigured) still answers from the
  * history kept for it, with the device and name it had; 404 only when neither knows it.
  */
-export function historyRoutes(deps: { registry: TopicRegistry; store: HistoryStore | null; clock: Clock; unavailable?: () => string }): Router {
+export function historyRoutes(deps: {
+  registry: TopicRegistry;
+  store: HistoryStore | null;
+  clock: Clock;
+  unavailable?: () => string;
+}): Router {
   const { registry, clock } = deps;
   const router = new Router();
 
@@ -58,11 +63,19 @@ export function historyRoutes(deps: { registry: TopicRegistry; store: HistorySto
     const q = parseQuery(historyQuery, ctx.query);
     const store = deps.store;
     // The service runs without history when its database could not be opened (issue 9).
-    if (!store) throw new ApiError(503, `history is unavailable: ${deps.unavailable?.() ?? 'it could not be opened'}`, { 'Retry-After': '60' });
+    if (!store)
+      throw new ApiError(503, `history is unavailable: ${deps.unavailable?.() ?? 'it could not be opened'}`, {
+        'Retry-After': '60',
+      });
     const to = q.to ?? clock.now();
     const from = q.from ?? to - DAY_MS;
     if (from >= to) {
-      const defaults = q.from === undefined ? ' (from defaults to one day before to)' : q.to === undefined ? ' (to defaults to now)' : '';
+      const defaults =
+        q.from === undefined
+          ? ' (from defaults to one day before to)'
+          : q.to === undefined
+            ? ' (to defaults to now)'
+            : '';
       throw new ApiError(400, `from must be before to${defaults}, got from ${formatUtc(from)} and to ${formatUtc(to)}`);
     }
     const meta = recordedMeta(store, q.topic);
@@ -84,7 +97,8 @@ export function historyRoutes(deps: { registry: TopicRegistry; store: HistorySto
     }
     json += ']';
     // Damaged stored history is named, never answered as an empty stretch (issue 15.6).
-    if (page.unreadable) json += `,"unreadable":${JSON.stringify(page.unreadable.map((u) => ({ from: formatUtc(u.fromMs), to: formatUtc(u.toMs) })))}`;
+    if (page.unreadable)
+      json += `,"unreadable":${JSON.stringify(page.unreadable.map((u) => ({ from: formatUtc(u.fromMs), to: formatUtc(u.toMs) })))}`;
     json += page.nextMs === undefined ? '}' : `,"next":"${formatUtc(page.nextMs)}"}`;
     ctx.type = 'application/json';
     ctx.body = json;
@@ -101,9 +115,14 @@ export function historyRoutes(deps: { registry: TopicRegistry; store: HistorySto
           : 'its plugin declares it as not recorded';
       throw new ApiError(404, `${topic} is not recorded in history: ${why}`);
     }
-    if (BATTERY_TOPIC.test(topic)) throw new ApiError(404, `${topic} is not recorded in history: battery metrics are not recorded`);
+    if (BATTERY_TOPIC.test(topic))
+      throw new ApiError(404, `${topic} is not recorded in history: battery metrics are not recorded`);
     const stored = store.describe(topic);
-    if (!stored) throw new ApiError(404, `unknown topic "${topic}": no metric has this topic and no history is kept for it (GET /api/v1/metrics lists the topics)`);
+    if (!stored)
+      throw new ApiError(
+        404,
+        `unknown topic "${topic}": no metric has this topic and no history is kept for it (GET /api/v1/metrics lists the topics)`,
+      );
     return stored;
   }
 

@@ -42,7 +42,9 @@ export class HostPolicy {
     if (origin === undefined) return undefined;
     const normalized = origin.toLowerCase();
     if (this.origins.has(normalized)) return undefined;
-    const own = host !== undefined && (normalized === `http://${host.toLowerCase()}` || normalized === `https://${host.toLowerCase()}`);
+    const own =
+      host !== undefined &&
+      (normalized === `http://${host.toLowerCase()}` || normalized === `https://${host.toLowerCase()}`);
     if (own) return undefined;
     return `requests from the web page at ${origin.slice(0, 100)} are refused: only this device's own page may call the API from a browser (add the origin to security.allowedOrigins to allow it)`;
   }

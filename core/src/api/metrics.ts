@@ -10,7 +10,11 @@ import { ApiError } from './errors.js';
 import { parseQuery } from './query.js';
 
 const snapshotQuery = z.strictObject({
-  topic: z.string().min(1, 'topic must not be empty').max(MAX_TOPIC_LENGTH, `topic is longer than ${MAX_TOPIC_LENGTH} characters`).optional(),
+  topic: z
+    .string()
+    .min(1, 'topic must not be empty')
+    .max(MAX_TOPIC_LENGTH, `topic is longer than ${MAX_TOPIC_LENGTH} characters`)
+    .optional(),
   value: z.enum(['0', '1'], { error: 'value must be 1 (plain-text value) or 0' }).optional(),
   discovery: discoveryParam,
 });
@@ -37,9 +41,18 @@ export function metricsRoutes(deps: { registry: TopicRegistry; writes: WriteServ
     }
     const { topic } = query;
     const matches = topic === undefined ? registry.list() : registry.match(topic);
-    if (matches.length === 0) throw new ApiError(404, topic === undefined ? 'no metrics yet: no plugin has declared any (see GET /api/v1/plugins)' : `no metric matches topic "${topic}"`);
+    if (matches.length === 0)
+      throw new ApiError(
+        404,
+        topic === undefined
+          ? 'no metrics yet: no plugin has declared any (see GET /api/v1/plugins)'
+          : `no metric matches topic "${topic}"`,
+      );
     if (matches.length > 1) {
-      const selected = topic === undefined ? `without a topic all ${matches.length} are selected` : `this one selects ${matches.length}`;
+      const selected =
+        topic === undefined
+          ? `without a topic all ${matches.length} are selected`
+          : `this one selects ${matches.length}`;
       throw new ApiError(400, `value=1 needs a topic that selects one metric; ${selected}`);
     }
     const value = registry.visibleValue(matches[0]!);
@@ -52,7 +65,8 @@ export function metricsRoutes(deps: { registry: TopicRegistry; writes: WriteServ
     if (!parsed.success) throw new ApiError(400, formatZodIssue(parsed.error.issues[0]!));
     const { topic, value } = parsed.data;
     const outcome = await writes.write({ topic, value, who: ctx.state.who as string, via: 'rest' });
-    if (!outcome.ok && outcome.retryAfterS !== undefined) throw new ApiError(429, outcome.message, { 'Retry-After': String(outcome.retryAfterS) });
+    if (!outcome.ok && outcome.retryAfterS !== undefined)
+      throw new ApiError(429, outcome.message, { 'Retry-After': String(outcome.retryAfterS) });
     if (!outcome.ok) throw new ApiError(422, outcome.message);
     ctx.body = { topic, result: 'ok' };
   });

@@ -37,7 +37,11 @@ export function pluginConfigRoutes(deps: { host: PluginHost; save: SavePluginEnt
   const unknownInstance = (id: string) => {
     const entry = host.entries().find((e) => e.id === id);
     // Listed but without a form: its plugin is not installed (any more) or its code does not load.
-    if (entry) return new ApiError(409, `instance "${id}" has no config form: plugin "${entry.plugin}" is not installed or cannot be loaded (see last_error in GET /api/v1/plugins)`);
+    if (entry)
+      return new ApiError(
+        409,
+        `instance "${id}" has no config form: plugin "${entry.plugin}" is not installed or cannot be loaded (see last_error in GET /api/v1/plugins)`,
+      );
     return new ApiError(404, `no plugin instance "${id}": GET /api/v1/plugins lists them`);
   };
 
@@ -62,7 +66,10 @@ export function pluginConfigRoutes(deps: { host: PluginHost; save: SavePluginEnt
     try {
       await saved;
     } catch (err) {
-      throw new ApiError(500, `the new config is in force but could not be saved to plugins.json, so a restart would undo it: ${errorMessage(err)}`);
+      throw new ApiError(
+        500,
+        `the new config is in force but could not be saved to plugins.json, so a restart would undo it: ${errorMessage(err)}`,
+      );
     }
     const secrets = host.secretsOf(id);
     await record({

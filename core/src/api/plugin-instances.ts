@@ -23,22 +23,37 @@ const newInstanceBody = z.strictObject(
   {
     id: z
       .string({ error: 'is required: a short name for this instance, e.g. "meteo"' })
-      .regex(/^[a-z0-9][a-z0-9_-]*$/, 'may hold only lower-case letters, digits, "-" and "_", starting with a letter or digit')
+      .regex(
+        /^[a-z0-9][a-z0-9_-]*$/,
+        'may hold only lower-case letters, digits, "-" and "_", starting with a letter or digit',
+      )
       .max(64, 'must be at most 64 characters long'),
-    plugin: z.string({ error: 'is required: one of the plugins GET /api/v1/plugins/installed lists' }).min(1, 'must name an installed plugin'),
+    plugin: z
+      .string({ error: 'is required: one of the plugins GET /api/v1/plugins/installed lists' })
+      .min(1, 'must name an installed plugin'),
     enabled: z.boolean({ error: 'must be true or false' }).default(true),
     devices: z
-      .array(z.string().refine(isDeviceId, 'must be a device id such as "inverter_1" or "battery_1"'), { error: 'must be a list of device ids' })
+      .array(z.string().refine(isDeviceId, 'must be a device id such as "inverter_1" or "battery_1"'), {
+        error: 'must be a list of device ids',
+      })
       .default([])
       .refine((list) => new Set(list).size === list.length, 'must not name a device twice'),
-    config: z.record(z.string(), z.unknown(), { error: 'must be an object with the plugin\'s settings' }).default({}),
+    config: z.record(z.string(), z.unknown(), { error: "must be an object with the plugin's settings" }).default({}),
   },
-  { error: (issue) => (issue.code === 'unrecognized_keys' ? undefined : 'the body must be a JSON object: {"id", "plugin", "enabled"?, "devices"?, "config"?}') },
+  {
+    error: (issue) =>
+      issue.code === 'unrecognized_keys'
+        ? undefined
+        : 'the body must be a JSON object: {"id", "plugin", "enabled"?, "devices"?, "config"?}',
+  },
 );
 
 const patchBody = z.strictObject(
   { enabled: z.boolean({ error: 'must be true or false' }) },
-  { error: (issue) => (issue.code === 'unrecognized_keys' ? undefined : 'the body must be a JSON object: {"enabled": true|false}') },
+  {
+    error: (issue) =>
+      issue.code === 'unrecognized_keys' ? undefined : 'the body must be a JSON object: {"enabled": true|false}',
+  },
 );
 
 /**
@@ -48,7 +63,11 @@ const patchBody = z.strictObject(
  * DELETE /api/v1/plugins/:id (stop and remove). Every accepted change is saved to
  * plugins.json at once and audited as `plugins/<id>`.
  */
-export function pluginInstancesRoutes(deps: { host: PluginHost; save: SavePluginEntries; record?: RecordChange }): Router {
+export function pluginInstancesRoutes(deps: {
+  host: PluginHost;
+  save: SavePluginEntries;
+  record?: RecordChange;
+}): Router {
   const { host, save } = deps;
   const record: RecordChange = deps.record ?? (async () => {});
   const router = new Router();
@@ -61,8 +80,10 @@ export function pluginInstancesRoutes(deps: { host: PluginHost; save: SavePlugin
       throw new ApiError(500, `plugins.json could not be saved, so nothing was changed: ${errorMessage(err)}`);
     }
   };
-  const shown = (entry: PluginInstanceConfig) => auditText({ ...entry, config: maskSecrets(entry.config, host.secretsOf(entry.id)) });
-  const unknownInstance = (id: string) => new ApiError(404, `no plugin instance "${id}": GET /api/v1/plugins lists them`);
+  const shown = (entry: PluginInstanceConfig) =>
+    auditText({ ...entry, config: maskSecrets(entry.config, host.secretsOf(entry.id)) });
+  const unknownInstance = (id: string) =>
+    new ApiError(404, `no plugin instance "${id}": GET /api/v1/plugins lists them`);
 
   router.get('/plugins/installed', async (ctx) => {
     ctx.body = await host.installed();
@@ -71,7 +92,8 @@ export function pluginInstancesRoutes(deps: { host: PluginHost; save: SavePlugin
   router.post('/plugins', async (ctx) => {
     const entry = parseBody(newInstanceBody, ctx.request.body);
     const outcome = await host.add(entry);
-    if (!outcome.ok) throw new ValidationError(issuesText(outcome.issues), outcome.issues, outcome.conflict ? 409 : 400);
+    if (!outcome.ok)
+      throw new ValidationError(issuesText(outcome.issues), outcome.issues, outcome.conflict ? 409 : 400);
     await persist(() => host.remove(entry.id));
     await record({ who: ctx.state.who, topic: `plugins/${entry.id}`, oldValue: '', newValue: shown(entry) });
     ctx.status = 201;
@@ -88,7 +110,12 @@ export function pluginInstancesRoutes(deps: { host: PluginHost; save: SavePlugin
     if (!outcome.ok) throw new ValidationError(issuesText(outcome.issues), outcome.issues);
     if (before.enabled !== enabled) {
       await persist(() => void host.setEnabled(id, before.enabled));
-      await record({ who: ctx.state.who, topic: `plugins/${id}`, oldValue: auditText({ enabled: before.enabled }), newValue: auditText({ enabled }) });
+      await record({
+        who: ctx.state.who,
+        topic: `plugins/${id}`,
+        oldValue: auditText({ enabled: before.enabled }),
+        newValue: auditText({ enabled }),
+      });
     }
     ctx.body = host.status().find((s) => s.id === id) ?? outcome.status;
   });
@@ -102,7 +129,10 @@ export function pluginInstancesRoutes(deps: { host: PluginHost; save: SavePlugin
     try {
       await save(host.entries());
     } catch (err) {
-      throw new ApiError(500, `instance "${id}" is stopped but plugins.json could not be saved, so it comes back at the next start: ${errorMessage(err)}`);
+      throw new ApiError(
+        500,
+        `instance "${id}" is stopped but plugins.json could not be saved, so it comes back at the next start: ${errorMessage(err)}`,
+      );
     }
     await record({ who: ctx.state.who, topic: `plugins/${id}`, oldValue, newValue: '' });
     ctx.status = 204;

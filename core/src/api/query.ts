@@ -11,7 +11,10 @@ export const NO_QUERY = z.strictObject({});
  * a silent pick, and an unknown one (`?topc=`) is an error rather than silently ignored.
  * Failures answer 400 naming the parameter.
  */
-export function parseQuery<S extends z.ZodObject>(schema: S, query: Record<string, string | string[] | undefined>): z.output<S> {
+export function parseQuery<S extends z.ZodObject>(
+  schema: S,
+  query: Record<string, string | string[] | undefined>,
+): z.output<S> {
   for (const [key, value] of Object.entries(query)) {
     if (Array.isArray(value)) throw new ApiError(400, `${key} is given more than once`);
   }
@@ -20,7 +23,8 @@ export function parseQuery<S extends z.ZodObject>(schema: S, query: Record<strin
     const issue = result.error.issues[0]!;
     if (issue.code === 'unrecognized_keys') {
       const known = Object.keys(schema.shape);
-      const takes = known.length === 0 ? 'this endpoint takes no query parameters' : `known parameters: ${known.join(', ')}`;
+      const takes =
+        known.length === 0 ? 'this endpoint takes no query parameters' : `known parameters: ${known.join(', ')}`;
       throw new ApiError(400, `unknown query parameter ${issue.keys.map((k) => `"${k}"`).join(', ')}: ${takes}`);
     }
     throw new ApiError(400, formatZodIssue(issue));
@@ -37,7 +41,10 @@ export function rfc3339Param(name: string) {
       if (text === undefined) return undefined;
       const ms = parseRfc3339(text);
       if (ms === undefined) {
-        ctx.addIssue({ code: 'custom', message: `${name} must be an RFC 3339 time such as 2026-11-22T10:00:00Z, got "${text}"` });
+        ctx.addIssue({
+          code: 'custom',
+          message: `${name} must be an RFC 3339 time such as 2026-11-22T10:00:00Z, got "${text}"`,
+        });
         return z.NEVER;
       }
       return ms;

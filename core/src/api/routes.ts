@@ -14,7 +14,9 @@ export interface RouteInfo {
 const METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'];
 
 function declaredScope(layer: Router['stack'][number]): Scope | undefined {
-  const scoped = layer.stack.find((m): m is ScopedMiddleware => typeof (m as Partial<ScopedMiddleware>).scope === 'string');
+  const scoped = layer.stack.find(
+    (m): m is ScopedMiddleware => typeof (m as Partial<ScopedMiddleware>).scope === 'string',
+  );
   return scoped?.scope;
 }
 
@@ -37,7 +39,8 @@ export function listRoutes(routers: readonly Router[], prefix: string, isPublic 
     for (const layer of router.stack) {
       const path = prefix + String(layer.path);
       const routeScope = isPublic ? 'public' : (declaredScope(layer) ?? 'admin');
-      for (const method of layer.methods) if (METHODS.includes(method)) routes.push({ method, path, scope: routeScope });
+      for (const method of layer.methods)
+        if (METHODS.includes(method)) routes.push({ method, path, scope: routeScope });
     }
   }
   return routes;

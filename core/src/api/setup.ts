@@ -11,15 +11,23 @@ import { parseBody, ValidationError } from './field-issues.js';
 
 const setupBody = z.strictObject(
   {
-    code: z.string({ error: 'is required: the setup code the service printed in its log at start ("setup code: XXXX-XXXX")' }),
+    code: z.string({
+      error: 'is required: the setup code the service printed in its log at start ("setup code: XXXX-XXXX")',
+    }),
     password: z.string({ error: 'is required: the new password for this device' }),
   },
-  { error: (issue) => (issue.code === 'unrecognized_keys' ? undefined : 'the body must be a JSON object: {"code": "XXXX-XXXX", "password": "..."}') },
+  {
+    error: (issue) =>
+      issue.code === 'unrecognized_keys'
+        ? undefined
+        : 'the body must be a JSON object: {"code": "XXXX-XXXX", "password": "..."}',
+  },
 );
 
 const WRONG_CODE =
   'wrong setup code: use the one in the service\'s log from its latest start (a line "setup code: XXXX-XXXX"); a new code is printed at every start until a password is set';
-const ALREADY_SET = 'a password is already set: sign in with it (the setup code only works before the first password is set)';
+const ALREADY_SET =
+  'a password is already set: sign in with it (the setup code only works before the first password is set)';
 
 /**
  * First run, before any password exists (public routes: there is nothing to sign in with yet).
@@ -28,7 +36,13 @@ const ALREADY_SET = 'a password is already set: sign in with it (the setup code 
  * code from the log, and answers 201 with a token for the settings page, so the browser
  * never has to keep the password.
  */
-export function setupRoutes(deps: { auth: AuthService; setupCode: SetupCode; clock: Clock; realm: string; record?: RecordChange }): Router {
+export function setupRoutes(deps: {
+  auth: AuthService;
+  setupCode: SetupCode;
+  clock: Clock;
+  realm: string;
+  record?: RecordChange;
+}): Router {
   const { auth, setupCode, clock } = deps;
   const record: RecordChange = deps.record ?? (async () => {});
   const router = new Router({ prefix: '/api/v1' });

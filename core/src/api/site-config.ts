@@ -31,7 +31,12 @@ export function siteConfigRoutes(deps: { settings: LiveSiteSettings; record?: Re
       throw new ApiError(500, `the settings could not be saved, so nothing was changed: ${errorMessage(err)}`);
     }
     for (const change of changes) {
-      await record({ who: ctx.state.who, topic: `config/${change.key}`, oldValue: auditText(change.oldValue), newValue: auditText(change.newValue) });
+      await record({
+        who: ctx.state.who,
+        topic: `config/${change.key}`,
+        oldValue: auditText(change.oldValue),
+        newValue: auditText(change.newValue),
+      });
     }
     ctx.body = settings.current();
   });

@@ -9,7 +9,8 @@ import { ApiError } from './errors.js';
 // The page loads only its own files and talks only to this server; framing is refused so
 // another site cannot overlay the device's settings (clickjacking).
 const PAGE_HEADERS = {
-  'Content-Security-Policy': "default-src 'self'; img-src 'self' data:; object-src 'none'; base-uri 'none'; frame-ancestors 'none'; form-action 'self'",
+  'Content-Security-Policy':
+    "default-src 'self'; img-src 'self' data:; object-src 'none'; base-uri 'none'; frame-ancestors 'none'; form-action 'self'",
   'X-Content-Type-Options': 'nosniff',
   // For browsers that predate CSP's frame-ancestors.
   'X-Frame-Options': 'DENY',
@@ -41,7 +42,10 @@ export function staticRoutes(options: { dir: string }): Router {
   const notFound = (ctx: Context) => {
     if (existsSync(join(dir, 'index.html'))) return new ApiError(404, `no such file: ${ctx.path}`);
     // No path in the answer: it goes to anyone on the network, signed in or not.
-    return new ApiError(404, 'the settings page is not built: run `npm run build` in the Heliograph directory, then reload');
+    return new ApiError(
+      404,
+      'the settings page is not built: run `npm run build` in the Heliograph directory, then reload',
+    );
   };
 
   const serve = async (ctx: Context, path: string) => {
@@ -66,7 +70,8 @@ export function staticRoutes(options: { dir: string }): Router {
       // @koa/send's own 404 carries the absolute file path in its message; do not show it.
       if (status === 404) throw notFound(ctx);
       // resolve-path's 400/403 ("Malicious Path", "Forbidden") for paths leaving dir.
-      if (status === 400 || status === 403) throw new ApiError(status, `refused: ${ctx.path} is not a file of the settings page`);
+      if (status === 400 || status === 403)
+        throw new ApiError(status, `refused: ${ctx.path} is not a file of the settings page`);
       throw err;
     }
     if (served === undefined) throw notFound(ctx);

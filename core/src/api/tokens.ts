@@ -8,7 +8,8 @@ import { ApiError } from './errors.js';
 import type { RecordChange } from './change-audit.js';
 import { NO_QUERY, parseQuery } from './query.js';
 
-const BODY_SHAPE = 'the body must be a JSON object: {"name": "...", "expires_at"?: RFC 3339 time, "scope"?: "read" | "write" | "admin"}';
+const BODY_SHAPE =
+  'the body must be a JSON object: {"name": "...", "expires_at"?: RFC 3339 time, "scope"?: "read" | "write" | "admin"}';
 const EXPIRES_AT_ERROR = 'expires_at must be an RFC 3339 time such as "2030-01-31T12:00:00Z", or null';
 
 // Strict, so a misspelt "expires_at" cannot silently create a token that never expires.
@@ -32,7 +33,9 @@ const createTokenBody = z.strictObject(
   },
   {
     error: (issue) =>
-      issue.code === 'unrecognized_keys' ? `unknown field ${issue.keys.map((k) => `"${k}"`).join(', ')}: only name, expires_at and scope are accepted` : BODY_SHAPE,
+      issue.code === 'unrecognized_keys'
+        ? `unknown field ${issue.keys.map((k) => `"${k}"`).join(', ')}: only name, expires_at and scope are accepted`
+        : BODY_SHAPE,
   },
 );
 
@@ -60,7 +63,12 @@ export function tokensRoutes(deps: { auth: AuthService; record?: RecordChange })
       if (err instanceof AuthInputError) throw new ApiError(err.reason === 'conflict' ? 409 : 400, err.message);
       throw err;
     }
-    await record({ who: ctx.state.who, topic: `tokens/${created.name}`, oldValue: '', newValue: created.expires_at ? `created, expires ${created.expires_at}` : 'created' });
+    await record({
+      who: ctx.state.who,
+      topic: `tokens/${created.name}`,
+      oldValue: '',
+      newValue: created.expires_at ? `created, expires ${created.expires_at}` : 'created',
+    });
     ctx.body = created;
     ctx.status = 201;
   });
@@ -74,7 +82,8 @@ export function tokensRoutes(deps: { auth: AuthService; record?: RecordChange })
     parseQuery(NO_QUERY, ctx.query);
     const id = ctx.params.id!;
     const name = (await auth.listTokens()).find((t) => t.id === id)?.name;
-    if (!(await auth.revokeToken(id))) throw new ApiError(404, `no token with id "${id}": GET /api/v1/tokens lists the tokens`);
+    if (!(await auth.revokeToken(id)))
+      throw new ApiError(404, `no token with id "${id}": GET /api/v1/tokens lists the tokens`);
     await record({ who: ctx.state.who, topic: `tokens/${name ?? id}`, oldValue: 'active', newValue: 'revoked' });
     ctx.status = 204;
   });

@@ -36,14 +36,18 @@ export function credentialsFromQuery(query: URLSearchParams, header: string | un
 export function authError(outcome: Extract<AuthOutcome, { ok: false }>, realm: string): ApiError {
   const headers: Record<string, string> = {};
   if (outcome.status === 401) headers['WWW-Authenticate'] = `Bearer realm="${realm}"`;
-  if ((outcome.status === 429 || outcome.status === 503) && outcome.retryAfterS !== undefined) headers['Retry-After'] = String(outcome.retryAfterS);
+  if ((outcome.status === 429 || outcome.status === 503) && outcome.retryAfterS !== undefined)
+    headers['Retry-After'] = String(outcome.retryAfterS);
   return new ApiError(outcome.status, outcome.message, headers);
 }
 
 /** Lets a request through only with valid credentials; sets `ctx.state.who` and `ctx.state.identity`. */
 export function requireAuth(options: { auth: Authenticator; realm: string }) {
   return async function requireAuth(ctx: Context, next: Next): Promise<void> {
-    const outcome = await options.auth.authenticate(credentialsFromHeader(ctx.get('authorization') || undefined), ctx.ip);
+    const outcome = await options.auth.authenticate(
+      credentialsFromHeader(ctx.get('authorization') || undefined),
+      ctx.ip,
+    );
     if (!outcome.ok) throw authError(outcome, options.realm);
     const { ok: _ok, ...identity } = outcome;
     ctx.state.who = outcome.who;

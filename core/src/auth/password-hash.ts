@@ -40,7 +40,11 @@ function parseHash(encoded: string): ParsedHash {
   if (!match || logN < 10 || logN > 20 || r < 1 || r > 32 || p < 1 || p > 16) {
     throw new Error('the stored password hash is damaged: set the password again with `heliograph password set`');
   }
-  return { options: scryptOptions(logN, r, p), salt: Buffer.from(match[4]!, 'base64'), key: Buffer.from(match[5]!, 'base64') };
+  return {
+    options: scryptOptions(logN, r, p),
+    salt: Buffer.from(match[4]!, 'base64'),
+    key: Buffer.from(match[5]!, 'base64'),
+  };
 }
 
 function scryptOptions(logN: number, r: number, p: number): ScryptOptions {

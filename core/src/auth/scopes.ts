@@ -33,7 +33,12 @@ export function scope(needed: Scope): ScopedMiddleware {
   const middleware = async (ctx: Context, next: Next) => {
     const identity = ctx.state.identity as Identity | undefined;
     if (!identity || !scopeAllows(identity.scope, needed)) {
-      throw new ApiError(403, identity ? scopeMessage(identity, needed, `${ctx.method} ${ctx.path}`) : `${ctx.method} ${ctx.path} needs scope ${needed}`);
+      throw new ApiError(
+        403,
+        identity
+          ? scopeMessage(identity, needed, `${ctx.method} ${ctx.path}`)
+          : `${ctx.method} ${ctx.path} needs scope ${needed}`,
+      );
     }
     await next();
   };

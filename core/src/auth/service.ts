@@ -64,7 +64,10 @@ export const tokenNameSchema = z
   .min(1, 'name must not be empty')
   .max(64, 'name must be at most 64 characters')
   .refine((name) => !/\p{Cc}/u.test(name), 'name must not contain control characters')
-  .refine((name) => name !== PASSWORD_USER, `name "${PASSWORD_USER}" is reserved for the password login: choose another`);
+  .refine(
+    (name) => name !== PASSWORD_USER,
+    `name "${PASSWORD_USER}" is reserved for the password login: choose another`,
+  );
 
 /** A token as the API lists it (RFC 3339 UTC times, second precision). */
 export interface TokenInfo {
@@ -93,9 +96,11 @@ export interface AuthServiceOptions {
 /** How to set a password, for every answer that says none is set. */
 export const NO_PASSWORD_MESSAGE =
   "no password is set yet: set one with `heliograph password set` on the device, in the settings page with the setup code from the service's log, or start the service with the HELIOGRAPH_PASSWORD environment variable";
-const MISSING_CREDENTIALS_MESSAGE = 'credentials required: use HTTP Basic with the device password (any user name), or "Authorization: Bearer <token>"';
+const MISSING_CREDENTIALS_MESSAGE =
+  'credentials required: use HTTP Basic with the device password (any user name), or "Authorization: Bearer <token>"';
 const WRONG_PASSWORD_MESSAGE = 'wrong password';
-const BUSY_MESSAGE = 'too many password checks are running right now: try again in a second (bearer tokens are not affected)';
+const BUSY_MESSAGE =
+  'too many password checks are running right now: try again in a second (bearer tokens are not affected)';
 const UNKNOWN_TOKEN_MESSAGE = 'unknown or revoked token: create a new one with POST /api/v1/tokens';
 
 const TOKEN_PREFIX = 'hg_';
@@ -147,7 +152,10 @@ export class AuthService extends TypedEmitter<AuthEvents> implements Authenticat
   ) {
     super();
     this.hashGate = new WorkGate(options.maxConcurrentHashes ?? 2, options.maxWaitingHashes ?? 16);
-    this.throttle = new LoginThrottle(clock, { maxFailures: options.maxFailedLogins, windowMs: options.failedLoginWindowMs });
+    this.throttle = new LoginThrottle(clock, {
+      maxFailures: options.maxFailedLogins,
+      windowMs: options.failedLoginWindowMs,
+    });
   }
 
   /** Applies the auth migrations, then returns a service on `db`. */
@@ -198,7 +206,11 @@ export class AuthService extends TypedEmitter<AuthEvents> implements Authenticat
 
   /** Remembers a password known to match `storedHash` (see `checkPassword`). */
   private rememberVerified(password: string, storedHash: string): void {
-    this.verifiedPassword = { storedHash, candidateDigest: sha256(password), until: this.clock.now() + VERIFIED_PASSWORD_TTL_MS };
+    this.verifiedPassword = {
+      storedHash,
+      candidateDigest: sha256(password),
+      until: this.clock.now() + VERIFIED_PASSWORD_TTL_MS,
+    };
   }
 
   /**
@@ -235,13 +247,22 @@ export class AuthService extends TypedEmitter<AuthEvents> implements Authenticat
    * under the same per-address throttle: a wrong one counts as a failed login, and a
    * throttled address gets 429 without the check being made.
    */
-  checkOtherSecret(clientIp: string, check: () => boolean, wrongMessage: string): Promise<{ ok: true } | Extract<AuthOutcome, { ok: false }>> {
+  checkOtherSecret(
+    clientIp: string,
+    check: () => boolean,
+    wrongMessage: string,
+  ): Promise<{ ok: true } | Extract<AuthOutcome, { ok: false }>> {
     const address = throttleKey(clientIp);
     return this.oneAtATime(address, (): { ok: true } | Extract<AuthOutcome, { ok: false }> => {
       const waitMs = this.throttle.waitMs(address);
       if (waitMs > 0) {
         const retryAfterS = Math.ceil(waitMs / 1000);
-        return { ok: false, status: 429, message: `too many failed attempts from this address: try again in ${retryAfterS} s`, retryAfterS };
+        return {
+          ok: false,
+          status: 429,
+          message: `too many failed attempts from this address: try again in ${retryAfterS} s`,
+          retryAfterS,
+        };
       }
       if (check()) {
         this.throttle.recordSuccess(address);
@@ -278,7 +299,10 @@ export class AuthService extends TypedEmitter<AuthEvents> implements Authenticat
       );
     } catch (err) {
       if (String((err as Error).message).includes('auth_tokens.name')) {
-        throw new AuthInputError(`a token named "${name}" already exists: choose another name or revoke that token first`, 'conflict');
+        throw new AuthInputError(
+          `a token named "${name}" already exists: choose another name or revoke that token first`,
+          'conflict',
+        );
       }
       throw err;
     }
@@ -287,7 +311,9 @@ export class AuthService extends TypedEmitter<AuthEvents> implements Authenticat
 
   /** Every token, expired ones included, oldest first; never the secrets. */
   async listTokens(): Promise<TokenInfo[]> {
-    const rows = await this.db.all<TokenRow[]>('SELECT id, name, created_at, expires_at, scope FROM auth_tokens ORDER BY created_at, rowid');
+    const rows = await this.db.all<TokenRow[]>(
+      'SELECT id, name, created_at, expires_at, scope FROM auth_tokens ORDER BY created_at, rowid',
+    );
     return rows.map((row) => ({ id: row.id, name: row.name, ...tokenTimes(row), scope: row.scope }));
   }
 
@@ -331,7 +357,12 @@ export class AuthService extends TypedEmitter<AuthEvents> implements Authenticat
     const waitMs = this.throttle.waitMs(address);
     if (waitMs <= 0) return undefined;
     const retryAfterS = Math.ceil(waitMs / 1000);
-    return { ok: false, status: 429, message: `too many failed logins from this address: try again in ${retryAfterS} s (bearer tokens still work)`, retryAfterS };
+    return {
+      ok: false,
+      status: 429,
+      message: `too many failed logins from this address: try again in ${retryAfterS} s (bearer tokens still work)`,
+      retryAfterS,
+    };
   }
 
   /**
@@ -354,7 +385,12 @@ export class AuthService extends TypedEmitter<AuthEvents> implements Authenticat
     const now = this.clock.now();
     const digest = sha256(candidate);
     const remembered = this.verifiedPassword;
-    if (remembered && remembered.storedHash === stored && now < remembered.until && timingSafeEqual(remembered.candidateDigest, digest)) {
+    if (
+      remembered &&
+      remembered.storedHash === stored &&
+      now < remembered.until &&
+      timingSafeEqual(remembered.candidateDigest, digest)
+    ) {
       return PASSWORD_IDENTITY;
     }
     // No set password holds a control character (passwordProblem). It must be refused here:
@@ -377,13 +413,20 @@ export class AuthService extends TypedEmitter<AuthEvents> implements Authenticat
     const key = digest.toString('hex');
     let row = this.tokenCache.get(key);
     if (!row) {
-      row = await this.db.get<TokenRecord>('SELECT id, name, expires_at, scope FROM auth_tokens WHERE secret_hash = ?', digest);
+      row = await this.db.get<TokenRecord>(
+        'SELECT id, name, expires_at, scope FROM auth_tokens WHERE secret_hash = ?',
+        digest,
+      );
       if (!row) return { ok: false, status: 401, message: UNKNOWN_TOKEN_MESSAGE };
       if (this.tokenCache.size >= 1000) this.tokenCache.clear();
       this.tokenCache.set(key, row);
     }
     if (row.expires_at !== null && this.clock.now() >= row.expires_at) {
-      return { ok: false, status: 401, message: `token "${row.name}" expired at ${formatUtc(row.expires_at)}: create a new one` };
+      return {
+        ok: false,
+        status: 401,
+        message: `token "${row.name}" expired at ${formatUtc(row.expires_at)}: create a new one`,
+      };
     }
     return { ok: true, who: row.name, scope: row.scope, token: { id: row.id, expiresAt: row.expires_at } };
   }
@@ -395,7 +438,11 @@ export class AuthService extends TypedEmitter<AuthEvents> implements Authenticat
    */
   private async storedHash(): Promise<string | undefined> {
     const now = this.clock.now();
-    if (this.storedHashCache && now >= this.storedHashCache.readAt && now - this.storedHashCache.readAt < STORED_HASH_TTL_MS) {
+    if (
+      this.storedHashCache &&
+      now >= this.storedHashCache.readAt &&
+      now - this.storedHashCache.readAt < STORED_HASH_TTL_MS
+    ) {
       return this.storedHashCache.hash;
     }
     // One read at a time: a flood of logins would otherwise queue a thousand reads on the
@@ -420,7 +467,8 @@ const PASSWORD_IDENTITY: AuthOutcome = { ok: true, who: PASSWORD_USER, scope: 'a
 export function passwordProblem(password: string): string | undefined {
   const length = [...password.normalize('NFC')].length;
   if (length === 0) return 'the password must not be empty';
-  if (length < PASSWORD_MIN_LENGTH) return `the password must be at least ${PASSWORD_MIN_LENGTH} characters long (this one has ${length})`;
+  if (length < PASSWORD_MIN_LENGTH)
+    return `the password must be at least ${PASSWORD_MIN_LENGTH} characters long (this one has ${length})`;
   if (length > PASSWORD_MAX_LENGTH) return `the password must be at most ${PASSWORD_MAX_LENGTH} characters long`;
   // Also what makes `checkPassword` safe to refuse such candidates before hashing.
   if (/\p{Cc}/u.test(password)) return 'the password must not contain control characters (newline, tab, NUL)';
@@ -439,6 +487,12 @@ function sha256(text: string): Buffer {
   return hash('sha256', text, 'buffer');
 }
 
-function tokenTimes(row: { created_at: number; expires_at: number | null }): Pick<TokenInfo, 'created_at' | 'expires_at'> {
-  return { created_at: formatUtc(row.created_at), expires_at: row.expires_at === null ? null : formatUtc(row.expires_at) };
+function tokenTimes(row: {
+  created_at: number;
+  expires_at: number | null;
+}): Pick<TokenInfo, 'created_at' | 'expires_at'> {
+  return {
+    created_at: formatUtc(row.created_at),
+    expires_at: row.expires_at === null ? null : formatUtc(row.expires_at),
+  };
 }

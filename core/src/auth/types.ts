@@ -14,8 +14,7 @@ export interface Identity {
 
 /** The answer to "may this client in?" and, when not, what to tell it. */
 export type AuthOutcome =
-  | ({ ok: true } & Identity)
-  | { ok: false; status: 401 | 403 | 429 | 503; message: string; retryAfterS?: number };
+  ({ ok: true } & Identity) | { ok: false; status: 401 | 403 | 429 | 503; message: string; retryAfterS?: number };
 
 /** Checks credentials, counting failed logins per client address (throttling). */
 export interface Authenticator {

@@ -17,19 +17,30 @@ const SITE_KEYS_FOR_PLUGINS = new Set(['site.timeZone', 'site.latitude', 'site.l
  * (temperature unit) and the plugins (`ctx.site`: they restart with the new one). Returns
  * the disposer.
  */
-export function applySiteSettingsLive(settings: LiveSiteSettings, services: { energy: EnergyTotals; prices: PriceBook; forecast: ForecastStore; plugins: PluginHost }): () => void {
+export function applySiteSettingsLive(
+  settings: LiveSiteSettings,
+  services: { energy: EnergyTotals; prices: PriceBook; forecast: ForecastStore; plugins: PluginHost },
+): () => void {
   const listener: Parameters<LiveSiteSettings['on']>[1] = (config, changes) => {
     const changed = new Set(changes.map((c) => c.key));
     const timeZone = siteTimeZone(config);
-    if (changed.has('energy.resetPeriod') || changed.has('site.timeZone')) services.energy.reconfigure({ period: config.energy.resetPeriod, timeZone });
+    if (changed.has('energy.resetPeriod') || changed.has('site.timeZone'))
+      services.energy.reconfigure({ period: config.energy.resetPeriod, timeZone });
     if (changed.has('prices.multiplier') || changed.has('prices.offset') || changed.has('site.timeZone')) {
       services.prices.reconfigure({ timeZone, multiplier: config.prices.multiplier, offset: config.prices.offset });
     }
     if (changed.has('site.temperatureUnit')) services.forecast.setTemperatureUnit(config.site.temperatureUnit);
     if ([...changed].some((key) => SITE_KEYS_FOR_PLUGINS.has(key))) {
-      const site = { timeZone, latitude: config.site.latitude, longitude: config.site.longitude, temperatureUnit: config.site.temperatureUnit };
+      const site = {
+        timeZone,
+        latitude: config.site.latitude,
+        longitude: config.site.longitude,
+        temperatureUnit: config.site.temperatureUnit,
+      };
       // Not awaited: a plugin's setup may take long (a device, a provider); its status shows it.
-      services.plugins.updateSite(site).catch((err) => log.error('restarting plugins with the new site settings failed', { err }));
+      services.plugins
+        .updateSite(site)
+        .catch((err) => log.error('restarting plugins with the new site settings failed', { err }));
     }
   };
   settings.on('changed', listener);

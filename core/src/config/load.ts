@@ -18,9 +18,10 @@ export function loadConfig(userFile?: string): Config {
   const defaults = readJson(DEFAULT_CONFIG_FILE);
   let merged = defaults;
   if (userFile && existsSync(userFile)) merged = deepMerge(defaults, readJson(userFile));
-  delete (merged as Record<string, unknown>).$schema;
+  delete merged.$schema;
   const result = configSchema.safeParse(merged);
-  if (!result.success) throw new ConfigError(formatZodError(result.error, { source: userFile ?? DEFAULT_CONFIG_FILE, input: merged }));
+  if (!result.success)
+    throw new ConfigError(formatZodError(result.error, { source: userFile ?? DEFAULT_CONFIG_FILE, input: merged }));
   return result.data;
 }
 
@@ -44,8 +45,7 @@ function deepMerge(base: Record<string, unknown>, over: Record<string, unknown>)
   const out: Record<string, unknown> = { ...base };
   for (const [key, value] of Object.entries(over)) {
     const prev = out[key];
-    out[key] =
-      isPlainObject(prev) && isPlainObject(value) ? deepMerge(prev, value) : value;
+    out[key] = isPlainObject(prev) && isPlainObject(value) ? deepMerge(prev, value) : value;
   }
   return out;
 }

@@ -12,15 +12,21 @@ export function saveConfigChanges(file: string, changes: Record<string, Record<s
   if (existsSync(file)) {
     try {
       const parsed: unknown = JSON.parse(readFileSync(file, 'utf8'));
-      if (parsed !== null && typeof parsed === 'object' && !Array.isArray(parsed)) current = parsed as Record<string, unknown>;
+      if (parsed !== null && typeof parsed === 'object' && !Array.isArray(parsed))
+        current = parsed as Record<string, unknown>;
     } catch (err) {
-      throw new ConfigError(`${file}: not valid JSON, so it was not overwritten (fix or remove it): ${(err as Error).message}`);
+      throw new ConfigError(
+        `${file}: not valid JSON, so it was not overwritten (fix or remove it): ${(err as Error).message}`,
+      );
     }
   }
   const next: Record<string, unknown> = { ...current };
   for (const [section, values] of Object.entries(changes)) {
     const before = next[section];
-    next[section] = { ...(before !== null && typeof before === 'object' && !Array.isArray(before) ? before : {}), ...values };
+    next[section] = {
+      ...(before !== null && typeof before === 'object' && !Array.isArray(before) ? before : {}),
+      ...values,
+    };
   }
   writeFileAtomic(file, JSON.stringify(next, null, 2) + '\n');
 }

@@ -48,36 +48,72 @@ export const configSchema = z
       .object({
         resetPeriod: z
           .enum(['daily', 'weekly', 'monthly'])
-          .describe('When the kWh totals restart from zero, at local midnight (Monday for weekly, the 1st for monthly).')
-          .meta({ title: 'Energy totals restart', enumLabels: { daily: 'Every day', weekly: 'Every week (Monday)', monthly: 'Every month (the 1st)' } }),
+          .describe(
+            'When the kWh totals restart from zero, at local midnight (Monday for weekly, the 1st for monthly).',
+          )
+          .meta({
+            title: 'Energy totals restart',
+            enumLabels: { daily: 'Every day', weekly: 'Every week (Monday)', monthly: 'Every month (the 1st)' },
+          }),
       })
       .strict(),
     prices: z
       .object({
-        multiplier: z.number().describe('Grid prices are shown as raw * multiplier + offset (taxes, fees).').meta({ title: 'Price multiplier' }),
-        offset: z.number().describe('Added to every grid price after the multiplier, in currency per kWh.').meta({ title: 'Price offset (per kWh)' }),
+        multiplier: z
+          .number()
+          .describe('Grid prices are shown as raw * multiplier + offset (taxes, fees).')
+          .meta({ title: 'Price multiplier' }),
+        offset: z
+          .number()
+          .describe('Added to every grid price after the multiplier, in currency per kWh.')
+          .meta({ title: 'Price offset (per kWh)' }),
       })
       .strict(),
     history: z
       .object({
-        retentionDays: z.number().int().positive().describe('Days of 10-second history kept; older 10-s blocks are deleted, rollups stay.'),
-        diskBudgetMb: z.number().positive().describe('When the database grows past this, the oldest 10-s blocks are deleted first.'),
-        flushIntervalMs: z.number().int().min(500).max(10000).describe('How often recorded readings are written in one transaction (at most 10 s of readings can be lost).'),
+        retentionDays: z
+          .number()
+          .int()
+          .positive()
+          .describe('Days of 10-second history kept; older 10-s blocks are deleted, rollups stay.'),
+        diskBudgetMb: z
+          .number()
+          .positive()
+          .describe('When the database grows past this, the oldest 10-s blocks are deleted first.'),
+        flushIntervalMs: z
+          .number()
+          .int()
+          .min(500)
+          .max(10000)
+          .describe(
+            'How often recorded readings are written in one transaction (at most 10 s of readings can be lost).',
+          ),
       })
       .strict(),
     auth: z
       .object({
-        maxFailedLogins: z.number().int().positive().describe('Failed logins from one address within the window before it is throttled.'),
+        maxFailedLogins: z
+          .number()
+          .int()
+          .positive()
+          .describe('Failed logins from one address within the window before it is throttled.'),
         failedLoginWindowMs: z.number().int().positive().describe('Window in which failed logins are counted.'),
       })
       .strict(),
     mdns: z
       .object({
-        enabled: z.boolean().describe('Advertise the unit over mDNS (_solar-assistant._tcp and _heliograph._tcp, TXT site_id) so clients find it again after its IP address changes. The environment variable HELIOGRAPH_MDNS=0 or 1 overrides this.'),
+        enabled: z
+          .boolean()
+          .describe(
+            'Advertise the unit over mDNS (_solar-assistant._tcp and _heliograph._tcp, TXT site_id) so clients find it again after its IP address changes. The environment variable HELIOGRAPH_MDNS=0 or 1 overrides this.',
+          ),
         interface: z
           .string()
           .nullable()
-          .refine((ip) => ip === null || isIPv4(ip), 'the IPv4 address of a network interface, such as "192.168.1.20", or null for all interfaces')
+          .refine(
+            (ip) => ip === null || isIPv4(ip),
+            'the IPv4 address of a network interface, such as "192.168.1.20", or null for all interfaces',
+          )
           .describe('IPv4 address of the one interface to advertise on; null = every interface.'),
       })
       .strict(),
@@ -85,10 +121,21 @@ export const configSchema = z
       .object({
         allowedHosts: z
           .array(z.string().min(1).max(253))
-          .describe('Host names (without port) the device is reached by besides IP addresses, localhost and .local names; other Host headers answer 421 (DNS rebinding).'),
+          .describe(
+            'Host names (without port) the device is reached by besides IP addresses, localhost and .local names; other Host headers answer 421 (DNS rebinding).',
+          ),
         allowedOrigins: z
-          .array(z.string().regex(/^https?:\/\/[^/]+$/, 'an origin such as "https://dashboard.example.net" (scheme, host, optional port; no path)'))
-          .describe("Web page origins besides the device's own page that may call the API and open the stream from a browser; others answer 403."),
+          .array(
+            z
+              .string()
+              .regex(
+                /^https?:\/\/[^/]+$/,
+                'an origin such as "https://dashboard.example.net" (scheme, host, optional port; no path)',
+              ),
+          )
+          .describe(
+            "Web page origins besides the device's own page that may call the API and open the stream from a browser; others answer 403.",
+          ),
       })
       .strict(),
   })

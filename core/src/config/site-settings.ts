@@ -15,7 +15,12 @@ export const siteSettingsPatchSchema = z.strictObject(
     energy: siteSettingsSchema.shape.energy.partial().optional(),
     prices: siteSettingsSchema.shape.prices.partial().optional(),
   },
-  { error: (issue) => (issue.code === 'unrecognized_keys' ? undefined : 'the body must be a JSON object with any of "site", "energy" and "prices"') },
+  {
+    error: (issue) =>
+      issue.code === 'unrecognized_keys'
+        ? undefined
+        : 'the body must be a JSON object with any of "site", "energy" and "prices"',
+  },
 );
 export type SiteSettingsPatch = z.infer<typeof siteSettingsPatchSchema>;
 
@@ -69,7 +74,8 @@ export class LiveSiteSettings extends SafeEmitter<{ changed: (now: Config, chang
     }
     if (changes.length === 0) return changes;
     saveConfigChanges(this.file, toSave);
-    for (const [section, values] of Object.entries(toSave)) Object.assign(this.config[section as SiteSettingsSection], values);
+    for (const [section, values] of Object.entries(toSave))
+      Object.assign(this.config[section as SiteSettingsSection], values);
     this.emit('changed', this.config, changes);
     return changes;
   }

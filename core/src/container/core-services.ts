@@ -10,7 +10,17 @@ import { TopicRegistry } from '../topics/registry.js';
 import { AuditLog } from '../writes/audit.js';
 import { WriteService } from '../writes/service.js';
 import { instanceCachingFactory, type DependencyContainer } from './di.js';
-import { CLOCK, CONFIG, CONTEXT_SERVICES, DB, HISTORY, HTTP_CLIENT, PLUGIN_CONTEXTS, PLUGIN_INSTANCE, SITE } from './tokens.js';
+import {
+  CLOCK,
+  CONFIG,
+  CONTEXT_SERVICES,
+  DB,
+  HISTORY,
+  HTTP_CLIENT,
+  PLUGIN_CONTEXTS,
+  PLUGIN_INSTANCE,
+  SITE,
+} from './tokens.js';
 
 /**
  * Registers how the core's services are made; nothing is built here. The composition root
@@ -26,43 +36,93 @@ import { CLOCK, CONFIG, CONTEXT_SERVICES, DB, HISTORY, HTTP_CLIENT, PLUGIN_CONTE
 export function registerCoreServices(di: DependencyContainer): void {
   const cached = <T>(make: (c: DependencyContainer) => T) => ({ useFactory: instanceCachingFactory(make) });
 
-  di.register(SITE, cached((c) => {
-    const { site } = c.resolve(CONFIG);
-    return { timeZone: siteTimeZone(c.resolve(CONFIG)), latitude: site.latitude, longitude: site.longitude, temperatureUnit: site.temperatureUnit };
-  }));
+  di.register(
+    SITE,
+    cached((c) => {
+      const { site } = c.resolve(CONFIG);
+      return {
+        timeZone: siteTimeZone(c.resolve(CONFIG)),
+        latitude: site.latitude,
+        longitude: site.longitude,
+        temperatureUnit: site.temperatureUnit,
+      };
+    }),
+  );
   di.registerSingleton(TopicRegistry);
   di.registerSingleton(TotalsDeriver);
   di.registerSingleton(AuditLog);
-  di.register(WriteService, cached((c) => new WriteService(c.resolve(TopicRegistry), c.resolve(AuditLog), c.resolve(CLOCK))));
-  di.register(EnergyTotals, cached((c) => {
-    const config = c.resolve(CONFIG);
-    // Saved as often as history is flushed, so a crash loses the same span of both.
-    return new EnergyTotals(c.resolve(TopicRegistry), c.resolve(DB), c.resolve(CLOCK), config.energy.resetPeriod, siteTimeZone(config), config.history.flushIntervalMs);
-  }));
-  di.register(Recorder, cached((c) => new Recorder({ registry: c.resolve(TopicRegistry), store: c.resolve(HISTORY), clock: c.resolve(CLOCK) })));
-  di.register(ForecastStore, cached((c) => new ForecastStore({ registry: c.resolve(TopicRegistry), clock: c.resolve(CLOCK), temperatureUnit: c.resolve(CONFIG).site.temperatureUnit })));
-  di.register(PriceBook, cached((c) => {
-    const config = c.resolve(CONFIG);
-    return new PriceBook({ clock: c.resolve(CLOCK), timeZone: siteTimeZone(config), multiplier: config.prices.multiplier, offset: config.prices.offset });
-  }));
+  di.register(
+    WriteService,
+    cached((c) => new WriteService(c.resolve(TopicRegistry), c.resolve(AuditLog), c.resolve(CLOCK))),
+  );
+  di.register(
+    EnergyTotals,
+    cached((c) => {
+      const config = c.resolve(CONFIG);
+      // Saved as often as history is flushed, so a crash loses the same span of both.
+      return new EnergyTotals(
+        c.resolve(TopicRegistry),
+        c.resolve(DB),
+        c.resolve(CLOCK),
+        config.energy.resetPeriod,
+        siteTimeZone(config),
+        config.history.flushIntervalMs,
+      );
+    }),
+  );
+  di.register(
+    Recorder,
+    cached(
+      (c) => new Recorder({ registry: c.resolve(TopicRegistry), store: c.resolve(HISTORY), clock: c.resolve(CLOCK) }),
+    ),
+  );
+  di.register(
+    ForecastStore,
+    cached(
+      (c) =>
+        new ForecastStore({
+          registry: c.resolve(TopicRegistry),
+          clock: c.resolve(CLOCK),
+          temperatureUnit: c.resolve(CONFIG).site.temperatureUnit,
+        }),
+    ),
+  );
+  di.register(
+    PriceBook,
+    cached((c) => {
+      const config = c.resolve(CONFIG);
+      return new PriceBook({
+        clock: c.resolve(CLOCK),
+        timeZone: siteTimeZone(config),
+        multiplier: config.prices.multiplier,
+        offset: config.prices.offset,
+      });
+    }),
+  );
 
   di.register(HTTP_CLIENT, { useValue: createHttpClient });
-  di.register(CONTEXT_SERVICES, cached((c): ContextServices => ({
-    clock: c.resolve(CLOCK),
-    db: c.resolve(DB),
-    registry: c.resolve(TopicRegistry),
-    writes: c.resolve(WriteService),
-    // Unregistered when the service runs without history (a damaged file).
-    history: c.isRegistered(HISTORY) ? c.resolve(HISTORY) : undefined,
-    forecast: c.resolve(ForecastStore),
-    prices: c.resolve(PriceBook),
-    site: c.resolve(SITE),
-  })));
+  di.register(
+    CONTEXT_SERVICES,
+    cached((c): ContextServices => ({
+      clock: c.resolve(CLOCK),
+      db: c.resolve(DB),
+      registry: c.resolve(TopicRegistry),
+      writes: c.resolve(WriteService),
+      // Unregistered when the service runs without history (a damaged file).
+      history: c.isRegistered(HISTORY) ? c.resolve(HISTORY) : undefined,
+      forecast: c.resolve(ForecastStore),
+      prices: c.resolve(PriceBook),
+      site: c.resolve(SITE),
+    })),
+  );
   // Each start of a plugin instance gets a child container holding that instance, so what
   // its context is made of is resolved for it alone and overridable like everything else.
-  di.register(PLUGIN_CONTEXTS, cached((c) => (instance: PluginInstanceScope) => {
-    const scope = c.createChildContainer();
-    scope.register(PLUGIN_INSTANCE, { useValue: instance });
-    return scope.resolve(ContextBuilder);
-  }));
+  di.register(
+    PLUGIN_CONTEXTS,
+    cached((c) => (instance: PluginInstanceScope) => {
+      const scope = c.createChildContainer();
+      scope.register(PLUGIN_INSTANCE, { useValue: instance });
+      return scope.resolve(ContextBuilder);
+    }),
+  );
 }

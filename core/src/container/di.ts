@@ -7,4 +7,13 @@
  */
 import '@abraham/reflection';
 
-export { container, delay, inject, injectable, instanceCachingFactory, Lifecycle, type DependencyContainer, type InjectionToken } from 'tsyringe';
+export {
+  container,
+  delay,
+  inject,
+  injectable,
+  instanceCachingFactory,
+  Lifecycle,
+  type DependencyContainer,
+  type InjectionToken,
+} from 'tsyringe';

@@ -28,4 +28,5 @@ export const CONTEXT_SERVICES: InjectionToken<ContextServices> = Symbol('Context
 /** One plugin instance (id, devices, abort, status reporter): registered in its child container. */
 export const PLUGIN_INSTANCE: InjectionToken<PluginInstanceScope> = Symbol('PluginInstance');
 /** Builds a plugin instance's context, each from a child container of its own. */
-export const PLUGIN_CONTEXTS: InjectionToken<(instance: PluginInstanceScope) => ContextBuilder> = Symbol('PluginContexts');
+export const PLUGIN_CONTEXTS: InjectionToken<(instance: PluginInstanceScope) => ContextBuilder> =
+  Symbol('PluginContexts');

@@ -99,7 +99,11 @@ export class EnergyTotals {
     const now = this.clock.now();
     ({ start: this.periodStartMs, end: this.periodEndMs } = periodBounds(now, this.period, this.timeZone));
     const saved = new Map(
-      (await this.db.all<Array<{ name: string; kwh: number; period_start: number }>>('SELECT name, kwh, period_start FROM energy_totals')).map((r) => [r.name, r]),
+      (
+        await this.db.all<Array<{ name: string; kwh: number; period_start: number }>>(
+          'SELECT name, kwh, period_start FROM energy_totals',
+        )
+      ).map((r) => [r.name, r]),
     );
     for (const def of ENERGY_TOTALS) {
       const power = this.registry.get(`total/${def.power}`);
@@ -140,7 +144,12 @@ export class EnergyTotals {
    */
   async save(): Promise<void> {
     const now = this.clock.now();
-    const rows = this.accumulators.map((acc) => [acc.state.meta.topic.slice('total/'.length), acc.kwh, this.periodStartMs, now]);
+    const rows = this.accumulators.map((acc) => [
+      acc.state.meta.topic.slice('total/'.length),
+      acc.kwh,
+      this.periodStartMs,
+      now,
+    ]);
     await this.db.run(
       `INSERT INTO energy_totals (name, kwh, period_start, updated_at) VALUES ${rows.map(() => '(?, ?, ?, ?)').join(', ')}
        ON CONFLICT (name) DO UPDATE SET kwh = excluded.kwh, period_start = excluded.period_start, updated_at = excluded.updated_at`,

@@ -129,13 +129,19 @@ export class ForecastStore implements ForecastSink {
       if (!points || points.length === 0) continue;
       const spec = TOPIC_SPECS.find((s) => s.name === name);
       if (!spec) {
-        this.warnOnce(`${source}:${name}`, `forecast topic "${name}" from ${source} is not a known weather topic; ignored`);
+        this.warnOnce(
+          `${source}:${name}`,
+          `forecast topic "${name}" from ${source} is not a known weather topic; ignored`,
+        );
         continue;
       }
       let series = this.series.get(name);
       if (series && series.source !== source) {
         if (demo || !series.demo) {
-          this.warnOnce(`${source}:${name}`, `weather/${name} already comes from ${series.source}; the forecast of ${source} for it is ignored`);
+          this.warnOnce(
+            `${source}:${name}`,
+            `weather/${name} already comes from ${series.source}; the forecast of ${source} for it is ignored`,
+          );
           continue;
         }
         // A real forecast takes the topic over from a demo (the simulator's): its points
@@ -208,7 +214,8 @@ export class ForecastStore implements ForecastSink {
     if (!series) return [];
     const out: Array<[number, number]> = [];
     const first = lowerBound(series.times, floorToQuarterHour(from));
-    for (let i = first; i < series.times.length && series.times[i]! < to; i++) out.push([series.times[i]!, series.values[i]!]);
+    for (let i = first; i < series.times.length && series.times[i]! < to; i++)
+      out.push([series.times[i]!, series.values[i]!]);
     return out;
   }
 
@@ -227,7 +234,16 @@ export class ForecastStore implements ForecastSink {
       recorded: spec.name === 'pv_power_predicted',
     };
     const undefine = registry.define(meta);
-    const series: Series = { meta, source, demo: false, times: [], values: [], lastUpdated: 0, state: registry.get(meta.topic)!, undefine };
+    const series: Series = {
+      meta,
+      source,
+      demo: false,
+      times: [],
+      values: [],
+      lastUpdated: 0,
+      state: registry.get(meta.topic)!,
+      undefine,
+    };
     this.series.set(spec.name, series);
     return series;
   }
@@ -242,7 +258,11 @@ export class ForecastStore implements ForecastSink {
       }
       incoming.set(time, value === null || !Number.isFinite(value) ? null : roundTo(value, 3));
     }
-    if (misaligned > 0) this.warnOnce(`${source}:${series.meta.topic}:misaligned`, `${misaligned} point(s) of ${series.meta.topic} from ${source} are not on a quarter hour; ignored`);
+    if (misaligned > 0)
+      this.warnOnce(
+        `${source}:${series.meta.topic}:misaligned`,
+        `${misaligned} point(s) of ${series.meta.topic} from ${source} are not on a quarter hour; ignored`,
+      );
     if (incoming.size === 0) return;
     const times = [...incoming.keys()];
     const first = Math.min(...times);

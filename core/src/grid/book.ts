@@ -3,7 +3,11 @@ import { DateTime } from 'luxon';
 import type { Clock } from '../clock.js';
 import { roundTo } from '../numbers.js';
 import { createLogger } from '../log.js';
-import type { GridResponse, ImportExportSlot as ImportExportSlotJson, PriceSlot as PriceSlotJson } from '../api-types.js';
+import type {
+  GridResponse,
+  ImportExportSlot as ImportExportSlotJson,
+  PriceSlot as PriceSlotJson,
+} from '../api-types.js';
 import type { PriceSink } from '../plugins/sinks.js';
 import { formatUtc } from '../rfc3339.js';
 
@@ -12,7 +16,11 @@ const log = createLogger('grid');
 export type ScheduleType = 'pricing' | 'import_export_pricing' | 'none';
 
 /** The body of GET /api/v1/grid and its slots, as api/schemas/grid.ts defines them. */
-export type { GridResponse, ImportExportSlot as ImportExportSlotJson, PriceSlot as PriceSlotJson } from '../api-types.js';
+export type {
+  GridResponse,
+  ImportExportSlot as ImportExportSlotJson,
+  PriceSlot as PriceSlotJson,
+} from '../api-types.js';
 
 interface SourceState {
   declaration: PriceProviderDeclaration;
@@ -67,13 +75,18 @@ export class PriceBook implements PriceSink {
 
   declare(source: string, args: PriceProviderDeclaration): () => void {
     if (args.scheduleType !== 'none' && !args.currency) {
-      throw new Error(`prices.declare: currency is required when scheduleType is "${args.scheduleType}" (e.g. currency: 'EUR')`);
+      throw new Error(
+        `prices.declare: currency is required when scheduleType is "${args.scheduleType}" (e.g. currency: 'EUR')`,
+      );
     }
     if (this.sources.has(source)) throw new Error(`prices.declare: ${source} has already declared its provider`);
     const state: SourceState = { declaration: { ...args }, import: [], export: [] };
     this.sources.set(source, state);
     const active = this.activeSource();
-    if (active && active !== state) log.warn(`price plugin ${source} (${args.provider}) is on standby: ${active.declaration.provider} is the active provider`);
+    if (active && active !== state)
+      log.warn(
+        `price plugin ${source} (${args.provider}) is on standby: ${active.declaration.provider} is the active provider`,
+      );
     return () => {
       if (this.sources.get(source) === state) this.sources.delete(source);
       this.activeSource();
@@ -84,7 +97,9 @@ export class PriceBook implements PriceSink {
     const state = this.sources.get(source);
     if (!state) throw new Error('prices.publish before prices.declare: declare the provider in setup first');
     if (schedule.export?.length && state.declaration.scheduleType !== 'import_export_pricing') {
-      throw new Error(`prices.publish: export prices need scheduleType "import_export_pricing"; ${source} declared "${state.declaration.scheduleType}"`);
+      throw new Error(
+        `prices.publish: export prices need scheduleType "import_export_pricing"; ${source} declared "${state.declaration.scheduleType}"`,
+      );
     }
     const keepFrom = this.dayStart(this.options.clock.now(), -1);
     state.import = replaceCovered(state.import, validSlots(schedule.import, source), keepFrom);
@@ -103,7 +118,11 @@ export class PriceBook implements PriceSink {
     const imports = shown.map((s) => this.adjust(s.price));
     const days = shown.map((s) => this.localDay(s.start));
     const importStats = dayStats(imports, days, 'cheapest');
-    const pricing = { currency: currency!, unit: `${currency}/kWh`, slots: [] as Array<PriceSlotJson | ImportExportSlotJson> };
+    const pricing = {
+      currency: currency!,
+      unit: `${currency}/kWh`,
+      slots: [] as Array<PriceSlotJson | ImportExportSlotJson>,
+    };
 
     if (scheduleType === 'pricing') {
       pricing.slots = shown.map((s, i) => ({
@@ -142,9 +161,13 @@ export class PriceBook implements PriceSink {
     const ranked = [...declared.filter((s) => !s.declaration.demo), ...declared.filter((s) => s.declaration.demo)];
     const best = ranked.find(hasSomethingToShow) ?? ranked[0];
     const current = this.active && declared.includes(this.active) ? this.active : undefined;
-    const keep = current && hasSomethingToShow(current) && !(current.declaration.demo && best && !best.declaration.demo && hasSomethingToShow(best));
+    const keep =
+      current &&
+      hasSomethingToShow(current) &&
+      !(current.declaration.demo && best && !best.declaration.demo && hasSomethingToShow(best));
     const chosen = keep ? current : best;
-    if (chosen !== this.active && chosen && this.active) log.info(`${chosen.declaration.provider} is now the active price provider`);
+    if (chosen !== this.active && chosen && this.active)
+      log.info(`${chosen.declaration.provider} is now the active price provider`);
     this.active = chosen;
     return chosen;
   }
@@ -159,7 +182,10 @@ export class PriceBook implements PriceSink {
 
   /** Start of the local day `offsetDays` from the one containing `ms`. */
   private dayStart(ms: number, offsetDays: number): number {
-    return DateTime.fromMillis(ms, { zone: this.options.timeZone }).startOf('day').plus({ days: offsetDays }).toMillis();
+    return DateTime.fromMillis(ms, { zone: this.options.timeZone })
+      .startOf('day')
+      .plus({ days: offsetDays })
+      .toMillis();
   }
 }
 
@@ -185,7 +211,9 @@ function dayStats(prices: ReadonlyArray<number | null>, days: readonly string[],
   for (const indexes of byDay.values()) {
     const sum = indexes.reduce((acc, i) => acc + prices[i]!, 0);
     const average = sum / indexes.length;
-    const order = [...indexes].sort((a, b) => (best === 'cheapest' ? prices[a]! - prices[b]! : prices[b]! - prices[a]!));
+    const order = [...indexes].sort((a, b) =>
+      best === 'cheapest' ? prices[a]! - prices[b]! : prices[b]! - prices[a]!,
+    );
     order.forEach((i, position) => (rank[i] = position + 1));
     for (const i of indexes) premium[i] = roundTo(prices[i]! - average, 5);
   }
@@ -194,8 +222,11 @@ function dayStats(prices: ReadonlyArray<number | null>, days: readonly string[],
 
 /** Drops slots a plugin should never send (empty, reversed, not finite), with a warning. */
 function validSlots(slots: readonly PriceSlot[], source: string): PriceSlot[] {
-  const valid = slots.filter((s) => Number.isFinite(s.start) && Number.isFinite(s.end) && s.end > s.start && Number.isFinite(s.price));
-  if (valid.length < slots.length) log.warn(`${slots.length - valid.length} price slot(s) from ${source} have no valid start, end or price; ignored`);
+  const valid = slots.filter(
+    (s) => Number.isFinite(s.start) && Number.isFinite(s.end) && s.end > s.start && Number.isFinite(s.price),
+  );
+  if (valid.length < slots.length)
+    log.warn(`${slots.length - valid.length} price slot(s) from ${source} have no valid start, end or price; ignored`);
   return valid.sort((a, b) => a.start - b.start);
 }
 
@@ -205,5 +236,7 @@ function replaceCovered(stored: readonly PriceSlot[], incoming: readonly PriceSl
   const first = incoming[0]!.start;
   const last = Math.max(...incoming.map((s) => s.end));
   const kept = stored.filter((s) => s.end > keepFrom && (s.end <= first || s.start >= last));
-  return [...kept, ...incoming.map((s) => ({ start: s.start, end: s.end, price: s.price }))].sort((a, b) => a.start - b.start);
+  return [...kept, ...incoming.map((s) => ({ start: s.start, end: s.end, price: s.price }))].sort(
+    (a, b) => a.start - b.start,
+  );
 }

@@ -27,21 +27,46 @@ export async function writeBatch(db: Db, batch: Batch, now: number): Promise<voi
     for (const t of topics) {
       await db.run(
         'INSERT INTO history_topics (id, topic, meta, scale, evicted_before) VALUES (?, ?, ?, ?, ?) ON CONFLICT (id) DO UPDATE SET meta = excluded.meta, scale = excluded.scale, evicted_before = excluded.evicted_before',
-        t.id, t.topic, JSON.stringify(t.meta), t.scale, t.evictedBefore,
+        t.id,
+        t.topic,
+        JSON.stringify(t.meta),
+        t.scale,
+        t.evictedBefore,
       );
     }
     // Before the deletes below, which take damaged rows out of history_blocks.
     for (const { row, reason } of quarantined) {
       await db.run(
         "INSERT INTO history_quarantine (kind, topic_id, tier, start, end, data, reason, at) VALUES ('block', ?, ?, ?, ?, (SELECT data FROM history_blocks WHERE topic_id = ? AND tier = ? AND start = ?), ?, ?)",
-        row.topicId, row.tier, row.start, row.end, row.topicId, row.tier, row.start, reason, now,
+        row.topicId,
+        row.tier,
+        row.start,
+        row.end,
+        row.topicId,
+        row.tier,
+        row.start,
+        reason,
+        now,
       );
     }
-    for (const row of deleted) await db.run('DELETE FROM history_blocks WHERE topic_id = ? AND tier = ? AND start = ?', row.topicId, row.tier, row.start);
+    for (const row of deleted)
+      await db.run(
+        'DELETE FROM history_blocks WHERE topic_id = ? AND tier = ? AND start = ?',
+        row.topicId,
+        row.tier,
+        row.start,
+      );
     for (const row of rows) {
       const data = packContainer(row.start, row.container!);
       row.size = data.length;
-      await db.run('INSERT OR REPLACE INTO history_blocks (topic_id, tier, start, end, data) VALUES (?, ?, ?, ?, ?)', row.topicId, row.tier, row.start, row.end, data);
+      await db.run(
+        'INSERT OR REPLACE INTO history_blocks (topic_id, tier, start, end, data) VALUES (?, ?, ?, ?, ?)',
+        row.topicId,
+        row.tier,
+        row.start,
+        row.end,
+        data,
+      );
     }
     if (reset) await db.run('DELETE FROM history_journal');
     if (journal) await db.run('INSERT INTO history_journal (data) VALUES (?)', journal);

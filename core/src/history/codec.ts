@@ -262,7 +262,8 @@ export function unpackContainer(rowStart: number, data: Uint8Array, rowEnd = Inf
     heads.push([start, len]);
     total += len;
   }
-  if (r.pos + total !== data.length) throw new Error(`the segments' lengths (${total} bytes) do not add up to the row's ${data.length - r.pos} bytes`);
+  if (r.pos + total !== data.length)
+    throw new Error(`the segments' lengths (${total} bytes) do not add up to the row's ${data.length - r.pos} bytes`);
   const out: Container = new Map();
   for (const [start, len] of heads) {
     // A copy of its own: Buffer.from would put small segments into shared 8 KB pool

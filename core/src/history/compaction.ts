@@ -73,13 +73,25 @@ export function mergeHours(rec: TopicRecord, bufs: readonly HourBuffer[], cache:
 }
 
 /** Recomputes the hour entries of `hours` and the day's entry from the day's (complete) 10-s segment. */
-function rebuildRollups(rec: TopicRecord, slots: Segment, day: number, hours: readonly HourBuffer[], cache: RowCache): void {
+function rebuildRollups(
+  rec: TopicRecord,
+  slots: Segment,
+  day: number,
+  hours: readonly HourBuffer[],
+  cache: RowCache,
+): void {
   const monthRow = rollupRow(rec, 3600, day, cache);
   const hourSeg = writableSegment(rec, cache, monthRow, monthRow.start);
   for (const buf of hours) {
     const first = (buf.hour - day) / SLOT_S;
     clearEntry(hourSeg, (buf.hour - monthRow.start) / HOUR_S);
-    foldSlots(slotRange(slots, first, SLOTS_PER_HOUR), SLOTS_PER_HOUR, (buf.hour - monthRow.start) / SLOT_S, hourSeg, HOUR_S / SLOT_S);
+    foldSlots(
+      slotRange(slots, first, SLOTS_PER_HOUR),
+      SLOTS_PER_HOUR,
+      (buf.hour - monthRow.start) / SLOT_S,
+      hourSeg,
+      HOUR_S / SLOT_S,
+    );
   }
   cache.putSegment(monthRow, monthRow.start, hourSeg);
 
@@ -92,7 +104,13 @@ function rebuildRollups(rec: TopicRecord, slots: Segment, day: number, hours: re
 
 function slotRange(seg: SlotColumns, from: number, n: number): SlotColumns {
   const to = from + n;
-  return { count: seg.count.subarray(from, to), sum: seg.sum.subarray(from, to), min: seg.min.subarray(from, to), max: seg.max.subarray(from, to), last: seg.last.subarray(from, to) };
+  return {
+    count: seg.count.subarray(from, to),
+    sum: seg.sum.subarray(from, to),
+    min: seg.min.subarray(from, to),
+    max: seg.max.subarray(from, to),
+    last: seg.last.subarray(from, to),
+  };
 }
 
 function clearEntry(seg: Segment, j: number): void {
@@ -106,7 +124,8 @@ function clearEntry(seg: Segment, j: number): void {
 
 /** The segment of a loaded row at segStart, at the topic's scale, ready to change in place. */
 function writableSegment(rec: TopicRecord, cache: RowCache, row: Row, segStart: number): Segment {
-  const seg = cache.segment(row, segStart) ?? emptySegment(segmentLength(row.tier, segStart), rec.scale, row.tier !== 10);
+  const seg =
+    cache.segment(row, segStart) ?? emptySegment(segmentLength(row.tier, segStart), rec.scale, row.tier !== 10);
   rescaleSegment(seg, rec.scale);
   return seg;
 }
@@ -187,7 +206,9 @@ function dayRow(rec: TopicRecord, tier: 10 | 60, day: number, cache: RowCache, t
   const me = nextMonthStart(day);
   let hasDayRows = false;
   for (const row of set.byStart.values()) if (row.start >= ms && row.start < me) hasDayRows = true;
-  return me <= todayStart && !hasDayRows ? cache.create(set, rec.id, ms, me) : cache.create(set, rec.id, day, day + DAY_S);
+  return me <= todayStart && !hasDayRows
+    ? cache.create(set, rec.id, ms, me)
+    : cache.create(set, rec.id, day, day + DAY_S);
 }
 
 function rollupRow(rec: TopicRecord, tier: 3600 | 86400, t: number, cache: RowCache): Row {
@@ -197,7 +218,10 @@ function rollupRow(rec: TopicRecord, tier: 3600 | 86400, t: number, cache: RowCa
 }
 
 /** Day rows of months that are over, by tier and month: to be packed into month rows. */
-export function monthsToRepack(rec: TopicRecord, todayStart: number): Array<{ tier: 10 | 60; month: number; rows: Row[] }> {
+export function monthsToRepack(
+  rec: TopicRecord,
+  todayStart: number,
+): Array<{ tier: 10 | 60; month: number; rows: Row[] }> {
   const out: Array<{ tier: 10 | 60; month: number; rows: Row[] }> = [];
   for (const tier of [10, 60] as const) {
     const byMonth = new Map<number, Row[]>();
@@ -218,7 +242,13 @@ export function monthsToRepack(rec: TopicRecord, todayStart: number): Array<{ ti
  * moved as they are, not recompressed: few large rows waste far less of SQLite's pages
  * than many small ones.
  */
-export function repackMonth(rec: TopicRecord, tier: 10 | 60, month: number, rows: readonly Row[], cache: RowCache): void {
+export function repackMonth(
+  rec: TopicRecord,
+  tier: 10 | 60,
+  month: number,
+  rows: readonly Row[],
+  cache: RowCache,
+): void {
   const set = rec.rows[tier];
   const merged: Container = new Map();
   for (const row of rows) {
@@ -256,7 +286,13 @@ export function rowsToEvict(rec: TopicRecord, cutoff: number): Row[] {
  * first rolling each day up into 1-min entries, so every query at 1 min or coarser still
  * answers exactly. Hour and day rollups are untouched: they already hold these days.
  */
-export function evictBefore(rec: TopicRecord, cutoff: number, rows: readonly Row[], cache: RowCache, todayStart: number): void {
+export function evictBefore(
+  rec: TopicRecord,
+  cutoff: number,
+  rows: readonly Row[],
+  cache: RowCache,
+  todayStart: number,
+): void {
   if (cutoff <= rec.evictedBefore) return;
   for (const row of rows) {
     for (const day of [...row.container!.keys()].sort((a, b) => a - b)) {

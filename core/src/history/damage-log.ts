@@ -42,7 +42,9 @@ export class DamageLog {
     this.quarantined++;
     if (!this.readOnly) this.pending.push({ row, reason: err.message });
     const range = `${new Date(err.start * 1000).toISOString()} to ${new Date(err.end * 1000).toISOString()}`;
-    this.problem(`${rec.topic}: ${err.message}; ${range} at ${err.tier}-s resolution is unreadable, the rest of history is served; ${REPAIR_HINT}`);
+    this.problem(
+      `${rec.topic}: ${err.message}; ${range} at ${err.tier}-s resolution is unreadable, the rest of history is served; ${REPAIR_HINT}`,
+    );
   }
 
   /** The rows to move to history_quarantine in this commit. */

@@ -35,7 +35,9 @@ export class HistoryDamageError extends Error {
     readonly end: number,
     cause: unknown,
   ) {
-    super(`history block ${topicId}/${tier}/${start} is damaged: ${cause instanceof Error ? cause.message : String(cause)}`);
+    super(
+      `history block ${topicId}/${tier}/${start} is damaged: ${cause instanceof Error ? cause.message : String(cause)}`,
+    );
   }
 }
 
@@ -54,4 +56,5 @@ export interface HistoryHealth {
   problems: string[];
 }
 
-export const REPAIR_HINT = 'the damaged part was moved to the history_quarantine table; `heliograph history check` lists it';
+export const REPAIR_HINT =
+  'the damaged part was moved to the history_quarantine table; `heliograph history check` lists it';

@@ -23,7 +23,15 @@ export function scaledReading(rec: TopicRecord, value: number): number {
 }
 
 /** Adds to the 10-s slot holding timeMs (values scaled). */
-export function addSlot(rec: TopicRecord, timeMs: number, count: number, sum: number, min: number, max: number, last: number): void {
+export function addSlot(
+  rec: TopicRecord,
+  timeMs: number,
+  count: number,
+  sum: number,
+  min: number,
+  max: number,
+  last: number,
+): void {
   const slot = slotOfMs(timeMs);
   const hour = floorTo(slot, HOUR_S);
   let buf = rec.cur;
@@ -32,7 +40,16 @@ export function addSlot(rec: TopicRecord, timeMs: number, count: number, sum: nu
 }
 
 /** A reading or slot of a bulk write of the past: the write's first in a slot replaces it. */
-export function addPastSlot(rec: TopicRecord, marks: PastMarks, timeMs: number, count: number, sum: number, min: number, max: number, last: number): void {
+export function addPastSlot(
+  rec: TopicRecord,
+  marks: PastMarks,
+  timeMs: number,
+  count: number,
+  sum: number,
+  min: number,
+  max: number,
+  last: number,
+): void {
   const slot = slotOfMs(timeMs);
   const hour = floorTo(slot, HOUR_S);
   const i = (slot - hour) / SLOT_S;

@@ -20,7 +20,9 @@ export interface JournalSlot {
   last: number;
 }
 
-export function encodeJournal(groups: Iterable<{ topicId: number; scale: number; slots: Iterable<Omit<JournalSlot, 'topicId' | 'scale'>> }>): Buffer {
+export function encodeJournal(
+  groups: Iterable<{ topicId: number; scale: number; slots: Iterable<Omit<JournalSlot, 'topicId' | 'scale'>> }>,
+): Buffer {
   const w = new ByteWriter();
   w.uint(FORMAT);
   for (const g of groups) {
@@ -74,7 +76,8 @@ export function decodeJournal(data: Uint8Array, onSlot: (s: JournalSlot) => void
 /** Puts the slots of a journal row back into their topics' unsaved hours (`dryRun`: only checks it decodes). */
 export function replayJournal(data: Uint8Array, byId: ReadonlyMap<number, TopicRecord>, dryRun = false): void {
   decodeJournal(data, (s) => {
-    if (!Number.isSafeInteger(s.slot) || s.slot % 10 !== 0 || s.scale > 12 || s.count < 1) throw new Error('a journal record is out of range');
+    if (!Number.isSafeInteger(s.slot) || s.slot % 10 !== 0 || s.scale > 12 || s.count < 1)
+      throw new Error('a journal record is out of range');
     if (dryRun) return;
     const rec = byId.get(s.topicId);
     if (!rec) return;
@@ -104,7 +107,14 @@ function slotsOf(buf: HourBuffer, all: boolean) {
   const out: Array<{ slot: number; count: number; sum: number; min: number; max: number; last: number }> = [];
   for (let i = 0; i < SLOTS_PER_HOUR; i++) {
     if (buf.count[i] === 0 || (!all && buf.dirty[i] === 0)) continue;
-    out.push({ slot: buf.hour + i * SLOT_S, count: buf.count[i]!, sum: buf.sum[i]!, min: buf.min[i]!, max: buf.max[i]!, last: buf.last[i]! });
+    out.push({
+      slot: buf.hour + i * SLOT_S,
+      count: buf.count[i]!,
+      sum: buf.sum[i]!,
+      min: buf.min[i]!,
+      max: buf.max[i]!,
+      last: buf.last[i]!,
+    });
     buf.dirty[i] = 0;
   }
   if (all) buf.dirty.fill(0);

@@ -28,7 +28,10 @@ export function isDamagedFileError(err: unknown): boolean {
 
 /** `heliograph.db.damaged-2026-11-22T22-30-00Z`: sorts by time, no characters file systems refuse. */
 export function setAsideName(file: string, now: number): string {
-  return `${file}.damaged-${new Date(now).toISOString().replace(/\.\d+Z$/, 'Z').replace(/:/g, '-')}`;
+  return `${file}.damaged-${new Date(now)
+    .toISOString()
+    .replace(/\.\d+Z$/, 'Z')
+    .replace(/:/g, '-')}`;
 }
 
 /** Moves a database file and its WAL files aside; returns the new name of the main file. */
@@ -39,7 +42,11 @@ export function setAside(file: string, now: number): string {
 }
 
 /** Opens the core database and applies its migrations; a damaged file is set aside and a new one started. */
-export async function openCoreDatabase(file: string, migrations: readonly Migration[], clock: Clock): Promise<{ db: Db; setAsideAs?: string }> {
+export async function openCoreDatabase(
+  file: string,
+  migrations: readonly Migration[],
+  clock: Clock,
+): Promise<{ db: Db; setAsideAs?: string }> {
   let db: Db | undefined;
   try {
     db = await openDatabase(file);
@@ -66,11 +73,21 @@ export async function openCoreDatabase(file: string, migrations: readonly Migrat
  * tables, which can be large, are checked row by row as they are read (damage.ts).
  */
 async function checkCoreTables(db: Db): Promise<void> {
-  const tables = await db.all<Array<{ name: string }>>("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'history_%' AND name NOT LIKE 'sqlite_%'");
+  const tables = await db.all<Array<{ name: string }>>(
+    "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'history_%' AND name NOT LIKE 'sqlite_%'",
+  );
   for (const { name } of tables) {
     const rows = await db.all<Array<{ quick_check: string }>>(`PRAGMA quick_check("${name.replace(/"/g, '""')}")`);
     if (rows.length !== 1 || rows[0]!.quick_check !== 'ok') {
-      throw Object.assign(new Error(`table ${name} is damaged: ${rows.map((r) => r.quick_check).slice(0, 3).join('; ')}`), { code: 'SQLITE_CORRUPT' });
+      throw Object.assign(
+        new Error(
+          `table ${name} is damaged: ${rows
+            .map((r) => r.quick_check)
+            .slice(0, 3)
+            .join('; ')}`,
+        ),
+        { code: 'SQLITE_CORRUPT' },
+      );
     }
   }
 }

@@ -8,11 +8,20 @@ import type { Db } from '../db.js';
 
 /** Becomes the writer of history, or throws saying which process already is. */
 export async function claimHistory(db: Db): Promise<void> {
-  const owner = await db.get<{ pid: number; host: string; since: number }>('SELECT pid, host, since FROM history_owner WHERE id = 1');
+  const owner = await db.get<{ pid: number; host: string; since: number }>(
+    'SELECT pid, host, since FROM history_owner WHERE id = 1',
+  );
   if (owner && owner.pid !== process.pid && owner.host === hostname() && isAlive(owner.pid)) {
-    throw new Error(`history is being written by process ${owner.pid} (a running heliograph server?) since ${new Date(owner.since).toISOString()}; stop it first`);
+    throw new Error(
+      `history is being written by process ${owner.pid} (a running heliograph server?) since ${new Date(owner.since).toISOString()}; stop it first`,
+    );
   }
-  await db.run('INSERT OR REPLACE INTO history_owner (id, pid, host, since) VALUES (1, ?, ?, ?)', process.pid, hostname(), Date.now());
+  await db.run(
+    'INSERT OR REPLACE INTO history_owner (id, pid, host, since) VALUES (1, ?, ?, ?)',
+    process.pid,
+    hostname(),
+    Date.now(),
+  );
 }
 
 /** Gives the claim up, if this process still holds it. */

@@ -14,11 +14,13 @@ const MAX_GROUP_S = 36500 * 86400;
  */
 export function parseGroupBy(text: string): { seconds: number; text: string } | { error: string } {
   const m = /^(\d{1,12})([smhd])$/.exec(text);
-  if (!m) return { error: `group_by must be a whole number followed by s, m, h or d (e.g. 10s, 5m, 1h, 1d), got "${text}"` };
+  if (!m)
+    return { error: `group_by must be a whole number followed by s, m, h or d (e.g. 10s, 5m, 1h, 1d), got "${text}"` };
   const n = Number(m[1]);
   const seconds = n * UNIT_S[m[2] as keyof typeof UNIT_S];
   if (seconds < 10) return { error: `group_by must be at least 10s (the resolution of history), got "${text}"` };
-  if (seconds % 10 !== 0) return { error: `group_by must be a whole number of 10-s slots (10s, 20s, 90s, 1m, ...), got "${text}"` };
+  if (seconds % 10 !== 0)
+    return { error: `group_by must be a whole number of 10-s slots (10s, 20s, 90s, 1m, ...), got "${text}"` };
   if (seconds > MAX_GROUP_S) return { error: `group_by must be at most 36500d, got "${text}"` };
   return { seconds, text: `${n}${m[2]}` };
 }

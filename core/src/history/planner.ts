@@ -84,7 +84,8 @@ interface Part {
 
 function partsOf(rec: TopicRecord, span: Span): Part[] {
   const { tier, from, to } = span;
-  if (tier === 3600 || tier === 86400) return [{ rows: rec.rows[tier].overlapping(from, to), res: tier, from, to, byDay: false }];
+  if (tier === 3600 || tier === 86400)
+    return [{ rows: rec.rows[tier].overlapping(from, to), res: tier, from, to, byDay: false }];
   const parts: Part[] = [];
   const evicted = rec.evictedBefore;
   // 1-min rollups are stored only for days whose 10-s history is gone; elsewhere the 10-s
@@ -123,7 +124,8 @@ export async function runQuery(rec: TopicRecord | undefined, q: HistoryQuery, ca
     parts = spans.flatMap((s) => partsOf(rec, s));
     const missing = parts.flatMap((p) => p.rows.filter((r) => !r.loaded));
     if (missing.length === 0) break;
-    if (attempt > 5) throw new Error('history rows keep leaving memory while a query loads them; the row cache is too small');
+    if (attempt > 5)
+      throw new Error('history rows keep leaving memory while a query loads them; the row cache is too small');
     await cache.load(missing);
   }
 
@@ -133,7 +135,11 @@ export async function runQuery(rec: TopicRecord | undefined, q: HistoryQuery, ca
       if (part.byDay) {
         // A scan of many days reads each once: decoded into scratch, not kept (see RowCache.segment).
         const transient = part.to - part.from > LONG_SCAN_S;
-        for (let day = Math.max(row.start, segmentStart(10, part.from)); day < Math.min(row.end, part.to); day += DAY_S) {
+        for (
+          let day = Math.max(row.start, segmentStart(10, part.from));
+          day < Math.min(row.end, part.to);
+          day += DAY_S
+        ) {
           const seg = cache.segment(row, day, transient);
           if (seg) buckets.foldSegment(seg, day, part.res, Math.max(part.from, day), Math.min(part.to, day + DAY_S));
           // A long page of 10-s buckets (group_by 50s, say) reads many days: keep memory bounded.
@@ -146,8 +152,10 @@ export async function runQuery(rec: TopicRecord | undefined, q: HistoryQuery, ca
     }
   }
   const unreadable = unreadableRanges(rec, parts);
-  for (const buf of rec.compacting) if (buf.hour < to && buf.hour + 3600 > from) buckets.foldHour(buf, rec.scale, from, to);
-  for (const buf of rec.pending.values()) if (buf.hour < to && buf.hour + 3600 > from) buckets.foldHour(buf, rec.scale, from, to);
+  for (const buf of rec.compacting)
+    if (buf.hour < to && buf.hour + 3600 > from) buckets.foldHour(buf, rec.scale, from, to);
+  for (const buf of rec.pending.values())
+    if (buf.hour < to && buf.hour + 3600 > from) buckets.foldHour(buf, rec.scale, from, to);
   const page = paged(buckets, n < total, endMs);
   return unreadable.length > 0 ? { ...page, unreadable } : page;
 }

@@ -103,10 +103,13 @@ export class Recorder {
   private schedule(): void {
     const now = this.deps.clock.now();
     const next = Math.floor(now / SLOT_MS) * SLOT_MS + SLOT_MS;
-    this.timer = setTimeout(() => {
-      this.sample();
-      if (this.started) this.schedule();
-    }, next - now + 5);
+    this.timer = setTimeout(
+      () => {
+        this.sample();
+        if (this.started) this.schedule();
+      },
+      next - now + 5,
+    );
     this.timer.unref();
   }
 }

@@ -115,10 +115,22 @@ export class RowCache {
     if (missing.length === 0) return;
     await Promise.all(
       missing.map(async (row) => {
-        const found = await this.db.get<{ data: Buffer }>('SELECT data FROM history_blocks WHERE topic_id = ? AND tier = ? AND start = ?', row.topicId, row.tier, row.start);
+        const found = await this.db.get<{ data: Buffer }>(
+          'SELECT data FROM history_blocks WHERE topic_id = ? AND tier = ? AND start = ?',
+          row.topicId,
+          row.tier,
+          row.start,
+        );
         // A write may have given the row its newest contents while this read was under way.
         if (row.loaded || row.deleted) return;
-        if (!found) throw new HistoryDamageError(row.topicId, row.tier, row.start, row.end, 'the row is missing from the database');
+        if (!found)
+          throw new HistoryDamageError(
+            row.topicId,
+            row.tier,
+            row.start,
+            row.end,
+            'the row is missing from the database',
+          );
         let container: Container;
         try {
           container = unpackContainer(row.start, found.data, row.end);

@@ -8,12 +8,22 @@ import type { InstanceStatus } from '../plugins/host.js';
 import type { OpenedHistory } from './open.js';
 
 export function historyStatusRow(opened: OpenedHistory, setAsideAs: string | undefined): InstanceStatus {
-  const base = { id: 'history', plugin: 'core', kind: 'history', devices: [], enabled: true, last_poll: null, isolation: 'process-local' as const };
+  const base = {
+    id: 'history',
+    plugin: 'core',
+    kind: 'history',
+    devices: [],
+    enabled: true,
+    last_poll: null,
+    isolation: 'process-local' as const,
+  };
   if (!opened.store) return { ...base, state: 'failed', last_error: `history is off: ${opened.reason}` };
   const health = opened.store.healthReport;
   const notes: string[] = [];
-  if (setAsideAs) notes.push(`the database file could not be read and was moved to ${setAsideAs}; history starts afresh`);
-  if (health.quarantined > 0) notes.push(`${health.quarantined} damaged part(s) set aside; latest: ${health.problems.at(-1) ?? 'see the log'}`);
+  if (setAsideAs)
+    notes.push(`the database file could not be read and was moved to ${setAsideAs}; history starts afresh`);
+  if (health.quarantined > 0)
+    notes.push(`${health.quarantined} damaged part(s) set aside; latest: ${health.problems.at(-1) ?? 'see the log'}`);
   else if (health.problems.length > 0) notes.push(health.problems.at(-1)!);
   return { ...base, state: 'running', last_error: notes.length > 0 ? notes.join('; ') : null };
 }

@@ -27,7 +27,15 @@ import { DamageLog } from './damage-log.js';
 import { journalPayload } from './journal.js';
 import { writeBatch } from './batch.js';
 import { loadHistory } from './load.js';
-import { evictBefore, mergeHours, monthsToRepack, oldestRowsCutoff, repackMonth, rowsForMerge, rowsToEvict } from './compaction.js';
+import {
+  evictBefore,
+  mergeHours,
+  monthsToRepack,
+  oldestRowsCutoff,
+  repackMonth,
+  rowsForMerge,
+  rowsToEvict,
+} from './compaction.js';
 import { historyMigrations } from './migrations.js';
 import { claimHistory, releaseHistory } from './owner.js';
 import { PastMarks } from './past-marks.js';
@@ -136,7 +144,9 @@ export class HistoryStore implements HistorySink {
   private async loadSafely(rows: readonly Row[], verify: boolean): Promise<boolean> {
     try {
       await this.cache.load(rows);
-      if (verify) for (const row of rows) if (row.loaded) for (const start of row.container!.keys()) this.cache.segment(row, start);
+      if (verify)
+        for (const row of rows)
+          if (row.loaded) for (const start of row.container!.keys()) this.cache.segment(row, start);
       return true;
     } catch (err) {
       if (!(err instanceof HistoryDamageError)) throw err;
@@ -147,7 +157,13 @@ export class HistoryStore implements HistorySink {
 
   /** The store's record of a topic, created on first use; the meta is kept up to date. */
   topic(meta: StoredMeta & { topic: string }): TopicHandle {
-    const stored: StoredMeta = { deviceId: meta.deviceId, device: meta.device, group: meta.group, name: meta.name, unit: meta.unit };
+    const stored: StoredMeta = {
+      deviceId: meta.deviceId,
+      device: meta.device,
+      group: meta.group,
+      name: meta.name,
+      unit: meta.unit,
+    };
     let rec = this.byTopic.get(meta.topic);
     if (!rec) {
       rec = new TopicRecord(this.nextId++, meta.topic, stored, 0, 0);
@@ -171,7 +187,8 @@ export class HistoryStore implements HistorySink {
     const rec = this.byTopic.get(topic);
     if (!rec) return undefined;
     let first = Infinity;
-    for (const tier of [10, 60] as const) for (const row of rec.rows[tier].byStart.values()) first = Math.min(first, row.start);
+    for (const tier of [10, 60] as const)
+      for (const row of rec.rows[tier].byStart.values()) first = Math.min(first, row.start);
     // Hour rollups start at the month; they decide only when no finer rows are left.
     if (first === Infinity) for (const row of rec.rows[3600].byStart.values()) first = Math.min(first, row.start);
     for (const hour of rec.pending.keys()) first = Math.min(first, hour);
@@ -249,7 +266,11 @@ export class HistoryStore implements HistorySink {
   }
 
   /** Slot aggregates from an export (the import command); `marks` spans the whole import. */
-  async importSlots(meta: StoredMeta & { topic: string }, slots: readonly SlotAggregate[], marks: PastMarks): Promise<void> {
+  async importSlots(
+    meta: StoredMeta & { topic: string },
+    slots: readonly SlotAggregate[],
+    marks: PastMarks,
+  ): Promise<void> {
     const rec = this.topic(meta);
     for (const s of slots) {
       for (const v of [s.sum, s.min, s.max, s.last]) {
@@ -257,7 +278,16 @@ export class HistoryStore implements HistorySink {
         if (scale > rec.scale) rec.rescale(scale);
       }
       const p = POW10[rec.scale]!;
-      addPastSlot(rec, marks, s.timeMs, s.count, Math.round(s.sum * p), Math.round(s.min * p), Math.round(s.max * p), Math.round(s.last * p));
+      addPastSlot(
+        rec,
+        marks,
+        s.timeMs,
+        s.count,
+        Math.round(s.sum * p),
+        Math.round(s.min * p),
+        Math.round(s.max * p),
+        Math.round(s.last * p),
+      );
       if (this.pendingHours() > BULK_FLUSH_HOURS) await this.flush();
     }
   }
@@ -388,7 +418,9 @@ export class HistoryStore implements HistorySink {
     const cutoff = oldestRowsCutoff(this.byTopic.values(), (used - budget) * 1.5, today - DAY_S);
     if (cutoff === undefined && this.clock.now() - this.budgetWarned > 86_400_000) {
       this.budgetWarned = this.clock.now();
-      log.warn(`the database uses ${(used / 1048576).toFixed(1)} MB, over history.diskBudgetMb (${this.config.diskBudgetMb}), and no 10-s history is left to delete; raise the budget`);
+      log.warn(
+        `the database uses ${(used / 1048576).toFixed(1)} MB, over history.diskBudgetMb (${this.config.diskBudgetMb}), and no 10-s history is left to delete; raise the budget`,
+      );
     }
     return cutoff;
   }
@@ -407,7 +439,9 @@ export class HistoryStore implements HistorySink {
 
   /** Bytes of database pages in use (freed pages are reused, so they do not count). */
   async usedBytes(): Promise<number> {
-    const r = await this.db.get<{ used: number }>('SELECT (page_count - freelist_count) * page_size AS used FROM pragma_page_count, pragma_freelist_count, pragma_page_size');
+    const r = await this.db.get<{ used: number }>(
+      'SELECT (page_count - freelist_count) * page_size AS used FROM pragma_page_count, pragma_freelist_count, pragma_page_size',
+    );
     return r?.used ?? 0;
   }
 
@@ -419,7 +453,15 @@ export class HistoryStore implements HistorySink {
     const reset = this.journalReset;
     const journal = journalPayload(this.byTopic.values(), reset);
     const quarantined = this.damage.takePending();
-    if (topics.length === 0 && deleted.length === 0 && rows.length === 0 && !reset && journal === null && quarantined.length === 0) return;
+    if (
+      topics.length === 0 &&
+      deleted.length === 0 &&
+      rows.length === 0 &&
+      !reset &&
+      journal === null &&
+      quarantined.length === 0
+    )
+      return;
     for (const t of topics) t.dirty = false;
     try {
       await writeBatch(this.db, { topics, quarantined, deleted, rows, reset, journal }, this.clock.now());

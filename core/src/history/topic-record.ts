@@ -59,7 +59,9 @@ export class TopicRecord {
 }
 
 export function sameMeta(a: StoredMeta, b: StoredMeta): boolean {
-  return a.deviceId === b.deviceId && a.device === b.device && a.group === b.group && a.name === b.name && a.unit === b.unit;
+  return (
+    a.deviceId === b.deviceId && a.device === b.device && a.group === b.group && a.name === b.name && a.unit === b.unit
+  );
 }
 
 /** `inverter_1/pv_power` -> a meta good enough when nothing better is known (imports). */

@@ -67,10 +67,23 @@ export function attributeFailure(error: unknown): PluginScope | undefined {
  * plugin's publish (a WebSocket throttle, a history flush) is the core's, and a failure in it
  * must not be pinned on the plugin.
  */
-export function scopedContext(ctx: PluginContext, scope: PluginScope, overrides: { http?: () => Got } = {}): PluginContext {
-  const inScope = <A extends unknown[], R>(fn: (...args: A) => R) => (...args: A): R => runInScope(scope, () => fn(...args));
-  const core = <A extends unknown[], R>(fn: (...args: A) => R) => (...args: A): R => storage.exit(() => fn(...args));
-  const coreRegistration = <A extends unknown[]>(fn: (...args: A) => Disposer) => (...args: A): Disposer => core(fn(...args));
+export function scopedContext(
+  ctx: PluginContext,
+  scope: PluginScope,
+  overrides: { http?: () => Got } = {},
+): PluginContext {
+  const inScope =
+    <A extends unknown[], R>(fn: (...args: A) => R) =>
+    (...args: A): R =>
+      runInScope(scope, () => fn(...args));
+  const core =
+    <A extends unknown[], R>(fn: (...args: A) => R) =>
+    (...args: A): R =>
+      storage.exit(() => fn(...args));
+  const coreRegistration =
+    <A extends unknown[]>(fn: (...args: A) => Disposer) =>
+    (...args: A): Disposer =>
+      core(fn(...args));
   const scopedSetting = (s: SettingDeclaration): SettingDeclaration => ({ ...s, write: inScope(s.write.bind(s)) });
   const { topics, scheduler, forecast, prices, store } = ctx;
   const scoped: Omit<PluginContext, 'http'> = {
@@ -79,7 +92,11 @@ export function scopedContext(ctx: PluginContext, scope: PluginScope, overrides:
     devices: ctx.devices,
     site: ctx.site,
     topics: {
-      declare: core(coreRegistration((declaration) => topics.declare({ ...declaration, settings: declaration.settings?.map(scopedSetting) }))),
+      declare: core(
+        coreRegistration((declaration) =>
+          topics.declare({ ...declaration, settings: declaration.settings?.map(scopedSetting) }),
+        ),
+      ),
       publish: core((args) => topics.publish(args)),
       record: core((args) => topics.record(args)),
     },
@@ -101,7 +118,10 @@ export function scopedContext(ctx: PluginContext, scope: PluginScope, overrides:
     now: () => ctx.now(),
   };
   // A getter, so got is still loaded only on the plugin's first request.
-  return Object.defineProperty(scoped, 'http', { get: overrides.http ?? (() => ctx.http), enumerable: true }) as PluginContext;
+  return Object.defineProperty(scoped, 'http', {
+    get: overrides.http ?? (() => ctx.http),
+    enumerable: true,
+  }) as PluginContext;
 }
 
 export interface ProcessHandlerOptions {

@@ -66,7 +66,15 @@ export class ContextBuilder {
     this.reporter = reporter;
     this.log = createLogger(`plugin:${instanceId}`);
     const { registry, writes, history } = services;
-    this.topics = new DeviceTopics({ instanceId, devices, registry, writes, signal: abort.signal, writeFailed: (m) => reporter.writeFailed(m), log: this.log });
+    this.topics = new DeviceTopics({
+      instanceId,
+      devices,
+      registry,
+      writes,
+      signal: abort.signal,
+      writeFailed: (m) => reporter.writeFailed(m),
+      log: this.log,
+    });
     this.past = new PastReadings({ devices, registry, topics: this.topics, history, log: this.log });
   }
 

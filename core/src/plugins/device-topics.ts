@@ -1,4 +1,11 @@
-import type { Device, DeviceDeclaration, Disposer, MetricDeclaration, MetricValue, SettingDeclaration } from '@heliograph/plugins-sdk';
+import type {
+  Device,
+  DeviceDeclaration,
+  Disposer,
+  MetricDeclaration,
+  MetricValue,
+  SettingDeclaration,
+} from '@heliograph/plugins-sdk';
 import type { Logger } from '../log.js';
 import { deviceFields } from '../topics/device.js';
 import { discoveryOverride } from '../topics/discovery-override.js';
@@ -43,7 +50,9 @@ export class DeviceTopics {
     const { devices, instanceId, registry, writes } = this.options;
     const device = devices.find((d) => d.id === declaration.device);
     if (!device) {
-      throw new Error(`device "${declaration.device}" is not assigned to instance "${instanceId}" (assigned: ${devices.map((d) => d.id).join(', ') || 'none'}); assign it in plugins.json`);
+      throw new Error(
+        `device "${declaration.device}" is not assigned to instance "${instanceId}" (assigned: ${devices.map((d) => d.id).join(', ') || 'none'}); assign it in plugins.json`,
+      );
     }
     const undo: Disposer[] = [];
     const byName = new Map<string, TopicState>();

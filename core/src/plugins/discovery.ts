@@ -40,7 +40,9 @@ export function discoverPlugins(root: string): Map<string, DiscoveredPlugin> {
     if (requireKeyword && !isPlugin) return;
     const parsed = manifestSchema.safeParse(pkg.heliograph);
     if (!parsed.success) {
-      log.warn(`skipping plugin package ${pkg.name ?? dir}: ${formatZodError(parsed.error, { source: 'package.json heliograph', input: pkg.heliograph })}`);
+      log.warn(
+        `skipping plugin package ${pkg.name ?? dir}: ${formatZodError(parsed.error, { source: 'package.json heliograph', input: pkg.heliograph })}`,
+      );
       return;
     }
     if (found.has(parsed.data.id)) return;

@@ -70,7 +70,8 @@ export class PluginHost extends SafeEmitter<{ status: (status: InstanceStatus) =
     private readonly configs: PluginInstanceConfig[],
     private readonly source = 'plugins.json',
     /** Builds an instance's context; the composition root resolves it from a child container. */
-    private readonly contexts: (instance: PluginInstanceScope) => ContextBuilder = (instance) => new ContextBuilder(instance, services, createHttpClient),
+    private readonly contexts: (instance: PluginInstanceScope) => ContextBuilder = (instance) =>
+      new ContextBuilder(instance, services, createHttpClient),
   ) {
     super();
   }
@@ -90,7 +91,15 @@ export class PluginHost extends SafeEmitter<{ status: (status: InstanceStatus) =
         continue;
       }
       // Disabled instances are listed (and their config can be edited) but never started.
-      const instance: Instance = { config, plugin, state: 'stopped', lastError: null, lastPoll: null, failures: 0, crashes: 0 };
+      const instance: Instance = {
+        config,
+        plugin,
+        state: 'stopped',
+        lastError: null,
+        lastPoll: null,
+        failures: 0,
+        crashes: 0,
+      };
       this.instances.push(instance);
       if (!plugin) continue;
       try {
@@ -104,7 +113,13 @@ export class PluginHost extends SafeEmitter<{ status: (status: InstanceStatus) =
       if (!config.enabled) continue;
       const parsed = instance.definition.configSchema.safeParse(config.config);
       if (!parsed.success) {
-        problems.push(formatZodError(parsed.error, { source: this.source, input: config.config, pathPrefix: ['plugins', index, 'config'] }));
+        problems.push(
+          formatZodError(parsed.error, {
+            source: this.source,
+            input: config.config,
+            pathPrefix: ['plugins', index, 'config'],
+          }),
+        );
         continue;
       }
       instance.parsedConfig = parsed.data;
@@ -114,7 +129,11 @@ export class PluginHost extends SafeEmitter<{ status: (status: InstanceStatus) =
 
   /** Starts every loaded instance; resolves when each has started or failed. */
   async startAll(): Promise<void> {
-    await Promise.all(this.instances.filter((i) => i.config.enabled && i.definition && i.parsedConfig !== undefined).map((i) => this.start(i)));
+    await Promise.all(
+      this.instances
+        .filter((i) => i.config.enabled && i.definition && i.parsedConfig !== undefined)
+        .map((i) => this.start(i)),
+    );
   }
 
   async stopAll(): Promise<void> {
@@ -130,7 +149,9 @@ export class PluginHost extends SafeEmitter<{ status: (status: InstanceStatus) =
    * draws its form from it), the config in force without its secrets, and which secrets are
    * set. Undefined for an unknown id (or one whose plugin is not installed).
    */
-  describe(id: string): { schema: unknown; config: Record<string, unknown>; secrets: Record<string, boolean> } | undefined {
+  describe(
+    id: string,
+  ): { schema: unknown; config: Record<string, unknown>; secrets: Record<string, boolean> } | undefined {
     const instance = this.find(id);
     const form = instance && this.formOf(instance);
     if (!instance || !form) return undefined;
@@ -152,7 +173,11 @@ export class PluginHost extends SafeEmitter<{ status: (status: InstanceStatus) =
   async reconfigure(
     id: string,
     config: Record<string, unknown>,
-  ): Promise<{ ok: true; config: Record<string, unknown>; previous: Record<string, unknown> } | { ok: false; errors: string; issues: FieldIssue[] } | undefined> {
+  ): Promise<
+    | { ok: true; config: Record<string, unknown>; previous: Record<string, unknown> }
+    | { ok: false; errors: string; issues: FieldIssue[] }
+    | undefined
+  > {
     const instance = this.find(id);
     const form = instance && this.formOf(instance);
     if (!instance?.definition || !form) return undefined;
@@ -180,22 +205,42 @@ export class PluginHost extends SafeEmitter<{ status: (status: InstanceStatus) =
    * schema; nothing changes when any check fails. An enabled instance starts in the
    * background: its status says "starting" until its first run is over.
    */
-  async add(entry: PluginInstanceConfig): Promise<{ ok: true; status: InstanceStatus } | { ok: false; conflict?: boolean; issues: FieldIssue[] }> {
+  async add(
+    entry: PluginInstanceConfig,
+  ): Promise<{ ok: true; status: InstanceStatus } | { ok: false; conflict?: boolean; issues: FieldIssue[] }> {
     const plugin = this.discovered.get(entry.plugin);
     if (!plugin) return { ok: false, issues: [{ path: ['plugin'], message: this.notInstalled(entry.plugin) }] };
     let definition: PluginDefinition;
     try {
       definition = await loadDefinition(entry, plugin, () => importDefinition(plugin));
     } catch (err) {
-      return { ok: false, issues: [{ path: ['plugin'], message: `cannot load plugin ${plugin.packageName}: ${errorMessage(err)}` }] };
+      return {
+        ok: false,
+        issues: [{ path: ['plugin'], message: `cannot load plugin ${plugin.packageName}: ${errorMessage(err)}` }],
+      };
     }
     // Checked after the import's await, so two adds of one id cannot both pass.
-    if (this.find(entry.id)) return { ok: false, conflict: true, issues: [{ path: ['id'], message: `an instance "${entry.id}" already exists: choose another id` }] };
+    if (this.find(entry.id))
+      return {
+        ok: false,
+        conflict: true,
+        issues: [{ path: ['id'], message: `an instance "${entry.id}" already exists: choose another id` }],
+      };
     const issues = this.deviceProblems(entry, plugin);
     const parsed = definition.configSchema.safeParse(entry.config, { error: plainErrorMap });
     if (!parsed.success) issues.push(...fieldIssues(parsed.error, ['config']));
     if (issues.length > 0 || !parsed.success) return { ok: false, issues };
-    const instance: Instance = { config: entry, plugin, definition, parsedConfig: parsed.data, state: 'stopped', lastError: null, lastPoll: null, failures: 0, crashes: 0 };
+    const instance: Instance = {
+      config: entry,
+      plugin,
+      definition,
+      parsedConfig: parsed.data,
+      state: 'stopped',
+      lastError: null,
+      lastPoll: null,
+      failures: 0,
+      crashes: 0,
+    };
     this.instances.push(instance);
     if (entry.enabled) void this.start(instance);
     return { ok: true, status: this.statusOf(instance) };
@@ -220,7 +265,10 @@ export class PluginHost extends SafeEmitter<{ status: (status: InstanceStatus) =
    * Switches an instance on (its config is checked again first: the plugin may have been
    * updated while it was off) or off (stopped, kept in the list).
    */
-  async setEnabled(id: string, enabled: boolean): Promise<{ ok: true; status: InstanceStatus } | { ok: false; issues: FieldIssue[] } | undefined> {
+  async setEnabled(
+    id: string,
+    enabled: boolean,
+  ): Promise<{ ok: true; status: InstanceStatus } | { ok: false; issues: FieldIssue[] } | undefined> {
     const instance = this.find(id);
     if (!instance) return undefined;
     if (instance.config.enabled === enabled) return { ok: true, status: this.statusOf(instance) };
@@ -230,12 +278,24 @@ export class PluginHost extends SafeEmitter<{ status: (status: InstanceStatus) =
       return { ok: true, status: this.statusOf(instance) };
     }
     if (!instance.plugin || !instance.definition) {
-      return { ok: false, issues: [{ path: ['enabled'], message: instance.lastError ?? this.notInstalled(instance.config.plugin) }] };
+      return {
+        ok: false,
+        issues: [{ path: ['enabled'], message: instance.lastError ?? this.notInstalled(instance.config.plugin) }],
+      };
     }
     const parsed = instance.definition.configSchema.safeParse(instance.config.config, { error: plainErrorMap });
     if (!parsed.success) {
       const issues = fieldIssues(parsed.error, ['config']);
-      return { ok: false, issues: [{ path: ['enabled'], message: `the stored config does not fit the plugin: ${issuesText(issues)}; fix it first` }, ...issues] };
+      return {
+        ok: false,
+        issues: [
+          {
+            path: ['enabled'],
+            message: `the stored config does not fit the plugin: ${issuesText(issues)}; fix it first`,
+          },
+          ...issues,
+        ],
+      };
     }
     instance.config = { ...instance.config, enabled };
     instance.parsedConfig = parsed.data;
@@ -252,7 +312,9 @@ export class PluginHost extends SafeEmitter<{ status: (status: InstanceStatus) =
    */
   async updateSite(site: ContextServices['site']): Promise<void> {
     this.services.site = site;
-    await Promise.all(this.instances.filter((i) => i.config.enabled && i.parsedConfig !== undefined).map((i) => this.restart(i)));
+    await Promise.all(
+      this.instances.filter((i) => i.config.enabled && i.parsedConfig !== undefined).map((i) => this.restart(i)),
+    );
   }
 
   /**
@@ -262,16 +324,35 @@ export class PluginHost extends SafeEmitter<{ status: (status: InstanceStatus) =
   private deviceProblems(entry: PluginInstanceConfig, plugin: DiscoveredPlugin): FieldIssue[] {
     const rule = deviceRule(plugin);
     const name = plugin.manifest.name ?? plugin.manifest.id;
-    if (!rule) return entry.devices.length > 0 ? [{ path: ['devices'], message: `must be empty: ${name} drives no devices` }] : [];
+    if (!rule)
+      return entry.devices.length > 0
+        ? [{ path: ['devices'], message: `must be empty: ${name} drives no devices` }]
+        : [];
     const issues: FieldIssue[] = [];
-    if (entry.devices.length < rule.min) issues.push({ path: ['devices'], message: `must list at least ${rule.min} device${rule.min === 1 ? '' : 's'} for ${name} to drive` });
-    if (rule.max !== null && entry.devices.length > rule.max) issues.push({ path: ['devices'], message: `must list at most ${rule.max} device${rule.max === 1 ? '' : 's'}: ${name} drives no more` });
+    if (entry.devices.length < rule.min)
+      issues.push({
+        path: ['devices'],
+        message: `must list at least ${rule.min} device${rule.min === 1 ? '' : 's'} for ${name} to drive`,
+      });
+    if (rule.max !== null && entry.devices.length > rule.max)
+      issues.push({
+        path: ['devices'],
+        message: `must list at most ${rule.max} device${rule.max === 1 ? '' : 's'}: ${name} drives no more`,
+      });
     const owners = new Map(this.instances.flatMap((i) => i.config.devices.map((d) => [d, i.config.id] as const)));
     entry.devices.forEach((device, index) => {
       const kind = deviceFromId(device).kind;
       const owner = owners.get(device);
-      if (!rule.kinds.includes(kind)) issues.push({ path: ['devices', index], message: `must be ${rule.kinds.map((k) => `a${k === 'inverter' ? 'n' : ''} ${k}`).join(' or ')}: ${name} drives no ${kind}` });
-      else if (owner) issues.push({ path: ['devices', index], message: `device "${device}" is already driven by instance "${owner}": pick another number` });
+      if (!rule.kinds.includes(kind))
+        issues.push({
+          path: ['devices', index],
+          message: `must be ${rule.kinds.map((k) => `a${k === 'inverter' ? 'n' : ''} ${k}`).join(' or ')}: ${name} drives no ${kind}`,
+        });
+      else if (owner)
+        issues.push({
+          path: ['devices', index],
+          message: `device "${device}" is already driven by instance "${owner}": pick another number`,
+        });
     });
     return issues;
   }

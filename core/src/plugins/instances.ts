@@ -41,11 +41,17 @@ export const pluginsFileSchema = z
     const ids = new Set<string>();
     const devices = new Map<string, string>();
     file.plugins.forEach((p, i) => {
-      if (ids.has(p.id)) ctx.addIssue({ code: 'custom', path: ['plugins', i, 'id'], message: `duplicate instance id "${p.id}"` });
+      if (ids.has(p.id))
+        ctx.addIssue({ code: 'custom', path: ['plugins', i, 'id'], message: `duplicate instance id "${p.id}"` });
       ids.add(p.id);
       p.devices.forEach((d, j) => {
         const owner = devices.get(d);
-        if (owner) ctx.addIssue({ code: 'custom', path: ['plugins', i, 'devices', j], message: `device "${d}" is already assigned to instance "${owner}"` });
+        if (owner)
+          ctx.addIssue({
+            code: 'custom',
+            path: ['plugins', i, 'devices', j],
+            message: `device "${d}" is already assigned to instance "${owner}"`,
+          });
         devices.set(d, p.id);
       });
     });
@@ -59,7 +65,9 @@ export function loadPluginsFile(file: string): PluginInstanceConfig[] {
   try {
     raw = JSON.parse(readFileSync(file, 'utf8'));
   } catch (err) {
-    throw new ConfigError(`${file}: ${(err as NodeJS.ErrnoException).code === 'ENOENT' ? 'no such file' : `not valid JSON: ${(err as Error).message}`}`);
+    throw new ConfigError(
+      `${file}: ${(err as NodeJS.ErrnoException).code === 'ENOENT' ? 'no such file' : `not valid JSON: ${(err as Error).message}`}`,
+    );
   }
   const result = pluginsFileSchema.safeParse(raw);
   if (!result.success) throw new ConfigError(formatZodError(result.error, { source: file, input: raw }));

@@ -30,7 +30,9 @@ export function loadDefinition(
   plugin: DiscoveredPlugin,
   importInProcess: () => Promise<PluginDefinition>,
 ): Promise<PluginDefinition> {
-  return isolationOf(config, plugin) === 'worker' ? definitionFromWorker(plugin, workerLimitsOf(config.worker)) : importInProcess();
+  return isolationOf(config, plugin) === 'worker'
+    ? definitionFromWorker(plugin, workerLimitsOf(config.worker))
+    : importInProcess();
 }
 
 export interface SetupOptions {
@@ -54,11 +56,22 @@ export async function runSetup(options: SetupOptions): Promise<void | Disposer> 
   const { config, plugin, ctx } = options;
   const http = httpLimitsOf(config.http);
   if (isolationOf(config, plugin) === 'worker') {
-    return setupInWorker({ ctx, entry: plugin.entry, config: config.config, http, limits: workerLimitsOf(config.worker), crashed: options.crashed, timedOut: options.timedOut });
+    return setupInWorker({
+      ctx,
+      entry: plugin.entry,
+      config: config.config,
+      http,
+      limits: workerLimitsOf(config.worker),
+      crashed: options.crashed,
+      timedOut: options.timedOut,
+    });
   }
   // Whatever escapes the plugin's code from here on (a timer, a socket callback) is its own.
   const scope = createScope(config.id, plugin.dir, (err) => options.crashed(`crashed: ${errorMessage(err)}`));
   let client: ReturnType<typeof createBoundedHttp> | undefined;
-  const makeHttp = () => (client ??= createBoundedHttp({ signal: options.signal, limits: http, onTimeout: options.timedOut }));
-  return runInScope(scope, () => options.definition.setup(scopedContext(ctx, scope, { http: makeHttp }), options.parsedConfig));
+  const makeHttp = () =>
+    (client ??= createBoundedHttp({ signal: options.signal, limits: http, onTimeout: options.timedOut }));
+  return runInScope(scope, () =>
+    options.definition.setup(scopedContext(ctx, scope, { http: makeHttp }), options.parsedConfig),
+  );
 }

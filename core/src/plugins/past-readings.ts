@@ -50,9 +50,15 @@ export class PastReadings {
   /** The total/* series that past readings complete; none while other instances drive inverters too. */
   private pastTotalsOf(deviceId: string, readings: Readings): Array<[TopicMeta, Array<[number, number]>]> {
     const { devices, registry, log } = this.options;
-    this.pastTotals ??= new PastTotals(registry, devices.filter((d) => d.kind === 'inverter').map((d) => d.id));
+    this.pastTotals ??= new PastTotals(
+      registry,
+      devices.filter((d) => d.kind === 'inverter').map((d) => d.id),
+    );
     if (!this.pastTotals.coversAllInverters()) {
-      if (!this.warnedPartialTotals) log.info('past readings recorded without totals: other instances drive inverters too, so past total/* values would be partial');
+      if (!this.warnedPartialTotals)
+        log.info(
+          'past readings recorded without totals: other instances drive inverters too, so past total/* values would be partial',
+        );
       this.warnedPartialTotals = true;
       return [];
     }

@@ -12,7 +12,11 @@ export const pluginStoreMigrations: Migration[] = [
 export function pluginStore(db: Db, instance: string): PluginStore {
   return {
     async get<T>(key: string): Promise<T | undefined> {
-      const row = await db.get<{ value: string }>('SELECT value FROM plugin_store WHERE instance = ? AND key = ?', instance, key);
+      const row = await db.get<{ value: string }>(
+        'SELECT value FROM plugin_store WHERE instance = ? AND key = ?',
+        instance,
+        key,
+      );
       return row ? (JSON.parse(row.value) as T) : undefined;
     },
     async set(key, value) {

@@ -112,10 +112,13 @@ export class PluginScheduler {
   }
 
   private later(fn: () => void | Promise<void>, ms: number): NodeJS.Timeout {
-    const timer = setTimeout(() => {
-      this.timers.delete(timer);
-      void fn();
-    }, Math.max(0, ms));
+    const timer = setTimeout(
+      () => {
+        this.timers.delete(timer);
+        void fn();
+      },
+      Math.max(0, ms),
+    );
     this.timers.add(timer);
     return timer;
   }

@@ -32,7 +32,10 @@ function get(value: unknown, path: string[]): unknown {
 function withAt(value: unknown, path: string[], replacement: unknown): unknown {
   if (path.length === 0) return replacement;
   const [key, ...rest] = path as [string, ...string[]];
-  const object = value !== null && typeof value === 'object' && !Array.isArray(value) ? { ...(value as Record<string, unknown>) } : {};
+  const object =
+    value !== null && typeof value === 'object' && !Array.isArray(value)
+      ? { ...(value as Record<string, unknown>) }
+      : {};
   const next = withAt(object[key], rest, replacement);
   if (next === undefined) delete object[key];
   else object[key] = next;
@@ -40,7 +43,10 @@ function withAt(value: unknown, path: string[], replacement: unknown): unknown {
 }
 
 /** The config as answers may show it: secrets left out, and which of them are set. */
-export function hideSecrets(config: Record<string, unknown>, paths: SecretPaths): { config: Record<string, unknown>; secrets: Record<string, boolean> } {
+export function hideSecrets(
+  config: Record<string, unknown>,
+  paths: SecretPaths,
+): { config: Record<string, unknown>; secrets: Record<string, boolean> } {
   let shown: unknown = config;
   const secrets: Record<string, boolean> = {};
   for (const path of paths) {
@@ -65,7 +71,11 @@ export function maskSecrets(config: Record<string, unknown>, paths: SecretPaths)
  * A new config with every secret it leaves out taken from the stored one: forms never see
  * a secret's value, so saving one without touching the field must keep it.
  */
-export function keepSecrets(next: Record<string, unknown>, stored: Record<string, unknown>, paths: SecretPaths): Record<string, unknown> {
+export function keepSecrets(
+  next: Record<string, unknown>,
+  stored: Record<string, unknown>,
+  paths: SecretPaths,
+): Record<string, unknown> {
   let merged: unknown = next;
   for (const path of paths) {
     const kept = get(stored, path);

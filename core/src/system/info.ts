@@ -97,18 +97,45 @@ export class SystemInfo {
       const stats = await statfs(this.options.dataDir);
       return Math.floor((stats.bavail * stats.bsize) / 1_000_000);
     } catch (err) {
-      if (!this.warnedStorage) log.warn(`cannot read free storage of the data dir ${this.options.dataDir}: ${errorMessage(err)}`);
+      if (!this.warnedStorage)
+        log.warn(`cannot read free storage of the data dir ${this.options.dataDir}: ${errorMessage(err)}`);
       this.warnedStorage = true;
       return null;
     }
   }
 }
 
-function meta(name: string, group: TopicMeta['group'], displayName: string, unit: string, discovery?: TopicMeta['discovery'], type: TopicMeta['type'] = 'number'): TopicMeta {
-  return { topic: `system/${name}`, deviceId: 'system', device: 'system', number: null, group, name: displayName, unit, type, recorded: false, discovery };
+function meta(
+  name: string,
+  group: TopicMeta['group'],
+  displayName: string,
+  unit: string,
+  discovery?: TopicMeta['discovery'],
+  type: TopicMeta['type'] = 'number',
+): TopicMeta {
+  return {
+    topic: `system/${name}`,
+    deviceId: 'system',
+    device: 'system',
+    number: null,
+    group,
+    name: displayName,
+    unit,
+    type,
+    recorded: false,
+    discovery,
+  };
 }
 
 function row(m: TopicMeta, value: Value, discovery: boolean): Record<string, unknown> {
-  const metric: Record<string, unknown> = { topic: m.topic, device: m.device, number: m.number, group: m.group, name: m.name, value, unit: m.unit };
+  const metric: Record<string, unknown> = {
+    topic: m.topic,
+    device: m.device,
+    number: m.number,
+    group: m.group,
+    name: m.name,
+    value,
+    unit: m.unit,
+  };
   return discovery ? Object.assign(metric, discoveryFields(m)) : metric;
 }

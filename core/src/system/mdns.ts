@@ -59,8 +59,11 @@ export function advertiseMdns(options: MdnsOptions): MdnsAdvertisement {
   try {
     // Options go to multicast-dns. With one interface, the socket still binds to the
     // wildcard address: a socket bound to a unicast address receives no multicast on Linux.
-    const mdnsOptions = { ...(options.interface ? { interface: options.interface, bind: '0.0.0.0' } : {}), ...(options.mdnsPort ? { port: options.mdnsPort } : {}) };
-    bonjour = new Bonjour(mdnsOptions as object, warnOnce);
+    const mdnsOptions = {
+      ...(options.interface ? { interface: options.interface, bind: '0.0.0.0' } : {}),
+      ...(options.mdnsPort ? { port: options.mdnsPort } : {}),
+    };
+    bonjour = new Bonjour(mdnsOptions, warnOnce);
     // bonjour-service listens for neither: without these, a refused port 5353 would crash the process.
     const socket = (bonjour as unknown as { server: { mdns: MulticastDns } }).server.mdns;
     const fail = (err: unknown) => {
@@ -75,7 +78,13 @@ export function advertiseMdns(options: MdnsOptions): MdnsAdvertisement {
     });
     const txt = { site_id: String(options.siteId) };
     for (const type of MDNS_SERVICE_TYPES) {
-      const service = bonjour.publish({ name: options.name, type, port: options.port, txt, disableIPv6: Boolean(options.interface) });
+      const service = bonjour.publish({
+        name: options.name,
+        type,
+        port: options.port,
+        txt,
+        disableIPv6: Boolean(options.interface),
+      });
       service.on('error', warnOnce);
     }
     // bonjour-service ignores failed sends; one query of our own tells whether multicast

@@ -20,7 +20,8 @@ export function loadSiteId(dataDir: string): number {
   try {
     text = readFileSync(file, 'utf8');
   } catch (err) {
-    if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw new Error(`cannot read the site id from ${file}: ${(err as Error).message}`);
+    if ((err as NodeJS.ErrnoException).code !== 'ENOENT')
+      throw new Error(`cannot read the site id from ${file}: ${(err as Error).message}`);
     return createSiteId(file);
   }
   const id = Number(text.trim());

@@ -102,7 +102,13 @@ function deriveFields(meta: DiscoveryInput): DiscoveryFields {
     if (pair) Object.assign(fields, { platform: 'switch', payload_on: pair[0], payload_off: pair[1] });
     else Object.assign(fields, { platform: 'select', options: [...writable.options] });
   } else if (writable) {
-    Object.assign(fields, { platform: 'number', min: writable.min, max: writable.max, step: writable.step, device_class: numericClass(meta) });
+    Object.assign(fields, {
+      platform: 'number',
+      min: writable.min,
+      max: writable.max,
+      step: writable.step,
+      device_class: numericClass(meta),
+    });
   } else if (meta.type === 'boolean') {
     fields.platform = 'binary_sensor';
   } else if (meta.type === 'number') {

@@ -23,7 +23,8 @@ export function compileGlob(glob: string): GlobMatcher {
   const tail = pattern.slice(lastWildcard(pattern) + 1);
   const minLength = pattern.replaceAll('*', '').length;
   return {
-    test: (topic) => topic.length >= minLength && topic.startsWith(head) && topic.endsWith(tail) && matchGlob(pattern, topic),
+    test: (topic) =>
+      topic.length >= minLength && topic.startsWith(head) && topic.endsWith(tail) && matchGlob(pattern, topic),
   };
 }
 

@@ -8,12 +8,34 @@ const POWER_TOTALS = [
   { name: 'load_power', displayName: 'Load power', unit: 'W', sources: [/^inverter_\d+\/load_power$/], combine: 'sum' },
   { name: 'grid_power', displayName: 'Grid power', unit: 'W', sources: [/^inverter_\d+\/grid_power$/], combine: 'sum' },
   // Battery devices know their own power best; the inverters' view is the fallback when no battery reports it.
-  { name: 'battery_power', displayName: 'Battery power', unit: 'W', sources: [/^battery_\d+\/power$/, /^inverter_\d+\/battery_power$/], combine: 'sum' },
-  { name: 'battery_state_of_charge', displayName: 'Battery state of charge', unit: '%', sources: [/^battery_\d+\/state_of_charge$/], combine: 'mean' },
+  {
+    name: 'battery_power',
+    displayName: 'Battery power',
+    unit: 'W',
+    sources: [/^battery_\d+\/power$/, /^inverter_\d+\/battery_power$/],
+    combine: 'sum',
+  },
+  {
+    name: 'battery_state_of_charge',
+    displayName: 'Battery state of charge',
+    unit: '%',
+    sources: [/^battery_\d+\/state_of_charge$/],
+    combine: 'mean',
+  },
 ] as const;
 
 export function totalMeta(name: string, displayName: string, unit: string): TopicMeta {
-  return { topic: `total/${name}`, deviceId: 'total', device: 'totals', number: null, group: 'Status', name: displayName, unit, type: 'number', recorded: true };
+  return {
+    topic: `total/${name}`,
+    deviceId: 'total',
+    device: 'totals',
+    number: null,
+    group: 'Status',
+    name: displayName,
+    unit,
+    type: 'number',
+    recorded: true,
+  };
 }
 
 interface DerivedTotal {
@@ -39,7 +61,11 @@ export class TotalsDeriver {
     const undo: Array<() => void> = [];
     for (const def of POWER_TOTALS) {
       undo.push(this.registry.define(totalMeta(def.name, def.displayName, def.unit)));
-      this.totals.push({ state: this.registry.get(`total/${def.name}`)!, sources: def.sources.map(() => new Set()), combine: def.combine });
+      this.totals.push({
+        state: this.registry.get(`total/${def.name}`)!,
+        sources: def.sources.map(() => new Set()),
+        combine: def.combine,
+      });
     }
     for (const state of this.registry.list()) this.added(state);
     const onDefinitions = (added: readonly TopicState[], removed: readonly TopicMeta[]) => {
@@ -130,11 +156,16 @@ export class PastTotals {
   /** Whether this instance drives every inverter the registry knows. */
   coversAllInverters(): boolean {
     if (this.inverterIds.length === 0) return false;
-    return this.registry.list().every((s) => !/^inverter_\d+$/.test(s.meta.deviceId) || this.inverterIds.includes(s.meta.deviceId));
+    return this.registry
+      .list()
+      .every((s) => !/^inverter_\d+$/.test(s.meta.deviceId) || this.inverterIds.includes(s.meta.deviceId));
   }
 
   /** Adds one device's past readings; returns the total series that are now complete. */
-  add(deviceId: string, readings: ReadonlyArray<{ time: number; values: Record<string, number> }>): Array<[TopicMeta, Array<[number, number]>]> {
+  add(
+    deviceId: string,
+    readings: ReadonlyArray<{ time: number; values: Record<string, number> }>,
+  ): Array<[TopicMeta, Array<[number, number]>]> {
     if (!this.inverterIds.includes(deviceId)) return [];
     const touched: number[] = [];
     for (const { time, values } of readings) {

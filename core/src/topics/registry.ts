@@ -278,7 +278,9 @@ export class TopicRegistry extends SafeEmitter<RegistryEvents> {
   }
 
   private definitionsChanged(): void {
-    this.sorted = [...this.states.values()].sort((a, b) => (a.meta.topic < b.meta.topic ? -1 : a.meta.topic > b.meta.topic ? 1 : 0));
+    this.sorted = [...this.states.values()].sort((a, b) =>
+      a.meta.topic < b.meta.topic ? -1 : a.meta.topic > b.meta.topic ? 1 : 0,
+    );
     this.snapshotCache.clear();
   }
 

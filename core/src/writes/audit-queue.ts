@@ -15,7 +15,16 @@ const BATCH = 500;
 /** Entries waiting at most; a flood beyond this becomes one "N entries not kept" entry. */
 export const AUDIT_QUEUE_LIMIT = 5000;
 
-export type AuditRow = [time: number, who: string, via: string, topic: string, oldValue: string, newValue: string, result: string, message: string | null];
+export type AuditRow = [
+  time: number,
+  who: string,
+  via: string,
+  topic: string,
+  oldValue: string,
+  newValue: string,
+  result: string,
+  message: string | null,
+];
 
 export class AuditQueue {
   private queue: AuditRow[] = [];
@@ -52,7 +61,16 @@ export class AuditQueue {
   private async writeAll(): Promise<void> {
     while (this.queue.length > 0 || this.overflow > 0) {
       if (this.overflow > 0 && this.queue.length < AUDIT_QUEUE_LIMIT) {
-        this.queue.push([this.now(), 'system', 'rest', '(audit)', 'null', '', 'error', `${this.overflow} write attempts arrived faster than the audit could keep them and were not recorded individually`]);
+        this.queue.push([
+          this.now(),
+          'system',
+          'rest',
+          '(audit)',
+          'null',
+          '',
+          'error',
+          `${this.overflow} write attempts arrived faster than the audit could keep them and were not recorded individually`,
+        ]);
         this.overflow = 0;
       }
       const batch = this.queue.splice(0, BATCH);

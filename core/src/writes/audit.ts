@@ -52,7 +52,10 @@ export function capText(text: string, limit = AUDIT_TEXT_LIMIT): string {
 export class AuditLog {
   private readonly queue: AuditQueue;
 
-  constructor(@inject(DB) private readonly db: Db, @inject(CLOCK) clock: Clock) {
+  constructor(
+    @inject(DB) private readonly db: Db,
+    @inject(CLOCK) clock: Clock,
+  ) {
     this.queue = new AuditQueue(db, () => clock.now());
   }
 
@@ -80,7 +83,16 @@ export class AuditLog {
   async list(limit: number): Promise<ApiAuditEntry[]> {
     await this.flush();
     const rows = await this.db.all<
-      Array<{ time: number; who: string; via: 'rest' | 'ws'; topic: string; old_value: string | null; new_value: string; result: 'ok' | 'error'; message: string | null }>
+      Array<{
+        time: number;
+        who: string;
+        via: 'rest' | 'ws';
+        topic: string;
+        old_value: string | null;
+        new_value: string;
+        result: 'ok' | 'error';
+        message: string | null;
+      }>
     >('SELECT time, who, via, topic, old_value, new_value, result, message FROM audit ORDER BY id DESC LIMIT ?', limit);
     return rows.map((r) => ({
       time: formatUtc(r.time),

@@ -46,6 +46,7 @@ export class WriteRateLimiter {
   }
 
   private forgetFull(now: number): void {
-    for (const [client, b] of this.buckets) if (b.tokens + ((now - b.at) / 1000) * this.perSecond >= this.burst) this.buckets.delete(client);
+    for (const [client, b] of this.buckets)
+      if (b.tokens + ((now - b.at) / 1000) * this.perSecond >= this.burst) this.buckets.delete(client);
   }
 }

@@ -82,7 +82,9 @@ export class WriteService {
     const w = this.warned.get(request.who) ?? { at: -Infinity, refused: 0 };
     w.refused++;
     if (now - w.at >= 60_000) {
-      log.warn(`too many writes from ${request.who}: ${w.refused} refused (limit ${WRITE_BURST} at once, ${WRITE_RATE} per second)`);
+      log.warn(
+        `too many writes from ${request.who}: ${w.refused} refused (limit ${WRITE_BURST} at once, ${WRITE_RATE} per second)`,
+      );
       w.at = now;
       w.refused = 0;
     }
@@ -125,7 +127,9 @@ export class WriteService {
     try {
       await raceAbort(handler.setting.write({ value: parsed.value, signal }), signal);
     } catch (err) {
-      const message = timeout.signal.aborted ? `the device did not confirm the write within ${this.timeoutMs / 1000} s` : `the device refused: ${errorMessage(err)}`;
+      const message = timeout.signal.aborted
+        ? `the device did not confirm the write within ${this.timeoutMs / 1000} s`
+        : `the device refused: ${errorMessage(err)}`;
       handler.onError(message);
       return { ok: false, message };
     } finally {
@@ -137,20 +141,31 @@ export class WriteService {
 }
 
 /** Validates a written string against a setting and converts it to what the handler takes. */
-export function parseSettingValue(setting: SettingDeclaration, raw: string): { ok: true; value: string | number } | { ok: false; message: string } {
+export function parseSettingValue(
+  setting: SettingDeclaration,
+  raw: string,
+): { ok: true; value: string | number } | { ok: false; message: string } {
   if (setting.options) {
-    const match = setting.options.find((o) => o === raw) ?? setting.options.find((o) => o.toLowerCase() === raw.trim().toLowerCase());
-    if (match === undefined) return { ok: false, message: `value "${raw}" is not allowed; allowed values: ${setting.options.map((o) => `"${o}"`).join(', ')}` };
+    const match =
+      setting.options.find((o) => o === raw) ??
+      setting.options.find((o) => o.toLowerCase() === raw.trim().toLowerCase());
+    if (match === undefined)
+      return {
+        ok: false,
+        message: `value "${raw}" is not allowed; allowed values: ${setting.options.map((o) => `"${o}"`).join(', ')}`,
+      };
     return { ok: true, value: match };
   }
   const value = raw.trim() === '' ? NaN : Number(raw);
   const min = setting.min ?? -Infinity;
   const max = setting.max ?? Infinity;
   const range = `a number from ${setting.min} to ${setting.max}${setting.step ? ` in steps of ${setting.step}` : ''}`;
-  if (!Number.isFinite(value) || value < min || value > max) return { ok: false, message: `value "${raw}" is not allowed; expected ${range}` };
+  if (!Number.isFinite(value) || value < min || value > max)
+    return { ok: false, message: `value "${raw}" is not allowed; expected ${range}` };
   if (setting.step) {
     const steps = (value - (setting.min ?? 0)) / setting.step;
-    if (Math.abs(steps - Math.round(steps)) > 1e-9) return { ok: false, message: `value "${raw}" is not allowed; expected ${range}` };
+    if (Math.abs(steps - Math.round(steps)) > 1e-9)
+      return { ok: false, message: `value "${raw}" is not allowed; expected ${range}` };
   }
   return { ok: true, value };
 }

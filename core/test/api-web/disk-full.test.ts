@@ -19,10 +19,18 @@ test('a full disk answers 507 saying so, not 500 "internal error"', async (t) =>
     await db.run('INSERT INTO t (x) VALUES (?)', Buffer.alloc(64 * 1024));
     ctx.body = { ok: true };
   });
-  const app = createApp({ auth: { authenticate: async () => ({ ok: true, who: 'admin', scope: 'admin' }) }, realm: 'Heliograph', routers: [router] });
+  const app = createApp({
+    auth: { authenticate: async () => ({ ok: true, who: 'admin', scope: 'admin' }) },
+    realm: 'Heliograph',
+    routers: [router],
+  });
   const running = await listen(app, '127.0.0.1', 0);
   t.after(() => running.close());
-  const res = await fetch(`${running.url}/api/v1/fill`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' });
+  const res = await fetch(`${running.url}/api/v1/fill`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: '{}',
+  });
   assert.equal(res.status, 507);
   assert.match(((await res.json()) as { error: string }).error, /disk holding the data directory is full/);
 });

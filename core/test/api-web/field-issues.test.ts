@@ -15,7 +15,11 @@ const schema = z.strictObject({
 
 test("zod's coded messages come out in plain words; a schema's own message wins", () => {
   try {
-    parseBody(schema, { pollIntervalMs: 5.5, name: 'toolong', mode: 'c', list: [], ratio: 50, extra: true }, { prefix: ['config'] });
+    parseBody(
+      schema,
+      { pollIntervalMs: 5.5, name: 'toolong', mode: 'c', list: [], ratio: 50, extra: true },
+      { prefix: ['config'] },
+    );
     assert.fail('should throw');
   } catch (err) {
     assert.ok(err instanceof ValidationError);
@@ -30,8 +34,14 @@ test("zod's coded messages come out in plain words; a schema's own message wins"
     ]);
     assert.match(err.message, /^config\.pollIntervalMs: must be a whole number$/m);
   }
-  assert.throws(() => parseBody(schema.pick({ pollIntervalMs: true }), {}), (err: ValidationError) => err.issues[0]!.message === 'is required');
-  assert.throws(() => parseBody(schema.pick({ pollIntervalMs: true }), { pollIntervalMs: 10 }), (err: ValidationError) => err.issues[0]!.message === 'must be at least 1000');
+  assert.throws(
+    () => parseBody(schema.pick({ pollIntervalMs: true }), {}),
+    (err: ValidationError) => err.issues[0]!.message === 'is required',
+  );
+  assert.throws(
+    () => parseBody(schema.pick({ pollIntervalMs: true }), { pollIntervalMs: 10 }),
+    (err: ValidationError) => err.issues[0]!.message === 'must be at least 1000',
+  );
 });
 
 const pluginSchema = z.object({
@@ -45,7 +55,11 @@ const jsonSchema = z.toJSONSchema(pluginSchema, { io: 'input' });
 test('secret() fields are found in the JSON Schema, nested ones included, and marked writeOnly', () => {
   assert.deepEqual(secretPaths(jsonSchema), [['token'], ['account', 'password'], ['spare']]);
   assert.equal((jsonSchema.properties!.token as { writeOnly?: boolean }).writeOnly, true);
-  assert.equal((jsonSchema.properties!.token as { description?: string }).description, 'API token', 'describe() is kept');
+  assert.equal(
+    (jsonSchema.properties!.token as { description?: string }).description,
+    'API token',
+    'describe() is kept',
+  );
 });
 
 test('secrets are hidden from answers, masked in the audit, and kept when a form leaves them out', () => {
@@ -57,6 +71,10 @@ test('secrets are hidden from answers, masked in the audit, and kept when a form
   });
   assert.deepEqual(stored.account, { user: 'u', password: 'p-1' }, 'the stored config is not changed');
   assert.deepEqual(maskSecrets(stored, paths), { token: '***', home: 'h', account: { user: 'u', password: '***' } });
-  assert.deepEqual(keepSecrets({ home: 'h2', account: { user: 'v' } }, stored, paths), { home: 'h2', account: { user: 'v', password: 'p-1' }, token: 't-1' });
+  assert.deepEqual(keepSecrets({ home: 'h2', account: { user: 'v' } }, stored, paths), {
+    home: 'h2',
+    account: { user: 'v', password: 'p-1' },
+    token: 't-1',
+  });
   assert.deepEqual(keepSecrets({ token: 't-2' }, stored, paths).token, 't-2', 'a given secret replaces the stored one');
 });

@@ -22,13 +22,16 @@ import { tempDir } from '../helpers/tmp.js';
 
 export const PASSWORD = 'correct horse battery';
 
-
 /**
  * A real app on 127.0.0.1: the echo fixture plugin driving inverter_1 (instance "e") through
  * a real PluginHost, TopicRegistry, WriteService, audit log and AuthService in a temp
  * SQLite file, with the settings page's routes mounted as the composition root mounts them.
  */
-export async function startWebServer(options: { staticDir: string; save?: SavePluginEntries; password?: string | null }) {
+export async function startWebServer(options: {
+  staticDir: string;
+  save?: SavePluginEntries;
+  password?: string | null;
+}) {
   const dir = tempDir('heliograph-web-');
   const pluginsFile = join(dir, 'plugins.json');
   writeFileSync(pluginsFile, JSON.stringify({ plugins: [{ id: 'e', plugin: 'echo', devices: ['inverter_1'] }] }));

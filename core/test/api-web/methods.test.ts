@@ -14,13 +14,20 @@ after(() => server.close());
 
 // decisions.md: every 4xx/5xx body is {"error": ...}, also when no route answers at all.
 test('a method a route does not take answers 405 in JSON, naming the methods it does take', async () => {
-  for (const [method, path] of [['PUT', '/api/v1/metrics'], ['DELETE', '/api/v1/audit'], ['POST', '/']]) {
+  for (const [method, path] of [
+    ['PUT', '/api/v1/metrics'],
+    ['DELETE', '/api/v1/audit'],
+    ['POST', '/'],
+  ]) {
     const answer = await httpRequest(server.url, path!, { method, basic: PASSWORD });
     assert.equal(answer.status, 405, `${method} ${path}`);
     assert.match(answer.headers.get('content-type') ?? '', /^application\/json/);
     assert.ok(answer.headers.get('allow')?.includes('GET'), `${method} ${path}: Allow ${answer.headers.get('allow')}`);
     assert.deepEqual(Object.keys(answer.json as object), ['error']);
-    assert.match((answer.json as { error: string }).error, new RegExp(`^${method} is not allowed on ${path!.replace('/', '\\/')}: use .*GET`));
+    assert.match(
+      (answer.json as { error: string }).error,
+      new RegExp(`^${method} is not allowed on ${path!.replace('/', '\\/')}: use .*GET`),
+    );
   }
 });
 

@@ -8,7 +8,10 @@ import { tempDir } from '../helpers/tmp.js';
 import { startWebServer } from './harness.js';
 
 /** A raw GET, so the path reaches the server exactly as written (fetch would normalise `..`). */
-function rawGet(url: string, path: string): Promise<{ status: number; headers: Record<string, string | string[] | undefined>; body: string }> {
+function rawGet(
+  url: string,
+  path: string,
+): Promise<{ status: number; headers: Record<string, string | string[] | undefined>; body: string }> {
   const { hostname, port } = new URL(url);
   return new Promise((resolve, reject) => {
     const req = request({ host: hostname, port, path, method: 'GET' }, (res) => {
@@ -28,7 +31,10 @@ const root = tempDir('heliograph-static-');
 const site = join(root, 'site');
 {
   mkdirSync(site);
-  writeFileSync(join(site, 'index.html'), '<!doctype html><title>Heliograph</title><script type="module" src="/app.js"></script>');
+  writeFileSync(
+    join(site, 'index.html'),
+    '<!doctype html><title>Heliograph</title><script type="module" src="/app.js"></script>',
+  );
   writeFileSync(join(site, 'app.js'), 'console.log("page");');
   writeFileSync(join(site, 'style.css'), 'body { margin: 0 }');
   // As web/build.mjs writes them: a hashed bundle with its precompressed copies.
@@ -80,7 +86,11 @@ test('hashed bundle files are cached for good and sent precompressed; index.html
 });
 
 /** A raw GET with the given headers, body as bytes (fetch would decompress it). */
-function rawGetBytes(url: string, path: string, headers: Record<string, string>): Promise<{ status: number; headers: Record<string, string | string[] | undefined>; body: Buffer }> {
+function rawGetBytes(
+  url: string,
+  path: string,
+  headers: Record<string, string>,
+): Promise<{ status: number; headers: Record<string, string | string[] | undefined>; body: Buffer }> {
   const { hostname, port } = new URL(url);
   return new Promise((resolve, reject) => {
     const req = request({ host: hostname, port, path, method: 'GET', headers }, (res) => {
@@ -107,7 +117,16 @@ test('a missing file is a JSON 404 that does not reveal where the files live', a
 });
 
 test('paths that climb out of the page directory or name hidden files are refused', async () => {
-  for (const path of ['/..%2Fsecret.txt', '/%2e%2e%2fsecret.txt', '/../secret.txt', '/%2e%2e/secret.txt', '/.env', '/..%5csecret.txt', '/%2Fetc%2Fpasswd', '/app.js%00.css']) {
+  for (const path of [
+    '/..%2Fsecret.txt',
+    '/%2e%2e%2fsecret.txt',
+    '/../secret.txt',
+    '/%2e%2e/secret.txt',
+    '/.env',
+    '/..%5csecret.txt',
+    '/%2Fetc%2Fpasswd',
+    '/app.js%00.css',
+  ]) {
     const response = await rawGet(server.url, path);
     assert.ok(response.status >= 400 && response.status < 500, `${path} answered ${response.status}`);
     assert.ok(!response.body.includes(SECRET), `${path} leaked the file`);
@@ -122,7 +141,10 @@ test('before the page is built, / says how to build it', async () => {
   try {
     const response = await fetch(`${unbuilt.url}/`);
     assert.equal(response.status, 404);
-    assert.match(((await response.json()) as { error: string }).error, /^the settings page is not built: run `npm run build`/);
+    assert.match(
+      ((await response.json()) as { error: string }).error,
+      /^the settings page is not built: run `npm run build`/,
+    );
   } finally {
     await unbuilt.close();
   }

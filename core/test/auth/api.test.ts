@@ -9,7 +9,10 @@ interface ApiFixture extends AuthFixture {
   call(path: string, options?: HttpRequestOptions): Promise<HttpAnswer>;
 }
 
-async function startApi(t: { after(fn: () => Promise<void>): void }, options: { password?: boolean } = {}): Promise<ApiFixture> {
+async function startApi(
+  t: { after(fn: () => Promise<void>): void },
+  options: { password?: boolean } = {},
+): Promise<ApiFixture> {
   const fx = await startAuth();
   if (options.password !== false) await fx.auth.setPassword(PASSWORD);
   const app = createApp({ auth: fx.auth, realm: 'Heliograph', routers: [tokensRoutes({ auth: fx.auth })] });
@@ -65,7 +68,11 @@ test('Basic with any user name and the password gets in', async (t) => {
 
 test('a bearer token is shown once at creation, listed without its secret, works, and stops at once when revoked', async (t) => {
   const api = await startApi(t);
-  const created = await api.call('/api/v1/tokens', { method: 'POST', basic: PASSWORD, body: { name: 'home-assistant', scope: 'admin' } });
+  const created = await api.call('/api/v1/tokens', {
+    method: 'POST',
+    basic: PASSWORD,
+    body: { name: 'home-assistant', scope: 'admin' },
+  });
   assert.equal(created.status, 201, created.text);
   const token = created.json as { id: string; name: string; token: string; created_at: string; expires_at: null };
   assert.deepEqual(Object.keys(token).sort(), ['created_at', 'expires_at', 'id', 'name', 'scope', 'token']);
@@ -77,7 +84,9 @@ test('a bearer token is shown once at creation, listed without its secret, works
 
   const listed = await api.call('/api/v1/tokens', { bearer: token.token });
   assert.equal(listed.status, 200);
-  assert.deepEqual(listed.json, [{ id: token.id, name: 'home-assistant', created_at: '2025-06-01T12:00:00Z', expires_at: null, scope: 'admin' }]);
+  assert.deepEqual(listed.json, [
+    { id: token.id, name: 'home-assistant', created_at: '2025-06-01T12:00:00Z', expires_at: null, scope: 'admin' },
+  ]);
   assert.ok(!listed.text.includes(token.token.slice(3)));
 
   const revoked = await api.call(`/api/v1/tokens/${token.id}`, { method: 'DELETE', bearer: token.token });
@@ -89,7 +98,11 @@ test('a bearer token is shown once at creation, listed without its secret, works
 
 test('DELETE of an unknown token id answers 404', async (t) => {
   const api = await startApi(t);
-  assertError(await api.call('/api/v1/tokens/0123456789abcdef', { method: 'DELETE', basic: PASSWORD }), 404, /no token with id "0123456789abcdef"/);
+  assertError(
+    await api.call('/api/v1/tokens/0123456789abcdef', { method: 'DELETE', basic: PASSWORD }),
+    404,
+    /no token with id "0123456789abcdef"/,
+  );
 });
 
 test('expires_at is normalised to UTC seconds, and the token is refused once it passes', async (t) => {
@@ -112,8 +125,12 @@ test('expires_at is normalised to UTC seconds, and the token is refused once it 
 
 test('expires_at takes every RFC 3339 form that history and forecast take', async (t) => {
   const api = await startApi(t);
-  const post = (name: string, expires_at: unknown) => api.call('/api/v1/tokens', { method: 'POST', basic: PASSWORD, body: { name, expires_at } });
-  for (const [name, text] of [['lower-case', '2025-06-01t14:00:00z'], ['space', '2025-06-01 14:00:00Z']] as const) {
+  const post = (name: string, expires_at: unknown) =>
+    api.call('/api/v1/tokens', { method: 'POST', basic: PASSWORD, body: { name, expires_at } });
+  for (const [name, text] of [
+    ['lower-case', '2025-06-01t14:00:00z'],
+    ['space', '2025-06-01 14:00:00Z'],
+  ] as const) {
     const created = await post(name, text);
     assert.equal(created.status, 201, `${text}: ${created.text}`);
     assert.equal((created.json as { expires_at: string }).expires_at, '2025-06-01T14:00:00Z');
@@ -130,8 +147,16 @@ test('POST /tokens answers 400 for a bad body and 409 for a name in use', async 
   assertError(await post({ name: '' }), 400, /name must not be empty/);
   assertError(await post({ name: 42 }), 400, /name is required and must be a string/);
   assertError(await post({ name: 'x', expires_at: 'tomorrow' }), 400, /expires_at must be an RFC 3339 time/);
-  assertError(await post({ name: 'x', expires_at: '2025-06-01T11:59:59Z' }), 400, /expires_at 2025-06-01T11:59:59Z is not in the future/);
-  assertError(await post({ name: 'x', expiresAt: '2030-01-01T00:00:00Z' }), 400, /unknown field "expiresAt": only name, expires_at and scope/);
+  assertError(
+    await post({ name: 'x', expires_at: '2025-06-01T11:59:59Z' }),
+    400,
+    /expires_at 2025-06-01T11:59:59Z is not in the future/,
+  );
+  assertError(
+    await post({ name: 'x', expiresAt: '2030-01-01T00:00:00Z' }),
+    400,
+    /unknown field "expiresAt": only name, expires_at and scope/,
+  );
   assertError(await post(['x']), 400, /the body must be a JSON object/);
   assertError(await post('{"name": '), 400, /not valid JSON/);
   assertError(await post({ name: 'admin' }), 400, /reserved/);
@@ -162,8 +187,16 @@ test('scopes: a token gets write by default; a smaller scope answers 403 naming 
   assert.equal(plain.scope, 'write');
   const refused = await api.call('/api/v1/tokens', { bearer: plain.token });
   assertError(refused, 403, /token "plain" has scope write, but GET \/api\/v1\/tokens needs scope admin/);
-  assertError(await api.call('/api/v1/tokens', { method: 'POST', bearer: plain.token, body: { name: 'minted' } }), 403, /needs scope admin/);
+  assertError(
+    await api.call('/api/v1/tokens', { method: 'POST', bearer: plain.token, body: { name: 'minted' } }),
+    403,
+    /needs scope admin/,
+  );
   const admin = await create({ name: 'admin-token', scope: 'admin' });
   assert.equal((await api.call('/api/v1/tokens', { bearer: admin.token })).status, 200);
-  assertError(await api.call('/api/v1/tokens', { method: 'POST', basic: PASSWORD, body: { name: 'x', scope: 'root' } }), 400, /scope must be one of read, write, admin/);
+  assertError(
+    await api.call('/api/v1/tokens', { method: 'POST', basic: PASSWORD, body: { name: 'x', scope: 'root' } }),
+    400,
+    /scope must be one of read, write, admin/,
+  );
 });

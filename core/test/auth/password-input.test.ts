@@ -4,7 +4,10 @@ import { PassThrough, Readable } from 'node:stream';
 import { passwordFromText, readNewPassword } from '../../src/auth/password-input.js';
 
 test('a piped password is one line with its line ending removed', async () => {
-  assert.equal(await readNewPassword(Readable.from(['correct horse', ' battery\n']), new PassThrough()), 'correct horse battery');
+  assert.equal(
+    await readNewPassword(Readable.from(['correct horse', ' battery\n']), new PassThrough()),
+    'correct horse battery',
+  );
   assert.equal(passwordFromText('secret pw\r\n'), 'secret pw');
   assert.equal(passwordFromText('no newline'), 'no newline');
   assert.equal(passwordFromText(''), '');
@@ -13,7 +16,13 @@ test('a piped password is one line with its line ending removed', async () => {
 
 /** A terminal: each prompt gets its entry's chunks as raw-mode data; echoed text goes to `shown`. */
 function terminal(entries: string[][]) {
-  const input = Object.assign(new PassThrough(), { isTTY: true, rawModes: [] as boolean[], setRawMode(raw: boolean) { input.rawModes.push(raw); } });
+  const input = Object.assign(new PassThrough(), {
+    isTTY: true,
+    rawModes: [] as boolean[],
+    setRawMode(raw: boolean) {
+      input.rawModes.push(raw);
+    },
+  });
   const output = new PassThrough();
   let shown = '';
   output.on('data', (chunk: Buffer) => (shown += chunk.toString()));

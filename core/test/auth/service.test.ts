@@ -15,7 +15,11 @@ test('before a password is set, every request is refused with 403 saying how to 
   const fx = await startAuth();
   t.after(fx.close);
   assert.equal(await fx.auth.hasPassword(), false);
-  for (const credentials of [undefined, { kind: 'password', secret: PASSWORD } as const, { kind: 'token', secret: 'hg_x' } as const]) {
+  for (const credentials of [
+    undefined,
+    { kind: 'password', secret: PASSWORD } as const,
+    { kind: 'token', secret: 'hg_x' } as const,
+  ]) {
     const outcome = await fx.auth.authenticate(credentials, IP);
     assert.equal(outcome.ok, false);
     if (outcome.ok) return;
@@ -36,7 +40,10 @@ test('setPassword refuses empty, short and control-character passwords with a cl
     ['nul\0inside!', /control characters/],
   ];
   for (const [password, message] of cases) {
-    await assert.rejects(fx.auth.setPassword(password), (err: unknown) => err instanceof AuthInputError && message.test(err.message));
+    await assert.rejects(
+      fx.auth.setPassword(password),
+      (err: unknown) => err instanceof AuthInputError && message.test(err.message),
+    );
   }
   assert.equal(await fx.auth.hasPassword(), false);
   await fx.auth.setPassword('eight888');
@@ -55,7 +62,11 @@ test('the password is stored as a salted scrypt hash with its parameters, and ch
   const second = await fx.db.get<{ hash: string }>('SELECT hash FROM auth_password');
   assert.notEqual(second!.hash, first!.hash, 'a fresh salt per hash');
 
-  assert.deepEqual(await fx.auth.authenticate({ kind: 'password', secret: PASSWORD }, IP), { ok: true, who: 'admin', scope: 'admin' });
+  assert.deepEqual(await fx.auth.authenticate({ kind: 'password', secret: PASSWORD }, IP), {
+    ok: true,
+    who: 'admin',
+    scope: 'admin',
+  });
   const wrong = await fx.auth.authenticate({ kind: 'password', secret: `${PASSWORD}!` }, IP);
   assert.equal(wrong.ok, false);
   if (!wrong.ok) {
@@ -93,7 +104,11 @@ test('a password changed by another process takes effect within a second, even a
   fx.clock.advance(1000);
   const old = await fx.auth.authenticate({ kind: 'password', secret: PASSWORD }, IP);
   assert.equal(old.ok, false);
-  assert.deepEqual(await fx.auth.authenticate({ kind: 'password', secret: 'the new password' }, IP), { ok: true, who: 'admin', scope: 'admin' });
+  assert.deepEqual(await fx.auth.authenticate({ kind: 'password', secret: 'the new password' }, IP), {
+    ok: true,
+    who: 'admin',
+    scope: 'admin',
+  });
 });
 
 test('a password set by another process ends the 403 within a second', async (t) => {
@@ -126,35 +141,52 @@ test('tokens: created with a random secret stored only as its sha256, listed wit
   const created = await fx.auth.createToken({ name: 'home-assistant' });
   assert.match(created.token, /^hg_[A-Za-z0-9_-]{43}$/);
   assert.match(created.id, /^[0-9a-f]{16}$/);
-  assert.deepEqual({ ...created, token: undefined, id: undefined }, {
-    name: 'home-assistant',
-    token: undefined,
-    id: undefined,
-    created_at: '2025-06-01T12:00:00Z',
-    expires_at: null,
-    scope: 'write',
-  });
+  assert.deepEqual(
+    { ...created, token: undefined, id: undefined },
+    {
+      name: 'home-assistant',
+      token: undefined,
+      id: undefined,
+      created_at: '2025-06-01T12:00:00Z',
+      expires_at: null,
+      scope: 'write',
+    },
+  );
   const other = await fx.auth.createToken({ name: 'grafana' });
   assert.notEqual(other.token, created.token);
 
   const rows = await fx.db.all<Array<Record<string, unknown>>>('SELECT * FROM auth_tokens');
   for (const row of rows) {
-    for (const value of Object.values(row)) assert.ok(!String(value).includes(created.token.slice(3)), 'no column holds the secret');
+    for (const value of Object.values(row))
+      assert.ok(!String(value).includes(created.token.slice(3)), 'no column holds the secret');
   }
-  const stored = await fx.db.get<{ secret_hash: Buffer }>('SELECT secret_hash FROM auth_tokens WHERE id = ?', created.id);
+  const stored = await fx.db.get<{ secret_hash: Buffer }>(
+    'SELECT secret_hash FROM auth_tokens WHERE id = ?',
+    created.id,
+  );
   assert.deepEqual(stored!.secret_hash, createHash('sha256').update(created.token).digest());
 
   assert.deepEqual(await fx.auth.listTokens(), [
     { id: created.id, name: 'home-assistant', created_at: '2025-06-01T12:00:00Z', expires_at: null, scope: 'write' },
     { id: other.id, name: 'grafana', created_at: '2025-06-01T12:00:00Z', expires_at: null, scope: 'write' },
   ]);
-  assert.deepEqual(await fx.auth.authenticate({ kind: 'token', secret: created.token }, IP), { ok: true, who: 'home-assistant', scope: 'write', token: { id: created.id, expiresAt: null } });
+  assert.deepEqual(await fx.auth.authenticate({ kind: 'token', secret: created.token }, IP), {
+    ok: true,
+    who: 'home-assistant',
+    scope: 'write',
+    token: { id: created.id, expiresAt: null },
+  });
 
   assert.equal(await fx.auth.revokeToken(created.id), true);
   assert.equal(await fx.auth.revokeToken(created.id), false);
   const revoked = await fx.auth.authenticate({ kind: 'token', secret: created.token }, IP);
   assert.equal(!revoked.ok && revoked.status, 401);
-  assert.deepEqual(await fx.auth.authenticate({ kind: 'token', secret: other.token }, IP), { ok: true, who: 'grafana', scope: 'write', token: { id: other.id, expiresAt: null } });
+  assert.deepEqual(await fx.auth.authenticate({ kind: 'token', secret: other.token }, IP), {
+    ok: true,
+    who: 'grafana',
+    scope: 'write',
+    token: { id: other.id, expiresAt: null },
+  });
 });
 
 test('tokens expire by the clock, at second precision', async (t) => {
@@ -172,20 +204,38 @@ test('tokens expire by the clock, at second precision', async (t) => {
     assert.equal(expired.status, 401);
     assert.match(expired.message, /token "short-lived" expired at 2025-06-01T12:01:00Z/);
   }
-  assert.deepEqual((await fx.auth.listTokens()).map((token) => token.name), ['short-lived'], 'expired tokens stay listed until revoked');
+  assert.deepEqual(
+    (await fx.auth.listTokens()).map((token) => token.name),
+    ['short-lived'],
+    'expired tokens stay listed until revoked',
+  );
 });
 
 test('createToken refuses a past expiry, a duplicate name and the reserved name admin', async (t) => {
   const fx = await startAuth();
   t.after(fx.close);
-  await assert.rejects(fx.auth.createToken({ name: 'late', expiresAt: START }), (err: unknown) =>
-    err instanceof AuthInputError && err.reason === 'invalid' && /not in the future/.test(err.message),
+  await assert.rejects(
+    fx.auth.createToken({ name: 'late', expiresAt: START }),
+    (err: unknown) =>
+      err instanceof AuthInputError && err.reason === 'invalid' && /not in the future/.test(err.message),
   );
   await fx.auth.createToken({ name: 'grafana' });
-  await assert.rejects(fx.auth.createToken({ name: ' grafana ' }), (err: unknown) => err instanceof AuthInputError && err.reason === 'conflict');
-  await assert.rejects(fx.auth.createToken({ name: 'admin' }), (err: unknown) => err instanceof AuthInputError && /reserved/.test(err.message));
-  await assert.rejects(fx.auth.createToken({ name: '  ' }), (err: unknown) => err instanceof AuthInputError && /must not be empty/.test(err.message));
-  assert.deepEqual((await fx.auth.listTokens()).map((token) => token.name), ['grafana']);
+  await assert.rejects(
+    fx.auth.createToken({ name: ' grafana ' }),
+    (err: unknown) => err instanceof AuthInputError && err.reason === 'conflict',
+  );
+  await assert.rejects(
+    fx.auth.createToken({ name: 'admin' }),
+    (err: unknown) => err instanceof AuthInputError && /reserved/.test(err.message),
+  );
+  await assert.rejects(
+    fx.auth.createToken({ name: '  ' }),
+    (err: unknown) => err instanceof AuthInputError && /must not be empty/.test(err.message),
+  );
+  assert.deepEqual(
+    (await fx.auth.listTokens()).map((token) => token.name),
+    ['grafana'],
+  );
 });
 
 test('password and tokens survive reopening the database file', async (t) => {
@@ -198,7 +248,12 @@ test('password and tokens survive reopening the database file', async (t) => {
   const reopened = await AuthService.create(fx.db, fx.clock, AUTH_OPTIONS);
   assert.equal(await reopened.hasPassword(), true);
   assert.equal((await reopened.authenticate({ kind: 'password', secret: PASSWORD }, IP)).ok, true);
-  assert.deepEqual(await reopened.authenticate({ kind: 'token', secret: created.token }, IP), { ok: true, who: 'persisted', scope: 'write', token: { id: created.id, expiresAt: null } });
+  assert.deepEqual(await reopened.authenticate({ kind: 'token', secret: created.token }, IP), {
+    ok: true,
+    who: 'persisted',
+    scope: 'write',
+    token: { id: created.id, expiresAt: null },
+  });
 });
 
 test('the password followed by NUL bytes does not sign in (scrypt pads HMAC keys with NULs)', async (t) => {
@@ -218,7 +273,11 @@ test('password checks share a few scrypt slots: beyond them 503 with Retry-After
     await db.close();
     rmSync(dir, { recursive: true, force: true });
   });
-  const auth = await AuthService.create(db, new ManualClock(START), { ...AUTH_OPTIONS, maxConcurrentHashes: 1, maxWaitingHashes: 1 });
+  const auth = await AuthService.create(db, new ManualClock(START), {
+    ...AUTH_OPTIONS,
+    maxConcurrentHashes: 1,
+    maxWaitingHashes: 1,
+  });
   await auth.setPassword(PASSWORD);
   const wrong = { kind: 'password' as const, secret: 'not the password' };
   const outcomes = await Promise.all(Array.from({ length: 6 }, (_, i) => auth.authenticate(wrong, `10.0.0.${i}`)));

@@ -17,7 +17,8 @@ function statusOf(outcome: AuthOutcome): number {
 }
 
 async function fail(fx: AuthFixture, times: number, ip = IP): Promise<void> {
-  for (let i = 0; i < times; i++) assert.equal(statusOf(await fx.auth.authenticate(UNKNOWN_TOKEN, ip)), 401, `failure ${i + 1}`);
+  for (let i = 0; i < times; i++)
+    assert.equal(statusOf(await fx.auth.authenticate(UNKNOWN_TOKEN, ip)), 401, `failure ${i + 1}`);
 }
 
 /** A request without credentials: never counted, and it shows whether the address is throttled. */
@@ -38,7 +39,12 @@ test('five failures start a 1 s back-off that refuses even the right password', 
   assert.equal(statusOf(await probe(fx)), 401, 'four failures are not yet throttled');
   await fail(fx, 1);
   const refused = await fx.auth.authenticate(RIGHT, IP);
-  assert.deepEqual(refused, { ok: false, status: 429, message: 'too many failed logins from this address: try again in 1 s (bearer tokens still work)', retryAfterS: 1 });
+  assert.deepEqual(refused, {
+    ok: false,
+    status: 429,
+    message: 'too many failed logins from this address: try again in 1 s (bearer tokens still work)',
+    retryAfterS: 1,
+  });
   fx.clock.advance(999);
   assert.deepEqual(await fx.auth.authenticate(RIGHT, IP), { ...refused, retryAfterS: 1 });
   fx.clock.advance(1);
@@ -59,13 +65,21 @@ test('each further failure doubles the back-off, up to 15 minutes', async (t) =>
     if (outcome.ok) return;
     assert.equal(outcome.status, 429);
     seen.push(outcome.retryAfterS!);
-    assert.equal(statusOf(await fx.auth.authenticate(RIGHT, IP)), 429, 'the right password is refused during the back-off');
+    assert.equal(
+      statusOf(await fx.auth.authenticate(RIGHT, IP)),
+      429,
+      'the right password is refused during the back-off',
+    );
     fx.clock.advance(outcome.retryAfterS! * 1000);
     await fail(fx, 1);
   }
   assert.deepEqual(seen, [1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 900, 900, 900]);
   const last = await probe(fx);
-  assert.equal(!last.ok && last.retryAfterS, MAX_BACKOFF_MS / 1000, 'a failure right at the end of a 15-minute back-off keeps the streak');
+  assert.equal(
+    !last.ok && last.retryAfterS,
+    MAX_BACKOFF_MS / 1000,
+    'a failure right at the end of a 15-minute back-off keeps the streak',
+  );
 });
 
 test('requests without credentials do not count as failed logins', async (t) => {
@@ -111,7 +125,7 @@ test('a throttled address is forgotten after its back-off and a quiet window', a
   await fail(fx, 5);
   fx.clock.advance(1000 + WINDOW_MS - 1);
   await fail(fx, 1);
-  assert.equal((await probe(fx) as { retryAfterS?: number }).retryAfterS, 2, 'still on its streak just before');
+  assert.equal(((await probe(fx)) as { retryAfterS?: number }).retryAfterS, 2, 'still on its streak just before');
   fx.clock.advance(2000 + WINDOW_MS);
   assert.equal(statusOf(await probe(fx)), 401);
   await fail(fx, 4);
@@ -133,7 +147,11 @@ test('concurrent guesses from one address are counted one by one', async (t) => 
   const tokens = await Promise.all(Array.from({ length: 20 }, () => fx.auth.authenticate(UNKNOWN_TOKEN, '10.9.9.9')));
   // Token look-ups are not queued per address, so their answers may come back in any order:
   // what counts is that exactly five were let through to a 401.
-  assert.deepEqual(tokens.map(statusOf).sort(), [...Array(5).fill(401), ...Array(15).fill(429)], 'unknown tokens are counted as they come back');
+  assert.deepEqual(
+    tokens.map(statusOf).sort(),
+    [...Array(5).fill(401), ...Array(15).fill(429)],
+    'unknown tokens are counted as they come back',
+  );
 });
 
 test('the throttle remembers a bounded number of addresses, sweeping expired ones first', () => {
@@ -153,7 +171,8 @@ test('the throttle remembers a bounded number of addresses, sweeping expired one
 test('many addresses failing once each cannot flush an address under back-off', async (t) => {
   const fx = await throttledAuth(t);
   await fail(fx, 5);
-  for (let i = 0; i < 10_050; i++) await fx.auth.authenticate(UNKNOWN_TOKEN, `10.${(i >> 16) & 255}.${(i >> 8) & 255}.${i & 255}`);
+  for (let i = 0; i < 10_050; i++)
+    await fx.auth.authenticate(UNKNOWN_TOKEN, `10.${(i >> 16) & 255}.${(i >> 8) & 255}.${i & 255}`);
   assert.equal(statusOf(await fx.auth.authenticate(RIGHT, IP)), 429, 'still throttled');
 });
 
@@ -172,7 +191,8 @@ test('a valid token is never throttled and does not reset the count; a throttled
   const fx = await throttledAuth(t);
   const token = await fx.auth.createToken({ name: 'panel', scope: 'read' });
   await fail(fx, 5);
-  for (let i = 0; i < 3; i++) assert.equal(statusOf(await fx.auth.authenticate({ kind: 'token', secret: token.token }, IP)), 200);
+  for (let i = 0; i < 3; i++)
+    assert.equal(statusOf(await fx.auth.authenticate({ kind: 'token', secret: token.token }, IP)), 200);
   assert.equal(statusOf(await fx.auth.authenticate(RIGHT, IP)), 429, 'the token did not reset the password count');
   assert.equal(statusOf(await fx.auth.authenticate(UNKNOWN_TOKEN, IP)), 429);
 });

@@ -25,15 +25,28 @@ test('a user file overrides any subset of keys', () => {
 
 test('a bad file names every bad key and what was expected', () => {
   const file = join(tempDir(), 'config.json');
-  writeFileSync(file, JSON.stringify({ site: { timeZone: 'Mars/Olympus', latitude: 'north' }, history: { retentionDays: -1 }, colour: 'red' }));
-  assert.throws(() => loadConfig(file), (err: Error) => {
-    assert.ok(err instanceof ConfigError);
-    assert.match(err.message, /config\.json: site\.timeZone: an IANA time zone/);
-    assert.match(err.message, /config\.json: site\.latitude: .*expected number.*"north"|config\.json: site\.latitude: .*expected number, received string/);
-    assert.match(err.message, /config\.json: history\.retentionDays: /);
-    assert.match(err.message, /config\.json: Unrecognized key: "colour"/);
-    return true;
-  });
+  writeFileSync(
+    file,
+    JSON.stringify({
+      site: { timeZone: 'Mars/Olympus', latitude: 'north' },
+      history: { retentionDays: -1 },
+      colour: 'red',
+    }),
+  );
+  assert.throws(
+    () => loadConfig(file),
+    (err: Error) => {
+      assert.ok(err instanceof ConfigError);
+      assert.match(err.message, /config\.json: site\.timeZone: an IANA time zone/);
+      assert.match(
+        err.message,
+        /config\.json: site\.latitude: .*expected number.*"north"|config\.json: site\.latitude: .*expected number, received string/,
+      );
+      assert.match(err.message, /config\.json: history\.retentionDays: /);
+      assert.match(err.message, /config\.json: Unrecognized key: "colour"/);
+      return true;
+    },
+  );
 });
 
 test('a file that is not JSON says so', () => {

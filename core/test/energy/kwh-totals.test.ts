@@ -13,7 +13,16 @@ const BERLIN = 'Europe/Berlin';
 
 function meta(topic: string): TopicMeta {
   const deviceId = topic.split('/')[0]!;
-  return { topic, deviceId, ...deviceFields(deviceId), group: 'Status', name: topic, unit: 'W', type: 'number', recorded: true };
+  return {
+    topic,
+    deviceId,
+    ...deviceFields(deviceId),
+    group: 'Status',
+    name: topic,
+    unit: 'W',
+    type: 'number',
+    recorded: true,
+  };
 }
 
 async function site(file: string, start: number, period: ResetPeriod = 'daily') {

@@ -29,8 +29,22 @@ describe('GET /api/v1/forecast', () => {
   let server: RunningServer;
 
   before(async () => {
-    registry.define({ topic: 'total/pv_power', deviceId: 'total', device: 'totals', number: null, group: 'Status', name: 'PV power', unit: 'W', type: 'number', recorded: true });
-    server = await listen(createApp({ auth: allowAll, realm: 'Heliograph', routers: [forecastRoutes({ store, clock, registry })] }), '127.0.0.1', 0);
+    registry.define({
+      topic: 'total/pv_power',
+      deviceId: 'total',
+      device: 'totals',
+      number: null,
+      group: 'Status',
+      name: 'PV power',
+      unit: 'W',
+      type: 'number',
+      recorded: true,
+    });
+    server = await listen(
+      createApp({ auth: allowAll, realm: 'Heliograph', routers: [forecastRoutes({ store, clock, registry })] }),
+      '127.0.0.1',
+      0,
+    );
   });
   after(() => server.close());
 
@@ -66,7 +80,18 @@ describe('GET /api/v1/forecast', () => {
     });
     const { status, body } = await get('?topic=weather/pv_power_predicted');
     assert.equal(status, 200);
-    assert.deepEqual(Object.keys(body), ['topic', 'device', 'number', 'group', 'name', 'unit', 'last_updated', 'from', 'to', 'points']);
+    assert.deepEqual(Object.keys(body), [
+      'topic',
+      'device',
+      'number',
+      'group',
+      'name',
+      'unit',
+      'last_updated',
+      'from',
+      'to',
+      'points',
+    ]);
     assert.equal(body.topic, 'weather/pv_power_predicted');
     assert.equal(body.device, 'weather');
     assert.equal(body.number, null);
@@ -79,25 +104,36 @@ describe('GET /api/v1/forecast', () => {
     assert.equal(body.points[0][0], '2026-10-24T10:00:00Z', 'the first point is the quarter hour holding from');
     assert.equal(body.points.at(-1)[0], '2026-10-28T10:00:00Z', 'the last point starts before to');
     assert.equal(body.points.length, 4 * 96 + 1);
-    for (let i = 1; i < body.points.length; i++) assert.equal(Date.parse(body.points[i][0]) - Date.parse(body.points[i - 1][0]), Q);
+    for (let i = 1; i < body.points.length; i++)
+      assert.equal(Date.parse(body.points[i][0]) - Date.parse(body.points[i - 1][0]), Q);
     for (const [time, value] of body.points) assert.equal(value, ((Date.parse(time) / Q) % 40) * 100.5);
   });
 
   it('answers an explicit range given with any offset, in UTC, including past points', async () => {
-    const { status, body } = await get(`?topic=weather/outside_temperature&from=${encodeURIComponent('2026-10-23T00:00:00+02:00')}&to=${encodeURIComponent('2026-10-23T01:00:00.5+02:00')}`);
+    const { status, body } = await get(
+      `?topic=weather/outside_temperature&from=${encodeURIComponent('2026-10-23T00:00:00+02:00')}&to=${encodeURIComponent('2026-10-23T01:00:00.5+02:00')}`,
+    );
     assert.equal(status, 200);
     assert.equal(body.unit, '°C');
     assert.equal(body.from, '2026-10-22T22:00:00Z');
     assert.equal(body.to, '2026-10-22T23:00:00Z');
     assert.deepEqual(
       body.points.map((p: [string, number]) => p[0]),
-      ['2026-10-22T22:00:00Z', '2026-10-22T22:15:00Z', '2026-10-22T22:30:00Z', '2026-10-22T22:45:00Z', '2026-10-22T23:00:00Z'],
+      [
+        '2026-10-22T22:00:00Z',
+        '2026-10-22T22:15:00Z',
+        '2026-10-22T22:30:00Z',
+        '2026-10-22T22:45:00Z',
+        '2026-10-22T23:00:00Z',
+      ],
     );
     for (const [, value] of body.points) assert.equal(String(value).length <= 4, true, `no float noise in ${value}`);
   });
 
   it('answers an empty list for a range without forecast', async () => {
-    const { status, body } = await get('?topic=weather/pv_power_predicted&from=2026-11-20T00:00:00Z&to=2026-11-21T00:00:00Z');
+    const { status, body } = await get(
+      '?topic=weather/pv_power_predicted&from=2026-11-20T00:00:00Z&to=2026-11-21T00:00:00Z',
+    );
     assert.equal(status, 200);
     assert.deepEqual(body.points, []);
   });
@@ -108,17 +144,41 @@ describe('GET /api/v1/forecast', () => {
     await expectError('?topic=weather/pv_power_predicte%3F', 400, /globs/);
     await expectError('?topic=weather/pv_power_predicted&from=yesterday', 400, /from must be an RFC 3339 time/);
     await expectError('?topic=weather/pv_power_predicted&to=2026-02-31T00:00:00Z', 400, /to must be an RFC 3339 time/);
-    await expectError('?topic=weather/pv_power_predicted&from=2026-10-24T10:00:00', 400, /from must be an RFC 3339 time/);
-    await expectError('?topic=weather/pv_power_predicted&from=2026-10-25T00:00:00Z&to=2026-10-25T00:00:00Z', 400, /from must be before to/);
-    await expectError('?topic=weather/pv_power_predicted&to=2026-10-24T00:00:00Z', 400, /from must be before to \(from defaults to now\)/);
-    await expectError('?topic=weather/pv_power_predicted&from=2026-11-24T00:00:00Z', 400, /to defaults to 4 days after now/);
+    await expectError(
+      '?topic=weather/pv_power_predicted&from=2026-10-24T10:00:00',
+      400,
+      /from must be an RFC 3339 time/,
+    );
+    await expectError(
+      '?topic=weather/pv_power_predicted&from=2026-10-25T00:00:00Z&to=2026-10-25T00:00:00Z',
+      400,
+      /from must be before to/,
+    );
+    await expectError(
+      '?topic=weather/pv_power_predicted&to=2026-10-24T00:00:00Z',
+      400,
+      /from must be before to \(from defaults to now\)/,
+    );
+    await expectError(
+      '?topic=weather/pv_power_predicted&from=2026-11-24T00:00:00Z',
+      400,
+      /to defaults to 4 days after now/,
+    );
     await expectError('?topic=weather/pv_power_predicted&topic=weather/is_day', 400, /more than once/);
   });
 
   it('answers 404 for an unknown topic, a topic without forecast, and one the plugin does not provide', async () => {
     await expectError('?topic=weather/rain', 404, /unknown topic "weather\/rain"/);
     await expectError('?topic=inverter_9/pv_power', 404, /unknown topic/);
-    await expectError('?topic=total/pv_power', 404, /total\/pv_power has no forecast; forecast topics are weather\/pv_power_predicted/);
-    await expectError('?topic=weather/cloud_cover', 404, /does not provide it \(it provides weather\/outside_temperature, weather\/pv_power_predicted\)/);
+    await expectError(
+      '?topic=total/pv_power',
+      404,
+      /total\/pv_power has no forecast; forecast topics are weather\/pv_power_predicted/,
+    );
+    await expectError(
+      '?topic=weather/cloud_cover',
+      404,
+      /does not provide it \(it provides weather\/outside_temperature, weather\/pv_power_predicted\)/,
+    );
   });
 });

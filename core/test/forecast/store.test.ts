@@ -31,7 +31,11 @@ describe('ForecastStore', () => {
     assert.ok(registry.get('weather/pv_power_predicted'));
     dispose();
     assert.equal(store.lookup('weather/pv_power_predicted').kind, 'disabled');
-    assert.equal(registry.get('weather/pv_power_predicted'), undefined, 'the topic leaves the snapshot with its plugin');
+    assert.equal(
+      registry.get('weather/pv_power_predicted'),
+      undefined,
+      'the topic leaves the snapshot with its plugin',
+    );
   });
 
   it('takes a forecast published without registering (the simulator demo) as enabling forecasts', () => {
@@ -45,11 +49,18 @@ describe('ForecastStore', () => {
     store.register('om');
     assert.equal(registry.list().length, 0);
     store.publish('om', {
-      series: { pv_power_predicted: series(T0, 2, () => 1), outside_temperature: series(T0, 2, () => 60.1), wind_speed: series(T0, 2, () => 3), global_tilted_irradiance: series(T0, 2, () => 5) },
+      series: {
+        pv_power_predicted: series(T0, 2, () => 1),
+        outside_temperature: series(T0, 2, () => 60.1),
+        wind_speed: series(T0, 2, () => 3),
+        global_tilted_irradiance: series(T0, 2, () => 5),
+      },
     });
     const meta = (topic: string) => registry.get(topic)!.meta;
     assert.deepEqual(
-      registry.list().map((s) => [s.meta.topic, s.meta.unit, s.meta.recorded, s.meta.device, s.meta.deviceId, s.meta.group]),
+      registry
+        .list()
+        .map((s) => [s.meta.topic, s.meta.unit, s.meta.recorded, s.meta.device, s.meta.deviceId, s.meta.group]),
       [
         ['weather/global_tilted_irradiance', 'W/m2', false, 'weather', 'weather', 'Status'],
         ['weather/outside_temperature', '°F', false, 'weather', 'weather', 'Status'],
@@ -82,7 +93,11 @@ describe('ForecastStore', () => {
       [T0 + 7 * Q, 107],
     ]);
     const found = store.lookup('weather/pv_power_predicted');
-    assert.equal(found.kind === 'found' && found.lastUpdated, clock.now(), 'last_updated falls back to now without fetchedAt');
+    assert.equal(
+      found.kind === 'found' && found.lastUpdated,
+      clock.now(),
+      'last_updated falls back to now without fetchedAt',
+    );
   });
 
   it('drops points older than 48 hours as time moves on', () => {
@@ -96,7 +111,11 @@ describe('ForecastStore', () => {
     clock.advance(6 * 3_600_000);
     store.tick();
     assert.ok(clock.now() - oldest() <= FORECAST_PAST_KEPT_MS + Q, 'pruned on the clock tick too');
-    assert.equal(store.points('weather/cloud_cover', 0, Number.MAX_SAFE_INTEGER).length, 4 * (72 - 18), 'the points from 42 h before now on');
+    assert.equal(
+      store.points('weather/cloud_cover', 0, Number.MAX_SAFE_INTEGER).length,
+      4 * (72 - 18),
+      'the points from 42 h before now on',
+    );
   });
 
   it('keeps the live value on the forecast of the current quarter hour', async () => {
@@ -141,10 +160,14 @@ describe('ForecastStore', () => {
     store.publish('sim', { series: { pv_power_predicted: series(T0 - Q, 3, () => 5) }, demo: true });
     store.register('om');
     store.publish('om', { series: { pv_power_predicted: series(T0, 2, () => 10) } });
-    assert.deepEqual(store.points('weather/pv_power_predicted', T0 - Q, T0 + 2 * Q), [
-      [T0, 10],
-      [T0 + Q, 10],
-    ], "the demo's points are gone, not mixed in");
+    assert.deepEqual(
+      store.points('weather/pv_power_predicted', T0 - Q, T0 + 2 * Q),
+      [
+        [T0, 10],
+        [T0 + Q, 10],
+      ],
+      "the demo's points are gone, not mixed in",
+    );
     assert.equal(registry.visibleValue(registry.get('weather/pv_power_predicted')!), 10);
     store.publish('sim', { series: { pv_power_predicted: series(T0, 2, () => 5) }, demo: true });
     assert.equal(store.points('weather/pv_power_predicted', T0, T0 + Q)[0]![1], 10, 'the demo does not take it back');
@@ -153,7 +176,14 @@ describe('ForecastStore', () => {
   it('ignores points that are not on a quarter hour', () => {
     const { store } = setup();
     store.register('om');
-    store.publish('om', { series: { is_day: [[T0 + 60_000, 1], [T0 + Q, 1]] } });
+    store.publish('om', {
+      series: {
+        is_day: [
+          [T0 + 60_000, 1],
+          [T0 + Q, 1],
+        ],
+      },
+    });
     assert.deepEqual(store.points('weather/is_day', T0, T0 + 4 * Q), [[T0 + Q, 1]]);
   });
 });

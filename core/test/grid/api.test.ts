@@ -15,7 +15,11 @@ describe('GET /api/v1/grid', () => {
   let server: RunningServer;
 
   before(async () => {
-    server = await listen(createApp({ auth: allowAll, realm: 'Heliograph', routers: [gridRoutes({ book })] }), '127.0.0.1', 0);
+    server = await listen(
+      createApp({ auth: allowAll, realm: 'Heliograph', routers: [gridRoutes({ book })] }),
+      '127.0.0.1',
+      0,
+    );
   });
   after(() => server.close());
 
@@ -33,7 +37,11 @@ describe('GET /api/v1/grid', () => {
 
   it('answers an empty slot list before the first prices, then the slots with rank and premium', async () => {
     book.declare('awattar', { provider: 'aWATTar', currency: 'EUR', scheduleType: 'pricing' });
-    assert.deepEqual((await get()).body, { provider: 'aWATTar', schedule_type: 'pricing', pricing: { currency: 'EUR', unit: 'EUR/kWh', slots: [] } });
+    assert.deepEqual((await get()).body, {
+      provider: 'aWATTar',
+      schedule_type: 'pricing',
+      pricing: { currency: 'EUR', unit: 'EUR/kWh', slots: [] },
+    });
 
     // Berlin's 2026-06-01 runs from 2026-05-31T22:00Z; the first two hours of it plus one of the day before.
     const dayStart = Date.parse('2026-05-31T22:00:00Z');

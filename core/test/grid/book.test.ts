@@ -13,7 +13,8 @@ function localDays(firstDay: string, days: number, price: (i: number) => number,
   const start = DateTime.fromISO(firstDay, { zone: ZONE }).startOf('day');
   const end = start.plus({ days }).toMillis();
   const slots: PriceSlot[] = [];
-  for (let t = start.toMillis(), i = 0; t < end; t += slotMs, i++) slots.push({ start: t, end: t + slotMs, price: price(i) });
+  for (let t = start.toMillis(), i = 0; t < end; t += slotMs, i++)
+    slots.push({ start: t, end: t + slotMs, price: price(i) });
   return slots;
 }
 
@@ -34,19 +35,31 @@ function groupByDay<T extends { from: string }>(slots: T[]): Map<string, T[]> {
 }
 
 /** Rank by definition: 1 + slots of the day that are better, or as good and earlier. */
-function expectedRank<T extends { from: string }>(day: T[], i: number, price: (s: T) => number, better: (a: number, b: number) => boolean): number {
+function expectedRank<T extends { from: string }>(
+  day: T[],
+  i: number,
+  price: (s: T) => number,
+  better: (a: number, b: number) => boolean,
+): number {
   const p = price(day[i]!);
   return 1 + day.filter((s, j) => better(price(s), p) || (price(s) === p && j < i)).length;
 }
 
 function book(now: string, options: { multiplier?: number; offset?: number } = {}) {
   const clock = new ManualClock(Date.parse(now));
-  return { clock, book: new PriceBook({ clock, timeZone: ZONE, multiplier: options.multiplier ?? 1, offset: options.offset ?? 0 }) };
+  return {
+    clock,
+    book: new PriceBook({ clock, timeZone: ZONE, multiplier: options.multiplier ?? 1, offset: options.offset ?? 0 }),
+  };
 }
 
 describe('PriceBook', () => {
   it('answers provider "none" without prices when no price plugin is configured', () => {
-    assert.deepEqual(book('2026-10-25T08:00:00Z').book.toResponse(), { provider: 'none', schedule_type: 'pricing', pricing: null });
+    assert.deepEqual(book('2026-10-25T08:00:00Z').book.toResponse(), {
+      provider: 'none',
+      schedule_type: 'pricing',
+      pricing: null,
+    });
   });
 
   it('answers pricing null for a provider without dynamic prices', () => {
@@ -56,7 +69,10 @@ describe('PriceBook', () => {
   });
 
   it('ranks each local day 1..n (ties earlier first) and premiums sum to zero, on both DST days', () => {
-    for (const [day, quarterHours] of [['2026-10-25', 100], ['2026-03-29', 92]] as const) {
+    for (const [day, quarterHours] of [
+      ['2026-10-25', 100],
+      ['2026-03-29', 92],
+    ] as const) {
       const { book: b } = book(`${day}T00:30:00Z`);
       b.declare('tibber', { provider: 'Tibber', currency: 'EUR', scheduleType: 'pricing' });
       b.publish('tibber', { import: localDays(day, 2, tiedPrice) });
@@ -70,8 +86,22 @@ describe('PriceBook', () => {
       assert.equal(slots[0]!.from, DateTime.fromISO(day, { zone: ZONE }).toUTC().toISO({ suppressMilliseconds: true }));
       for (const daySlots of days.values()) {
         const ranks = daySlots.map((s) => s.rank);
-        assert.deepEqual([...ranks].sort((a, b) => a - b), daySlots.map((_, i) => i + 1), 'ranks run 1..n, all distinct');
-        daySlots.forEach((s, i) => assert.equal(s.rank, expectedRank(daySlots, i, (x) => x.price, (a, b) => a < b)));
+        assert.deepEqual(
+          [...ranks].sort((a, b) => a - b),
+          daySlots.map((_, i) => i + 1),
+          'ranks run 1..n, all distinct',
+        );
+        daySlots.forEach((s, i) =>
+          assert.equal(
+            s.rank,
+            expectedRank(
+              daySlots,
+              i,
+              (x) => x.price,
+              (a, b) => a < b,
+            ),
+          ),
+        );
         const sum = daySlots.reduce((acc, s) => acc + s.premium, 0);
         assert.ok(Math.abs(sum) <= daySlots.length * 5e-6, `premiums of ${day} sum to ${sum}`);
         const average = daySlots.reduce((acc, s) => acc + s.price, 0) / daySlots.length;
@@ -86,7 +116,10 @@ describe('PriceBook', () => {
     b.publish('awattar', { import: localDays('2026-06-01', 1, (i) => [0.2002, 0.1, -0.05][i % 3]!, 3_600_000) });
     const slots = b.toResponse().pricing!.slots as PriceSlotJson[];
     assert.equal(slots.length, 24, 'hourly slots keep their length');
-    assert.deepEqual(slots.slice(0, 3).map((s) => s.price), [0.33824, 0.219, 0.0405]);
+    assert.deepEqual(
+      slots.slice(0, 3).map((s) => s.price),
+      [0.33824, 0.219, 0.0405],
+    );
     assert.equal(slots[0]!.to, '2026-05-31T23:00:00Z');
     assert.equal(slots[0]!.from, '2026-05-31T22:00:00Z');
   });
@@ -102,13 +135,38 @@ describe('PriceBook', () => {
     const slots = response.pricing!.slots as ImportExportSlotJson[];
     assert.equal(slots.length, 50, '2026-10-25 has 50 half hours in Berlin');
     slots.forEach((s, i) => {
-      assert.equal(s.import_rank, expectedRank(slots, i, (x) => x.import_price, (a, b) => a < b));
-      assert.equal(s.export_rank, expectedRank(slots, i, (x) => x.export_price!, (a, b) => a > b));
+      assert.equal(
+        s.import_rank,
+        expectedRank(
+          slots,
+          i,
+          (x) => x.import_price,
+          (a, b) => a < b,
+        ),
+      );
+      assert.equal(
+        s.export_rank,
+        expectedRank(
+          slots,
+          i,
+          (x) => x.export_price!,
+          (a, b) => a > b,
+        ),
+      );
     });
     const best = slots.find((s) => s.export_rank === 1)!;
     assert.equal(best.export_price, Math.max(...slots.map((s) => s.export_price!)));
     assert.ok(Math.abs(slots.reduce((acc, s) => acc + s.export_premium!, 0)) <= 50 * 5e-6);
-    assert.deepEqual(Object.keys(slots[0]!).sort(), ['export_premium', 'export_price', 'export_rank', 'from', 'import_premium', 'import_price', 'import_rank', 'to']);
+    assert.deepEqual(Object.keys(slots[0]!).sort(), [
+      'export_premium',
+      'export_price',
+      'export_rank',
+      'from',
+      'import_premium',
+      'import_price',
+      'import_rank',
+      'to',
+    ]);
   });
 
   it('shows slots from the start of the current local day, and a new publish replaces only what it covers', () => {
@@ -128,7 +186,10 @@ describe('PriceBook', () => {
     b.publish('nordpool', { import: afternoon });
     slots = b.toResponse().pricing!.slots as PriceSlotJson[];
     assert.equal(slots.length, 192);
-    assert.deepEqual(slots.slice(55, 65).map((s) => s.price), [0.1, 0.2, 0.2, 0.2, 0.2, 0.2, 0.2, 0.2, 0.2, 0.1]);
+    assert.deepEqual(
+      slots.slice(55, 65).map((s) => s.price),
+      [0.1, 0.2, 0.2, 0.2, 0.2, 0.2, 0.2, 0.2, 0.2, 0.1],
+    );
     clock.set(Date.parse('2026-06-03T06:00:00Z'));
     slots = b.toResponse().pricing!.slots as PriceSlotJson[];
     assert.equal(slots.length, 96, 'at the next local day only it is shown');

@@ -25,11 +25,17 @@ export function basicAuthorization(password: string, user = 'admin'): string {
   return `Basic ${Buffer.from(`${user}:${password}`, 'utf8').toString('base64')}`;
 }
 
-export async function httpRequest(baseUrl: string, path: string, options: HttpRequestOptions = {}): Promise<HttpAnswer> {
+export async function httpRequest(
+  baseUrl: string,
+  path: string,
+  options: HttpRequestOptions = {},
+): Promise<HttpAnswer> {
   const headers: Record<string, string> = { ...options.headers };
   if (options.basic !== undefined) {
     headers.authorization =
-      typeof options.basic === 'string' ? basicAuthorization(options.basic) : basicAuthorization(options.basic.password, options.basic.user);
+      typeof options.basic === 'string'
+        ? basicAuthorization(options.basic)
+        : basicAuthorization(options.basic.password, options.basic.user);
   }
   if (options.bearer !== undefined) headers.authorization = `Bearer ${options.bearer}`;
   let body: string | undefined;
@@ -40,5 +46,10 @@ export async function httpRequest(baseUrl: string, path: string, options: HttpRe
   const response = await fetch(new URL(path, baseUrl), { method: options.method ?? 'GET', headers, body });
   const text = await response.text();
   const isJson = (response.headers.get('content-type') ?? '').startsWith('application/json');
-  return { status: response.status, headers: response.headers, text, json: isJson && text ? JSON.parse(text) : undefined };
+  return {
+    status: response.status,
+    headers: response.headers,
+    text,
+    json: isJson && text ? JSON.parse(text) : undefined,
+  };
 }

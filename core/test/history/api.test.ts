@@ -5,7 +5,16 @@ import { historyRoutes } from '../../src/api/history.js';
 import { historyResponse } from '../../src/api/schemas/index.js';
 import type { Authenticator } from '../../src/auth/types.js';
 import { TopicRegistry } from '../../src/topics/registry.js';
-import { ManualClock, meta, openStore, random, reference, tempDbFile, type OpenedStore, type Reading } from './support.js';
+import {
+  ManualClock,
+  meta,
+  openStore,
+  random,
+  reference,
+  tempDbFile,
+  type OpenedStore,
+  type Reading,
+} from './support.js';
 
 const NOW = Date.parse('2026-03-10T12:34:56.789Z');
 const DAY = 86_400_000;
@@ -28,13 +37,29 @@ describe('GET /api/v1/history', () => {
     opened = await openStore(tempDbFile(), clock);
     const rnd = random(3);
     for (let t = NOW - 10 * DAY; t < NOW; t += 10_000) pv.push({ t, units: Math.floor(rnd() * 600_000), decimals: 2 });
-    await opened.store.recordPast(meta('total/pv_power'), pv.map((r) => [r.t, r.units / 100] as const));
+    await opened.store.recordPast(
+      meta('total/pv_power'),
+      pv.map((r) => [r.t, r.units / 100] as const),
+    );
     // A topic that used to exist: its plugin was removed, its history stays. Its stored device
     // is the display name history kept before the clients' rules; answers use the rules.
-    await opened.store.recordPast(meta('inverter_9/pv_power', { device: 'Inverter 9', name: 'PV power' }), [[NOW - 3 * DAY, 1500]]);
-    await opened.store.recordPast(meta('total/grid_power'), [[NOW - DAY, 0.1], [NOW - DAY + 1000, 0.2]]);
+    await opened.store.recordPast(meta('inverter_9/pv_power', { device: 'Inverter 9', name: 'PV power' }), [
+      [NOW - 3 * DAY, 1500],
+    ]);
+    await opened.store.recordPast(meta('total/grid_power'), [
+      [NOW - DAY, 0.1],
+      [NOW - DAY + 1000, 0.2],
+    ]);
     registry.define(meta('total/grid_power'));
-    server = await listen(createApp({ auth: allowAll, realm: 'Heliograph', routers: [historyRoutes({ registry, store: opened.store, clock })] }), '127.0.0.1', 0);
+    server = await listen(
+      createApp({
+        auth: allowAll,
+        realm: 'Heliograph',
+        routers: [historyRoutes({ registry, store: opened.store, clock })],
+      }),
+      '127.0.0.1',
+      0,
+    );
   });
   after(async () => {
     await server.close();
@@ -59,7 +84,20 @@ describe('GET /api/v1/history', () => {
     const { status, type, body } = await get('?topic=total/pv_power');
     assert.equal(status, 200);
     assert.match(type, /^application\/json/);
-    assert.deepEqual(Object.keys(body), ['topic', 'device', 'number', 'group', 'name', 'unit', 'agg', 'group_by', 'from', 'to', 'points', 'next']);
+    assert.deepEqual(Object.keys(body), [
+      'topic',
+      'device',
+      'number',
+      'group',
+      'name',
+      'unit',
+      'agg',
+      'group_by',
+      'from',
+      'to',
+      'points',
+      'next',
+    ]);
     assert.equal(body.topic, 'total/pv_power');
     assert.equal(body.device, 'totals');
     assert.equal(body.number, null);
@@ -82,11 +120,17 @@ describe('GET /api/v1/history', () => {
 
   it('pages with next until the last page, together equal to the exact answer', async () => {
     const to = '2026-03-08T01:02:03.5Z';
-    for (const [groupBy, size, agg] of [['90s', 90, 'mean'], ['7m', 420, 'max'], ['10s', 10, 'last']] as const) {
+    for (const [groupBy, size, agg] of [
+      ['90s', 90, 'mean'],
+      ['7m', 420, 'max'],
+      ['10s', 10, 'last'],
+    ] as const) {
       let from = '2026-03-01T07:00:05+02:00';
       const points: Array<[string, number]> = [];
       for (let pages = 1; ; pages++) {
-        const { status, body } = await get(`?topic=total/pv_power&from=${encodeURIComponent(from)}&to=${to}&group_by=${groupBy}&agg=${agg}`);
+        const { status, body } = await get(
+          `?topic=total/pv_power&from=${encodeURIComponent(from)}&to=${to}&group_by=${groupBy}&agg=${agg}`,
+        );
         assert.equal(status, 200, JSON.stringify(body));
         points.push(...body.points);
         if (!body.next) {
@@ -97,17 +141,26 @@ describe('GET /api/v1/history', () => {
         assert.equal(body.to, body.next);
         from = body.next;
       }
-      const expected = reference(pv, { fromMs: Date.parse('2026-03-01T05:00:05Z'), toMs: Date.parse(to), groupS: size }, agg).map(([t, v]) => [iso(t), v]);
+      const expected = reference(
+        pv,
+        { fromMs: Date.parse('2026-03-01T05:00:05Z'), toMs: Date.parse(to), groupS: size },
+        agg,
+      ).map(([t, v]) => [iso(t), v]);
       assert.equal(points.length, expected.length, groupBy);
       for (let i = 0; i < expected.length; i++) {
         assert.equal(points[i]![0], expected[i]![0]);
-        assert.ok(Math.abs(points[i]![1] - (expected[i]![1] as number)) <= 0.000005, `${groupBy} ${agg} ${points[i]![0]}`);
+        assert.ok(
+          Math.abs(points[i]![1] - (expected[i]![1] as number)) <= 0.000005,
+          `${groupBy} ${agg} ${points[i]![0]}`,
+        );
       }
     }
   });
 
   it('takes times with any offset and answers in UTC at second precision', async () => {
-    const { body } = await get('?topic=total/pv_power&from=2026-03-10T13:00:00.250%2B01:00&to=2026-03-10T12:30:00Z&group_by=1h&agg=sum');
+    const { body } = await get(
+      '?topic=total/pv_power&from=2026-03-10T13:00:00.250%2B01:00&to=2026-03-10T12:30:00Z&group_by=1h&agg=sum',
+    );
     assert.equal(body.from, '2026-03-10T12:00:00Z');
     assert.equal(body.to, '2026-03-10T12:30:00Z');
     assert.equal(body.points.length, 1);
@@ -148,14 +201,34 @@ describe('GET /api/v1/history', () => {
     await expectError('?topic=total/pv_power&from=yesterday', 400, /from must be an RFC 3339 time .*"yesterday"/);
     await expectError('?topic=total/pv_power&to=2026-02-30T00:00:00Z', 400, /to must be an RFC 3339 time/);
     await expectError('?topic=total/pv_power&from=2026-03-10T00:00:00', 400, /from must be an RFC 3339 time/);
-    await expectError('?topic=total/pv_power&from=2026-03-10T00:00:00Z&to=2026-03-10T00:00:00Z', 400, /from must be before to, got from 2026-03-10T00:00:00Z and to 2026-03-10T00:00:00Z/);
-    await expectError('?topic=total/pv_power&from=2026-03-11T00:00:00Z', 400, /from must be before to \(to defaults to now\)/);
-    await expectError('?topic=total/pv_power&to=2020-01-01T00:00:00Z&from=2020-02-01T00:00:00Z', 400, /from must be before to/);
+    await expectError(
+      '?topic=total/pv_power&from=2026-03-10T00:00:00Z&to=2026-03-10T00:00:00Z',
+      400,
+      /from must be before to, got from 2026-03-10T00:00:00Z and to 2026-03-10T00:00:00Z/,
+    );
+    await expectError(
+      '?topic=total/pv_power&from=2026-03-11T00:00:00Z',
+      400,
+      /from must be before to \(to defaults to now\)/,
+    );
+    await expectError(
+      '?topic=total/pv_power&to=2020-01-01T00:00:00Z&from=2020-02-01T00:00:00Z',
+      400,
+      /from must be before to/,
+    );
     await expectError('?topic=total/pv_power&group_by=5s', 400, /group_by must be at least 10s/);
     await expectError('?topic=total/pv_power&group_by=0m', 400, /group_by must be at least 10s/);
     await expectError('?topic=total/pv_power&group_by=15s', 400, /whole number of 10-s slots/);
-    await expectError('?topic=total/pv_power&group_by=1.5h', 400, /group_by must be a whole number followed by s, m, h or d/);
-    await expectError('?topic=total/pv_power&group_by=1w', 400, /group_by must be a whole number followed by s, m, h or d/);
+    await expectError(
+      '?topic=total/pv_power&group_by=1.5h',
+      400,
+      /group_by must be a whole number followed by s, m, h or d/,
+    );
+    await expectError(
+      '?topic=total/pv_power&group_by=1w',
+      400,
+      /group_by must be a whole number followed by s, m, h or d/,
+    );
     await expectError('?topic=total/pv_power&group_by=', 400, /group_by must be a whole number/);
     await expectError('?topic=total/pv_power&agg=avg', 400, /agg must be one of mean, max, min, sum, last/);
     await expectError('?topic=total/pv_power&agg=mean&agg=max', 400, /agg is given more than once/);
@@ -163,9 +236,21 @@ describe('GET /api/v1/history', () => {
 
   it('answers 404 for unknown topics and topics that are not recorded', async () => {
     await expectError('?topic=total/nothing', 404, /unknown topic "total\/nothing"/);
-    await expectError('?topic=battery_1/voltage', 404, /battery_1\/voltage is not recorded in history: battery metrics are not recorded/);
+    await expectError(
+      '?topic=battery_1/voltage',
+      404,
+      /battery_1\/voltage is not recorded in history: battery metrics are not recorded/,
+    );
     await expectError('?topic=battery_7/power', 404, /battery metrics are not recorded/);
-    await expectError('?topic=inverter_1/device_mode', 404, /not recorded in history: its values are text, not numbers/);
-    await expectError('?topic=inverter_1/serial_number', 404, /not recorded in history: its plugin declares it as not recorded/);
+    await expectError(
+      '?topic=inverter_1/device_mode',
+      404,
+      /not recorded in history: its values are text, not numbers/,
+    );
+    await expectError(
+      '?topic=inverter_1/serial_number',
+      404,
+      /not recorded in history: its plugin declares it as not recorded/,
+    );
   });
 });

@@ -51,7 +51,10 @@ describe('heliograph history export / import', () => {
     const rnd = random(5);
     // Several readings per slot in places, so counts, minima and maxima must survive too.
     const data = readings(rnd, NOW - 4 * 86_400_000, NOW - 5 * 60_000, () => 2);
-    await opened.store.recordPast(meta(TOPIC), data.map((r) => [r.t, r.units / 100] as const));
+    await opened.store.recordPast(
+      meta(TOPIC),
+      data.map((r) => [r.t, r.units / 100] as const),
+    );
     const live = opened.store.topic(meta(TOPIC));
     opened.store.record(live, NOW - 1000, 12.34);
     await opened.close();
@@ -60,14 +63,22 @@ describe('heliograph history export / import', () => {
     assert.equal(exported.code, 0, exported.stderr);
     const lines = exported.stdout.trimEnd().split('\n');
     assert.equal(lines[0], 'time,topic,count,sum,min,max,last');
-    assert.match(lines[1]!, /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d0Z,inverter_1\/pv_power,\d+,-?[\d.]+,-?[\d.]+,-?[\d.]+,-?[\d.]+$/);
+    assert.match(
+      lines[1]!,
+      /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d0Z,inverter_1\/pv_power,\d+,-?[\d.]+,-?[\d.]+,-?[\d.]+,-?[\d.]+$/,
+    );
     const csv = join(tempDir('heliograph-csv-'), 'pv.csv');
     writeFileSync(csv, exported.stdout);
 
     const target = tempDir('heliograph-import-');
     const imported = await run(['import', csv], target, clock);
     assert.equal(imported.code, 0, imported.stderr);
-    assert.match(imported.stderr, new RegExp(`imported ${(lines.length - 1).toLocaleString('en')} of ${(lines.length - 1).toLocaleString('en')} lines into ${TOPIC}`));
+    assert.match(
+      imported.stderr,
+      new RegExp(
+        `imported ${(lines.length - 1).toLocaleString('en')} of ${(lines.length - 1).toLocaleString('en')} lines into ${TOPIC}`,
+      ),
+    );
 
     const a = await openStore(join(source, 'heliograph.db'), clock);
     const b = await openStore(join(target, 'heliograph.db'), clock);
@@ -93,7 +104,23 @@ describe('heliograph history export / import', () => {
   });
 
   it('exports one aggregate per line with --agg, which imports back as readings under --topic', async () => {
-    const exported = await run(['export', '--topic', TOPIC, '--group-by', '1h', '--agg', 'max', '--from', '2025-06-03T00:00:00+02:00', '--to', '2025-06-04T00:00:00Z'], source, clock);
+    const exported = await run(
+      [
+        'export',
+        '--topic',
+        TOPIC,
+        '--group-by',
+        '1h',
+        '--agg',
+        'max',
+        '--from',
+        '2025-06-03T00:00:00+02:00',
+        '--to',
+        '2025-06-04T00:00:00Z',
+      ],
+      source,
+      clock,
+    );
     assert.equal(exported.code, 0, exported.stderr);
     const lines = exported.stdout.trimEnd().split('\n');
     assert.equal(lines[0], 'time,topic,value');
@@ -105,7 +132,12 @@ describe('heliograph history export / import', () => {
     const imported = await run(['import', csv, '--topic', 'total/pv_power_hourly_max'], target, clock);
     assert.equal(imported.code, 0, imported.stderr);
     const b = await openStore(join(target, 'heliograph.db'), clock);
-    const points = await allPages(b.store, 'total/pv_power_hourly_max', { fromMs: Date.parse('2025-06-02T00:00:00Z'), toMs: NOW, groupS: 3600, agg: 'mean' });
+    const points = await allPages(b.store, 'total/pv_power_hourly_max', {
+      fromMs: Date.parse('2025-06-02T00:00:00Z'),
+      toMs: NOW,
+      groupS: 3600,
+      agg: 'mean',
+    });
     assert.deepEqual(
       points.map(([t, v]) => `${new Date(t * 1000).toISOString().replace('.000Z', 'Z')},inverter_1/pv_power,${v}`),
       lines.slice(1),
@@ -134,13 +166,24 @@ describe('heliograph history export / import', () => {
     assert.match(battery.stderr, /battery metrics are not recorded in history/);
 
     assert.equal((await run(['export'], target, clock)).code, 2);
-    assert.match((await run(['export', '--topic', TOPIC, '--agg', 'avg'], target, clock)).stderr, /--agg must be one of mean, max, min, sum, last/);
-    assert.match((await run(['export', '--topic', 'total/none'], source, clock)).stderr, /no history is kept for "total\/none"; topics with history: inverter_1\/pv_power/);
+    assert.match(
+      (await run(['export', '--topic', TOPIC, '--agg', 'avg'], target, clock)).stderr,
+      /--agg must be one of mean, max, min, sum, last/,
+    );
+    assert.match(
+      (await run(['export', '--topic', 'total/none'], source, clock)).stderr,
+      /no history is kept for "total\/none"; topics with history: inverter_1\/pv_power/,
+    );
     assert.equal((await run(['frobnicate'], target, clock)).code, 2);
 
     // Our parent process is alive on this host: as if a server held the database.
     const held = await openStore(join(target, 'heliograph.db'), clock);
-    await held.db.run('INSERT OR REPLACE INTO history_owner (id, pid, host, since) VALUES (1, ?, ?, ?)', process.ppid, hostname(), Date.now());
+    await held.db.run(
+      'INSERT OR REPLACE INTO history_owner (id, pid, host, since) VALUES (1, ?, ?, ?)',
+      process.ppid,
+      hostname(),
+      Date.now(),
+    );
     await held.db.close();
     writeFileSync(csv, 'time,value\n1748736000,52.1\n');
     const busy = await run(['import', csv, '--topic', 'total/pv_power'], target, clock);
@@ -150,7 +193,19 @@ describe('heliograph history export / import', () => {
 
   it('reads the data dir given with --data when run as the heliograph command', async () => {
     const cwd = tempDir('heliograph-cwd-');
-    const child = spawn(process.execPath, [join(REPO_ROOT, 'core', 'dist', 'src', 'main.js'), 'history', 'export', '--topic', 'total/none', '--data', source], { cwd, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(
+      process.execPath,
+      [
+        join(REPO_ROOT, 'core', 'dist', 'src', 'main.js'),
+        'history',
+        'export',
+        '--topic',
+        'total/none',
+        '--data',
+        source,
+      ],
+      { cwd, stdio: ['ignore', 'pipe', 'pipe'] },
+    );
     let stderr = '';
     child.stderr.on('data', (d) => (stderr += d));
     const code = await new Promise<number | null>((resolve) => child.on('exit', resolve));

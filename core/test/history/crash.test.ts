@@ -17,7 +17,7 @@ describe('a recording process killed with SIGKILL', () => {
     let flushedUpTo = 0;
     let flushes = 0;
     // Reads to the end of the output, so readings written just before the kill are known too.
-    for await (const line of createInterface({ input: child.stdout! })) {
+    for await (const line of createInterface({ input: child.stdout })) {
       const [kind, a, b] = line.split(' ');
       if (kind === 'r') seen.push({ n: Number(a), t: Number(b) });
       if (kind === 'f') {
@@ -36,11 +36,15 @@ describe('a recording process killed with SIGKILL', () => {
     const to = seen.at(-1)!.t + 60_000;
     const max = await allPages(opened.store, 'total/pv_power', { fromMs: from, toMs: to, groupS: 3600, agg: 'max' });
     const kept = max.length === 0 ? 0 : Math.max(...max.map(([, v]) => v));
-    assert.ok(kept >= flushedUpTo, `every reading of a completed flush is there (kept ${kept}, flushed ${flushedUpTo})`);
+    assert.ok(
+      kept >= flushedUpTo,
+      `every reading of a completed flush is there (kept ${kept}, flushed ${flushedUpTo})`,
+    );
 
     // What is there is exactly readings 1..kept: slot by slot, sums and counts match.
     const expected = new Map<number, number>();
-    for (const { n, t } of seen) if (n <= kept) expected.set(Math.floor(t / 10_000) * 10, (expected.get(Math.floor(t / 10_000) * 10) ?? 0) + n);
+    for (const { n, t } of seen)
+      if (n <= kept) expected.set(Math.floor(t / 10_000) * 10, (expected.get(Math.floor(t / 10_000) * 10) ?? 0) + n);
     const sums = await allPages(opened.store, 'total/pv_power', { fromMs: from, toMs: to, groupS: 10, agg: 'sum' });
     assert.deepEqual(sums, [...expected.entries()]);
 

@@ -42,7 +42,10 @@ describe('damaged history', () => {
     const { file, clock } = await seeded();
     const day2 = (START + DAY) / 1000;
     const db = await openDatabase(file);
-    const before = await db.get<{ data: Buffer }>('SELECT data FROM history_blocks WHERE tier = 10 AND start = ?', day2);
+    const before = await db.get<{ data: Buffer }>(
+      'SELECT data FROM history_blocks WHERE tier = 10 AND start = ?',
+      day2,
+    );
     assert.ok(before, 'day 2 has a row of its own');
     const garbage = randomBytes(before.data.length);
     await db.run('UPDATE history_blocks SET data = ? WHERE tier = 10 AND start = ?', garbage, day2);
@@ -50,32 +53,67 @@ describe('damaged history', () => {
 
     const stderr = new Collect();
     const stdout = new Collect();
-    const code = await runHistoryCommand(['export', '--topic', TOPIC, '--from', new Date(START).toISOString(), '--to', new Date(START + 4 * DAY).toISOString()], {
-      dataDir: dirname(file),
-      config: loadConfig(),
-      stdout,
-      stderr,
-      clock,
-    });
+    const code = await runHistoryCommand(
+      [
+        'export',
+        '--topic',
+        TOPIC,
+        '--from',
+        new Date(START).toISOString(),
+        '--to',
+        new Date(START + 4 * DAY).toISOString(),
+      ],
+      {
+        dataDir: dirname(file),
+        config: loadConfig(),
+        stdout,
+        stderr,
+        clock,
+      },
+    );
     assert.equal(code, 1, 'export does not exit 0 over unreadable history');
     assert.match(stderr.text, /could not be read for 2025-06-02T00:00:00Z to 2025-06-03T00:00:00Z/);
-    assert.equal(stdout.text.split('\n').filter((l) => l.startsWith('2025-06-0')).length, 3 * 8640, 'the readable days are exported');
+    assert.equal(
+      stdout.text.split('\n').filter((l) => l.startsWith('2025-06-0')).length,
+      3 * 8640,
+      'the readable days are exported',
+    );
 
     const opened = await openStore(file, clock);
     const page = await opened.store.query(TOPIC, { fromMs: START, toMs: START + 4 * DAY, groupS: 86400, agg: 'mean' });
     assert.equal(page.unreadable, undefined, 'day answers come from the day rollup, which is whole');
-    const tenS = await opened.store.query(TOPIC, { fromMs: START + DAY - 60_000, toMs: START + DAY + 60_000, groupS: 10, agg: 'mean' });
+    const tenS = await opened.store.query(TOPIC, {
+      fromMs: START + DAY - 60_000,
+      toMs: START + DAY + 60_000,
+      groupS: 10,
+      agg: 'mean',
+    });
     assert.deepEqual(tenS.unreadable, [{ fromMs: START + DAY, toMs: START + DAY + 60_000 }]);
     assert.equal([...tenS.buckets.count].filter((c) => c > 0).length, 6, 'the minute before the damage is served');
-    const points = await allPages(opened.store, TOPIC, { fromMs: START, toMs: START + 4 * DAY, groupS: 3600, agg: 'sum' });
+    const points = await allPages(opened.store, TOPIC, {
+      fromMs: START,
+      toMs: START + 4 * DAY,
+      groupS: 3600,
+      agg: 'sum',
+    });
     assert.equal(points.length, 96);
 
     // Writing into the damaged day again: the flush sets the row aside and goes on.
     await opened.store.recordPast(meta(TOPIC), [[START + DAY + 5000, 42]]);
-    const after = await opened.store.query(TOPIC, { fromMs: START + DAY, toMs: START + DAY + 10_000, groupS: 10, agg: 'last' });
+    const after = await opened.store.query(TOPIC, {
+      fromMs: START + DAY,
+      toMs: START + DAY + 10_000,
+      groupS: 10,
+      agg: 'last',
+    });
     assert.equal(after.buckets.value(0, 'last'), 42);
-    const kept = await opened.db.all<Array<{ kind: string; data: Buffer }>>('SELECT kind, data FROM history_quarantine');
-    assert.deepEqual(kept.map((k) => k.kind), ['block']);
+    const kept = await opened.db.all<Array<{ kind: string; data: Buffer }>>(
+      'SELECT kind, data FROM history_quarantine',
+    );
+    assert.deepEqual(
+      kept.map((k) => k.kind),
+      ['block'],
+    );
     assert.deepEqual(kept[0]!.data, garbage, 'the damaged bytes are kept, not deleted');
     assert.equal(opened.store.healthReport.quarantined, 1);
     await opened.close();
@@ -85,7 +123,12 @@ describe('damaged history', () => {
     const { file, clock, readings } = await seeded();
     const db = await openDatabase(file);
     await db.run('INSERT INTO history_journal (data) VALUES (?)', randomBytes(300));
-    await db.run('INSERT INTO history_journal (data) VALUES (?)', encodeJournal([{ topicId: 1, scale: 0, slots: [{ slot: NOW / 1000 - 10, count: 1, sum: 7, min: 7, max: 7, last: 7 }] }]));
+    await db.run(
+      'INSERT INTO history_journal (data) VALUES (?)',
+      encodeJournal([
+        { topicId: 1, scale: 0, slots: [{ slot: NOW / 1000 - 10, count: 1, sum: 7, min: 7, max: 7, last: 7 }] },
+      ]),
+    );
     await db.run("UPDATE history_topics SET meta = '{not json' WHERE topic = ?", TOPIC);
     await db.close();
 
@@ -99,7 +142,9 @@ describe('damaged history', () => {
     let count = 0;
     for (let b = 0; b < page.buckets.n; b++) count += page.buckets.count[b]!;
     assert.equal(count, readings + 1, 'every stored reading and the good journal row are still there');
-    const kinds = (await opened.db.all<Array<{ kind: string }>>('SELECT kind FROM history_quarantine ORDER BY id')).map((r) => r.kind);
+    const kinds = (await opened.db.all<Array<{ kind: string }>>('SELECT kind FROM history_quarantine ORDER BY id')).map(
+      (r) => r.kind,
+    );
     assert.deepEqual(kinds.sort(), ['journal', 'topic-meta']);
     await opened.close();
   });
@@ -112,7 +157,13 @@ describe('damaged history', () => {
     const run = async (args: string[]) => {
       const stdout = new Collect();
       const stderr = new Collect();
-      const code = await runHistoryCommand(args, { dataDir: dirname(file), config: loadConfig(), stdout, stderr, clock });
+      const code = await runHistoryCommand(args, {
+        dataDir: dirname(file),
+        config: loadConfig(),
+        stdout,
+        stderr,
+        clock,
+      });
       return { code, out: stdout.text + stderr.text };
     };
     const check = await run(['check']);
@@ -138,11 +189,30 @@ describe('damaged history', () => {
     writeSync(fd, randomBytes(4096), 0, 4096, Math.floor(pages / 2) * 4096);
     closeSync(fd);
     const stdout = new Collect();
-    const code = await runHistoryCommand(['repair'], { dataDir: dirname(file), config: loadConfig(), stdout, stderr: stdout, clock });
+    const code = await runHistoryCommand(['repair'], {
+      dataDir: dirname(file),
+      config: loadConfig(),
+      stdout,
+      stderr: stdout,
+      clock,
+    });
     assert.equal(code, 0, stdout.text);
     assert.match(stdout.text, /rebuilt the database from what could be read/);
-    assert.ok(readdirSync(dirname(file)).some((f) => f.startsWith('heliograph.db.damaged-')), 'the damaged file is kept');
+    assert.ok(
+      readdirSync(dirname(file)).some((f) => f.startsWith('heliograph.db.damaged-')),
+      'the damaged file is kept',
+    );
     const check = new Collect();
-    assert.equal(await runHistoryCommand(['check'], { dataDir: dirname(file), config: loadConfig(), stdout: check, stderr: check, clock }), 0, check.text);
+    assert.equal(
+      await runHistoryCommand(['check'], {
+        dataDir: dirname(file),
+        config: loadConfig(),
+        stdout: check,
+        stderr: check,
+        clock,
+      }),
+      0,
+      check.text,
+    );
   });
 });

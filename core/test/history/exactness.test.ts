@@ -2,7 +2,19 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { cover } from '../../src/history/planner.js';
 import type { Agg } from '../../src/history/slots.js';
-import { allPages, assertSameAnswer, ManualClock, meta, openStore, random, readings, reference, tempDbFile, type OpenedStore, type Reading } from './support.js';
+import {
+  allPages,
+  assertSameAnswer,
+  ManualClock,
+  meta,
+  openStore,
+  random,
+  readings,
+  reference,
+  tempDbFile,
+  type OpenedStore,
+  type Reading,
+} from './support.js';
 
 const AGGS: Agg[] = ['mean', 'max', 'min', 'sum', 'last'];
 const START = Date.parse('2025-01-27T13:17:42.500Z');
@@ -54,10 +66,14 @@ describe('history answers equal a brute-force reference', () => {
       // one). The last minutes go through the live path and stay unsaved.
       const live = list.filter((r) => r.t >= NOW - 20 * 60_000);
       const past = list.filter((r) => r.t < NOW - 20 * 60_000);
-      for (let i = 0; i < past.length; ) {
+      for (let i = 0; i < past.length;) {
         let n = 1 + Math.floor(rnd() * past.length * 0.3);
-        while (i + n < past.length && Math.floor(past[i + n]!.t / 10_000) === Math.floor(past[i + n - 1]!.t / 10_000)) n++;
-        await opened.store.recordPast(meta(topic), past.slice(i, i + n).map((r) => [r.t, r.units / 10 ** r.decimals] as const));
+        while (i + n < past.length && Math.floor(past[i + n]!.t / 10_000) === Math.floor(past[i + n - 1]!.t / 10_000))
+          n++;
+        await opened.store.recordPast(
+          meta(topic),
+          past.slice(i, i + n).map((r) => [r.t, r.units / 10 ** r.decimals] as const),
+        );
         i += n;
       }
       const handle = opened.store.topic(meta(topic));
@@ -69,7 +85,11 @@ describe('history answers equal a brute-force reference', () => {
   function randomQuery(size: number) {
     const from = START - 86_400_000 + Math.floor(rnd() * (NOW - START + 86_400_000));
     const buckets = 1 + Math.floor(rnd() ** 2 * 5000);
-    return { fromMs: from, toMs: Math.min(from + buckets * size * 1000 + Math.floor(rnd() * 10_000), NOW + 86_400_000), groupS: size };
+    return {
+      fromMs: from,
+      toMs: Math.min(from + buckets * size * 1000 + Math.floor(rnd() * 10_000), NOW + 86_400_000),
+      groupS: size,
+    };
   }
 
   it('for every agg and bucket size, over random ranges that cut slots, hours, days and pages', async () => {
@@ -81,7 +101,13 @@ describe('history answers equal a brute-force reference', () => {
           if (q.fromMs >= q.toMs) continue;
           for (const agg of AGGS) {
             const what = `${topic} ${size}s ${agg} ${new Date(q.fromMs).toISOString()}..${new Date(q.toMs).toISOString()}`;
-            assertSameAnswer(await allPages(opened.store, topic, { ...q, agg }), reference(list, q, agg), agg, decimals, what);
+            assertSameAnswer(
+              await allPages(opened.store, topic, { ...q, agg }),
+              reference(list, q, agg),
+              agg,
+              decimals,
+              what,
+            );
           }
           if ((q.toMs - Math.floor(q.fromMs / (size * 1000)) * size * 1000) / (size * 1000) > 2000) pagesChecked++;
         }
@@ -95,7 +121,13 @@ describe('history answers equal a brute-force reference', () => {
     for (const [topic, list, decimals] of series) {
       for (const groupS of [3600, 18000, 86400]) {
         for (const agg of AGGS) {
-          assertSameAnswer(await allPages(opened.store, topic, { ...q, groupS, agg }), reference(list, { ...q, groupS }, agg), agg, decimals, `${topic} ${groupS}s ${agg}`);
+          assertSameAnswer(
+            await allPages(opened.store, topic, { ...q, groupS, agg }),
+            reference(list, { ...q, groupS }, agg),
+            agg,
+            decimals,
+            `${topic} ${groupS}s ${agg}`,
+          );
         }
       }
     }
@@ -110,7 +142,18 @@ describe('history answers equal a brute-force reference', () => {
       for (const [t, v] of slots) {
         const h = t - (t % 3600);
         const prev = folded.get(h);
-        folded.set(h, prev === undefined ? v : agg === 'sum' ? Math.round((prev + v) * 100) / 100 : agg === 'min' ? Math.min(prev, v) : agg === 'max' ? Math.max(prev, v) : v);
+        folded.set(
+          h,
+          prev === undefined
+            ? v
+            : agg === 'sum'
+              ? Math.round((prev + v) * 100) / 100
+              : agg === 'min'
+                ? Math.min(prev, v)
+                : agg === 'max'
+                  ? Math.max(prev, v)
+                  : v,
+        );
       }
       assert.deepEqual(hourly, [...folded.entries()], agg);
     }
@@ -122,7 +165,13 @@ describe('history answers equal a brute-force reference', () => {
     for (const fromMs of [slotStart, slotStart + 1, slotStart + 9_999, slotStart - 86_400_000 + 4321]) {
       const q = { fromMs, toMs: slotStart + 7 * 86_400_000, groupS: 86400 };
       for (const agg of AGGS) {
-        assertSameAnswer(await allPages(opened.store, 'inverter_1/pv_power', { ...q, agg }), reference(pv, q, agg), agg, 2, `from ${new Date(fromMs).toISOString()} ${agg}`);
+        assertSameAnswer(
+          await allPages(opened.store, 'inverter_1/pv_power', { ...q, agg }),
+          reference(pv, q, agg),
+          agg,
+          2,
+          `from ${new Date(fromMs).toISOString()} ${agg}`,
+        );
       }
     }
   });
@@ -134,11 +183,13 @@ describe('history answers equal a brute-force reference', () => {
       { fromMs: NOW - 40 * 60_000 + 3333, toMs: NOW, groupS: 90 },
     ];
     const before = [];
-    for (const q of queries) for (const agg of AGGS) before.push(await allPages(opened.store, 'total/grid_power', { ...q, agg }));
+    for (const q of queries)
+      for (const agg of AGGS) before.push(await allPages(opened.store, 'total/grid_power', { ...q, agg }));
     await opened.close();
     opened = await openStore(file, clock);
     const afterRestart = [];
-    for (const q of queries) for (const agg of AGGS) afterRestart.push(await allPages(opened.store, 'total/grid_power', { ...q, agg }));
+    for (const q of queries)
+      for (const agg of AGGS) afterRestart.push(await allPages(opened.store, 'total/grid_power', { ...q, agg }));
     assert.deepEqual(afterRestart, before);
     assert.ok(before[5]!.length > 0, 'the last hour has points');
   });

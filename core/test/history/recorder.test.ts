@@ -6,7 +6,7 @@ import { allPages, ManualClock, meta, openStore, tempDbFile } from './support.js
 
 const T0 = Date.parse('2026-03-01T10:00:00Z');
 const at = (s: number) => T0 + s * 1000;
-const iso = (s: number) => (T0 / 1000 + s);
+const iso = (s: number) => T0 / 1000 + s;
 
 describe('Recorder', async () => {
   const clock = new ManualClock(at(3));
@@ -37,12 +37,21 @@ describe('Recorder', async () => {
       if (clock.now() % 10_000 === 0) recorder.sample();
     }
   };
-  const slots = (topic: string, agg: 'mean' | 'sum') => allPages(store, topic, { fromMs: T0, toMs: at(600), groupS: 10, agg });
+  const slots = (topic: string, agg: 'mean' | 'sum') =>
+    allPages(store, topic, { fromMs: T0, toMs: at(600), groupS: 10, agg });
 
   it('folds readings into 10-s slots, samples held values, and leaves a stale device a gap', async () => {
-    publish([['inverter_1/pv_power', 100], ['inverter_1/device_mode', 'Solar first'], ['battery_1/voltage', 52.1], ['inverter_1/serial_number', 7]]);
+    publish([
+      ['inverter_1/pv_power', 100],
+      ['inverter_1/device_mode', 'Solar first'],
+      ['battery_1/voltage', 52.1],
+      ['inverter_1/serial_number', 7],
+    ]);
     runTo(6);
-    publish([['inverter_1/pv_power', 110], ['total/load_power', 400]]);
+    publish([
+      ['inverter_1/pv_power', 110],
+      ['total/load_power', 400],
+    ]);
     runTo(30);
     // Nothing from inverter_1 since second 6: stale after 30 s, noticed at second 40.
     runTo(40);
@@ -60,7 +69,11 @@ describe('Recorder', async () => {
       [iso(60), 120],
       [iso(70), 120],
     ]);
-    assert.deepEqual((await slots('inverter_1/pv_power', 'sum'))[0], [iso(0), 210], 'both readings of the first slot count');
+    assert.deepEqual(
+      (await slots('inverter_1/pv_power', 'sum'))[0],
+      [iso(0), 210],
+      'both readings of the first slot count',
+    );
     // total/* has no liveness tracking: its value is held and sampled every slot.
     assert.deepEqual(
       (await slots('total/load_power', 'mean')).map(([t]) => t - iso(0)),
@@ -81,7 +94,10 @@ describe('Recorder', async () => {
     runTo(100);
     dispose();
     runTo(130);
-    assert.deepEqual((await slots('inverter_2/pv_power', 'mean')).map(([t]) => t - iso(0)), [80, 90]);
+    assert.deepEqual(
+      (await slots('inverter_2/pv_power', 'mean')).map(([t]) => t - iso(0)),
+      [80, 90],
+    );
     recorder.stop();
     const before = await slots('total/load_power', 'mean');
     publish([['total/load_power', 1]]);

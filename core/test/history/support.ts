@@ -18,7 +18,17 @@ export const HISTORY_CONFIG: Config['history'] = { retentionDays: 3650, diskBudg
 
 export function meta(topic: string, extra: Partial<TopicMeta> = {}): TopicMeta {
   const [deviceId, name] = topic.split('/') as [string, string];
-  return { topic, deviceId, ...deviceFields(deviceId), group: 'Status', name, unit: 'W', type: 'number', recorded: true, ...extra };
+  return {
+    topic,
+    deviceId,
+    ...deviceFields(deviceId),
+    group: 'Status',
+    name,
+    unit: 'W',
+    type: 'number',
+    recorded: true,
+    ...extra,
+  };
 }
 
 export interface OpenedStore {
@@ -29,7 +39,11 @@ export interface OpenedStore {
   close(): Promise<void>;
 }
 
-export async function openStore(file: string, clock: ManualClock, config: Partial<Config['history']> = {}): Promise<OpenedStore> {
+export async function openStore(
+  file: string,
+  clock: ManualClock,
+  config: Partial<Config['history']> = {},
+): Promise<OpenedStore> {
   const db = await openDatabase(file);
   const store = await HistoryStore.open({ db, clock, config: { ...HISTORY_CONFIG, ...config }, autoFlush: false });
   return {
@@ -85,7 +99,11 @@ export function readings(rnd: () => number, start: number, end: number, decimals
     for (; t < stop; t += step) {
       level += Math.round((rnd() - 0.5) * 200);
       const d = decimals(t);
-      out.push({ t: Math.floor(t), units: level * 10 ** d + Math.floor(rnd() * 10 ** d) * (rnd() < 0.5 ? -1 : 1), decimals: d });
+      out.push({
+        t: Math.floor(t),
+        units: level * 10 ** d + Math.floor(rnd() * 10 ** d) * (rnd() < 0.5 ? -1 : 1),
+        decimals: d,
+      });
     }
     t += rnd() < 0.2 ? 60_000 + rnd() * 130_000_000 : 60_000 + rnd() * 3_600_000;
   }
@@ -98,7 +116,10 @@ export function reference(all: readonly Reading[], q: Omit<HistoryQuery, 'agg'>,
   const start = Math.floor(q.fromMs / (size * 1000)) * size;
   let scale = 0;
   for (const r of all) scale = Math.max(scale, r.decimals);
-  const buckets = new Map<number, { count: number; sum: number; min: number; max: number; last: number; lastT: number }>();
+  const buckets = new Map<
+    number,
+    { count: number; sum: number; min: number; max: number; last: number; lastT: number }
+  >();
   for (const r of all) {
     const slot = Math.floor(r.t / 10_000) * 10;
     if (slot * 1000 < q.fromMs || slot * 1000 >= q.toMs) continue;
@@ -147,14 +168,23 @@ export async function allPages(store: HistoryStore, topic: string, q: HistoryQue
  * Compares an answer with the reference: sums, extremes and last exactly; means to the
  * three extra decimals they are rounded to, and never with more decimals than that.
  */
-export function assertSameAnswer(actual: Array<[number, number]>, expected: Array<[number, number]>, agg: Agg, decimals: number, what: string): void {
+export function assertSameAnswer(
+  actual: Array<[number, number]>,
+  expected: Array<[number, number]>,
+  agg: Agg,
+  decimals: number,
+  what: string,
+): void {
   assert.equal(actual.length, expected.length, `${what}: number of points`);
   for (let i = 0; i < expected.length; i++) {
     const [t, v] = actual[i]!;
     const [et, ev] = expected[i]!;
     assert.equal(t, et, `${what}: time of point ${i}`);
     if (agg === 'mean') {
-      assert.ok(Math.abs(v - ev) <= 0.5 * 10 ** -(decimals + 3) + Math.abs(ev) * 1e-12, `${what}: mean at ${new Date(t * 1000).toISOString()}: ${v} vs exact ${ev}`);
+      assert.ok(
+        Math.abs(v - ev) <= 0.5 * 10 ** -(decimals + 3) + Math.abs(ev) * 1e-12,
+        `${what}: mean at ${new Date(t * 1000).toISOString()}: ${v} vs exact ${ev}`,
+      );
       const places = String(v).split('.')[1]?.length ?? 0;
       assert.ok(places <= decimals + 3, `${what}: ${v} carries float noise`);
     } else {

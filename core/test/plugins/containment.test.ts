@@ -2,7 +2,13 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { tmpdir } from 'node:os';
 import type { PluginContext, SettingDeclaration } from '@heliograph/plugins-sdk';
-import { attributeFailure, createScope, runInScope, scopedContext, type PluginScope } from '../../src/plugins/containment.js';
+import {
+  attributeFailure,
+  createScope,
+  runInScope,
+  scopedContext,
+  type PluginScope,
+} from '../../src/plugins/containment.js';
 
 /** What attribution says for a failure raised in a later timer: whose is it? */
 function ownerOfLaterFailure(): Promise<PluginScope | undefined> {
@@ -42,7 +48,7 @@ function fakeContext(seen: Array<Promise<PluginScope | undefined>>, declared: Se
   };
 }
 
-test('the plugin\'s callbacks and what they start are its own; what the core starts for its calls is not', async () => {
+test("the plugin's callbacks and what they start are its own; what the core starts for its calls is not", async () => {
   const scope = createScope('p', tmpdir(), () => {});
   const coreSide: Array<Promise<PluginScope | undefined>> = [];
   const declared: SettingDeclaration[] = [];
@@ -67,7 +73,9 @@ test('the plugin\'s callbacks and what they start are its own; what the core sta
     ctx.topics.declare({
       device: 'inverter_1',
       metrics: [],
-      settings: [{ name: 's', displayName: 'S', options: ['x'], write: async () => void pluginSide.push(ownerOfLaterFailure()) }],
+      settings: [
+        { name: 's', displayName: 'S', options: ['x'], write: async () => void pluginSide.push(ownerOfLaterFailure()) },
+      ],
     }),
   );
   // The core calls a write handler from an API request, outside any scope.

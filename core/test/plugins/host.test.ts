@@ -24,7 +24,15 @@ function addSlowPlugin(root: string): void {
   const dir = join(root, 'plugins', 'slow');
   mkdirSync(dir);
   symlinkSync(join(REPO_ROOT, 'node_modules'), join(dir, 'node_modules'));
-  writeFileSync(join(dir, 'package.json'), JSON.stringify({ name: 'slow', type: 'module', main: 'index.js', heliograph: { id: 'slow', kind: 'integration', sdk: '^1' } }));
+  writeFileSync(
+    join(dir, 'package.json'),
+    JSON.stringify({
+      name: 'slow',
+      type: 'module',
+      main: 'index.js',
+      heliograph: { id: 'slow', kind: 'integration', sdk: '^1' },
+    }),
+  );
   writeFileSync(
     join(dir, 'index.js'),
     `import { definePlugin, z } from '@heliograph/plugins-sdk';
@@ -44,7 +52,10 @@ export default definePlugin({
   );
 }
 
-async function makeHost(configs: Array<Partial<PluginInstanceConfig> & { id: string; plugin: string }>, options: { slowPlugin?: boolean } = {}) {
+async function makeHost(
+  configs: Array<Partial<PluginInstanceConfig> & { id: string; plugin: string }>,
+  options: { slowPlugin?: boolean } = {},
+) {
   const db = await openDatabase(join(tempDir(), 'h.db'));
   await migrate(db, [...auditMigrations, ...pluginStoreMigrations]);
   const clock = new ManualClock(Date.parse('2026-11-22T10:00:00Z'));
@@ -73,7 +84,9 @@ async function makeHost(configs: Array<Partial<PluginInstanceConfig> & { id: str
 }
 
 test('a plugin that throws in setup is failed, its registrations undone, and retried', async () => {
-  const h = await makeHost([{ id: 'bad', plugin: 'crashing', devices: ['inverter_1'], config: { message: 'cannot open /dev/ttyUSB0' } }]);
+  const h = await makeHost([
+    { id: 'bad', plugin: 'crashing', devices: ['inverter_1'], config: { message: 'cannot open /dev/ttyUSB0' } },
+  ]);
   await h.host.load();
   await h.host.startAll();
   const status = h.host.status()[0]!;
@@ -106,8 +119,14 @@ test('a refused or unanswered write fails the write, not the server; the plugin 
   const topic = 'inverter_1/output_source_priority';
   assert.deepEqual(await h.writes.write({ topic, value: 'SBU priority', who: 'admin', via: 'rest' }), { ok: true });
   assert.equal(h.registry.visibleValue(h.registry.get(topic)!), 'SBU priority');
-  assert.deepEqual(await h.writes.write({ topic, value: 'Refuse me', who: 'admin', via: 'rest' }), { ok: false, message: 'the device refused: NAK' });
-  assert.deepEqual(await h.writes.write({ topic, value: 'Hang', who: 'admin', via: 'rest' }), { ok: false, message: 'the device did not confirm the write within 0.2 s' });
+  assert.deepEqual(await h.writes.write({ topic, value: 'Refuse me', who: 'admin', via: 'rest' }), {
+    ok: false,
+    message: 'the device refused: NAK',
+  });
+  assert.deepEqual(await h.writes.write({ topic, value: 'Hang', who: 'admin', via: 'rest' }), {
+    ok: false,
+    message: 'the device did not confirm the write within 0.2 s',
+  });
   assert.equal(h.registry.visibleValue(h.registry.get(topic)!), 'SBU priority', 'failed writes leave the value');
   assert.match(h.host.status()[0]!.last_error!, /write to inverter_1\/output_source_priority/);
   await h.close();
@@ -130,7 +149,10 @@ test('a bad plugin config stops the start and names the exact key', async () => 
   ]);
   await assert.rejects(h.host.load(), (err: Error) => {
     assert.ok(err instanceof ConfigError);
-    assert.match(err.message, /^plugins\.json: plugins\[1\]\.config\.port: .*expected number.*"abc"|^plugins\.json: plugins\[1\]\.config\.port: Invalid input: expected number, received string/);
+    assert.match(
+      err.message,
+      /^plugins\.json: plugins\[1\]\.config\.port: .*expected number.*"abc"|^plugins\.json: plugins\[1\]\.config\.port: Invalid input: expected number, received string/,
+    );
     return true;
   });
   await h.close();
@@ -138,7 +160,10 @@ test('a bad plugin config stops the start and names the exact key', async () => 
 
 test('an unknown plugin is a config error listing what is installed', async () => {
   const h = await makeHost([{ id: 'x', plugin: 'solax' }]);
-  await assert.rejects(h.host.load(), /plugins\.json: plugins\[0\]\.plugin: no plugin "solax" is installed \(installed: crashing, echo, flaky\)/);
+  await assert.rejects(
+    h.host.load(),
+    /plugins\.json: plugins\[0\]\.plugin: no plugin "solax" is installed \(installed: crashing, echo, flaky\)/,
+  );
   await h.close();
 });
 
@@ -152,7 +177,10 @@ test('a plugin stopped while its setup still runs stays stopped, and nothing it 
   );
   await h.host.load();
   const started = h.host.startAll();
-  assert.deepEqual(h.host.status().map((s) => s.state), ['starting', 'starting']);
+  assert.deepEqual(
+    h.host.status().map((s) => s.state),
+    ['starting', 'starting'],
+  );
   await h.host.stopAll();
   await started;
   assert.deepEqual(
@@ -164,7 +192,9 @@ test('a plugin stopped while its setup still runs stays stopped, and nothing it 
     'a setup that fails because of the stop is not a failure to retry',
   );
   assert.equal(h.registry.get('inverter_1/pv_power'), undefined, 'a topic declared after the stop is removed again');
-  const plugin = (await import(pathToFileURL(join(h.root, 'plugins', 'slow', 'index.js')).href)) as { cleanups: string[] };
+  const plugin = (await import(pathToFileURL(join(h.root, 'plugins', 'slow', 'index.js')).href)) as {
+    cleanups: string[];
+  };
   assert.deepEqual(plugin.cleanups, ['finishes'], 'the cleanup setup returned has run');
   await h.close();
 });

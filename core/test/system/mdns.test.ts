@@ -34,7 +34,14 @@ describe('mDNS advertisement failures', () => {
     const { warnings, log } = collectingLog();
     let warned!: () => void;
     const firstWarning = new Promise<void>((resolve) => (warned = resolve));
-    const advertisement = advertiseMdns({ port: 8080, siteId: 12, name: 'Heliograph 12', interface: '127.0.0.1', mdnsPort: held.port, log: { warn: (m) => (log.warn(m), warned()) } });
+    const advertisement = advertiseMdns({
+      port: 8080,
+      siteId: 12,
+      name: 'Heliograph 12',
+      interface: '127.0.0.1',
+      mdnsPort: held.port,
+      log: { warn: (m) => (log.warn(m), warned()) },
+    });
     await firstWarning;
     await advertisement.close();
     assert.equal(warnings.length, 1, warnings.join('\n'));

@@ -7,7 +7,17 @@ import type { TopicMeta } from '../../src/topics/registry.js';
 
 function meta(topic: string, fields: Partial<TopicMeta> = {}): TopicMeta {
   const deviceId = topic.split('/')[0]!;
-  return { topic, deviceId, ...deviceFields(deviceId), group: 'Status', name: topic, unit: '', type: 'number', recorded: false, ...fields };
+  return {
+    topic,
+    deviceId,
+    ...deviceFields(deviceId),
+    group: 'Status',
+    name: topic,
+    unit: '',
+    type: 'number',
+    recorded: false,
+    ...fields,
+  };
 }
 
 describe('device and number', () => {
@@ -15,7 +25,12 @@ describe('device and number', () => {
     assert.deepEqual(deviceFields('inverter_1'), { device: 'inverters', number: 0 });
     assert.deepEqual(deviceFields('inverter_12'), { device: 'inverters', number: 11 });
     assert.deepEqual(deviceFields('battery_2'), { device: 'batteries', number: 1 });
-    for (const [id, device] of [['total', 'totals'], ['grid', 'grid'], ['weather', 'weather'], ['system', 'system']]) {
+    for (const [id, device] of [
+      ['total', 'totals'],
+      ['grid', 'grid'],
+      ['weather', 'weather'],
+      ['system', 'system'],
+    ]) {
       assert.deepEqual(deviceFields(id!), { device, number: null });
     }
     assert.deepEqual(deviceFieldsOfTopic('battery_3/voltage'), { device: 'batteries', number: 2 });
@@ -27,7 +42,20 @@ describe('discovery fields', () => {
     const classOf = (unit: string, name = 'x') => discoveryFields(meta(`inverter_1/${name}`, { unit })).device_class;
     assert.deepEqual(
       ['W', 'kW', 'kWh', 'V', 'A', 'Hz', 'VA', '°C', '°F', 'MB', 'km/h', ''].map((u) => classOf(u)),
-      ['power', 'power', 'energy', 'voltage', 'current', 'frequency', 'apparent_power', 'temperature', 'temperature', 'data_size', null, null],
+      [
+        'power',
+        'power',
+        'energy',
+        'voltage',
+        'current',
+        'frequency',
+        'apparent_power',
+        'temperature',
+        'temperature',
+        'data_size',
+        null,
+        null,
+      ],
     );
     assert.equal(classOf('%', 'state_of_charge'), 'battery');
     assert.equal(classOf('%', 'battery_soc'), 'battery');
@@ -42,8 +70,12 @@ describe('discovery fields', () => {
   });
 
   it('make only an on/off pair a switch, in either order and any case', () => {
-    const of = (options: string[]) => discoveryFields(meta('inverter_1/s', { group: 'Settings', type: 'string', writable: { options } }));
-    assert.deepEqual([of(['OFF', 'ON']).platform, of(['OFF', 'ON']).payload_on, of(['OFF', 'ON']).payload_off], ['switch', 'ON', 'OFF']);
+    const of = (options: string[]) =>
+      discoveryFields(meta('inverter_1/s', { group: 'Settings', type: 'string', writable: { options } }));
+    assert.deepEqual(
+      [of(['OFF', 'ON']).platform, of(['OFF', 'ON']).payload_on, of(['OFF', 'ON']).payload_off],
+      ['switch', 'ON', 'OFF'],
+    );
     assert.equal(of(['Utility first', 'Solar first']).platform, 'select');
     assert.deepEqual(of(['Utility first', 'Solar first']).options, ['Utility first', 'Solar first']);
     assert.equal(of(['On', 'Off', 'Auto']).platform, 'select');
@@ -54,7 +86,10 @@ describe('declared classes', () => {
   it('are checked, with a message naming the declaration', () => {
     assert.equal(discoveryOverride({ name: 'pv_power' }), undefined);
     assert.deepEqual(discoveryOverride({ name: 'x', deviceClass: null }), { deviceClass: null });
-    assert.throws(() => discoveryOverride({ name: 'lifetime_energy', stateClass: 'increasing' }), /declaration of lifetime_energy: .*stateClass must be "measurement", "total", "total_increasing" or null/);
+    assert.throws(
+      () => discoveryOverride({ name: 'lifetime_energy', stateClass: 'increasing' }),
+      /declaration of lifetime_energy: .*stateClass must be "measurement", "total", "total_increasing" or null/,
+    );
     assert.throws(() => discoveryOverride({ name: 'x', deviceClass: 'Power Meter' }), /lower snake case/);
   });
 });

@@ -7,14 +7,30 @@ import { deviceFields } from '../../src/topics/device.js';
 
 function meta(topic: string): TopicMeta {
   const deviceId = topic.split('/')[0]!;
-  return { topic, deviceId, ...deviceFields(deviceId), group: 'Status', name: topic, unit: 'W', type: 'number', recorded: true };
+  return {
+    topic,
+    deviceId,
+    ...deviceFields(deviceId),
+    group: 'Status',
+    name: topic,
+    unit: 'W',
+    type: 'number',
+    recorded: true,
+  };
 }
 
 function setup() {
   const clock = new ManualClock(0);
   const registry = new TopicRegistry(clock);
   new TotalsDeriver(registry).start();
-  for (const t of ['inverter_1/pv_power', 'inverter_2/pv_power', 'inverter_1/battery_power', 'battery_1/power', 'battery_1/state_of_charge', 'battery_2/state_of_charge']) {
+  for (const t of [
+    'inverter_1/pv_power',
+    'inverter_2/pv_power',
+    'inverter_1/battery_power',
+    'battery_1/power',
+    'battery_1/state_of_charge',
+    'battery_2/state_of_charge',
+  ]) {
     registry.define(meta(t));
   }
   registry.trackDevice('inverter_2', 30_000);
@@ -80,7 +96,11 @@ test('past totals are summed per time once every inverter of the instance has re
   for (const t of ['inverter_1/pv_power', 'inverter_2/pv_power']) registry.define(meta(t));
   const past = new PastTotals(registry, ['inverter_1', 'inverter_2']);
   assert.ok(past.coversAllInverters());
-  assert.deepEqual(past.add('inverter_1', [{ time: 10_000, values: { pv_power: 100.1, grid_power: 5 } }]), [], 'inverter_2 has not reported yet');
+  assert.deepEqual(
+    past.add('inverter_1', [{ time: 10_000, values: { pv_power: 100.1, grid_power: 5 } }]),
+    [],
+    'inverter_2 has not reported yet',
+  );
   const out = past.add('inverter_2', [
     { time: 10_000, values: { pv_power: 200.2, grid_power: -5 } },
     { time: 20_000, values: { pv_power: 1 } },
@@ -92,7 +112,10 @@ test('past totals are summed per time once every inverter of the instance has re
       ['total/grid_power', [[10_000, 0]]],
     ],
   );
-  assert.deepEqual(past.add('inverter_1', [{ time: 20_000, values: { pv_power: 2 } }]).map(([m, l]) => [m.topic, l]), [['total/pv_power', [[20_000, 3]]]]);
+  assert.deepEqual(
+    past.add('inverter_1', [{ time: 20_000, values: { pv_power: 2 } }]).map(([m, l]) => [m.topic, l]),
+    [['total/pv_power', [[20_000, 3]]]],
+  );
 });
 
 test('past totals are not derived when another instance drives an inverter too', () => {

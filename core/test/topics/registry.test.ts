@@ -7,7 +7,17 @@ import { deviceFields } from '../../src/topics/device.js';
 
 function meta(topic: string, extra: Partial<TopicMeta> = {}): TopicMeta {
   const deviceId = topic.split('/')[0]!;
-  return { topic, deviceId, ...deviceFields(deviceId), group: 'Status', name: topic, unit: 'W', type: 'number', recorded: true, ...extra };
+  return {
+    topic,
+    deviceId,
+    ...deviceFields(deviceId),
+    group: 'Status',
+    name: topic,
+    unit: 'W',
+    type: 'number',
+    recorded: true,
+    ...extra,
+  };
 }
 
 const nextTick = (registry: TopicRegistry) => new Promise<Tick>((resolve) => registry.once('tick', resolve));
@@ -33,7 +43,10 @@ test('readings published in one synchronous run arrive as one tick', async () =>
   registry.publish(registry.get('inverter_1/load_power')!, 50);
   const delivered = await tick;
   assert.equal(ticks, 1);
-  assert.deepEqual(delivered.changed.map((s) => s.meta.topic), ['inverter_1/pv_power', 'inverter_1/load_power']);
+  assert.deepEqual(
+    delivered.changed.map((s) => s.meta.topic),
+    ['inverter_1/pv_power', 'inverter_1/load_power'],
+  );
 });
 
 test('an unchanged value is a reading but not a change', async () => {
@@ -54,12 +67,25 @@ test('snapshot is sorted by topic and rebuilt after a change', async () => {
   registry.define(meta('battery_1/voltage', { unit: 'V' }));
   registry.define(meta('inverter_1/pv_power'));
   const before = JSON.parse(registry.snapshotJson());
-  assert.deepEqual(before.map((m: { topic: string }) => m.topic), ['battery_1/voltage', 'inverter_1/pv_power', 'total/pv_power']);
+  assert.deepEqual(
+    before.map((m: { topic: string }) => m.topic),
+    ['battery_1/voltage', 'inverter_1/pv_power', 'total/pv_power'],
+  );
   assert.equal(before[0].value, null, 'no reading yet reads null');
   registry.publish(registry.get('battery_1/voltage')!, 52.1);
   await nextTick(registry);
   const after = JSON.parse(registry.snapshotJson('battery*'));
-  assert.deepEqual(after, [{ topic: 'battery_1/voltage', device: 'batteries', number: 0, group: 'Status', name: 'battery_1/voltage', value: 52.1, unit: 'V' }]);
+  assert.deepEqual(after, [
+    {
+      topic: 'battery_1/voltage',
+      device: 'batteries',
+      number: 0,
+      group: 'Status',
+      name: 'battery_1/voltage',
+      value: 52.1,
+      unit: 'V',
+    },
+  ]);
 });
 
 test('a device that stops answering reads null until it answers again, and clients are told', async () => {
@@ -77,7 +103,10 @@ test('a device that stops answering reads null until it answers again, and clien
   const staleTick = nextTick(registry);
   registry.checkStale();
   const delivered = await staleTick;
-  assert.deepEqual(delivered.changed.map((s) => s.meta.topic), ['inverter_1/pv_power']);
+  assert.deepEqual(
+    delivered.changed.map((s) => s.meta.topic),
+    ['inverter_1/pv_power'],
+  );
   assert.equal(registry.visibleValue(state), null);
   assert.equal(JSON.parse(registry.snapshotJson())[0].value, null);
   const back = nextTick(registry);

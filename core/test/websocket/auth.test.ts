@@ -29,7 +29,9 @@ describe('WebSocket auth: checked before the upgrade', { timeout: 10_000 }, () =
   });
 
   it('answers 404 for an upgrade on another path', async () => {
-    const refusal = await RawClient.refused(server.wsUrl.replace('/api/websocket', '/api/socket'), { password: PASSWORD });
+    const refusal = await RawClient.refused(server.wsUrl.replace('/api/websocket', '/api/socket'), {
+      password: PASSWORD,
+    });
     assert.equal(refusal.status, 404);
     assert.match(JSON.parse(refusal.body).error, /the live stream is at \/api\/websocket/);
   });

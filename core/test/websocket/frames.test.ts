@@ -12,7 +12,12 @@ describe('WebSocket frames: serializers, heartbeat, errors', { timeout: 10_000 }
   it('answers a heartbeat in the v1 object form without vsn', async () => {
     const client = await RawClient.connect(server.wsUrl, { form: 'v1' });
     const reply = await client.request('phoenix', 'heartbeat', {});
-    assert.deepEqual(reply.raw, { topic: 'phoenix', event: 'phx_reply', payload: { status: 'ok', response: {} }, ref: '1' });
+    assert.deepEqual(reply.raw, {
+      topic: 'phoenix',
+      event: 'phx_reply',
+      payload: { status: 'ok', response: {} },
+      ref: '1',
+    });
     client.close();
   });
 
@@ -26,10 +31,21 @@ describe('WebSocket frames: serializers, heartbeat, errors', { timeout: 10_000 }
   it('answers a join on any other topic with "unmatched topic", in the client\'s form', async () => {
     const v2 = await RawClient.connect(server.wsUrl, { form: 'v2' });
     const reply = await v2.request('rooms:lobby', 'phx_join', {}, '7');
-    assert.deepEqual(reply.raw, ['7', '1', 'rooms:lobby', 'phx_reply', { status: 'error', response: { reason: 'unmatched topic' } }]);
+    assert.deepEqual(reply.raw, [
+      '7',
+      '1',
+      'rooms:lobby',
+      'phx_reply',
+      { status: 'error', response: { reason: 'unmatched topic' } },
+    ]);
     const v1 = await RawClient.connect(server.wsUrl, { form: 'v1' });
     const v1Reply = await v1.request('metrics:other', 'phx_join', {});
-    assert.deepEqual(v1Reply.raw, { topic: 'metrics:other', event: 'phx_reply', payload: { status: 'error', response: { reason: 'unmatched topic' } }, ref: '1' });
+    assert.deepEqual(v1Reply.raw, {
+      topic: 'metrics:other',
+      event: 'phx_reply',
+      payload: { status: 'error', response: { reason: 'unmatched topic' } },
+      ref: '1',
+    });
     v1.close();
     v2.close();
   });
@@ -74,7 +90,10 @@ describe('WebSocket frames: serializers, heartbeat, errors', { timeout: 10_000 }
     assert.equal(badTopics.payload.status, 'error');
     assert.match(badTopics.payload.response.reason, /^topics must be a list/);
     const badEntry = await client.join({ topics: [{ topic: 'total/*', max_frequency_s: -1 }] });
-    assert.equal(badEntry.payload.response.reason, 'topics[0].max_frequency_s: max_frequency_s must be 0 or more seconds');
+    assert.equal(
+      badEntry.payload.response.reason,
+      'topics[0].max_frequency_s: max_frequency_s must be 0 or more seconds',
+    );
     assert.equal((await client.join()).payload.status, 'ok');
     const unknown = await client.request('metrics', 'subscribe', {});
     assert.equal(unknown.payload.status, 'error');

@@ -3,7 +3,13 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createApp, listen, type RunningServer } from '../../src/api/app.js';
-import { attachWebsocket, upgradeRequiredRoutes, type Timers, type WebsocketEndpoint, type WebsocketOptions } from '../../src/api/websocket/index.js';
+import {
+  attachWebsocket,
+  upgradeRequiredRoutes,
+  type Timers,
+  type WebsocketEndpoint,
+  type WebsocketOptions,
+} from '../../src/api/websocket/index.js';
 import type { Authenticator, AuthOutcome, Credentials } from '../../src/auth/types.js';
 import { ManualClock } from '../../src/clock.js';
 import { migrate, openDatabase, type Db } from '../../src/db.js';
@@ -28,11 +34,20 @@ export class OnePasswordAuthenticator implements Authenticator {
 
   async authenticate(credentials: Credentials | undefined, clientIp: string): Promise<AuthOutcome> {
     const failures = this.failures.get(clientIp) ?? 0;
-    if (failures >= 5) return { ok: false, status: 429, message: 'too many failed logins; wait and try again', retryAfterS: 2 ** (failures - 5) };
+    if (failures >= 5)
+      return {
+        ok: false,
+        status: 429,
+        message: 'too many failed logins; wait and try again',
+        retryAfterS: 2 ** (failures - 5),
+      };
     if (!credentials) return { ok: false, status: 401, message: 'credentials required: pass ?password= or ?token=' };
-    if (credentials.kind === 'password' && credentials.secret === PASSWORD) return { ok: true, who: 'admin', scope: 'admin' };
-    if (credentials.kind === 'token' && credentials.secret === TOKEN) return { ok: true, who: 'kitchen panel', scope: 'write', token: { id: 'kitchen', expiresAt: null } };
-    if (credentials.kind === 'token' && credentials.secret === READ_TOKEN) return { ok: true, who: 'wall display', scope: 'read', token: { id: 'wall', expiresAt: null } };
+    if (credentials.kind === 'password' && credentials.secret === PASSWORD)
+      return { ok: true, who: 'admin', scope: 'admin' };
+    if (credentials.kind === 'token' && credentials.secret === TOKEN)
+      return { ok: true, who: 'kitchen panel', scope: 'write', token: { id: 'kitchen', expiresAt: null } };
+    if (credentials.kind === 'token' && credentials.secret === READ_TOKEN)
+      return { ok: true, who: 'wall display', scope: 'read', token: { id: 'wall', expiresAt: null } };
     this.failures.set(clientIp, failures + 1);
     return { ok: false, status: 401, message: 'wrong password or token' };
   }
@@ -117,14 +132,32 @@ export async function startStream(overrides: Partial<WebsocketOptions> = {}): Pr
   const written: Array<string | number> = [];
   defineSite(registry, writes, written);
   const auth = new OnePasswordAuthenticator();
-  const system = new SystemInfo({ clock, siteId: SITE_ID, version: '0.1.0-test', dataDir, startedAt: START, cpuTemperature: async () => 41 });
+  const system = new SystemInfo({
+    clock,
+    siteId: SITE_ID,
+    version: '0.1.0-test',
+    dataDir,
+    startedAt: START,
+    cpuTemperature: async () => 41,
+  });
 
   let running: RunningServer;
   let endpoint: WebsocketEndpoint;
   const start = async (port: number) => {
     const app = createApp({ auth, realm: REALM, routers: [], publicRouters: [upgradeRequiredRoutes()] });
     running = await listen(app, '127.0.0.1', port);
-    endpoint = attachWebsocket({ app, server: running.server, registry, auth, realm: REALM, writes, system, clock, timers, ...overrides });
+    endpoint = attachWebsocket({
+      app,
+      server: running.server,
+      registry,
+      auth,
+      realm: REALM,
+      writes,
+      system,
+      clock,
+      timers,
+      ...overrides,
+    });
   };
   const stopServer = async () => {
     await endpoint.close();
@@ -162,7 +195,17 @@ export async function startStream(overrides: Partial<WebsocketOptions> = {}): Pr
 /** A topic's metadata the way the plugin host would build it. */
 export function meta(topic: string, fields: Partial<TopicMeta> = {}): TopicMeta {
   const [deviceId, name] = topic.split('/') as [string, string];
-  return { topic, deviceId, ...deviceFields(deviceId), group: 'Status', name: name.replace(/_/g, ' '), unit: 'W', type: 'number', recorded: true, ...fields };
+  return {
+    topic,
+    deviceId,
+    ...deviceFields(deviceId),
+    group: 'Status',
+    name: name.replace(/_/g, ' '),
+    unit: 'W',
+    type: 'number',
+    recorded: true,
+    ...fields,
+  };
 }
 
 const OUTPUT_PRIORITIES = ['Solar first', 'Utility first', 'SBU'];
@@ -193,12 +236,26 @@ function defineSite(registry: TopicRegistry, writes: WriteService, written: Arra
     },
     ...fields,
   });
-  writes.register('inverter_1/output_source_priority', { setting: setting('output_source_priority', { options: OUTPUT_PRIORITIES }), onError: () => {}, signal });
-  writes.register('inverter_1/max_charge_current', { setting: setting('max_charge_current', { min: 0, max: 100, step: 10 }), onError: () => {}, signal });
+  writes.register('inverter_1/output_source_priority', {
+    setting: setting('output_source_priority', { options: OUTPUT_PRIORITIES }),
+    onError: () => {},
+    signal,
+  });
+  writes.register('inverter_1/max_charge_current', {
+    setting: setting('max_charge_current', { min: 0, max: 100, step: 10 }),
+    onError: () => {},
+    signal,
+  });
 }
 
 function writableMeta(topic: string, writable: Writable, unit = ''): TopicMeta {
-  return meta(topic, { group: 'Settings', unit, type: 'options' in writable ? 'string' : 'number', recorded: false, writable });
+  return meta(topic, {
+    group: 'Settings',
+    unit,
+    type: 'options' in writable ? 'string' : 'number',
+    recorded: false,
+    writable,
+  });
 }
 
 /** Publishes values in one synchronous run (one tick) and waits until listeners have it. */

@@ -24,14 +24,27 @@ describe('WebSocket scopes and filter limits', { timeout: 20_000 }, () => {
   it('a read token watches but its set is refused, naming the scope it needs; a write token writes', async () => {
     const reader = await connect({ token: READ_TOKEN });
     await reader.joinAndSync({ topics: [{ topic: 'inverter_1/*' }] });
-    const refused = await reader.request('metrics', 'set', { topic: 'inverter_1/output_source_priority', value: 'utility first' }, 'j1');
+    const refused = await reader.request(
+      'metrics',
+      'set',
+      { topic: 'inverter_1/output_source_priority', value: 'utility first' },
+      'j1',
+    );
     assert.equal(refused.payload.status, 'error');
-    assert.match(String((refused.payload.response as { reason: string }).reason), /token "wall display" has scope read, but set needs scope write/);
+    assert.match(
+      String((refused.payload.response as { reason: string }).reason),
+      /token "wall display" has scope read, but set needs scope write/,
+    );
     assert.deepEqual(server.written, [], 'nothing was written');
 
     const writer = await connect({ token: TOKEN });
     await writer.joinAndSync({ topics: [{ topic: 'inverter_1/*' }] });
-    const ack = await writer.request('metrics', 'set', { topic: 'inverter_1/output_source_priority', value: 'utility first' }, 'j1');
+    const ack = await writer.request(
+      'metrics',
+      'set',
+      { topic: 'inverter_1/output_source_priority', value: 'utility first' },
+      'j1',
+    );
     assert.equal(ack.payload.status, 'ok');
     assert.equal((await writer.next('set_result')).payload.result, 'ok');
   });
@@ -39,7 +52,9 @@ describe('WebSocket scopes and filter limits', { timeout: 20_000 }, () => {
   it('distinct filters are bounded across sockets; equal filters always share, and a refused join says why', async () => {
     const perSocket = 256;
     const fits = Math.floor(MAX_DISTINCT_FILTER_ENTRIES / perSocket);
-    const filter = (n: number) => ({ topics: Array.from({ length: perSocket }, (_, i) => ({ topic: `inverter_${n}_${i}/*` })) });
+    const filter = (n: number) => ({
+      topics: Array.from({ length: perSocket }, (_, i) => ({ topic: `inverter_${n}_${i}/*` })),
+    });
     for (let n = 0; n < fits; n++) {
       const client = await connect();
       assert.equal((await client.join(filter(n))).payload.status, 'ok', `filter ${n}`);
@@ -47,7 +62,10 @@ describe('WebSocket scopes and filter limits', { timeout: 20_000 }, () => {
     const over = await connect();
     const refused = await over.join(filter(fits));
     assert.equal(refused.payload.status, 'error');
-    assert.match(String((refused.payload.response as { reason: string }).reason), /already holds 8192 different filter entries/);
+    assert.match(
+      String((refused.payload.response as { reason: string }).reason),
+      /already holds 8192 different filter entries/,
+    );
     // A filter someone already holds costs nothing more.
     assert.equal((await over.join(filter(0))).payload.status, 'ok');
     // Replacing the only holder's own filter frees its entries first.
@@ -59,13 +77,19 @@ describe('WebSocket scopes and filter limits', { timeout: 20_000 }, () => {
 });
 
 describe('token sessions', () => {
-  const identity = (id: string, expiresAt: number | null): Identity => ({ who: id, scope: 'read', token: { id, expiresAt } });
+  const identity = (id: string, expiresAt: number | null): Identity => ({
+    who: id,
+    scope: 'read',
+    token: { id, expiresAt },
+  });
 
   it('close every socket of a revoked token with 4001, and an expiring token at its expiry with 4002', () => {
     const clock = new ManualClock(START);
     const timers = new ManualTimers(clock);
     const closed: Array<[string, number, string]> = [];
-    const sessions = new TokenSessions<{ identity: Identity; name: string }>(clock, timers, (s, code, reason) => closed.push([s.name, code, reason]));
+    const sessions = new TokenSessions<{ identity: Identity; name: string }>(clock, timers, (s, code, reason) =>
+      closed.push([s.name, code, reason]),
+    );
     sessions.track({ identity: identity('a', null), name: 'a1' });
     sessions.track({ identity: identity('a', null), name: 'a2' });
     sessions.track({ identity: identity('b', START + 30 * 86_400_000), name: 'b1' });
@@ -87,7 +111,9 @@ describe('token sessions', () => {
   it('close a socket whose token is already expired at once', () => {
     const clock = new ManualClock(START);
     const closed: number[] = [];
-    const sessions = new TokenSessions<{ identity: Identity }>(clock, new ManualTimers(clock), (_s, code) => closed.push(code));
+    const sessions = new TokenSessions<{ identity: Identity }>(clock, new ManualTimers(clock), (_s, code) =>
+      closed.push(code),
+    );
     sessions.track({ identity: identity('c', START) });
     assert.deepEqual(closed, [CLOSE_TOKEN_EXPIRED]);
   });

@@ -17,7 +17,9 @@ describe('WebSocket with the official Phoenix client (vsn 2.0.0)', { timeout: 10
   });
 
   it('joins metrics with a filter and gets definitions, values, system rows and heartbeat replies', async () => {
-    const channel = socket.channel('metrics', { topics: [{ topic: 'total/*' }, { topic: 'battery_*/voltage', max_frequency_s: 10 }] });
+    const channel = socket.channel('metrics', {
+      topics: [{ topic: 'total/*' }, { topic: 'battery_*/voltage', max_frequency_s: 10 }],
+    });
     const inbox = new ChannelInbox(channel, ['definition', 'data', 'system']);
     assert.deepEqual(await joinChannel(channel), { status: 'ok', response: {} });
     const definition = await inbox.next('definition');
@@ -50,7 +52,10 @@ describe('WebSocket with the official Phoenix client (vsn 2.0.0)', { timeout: 10
     await inbox.next('data');
     const reply = await pushAndWait(channel.push('topics', { topics: [{ topic: 'weather/*' }] }));
     assert.deepEqual(reply, { status: 'ok', response: {} });
-    assert.deepEqual((await inbox.next('definition')).definitions.map((d: { topic: string }) => d.topic), ['weather/cloud_cover']);
+    assert.deepEqual(
+      (await inbox.next('definition')).definitions.map((d: { topic: string }) => d.topic),
+      ['weather/cloud_cover'],
+    );
     assert.deepEqual(await inbox.next('data'), { metrics: [{ topic: 'weather/cloud_cover', value: 40 }] });
     const refused = await pushAndWait(channel.push('topics', { topics: [] }));
     assert.equal(refused.status, 'error');
@@ -77,8 +82,15 @@ describe('WebSocket with the official Phoenix client (vsn 2.0.0)', { timeout: 10
     await server.restart();
     await publish(server.registry, { 'total/pv_power': 4100 }); // while the client is away
     const again = await inbox.next('definition');
-    assert.deepEqual(again.definitions.map((d: { topic: string }) => d.topic), ['total/pv_power']);
-    assert.deepEqual(await inbox.next('data'), { metrics: [{ topic: 'total/pv_power', value: 4100 }] }, 'the rejoin brings the current value');
+    assert.deepEqual(
+      again.definitions.map((d: { topic: string }) => d.topic),
+      ['total/pv_power'],
+    );
+    assert.deepEqual(
+      await inbox.next('data'),
+      { metrics: [{ topic: 'total/pv_power', value: 4100 }] },
+      'the rejoin brings the current value',
+    );
     assert.equal(opened, 2);
 
     await publish(server.registry, { 'total/pv_power': 4200 });

@@ -27,7 +27,11 @@ export interface Refusal {
  */
 export class RawClient {
   private readonly queue: Frame[] = [];
-  private readonly waiters: Array<{ match: (f: Frame) => boolean; resolve: (f: Frame) => void; reject: (e: Error) => void }> = [];
+  private readonly waiters: Array<{
+    match: (f: Frame) => boolean;
+    resolve: (f: Frame) => void;
+    reject: (e: Error) => void;
+  }> = [];
   private refs = 0;
   readonly closed: Promise<{ code: number; reason: string }>;
 
@@ -38,7 +42,8 @@ export class RawClient {
     ws.on('message', (data: Buffer) => this.receive(data.toString('utf8')));
     this.closed = new Promise((resolve) => {
       ws.on('close', (code, reason) => {
-        for (const w of this.waiters.splice(0)) w.reject(new Error(`socket closed (${code} ${reason.toString()}) while waiting for a frame`));
+        for (const w of this.waiters.splice(0))
+          w.reject(new Error(`socket closed (${code} ${reason.toString()}) while waiting for a frame`));
         resolve({ code, reason: reason.toString() });
       });
     });
@@ -46,7 +51,13 @@ export class RawClient {
 
   static async connect(url: string, options: { form?: Form; query?: Record<string, string> } = {}): Promise<RawClient> {
     const form = options.form ?? 'v1';
-    const ws = new WebSocket(withQuery(url, { ...(options.query?.token ? {} : { password: PASSWORD }), ...(form === 'v2' ? { vsn: '2.0.0' } : {}), ...options.query }));
+    const ws = new WebSocket(
+      withQuery(url, {
+        ...(options.query?.token ? {} : { password: PASSWORD }),
+        ...(form === 'v2' ? { vsn: '2.0.0' } : {}),
+        ...options.query,
+      }),
+    );
     await new Promise<void>((resolve, reject) => {
       ws.once('open', () => resolve());
       ws.once('error', reject);
@@ -152,7 +163,9 @@ export function withQuery(url: string, query: Record<string, string>): string {
 
 /** Values of a `data` payload by topic. */
 export function valuesOf(frame: Frame): Record<string, unknown> {
-  return Object.fromEntries((frame.payload.metrics as Array<{ topic: string; value: unknown }>).map((m) => [m.topic, m.value]));
+  return Object.fromEntries(
+    (frame.payload.metrics as Array<{ topic: string; value: unknown }>).map((m) => [m.topic, m.value]),
+  );
 }
 
 export function topicsOf(frame: Frame, list: 'metrics' | 'definitions' = 'metrics'): string[] {

@@ -24,7 +24,10 @@ describe('WebSocket slow consumer', { timeout: 20_000 }, () => {
       rounds++;
       await publish(server.registry, { 'inverter_1/event_log': `${rounds}:${chunk}` });
       const data = await fast.next('data');
-      assert.ok(String(valuesOf(data)['inverter_1/event_log']).startsWith(`${rounds}:`), 'the fast socket gets every tick, in order');
+      assert.ok(
+        String(valuesOf(data)['inverter_1/event_log']).startsWith(`${rounds}:`),
+        'the fast socket gets every tick, in order',
+      );
     }
     assert.equal(server.endpoint.clientCount, 1, `the slow socket was still served after ${rounds} rounds of 256 KiB`);
 

@@ -11,14 +11,33 @@ describe('WebSocket stream: join, definitions, data, system', { timeout: 10_000 
   it('answers a join with ok, then definitions, current values and system rows for the default filter', async () => {
     const client = await RawClient.connect(server.wsUrl, { form: 'v1' });
     const reply = await client.join();
-    assert.deepEqual(reply.raw, { topic: 'metrics', event: 'phx_reply', payload: { status: 'ok', response: {} }, ref: '1' });
+    assert.deepEqual(reply.raw, {
+      topic: 'metrics',
+      event: 'phx_reply',
+      payload: { status: 'ok', response: {} },
+      ref: '1',
+    });
 
     const definition = await client.take();
     assert.equal(definition.event, 'definition');
     assert.deepEqual(topicsOf(definition, 'definitions'), DEFAULT_SELECTED);
     assert.deepEqual(definition.payload.definitions[1], {
-      topic: 'battery_1/voltage', device: 'batteries', number: 0, group: 'Status', name: 'voltage', unit: 'V',
-      platform: 'sensor', device_class: 'voltage', state_class: 'measurement', unit_of_measurement: 'V', min: null, max: null, step: null, options: null, payload_on: null, payload_off: null,
+      topic: 'battery_1/voltage',
+      device: 'batteries',
+      number: 0,
+      group: 'Status',
+      name: 'voltage',
+      unit: 'V',
+      platform: 'sensor',
+      device_class: 'voltage',
+      state_class: 'measurement',
+      unit_of_measurement: 'V',
+      min: null,
+      max: null,
+      step: null,
+      options: null,
+      payload_on: null,
+      payload_off: null,
     });
 
     const data = await client.take();
@@ -56,7 +75,10 @@ describe('WebSocket stream: join, definitions, data, system', { timeout: 10_000 
     assert.equal(rows[0]!.value, SITE_ID);
     assert.equal(rows[1]!.value, '0.1.0-test');
     assert.equal(rows[2]!.value, 41);
-    assert.ok(Number.isInteger(rows[3]!.value) && (rows[3]!.value as number) > 0, 'free storage of the temp data dir, whole MB');
+    assert.ok(
+      Number.isInteger(rows[3]!.value) && (rows[3]!.value as number) > 0,
+      'free storage of the temp data dir, whole MB',
+    );
     assert.equal(rows[4]!.value, 0);
     client.close();
   });
@@ -64,16 +86,29 @@ describe('WebSocket stream: join, definitions, data, system', { timeout: 10_000 
   it('delivers the changes of one tick as one data message, and nothing for unchanged values', async () => {
     const client = await RawClient.connect(server.wsUrl, { form: 'v2' });
     await client.joinAndSync({ topics: [{ topic: 'total/*' }, { topic: 'battery_1/voltage' }] });
-    await publish(server.registry, { 'total/pv_power': 3300, 'total/load_power': 950, 'battery_1/voltage': 52.3, 'weather/cloud_cover': 80 });
+    await publish(server.registry, {
+      'total/pv_power': 3300,
+      'total/load_power': 950,
+      'battery_1/voltage': 52.3,
+      'weather/cloud_cover': 80,
+    });
     await publish(server.registry, { 'total/pv_power': 3300, 'total/grid_power': -2300 }); // no change
     await client.barrier();
     const data = client.pending('data');
     assert.equal(data.length, 1);
-    assert.deepEqual(data[0]!.raw, [null, null, 'metrics', 'data', { metrics: [
-      { topic: 'total/pv_power', value: 3300 },
-      { topic: 'total/load_power', value: 950 },
-      { topic: 'battery_1/voltage', value: 52.3 },
-    ] }]);
+    assert.deepEqual(data[0]!.raw, [
+      null,
+      null,
+      'metrics',
+      'data',
+      {
+        metrics: [
+          { topic: 'total/pv_power', value: 3300 },
+          { topic: 'total/load_power', value: 950 },
+          { topic: 'battery_1/voltage', value: 52.3 },
+        ],
+      },
+    ]);
     client.close();
   });
 
@@ -95,10 +130,18 @@ describe('WebSocket stream: join, definitions, data, system', { timeout: 10_000 
     server.clock.advance(31_000);
     server.registry.checkStale();
     server.registry.flush();
-    assert.deepEqual(valuesOf(await client.next('data')), { 'battery_1/voltage': null, 'battery_1/state_of_charge': null, 'battery_1/cell_temperature_max': null });
+    assert.deepEqual(valuesOf(await client.next('data')), {
+      'battery_1/voltage': null,
+      'battery_1/state_of_charge': null,
+      'battery_1/cell_temperature_max': null,
+    });
     // The device answers again: all its topics read their values again, the new one included.
     await publish(server.registry, { 'battery_1/voltage': 51.9 });
-    assert.deepEqual(valuesOf(await client.next('data')), { 'battery_1/voltage': 51.9, 'battery_1/state_of_charge': 64, 'battery_1/cell_temperature_max': 24.5 });
+    assert.deepEqual(valuesOf(await client.next('data')), {
+      'battery_1/voltage': 51.9,
+      'battery_1/state_of_charge': 64,
+      'battery_1/cell_temperature_max': 24.5,
+    });
     untrack();
     client.close();
   });
@@ -109,7 +152,9 @@ describe('WebSocket stream: join, definitions, data, system', { timeout: 10_000 
     assert.equal((await first.request('metrics', 'phx_leave', {}, 'j1')).payload.status, 'ok');
     await publish(server.registry, { 'total/pv_power': 4100 });
     const second = await RawClient.connect(server.wsUrl, { form: 'v2' });
-    assert.deepEqual(valuesOf(await second.joinAndSync({ topics: [{ topic: 'total/pv_power' }] })), { 'total/pv_power': 4100 });
+    assert.deepEqual(valuesOf(await second.joinAndSync({ topics: [{ topic: 'total/pv_power' }] })), {
+      'total/pv_power': 4100,
+    });
     first.close();
     second.close();
   });
@@ -117,11 +162,24 @@ describe('WebSocket stream: join, definitions, data, system', { timeout: 10_000 
   it('replaces the filter on "topics": definitions and values of newly selected topics only', async () => {
     const client = await RawClient.connect(server.wsUrl, { form: 'v2' });
     await client.joinAndSync({ topics: [{ topic: 'total/pv_power' }, { topic: 'battery_1/voltage' }] });
-    const reply = await client.request('metrics', 'topics', { topics: [{ topic: 'battery_1/*' }, { topic: 'weather/cloud_cover' }] }, 'j1');
+    const reply = await client.request(
+      'metrics',
+      'topics',
+      { topics: [{ topic: 'battery_1/*' }, { topic: 'weather/cloud_cover' }] },
+      'j1',
+    );
     assert.deepEqual(reply.raw, ['j1', '2', 'metrics', 'phx_reply', { status: 'ok', response: {} }]);
     const definition = await client.next('definition');
-    assert.deepEqual(topicsOf(definition, 'definitions'), ['battery_1/cell_temperature_max', 'battery_1/state_of_charge', 'weather/cloud_cover']);
-    assert.deepEqual(valuesOf(await client.next('data')), { 'battery_1/cell_temperature_max': 24.5, 'battery_1/state_of_charge': 64, 'weather/cloud_cover': 40 });
+    assert.deepEqual(topicsOf(definition, 'definitions'), [
+      'battery_1/cell_temperature_max',
+      'battery_1/state_of_charge',
+      'weather/cloud_cover',
+    ]);
+    assert.deepEqual(valuesOf(await client.next('data')), {
+      'battery_1/cell_temperature_max': 24.5,
+      'battery_1/state_of_charge': 64,
+      'weather/cloud_cover': 40,
+    });
 
     await publish(server.registry, { 'total/pv_power': 10, 'battery_1/voltage': 50, 'weather/cloud_cover': 41 });
     assert.deepEqual(valuesOf(await client.next('data')), { 'battery_1/voltage': 50, 'weather/cloud_cover': 41 });
@@ -132,7 +190,11 @@ describe('WebSocket stream: join, definitions, data, system', { timeout: 10_000 
       assert.match(refused.payload.response.reason, /topic/);
     }
     await publish(server.registry, { 'weather/cloud_cover': 42 });
-    assert.deepEqual(valuesOf(await client.next('data')), { 'weather/cloud_cover': 42 }, 'a refused change keeps the filter');
+    assert.deepEqual(
+      valuesOf(await client.next('data')),
+      { 'weather/cloud_cover': 42 },
+      'a refused change keeps the filter',
+    );
     client.close();
   });
 
@@ -157,7 +219,12 @@ describe('WebSocket stream: join, definitions, data, system', { timeout: 10_000 
     await v2.joinAndSync({ topics: [{ topic: 'total/*' }] });
     await publish(server.registry, { 'total/grid_power': 150 });
     const [a, b] = await Promise.all([v1.next('data'), v2.next('data')]);
-    assert.deepEqual(a.raw, { topic: 'metrics', event: 'data', payload: { metrics: [{ topic: 'total/grid_power', value: 150 }] }, ref: null });
+    assert.deepEqual(a.raw, {
+      topic: 'metrics',
+      event: 'data',
+      payload: { metrics: [{ topic: 'total/grid_power', value: 150 }] },
+      ref: null,
+    });
     assert.deepEqual(b.raw, [null, null, 'metrics', 'data', { metrics: [{ topic: 'total/grid_power', value: 150 }] }]);
     v1.close();
     v2.close();

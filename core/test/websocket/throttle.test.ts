@@ -20,7 +20,9 @@ describe('WebSocket throttling with max_frequency_s', { timeout: 10_000 }, () =>
 
   it('sends a throttled topic at most once per window and the held-back value when the window ends', async () => {
     const client = await RawClient.connect(server.wsUrl, { form: 'v2' });
-    const first = await client.joinAndSync({ topics: [{ topic: 'total/*' }, { topic: 'battery_*/voltage', max_frequency_s: 10 }] });
+    const first = await client.joinAndSync({
+      topics: [{ topic: 'total/*' }, { topic: 'battery_*/voltage', max_frequency_s: 10 }],
+    });
     assert.equal(valuesOf(first)['battery_1/voltage'], 52.1, 'the first data opens the window');
 
     await advance(client, 1_000);
@@ -32,7 +34,11 @@ describe('WebSocket throttling with max_frequency_s', { timeout: 10_000 }, () =>
     assert.deepEqual(client.pending('data'), [], 'inside the window: held back, no message');
 
     await advance(client, 8_000); // t = 10 s: the window ends
-    assert.deepEqual(valuesOf(await client.next('data')), { 'battery_1/voltage': 51.8 }, 'the current value, not the first held back');
+    assert.deepEqual(
+      valuesOf(await client.next('data')),
+      { 'battery_1/voltage': 51.8 },
+      'the current value, not the first held back',
+    );
 
     await advance(client, 1_000);
     await publish(server.registry, { 'battery_1/voltage': 51.7 });
@@ -43,7 +49,11 @@ describe('WebSocket throttling with max_frequency_s', { timeout: 10_000 }, () =>
 
     await advance(client, 30_000); // no change: nothing to send when windows end
     await publish(server.registry, { 'battery_1/voltage': 51.6 });
-    assert.deepEqual(valuesOf(await client.next('data')), { 'battery_1/voltage': 51.6 }, 'a change after a quiet window goes out at once');
+    assert.deepEqual(
+      valuesOf(await client.next('data')),
+      { 'battery_1/voltage': 51.6 },
+      'a change after a quiet window goes out at once',
+    );
     client.close();
   });
 
@@ -59,7 +69,11 @@ describe('WebSocket throttling with max_frequency_s', { timeout: 10_000 }, () =>
     });
     await advance(client, 1_000);
     await publish(server.registry, { 'battery_1/voltage': 50, 'total/pv_power': 1 });
-    assert.deepEqual(valuesOf(await client.next('data')), { 'total/pv_power': 1 }, 'total/* without a limit wins for pv_power');
+    assert.deepEqual(
+      valuesOf(await client.next('data')),
+      { 'total/pv_power': 1 },
+      'total/* without a limit wins for pv_power',
+    );
     await advance(client, 1_000); // t = 2 s: the 2-s window of the voltage ends
     assert.deepEqual(valuesOf(await client.next('data')), { 'battery_1/voltage': 50 });
     client.close();
@@ -98,13 +112,15 @@ describe('WebSocket throttling with max_frequency_s', { timeout: 10_000 }, () =>
     await client.next('definition');
     assert.deepEqual(valuesOf(await client.next('data')), { 'battery_2/voltage': 53 });
     await advance(client, 20_000);
-    assert.deepEqual(client.pending('data'), [], 'the removed topic\'s held-back 50 is not sent after 53');
+    assert.deepEqual(client.pending('data'), [], "the removed topic's held-back 50 is not sent after 53");
     client.close();
   });
 
-  it('drops a throttled topic\'s held-back value when a new filter no longer selects it', async () => {
+  it("drops a throttled topic's held-back value when a new filter no longer selects it", async () => {
     const client = await RawClient.connect(server.wsUrl, { form: 'v2' });
-    await client.joinAndSync({ topics: [{ topic: 'total/pv_power', max_frequency_s: 10 }, { topic: 'total/load_power' }] });
+    await client.joinAndSync({
+      topics: [{ topic: 'total/pv_power', max_frequency_s: 10 }, { topic: 'total/load_power' }],
+    });
     await publish(server.registry, { 'total/pv_power': 5 });
     await client.request('metrics', 'topics', { topics: [{ topic: 'total/load_power' }] }, 'j1');
     await advance(client, 20_000);

@@ -17,26 +17,41 @@ describe('write limits', { timeout: 30_000 }, () => {
     const client = await RawClient.connect(server.wsUrl);
     await client.joinAndSync({ topics: [{ topic: 'inverter_1/*' }] });
     const burst = 200;
-    for (let i = 0; i < burst; i++) client.send('metrics', 'set', { topic: `nope/${i}_${'x'.repeat(30_000)}`, value: '1' });
+    for (let i = 0; i < burst; i++)
+      client.send('metrics', 'set', { topic: `nope/${i}_${'x'.repeat(30_000)}`, value: '1' });
     const results = [];
     for (let i = 0; i < burst; i++) results.push((await client.next('set_result')).payload);
     const unknown = results.filter((r) => /^unknown topic/.test(r.message));
     const limited = results.filter((r) => /^too many writes from admin/.test(r.message));
     assert.equal(unknown.length, WRITE_BURST);
     assert.equal(limited.length, burst - WRITE_BURST);
-    assert.ok(unknown.every((r) => r.message.length < 400), 'the refusal does not echo 30 KB back');
-    assert.ok(results.every((r) => r.topic.length < 400 && r.topic.startsWith('nope/')), 'nor does the echoed topic');
+    assert.ok(
+      unknown.every((r) => r.message.length < 400),
+      'the refusal does not echo 30 KB back',
+    );
+    assert.ok(
+      results.every((r) => r.topic.length < 400 && r.topic.startsWith('nope/')),
+      'nor does the echoed topic',
+    );
 
     const rows = await server.audit.list(1000);
     assert.equal(rows.length, WRITE_BURST, 'refusals by the limit are not audited one by one');
-    for (const row of rows) assert.ok(String(row.topic).length <= AUDIT_TEXT_LIMIT + 40, `topic cut to the limit (${String(row.topic).length})`);
+    for (const row of rows)
+      assert.ok(
+        String(row.topic).length <= AUDIT_TEXT_LIMIT + 40,
+        `topic cut to the limit (${String(row.topic).length})`,
+      );
     assert.match(String(rows[0]!.topic), /\.\.\. \(\d+ more characters\)$/);
 
     // A second later the bucket holds WRITE_RATE writes again; a real write goes through.
     server.clock.advance(1000);
     client.send('metrics', 'set', { topic: 'inverter_1/output_source_priority', value: 'SBU' });
-    assert.deepEqual((await client.next('set_result')).payload, { topic: 'inverter_1/output_source_priority', result: 'ok' });
-    for (let i = 1; i < WRITE_RATE; i++) client.send('metrics', 'set', { topic: 'inverter_1/output_source_priority', value: 'SBU' });
+    assert.deepEqual((await client.next('set_result')).payload, {
+      topic: 'inverter_1/output_source_priority',
+      result: 'ok',
+    });
+    for (let i = 1; i < WRITE_RATE; i++)
+      client.send('metrics', 'set', { topic: 'inverter_1/output_source_priority', value: 'SBU' });
     for (let i = 1; i < WRITE_RATE; i++) assert.equal((await client.next('set_result')).payload.result, 'ok');
     client.send('metrics', 'set', { topic: 'inverter_1/output_source_priority', value: 'SBU' });
     assert.match((await client.next('set_result')).payload.message, /try again in 1 s/);
@@ -48,7 +63,12 @@ describe('write limits', { timeout: 30_000 }, () => {
     await flood.joinAndSync({});
     for (let i = 0; i < WRITE_BURST + 5; i++) flood.send('metrics', 'set', { topic: 'nope/x', value: '1' });
     for (let i = 0; i < WRITE_BURST + 5; i++) await flood.next('set_result');
-    const outcome = await server.writes.write({ topic: 'inverter_1/output_source_priority', value: 'SBU', who: 'home-assistant', via: 'rest' });
+    const outcome = await server.writes.write({
+      topic: 'inverter_1/output_source_priority',
+      value: 'SBU',
+      who: 'home-assistant',
+      via: 'rest',
+    });
     assert.deepEqual(outcome, { ok: true });
     flood.close();
   });

@@ -22,16 +22,36 @@ describe('WebSocket writes: set and set_result', { timeout: 10_000 }, () => {
     assert.equal((await joinChannel(channel)).status, 'ok');
     await inbox.next('data');
 
-    const ack = await pushAndWait(channel.push('set', { topic: 'inverter_1/output_source_priority', value: 'utility first' }));
+    const ack = await pushAndWait(
+      channel.push('set', { topic: 'inverter_1/output_source_priority', value: 'utility first' }),
+    );
     assert.deepEqual(ack, { status: 'ok', response: {} });
     assert.deepEqual(await inbox.next('set_result'), { topic: 'inverter_1/output_source_priority', result: 'ok' });
     assert.deepEqual(server.written, ['Utility first']);
-    assert.deepEqual(await inbox.next('data'), { metrics: [{ topic: 'inverter_1/output_source_priority', value: 'Utility first' }] });
+    assert.deepEqual(await inbox.next('data'), {
+      metrics: [{ topic: 'inverter_1/output_source_priority', value: 'Utility first' }],
+    });
 
     const [row] = await server.audit.list(1);
     assert.deepEqual(
-      { who: row!.who, via: row!.via, topic: row!.topic, old_value: row!.old_value, new_value: row!.new_value, result: row!.result, message: row!.message },
-      { who: 'admin', via: 'ws', topic: 'inverter_1/output_source_priority', old_value: 'Solar first', new_value: 'utility first', result: 'ok', message: null },
+      {
+        who: row!.who,
+        via: row!.via,
+        topic: row!.topic,
+        old_value: row!.old_value,
+        new_value: row!.new_value,
+        result: row!.result,
+        message: row!.message,
+      },
+      {
+        who: 'admin',
+        via: 'ws',
+        topic: 'inverter_1/output_source_priority',
+        old_value: 'Solar first',
+        new_value: 'utility first',
+        result: 'ok',
+        message: null,
+      },
     );
   });
 
@@ -40,7 +60,11 @@ describe('WebSocket writes: set and set_result', { timeout: 10_000 }, () => {
     const channel = socket.channel('metrics', {});
     const inbox = new ChannelInbox(channel, ['set_result']);
     await joinChannel(channel);
-    assert.equal((await pushAndWait(channel.push('set', { topic: 'inverter_1/output_source_priority', value: 'Battery first' }))).status, 'ok');
+    assert.equal(
+      (await pushAndWait(channel.push('set', { topic: 'inverter_1/output_source_priority', value: 'Battery first' })))
+        .status,
+      'ok',
+    );
     const result = await inbox.next('set_result');
     assert.deepEqual(result, {
       topic: 'inverter_1/output_source_priority',
@@ -61,7 +85,12 @@ describe('WebSocket writes: set and set_result', { timeout: 10_000 }, () => {
     await watcher.joinAndSync({ topics: [{ topic: 'inverter_1/*' }] });
 
     const ack = await writer.request('metrics', 'set', { topic: 'inverter_1/max_charge_current', value: 100 });
-    assert.deepEqual(ack.raw, { topic: 'metrics', event: 'phx_reply', payload: { status: 'ok', response: {} }, ref: '2' });
+    assert.deepEqual(ack.raw, {
+      topic: 'metrics',
+      event: 'phx_reply',
+      payload: { status: 'ok', response: {} },
+      ref: '2',
+    });
     const refused = await writer.next('set_result');
     assert.deepEqual(refused.raw, {
       topic: 'metrics',
@@ -71,9 +100,16 @@ describe('WebSocket writes: set and set_result', { timeout: 10_000 }, () => {
     });
 
     await writer.request('metrics', 'set', { topic: 'inverter_1/pv_power', value: '10' });
-    assert.deepEqual((await writer.next('set_result')).payload, { topic: 'inverter_1/pv_power', result: 'error', message: 'inverter_1/pv_power is not writable' });
+    assert.deepEqual((await writer.next('set_result')).payload, {
+      topic: 'inverter_1/pv_power',
+      result: 'error',
+      message: 'inverter_1/pv_power is not writable',
+    });
     await writer.request('metrics', 'set', { topic: 'inverter_1/max_charge_current', value: '60' });
-    assert.deepEqual((await writer.next('set_result')).payload, { topic: 'inverter_1/max_charge_current', result: 'ok' });
+    assert.deepEqual((await writer.next('set_result')).payload, {
+      topic: 'inverter_1/max_charge_current',
+      result: 'ok',
+    });
     assert.deepEqual(valuesOf(await watcher.next('data')), { 'inverter_1/max_charge_current': 60 });
     await watcher.barrier();
     assert.deepEqual(watcher.pending('set_result'), [], 'only the sender learns the result');
@@ -95,9 +131,15 @@ describe('WebSocket writes: set and set_result', { timeout: 10_000 }, () => {
     const client = await RawClient.connect(server.wsUrl, { form: 'v2' });
     await client.joinAndSync();
     const missing = await client.request('metrics', 'set', { topic: 'inverter_1/output_source_priority' }, 'j1');
-    assert.deepEqual(missing.payload, { status: 'error', response: { reason: 'value is required and must be a string' } });
+    assert.deepEqual(missing.payload, {
+      status: 'error',
+      response: { reason: 'value is required and must be a string' },
+    });
     const noTopic = await client.request('metrics', 'set', { value: 'SBU' }, 'j1');
-    assert.deepEqual(noTopic.payload, { status: 'error', response: { reason: 'topic is required and must be a string' } });
+    assert.deepEqual(noTopic.payload, {
+      status: 'error',
+      response: { reason: 'topic is required and must be a string' },
+    });
     await client.barrier();
     assert.deepEqual(client.pending('set_result'), []);
     assert.deepEqual(await server.audit.list(10), []);

@@ -11,14 +11,32 @@ import { definePlugin, localDays, requestFailure, secret, z } from '@heliograph/
 import { parseIntervals } from './parse.js';
 
 export const configSchema = z.object({
-  siteId: z.string().min(1).describe('Your Amber site id (from GET /v1/sites with your API key, or the Amber app).').meta({ title: 'Site id' }),
-  apiKey: secret(z.string().min(1, 'must not be empty')).describe('Amber API key (psk_...), created under Settings → Developers in the Amber web app.').meta({ title: 'API key' }),
+  siteId: z
+    .string()
+    .min(1)
+    .describe('Your Amber site id (from GET /v1/sites with your API key, or the Amber app).')
+    .meta({ title: 'Site id' }),
+  apiKey: secret(z.string().min(1, 'must not be empty'))
+    .describe('Amber API key (psk_...), created under Settings → Developers in the Amber web app.')
+    .meta({ title: 'API key' }),
   resolution: z
     .union([z.literal(30), z.literal(5)])
     .default(30)
-    .describe('Interval length in minutes: 30, or 5 for sites billed on 5-minute intervals.').meta({ title: 'Interval length (minutes)' }),
-  baseUrl: z.url().default('https://api.amber.com.au').describe('Address of the Amber API.').meta({ title: 'API address' }),
-  refreshMinutes: z.number().int().min(1, 'must be from 1 to 60 (minutes)').max(60, 'must be from 1 to 60 (minutes)').default(5).describe('Minutes between refreshes. Amber allows 50 requests per 5 minutes.').meta({ title: 'Refresh every (minutes)' }),
+    .describe('Interval length in minutes: 30, or 5 for sites billed on 5-minute intervals.')
+    .meta({ title: 'Interval length (minutes)' }),
+  baseUrl: z
+    .url()
+    .default('https://api.amber.com.au')
+    .describe('Address of the Amber API.')
+    .meta({ title: 'API address' }),
+  refreshMinutes: z
+    .number()
+    .int()
+    .min(1, 'must be from 1 to 60 (minutes)')
+    .max(60, 'must be from 1 to 60 (minutes)')
+    .default(5)
+    .describe('Minutes between refreshes. Amber allows 50 requests per 5 minutes.')
+    .meta({ title: 'Refresh every (minutes)' }),
 });
 
 export default definePlugin({
@@ -46,17 +64,26 @@ export default definePlugin({
           })
           .text();
       } catch (error) {
-        throw requestFailure({ provider: 'Amber', error, explainBody: amberMessage, meanwhile: 'the last published prices stay' });
+        throw requestFailure({
+          provider: 'Amber',
+          error,
+          explainBody: amberMessage,
+          meanwhile: 'the last published prices stay',
+        });
       }
       const prices = parseIntervals(body);
       if (!prices.import.some((slot) => slot.start < days.tomorrowStart && slot.end > days.todayStart)) {
-        throw new Error(`Amber sent no general prices for today (${days.today}) for site ${config.siteId}; the last published prices stay.`);
+        throw new Error(
+          `Amber sent no general prices for today (${days.today}) for site ${config.siteId}; the last published prices stay.`,
+        );
       }
       ctx.prices.publish(prices);
       const last = prices.import.at(-1)!.end;
       ctx.log.info(
         `published ${prices.import.length} import and ${prices.export.length} export Amber slots` +
-          (last < days.end ? `; the forecast reaches ${new Date(last).toISOString()}` : ` for ${days.today} and ${days.tomorrow}`),
+          (last < days.end
+            ? `; the forecast reaches ${new Date(last).toISOString()}`
+            : ` for ${days.today} and ${days.tomorrow}`),
       );
     }
 

@@ -39,7 +39,11 @@ export function parseIntervals(body: string): AmberPrices {
       .filter((interval) => interval.channelType === channel)
       .map((interval) => {
         const end = Date.parse(interval.endTime);
-        return { start: end - interval.duration * 60_000, end, price: (sign * Math.round(interval.perKwh * 1e6)) / 1e8 };
+        return {
+          start: end - interval.duration * 60_000,
+          end,
+          price: (sign * Math.round(interval.perKwh * 1e6)) / 1e8,
+        };
       })
       .sort((a, b) => a.start - b.start);
   return { import: slots('general', 1), export: slots('feedIn', -1) };

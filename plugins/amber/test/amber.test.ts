@@ -16,12 +16,21 @@ const apiKey = 'psk_2d5e2a9f0c1b';
 function perKwh(start: number, channel: Channel): number {
   const step = (start / 300_000) % 288;
   if (channel === 'general') return Math.round((18.5 + step * 0.0817) * 100) / 100;
-  if (channel === 'feedIn') return new Date(start).getUTCHours() === 2 ? 1.5 : Math.round(-(3.1 + step * 0.021) * 100) / 100;
+  if (channel === 'feedIn')
+    return new Date(start).getUTCHours() === 2 ? 1.5 : Math.round(-(3.1 + step * 0.021) * 100) / 100;
   return 12.34;
 }
 
 function amberSite(now: number, overrides: Partial<AmberSite> = {}): AmberSite {
-  return { siteId, apiKey, now, channels: ['general', 'feedIn', 'controlledLoad'], perKwh, forecastUntil: Number.MAX_SAFE_INTEGER, ...overrides };
+  return {
+    siteId,
+    apiKey,
+    now,
+    channels: ['general', 'feedIn', 'controlledLoad'],
+    perKwh,
+    forecastUntil: Number.MAX_SAFE_INTEGER,
+    ...overrides,
+  };
 }
 
 function assertSlots(slots: PriceSlot[], price: (start: number) => number, step = HALF_HOUR): void {
@@ -36,7 +45,12 @@ describe('Amber Electric prices', () => {
   let fake: FakeAmber;
   const start = (now: number, config: Record<string, unknown> = {}) => {
     fake.site = { ...fake.site, now };
-    return startTestHost({ plugin, config: { siteId, apiKey, baseUrl: fake.url, ...config }, site: { timeZone: zone }, now });
+    return startTestHost({
+      plugin,
+      config: { siteId, apiKey, baseUrl: fake.url, ...config },
+      site: { timeZone: zone },
+      now,
+    });
   };
 
   before(async () => {
@@ -53,7 +67,11 @@ describe('Amber Electric prices', () => {
 
   test('declares import and export pricing in AUD and refreshes every 5 minutes', async () => {
     const host = await start(sydney('2026-11-20T10:00'));
-    assert.deepEqual(host.prices.provider, { provider: 'Amber Electric', currency: 'AUD', scheduleType: 'import_export_pricing' });
+    assert.deepEqual(host.prices.provider, {
+      provider: 'Amber Electric',
+      currency: 'AUD',
+      scheduleType: 'import_export_pricing',
+    });
     assert.equal(host.jobs.get('refresh')?.intervalMs, 300_000);
   });
 
@@ -64,7 +82,7 @@ describe('Amber Electric prices', () => {
     assert.equal(request?.path, `/v1/sites/${siteId}/prices/current`);
     assert.equal(request?.headers.authorization, `Bearer ${apiKey}`);
     // 28 half hours since midnight, the current one, and 67 more to the end of tomorrow.
-    assert.deepEqual(Object.fromEntries(request!.query), { next: '67', previous: '28', resolution: '30' });
+    assert.deepEqual(Object.fromEntries(request.query), { next: '67', previous: '28', resolution: '30' });
 
     const { import: imported, export: exported } = host.prices.schedules[0]!;
     assert.equal(imported.length, 96);
@@ -72,7 +90,7 @@ describe('Amber Electric prices', () => {
     assert.equal(imported.at(-1)!.end, sydney('2026-11-22T00:00'));
     assertSlots(imported, (start) => perKwh(start, 'general') / 100);
     assert.equal(exported?.length, 96);
-    assertSlots(exported!, (start) => -perKwh(start, 'feedIn') / 100);
+    assertSlots(exported, (start) => -perKwh(start, 'feedIn') / 100);
   });
 
   test('feed-in sign: a negative perKwh (paid) is a positive export price, a positive one negative', async () => {
@@ -118,9 +136,12 @@ describe('Amber Electric prices', () => {
     assert.ok(host.logs.some((line) => line.includes('the forecast reaches 2026-11-20T17:00:00.000Z')));
   });
 
-  test('a wrong API key: Amber\'s message and a hint to check the credentials', async () => {
+  test("a wrong API key: Amber's message and a hint to check the credentials", async () => {
     const host = await start(sydney('2026-11-20T14:10'), { apiKey: 'psk_revoked' });
-    await assert.rejects(host.runJob('refresh'), /Amber answered HTTP 401 Unauthorized .*\("Unauthorized"\): the service refused the credentials/);
+    await assert.rejects(
+      host.runJob('refresh'),
+      /Amber answered HTTP 401 Unauthorized .*\("Unauthorized"\): the service refused the credentials/,
+    );
   });
 
   for (const [status, statusText, pattern] of [
@@ -132,7 +153,10 @@ describe('Amber Electric prices', () => {
       const host = await start(sydney('2026-11-20T14:10'));
       await host.runJob('refresh');
       const published = host.prices.schedules[0];
-      fake.site = { ...fake.site, failure: { status, contentType: 'application/json', body: JSON.stringify({ message: statusText }) } };
+      fake.site = {
+        ...fake.site,
+        failure: { status, contentType: 'application/json', body: JSON.stringify({ message: statusText }) },
+      };
       await assert.rejects(host.runJob('refresh'), pattern);
       assert.equal(host.prices.schedules.length, 1);
       assert.equal(host.prices.schedules.at(-1), published);

@@ -38,11 +38,19 @@ export async function startFakeAmber(site: AmberSite): Promise<FakeAmber> {
       if (req.headers.authorization !== `Bearer ${s.apiKey}`) return sendJson(res, 401, { message: 'Unauthorized' });
       if (decodeURIComponent(match[1]!) !== s.siteId) return sendJson(res, 404, { message: 'Site not found' });
       if (s.failure) return send(res, s.failure.status, s.failure.contentType, s.failure.body);
-      if (s.corrupt === 'not-json') return send(res, 200, 'text/html', '<html><body>Amber is having a nap</body></html>');
+      if (s.corrupt === 'not-json')
+        return send(res, 200, 'text/html', '<html><body>Amber is having a nap</body></html>');
       const resolution = Number(req.query.get('resolution') ?? 30);
       const next = Number(req.query.get('next') ?? 0);
       const previous = Number(req.query.get('previous') ?? 0);
-      if (![5, 30].includes(resolution) || !Number.isInteger(next) || !Number.isInteger(previous) || next < 0 || previous < 0 || next + previous > 2048) {
+      if (
+        ![5, 30].includes(resolution) ||
+        !Number.isInteger(next) ||
+        !Number.isInteger(previous) ||
+        next < 0 ||
+        previous < 0 ||
+        next + previous > 2048
+      ) {
         return sendJson(res, 400, { message: 'next, previous and resolution must be valid' });
       }
 

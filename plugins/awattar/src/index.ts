@@ -14,11 +14,13 @@ export const configSchema = z.object({
   country: z
     .enum(['de', 'at'])
     .default('de')
-    .describe('Market area: "de" for Germany (api.awattar.de) or "at" for Austria (api.awattar.at).').meta({ title: 'Market area', enumLabels: { de: 'Germany', at: 'Austria' } }),
+    .describe('Market area: "de" for Germany (api.awattar.de) or "at" for Austria (api.awattar.at).')
+    .meta({ title: 'Market area', enumLabels: { de: 'Germany', at: 'Austria' } }),
   baseUrl: z
     .url()
     .optional()
-    .describe('Address of the aWATTar API. Leave empty for the real service of the chosen country.').meta({ title: 'API address' }),
+    .describe('Address of the aWATTar API. Leave empty for the real service of the chosen country.')
+    .meta({ title: 'API address' }),
   // aWATTar allows 100 requests a day per client. Every 15 minutes would spend 96 of them,
   // plus the day-ahead fetches, leaving nothing for retries or restarts; every 30 spends 51.
   refreshMinutes: z
@@ -27,7 +29,8 @@ export const configSchema = z.object({
     .min(30, 'must be from 30 to 1440 (minutes)')
     .max(1440, 'must be from 30 to 1440 (minutes)')
     .default(60)
-    .describe('Minutes between regular refreshes (30 at least: aWATTar allows 100 requests a day per client).').meta({ title: 'Refresh every (minutes)' }),
+    .describe('Minutes between regular refreshes (30 at least: aWATTar allows 100 requests a day per client).')
+    .meta({ title: 'Refresh every (minutes)' }),
 });
 
 /** Wall-clock times (Europe/Berlin) to look for tomorrow's prices, after the ~13:00 publication. */

@@ -133,7 +133,10 @@ describe('aWATTar prices', () => {
   test('a malformed answer: the error names the bad field, nothing is published', async () => {
     const host = await start(berlin('2026-11-20T14:00'));
     fake.market = market({ corrupt: 'wrong-type' });
-    await assert.rejects(host.runJob('refresh'), /aWATTar answer: data\[3\]\.marketprice: expected number, received string/);
+    await assert.rejects(
+      host.runJob('refresh'),
+      /aWATTar answer: data\[3\]\.marketprice: expected number, received string/,
+    );
     fake.market = market({ corrupt: 'not-json' });
     await assert.rejects(host.runJob('refresh'), /aWATTar answer is not JSON/);
     assert.equal(host.prices.schedules.length, 0);
@@ -145,7 +148,10 @@ describe('aWATTar prices', () => {
 
   test('an unreachable service: the error says so and names the address', async () => {
     const host = await start(berlin('2026-11-20T14:00'), { baseUrl: 'http://127.0.0.1:9' });
-    await assert.rejects(host.runJob('refresh'), /could not reach aWATTar at http:\/\/127\.0\.0\.1:9\/v1\/marketdata \(ECONNREFUSED\)/);
+    await assert.rejects(
+      host.runJob('refresh'),
+      /could not reach aWATTar at http:\/\/127\.0\.0\.1:9\/v1\/marketdata \(ECONNREFUSED\)/,
+    );
     assert.equal(host.prices.schedules.length, 0);
   });
 

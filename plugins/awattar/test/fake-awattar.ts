@@ -31,11 +31,21 @@ export async function startFakeAwattar(market: AwattarMarket): Promise<FakeAwatt
       if (m.corrupt === 'not-json') return send(res, 200, 'text/html', '<html><body>Wartungsarbeiten</body></html>');
       const start = Number(req.query.get('start'));
       const end = req.query.has('end') ? Number(req.query.get('end')) : start + 86_400_000;
-      if (!Number.isInteger(start) || !Number.isInteger(end)) return sendJson(res, 400, { error: 'start and end must be Unix ms' });
+      if (!Number.isInteger(start) || !Number.isInteger(end))
+        return sendJson(res, 400, { error: 'start and end must be Unix ms' });
 
       const data: Array<Record<string, unknown>> = [];
-      for (let slot = Math.floor(start / m.slotMs) * m.slotMs; slot < end && slot < m.publishedUntil; slot += m.slotMs) {
-        data.push({ start_timestamp: slot, end_timestamp: slot + m.slotMs, marketprice: m.price(slot), unit: 'Eur/MWh' });
+      for (
+        let slot = Math.floor(start / m.slotMs) * m.slotMs;
+        slot < end && slot < m.publishedUntil;
+        slot += m.slotMs
+      ) {
+        data.push({
+          start_timestamp: slot,
+          end_timestamp: slot + m.slotMs,
+          marketprice: m.price(slot),
+          unit: 'Eur/MWh',
+        });
       }
       if (m.corrupt === 'wrong-type' && data[3]) data[3].marketprice = 'n/a';
       sendJson(res, 200, { object: 'list', data, url: '/de/v1/marketdata' });

@@ -10,18 +10,35 @@ import { DateTime } from 'luxon';
 import { acknowledgementReason, type DayAheadAnswer, parseDayAhead } from './parse.js';
 
 export const configSchema = z.object({
-  securityToken: secret(z.string().min(1, 'must not be empty')).describe('Your ENTSO-E Transparency Platform API security token.').meta({ title: 'Security token' }),
+  securityToken: secret(z.string().min(1, 'must not be empty'))
+    .describe('Your ENTSO-E Transparency Platform API security token.')
+    .meta({ title: 'Security token' }),
   area: z
     .string()
     .regex(/^[0-9A-Z-]{16}$/, 'a 16-character EIC area code such as 10Y1001A1001A82H')
-    .describe('EIC code of the bidding zone, e.g. 10Y1001A1001A82H (DE-LU), 10YAT-APG------L (AT), 10YNL----------L (NL), 10YFR-RTE------C (FR).').meta({ title: 'Bidding zone (EIC code)' }),
+    .describe(
+      'EIC code of the bidding zone, e.g. 10Y1001A1001A82H (DE-LU), 10YAT-APG------L (AT), 10YNL----------L (NL), 10YFR-RTE------C (FR).',
+    )
+    .meta({ title: 'Bidding zone (EIC code)' }),
   currency: z
     .string()
     .regex(/^[A-Z]{3}$/, 'a three-letter currency code')
     .default('EUR')
-    .describe('Currency of the published prices; ENTSO-E publishes day-ahead prices in EUR.').meta({ title: 'Currency' }),
-  baseUrl: z.url().default('https://web-api.tp.entsoe.eu').describe('Address of the ENTSO-E Transparency Platform API.').meta({ title: 'API address' }),
-  refreshMinutes: z.number().int().min(15, 'must be from 15 to 1440 (minutes)').max(1440, 'must be from 15 to 1440 (minutes)').default(60).describe('Minutes between regular refreshes (ENTSO-E allows 400 requests a minute).').meta({ title: 'Refresh every (minutes)' }),
+    .describe('Currency of the published prices; ENTSO-E publishes day-ahead prices in EUR.')
+    .meta({ title: 'Currency' }),
+  baseUrl: z
+    .url()
+    .default('https://web-api.tp.entsoe.eu')
+    .describe('Address of the ENTSO-E Transparency Platform API.')
+    .meta({ title: 'API address' }),
+  refreshMinutes: z
+    .number()
+    .int()
+    .min(15, 'must be from 15 to 1440 (minutes)')
+    .max(1440, 'must be from 15 to 1440 (minutes)')
+    .default(60)
+    .describe('Minutes between regular refreshes (ENTSO-E allows 400 requests a minute).')
+    .meta({ title: 'Refresh every (minutes)' }),
 });
 
 /** Wall-clock times (CET) to look for tomorrow's prices, after the ~13:00 publication. */
@@ -55,8 +72,14 @@ export default definePlugin({
         // ENTSO-E may send "no matching data" with an error status too.
         const failed = error as { response?: { statusCode?: number; body?: unknown } };
         const reply = typeof failed.response?.body === 'string' ? failed.response.body : '';
-        if (failed.response?.statusCode === 400 && acknowledgementReason(reply)) return parseDayAhead(reply, config.currency);
-        throw requestFailure({ provider: 'ENTSO-E', error, explainBody: acknowledgementReason, meanwhile: 'the last published prices stay' });
+        if (failed.response?.statusCode === 400 && acknowledgementReason(reply))
+          return parseDayAhead(reply, config.currency);
+        throw requestFailure({
+          provider: 'ENTSO-E',
+          error,
+          explainBody: acknowledgementReason,
+          meanwhile: 'the last published prices stay',
+        });
       }
       return parseDayAhead(body, config.currency);
     }

@@ -62,7 +62,9 @@ export type DayAheadAnswer = { slots: PriceSlot[] } | { noData: string };
 function parseXml(body: string): unknown {
   const valid = XMLValidator.validate(body);
   if (valid !== true) {
-    throw new Error(`${source} is not valid XML (line ${valid.err.line}: ${valid.err.msg}); the last published prices stay.`);
+    throw new Error(
+      `${source} is not valid XML (line ${valid.err.line}: ${valid.err.msg}); the last published prices stay.`,
+    );
   }
   return xml.parse(body);
 }
@@ -71,7 +73,9 @@ function parseXml(body: string): unknown {
 export function acknowledgementReason(body: string): string | undefined {
   try {
     const ack = acknowledgementSchema.safeParse(xml.parse(body));
-    return ack.success ? ack.data.Acknowledgement_MarketDocument.Reason.map((r) => r.text ?? r.code).join('; ') : undefined;
+    return ack.success
+      ? ack.data.Acknowledgement_MarketDocument.Reason.map((r) => r.text ?? r.code).join('; ')
+      : undefined;
   } catch {
     return undefined;
   }
@@ -89,21 +93,27 @@ export function acknowledgementReason(body: string): string | undefined {
 export function parseDayAhead(body: string, currency: string): DayAheadAnswer {
   const document = parseXml(body);
   if (document !== null && typeof document === 'object' && 'Acknowledgement_MarketDocument' in document) {
-    const reasons = parseAnswer({ ...answer, schema: acknowledgementSchema, input: document }).Acknowledgement_MarketDocument.Reason;
+    const reasons = parseAnswer({ ...answer, schema: acknowledgementSchema, input: document })
+      .Acknowledgement_MarketDocument.Reason;
     const text = reasons.map((r) => r.text ?? r.code).join('; ');
     if (reasons.some((r) => r.code.trim() === '999')) return { noData: text };
     throw new Error(`ENTSO-E refused the request: ${text}. Check the area code and token in the plugin settings.`);
   }
-  const series = parseAnswer({ ...answer, schema: publicationSchema, input: document }).Publication_MarketDocument.TimeSeries;
+  const series = parseAnswer({ ...answer, schema: publicationSchema, input: document }).Publication_MarketDocument
+    .TimeSeries;
   const inCurrency = series.filter((s) => s['currency_Unit.name'] === currency);
   if (inCurrency.length === 0) {
     const found = [...new Set(series.map((s) => s['currency_Unit.name']))].join(', ');
-    throw new Error(`${source}: prices are in ${found}, not ${currency}; set currency to ${found} in the plugin settings.`);
+    throw new Error(
+      `${source}: prices are in ${found}, not ${currency}; set currency to ${found} in the plugin settings.`,
+    );
   }
 
   const periods = inCurrency
     .flatMap((s) => s.Period)
-    .sort((a, b) => resolutionMs[a.resolution] - resolutionMs[b.resolution] || a.timeInterval.start - b.timeInterval.start);
+    .sort(
+      (a, b) => resolutionMs[a.resolution] - resolutionMs[b.resolution] || a.timeInterval.start - b.timeInterval.start,
+    );
   const taken: Array<{ start: number; end: number }> = [];
   const slots: PriceSlot[] = [];
   for (const period of periods) {
@@ -115,14 +125,28 @@ export function parseDayAhead(body: string, currency: string): DayAheadAnswer {
   return { slots: slots.sort((a, b) => a.start - b.start) };
 }
 
-function periodSlots(start: number, end: number, step: number, points: Array<{ position: number; 'price.amount': number }>): PriceSlot[] {
+function periodSlots(
+  start: number,
+  end: number,
+  step: number,
+  points: Array<{ position: number; 'price.amount': number }>,
+): PriceSlot[] {
   const count = (end - start) / step;
   const when = new Date(start).toISOString();
-  if (!Number.isInteger(count) || count <= 0) throw new Error(`${source}: the Period starting ${when} does not divide into whole slots of ${step / 60_000} minutes.`);
+  if (!Number.isInteger(count) || count <= 0)
+    throw new Error(
+      `${source}: the Period starting ${when} does not divide into whole slots of ${step / 60_000} minutes.`,
+    );
   const byPosition = new Map(points.map((p) => [p.position, p['price.amount']]));
   const beyond = points.find((p) => p.position > count);
-  if (beyond) throw new Error(`${source}: the Period starting ${when} has ${count} slots but a Point at position ${beyond.position}.`);
-  if (!byPosition.has(1)) throw new Error(`${source}: the Period starting ${when} has no price for position 1, so there is nothing to repeat.`);
+  if (beyond)
+    throw new Error(
+      `${source}: the Period starting ${when} has ${count} slots but a Point at position ${beyond.position}.`,
+    );
+  if (!byPosition.has(1))
+    throw new Error(
+      `${source}: the Period starting ${when} has no price for position 1, so there is nothing to repeat.`,
+    );
 
   const slots: PriceSlot[] = [];
   let price = 0;

@@ -27,7 +27,15 @@ function price(start: number, resolution: Resolution): number {
 }
 
 function market(overrides: Partial<EntsoeMarket> = {}): EntsoeMarket {
-  return { token, area, price, resolutions: ['PT60M', 'PT15M'], publishedThrough: '2026-11-21', compress: true, ...overrides };
+  return {
+    token,
+    area,
+    price,
+    resolutions: ['PT60M', 'PT15M'],
+    publishedThrough: '2026-11-21',
+    compress: true,
+    ...overrides,
+  };
 }
 
 function assertSlots(slots: PriceSlot[], resolution: Resolution, step: number): void {
@@ -41,7 +49,12 @@ function assertSlots(slots: PriceSlot[], resolution: Resolution, step: number): 
 describe('ENTSO-E prices', () => {
   let fake: FakeEntsoe;
   const start = (now: number, config: Record<string, unknown> = {}) =>
-    startTestHost({ plugin, config: { securityToken: token, area, baseUrl: fake.url, ...config }, site: { timeZone: zone }, now });
+    startTestHost({
+      plugin,
+      config: { securityToken: token, area, baseUrl: fake.url, ...config },
+      site: { timeZone: zone },
+      now,
+    });
 
   before(async () => {
     fake = await startFakeEntsoe(market());
@@ -70,7 +83,14 @@ describe('ENTSO-E prices', () => {
       [
         ['202611192300', '202611202300'],
         ['202611202300', '202611212300'],
-      ].map(([periodStart, periodEnd]) => ({ securityToken: token, documentType: 'A44', in_Domain: area, out_Domain: area, periodStart, periodEnd })),
+      ].map(([periodStart, periodEnd]) => ({
+        securityToken: token,
+        documentType: 'A44',
+        in_Domain: area,
+        out_Domain: area,
+        periodStart,
+        periodEnd,
+      })),
     );
     const slots = host.prices.schedules[0]!.import;
     assert.equal(slots.length, 192);
@@ -82,7 +102,10 @@ describe('ENTSO-E prices', () => {
     assert.equal(slots.find((s) => s.start === Date.parse('2026-11-20T12:00:00Z'))?.price, -0.01234);
   });
 
-  for (const [resolution, perDay] of [['PT60M', 24], ['PT30M', 48]] as const) {
+  for (const [resolution, perDay] of [
+    ['PT60M', 24],
+    ['PT30M', 48],
+  ] as const) {
     test(`a zone that publishes ${resolution} only: ${perDay} slots a day`, async () => {
       fake.market = market({ resolutions: [resolution] });
       const host = await start(berlin('2026-11-20T14:00'));
@@ -126,9 +149,12 @@ describe('ENTSO-E prices', () => {
     });
   }
 
-  test('no data for today is an error that repeats ENTSO-E\'s reason', async () => {
+  test("no data for today is an error that repeats ENTSO-E's reason", async () => {
     const host = await start(berlin('2026-11-20T09:00'), { area: '10YAT-APG------L' });
-    await assert.rejects(host.runJob('refresh'), /ENTSO-E has no prices for today \(2026-11-20\): No matching data found for Data item Day-ahead Prices/);
+    await assert.rejects(
+      host.runJob('refresh'),
+      /ENTSO-E has no prices for today \(2026-11-20\): No matching data found for Data item Day-ahead Prices/,
+    );
     assert.equal(host.prices.schedules.length, 0);
   });
 
@@ -138,7 +164,10 @@ describe('ENTSO-E prices', () => {
       () => assert.fail('the job should fail'),
       (e: Error) => e,
     );
-    assert.match(error.message, /ENTSO-E answered HTTP 401 Unauthorized for http:\/\/127\.0\.0\.1:\d+\/api: the service refused the credentials/);
+    assert.match(
+      error.message,
+      /ENTSO-E answered HTTP 401 Unauthorized for http:\/\/127\.0\.0\.1:\d+\/api: the service refused the credentials/,
+    );
     assert.doesNotMatch(error.message, /not-my-token/);
   });
 
@@ -151,7 +180,9 @@ describe('ENTSO-E prices', () => {
       const host = await start(berlin('2026-11-20T14:00'));
       await host.runJob('refresh');
       const published = host.prices.schedules[0];
-      fake.market = market({ failure: { status, contentType: 'text/html', body: `<html><body>${statusText}</body></html>` } });
+      fake.market = market({
+        failure: { status, contentType: 'text/html', body: `<html><body>${statusText}</body></html>` },
+      });
       await assert.rejects(host.runJob('refresh'), pattern);
       await assert.rejects(host.runJob('day-ahead'), pattern);
       assert.equal(host.prices.schedules.length, 1);
@@ -173,6 +204,9 @@ describe('ENTSO-E prices', () => {
 
   test('the config needs a token and a valid area code', async () => {
     await assert.rejects(startTestHost({ plugin, config: { area } }), /invalid config for entsoe/);
-    await assert.rejects(startTestHost({ plugin, config: { securityToken: token, area: 'DE-LU' } }), /invalid config for entsoe/);
+    await assert.rejects(
+      startTestHost({ plugin, config: { securityToken: token, area: 'DE-LU' } }),
+      /invalid config for entsoe/,
+    );
   });
 });

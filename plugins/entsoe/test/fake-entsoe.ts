@@ -66,7 +66,9 @@ function timeSeries(m: EntsoeMarket, day: DateTime, resolution: Resolution, inde
     if (m.compress && price === last) continue;
     last = price;
     const amount = m.corrupt === 'wrong-type' && index === 0 && points.length === 3 ? 'n/a' : String(price);
-    points.push(`\t\t\t<Point>\n\t\t\t\t<position>${position}</position>\n\t\t\t\t<price.amount>${amount}</price.amount>\n\t\t\t</Point>`);
+    points.push(
+      `\t\t\t<Point>\n\t\t\t\t<position>${position}</position>\n\t\t\t\t<price.amount>${amount}</price.amount>\n\t\t\t</Point>`,
+    );
   }
   return `\t<TimeSeries>
 \t\t<mRID>${index + 1}</mRID>
@@ -95,27 +97,54 @@ export async function startFakeEntsoe(market: EntsoeMarket): Promise<FakeEntsoe>
   const server = await startFakeServer({
     handle: (req, res) => {
       const m = fake.market;
-      if (req.method !== 'GET' || req.path !== '/api') return send(res, 404, 'text/html', '<html><body><h1>404 Not Found</h1></body></html>');
-      if (req.query.get('securityToken') !== m.token) return send(res, 401, 'text/html', '<html><body><h1>Unauthorized</h1></body></html>');
+      if (req.method !== 'GET' || req.path !== '/api')
+        return send(res, 404, 'text/html', '<html><body><h1>404 Not Found</h1></body></html>');
+      if (req.query.get('securityToken') !== m.token)
+        return send(res, 401, 'text/html', '<html><body><h1>Unauthorized</h1></body></html>');
       if (m.failure) return send(res, m.failure.status, m.failure.contentType, m.failure.body);
       const from = parseStamp(req.query.get('periodStart') ?? '');
       const to = parseStamp(req.query.get('periodEnd') ?? '');
       const area = req.query.get('in_Domain');
-      if (req.query.get('documentType') !== 'A44' || area !== req.query.get('out_Domain') || Number.isNaN(from) || !(to > from)) {
-        return send(res, 400, 'application/xml', acknowledgement('The request is not valid: check documentType, in_Domain, out_Domain, periodStart and periodEnd.'));
+      if (
+        req.query.get('documentType') !== 'A44' ||
+        area !== req.query.get('out_Domain') ||
+        Number.isNaN(from) ||
+        !(to > from)
+      ) {
+        return send(
+          res,
+          400,
+          'application/xml',
+          acknowledgement(
+            'The request is not valid: check documentType, in_Domain, out_Domain, periodStart and periodEnd.',
+          ),
+        );
       }
       const interval = `${new Date(from).toISOString()}/${new Date(to).toISOString()}`;
       const noData = () =>
-        send(res, m.noDataStatus ?? 200, 'application/xml', acknowledgement(`No matching data found for Data item Day-ahead Prices [12.1.D] (${area}, ${area}) and interval ${interval}.`));
+        send(
+          res,
+          m.noDataStatus ?? 200,
+          'application/xml',
+          acknowledgement(
+            `No matching data found for Data item Day-ahead Prices [12.1.D] (${area}, ${area}) and interval ${interval}.`,
+          ),
+        );
       if (area !== m.area) return noData();
 
       // Market days are CET days; every published one that overlaps the asked interval is sent.
       const days: DateTime[] = [];
-      for (let day = DateTime.fromMillis(from, { zone: 'Europe/Berlin' }).startOf('day'); day.toMillis() < to; day = day.plus({ days: 1 })) {
+      for (
+        let day = DateTime.fromMillis(from, { zone: 'Europe/Berlin' }).startOf('day');
+        day.toMillis() < to;
+        day = day.plus({ days: 1 })
+      ) {
         if ((day.toISODate() ?? '') <= m.publishedThrough) days.push(day);
       }
       if (days.length === 0) return noData();
-      const series = days.flatMap((day) => m.resolutions.map((resolution, i) => ({ day, resolution, sequence: i + 1 })));
+      const series = days.flatMap((day) =>
+        m.resolutions.map((resolution, i) => ({ day, resolution, sequence: i + 1 })),
+      );
       let document = `<?xml version="1.0" encoding="utf-8"?>
   <Publication_MarketDocument xmlns="urn:iec62325.351:tc57wg16:451-3:publicationdocument:7:3">
   \t<mRID>9c2a1f0e7d6b4a3c</mRID>

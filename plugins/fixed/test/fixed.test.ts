@@ -15,7 +15,11 @@ describe('fixed tariff', () => {
 
   test('takes the provider name and currency from the config', async () => {
     const host = await startTestHost({ plugin, config: { provider: 'Stadtwerke Musterstadt', currency: 'EUR' } });
-    assert.deepEqual(host.prices.provider, { provider: 'Stadtwerke Musterstadt', currency: 'EUR', scheduleType: 'none' });
+    assert.deepEqual(host.prices.provider, {
+      provider: 'Stadtwerke Musterstadt',
+      currency: 'EUR',
+      scheduleType: 'none',
+    });
     await host.stop();
   });
 

@@ -7,7 +7,12 @@ const estimateSchema = z.object({
   result: z.object({
     watts: z.record(z.string(), z.number().min(0)).superRefine((watts, ctx) => {
       for (const key of Object.keys(watts)) {
-        if (!timeKey.test(key) || Number.isNaN(Date.parse(key.replace(' ', 'T')))) ctx.addIssue({ code: 'custom', path: [key], message: 'the key is not a time such as 2024-04-26T07:00:00+02:00' });
+        if (!timeKey.test(key) || Number.isNaN(Date.parse(key.replace(' ', 'T'))))
+          ctx.addIssue({
+            code: 'custom',
+            path: [key],
+            message: 'the key is not a time such as 2024-04-26T07:00:00+02:00',
+          });
       }
     }),
   }),
@@ -44,21 +49,43 @@ export interface EstimateRequest {
 }
 
 /** The `watts` curve of one plane as [Unix ms, W] pairs; throws a message a user can act on. */
-export async function fetchWatts(http: PluginContext['http'], request: EstimateRequest): Promise<Array<[number, number]>> {
-  const path = [request.apiKey, 'estimate', request.latitude, request.longitude, request.tilt, request.azimuth, request.kWp]
+export async function fetchWatts(
+  http: PluginContext['http'],
+  request: EstimateRequest,
+): Promise<Array<[number, number]>> {
+  const path = [
+    request.apiKey,
+    'estimate',
+    request.latitude,
+    request.longitude,
+    request.tilt,
+    request.azimuth,
+    request.kWp,
+  ]
     .filter((part) => part !== undefined)
     .map((part) => encodeURIComponent(String(part)))
     .join('/');
   const url = new URL(path, request.baseUrl.endsWith('/') ? request.baseUrl : `${request.baseUrl}/`);
   let response;
   try {
-    response = await http.get(url, { searchParams: { time: 'utc' }, signal: request.signal, throwHttpErrors: false, responseType: 'text' });
+    response = await http.get(url, {
+      searchParams: { time: 'utc' },
+      signal: request.signal,
+      throwHttpErrors: false,
+      responseType: 'text',
+    });
   } catch (err) {
     if (request.signal.aborted) throw err;
-    throw new Error(`Forecast.Solar could not be reached at ${request.baseUrl}: ${(err as Error).message}; the last forecast stays and the fetch is retried`);
+    throw new Error(
+      `Forecast.Solar could not be reached at ${request.baseUrl}: ${(err as Error).message}; the last forecast stays and the fetch is retried`,
+    );
   }
   if (response.statusCode !== 200) throw failure(response.statusCode, response.body);
-  const estimate = parseAnswer({ ...answer, schema: estimateSchema, input: parseJson({ ...answer, text: response.body }) });
+  const estimate = parseAnswer({
+    ...answer,
+    schema: estimateSchema,
+    input: parseJson({ ...answer, text: response.body }),
+  });
   return Object.entries(estimate.result.watts).map(([key, watts]) => [Date.parse(key.replace(' ', 'T')), watts]);
 }
 
@@ -76,9 +103,16 @@ function failure(status: number, text: string): Error {
   }
   const result = parsed.success ? parsed.data.result : undefined;
   const why = message?.text ? `: ${message.text}` : typeof result === 'string' ? `: ${result}` : '';
-  if (status >= 500) return new Error(`Forecast.Solar is unavailable (HTTP ${status})${why}; the last forecast stays and the fetch is retried`);
-  if (status === 400 || status === 422) return new Error(`Forecast.Solar refused the request (HTTP ${status})${why}; check latitude, longitude and the panel arrays in the plugin config`);
-  if (status === 401 || status === 403) return new Error(`Forecast.Solar refused the API key (HTTP ${status})${why}; check apiKey in the plugin config`);
+  if (status >= 500)
+    return new Error(
+      `Forecast.Solar is unavailable (HTTP ${status})${why}; the last forecast stays and the fetch is retried`,
+    );
+  if (status === 400 || status === 422)
+    return new Error(
+      `Forecast.Solar refused the request (HTTP ${status})${why}; check latitude, longitude and the panel arrays in the plugin config`,
+    );
+  if (status === 401 || status === 403)
+    return new Error(`Forecast.Solar refused the API key (HTTP ${status})${why}; check apiKey in the plugin config`);
   return new Error(`Forecast.Solar answered HTTP ${status}${why}; the last forecast stays`);
 }
 

@@ -15,19 +15,64 @@ const FREE_CALLS_PER_HOUR = 12;
 const RETRY_AT_KEY = 'retryAt';
 
 const panelArraySchema = z.object({
-  tilt: z.number().min(0, 'must be from 0 to 90 (degrees from horizontal)').max(90, 'must be from 0 to 90 (degrees from horizontal)').describe('Tilt in degrees from horizontal: 0 = flat, 90 = vertical.').meta({ title: 'Tilt (degrees)' }),
-  azimuth: z.number().min(-180, 'must be from -180 to 180 (degrees; 0 = south, -90 = east, 90 = west)').max(180, 'must be from -180 to 180 (degrees; 0 = south, -90 = east, 90 = west)').describe('Direction in degrees: 0 = south, -90 = east, 90 = west, 180 = north.').meta({ title: 'Azimuth (degrees)' }),
+  tilt: z
+    .number()
+    .min(0, 'must be from 0 to 90 (degrees from horizontal)')
+    .max(90, 'must be from 0 to 90 (degrees from horizontal)')
+    .describe('Tilt in degrees from horizontal: 0 = flat, 90 = vertical.')
+    .meta({ title: 'Tilt (degrees)' }),
+  azimuth: z
+    .number()
+    .min(-180, 'must be from -180 to 180 (degrees; 0 = south, -90 = east, 90 = west)')
+    .max(180, 'must be from -180 to 180 (degrees; 0 = south, -90 = east, 90 = west)')
+    .describe('Direction in degrees: 0 = south, -90 = east, 90 = west, 180 = north.')
+    .meta({ title: 'Azimuth (degrees)' }),
   kWp: z.number().positive().describe('Peak power of the array in kW.').meta({ title: 'Peak power (kWp)' }),
-  acLimitW: z.number().positive().optional().describe('AC limit in W of the inverter behind the array; the prediction never exceeds it.').meta({ title: 'AC limit (W)' }),
+  acLimitW: z
+    .number()
+    .positive()
+    .optional()
+    .describe('AC limit in W of the inverter behind the array; the prediction never exceeds it.')
+    .meta({ title: 'AC limit (W)' }),
 });
 
 export const configSchema = z.object({
-  baseUrl: z.url().default('https://api.forecast.solar').describe('Forecast.Solar API base URL.').meta({ title: 'API address' }),
-  apiKey: secret(z.string().min(1, 'must not be empty')).optional().describe('API key of a paid plan; without one the free plan is used.').meta({ title: 'API key' }),
-  latitude: z.number().min(-90, 'must be from -90 to 90 (degrees; south is negative)').max(90, 'must be from -90 to 90 (degrees; south is negative)').optional().describe('Latitude of the panels; default: the site latitude.').meta({ title: 'Latitude' }),
-  longitude: z.number().min(-180, 'must be from -180 to 180 (degrees; west is negative)').max(180, 'must be from -180 to 180 (degrees; west is negative)').optional().describe('Longitude of the panels; default: the site longitude.').meta({ title: 'Longitude' }),
-  arrays: z.array(panelArraySchema).min(1, 'at least one panel array is needed').describe('Panel arrays, one per orientation.').meta({ title: 'Panel arrays' }),
-  intervalMinutes: z.number().int().min(15, 'must be from 15 to 360 (minutes)').max(360, 'must be from 15 to 360 (minutes)').default(30).describe('Minutes between fetches; on the free plan at least 10 per array.').meta({ title: 'Fetch every (minutes)' }),
+  baseUrl: z
+    .url()
+    .default('https://api.forecast.solar')
+    .describe('Forecast.Solar API base URL.')
+    .meta({ title: 'API address' }),
+  apiKey: secret(z.string().min(1, 'must not be empty'))
+    .optional()
+    .describe('API key of a paid plan; without one the free plan is used.')
+    .meta({ title: 'API key' }),
+  latitude: z
+    .number()
+    .min(-90, 'must be from -90 to 90 (degrees; south is negative)')
+    .max(90, 'must be from -90 to 90 (degrees; south is negative)')
+    .optional()
+    .describe('Latitude of the panels; default: the site latitude.')
+    .meta({ title: 'Latitude' }),
+  longitude: z
+    .number()
+    .min(-180, 'must be from -180 to 180 (degrees; west is negative)')
+    .max(180, 'must be from -180 to 180 (degrees; west is negative)')
+    .optional()
+    .describe('Longitude of the panels; default: the site longitude.')
+    .meta({ title: 'Longitude' }),
+  arrays: z
+    .array(panelArraySchema)
+    .min(1, 'at least one panel array is needed')
+    .describe('Panel arrays, one per orientation.')
+    .meta({ title: 'Panel arrays' }),
+  intervalMinutes: z
+    .number()
+    .int()
+    .min(15, 'must be from 15 to 360 (minutes)')
+    .max(360, 'must be from 15 to 360 (minutes)')
+    .default(30)
+    .describe('Minutes between fetches; on the free plan at least 10 per array.')
+    .meta({ title: 'Fetch every (minutes)' }),
 });
 
 export type ForecastSolarConfig = z.output<typeof configSchema>;
@@ -45,7 +90,10 @@ export default definePlugin({
     const latitude = config.latitude ?? ctx.site.latitude;
     const longitude = config.longitude ?? ctx.site.longitude;
     const intervalMinutes = fetchIntervalMinutes(config);
-    if (intervalMinutes !== config.intervalMinutes) ctx.log.info(`fetching every ${intervalMinutes} minutes to stay within the free plan's ${FREE_CALLS_PER_HOUR} calls per hour`);
+    if (intervalMinutes !== config.intervalMinutes)
+      ctx.log.info(
+        `fetching every ${intervalMinutes} minutes to stay within the free plan's ${FREE_CALLS_PER_HOUR} calls per hour`,
+      );
 
     const waitingMessage = (retryAt: number) =>
       `Forecast.Solar's rate limit is reached (${FREE_CALLS_PER_HOUR} calls per hour on the free plan): no call before ${new Date(retryAt).toISOString()}; the last forecast stays`;
@@ -61,7 +109,16 @@ export default definePlugin({
         for (const array of config.arrays) {
           let watts;
           try {
-            watts = await fetchWatts(ctx.http, { baseUrl: config.baseUrl, apiKey: config.apiKey, latitude, longitude, tilt: array.tilt, azimuth: array.azimuth, kWp: array.kWp, signal });
+            watts = await fetchWatts(ctx.http, {
+              baseUrl: config.baseUrl,
+              apiKey: config.apiKey,
+              latitude,
+              longitude,
+              tilt: array.tilt,
+              azimuth: array.azimuth,
+              kWp: array.kWp,
+              signal,
+            });
           } catch (err) {
             if (!(err instanceof RateLimitedError)) throw err;
             // Without a usable retry-at, wait out the hour the quota is counted over.

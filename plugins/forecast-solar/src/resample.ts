@@ -13,7 +13,10 @@ const QUARTER_HOUR_MS = 15 * 60_000;
  * first key to the end of the day of the last key, so a daylight-saving change day has 92
  * or 100 points.
  */
-export function resampleWatts(watts: ReadonlyArray<readonly [time: number, watts: number]>, timeZone: string): Array<[number, number]> {
+export function resampleWatts(
+  watts: ReadonlyArray<readonly [time: number, watts: number]>,
+  timeZone: string,
+): Array<[number, number]> {
   if (watts.length === 0) return [];
   const keys = [...watts].sort((a, b) => a[0] - b[0]);
   const day = (ms: number) => DateTime.fromMillis(ms, { zone: timeZone }).toISODate();
@@ -28,7 +31,8 @@ export function resampleWatts(watts: ReadonlyArray<readonly [time: number, watts
     const next = keys[k + 1];
     let value = 0;
     if (t0 === middle) value = w0;
-    else if (next && t0 < middle && day(t0) === day(next[0])) value = w0 + ((next[1] - w0) * (middle - t0)) / (next[0] - t0);
+    else if (next && t0 < middle && day(t0) === day(next[0]))
+      value = w0 + ((next[1] - w0) * (middle - t0)) / (next[0] - t0);
     points.push([slot, Math.max(0, value)]);
   }
   return points;

@@ -52,7 +52,8 @@ export function sunTimes(day: DateTime, index: number): { sunrise: DateTime; sun
 
 function estimate(request: FakeRequest, now: number, timeZone: string): Record<string, unknown> {
   const utc = request.query.get('time') === 'utc';
-  const format = (t: DateTime) => (utc ? t.toUTC() : t).toISO({ suppressMilliseconds: true, includeOffset: true })!.replace(/Z$/, '+00:00');
+  const format = (t: DateTime) =>
+    (utc ? t.toUTC() : t).toISO({ suppressMilliseconds: true, includeOffset: true })!.replace(/Z$/, '+00:00');
   const watts: Record<string, number> = {};
   const period: Record<string, number> = {};
   const cumulative: Record<string, number> = {};
@@ -62,7 +63,8 @@ function estimate(request: FakeRequest, now: number, timeZone: string): Record<s
     const day = today.plus({ days: d });
     const { sunrise, sunset } = sunTimes(day, d);
     const keys = [sunrise];
-    for (let hour = sunrise.startOf('hour').plus({ hours: 1 }); hour < sunset; hour = hour.plus({ hours: 1 })) keys.push(hour);
+    for (let hour = sunrise.startOf('hour').plus({ hours: 1 }); hour < sunset; hour = hour.plus({ hours: 1 }))
+      keys.push(hour);
     keys.push(sunset);
     let energy = 0;
     let previous = sunrise;
@@ -92,15 +94,28 @@ export async function startFakeForecastSolar(now: number, timeZone = 'Europe/Ber
       const match = /^\/(?:([^/]+)\/)?estimate\/([^/]+)\/([^/]+)\/([^/]+)\/([^/]+)\/([^/]+)$/.exec(req.path);
       if (!match) return sendJson(res, 404, { result: null, message: { code: 404, type: 'error', text: 'Not found' } });
       const [, apiKey, lat, lon, dec, az, kwp] = match;
-      const request: FakeRequest = { apiKey, lat: Number(lat), lon: Number(lon), dec: Number(dec), az: Number(az), kwp: Number(kwp), query: req.query };
+      const request: FakeRequest = {
+        apiKey,
+        lat: Number(lat),
+        lon: Number(lon),
+        dec: Number(dec),
+        az: Number(az),
+        kwp: Number(kwp),
+        query: req.query,
+      };
       requests.push(request);
 
       // The quota counts the calls of the last hour (tests may also move the clock back).
       const recent = calls.filter((t) => t > fake.now - 3_600_000 && t <= fake.now);
       calls.splice(0, calls.length, ...recent);
       if (!apiKey && calls.length >= LIMIT) {
-        const retryAt = DateTime.fromMillis(calls[0]! + 3_600_000, { zone: timeZone }).toISO({ suppressMilliseconds: true });
-        return sendJson(res, 429, { result: 'Rate limit for API calls reached.', message: { code: 429, type: 'error', ratelimit: { period: 3600, limit: LIMIT, 'retry-at': retryAt } } });
+        const retryAt = DateTime.fromMillis(calls[0]! + 3_600_000, { zone: timeZone }).toISO({
+          suppressMilliseconds: true,
+        });
+        return sendJson(res, 429, {
+          result: 'Rate limit for API calls reached.',
+          message: { code: 429, type: 'error', ratelimit: { period: 3600, limit: LIMIT, 'retry-at': retryAt } },
+        });
       }
       calls.push(fake.now);
       const next = canned.shift();
@@ -110,8 +125,18 @@ export async function startFakeForecastSolar(now: number, timeZone = 'Europe/Ber
       sendJson(res, 200, {
         ...body,
         message: {
-          code: 0, type: 'success', text: '',
-          info: { latitude: request.lat, longitude: request.lon, distance: 0, place: 'Fake place', timezone: timeZone, time: DateTime.fromMillis(fake.now, { zone: timeZone }).toISO(), time_utc: new Date(fake.now).toISOString() },
+          code: 0,
+          type: 'success',
+          text: '',
+          info: {
+            latitude: request.lat,
+            longitude: request.lon,
+            distance: 0,
+            place: 'Fake place',
+            timezone: timeZone,
+            time: DateTime.fromMillis(fake.now, { zone: timeZone }).toISO(),
+            time_utc: new Date(fake.now).toISOString(),
+          },
           ratelimit: { period: 3600, limit: LIMIT, remaining: LIMIT - calls.length },
         },
       });

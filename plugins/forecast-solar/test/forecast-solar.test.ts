@@ -28,16 +28,34 @@ describe('forecast-solar plugin', () => {
     fake.now += 2 * 3_600_000;
   });
 
-  function start(config: Record<string, unknown>, options: { now?: number; store?: Record<string, unknown> } = {}): Promise<TestHost> {
-    return startTestHost({ plugin, config: { baseUrl: fake.url, ...config }, site: { timeZone: ZONE }, now: options.now ?? fake.now, store: options.store });
+  function start(
+    config: Record<string, unknown>,
+    options: { now?: number; store?: Record<string, unknown> } = {},
+  ): Promise<TestHost> {
+    return startTestHost({
+      plugin,
+      config: { baseUrl: fake.url, ...config },
+      site: { timeZone: ZONE },
+      now: options.now ?? fake.now,
+      store: options.store,
+    });
   }
 
   /** The watts the fake sent for `localTime` (e.g. `2026-06-10T10:00:00`). */
-  const sentAt = (answer: number, localTime: string) => fake.sent[answer]![DateTime.fromISO(localTime, { zone: ZONE }).toUTC().toISO({ suppressMilliseconds: true })!.replace('Z', '+00:00')]!;
-  const pointAt = (host: TestHost, localTime: string) => host.forecasts.at(-1)!.series.pv_power_predicted!.find((p) => p[0] === local(localTime))![1]!;
+  const sentAt = (answer: number, localTime: string) =>
+    fake.sent[answer]![
+      DateTime.fromISO(localTime, { zone: ZONE }).toUTC().toISO({ suppressMilliseconds: true })!.replace('Z', '+00:00')
+    ]!;
+  const pointAt = (host: TestHost, localTime: string) =>
+    host.forecasts.at(-1)!.series.pv_power_predicted!.find((p) => p[0] === local(localTime))![1]!;
 
   it('asks for the estimate of each array in UTC and resamples it to quarter hours', async () => {
-    const host = await start({ arrays: [{ tilt: 30, azimuth: 0, kWp: 5 }, { tilt: 15, azimuth: -90, kWp: 2.5 }] });
+    const host = await start({
+      arrays: [
+        { tilt: 30, azimuth: 0, kWp: 5 },
+        { tilt: 15, azimuth: -90, kWp: 2.5 },
+      ],
+    });
     assert.equal(host.jobs.get('forecast')!.intervalMs, 30 * 60_000);
     await host.runJob('forecast');
     assert.deepEqual(
@@ -79,7 +97,10 @@ describe('forecast-solar plugin', () => {
     assert.ok(Math.max(...Object.values(fake.sent[0]!)) > 3000, 'the fake curve goes above the limit');
   });
 
-  for (const [day, quarterHours] of [['2026-10-25', 100], ['2026-03-29', 92]] as const) {
+  for (const [day, quarterHours] of [
+    ['2026-10-25', 100],
+    ['2026-03-29', 92],
+  ] as const) {
     it(`covers the daylight-saving change day ${day} with ${quarterHours} quarter hours`, async () => {
       const now = local(`${day}T06:00:00`);
       fake.now = now;
@@ -100,11 +121,19 @@ describe('forecast-solar plugin', () => {
     const keyed = await start({ arrays: four, apiKey: 'abc123' });
     assert.equal(keyed.jobs.get('forecast')!.intervalMs, 30 * 60_000);
     await keyed.runJob('forecast');
-    assert.deepEqual(fake.requests.map((r) => r.apiKey), ['abc123', 'abc123', 'abc123', 'abc123']);
+    assert.deepEqual(
+      fake.requests.map((r) => r.apiKey),
+      ['abc123', 'abc123', 'abc123', 'abc123'],
+    );
   });
 
   it('on HTTP 429 waits until retry-at, keeping the last forecast, then fetches again', async () => {
-    const host = await start({ arrays: [{ tilt: 30, azimuth: 0, kWp: 5 }, { tilt: 30, azimuth: 90, kWp: 3 }] });
+    const host = await start({
+      arrays: [
+        { tilt: 30, azimuth: 0, kWp: 5 },
+        { tilt: 30, azimuth: 90, kWp: 3 },
+      ],
+    });
     for (let i = 0; i < 6; i++) await host.runJob('forecast');
     assert.equal(host.forecasts.length, 6);
     const retryAt = fake.now + 3_600_000;
@@ -129,18 +158,41 @@ describe('forecast-solar plugin', () => {
   });
 
   it('remembers retry-at across a restart', async () => {
-    const host = await start({ arrays: [{ tilt: 30, azimuth: 0, kWp: 5 }] }, { store: { retryAt: fake.now + 600_000 } });
+    const host = await start(
+      { arrays: [{ tilt: 30, azimuth: 0, kWp: 5 }] },
+      { store: { retryAt: fake.now + 600_000 } },
+    );
     await assert.rejects(host.runJob('forecast'), /no call before/);
     assert.equal(fake.requests.length, 0);
   });
 
   for (const [status, body, expected] of [
-    [503, '{"result":null,"message":{"code":503,"type":"error","text":"Service temporarily unavailable"}}', /Forecast.Solar is unavailable \(HTTP 503\): Service temporarily unavailable; the last forecast stays/],
-    [500, '<html><body>Internal Server Error</body></html>', /Forecast.Solar is unavailable \(HTTP 500\); the last forecast stays/],
-    [422, '{"result":null,"message":{"code":422,"type":"error","text":"Invalid longitude, must be between -180 and 180"}}', /refused the request \(HTTP 422\): Invalid longitude.*check latitude/],
+    [
+      503,
+      '{"result":null,"message":{"code":503,"type":"error","text":"Service temporarily unavailable"}}',
+      /Forecast.Solar is unavailable \(HTTP 503\): Service temporarily unavailable; the last forecast stays/,
+    ],
+    [
+      500,
+      '<html><body>Internal Server Error</body></html>',
+      /Forecast.Solar is unavailable \(HTTP 500\); the last forecast stays/,
+    ],
+    [
+      422,
+      '{"result":null,"message":{"code":422,"type":"error","text":"Invalid longitude, must be between -180 and 180"}}',
+      /refused the request \(HTTP 422\): Invalid longitude.*check latitude/,
+    ],
     [200, '{"result":{"watts":{"2026-06-10T05:42:13+00:00":0,', /not JSON/],
-    [200, '{"result":{"watts":{"2026-06-10T05:42:13+00:00":0,"2026-06-10T06:00:00+00:00":"270"}},"message":{"code":0,"type":"success"}}', /Forecast.Solar answer: result\.watts\["2026-06-10T06:00:00\+00:00"\]: .*number/],
-    [200, '{"result":{"watts":{"tomorrow 7am":270}},"message":{"code":0,"type":"success"}}', /Forecast.Solar answer: result\.watts\["tomorrow 7am"\]: the key is not a time/],
+    [
+      200,
+      '{"result":{"watts":{"2026-06-10T05:42:13+00:00":0,"2026-06-10T06:00:00+00:00":"270"}},"message":{"code":0,"type":"success"}}',
+      /Forecast.Solar answer: result\.watts\["2026-06-10T06:00:00\+00:00"\]: .*number/,
+    ],
+    [
+      200,
+      '{"result":{"watts":{"tomorrow 7am":270}},"message":{"code":0,"type":"success"}}',
+      /Forecast.Solar answer: result\.watts\["tomorrow 7am"\]: the key is not a time/,
+    ],
     [200, '{"result":"ok","message":{"code":0,"type":"success"}}', /Forecast.Solar answer: result: .*object/],
   ] as const) {
     it(`keeps the last forecast on HTTP ${status} (${body.slice(0, 40)}...)`, async () => {

@@ -16,14 +16,29 @@ export const configSchema = z.object({
   deliveryArea: z
     .string()
     .regex(/^[A-Z0-9-]{2,8}$/, 'a Nord Pool delivery area code such as SE3, NO1, DK2 or FI')
-    .describe('Delivery area (bidding zone) as Nord Pool names it: SE1-SE4, NO1-NO5, DK1, DK2, FI, EE, LV, LT, GER, AT, BE, FR, NL, PL...').meta({ title: 'Delivery area' }),
+    .describe(
+      'Delivery area (bidding zone) as Nord Pool names it: SE1-SE4, NO1-NO5, DK1, DK2, FI, EE, LV, LT, GER, AT, BE, FR, NL, PL...',
+    )
+    .meta({ title: 'Delivery area' }),
   currency: z
     .string()
     .regex(/^[A-Z]{3}$/, 'a three-letter currency code such as EUR or SEK')
     .default('EUR')
-    .describe('Currency to ask prices in: EUR, SEK, NOK, DKK, PLN...').meta({ title: 'Currency' }),
-  baseUrl: z.url().default('https://dataportal-api.nordpoolgroup.com').describe('Address of the Nord Pool data portal API.').meta({ title: 'API address' }),
-  refreshMinutes: z.number().int().min(15, 'must be from 15 to 1440 (minutes)').max(1440, 'must be from 15 to 1440 (minutes)').default(60).describe('Minutes between regular refreshes.').meta({ title: 'Refresh every (minutes)' }),
+    .describe('Currency to ask prices in: EUR, SEK, NOK, DKK, PLN...')
+    .meta({ title: 'Currency' }),
+  baseUrl: z
+    .url()
+    .default('https://dataportal-api.nordpoolgroup.com')
+    .describe('Address of the Nord Pool data portal API.')
+    .meta({ title: 'API address' }),
+  refreshMinutes: z
+    .number()
+    .int()
+    .min(15, 'must be from 15 to 1440 (minutes)')
+    .max(1440, 'must be from 15 to 1440 (minutes)')
+    .default(60)
+    .describe('Minutes between regular refreshes.')
+    .meta({ title: 'Refresh every (minutes)' }),
 });
 
 /** Wall-clock times (CET) to look for tomorrow's prices, after the ~12:45-13:00 publication. */
@@ -61,18 +76,25 @@ export default definePlugin({
         const day = await fetchDay(date, signal);
         if (day === null) {
           if (DateTime.fromISO(date, { zone: marketZone }).toMillis() <= now) {
-            throw new Error(`Nord Pool has no ${config.deliveryArea} prices for ${date}, a day that has begun; the last published prices stay.`);
+            throw new Error(
+              `Nord Pool has no ${config.deliveryArea} prices for ${date}, a day that has begun; the last published prices stay.`,
+            );
           }
           unpublished = date;
           break;
         }
         slots.push(...day.filter((slot) => slot.start >= days.todayStart && slot.start < days.end));
       }
-      if (slots.length === 0) throw new Error(`Nord Pool has no ${config.deliveryArea} prices for today (${days.today}); the last published prices stay.`);
+      if (slots.length === 0)
+        throw new Error(
+          `Nord Pool has no ${config.deliveryArea} prices for today (${days.today}); the last published prices stay.`,
+        );
       ctx.prices.publish({ import: slots });
       ctx.log.info(
         `published ${slots.length} Nord Pool ${config.deliveryArea} slots` +
-          (unpublished ? `; delivery day ${unpublished} is not published yet` : ` for ${days.today} and ${days.tomorrow}`),
+          (unpublished
+            ? `; delivery day ${unpublished} is not published yet`
+            : ` for ${days.today} and ${days.tomorrow}`),
       );
     }
 
@@ -84,7 +106,11 @@ export default definePlugin({
 /** The CET delivery dates that overlap [start, end), oldest first. */
 function marketDates(start: number, end: number): string[] {
   const dates: string[] = [];
-  for (let day = DateTime.fromMillis(start, { zone: marketZone }).startOf('day'); day.toMillis() < end; day = day.plus({ days: 1 })) {
+  for (
+    let day = DateTime.fromMillis(start, { zone: marketZone }).startOf('day');
+    day.toMillis() < end;
+    day = day.plus({ days: 1 })
+  ) {
     dates.push(day.toISODate() ?? '');
   }
   return dates;

@@ -15,7 +15,10 @@ function answerSchema(area: string) {
           // Built per area so that a missing price names the area in the error path.
           entryPerArea: z.object({ [area]: z.number() }),
         })
-        .refine((entry) => Date.parse(entry.deliveryEnd) > Date.parse(entry.deliveryStart), 'deliveryEnd must be after deliveryStart'),
+        .refine(
+          (entry) => Date.parse(entry.deliveryEnd) > Date.parse(entry.deliveryStart),
+          'deliveryEnd must be after deliveryStart',
+        ),
     ),
   });
 }
@@ -27,9 +30,16 @@ function answerSchema(area: string) {
 export function parseDayAheadPrices(body: string, area: string, currency: string): PriceSlot[] {
   const source = 'Nord Pool answer';
   const meanwhile = 'the last published prices stay';
-  const answer = parseAnswer({ source, schema: answerSchema(area), input: parseJson({ source, text: body, meanwhile }), meanwhile });
+  const answer = parseAnswer({
+    source,
+    schema: answerSchema(area),
+    input: parseJson({ source, text: body, meanwhile }),
+    meanwhile,
+  });
   if (answer.currency !== currency) {
-    throw new Error(`${source}: currency is ${answer.currency}, but ${currency} was asked for; the last published prices stay.`);
+    throw new Error(
+      `${source}: currency is ${answer.currency}, but ${currency} was asked for; the last published prices stay.`,
+    );
   }
   return answer.multiAreaEntries
     .map((entry) => ({

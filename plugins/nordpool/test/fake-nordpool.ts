@@ -34,7 +34,12 @@ export async function startFakeNordPool(market: NordPoolMarket): Promise<FakeNor
       const requested = (req.query.get('deliveryArea') ?? '').split(',');
       const currency = req.query.get('currency') ?? '';
       const day = DateTime.fromISO(date, { zone: 'Europe/Berlin' });
-      if (!day.isValid || req.query.get('market') !== 'DayAhead' || !requested.every((a) => areas.includes(a)) || !currencies.includes(currency)) {
+      if (
+        !day.isValid ||
+        req.query.get('market') !== 'DayAhead' ||
+        !requested.every((a) => areas.includes(a)) ||
+        !currencies.includes(currency)
+      ) {
         return sendJson(res, 400, { message: 'Invalid request parameters' });
       }
       if (m.failure) return send(res, m.failure.status, m.failure.contentType, m.failure.body);
@@ -42,9 +47,14 @@ export async function startFakeNordPool(market: NordPoolMarket): Promise<FakeNor
         res.writeHead(204);
         return res.end();
       }
-      if (m.corrupt === 'not-json') return send(res, 200, 'text/html', '<html><head><title>Nord Pool</title></head></html>');
+      if (m.corrupt === 'not-json')
+        return send(res, 200, 'text/html', '<html><head><title>Nord Pool</title></head></html>');
 
-      const multiAreaEntries: Array<{ deliveryStart: string; deliveryEnd: string; entryPerArea: Record<string, number> }> = [];
+      const multiAreaEntries: Array<{
+        deliveryStart: string;
+        deliveryEnd: string;
+        entryPerArea: Record<string, number>;
+      }> = [];
       for (let t = day; t < day.plus({ days: 1 }); t = t.plus({ minutes: m.slotMinutes })) {
         const start = t.toMillis();
         const entryPerArea = Object.fromEntries(requested.map((area) => [area, m.price(start, area, currency)]));
@@ -55,7 +65,8 @@ export async function startFakeNordPool(market: NordPoolMarket): Promise<FakeNor
         });
       }
       if (m.corrupt === 'missing-area' && multiAreaEntries[5]) multiAreaEntries[5].entryPerArea = {};
-      const average = (area: string) => multiAreaEntries.reduce((sum, e) => sum + (e.entryPerArea[area] ?? 0), 0) / multiAreaEntries.length;
+      const average = (area: string) =>
+        multiAreaEntries.reduce((sum, e) => sum + (e.entryPerArea[area] ?? 0), 0) / multiAreaEntries.length;
       sendJson(res, 200, {
         deliveryDateCET: date,
         version: 3,

@@ -118,7 +118,10 @@ describe('Nord Pool prices', () => {
     const helsinki = (iso: string) => local(iso, 'Europe/Helsinki');
     const host = await start(helsinki('2026-11-20T14:00'), { deliveryArea: 'FI' }, 'Europe/Helsinki');
     await host.runJob('refresh');
-    assert.deepEqual(fake.requests.map((r) => r.query.get('date')), ['2026-11-19', '2026-11-20', '2026-11-21']);
+    assert.deepEqual(
+      fake.requests.map((r) => r.query.get('date')),
+      ['2026-11-19', '2026-11-20', '2026-11-21'],
+    );
     const slots = host.prices.schedules[0]!.import;
     assert.equal(slots[0]!.start, helsinki('2026-11-20T00:00'));
     // The local day starts an hour before CET's, in the CET day before; CET's 2026-11-21 ends
@@ -148,7 +151,10 @@ describe('Nord Pool prices', () => {
   test('a malformed answer: the error names the entry and the missing area', async () => {
     const host = await start(local('2026-11-20T14:00'));
     fake.market = market({ corrupt: 'missing-area' });
-    await assert.rejects(host.runJob('refresh'), /Nord Pool answer: multiAreaEntries\[5\]\.entryPerArea\.SE3: expected number, received undefined/);
+    await assert.rejects(
+      host.runJob('refresh'),
+      /Nord Pool answer: multiAreaEntries\[5\]\.entryPerArea\.SE3: expected number, received undefined/,
+    );
     fake.market = market({ corrupt: 'not-json' });
     await assert.rejects(host.runJob('refresh'), /Nord Pool answer is not JSON/);
     assert.equal(host.prices.schedules.length, 0);

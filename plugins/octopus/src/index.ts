@@ -17,22 +17,51 @@ const productCode = z.string().regex(/^[A-Z0-9-]+$/, 'an Octopus product code su
 export const configSchema = z.object({
   region: z
     .enum(regions)
-    .describe('Your region letter (A-P), the last letter of your tariff code, e.g. C for London in E-1R-AGILE-24-10-01-C.').meta({
+    .describe(
+      'Your region letter (A-P), the last letter of your tariff code, e.g. C for London in E-1R-AGILE-24-10-01-C.',
+    )
+    .meta({
       title: 'Region',
       // Shown instead of the bare letters in the settings page's choice list.
       enumLabels: {
-        A: 'A: East England', B: 'B: East Midlands', C: 'C: London', D: 'D: Merseyside and North Wales', E: 'E: West Midlands',
-        F: 'F: North East England', G: 'G: North West England', H: 'H: Southern England', J: 'J: South East England', K: 'K: South Wales',
-        L: 'L: South West England', M: 'M: Yorkshire', N: 'N: South Scotland', P: 'P: North Scotland',
+        A: 'A: East England',
+        B: 'B: East Midlands',
+        C: 'C: London',
+        D: 'D: Merseyside and North Wales',
+        E: 'E: West Midlands',
+        F: 'F: North East England',
+        G: 'G: North West England',
+        H: 'H: Southern England',
+        J: 'J: South East England',
+        K: 'K: South Wales',
+        L: 'L: South West England',
+        M: 'M: Yorkshire',
+        N: 'N: South Scotland',
+        P: 'P: North Scotland',
       },
     }),
-  importProduct: productCode.default('AGILE-24-10-01').describe('Product code of the import tariff (Agile).').meta({ title: 'Import product code' }),
+  importProduct: productCode
+    .default('AGILE-24-10-01')
+    .describe('Product code of the import tariff (Agile).')
+    .meta({ title: 'Import product code' }),
   exportProduct: productCode
     .nullable()
     .default('AGILE-OUTGOING-19-05-13')
-    .describe('Product code of the export tariff (Agile Outgoing); empty for no export tariff (import prices only).').meta({ title: 'Export product code' }),
-  baseUrl: z.url().default('https://api.octopus.energy').describe('Address of the Octopus Energy API.').meta({ title: 'API address' }),
-  refreshMinutes: z.number().int().min(15, 'must be from 15 to 1440 (minutes)').max(1440, 'must be from 15 to 1440 (minutes)').default(60).describe('Minutes between regular refreshes.').meta({ title: 'Refresh every (minutes)' }),
+    .describe('Product code of the export tariff (Agile Outgoing); empty for no export tariff (import prices only).')
+    .meta({ title: 'Export product code' }),
+  baseUrl: z
+    .url()
+    .default('https://api.octopus.energy')
+    .describe('Address of the Octopus Energy API.')
+    .meta({ title: 'API address' }),
+  refreshMinutes: z
+    .number()
+    .int()
+    .min(15, 'must be from 15 to 1440 (minutes)')
+    .max(1440, 'must be from 15 to 1440 (minutes)')
+    .default(60)
+    .describe('Minutes between regular refreshes.')
+    .meta({ title: 'Refresh every (minutes)' }),
 });
 
 /** Wall-clock times (Europe/London) to look for tomorrow's Agile prices, after the ~16:00 publication. */
@@ -47,20 +76,34 @@ export default definePlugin({
   setup(ctx, config) {
     const baseUrl = config.baseUrl.replace(/\/+$/, '');
     const exportProduct = config.exportProduct;
-    ctx.prices.declare({ provider: 'Octopus Energy', currency: 'GBP', scheduleType: exportProduct ? 'import_export_pricing' : 'pricing' });
+    ctx.prices.declare({
+      provider: 'Octopus Energy',
+      currency: 'GBP',
+      scheduleType: exportProduct ? 'import_export_pricing' : 'pricing',
+    });
 
-    async function fetchRates(args: { product: string; days: LocalDays; meanwhile: string; signal: AbortSignal }): Promise<PriceSlot[]> {
+    async function fetchRates(args: {
+      product: string;
+      days: LocalDays;
+      meanwhile: string;
+      signal: AbortSignal;
+    }): Promise<PriceSlot[]> {
       const { product, days, meanwhile, signal } = args;
       const tariff = `E-1R-${product}-${config.region}`;
       const source = `Octopus answer for ${tariff}`;
       const utc = (ms: number) => DateTime.fromMillis(ms, { zone: 'utc' }).toISO({ suppressMilliseconds: true });
       let url: string | null =
         `${baseUrl}/v1/products/${product}/electricity-tariffs/${tariff}/standard-unit-rates/?` +
-        new URLSearchParams({ period_from: utc(days.todayStart) ?? '', period_to: utc(days.end) ?? '', page_size: '1500' }).toString();
+        new URLSearchParams({
+          period_from: utc(days.todayStart) ?? '',
+          period_to: utc(days.end) ?? '',
+          page_size: '1500',
+        }).toString();
       const rates: RatesPage['rates'] = [];
       for (let page = 1; url !== null; page++) {
         if (page > maxPages) throw new Error(`${source}: more than ${maxPages} pages of rates; ${meanwhile}.`);
-        if (new URL(url).origin !== new URL(baseUrl).origin) throw new Error(`${source}: next page ${url} is not on ${baseUrl}; refusing to follow it.`);
+        if (new URL(url).origin !== new URL(baseUrl).origin)
+          throw new Error(`${source}: next page ${url} is not on ${baseUrl}; refusing to follow it.`);
         let body: string;
         try {
           body = await ctx.http.get(url, { signal }).text();
@@ -76,9 +119,16 @@ export default definePlugin({
 
     async function refresh({ signal }: { signal: AbortSignal }): Promise<void> {
       const days = localDays({ now: ctx.now(), zone: ctx.site.timeZone });
-      const importSlots = await fetchRates({ product: config.importProduct, days, meanwhile: 'the last published prices stay', signal });
+      const importSlots = await fetchRates({
+        product: config.importProduct,
+        days,
+        meanwhile: 'the last published prices stay',
+        signal,
+      });
       if (!importSlots.some((slot) => slot.start < days.tomorrowStart)) {
-        throw new Error(`Octopus Energy has no ${config.importProduct} prices for today (${days.today}); the last published prices stay.`);
+        throw new Error(
+          `Octopus Energy has no ${config.importProduct} prices for today (${days.today}); the last published prices stay.`,
+        );
       }
       // The export tariff is a second product: when only it fails, the import prices are
       // still worth publishing, and the job still fails so the status shows the export error.
@@ -86,7 +136,12 @@ export default definePlugin({
       let exportFailure: unknown;
       if (exportProduct) {
         try {
-          exportSlots = await fetchRates({ product: exportProduct, days, meanwhile: 'the import prices are published and the last export prices stay', signal });
+          exportSlots = await fetchRates({
+            product: exportProduct,
+            days,
+            meanwhile: 'the import prices are published and the last export prices stay',
+            signal,
+          });
         } catch (error) {
           if (signal.aborted) throw error;
           exportFailure = error;

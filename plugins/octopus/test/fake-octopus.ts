@@ -36,19 +36,27 @@ export async function startFakeOctopus(market: OctopusMarket): Promise<FakeOctop
       const match = ratesPath.exec(req.path);
       const product = match?.[1] ?? '';
       if (req.method !== 'GET' || !match || !m.prices[product]) return sendJson(res, 404, { detail: 'Not found.' });
-      if (match[2] !== `E-1R-${product}-${m.region}`) return sendJson(res, 404, { detail: 'No ElectricityTariff matches the given query.' });
-      if (m.failure && (m.failure.product ?? product) === product) return send(res, m.failure.status, m.failure.contentType, m.failure.body);
-      if (m.corrupt === 'not-json') return send(res, 200, 'text/html', '<!DOCTYPE html><html><body>Octopus is down for maintenance</body></html>');
+      if (match[2] !== `E-1R-${product}-${m.region}`)
+        return sendJson(res, 404, { detail: 'No ElectricityTariff matches the given query.' });
+      if (m.failure && (m.failure.product ?? product) === product)
+        return send(res, m.failure.status, m.failure.contentType, m.failure.body);
+      if (m.corrupt === 'not-json')
+        return send(res, 200, 'text/html', '<!DOCTYPE html><html><body>Octopus is down for maintenance</body></html>');
 
       const from = req.query.get('period_from') ?? '';
       const to = req.query.get('period_to') ?? '';
-      if (!isoUtc.test(from) || !isoUtc.test(to)) return sendJson(res, 400, { period_from: ['Enter a valid date/time.'] });
+      if (!isoUtc.test(from) || !isoUtc.test(to))
+        return sendJson(res, 400, { period_from: ['Enter a valid date/time.'] });
       const pageSize = Math.min(Number(req.query.get('page_size') ?? 100), m.maxPageSize);
       const page = Number(req.query.get('page') ?? 1);
 
       const all = [];
-      for (let t = Math.ceil(Date.parse(from) / HALF_HOUR) * HALF_HOUR; t < Date.parse(to) && t < m.publishedUntil; t += HALF_HOUR) {
-        const inc = m.prices[product]!(t);
+      for (
+        let t = Math.ceil(Date.parse(from) / HALF_HOUR) * HALF_HOUR;
+        t < Date.parse(to) && t < m.publishedUntil;
+        t += HALF_HOUR
+      ) {
+        const inc = m.prices[product](t);
         all.push({
           value_exc_vat: Math.round((inc / (1 + (m.vat[product] ?? 0))) * 10_000) / 10_000,
           value_inc_vat: inc,

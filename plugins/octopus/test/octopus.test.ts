@@ -57,7 +57,11 @@ describe('Octopus Agile prices', () => {
 
   test('declares import and export pricing and schedules a refresh after the 16:00 publication', async () => {
     const host = await start(london('2026-11-20T10:00'));
-    assert.deepEqual(host.prices.provider, { provider: 'Octopus Energy', currency: 'GBP', scheduleType: 'import_export_pricing' });
+    assert.deepEqual(host.prices.provider, {
+      provider: 'Octopus Energy',
+      currency: 'GBP',
+      scheduleType: 'import_export_pricing',
+    });
     assert.equal(host.jobs.get('refresh')?.intervalMs, 3_600_000);
     assert.ok(host.jobs.get('day-ahead')?.times?.every((t) => t >= '16:00'));
   });
@@ -67,10 +71,25 @@ describe('Octopus Agile prices', () => {
     await host.runJob('refresh');
 
     assert.deepEqual(
-      fake.requests.map((r) => [r.path, r.query.get('period_from'), r.query.get('period_to'), r.query.get('page_size')]),
+      fake.requests.map((r) => [
+        r.path,
+        r.query.get('period_from'),
+        r.query.get('period_to'),
+        r.query.get('page_size'),
+      ]),
       [
-        [`/v1/products/${IMPORT}/electricity-tariffs/E-1R-${IMPORT}-C/standard-unit-rates/`, '2026-11-20T00:00:00Z', '2026-11-22T00:00:00Z', '1500'],
-        [`/v1/products/${EXPORT}/electricity-tariffs/E-1R-${EXPORT}-C/standard-unit-rates/`, '2026-11-20T00:00:00Z', '2026-11-22T00:00:00Z', '1500'],
+        [
+          `/v1/products/${IMPORT}/electricity-tariffs/E-1R-${IMPORT}-C/standard-unit-rates/`,
+          '2026-11-20T00:00:00Z',
+          '2026-11-22T00:00:00Z',
+          '1500',
+        ],
+        [
+          `/v1/products/${EXPORT}/electricity-tariffs/E-1R-${EXPORT}-C/standard-unit-rates/`,
+          '2026-11-20T00:00:00Z',
+          '2026-11-22T00:00:00Z',
+          '1500',
+        ],
       ],
     );
     const { import: imported, export: exported } = host.prices.schedules[0]!;
@@ -80,7 +99,7 @@ describe('Octopus Agile prices', () => {
     assertHalfHours(imported, agile);
     assert.equal(imported[6]!.price, -0.021);
     assert.equal(exported?.length, 94);
-    assertHalfHours(exported!, outgoing);
+    assertHalfHours(exported, outgoing);
   });
 
   test('paged answers: every `next` page is followed', async () => {
@@ -88,7 +107,10 @@ describe('Octopus Agile prices', () => {
     const host = await start(london('2026-11-20T17:00'));
     await host.runJob('refresh');
     const importPages = fake.requests.filter((r) => r.path.includes(`/${IMPORT}/`));
-    assert.deepEqual(importPages.map((r) => r.query.get('page')), [null, '2', '3', '4']);
+    assert.deepEqual(
+      importPages.map((r) => r.query.get('page')),
+      [null, '2', '3', '4'],
+    );
     const { import: imported } = host.prices.schedules[0]!;
     assert.equal(imported.length, 94);
     assertHalfHours(imported, agile);
@@ -125,8 +147,16 @@ describe('Octopus Agile prices', () => {
   });
 
   for (const [status, statusText, pattern] of [
-    [429, 'Too Many Requests', /Octopus Energy \(E-1R-AGILE-24-10-01-C\) answered HTTP 429 Too Many Requests .*rate limit/],
-    [503, 'Service Unavailable', /Octopus Energy \(E-1R-AGILE-24-10-01-C\) answered HTTP 503 Service Unavailable .*problem on its side/],
+    [
+      429,
+      'Too Many Requests',
+      /Octopus Energy \(E-1R-AGILE-24-10-01-C\) answered HTTP 429 Too Many Requests .*rate limit/,
+    ],
+    [
+      503,
+      'Service Unavailable',
+      /Octopus Energy \(E-1R-AGILE-24-10-01-C\) answered HTTP 503 Service Unavailable .*problem on its side/,
+    ],
     [500, 'Internal Server Error', /Octopus Energy \(E-1R-AGILE-24-10-01-C\) answered HTTP 500 Internal Server Error/],
   ] as const) {
     test(`HTTP ${status}: the job fails with a clear message and the last schedule stays`, async () => {
@@ -159,7 +189,10 @@ describe('Octopus Agile prices', () => {
     const host = await start(london('2026-11-20T17:00'), { exportProduct: null });
     assert.deepEqual(host.prices.provider, { provider: 'Octopus Energy', currency: 'GBP', scheduleType: 'pricing' });
     await host.runJob('refresh');
-    assert.deepEqual(fake.requests.map((r) => r.path), [`/v1/products/${IMPORT}/electricity-tariffs/E-1R-${IMPORT}-C/standard-unit-rates/`]);
+    assert.deepEqual(
+      fake.requests.map((r) => r.path),
+      [`/v1/products/${IMPORT}/electricity-tariffs/E-1R-${IMPORT}-C/standard-unit-rates/`],
+    );
     const { import: imported, export: exported } = host.prices.schedules[0]!;
     assert.equal(imported.length, 94);
     assert.equal(exported, undefined);
@@ -168,7 +201,10 @@ describe('Octopus Agile prices', () => {
 
   test('a wrong region or product: the 404 says to check the settings', async () => {
     const host = await start(london('2026-11-20T17:00'), { importProduct: 'AGILE-FLEX-22-11-25' });
-    await assert.rejects(host.runJob('refresh'), /answered HTTP 404 Not Found .*check baseUrl and the ids in the plugin settings/);
+    await assert.rejects(
+      host.runJob('refresh'),
+      /answered HTTP 404 Not Found .*check baseUrl and the ids in the plugin settings/,
+    );
   });
 
   test('a malformed answer: the error names the tariff and the bad field', async () => {

@@ -2,7 +2,14 @@ import { parseAnswer, parseJson, type PluginContext, requestFailure, z } from '@
 import type { PanelArray } from './pv.js';
 
 /** The variables asked for, in Open-Meteo's names. */
-export const MINUTELY_15_VARIABLES = ['temperature_2m', 'weather_code', 'is_day', 'cloud_cover', 'wind_speed_10m', 'global_tilted_irradiance'] as const;
+export const MINUTELY_15_VARIABLES = [
+  'temperature_2m',
+  'weather_code',
+  'is_day',
+  'cloud_cover',
+  'wind_speed_10m',
+  'global_tilted_irradiance',
+] as const;
 
 type Variable = (typeof MINUTELY_15_VARIABLES)[number];
 
@@ -24,7 +31,12 @@ const answerSchema = z.object({
     })
     .superRefine((m, ctx) => {
       for (const name of MINUTELY_15_VARIABLES) {
-        if (m[name].length !== m.time.length) ctx.addIssue({ code: 'custom', path: [name], message: `has ${m[name].length} values for ${m.time.length} times` });
+        if (m[name].length !== m.time.length)
+          ctx.addIssue({
+            code: 'custom',
+            path: [name],
+            message: `has ${m[name].length} values for ${m.time.length} times`,
+          });
       }
     }),
 });

@@ -17,23 +17,84 @@ import { arrayPowerW, fahrenheitToCelsius, type PanelArray, type PvModel } from 
 const QUARTER_HOUR_MS = 15 * 60_000;
 
 const panelArraySchema = z.object({
-  tilt: z.number().min(0, 'must be from 0 to 90 (degrees from horizontal)').max(90, 'must be from 0 to 90 (degrees from horizontal)').describe('Tilt in degrees from horizontal: 0 = flat, 90 = vertical.').meta({ title: 'Tilt (degrees)' }),
-  azimuth: z.number().min(-180, 'must be from -180 to 180 (degrees; 0 = south, -90 = east, 90 = west)').max(180, 'must be from -180 to 180 (degrees; 0 = south, -90 = east, 90 = west)').describe('Direction in degrees: 0 = south, -90 = east, 90 = west, 180 = north.').meta({ title: 'Azimuth (degrees)' }),
+  tilt: z
+    .number()
+    .min(0, 'must be from 0 to 90 (degrees from horizontal)')
+    .max(90, 'must be from 0 to 90 (degrees from horizontal)')
+    .describe('Tilt in degrees from horizontal: 0 = flat, 90 = vertical.')
+    .meta({ title: 'Tilt (degrees)' }),
+  azimuth: z
+    .number()
+    .min(-180, 'must be from -180 to 180 (degrees; 0 = south, -90 = east, 90 = west)')
+    .max(180, 'must be from -180 to 180 (degrees; 0 = south, -90 = east, 90 = west)')
+    .describe('Direction in degrees: 0 = south, -90 = east, 90 = west, 180 = north.')
+    .meta({ title: 'Azimuth (degrees)' }),
   kWp: z.number().positive().describe('Peak power of the array in kW.').meta({ title: 'Peak power (kWp)' }),
-  acLimitW: z.number().positive().optional().describe('AC limit in W of the inverter behind the array; the prediction never exceeds it.').meta({ title: 'AC limit (W)' }),
+  acLimitW: z
+    .number()
+    .positive()
+    .optional()
+    .describe('AC limit in W of the inverter behind the array; the prediction never exceeds it.')
+    .meta({ title: 'AC limit (W)' }),
 });
 
 export const configSchema = z.object({
-  baseUrl: z.url().default('https://api.open-meteo.com').describe('Open-Meteo API base URL.').meta({ title: 'API address' }),
-  latitude: z.number().min(-90, 'must be from -90 to 90 (degrees; south is negative)').max(90, 'must be from -90 to 90 (degrees; south is negative)').optional().describe('Latitude of the panels; default: the site latitude.').meta({ title: 'Latitude' }),
-  longitude: z.number().min(-180, 'must be from -180 to 180 (degrees; west is negative)').max(180, 'must be from -180 to 180 (degrees; west is negative)').optional().describe('Longitude of the panels; default: the site longitude.').meta({ title: 'Longitude' }),
-  arrays: z.array(panelArraySchema).min(1, 'at least one panel array is needed').describe('Panel arrays, one per orientation.').meta({ title: 'Panel arrays' }),
+  baseUrl: z
+    .url()
+    .default('https://api.open-meteo.com')
+    .describe('Open-Meteo API base URL.')
+    .meta({ title: 'API address' }),
+  latitude: z
+    .number()
+    .min(-90, 'must be from -90 to 90 (degrees; south is negative)')
+    .max(90, 'must be from -90 to 90 (degrees; south is negative)')
+    .optional()
+    .describe('Latitude of the panels; default: the site latitude.')
+    .meta({ title: 'Latitude' }),
+  longitude: z
+    .number()
+    .min(-180, 'must be from -180 to 180 (degrees; west is negative)')
+    .max(180, 'must be from -180 to 180 (degrees; west is negative)')
+    .optional()
+    .describe('Longitude of the panels; default: the site longitude.')
+    .meta({ title: 'Longitude' }),
+  arrays: z
+    .array(panelArraySchema)
+    .min(1, 'at least one panel array is needed')
+    .describe('Panel arrays, one per orientation.')
+    .meta({ title: 'Panel arrays' }),
   // Open-Meteo's model runs update hourly at best and its free limit is 10,000 calls a day,
   // so every 30 minutes keeps the forecast fresh at a few hundred calls a day.
-  intervalMinutes: z.number().int().min(15, 'must be from 15 to 360 (minutes)').max(360, 'must be from 15 to 360 (minutes)').default(30).describe('Minutes between fetches.').meta({ title: 'Fetch every (minutes)' }),
-  forecastDays: z.number().int().min(1, 'must be from 1 to 4 (days, today included)').max(4, 'must be from 1 to 4 (days, today included)').default(3).describe('Days ahead to fetch (today counts as one).').meta({ title: 'Days ahead' }),
-  performanceRatio: z.number().gt(0, 'must be more than 0 and at most 1 (a fraction, e.g. 0.85 for 85 %)').max(1, 'must be more than 0 and at most 1 (a fraction, e.g. 0.85 for 85 %)').default(0.85).describe('Share of the DC rating that reaches AC (losses in wiring, inverter, soiling).').meta({ title: 'Performance ratio' }),
-  temperatureCoefficient: z.number().min(-0.01, 'must be from -0.01 to 0 (per kelvin, e.g. -0.004 for -0.4 %/K)').max(0, 'must be from -0.01 to 0 (per kelvin, e.g. -0.004 for -0.4 %/K)').default(-0.004).describe('Power change per kelvin of cell temperature above 25 °C.').meta({ title: 'Temperature coefficient (per kelvin)' }),
+  intervalMinutes: z
+    .number()
+    .int()
+    .min(15, 'must be from 15 to 360 (minutes)')
+    .max(360, 'must be from 15 to 360 (minutes)')
+    .default(30)
+    .describe('Minutes between fetches.')
+    .meta({ title: 'Fetch every (minutes)' }),
+  forecastDays: z
+    .number()
+    .int()
+    .min(1, 'must be from 1 to 4 (days, today included)')
+    .max(4, 'must be from 1 to 4 (days, today included)')
+    .default(3)
+    .describe('Days ahead to fetch (today counts as one).')
+    .meta({ title: 'Days ahead' }),
+  performanceRatio: z
+    .number()
+    .gt(0, 'must be more than 0 and at most 1 (a fraction, e.g. 0.85 for 85 %)')
+    .max(1, 'must be more than 0 and at most 1 (a fraction, e.g. 0.85 for 85 %)')
+    .default(0.85)
+    .describe('Share of the DC rating that reaches AC (losses in wiring, inverter, soiling).')
+    .meta({ title: 'Performance ratio' }),
+  temperatureCoefficient: z
+    .number()
+    .min(-0.01, 'must be from -0.01 to 0 (per kelvin, e.g. -0.004 for -0.4 %/K)')
+    .max(0, 'must be from -0.01 to 0 (per kelvin, e.g. -0.004 for -0.4 %/K)')
+    .default(-0.004)
+    .describe('Power change per kelvin of cell temperature above 25 °C.')
+    .meta({ title: 'Temperature coefficient (per kelvin)' }),
 });
 
 export type OpenMeteoConfig = z.output<typeof configSchema>;
@@ -44,7 +105,10 @@ export default definePlugin({
   setup(ctx, config) {
     const latitude = config.latitude ?? ctx.site.latitude;
     const longitude = config.longitude ?? ctx.site.longitude;
-    const model: PvModel = { performanceRatio: config.performanceRatio, temperatureCoefficient: config.temperatureCoefficient };
+    const model: PvModel = {
+      performanceRatio: config.performanceRatio,
+      temperatureCoefficient: config.temperatureCoefficient,
+    };
 
     ctx.scheduler.every({
       name: 'forecast',
@@ -74,14 +138,20 @@ export default definePlugin({
 });
 
 /** The weather series of one fetch, from the answers of every array (in config order). */
-export function toSeries(arrays: readonly PanelArray[], answers: readonly Minutely15[], model: PvModel, unit: 'C' | 'F'): Partial<Record<ForecastTopic, ForecastPoints>> {
+export function toSeries(
+  arrays: readonly PanelArray[],
+  answers: readonly Minutely15[],
+  model: PvModel,
+  unit: 'C' | 'F',
+): Partial<Record<ForecastTopic, ForecastPoints>> {
   const first = answers[0]!;
   // The arrays' answers are joined by time, not by position, in case their ranges differ.
   const indexes = answers.map((a) => new Map(a.time.map((t, i) => [t, i])));
   const totalKWp = arrays.reduce((sum, a) => sum + a.kWp, 0);
   const pv: ForecastPoints = [];
   const gti: ForecastPoints = [];
-  const instant = (name: keyof Omit<Minutely15, 'time'>): ForecastPoints => first.time.map((t, i) => [t * 1000, first[name][i] ?? null]);
+  const instant = (name: keyof Omit<Minutely15, 'time'>): ForecastPoints =>
+    first.time.map((t, i) => [t * 1000, first[name][i] ?? null]);
 
   first.time.forEach((t, i) => {
     const airTemp = first.temperature_2m[i] ?? null;

@@ -27,7 +27,8 @@ const CELL_HEATING_K_PER_W_M2 = 0.0342;
  * the derating is left out rather than guessed.
  */
 export function arrayPowerW(array: PanelArray, model: PvModel, gti: number, airTempC: number | null): number {
-  const derate = airTempC === null ? 1 : 1 + model.temperatureCoefficient * (airTempC + gti * CELL_HEATING_K_PER_W_M2 - 25);
+  const derate =
+    airTempC === null ? 1 : 1 + model.temperatureCoefficient * (airTempC + gti * CELL_HEATING_K_PER_W_M2 - 25);
   const power = array.kWp * gti * derate * model.performanceRatio;
   return Math.min(Math.max(power, 0), array.acLimitW ?? Number.POSITIVE_INFINITY);
 }

@@ -38,7 +38,7 @@ const round1 = (x: number) => Math.round(x * 10) / 10;
 
 /** Irradiance on a tilted plane: a sun arc over the UTC day, weaker away from south. */
 export function fakeIrradiance(t: number, tilt: number, azimuth: number): number {
-  const hour = ((t % 86_400) + 86_400) % 86_400 / 3600;
+  const hour = (((t % 86_400) + 86_400) % 86_400) / 3600;
   const sun = Math.sin((Math.PI * (hour - 4)) / 16);
   return sun <= 0 ? 0 : round1(1000 * sun * (1 - Math.abs(azimuth) / 400) * (1 - tilt / 400));
 }
@@ -51,7 +51,13 @@ function answer(query: URLSearchParams, now: number, nullAt: ReadonlySet<number>
   const tilt = Number(query.get('tilt') ?? 0);
   const azimuth = Number(query.get('azimuth') ?? 0);
   const m: Record<string, Array<number | null>> = {
-    time: [], temperature_2m: [], weather_code: [], is_day: [], cloud_cover: [], wind_speed_10m: [], global_tilted_irradiance: [],
+    time: [],
+    temperature_2m: [],
+    weather_code: [],
+    is_day: [],
+    cloud_cover: [],
+    wind_speed_10m: [],
+    global_tilted_irradiance: [],
   };
   for (let t = start, i = 0; t < end; t += QUARTER_HOUR_S, i++) {
     const hour = (t % 86_400) / 3600;
@@ -74,7 +80,13 @@ function answer(query: URLSearchParams, now: number, nullAt: ReadonlySet<number>
     timezone_abbreviation: 'GMT',
     elevation: 38,
     minutely_15_units: {
-      time: 'unixtime', temperature_2m: fahrenheit ? '°F' : '°C', weather_code: 'wmo code', is_day: '', cloud_cover: '%', wind_speed_10m: 'km/h', global_tilted_irradiance: 'W/m²',
+      time: 'unixtime',
+      temperature_2m: fahrenheit ? '°F' : '°C',
+      weather_code: 'wmo code',
+      is_day: '',
+      cloud_cover: '%',
+      wind_speed_10m: 'km/h',
+      global_tilted_irradiance: 'W/m²',
     },
     minutely_15: m,
   };
@@ -90,7 +102,8 @@ export async function startFakeOpenMeteo(now: number): Promise<FakeOpenMeteo> {
   const server = await startFakeServer({
     handle: (request, res) => {
       requests.push(request.query);
-      if (request.path !== '/v1/forecast') return send(res, 404, JSON_TYPE, JSON.stringify({ error: true, reason: 'Not Found' }));
+      if (request.path !== '/v1/forecast')
+        return send(res, 404, JSON_TYPE, JSON.stringify({ error: true, reason: 'Not Found' }));
       const next = canned.shift();
       if (next) return send(res, next.status, next.contentType ?? JSON_TYPE, next.body);
       const body = answer(request.query, fake.now, nullAt);

@@ -36,7 +36,9 @@ export async function runBackfill(args: {
   let state = progress.state;
   let reportedTenths = Math.floor(((progress.next - progress.from) / total) * 10);
   if (progress.next === progress.from) {
-    ctx.log.info(`backfilling ${Math.round(total / 86_400_000)} days of history`, { from: new Date(progress.from).toISOString() });
+    ctx.log.info(`backfilling ${Math.round(total / 86_400_000)} days of history`, {
+      from: new Date(progress.from).toISOString(),
+    });
   }
   while (progress.next < progress.to) {
     if (signal.aborted) return false;
@@ -45,7 +47,9 @@ export async function runBackfill(args: {
     while (state.time + STEP_MS < chunkEnd) {
       const result = step(model, state, STEP_MS, settings);
       state = result.state;
-      result.readings.inverters.forEach((reading, i) => readings[i]!.push({ time: result.readings.time, values: recordedInverterValues(reading) }));
+      result.readings.inverters.forEach((reading, i) =>
+        readings[i]!.push({ time: result.readings.time, values: recordedInverterValues(reading) }),
+      );
     }
     for (let i = 0; i < inverters.length; i++) {
       await ctx.topics.record({ device: inverters[i]!.id, readings: readings[i]! });

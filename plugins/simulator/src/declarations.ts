@@ -4,7 +4,13 @@ import { Channel, hash01 } from './random.js';
 import type { BatteryReading, InverterReading, InverterSettings } from './site.js';
 
 /** The numeric inverter readings history records; the backfill writes exactly these. */
-export const RECORDED_INVERTER_METRICS = ['pv_power', 'load_power', 'grid_power', 'battery_power', 'temperature'] as const;
+export const RECORDED_INVERTER_METRICS = [
+  'pv_power',
+  'load_power',
+  'grid_power',
+  'battery_power',
+  'temperature',
+] as const;
 
 export const INVERTER_METRICS: MetricDeclaration[] = [
   { name: 'pv_power', displayName: 'PV power', unit: 'W' },
@@ -28,7 +34,10 @@ export const BATTERY_METRICS: MetricDeclaration[] = [
 
 export const MAX_CHARGE_CURRENT = { min: 10, max: 120, step: 10 } as const;
 
-export const SETTING_NAMES = { outputSourcePriority: 'output_source_priority', maxChargeCurrent: 'max_charge_current' } as const;
+export const SETTING_NAMES = {
+  outputSourcePriority: 'output_source_priority',
+  maxChargeCurrent: 'max_charge_current',
+} as const;
 
 export interface InverterInfo {
   model: string;
@@ -47,7 +56,11 @@ function roundKw(watts: number): string {
   return String(Math.round(watts / 100) / 10);
 }
 
-export function inverterValues(reading: InverterReading, setting: InverterSettings, info: InverterInfo): Record<string, MetricValue> {
+export function inverterValues(
+  reading: InverterReading,
+  setting: InverterSettings,
+  info: InverterInfo,
+): Record<string, MetricValue> {
   return {
     pv_power: reading.pvPower,
     load_power: reading.loadPower,
@@ -62,7 +75,9 @@ export function inverterValues(reading: InverterReading, setting: InverterSettin
 }
 
 /** The recorded subset, for history backfill. */
-export function recordedInverterValues(reading: InverterReading): Record<(typeof RECORDED_INVERTER_METRICS)[number], number> {
+export function recordedInverterValues(
+  reading: InverterReading,
+): Record<(typeof RECORDED_INVERTER_METRICS)[number], number> {
   return {
     pv_power: reading.pvPower,
     load_power: reading.loadPower,

@@ -37,7 +37,9 @@ export function demoForecast(
     for (let s = 0; s < SUBSAMPLES; s++) {
       const ts = t + ((s + 0.5) * FORECAST_STEP_MS) / SUBSAMPLES;
       const sample = expectedWeather(model.seed, model.latitude, model.longitude, ts);
-      irradiance += clearSkyTiltedIrradiance(sunVector(ts, model.latitude, model.longitude), model.panel) * clearSkyFraction(sample.cloudCover);
+      irradiance +=
+        clearSkyTiltedIrradiance(sunVector(ts, model.latitude, model.longitude), model.panel) *
+        clearSkyFraction(sample.cloudCover);
       for (const inverter of model.inverters) {
         pv += Math.min(inverter.peakW, inverter.peakW * pvYieldAt(model, ts, sample.cloudCover, sample.temperatureC));
       }

@@ -25,7 +25,9 @@ export default definePlugin({
     const batteries = ctx.devices.filter((d) => d.kind === 'battery');
     let timeZone = ctx.site.timeZone;
     if (!isKnownTimeZone(timeZone)) {
-      ctx.log.warn(`site time zone "${timeZone}" is unknown; simulating household hours and price days in UTC. Set site.timeZone to an IANA name such as Europe/Berlin.`);
+      ctx.log.warn(
+        `site time zone "${timeZone}" is unknown; simulating household hours and price days in UTC. Set site.timeZone to an IANA name such as Europe/Berlin.`,
+      );
       timeZone = 'UTC';
     }
     const model = createSiteModel({
@@ -105,7 +107,14 @@ export default definePlugin({
         run: async ({ signal }) => {
           if (finished) return;
           progress = (await loadBackfill(ctx.store)) ?? progress;
-          finished = await runBackfill({ ctx, model, inverters, settings: settings.map((s) => ({ ...s })), progress, signal });
+          finished = await runBackfill({
+            ctx,
+            model,
+            inverters,
+            settings: settings.map((s) => ({ ...s })),
+            progress,
+            signal,
+          });
           if (finished) {
             ctx.log.info('backfill complete');
             stopBackfill?.();
@@ -120,7 +129,11 @@ export default definePlugin({
         intervalMs: HOUR,
         run: () => {
           const now = ctx.now();
-          ctx.forecast.publish({ series: demoForecast(model, now, ctx.site.temperatureUnit), fetchedAt: now, demo: true });
+          ctx.forecast.publish({
+            series: demoForecast(model, now, ctx.site.temperatureUnit),
+            fetchedAt: now,
+            demo: true,
+          });
         },
       });
     }

@@ -28,7 +28,9 @@ export class LiveSimulation {
   /** Integrates from the last state to `now` and returns the readings at `now`. */
   advanceTo(now: number): SiteReadings {
     if (now - this.state.time > MAX_CATCH_UP_MS) {
-      this.ctx.log.debug('skipping a long pause in the simulation', { skippedMs: now - this.state.time - MAX_CATCH_UP_MS });
+      this.ctx.log.debug('skipping a long pause in the simulation', {
+        skippedMs: now - this.state.time - MAX_CATCH_UP_MS,
+      });
       this.state = { ...this.state, time: now - MAX_CATCH_UP_MS };
     }
     // A clock that went backwards gets readings for the current state, without integrating.
@@ -43,7 +45,10 @@ export class LiveSimulation {
   /** One publish call per device, so each device's values reach clients as one update. */
   publish(readings: SiteReadings): void {
     this.inverters.forEach((device, i) => {
-      this.ctx.topics.publish({ device: device.id, values: inverterValues(readings.inverters[i]!, this.settings[i]!, this.info[i]!) });
+      this.ctx.topics.publish({
+        device: device.id,
+        values: inverterValues(readings.inverters[i]!, this.settings[i]!, this.info[i]!),
+      });
     });
     this.batteries.forEach((device, b) => {
       this.ctx.topics.publish({ device: device.id, values: batteryValues(readings.batteries[b]!) });

@@ -20,7 +20,11 @@ interface Appliance {
 
 const APPLIANCES: readonly Appliance[] = [
   // kettle
-  { watts: 2000, slotMs: 3 * MINUTE, chance: (h, we) => 0.001 + 0.03 * bell(h, we ? 9 : 7, 1) + 0.02 * bell(h, 16, 1.5) },
+  {
+    watts: 2000,
+    slotMs: 3 * MINUTE,
+    chance: (h, we) => 0.001 + 0.03 * bell(h, we ? 9 : 7, 1) + 0.02 * bell(h, 16, 1.5),
+  },
   // microwave
   { watts: 1100, slotMs: 2 * MINUTE, chance: (h) => 0.002 + 0.04 * bell(h, 12.5, 1) + 0.04 * bell(h, 18.5, 1) },
   // oven
@@ -68,8 +72,9 @@ export class HouseholdLoad {
     for (let i = 0; i < APPLIANCES.length; i++) {
       const appliance = APPLIANCES[i]!;
       const slot = Math.floor(t / appliance.slotMs);
-      const slotHour = hour - ((t - slot * appliance.slotMs) / HOUR);
-      if (hash01(this.seed, Channel.appliance + i, slot) < appliance.chance((slotHour + 24) % 24, weekend)) watts += appliance.watts;
+      const slotHour = hour - (t - slot * appliance.slotMs) / HOUR;
+      if (hash01(this.seed, Channel.appliance + i, slot) < appliance.chance((slotHour + 24) % 24, weekend))
+        watts += appliance.watts;
     }
     watts += (hash01(this.seed, Channel.loadNoise, Math.floor(t / 30_000)) - 0.5) * 60;
     return Math.max(60, watts);

@@ -46,7 +46,11 @@ export async function loadSettings(store: PluginStore, deviceIds: readonly strin
   return deviceIds.map((id) => ({ ...DEFAULT_SETTINGS, ...saved[id] }));
 }
 
-export async function saveSettings(store: PluginStore, deviceIds: readonly string[], settings: readonly InverterSettings[]): Promise<void> {
+export async function saveSettings(
+  store: PluginStore,
+  deviceIds: readonly string[],
+  settings: readonly InverterSettings[],
+): Promise<void> {
   await store.set(STORE_KEYS.settings, Object.fromEntries(deviceIds.map((id, i) => [id, settings[i]])));
 }
 

@@ -18,7 +18,10 @@ function bell(hour: number, center: number, width: number): number {
 export function demoPriceSlots(model: SiteModel, timeZone: string, now: number): PriceSlot[] {
   const days = localDays({ now, zone: timeZone });
   const slots: PriceSlot[] = [];
-  for (const [start, end] of [[days.todayStart, days.tomorrowStart], [days.tomorrowStart, days.end]] as const) {
+  for (const [start, end] of [
+    [days.todayStart, days.tomorrowStart],
+    [days.tomorrowStart, days.end],
+  ] as const) {
     const dayIndex = Math.floor(start / 86_400_000 + 0.5);
     const weekend = DateTime.fromMillis(start, { zone: timeZone }).weekday >= 6;
     const level = 0.2 + (hash01(model.seed, Channel.priceDay, dayIndex) - 0.5) * 0.08 - (weekend ? 0.025 : 0);

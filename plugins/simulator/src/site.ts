@@ -98,7 +98,13 @@ export function initialState(model: SiteModel, time: number, soc: number): SiteS
  * never discharged. Solar first: PV feeds the load, the grid the rest, only PV surplus
  * charges. SBU: PV, then battery, then grid.
  */
-function dispatch(priority: OutputSourcePriority, pv: number, load: number, chargeLimit: number, dischargeLimit: number): number {
+function dispatch(
+  priority: OutputSourcePriority,
+  pv: number,
+  load: number,
+  chargeLimit: number,
+  dischargeLimit: number,
+): number {
   const surplus = pv - load;
   switch (priority) {
     case 'Utility first':
@@ -149,8 +155,11 @@ export function step(
     chargeLimit = bank.count * bank.maxChargeW * clamp((100 - state.soc) / (100 - TAPER_FROM_SOC), 0, 1);
     dischargeLimit = state.soc > bank.reserveSoc ? bank.count * bank.maxDischargeW : 0;
     if (dtHours > 0) {
-      chargeLimit = Math.min(chargeLimit, ((100 - state.soc) / 100) * bankCapacityWh / CHARGE_EFFICIENCY / dtHours);
-      dischargeLimit = Math.min(dischargeLimit, (Math.max(0, state.soc - bank.reserveSoc) / 100) * bankCapacityWh * DISCHARGE_EFFICIENCY / dtHours);
+      chargeLimit = Math.min(chargeLimit, (((100 - state.soc) / 100) * bankCapacityWh) / CHARGE_EFFICIENCY / dtHours);
+      dischargeLimit = Math.min(
+        dischargeLimit,
+        ((Math.max(0, state.soc - bank.reserveSoc) / 100) * bankCapacityWh * DISCHARGE_EFFICIENCY) / dtHours,
+      );
     }
   }
   const chargerVoltage = openCircuitVoltage(state.soc);
@@ -165,11 +174,17 @@ export function step(
     const load = Math.round(siteLoad * share);
     const ownChargeLimit = Math.min(chargeLimit * share, setting.maxChargeCurrentA * chargerVoltage);
     // Rounded down so the published power never exceeds a limit by the rounding.
-    const battery = Math.trunc(dispatch(setting.outputSourcePriority, pv, load, ownChargeLimit, dischargeLimit * share)) + 0;
+    const battery =
+      Math.trunc(dispatch(setting.outputSourcePriority, pv, load, ownChargeLimit, dischargeLimit * share)) + 0;
     const grid = load - pv + battery;
     bankPower += battery;
     const throughput = (pv + load + Math.abs(battery)) / (2 * peakW);
-    const temperature = relax(state.inverterTemperatureC[i] ?? room, room + 28 * throughput, dtMs, INVERTER_TIME_CONSTANT_MS);
+    const temperature = relax(
+      state.inverterTemperatureC[i] ?? room,
+      room + 28 * throughput,
+      dtMs,
+      INVERTER_TIME_CONSTANT_MS,
+    );
     inverterTemperatureC.push(temperature);
     inverters.push({
       pvPower: pv,

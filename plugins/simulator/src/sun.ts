@@ -64,10 +64,14 @@ export function clearSkyTiltedIrradiance(sun: SunVector, panel: PanelOrientation
   const tilt = panel.tiltDeg * DEG;
   const azimuth = panel.azimuthDeg * DEG;
   const cosIncidence =
-    sun.east * Math.sin(tilt) * Math.sin(azimuth) + sun.north * Math.sin(tilt) * Math.cos(azimuth) + sun.up * Math.cos(tilt);
+    sun.east * Math.sin(tilt) * Math.sin(azimuth) +
+    sun.north * Math.sin(tilt) * Math.cos(azimuth) +
+    sun.up * Math.cos(tilt);
   const groundAlbedo = 0.2;
   return (
-    direct * Math.max(0, cosIncidence) + (diffuse * (1 + Math.cos(tilt))) / 2 + (global * groundAlbedo * (1 - Math.cos(tilt))) / 2
+    direct * Math.max(0, cosIncidence) +
+    (diffuse * (1 + Math.cos(tilt))) / 2 +
+    (global * groundAlbedo * (1 - Math.cos(tilt))) / 2
   );
 }
 

@@ -40,7 +40,11 @@ describe('history backfill', () => {
     assert.ok(!host.jobs.has('backfill'), 'the job unschedules itself when done');
     await host.stop();
 
-    const again = await startSimulator({ now: STARTED_AT + DAY, config: { backfill_days: 2 }, store: Object.fromEntries(host.store) });
+    const again = await startSimulator({
+      now: STARTED_AT + DAY,
+      config: { backfill_days: 2 },
+      store: Object.fromEntries(host.store),
+    });
     assert.ok(!again.jobs.has('backfill'), 'a second start does not backfill again');
     assert.equal(again.recorded.size, 0);
     await again.stop();
@@ -64,9 +68,17 @@ describe('history backfill', () => {
     const firstCount = host.recorded.get('inverter_1/pv_power')?.length ?? 0;
     assert.ok(firstCount > 0 && firstCount < 3 * 8640, `recorded ${firstCount} before stopping`);
 
-    const again = await startSimulator({ now: STARTED_AT + 60_000, config: { backfill_days: 3 }, store: Object.fromEntries(host.store) });
+    const again = await startSimulator({
+      now: STARTED_AT + 60_000,
+      config: { backfill_days: 3 },
+      store: Object.fromEntries(host.store),
+    });
     await again.runJob('backfill');
-    const times = new Set([...(host.recorded.get('inverter_1/pv_power') ?? []), ...again.recorded.get('inverter_1/pv_power')!].map(([t]) => t));
+    const times = new Set(
+      [...(host.recorded.get('inverter_1/pv_power') ?? []), ...again.recorded.get('inverter_1/pv_power')!].map(
+        ([t]) => t,
+      ),
+    );
     const end = Math.floor(STARTED_AT / STEP) * STEP;
     assert.equal(times.size, 3 * 8640);
     assert.ok(times.has(end - 3 * DAY) && times.has(end - STEP) && !times.has(end));

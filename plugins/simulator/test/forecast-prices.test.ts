@@ -59,13 +59,18 @@ describe('demo forecast', () => {
     for (const seed of [1, 2, 3]) {
       const host = await startSimulator({ config: { seed, demoForecast: true } });
       await host.runJob('forecast');
-      const predicted = host.forecasts[0]!.series.pv_power_predicted!.filter(([t]) => t > MIDSUMMER && t <= MIDSUMMER + DAY);
+      const predicted = host.forecasts[0]!.series.pv_power_predicted!.filter(
+        ([t]) => t > MIDSUMMER && t <= MIDSUMMER + DAY,
+      );
       const predictedKwh = predicted.reduce((sum, [, w]) => sum + (w as number), 0) / 4 / 1000;
       let liveKwh = 0;
       await pollThrough(host, MIDSUMMER + MINUTE, MIDSUMMER + DAY, MINUTE, () => {
         liveKwh += (num(host, 'inverter_1/pv_power') + num(host, 'inverter_2/pv_power')) / 60 / 1000;
       });
-      assert.ok(Math.abs(liveKwh / predictedKwh - 1) < 0.2, `seed ${seed}: ${liveKwh.toFixed(1)} kWh live, ${predictedKwh.toFixed(1)} kWh predicted`);
+      assert.ok(
+        Math.abs(liveKwh / predictedKwh - 1) < 0.2,
+        `seed ${seed}: ${liveKwh.toFixed(1)} kWh live, ${predictedKwh.toFixed(1)} kWh predicted`,
+      );
       await host.stop();
     }
   });
@@ -79,7 +84,10 @@ describe('demo forecast', () => {
     const f = fahrenheit.forecasts[0]!.series.outside_temperature!;
     // Both are rounded to 0.1 degrees in their own unit.
     c.forEach(([, value], i) => assert.ok(Math.abs(((value as number) * 9) / 5 + 32 - (f[i]![1] as number)) <= 0.15));
-    assert.ok(c.some(([, v]) => (v as number) > 15), 'a Berlin midsummer');
+    assert.ok(
+      c.some(([, v]) => (v as number) > 15),
+      'a Berlin midsummer',
+    );
     await celsius.stop();
     await fahrenheit.stop();
   });
@@ -95,7 +103,12 @@ describe('demo forecast', () => {
 describe('demo prices', () => {
   const slotsOf = async (now: number, timeZone: string) => {
     const host = await startSimulator({ now, config: { demoPrices: true }, site: { timeZone } });
-    assert.deepEqual(host.prices.provider, { provider: 'Simulator', currency: 'EUR', scheduleType: 'pricing', demo: true });
+    assert.deepEqual(host.prices.provider, {
+      provider: 'Simulator',
+      currency: 'EUR',
+      scheduleType: 'pricing',
+      demo: true,
+    });
     await host.runJob('prices');
     await host.stop();
     assert.equal(host.prices.schedules.length, 1);
@@ -139,7 +152,10 @@ describe('demo prices', () => {
       const night = meanAt(1, 5);
       const midday = meanAt(11, 15);
       const morning = meanAt(7, 9);
-      assert.ok(evening > night + 0.05 && evening > midday + 0.05, `day ${day}: evening ${evening}, night ${night}, midday ${midday}`);
+      assert.ok(
+        evening > night + 0.05 && evening > midday + 0.05,
+        `day ${day}: evening ${evening}, night ${night}, midday ${midday}`,
+      );
       assert.ok(morning > midday && morning > night);
     }
   });

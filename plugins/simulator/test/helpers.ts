@@ -10,7 +10,13 @@ export const MIDSUMMER = Date.parse('2026-06-21T00:00:00Z');
 export const BERLIN: SiteInfo = { timeZone: 'Europe/Berlin', latitude: 52.52, longitude: 13.405, temperatureUnit: 'C' };
 export const TWO_INVERTERS_ONE_BATTERY = ['inverter_1', 'inverter_2', 'battery_1'];
 
-export function startSimulator(options: { config?: Record<string, unknown>; devices?: string[]; now?: number; store?: Record<string, unknown>; site?: Partial<SiteInfo> }): Promise<TestHost> {
+export function startSimulator(options: {
+  config?: Record<string, unknown>;
+  devices?: string[];
+  now?: number;
+  store?: Record<string, unknown>;
+  site?: Partial<SiteInfo>;
+}): Promise<TestHost> {
   return startTestHost({
     plugin,
     config: { demoForecast: false, demoPrices: false, ...options.config },
@@ -28,7 +34,13 @@ export function num(host: TestHost, topic: string): number {
 }
 
 /** Moves the clock in `stepMs` steps from `from` to `to` (inclusive), polling at each, and calls `check` after each poll. */
-export async function pollThrough(host: TestHost, from: number, to: number, stepMs: number, check?: (time: number) => void): Promise<void> {
+export async function pollThrough(
+  host: TestHost,
+  from: number,
+  to: number,
+  stepMs: number,
+  check?: (time: number) => void,
+): Promise<void> {
   for (let t = from; t <= to; t += stepMs) {
     host.setTime(t);
     await host.runJob('poll');

@@ -5,7 +5,11 @@ import { DAY, HOUR, MIDSUMMER, MINUTE, inverterIds, num, pollThrough, startSimul
 const NIGHT_START = MIDSUMMER - 2 * HOUR; // 22:00 in Berlin
 const NIGHT_END = MIDSUMMER + 2 * HOUR; // 04:00 in Berlin, before sunrise
 
-async function writeAll(host: Awaited<ReturnType<typeof startSimulator>>, name: string, value: string | number): Promise<void> {
+async function writeAll(
+  host: Awaited<ReturnType<typeof startSimulator>>,
+  name: string,
+  value: string | number,
+): Promise<void> {
   for (const id of inverterIds(host)) await host.write(`${id}/${name}`, value);
 }
 
@@ -59,7 +63,10 @@ describe('writable settings', () => {
         const pv = num(host, `${id}/pv_power`);
         const load = num(host, `${id}/load_power`);
         const battery = num(host, `${id}/battery_power`);
-        assert.ok(battery >= 0 && battery <= Math.max(0, pv - load), `${id}: battery ${battery}, pv ${pv}, load ${load}`);
+        assert.ok(
+          battery >= 0 && battery <= Math.max(0, pv - load),
+          `${id}: battery ${battery}, pv ${pv}, load ${load}`,
+        );
         if (pv <= load) assert.equal(num(host, `${id}/grid_power`), load - pv, `${id}: the grid tops up what PV lacks`);
         charged ||= battery > 0;
       }
@@ -122,7 +129,11 @@ describe('writable settings', () => {
     const soc = num(host, 'battery_1/state_of_charge');
     assert.ok(soc < 80);
     await host.stop();
-    const again = await startSimulator({ now: NIGHT_START + 30 * MINUTE, config: { initialSoc: 80 }, store: Object.fromEntries(host.store) });
+    const again = await startSimulator({
+      now: NIGHT_START + 30 * MINUTE,
+      config: { initialSoc: 80 },
+      store: Object.fromEntries(host.store),
+    });
     await pollThrough(again, NIGHT_START + 30 * MINUTE, NIGHT_START + 30 * MINUTE, 1);
     assert.equal(num(again, 'battery_1/state_of_charge'), soc);
     await again.stop();
@@ -140,10 +151,14 @@ describe('declarations', () => {
         const value = host.value(`${device}/${metric.name}`);
         assert.equal(typeof value, metric.type ?? 'number', `${device}/${metric.name} is ${JSON.stringify(value)}`);
       }
-      for (const setting of declaration.settings ?? []) assert.notEqual(host.value(`${device}/${setting.name}`) ?? null, null);
+      for (const setting of declaration.settings ?? [])
+        assert.notEqual(host.value(`${device}/${setting.name}`) ?? null, null);
       assert.equal(declaration.pollIntervalMs, 5000);
     }
-    const info = host.declarations.get('inverter_1')!.metrics.filter((m) => m.group === 'Info').map((m) => m.name);
+    const info = host.declarations
+      .get('inverter_1')!
+      .metrics.filter((m) => m.group === 'Info')
+      .map((m) => m.name);
     assert.deepEqual(info, ['model', 'serial_number', 'firmware']);
     assert.notEqual(host.value('inverter_1/serial_number'), host.value('inverter_2/serial_number'));
     await host.stop();
@@ -157,7 +172,10 @@ describe('declarations', () => {
         const topic = `${device}/${setting.name}`;
         const values: Array<string | number> = setting.options
           ? [...setting.options]
-          : Array.from({ length: (setting.max! - setting.min!) / setting.step! + 1 }, (_, i) => setting.min! + i * setting.step!);
+          : Array.from(
+              { length: (setting.max! - setting.min!) / setting.step! + 1 },
+              (_, i) => setting.min! + i * setting.step!,
+            );
         assert.ok(values.length >= 3, topic);
         for (const value of values) {
           host.values.delete(topic);

@@ -14,9 +14,15 @@ describe('simulated site', () => {
       }
       await pollThrough(host, MIDSUMMER + 11 * HOUR, MIDSUMMER + 11 * HOUR, 1);
       // Even under full overcast a 5 kW array gives a tenth of its peak at midsummer noon.
-      assert.ok(num(host, 'inverter_1/pv_power') > 500, `seed ${seed}: inverter_1 PV at noon ${num(host, 'inverter_1/pv_power')}`);
+      assert.ok(
+        num(host, 'inverter_1/pv_power') > 500,
+        `seed ${seed}: inverter_1 PV at noon ${num(host, 'inverter_1/pv_power')}`,
+      );
       assert.ok(num(host, 'inverter_2/pv_power') > 300);
-      assert.ok(num(host, 'inverter_1/pv_power') <= 5000 && num(host, 'inverter_2/pv_power') <= 3000, 'clipped at the peak');
+      assert.ok(
+        num(host, 'inverter_1/pv_power') <= 5000 && num(host, 'inverter_2/pv_power') <= 3000,
+        'clipped at the peak',
+      );
       await host.stop();
     }
   });
@@ -43,7 +49,10 @@ describe('simulated site', () => {
     ];
     for (const [place, day, latitude, longitude, expected] of cases) {
       const hours = await hoursWithPv(day, latitude, longitude);
-      assert.ok(hours <= expected + 0.1 && hours >= expected - 0.6, `${place}: PV for ${hours} h, expected about ${expected} h`);
+      assert.ok(
+        hours <= expected + 0.1 && hours >= expected - 0.6,
+        `${place}: PV for ${hours} h, expected about ${expected} h`,
+      );
     }
   });
 
@@ -66,7 +75,10 @@ describe('simulated site', () => {
         sawCharging ||= battery > 0;
         sawDischarging ||= battery < 0;
       }
-      assert.ok(Math.abs(num(host, 'battery_1/power') - batteryTotal) <= 1, 'the battery carries what the inverters put in or take out');
+      assert.ok(
+        Math.abs(num(host, 'battery_1/power') - batteryTotal) <= 1,
+        'the battery carries what the inverters put in or take out',
+      );
     });
     assert.equal(polls, 24 * 60 + 1);
     assert.ok(sawCharging && sawDischarging);
@@ -96,7 +108,8 @@ describe('simulated site', () => {
       const power = num(host, 'battery_1/power');
       assert.ok(soc >= 0 && soc <= 100, `SOC ${soc}`);
       if (power > 0) assert.ok(soc >= previousSoc, `charging at ${power} W but SOC fell from ${previousSoc} to ${soc}`);
-      if (power < 0) assert.ok(soc <= previousSoc, `discharging at ${power} W but SOC rose from ${previousSoc} to ${soc}`);
+      if (power < 0)
+        assert.ok(soc <= previousSoc, `discharging at ${power} W but SOC rose from ${previousSoc} to ${soc}`);
       if (power === 0) assert.equal(soc, previousSoc);
       previousSoc = soc;
       lowest = Math.min(lowest, soc);
@@ -155,7 +168,10 @@ describe('simulated site', () => {
   });
 
   it('runs inverters without a battery and any number of inverters', async () => {
-    const host = await startSimulator({ config: { pvPeakW: 4000 }, devices: ['inverter_1', 'inverter_2', 'inverter_3'] });
+    const host = await startSimulator({
+      config: { pvPeakW: 4000 },
+      devices: ['inverter_1', 'inverter_2', 'inverter_3'],
+    });
     await pollThrough(host, MIDSUMMER, MIDSUMMER + DAY, 30 * MINUTE, () => {
       for (const id of inverterIds(host)) {
         assert.equal(num(host, `${id}/battery_power`), 0);

@@ -11,22 +11,40 @@ import { definePlugin, localDays, requestFailure, secret, z } from '@heliograph/
 import { graphqlErrors, parsePriceInfo, priceQuery } from './parse.js';
 
 export const configSchema = z.object({
-  token: secret(z.string().min(1, 'must not be empty')).describe('Personal access token from developer.tibber.com (Settings → Access token).').meta({ title: 'Access token' }),
+  token: secret(z.string().min(1, 'must not be empty'))
+    .describe('Personal access token from developer.tibber.com (Settings → Access token).')
+    .meta({ title: 'Access token' }),
   homeId: z
     .string()
     .optional()
-    .describe('Id of the home to use when the account has several. Default: the first home with an active subscription.').meta({ title: 'Home id' }),
+    .describe(
+      'Id of the home to use when the account has several. Default: the first home with an active subscription.',
+    )
+    .meta({ title: 'Home id' }),
   currency: z
     .string()
     .regex(/^[A-Z]{3}$/, 'a three-letter currency code such as EUR, NOK or SEK')
     .default('EUR')
-    .describe('Currency of the Tibber subscription: EUR (Germany, Netherlands), NOK (Norway) or SEK (Sweden).').meta({ title: 'Currency' }),
+    .describe('Currency of the Tibber subscription: EUR (Germany, Netherlands), NOK (Norway) or SEK (Sweden).')
+    .meta({ title: 'Currency' }),
   resolution: z
     .enum(['QUARTER_HOURLY', 'HOURLY'])
     .default('QUARTER_HOURLY')
-    .describe('Price resolution to ask Tibber for. Tibber prices change every 15 minutes since 2025-10-01.').meta({ title: 'Price resolution', enumLabels: { QUARTER_HOURLY: 'Every 15 minutes', HOURLY: 'Hourly' } }),
-  baseUrl: z.url().default('https://api.tibber.com').describe('Address of the Tibber API (the GraphQL endpoint is /v1-beta/gql).').meta({ title: 'API address' }),
-  refreshMinutes: z.number().int().min(15, 'must be from 15 to 1440 (minutes)').max(1440, 'must be from 15 to 1440 (minutes)').default(60).describe('Minutes between regular refreshes.').meta({ title: 'Refresh every (minutes)' }),
+    .describe('Price resolution to ask Tibber for. Tibber prices change every 15 minutes since 2025-10-01.')
+    .meta({ title: 'Price resolution', enumLabels: { QUARTER_HOURLY: 'Every 15 minutes', HOURLY: 'Hourly' } }),
+  baseUrl: z
+    .url()
+    .default('https://api.tibber.com')
+    .describe('Address of the Tibber API (the GraphQL endpoint is /v1-beta/gql).')
+    .meta({ title: 'API address' }),
+  refreshMinutes: z
+    .number()
+    .int()
+    .min(15, 'must be from 15 to 1440 (minutes)')
+    .max(1440, 'must be from 15 to 1440 (minutes)')
+    .default(60)
+    .describe('Minutes between regular refreshes.')
+    .meta({ title: 'Refresh every (minutes)' }),
 });
 
 /** Wall-clock times (Europe/Berlin) to look for tomorrow's prices, after the ~13:00 publication. */
@@ -51,15 +69,25 @@ export default definePlugin({
           })
           .text();
       } catch (error) {
-        throw requestFailure({ provider: 'Tibber', error, explainBody: graphqlErrors, meanwhile: 'the last published prices stay' });
+        throw requestFailure({
+          provider: 'Tibber',
+          error,
+          explainBody: graphqlErrors,
+          meanwhile: 'the last published prices stay',
+        });
       }
       const prices = parsePriceInfo(body, config.resolution, config.homeId);
       if (prices.currency && prices.currency !== config.currency) {
-        throw new Error(`Tibber prices are in ${prices.currency} but the currency setting says ${config.currency}: set currency to ${prices.currency}.`);
+        throw new Error(
+          `Tibber prices are in ${prices.currency} but the currency setting says ${config.currency}: set currency to ${prices.currency}.`,
+        );
       }
       const slots = prices.slots.filter((slot) => slot.start >= days.todayStart && slot.start < days.end);
       const today = slots.filter((slot) => slot.start < days.tomorrowStart).length;
-      if (today === 0) throw new Error(`Tibber has no prices for today (${days.today}) for home ${prices.homeId}; the last published prices stay.`);
+      if (today === 0)
+        throw new Error(
+          `Tibber has no prices for today (${days.today}) for home ${prices.homeId}; the last published prices stay.`,
+        );
       ctx.prices.publish({ import: slots });
       ctx.log.info(
         slots.length > today

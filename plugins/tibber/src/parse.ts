@@ -76,7 +76,9 @@ export function parsePriceInfo(body: string, resolution: TibberResolution, homeI
   const json = parseJson({ ...answer, text: body });
   const errors = graphqlErrors(body);
   if (errors) {
-    const auth = /token|unauthenticated|unauthori[sz]ed/i.test(errors) ? ' Check the access token in the plugin settings.' : '';
+    const auth = /token|unauthenticated|unauthori[sz]ed/i.test(errors)
+      ? ' Check the access token in the plugin settings.'
+      : '';
     throw new Error(`Tibber answered with an error: "${errors}".${auth} The last published prices stay.`);
   }
   const { homes } = parseAnswer({ ...answer, schema: answerSchema, input: json }).data.viewer;
@@ -94,7 +96,10 @@ export function parsePriceInfo(body: string, resolution: TibberResolution, homeI
   const prices = [...info.today, ...info.tomorrow]
     .map((p) => ({ start: Date.parse(p.startsAt), price: p.total }))
     .sort((a, b) => a.start - b.start);
-  const spacing = prices.slice(1).map((p, i) => p.start - prices[i]!.start).filter((gap) => gap > 0);
+  const spacing = prices
+    .slice(1)
+    .map((p, i) => p.start - prices[i]!.start)
+    .filter((gap) => gap > 0);
   const slotMs = spacing.length > 0 ? Math.min(...spacing) : resolutionMs[resolution];
   const slots = prices.map(({ start, price }) => ({ start, end: start + slotMs, price }));
   return { homeId: home.id, currency: info.current?.currency, slots };

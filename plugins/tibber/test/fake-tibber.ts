@@ -34,7 +34,9 @@ export async function startFakeTibber(account: TibberAccount): Promise<FakeTibbe
       if (req.path !== '/v1-beta/gql') return send(res, 404, 'text/plain', 'Not Found');
       if (req.method !== 'POST') return sendJson(res, 405, { errors: [{ message: 'GET query missing.' }] });
       if (req.headers.authorization !== `Bearer ${a.token}`) {
-        return sendJson(res, 400, { errors: [{ message: 'Context creation failed: invalid token', extensions: { code: 'UNAUTHENTICATED' } }] });
+        return sendJson(res, 400, {
+          errors: [{ message: 'Context creation failed: invalid token', extensions: { code: 'UNAUTHENTICATED' } }],
+        });
       }
       if (a.failure) return send(res, a.failure.status, a.failure.contentType, a.failure.body);
       const query = (() => {
@@ -48,11 +50,22 @@ export async function startFakeTibber(account: TibberAccount): Promise<FakeTibbe
         return sendJson(res, 400, { errors: [{ message: 'Must provide query string.' }] });
       }
       if (!/priceInfo\b/.test(query) || !/\btotal\b/.test(query) || !/\bstartsAt\b/.test(query)) {
-        return sendJson(res, 400, { errors: [{ message: 'fake Tibber only knows the priceInfo query with total and startsAt' }] });
+        return sendJson(res, 400, {
+          errors: [{ message: 'fake Tibber only knows the priceInfo query with total and startsAt' }],
+        });
       }
       if (a.corrupt === 'not-json') return send(res, 200, 'text/html', '<html><body>Maintenance</body></html>');
       if (a.corrupt === 'graphql-error') {
-        return sendJson(res, 200, { data: null, errors: [{ message: 'An internal server error occurred', path: ['viewer'], extensions: { code: 'INTERNAL_SERVER_ERROR' } }] });
+        return sendJson(res, 200, {
+          data: null,
+          errors: [
+            {
+              message: 'An internal server error occurred',
+              path: ['viewer'],
+              extensions: { code: 'INTERNAL_SERVER_ERROR' },
+            },
+          ],
+        });
       }
       // Tibber's default resolution is hourly when the query does not ask for one.
       const resolution = /priceInfo\(resolution:\s*QUARTER_HOURLY\)/.test(query) ? 'QUARTER_HOURLY' : 'HOURLY';
@@ -65,7 +78,13 @@ export async function startFakeTibber(account: TibberAccount): Promise<FakeTibbe
           for (let t = start; t < start.plus({ days: 1 }); t = t.plus({ minutes: slotMinutes[resolution] })) {
             const total = a.total(t.toMillis(), home.id);
             const energy = Math.round(total * 0.6 * 10_000) / 10_000;
-            prices.push({ total, energy, tax: Math.round((total - energy) * 10_000) / 10_000, startsAt: t.toISO(), level: 'NORMAL' });
+            prices.push({
+              total,
+              energy,
+              tax: Math.round((total - energy) * 10_000) / 10_000,
+              startsAt: t.toISO(),
+              level: 'NORMAL',
+            });
           }
           return prices;
         };

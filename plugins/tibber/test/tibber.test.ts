@@ -17,7 +17,16 @@ function total(start: number, homeId: string): number {
 }
 
 function account(now: number, overrides: Partial<TibberAccount> = {}): TibberAccount {
-  return { token, zone, now, currency: 'EUR', total, tomorrowPublished: true, homes: [{ id: 'home-a', subscribed: true }], ...overrides };
+  return {
+    token,
+    zone,
+    now,
+    currency: 'EUR',
+    total,
+    tomorrowPublished: true,
+    homes: [{ id: 'home-a', subscribed: true }],
+    ...overrides,
+  };
 }
 
 describe('Tibber prices', () => {
@@ -53,7 +62,7 @@ describe('Tibber prices', () => {
     const [request] = fake.requests;
     assert.equal(request?.method, 'POST');
     assert.equal(request?.headers.authorization, `Bearer ${token}`);
-    assert.match(JSON.parse(request!.body).query, /priceInfo\(resolution: QUARTER_HOURLY\)/);
+    assert.match(JSON.parse(request.body).query, /priceInfo\(resolution: QUARTER_HOURLY\)/);
 
     const slots = host.prices.schedules[0]!.import;
     assert.equal(slots.length, 192);
@@ -81,7 +90,9 @@ describe('Tibber prices', () => {
     const autumnSlots = autumn.prices.schedules[0]!.import;
     assert.equal(autumnSlots.filter((s) => s.start < berlin('2026-10-26T00:00')).length, 100);
     assert.equal(autumnSlots.length, 100 + 96);
-    assert.ok(autumnSlots.every((s, i) => s.end - s.start === QUARTER && (i === 0 || s.start === autumnSlots[i - 1]!.end)));
+    assert.ok(
+      autumnSlots.every((s, i) => s.end - s.start === QUARTER && (i === 0 || s.start === autumnSlots[i - 1]!.end)),
+    );
 
     const spring = await start(berlin('2026-03-29T15:00'));
     await spring.runJob('refresh');
@@ -103,7 +114,7 @@ describe('Tibber prices', () => {
     assert.equal(host.prices.schedules[1]!.import.length, 192);
   });
 
-  test('a site in another time zone than the home: the slots are cut to the site\'s today and tomorrow', async () => {
+  test("a site in another time zone than the home: the slots are cut to the site's today and tomorrow", async () => {
     const helsinki = (iso: string) => DateTime.fromISO(iso, { zone: 'Europe/Helsinki' }).toMillis();
     const host = await start(helsinki('2026-11-20T14:00'), {}, 'Europe/Helsinki');
     await host.runJob('refresh');
@@ -138,13 +149,19 @@ describe('Tibber prices', () => {
   test('a currency that differs from the setting is refused with the fix', async () => {
     fake.account = account(0, { currency: 'NOK' });
     const host = await start(berlin('2026-11-20T14:00'));
-    await assert.rejects(host.runJob('refresh'), /Tibber prices are in NOK but the currency setting says EUR: set currency to NOK/);
+    await assert.rejects(
+      host.runJob('refresh'),
+      /Tibber prices are in NOK but the currency setting says EUR: set currency to NOK/,
+    );
     assert.equal(host.prices.schedules.length, 0);
   });
 
-  test('a wrong token: the error repeats Tibber\'s reason and says to check the token', async () => {
+  test("a wrong token: the error repeats Tibber's reason and says to check the token", async () => {
     const host = await start(berlin('2026-11-20T14:00'), { token: 'expired' });
-    await assert.rejects(host.runJob('refresh'), /Tibber answered HTTP 400 Bad Request .*"Context creation failed: invalid token"/);
+    await assert.rejects(
+      host.runJob('refresh'),
+      /Tibber answered HTTP 400 Bad Request .*"Context creation failed: invalid token"/,
+    );
     assert.equal(host.prices.schedules.length, 0);
   });
 

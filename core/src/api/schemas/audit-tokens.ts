@@ -16,7 +16,12 @@ export const auditEntry = z.object({
 export const auditResponse = z.array(auditEntry);
 
 /** An API token as GET /api/v1/tokens lists it: never its secret. */
-export const tokenInfo = z.object({ id: z.string(), name: z.string(), created_at: utcTime, expires_at: utcTime.nullable() });
+export const tokenInfo = z.object({
+  id: z.string(),
+  name: z.string(),
+  created_at: utcTime,
+  expires_at: utcTime.nullable(),
+});
 
 export const tokensResponse = z.array(tokenInfo);
 

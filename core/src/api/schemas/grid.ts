@@ -2,7 +2,13 @@ import { z } from 'zod';
 import { utcTime } from './common.js';
 
 /** A slot of a `pricing` schedule: rank 1 is the day's cheapest; premium is price minus the day's mean. */
-export const priceSlot = z.object({ from: utcTime, to: utcTime, price: z.number(), rank: z.number().int(), premium: z.number() });
+export const priceSlot = z.object({
+  from: utcTime,
+  to: utcTime,
+  price: z.number(),
+  rank: z.number().int(),
+  premium: z.number(),
+});
 
 /** A slot of an `import_export_pricing` schedule; export fields are null where no export price covers it. */
 export const importExportSlot = z.object({

@@ -4,7 +4,15 @@ import { capText } from '../../writes/audit.js';
 import type { WriteOutcome } from '../../writes/service.js';
 import type { Client } from './client.js';
 import type { MetricsHub } from './hub.js';
-import { CHANNEL, joinPayload, payloadError, setPayload, topicsPayload, type InboundFrame, type ReplyTarget } from './protocol.js';
+import {
+  CHANNEL,
+  joinPayload,
+  payloadError,
+  setPayload,
+  topicsPayload,
+  type InboundFrame,
+  type ReplyTarget,
+} from './protocol.js';
 import { DEFAULT_FILTER } from './selection.js';
 
 const log = createLogger('websocket');
@@ -47,7 +55,8 @@ export function handleFrame(hub: MetricsHub, client: Client, frame: InboundFrame
       return;
   }
 
-  if (!client.selection) return error(`not joined: join topic ${CHANNEL} (event phx_join) before sending "${frame.event}"`);
+  if (!client.selection)
+    return error(`not joined: join topic ${CHANNEL} (event phx_join) before sending "${frame.event}"`);
 
   switch (frame.event) {
     case 'topics': {

@@ -63,7 +63,10 @@ export class Connections {
   send(client: Client, frame: string | Buffer): void {
     if (client.closed) return;
     if (client.ws.bufferedAmount > this.options.maxBufferedBytes) {
-      log.warn('closing a WebSocket client that does not keep up', { who: client.who, queued: client.ws.bufferedAmount });
+      log.warn('closing a WebSocket client that does not keep up', {
+        who: client.who,
+        queued: client.ws.bufferedAmount,
+      });
       this.close(client, CLOSE_TOO_SLOW, 'too slow: send queue full');
       return;
     }
@@ -114,7 +117,8 @@ export class Connections {
     } catch (err) {
       log.error('handling a WebSocket frame failed', { who: client.who, err });
       const { joinRef, ref, topic } = decoded.frame;
-      if (ref !== null) this.reply(client, { joinRef, ref, topic }, 'error', { reason: 'internal error; see the server log' });
+      if (ref !== null)
+        this.reply(client, { joinRef, ref, topic }, 'error', { reason: 'internal error; see the server log' });
     }
   }
 
@@ -132,7 +136,11 @@ export class Connections {
       // One timer per socket, re-armed lazily: frames only stamp lastFrameAt.
       const idleMs = clock.now() - client.lastFrameAt;
       if (idleMs >= idleTimeoutMs) {
-        this.close(client, CLOSE_IDLE, `idle: no frame for ${Math.round(idleTimeoutMs / 1000)} s; send a heartbeat every 30 s`);
+        this.close(
+          client,
+          CLOSE_IDLE,
+          `idle: no frame for ${Math.round(idleTimeoutMs / 1000)} s; send a heartbeat every 30 s`,
+        );
       } else {
         this.armIdle(client, idleTimeoutMs - idleMs);
       }

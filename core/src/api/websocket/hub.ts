@@ -42,7 +42,8 @@ export class MetricsHub {
     this.definitions.flush();
     this.values.onTick(tick);
   };
-  private readonly onDefinitionsListener = (added: readonly TopicState[], removed: readonly TopicMeta[]) => this.definitions.onDefinitions(added, removed);
+  private readonly onDefinitionsListener = (added: readonly TopicState[], removed: readonly TopicMeta[]) =>
+    this.definitions.onDefinitions(added, removed);
 
   constructor(readonly options: HubOptions) {
     const { registry, clock, timers } = options;
@@ -56,10 +57,18 @@ export class MetricsHub {
       onGone: (client) => this.unjoin(client),
     });
     const send = (client: Client, frame: string | Buffer) => this.connections.send(client, frame);
-    const push = (client: Client, event: string, payloadJson: string) => this.connections.push(client, event, payloadJson);
+    const push = (client: Client, event: string, payloadJson: string) =>
+      this.connections.push(client, event, payloadJson);
     this.values = new ValueFanOut({ registry, clock, timers, selections, send, push });
     this.definitions = new DefinitionFanOut({ registry, selections, values: this.values, push });
-    this.systemPush = new SystemPush({ system: options.system, timers, intervalMs: options.systemIntervalMs, selections, send, push });
+    this.systemPush = new SystemPush({
+      system: options.system,
+      timers,
+      intervalMs: options.systemIntervalMs,
+      selections,
+      send,
+      push,
+    });
     registry.on('tick', this.onTickListener);
     registry.on('definitions', this.onDefinitionsListener);
     this.systemPush.start();
@@ -84,7 +93,12 @@ export class MetricsHub {
     const all = this.options.registry.list();
     this.connections.send(client, selection.definitionsPush(all).frame(client.form));
     this.values.openWindows(client, selection.ordered(all));
-    this.connections.send(client, selection.valuesPush(all, this.values.valuesVersion, (states) => this.values.dataPayload(states)).frame(client.form));
+    this.connections.send(
+      client,
+      selection
+        .valuesPush(all, this.values.valuesVersion, (states) => this.values.dataPayload(states))
+        .frame(client.form),
+    );
     void this.systemPush.sendTo(client);
   }
 

@@ -129,14 +129,18 @@ export function attachWebsocket(options: WebsocketOptions): WebsocketEndpoint {
     // Until ws owns the socket, a client that hangs up must not become an unhandled error.
     socket.on('error', ignore);
     const url = new URL(req.url ?? '/', 'http://localhost');
-    if (url.pathname !== WEBSOCKET_PATH) return refuse(socket, 404, `no WebSocket endpoint at ${url.pathname}; the live stream is at ${WEBSOCKET_PATH}`);
+    if (url.pathname !== WEBSOCKET_PATH)
+      return refuse(socket, 404, `no WebSocket endpoint at ${url.pathname}; the live stream is at ${WEBSOCKET_PATH}`);
     if (closing) return refuse(socket, 503, 'the server is shutting down; reconnect in a moment');
     // Before credentials: a cross-site page's guesses must not count against the user's address.
     const hostProblem = hosts.hostProblem(req.headers.host);
     if (hostProblem) return refuse(socket, 421, hostProblem);
     const originProblem = hosts.originProblem(req.headers.origin, req.headers.host);
     if (originProblem) return refuse(socket, 403, originProblem);
-    const outcome: AuthOutcome = await options.auth.authenticate(credentialsFromQuery(url.searchParams, req.headers.authorization), req.socket.remoteAddress ?? '');
+    const outcome: AuthOutcome = await options.auth.authenticate(
+      credentialsFromQuery(url.searchParams, req.headers.authorization),
+      req.socket.remoteAddress ?? '',
+    );
     if (!outcome.ok) {
       const error = authError(outcome, options.realm);
       return refuse(socket, error.status, error.message, error.headers);
@@ -169,13 +173,22 @@ export function attachWebsocket(options: WebsocketOptions): WebsocketEndpoint {
  * The stream's route on `app.ws`: the socket joins the hub as who its upgrade authenticated
  * as, and a token's socket is tracked so it closes when the token is revoked or expires.
  */
-function streamRoutes(hub: MetricsHub, sessions: TokenSessions<Client>, authenticated: WeakMap<IncomingMessage, Identity>): Router {
+function streamRoutes(
+  hub: MetricsHub,
+  sessions: TokenSessions<Client>,
+  authenticated: WeakMap<IncomingMessage, Identity>,
+): Router {
   const router = new Router();
   router.get(WEBSOCKET_PATH, (ctx) => {
     const identity = authenticated.get(ctx.req);
     // Only upgrades that passed the check above reach app.ws; anything else is a bug.
     if (identity === undefined) throw new Error('a WebSocket reached the stream without an authenticated upgrade');
-    const client = hub.connect(ctx.websocket, formOfQuery(new URLSearchParams(ctx.querystring)), identity.who, identity);
+    const client = hub.connect(
+      ctx.websocket,
+      formOfQuery(new URLSearchParams(ctx.querystring)),
+      identity.who,
+      identity,
+    );
     ctx.websocket.once('close', () => sessions.forget(client));
     sessions.track(client);
   });
@@ -191,7 +204,9 @@ export function upgradeRequiredRoutes(): Router {
   router.all(WEBSOCKET_PATH, (ctx) => {
     ctx.status = 426;
     ctx.set('Upgrade', 'websocket');
-    ctx.body = { error: `${WEBSOCKET_PATH} is a WebSocket endpoint (Phoenix Channels, channel "metrics"): connect with a WebSocket client and ?password= or ?token=` };
+    ctx.body = {
+      error: `${WEBSOCKET_PATH} is a WebSocket endpoint (Phoenix Channels, channel "metrics"): connect with a WebSocket client and ?password= or ?token=`,
+    };
   });
   return router;
 }

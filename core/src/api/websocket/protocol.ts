@@ -29,7 +29,8 @@ export interface ReplyTarget {
   topic: string;
 }
 
-export type DecodeResult = { ok: true; frame: InboundFrame } | { ok: false; reason: string; target: ReplyTarget | null };
+export type DecodeResult =
+  { ok: true; frame: InboundFrame } | { ok: false; reason: string; target: ReplyTarget | null };
 
 const refSchema = z.union([z.string(), z.number()]).nullable();
 const v2Frame = z.tuple([refSchema, refSchema, z.string(), z.string(), z.unknown()]);
@@ -59,7 +60,11 @@ export function decodeFrame(form: Form, text: string): DecodeResult {
       const [joinRef, ref, topic, event, payload] = parsed.data;
       return { ok: true, frame: { joinRef, ref, topic, event, payload } };
     }
-    return { ok: false, reason: 'expected a frame [join_ref, ref, topic, event, payload] (serializer 2.0.0)', target: looseTarget(raw) };
+    return {
+      ok: false,
+      reason: 'expected a frame [join_ref, ref, topic, event, payload] (serializer 2.0.0)',
+      target: looseTarget(raw),
+    };
   }
   const parsed = v1Frame.safeParse(raw);
   if (parsed.success) {
@@ -68,7 +73,8 @@ export function decodeFrame(form: Form, text: string): DecodeResult {
   }
   return {
     ok: false,
-    reason: 'expected a frame {"topic", "event", "payload", "ref"} (serializer 1.0.0; add vsn=2.0.0 to the URL for array frames)',
+    reason:
+      'expected a frame {"topic", "event", "payload", "ref"} (serializer 1.0.0; add vsn=2.0.0 to the URL for array frames)',
     target: looseTarget(raw),
   };
 }
@@ -78,16 +84,26 @@ function looseTarget(raw: unknown): ReplyTarget | null {
   if (raw === null || typeof raw !== 'object') return null;
   const [joinRef, ref, topic]: unknown[] = Array.isArray(raw)
     ? [raw[0], raw[1], raw[2]]
-    : [(raw as Record<string, unknown>).join_ref, (raw as Record<string, unknown>).ref, (raw as Record<string, unknown>).topic];
+    : [
+        (raw as Record<string, unknown>).join_ref,
+        (raw as Record<string, unknown>).ref,
+        (raw as Record<string, unknown>).topic,
+      ];
   const asRef = (v: unknown): Ref => (typeof v === 'string' || typeof v === 'number' ? v : null);
   if (asRef(ref) === null) return null;
   return { joinRef: asRef(joinRef), ref: asRef(ref), topic: typeof topic === 'string' ? topic : 'phoenix' };
 }
 
 /** A `phx_reply` to a request. */
-export function encodeReply(form: Form, to: ReplyTarget, status: 'ok' | 'error', response: Record<string, unknown>): string {
+export function encodeReply(
+  form: Form,
+  to: ReplyTarget,
+  status: 'ok' | 'error',
+  response: Record<string, unknown>,
+): string {
   const payload = `{"status":"${status}","response":${JSON.stringify(response)}}`;
-  if (form === 'v2') return `[${JSON.stringify(to.joinRef)},${JSON.stringify(to.ref)},${JSON.stringify(to.topic)},"phx_reply",${payload}]`;
+  if (form === 'v2')
+    return `[${JSON.stringify(to.joinRef)},${JSON.stringify(to.ref)},${JSON.stringify(to.topic)},"phx_reply",${payload}]`;
   return `{"topic":${JSON.stringify(to.topic)},"event":"phx_reply","payload":${payload},"ref":${JSON.stringify(to.ref)}}`;
 }
 

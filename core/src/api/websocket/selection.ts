@@ -85,8 +85,13 @@ export class Selection<C> {
   }
 
   /** The join's first `data` push: current values of every member, while `version` holds. */
-  valuesPush(all: readonly TopicState[], version: number, payload: (states: readonly TopicState[]) => string): SharedPush {
-    if (this.valuesCache?.version !== version) this.valuesCache = { version, push: new SharedPush('data', payload(this.ordered(all))) };
+  valuesPush(
+    all: readonly TopicState[],
+    version: number,
+    payload: (states: readonly TopicState[]) => string,
+  ): SharedPush {
+    if (this.valuesCache?.version !== version)
+      this.valuesCache = { version, push: new SharedPush('data', payload(this.ordered(all))) };
     return this.valuesCache.push;
   }
 

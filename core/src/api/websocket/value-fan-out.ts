@@ -105,7 +105,9 @@ export class ValueFanOut {
   }
 
   private throttleOf(client: Client): ThrottleWindows {
-    return (client.throttle ??= new ThrottleWindows(this.options.clock, this.options.timers, (due) => this.sendValues(client, due)));
+    return (client.throttle ??= new ThrottleWindows(this.options.clock, this.options.timers, (due) =>
+      this.sendValues(client, due),
+    ));
   }
 
   /** Sockets of one filter whose windows line up (they joined together) still share a payload. */

@@ -27,7 +27,9 @@ export async function checkHistory(rest: string[], options: HistoryCommandOption
   try {
     db = await openDatabase(file);
   } catch (err) {
-    out.write(`${file}: cannot be opened as a database (${errorMessage(err)}).\nRun \`heliograph history repair\`: it keeps this file and starts a new one.\n`);
+    out.write(
+      `${file}: cannot be opened as a database (${errorMessage(err)}).\nRun \`heliograph history repair\`: it keeps this file and starts a new one.\n`,
+    );
     return 1;
   }
   let damaged = 0;
@@ -40,7 +42,9 @@ export async function checkHistory(rest: string[], options: HistoryCommandOption
     const bad = await undecodableRows(db);
     for (const b of bad) out.write(`damaged: ${b}\n`);
     damaged += bad.length;
-    const kept = await db.all<Array<{ kind: string; n: number }>>("SELECT kind, count(*) AS n FROM history_quarantine GROUP BY kind").catch(() => []);
+    const kept = await db
+      .all<Array<{ kind: string; n: number }>>('SELECT kind, count(*) AS n FROM history_quarantine GROUP BY kind')
+      .catch(() => []);
     for (const k of kept) out.write(`set aside earlier (kept in history_quarantine): ${k.n} ${k.kind} row(s)\n`);
   } finally {
     await db.close();
@@ -49,7 +53,9 @@ export async function checkHistory(rest: string[], options: HistoryCommandOption
     out.write('history is readable: no damage found\n');
     return 0;
   }
-  out.write(`${damaged} problem(s) found. Stop the server and run \`heliograph history repair\`; nothing is deleted (damaged rows are moved to history_quarantine, a damaged file is kept beside the new one).\n`);
+  out.write(
+    `${damaged} problem(s) found. Stop the server and run \`heliograph history repair\`; nothing is deleted (damaged rows are moved to history_quarantine, a damaged file is kept beside the new one).\n`,
+  );
   return 1;
 }
 
@@ -83,7 +89,9 @@ export async function repairHistory(rest: string[], options: HistoryCommandOptio
     const set = await store.scrub();
     const health = store.healthReport;
     for (const p of health.problems) out.write(`set aside: ${p}\n`);
-    out.write(`repair done: ${set} damaged block(s) found now, ${health.quarantined} row(s) moved to history_quarantine in all; the rest of history is served as before\n`);
+    out.write(
+      `repair done: ${set} damaged block(s) found now, ${health.quarantined} row(s) moved to history_quarantine in all; the rest of history is served as before\n`,
+    );
   } finally {
     await store.close();
     await db.close();
@@ -108,7 +116,9 @@ async function undecodableRows(db: Db): Promise<string[]> {
   const hasHistory = await db.get("SELECT 1 FROM sqlite_master WHERE name = 'history_blocks'");
   if (!hasHistory) return out;
   const topics = new Map<number, string>();
-  for (const t of await db.all<Array<{ id: number; topic: string; meta: string }>>('SELECT id, topic, meta FROM history_topics')) {
+  for (const t of await db.all<Array<{ id: number; topic: string; meta: string }>>(
+    'SELECT id, topic, meta FROM history_topics',
+  )) {
     topics.set(t.id, t.topic);
     try {
       JSON.parse(t.meta);
@@ -117,18 +127,21 @@ async function undecodableRows(db: Db): Promise<string[]> {
     }
   }
   // One row at a time (each() streams), so a large database is checked in little memory.
-  await db.each<{ topic_id: number; tier: Tier; start: number; end: number; data: Buffer }>('SELECT topic_id, tier, start, end, data FROM history_blocks', (err, row) => {
-    if (err) return out.push(`history_blocks: ${errorMessage(err)}`);
-    const where = `${topics.get(row.topic_id) ?? `topic ${row.topic_id}`} ${row.tier}-s block from ${new Date(row.start * 1000).toISOString()}`;
-    try {
-      const container = unpackContainer(row.start, row.data, row.end);
-      for (const [start, bytes] of container) {
-        const seg = decodeSegment(bytes, maxLastOff(row.tier));
-        if (seg.count.length !== segmentLength(row.tier, start)) throw new Error('a segment of the wrong length');
+  await db.each<{ topic_id: number; tier: Tier; start: number; end: number; data: Buffer }>(
+    'SELECT topic_id, tier, start, end, data FROM history_blocks',
+    (err, row) => {
+      if (err) return out.push(`history_blocks: ${errorMessage(err)}`);
+      const where = `${topics.get(row.topic_id) ?? `topic ${row.topic_id}`} ${row.tier}-s block from ${new Date(row.start * 1000).toISOString()}`;
+      try {
+        const container = unpackContainer(row.start, row.data, row.end);
+        for (const [start, bytes] of container) {
+          const seg = decodeSegment(bytes, maxLastOff(row.tier));
+          if (seg.count.length !== segmentLength(row.tier, start)) throw new Error('a segment of the wrong length');
+        }
+      } catch (e) {
+        out.push(`${where}: ${errorMessage(e)}`);
       }
-    } catch (e) {
-      out.push(`${where}: ${errorMessage(e)}`);
-    }
-  });
+    },
+  );
   return out;
 }

@@ -55,11 +55,16 @@ export function parse(rest: string[], allowPositionals: boolean) {
 export async function openStore(options: HistoryCommandOptions, readOnly: boolean) {
   const db = await openDatabase(databaseFile(options));
   try {
-    const store = await HistoryStore.open({ db, clock: options.clock ?? systemClock, config: options.config.history, autoFlush: false, readOnly });
+    const store = await HistoryStore.open({
+      db,
+      clock: options.clock ?? systemClock,
+      config: options.config.history,
+      autoFlush: false,
+      readOnly,
+    });
     return { db, store };
   } catch (err) {
     await db.close();
     throw err;
   }
 }
-

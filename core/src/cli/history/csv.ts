@@ -34,4 +34,3 @@ export function splitCsv(line: string): string[] {
   out.push(cur);
   return out;
 }
-

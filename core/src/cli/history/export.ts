@@ -19,7 +19,8 @@ export async function exportCsv(rest: string[], options: HistoryCommandOptions):
   if (!values.topic) throw new UsageError(`--topic is required\n${USAGE}`);
   const group = parseGroupBy(values['group-by'] ?? '10s');
   if ('error' in group) throw new UsageError(group.error.replace('group_by', '--group-by'));
-  if (values.agg !== undefined && !isAgg(values.agg)) throw new UsageError(`--agg must be one of ${AGGS.join(', ')}, got "${values.agg}"`);
+  if (values.agg !== undefined && !isAgg(values.agg))
+    throw new UsageError(`--agg must be one of ${AGGS.join(', ')}, got "${values.agg}"`);
   const agg = values.agg;
   const clock = options.clock ?? systemClock;
 
@@ -27,10 +28,12 @@ export async function exportCsv(rest: string[], options: HistoryCommandOptions):
   try {
     const topic = values.topic;
     const first = store.firstTime(topic);
-    if (first === undefined) throw new Error(`no history is kept for "${topic}"; topics with history: ${store.topics().join(', ') || 'none'}`);
+    if (first === undefined)
+      throw new Error(`no history is kept for "${topic}"; topics with history: ${store.topics().join(', ') || 'none'}`);
     const to = values.to === undefined ? clock.now() : time('--to', values.to);
     let from = values.from === undefined ? first : time('--from', values.from);
-    if (from >= to) throw new UsageError(`--from must be before --to (${formatUtc(from)} is not before ${formatUtc(to)})`);
+    if (from >= to)
+      throw new UsageError(`--from must be before --to (${formatUtc(from)} is not before ${formatUtc(to)})`);
     const fmt = new TimeFormatter();
     const topicCell = csvCell(topic);
     await write(out, agg ? 'time,topic,value\n' : 'time,topic,count,sum,min,max,last\n');
@@ -73,6 +76,7 @@ export async function exportCsv(rest: string[], options: HistoryCommandOptions):
 
 export function time(flag: string, text: string): number {
   const ms = parseRfc3339(text);
-  if (ms === undefined) throw new UsageError(`${flag} must be an RFC 3339 time such as 2026-11-22T10:00:00Z, got "${text}"`);
+  if (ms === undefined)
+    throw new UsageError(`${flag} must be an RFC 3339 time such as 2026-11-22T10:00:00Z, got "${text}"`);
   return ms;
 }

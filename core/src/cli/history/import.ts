@@ -42,7 +42,8 @@ export async function importCsv(rest: string[], options: HistoryCommandOptions):
     topics.add(values.topic ?? row[cols.topic!]!);
   });
   for (const topic of topics) {
-    if (BATTERY_TOPIC.test(topic)) throw new Error(`${file}: ${topic}: battery metrics are not recorded in history, so they cannot be imported`);
+    if (BATTERY_TOPIC.test(topic))
+      throw new Error(`${file}: ${topic}: battery metrics are not recorded in history, so they cannot be imported`);
   }
 
   const { db, store } = await openStore(options, false);
@@ -51,7 +52,8 @@ export async function importCsv(rest: string[], options: HistoryCommandOptions):
     const marks = new PastMarks();
     const slots = new Map<string, SlotAggregate[]>();
     const flushSlots = async () => {
-      for (const [topic, list] of slots) await store.importSlots({ topic, ...(store.describe(topic) ?? metaFromTopic(topic)) }, list, marks);
+      for (const [topic, list] of slots)
+        await store.importSlots({ topic, ...(store.describe(topic) ?? metaFromTopic(topic)) }, list, marks);
       slots.clear();
     };
     const handles = new Map<string, TopicHandle>();
@@ -116,12 +118,15 @@ function columnsOf(header: string[], file: string, topicFlag: string | undefined
   const time = at('time');
   if (time === undefined) throw new Error(`${file}: the header line has no "time" column (got "${header.join(',')}")`);
   const topic = at('topic');
-  if (topic === undefined && !topicFlag) throw new Error(`${file}: there is no "topic" column; name the topic with --topic`);
+  if (topic === undefined && !topicFlag)
+    throw new Error(`${file}: there is no "topic" column; name the topic with --topic`);
   const value = at('value');
   const fields = ['count', 'sum', 'min', 'max', 'last'].map(at);
   if (value !== undefined) return { time, topic, value };
   if (fields.every((f) => f !== undefined)) return { time, topic, fields: fields as Columns['fields'] };
-  throw new Error(`${file}: the header line needs a "value" column, or all of count,sum,min,max,last (got "${header.join(',')}")`);
+  throw new Error(
+    `${file}: the header line needs a "value" column, or all of count,sum,min,max,last (got "${header.join(',')}")`,
+  );
 }
 
 interface ParsedRow {
@@ -131,7 +136,13 @@ interface ParsedRow {
   slot?: SlotAggregate;
 }
 
-function parseRow(row: string[], cols: Columns, lineNo: number, file: string, topicFlag: string | undefined): ParsedRow {
+function parseRow(
+  row: string[],
+  cols: Columns,
+  lineNo: number,
+  file: string,
+  topicFlag: string | undefined,
+): ParsedRow {
   const where = `${file}:${lineNo}`;
   const cell = (i: number) => row[i]?.trim() ?? '';
   const text = cell(cols.time);
@@ -148,8 +159,10 @@ function parseRow(row: string[], cols: Columns, lineNo: number, file: string, to
   if (cols.value !== undefined) return { topic, timeMs, value: num(cols.value, 'value') };
   const [c, s, mn, mx, l] = cols.fields!;
   const count = num(c, 'count');
-  if (!Number.isInteger(count) || count < 1) throw new Error(`${where}: count must be a whole number of at least 1, got "${cell(c)}"`);
+  if (!Number.isInteger(count) || count < 1)
+    throw new Error(`${where}: count must be a whole number of at least 1, got "${cell(c)}"`);
   const slot = { timeMs, count, sum: num(s, 'sum'), min: num(mn, 'min'), max: num(mx, 'max'), last: num(l, 'last') };
-  if (slot.min > slot.max || slot.last < slot.min || slot.last > slot.max) throw new Error(`${where}: needs min <= last <= max`);
+  if (slot.min > slot.max || slot.last < slot.min || slot.last > slot.max)
+    throw new Error(`${where}: needs min <= last <= max`);
   return { topic, timeMs, slot };
 }

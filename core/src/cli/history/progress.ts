@@ -15,12 +15,16 @@ export class Progress {
     if (now - this.lastShown < (this.out.isTTY ? 200 : 5000)) return;
     this.lastShown = now;
     const pct = this.size > 0 ? Math.min(100, Math.floor((bytes / this.size) * 100)) : 100;
-    this.out.write(`${this.out.isTTY ? '\r' : ''}importing: ${rows.toLocaleString('en')} lines (${pct}%)${this.out.isTTY ? '' : '\n'}`);
+    this.out.write(
+      `${this.out.isTTY ? '\r' : ''}importing: ${rows.toLocaleString('en')} lines (${pct}%)${this.out.isTTY ? '' : '\n'}`,
+    );
     this.shown = true;
   }
 
   done(rows: number, lines: number, topics: string[]): void {
     if (this.shown && this.out.isTTY) this.out.write('\n');
-    this.out.write(`imported ${rows.toLocaleString('en')} of ${lines.toLocaleString('en')} lines into ${topics.join(', ')}\n`);
+    this.out.write(
+      `imported ${rows.toLocaleString('en')} of ${lines.toLocaleString('en')} lines into ${topics.join(', ')}\n`,
+    );
   }
 }

@@ -13,21 +13,34 @@ export async function rebuildDatabase(damaged: string, target: string): Promise<
   const lines: string[] = [];
   try {
     await db.run('ATTACH DATABASE ? AS old', damaged);
-    const tables = await db.all<Array<{ name: string; sql: string }>>("SELECT name, sql FROM old.sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'");
+    const tables = await db.all<Array<{ name: string; sql: string }>>(
+      "SELECT name, sql FROM old.sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'",
+    );
     for (const { name, sql } of tables) {
       const q = `"${name.replace(/"/g, '""')}"`;
       if (name !== 'migrations') await db.exec(sql);
       let copied = 0;
       let lost = 0;
       try {
-        const range = await db.get<{ lo: number | null; hi: number | null }>(`SELECT min(rowid) AS lo, max(rowid) AS hi FROM old.${q}`);
+        const range = await db.get<{ lo: number | null; hi: number | null }>(
+          `SELECT min(rowid) AS lo, max(rowid) AS hi FROM old.${q}`,
+        );
         for (let lo = range?.lo ?? 0; range?.hi != null && lo <= range.hi; lo += CHUNK) {
           try {
-            copied += (await db.run(`INSERT OR IGNORE INTO main.${q} SELECT * FROM old.${q} WHERE rowid BETWEEN ? AND ?`, lo, lo + CHUNK - 1)).changes ?? 0;
+            copied +=
+              (
+                await db.run(
+                  `INSERT OR IGNORE INTO main.${q} SELECT * FROM old.${q} WHERE rowid BETWEEN ? AND ?`,
+                  lo,
+                  lo + CHUNK - 1,
+                )
+              ).changes ?? 0;
           } catch {
             for (let id = lo; id < lo + CHUNK; id++) {
               try {
-                copied += (await db.run(`INSERT OR IGNORE INTO main.${q} SELECT * FROM old.${q} WHERE rowid = ?`, id)).changes ?? 0;
+                copied +=
+                  (await db.run(`INSERT OR IGNORE INTO main.${q} SELECT * FROM old.${q} WHERE rowid = ?`, id))
+                    .changes ?? 0;
               } catch {
                 lost++;
               }
@@ -40,8 +53,11 @@ export async function rebuildDatabase(damaged: string, target: string): Promise<
       }
       lines.push(`${name}: ${copied} row(s) copied${lost > 0 ? `, ${lost} unreadable` : ''}`);
     }
-    const indexes = await db.all<Array<{ sql: string }>>("SELECT sql FROM old.sqlite_master WHERE type = 'index' AND sql IS NOT NULL");
-    for (const { sql } of indexes) await db.exec(sql).catch((err) => lines.push(`an index could not be made again (${errorMessage(err)})`));
+    const indexes = await db.all<Array<{ sql: string }>>(
+      "SELECT sql FROM old.sqlite_master WHERE type = 'index' AND sql IS NOT NULL",
+    );
+    for (const { sql } of indexes)
+      await db.exec(sql).catch((err) => lines.push(`an index could not be made again (${errorMessage(err)})`));
     await db.run('DETACH DATABASE old');
   } finally {
     await db.close();

@@ -71,7 +71,8 @@ export function createBoundedHttp(options: BoundedHttpOptions): Got {
 function sizeLimit(limit: number): HandlerFunction {
   return <T>(options: Parameters<HandlerFunction>[0], next: (options: Parameters<HandlerFunction>[0]) => T): T => {
     const url = withoutQuery(options.url);
-    const over = (progress: Progress) => progress.transferred > limit || (progress.total !== undefined && progress.total > limit);
+    const over = (progress: Progress) =>
+      progress.transferred > limit || (progress.total !== undefined && progress.total > limit);
     if (options.isStream) {
       const stream = next(options) as unknown as NodeJS.ReadableStream & { destroy(error: Error): void };
       stream.on('downloadProgress', (progress: Progress) => {

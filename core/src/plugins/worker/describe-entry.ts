@@ -16,7 +16,8 @@ async function describe(): Promise<unknown> {
   if (!definition || typeof definition.setup !== 'function' || !definition.configSchema) {
     throw new Error(`${entry} has no default export made with definePlugin`);
   }
-  if (definition.id !== id) throw new Error(`the plugin calls itself "${definition.id}" but its package.json says "${id}"`);
+  if (definition.id !== id)
+    throw new Error(`the plugin calls itself "${definition.id}" but its package.json says "${id}"`);
   return z.toJSONSchema(definition.configSchema, { io: 'input', unrepresentable: 'any' });
 }
 

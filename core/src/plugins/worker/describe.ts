@@ -15,16 +15,24 @@ const ENTRY = new URL('./describe-entry.js', import.meta.url);
 /** Loading a plugin's module takes well under a second; past this it is stuck. */
 const DESCRIBE_TIMEOUT_MS = 30_000;
 
-const answerSchema = z.union([z.object({ ok: z.literal(true), schema: z.record(z.string(), z.unknown()) }), z.object({ ok: z.literal(false), error: z.string() })]);
+const answerSchema = z.union([
+  z.object({ ok: z.literal(true), schema: z.record(z.string(), z.unknown()) }),
+  z.object({ ok: z.literal(false), error: z.string() }),
+]);
 
 /** A stand-in definition: the plugin's id and config schema; its setup runs only in a worker. */
-export async function definitionFromWorker(plugin: DiscoveredPlugin, limits: WorkerLimits = DEFAULT_WORKER_LIMITS): Promise<PluginDefinition> {
+export async function definitionFromWorker(
+  plugin: DiscoveredPlugin,
+  limits: WorkerLimits = DEFAULT_WORKER_LIMITS,
+): Promise<PluginDefinition> {
   const schema = await describeInWorker(plugin, limits);
   return {
     id: plugin.manifest.id,
-    configSchema: z.fromJSONSchema(schema as Parameters<typeof z.fromJSONSchema>[0]),
+    configSchema: z.fromJSONSchema(schema),
     setup() {
-      throw new Error(`plugin ${plugin.manifest.id} runs in a worker thread; its setup is not called in the server's thread`);
+      throw new Error(
+        `plugin ${plugin.manifest.id} runs in a worker thread; its setup is not called in the server's thread`,
+      );
     },
   };
 }
@@ -36,7 +44,10 @@ function describeInWorker(plugin: DiscoveredPlugin, limits: WorkerLimits): Promi
       name: `describe:${plugin.manifest.id}`,
       resourceLimits: { maxOldGenerationSizeMb: limits.maxMemoryMb },
     });
-    const timer = setTimeout(() => done(new Error(`its module did not load within ${DESCRIBE_TIMEOUT_MS / 1000} s`)), DESCRIBE_TIMEOUT_MS);
+    const timer = setTimeout(
+      () => done(new Error(`its module did not load within ${DESCRIBE_TIMEOUT_MS / 1000} s`)),
+      DESCRIBE_TIMEOUT_MS,
+    );
     let settled = false;
     const done = (error: Error | undefined, schema?: Record<string, unknown>) => {
       if (settled) return;

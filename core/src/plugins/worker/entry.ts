@@ -47,5 +47,6 @@ async function setup(): Promise<void> {
 
 setup().then(
   () => port.postMessage({ type: 'setup-done', ok: true }),
-  (err: unknown) => port.postMessage({ type: 'setup-done', ok: false, error: err instanceof Error ? err.message : String(err) }),
+  (err: unknown) =>
+    port.postMessage({ type: 'setup-done', ok: false, error: err instanceof Error ? err.message : String(err) }),
 );

@@ -13,11 +13,26 @@ export const DEFAULT_WORKER_LIMITS: WorkerLimits = { maxMemoryMb: 128, watchdogM
 /** The `worker` key of a plugins.json instance entry; every field optional. */
 export const workerLimitsSchema = z
   .object({
-    maxMemoryMb: z.number().int().min(16).max(4096).optional().describe('Heap limit of the worker in MB (default 128).'),
-    watchdogMs: z.number().int().min(100).max(10 * 60_000).optional().describe('Ping timeout of the worker in ms (default 10000).'),
+    maxMemoryMb: z
+      .number()
+      .int()
+      .min(16)
+      .max(4096)
+      .optional()
+      .describe('Heap limit of the worker in MB (default 128).'),
+    watchdogMs: z
+      .number()
+      .int()
+      .min(100)
+      .max(10 * 60_000)
+      .optional()
+      .describe('Ping timeout of the worker in ms (default 10000).'),
   })
   .strict();
 
 export function workerLimitsOf(configured: z.infer<typeof workerLimitsSchema> | undefined): WorkerLimits {
-  return { ...DEFAULT_WORKER_LIMITS, ...Object.fromEntries(Object.entries(configured ?? {}).filter(([, v]) => v !== undefined)) };
+  return {
+    ...DEFAULT_WORKER_LIMITS,
+    ...Object.fromEntries(Object.entries(configured ?? {}).filter(([, v]) => v !== undefined)),
+  };
 }

@@ -26,12 +26,30 @@ export const jobScheduleSchema = z.discriminatedUnion('kind', [
 export const fromWorkerSchema = z.discriminatedUnion('type', [
   z.object({ type: z.literal('setup-done'), ok: z.boolean(), error: z.string().optional() }),
   z.object({ type: z.literal('pong') }),
-  z.object({ type: z.literal('log'), level: z.enum(['debug', 'info', 'warn', 'error']), message: z.string(), fields: record.optional() }),
+  z.object({
+    type: z.literal('log'),
+    level: z.enum(['debug', 'info', 'warn', 'error']),
+    message: z.string(),
+    fields: record.optional(),
+  }),
   z.object({ type: z.literal('declare'), id, declaration: workerDeclarationSchema }),
   z.object({ type: z.literal('schedule'), id, job: jobScheduleSchema }),
-  z.object({ type: z.literal('prices-declare'), id, args: z.object({ provider: z.string(), currency: z.string().optional(), scheduleType: z.enum(['pricing', 'import_export_pricing', 'none']), demo: z.boolean().optional() }) }),
+  z.object({
+    type: z.literal('prices-declare'),
+    id,
+    args: z.object({
+      provider: z.string(),
+      currency: z.string().optional(),
+      scheduleType: z.enum(['pricing', 'import_export_pricing', 'none']),
+      demo: z.boolean().optional(),
+    }),
+  }),
   z.object({ type: z.literal('dispose'), id }),
-  z.object({ type: z.literal('publish'), device: z.string(), values: z.record(z.string(), z.union([z.number(), z.string(), z.boolean(), z.null()])) }),
+  z.object({
+    type: z.literal('publish'),
+    device: z.string(),
+    values: z.record(z.string(), z.union([z.number(), z.string(), z.boolean(), z.null()])),
+  }),
   z.object({ type: z.literal('forecast'), run: record }),
   z.object({ type: z.literal('prices-publish'), schedule: record }),
   z.object({ type: z.literal('http-timeout'), message: z.string() }),
@@ -41,7 +59,13 @@ export const fromWorkerSchema = z.discriminatedUnion('type', [
     device: z.string(),
     readings: z.array(z.object({ time: z.number(), values: z.record(z.string(), z.number()) })),
   }),
-  z.object({ type: z.literal('store'), call: id, op: z.enum(['get', 'set', 'delete']), key: z.string(), value: z.unknown().optional() }),
+  z.object({
+    type: z.literal('store'),
+    call: id,
+    op: z.enum(['get', 'set', 'delete']),
+    key: z.string(),
+    value: z.unknown().optional(),
+  }),
   z.object({ type: z.literal('reply'), call: id, ok: z.boolean(), error: z.string().optional() }),
 ]);
 

@@ -7,7 +7,14 @@
  */
 import type { MessagePort } from 'node:worker_threads';
 import type { Got } from 'got';
-import type { Device, Disposer, JobOptions, PluginContext, PluginLogger, SettingDeclaration } from '@heliograph/plugins-sdk';
+import type {
+  Device,
+  Disposer,
+  JobOptions,
+  PluginContext,
+  PluginLogger,
+  SettingDeclaration,
+} from '@heliograph/plugins-sdk';
 import { createBoundedHttp } from '../http/bounded-got.js';
 import type { JobSchedule, ToWorker, WorkerDeclaration, WorkerStart } from './protocol.js';
 
@@ -43,11 +50,17 @@ export class WorkerContext {
         declare: (declaration) => {
           // Checked here as the host would, so the plugin's call throws where it was made.
           if (!devices.some((d) => d.id === declaration.device)) {
-            throw new Error(`device "${declaration.device}" is not assigned to instance "${this.start.instanceId}" (assigned: ${devices.map((d) => d.id).join(', ') || 'none'}); assign it in plugins.json`);
+            throw new Error(
+              `device "${declaration.device}" is not assigned to instance "${this.start.instanceId}" (assigned: ${devices.map((d) => d.id).join(', ') || 'none'}); assign it in plugins.json`,
+            );
           }
           const id = this.nextId++;
           const settings = declaration.settings?.map((s) => this.holdSetting(s));
-          const message: WorkerDeclaration = { ...declaration, metrics: declaration.metrics.map((m) => ({ ...m })), settings };
+          const message: WorkerDeclaration = {
+            ...declaration,
+            metrics: declaration.metrics.map((m) => ({ ...m })),
+            settings,
+          };
           send({ type: 'declare', id, declaration: message });
           this.declared.add(declaration.device);
           return this.disposer(id, () => {
@@ -60,13 +73,16 @@ export class WorkerContext {
           send({ type: 'publish', device, values: { ...values } });
         },
         record: ({ device, readings }) => {
-          if (!this.declared.has(device)) return Promise.reject(new Error(`record for device "${device}" before declaring it`));
+          if (!this.declared.has(device))
+            return Promise.reject(new Error(`record for device "${device}" before declaring it`));
           return this.request({ type: 'record', device, readings }).then(() => undefined);
         },
       },
       scheduler: {
-        every: (job) => this.schedule({ kind: 'every', name: job.name, intervalMs: job.intervalMs, immediate: job.immediate }, job),
-        daily: (job) => this.schedule({ kind: 'daily', name: job.name, times: [...job.times], timeZone: job.timeZone }, job),
+        every: (job) =>
+          this.schedule({ kind: 'every', name: job.name, intervalMs: job.intervalMs, immediate: job.immediate }, job),
+        daily: (job) =>
+          this.schedule({ kind: 'daily', name: job.name, times: [...job.times], timeZone: job.timeZone }, job),
       },
       forecast: { publish: (run) => send({ type: 'forecast', run }) },
       prices: {
@@ -106,15 +122,23 @@ export class WorkerContext {
     if (message.type !== 'call') return;
     const handler = this.handlers.get(message.id);
     try {
-      if (!handler) throw new Error(`no ${message.op === 'run' ? 'job' : 'write handler'} under id ${message.id}: it was disposed`);
+      if (!handler)
+        throw new Error(`no ${message.op === 'run' ? 'job' : 'write handler'} under id ${message.id}: it was disposed`);
       await handler({ value: message.value, signal: this.abort.signal });
       this.port.postMessage({ type: 'reply', call: message.call, ok: true });
     } catch (err) {
-      this.port.postMessage({ type: 'reply', call: message.call, ok: false, error: err instanceof Error ? err.message : String(err) });
+      this.port.postMessage({
+        type: 'reply',
+        call: message.call,
+        ok: false,
+        error: err instanceof Error ? err.message : String(err),
+      });
     }
   }
 
-  private holdSetting(setting: SettingDeclaration): Record<string, unknown> & { name: string; displayName: string; writeId: number } {
+  private holdSetting(
+    setting: SettingDeclaration,
+  ): Record<string, unknown> & { name: string; displayName: string; writeId: number } {
     const writeId = this.nextId++;
     this.handlers.set(writeId, ({ value, signal }) => setting.write({ value: value!, signal }));
     const { write: _write, ...described } = setting;
@@ -150,5 +174,9 @@ export class WorkerContext {
 
 /** Log fields as plain data: an Error becomes its message, anything else that cannot be cloned a string. */
 function cloneable(fields: Record<string, unknown>): Record<string, unknown> {
-  return JSON.parse(JSON.stringify(fields, (_k, v: unknown) => (v instanceof Error ? v.message : typeof v === 'bigint' ? String(v) : v))) as Record<string, unknown>;
+  return JSON.parse(
+    JSON.stringify(fields, (_k, v: unknown) =>
+      v instanceof Error ? v.message : typeof v === 'bigint' ? String(v) : v,
+    ),
+  ) as Record<string, unknown>;
 }

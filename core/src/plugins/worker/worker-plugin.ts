@@ -83,7 +83,10 @@ class WorkerPlugin {
 
   private checkAlive(): void {
     const silentMs = performance.now() - this.lastPong;
-    const limit = this.phase === 'setup' ? Math.max(SETUP_WATCHDOG_MS, this.options.limits.watchdogMs) : this.options.limits.watchdogMs;
+    const limit =
+      this.phase === 'setup'
+        ? Math.max(SETUP_WATCHDOG_MS, this.options.limits.watchdogMs)
+        : this.options.limits.watchdogMs;
     if (silentMs > limit) {
       this.end(`its worker did not answer for ${Math.round(silentMs)} ms (a busy loop?) and was terminated`);
       return;
@@ -94,7 +97,9 @@ class WorkerPlugin {
   private receive(raw: unknown): void {
     const parsed = fromWorkerSchema.safeParse(raw);
     if (!parsed.success) {
-      this.end(`its worker sent a message the host does not understand (${parsed.error.issues[0]?.message ?? 'invalid'}) and was terminated`);
+      this.end(
+        `its worker sent a message the host does not understand (${parsed.error.issues[0]?.message ?? 'invalid'}) and was terminated`,
+      );
       return;
     }
     try {
@@ -127,13 +132,14 @@ class WorkerPlugin {
           ...(setting as Omit<SettingDeclaration, 'write'>),
           write: ({ value }) => this.call('write', writeId, value),
         }));
-        this.registrations.set(message.id, ctx.topics.declare({ ...message.declaration, settings } as Parameters<PluginContext['topics']['declare']>[0]));
+        this.registrations.set(message.id, ctx.topics.declare({ ...message.declaration, settings }));
         return;
       }
       case 'schedule': {
         const run = () => this.call('run', message.id);
         const { job } = message;
-        const dispose = job.kind === 'every' ? ctx.scheduler.every({ ...job, run }) : ctx.scheduler.daily({ ...job, run });
+        const dispose =
+          job.kind === 'every' ? ctx.scheduler.every({ ...job, run }) : ctx.scheduler.daily({ ...job, run });
         this.registrations.set(message.id, dispose);
         return;
       }
@@ -161,7 +167,14 @@ class WorkerPlugin {
         return;
       case 'store': {
         const { store } = ctx;
-        this.answer(message.call, message.op === 'get' ? store.get(message.key) : message.op === 'set' ? store.set(message.key, message.value) : store.delete(message.key));
+        this.answer(
+          message.call,
+          message.op === 'get'
+            ? store.get(message.key)
+            : message.op === 'set'
+              ? store.set(message.key, message.value)
+              : store.delete(message.key),
+        );
         return;
       }
       case 'reply': {
@@ -176,7 +189,7 @@ class WorkerPlugin {
 
   /** Runs a job or write handler held in the worker; settles with its outcome. */
   private call(op: 'run' | 'write', id: number, value?: string | number): Promise<void> {
-    if (this.phase === 'ended') return Promise.reject(new Error('the plugin\'s worker has ended'));
+    if (this.phase === 'ended') return Promise.reject(new Error("the plugin's worker has ended"));
     const call = this.nextCall++;
     return new Promise((resolve, reject) => {
       this.pending.set(call, { resolve, reject });
@@ -216,7 +229,7 @@ class WorkerPlugin {
   private finish(): void {
     this.phase = 'ended';
     clearInterval(this.watchdog);
-    for (const waiting of this.pending.values()) waiting.reject(new Error('the plugin\'s worker has ended'));
+    for (const waiting of this.pending.values()) waiting.reject(new Error("the plugin's worker has ended"));
     this.pending.clear();
   }
 }
