@@ -1,5 +1,13 @@
+import { assertJsonDepth, JsonTooDeepError } from '@heliograph/plugins-sdk';
 import type { Context, Next } from 'koa';
 import { ApiError } from './errors.js';
+
+/**
+ * Deepest nesting a request body may have. JSON.parse copes with any depth, but what walks
+ * the result (zod, JSON.stringify when plugins.json is saved) overflows the stack at a few
+ * thousand levels; no request of this API nests past a handful.
+ */
+export const MAX_BODY_DEPTH = 32;
 
 /**
  * Parses small JSON request bodies into `ctx.request.body`.
@@ -24,9 +32,12 @@ export function jsonBody(options: { limitBytes: number }) {
       ctx.request.body = undefined;
       return next();
     }
+    const text = Buffer.concat(chunks).toString('utf8');
     try {
-      ctx.request.body = JSON.parse(Buffer.concat(chunks).toString('utf8'));
-    } catch {
+      assertJsonDepth(text, MAX_BODY_DEPTH, 'the body');
+      ctx.request.body = JSON.parse(text);
+    } catch (err) {
+      if (err instanceof JsonTooDeepError) throw new ApiError(400, err.message);
       throw new ApiError(400, 'the body is not valid JSON');
     }
     return next();

@@ -81,6 +81,17 @@ describe('WebSocket frames: serializers, heartbeat, errors', { timeout: 10_000 }
     v2.close();
   });
 
+  it('drops a frame nested thousands of levels deep without harm, and keeps the socket open', async () => {
+    const client = await RawClient.connect(server.wsUrl, { form: 'v2' });
+    const deep = '['.repeat(5000) + ']'.repeat(5000);
+    client.sendRaw(`[null, "60", "metrics", "set", ${deep}]`);
+    await client.barrier();
+    assert.deepEqual(client.pending(), []);
+    const reply = await client.request('phoenix', 'heartbeat', {});
+    assert.equal(reply.payload.status, 'ok');
+    client.close();
+  });
+
   it('explains a bad join payload, an unknown event, and events sent before joining', async () => {
     const client = await RawClient.connect(server.wsUrl, { form: 'v1' });
     const notJoined = await client.request('metrics', 'topics', { topics: [{ topic: 'total/*' }] });

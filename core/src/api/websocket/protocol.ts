@@ -1,5 +1,6 @@
+import { assertJsonDepth, formatZodIssue, JsonTooDeepError } from '@heliograph/plugins-sdk';
 import { z } from 'zod';
-import { formatZodIssue } from '@heliograph/plugins-sdk';
+import { MAX_BODY_DEPTH } from '../body.js';
 
 /**
  * Phoenix Channels framing, both serializers: `v2` (query `vsn=2.0.0`) frames are arrays
@@ -50,9 +51,14 @@ export function formOfQuery(query: URLSearchParams): Form {
 export function decodeFrame(form: Form, text: string): DecodeResult {
   let raw: unknown;
   try {
+    assertJsonDepth(text, MAX_BODY_DEPTH, 'the frame');
     raw = JSON.parse(text);
-  } catch {
-    return { ok: false, reason: 'the frame is not valid JSON', target: null };
+  } catch (err) {
+    return {
+      ok: false,
+      reason: err instanceof JsonTooDeepError ? err.message : 'the frame is not valid JSON',
+      target: null,
+    };
   }
   if (form === 'v2') {
     const parsed = v2Frame.safeParse(raw);
