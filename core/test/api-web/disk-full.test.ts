@@ -20,7 +20,7 @@ test('a full disk answers 507 saying so, not 500 "internal error"', async (t) =>
     ctx.body = { ok: true };
   });
   const app = createApp({
-    auth: { authenticate: async () => ({ ok: true, who: 'admin', scope: 'admin' }) },
+    auth: { authenticate: () => Promise.resolve({ ok: true, who: 'admin', scope: 'admin' }) },
     realm: 'Heliograph',
     routers: [router],
   });

@@ -143,13 +143,13 @@ test('concurrent guesses from one address are counted one by one', async (t) => 
   const fx = await throttledAuth(t);
   const wrong: Credentials = { kind: 'password', secret: 'not the password' };
   const outcomes = await Promise.all(Array.from({ length: 20 }, () => fx.auth.authenticate(wrong, IP)));
-  assert.deepEqual(outcomes.map(statusOf), [...Array(5).fill(401), ...Array(15).fill(429)]);
+  assert.deepEqual(outcomes.map(statusOf), [...Array<number>(5).fill(401), ...Array<number>(15).fill(429)]);
   const tokens = await Promise.all(Array.from({ length: 20 }, () => fx.auth.authenticate(UNKNOWN_TOKEN, '10.9.9.9')));
   // Token look-ups are not queued per address, so their answers may come back in any order:
   // what counts is that exactly five were let through to a 401.
   assert.deepEqual(
     tokens.map(statusOf).sort(),
-    [...Array(5).fill(401), ...Array(15).fill(429)],
+    [...Array<number>(5).fill(401), ...Array<number>(15).fill(429)],
     'unknown tokens are counted as they come back',
   );
 });

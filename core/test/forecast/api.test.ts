@@ -3,6 +3,7 @@ import { after, before, describe, it } from 'node:test';
 import type { ForecastPoints } from '@heliograph/plugins-sdk';
 import { createApp, listen, type RunningServer } from '../../src/api/app.js';
 import { forecastRoutes } from '../../src/api/forecast.js';
+import type { ErrorResponse, ForecastResponse } from '../../src/api-types.js';
 import type { Authenticator } from '../../src/auth/types.js';
 import { ManualClock } from '../../src/clock.js';
 import { ForecastStore } from '../../src/forecast/store.js';
@@ -14,7 +15,9 @@ const H = 3_600_000;
 const NOW = Date.parse('2026-10-24T10:07:33.250Z');
 const SLOT = Date.parse('2026-10-24T10:00:00Z');
 
-const allowAll: Authenticator = { authenticate: async () => ({ ok: true, who: 'admin', scope: 'admin' as const }) };
+const allowAll: Authenticator = {
+  authenticate: () => Promise.resolve({ ok: true, who: 'admin', scope: 'admin' as const }),
+};
 
 function quarterHours(from: number, to: number, value: (t: number) => number): ForecastPoints {
   const points: ForecastPoints = [];
@@ -48,13 +51,14 @@ describe('GET /api/v1/forecast', () => {
   });
   after(() => server.close());
 
-  async function get(query: string): Promise<{ status: number; body: any }> {
+  /** The answer, its body read as T: a ForecastResponse unless the query is expected to fail. */
+  async function get<T = ForecastResponse>(query: string): Promise<{ status: number; body: T }> {
     const response = await fetch(`${server.url}/api/v1/forecast${query}`);
-    return { status: response.status, body: await response.json() };
+    return { status: response.status, body: (await response.json()) as T };
   }
 
   async function expectError(query: string, status: number, message: RegExp): Promise<void> {
-    const { status: got, body } = await get(query);
+    const { status: got, body } = await get<ErrorResponse>(query);
     assert.equal(got, status, `${query}: ${JSON.stringify(body)}`);
     assert.deepEqual(Object.keys(body), ['error']);
     assert.match(body.error, message);
@@ -101,11 +105,11 @@ describe('GET /api/v1/forecast', () => {
     assert.equal(body.last_updated, '2026-10-24T10:05:33Z');
     assert.equal(body.from, '2026-10-24T10:07:33Z');
     assert.equal(body.to, '2026-10-28T10:07:33Z');
-    assert.equal(body.points[0][0], '2026-10-24T10:00:00Z', 'the first point is the quarter hour holding from');
-    assert.equal(body.points.at(-1)[0], '2026-10-28T10:00:00Z', 'the last point starts before to');
+    assert.equal(body.points[0]![0], '2026-10-24T10:00:00Z', 'the first point is the quarter hour holding from');
+    assert.equal(body.points.at(-1)![0], '2026-10-28T10:00:00Z', 'the last point starts before to');
     assert.equal(body.points.length, 4 * 96 + 1);
     for (let i = 1; i < body.points.length; i++)
-      assert.equal(Date.parse(body.points[i][0]) - Date.parse(body.points[i - 1][0]), Q);
+      assert.equal(Date.parse(body.points[i]![0]) - Date.parse(body.points[i - 1]![0]), Q);
     for (const [time, value] of body.points) assert.equal(value, ((Date.parse(time) / Q) % 40) * 100.5);
   });
 
@@ -118,7 +122,7 @@ describe('GET /api/v1/forecast', () => {
     assert.equal(body.from, '2026-10-22T22:00:00Z');
     assert.equal(body.to, '2026-10-22T23:00:00Z');
     assert.deepEqual(
-      body.points.map((p: [string, number]) => p[0]),
+      body.points.map((p) => p[0]),
       [
         '2026-10-22T22:00:00Z',
         '2026-10-22T22:15:00Z',

@@ -118,7 +118,7 @@ describe('ForecastStore', () => {
     );
   });
 
-  it('keeps the live value on the forecast of the current quarter hour', async () => {
+  it('keeps the live value on the forecast of the current quarter hour', () => {
     const { store, clock, registry } = setup();
     const ticks: Tick[] = [];
     registry.on('tick', (tick) => ticks.push(tick));

@@ -2,11 +2,14 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { createApp, listen, type RunningServer } from '../../src/api/app.js';
 import { gridRoutes } from '../../src/api/grid.js';
+import type { GridResponse } from '../../src/api-types.js';
 import type { Authenticator } from '../../src/auth/types.js';
 import { ManualClock } from '../../src/clock.js';
 import { PriceBook } from '../../src/grid/book.js';
 
-const allowAll: Authenticator = { authenticate: async () => ({ ok: true, who: 'admin', scope: 'admin' as const }) };
+const allowAll: Authenticator = {
+  authenticate: () => Promise.resolve({ ok: true, who: 'admin', scope: 'admin' as const }),
+};
 const H = 3_600_000;
 
 describe('GET /api/v1/grid', () => {
@@ -23,9 +26,13 @@ describe('GET /api/v1/grid', () => {
   });
   after(() => server.close());
 
-  async function get(): Promise<{ status: number; type: string | null; body: any }> {
+  async function get(): Promise<{ status: number; type: string | null; body: GridResponse }> {
     const response = await fetch(`${server.url}/api/v1/grid`);
-    return { status: response.status, type: response.headers.get('content-type'), body: await response.json() };
+    return {
+      status: response.status,
+      type: response.headers.get('content-type'),
+      body: (await response.json()) as GridResponse,
+    };
   }
 
   it('answers provider "none" and pricing null while no price plugin is configured', async () => {
@@ -53,7 +60,7 @@ describe('GET /api/v1/grid', () => {
       ],
     });
     const { body } = await get();
-    assert.deepEqual(body.pricing.slots, [
+    assert.deepEqual(body.pricing?.slots, [
       { from: '2026-05-31T22:00:00Z', to: '2026-05-31T23:00:00Z', price: 0.25, rank: 2, premium: 0.05 },
       { from: '2026-05-31T23:00:00Z', to: '2026-06-01T00:00:00Z', price: 0.15, rank: 1, premium: -0.05 },
     ]);

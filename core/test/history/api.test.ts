@@ -3,6 +3,7 @@ import { after, before, describe, it } from 'node:test';
 import { createApp, listen, type RunningServer } from '../../src/api/app.js';
 import { historyRoutes } from '../../src/api/history.js';
 import { historyResponse } from '../../src/api/schemas/index.js';
+import type { ErrorResponse, HistoryResponse } from '../../src/api-types.js';
 import type { Authenticator } from '../../src/auth/types.js';
 import { TopicRegistry } from '../../src/topics/registry.js';
 import {
@@ -18,7 +19,9 @@ import {
 
 const NOW = Date.parse('2026-03-10T12:34:56.789Z');
 const DAY = 86_400_000;
-const allowAll: Authenticator = { authenticate: async () => ({ ok: true, who: 'admin', scope: 'admin' as const }) };
+const allowAll: Authenticator = {
+  authenticate: () => Promise.resolve({ ok: true, who: 'admin', scope: 'admin' as const }),
+};
 const iso = (s: number) => new Date(s * 1000).toISOString().replace('.000Z', 'Z');
 
 describe('GET /api/v1/history', () => {
@@ -66,14 +69,22 @@ describe('GET /api/v1/history', () => {
     await opened.close();
   });
 
-  async function get(query: string): Promise<{ status: number; type: string; text: string; body: any }> {
+  /** The answer, its body read as T: a HistoryResponse unless the query is expected to fail. */
+  async function get<T = HistoryResponse>(
+    query: string,
+  ): Promise<{ status: number; type: string; text: string; body: T }> {
     const response = await fetch(`${server.url}/api/v1/history${query}`);
     const text = await response.text();
-    return { status: response.status, type: response.headers.get('content-type') ?? '', text, body: JSON.parse(text) };
+    return {
+      status: response.status,
+      type: response.headers.get('content-type') ?? '',
+      text,
+      body: JSON.parse(text) as T,
+    };
   }
 
   async function expectError(query: string, status: number, message: RegExp): Promise<void> {
-    const { status: got, type, body } = await get(query);
+    const { status: got, type, body } = await get<ErrorResponse>(query);
     assert.equal(got, status, `${query}: ${JSON.stringify(body)}`);
     assert.match(type, /^application\/json/);
     assert.deepEqual(Object.keys(body), ['error']);
@@ -111,7 +122,7 @@ describe('GET /api/v1/history', () => {
     assert.equal(body.to, '2026-03-09T18:08:10Z');
     assert.equal(body.next, '2026-03-09T18:08:10Z');
     // The slot at 12:34:50 began before from, so the first bucket has no readings and is left out.
-    assert.equal(body.points[0][0], '2026-03-09T12:35:00Z');
+    assert.equal(body.points[0]![0], '2026-03-09T12:35:00Z');
     assert.equal(body.points.length, 1999);
     // The JSON is built by hand for speed: it must still be what the schema (and so the
     // clients' HistoryResponse type) says.
@@ -164,7 +175,7 @@ describe('GET /api/v1/history', () => {
     assert.equal(body.from, '2026-03-10T12:00:00Z');
     assert.equal(body.to, '2026-03-10T12:30:00Z');
     assert.equal(body.points.length, 1);
-    assert.equal(body.points[0][0], '2026-03-10T12:00:00Z');
+    assert.equal(body.points[0]![0], '2026-03-10T12:00:00Z');
     assert.equal(body.next, undefined);
   });
 

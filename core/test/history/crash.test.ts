@@ -26,7 +26,7 @@ describe('a recording process killed with SIGKILL', () => {
         if (++flushes === 4) child.kill('SIGKILL');
       }
     }
-    const [code, signal] = await exited;
+    const [code, signal] = (await exited) as [number | null, NodeJS.Signals | null];
     assert.equal(signal, 'SIGKILL', `the child was killed (exit code ${code})`);
 
     const opened = await openStore(file, new ManualClock(Date.now()));

@@ -29,7 +29,10 @@ function fakeContext(seen: Array<Promise<PluginScope | undefined>>, declared: Se
         return registration();
       },
       publish: () => void seen.push(ownerOfLaterFailure()),
-      record: async () => void seen.push(ownerOfLaterFailure()),
+      record: () => {
+        seen.push(ownerOfLaterFailure());
+        return Promise.resolve();
+      },
     },
     scheduler: {
       every: (job) => {
@@ -42,7 +45,7 @@ function fakeContext(seen: Array<Promise<PluginScope | undefined>>, declared: Se
     forecast: { publish: () => void seen.push(ownerOfLaterFailure()) },
     prices: { declare: registration, publish: () => {} },
     http: undefined as never,
-    store: { get: async () => undefined, set: async () => {}, delete: async () => {} },
+    store: { get: () => Promise.resolve(undefined), set: async () => {}, delete: async () => {} },
     signal: new AbortController().signal,
     now: () => 0,
   };
@@ -74,7 +77,15 @@ test("the plugin's callbacks and what they start are its own; what the core star
       device: 'inverter_1',
       metrics: [],
       settings: [
-        { name: 's', displayName: 'S', options: ['x'], write: async () => void pluginSide.push(ownerOfLaterFailure()) },
+        {
+          name: 's',
+          displayName: 'S',
+          options: ['x'],
+          write: () => {
+            pluginSide.push(ownerOfLaterFailure());
+            return Promise.resolve();
+          },
+        },
       ],
     }),
   );

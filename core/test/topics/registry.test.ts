@@ -1,5 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import type { Metric } from '../../src/api-types.js';
 import { ManualClock } from '../../src/clock.js';
 import { TopicRegistry, type Tick, type TopicMeta } from '../../src/topics/registry.js';
 import { compileGlob } from '../../src/topics/glob.js';
@@ -66,15 +67,15 @@ test('snapshot is sorted by topic and rebuilt after a change', async () => {
   registry.define(meta('total/pv_power'));
   registry.define(meta('battery_1/voltage', { unit: 'V' }));
   registry.define(meta('inverter_1/pv_power'));
-  const before = JSON.parse(registry.snapshotJson());
+  const before = JSON.parse(registry.snapshotJson()) as Metric[];
   assert.deepEqual(
-    before.map((m: { topic: string }) => m.topic),
+    before.map((m) => m.topic),
     ['battery_1/voltage', 'inverter_1/pv_power', 'total/pv_power'],
   );
-  assert.equal(before[0].value, null, 'no reading yet reads null');
+  assert.equal(before[0]!.value, null, 'no reading yet reads null');
   registry.publish(registry.get('battery_1/voltage')!, 52.1);
   await nextTick(registry);
-  const after = JSON.parse(registry.snapshotJson('battery*'));
+  const after = JSON.parse(registry.snapshotJson('battery*')) as Metric[];
   assert.deepEqual(after, [
     {
       topic: 'battery_1/voltage',
@@ -108,7 +109,7 @@ test('a device that stops answering reads null until it answers again, and clien
     ['inverter_1/pv_power'],
   );
   assert.equal(registry.visibleValue(state), null);
-  assert.equal(JSON.parse(registry.snapshotJson())[0].value, null);
+  assert.equal((JSON.parse(registry.snapshotJson()) as Metric[])[0]!.value, null);
   const back = nextTick(registry);
   registry.publish(state, 800);
   assert.equal((await back).changed.length, 1, 'coming back is a change even with the same value');

@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
+import type { ErrorResponse } from '../../src/api-types.js';
 import { PASSWORD, REALM, startStream, TOKEN, type StreamServer } from './harness.js';
 import { RawClient } from './raw-client.js';
 
@@ -33,7 +34,7 @@ describe('WebSocket auth: checked before the upgrade', { timeout: 10_000 }, () =
       password: PASSWORD,
     });
     assert.equal(refusal.status, 404);
-    assert.match(JSON.parse(refusal.body).error, /the live stream is at \/api\/websocket/);
+    assert.match((JSON.parse(refusal.body) as ErrorResponse).error, /the live stream is at \/api\/websocket/);
   });
 
   it('answers a plain HTTP request to the stream with 426 and what to do', async () => {
@@ -53,6 +54,6 @@ describe('WebSocket auth: checked before the upgrade', { timeout: 10_000 }, () =
     assert.equal(throttled.status, 429);
     assert.equal(throttled.headers['retry-after'], '1');
     assert.equal(throttled.headers['www-authenticate'], undefined);
-    assert.match(JSON.parse(throttled.body).error, /too many failed logins/);
+    assert.match((JSON.parse(throttled.body) as ErrorResponse).error, /too many failed logins/);
   });
 });

@@ -32,7 +32,11 @@ export const REALM = 'Heliograph';
 export class OnePasswordAuthenticator implements Authenticator {
   private readonly failures = new Map<string, number>();
 
-  async authenticate(credentials: Credentials | undefined, clientIp: string): Promise<AuthOutcome> {
+  authenticate(credentials: Credentials | undefined, clientIp: string): Promise<AuthOutcome> {
+    return Promise.resolve(this.outcome(credentials, clientIp));
+  }
+
+  private outcome(credentials: Credentials | undefined, clientIp: string): AuthOutcome {
     const failures = this.failures.get(clientIp) ?? 0;
     if (failures >= 5)
       return {
@@ -138,7 +142,7 @@ export async function startStream(overrides: Partial<WebsocketOptions> = {}): Pr
     version: '0.1.0-test',
     dataDir,
     startedAt: START,
-    cpuTemperature: async () => 41,
+    cpuTemperature: () => Promise.resolve(41),
   });
 
   let running: RunningServer;
@@ -230,9 +234,10 @@ function defineSite(registry: TopicRegistry, writes: WriteService, written: Arra
   const setting = (name: string, fields: Partial<SettingDeclaration>): SettingDeclaration => ({
     name,
     displayName: name,
-    async write({ value }) {
-      if (value === 100) throw new Error('device busy');
+    write({ value }) {
+      if (value === 100) return Promise.reject(new Error('device busy'));
       written.push(value);
+      return Promise.resolve();
     },
     ...fields,
   });
@@ -259,13 +264,14 @@ function writableMeta(topic: string, writable: Writable, unit = ''): TopicMeta {
 }
 
 /** Publishes values in one synchronous run (one tick) and waits until listeners have it. */
-export async function publish(registry: TopicRegistry, values: Record<string, MetricValue>): Promise<void> {
+export function publish(registry: TopicRegistry, values: Record<string, MetricValue>): Promise<void> {
   for (const [topic, value] of Object.entries(values)) {
     const state: TopicState | undefined = registry.get(topic);
-    if (!state) throw new Error(`test site has no topic ${topic}`);
+    if (!state) return Promise.reject(new Error(`test site has no topic ${topic}`));
     registry.publish(state, value);
   }
   registry.flush();
+  return Promise.resolve();
 }
 
 /** Topics the default filter selects on the test site, in snapshot order. */

@@ -1,6 +1,7 @@
 import { Socket, type Channel, type Push } from 'phoenix';
 import { WebSocket } from 'ws';
 import { PASSWORD, type StreamServer } from './harness.js';
+import type { Payload } from './raw-client.js';
 
 /** The official Phoenix client, as a browser or an integration would use it (Node needs ws). */
 export function phoenixSocket(server: StreamServer): Socket {
@@ -32,10 +33,11 @@ export class ChannelInbox {
     }
   }
 
-  next(event: string): Promise<any> {
+  /** The next payload of event, read as a Payload unless the test says what it expects. */
+  next<T = Payload>(event: string): Promise<T> {
     const queued = this.queues.get(event)!;
-    if (queued.length > 0) return Promise.resolve(queued.shift());
-    return new Promise((resolve) => this.waiters.get(event)!.push(resolve));
+    if (queued.length > 0) return Promise.resolve(queued.shift() as T);
+    return new Promise((resolve) => this.waiters.get(event)!.push((payload) => resolve(payload as T)));
   }
 
   count(event: string): number {
@@ -48,11 +50,12 @@ export function joinChannel(channel: Channel): Promise<{ status: string; respons
   return pushAndWait(channel.join());
 }
 
-export function pushAndWait(push: Push): Promise<{ status: string; response: any }> {
+/** Pushes and resolves with the reply's status and response, the response read as R. */
+export function pushAndWait<R = unknown>(push: Push): Promise<{ status: string; response: R }> {
   return new Promise((resolve) => {
     push
-      .receive('ok', (response: unknown) => resolve({ status: 'ok', response }))
-      .receive('error', (response: unknown) => resolve({ status: 'error', response }))
-      .receive('timeout', () => resolve({ status: 'timeout', response: null }));
+      .receive('ok', (response: unknown) => resolve({ status: 'ok', response: response as R }))
+      .receive('error', (response: unknown) => resolve({ status: 'error', response: response as R }))
+      .receive('timeout', () => resolve({ status: 'timeout', response: null as R }));
   });
 }

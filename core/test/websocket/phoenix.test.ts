@@ -35,7 +35,7 @@ describe('WebSocket with the official Phoenix client (vsn 2.0.0)', { timeout: 10
         { topic: 'total/pv_power', value: 3200 },
       ],
     });
-    assert.equal((await inbox.next('system')).metrics[1].topic, 'system/software_version');
+    assert.equal((await inbox.next('system')).metrics[1]!.topic, 'system/software_version');
 
     await publish(server.registry, { 'total/load_power': 1200, 'inverter_1/pv_power': 10 });
     assert.deepEqual(await inbox.next('data'), { metrics: [{ topic: 'total/load_power', value: 1200 }] });
@@ -57,7 +57,7 @@ describe('WebSocket with the official Phoenix client (vsn 2.0.0)', { timeout: 10
       ['weather/cloud_cover'],
     );
     assert.deepEqual(await inbox.next('data'), { metrics: [{ topic: 'weather/cloud_cover', value: 40 }] });
-    const refused = await pushAndWait(channel.push('topics', { topics: [] }));
+    const refused = await pushAndWait<{ reason: string }>(channel.push('topics', { topics: [] }));
     assert.equal(refused.status, 'error');
     assert.match(refused.response.reason, /topics must not be empty/);
   });

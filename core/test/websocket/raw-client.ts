@@ -2,13 +2,28 @@ import type { IncomingMessage } from 'node:http';
 import { WebSocket } from 'ws';
 import { PASSWORD } from './harness.js';
 
+/**
+ * A frame's payload, as the tests read it: a reply's status and response, a push's metrics or
+ * definitions, a write's topic, result or message. Which of them a frame carries depends on its event;
+ * a test reads the ones its frame has, and one that is missing fails the assertion reading it.
+ */
+export interface Payload {
+  status: string;
+  response: { reason: string } & Record<string, unknown>;
+  metrics: Array<{ topic: string; value: unknown } & Record<string, unknown>>;
+  definitions: Array<{ topic: string } & Record<string, unknown>>;
+  topic: string;
+  result: string;
+  message: string;
+}
+
 /** A received frame in either serializer's form, plus what arrived on the wire. */
 export interface Frame {
   joinRef: unknown;
   ref: unknown;
   topic: string;
   event: string;
-  payload: any;
+  payload: Payload;
   raw: unknown;
 }
 
@@ -143,10 +158,10 @@ export class RawClient {
     const raw: unknown = JSON.parse(text);
     let frame: Frame;
     if (Array.isArray(raw)) {
-      const [joinRef, ref, topic, event, payload] = raw as [unknown, unknown, string, string, unknown];
+      const [joinRef, ref, topic, event, payload] = raw as [unknown, unknown, string, string, Payload];
       frame = { joinRef, ref, topic, event, payload, raw };
     } else {
-      const { topic, event, payload, ref } = raw as { topic: string; event: string; payload: unknown; ref: unknown };
+      const { topic, event, payload, ref } = raw as { topic: string; event: string; payload: Payload; ref: unknown };
       frame = { joinRef: undefined, ref, topic, event, payload, raw };
     }
     const w = this.waiters.findIndex((x) => x.match(frame));
@@ -163,11 +178,9 @@ export function withQuery(url: string, query: Record<string, string>): string {
 
 /** Values of a `data` payload by topic. */
 export function valuesOf(frame: Frame): Record<string, unknown> {
-  return Object.fromEntries(
-    (frame.payload.metrics as Array<{ topic: string; value: unknown }>).map((m) => [m.topic, m.value]),
-  );
+  return Object.fromEntries(frame.payload.metrics.map((m) => [m.topic, m.value]));
 }
 
 export function topicsOf(frame: Frame, list: 'metrics' | 'definitions' = 'metrics'): string[] {
-  return (frame.payload[list] as Array<{ topic: string }>).map((m) => m.topic);
+  return frame.payload[list].map((m) => m.topic);
 }

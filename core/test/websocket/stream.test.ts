@@ -238,8 +238,8 @@ describe('WebSocket stream: join, definitions, data, system', { timeout: 10_000 
     await client.barrier(); // heartbeats keep the socket from being closed as idle
     server.timers.advance(30_000);
     const system = await client.next('system');
-    assert.equal(system.payload.metrics[4].topic, 'system/uptime');
-    assert.equal(system.payload.metrics[4].value, 60);
+    assert.equal(system.payload.metrics[4]!.topic, 'system/uptime');
+    assert.equal(system.payload.metrics[4]!.value, 60);
     const left = await client.request('metrics', 'phx_leave', {}, 'j1');
     assert.equal(left.payload.status, 'ok');
     await publish(server.registry, { 'total/pv_power': 1 });
