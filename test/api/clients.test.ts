@@ -6,6 +6,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { Socket, type Channel } from 'phoenix';
 import { WebSocket } from 'ws';
+import type { ForecastResponse, HistoryResponse } from '@heliograph/core/api-types';
 import { PASSWORD, startTestServer } from '../helpers/server.js';
 
 const server = await startTestServer({
@@ -20,10 +21,10 @@ const server = await startTestServer({
 
 type Row = Record<string, unknown>;
 
-async function getJson(path: string): Promise<any> {
+async function getJson<T>(path: string): Promise<T> {
   const res = await server.api(path);
   assert.equal(res.status, 200, `${path}: ${res.status}`);
-  return res.json();
+  return (await res.json()) as T;
 }
 
 /** What decisions.md says `device` and `number` are for a topic. */
@@ -69,11 +70,11 @@ function connect(): Socket {
   return socket;
 }
 
-function nextEvent(channel: Channel, event: string): Promise<any> {
+function nextEvent<T>(channel: Channel, event: string): Promise<T> {
   return new Promise((resolve) => {
     const ref = channel.on(event, (payload) => {
       channel.off(event, ref);
-      resolve(payload);
+      resolve(payload as T);
     });
   });
 }
@@ -82,33 +83,33 @@ function nextEvent(channel: Channel, event: string): Promise<any> {
 async function join(topics: string[]): Promise<{ definitions: Row[]; system: Row[]; socket: Socket }> {
   const socket = connect();
   const channel = socket.channel('metrics', { topics: topics.map((topic) => ({ topic })) });
-  const definition = nextEvent(channel, 'definition');
-  const system = nextEvent(channel, 'system');
+  const definition = nextEvent<{ definitions: Row[] }>(channel, 'definition');
+  const system = nextEvent<{ metrics: Row[] }>(channel, 'system');
   await new Promise((resolve, reject) => channel.join().receive('ok', resolve).receive('error', reject));
   return { definitions: (await definition).definitions, system: (await system).metrics, socket };
 }
 
 test('every snapshot row carries device and number as the clients group by them', async () => {
-  const rows: Row[] = await getJson('/api/v1/metrics');
+  const rows: Row[] = await getJson<Row[]>('/api/v1/metrics');
   const prefixes = new Set(rows.map((r) => String(r.topic).split('/')[0]));
   for (const p of ['inverter_1', 'inverter_3', 'battery_1', 'battery_2', 'total', 'weather'])
     assert.ok(prefixes.has(p), `${p}/* is listed`);
   for (const row of rows) {
     const [device, number] = expectedDevice(String(row.topic));
-    assert.equal(row.device, device, `${row.topic} device`);
-    assert.equal(row.number, number, `${row.topic} number`);
+    assert.equal(row.device, device, `${String(row.topic)} device`);
+    assert.equal(row.number, number, `${String(row.topic)} number`);
   }
   assert.deepEqual(byTopic(rows, 'inverter_3/pv_power').number, 2, 'inverter_3 is the third inverter: number 2');
   assert.ok(!('platform' in rows[0]!), 'without ?discovery the rows stay as they were');
 });
 
 test('?discovery adds the fields for power, energy, state of charge, a range and options', async () => {
-  const rows: Row[] = await getJson('/api/v1/metrics?discovery');
+  const rows: Row[] = await getJson<Row[]>('/api/v1/metrics?discovery');
   for (const row of rows)
     assert.deepEqual(
       Object.keys(row).filter((k) => DISCOVERY_KEYS.includes(k)),
       DISCOVERY_KEYS,
-      `${row.topic} has every field`,
+      `${String(row.topic)} has every field`,
     );
   assert.deepEqual(discoveryOf(byTopic(rows, 'inverter_1/pv_power')), {
     platform: 'sensor',
@@ -175,7 +176,7 @@ test('?discovery adds the fields for power, energy, state of charge, a range and
 });
 
 test('a two-state setting is a switch, an on/off reading a binary_sensor, and declared classes win', async () => {
-  const rows: Row[] = await getJson('/api/v1/metrics?topic=battery_2/*&discovery=1');
+  const rows: Row[] = await getJson<Row[]>('/api/v1/metrics?topic=battery_2/*&discovery=1');
   assert.deepEqual(discoveryOf(byTopic(rows, 'battery_2/eco_mode')), {
     ...NOT_APPLICABLE,
     platform: 'switch',
@@ -205,7 +206,7 @@ test('a two-state setting is a switch, an on/off reading a binary_sensor, and de
     [null, null, 'V'],
     'both classes declared away',
   );
-  const off: Row[] = await getJson('/api/v1/metrics?topic=battery_2/*&discovery=0');
+  const off: Row[] = await getJson<Row[]>('/api/v1/metrics?topic=battery_2/*&discovery=0');
   assert.ok(off.every((r) => !('platform' in r)));
   const bad = await server.api('/api/v1/metrics?discovery=maybe');
   assert.equal(bad.status, 400);
@@ -215,7 +216,7 @@ test('a two-state setting is a switch, an on/off reading a binary_sensor, and de
 test('the WebSocket definition event always carries device, number and the discovery fields', async () => {
   const { definitions, socket } = await join(['inverter_3/*', 'total/pv_energy', 'battery_2/eco_mode', 'weather/*']);
   try {
-    const snapshot: Row[] = await getJson('/api/v1/metrics?discovery');
+    const snapshot: Row[] = await getJson<Row[]>('/api/v1/metrics?discovery');
     assert.ok(definitions.length > 5);
     for (const definition of definitions) {
       const row = byTopic(snapshot, String(definition.topic));
@@ -223,7 +224,7 @@ test('the WebSocket definition event always carries device, number and the disco
       assert.deepEqual(
         definition,
         expected,
-        `${definition.topic}: the definition is the discovery row without its value`,
+        `${String(definition.topic)}: the definition is the discovery row without its value`,
       );
     }
     assert.deepEqual(
@@ -237,11 +238,11 @@ test('the WebSocket definition event always carries device, number and the disco
 });
 
 test('history and forecast answers carry device and number', async () => {
-  const history = await getJson('/api/v1/history?topic=inverter_3/pv_power&group_by=1h');
+  const history = await getJson<HistoryResponse>('/api/v1/history?topic=inverter_3/pv_power&group_by=1h');
   assert.deepEqual([history.device, history.number], ['inverters', 2]);
-  const totals = await getJson('/api/v1/history?topic=total/pv_power&group_by=1h');
+  const totals = await getJson<HistoryResponse>('/api/v1/history?topic=total/pv_power&group_by=1h');
   assert.deepEqual([totals.device, totals.number], ['totals', null]);
-  const forecast = await getJson('/api/v1/forecast?topic=weather/pv_power_predicted');
+  const forecast = await getJson<ForecastResponse>('/api/v1/forecast?topic=weather/pv_power_predicted');
   assert.deepEqual([forecast.device, forecast.number], ['weather', null]);
 });
 
@@ -254,7 +255,7 @@ const SYSTEM_TOPICS = [
 ];
 
 test('GET /api/v1/system answers the unit rows, site_id first; the WebSocket system event carries the same', async () => {
-  const rows: Row[] = await getJson('/api/v1/system');
+  const rows: Row[] = await getJson<Row[]>('/api/v1/system');
   assert.deepEqual(
     rows.map((r) => r.topic),
     SYSTEM_TOPICS,
@@ -263,7 +264,7 @@ test('GET /api/v1/system answers the unit rows, site_id first; the WebSocket sys
     assert.deepEqual(
       Object.keys(row),
       ['topic', 'device', 'number', 'group', 'name', 'value', 'unit'],
-      `${row.topic} is shaped like a metric row`,
+      `${String(row.topic)} is shaped like a metric row`,
     );
     assert.equal(row.device, 'system');
     assert.equal(row.number, null);
@@ -287,7 +288,7 @@ test('GET /api/v1/system answers the unit rows, site_id first; the WebSocket sys
     ['', '', '°C', 'MB', 's'],
   );
 
-  const withDiscovery: Row[] = await getJson('/api/v1/system?discovery');
+  const withDiscovery: Row[] = await getJson<Row[]>('/api/v1/system?discovery');
   assert.deepEqual(
     withDiscovery.map((r) => [r.topic, r.platform, r.device_class]),
     [
@@ -309,7 +310,7 @@ test('GET /api/v1/system answers the unit rows, site_id first; the WebSocket sys
       const rest = byTopic(withDiscovery, String(row.topic));
       const { value: _a, ...shape } = row;
       const { value: _b, ...restShape } = rest;
-      assert.deepEqual(shape, restShape, `${row.topic}: the same row as GET /api/v1/system?discovery`);
+      assert.deepEqual(shape, restShape, `${String(row.topic)}: the same row as GET /api/v1/system?discovery`);
     }
     assert.equal(byTopic(system, 'system/site_id').value, server.siteId);
     assert.equal(byTopic(system, 'system/software_version').value, value('system/software_version'));

@@ -2,6 +2,7 @@
 // Host and Origin checks (REST and the stream's upgrade), and token scopes end to end.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import type { ErrorResponse } from '@heliograph/core/api-types';
 import { basicAuth, jsonBody, PASSWORD, startTestServer } from '../helpers/server.js';
 import { closed, openSocket, rawRequest } from '../helpers/raw-http.js';
 
@@ -99,7 +100,7 @@ test('Host: IP literals, localhost, .local and configured names are answered, ot
   for (const host of [`evil.example:${port}`, 'example.net', 'local', 'x.local.evil.example']) {
     const res = await rawRequest(`${server.url}/api/v1/metrics`, { headers: { host, authorization: auth } });
     assert.equal(res.status, 421, host);
-    assert.match(JSON.parse(res.body).error, /is not a name of this device.*security\.allowedHosts/);
+    assert.match((JSON.parse(res.body) as ErrorResponse).error, /is not a name of this device.*security\.allowedHosts/);
     const upgrade = await openSocket(`${wsUrl}?password=${encodeURIComponent(PASSWORD)}`, { host });
     assert.ok('status' in upgrade && upgrade.status === 421, `upgrade with Host ${host}`);
   }
@@ -124,7 +125,7 @@ test("Origin: the page's own and configured origins pass; another page is refuse
     headers: { origin: 'http://evil.example', authorization: auth },
   });
   assert.equal(rest.status, 403);
-  assert.match(JSON.parse(rest.body).error, /web page at http:\/\/evil\.example are refused/);
+  assert.match((JSON.parse(rest.body) as ErrorResponse).error, /web page at http:\/\/evil\.example are refused/);
 
   for (let i = 0; i < 10; i++) {
     const refused = await openSocket(`${wsUrl}?password=guess${i}`, { origin: 'http://evil.example' });

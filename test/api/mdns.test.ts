@@ -83,7 +83,7 @@ test(
       for (const service of [solarAssistant, heliograph]) {
         assert.equal(service.port, server.port, `${service.type}: the HTTP port`);
         assert.deepEqual(service.txt, { site_id: String(siteId) }, `${service.type}: TXT site_id`);
-        assert.equal(service.name, `Heliograph ${siteId}`);
+        assert.equal(service.name, `Heliograph ${String(siteId)}`);
       }
       assert.equal(solarAssistant.type, 'solar-assistant');
       assert.equal(heliograph.type, 'heliograph');

@@ -15,6 +15,10 @@ const server = await startTestServer({
   ],
 });
 
+/** The parts of a plugin's config JSON Schema these tests read. */
+type SchemaField = { writeOnly?: boolean; description?: string; enum?: string[] };
+type ConfigSchema = { properties: { apiKey: SchemaField; region: SchemaField } };
+
 type Issues = Array<{ path: Array<string | number>; message: string }>;
 
 function send(method: string, path: string, body?: unknown) {
@@ -22,7 +26,10 @@ function send(method: string, path: string, body?: unknown) {
 }
 
 function pluginsFile(s: TestServer = server): Array<Record<string, unknown>> {
-  return JSON.parse(readFileSync(s.dataDir.replace(/data$/, 'plugins.json'), 'utf8')).plugins;
+  const file = JSON.parse(readFileSync(s.dataDir.replace(/data$/, 'plugins.json'), 'utf8')) as {
+    plugins: Array<Record<string, unknown>>;
+  };
+  return file.plugins;
 }
 
 /** Every state an instance goes through until it reaches one of `until`. */
@@ -44,7 +51,14 @@ function statesOf(id: string, until: InstanceStatus['state'][]): Promise<Instanc
 test('GET /plugins/installed lists each plugin with its name, description, config schema and devices', async () => {
   const res = await server.api('/api/v1/plugins/installed');
   assert.equal(res.status, 200);
-  const list = (await res.json()) as Array<Record<string, any>>;
+  const list = (await res.json()) as Array<{
+    plugin: string;
+    name: string;
+    kind: string;
+    description: string;
+    devices: unknown;
+    schema: ConfigSchema;
+  }>;
   assert.deepEqual(
     list.map((p) => p.plugin),
     ['echo', 'keyed'],
@@ -165,7 +179,7 @@ test('secrets are write-only: never answered, kept when a form leaves them out, 
   const read = await server.api('/api/v1/plugins/tariff/config');
   assert.equal(read.status, 200);
   const form = (await read.json()) as {
-    schema: any;
+    schema: ConfigSchema;
     config: Record<string, unknown>;
     secrets: Record<string, boolean>;
   };

@@ -45,7 +45,18 @@ async function importPrices(): Promise<number[]> {
 test('GET /config: the site, energy and price settings in force, and their JSON Schema', async () => {
   const res = await server.api('/api/v1/config');
   assert.equal(res.status, 200);
-  const body = (await res.json()) as Record<string, any>;
+  const body = (await res.json()) as {
+    site: unknown;
+    energy: unknown;
+    prices: unknown;
+    schema: {
+      properties: {
+        site: { properties: { timeZone: { title: string; description: string } } };
+        energy: { properties: { resetPeriod: { enumLabels: Record<string, string> } } };
+        prices: unknown;
+      };
+    };
+  };
   assert.deepEqual(body.site, {
     name: 'Roof',
     timeZone: 'Europe/Berlin',
@@ -110,7 +121,7 @@ test('a new time zone and location reach the plugins (ctx.site) without a restar
   await until(() => server.registry.get('inverter_9/site_time_zone')?.value === 'America/New_York');
   assert.equal(server.registry.get('inverter_9/site_latitude')!.value, 40.71);
   assert.equal(server.config.site.timeZone, 'America/New_York');
-  const saved = JSON.parse(readFileSync(configFile, 'utf8'));
+  const saved = JSON.parse(readFileSync(configFile, 'utf8')) as { site: unknown };
   assert.deepEqual(saved.site, { name: 'Roof', timeZone: 'America/New_York', latitude: 40.71 });
 });
 

@@ -12,7 +12,7 @@ async function siteIdOf(server: { api(path: string): Promise<Response> }): Promi
 test('site_id stays the same across a restart, and a new data directory gets a new one', async () => {
   const first = await startTestServer({ plugins: [] });
   const id = await siteIdOf(first);
-  assert.ok(Number.isInteger(id) && (id as number) > 0, `site_id is a positive integer, got ${id}`);
+  assert.ok(Number.isInteger(id) && (id as number) > 0, `site_id is a positive integer, got ${String(id)}`);
   await first.close();
 
   const again = await startTestServer({ plugins: [], dataDir: first.dataDir });

@@ -23,11 +23,11 @@ function connect(params: Record<string, string>): Socket {
   return socket;
 }
 
-function nextEvent(channel: Channel, event: string): Promise<any> {
+function nextEvent<T>(channel: Channel, event: string): Promise<T> {
   return new Promise((resolve) => {
     const ref = channel.on(event, (payload) => {
       channel.off(event, ref);
-      resolve(payload);
+      resolve(payload as T);
     });
   });
 }
@@ -35,9 +35,9 @@ function nextEvent(channel: Channel, event: string): Promise<any> {
 test('a Phoenix client joins metrics and receives definitions, current values and system rows', async () => {
   const socket = connect({ password: PASSWORD });
   const channel = socket.channel('metrics', { topics: [{ topic: 'total/*' }] });
-  const definition = nextEvent(channel, 'definition');
-  const data = nextEvent(channel, 'data');
-  const system = nextEvent(channel, 'system');
+  const definition = nextEvent<{ definitions: unknown }>(channel, 'definition');
+  const data = nextEvent<{ metrics: unknown }>(channel, 'data');
+  const system = nextEvent<{ metrics: unknown }>(channel, 'system');
   const joined = await new Promise((resolve) => channel.join().receive('ok', resolve).receive('error', resolve));
   assert.deepEqual(joined, {});
   const definitions = (await definition).definitions as Array<Record<string, unknown>>;
@@ -56,7 +56,7 @@ test('a Phoenix client joins metrics and receives definitions, current values an
   assert.ok(first.some((m) => m.topic === 'total/battery_state_of_charge' && typeof m.value === 'number'));
   const rows = (await system).metrics as Array<{ topic: string }>;
   assert.ok(rows.some((r) => r.topic === 'system/software_version'));
-  const update = (await nextEvent(channel, 'data')).metrics as Array<{ topic: string }>;
+  const update = (await nextEvent<{ metrics: unknown }>(channel, 'data')).metrics as Array<{ topic: string }>;
   assert.ok(
     update.length > 0 && update.every((m) => m.topic.startsWith('total/')),
     'later updates carry only the filter',

@@ -55,7 +55,9 @@ function run(mode: 'bounded' | 'unbounded'): Promise<{ peakMb: number; outcome: 
     let out = '';
     child.stdout.on('data', (d) => (out += d));
     child.on('exit', (code) =>
-      code === 0 ? resolve(JSON.parse(out)) : reject(new Error(`${mode} child exited with ${code}`)),
+      code === 0
+        ? resolve(JSON.parse(out) as { peakMb: number; outcome: string })
+        : reject(new Error(`${mode} child exited with ${code}`)),
     );
   });
 }

@@ -44,10 +44,12 @@ async function main(): Promise<void> {
   }
 
   const auth: Authenticator = {
-    authenticate: async (credentials) =>
-      credentials?.secret === BENCH_PASSWORD
-        ? { ok: true as const, who: 'admin', scope: 'admin' as const }
-        : { ok: false as const, status: 401 as const, message: 'wrong password' },
+    authenticate: (credentials) =>
+      Promise.resolve(
+        credentials?.secret === BENCH_PASSWORD
+          ? { ok: true as const, who: 'admin', scope: 'admin' as const }
+          : { ok: false as const, status: 401 as const, message: 'wrong password' },
+      ),
   };
   const db = await openDatabase(':memory:');
   await migrate(db, auditMigrations);

@@ -67,11 +67,9 @@ const AXE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.mi
 export async function axeViolations(page: Page): Promise<string[]> {
   // Evaluated through the DevTools protocol, so the page's CSP (no inline scripts) does not block it.
   await page.evaluate(`${AXE}\n;0`);
-  const results = (await page.evaluate(
-    `axe.run(document, { runOnly: { type: 'tag', values: ['wcag2a', 'wcag2aa', 'wcag21aa'] } })`,
-  )) as {
+  const results = await page.evaluate<{
     violations: Array<{ id: string; impact: string; help: string; nodes: Array<{ target: string[] }> }>;
-  };
+  }>(`axe.run(document, { runOnly: { type: 'tag', values: ['wcag2a', 'wcag2aa', 'wcag21aa'] } })`);
   return results.violations
     .filter((v) => v.impact === 'serious' || v.impact === 'critical')
     .map(

@@ -20,6 +20,9 @@ if (!BROWSER_SKIP) {
   after(() => browser.close());
 }
 const pluginsFile = () => readFileSync(site.pluginsFile, 'utf8');
+/** The instances plugins.json holds now. */
+const savedPlugins = () =>
+  (JSON.parse(pluginsFile()) as { plugins: Array<{ id: string; config: Record<string, unknown> }> }).plugins;
 
 test(
   'a config edit with a bad value is refused with the reason and saves nothing; a good one is applied',
@@ -50,7 +53,7 @@ test(
     await interval.fill('2000');
     await form.getByRole('button', { name: 'Save config' }).click();
     await page.getByRole('status').filter({ hasText: 'Saved. The plugin restarts' }).waitFor();
-    assert.equal(JSON.parse(pluginsFile()).plugins[0].config.pollIntervalMs, 2000);
+    assert.equal(savedPlugins()[0]!.config.pollIntervalMs, 2000);
     await card.locator('.badge').filter({ hasText: 'Running' }).waitFor({ timeout: 30_000 });
   },
 );
@@ -88,7 +91,7 @@ test(
     await form.getByRole('button', { name: 'Add plugin' }).click();
     const card = page.getByRole('article', { name: 'Plugin instance sim2' });
     await card.locator('.badge').filter({ hasText: 'Running' }).waitFor({ timeout: 30_000 });
-    assert.ok(JSON.parse(pluginsFile()).plugins.some((p: { id: string }) => p.id === 'sim2'));
+    assert.ok(savedPlugins().some((p) => p.id === 'sim2'));
 
     // Disable, enable, remove.
     await card.getByLabel('Enabled').uncheck();
@@ -99,7 +102,7 @@ test(
     await card.getByRole('button', { name: 'Remove' }).click();
     await card.waitFor({ state: 'detached' });
     assert.equal(
-      JSON.parse(pluginsFile()).plugins.some((p: { id: string }) => p.id === 'sim2'),
+      savedPlugins().some((p) => p.id === 'sim2'),
       false,
     );
   },
@@ -120,7 +123,10 @@ test(
     await form.getByLabel('Price multiplier').fill('1.19');
     await form.getByRole('button', { name: 'Save site settings' }).click();
     await form.getByRole('status').filter({ hasText: 'Saved and applied.' }).waitFor();
-    const saved = JSON.parse(readFileSync(`${site.dataDir}/config.json`, 'utf8'));
+    const saved = JSON.parse(readFileSync(`${site.dataDir}/config.json`, 'utf8')) as {
+      site: { latitude: unknown };
+      prices: { multiplier: unknown };
+    };
     assert.equal(saved.site.latitude, 48.1);
     assert.equal(saved.prices.multiplier, 1.19);
   },

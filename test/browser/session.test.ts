@@ -40,10 +40,10 @@ test(
   async (t) => {
     const page = await openPage(t, browser, site.url);
     await signIn(page);
-    const stored = await page.evaluate(() => ({ ...localStorage }));
+    const stored = await page.evaluate((): Record<string, string> => ({ ...localStorage }));
     const all = JSON.stringify(stored) + JSON.stringify(await page.evaluate(() => ({ ...sessionStorage })));
     assert.equal(all.includes(PASSWORD), false, 'the password is not kept anywhere');
-    const token = JSON.parse(stored['heliograph.token']) as { id: string; token: string };
+    const token = JSON.parse(stored['heliograph.token']!) as { id: string; token: string };
     assert.match(token.token, /^hg_/);
     const listed = (await tokens()).find((x) => x.id === token.id);
     assert.match(listed!.name, /^Settings page \(Chrome, .+\)$/);

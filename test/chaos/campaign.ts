@@ -141,7 +141,7 @@ async function run(args: string[]): Promise<number> {
   const c = child(args);
   c.stdout!.resume();
   c.stderr!.resume();
-  const [code] = await once(c, 'exit');
+  const [code] = (await once(c, 'exit')) as [number | null, NodeJS.Signals | null];
   return code as number;
 }
 
@@ -278,7 +278,9 @@ async function verifyDatabase(dataDir: string): Promise<Map<string, number>> {
     const integrity = await db.get<{ integrity_check: string }>('PRAGMA integrity_check');
     if (integrity?.integrity_check !== 'ok')
       throw new Error(`the database does not pass SQLite's integrity check: ${integrity?.integrity_check}`);
-    const hasHistory = await db.get("SELECT 1 FROM sqlite_master WHERE name = 'history_blocks'");
+    const hasHistory = await db.get<Record<string, unknown>>(
+      "SELECT 1 FROM sqlite_master WHERE name = 'history_blocks'",
+    );
     if (hasHistory) {
       const store = await HistoryStore.open({
         db,
@@ -292,7 +294,7 @@ async function verifyDatabase(dataDir: string): Promise<Map<string, number>> {
       if (health.problems.length > 0)
         throw new Error(`history found damage after a kill: ${health.problems.join('; ')}`);
     }
-    const hasTotals = await db.get("SELECT 1 FROM sqlite_master WHERE name = 'energy_totals'");
+    const hasTotals = await db.get<Record<string, unknown>>("SELECT 1 FROM sqlite_master WHERE name = 'energy_totals'");
     const rows = hasTotals
       ? await db.all<Array<{ name: string; kwh: number; period_start: number }>>(
           'SELECT name, kwh, period_start FROM energy_totals',
