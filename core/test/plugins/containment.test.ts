@@ -1,6 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import type { PluginContext, SettingDeclaration } from '@heliograph/plugins-sdk';
 import {
   attributeFailure,
@@ -52,7 +53,9 @@ function fakeContext(seen: Array<Promise<PluginScope | undefined>>, declared: Se
 }
 
 test("the plugin's callbacks and what they start are its own; what the core starts for its calls is not", async () => {
-  const scope = createScope('p', tmpdir(), () => {});
+  // A folder holding none of the code on the stack: blame by file path must not find the
+  // core's own files inside it (a checkout under /tmp would be, were the folder tmpdir()).
+  const scope = createScope('p', join(tmpdir(), 'heliograph-no-such-plugin'), () => {});
   const coreSide: Array<Promise<PluginScope | undefined>> = [];
   const declared: SettingDeclaration[] = [];
   const ctx = scopedContext(fakeContext(coreSide, declared), scope);
