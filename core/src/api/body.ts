@@ -10,7 +10,10 @@ import { ApiError } from './errors.js';
  */
 export function jsonBody(options: { limitBytes: number }) {
   return async function jsonBody(ctx: Context, next: Next): Promise<void> {
-    if (ctx.method === 'GET' || ctx.method === 'HEAD' || ctx.method === 'DELETE') return next();
+    if (ctx.method === 'GET' || ctx.method === 'HEAD' || ctx.method === 'DELETE') {
+      await next();
+      return;
+    }
     const declared = Number(ctx.get('content-length') || 0);
     if (declared > options.limitBytes) throw new ApiError(413, `the body is larger than ${options.limitBytes} bytes`);
     const chunks: Buffer[] = [];
@@ -22,14 +25,15 @@ export function jsonBody(options: { limitBytes: number }) {
     }
     if (size === 0) {
       ctx.request.body = undefined;
-      return next();
+      await next();
+      return;
     }
     try {
-      ctx.request.body = JSON.parse(Buffer.concat(chunks).toString('utf8'));
+      ctx.request.body = JSON.parse(Buffer.concat(chunks).toString('utf8')) as unknown;
     } catch {
       throw new ApiError(400, 'the body is not valid JSON');
     }
-    return next();
+    await next();
   };
 }
 
