@@ -29,7 +29,7 @@ export async function openDatabase(file: string): Promise<Db> {
 /** Applies the migrations not yet applied, each in its own transaction. */
 export async function migrate(db: Db, migrations: readonly Migration[]): Promise<void> {
   for (const m of migrations) {
-    const done = await db.get('SELECT 1 FROM migrations WHERE id = ?', m.id);
+    const done = await db.get<{ 1: number }>('SELECT 1 FROM migrations WHERE id = ?', m.id);
     if (done) continue;
     await db.exec('BEGIN');
     try {

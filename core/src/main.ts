@@ -66,7 +66,8 @@ async function serve(argv: string[]): Promise<number> {
   const port = Number(where.port);
   if (!Number.isInteger(port) || port < 0 || port > 65535)
     throw new ConfigError(`port: expected a whole number from 0 to 65535, got "${where.port}"`);
-  let closeServer: (() => Promise<void>) | undefined;
+  // Until the server has started there is nothing to close.
+  let closeServer = (): Promise<void> => Promise.resolve();
   // A plugin's stray exception or rejection fails that plugin alone (see plugins/containment.ts);
   // one of the core's own still ends the process, but only after history is written.
   installProcessHandlers({
@@ -75,7 +76,7 @@ async function serve(argv: string[]): Promise<number> {
         `${origin} outside any plugin: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}; writing history and exiting`,
       );
       setTimeout(() => process.exit(1), 5000).unref();
-      void (closeServer?.() ?? Promise.resolve()).finally(() => process.exit(1));
+      void closeServer().finally(() => process.exit(1));
     },
   });
   const pluginRoot = process.env.HELIOGRAPH_PLUGIN_ROOT ? resolve(process.env.HELIOGRAPH_PLUGIN_ROOT) : undefined;

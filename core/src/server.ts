@@ -58,7 +58,9 @@ export { CLOCK, HTTP_CLIENT } from './container/tokens.js';
 export const ROOT_DIR = fileURLToPath(new URL('../../../', import.meta.url));
 
 /** The software version, as `system/software_version` shows it. */
-export const VERSION: string = JSON.parse(readFileSync(join(ROOT_DIR, 'core', 'package.json'), 'utf8')).version;
+export const VERSION: string = (
+  JSON.parse(readFileSync(join(ROOT_DIR, 'core', 'package.json'), 'utf8')) as { version: string }
+).version;
 
 export interface ServerOptions {
   host: string;

@@ -133,7 +133,7 @@ export function parseJson(options: ParseJsonOptions): unknown {
   try {
     assertJsonDepth(text, maxDepth, source);
   } catch (err) {
-    if (err instanceof JsonTooDeepError) throw new Error(`${err.message}; ${meanwhile}.`);
+    if (err instanceof JsonTooDeepError) throw new Error(`${err.message}; ${meanwhile}.`, { cause: err });
     throw err;
   }
   try {

@@ -195,24 +195,26 @@ export async function startTestHost<S extends z.ZodType>(options: TestHostOption
           values.set(`${device}/${name}`, value);
         }
       },
-      async record({ device, readings }) {
-        for (const reading of readings) {
-          for (const [name, value] of Object.entries(reading.values)) {
-            const topic = `${device}/${name}`;
-            let list = recorded.get(topic);
-            if (!list) recorded.set(topic, (list = []));
-            list.push([reading.time, value]);
+      record({ device, readings }) {
+        return settled(() => {
+          for (const reading of readings) {
+            for (const [name, value] of Object.entries(reading.values)) {
+              const topic = `${device}/${name}`;
+              let list = recorded.get(topic);
+              if (!list) recorded.set(topic, (list = []));
+              list.push([reading.time, value]);
+            }
           }
-        }
+        });
       },
     },
     scheduler: {
       every(job) {
-        jobs.set(job.name, { name: job.name, kind: 'every', intervalMs: job.intervalMs, run: job.run });
+        jobs.set(job.name, { name: job.name, kind: 'every', intervalMs: job.intervalMs, run: (ctx) => job.run(ctx) });
         return register(() => jobs.delete(job.name));
       },
       daily(job) {
-        jobs.set(job.name, { name: job.name, kind: 'daily', times: job.times, run: job.run });
+        jobs.set(job.name, { name: job.name, kind: 'daily', times: job.times, run: (ctx) => job.run(ctx) });
         return register(() => jobs.delete(job.name));
       },
     },
@@ -246,18 +248,22 @@ export async function startTestHost<S extends z.ZodType>(options: TestHostOption
       retry: { limit: 0 },
       parseJson: (text) => {
         assertJsonDepth(text, MAX_JSON_DEPTH, 'the answer');
-        return JSON.parse(text);
+        return JSON.parse(text) as unknown;
       },
     }),
     store: {
-      async get<T>(key: string) {
-        return store.get(key) as T | undefined;
+      get<T>(key: string) {
+        return settled(() => store.get(key) as T | undefined);
       },
-      async set(key, value) {
-        store.set(key, JSON.parse(JSON.stringify(value)));
+      set(key, value) {
+        return settled(() => {
+          store.set(key, JSON.parse(JSON.stringify(value)) as unknown);
+        });
       },
-      async delete(key) {
-        store.delete(key);
+      delete(key) {
+        return settled(() => {
+          store.delete(key);
+        });
       },
     },
     signal: abort.signal,
@@ -292,12 +298,22 @@ export async function startTestHost<S extends z.ZodType>(options: TestHostOption
     },
     setTime: (ms) => void (now = ms),
     advance: (ms) => void (now += ms),
-    async stop() {
-      running.delete(host);
-      abort.abort();
-      for (const dispose of disposers.splice(0).reverse()) dispose();
+    stop() {
+      return settled(() => {
+        running.delete(host);
+        abort.abort();
+        for (const dispose of disposers.splice(0).reverse()) dispose();
+      });
     },
   };
   running.add(host);
   return host;
+}
+
+/**
+ * Runs `work` at once and answers as the async API it stands in for would: with a promise,
+ * a throw becoming its rejection. (An async function would do the same, with nothing to await.)
+ */
+function settled<T>(work: () => T): Promise<T> {
+  return new Promise<T>((resolve) => resolve(work()));
 }

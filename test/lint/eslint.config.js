@@ -1,5 +1,5 @@
-// Type-aware lint for every TypeScript workspace. `npm run lint` runs it; it is not part of
-// `npm test` yet (the lead turns it on once the code base is clean).
+// Type-aware lint for every TypeScript workspace. `npm run lint` runs it, and so does
+// `npm test` (before the tests, with Prettier's check), so CI holds every change to it.
 //
 // This file sits in test/lint so that `typescript-eslint` and the TypeScript it loads are
 // the ones of this workspace (TypeScript 6: it has the compiler API that type-aware rules

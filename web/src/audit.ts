@@ -35,7 +35,7 @@ export async function renderAudit(list: HTMLElement): Promise<void> {
           h(
             'p',
             {},
-            `${e.old_value === null || e.old_value === undefined ? '—' : String(e.old_value)} → ${e.new_value}`,
+            `${e.old_value === null || e.old_value === undefined ? '—' : valueText(e.old_value)} → ${e.new_value}`,
           ),
           e.result === 'ok' ? null : h('p', { class: 'error-text' }, e.message ?? ''),
           h('p', { class: 'hint' }, `${formatTime(e.time)} · ${e.who} · ${e.via === 'ws' ? 'WebSocket' : 'REST'}`),
@@ -43,4 +43,9 @@ export async function renderAudit(list: HTMLElement): Promise<void> {
       ),
     ),
   );
+}
+
+/** An audit value as text: a string as it is, anything else (a number, true, an object) as JSON. */
+function valueText(value: unknown): string {
+  return typeof value === 'string' ? value : JSON.stringify(value);
 }

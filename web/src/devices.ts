@@ -90,7 +90,7 @@ export function mountDevices(container: HTMLElement, ctx: ScreenContext): () => 
                 h('h4', {}, 'Settings'),
                 writable.map((e) => {
                   const control = settingControl(e, deviceTitle(key));
-                  settings.set(e.topic, control.update);
+                  settings.set(e.topic, (entry) => control.update(entry));
                   return control.element;
                 }),
               )

@@ -63,11 +63,13 @@ async function startApp(token: PageToken): Promise<void> {
   );
   const nav = h('nav', { class: 'tabs', 'aria-label': 'Screens' }, tabs);
   const signOutButton = h('button', { type: 'button', class: 'secondary' }, 'Sign out');
-  signOutButton.addEventListener('click', async () => {
+  const signOutAndShowSignIn = async () => {
     signOutButton.disabled = true;
     await signOut(storedToken());
     signInScreen();
-  });
+  };
+  // signOut lets a failed revoke go (the page forgets the token either way): nothing can reject.
+  signOutButton.addEventListener('click', () => void signOutAndShowSignIn());
   const banner = h('div', { class: 'banner', hidden: true });
   const themeSlot = h('div', { class: 'theme-slot' });
   replace(root, banner, content, nav);

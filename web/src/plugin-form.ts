@@ -36,7 +36,7 @@ export function configForm(options: ConfigFormOptions): HTMLFormElement {
     h('div', { class: 'actions' }, button),
     message,
   );
-  form.addEventListener('submit', async (event) => {
+  const save = async (event: SubmitEvent) => {
     event.preventDefault();
     clearIssues(form);
     const read = fields.read();
@@ -66,6 +66,8 @@ export function configForm(options: ConfigFormOptions): HTMLFormElement {
     } finally {
       button.disabled = false;
     }
-  });
+  };
+  // save shows its own failures on the page, so its promise can be let go.
+  form.addEventListener('submit', (event) => void save(event));
   return form;
 }

@@ -31,7 +31,8 @@ export function mountPlugins(container: HTMLElement, ctx: ScreenContext): () => 
     h('h3', { id: 'add-plugin-title' }, 'Add a plugin'),
   );
   replace(container, list, addSlot);
-  mountAddPlugin(addSlot, ctx);
+  // It shows a failed load in its slot itself.
+  void mountAddPlugin(addSlot, ctx);
   const cards = new Map<string, Card>();
   let layout = '';
   const stop = ctx.statuses.subscribe((instances) => {
@@ -71,7 +72,7 @@ function pluginCard(instance: PluginStatus, ctx: ScreenContext): Card {
     }
   });
 
-  enabled.addEventListener('change', async () => {
+  const switchEnabled = async () => {
     enabled.disabled = true;
     try {
       await api('PATCH', `/plugins/${encodeURIComponent(instance.id)}`, { body: { enabled: enabled.checked } });
@@ -83,8 +84,10 @@ function pluginCard(instance: PluginStatus, ctx: ScreenContext): Card {
       enabled.disabled = false;
       await ctx.statuses.refresh();
     }
-  });
-  remove.addEventListener('click', async () => {
+  };
+  // switchEnabled shows its own failures on the page, so its promise can be let go.
+  enabled.addEventListener('change', () => void switchEnabled());
+  const removeInstance = async () => {
     if (
       !window.confirm(`Remove the plugin instance "${instance.id}"? It stops at once and is taken out of plugins.json.`)
     )
@@ -97,7 +100,9 @@ function pluginCard(instance: PluginStatus, ctx: ScreenContext): Card {
       remove.disabled = false;
       showMessage(message, 'error', `Not removed: ${errorText(err)}`);
     }
-  });
+  };
+  // removeInstance shows its own failures on the page, so its promise can be let go.
+  remove.addEventListener('click', () => void removeInstance());
 
   const element = h(
     'article',

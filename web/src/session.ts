@@ -68,7 +68,7 @@ export function showSignIn(root: HTMLElement, onToken: (token: PageToken) => voi
     status,
   );
   if (message) showMessage(status, 'error', message);
-  form.addEventListener('submit', async (event) => {
+  const signIn = async (event: SubmitEvent) => {
     event.preventDefault();
     button.disabled = true;
     showMessage(status, 'info', 'Signing in…');
@@ -93,7 +93,9 @@ export function showSignIn(root: HTMLElement, onToken: (token: PageToken) => voi
     } finally {
       button.disabled = false;
     }
-  });
+  };
+  // signIn shows its own failures on the page, so its promise can be let go.
+  form.addEventListener('submit', (event) => void signIn(event));
   replace(root, form);
   input.focus();
 }
@@ -142,7 +144,7 @@ export function showSetup(root: HTMLElement, onToken: (token: PageToken) => void
     h('div', { class: 'actions' }, button),
     status,
   );
-  form.addEventListener('submit', async (event) => {
+  const setPassword = async (event: SubmitEvent) => {
     event.preventDefault();
     clearIssues(form);
     if (first.input.value !== again.input.value) {
@@ -176,7 +178,9 @@ export function showSetup(root: HTMLElement, onToken: (token: PageToken) => void
     } finally {
       button.disabled = false;
     }
-  });
+  };
+  // setPassword shows its own failures on the page, so its promise can be let go.
+  form.addEventListener('submit', (event) => void setPassword(event));
   replace(root, form);
   code.focus();
 }

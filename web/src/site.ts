@@ -130,7 +130,7 @@ async function load(container: HTMLElement): Promise<void> {
         .filter((s) => s.section === section)
         .map((s) => {
           const id = uid('site');
-          const value = (current[section] as Record<string, unknown>)[s.key] ?? '';
+          const value = (current[section] as Record<string, string | number | null | undefined>)[s.key] ?? '';
           const control =
             s.kind.type === 'select'
               ? h(
@@ -167,7 +167,7 @@ async function load(container: HTMLElement): Promise<void> {
     h('div', { class: 'actions' }, button),
     message,
   );
-  form.addEventListener('submit', async (event) => {
+  const save = async (event: SubmitEvent) => {
     event.preventDefault();
     clearIssues(form);
     const body: Record<string, Record<string, unknown>> = { site: {}, energy: {}, prices: {} };
@@ -203,6 +203,8 @@ async function load(container: HTMLElement): Promise<void> {
     } finally {
       button.disabled = false;
     }
-  });
+  };
+  // save shows its own failures on the page, so its promise can be let go.
+  form.addEventListener('submit', (event) => void save(event));
   replace(container, form);
 }

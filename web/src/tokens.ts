@@ -58,7 +58,7 @@ export class TokensSection {
       h('div', { class: 'actions' }, button),
       message,
     );
-    form.addEventListener('submit', async (event) => {
+    const create = async (event: SubmitEvent) => {
       event.preventDefault();
       // datetime-local is the browser's local time; the API wants RFC 3339.
       const expiresAt = expires.value ? new Date(expires.value) : null;
@@ -80,7 +80,9 @@ export class TokensSection {
       } finally {
         button.disabled = false;
       }
-    });
+    };
+    // create shows its own failures on the page, so its promise can be let go.
+    form.addEventListener('submit', (event) => void create(event));
     return form;
   }
 
@@ -96,7 +98,7 @@ export class TokensSection {
     });
     const copied = h('p', { class: 'message', hidden: true });
     const copy = h('button', { type: 'button' }, 'Copy');
-    copy.addEventListener('click', async () => {
+    const copyToken = async () => {
       input.select();
       try {
         // The clipboard API exists only on https or localhost; a device on the LAN is
@@ -107,7 +109,9 @@ export class TokensSection {
       } catch {
         showMessage(copied, 'info', 'The text is selected: press Ctrl+C (or ⌘C) to copy it.');
       }
-    });
+    };
+    // copyToken shows its own failures on the page, so its promise can be let go.
+    copy.addEventListener('click', () => void copyToken());
     const done = h('button', { type: 'button', class: 'secondary' }, 'Done');
     done.addEventListener('click', () => {
       this.created.hidden = true;
@@ -153,7 +157,7 @@ export class TokensSection {
             { type: 'button', class: 'danger', 'aria-label': `Revoke token ${t.name}` },
             own ? 'Sign out' : 'Revoke',
           );
-          revoke.addEventListener('click', async () => {
+          const revokeToken = async () => {
             const question = own
               ? "Revoke this page's own token? The page signs out."
               : `Revoke the token "${t.name}"? Clients using it lose access at once.`;
@@ -166,7 +170,9 @@ export class TokensSection {
             }
             if (own) return this.onOwnRevoked();
             await this.refresh();
-          });
+          };
+          // revokeToken shows its own failures on the page, so its promise can be let go.
+          revoke.addEventListener('click', () => void revokeToken());
           return h(
             'li',
             { class: 'token-row' },

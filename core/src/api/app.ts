@@ -73,7 +73,9 @@ export interface RunningServer {
 
 /** Listens on host:port (0 = a free port) and resolves once it accepts connections. */
 export async function listen(app: Koa, host: string, port: number): Promise<RunningServer> {
-  const server = createServer(app.callback());
+  const handle = app.callback();
+  // Koa's handler settles every request itself (errors go to ctx.onerror); nothing is left to catch.
+  const server = createServer((req, res) => void handle(req, res));
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(port, host, () => {

@@ -18,7 +18,10 @@ export const MAX_BODY_DEPTH = 32;
  */
 export function jsonBody(options: { limitBytes: number }) {
   return async function jsonBody(ctx: Context, next: Next): Promise<void> {
-    if (ctx.method === 'GET' || ctx.method === 'HEAD' || ctx.method === 'DELETE') return next();
+    if (ctx.method === 'GET' || ctx.method === 'HEAD' || ctx.method === 'DELETE') {
+      await next();
+      return;
+    }
     const declared = Number(ctx.get('content-length') || 0);
     if (declared > options.limitBytes) throw new ApiError(413, `the body is larger than ${options.limitBytes} bytes`);
     const chunks: Buffer[] = [];
@@ -30,17 +33,18 @@ export function jsonBody(options: { limitBytes: number }) {
     }
     if (size === 0) {
       ctx.request.body = undefined;
-      return next();
+      await next();
+      return;
     }
     const text = Buffer.concat(chunks).toString('utf8');
     try {
       assertJsonDepth(text, MAX_BODY_DEPTH, 'the body');
-      ctx.request.body = JSON.parse(text);
+      ctx.request.body = JSON.parse(text) as unknown;
     } catch (err) {
       if (err instanceof JsonTooDeepError) throw new ApiError(400, err.message);
       throw new ApiError(400, 'the body is not valid JSON');
     }
-    return next();
+    await next();
   };
 }
 

@@ -64,7 +64,7 @@ export function metricsRoutes(deps: { registry: TopicRegistry; writes: WriteServ
     const parsed = writeBody.safeParse(ctx.request.body);
     if (!parsed.success) throw new ApiError(400, formatZodIssue(parsed.error.issues[0]!));
     const { topic, value } = parsed.data;
-    const outcome = await writes.write({ topic, value, who: ctx.state.who as string, via: 'rest' });
+    const outcome = await writes.write({ topic, value, who: ctx.state.who, via: 'rest' });
     if (!outcome.ok && outcome.retryAfterS !== undefined)
       throw new ApiError(429, outcome.message, { 'Retry-After': String(outcome.retryAfterS) });
     if (!outcome.ok) throw new ApiError(422, outcome.message);

@@ -105,11 +105,13 @@ export function pluginInstancesRoutes(deps: {
     const { enabled } = parseBody(patchBody, ctx.request.body);
     const before = host.entries().find((e) => e.id === id);
     if (!before) throw unknownInstance(id);
-    const outcome = await host.setEnabled(id, enabled);
+    const outcome = host.setEnabled(id, enabled);
     if (!outcome) throw unknownInstance(id);
     if (!outcome.ok) throw new ValidationError(issuesText(outcome.issues), outcome.issues);
     if (before.enabled !== enabled) {
-      await persist(() => void host.setEnabled(id, before.enabled));
+      await persist(() => {
+        host.setEnabled(id, before.enabled);
+      });
       await record({
         who: ctx.state.who,
         topic: `plugins/${id}`,

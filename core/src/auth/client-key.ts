@@ -27,6 +27,6 @@ function expandIPv6(ip: string): string[] {
   const [head, tail] = text.includes('::') ? text.split('::') : [text, undefined];
   const headGroups = head ? head.split(':') : [];
   const tailGroups = tail ? tail.split(':') : [];
-  const zeros = tail === undefined ? [] : Array(8 - headGroups.length - tailGroups.length).fill('0');
+  const zeros = tail === undefined ? [] : Array<string>(8 - headGroups.length - tailGroups.length).fill('0');
   return [...headGroups, ...zeros, ...tailGroups].map((g) => parseInt(g || '0', 16).toString(16));
 }

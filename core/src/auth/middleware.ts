@@ -55,3 +55,10 @@ export function requireAuth(options: { auth: Authenticator; realm: string }) {
     await next();
   };
 }
+
+declare module 'koa' {
+  interface DefaultState {
+    /** Who signed in (set by requireAuth), as the audit log names them. */
+    who: string;
+  }
+}

@@ -33,9 +33,9 @@ function readJson(file: string): Record<string, unknown> {
     throw new ConfigError(`${file}: cannot read: ${(err as Error).message}`);
   }
   try {
-    const value = JSON.parse(text);
+    const value = JSON.parse(text) as unknown;
     if (value === null || typeof value !== 'object' || Array.isArray(value)) throw new Error('expected a JSON object');
-    return value;
+    return value as Record<string, unknown>;
   } catch (err) {
     throw new ConfigError(`${file}: not valid JSON: ${(err as Error).message}`);
   }

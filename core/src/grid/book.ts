@@ -199,8 +199,8 @@ function hasSomethingToShow(state: SourceState): boolean {
  * (the input is in time order, and the sort is stable). Missing prices get no rank.
  */
 function dayStats(prices: ReadonlyArray<number | null>, days: readonly string[], best: 'cheapest' | 'highest') {
-  const rank: Array<number | undefined> = new Array(prices.length);
-  const premium: Array<number | undefined> = new Array(prices.length);
+  const rank = new Array<number | undefined>(prices.length);
+  const premium = new Array<number | undefined>(prices.length);
   const byDay = new Map<string, number[]>();
   prices.forEach((price, i) => {
     if (price === null) return;

@@ -15,7 +15,7 @@ export class PastMarks {
   /** Marks slot i of a topic's hour as written; true when this is the write's first reading there. */
   claim(topicId: number, hour: number, i: number): boolean {
     let byHour = this.marks.get(topicId);
-    if (!byHour) this.marks.set(topicId, (byHour = new Map()));
+    if (!byHour) this.marks.set(topicId, (byHour = new Map<number, Uint8Array>()));
     let bits = byHour.get(hour);
     if (!bits) byHour.set(hour, (bits = new Uint8Array(SLOTS_PER_HOUR / 8)));
     const byte = i >> 3;

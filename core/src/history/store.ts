@@ -42,7 +42,7 @@ import { PastMarks } from './past-marks.js';
 import { runQuery, type HistoryPage, type HistoryQuery } from './planner.js';
 import { RowCache, type Row } from './rows.js';
 import { scaleFor } from './slots.js';
-import { DAY_S, floorTo, HOUR_S, SLOT_S, slotOfMs } from './utc-calendar.js';
+import { DAY_S, floorTo, HOUR_S } from './utc-calendar.js';
 import { isRecorded, sameMeta, TopicRecord, type StoredMeta } from './topic-record.js';
 
 const log = createLogger('history');

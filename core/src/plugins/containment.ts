@@ -101,8 +101,8 @@ export function scopedContext(
       record: core((args) => topics.record(args)),
     },
     scheduler: {
-      every: core(coreRegistration((job) => scheduler.every({ ...job, run: inScope(job.run) }))),
-      daily: core(coreRegistration((job) => scheduler.daily({ ...job, run: inScope(job.run) }))),
+      every: core(coreRegistration((job) => scheduler.every({ ...job, run: inScope(job.run.bind(job)) }))),
+      daily: core(coreRegistration((job) => scheduler.daily({ ...job, run: inScope(job.run.bind(job)) }))),
     },
     forecast: { publish: core((run) => forecast.publish(run)) },
     prices: {

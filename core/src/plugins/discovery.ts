@@ -31,7 +31,7 @@ export function discoverPlugins(root: string): Map<string, DiscoveredPlugin> {
     if (!existsSync(pkgFile)) return;
     let pkg: { name?: string; main?: string; description?: unknown; keywords?: unknown; heliograph?: unknown };
     try {
-      pkg = JSON.parse(readFileSync(pkgFile, 'utf8'));
+      pkg = JSON.parse(readFileSync(pkgFile, 'utf8')) as typeof pkg;
     } catch (err) {
       log.warn(`skipping ${pkgFile}: not valid JSON`, { err });
       return;

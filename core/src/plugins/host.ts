@@ -136,8 +136,10 @@ export class PluginHost extends SafeEmitter<{ status: (status: InstanceStatus) =
     );
   }
 
-  async stopAll(): Promise<void> {
+  /** Stops every instance at once (stopping waits for nothing); a promise for the closers' list. */
+  stopAll(): Promise<void> {
     for (const instance of this.instances) this.stop(instance);
+    return Promise.resolve();
   }
 
   status(): InstanceStatus[] {
@@ -265,10 +267,10 @@ export class PluginHost extends SafeEmitter<{ status: (status: InstanceStatus) =
    * Switches an instance on (its config is checked again first: the plugin may have been
    * updated while it was off) or off (stopped, kept in the list).
    */
-  async setEnabled(
+  setEnabled(
     id: string,
     enabled: boolean,
-  ): Promise<{ ok: true; status: InstanceStatus } | { ok: false; issues: FieldIssue[] } | undefined> {
+  ): { ok: true; status: InstanceStatus } | { ok: false; issues: FieldIssue[] } | undefined {
     const instance = this.find(id);
     if (!instance) return undefined;
     if (instance.config.enabled === enabled) return { ok: true, status: this.statusOf(instance) };

@@ -62,15 +62,19 @@ export async function runSetup(options: SetupOptions): Promise<void | Disposer> 
       config: config.config,
       http,
       limits: workerLimitsOf(config.worker),
-      crashed: options.crashed,
-      timedOut: options.timedOut,
+      crashed: (message) => options.crashed(message),
+      timedOut: (message) => options.timedOut(message),
     });
   }
   // Whatever escapes the plugin's code from here on (a timer, a socket callback) is its own.
   const scope = createScope(config.id, plugin.dir, (err) => options.crashed(`crashed: ${errorMessage(err)}`));
   let client: ReturnType<typeof createBoundedHttp> | undefined;
   const makeHttp = () =>
-    (client ??= createBoundedHttp({ signal: options.signal, limits: http, onTimeout: options.timedOut }));
+    (client ??= createBoundedHttp({
+      signal: options.signal,
+      limits: http,
+      onTimeout: (message) => options.timedOut(message),
+    }));
   return runInScope(scope, () =>
     options.definition.setup(scopedContext(ctx, scope, { http: makeHttp }), options.parsedConfig),
   );

@@ -56,7 +56,7 @@ export class PluginScheduler {
     let timer: NodeJS.Timeout | undefined;
     const loop = async () => {
       if (stopped || this.signal.aborted) return;
-      const ok = await this.runOnce(options.name, options.run);
+      const ok = await this.runOnce(options.name, (ctx) => options.run(ctx));
       failures = ok ? 0 : failures + 1;
       if (!stopped) timer = this.later(loop, ok ? options.intervalMs : backoffDelay(options.intervalMs, failures));
     };
@@ -81,7 +81,7 @@ export class PluginScheduler {
     };
     const fire = async () => {
       if (stopped || this.signal.aborted) return;
-      const ok = await this.runOnce(options.name, options.run);
+      const ok = await this.runOnce(options.name, (ctx) => options.run(ctx));
       if (ok) {
         failures = 0;
         schedule();

@@ -21,7 +21,7 @@ export function loadSiteId(dataDir: string): number {
     text = readFileSync(file, 'utf8');
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code !== 'ENOENT')
-      throw new Error(`cannot read the site id from ${file}: ${(err as Error).message}`);
+      throw new Error(`cannot read the site id from ${file}: ${(err as Error).message}`, { cause: err });
     return createSiteId(file);
   }
   const id = Number(text.trim());

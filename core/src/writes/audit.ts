@@ -99,7 +99,7 @@ export class AuditLog {
       who: r.who,
       via: r.via,
       topic: r.topic,
-      old_value: r.old_value === null ? null : JSON.parse(r.old_value),
+      old_value: r.old_value === null ? null : (JSON.parse(r.old_value) as unknown),
       new_value: r.new_value,
       result: r.result,
       message: r.message,

@@ -172,17 +172,20 @@ export function parseSettingValue(
 
 function raceAbort<T>(promise: Promise<T>, signal: AbortSignal): Promise<T> {
   return new Promise<T>((resolve, reject) => {
-    if (signal.aborted) return reject(signal.reason);
-    const onAbort = () => reject(signal.reason);
+    // Passes on, unchanged, whichever reason ends it first: the abort's or the promise's own.
+    // eslint-disable-next-line @typescript-eslint/prefer-promise-reject-errors -- a pass-through, not a new rejection
+    const fail = (reason: unknown) => reject(reason);
+    if (signal.aborted) return fail(signal.reason);
+    const onAbort = () => fail(signal.reason);
     signal.addEventListener('abort', onAbort, { once: true });
     promise.then(
       (v) => {
         signal.removeEventListener('abort', onAbort);
         resolve(v);
       },
-      (e) => {
+      (e: unknown) => {
         signal.removeEventListener('abort', onAbort);
-        reject(e);
+        fail(e);
       },
     );
   });

@@ -78,6 +78,7 @@ export async function fetchWatts(
     if (request.signal.aborted) throw err;
     throw new Error(
       `Forecast.Solar could not be reached at ${request.baseUrl}: ${(err as Error).message}; the last forecast stays and the fetch is retried`,
+      { cause: err },
     );
   }
   if (response.statusCode !== 200) throw failure(response.statusCode, response.body);

@@ -124,7 +124,7 @@ export default definePlugin({
             // Without a usable retry-at, wait out the hour the quota is counted over.
             const until = err.retryAt ?? ctx.now() + 3_600_000;
             await ctx.store.set(RETRY_AT_KEY, until);
-            throw new Error(waitingMessage(until));
+            throw new Error(waitingMessage(until), { cause: err });
           }
           for (const [time, power] of resampleWatts(watts, ctx.site.timeZone)) {
             const sum = total.get(time) ?? { watts: 0, arrays: 0 };

@@ -143,6 +143,6 @@ export async function startFakeForecastSolar(now: number, timeZone = 'Europe/Ber
     },
   });
   fake.url = server.url;
-  fake.close = server.close;
+  fake.close = () => server.close();
   return fake;
 }

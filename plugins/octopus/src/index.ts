@@ -133,7 +133,7 @@ export default definePlugin({
       // The export tariff is a second product: when only it fails, the import prices are
       // still worth publishing, and the job still fails so the status shows the export error.
       let exportSlots: PriceSlot[] | undefined;
-      let exportFailure: unknown;
+      let exportFailure: { error: unknown } | undefined;
       if (exportProduct) {
         try {
           exportSlots = await fetchRates({
@@ -144,7 +144,7 @@ export default definePlugin({
           });
         } catch (error) {
           if (signal.aborted) throw error;
-          exportFailure = error;
+          exportFailure = { error };
         }
       }
       ctx.prices.publish(exportSlots ? { import: importSlots, export: exportSlots } : { import: importSlots });
@@ -154,7 +154,7 @@ export default definePlugin({
           (exportSlots ? ` and ${exportSlots.length} export slots` : ' slots') +
           (tomorrow > 0 ? ` up to ${days.tomorrow}` : `; ${days.tomorrow} is not published yet`),
       );
-      if (exportFailure !== undefined) throw exportFailure;
+      if (exportFailure) throw exportFailure.error;
     }
 
     ctx.scheduler.every({ name: 'refresh', intervalMs: config.refreshMinutes * 60_000, run: refresh });

@@ -71,7 +71,7 @@ export async function startFakeOctopus(market: OctopusMarket): Promise<FakeOctop
       const link = (n: number) =>
         n < 1 || (n - 1) * pageSize >= all.length
           ? null
-          : `${url}${req.path}?${new URLSearchParams({ page: String(n), page_size: String(pageSize), period_from: from, period_to: to })}`;
+          : `${url}${req.path}?${new URLSearchParams({ page: String(n), page_size: String(pageSize), period_from: from, period_to: to }).toString()}`;
       sendJson(res, 200, { count: all.length, next: link(page + 1), previous: link(page - 1), results });
     },
   });

@@ -112,6 +112,6 @@ export async function startFakeOpenMeteo(now: number): Promise<FakeOpenMeteo> {
     },
   });
   fake.url = server.url;
-  fake.close = server.close;
+  fake.close = () => server.close();
   return fake;
 }

@@ -100,8 +100,7 @@ export default definePlugin({
       let progress = backfill ?? planBackfill(model, ctx.now(), config.backfill_days, config.initialSoc);
       await ctx.store.set(STORE_KEYS.backfill, progress);
       let finished = false;
-      let stopBackfill: Disposer | undefined;
-      stopBackfill = ctx.scheduler.every({
+      const stopBackfill: Disposer = ctx.scheduler.every({
         name: 'backfill',
         intervalMs: HOUR,
         run: async ({ signal }) => {
@@ -117,7 +116,7 @@ export default definePlugin({
           });
           if (finished) {
             ctx.log.info('backfill complete');
-            stopBackfill?.();
+            stopBackfill();
           }
         },
       });

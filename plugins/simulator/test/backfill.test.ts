@@ -34,7 +34,7 @@ describe('history backfill', () => {
 
     const progress = host.logs.filter((line) => line.startsWith('info: backfill') && line.includes('percent'));
     assert.deepEqual(
-      progress.map((line) => JSON.parse(line.slice(line.indexOf('{'))).percent),
+      progress.map((line) => (JSON.parse(line.slice(line.indexOf('{'))) as { percent: number }).percent),
       [10, 20, 30, 40, 50, 60, 70, 80, 90, 100],
     );
     assert.ok(!host.jobs.has('backfill'), 'the job unschedules itself when done');

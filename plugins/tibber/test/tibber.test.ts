@@ -9,6 +9,8 @@ const zone = 'Europe/Berlin';
 const QUARTER = 900_000;
 const berlin = (iso: string) => DateTime.fromISO(iso, { zone }).toMillis();
 const token = 'tibber-token-5K4MVS';
+/** The GraphQL query text of a request body the plugin sent. */
+const queryOf = (body: string) => (JSON.parse(body) as { query: string }).query;
 
 /** Per-kWh totals with four decimals that differ by slot and by home. */
 function total(start: number, homeId: string): number {
@@ -62,7 +64,7 @@ describe('Tibber prices', () => {
     const [request] = fake.requests;
     assert.equal(request?.method, 'POST');
     assert.equal(request?.headers.authorization, `Bearer ${token}`);
-    assert.match(JSON.parse(request.body).query, /priceInfo\(resolution: QUARTER_HOURLY\)/);
+    assert.match(queryOf(request.body), /priceInfo\(resolution: QUARTER_HOURLY\)/);
 
     const slots = host.prices.schedules[0]!.import;
     assert.equal(slots.length, 192);
@@ -78,7 +80,7 @@ describe('Tibber prices', () => {
   test('hourly resolution when configured: the slot length follows the answer', async () => {
     const host = await start(berlin('2026-11-20T14:00'), { resolution: 'HOURLY' });
     await host.runJob('refresh');
-    assert.match(JSON.parse(fake.requests[0]!.body).query, /priceInfo\(resolution: HOURLY\)/);
+    assert.match(queryOf(fake.requests[0]!.body), /priceInfo\(resolution: HOURLY\)/);
     const slots = host.prices.schedules[0]!.import;
     assert.equal(slots.length, 48);
     assert.ok(slots.every((s) => s.end - s.start === 3_600_000));

@@ -2,7 +2,8 @@ import Router from '@koa/router';
 import { STATUS_CODES, type IncomingMessage, type Server } from 'node:http';
 import type { Duplex } from 'node:stream';
 import type { TypedEmitter } from 'tiny-typed-emitter';
-import type { WebSocketServer } from 'ws';
+import type { DefaultState } from 'koa';
+import type { WebSocket, WebSocketServer } from 'ws';
 import { systemClock, type Clock } from '../../clock.js';
 import { authError, credentialsFromQuery } from '../../auth/middleware.js';
 import type { Authenticator, AuthOutcome, Identity } from '../../auth/types.js';
@@ -114,7 +115,9 @@ export function attachWebsocket(options: WebsocketOptions): WebsocketEndpoint {
   // The router's context type wants the `params` and `router` it sets itself, which
   // koa-websocket's context type (koa's plus `websocket`) cannot promise beforehand.
   const routes = streamRoutes(hub, sessions, authenticated).routes();
-  app.ws.use((ctx, next) => routes(ctx as unknown as Parameters<typeof routes>[0], next));
+  app.ws.use(async (ctx, next) => {
+    await routes(ctx as unknown as Parameters<typeof routes>[0], next);
+  });
   app.ws.listen({ noServer: true, clientTracking: false, perMessageDeflate: false, maxPayload: MAX_FRAME_BYTES });
   const wss: WebSocketServer = app.ws.server!;
 
@@ -169,6 +172,11 @@ export function attachWebsocket(options: WebsocketOptions): WebsocketEndpoint {
   };
 }
 
+/** What koa-websocket adds to the context of the routes mounted on app.ws. */
+interface WebsocketContext {
+  websocket: WebSocket;
+}
+
 /**
  * The stream's route on `app.ws`: the socket joins the hub as who its upgrade authenticated
  * as, and a token's socket is tracked so it closes when the token is revoked or expires.
@@ -177,8 +185,8 @@ function streamRoutes(
   hub: MetricsHub,
   sessions: TokenSessions<Client>,
   authenticated: WeakMap<IncomingMessage, Identity>,
-): Router {
-  const router = new Router();
+): Router<DefaultState, WebsocketContext> {
+  const router = new Router<DefaultState, WebsocketContext>();
   router.get(WEBSOCKET_PATH, (ctx) => {
     const identity = authenticated.get(ctx.req);
     // Only upgrades that passed the check above reach app.ws; anything else is a bug.

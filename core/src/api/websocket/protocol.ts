@@ -89,7 +89,7 @@ export function decodeFrame(form: Form, text: string): DecodeResult {
 function looseTarget(raw: unknown): ReplyTarget | null {
   if (raw === null || typeof raw !== 'object') return null;
   const [joinRef, ref, topic]: unknown[] = Array.isArray(raw)
-    ? [raw[0], raw[1], raw[2]]
+    ? (raw as unknown[]).slice(0, 3)
     : [
         (raw as Record<string, unknown>).join_ref,
         (raw as Record<string, unknown>).ref,

@@ -44,12 +44,12 @@ export class SystemPush {
   }
 
   private async broadcast(): Promise<void> {
-    const { selections, system, send } = this.options;
+    const { selections, system } = this.options;
     if (selections.size === 0) return;
     try {
       const push = new SharedPush('system', await system.payloadJson());
       for (const selection of selections.values()) {
-        for (const client of selection.clients) send(client, push.frame(client.form));
+        for (const client of selection.clients) this.options.send(client, push.frame(client.form));
       }
     } catch (err) {
       log.error('building the system rows failed', { err });

@@ -65,7 +65,7 @@ export async function repairHistory(rest: string[], options: HistoryCommandOptio
   const clock = options.clock ?? systemClock;
   const file = databaseFile(options);
   if (!existsSync(file)) throw new Error(`${file} does not exist: nothing to repair (is --data right?)`);
-  let fileOk = true;
+  let fileOk: boolean;
   try {
     const db = await openDatabase(file);
     try {
@@ -113,7 +113,7 @@ async function sqliteIntegrity(db: Db): Promise<string[]> {
 /** Every history row (block, journal, topic) that does not decode, one line each. */
 async function undecodableRows(db: Db): Promise<string[]> {
   const out: string[] = [];
-  const hasHistory = await db.get("SELECT 1 FROM sqlite_master WHERE name = 'history_blocks'");
+  const hasHistory = await db.get<{ 1: number }>("SELECT 1 FROM sqlite_master WHERE name = 'history_blocks'");
   if (!hasHistory) return out;
   const topics = new Map<number, string>();
   for (const t of await db.all<Array<{ id: number; topic: string; meta: string }>>(

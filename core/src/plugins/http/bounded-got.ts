@@ -52,7 +52,7 @@ export function createBoundedHttp(options: BoundedHttpOptions): Got {
     signal: options.signal,
     parseJson: (text) => {
       assertJsonDepth(text, limits.maxJsonDepth, 'the answer');
-      return JSON.parse(text);
+      return JSON.parse(text) as unknown;
     },
     handlers: [sizeLimit(limits.maxResponseBytes)],
     hooks: {
@@ -82,7 +82,8 @@ function sizeLimit(limit: number): HandlerFunction {
     }
     const request = next(options) as unknown as CancelableRequest;
     let tooLarge: ResponseTooLargeError | undefined;
-    request.on('downloadProgress', (progress) => {
+    // `on` hands back the request itself, a promise: it is awaited (and its failure handled) below.
+    void request.on('downloadProgress', (progress) => {
       if (tooLarge || !over(progress)) return;
       tooLarge = new ResponseTooLargeError(url, limit);
       request.cancel();

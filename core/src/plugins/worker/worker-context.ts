@@ -40,7 +40,12 @@ export class WorkerContext {
       send({ type: 'log', level, message: String(message), fields: fields && cloneable(fields) });
     const logger: PluginLogger = { debug: log('debug'), info: log('info'), warn: log('warn'), error: log('error') };
     let http: Got | undefined;
-    const self = this;
+    const makeHttp = () =>
+      (http ??= createBoundedHttp({
+        signal: this.abort.signal,
+        limits: this.start.http,
+        onTimeout: (message) => send({ type: 'http-timeout', message }),
+      }));
     return {
       instanceId: this.start.instanceId,
       log: logger,
@@ -94,11 +99,7 @@ export class WorkerContext {
         publish: (schedule) => send({ type: 'prices-publish', schedule }),
       },
       get http() {
-        return (http ??= createBoundedHttp({
-          signal: self.abort.signal,
-          limits: self.start.http,
-          onTimeout: (message) => send({ type: 'http-timeout', message }),
-        }));
+        return makeHttp();
       },
       store: {
         get: <T>(key: string) => this.request({ type: 'store', op: 'get', key }) as Promise<T | undefined>,
@@ -141,6 +142,7 @@ export class WorkerContext {
   ): Record<string, unknown> & { name: string; displayName: string; writeId: number } {
     const writeId = this.nextId++;
     this.handlers.set(writeId, ({ value, signal }) => setting.write({ value: value!, signal }));
+    // eslint-disable-next-line @typescript-eslint/unbound-method -- `write` is only split off to be left out, never called
     const { write: _write, ...described } = setting;
     return { ...described, options: setting.options ? [...setting.options] : undefined, writeId };
   }
