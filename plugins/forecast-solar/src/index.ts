@@ -6,35 +6,13 @@
  * most half of that is used (other tools on the same network may share the quota). After
  * an HTTP 429 no call goes out before the answer's `retry-at`, even across a restart.
  */
-import { definePlugin, secret, z } from '@heliograph/plugins-sdk';
+import { definePlugin, pvArraySchema, secret, z } from '@heliograph/plugins-sdk';
 import { fetchWatts, RateLimitedError } from './client.js';
 import { resampleWatts } from './resample.js';
 
 /** Calls per hour allowed on the free plan. */
 const FREE_CALLS_PER_HOUR = 12;
 const RETRY_AT_KEY = 'retryAt';
-
-const panelArraySchema = z.object({
-  tilt: z
-    .number()
-    .min(0, 'must be from 0 to 90 (degrees from horizontal)')
-    .max(90, 'must be from 0 to 90 (degrees from horizontal)')
-    .describe('Tilt in degrees from horizontal: 0 = flat, 90 = vertical.')
-    .meta({ title: 'Tilt (degrees)' }),
-  azimuth: z
-    .number()
-    .min(-180, 'must be from -180 to 180 (degrees; 0 = south, -90 = east, 90 = west)')
-    .max(180, 'must be from -180 to 180 (degrees; 0 = south, -90 = east, 90 = west)')
-    .describe('Direction in degrees: 0 = south, -90 = east, 90 = west, 180 = north.')
-    .meta({ title: 'Azimuth (degrees)' }),
-  kWp: z.number().positive().describe('Peak power of the array in kW.').meta({ title: 'Peak power (kWp)' }),
-  acLimitW: z
-    .number()
-    .positive()
-    .optional()
-    .describe('AC limit in W of the inverter behind the array; the prediction never exceeds it.')
-    .meta({ title: 'AC limit (W)' }),
-});
 
 export const configSchema = z.object({
   baseUrl: z
@@ -61,7 +39,7 @@ export const configSchema = z.object({
     .describe('Longitude of the panels; default: the site longitude.')
     .meta({ title: 'Longitude' }),
   arrays: z
-    .array(panelArraySchema)
+    .array(pvArraySchema)
     .min(1, 'at least one panel array is needed')
     .describe('Panel arrays, one per orientation.')
     .meta({ title: 'Panel arrays' }),

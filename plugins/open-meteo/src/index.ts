@@ -10,33 +10,11 @@
  * END of the quarter hour it averages, so PV power and irradiance move 15 minutes earlier;
  * instantaneous values (temperature, cloud cover, wind, weather code, day) keep their time.
  */
-import { definePlugin, z, type ForecastPoints, type ForecastTopic } from '@heliograph/plugins-sdk';
+import { definePlugin, pvArraySchema, z, type ForecastPoints, type ForecastTopic } from '@heliograph/plugins-sdk';
 import { fetchMinutely15, type Minutely15 } from './client.js';
 import { arrayPowerW, fahrenheitToCelsius, type PanelArray, type PvModel } from './pv.js';
 
 const QUARTER_HOUR_MS = 15 * 60_000;
-
-const panelArraySchema = z.object({
-  tilt: z
-    .number()
-    .min(0, 'must be from 0 to 90 (degrees from horizontal)')
-    .max(90, 'must be from 0 to 90 (degrees from horizontal)')
-    .describe('Tilt in degrees from horizontal: 0 = flat, 90 = vertical.')
-    .meta({ title: 'Tilt (degrees)' }),
-  azimuth: z
-    .number()
-    .min(-180, 'must be from -180 to 180 (degrees; 0 = south, -90 = east, 90 = west)')
-    .max(180, 'must be from -180 to 180 (degrees; 0 = south, -90 = east, 90 = west)')
-    .describe('Direction in degrees: 0 = south, -90 = east, 90 = west, 180 = north.')
-    .meta({ title: 'Azimuth (degrees)' }),
-  kWp: z.number().positive().describe('Peak power of the array in kW.').meta({ title: 'Peak power (kWp)' }),
-  acLimitW: z
-    .number()
-    .positive()
-    .optional()
-    .describe('AC limit in W of the inverter behind the array; the prediction never exceeds it.')
-    .meta({ title: 'AC limit (W)' }),
-});
 
 export const configSchema = z.object({
   baseUrl: z
@@ -59,7 +37,7 @@ export const configSchema = z.object({
     .describe('Longitude of the panels; default: the site longitude.')
     .meta({ title: 'Longitude' }),
   arrays: z
-    .array(panelArraySchema)
+    .array(pvArraySchema)
     .min(1, 'at least one panel array is needed')
     .describe('Panel arrays, one per orientation.')
     .meta({ title: 'Panel arrays' }),

@@ -1,0 +1,37 @@
+import { z } from 'zod';
+
+/**
+ * One PV panel array as forecast plugins take it in their config: tilt, azimuth, peak power
+ * and an optional AC limit, with the titles, help texts and plain-word range messages the
+ * settings page shows. Shared so every forecast plugin asks for an array the same way.
+ *
+ * @example
+ * import { definePlugin, pvArraySchema, z } from '@heliograph/plugins-sdk';
+ * const configSchema = z.object({
+ *   arrays: z.array(pvArraySchema).min(1).describe('The PV arrays on the roof.'),
+ * });
+ */
+export const pvArraySchema = z.object({
+  tilt: z
+    .number()
+    .min(0, 'must be from 0 to 90 (degrees from horizontal)')
+    .max(90, 'must be from 0 to 90 (degrees from horizontal)')
+    .describe('Tilt in degrees from horizontal: 0 = flat, 90 = vertical.')
+    .meta({ title: 'Tilt (degrees)' }),
+  azimuth: z
+    .number()
+    .min(-180, 'must be from -180 to 180 (degrees; 0 = south, -90 = east, 90 = west)')
+    .max(180, 'must be from -180 to 180 (degrees; 0 = south, -90 = east, 90 = west)')
+    .describe('Direction in degrees: 0 = south, -90 = east, 90 = west, 180 = north.')
+    .meta({ title: 'Azimuth (degrees)' }),
+  kWp: z.number().positive().describe('Peak power of the array in kW.').meta({ title: 'Peak power (kWp)' }),
+  acLimitW: z
+    .number()
+    .positive()
+    .optional()
+    .describe('AC limit in W of the inverter behind the array; the prediction never exceeds it.')
+    .meta({ title: 'AC limit (W)' }),
+});
+
+/** A PV panel array as {@link pvArraySchema} parses it. */
+export type PvArray = z.infer<typeof pvArraySchema>;
