@@ -19,6 +19,8 @@ export const auditResponse = z.array(auditEntry);
 export const tokenInfo = z.object({
   id: z.string(),
   name: z.string(),
+  /** What the token may do: read < write < admin. */
+  scope: z.enum(['read', 'write', 'admin']),
   created_at: utcTime,
   expires_at: utcTime.nullable(),
 });

@@ -6,13 +6,24 @@ export const pluginStatus = z.object({
   id: z.string(),
   plugin: z.string(),
   kind: z.string(),
+  /** False for an instance kept in plugins.json but not run. */
+  enabled: z.boolean(),
   devices: z.array(z.string()),
   state: z.enum(['starting', 'running', 'failed', 'stopped']),
   last_error: z.string().nullable(),
   last_poll: utcTime.nullable(),
+  /** Where the plugin runs: the server's thread, or a worker thread of its own. */
+  isolation: z.enum(['process-local', 'worker']),
 });
 
 export const pluginsResponse = z.array(pluginStatus);
 
-/** GET /api/v1/plugins/:id/config: the plugin's config schema (JSON Schema) and its config. */
-export const pluginConfigResponse = z.object({ schema: z.unknown(), config: z.record(z.string(), z.unknown()) });
+/**
+ * GET /api/v1/plugins/:id/config: the plugin's config schema (JSON Schema), its config with
+ * secret values left out, and which secret fields are set.
+ */
+export const pluginConfigResponse = z.object({
+  schema: z.unknown(),
+  config: z.record(z.string(), z.unknown()),
+  secrets: z.record(z.string(), z.boolean()),
+});
