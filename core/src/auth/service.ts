@@ -227,7 +227,28 @@ export class AuthService extends TypedEmitter<AuthEvents> implements Authenticat
   authenticate(credentials: Credentials | undefined, clientIp: string): Promise<AuthOutcome> {
     const address = throttleKey(clientIp);
     if (credentials?.kind === 'token') return this.checkTokenLogin(credentials.secret, address);
+    if (credentials && this.isRememberedPassword(credentials.secret, address))
+      return Promise.resolve(PASSWORD_IDENTITY);
     return this.oneAtATime(address, () => this.check(credentials, address));
+  }
+
+  /**
+   * The password a client already signed in with, from an address not under back-off, is
+   * let through at once instead of queueing behind the address's other attempts: a client
+   * polling with Basic auth over several connections (a dashboard, the official Go client)
+   * would otherwise be served one request at a time. Only the remembered success is taken
+   * this way, against a stored hash read within the last second; anything else queues.
+   */
+  private isRememberedPassword(candidate: string, address: string): boolean {
+    const remembered = this.verifiedPassword;
+    const stored = this.storedHashCache;
+    const now = this.clock.now();
+    if (!remembered || !stored || stored.hash !== remembered.storedHash || now >= remembered.until) return false;
+    if (now < stored.readAt || now - stored.readAt >= STORED_HASH_TTL_MS) return false;
+    if (this.throttle.waitMs(address) > 0) return false;
+    if (!timingSafeEqual(remembered.candidateDigest, sha256(candidate))) return false;
+    this.throttle.recordSuccess(address);
+    return true;
   }
 
   /** Runs `attempt` after every earlier attempt from the same address has finished. */

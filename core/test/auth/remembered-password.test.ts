@@ -56,3 +56,26 @@ test('a password confirmed at a later start is remembered too, and a changed one
   const old = await restarted.authenticate({ kind: 'password', secret: PASSWORD }, IP);
   assert.equal(old.ok, false);
 });
+
+test("a remembered password does not wait behind the same address's pending guesses", async (t) => {
+  const fx = await startAuth();
+  t.after(fx.close);
+  await fx.auth.setPassword(PASSWORD);
+  const right = { kind: 'password' as const, secret: PASSWORD };
+  // Read the stored hash once, as the first request of a polling client does.
+  assert.equal((await fx.auth.authenticate(right, IP)).ok, true);
+
+  const order: string[] = [];
+  const guess = fx.auth
+    .authenticate({ kind: 'password', secret: 'not the password' }, IP)
+    .then((outcome) => order.push(`guess ${outcome.ok}`));
+  const signedIn = fx.auth.authenticate(right, IP).then((outcome) => order.push(`signed-in ${outcome.ok}`));
+  await Promise.all([guess, signedIn]);
+  assert.deepEqual(order, ['signed-in true', 'guess false'], 'the scrypt of the guess did not hold the client up');
+
+  // Under back-off the remembered password is answered 429 like any other attempt.
+  for (let i = 0; i < 5; i++) await fx.auth.authenticate({ kind: 'password', secret: 'not the password' }, IP);
+  const throttled = await fx.auth.authenticate(right, IP);
+  assert.equal(throttled.ok, false);
+  assert.equal(!throttled.ok && throttled.status, 429);
+});
