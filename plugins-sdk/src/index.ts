@@ -18,7 +18,7 @@ import type { Disposer, PluginContext } from './context.js';
 
 export { z };
 export { secret, isSecretSchema } from './config.js';
-export { pvArraySchema, type PvArray } from './pv-arrays.js';
+export { pvArraySchema, pvPlantFields, type PvArray } from './pv-arrays.js';
 export {
   localDays,
   parseAnswer,

@@ -35,3 +35,37 @@ export const pvArraySchema = z.object({
 
 /** A PV panel array as {@link pvArraySchema} parses it. */
 export type PvArray = z.infer<typeof pvArraySchema>;
+
+/**
+ * Where a PV plant is and what it is made of, as forecast plugins take it: latitude and
+ * longitude (default: the site's) and one or more panel arrays. Spread into a plugin's
+ * config object so every forecast form asks for the plant the same way.
+ *
+ * @example
+ * import { definePlugin, pvPlantFields, z } from '@heliograph/plugins-sdk';
+ * const configSchema = z.object({
+ *   baseUrl: z.url().default('https://api.example.com'),
+ *   ...pvPlantFields,
+ * });
+ */
+export const pvPlantFields = {
+  latitude: z
+    .number()
+    .min(-90, 'must be from -90 to 90 (degrees; south is negative)')
+    .max(90, 'must be from -90 to 90 (degrees; south is negative)')
+    .optional()
+    .describe('Latitude of the panels; default: the site latitude.')
+    .meta({ title: 'Latitude' }),
+  longitude: z
+    .number()
+    .min(-180, 'must be from -180 to 180 (degrees; west is negative)')
+    .max(180, 'must be from -180 to 180 (degrees; west is negative)')
+    .optional()
+    .describe('Longitude of the panels; default: the site longitude.')
+    .meta({ title: 'Longitude' }),
+  arrays: z
+    .array(pvArraySchema)
+    .min(1, 'at least one panel array is needed')
+    .describe('Panel arrays, one per orientation.')
+    .meta({ title: 'Panel arrays' }),
+};

@@ -6,7 +6,7 @@
  * most half of that is used (other tools on the same network may share the quota). After
  * an HTTP 429 no call goes out before the answer's `retry-at`, even across a restart.
  */
-import { definePlugin, pvArraySchema, secret, z } from '@heliograph/plugins-sdk';
+import { definePlugin, pvPlantFields, secret, z } from '@heliograph/plugins-sdk';
 import { fetchWatts, RateLimitedError } from './client.js';
 import { resampleWatts } from './resample.js';
 
@@ -24,25 +24,7 @@ export const configSchema = z.object({
     .optional()
     .describe('API key of a paid plan; without one the free plan is used.')
     .meta({ title: 'API key' }),
-  latitude: z
-    .number()
-    .min(-90, 'must be from -90 to 90 (degrees; south is negative)')
-    .max(90, 'must be from -90 to 90 (degrees; south is negative)')
-    .optional()
-    .describe('Latitude of the panels; default: the site latitude.')
-    .meta({ title: 'Latitude' }),
-  longitude: z
-    .number()
-    .min(-180, 'must be from -180 to 180 (degrees; west is negative)')
-    .max(180, 'must be from -180 to 180 (degrees; west is negative)')
-    .optional()
-    .describe('Longitude of the panels; default: the site longitude.')
-    .meta({ title: 'Longitude' }),
-  arrays: z
-    .array(pvArraySchema)
-    .min(1, 'at least one panel array is needed')
-    .describe('Panel arrays, one per orientation.')
-    .meta({ title: 'Panel arrays' }),
+  ...pvPlantFields,
   intervalMinutes: z
     .number()
     .int()

@@ -10,7 +10,7 @@
  * END of the quarter hour it averages, so PV power and irradiance move 15 minutes earlier;
  * instantaneous values (temperature, cloud cover, wind, weather code, day) keep their time.
  */
-import { definePlugin, pvArraySchema, z, type ForecastPoints, type ForecastTopic } from '@heliograph/plugins-sdk';
+import { definePlugin, pvPlantFields, z, type ForecastPoints, type ForecastTopic } from '@heliograph/plugins-sdk';
 import { fetchMinutely15, type Minutely15 } from './client.js';
 import { arrayPowerW, fahrenheitToCelsius, type PanelArray, type PvModel } from './pv.js';
 
@@ -22,25 +22,7 @@ export const configSchema = z.object({
     .default('https://api.open-meteo.com')
     .describe('Open-Meteo API base URL.')
     .meta({ title: 'API address' }),
-  latitude: z
-    .number()
-    .min(-90, 'must be from -90 to 90 (degrees; south is negative)')
-    .max(90, 'must be from -90 to 90 (degrees; south is negative)')
-    .optional()
-    .describe('Latitude of the panels; default: the site latitude.')
-    .meta({ title: 'Latitude' }),
-  longitude: z
-    .number()
-    .min(-180, 'must be from -180 to 180 (degrees; west is negative)')
-    .max(180, 'must be from -180 to 180 (degrees; west is negative)')
-    .optional()
-    .describe('Longitude of the panels; default: the site longitude.')
-    .meta({ title: 'Longitude' }),
-  arrays: z
-    .array(pvArraySchema)
-    .min(1, 'at least one panel array is needed')
-    .describe('Panel arrays, one per orientation.')
-    .meta({ title: 'Panel arrays' }),
+  ...pvPlantFields,
   // Open-Meteo's model runs update hourly at best and its free limit is 10,000 calls a day,
   // so every 30 minutes keeps the forecast fresh at a few hundred calls a day.
   intervalMinutes: z
