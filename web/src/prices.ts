@@ -9,12 +9,14 @@ import type { GridAnswer, PriceSlot } from './types.js';
 
 const SVG = 'http://www.w3.org/2000/svg';
 
-function priceOf(slot: PriceSlot): number | null {
-  return slot.price ?? slot.import_price ?? null;
+// A pricing schedule's slots carry price and rank; an import/export one's, import_price
+// and import_rank (the page plots what the user pays).
+function priceOf(slot: PriceSlot): number {
+  return 'price' in slot ? slot.price : slot.import_price;
 }
 
-function rankOf(slot: PriceSlot): number | null {
-  return slot.rank ?? slot.import_rank ?? null;
+function rankOf(slot: PriceSlot): number {
+  return 'rank' in slot ? slot.rank : slot.import_rank;
 }
 
 /** cheap / normal / dear from the rank among the slots of the same local day. */
@@ -35,7 +37,7 @@ export async function mountPrices(container: HTMLElement, now: () => number = Da
     replace(container, h('p', { class: 'hint' }, 'Prices could not be loaded.'));
     return;
   }
-  const slots = (answer.pricing?.slots ?? []).filter((s) => priceOf(s) !== null);
+  const slots = answer.pricing?.slots ?? [];
   if (!answer.pricing || slots.length === 0) {
     replace(
       container,
@@ -50,7 +52,7 @@ export async function mountPrices(container: HTMLElement, now: () => number = Da
     return;
   }
   const unit = answer.pricing.unit;
-  const prices = slots.map((s) => priceOf(s)!);
+  const prices = slots.map((s) => priceOf(s));
   const top = Math.max(0, ...prices);
   const bottom = Math.min(0, ...prices);
   const span = top - bottom || 1;
@@ -66,7 +68,7 @@ export async function mountPrices(container: HTMLElement, now: () => number = Da
   const t = now();
   let current: PriceSlot | null = null;
   slots.forEach((slot, i) => {
-    const price = priceOf(slot)!;
+    const price = priceOf(slot);
     const rank = rankOf(slot);
     const rect = document.createElementNS(SVG, 'rect');
     const y = ((top - Math.max(price, 0)) / span) * 100;
@@ -85,7 +87,7 @@ export async function mountPrices(container: HTMLElement, now: () => number = Da
     rect.append(title);
     chart.append(rect);
   });
-  const cheapest = slots.filter((s) => Date.parse(s.to) > t).sort((a, b) => priceOf(a)! - priceOf(b)!)[0];
+  const cheapest = slots.filter((s) => Date.parse(s.to) > t).sort((a, b) => priceOf(a) - priceOf(b))[0];
   const nowSlot = current as PriceSlot | null;
   replace(
     container,
@@ -97,12 +99,12 @@ export async function mountPrices(container: HTMLElement, now: () => number = Da
             'span',
             {},
             'Now: ',
-            h('strong', {}, `${formatNumber(priceOf(nowSlot)!, 4)} ${unit}`),
+            h('strong', {}, `${formatNumber(priceOf(nowSlot), 4)} ${unit}`),
             ` (${time(nowSlot.from)}–${time(nowSlot.to)})`,
           )
         : 'No price for the current slot.',
       cheapest
-        ? h('span', {}, ` · Cheapest ahead: ${formatNumber(priceOf(cheapest)!, 4)} ${unit} at ${time(cheapest.from)}`)
+        ? h('span', {}, ` · Cheapest ahead: ${formatNumber(priceOf(cheapest), 4)} ${unit} at ${time(cheapest.from)}`)
         : null,
     ),
     chart,

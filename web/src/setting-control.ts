@@ -11,7 +11,7 @@ const ON = /^(on|enabled?|yes|true)$/i;
 const OFF = /^(off|disabled?|no|false)$/i;
 
 /** Two options that read as on and off: [on, off], else null. */
-export function switchOptions(options: string[]): [string, string] | null {
+export function switchOptions(options: readonly string[]): [string, string] | null {
   if (options.length !== 2) return null;
   const on = options.find((o) => ON.test(o));
   const off = options.find((o) => OFF.test(o));

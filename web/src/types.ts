@@ -1,41 +1,15 @@
-// The shapes of the API answers the page reads (spec/local-api.md, spec/decisions.md,
-// docs/api.md). The lead switches these to the core's exported response types at merge.
+// The shapes of the API answers the page reads. Those the core has response schemas for
+// are the core's own types (inferred from the zod schemas the server's answers are tested
+// against, `@heliograph/core/api-types`), so the page cannot drift from the API; a
+// type-only import, erased from the bundle.
+import type * as api from '@heliograph/core/api-types';
 
-export type Writable = { options: string[] } | { min: number; max: number; step: number };
-export type Value = number | string | boolean | null;
-
+export type Writable = api.Writable;
+export type Value = api.MetricValue;
+export type Metric = api.Metric;
 /** A metric's description, from the snapshot or the WebSocket's `definition` event. */
-export interface Definition {
-  topic: string;
-  /** A display name ("Inverter 1") or, in the newer shape, a category ("inverters"). */
-  device?: string | null;
-  number?: number | null;
-  group: string;
-  name: string;
-  unit: string;
-  writable?: Writable;
-  /** Newer `definition` fields, read where present. */
-  device_class?: string;
-  min?: number;
-  max?: number;
-  options?: string[];
-}
-
-export interface Metric extends Definition {
-  value: Value;
-}
-
-export interface PluginStatus {
-  id: string;
-  plugin: string;
-  kind: string;
-  devices: string[];
-  /** Absent before the web-server branch; treated as true. */
-  enabled?: boolean;
-  state: 'starting' | 'running' | 'failed' | 'stopped';
-  last_error: string | null;
-  last_poll: string | null;
-}
+export type Definition = Omit<api.Metric, 'value'>;
+export type PluginStatus = api.PluginStatus;
 
 export interface InstalledPlugin {
   plugin: string;
@@ -46,13 +20,6 @@ export interface InstalledPlugin {
   devices: { kinds: string[]; min: number; max: number | null } | null;
 }
 
-export interface PluginConfig {
-  schema: unknown;
-  config: Record<string, unknown>;
-  /** Which secret (write-only) fields have a stored value. */
-  secrets?: Record<string, boolean>;
-}
-
 export interface SiteConfig {
   site: { name: string; timeZone: string | null; latitude: number; longitude: number; temperatureUnit: string };
   energy: { resetPeriod: string };
@@ -60,51 +27,18 @@ export interface SiteConfig {
   schema?: unknown;
 }
 
-export interface TokenInfo {
-  id: string;
-  name: string;
-  created_at: string;
-  expires_at: string | null;
-}
-
-export interface CreatedToken extends TokenInfo {
-  token: string;
-}
-
-export interface AuditEntry {
-  time: string;
-  who: string;
-  via: 'rest' | 'ws';
-  topic: string;
-  old_value: unknown;
-  new_value: string;
-  result: 'ok' | 'error';
-  message: string | null;
-}
+export type PluginConfig = api.PluginConfigResponse;
+export type TokenInfo = api.TokenInfo;
+export type CreatedToken = api.CreatedToken;
+export type AuditEntry = api.AuditEntry;
 
 export type Point = [string, number];
 
-export interface Series {
-  topic: string;
-  unit: string;
-  points: Point[];
-  next?: string;
-}
+/** What the charts read of a history or forecast answer. */
+export type Series = Pick<api.HistoryResponse, 'topic' | 'unit' | 'points' | 'next'>;
 
-export interface PriceSlot {
-  from: string;
-  to: string;
-  price?: number;
-  rank?: number;
-  import_price?: number;
-  import_rank?: number;
-}
-
-export interface GridAnswer {
-  provider: string;
-  schedule_type: string;
-  pricing: { currency: string; unit: string; slots: PriceSlot[] } | null;
-}
+export type PriceSlot = api.PriceSlot | api.ImportExportSlot;
+export type GridAnswer = api.GridResponse;
 
 /**
  * The device a topic belongs to: its topic prefix (`inverter_1`, `battery_2`, `total`).
