@@ -1,4 +1,4 @@
-import type { z } from 'zod';
+import { z } from 'zod';
 
 /**
  * Marks a config field as a secret (an API key, a token, a password): write-only. The
@@ -29,4 +29,33 @@ export function isSecretSchema(node: unknown): boolean {
   if (n.writeOnly === true || n.secret === true) return true;
   for (const list of [n.anyOf, n.oneOf, n.allOf]) if (Array.isArray(list) && list.some(isSecretSchema)) return true;
   return false;
+}
+
+/**
+ * A whole number of minutes between `min` and `max`, with a default, a form title and help
+ * text, refused in plain words ("must be from 15 to 1440 (minutes)"): how a plugin asks how
+ * often to fetch.
+ *
+ * @example
+ * import { minutesField, z } from '@heliograph/plugins-sdk';
+ * const configSchema = z.object({
+ *   refreshMinutes: minutesField({ min: 15, max: 1440, default: 60, title: 'Refresh every (minutes)', description: 'Minutes between regular refreshes.' }),
+ * });
+ */
+export function minutesField(options: {
+  min: number;
+  max: number;
+  default: number;
+  title: string;
+  description: string;
+}) {
+  const range = `must be from ${options.min} to ${options.max} (minutes)`;
+  return z
+    .number()
+    .int()
+    .min(options.min, range)
+    .max(options.max, range)
+    .default(options.default)
+    .describe(options.description)
+    .meta({ title: options.title });
 }

@@ -17,7 +17,7 @@ import { z } from 'zod';
 import type { Disposer, PluginContext } from './context.js';
 
 export { z };
-export { secret, isSecretSchema } from './config.js';
+export { secret, isSecretSchema, minutesField } from './config.js';
 export { pvArraySchema, pvPlantFields, type PvArray } from './pv-arrays.js';
 export {
   localDays,

@@ -7,7 +7,7 @@
  * 5 minutes by default, well within Amber's 50 requests per 5 minutes) is the whole schedule.
  * Forecasts that do not yet reach the end of tomorrow are not an error.
  */
-import { definePlugin, localDays, requestFailure, secret, z } from '@heliograph/plugins-sdk';
+import { definePlugin, localDays, minutesField, requestFailure, secret, z } from '@heliograph/plugins-sdk';
 import { parseIntervals } from './parse.js';
 
 export const configSchema = z.object({
@@ -29,14 +29,13 @@ export const configSchema = z.object({
     .default('https://api.amber.com.au')
     .describe('Address of the Amber API.')
     .meta({ title: 'API address' }),
-  refreshMinutes: z
-    .number()
-    .int()
-    .min(1, 'must be from 1 to 60 (minutes)')
-    .max(60, 'must be from 1 to 60 (minutes)')
-    .default(5)
-    .describe('Minutes between refreshes. Amber allows 50 requests per 5 minutes.')
-    .meta({ title: 'Refresh every (minutes)' }),
+  refreshMinutes: minutesField({
+    min: 1,
+    max: 60,
+    default: 5,
+    title: 'Refresh every (minutes)',
+    description: 'Minutes between refreshes. Amber allows 50 requests per 5 minutes.',
+  }),
 });
 
 export default definePlugin({

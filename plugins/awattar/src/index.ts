@@ -5,7 +5,7 @@
  * day-ahead auction results appear (about 13:00 CET), so tomorrow shows up soon after
  * publication. Until then only today is published, which is not an error.
  */
-import { definePlugin, localDays, requestFailure, z } from '@heliograph/plugins-sdk';
+import { definePlugin, localDays, minutesField, requestFailure, z } from '@heliograph/plugins-sdk';
 import { parseMarketdata } from './parse.js';
 
 const serviceUrls = { de: 'https://api.awattar.de', at: 'https://api.awattar.at' } as const;
@@ -23,14 +23,13 @@ export const configSchema = z.object({
     .meta({ title: 'API address' }),
   // aWATTar allows 100 requests a day per client. Every 15 minutes would spend 96 of them,
   // plus the day-ahead fetches, leaving nothing for retries or restarts; every 30 spends 51.
-  refreshMinutes: z
-    .number()
-    .int()
-    .min(30, 'must be from 30 to 1440 (minutes)')
-    .max(1440, 'must be from 30 to 1440 (minutes)')
-    .default(60)
-    .describe('Minutes between regular refreshes (30 at least: aWATTar allows 100 requests a day per client).')
-    .meta({ title: 'Refresh every (minutes)' }),
+  refreshMinutes: minutesField({
+    min: 30,
+    max: 1440,
+    default: 60,
+    title: 'Refresh every (minutes)',
+    description: 'Minutes between regular refreshes (30 at least: aWATTar allows 100 requests a day per client).',
+  }),
 });
 
 /** Wall-clock times (Europe/Berlin) to look for tomorrow's prices, after the ~13:00 publication. */

@@ -5,7 +5,15 @@
  * Today and tomorrow are asked separately: tomorrow answers "no matching data" (reason 999)
  * until the auction results are out (~13:00 CET), which is not an error; for today it is.
  */
-import { definePlugin, localDays, type PriceSlot, requestFailure, secret, z } from '@heliograph/plugins-sdk';
+import {
+  definePlugin,
+  localDays,
+  minutesField,
+  requestFailure,
+  secret,
+  z,
+  type PriceSlot,
+} from '@heliograph/plugins-sdk';
 import { DateTime } from 'luxon';
 import { acknowledgementReason, type DayAheadAnswer, parseDayAhead } from './parse.js';
 
@@ -31,14 +39,13 @@ export const configSchema = z.object({
     .default('https://web-api.tp.entsoe.eu')
     .describe('Address of the ENTSO-E Transparency Platform API.')
     .meta({ title: 'API address' }),
-  refreshMinutes: z
-    .number()
-    .int()
-    .min(15, 'must be from 15 to 1440 (minutes)')
-    .max(1440, 'must be from 15 to 1440 (minutes)')
-    .default(60)
-    .describe('Minutes between regular refreshes (ENTSO-E allows 400 requests a minute).')
-    .meta({ title: 'Refresh every (minutes)' }),
+  refreshMinutes: minutesField({
+    min: 15,
+    max: 1440,
+    default: 60,
+    title: 'Refresh every (minutes)',
+    description: 'Minutes between regular refreshes (ENTSO-E allows 400 requests a minute).',
+  }),
 });
 
 /** Wall-clock times (CET) to look for tomorrow's prices, after the ~13:00 publication. */

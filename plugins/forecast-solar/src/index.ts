@@ -6,7 +6,7 @@
  * most half of that is used (other tools on the same network may share the quota). After
  * an HTTP 429 no call goes out before the answer's `retry-at`, even across a restart.
  */
-import { definePlugin, pvPlantFields, secret, z } from '@heliograph/plugins-sdk';
+import { definePlugin, minutesField, pvPlantFields, secret, z } from '@heliograph/plugins-sdk';
 import { fetchWatts, RateLimitedError } from './client.js';
 import { resampleWatts } from './resample.js';
 
@@ -25,14 +25,13 @@ export const configSchema = z.object({
     .describe('API key of a paid plan; without one the free plan is used.')
     .meta({ title: 'API key' }),
   ...pvPlantFields,
-  intervalMinutes: z
-    .number()
-    .int()
-    .min(15, 'must be from 15 to 360 (minutes)')
-    .max(360, 'must be from 15 to 360 (minutes)')
-    .default(30)
-    .describe('Minutes between fetches; on the free plan at least 10 per array.')
-    .meta({ title: 'Fetch every (minutes)' }),
+  intervalMinutes: minutesField({
+    min: 15,
+    max: 360,
+    default: 30,
+    title: 'Fetch every (minutes)',
+    description: 'Minutes between fetches; on the free plan at least 10 per array.',
+  }),
 });
 
 export type ForecastSolarConfig = z.output<typeof configSchema>;

@@ -6,7 +6,7 @@
  * straddle two CET days (e.g. a site in Finland), so every CET day that overlaps them is
  * fetched and the slots are cut to the site's today and tomorrow.
  */
-import { definePlugin, localDays, type PriceSlot, requestFailure, z } from '@heliograph/plugins-sdk';
+import { definePlugin, localDays, minutesField, requestFailure, z, type PriceSlot } from '@heliograph/plugins-sdk';
 import { DateTime } from 'luxon';
 import { parseDayAheadPrices } from './parse.js';
 
@@ -31,14 +31,13 @@ export const configSchema = z.object({
     .default('https://dataportal-api.nordpoolgroup.com')
     .describe('Address of the Nord Pool data portal API.')
     .meta({ title: 'API address' }),
-  refreshMinutes: z
-    .number()
-    .int()
-    .min(15, 'must be from 15 to 1440 (minutes)')
-    .max(1440, 'must be from 15 to 1440 (minutes)')
-    .default(60)
-    .describe('Minutes between regular refreshes.')
-    .meta({ title: 'Refresh every (minutes)' }),
+  refreshMinutes: minutesField({
+    min: 15,
+    max: 1440,
+    default: 60,
+    title: 'Refresh every (minutes)',
+    description: 'Minutes between regular refreshes.',
+  }),
 });
 
 /** Wall-clock times (CET) to look for tomorrow's prices, after the ~12:45-13:00 publication. */

@@ -6,7 +6,15 @@
  * only today is published, which is not an error. Refreshed every `refreshMinutes` and a few
  * times after 16:00 Europe/London.
  */
-import { definePlugin, type LocalDays, localDays, type PriceSlot, requestFailure, z } from '@heliograph/plugins-sdk';
+import {
+  definePlugin,
+  localDays,
+  minutesField,
+  requestFailure,
+  z,
+  type LocalDays,
+  type PriceSlot,
+} from '@heliograph/plugins-sdk';
 import { DateTime } from 'luxon';
 import { mergeRates, parseRatesPage, type RatesPage } from './parse.js';
 
@@ -54,14 +62,13 @@ export const configSchema = z.object({
     .default('https://api.octopus.energy')
     .describe('Address of the Octopus Energy API.')
     .meta({ title: 'API address' }),
-  refreshMinutes: z
-    .number()
-    .int()
-    .min(15, 'must be from 15 to 1440 (minutes)')
-    .max(1440, 'must be from 15 to 1440 (minutes)')
-    .default(60)
-    .describe('Minutes between regular refreshes.')
-    .meta({ title: 'Refresh every (minutes)' }),
+  refreshMinutes: minutesField({
+    min: 15,
+    max: 1440,
+    default: 60,
+    title: 'Refresh every (minutes)',
+    description: 'Minutes between regular refreshes.',
+  }),
 });
 
 /** Wall-clock times (Europe/London) to look for tomorrow's Agile prices, after the ~16:00 publication. */

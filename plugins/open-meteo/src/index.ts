@@ -10,7 +10,14 @@
  * END of the quarter hour it averages, so PV power and irradiance move 15 minutes earlier;
  * instantaneous values (temperature, cloud cover, wind, weather code, day) keep their time.
  */
-import { definePlugin, pvPlantFields, z, type ForecastPoints, type ForecastTopic } from '@heliograph/plugins-sdk';
+import {
+  definePlugin,
+  minutesField,
+  pvPlantFields,
+  z,
+  type ForecastPoints,
+  type ForecastTopic,
+} from '@heliograph/plugins-sdk';
 import { fetchMinutely15, type Minutely15 } from './client.js';
 import { arrayPowerW, fahrenheitToCelsius, type PanelArray, type PvModel } from './pv.js';
 
@@ -25,14 +32,13 @@ export const configSchema = z.object({
   ...pvPlantFields,
   // Open-Meteo's model runs update hourly at best and its free limit is 10,000 calls a day,
   // so every 30 minutes keeps the forecast fresh at a few hundred calls a day.
-  intervalMinutes: z
-    .number()
-    .int()
-    .min(15, 'must be from 15 to 360 (minutes)')
-    .max(360, 'must be from 15 to 360 (minutes)')
-    .default(30)
-    .describe('Minutes between fetches.')
-    .meta({ title: 'Fetch every (minutes)' }),
+  intervalMinutes: minutesField({
+    min: 15,
+    max: 360,
+    default: 30,
+    title: 'Fetch every (minutes)',
+    description: 'Minutes between fetches.',
+  }),
   forecastDays: z
     .number()
     .int()

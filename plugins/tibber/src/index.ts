@@ -7,7 +7,7 @@
  * local today and tomorrow, which differ from the home's days when the site's time zone does.
  * Refreshed every `refreshMinutes` and shortly after 13:00 CET.
  */
-import { definePlugin, localDays, requestFailure, secret, z } from '@heliograph/plugins-sdk';
+import { definePlugin, localDays, minutesField, requestFailure, secret, z } from '@heliograph/plugins-sdk';
 import { graphqlErrors, parsePriceInfo, priceQuery } from './parse.js';
 
 export const configSchema = z.object({
@@ -37,14 +37,13 @@ export const configSchema = z.object({
     .default('https://api.tibber.com')
     .describe('Address of the Tibber API (the GraphQL endpoint is /v1-beta/gql).')
     .meta({ title: 'API address' }),
-  refreshMinutes: z
-    .number()
-    .int()
-    .min(15, 'must be from 15 to 1440 (minutes)')
-    .max(1440, 'must be from 15 to 1440 (minutes)')
-    .default(60)
-    .describe('Minutes between regular refreshes.')
-    .meta({ title: 'Refresh every (minutes)' }),
+  refreshMinutes: minutesField({
+    min: 15,
+    max: 1440,
+    default: 60,
+    title: 'Refresh every (minutes)',
+    description: 'Minutes between regular refreshes.',
+  }),
 });
 
 /** Wall-clock times (Europe/Berlin) to look for tomorrow's prices, after the ~13:00 publication. */
