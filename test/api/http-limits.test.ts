@@ -5,8 +5,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createServer, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import type { InstanceStatus } from '@heliograph/core/plugins/host';
-import { startTestServer, type TestServer } from '../helpers/server.js';
+import { startTestServer, statusWhen } from '../helpers/server.js';
 
 const MiB = 1024 * 1024;
 const HUGE = 200 * MiB;
@@ -76,24 +75,6 @@ test.after(async () => {
   upstream.closeAllConnections();
   await new Promise((resolve) => upstream.close(resolve));
 });
-
-function statusWhen(
-  s: TestServer,
-  id: string,
-  predicate: (status: InstanceStatus) => boolean,
-): Promise<InstanceStatus> {
-  return new Promise((resolve) => {
-    const check = () => {
-      const status = s.plugins.status().find((p) => p.id === id);
-      if (status && predicate(status)) {
-        s.plugins.off('status', check);
-        resolve(status);
-      }
-    };
-    s.plugins.on('status', check);
-    check();
-  });
-}
 
 test('an answer of sane size is fetched and the plugin runs without error', async () => {
   const ok = await statusWhen(server, 'ok', (s) => s.last_poll !== null);

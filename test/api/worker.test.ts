@@ -3,7 +3,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { InstanceStatus } from '@heliograph/core/plugins/host';
-import { jsonBody, startTestServer, type TestServer } from '../helpers/server.js';
+import { jsonBody, startTestServer, statusWhen } from '../helpers/server.js';
 
 const server = await startTestServer({
   fixtures: ['echo', 'ticker', 'busy-loop', 'leaky', 'timer-throws'],
@@ -18,24 +18,6 @@ const server = await startTestServer({
     { id: 'local', plugin: 'ticker', devices: ['inverter_3'] },
   ],
 });
-
-function statusWhen(
-  s: TestServer,
-  id: string,
-  predicate: (status: InstanceStatus) => boolean,
-): Promise<InstanceStatus> {
-  return new Promise((resolve) => {
-    const check = () => {
-      const status = s.plugins.status().find((p) => p.id === id);
-      if (status && predicate(status)) {
-        s.plugins.off('status', check);
-        resolve(status);
-      }
-    };
-    s.plugins.on('status', check);
-    check();
-  });
-}
 
 const value = async (topic: string) => (await server.api(`/api/v1/metrics?topic=${topic}&value=1`)).text();
 

@@ -5,6 +5,7 @@ import { fileURLToPath } from 'node:url';
 import { after } from 'node:test';
 import { CLOCK, startHeliograph, type Heliograph, type ServerOptions } from '@heliograph/core/server';
 import type { Clock } from '@heliograph/core/clock';
+import type { InstanceStatus } from '@heliograph/core/plugins/host';
 
 export const REPO_ROOT = fileURLToPath(new URL('../../../', import.meta.url));
 export const PASSWORD = 'correct horse battery';
@@ -98,4 +99,23 @@ export function jsonBody(body: unknown): RequestInit {
     headers: { 'content-type': 'application/json' },
     body: typeof body === 'string' ? body : JSON.stringify(body),
   };
+}
+
+/** Resolves with the instance's status once `predicate` holds for it (at once if it already does). */
+export function statusWhen(
+  s: TestServer,
+  id: string,
+  predicate: (status: InstanceStatus) => boolean,
+): Promise<InstanceStatus> {
+  return new Promise((resolve) => {
+    const check = () => {
+      const status = s.plugins.status().find((p) => p.id === id);
+      if (status && predicate(status)) {
+        s.plugins.off('status', check);
+        resolve(status);
+      }
+    };
+    s.plugins.on('status', check);
+    check();
+  });
 }
