@@ -15,7 +15,7 @@ import { mkdirSync, watch, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
-import { openDatabase } from '@heliograph/core/db';
+import { openDatabase, type Db } from '@heliograph/core/db';
 import { HistoryStore } from '@heliograph/core/history/store';
 import { systemClock } from '@heliograph/core/clock';
 
@@ -211,17 +211,22 @@ async function serveAndKill(dataDir: string, pluginsFile: string, events: number
   return killedAt;
 }
 
+/** The history store of a killed run, opened for reading only: nothing is flushed or evicted. */
+function openReadOnlyHistory(db: Db): Promise<HistoryStore> {
+  return HistoryStore.open({
+    db,
+    clock: systemClock,
+    config: { retentionDays: 3650, diskBudgetMb: 2048, flushIntervalMs: FLUSH_MS },
+    readOnly: true,
+    autoFlush: false,
+  });
+}
+
 /** End (Unix ms) of the newest slot of live history kept for inverter_1/pv_power in the minute before a kill. */
 async function newestLiveSlot(dataDir: string, killedAt: number): Promise<number | undefined> {
   const db = await openDatabase(join(dataDir, 'heliograph.db'));
   try {
-    const store = await HistoryStore.open({
-      db,
-      clock: systemClock,
-      config: { retentionDays: 3650, diskBudgetMb: 2048, flushIntervalMs: FLUSH_MS },
-      readOnly: true,
-      autoFlush: false,
-    });
+    const store = await openReadOnlyHistory(db);
     const page = await store.query('inverter_1/pv_power', {
       fromMs: killedAt - 60_000,
       toMs: killedAt + 10_000,
@@ -282,13 +287,7 @@ async function verifyDatabase(dataDir: string): Promise<Map<string, number>> {
       "SELECT 1 FROM sqlite_master WHERE name = 'history_blocks'",
     );
     if (hasHistory) {
-      const store = await HistoryStore.open({
-        db,
-        clock: systemClock,
-        config: { retentionDays: 3650, diskBudgetMb: 2048, flushIntervalMs: FLUSH_MS },
-        readOnly: true,
-        autoFlush: false,
-      });
+      const store = await openReadOnlyHistory(db);
       const health = store.healthReport;
       await store.close();
       if (health.problems.length > 0)
@@ -310,13 +309,7 @@ async function verifyDatabase(dataDir: string): Promise<Map<string, number>> {
 async function countResults(dataDir: string, expectedCount: number, expectedSum: number) {
   const db = await openDatabase(join(dataDir, 'heliograph.db'));
   try {
-    const store = await HistoryStore.open({
-      db,
-      clock: systemClock,
-      config: { retentionDays: 3650, diskBudgetMb: 2048, flushIntervalMs: FLUSH_MS },
-      readOnly: true,
-      autoFlush: false,
-    });
+    const store = await openReadOnlyHistory(db);
     const imp = await store.query(IMPORT_TOPIC, {
       fromMs: IMPORT_START - 86_400_000 * 400,
       toMs: IMPORT_START + 86_400_000 * 400,
