@@ -7,23 +7,11 @@ import { EnergyTotals, energyMigrations, periodStart, type ResetPeriod } from '.
 import { TopicRegistry, type Tick, type TopicMeta } from '../../src/topics/registry.js';
 import { TotalsDeriver } from '../../src/topics/power-totals.js';
 import { tempDir } from '../helpers/tmp.js';
-import { deviceFields } from '../../src/topics/device.js';
+import { topicMeta } from '../helpers/topics.js';
 
 const BERLIN = 'Europe/Berlin';
 
-function meta(topic: string): TopicMeta {
-  const deviceId = topic.split('/')[0]!;
-  return {
-    topic,
-    deviceId,
-    ...deviceFields(deviceId),
-    group: 'Status',
-    name: topic,
-    unit: 'W',
-    type: 'number',
-    recorded: true,
-  };
-}
+const meta = (topic: string): TopicMeta => topicMeta(topic);
 
 async function site(file: string, start: number, period: ResetPeriod = 'daily') {
   const clock = new ManualClock(start);

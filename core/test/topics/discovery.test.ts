@@ -4,21 +4,10 @@ import { deviceFields, deviceFieldsOfTopic } from '../../src/topics/device.js';
 import { discoveryFields } from '../../src/topics/discovery.js';
 import { discoveryOverride } from '../../src/topics/discovery-override.js';
 import type { TopicMeta } from '../../src/topics/registry.js';
+import { topicMeta } from '../helpers/topics.js';
 
-function meta(topic: string, fields: Partial<TopicMeta> = {}): TopicMeta {
-  const deviceId = topic.split('/')[0]!;
-  return {
-    topic,
-    deviceId,
-    ...deviceFields(deviceId),
-    group: 'Status',
-    name: topic,
-    unit: '',
-    type: 'number',
-    recorded: false,
-    ...fields,
-  };
-}
+const meta = (topic: string, fields: Partial<TopicMeta> = {}): TopicMeta =>
+  topicMeta(topic, { unit: '', recorded: false, ...fields });
 
 describe('device and number', () => {
   it('follow the clients: category, 0-based number or null', () => {

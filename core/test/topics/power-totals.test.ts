@@ -3,21 +3,9 @@ import assert from 'node:assert/strict';
 import { ManualClock } from '../../src/clock.js';
 import { TopicRegistry, type Tick, type TopicMeta } from '../../src/topics/registry.js';
 import { PastTotals, TotalsDeriver } from '../../src/topics/power-totals.js';
-import { deviceFields } from '../../src/topics/device.js';
+import { topicMeta } from '../helpers/topics.js';
 
-function meta(topic: string): TopicMeta {
-  const deviceId = topic.split('/')[0]!;
-  return {
-    topic,
-    deviceId,
-    ...deviceFields(deviceId),
-    group: 'Status',
-    name: topic,
-    unit: 'W',
-    type: 'number',
-    recorded: true,
-  };
-}
+const meta = (topic: string): TopicMeta => topicMeta(topic);
 
 function setup() {
   const clock = new ManualClock(0);

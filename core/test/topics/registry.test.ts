@@ -2,24 +2,11 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { Metric } from '../../src/api-types.js';
 import { ManualClock } from '../../src/clock.js';
-import { TopicRegistry, type Tick, type TopicMeta } from '../../src/topics/registry.js';
+import { TopicRegistry, type Tick } from '../../src/topics/registry.js';
 import { compileGlob } from '../../src/topics/glob.js';
-import { deviceFields } from '../../src/topics/device.js';
+import { topicMeta } from '../helpers/topics.js';
 
-function meta(topic: string, extra: Partial<TopicMeta> = {}): TopicMeta {
-  const deviceId = topic.split('/')[0]!;
-  return {
-    topic,
-    deviceId,
-    ...deviceFields(deviceId),
-    group: 'Status',
-    name: topic,
-    unit: 'W',
-    type: 'number',
-    recorded: true,
-    ...extra,
-  };
-}
+const meta = topicMeta;
 
 const nextTick = (registry: TopicRegistry) => new Promise<Tick>((resolve) => registry.once('tick', resolve));
 
