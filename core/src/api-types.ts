@@ -27,3 +27,5 @@ export type AuditResponse = z.infer<typeof s.auditResponse>;
 export type TokenInfo = z.infer<typeof s.tokenInfo>;
 export type CreatedToken = z.infer<typeof s.createdToken>;
 export type ErrorResponse = z.infer<typeof s.errorResponse>;
+/** GET /api/v1/plugins/installed: one installed plugin the settings page can add. */
+export type { InstalledPlugin } from './plugins/installed.js';

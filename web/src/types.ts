@@ -11,14 +11,7 @@ export type Metric = api.Metric;
 export type Definition = Omit<api.Metric, 'value'>;
 export type PluginStatus = api.PluginStatus;
 
-export interface InstalledPlugin {
-  plugin: string;
-  kind: string;
-  name: string;
-  description: string;
-  schema: unknown;
-  devices: { kinds: string[]; min: number; max: number | null } | null;
-}
+export type InstalledPlugin = api.InstalledPlugin;
 
 export interface SiteConfig {
   site: { name: string; timeZone: string | null; latitude: number; longitude: number; temperatureUnit: string };
