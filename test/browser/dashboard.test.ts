@@ -93,7 +93,11 @@ test(
   { skip: BROWSER_SKIP },
   async (t) => {
     const page = await openPage(t, browser, site.url);
+    const socket = page.waitForEvent('websocket');
     await signIn(page);
+    // Stop the service only once the page is live (its first data frame arrived): stopped
+    // earlier, it would catch the page still loading, which is another case.
+    await (await socket).waitForEvent('framereceived', (f) => String(f.payload).includes('"data"'));
     const banner = page.locator('.banner');
     assert.equal(await banner.isVisible(), false);
     await site.stop();
