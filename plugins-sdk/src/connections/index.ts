@@ -18,3 +18,13 @@ export {
   type ModbusReadRequest,
   type ModbusWriteRequest,
 } from './modbus.js';
+export {
+  defineRegisterMap,
+  type RegisterEntry,
+  type RegisterMap,
+  type RegisterMapInput,
+  type RegisterOption,
+  type RegisterType,
+} from './register-map.js';
+export type { ReadBlock } from './read-plan.js';
+export { readRegisterMap, registerMapDeclarations, type RegisterMapValues } from './register-map-io.js';

@@ -120,10 +120,10 @@ export class Link extends EventEmitter<LinkEvents> {
     return this.stream !== undefined;
   }
 
-  request(frame: Buffer, options: LinkRequestOptions): Promise<Buffer> {
-    if (this.closed) return Promise.reject(new Error(`${this.description}: link released`));
+  async request(frame: Buffer, options: LinkRequestOptions): Promise<Buffer> {
+    if (this.closed) throw new Error(`${this.description}: link released`);
     const { signal } = options;
-    if (signal?.aborted) return Promise.reject(signal.reason);
+    signal?.throwIfAborted();
     return new Promise<Buffer>((resolve, reject) => {
       const pending: Pending = { frame, options, resolve, reject, sent: false, done: false };
       if (signal) {

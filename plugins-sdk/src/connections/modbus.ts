@@ -103,7 +103,7 @@ interface Framing {
   wrap(
     unitId: number,
     pdu: Buffer,
-  ): { bytes: Buffer; complete(buf: Buffer): number; unwrap(frame: Buffer): Buffer | undefined };
+  ): { bytes: Buffer; complete: (buf: Buffer) => number; unwrap: (frame: Buffer) => Buffer | undefined };
 }
 
 let transactionCounter = 0;
