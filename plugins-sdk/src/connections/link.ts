@@ -63,7 +63,12 @@ export interface ReconnectOptions {
   maxDelayMs?: number;
 }
 
-/** Options of the physical link; the first user to open a link sets them. */
+/**
+ * Options of the physical link; the first user to open a link sets them.
+ *
+ * @example
+ * openStreamLink(spec, { reconnect: { maxDelayMs: 10_000 } });
+ */
 export interface LinkOptions {
   reconnect?: ReconnectOptions;
   /** A serialport binding to use instead of the native one (tests: `@serialport/binding-mock`). */
@@ -81,7 +86,13 @@ interface Pending {
   onAbort?: () => void;
 }
 
-/** Events of a link: `connect` once the stream is open, `disconnect` (with why) when it is lost. */
+/**
+ * Events of a link: `connect` once the stream is open, `disconnect` (with why) when it is lost.
+ *
+ * @example
+ * link.on('disconnect', (reason) => ctx.status.error({ message: reason }));
+ * link.on('connect', () => ctx.status.ok());
+ */
 export interface LinkEvents {
   connect: [];
   disconnect: [reason: string];

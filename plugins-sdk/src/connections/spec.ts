@@ -47,7 +47,12 @@ export const connectionSchema = z.discriminatedUnion('type', [
  */
 export type ConnectionSpec = z.output<typeof connectionSchema>;
 
-/** The spec as a caller may write it: defaults (serial framing, solarman port) may be left out. */
+/**
+ * The spec as a caller may write it: defaults (serial framing, solarman port) may be left out.
+ *
+ * @example
+ * const spec: ConnectionInput = { type: 'serial', path: '/dev/ttyUSB0', baudRate: 9600 };
+ */
 export type ConnectionInput = z.input<typeof connectionSchema>;
 
 /** Where the bytes go: a TCP endpoint or a serial device, whatever is spoken over it. */
