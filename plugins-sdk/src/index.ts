@@ -30,6 +30,7 @@ export {
   type RequestFailureOptions,
 } from './providers.js';
 export { assertJsonDepth, JsonTooDeepError, MAX_JSON_DEPTH } from './json-depth.js';
+export { ConfigError, DeviceRefusedError, NoAnswerError } from './errors.js';
 export { formatZodError, formatZodIssue, formatZodPath, type ZodErrorFormatOptions } from './zod-errors.js';
 export {
   deviceFromId,

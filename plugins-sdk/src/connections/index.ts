@@ -1,0 +1,30 @@
+/**
+ * Device connections for drivers: shared TCP and serial links with a one-request-at-a-time
+ * queue, Modbus (TCP, RTU, RTU over TCP, Solarman V5) and declarative register maps.
+ *
+ * @example
+ * import { connectionSchema, openModbus, defineRegisterMap, readRegisterMap } from '@heliograph/plugins-sdk/connections';
+ *
+ * @packageDocumentation
+ */
+export { connectionSchema, type ConnectionInput, type ConnectionSpec } from './spec.js';
+export type { LinkEvents, LinkOptions, LinkRequestOptions, LinkStats, ReconnectOptions } from './link.js';
+export { openStreamLink, type StreamLink } from './registry.js';
+export {
+  openModbus,
+  ModbusExceptionError,
+  type ModbusClient,
+  type ModbusOptions,
+  type ModbusReadRequest,
+  type ModbusWriteRequest,
+} from './modbus.js';
+export {
+  defineRegisterMap,
+  type RegisterEntry,
+  type RegisterMap,
+  type RegisterMapInput,
+  type RegisterOption,
+  type RegisterType,
+} from './register-map.js';
+export type { ReadBlock } from './read-plan.js';
+export { readRegisterMap, registerMapDeclarations, type RegisterMapValues } from './register-map-io.js';
