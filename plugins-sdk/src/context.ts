@@ -39,6 +39,30 @@ export interface Device {
   readonly number: number;
   /** Display name, e.g. `Inverter 1`. */
   readonly name: string;
+  /**
+   * The device's own config from plugins.json (`{ "id": "inverter_1", "config": { "unitId": 2 } }`),
+   * parsed by the plugin's `deviceConfigSchema`; `{}` when the entry is a plain id or the
+   * plugin has no such schema.
+   *
+   * @example
+   * const unitId = Number(device.config.unitId ?? 1);
+   */
+  readonly config: Record<string, unknown>;
+}
+
+/**
+ * What a device says it is. Shown as the Info rows `<device>/manufacturer`, `/model`,
+ * `/serial_number` and `/firmware_version` and in `GET /api/v1/plugins`; never nulled by
+ * staleness or unavailability. Fields left out are not shown.
+ *
+ * @example
+ * const identity: DeviceIdentity = { manufacturer: 'Deye', model: 'SUN-12K-SG04LP3', serial: '2305012345', firmware: '1.53' };
+ */
+export interface DeviceIdentity {
+  manufacturer?: string;
+  model?: string;
+  serial?: string;
+  firmware?: string;
 }
 
 /**
@@ -46,14 +70,14 @@ export interface Device {
  * plugins.json. Throws for any other form.
  *
  * @example
- * deviceFromId('inverter_2'); // { id: 'inverter_2', kind: 'inverter', number: 1, name: 'Inverter 2' }
+ * deviceFromId('inverter_2'); // { id: 'inverter_2', kind: 'inverter', number: 1, name: 'Inverter 2', config: {} }
  */
 export function deviceFromId(id: string): Device {
   const match = /^(inverter|battery)_([1-9]\d*)$/.exec(id);
   if (!match) throw new Error(`device id "${id}" is not of the form inverter_N or battery_N`);
   const kind = match[1] as Device['kind'];
   const n = Number(match[2]);
-  return { id, kind, number: n - 1, name: `${kind === 'inverter' ? 'Inverter' : 'Battery'} ${n}` };
+  return { id, kind, number: n - 1, name: `${kind === 'inverter' ? 'Inverter' : 'Battery'} ${n}`, config: {} };
 }
 
 /**
@@ -111,13 +135,31 @@ export interface MetricDeclaration extends DiscoveryClasses {
 }
 
 /**
- * A writable setting of a device, declared next to the handler that writes it. Exactly one
- * of `options` or `min`/`max` describes the allowed values.
+ * One choice of an options setting: clients see and write `label`, the handler gets `value`
+ * (a register value, a command code).
  *
- * The handler receives the value already validated and converted: a string that is one of
- * `options`, or a number within `[min, max]` on the `step` grid. It resolves once the device
- * confirmed the write and rejects (with a message the user will read) when the device
- * refused. After it resolves, the core shows the new value until the plugin publishes another.
+ * @example
+ * const option: SettingOption<number> = { value: 0, label: 'Battery first' };
+ */
+export interface SettingOption<V extends string | number = string | number> {
+  value: V;
+  label: string;
+}
+
+/** Fields every kind of setting has. */
+interface SettingBase extends DiscoveryClasses {
+  /** Name under the device prefix, lower snake case. */
+  name: string;
+  displayName: string;
+  unit?: string;
+  /** Current value before the device first reports one (optional). */
+  initial?: MetricValue;
+}
+
+/**
+ * An enumerated setting: clients write one of the labels (case-insensitively), the handler
+ * gets the matching option's `value` and `label`. With plain string options, value and
+ * label are the same string.
  *
  * @example
  * {
@@ -126,24 +168,95 @@ export interface MetricDeclaration extends DiscoveryClasses {
  *   write: async ({ value }) => { await device.send(`POP0${['Utility first', 'Solar first', 'SBU priority'].indexOf(String(value))}`); },
  * }
  * {
- *   name: 'max_charge_current', displayName: 'Max charge current', unit: 'A',
- *   min: 10, max: 120, step: 10,
- *   write: async ({ value }) => { await device.writeRegister(210, Number(value)); },
+ *   name: 'work_mode', displayName: 'Work mode',
+ *   options: [{ value: 0, label: 'Selling first' }, { value: 1, label: 'Zero export' }],
+ *   write: async ({ value }) => { await modbus.writeRegisters({ unitId: 1, address: 142, values: [Number(value)] }); },
  * }
  */
-export interface SettingDeclaration extends DiscoveryClasses {
+export interface OptionsSettingDeclaration<V extends string | number = string | number> extends SettingBase {
+  kind?: 'options';
+  options: readonly string[] | ReadonlyArray<SettingOption<V>>;
+  min?: never;
+  max?: never;
+  /** Writes the chosen option; resolves once the device confirmed it. */
+  write(args: { value: V; label: string; signal: AbortSignal }): Promise<void>;
+}
+
+/**
+ * A numeric setting: clients write a number within `[min, max]` on the `step` grid
+ * (counted from `min`); the handler gets it as a number.
+ *
+ * @example
+ * {
+ *   name: 'max_charge_current', displayName: 'Max charge current', unit: 'A',
+ *   min: 10, max: 120, step: 10,
+ *   write: async ({ value }) => { await device.writeRegister(210, value); },
+ * }
+ */
+export interface RangeSettingDeclaration extends SettingBase {
+  kind?: 'range';
+  min: number;
+  max: number;
+  step?: number;
+  options?: never;
+  /** Writes the number; resolves once the device confirmed it. */
+  write(args: { value: number; signal: AbortSignal }): Promise<void>;
+}
+
+/**
+ * A two-state setting: clients see a switch whose payloads are `on` and `off` (default
+ * `ON` / `OFF`) and may write either payload (case-insensitively), `true` / `false`, or a
+ * JSON boolean; the handler gets a boolean.
+ *
+ * @example
+ * {
+ *   kind: 'switch', name: 'grid_charge', displayName: 'Grid charge',
+ *   on: 'Enabled', off: 'Disabled',
+ *   write: async ({ value }) => { await device.send(value ? 'PEa' : 'PDa'); },
+ * }
+ */
+export interface SwitchSettingDeclaration extends SettingBase {
+  kind: 'switch';
+  /** What clients see and write for on; default `ON`. */
+  on?: string;
+  /** What clients see and write for off; default `OFF`. */
+  off?: string;
+  options?: never;
+  min?: never;
+  max?: never;
+  /** Writes the state; resolves once the device confirmed it. */
+  write(args: { value: boolean; signal: AbortSignal }): Promise<void>;
+}
+
+/**
+ * A writable setting of a device, declared next to the handler that writes it: options,
+ * a numeric range, or a switch. The handler receives the value already validated and
+ * converted to its kind's type. It resolves once the device confirmed the write and throws
+ * when it did not: `DeviceRefusedError` when the device said no,
+ * `NoAnswerError` when it did not answer, any Error otherwise. After it resolves, the
+ * core shows the new value until the plugin publishes another.
+ *
+ * @example
+ * const settings: SettingDeclaration[] = [
+ *   { name: 'max_charge_current', displayName: 'Max charge current', unit: 'A', min: 10, max: 120, step: 10, write: async ({ value }) => setCurrent(value) },
+ *   { kind: 'switch', name: 'buzzer', displayName: 'Buzzer', write: async ({ value }) => setBuzzer(value) },
+ * ];
+ */
+export type SettingDeclaration = OptionsSettingDeclaration | RangeSettingDeclaration | SwitchSettingDeclaration;
+
+/**
+ * What {@link TopicsApi.updateSetting} takes: the setting and the fields that change.
+ *
+ * @example
+ * const update: SettingUpdate = { device: 'inverter_1', name: 'max_charge_current', min: 0, max: 150 };
+ */
+export interface SettingUpdate {
+  device: string;
   name: string;
-  displayName: string;
-  unit?: string;
-  /** Allowed values of an enumerated setting, e.g. `['Enabled', 'Disabled']`. */
-  options?: readonly string[];
   min?: number;
   max?: number;
   step?: number;
-  /** Current value before the device first reports one (optional). */
-  initial?: MetricValue;
-  /** Writes the value to the device; see the interface's description. */
-  write(args: { value: string | number; signal: AbortSignal }): Promise<void>;
+  options?: readonly string[] | ReadonlyArray<SettingOption>;
 }
 
 /**
@@ -163,6 +276,8 @@ export interface DeviceDeclaration {
   device: string;
   metrics: MetricDeclaration[];
   settings?: SettingDeclaration[];
+  /** What the device says it is, when known at declare time; see {@link TopicsApi.identify}. */
+  identity?: DeviceIdentity;
   /**
    * How often the plugin reads the device. A device that has published nothing for three
    * intervals (at least 30 s) is stale: its values read `null` until it answers again.
@@ -182,9 +297,43 @@ export interface TopicsApi {
   declare(declaration: DeviceDeclaration): Disposer;
   /**
    * Publishes current readings of one device. All values of one call reach clients as one
-   * update. Publishing also marks the device as answering (not stale).
+   * update. A publish with at least one non-null value marks the device as answering (not
+   * stale, available again); publishing only nulls does not.
    */
   publish(args: { device: string; values: Record<string, MetricValue> }): void;
+  /**
+   * Sets what a device says it is, merged into what was declared or identified before
+   * (fields left out keep their value).
+   *
+   * @example
+   * ctx.topics.identify({ device: 'inverter_1', identity: { serial: await readSerial(), firmware: '1.53' } });
+   */
+  identify(args: { device: string; identity: DeviceIdentity }): void;
+  /**
+   * Says the device is not answering, now: its Status values read `null` at once, history
+   * records nothing for it, and `GET /api/v1/plugins` shows it unavailable with `reason`.
+   * Its Settings and Info rows keep their values.
+   *
+   * @example
+   * ctx.topics.markUnavailable({ device: 'inverter_1', reason: 'no answer within 1500 ms' });
+   */
+  markUnavailable(args: { device: string; reason: string }): void;
+  /**
+   * Says the device answers again (a publish with a non-null value does the same).
+   *
+   * @example
+   * ctx.topics.markAvailable({ device: 'inverter_1' });
+   */
+  markAvailable(args: { device: string }): void;
+  /**
+   * Changes a declared setting's range or options at runtime (the device reported new
+   * limits); clients get the new definition. Only the fields given change, and they must
+   * fit the setting's kind.
+   *
+   * @example
+   * ctx.topics.updateSetting({ device: 'inverter_1', name: 'max_charge_current', max: await readMaxCurrent() });
+   */
+  updateSetting(args: SettingUpdate): void;
   /**
    * Records past readings straight into history, without touching live values. For
    * backfilling a device's stored log or a simulator's past days. `time` is Unix ms.
@@ -323,6 +472,21 @@ export interface SchedulerApi {
 }
 
 /**
+ * Reports the plugin's health outside a scheduled job (a long-lived socket's `error`
+ * event): shown in the plugin's status like a failing job, until `ok()` or a job succeeds.
+ *
+ * @example
+ * socket.on('error', (err) => ctx.status.error({ message: `connection lost: ${err.message}` }));
+ * socket.on('connect', () => ctx.status.ok());
+ */
+export interface StatusApi {
+  /** Shows an error in the plugin's status now. */
+  error(args: { message: string }): void;
+  /** Clears an error reported with {@link StatusApi.error}. */
+  ok(): void;
+}
+
+/**
  * A small persistent key-value store for the plugin instance's own state (JSON values).
  *
  * @example
@@ -386,6 +550,8 @@ export interface PluginContext {
   readonly site: SiteInfo;
   readonly topics: TopicsApi;
   readonly scheduler: SchedulerApi;
+  /** Reports errors and recovery outside jobs. */
+  readonly status: StatusApi;
   readonly forecast: ForecastApi;
   readonly prices: PricesApi;
   /** A got instance with timeouts and retries set, for outbound HTTP. */

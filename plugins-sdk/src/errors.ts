@@ -1,51 +1,64 @@
 /*
- * Errors a plugin throws so the core can tell what went wrong: a configuration mistake (fail
- * once, no retry), a device that answered no, a device that did not answer at all.
+ * Errors a plugin throws to tell the core what went wrong, so the core can react to each
+ * the right way: a configuration mistake fails once, a device's refusal or silence reads
+ * as such in the write result and audit log.
  */
 
 /**
- * A configuration mistake: the instance fails once (state `failed`) with this message, and
- * is not retried with back-off. Say what to change.
+ * A configuration mistake: the instance fails once (state `failed`) with this message and
+ * is not retried, since retrying cannot help. Say what to change. Throw it from `setup` or
+ * a job; any other error is taken as transient and retried with back-off.
+ *
+ * The core raises it too, for plugin config failing `configSchema` (unknown keys included),
+ * a `devices` list the manifest's `heliograph.devices` does not allow, and per-device config
+ * failing `deviceConfigSchema`.
  *
  * @example
- * throw new ConfigError('config.connection.port: 0 is not a port; use the gateway\'s Modbus port, usually 502');
+ * if (config.unitIds.length !== ctx.devices.length)
+ *   throw new ConfigError(`unitIds lists ${config.unitIds.length} ids for ${ctx.devices.length} devices: give one per device`);
  */
 export class ConfigError extends Error {
-  override name = 'ConfigError';
-}
-
-/**
- * The device answered and said no (a Modbus exception, a `(NAK`). Failed writes read
- * "the device refused: <answer>".
- *
- * @example
- * throw new DeviceRefusedError({ answer: '(NAK' });
- */
-export class DeviceRefusedError extends Error {
-  override name = 'DeviceRefusedError';
-  /** What the device answered, e.g. `(NAK` or `Modbus exception 2 (illegal data address)`. */
-  readonly answer: string;
-
-  constructor({ answer, message }: { answer: string; message?: string }) {
-    super(message ?? `the device refused: ${answer}`);
-    this.answer = answer;
+  constructor(message: string) {
+    super(message);
+    this.name = 'ConfigError';
   }
 }
 
 /**
- * The device did not answer: a timeout, a refused or closed connection. Failed writes read
- * "the device did not answer: <message>".
+ * The device answered and said no (a Modbus exception, a `(NAK` reply). A write handler
+ * that throws it fails the write with "the device refused: <answer>".
  *
  * @example
- * throw new NoAnswerError({ message: 'no answer within 1500 ms', timeoutMs: 1500 });
+ * if (reply === '(NAK') throw new DeviceRefusedError({ answer: reply });
+ * throw new DeviceRefusedError({ answer: 'exception 2 (illegal data address)', message: 'register 210 is read-only' });
+ */
+export class DeviceRefusedError extends Error {
+  /** What the device answered, as the user should read it: `(NAK`, `exception 2 (illegal data address)`. */
+  readonly answer: string;
+
+  constructor(args: { answer: string; message?: string }) {
+    super(args.message ?? `the device refused: ${args.answer}`);
+    this.name = 'DeviceRefusedError';
+    this.answer = args.answer;
+  }
+}
+
+/**
+ * The device did not answer: a timeout, a refused or closed connection. A write handler
+ * that throws it fails the write with "the device did not answer: <message>"; a poll that
+ * throws it is a transient error (retried with back-off).
+ *
+ * @example
+ * throw new NoAnswerError({ message: 'no reply within 1500 ms', timeoutMs: 1500 });
+ * throw new NoAnswerError({ message: `connection to ${host}:${port} refused` });
  */
 export class NoAnswerError extends Error {
-  override name = 'NoAnswerError';
-  /** The timeout that passed, when the cause was a timeout. */
+  /** The time waited for the answer, when a timeout was the cause. */
   readonly timeoutMs?: number;
 
-  constructor({ message, timeoutMs }: { message: string; timeoutMs?: number }) {
-    super(message);
-    if (timeoutMs !== undefined) this.timeoutMs = timeoutMs;
+  constructor(args: { message: string; timeoutMs?: number }) {
+    super(args.message);
+    this.name = 'NoAnswerError';
+    if (args.timeoutMs !== undefined) this.timeoutMs = args.timeoutMs;
   }
 }

@@ -1,5 +1,5 @@
 /**
- * The Heliograph plugin SDK, version 1.
+ * The Heliograph plugin SDK, version 1 (1.1).
  *
  * A plugin is an npm package with the keyword `heliograph-plugin` and a `heliograph` field in
  * its package.json (`{ "id": "my-inverter", "kind": "inverter", "sdk": "^1" }`). Its default
@@ -32,9 +32,11 @@ export {
 export { assertJsonDepth, JsonTooDeepError, MAX_JSON_DEPTH } from './json-depth.js';
 export { ConfigError, DeviceRefusedError, NoAnswerError } from './errors.js';
 export { formatZodError, formatZodIssue, formatZodPath, type ZodErrorFormatOptions } from './zod-errors.js';
+export { batteryMetrics, inverterMetrics, pvStringMetrics } from './vocabulary.js';
 export {
   deviceFromId,
   type Device,
+  type DeviceIdentity,
   type DiscoveryClasses,
   type DeviceDeclaration,
   type Disposer,
@@ -45,6 +47,12 @@ export {
   type JobOptions,
   type MetricDeclaration,
   type MetricValue,
+  type OptionsSettingDeclaration,
+  type RangeSettingDeclaration,
+  type SettingOption,
+  type SettingUpdate,
+  type StatusApi,
+  type SwitchSettingDeclaration,
   type PluginContext,
   type PluginLogger,
   type PluginStore,
@@ -71,6 +79,15 @@ export interface PluginDefinition<S extends z.ZodType = z.ZodType> {
   id: string;
   /** Validates the instance's `config` from plugins.json; also draws the settings form. */
   configSchema: S;
+  /**
+   * Validates each device's own config (`{ "id": "inverter_1", "config": { "unitId": 2 } }`
+   * in plugins.json); the parsed result is the device's `config`. Without it, a device
+   * entry must not carry config.
+   *
+   * @example
+   * deviceConfigSchema: z.object({ unitId: z.number().int().min(1).max(247).default(1) }),
+   */
+  deviceConfigSchema?: z.ZodType<Record<string, unknown>>;
   /**
    * Starts the plugin: declare devices, schedule jobs. Registrations made here are undone
    * when the plugin stops. May return a cleanup function for anything else it started.

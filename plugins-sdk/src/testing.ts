@@ -195,6 +195,18 @@ export async function startTestHost<S extends z.ZodType>(options: TestHostOption
           values.set(`${device}/${name}`, value);
         }
       },
+      identify() {
+        throw new Error('not implemented yet');
+      },
+      markUnavailable() {
+        throw new Error('not implemented yet');
+      },
+      markAvailable() {
+        throw new Error('not implemented yet');
+      },
+      updateSetting() {
+        throw new Error('not implemented yet');
+      },
       record({ device, readings }) {
         return settled(() => {
           for (const reading of readings) {
@@ -216,6 +228,14 @@ export async function startTestHost<S extends z.ZodType>(options: TestHostOption
       daily(job) {
         jobs.set(job.name, { name: job.name, kind: 'daily', times: job.times, run: (ctx) => job.run(ctx) });
         return register(() => jobs.delete(job.name));
+      },
+    },
+    status: {
+      error() {
+        throw new Error('not implemented yet');
+      },
+      ok() {
+        throw new Error('not implemented yet');
       },
     },
     forecast: {
@@ -293,7 +313,12 @@ export async function startTestHost<S extends z.ZodType>(options: TestHostOption
     async write(topic, value) {
       const setting = settings.get(topic);
       if (!setting) throw new Error(`${topic} is not a writable setting`);
-      await setting.write({ value, signal: abort.signal });
+      // Replaced by the core's write path (issue 11 item 7).
+      await (setting.write as (args: { value: unknown; label: string; signal: AbortSignal }) => Promise<void>)({
+        value,
+        label: String(value),
+        signal: abort.signal,
+      });
       values.set(topic, value);
     },
     setTime: (ms) => void (now = ms),

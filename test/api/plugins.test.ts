@@ -46,7 +46,9 @@ test('a plugin that throws in setup is listed as failed with its error; the rest
   const broken = list.find((p) => p.id === 'broken')!;
   assert.equal(broken.plugin, 'crashing');
   assert.equal(broken.kind, 'integration');
-  assert.deepEqual(broken.devices, ['inverter_2']);
+  assert.deepEqual(broken.devices, [
+    { id: 'inverter_2', available: false, reason: 'the instance is failed', identity: {} },
+  ]);
   assert.ok(['failed', 'starting'].includes(broken.state as string));
   assert.match(String(broken.last_error), /serial port \/dev\/ttyUSB0 not found/);
   const good = list.find((p) => p.id === 'good')!;

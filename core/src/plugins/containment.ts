@@ -11,6 +11,7 @@ import { realpathSync } from 'node:fs';
 import { sep } from 'node:path';
 import type { Got } from 'got';
 import type { Disposer, PluginContext, SettingDeclaration } from '@heliograph/plugins-sdk';
+import type { AnySettingWrite as AnyWrite } from '../writes/setting-values.js';
 
 /** Whom an escaped failure belongs to. */
 export interface PluginScope {
@@ -84,7 +85,10 @@ export function scopedContext(
     <A extends unknown[]>(fn: (...args: A) => Disposer) =>
     (...args: A): Disposer =>
       core(fn(...args));
-  const scopedSetting = (s: SettingDeclaration): SettingDeclaration => ({ ...s, write: inScope(s.write.bind(s)) });
+  const scopedSetting = (s: SettingDeclaration): SettingDeclaration => ({
+    ...s,
+    write: inScope((s.write as AnyWrite).bind(s)),
+  });
   const { topics, scheduler, forecast, prices, store } = ctx;
   const scoped: Omit<PluginContext, 'http'> = {
     instanceId: ctx.instanceId,
@@ -99,6 +103,14 @@ export function scopedContext(
       ),
       publish: core((args) => topics.publish(args)),
       record: core((args) => topics.record(args)),
+      identify: core((args) => topics.identify(args)),
+      markUnavailable: core((args) => topics.markUnavailable(args)),
+      markAvailable: core((args) => topics.markAvailable(args)),
+      updateSetting: core((args) => topics.updateSetting(args)),
+    },
+    status: {
+      error: core((args) => ctx.status.error(args)),
+      ok: core(() => ctx.status.ok()),
     },
     scheduler: {
       every: core(coreRegistration((job) => scheduler.every({ ...job, run: inScope(job.run.bind(job)) }))),

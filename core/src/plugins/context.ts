@@ -31,7 +31,13 @@ export interface PluginInstanceScope {
   devices: readonly Device[];
   /** Aborts when this start is stopped. */
   abort: AbortController;
-  reporter: JobReporter & { writeFailed(message: string): void };
+  reporter: JobReporter & {
+    writeFailed(message: string): void;
+    /** `ctx.status.error`: an error reported outside any job. */
+    statusError(message: string): void;
+    /** `ctx.status.ok`: the error reported with statusError is over. */
+    statusOk(): void;
+  };
 }
 
 /**
@@ -94,6 +100,14 @@ export class ContextBuilder {
         declare: (declaration) => track(this.topics.declare(declaration)),
         publish: ({ device, values }) => this.topics.publish(device, values),
         record: ({ device, readings }) => this.past.record(device, readings),
+        identify: ({ device, identity }) => this.topics.identify(device, identity),
+        markUnavailable: ({ device, reason }) => this.topics.markUnavailable(device, String(reason)),
+        markAvailable: ({ device }) => this.topics.markAvailable(device),
+        updateSetting: (update) => this.topics.updateSetting(update),
+      },
+      status: {
+        error: ({ message }) => this.reporter.statusError(String(message)),
+        ok: () => this.reporter.statusOk(),
       },
       scheduler: {
         every: (job) => track(scheduler.every(job)),
@@ -124,6 +138,11 @@ export class ContextBuilder {
       signal: this.abort.signal,
       now: () => services.clock.now(),
     };
+  }
+
+  /** Per device of the instance: whether it answers, and what it says it is. */
+  deviceStatus(deviceId: string): ReturnType<DeviceTopics['deviceStatus']> {
+    return this.topics.deviceStatus(deviceId);
   }
 
   /**

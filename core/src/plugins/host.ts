@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { deviceFromId, type PluginDefinition, formatZodError } from '@heliograph/plugins-sdk';
+import { type Device, type DeviceIdentity, type PluginDefinition, formatZodError } from '@heliograph/plugins-sdk';
 import { ConfigError } from '../config/load.js';
 import { SafeEmitter } from '../events.js';
 import { createLogger, errorMessage } from '../log.js';
@@ -12,6 +12,8 @@ import type { PluginInstanceConfig } from './instances.js';
 import { FirstRuns } from './first-runs.js';
 import { deviceRule, importDefinition, listInstalled, type InstalledPlugin } from './installed.js';
 import { hideSecrets, keepSecrets, secretPaths, type SecretPaths } from './secrets.js';
+import { deviceEntryId, deviceRuleProblems, isConfigError, parseConfig, parseDevices } from './config-checks.js';
+import { ErrorLog } from './error-log.js';
 import { plainErrorMap, fieldIssues, issuesText, type FieldIssue } from '../api/field-issues.js';
 
 export type { Isolation };
@@ -27,12 +29,21 @@ export interface InstanceStatus {
   kind: string;
   /** False for an instance kept in plugins.json but switched off; its state is "stopped". */
   enabled: boolean;
-  devices: string[];
+  /** Each device: whether it answers (and why not), and what it says it is. */
+  devices: DeviceStatus[];
   state: InstanceState;
   last_error: string | null;
   last_poll: string | null;
   /** Where the plugin's code runs: `worker` (a thread of its own) or `process-local`. */
   isolation: Isolation;
+}
+
+/** A device of an instance as GET /api/v1/plugins shows it. */
+export interface DeviceStatus {
+  id: string;
+  available: boolean;
+  reason: string | null;
+  identity: DeviceIdentity;
 }
 
 interface Instance {
@@ -43,6 +54,8 @@ interface Instance {
   /** The config schema as JSON Schema and its secret fields, worked out once per definition. */
   form?: { schema: unknown; secrets: SecretPaths };
   parsedConfig?: unknown;
+  /** The devices with their config parsed by the plugin's deviceConfigSchema. */
+  devices?: Device[];
   state: InstanceState;
   lastError: string | null;
   lastPoll: number | null;
@@ -63,6 +76,7 @@ const MAX_RESTART_DELAY_MS = 5 * 60_000;
  */
 export class PluginHost extends SafeEmitter<{ status: (status: InstanceStatus) => void }> {
   private readonly instances: Instance[] = [];
+  private readonly errors = new ErrorLog(log);
 
   constructor(
     private readonly services: ContextServices,
@@ -111,7 +125,7 @@ export class PluginHost extends SafeEmitter<{ status: (status: InstanceStatus) =
         continue;
       }
       if (!config.enabled) continue;
-      const parsed = instance.definition.configSchema.safeParse(config.config);
+      const parsed = parseConfig(instance.definition.configSchema, config.config);
       if (!parsed.success) {
         problems.push(
           formatZodError(parsed.error, {
@@ -122,7 +136,13 @@ export class PluginHost extends SafeEmitter<{ status: (status: InstanceStatus) =
         );
         continue;
       }
+      const devices = this.checkDevices(instance, index);
+      if (!devices.ok) {
+        problems.push(...devices.problems);
+        continue;
+      }
       instance.parsedConfig = parsed.data;
+      instance.devices = devices.devices;
     }
     if (problems.length > 0) throw new ConfigError(problems.join('\n'));
   }
@@ -184,7 +204,7 @@ export class PluginHost extends SafeEmitter<{ status: (status: InstanceStatus) =
     const form = instance && this.formOf(instance);
     if (!instance?.definition || !form) return undefined;
     const merged = keepSecrets(config, instance.config.config, form.secrets);
-    const parsed = instance.definition.configSchema.safeParse(merged, { error: plainErrorMap });
+    const parsed = parseConfig(instance.definition.configSchema, merged, { error: plainErrorMap });
     if (!parsed.success) {
       const issues = fieldIssues(parsed.error);
       return { ok: false, errors: issuesText(issues, 'config'), issues };
@@ -229,14 +249,17 @@ export class PluginHost extends SafeEmitter<{ status: (status: InstanceStatus) =
         issues: [{ path: ['id'], message: `an instance "${entry.id}" already exists: choose another id` }],
       };
     const issues = this.deviceProblems(entry, plugin);
-    const parsed = definition.configSchema.safeParse(entry.config, { error: plainErrorMap });
+    const parsed = parseConfig(definition.configSchema, entry.config, { error: plainErrorMap });
     if (!parsed.success) issues.push(...fieldIssues(parsed.error, ['config']));
-    if (issues.length > 0 || !parsed.success) return { ok: false, issues };
+    const devices = parseDevices(entry.devices, definition, { source: 'devices', pathPrefix: [] });
+    if (!devices.ok) issues.push(...devices.problems.map((message) => ({ path: ['devices'], message })));
+    if (issues.length > 0 || !parsed.success || !devices.ok) return { ok: false, issues };
     const instance: Instance = {
       config: entry,
       plugin,
       definition,
       parsedConfig: parsed.data,
+      devices: devices.devices,
       state: 'stopped',
       lastError: null,
       lastPoll: null,
@@ -285,7 +308,7 @@ export class PluginHost extends SafeEmitter<{ status: (status: InstanceStatus) =
         issues: [{ path: ['enabled'], message: instance.lastError ?? this.notInstalled(instance.config.plugin) }],
       };
     }
-    const parsed = instance.definition.configSchema.safeParse(instance.config.config, { error: plainErrorMap });
+    const parsed = parseConfig(instance.definition.configSchema, instance.config.config, { error: plainErrorMap });
     if (!parsed.success) {
       const issues = fieldIssues(parsed.error, ['config']);
       return {
@@ -299,8 +322,11 @@ export class PluginHost extends SafeEmitter<{ status: (status: InstanceStatus) =
         ],
       };
     }
+    const devices = parseDevices(instance.config.devices, instance.definition, { source: 'devices', pathPrefix: [] });
+    if (!devices.ok) return { ok: false, issues: devices.problems.map((message) => ({ path: ['devices'], message })) };
     instance.config = { ...instance.config, enabled };
     instance.parsedConfig = parsed.data;
+    instance.devices = devices.devices;
     instance.failures = 0;
     instance.lastError = null;
     void this.start(instance);
@@ -324,39 +350,45 @@ export class PluginHost extends SafeEmitter<{ status: (status: InstanceStatus) =
    * it does not drive, or one another instance drives.
    */
   private deviceProblems(entry: PluginInstanceConfig, plugin: DiscoveredPlugin): FieldIssue[] {
-    const rule = deviceRule(plugin);
     const name = plugin.manifest.name ?? plugin.manifest.id;
-    if (!rule)
-      return entry.devices.length > 0
-        ? [{ path: ['devices'], message: `must be empty: ${name} drives no devices` }]
-        : [];
-    const issues: FieldIssue[] = [];
-    if (entry.devices.length < rule.min)
-      issues.push({
-        path: ['devices'],
-        message: `must list at least ${rule.min} device${rule.min === 1 ? '' : 's'} for ${name} to drive`,
-      });
-    if (rule.max !== null && entry.devices.length > rule.max)
-      issues.push({
-        path: ['devices'],
-        message: `must list at most ${rule.max} device${rule.max === 1 ? '' : 's'}: ${name} drives no more`,
-      });
-    const owners = new Map(this.instances.flatMap((i) => i.config.devices.map((d) => [d, i.config.id] as const)));
+    const issues: FieldIssue[] = deviceRuleProblems(entry.devices, deviceRule(plugin), name).map((p) => ({
+      path: p.index === undefined ? ['devices'] : ['devices', p.index],
+      message: p.message,
+    }));
+    const owners = new Map(
+      this.instances.flatMap((i) => i.config.devices.map((d) => [deviceEntryId(d), i.config.id] as const)),
+    );
     entry.devices.forEach((device, index) => {
-      const kind = deviceFromId(device).kind;
-      const owner = owners.get(device);
-      if (!rule.kinds.includes(kind))
+      const owner = owners.get(deviceEntryId(device));
+      if (owner && !issues.some((i) => i.path[1] === index))
         issues.push({
           path: ['devices', index],
-          message: `must be ${rule.kinds.map((k) => `a${k === 'inverter' ? 'n' : ''} ${k}`).join(' or ')}: ${name} drives no ${kind}`,
-        });
-      else if (owner)
-        issues.push({
-          path: ['devices', index],
-          message: `device "${device}" is already driven by instance "${owner}": pick another number`,
+          message: `device "${deviceEntryId(device)}" is already driven by instance "${owner}": pick another number`,
         });
     });
     return issues;
+  }
+
+  /**
+   * An enabled instance's devices against the rule its manifest states and the plugin's per-device
+   * config schema, as plugins.json problems (plugins[i].devices...).
+   */
+  private checkDevices(
+    instance: Instance,
+    index: number,
+  ): { ok: true; devices: Device[] } | { ok: false; problems: string[] } {
+    const { config, plugin, definition } = instance;
+    const name = plugin!.manifest.name ?? plugin!.manifest.id;
+    // Only a rule the manifest states: SDK 1.0 plugins of any kind could drive devices.
+    const rule = plugin!.manifest.devices ?? null;
+    const ruleProblems = (rule ? deviceRuleProblems(config.devices, rule, name) : []).map(
+      (p) => `${this.source}: plugins[${index}].devices${p.index === undefined ? '' : `[${p.index}]`}: ${p.message}`,
+    );
+    if (ruleProblems.length > 0) return { ok: false, problems: ruleProblems };
+    return parseDevices(config.devices, definition!, {
+      source: this.source,
+      pathPrefix: ['plugins', index, 'devices'],
+    });
   }
 
   private async start(instance: Instance): Promise<void> {
@@ -374,16 +406,26 @@ export class PluginHost extends SafeEmitter<{ status: (status: InstanceStatus) =
         if (instance.state === 'starting' && setupDone && firstRuns.done) this.setState(instance, 'running');
         else if (instance.state === 'failed' || instance.lastError) {
           instance.lastError = null;
+          this.errors.cleared(`${config.id} (${config.plugin})`);
           this.setState(instance, 'running');
         } else this.emit('status', this.statusOf(instance));
       },
       failed: (job, err) => {
         firstRuns.ran(job);
-        this.fail(instance, `job ${job} failed: ${errorMessage(err)}`);
+        if (isConfigError(err)) this.failOnce(instance, abort, `job ${job}: ${errorMessage(err)}`);
+        else this.fail(instance, `job ${job} failed: ${errorMessage(err)}`);
       },
       writeFailed: (message) => this.fail(instance, message),
+      statusError: (message) => this.fail(instance, message),
+      statusOk: () => {
+        if (instance.state !== 'failed' && !instance.lastError) return;
+        instance.lastError = null;
+        this.errors.cleared(`${config.id} (${config.plugin})`);
+        this.setState(instance, setupDone ? 'running' : 'starting');
+      },
     };
-    const builder = this.contexts({ id: config.id, devices: config.devices.map(deviceFromId), abort, reporter });
+    const devices = instance.devices ?? [];
+    const builder = this.contexts({ id: config.id, devices, abort, reporter });
     instance.builder = builder;
     this.setState(instance, 'starting');
     try {
@@ -409,6 +451,7 @@ export class PluginHost extends SafeEmitter<{ status: (status: InstanceStatus) =
       // Stopped while setup ran (shutdown, a new config): stop() has undone it, and a retry
       // would bring back a plugin nobody runs any more.
       if (abort.signal.aborted) return;
+      if (isConfigError(err)) return this.failOnce(instance, abort, errorMessage(err));
       abort.abort();
       builder.dispose();
       instance.failures += 1;
@@ -474,6 +517,15 @@ export class PluginHost extends SafeEmitter<{ status: (status: InstanceStatus) =
     this.fail(instance, message);
   }
 
+  /** A configuration mistake: stopped and marked failed, not retried (retrying cannot help). */
+  private failOnce(instance: Instance, abort: AbortController, message: string): void {
+    if (abort !== instance.abort || abort.signal.aborted) return;
+    abort.abort();
+    instance.builder?.dispose();
+    instance.builder = undefined;
+    this.fail(instance, `configuration error: ${message}`);
+  }
+
   private stop(instance: Instance): void {
     clearTimeout(instance.retryTimer);
     instance.abort?.abort();
@@ -484,7 +536,7 @@ export class PluginHost extends SafeEmitter<{ status: (status: InstanceStatus) =
 
   private fail(instance: Instance, message: string): void {
     instance.lastError = message;
-    log.error(`${instance.config.id} (${instance.config.plugin}): ${message}`);
+    this.errors.report(`${instance.config.id} (${instance.config.plugin})`, message);
     this.setState(instance, 'failed');
   }
 
@@ -493,13 +545,23 @@ export class PluginHost extends SafeEmitter<{ status: (status: InstanceStatus) =
     this.emit('status', this.statusOf(instance));
   }
 
+  private deviceStatus(instance: Instance, id: string): DeviceStatus {
+    const running = instance.builder?.deviceStatus(id);
+    const reason = !instance.config.enabled
+      ? 'the instance is switched off'
+      : instance.state === 'running'
+        ? 'the plugin has not declared it'
+        : `the instance is ${instance.state}`;
+    return { id, ...(running ?? { available: false, reason, identity: {} }) };
+  }
+
   private statusOf(i: Instance): InstanceStatus {
     return {
       id: i.config.id,
       plugin: i.config.plugin,
       kind: i.plugin?.manifest.kind ?? 'integration',
       enabled: i.config.enabled,
-      devices: [...i.config.devices],
+      devices: i.config.devices.map((entry) => this.deviceStatus(i, deviceEntryId(entry))),
       state: i.state,
       last_error: i.lastError,
       last_poll: i.lastPoll === null ? null : formatUtc(i.lastPoll),

@@ -4,6 +4,16 @@ import { deviceFromId, formatZodError } from '@heliograph/plugins-sdk';
 import { ConfigError } from '../config/load.js';
 import { httpLimitsSchema } from './http/limits.js';
 import { workerLimitsSchema } from './worker/limits.js';
+import { deviceEntryId } from './config-checks.js';
+
+const deviceId = z.string().refine((id) => {
+  try {
+    deviceFromId(id);
+    return true;
+  } catch {
+    return false;
+  }
+}, 'a device id such as "inverter_1" or "battery_1"');
 
 /** One entry of plugins.json: which plugin runs, under which id, driving which devices. */
 export const instanceSchema = z
@@ -11,16 +21,10 @@ export const instanceSchema = z
     id: z.string().regex(/^[a-z0-9][a-z0-9_-]*$/, 'lower-case letters, digits, "-" and "_"'),
     plugin: z.string().min(1),
     enabled: z.boolean().default(true),
+    // A device id, or an object with the id and the device's own config (deviceConfigSchema).
     devices: z
       .array(
-        z.string().refine((id) => {
-          try {
-            deviceFromId(id);
-            return true;
-          } catch {
-            return false;
-          }
-        }, 'a device id such as "inverter_1" or "battery_1"'),
+        z.union([deviceId, z.object({ id: deviceId, config: z.record(z.string(), z.unknown()).optional() }).strict()]),
       )
       .default([]),
     config: z.record(z.string(), z.unknown()).default({}),
@@ -44,7 +48,7 @@ export const pluginsFileSchema = z
       if (ids.has(p.id))
         ctx.addIssue({ code: 'custom', path: ['plugins', i, 'id'], message: `duplicate instance id "${p.id}"` });
       ids.add(p.id);
-      p.devices.forEach((d, j) => {
+      p.devices.map(deviceEntryId).forEach((d, j) => {
         const owner = devices.get(d);
         if (owner)
           ctx.addIssue({

@@ -98,7 +98,7 @@ function deriveFields(meta: DiscoveryInput): DiscoveryFields {
   };
   const { writable } = meta;
   if (writable && 'options' in writable) {
-    const pair = onOffPair(writable.options);
+    const pair = writable.switch ? ([writable.switch.on, writable.switch.off] as const) : onOffPair(writable.options);
     if (pair) Object.assign(fields, { platform: 'switch', payload_on: pair[0], payload_off: pair[1] });
     else Object.assign(fields, { platform: 'select', options: [...writable.options] });
   } else if (writable) {

@@ -10,7 +10,9 @@ import { compileGlob, type GlobMatcher } from './glob.js';
 
 export type Group = 'Status' | 'Settings' | 'Info';
 
-export type Writable = { options: readonly string[] } | { min: number; max: number; step: number };
+/** What a client may write: options (a switch too, as `[on, off]`) or a numeric range. */
+export type Writable =
+  { options: readonly string[]; switch?: { on: string; off: string } } | { min: number; max: number; step: number };
 
 /** What a topic is: everything but its value. */
 export interface TopicMeta {
@@ -31,16 +33,19 @@ export interface TopicMeta {
   writable?: Writable;
   /** Home Assistant classes the plugin declared, replacing the ones derived from the unit. */
   discovery?: DiscoveryOverride;
+  /** What the device says it is (manufacturer, model...): never nulled by staleness or unavailability. */
+  identity?: boolean;
 }
 
 /** A topic and its current reading. Owned by the registry; read, never mutate. */
 export interface TopicState {
+  /** Replaced only by {@link TopicRegistry.redefine}. */
   readonly meta: TopicMeta;
   /** Last published value, regardless of staleness; use {@link TopicRegistry.visibleValue}. */
   value: MetricValue;
   /** Unix ms of the last reading, 0 before the first. */
   updatedAt: number;
-  /** The device behind this topic has gone quiet; the value reads null. */
+  /** The device behind this topic has gone quiet or was marked unavailable; the value reads null. */
   stale: boolean;
   /** Number of the tick this topic was last queued in as a reading / a change (so a topic published twice in one run is delivered once). */
   readingTick: number;
@@ -74,8 +79,18 @@ export type Deriver = (tick: PendingTick) => void;
 interface DeviceLiveness {
   lastSeen: number;
   staleAfterMs: number;
+  /** Its topics read null: no answer within staleAfterMs, or marked unavailable. */
   stale: boolean;
+  /** Why the plugin marked it unavailable; null while it is not. */
+  unavailable: string | null;
+  /** Its topics that go null with it (every one but its identity rows). */
   topics: Set<TopicState>;
+}
+
+/** Whether a device answers, as GET /api/v1/plugins shows it. */
+export interface Availability {
+  available: boolean;
+  reason: string | null;
 }
 
 /**
@@ -110,7 +125,7 @@ export class TopicRegistry extends SafeEmitter<RegistryEvents> {
     const state: TopicState = { meta, value: initial, updatedAt: 0, stale: false, readingTick: 0, changeTick: 0 };
     this.states.set(meta.topic, state);
     const device = this.devices.get(meta.deviceId);
-    if (device) {
+    if (device && !meta.identity) {
       device.topics.add(state);
       state.stale = device.stale;
     }
@@ -130,11 +145,59 @@ export class TopicRegistry extends SafeEmitter<RegistryEvents> {
    * Returns a disposer.
    */
   trackDevice(deviceId: string, staleAfterMs: number): () => void {
-    const device: DeviceLiveness = { lastSeen: this.clock.now(), staleAfterMs, stale: false, topics: new Set() };
-    for (const state of this.states.values()) if (state.meta.deviceId === deviceId) device.topics.add(state);
+    const device: DeviceLiveness = {
+      lastSeen: this.clock.now(),
+      staleAfterMs,
+      stale: false,
+      unavailable: null,
+      topics: new Set(),
+    };
+    for (const state of this.states.values())
+      if (state.meta.deviceId === deviceId && !state.meta.identity) device.topics.add(state);
     this.devices.set(deviceId, device);
     return () => {
       if (this.devices.get(deviceId) === device) this.devices.delete(deviceId);
+    };
+  }
+
+  /**
+   * Replaces a topic's definition (a setting's new range), keeping its value. Listeners see
+   * the old definition removed and the new one added.
+   */
+  redefine(state: TopicState, meta: TopicMeta): void {
+    if (this.states.get(meta.topic) !== state) throw new Error(`topic ${meta.topic} is not defined`);
+    const old = state.meta;
+    (state as { meta: TopicMeta }).meta = meta;
+    this.snapshotCache.clear();
+    this.emit('definitions', [], [old]);
+    this.emit('definitions', [state], []);
+  }
+
+  /**
+   * The plugin says a tracked device does not answer: its topics read null at once (and
+   * history records nothing for them) until it publishes a value or is marked available.
+   */
+  markUnavailable(deviceId: string, reason: string): void {
+    const device = this.devices.get(deviceId);
+    if (!device) return;
+    device.unavailable = reason;
+    if (!device.stale) this.setStale(device, true);
+  }
+
+  /** The device answers again: as a publish of a value would say. */
+  markAvailable(deviceId: string): void {
+    const device = this.devices.get(deviceId);
+    if (device) this.answered(device, this.clock.now());
+  }
+
+  /** Whether a tracked device answers, and why not; undefined for an untracked one. */
+  availability(deviceId: string): Availability | undefined {
+    const device = this.devices.get(deviceId);
+    if (!device) return undefined;
+    if (!device.stale) return { available: true, reason: null };
+    return {
+      available: false,
+      reason: device.unavailable ?? `no reading for more than ${Math.round(device.staleAfterMs / 1000)} s`,
     };
   }
 
@@ -158,13 +221,15 @@ export class TopicRegistry extends SafeEmitter<RegistryEvents> {
     return state.stale ? null : state.value;
   }
 
-  /** Publishes a reading. Delivered to listeners with the rest of this tick. */
+  /**
+   * Publishes a reading. Delivered to listeners with the rest of this tick. A value (not
+   * null) says the device answers: it is no longer stale or unavailable.
+   */
   publish(state: TopicState, value: MetricValue): void {
     const now = this.clock.now();
-    const device = this.devices.get(state.meta.deviceId);
-    if (device) {
-      device.lastSeen = now;
-      if (device.stale) this.setStale(device, false);
+    if (value !== null && !state.meta.identity) {
+      const device = this.devices.get(state.meta.deviceId);
+      if (device) this.answered(device, now);
     }
     const changed = state.value !== value;
     state.value = value;
@@ -252,8 +317,15 @@ export class TopicRegistry extends SafeEmitter<RegistryEvents> {
       value: this.visibleValue(state),
       unit: meta.unit,
     };
-    if (meta.writable) metric.writable = meta.writable;
+    const { writable } = meta;
+    if (writable) metric.writable = 'options' in writable ? { options: writable.options } : writable;
     return discovery ? Object.assign(metric, discoveryFields(meta)) : metric;
+  }
+
+  private answered(device: DeviceLiveness, now: number): void {
+    device.lastSeen = now;
+    device.unavailable = null;
+    if (device.stale) this.setStale(device, false);
   }
 
   private setStale(device: DeviceLiveness, stale: boolean): void {

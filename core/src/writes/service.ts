@@ -1,9 +1,10 @@
 import type { SettingDeclaration } from '@heliograph/plugins-sdk';
 import type { Clock } from '../clock.js';
-import { createLogger, errorMessage } from '../log.js';
+import { createLogger } from '../log.js';
 import type { TopicRegistry, TopicState } from '../topics/registry.js';
 import { capText, type AuditLog } from './audit.js';
 import { WRITE_BURST, WRITE_RATE, WriteRateLimiter } from './rate-limit.js';
+import { callWrite, parseSettingValue, writeFailureMessage } from './setting-values.js';
 
 const log = createLogger('writes');
 
@@ -56,6 +57,12 @@ export class WriteService {
     return () => {
       if (this.handlers.get(topic) === handler) this.handlers.delete(topic);
     };
+  }
+
+  /** A setting's declaration changed (its range, its options): later writes check against it. */
+  updateSetting(topic: string, setting: SettingDeclaration): void {
+    const handler = this.handlers.get(topic);
+    if (handler) handler.setting = setting;
   }
 
   /** Whether a topic has a write handler (for the test that walks every writable). */
@@ -117,7 +124,7 @@ export class WriteService {
     if (!state) return { ok: false, message: `unknown topic ${capText(request.topic)}` };
     const handler = this.handlers.get(request.topic);
     if (!state.meta.writable || !handler) return { ok: false, message: `${request.topic} is not writable` };
-    const parsed = parseSettingValue(handler.setting, request.value);
+    const parsed = parseSettingValue(handler.setting, state.meta.writable, request.value);
     if (!parsed.ok) return parsed;
     // A timer of our own rather than AbortSignal.timeout, whose unref'd timer would let a
     // process with nothing else to do exit in the middle of a write.
@@ -125,49 +132,19 @@ export class WriteService {
     const timer = setTimeout(() => timeout.abort(new Error('timeout')), this.timeoutMs);
     const signal = AbortSignal.any([timeout.signal, handler.signal]);
     try {
-      await raceAbort(handler.setting.write({ value: parsed.value, signal }), signal);
+      await raceAbort(callWrite(handler.setting, parsed.write, signal), signal);
     } catch (err) {
       const message = timeout.signal.aborted
-        ? `the device did not confirm the write within ${this.timeoutMs / 1000} s`
-        : `the device refused: ${errorMessage(err)}`;
+        ? `the device did not answer: no confirmation within ${this.timeoutMs / 1000} s`
+        : writeFailureMessage(err);
       handler.onError(message);
       return { ok: false, message };
     } finally {
       clearTimeout(timer);
     }
-    this.registry.publish(state, parsed.value);
+    this.registry.publish(state, parsed.write.shown);
     return { ok: true };
   }
-}
-
-/** Validates a written string against a setting and converts it to what the handler takes. */
-export function parseSettingValue(
-  setting: SettingDeclaration,
-  raw: string,
-): { ok: true; value: string | number } | { ok: false; message: string } {
-  if (setting.options) {
-    const match =
-      setting.options.find((o) => o === raw) ??
-      setting.options.find((o) => o.toLowerCase() === raw.trim().toLowerCase());
-    if (match === undefined)
-      return {
-        ok: false,
-        message: `value "${raw}" is not allowed; allowed values: ${setting.options.map((o) => `"${o}"`).join(', ')}`,
-      };
-    return { ok: true, value: match };
-  }
-  const value = raw.trim() === '' ? NaN : Number(raw);
-  const min = setting.min ?? -Infinity;
-  const max = setting.max ?? Infinity;
-  const range = `a number from ${setting.min} to ${setting.max}${setting.step ? ` in steps of ${setting.step}` : ''}`;
-  if (!Number.isFinite(value) || value < min || value > max)
-    return { ok: false, message: `value "${raw}" is not allowed; expected ${range}` };
-  if (setting.step) {
-    const steps = (value - (setting.min ?? 0)) / setting.step;
-    if (Math.abs(steps - Math.round(steps)) > 1e-9)
-      return { ok: false, message: `value "${raw}" is not allowed; expected ${range}` };
-  }
-  return { ok: true, value };
 }
 
 function raceAbort<T>(promise: Promise<T>, signal: AbortSignal): Promise<T> {

@@ -34,7 +34,12 @@ async function composed(register?: (di: DependencyContainer) => void): Promise<D
 }
 
 function instance(id: string): PluginInstanceScope {
-  return { id, devices: [], abort: new AbortController(), reporter: { succeeded() {}, failed() {}, writeFailed() {} } };
+  return {
+    id,
+    devices: [],
+    abort: new AbortController(),
+    reporter: { succeeded() {}, failed() {}, writeFailed() {}, statusError() {}, statusOk() {} },
+  };
 }
 
 describe('registerCoreServices', () => {

@@ -34,7 +34,12 @@ function fakeContext(seen: Array<Promise<PluginScope | undefined>>, declared: Se
         seen.push(ownerOfLaterFailure());
         return Promise.resolve();
       },
+      identify: () => {},
+      markUnavailable: () => {},
+      markAvailable: () => {},
+      updateSetting: () => {},
     },
+    status: { error: () => {}, ok: () => {} },
     scheduler: {
       every: (job) => {
         // The core's scheduler calls the job from a timer of its own.
@@ -93,7 +98,9 @@ test("the plugin's callbacks and what they start are its own; what the core star
     }),
   );
   // The core calls a write handler from an API request, outside any scope.
-  await declared[0]!.write({ value: 'x', signal: new AbortController().signal });
+  const setting = declared[0]!;
+  assert.ok(setting.options);
+  await setting.write({ value: 'x', label: 'x', signal: new AbortController().signal });
   const core = await Promise.all(coreSide);
   assert.equal(core.length, 3);
   for (const owner of core) assert.equal(owner, undefined);

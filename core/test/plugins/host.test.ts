@@ -125,7 +125,7 @@ test('a refused or unanswered write fails the write, not the server; the plugin 
   });
   assert.deepEqual(await h.writes.write({ topic, value: 'Hang', who: 'admin', via: 'rest' }), {
     ok: false,
-    message: 'the device did not confirm the write within 0.2 s',
+    message: 'the device did not answer: no confirmation within 0.2 s',
   });
   assert.equal(h.registry.visibleValue(h.registry.get(topic)!), 'SBU priority', 'failed writes leave the value');
   assert.match(h.host.status()[0]!.last_error!, /write to inverter_1\/output_source_priority/);

@@ -1,4 +1,4 @@
-import type { MetricValue, SettingDeclaration } from '@heliograph/plugins-sdk';
+import { DeviceRefusedError, type MetricValue, type SettingDeclaration } from '@heliograph/plugins-sdk';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -231,16 +231,13 @@ function defineSite(registry: TopicRegistry, writes: WriteService, written: Arra
   ];
   for (const [m, value] of topics) registry.define(m, value);
   const signal = new AbortController().signal;
-  const setting = (name: string, fields: Partial<SettingDeclaration>): SettingDeclaration => ({
-    name,
-    displayName: name,
-    write({ value }) {
-      if (value === 100) return Promise.reject(new Error('device busy'));
-      written.push(value);
-      return Promise.resolve();
-    },
-    ...fields,
-  });
+  const write = ({ value }: { value: string | number }) => {
+    if (value === 100) return Promise.reject(new DeviceRefusedError({ answer: 'device busy' }));
+    written.push(value);
+    return Promise.resolve();
+  };
+  const setting = (name: string, fields: { options: string[] } | { min: number; max: number; step: number }) =>
+    ({ name, displayName: name, write, ...fields }) as SettingDeclaration;
   writes.register('inverter_1/output_source_priority', {
     setting: setting('output_source_priority', { options: OUTPUT_PRIORITIES }),
     onError: () => {},

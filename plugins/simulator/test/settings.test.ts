@@ -170,17 +170,24 @@ describe('declarations', () => {
     for (const [device, declaration] of host.declarations) {
       for (const setting of declaration.settings ?? []) {
         const topic = `${device}/${setting.name}`;
-        const values: Array<string | number> = setting.options
-          ? [...setting.options]
-          : Array.from(
-              { length: (setting.max! - setting.min!) / setting.step! + 1 },
-              (_, i) => setting.min! + i * setting.step!,
-            );
+        assert.notEqual(setting.kind, 'switch', `${topic}: the simulator declares no switches`);
+        const values: Array<string | number> =
+          setting.options !== undefined
+            ? setting.options.map((o) => (typeof o === 'string' ? o : o.label))
+            : 'step' in setting
+              ? Array.from(
+                  { length: (setting.max - setting.min) / setting.step! + 1 },
+                  (_, i) => setting.min + i * setting.step!,
+                )
+              : [];
         assert.ok(values.length >= 3, topic);
+        // Any kind's handler, called the way the core's write path calls it.
+        const write = (args: { value: string | number; label: string; signal: AbortSignal }) =>
+          (setting.write as (a: typeof args) => Promise<void>).call(setting, args);
         for (const value of values) {
           host.values.delete(topic);
           // Bypass the host's own bookkeeping to see what the handler itself published.
-          await setting.write({ value, signal: host.ctx.signal });
+          await write({ value, label: String(value), signal: host.ctx.signal });
           assert.equal(host.value(topic), value, `${topic} after writing ${value}`);
         }
       }

@@ -8,7 +8,20 @@ export const pluginStatus = z.object({
   kind: z.string(),
   /** False for an instance kept in plugins.json but not run. */
   enabled: z.boolean(),
-  devices: z.array(z.string()),
+  /** Each device: whether it answers (and why not), and what it says it is. */
+  devices: z.array(
+    z.object({
+      id: z.string(),
+      available: z.boolean(),
+      reason: z.string().nullable(),
+      identity: z.object({
+        manufacturer: z.string().optional(),
+        model: z.string().optional(),
+        serial: z.string().optional(),
+        firmware: z.string().optional(),
+      }),
+    }),
+  ),
   state: z.enum(['starting', 'running', 'failed', 'stopped']),
   last_error: z.string().nullable(),
   last_poll: utcTime.nullable(),

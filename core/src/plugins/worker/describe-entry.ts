@@ -1,6 +1,6 @@
 /*
  * A short-lived worker that imports a third-party plugin only to describe it: its config
- * schema as JSON Schema. The server's thread never evaluates the plugin's module, yet can
+ * schema (and per-device config schema) as JSON Schema. The server's thread never evaluates the plugin's module, yet can
  * check plugins.json and draw the settings form before the plugin starts.
  */
 import { parentPort, workerData } from 'node:worker_threads';
@@ -10,7 +10,7 @@ import type { PluginDefinition } from '@heliograph/plugins-sdk';
 
 const { entry, id } = workerData as { entry: string; id: string };
 
-async function describe(): Promise<unknown> {
+async function describe(): Promise<{ schema: unknown; deviceSchema: unknown }> {
   const module = (await import(pathToFileURL(entry).href)) as { default?: PluginDefinition };
   const definition = module.default;
   if (!definition || typeof definition.setup !== 'function' || !definition.configSchema) {
@@ -18,10 +18,14 @@ async function describe(): Promise<unknown> {
   }
   if (definition.id !== id)
     throw new Error(`the plugin calls itself "${definition.id}" but its package.json says "${id}"`);
-  return z.toJSONSchema(definition.configSchema, { io: 'input', unrepresentable: 'any' });
+  const toJson = (schema: z.ZodType) => z.toJSONSchema(schema, { io: 'input', unrepresentable: 'any' });
+  return {
+    schema: toJson(definition.configSchema),
+    deviceSchema: definition.deviceConfigSchema ? toJson(definition.deviceConfigSchema) : undefined,
+  };
 }
 
 describe().then(
-  (schema) => parentPort!.postMessage({ ok: true, schema }),
+  (described) => parentPort!.postMessage({ ok: true, ...described }),
   (err: unknown) => parentPort!.postMessage({ ok: false, error: err instanceof Error ? err.message : String(err) }),
 );

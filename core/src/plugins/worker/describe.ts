@@ -16,7 +16,11 @@ const ENTRY = new URL('./describe-entry.js', import.meta.url);
 const DESCRIBE_TIMEOUT_MS = 30_000;
 
 const answerSchema = z.union([
-  z.object({ ok: z.literal(true), schema: z.record(z.string(), z.unknown()) }),
+  z.object({
+    ok: z.literal(true),
+    schema: z.record(z.string(), z.unknown()),
+    deviceSchema: z.record(z.string(), z.unknown()).optional(),
+  }),
   z.object({ ok: z.literal(false), error: z.string() }),
 ]);
 
@@ -25,10 +29,11 @@ export async function definitionFromWorker(
   plugin: DiscoveredPlugin,
   limits: WorkerLimits = DEFAULT_WORKER_LIMITS,
 ): Promise<PluginDefinition> {
-  const schema = await describeInWorker(plugin, limits);
+  const { schema, deviceSchema } = await describeInWorker(plugin, limits);
   return {
     id: plugin.manifest.id,
     configSchema: z.fromJSONSchema(schema),
+    deviceConfigSchema: deviceSchema && (z.fromJSONSchema(deviceSchema) as z.ZodType<Record<string, unknown>>),
     setup() {
       throw new Error(
         `plugin ${plugin.manifest.id} runs in a worker thread; its setup is not called in the server's thread`,
@@ -37,7 +42,9 @@ export async function definitionFromWorker(
   };
 }
 
-function describeInWorker(plugin: DiscoveredPlugin, limits: WorkerLimits): Promise<Record<string, unknown>> {
+type Described = { schema: Record<string, unknown>; deviceSchema?: Record<string, unknown> };
+
+function describeInWorker(plugin: DiscoveredPlugin, limits: WorkerLimits): Promise<Described> {
   return new Promise((resolve, reject) => {
     const worker = new Worker(ENTRY, {
       workerData: { entry: plugin.entry, id: plugin.manifest.id },
@@ -49,18 +56,18 @@ function describeInWorker(plugin: DiscoveredPlugin, limits: WorkerLimits): Promi
       DESCRIBE_TIMEOUT_MS,
     );
     let settled = false;
-    const done = (error: Error | undefined, schema?: Record<string, unknown>) => {
+    const done = (error: Error | undefined, described?: Described) => {
       if (settled) return;
       settled = true;
       clearTimeout(timer);
       void worker.terminate();
       if (error) reject(error);
-      else resolve(schema!);
+      else resolve(described!);
     };
     worker.once('message', (raw: unknown) => {
       const answer = answerSchema.safeParse(raw);
       if (!answer.success) done(new Error('its describe worker answered something the host does not understand'));
-      else if (answer.data.ok) done(undefined, answer.data.schema);
+      else if (answer.data.ok) done(undefined, answer.data);
       else done(new Error(answer.data.error));
     });
     worker.once('error', (err) => done(err));

@@ -7,8 +7,9 @@
 import { parentPort, workerData } from 'node:worker_threads';
 import { pathToFileURL } from 'node:url';
 import type { Disposer, PluginDefinition } from '@heliograph/plugins-sdk';
-import { formatZodError } from '@heliograph/plugins-sdk';
-import type { ToWorker, WorkerStart } from './protocol.js';
+import { ConfigError, formatZodError } from '@heliograph/plugins-sdk';
+import { errorToFields, type ToWorker, type WorkerStart } from './protocol.js';
+import { parseConfig } from '../config-checks.js';
 import { WorkerContext } from './worker-context.js';
 
 const port = parentPort;
@@ -39,14 +40,24 @@ async function setup(): Promise<void> {
   if (!definition || typeof definition.setup !== 'function' || !definition.configSchema) {
     throw new Error(`${start.entry} has no default export made with definePlugin`);
   }
-  const parsed = definition.configSchema.safeParse(start.config);
-  if (!parsed.success) throw new Error(formatZodError(parsed.error, { source: 'config', input: start.config }));
+  const parsed = parseConfig(definition.configSchema, start.config);
+  if (!parsed.success) throw new ConfigError(formatZodError(parsed.error, { source: 'config', input: start.config }));
+  const schema = definition.deviceConfigSchema;
+  start.devices = start.devices.map((device) => {
+    const deviceParsed = schema && parseConfig(schema, device.config);
+    if (deviceParsed && !deviceParsed.success)
+      throw new ConfigError(
+        formatZodError(deviceParsed.error, { source: `device ${device.id}`, input: device.config }),
+      );
+    if (!schema && Object.keys(device.config).length > 0)
+      throw new ConfigError(`device ${device.id}: the plugin takes no per-device config; remove "config"`);
+    return { ...device, config: deviceParsed?.data ?? {} };
+  });
   const result = await definition.setup(context.build(), parsed.data);
   if (typeof result === 'function') cleanup = result;
 }
 
 setup().then(
   () => port.postMessage({ type: 'setup-done', ok: true }),
-  (err: unknown) =>
-    port.postMessage({ type: 'setup-done', ok: false, error: err instanceof Error ? err.message : String(err) }),
+  (err: unknown) => port.postMessage({ type: 'setup-done', ok: false, ...errorToFields(err) }),
 );

@@ -15,7 +15,11 @@ export const workerDeclarationSchema = z.object({
   metrics: z.array(record.and(z.object({ name: z.string(), displayName: z.string() }))),
   settings: z.array(record.and(z.object({ name: z.string(), displayName: z.string(), writeId: id }))).optional(),
   pollIntervalMs: z.number().optional(),
+  identity: record.optional(),
 });
+
+/** An error's name and a refusal's answer travel with its message, so the host tells them apart. */
+const errorFields = { error: z.string().optional(), errorName: z.string().optional(), answer: z.string().optional() };
 
 export const jobScheduleSchema = z.discriminatedUnion('kind', [
   z.object({ kind: z.literal('every'), name: z.string(), intervalMs: z.number(), immediate: z.boolean().optional() }),
@@ -24,7 +28,7 @@ export const jobScheduleSchema = z.discriminatedUnion('kind', [
 
 /** What a worker sends. `call` numbers a request that expects a `reply`. */
 export const fromWorkerSchema = z.discriminatedUnion('type', [
-  z.object({ type: z.literal('setup-done'), ok: z.boolean(), error: z.string().optional() }),
+  z.object({ type: z.literal('setup-done'), ok: z.boolean(), ...errorFields }),
   z.object({ type: z.literal('pong') }),
   z.object({
     type: z.literal('log'),
@@ -50,6 +54,22 @@ export const fromWorkerSchema = z.discriminatedUnion('type', [
     device: z.string(),
     values: z.record(z.string(), z.union([z.number(), z.string(), z.boolean(), z.null()])),
   }),
+  z.object({
+    type: z.literal('identify'),
+    device: z.string(),
+    identity: z.record(z.string(), z.string()),
+  }),
+  z.object({
+    type: z.literal('availability'),
+    device: z.string(),
+    available: z.boolean(),
+    reason: z.string().optional(),
+  }),
+  z.object({
+    type: z.literal('update-setting'),
+    update: record.and(z.object({ device: z.string(), name: z.string() })),
+  }),
+  z.object({ type: z.literal('status'), ok: z.boolean(), message: z.string().optional() }),
   z.object({ type: z.literal('forecast'), run: record }),
   z.object({ type: z.literal('prices-publish'), schedule: record }),
   z.object({ type: z.literal('http-timeout'), message: z.string() }),
@@ -66,19 +86,37 @@ export const fromWorkerSchema = z.discriminatedUnion('type', [
     key: z.string(),
     value: z.unknown().optional(),
   }),
-  z.object({ type: z.literal('reply'), call: id, ok: z.boolean(), error: z.string().optional() }),
+  z.object({ type: z.literal('reply'), call: id, ok: z.boolean(), ...errorFields }),
 ]);
 
 export type FromWorker = z.infer<typeof fromWorkerSchema>;
 export type WorkerDeclaration = z.infer<typeof workerDeclarationSchema>;
 export type JobSchedule = z.infer<typeof jobScheduleSchema>;
 
+/** The fields of {@link errorFields} for an error thrown in the worker. */
+export function errorToFields(err: unknown): { error: string; errorName?: string; answer?: string } {
+  const e = err as { name?: unknown; answer?: unknown } | null;
+  return {
+    error: err instanceof Error ? err.message : String(err),
+    ...(typeof e?.name === 'string' ? { errorName: e.name } : {}),
+    ...(typeof e?.answer === 'string' ? { answer: e.answer } : {}),
+  };
+}
+
+/** The error again on the host's side: same message, name and answer. */
+export function errorFromFields(fields: { error?: string; errorName?: string; answer?: string }): Error {
+  const err = new Error(fields.error ?? 'failed') as Error & { answer?: string };
+  if (fields.errorName) err.name = fields.errorName;
+  if (fields.answer !== undefined) err.answer = fields.answer;
+  return err;
+}
+
 /** What the host sends. */
 export type ToWorker =
   | { type: 'ping' }
   | { type: 'stop' }
   /** Runs a job or a write handler held under `id`. */
-  | { type: 'call'; call: number; op: 'run' | 'write'; id: number; value?: string | number }
+  | { type: 'call'; call: number; op: 'run' | 'write'; id: number; args?: { value: unknown; label?: string } }
   | { type: 'reply'; call: number; ok: true; value?: unknown }
   | { type: 'reply'; call: number; ok: false; error: string };
 
@@ -86,7 +124,14 @@ export type ToWorker =
 export interface WorkerStart {
   entry: string;
   instanceId: string;
-  devices: Array<{ id: string; kind: 'inverter' | 'battery'; number: number; name: string }>;
+  /** Each device's `config` is as plugins.json holds it; the worker parses it with the plugin's schema. */
+  devices: Array<{
+    id: string;
+    kind: 'inverter' | 'battery';
+    number: number;
+    name: string;
+    config: Record<string, unknown>;
+  }>;
   site: { timeZone: string; latitude: number; longitude: number; temperatureUnit: 'C' | 'F' };
   /** The instance's config as plugins.json holds it; the worker parses it with the plugin's schema. */
   config: unknown;

@@ -15,10 +15,17 @@ import type {
   PluginLogger,
   SettingDeclaration,
 } from '@heliograph/plugins-sdk';
+import type { AnySettingWrite } from '../../writes/setting-values.js';
 import { createBoundedHttp } from '../http/bounded-got.js';
-import type { JobSchedule, ToWorker, WorkerDeclaration, WorkerStart } from './protocol.js';
+import {
+  errorToFields,
+  type JobSchedule,
+  type ToWorker,
+  type WorkerDeclaration,
+  type WorkerStart,
+} from './protocol.js';
 
-type Handler = (args: { value?: string | number; signal: AbortSignal }) => Promise<void> | void;
+type Handler = (args: { value?: unknown; label?: string; signal: AbortSignal }) => Promise<void> | void;
 
 export class WorkerContext {
   private nextId = 0;
@@ -64,6 +71,7 @@ export class WorkerContext {
           const message: WorkerDeclaration = {
             ...declaration,
             metrics: declaration.metrics.map((m) => ({ ...m })),
+            identity: declaration.identity && { ...declaration.identity },
             settings,
           };
           send({ type: 'declare', id, declaration: message });
@@ -82,6 +90,19 @@ export class WorkerContext {
             return Promise.reject(new Error(`record for device "${device}" before declaring it`));
           return this.request({ type: 'record', device, readings }).then(() => undefined);
         },
+        identify: ({ device, identity }) => send({ type: 'identify', device, identity: { ...identity } }),
+        markUnavailable: ({ device, reason }) =>
+          send({ type: 'availability', device, available: false, reason: String(reason) }),
+        markAvailable: ({ device }) => send({ type: 'availability', device, available: true }),
+        updateSetting: (update) =>
+          send({
+            type: 'update-setting',
+            update: { ...update, options: update.options?.map((o) => (typeof o === 'string' ? o : { ...o })) },
+          }),
+      },
+      status: {
+        error: ({ message }) => send({ type: 'status', ok: false, message: String(message) }),
+        ok: () => send({ type: 'status', ok: true }),
       },
       scheduler: {
         every: (job) =>
@@ -125,15 +146,10 @@ export class WorkerContext {
     try {
       if (!handler)
         throw new Error(`no ${message.op === 'run' ? 'job' : 'write handler'} under id ${message.id}: it was disposed`);
-      await handler({ value: message.value, signal: this.abort.signal });
+      await handler({ ...message.args, signal: this.abort.signal });
       this.port.postMessage({ type: 'reply', call: message.call, ok: true });
     } catch (err) {
-      this.port.postMessage({
-        type: 'reply',
-        call: message.call,
-        ok: false,
-        error: err instanceof Error ? err.message : String(err),
-      });
+      this.port.postMessage({ type: 'reply', call: message.call, ok: false, ...errorToFields(err) });
     }
   }
 
@@ -141,10 +157,13 @@ export class WorkerContext {
     setting: SettingDeclaration,
   ): Record<string, unknown> & { name: string; displayName: string; writeId: number } {
     const writeId = this.nextId++;
-    this.handlers.set(writeId, ({ value, signal }) => setting.write({ value: value!, signal }));
+    this.handlers.set(writeId, (args) =>
+      (setting.write as AnySettingWrite).call(setting, args as Parameters<AnySettingWrite>[0]),
+    );
     // eslint-disable-next-line @typescript-eslint/unbound-method -- `write` is only split off to be left out, never called
     const { write: _write, ...described } = setting;
-    return { ...described, options: setting.options ? [...setting.options] : undefined, writeId };
+    const options = setting.options?.map((o) => (typeof o === 'string' ? o : { ...o }));
+    return { ...described, options, writeId };
   }
 
   private schedule(job: JobSchedule, options: JobOptions): Disposer {

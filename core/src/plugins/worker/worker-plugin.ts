@@ -7,11 +7,18 @@
  */
 import { performance } from 'node:perf_hooks';
 import { Worker } from 'node:worker_threads';
-import type { Disposer, ForecastApi, PluginContext, PricesApi, SettingDeclaration } from '@heliograph/plugins-sdk';
+import type {
+  DeviceDeclaration,
+  Disposer,
+  ForecastApi,
+  PluginContext,
+  PricesApi,
+  SettingDeclaration,
+} from '@heliograph/plugins-sdk';
 import { errorMessage } from '../../log.js';
 import type { HttpLimits } from '../http/limits.js';
 import type { WorkerLimits } from './limits.js';
-import { fromWorkerSchema, type FromWorker, type ToWorker, type WorkerStart } from './protocol.js';
+import { errorFromFields, fromWorkerSchema, type FromWorker, type ToWorker, type WorkerStart } from './protocol.js';
 
 const ENTRY = new URL('./entry.js', import.meta.url);
 /** How long a stopping worker may take for its cleanup before it is terminated. */
@@ -122,19 +129,44 @@ class WorkerPlugin {
           this.phase = 'running';
           this.lastPong = performance.now();
           this.settle.resolve(() => this.stop());
+        } else if (message.errorName === 'ConfigError') {
+          // Not a crash: the host fails the instance once with the message, no retry.
+          const phase = this.phase;
+          this.finish();
+          void this.worker.terminate();
+          if (phase === 'setup') this.settle.reject(errorFromFields(message));
         } else this.end(message.error ?? 'setup failed');
         return;
       case 'log':
         ctx.log[message.level](message.message, message.fields);
         return;
       case 'declare': {
-        const settings = message.declaration.settings?.map(({ writeId, ...setting }): SettingDeclaration => ({
-          ...(setting as Omit<SettingDeclaration, 'write'>),
-          write: ({ value }) => this.call('write', writeId, value),
-        }));
-        this.registrations.set(message.id, ctx.topics.declare({ ...message.declaration, settings }));
+        const settings = message.declaration.settings?.map(
+          ({ writeId, ...setting }) =>
+            ({
+              ...setting,
+              write: ({ value, label }: { value: unknown; label?: string }) =>
+                this.call('write', writeId, { value, label }),
+            }) as unknown as SettingDeclaration,
+        );
+        const declaration = { ...message.declaration, settings } as DeviceDeclaration;
+        this.registrations.set(message.id, ctx.topics.declare(declaration));
         return;
       }
+      case 'identify':
+        ctx.topics.identify(message);
+        return;
+      case 'availability':
+        if (message.available) ctx.topics.markAvailable(message);
+        else ctx.topics.markUnavailable({ device: message.device, reason: message.reason ?? 'unavailable' });
+        return;
+      case 'update-setting':
+        ctx.topics.updateSetting(message.update);
+        return;
+      case 'status':
+        if (message.ok) ctx.status.ok();
+        else ctx.status.error({ message: message.message ?? 'error' });
+        return;
       case 'schedule': {
         const run = () => this.call('run', message.id);
         const { job } = message;
@@ -181,19 +213,19 @@ class WorkerPlugin {
         const waiting = this.pending.get(message.call);
         this.pending.delete(message.call);
         if (message.ok) waiting?.resolve();
-        else waiting?.reject(new Error(message.error ?? 'failed'));
+        else waiting?.reject(errorFromFields(message));
         return;
       }
     }
   }
 
   /** Runs a job or write handler held in the worker; settles with its outcome. */
-  private call(op: 'run' | 'write', id: number, value?: string | number): Promise<void> {
+  private call(op: 'run' | 'write', id: number, args?: { value: unknown; label?: string }): Promise<void> {
     if (this.phase === 'ended') return Promise.reject(new Error("the plugin's worker has ended"));
     const call = this.nextCall++;
     return new Promise((resolve, reject) => {
       this.pending.set(call, { resolve, reject });
-      this.send({ type: 'call', call, op, id, value });
+      this.send({ type: 'call', call, op, id, args });
     });
   }
 

@@ -1,0 +1,109 @@
+/*
+ * The rules of the three kinds of setting (options, range, switch): what clients see as
+ * allowed, how a written text is validated and converted to what the handler takes, and
+ * how a handler's failure reads. The one copy of these rules: the server's write path and
+ * the SDK's test host both run it.
+ */
+import type { MetricValue, SettingDeclaration, SettingOption } from '@heliograph/plugins-sdk';
+import { errorMessage } from '../log.js';
+import type { Writable } from '../topics/registry.js';
+
+/** A setting's kind, from its declaration (`kind`, else which fields it has). */
+export function settingKind(setting: SettingDeclaration): 'options' | 'range' | 'switch' {
+  if (setting.kind === 'switch') return 'switch';
+  return setting.options !== undefined ? 'options' : 'range';
+}
+
+/** The options of an options setting as value/label pairs; plain strings are both. */
+export function optionPairs(options: SettingDeclaration['options']): SettingOption[] {
+  return (options ?? []).map((o) => (typeof o === 'string' ? { value: o, label: o } : o));
+}
+
+/** What clients see as allowed; throws for a declaration that describes no valid set. */
+export function writableOf(setting: SettingDeclaration, topic: string): Writable {
+  if (setting.kind === 'switch') {
+    const on = setting.on ?? 'ON';
+    const off = setting.off ?? 'OFF';
+    if (on.toLowerCase() === off.toLowerCase()) throw new Error(`setting ${topic}: on and off must differ`);
+    return { options: [on, off], switch: { on, off } };
+  }
+  if (setting.options !== undefined) {
+    const labels = optionPairs(setting.options).map((o) => o.label);
+    if (labels.length === 0) throw new Error(`setting ${topic} needs at least one option`);
+    return { options: labels };
+  }
+  if (typeof setting.min !== 'number' || typeof setting.max !== 'number' || setting.min > setting.max)
+    throw new Error(`setting ${topic} needs either options or min and max (min <= max)`);
+  return { min: setting.min, max: setting.max, step: setting.step ?? 1 };
+}
+
+/** A validated write: what the handler gets, and what the snapshot shows once it succeeded. */
+export interface ParsedWrite {
+  args: { value: string | number | boolean; label?: string };
+  shown: MetricValue;
+}
+
+/**
+ * Validates a written text against a setting and converts it for the handler: the option
+ * whose label matches (case-insensitively), a number in range on the step grid, or for a
+ * switch its on/off payload or `true`/`false` (case-insensitively).
+ */
+export function parseSettingValue(
+  setting: SettingDeclaration,
+  writable: Writable,
+  raw: string,
+): { ok: true; write: ParsedWrite } | { ok: false; message: string } {
+  const text = raw.trim().toLowerCase();
+  if ('options' in writable && writable.switch) {
+    const { on, off } = writable.switch;
+    if (text === on.toLowerCase() || text === 'true') return accepted({ value: true }, on);
+    if (text === off.toLowerCase() || text === 'false') return accepted({ value: false }, off);
+    return { ok: false, message: `value "${raw}" is not allowed; allowed values: "${on}", "${off}"` };
+  }
+  if ('options' in writable) {
+    const pairs = optionPairs(setting.options);
+    const match = pairs.find((o) => o.label === raw) ?? pairs.find((o) => o.label.toLowerCase() === text);
+    if (match === undefined)
+      return {
+        ok: false,
+        message: `value "${raw}" is not allowed; allowed values: ${writable.options.map((o) => `"${o}"`).join(', ')}`,
+      };
+    return accepted({ value: match.value, label: match.label }, match.label);
+  }
+  const { min, max, step } = writable;
+  const value = text === '' ? NaN : Number(raw);
+  const refusal = {
+    ok: false as const,
+    message: `value "${raw}" is not allowed; expected a number from ${min} to ${max}${step ? ` in steps of ${step}` : ''}`,
+  };
+  if (!Number.isFinite(value) || value < min || value > max) return refusal;
+  if (step) {
+    const steps = (value - min) / step;
+    if (Math.abs(steps - Math.round(steps)) > 1e-9) return refusal;
+  }
+  return accepted({ value }, value);
+}
+
+function accepted(args: ParsedWrite['args'], shown: MetricValue): { ok: true; write: ParsedWrite } {
+  return { ok: true, write: { args, shown } };
+}
+
+/** Any kind's write handler, for code that passes handlers on without calling them itself. */
+export type AnySettingWrite = (args: ParsedWrite['args'] & { signal: AbortSignal }) => Promise<void>;
+
+/** Calls a setting's handler with a value {@link parseSettingValue} produced for it. */
+export function callWrite(setting: SettingDeclaration, parsed: ParsedWrite, signal: AbortSignal): Promise<void> {
+  return (setting.write as AnySettingWrite).call(setting, { ...parsed.args, signal });
+}
+
+/**
+ * How a failed write reads in the API and audit log: the device refused (with its answer),
+ * did not answer, or something else failed. Told apart by the error's name, so errors that
+ * crossed a worker boundary (or came from another copy of the SDK) read the same.
+ */
+export function writeFailureMessage(err: unknown): string {
+  const e = err as { name?: unknown; answer?: unknown } | null;
+  if (e?.name === 'DeviceRefusedError' && typeof e.answer === 'string') return `the device refused: ${e.answer}`;
+  if (e?.name === 'NoAnswerError') return `the device did not answer: ${errorMessage(err)}`;
+  return `write failed: ${errorMessage(err)}`;
+}
