@@ -89,9 +89,9 @@ function metricOf(entry: RegisterEntry): MetricDeclaration {
 function settingOf(entry: RegisterEntry, modbus: ModbusClient, unitId: number, timeoutMs?: number): SettingDeclaration {
   const { name, displayName, unit, deviceClass, stateClass } = entry;
   const address = entry.address;
-  // The handler takes any value: SDK 1.0 hands it the label (or number), 1.1 the option's value.
-  const write = async ({ value, signal }: { value: unknown; signal: AbortSignal }): Promise<void> => {
-    const words = encodeEntry(entry, typeof value === 'number' ? value : String(value));
+  // An options setting is handed the option's register value, a range setting the number.
+  const write = async ({ value, signal }: { value: number | string; signal: AbortSignal }): Promise<void> => {
+    const words = encodeEntry(entry, value);
     const request = { unitId, address, signal, ...(timeoutMs === undefined ? {} : { timeoutMs }) };
     await modbus.writeRegisters({ ...request, values: words });
     const back = await modbus.readHoldingRegisters({ ...request, count: words.length });
@@ -102,7 +102,7 @@ function settingOf(entry: RegisterEntry, modbus: ModbusClient, unitId: number, t
     }
   };
   const common = { name, displayName, ...defined({ unit, deviceClass, stateClass }), write };
-  if (entry.writable === true) return { ...common, options: (entry.options ?? []).map((o) => o.label) };
+  if (entry.writable === true) return { ...common, options: [...(entry.options ?? [])] };
   const { min, max, step } = entry.writable!;
   return { ...common, min, max, ...defined({ step }) };
 }

@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, describe, test } from 'node:test';
+import type { SettingDeclaration } from '../../src/context.js';
 import { DeviceRefusedError } from '../../src/errors.js';
 import {
   defineRegisterMap,
@@ -178,21 +179,25 @@ describe('readRegisterMap and registerMapDeclarations against a device', () => {
         registerMapDeclarations(map, { device: 'battery', modbus, unitId: 1 }).metrics.map((m) => m.name),
         ['state_of_charge'],
       );
-      const [priority, current, zeroExport] = inverter.settings;
-      assert.deepEqual(priority?.options, ['Battery first', 'Load first']);
-      assert.deepEqual([current?.min, current?.max, current?.step], [0, 185, 1]);
+      const [priority, current, zeroExport] = inverter.settings.map(asRangeOrOptions);
+      assert.ok(priority?.options && current?.min !== undefined && zeroExport?.min !== undefined);
+      assert.deepEqual(priority.options, [
+        { value: 0, label: 'Battery first' },
+        { value: 1, label: 'Load first' },
+      ]);
+      assert.deepEqual([current.min, current.max, current.step], [0, 185, 1]);
       const signal = new AbortController().signal;
 
-      await priority?.write({ value: 'Battery first', signal });
+      await priority.write({ value: 0, label: 'Battery first', signal });
       assert.equal(device.holding.get(300), 0);
-      await zeroExport!.write({ value: 3000, signal });
+      await zeroExport.write({ value: 3000, signal });
       assert.equal(device.holding.get(302), 300, 'scaled on the way out');
 
       device.readOnly.add(301);
-      await assert.rejects(current!.write({ value: 60, signal }), ModbusExceptionError);
+      await assert.rejects(current.write({ value: 60, signal }), ModbusExceptionError);
       device.readOnly.delete(301);
       device.ignoresWrites.add(301);
-      await assert.rejects(current!.write({ value: 60, signal }), (error: unknown) => {
+      await assert.rejects(current.write({ value: 60, signal }), (error: unknown) => {
         assert.ok(error instanceof DeviceRefusedError);
         assert.equal(error.answer, 'register 301 holds 50 after writing 60');
         return true;
@@ -202,3 +207,17 @@ describe('readRegisterMap and registerMapDeclarations against a device', () => {
     }
   });
 });
+
+/** A declared setting seen through the fields register maps use (they declare no switches). */
+interface MapSetting {
+  options?: readonly unknown[];
+  min?: number;
+  max?: number;
+  step?: number;
+  write(args: { value: number | string; label?: string; signal: AbortSignal }): Promise<void>;
+}
+
+function asRangeOrOptions(setting: SettingDeclaration): MapSetting {
+  assert.notEqual(setting.kind, 'switch');
+  return setting as unknown as MapSetting;
+}
