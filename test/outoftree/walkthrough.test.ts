@@ -59,10 +59,9 @@ test('an out-of-tree plugin: SDK tarball, build, test-host test, then served wit
   );
   const installed = readdirSync(join(plugin, 'node_modules'));
   assert.ok(installed.includes('zod'), 'zod, the SDK peer, is installed once at the top for the plugin and the SDK');
-  assert.deepEqual(readdirSync(join(plugin, 'node_modules', '@heliograph', 'plugins-sdk')).sort(), [
-    'dist',
-    'package.json',
-  ]);
+  const sdk = join(plugin, 'node_modules', '@heliograph', 'plugins-sdk');
+  assert.deepEqual(readdirSync(sdk).sort(), ['README.md', 'dist', 'package.json']);
+  assert.deepEqual(readdirSync(join(sdk, 'dist')), ['src'], "the SDK's own tests stay out of the package");
 
   await run(process.execPath, [TSC, '-p', plugin], plugin);
   const testRun = await run(process.execPath, ['--test', 'dist/test/'], plugin);
