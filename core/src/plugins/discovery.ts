@@ -3,7 +3,7 @@ import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import semver from 'semver';
 import { manifestSchema, type PluginManifest, formatZodError } from '@heliograph/plugins-sdk';
-import { createLogger } from '../log.js';
+import { createLogger, errorMessage } from '../log.js';
 
 const log = createLogger('plugins');
 
@@ -43,8 +43,8 @@ export function readPluginPackage(dir: string, options: { requireKeyword: boolea
   let pkg: { name?: string; main?: string; description?: unknown; keywords?: unknown; heliograph?: unknown };
   try {
     pkg = JSON.parse(readFileSync(pkgFile, 'utf8')) as typeof pkg;
-  } catch {
-    return { problem: `${pkgFile}: not valid JSON` };
+  } catch (err) {
+    return { problem: `${pkgFile}: not valid JSON (${errorMessage(err)})` };
   }
   const isPlugin = Array.isArray(pkg.keywords) && pkg.keywords.includes('heliograph-plugin');
   if (options.requireKeyword && !isPlugin) return { notPlugin: true };
