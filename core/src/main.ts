@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 import { parseArgs } from 'node:util';
 import { existsSync } from 'node:fs';
-import { join, resolve } from 'node:path';
+import { delimiter, join, resolve } from 'node:path';
 import { ConfigError, loadConfig } from './config/load.js';
 import { startHeliograph } from './server.js';
 import { runPasswordCommand } from './cli/password.js';
@@ -12,6 +12,7 @@ const log = createLogger('main');
 
 const USAGE = `Usage:
   heliograph serve [--host H] [--port N] [--data DIR] [--plugins FILE] [--config FILE]
+                   [--plugin-dir DIR]...                  also loads the plugin(s) in DIR
   heliograph password set [--data DIR] [--config FILE]   reads the new password from stdin
   heliograph history export --topic T [--from T] [--to T] [--group-by 1h] [--agg mean] > file.csv
   heliograph history import FILE.csv [--topic T]
@@ -23,6 +24,7 @@ Settings may also come from HELIOGRAPH_HOST, HELIOGRAPH_PORT, HELIOGRAPH_DATA,
 HELIOGRAPH_PLUGINS, HELIOGRAPH_CONFIG; HELIOGRAPH_PASSWORD sets the password at start;
 HELIOGRAPH_MDNS=0 or 1 turns the mDNS advertisement off or on (config mdns.enabled).
 HELIOGRAPH_PLUGIN_ROOT names another folder whose plugins/ and node_modules/ hold the plugins.
+HELIOGRAPH_PLUGIN_DIR lists plugin folders under development (colon separated), as --plugin-dir.
 Defaults: host 0.0.0.0, port 8080, data ./data, plugins ./plugins.json.`;
 
 /** Where things live: flags first, then the environment, then the defaults. */
@@ -46,6 +48,15 @@ function locations(values: Record<string, string | boolean | undefined>) {
   };
 }
 
+/**
+ * The plugin folders under development: every --plugin-dir, else HELIOGRAPH_PLUGIN_DIR's
+ * list (separated as PATH is), each resolved against the working directory.
+ */
+function pluginDirs(flags: string[] | undefined): string[] {
+  const dirs = flags ?? (process.env.HELIOGRAPH_PLUGIN_DIR ?? '').split(delimiter).filter((dir) => dir !== '');
+  return dirs.map((dir) => resolve(dir));
+}
+
 /** A flag's value from a non-strict parse, where a flag given without a value reads `true`. */
 function stringFlag(value: string | boolean | undefined): string | undefined {
   return typeof value === 'string' ? value : undefined;
@@ -60,9 +71,11 @@ async function serve(argv: string[]): Promise<number> {
       data: { type: 'string' },
       plugins: { type: 'string' },
       config: { type: 'string' },
+      'plugin-dir': { type: 'string', multiple: true },
     },
   });
-  const where = locations(values);
+  const { 'plugin-dir': pluginDirFlags, ...single } = values;
+  const where = locations(single);
   const port = Number(where.port);
   if (!Number.isInteger(port) || port < 0 || port > 65535)
     throw new ConfigError(`port: expected a whole number from 0 to 65535, got "${where.port}"`);
@@ -85,6 +98,7 @@ async function serve(argv: string[]): Promise<number> {
     port,
     password: process.env.HELIOGRAPH_PASSWORD || undefined,
     rootDir: pluginRoot,
+    pluginDirs: pluginDirs(pluginDirFlags),
   });
   closeServer = () => server.close();
   process.stdout.write(`listening on ${server.url}\n`);

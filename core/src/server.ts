@@ -15,6 +15,7 @@ import { WriteService } from './writes/service.js';
 import { AuthService } from './auth/service.js';
 import { pluginStoreMigrations } from './plugins/plugin-store.js';
 import { discoverPlugins } from './plugins/discovery.js';
+import { withPluginDirs } from './plugins/plugin-dirs.js';
 import { PluginHost } from './plugins/host.js';
 import { loadPluginsFile, savePluginsFile } from './plugins/instances.js';
 import { appRoutes, createApp, listen } from './api/app.js';
@@ -79,6 +80,8 @@ export interface ServerOptions {
   register?: (container: DependencyContainer) => void;
   /** Where plugins are discovered; default the repository root. */
   rootDir?: string;
+  /** Plugin folders under development (`--plugin-dir`): a plugin package, or a folder of them. */
+  pluginDirs?: string[];
   /** mDNS advertisement; overrides HELIOGRAPH_MDNS and the config (tests turn it off, or bind it to loopback). */
   mdns?: { enabled: boolean; interface?: string };
 }
@@ -184,7 +187,7 @@ export async function startHeliograph(options: ServerOptions): Promise<Heliograp
 
     const plugins = new PluginHost(
       di.resolve(CONTEXT_SERVICES),
-      discoverPlugins(options.rootDir ?? ROOT_DIR),
+      withPluginDirs(discoverPlugins(options.rootDir ?? ROOT_DIR), options.pluginDirs ?? []),
       instances,
       options.pluginsFile,
       di.resolve(PLUGIN_CONTEXTS),

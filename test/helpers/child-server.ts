@@ -24,13 +24,17 @@ export interface ChildServer {
 /**
  * Starts the server on 127.0.0.1:0 with the given plugins.json entries. `fixtures` are linked
  * into the plugin root's plugins/ folder (bundled), `external` into its node_modules/ (found
- * as third-party packages).
+ * as third-party packages). `args` are added to `serve`'s flags, `env` to its environment;
+ * `cwd` is its working directory.
  */
 export async function startChildServer(options: {
   plugins: unknown[];
   fixtures?: string[];
   external?: string[];
   config?: Record<string, unknown>;
+  args?: string[];
+  env?: Record<string, string>;
+  cwd?: string;
 }): Promise<ChildServer> {
   const dir = tempDir();
   const root = join(dir, 'root');
@@ -47,15 +51,29 @@ export async function startChildServer(options: {
   writeFileSync(pluginsFile, JSON.stringify({ plugins: options.plugins }));
   const child = spawn(
     process.execPath,
-    [MAIN, 'serve', '--host', '127.0.0.1', '--port', '0', '--data', dataDir, '--plugins', pluginsFile],
+    [
+      MAIN,
+      'serve',
+      '--host',
+      '127.0.0.1',
+      '--port',
+      '0',
+      '--data',
+      dataDir,
+      '--plugins',
+      pluginsFile,
+      ...(options.args ?? []),
+    ],
     {
       env: {
         ...process.env,
         HELIOGRAPH_LOG_LEVEL: 'warn',
         HELIOGRAPH_PASSWORD: PASSWORD,
         HELIOGRAPH_PLUGIN_ROOT: root,
+        ...options.env,
       },
       stdio: ['ignore', 'pipe', 'pipe'],
+      cwd: options.cwd,
     },
   );
   let stderr = '';

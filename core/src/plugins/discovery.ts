@@ -1,9 +1,16 @@
 import { readdirSync, readFileSync, existsSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { join } from 'node:path';
+import semver from 'semver';
 import { manifestSchema, type PluginManifest, formatZodError } from '@heliograph/plugins-sdk';
-import { createLogger } from '../log.js';
+import { createLogger, errorMessage } from '../log.js';
 
 const log = createLogger('plugins');
+
+/** The version of the SDK this server was built with; a plugin's `heliograph.sdk` range must match it. */
+export const SDK_VERSION = (
+  createRequire(import.meta.url)('@heliograph/plugins-sdk/package.json') as { version: string }
+).version;
 
 /** A plugin package found on disk, its manifest checked but its code not yet loaded. */
 export interface DiscoveredPlugin {
@@ -19,41 +26,71 @@ export interface DiscoveredPlugin {
 }
 
 /**
- * Finds plugin packages: every package under `<root>/plugins/`, and every package in
- * `<root>/node_modules` (scoped ones included) with the keyword `heliograph-plugin`. The
- * manifest is checked before anything is imported, so a broken or foreign package never
- * runs code; such packages are logged and skipped. The first package found for an id wins.
+ * What reading one folder's package.json found: a plugin, or why it is none (`noManifest`:
+ * the package has no `heliograph` field at all, so it may not be meant as one).
  */
-export function discoverPlugins(root: string): Map<string, DiscoveredPlugin> {
-  const found = new Map<string, DiscoveredPlugin>();
-  const consider = (dir: string, requireKeyword: boolean) => {
-    const pkgFile = join(dir, 'package.json');
-    if (!existsSync(pkgFile)) return;
-    let pkg: { name?: string; main?: string; description?: unknown; keywords?: unknown; heliograph?: unknown };
-    try {
-      pkg = JSON.parse(readFileSync(pkgFile, 'utf8')) as typeof pkg;
-    } catch (err) {
-      log.warn(`skipping ${pkgFile}: not valid JSON`, { err });
-      return;
-    }
-    const isPlugin = Array.isArray(pkg.keywords) && pkg.keywords.includes('heliograph-plugin');
-    if (requireKeyword && !isPlugin) return;
-    const parsed = manifestSchema.safeParse(pkg.heliograph);
-    if (!parsed.success) {
-      log.warn(
-        `skipping plugin package ${pkg.name ?? dir}: ${formatZodError(parsed.error, { source: 'package.json heliograph', input: pkg.heliograph })}`,
-      );
-      return;
-    }
-    if (found.has(parsed.data.id)) return;
-    found.set(parsed.data.id, {
+export type PackageRead =
+  { plugin: DiscoveredPlugin } | { problem: string; noManifest?: boolean } | { notPlugin: true };
+
+/**
+ * Reads `<dir>/package.json` as a plugin package. The manifest (the `heliograph` field) and
+ * its `sdk` range are checked before anything is imported, so a broken or foreign package
+ * never runs code.
+ */
+export function readPluginPackage(dir: string, options: { requireKeyword: boolean; bundled: boolean }): PackageRead {
+  const pkgFile = join(dir, 'package.json');
+  if (!existsSync(pkgFile)) return { notPlugin: true };
+  let pkg: { name?: string; main?: string; description?: unknown; keywords?: unknown; heliograph?: unknown };
+  try {
+    pkg = JSON.parse(readFileSync(pkgFile, 'utf8')) as typeof pkg;
+  } catch (err) {
+    return { problem: `${pkgFile}: not valid JSON (${errorMessage(err)})` };
+  }
+  const isPlugin = Array.isArray(pkg.keywords) && pkg.keywords.includes('heliograph-plugin');
+  if (options.requireKeyword && !isPlugin) return { notPlugin: true };
+  const name = pkg.name ?? dir;
+  if (pkg.heliograph === undefined) {
+    return {
+      problem: `${pkgFile} has no "heliograph" field: a plugin names its id, kind and sdk range there, e.g. "heliograph": { "id": "acme", "kind": "inverter", "sdk": "^1" }`,
+      noManifest: true,
+    };
+  }
+  const parsed = manifestSchema.safeParse(pkg.heliograph);
+  if (!parsed.success) {
+    return {
+      problem: `plugin package ${name}: ${formatZodError(parsed.error, { source: 'package.json heliograph', input: pkg.heliograph })}`,
+    };
+  }
+  const { sdk } = parsed.data;
+  if (!semver.satisfies(SDK_VERSION, sdk)) {
+    return {
+      problem: `plugin package ${name} needs SDK "${sdk}", this Heliograph has SDK ${SDK_VERSION}: change package.json heliograph.sdk (e.g. "^1") or update Heliograph`,
+    };
+  }
+  return {
+    plugin: {
       manifest: parsed.data,
       packageName: pkg.name ?? parsed.data.id,
       dir,
       entry: join(dir, pkg.main ?? 'index.js'),
       description: typeof pkg.description === 'string' ? pkg.description : undefined,
-      bundled: !requireKeyword,
-    });
+      bundled: options.bundled,
+    },
+  };
+}
+
+/**
+ * Finds plugin packages: every package under `<root>/plugins/`, and every package in
+ * `<root>/node_modules` (scoped ones included) with the keyword `heliograph-plugin`. Broken
+ * or incompatible packages there are logged and skipped; the first package found for an id
+ * wins. Plugin folders under development are added by plugin-dirs.ts.
+ */
+export function discoverPlugins(root: string): Map<string, DiscoveredPlugin> {
+  const found = new Map<string, DiscoveredPlugin>();
+  const consider = (dir: string, requireKeyword: boolean) => {
+    const read = readPluginPackage(dir, { requireKeyword, bundled: !requireKeyword });
+    if ('problem' in read) log.warn(`skipping ${read.problem}`);
+    if ('plugin' in read && !found.has(read.plugin.manifest.id)) found.set(read.plugin.manifest.id, read.plugin);
   };
 
   const pluginsDir = join(root, 'plugins');
@@ -67,7 +104,8 @@ export function discoverPlugins(root: string): Map<string, DiscoveredPlugin> {
   return found;
 }
 
-function listDirs(dir: string): string[] {
+/** The sub-folders of a folder (symbolic links included), sorted; none when it cannot be read. */
+export function listDirs(dir: string): string[] {
   try {
     return readdirSync(dir, { withFileTypes: true })
       .filter((d) => d.isDirectory() || d.isSymbolicLink())
