@@ -5,6 +5,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { Validator } from '@seriousme/openapi-schema-validator';
+import { Ajv2020 } from 'ajv/dist/2020.js';
 import { jsonBody, startTestServer } from '../helpers/server.js';
 
 const server = await startTestServer({
@@ -51,6 +52,23 @@ test('the document is valid OpenAPI 3.1', async () => {
   assert.equal(document.openapi, '3.1.0');
   const result = await new Validator().validate(document as unknown as Record<string, unknown>);
   assert.ok(result.valid, JSON.stringify(result.errors, null, 1)?.slice(0, 2000));
+});
+
+test('every schema in it is valid JSON Schema 2020-12 (the validator above does not look inside them)', () => {
+  const ajv = new Ajv2020({ strict: false });
+  ajv.addSchema(document, 'openapi.json');
+  const components = (document as unknown as { components: { schemas: Record<string, unknown> } }).components;
+  for (const name of Object.keys(components.schemas))
+    assert.ok(ajv.getSchema(`openapi.json#/components/schemas/${name}`), name);
+  for (const [path, methods] of Object.entries(document.paths))
+    for (const [method, operation] of Object.entries(methods)) {
+      const body = (operation as { requestBody?: { content: Record<string, { schema: object }> } }).requestBody;
+      const inline = [
+        ...(operation.parameters ?? []).map((p) => (p as Parameter & { schema: object }).schema),
+        ...Object.values(body?.content ?? {}).map((c) => c.schema),
+      ];
+      for (const schema of inline) assert.ok(ajv.validateSchema(schema), `${method} ${path}: ${ajv.errorsText()}`);
+    }
 });
 
 test('every registered route is in it, described, with the security it needs', () => {
