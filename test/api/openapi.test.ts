@@ -86,7 +86,11 @@ test('every registered route is in it, described, with the security it needs', (
       assert.equal(operation['x-scope'], route.scope, what);
     }
     const pathParams = (operation.parameters ?? []).filter((p) => p.in === 'path').map((p) => p.name);
-    assert.deepEqual(pathParams, [...route.path.matchAll(/:(\w+)/g)].map((m) => m[1]), what);
+    assert.deepEqual(
+      pathParams,
+      [...route.path.matchAll(/:(\w+)/g)].map((m) => m[1]),
+      what,
+    );
   }
 });
 

@@ -22,7 +22,10 @@ async function token(s: TestServer, scope: string): Promise<string> {
   return ((await res.json()) as { token: string }).token;
 }
 
-async function scrape(s: TestServer, auth?: string | null): Promise<{ res: Response; families: Map<string, MetricFamily> }> {
+async function scrape(
+  s: TestServer,
+  auth?: string | null,
+): Promise<{ res: Response; families: Map<string, MetricFamily> }> {
   const res = await s.api('/metrics', { auth });
   const text = await res.text();
   const families = res.status === 200 ? parsePrometheusTextFormat(text) : [];

@@ -89,7 +89,9 @@ function responses(operation: Operation, names: Map<z.ZodType, string>): Record<
     if (name === undefined) throw new Error('an answer schema must be exported from api/schemas/index.ts');
     return { $ref: SCHEMA_REF + name };
   };
-  const other = (content: OtherContent) => ({ [content.contentType]: content.schema ? { schema: content.schema } : {} });
+  const other = (content: OtherContent) => ({
+    [content.contentType]: content.schema ? { schema: content.schema } : {},
+  });
   const describe = (status: string, answer: Answer): JsonSchema => {
     const description = STATUS_CODES[Number(status)] ?? 'Error';
     if (answer === null) return { description };
@@ -139,7 +141,10 @@ export function openApiDocument(routes: readonly RouteInfo[], version: string): 
     const params = parameters(route, operation);
     if (params.length > 0) entry.parameters = params;
     if (operation.body)
-      entry.requestBody = { required: true, content: { 'application/json': { schema: requestSchema(operation.body) } } };
+      entry.requestBody = {
+        required: true,
+        content: { 'application/json': { schema: requestSchema(operation.body) } },
+      };
     entry.responses = responses(operation, names);
     if (!described) entry['x-undescribed'] = true;
     const { path } = openApiPath(route.path);

@@ -172,7 +172,8 @@ export const OPERATIONS: Record<string, Operation> = {
   },
   'GET /metrics': {
     summary: 'Prometheus metrics (text exposition format): topics, kWh totals, plugin health, the process',
-    description: 'Needs scope read, unless the config key `prometheus.openScrape` is true. See docs/api.md, "Prometheus".',
+    description:
+      'Needs scope read, unless the config key `prometheus.openScrape` is true. See docs/api.md, "Prometheus".',
     query: NO_QUERY,
     responses: {
       200: {
