@@ -18,7 +18,7 @@ import { discoverPlugins } from './plugins/discovery.js';
 import { withPluginDirs } from './plugins/plugin-dirs.js';
 import { PluginHost } from './plugins/host.js';
 import { loadPluginsFile, savePluginsFile } from './plugins/instances.js';
-import { appRoutes, createApp, listen } from './api/app.js';
+import { appRoutes, createApp, listen, type AppOptions } from './api/app.js';
 import type { RouteInfo } from './api/routes.js';
 import { HostPolicy } from './api/host-policy.js';
 import { metricsRoutes } from './api/metrics.js';
@@ -49,6 +49,9 @@ import { pluginInstancesRoutes } from './api/plugin-instances.js';
 import { siteConfigRoutes } from './api/site-config.js';
 import { LiveSiteSettings } from './config/site-settings.js';
 import { applySiteSettingsLive } from './config/apply-live.js';
+import { openApiRoutes } from './api/openapi/routes.js';
+import { prometheusRoutes } from './api/prometheus.js';
+import { prometheusRegistry } from './metrics-export/prometheus.js';
 
 const log = createLogger('server');
 
@@ -199,7 +202,17 @@ export async function startHeliograph(options: ServerOptions): Promise<Heliograp
       savePluginsFile(options.pluginsFile, entries);
 
     const hosts = new HostPolicy(config.security);
-    const appOptions = {
+    const prometheus = prometheusRoutes({
+      register: prometheusRegistry({
+        registry,
+        plugins: () => [...plugins.status(), historyStatus()],
+        energyPeriod: () => ({ period: settings.current().energy.resetPeriod, startMs: energy.currentPeriod.start }),
+        version: VERSION,
+        siteId,
+      }),
+      open: config.prometheus.openScrape,
+    });
+    const appOptions: AppOptions = {
       auth,
       hosts,
       realm: config.site.name,
@@ -215,8 +228,11 @@ export async function startHeliograph(options: ServerOptions): Promise<Heliograp
         auditRoutes({ audit }),
         tokensRoutes({ auth, record }),
         systemRoutes({ system }),
+        openApiRoutes({ routes: () => appRoutes(appOptions), version: VERSION }),
       ],
+      rootRouters: config.prometheus.openScrape ? [] : [prometheus],
       publicRouters: [
+        ...(config.prometheus.openScrape ? [prometheus] : []),
         upgradeRequiredRoutes(),
         setupRoutes({ auth, setupCode, clock, realm: config.site.name, record }),
         staticRoutes({ dir: join(ROOT_DIR, 'web', 'dist') }),

@@ -38,6 +38,8 @@ const EXPECTED_SCOPES: Record<string, RouteInfo['scope']> = {
   'POST /api/v1/tokens': 'admin',
   'GET /api/v1/tokens': 'admin',
   'DELETE /api/v1/tokens/:id': 'admin',
+  'GET /api/v1/openapi.json': 'read',
+  'GET /metrics': 'read',
 };
 
 const concrete = (path: string) => path.replace(':id', 'sim');
@@ -55,7 +57,8 @@ function spellings(path: string): string[] {
     path.replace('/v1/', '/v1//'),
     path.replace('/v1/', '/v1/./'),
     path.replace('/v1/', '/x/../v1/'),
-    `${path.slice(0, last)}%2F${path.slice(last + 1)}`,
+    // A single-segment path (/metrics) keeps its leading slash: `/%2Fmetrics`.
+    `${path.slice(0, Math.max(last, 1))}%2F${path.slice(last + 1)}`,
     `${path.slice(0, last + 1)}%${letter.charCodeAt(0).toString(16)}${path.slice(last + 2)}`,
   ];
 }

@@ -9,6 +9,7 @@ import { jsonBody } from './body.js';
 import { errorHandler } from './errors.js';
 import { hostAndOriginCheck, requireJsonBody, securityHeaders } from './hardening.js';
 import { HostPolicy } from './host-policy.js';
+import { rootGate } from './root-gate.js';
 import { listRoutes, requireDeclaredScopes, type RouteInfo } from './routes.js';
 
 export interface AppOptions {
@@ -22,6 +23,8 @@ export interface AppOptions {
    * 426 hint). Everything else needs credentials, whatever path it asks for.
    */
   publicRouters?: Router[];
+  /** Routers outside /api/v1 that need credentials like the API (GET /metrics for Prometheus). */
+  rootRouters?: Router[];
   /** Which Host and Origin headers are answered; default: IP literals, localhost, .local names. */
   hosts?: HostPolicy;
 }
@@ -29,8 +32,12 @@ export interface AppOptions {
 const API_PREFIX = '/api/v1';
 
 /** Every route the app serves with the scope it needs, read from the routers themselves. */
-export function appRoutes(options: Pick<AppOptions, 'routers' | 'publicRouters'>): RouteInfo[] {
-  return [...listRoutes(options.publicRouters ?? [], '', true), ...listRoutes(options.routers, API_PREFIX)];
+export function appRoutes(options: Pick<AppOptions, 'routers' | 'publicRouters' | 'rootRouters'>): RouteInfo[] {
+  return [
+    ...listRoutes(options.publicRouters ?? [], '', true),
+    ...listRoutes(options.rootRouters ?? [], ''),
+    ...listRoutes(options.routers, API_PREFIX),
+  ];
 }
 
 /** The koa app with koa-websocket's `app.ws`, where the live stream's route is mounted. */
@@ -47,6 +54,10 @@ export function createApp(options: AppOptions): WebsocketApp {
   app.use(securityHeaders());
   app.use(errorHandler());
   app.use(hostAndOriginCheck(options.hosts ?? new HostPolicy()));
+  const rootRouters = options.rootRouters ?? [];
+  requireDeclaredScopes(rootRouters);
+  app.use(rootGate(rootRouters, requireAuth({ auth: options.auth, realm: options.realm })));
+  for (const router of rootRouters) app.use(router.routes());
   for (const router of options.publicRouters ?? []) app.use(router.routes());
   // Authentication is a gate in front of every route that is not declared public, not a
   // middleware on the /api/v1 prefix: the router matches paths case-insensitively, so a

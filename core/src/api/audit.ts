@@ -5,7 +5,7 @@ import type { AuditLog } from '../writes/audit.js';
 import { parseQuery } from './query.js';
 
 // The schema's own error also words the failures of its checks (int, min, max).
-const auditQuery = z.strictObject({
+export const auditQuery = z.strictObject({
   limit: z.coerce.number({ error: 'limit must be a whole number from 1 to 1000' }).int().min(1).max(1000).default(100),
 });
 

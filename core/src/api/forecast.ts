@@ -12,7 +12,7 @@ import { parseQuery, rfc3339Param } from './query.js';
 /** Default end of the range: the whole stored forecast (about 3 days ahead) fits in it. */
 const DEFAULT_SPAN_MS = 4 * 24 * 3_600_000;
 
-const forecastQuery = z.strictObject({
+export const forecastQuery = z.strictObject({
   topic: z
     .string({ error: 'topic is required: a single forecast topic such as weather/pv_power_predicted' })
     .min(1, 'topic must not be empty')

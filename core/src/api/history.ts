@@ -15,7 +15,7 @@ import { parseQuery, rfc3339Param } from './query.js';
 
 const DAY_MS = 86_400_000;
 
-const historyQuery = z.strictObject({
+export const historyQuery = z.strictObject({
   topic: z
     .string({ error: 'topic is required: a single metric topic such as total/pv_power' })
     .min(1, 'topic must not be empty')

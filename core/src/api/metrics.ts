@@ -9,7 +9,7 @@ import { discoveryParam } from './discovery-param.js';
 import { ApiError } from './errors.js';
 import { parseQuery } from './query.js';
 
-const snapshotQuery = z.strictObject({
+export const snapshotQuery = z.strictObject({
   topic: z
     .string()
     .min(1, 'topic must not be empty')
@@ -19,7 +19,7 @@ const snapshotQuery = z.strictObject({
   discovery: discoveryParam,
 });
 
-const writeBody = z.object(
+export const writeBody = z.object(
   {
     topic: z.string({ error: 'topic is required and must be a string' }).min(1, 'topic must not be empty'),
     value: z.string({ error: 'value is required and must be a string' }),

@@ -11,7 +11,7 @@ import { ValidationError } from './field-issues.js';
 import { maskSecrets } from '../plugins/secrets.js';
 import { NO_QUERY, parseQuery } from './query.js';
 
-const configBody = z.record(z.string(), z.unknown(), {
+export const configBody = z.record(z.string(), z.unknown(), {
   error: 'the body must be the new config as a JSON object, e.g. {"port": 502}',
 });
 

@@ -19,7 +19,7 @@ const isDeviceId = (id: string) => {
   }
 };
 
-const newInstanceBody = z.strictObject(
+export const newInstanceBody = z.strictObject(
   {
     id: z
       .string({ error: 'is required: a short name for this instance, e.g. "meteo"' })
@@ -48,7 +48,7 @@ const newInstanceBody = z.strictObject(
   },
 );
 
-const patchBody = z.strictObject(
+export const patchBody = z.strictObject(
   { enabled: z.boolean({ error: 'must be true or false' }) },
   {
     error: (issue) =>

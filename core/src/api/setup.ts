@@ -9,7 +9,7 @@ import type { RecordChange } from './change-audit.js';
 import { ApiError } from './errors.js';
 import { parseBody, ValidationError } from './field-issues.js';
 
-const setupBody = z.strictObject(
+export const setupBody = z.strictObject(
   {
     code: z.string({
       error: 'is required: the setup code the service printed in its log at start ("setup code: XXXX-XXXX")',

@@ -5,7 +5,7 @@ import type { SystemInfo } from '../system/info.js';
 import { discoveryParam } from './discovery-param.js';
 import { parseQuery } from './query.js';
 
-const systemQuery = z.strictObject({ discovery: discoveryParam });
+export const systemQuery = z.strictObject({ discovery: discoveryParam });
 
 /**
  * GET /api/v1/system: the unit's `system/*` rows (site id, software version, CPU

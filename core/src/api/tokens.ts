@@ -13,7 +13,7 @@ const BODY_SHAPE =
 const EXPIRES_AT_ERROR = 'expires_at must be an RFC 3339 time such as "2030-01-31T12:00:00Z", or null';
 
 // Strict, so a misspelt "expires_at" cannot silently create a token that never expires.
-const createTokenBody = z.strictObject(
+export const createTokenBody = z.strictObject(
   {
     name: tokenNameSchema,
     // Read by the parser every other endpoint uses, so "RFC 3339" means the same everywhere.

@@ -138,6 +138,15 @@ export const configSchema = z
           ),
       })
       .strict(),
+    prometheus: z
+      .object({
+        openScrape: z
+          .boolean()
+          .describe(
+            'Answer GET /metrics (Prometheus) without credentials. Off by default: the scraper then sends an API token of scope read (Authorization: Bearer).',
+          ),
+      })
+      .strict(),
   })
   .strict();
 

@@ -7,5 +7,14 @@ export { errorResponse, metricValue, utcTime } from './common.js';
 export { metric, metricsResponse, writable, writeResponse } from './metrics.js';
 export { forecastResponse, historyResponse } from './series.js';
 export { gridResponse, importExportSlot, priceSlot } from './grid.js';
-export { pluginConfigResponse, pluginsResponse, pluginStatus } from './plugins.js';
+export {
+  installedPlugin,
+  installedPluginsResponse,
+  pluginConfigResponse,
+  pluginConfigValues,
+  pluginsResponse,
+  pluginStatus,
+} from './plugins.js';
 export { auditEntry, auditResponse, createdToken, tokenInfo, tokensResponse } from './audit-tokens.js';
+export { setupStatus, siteConfigResponse, siteSettings, systemResponse } from './site.js';
+export { fieldErrorResponse, fieldIssue, openApiDocument } from './openapi.js';

@@ -40,3 +40,20 @@ export const pluginConfigResponse = z.object({
   config: z.record(z.string(), z.unknown()),
   secrets: z.record(z.string(), z.boolean()),
 });
+
+/** PUT /api/v1/plugins/:id/config: the config in force, secret values left out. */
+export const pluginConfigValues = z.record(z.string(), z.unknown());
+
+/** One plugin GET /api/v1/plugins/installed offers to add (plugins/installed.ts). */
+export const installedPlugin = z.object({
+  plugin: z.string(),
+  kind: z.string(),
+  name: z.string(),
+  description: z.string(),
+  /** The config schema as JSON Schema; null when the plugin's code cannot be loaded. */
+  schema: z.unknown(),
+  devices: z.object({ kinds: z.array(z.string()), min: z.number().int(), max: z.number().int().nullable() }).nullable(),
+  error: z.string().optional(),
+});
+
+export const installedPluginsResponse = z.array(installedPlugin);

@@ -1,0 +1,24 @@
+import Router from '@koa/router';
+import type { ParameterizedContext as Context } from 'koa';
+import type { Registry } from 'prom-client';
+import { scope } from '../auth/scopes.js';
+import { NO_QUERY, parseQuery } from './query.js';
+
+/**
+ * GET /metrics: Prometheus's text format, built from the live registry at each scrape (see
+ * metrics-export/prometheus.ts). Not GET /api/v1/metrics, the JSON snapshot. It needs scope
+ * read, unless `open` (config `prometheus.openScrape`): then it is mounted with the public
+ * routes and answers without credentials.
+ */
+export function prometheusRoutes(deps: { register: Registry; open: boolean }): Router {
+  const router = new Router();
+  const scrape = async (ctx: Context) => {
+    parseQuery(NO_QUERY, ctx.query);
+    const text = await deps.register.metrics();
+    ctx.set('Content-Type', deps.register.contentType);
+    ctx.body = text;
+  };
+  if (deps.open) router.get('/metrics', scrape);
+  else router.get('/metrics', scope('read'), scrape);
+  return router;
+}
