@@ -133,7 +133,7 @@ export interface IntegrationApi {
    * Readings history records, in batches (one per registry tick or sampling pass), as they
    * are recorded. Not the past: a plugin that must not miss any keeps its own queue.
    */
-  onRecorded(args: { handler(readings: RecordedReading[]): void }): Disposer;
+  onRecorded(args: { handler: (readings: RecordedReading[]) => void }): Disposer;
   /**
    * A directory of this plugin instance's own under the service's data directory
    * (`<data>/plugins/<instance id>`), created on first read: for files that outgrow

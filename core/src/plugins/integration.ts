@@ -30,7 +30,7 @@ export interface IntegrationApiOptions {
   /** Undefined on a host without them: every method then throws. */
   services: IntegrationServices | undefined;
   /** Keeps a registration so the instance's stop undoes it. */
-  track(dispose: Disposer): Disposer;
+  track: (dispose: Disposer) => Disposer;
   log: Logger;
 }
 
