@@ -6,7 +6,16 @@ import { loadConfig } from './config/load.js';
 import type { Config } from './config/schema.js';
 import { container, type DependencyContainer } from './container/di.js';
 import { registerCoreServices } from './container/core-services.js';
-import { CLOCK, CONFIG, CONTEXT_SERVICES, DB, HISTORY, PLUGIN_CONTEXTS } from './container/tokens.js';
+import {
+  CLOCK,
+  CONFIG,
+  CONTEXT_SERVICES,
+  DATA_DIR,
+  DB,
+  HISTORY,
+  PLUGIN_CONTEXTS,
+  SITE_ID,
+} from './container/tokens.js';
 import { EnergyTotals, energyMigrations } from './energy/kwh-totals.js';
 import { TopicRegistry } from './topics/registry.js';
 import { TotalsDeriver } from './topics/power-totals.js';
@@ -123,6 +132,7 @@ export async function startHeliograph(options: ServerOptions): Promise<Heliograp
   const di = container.createChildContainer();
   di.register(CONFIG, { useValue: config });
   di.register(CLOCK, { useValue: systemClock });
+  di.register(DATA_DIR, { useValue: options.dataDir });
   registerCoreServices(di);
   options.register?.(di);
   const clock = di.resolve(CLOCK);
@@ -150,6 +160,7 @@ export async function startHeliograph(options: ServerOptions): Promise<Heliograp
   try {
     di.register(DB, { useValue: db });
     const siteId = loadSiteId(options.dataDir);
+    di.register(SITE_ID, { useValue: siteId });
 
     const registry = di.resolve(TopicRegistry);
     closers.push(di.resolve(TotalsDeriver).start());

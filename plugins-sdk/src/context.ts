@@ -3,6 +3,7 @@
  * drives and what they declare. Re-exported from the SDK's main entry.
  */
 import type { Got } from 'got';
+import type { IntegrationApi } from './integration.js';
 
 /**
  * Undoes one registration (a declared device, a scheduled job, a price source...).
@@ -554,6 +555,7 @@ export interface PluginContext {
   readonly status: StatusApi;
   readonly forecast: ForecastApi;
   readonly prices: PricesApi;
+  readonly integration: IntegrationApi;
   /** A got instance with timeouts and retries set, for outbound HTTP. */
   readonly http: Got;
   readonly store: PluginStore;

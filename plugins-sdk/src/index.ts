@@ -15,6 +15,16 @@
  */
 import { z } from 'zod';
 import type { Disposer, PluginContext } from './context.js';
+export {
+  unavailableIntegration,
+  type IntegrationApi,
+  type RecordedReading,
+  type SubscribeOptions,
+  type TopicDefinition,
+  type TopicDiscovery,
+  type TopicUpdate,
+  type WriteResult,
+} from './integration.js';
 
 export { z };
 export { secret, isSecretSchema, minutesField } from './config.js';

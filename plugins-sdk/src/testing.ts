@@ -16,7 +16,7 @@
  */
 import got from 'got';
 import type { z } from 'zod';
-import { deviceFromId } from './index.js';
+import { deviceFromId, unavailableIntegration } from './index.js';
 import { assertJsonDepth, MAX_JSON_DEPTH } from './json-depth.js';
 import type {
   Device,
@@ -262,6 +262,7 @@ export async function startTestHost<S extends z.ZodType>(options: TestHostOption
         prices.schedules.push(schedule);
       },
     },
+    integration: unavailableIntegration('the SDK test host has none; test integrations against a real server'),
     // `.json()` refuses deep nesting as the server's ctx.http does (its size cap is the server's alone).
     http: got.extend({
       timeout: { request: 10_000 },

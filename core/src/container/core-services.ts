@@ -5,6 +5,7 @@ import { PriceBook } from '../grid/book.js';
 import { Recorder } from '../history/recorder.js';
 import { ContextBuilder, type ContextServices, type PluginInstanceScope } from '../plugins/context.js';
 import { createHttpClient } from '../plugins/http-client.js';
+import { RecordedFeed } from '../plugins/integration-recorded.js';
 import { TotalsDeriver } from '../topics/power-totals.js';
 import { TopicRegistry } from '../topics/registry.js';
 import { AuditLog } from '../writes/audit.js';
@@ -14,12 +15,14 @@ import {
   CLOCK,
   CONFIG,
   CONTEXT_SERVICES,
+  DATA_DIR,
   DB,
   HISTORY,
   HTTP_CLIENT,
   PLUGIN_CONTEXTS,
   PLUGIN_INSTANCE,
   SITE,
+  SITE_ID,
 } from './tokens.js';
 
 /**
@@ -51,6 +54,7 @@ export function registerCoreServices(di: DependencyContainer): void {
   di.registerSingleton(TopicRegistry);
   di.registerSingleton(TotalsDeriver);
   di.registerSingleton(AuditLog);
+  di.registerSingleton(RecordedFeed);
   di.register(
     WriteService,
     cached((c) => new WriteService(c.resolve(TopicRegistry), c.resolve(AuditLog), c.resolve(CLOCK))),
@@ -73,7 +77,13 @@ export function registerCoreServices(di: DependencyContainer): void {
   di.register(
     Recorder,
     cached(
-      (c) => new Recorder({ registry: c.resolve(TopicRegistry), store: c.resolve(HISTORY), clock: c.resolve(CLOCK) }),
+      (c) =>
+        new Recorder({
+          registry: c.resolve(TopicRegistry),
+          store: c.resolve(HISTORY),
+          clock: c.resolve(CLOCK),
+          feed: c.resolve(RecordedFeed),
+        }),
     ),
   );
   di.register(
@@ -113,6 +123,10 @@ export function registerCoreServices(di: DependencyContainer): void {
       forecast: c.resolve(ForecastStore),
       prices: c.resolve(PriceBook),
       site: c.resolve(SITE),
+      // Registered by the composition root, which knows where the data lives.
+      integration: c.isRegistered(DATA_DIR)
+        ? { recorded: c.resolve(RecordedFeed), dataDir: c.resolve(DATA_DIR), siteId: c.resolve(SITE_ID) }
+        : undefined,
     })),
   );
   // Each start of a plugin instance gets a child container holding that instance, so what

@@ -17,6 +17,10 @@ export const CLOCK: InjectionToken<Clock> = Symbol('Clock');
 export const DB: InjectionToken<Db> = Symbol('Db');
 /** The history store, opened on a connection of its own before anything is resolved. */
 export const HISTORY: InjectionToken<HistoryStore> = Symbol('HistoryStore');
+/** The service's data directory (`--data`); integrations keep files of their own under it. */
+export const DATA_DIR: InjectionToken<string> = Symbol('DataDir');
+/** The site's stable id (system/site-id.ts), loaded by the composition root. */
+export const SITE_ID: InjectionToken<number> = Symbol('SiteId');
 /** The validated user config. */
 export const CONFIG: InjectionToken<Config> = Symbol('Config');
 /** Where the site is, as plugins see it (`ctx.site`). */

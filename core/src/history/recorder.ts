@@ -3,7 +3,9 @@
  * and samples topics whose value held still, so that flat periods (PV at night, a setting
  * nobody touches) are not gaps. A stale device records nothing: its gap is real.
  */
+import type { RecordedReading } from '@heliograph/plugins-sdk';
 import type { Clock } from '../clock.js';
+import type { RecordedFeed } from '../plugins/integration-recorded.js';
 import type { TopicMeta, TopicRegistry, TopicState, Tick } from '../topics/registry.js';
 import type { HistoryStore, TopicHandle } from './store.js';
 import { isRecorded } from './topic-record.js';
@@ -31,7 +33,7 @@ export class Recorder {
   private started = false;
 
   constructor(
-    private readonly deps: { registry: TopicRegistry; store: HistoryStore; clock: Clock },
+    private readonly deps: { registry: TopicRegistry; store: HistoryStore; clock: Clock; feed?: RecordedFeed },
     private readonly options: RecorderOptions = {},
   ) {}
 
@@ -66,26 +68,33 @@ export class Recorder {
     this.deps.registry.checkStale();
     const boundary = Math.floor(now / SLOT_MS) * SLOT_MS;
     const first = Math.max(this.sampledUpTo, boundary - MAX_CATCH_UP * SLOT_MS);
+    const fed: RecordedReading[] | null = this.deps.feed?.active ? [] : null;
     for (let slot = first; slot < boundary; slot += SLOT_MS) {
       for (const [state, t] of this.tracked) {
         if (state.stale || typeof state.value !== 'number' || state.updatedAt === 0) continue;
         // Only values that existed during the slot, and only slots before any newer reading.
         if (state.updatedAt >= slot + SLOT_MS || t.lastSlot >= slot) continue;
         this.deps.store.record((t.handle ??= this.deps.store.topic(state.meta)), slot, state.value);
+        if (fed && Number.isFinite(state.value)) fed.push({ topic: state.meta.topic, time: slot, value: state.value });
       }
     }
     if (boundary > this.sampledUpTo) this.sampledUpTo = boundary;
+    if (fed) this.deps.feed!.emit(fed);
   }
 
   private readonly onTick = (tick: Tick): void => {
     const slot = Math.floor(tick.time / SLOT_MS) * SLOT_MS;
     const store = this.deps.store;
+    const fed: RecordedReading[] | null = this.deps.feed?.active ? [] : null;
     for (const state of tick.readings) {
       const t = this.tracked.get(state);
       if (t === undefined || typeof state.value !== 'number') continue;
       store.record((t.handle ??= store.topic(state.meta)), tick.time, state.value);
       t.lastSlot = slot;
+      if (fed && Number.isFinite(state.value))
+        fed.push({ topic: state.meta.topic, time: tick.time, value: state.value });
     }
+    if (fed) this.deps.feed!.emit(fed);
   };
 
   private readonly onDefinitions = (added: readonly TopicState[], removed: readonly TopicMeta[]): void => {

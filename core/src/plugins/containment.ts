@@ -89,7 +89,7 @@ export function scopedContext(
     ...s,
     write: inScope((s.write as AnyWrite).bind(s)),
   });
-  const { topics, scheduler, forecast, prices, store } = ctx;
+  const { topics, scheduler, forecast, prices, store, integration } = ctx;
   const scoped: Omit<PluginContext, 'http'> = {
     instanceId: ctx.instanceId,
     log: ctx.log,
@@ -120,6 +120,26 @@ export function scopedContext(
     prices: {
       declare: core(coreRegistration((args) => prices.declare(args))),
       publish: core((schedule) => prices.publish(schedule)),
+    },
+    integration: {
+      definitions: core(() => integration.definitions()),
+      subscribe: core(
+        coreRegistration((options) =>
+          integration.subscribe({
+            ...options,
+            onValues: inScope(options.onValues.bind(options)),
+            onDefinitions: options.onDefinitions && inScope(options.onDefinitions.bind(options)),
+          }),
+        ),
+      ),
+      write: core((args) => integration.write(args)),
+      onRecorded: core(coreRegistration(({ handler }) => integration.onRecorded({ handler: inScope(handler) }))),
+      get dataDir() {
+        return integration.dataDir;
+      },
+      get siteId() {
+        return integration.siteId;
+      },
     },
     store: {
       get: core((key) => store.get(key)),

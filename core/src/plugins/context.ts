@@ -8,6 +8,7 @@ import { createLogger } from '../log.js';
 import type { TopicRegistry } from '../topics/registry.js';
 import type { WriteService } from '../writes/service.js';
 import { DeviceTopics } from './device-topics.js';
+import { integrationApi, type IntegrationServices } from './integration.js';
 import { PastReadings } from './past-readings.js';
 import { pluginStore } from './plugin-store.js';
 import { PluginScheduler, type JobReporter } from './scheduler.js';
@@ -23,6 +24,7 @@ export interface ContextServices {
   forecast?: ForecastSink;
   prices?: PriceSink;
   site: SiteInfo;
+  integration?: IntegrationServices;
 }
 
 /** One start of a plugin instance: what its context is built for. */
@@ -131,6 +133,7 @@ export class ContextBuilder {
           services.prices.publish(instanceId, schedule);
         },
       },
+      integration: integrationApi({ ...services, instanceId, services: services.integration, track, log: this.log }),
       get http() {
         return (http ??= createHttpClient(abort.signal));
       },

@@ -25,10 +25,13 @@ export const auditMigrations: Migration[] = [
   },
 ];
 
+/** Where a write came from: the REST API, the WebSocket, or an integration plugin (MQTT). */
+export type WriteVia = 'rest' | 'ws' | 'mqtt';
+
 export interface AuditEntry {
   time: number;
   who: string;
-  via: 'rest' | 'ws';
+  via: WriteVia;
   topic: string;
   oldValue: MetricValue | string;
   newValue: string;
@@ -86,7 +89,7 @@ export class AuditLog {
       Array<{
         time: number;
         who: string;
-        via: 'rest' | 'ws';
+        via: WriteVia;
         topic: string;
         old_value: string | null;
         new_value: string;

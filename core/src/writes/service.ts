@@ -2,7 +2,7 @@ import type { SettingDeclaration } from '@heliograph/plugins-sdk';
 import type { Clock } from '../clock.js';
 import { createLogger } from '../log.js';
 import type { TopicRegistry, TopicState } from '../topics/registry.js';
-import { capText, type AuditLog } from './audit.js';
+import { capText, type AuditLog, type WriteVia } from './audit.js';
 import { WRITE_BURST, WRITE_RATE, WriteRateLimiter } from './rate-limit.js';
 import { callWrite, parseSettingValue, writeFailureMessage } from './setting-values.js';
 
@@ -13,7 +13,7 @@ export interface WriteRequest {
   value: string;
   /** `admin` for the password, else the token's name. */
   who: string;
-  via: 'rest' | 'ws';
+  via: WriteVia;
 }
 
 /** A refusal with `retryAfterS` is the rate limit's: REST answers 429 with Retry-After. */

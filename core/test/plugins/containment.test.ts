@@ -2,7 +2,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { PluginContext, SettingDeclaration } from '@heliograph/plugins-sdk';
+import { unavailableIntegration, type PluginContext, type SettingDeclaration } from '@heliograph/plugins-sdk';
 import {
   attributeFailure,
   createScope,
@@ -50,6 +50,7 @@ function fakeContext(seen: Array<Promise<PluginScope | undefined>>, declared: Se
     },
     forecast: { publish: () => void seen.push(ownerOfLaterFailure()) },
     prices: { declare: registration, publish: () => {} },
+    integration: unavailableIntegration('not in this test'),
     http: undefined as never,
     store: { get: () => Promise.resolve(undefined), set: async () => {}, delete: async () => {} },
     signal: new AbortController().signal,

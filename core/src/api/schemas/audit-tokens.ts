@@ -5,7 +5,7 @@ import { utcTime } from './common.js';
 export const auditEntry = z.object({
   time: utcTime,
   who: z.string(),
-  via: z.enum(['rest', 'ws']),
+  via: z.enum(['rest', 'ws', 'mqtt']),
   topic: z.string(),
   old_value: z.unknown(),
   new_value: z.string(),

@@ -7,13 +7,14 @@
  */
 import type { MessagePort } from 'node:worker_threads';
 import type { Got } from 'got';
-import type {
-  Device,
-  Disposer,
-  JobOptions,
-  PluginContext,
-  PluginLogger,
-  SettingDeclaration,
+import {
+  unavailableIntegration,
+  type Device,
+  type Disposer,
+  type JobOptions,
+  type PluginContext,
+  type PluginLogger,
+  type SettingDeclaration,
 } from '@heliograph/plugins-sdk';
 import type { AnySettingWrite } from '../../writes/setting-values.js';
 import { createBoundedHttp } from '../http/bounded-got.js';
@@ -119,6 +120,9 @@ export class WorkerContext {
         },
         publish: (schedule) => send({ type: 'prices-publish', schedule }),
       },
+      integration: unavailableIntegration(
+        'not available to a plugin in a worker thread; run it with "isolation": "process-local"',
+      ),
       get http() {
         return makeHttp();
       },
