@@ -311,9 +311,9 @@ export interface TopicsApi {
    */
   identify(args: { device: string; identity: DeviceIdentity }): void;
   /**
-   * Says the device is not answering, now: its Status values read `null` at once, history
+   * Says the device is not answering, now: its values read `null` at once (as when stale), history
    * records nothing for it, and `GET /api/v1/plugins` shows it unavailable with `reason`.
-   * Its Settings and Info rows keep their values.
+   * Its identity rows keep their values.
    *
    * @example
    * ctx.topics.markUnavailable({ device: 'inverter_1', reason: 'no answer within 1500 ms' });

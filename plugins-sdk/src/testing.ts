@@ -28,9 +28,41 @@ import type {
   PluginDefinition,
   PriceProviderDeclaration,
   PriceSlot,
+  DeviceIdentity,
   SettingDeclaration,
   SiteInfo,
 } from './index.js';
+
+/** The core's setting rules (core/src/writes/setting-values.ts), as the test host calls them. */
+interface CoreSettingRules {
+  writableOf(setting: SettingDeclaration, topic: string): unknown;
+  parseSettingValue(
+    setting: SettingDeclaration,
+    writable: unknown,
+    raw: string,
+  ): { ok: true; write: { args: unknown; shown: MetricValue } } | { ok: false; message: string };
+  callWrite(
+    setting: SettingDeclaration,
+    write: { args: unknown; shown: MetricValue },
+    signal: AbortSignal,
+  ): Promise<void>;
+}
+
+/**
+ * Loads the core's setting rules. The core depends on the SDK, so the SDK reaches the core
+ * only at run time (an optional peer dependency): one copy of the rules, run by both.
+ */
+async function coreSettingRules(): Promise<CoreSettingRules> {
+  const specifier = '@heliograph/core/writes/setting-values';
+  try {
+    return (await import(specifier)) as CoreSettingRules;
+  } catch (err) {
+    throw new Error(
+      `the test host validates writes with @heliograph/core's rules; install it next to the SDK (${(err as Error).message})`,
+      { cause: err },
+    );
+  }
+}
 
 /**
  * Options of {@link startTestHost}.
@@ -104,11 +136,21 @@ export interface TestHost {
   readonly store: Map<string, unknown>;
   /** Log lines, `level: message`. */
   readonly logs: string[];
+  /** What each device said it is (declare's `identity` merged with `identify` calls). */
+  readonly identities: Map<string, DeviceIdentity>;
+  /** Whether each device answers, as markUnavailable / markAvailable / publish left it. */
+  readonly availability: Map<string, { available: boolean; reason: string | null }>;
+  /** The error reported with `ctx.status.error`, null after `ok()`. */
+  readonly status: { error: string | null };
   /** The current value of a topic. */
   value(topic: string): MetricValue | undefined;
   /** Runs a scheduled job once and waits for it; throws what the job throws. */
   runJob(name: string): Promise<void>;
-  /** Writes a setting as the core would after validating it; throws what the handler throws. */
+  /**
+   * Writes a setting as a client would: the core's own rules validate the text and convert
+   * it for the handler (a label to its option's value, a number, a switch payload to a
+   * boolean). Throws the refusal or what the handler throws.
+   */
   write(topic: string, value: string | number): Promise<void>;
   setTime(ms: number): void;
   advance(ms: number): void;
@@ -159,6 +201,9 @@ export async function startTestHost<S extends z.ZodType>(options: TestHostOption
   const jobs = new Map<string, ScheduledJob>();
   const store = new Map<string, unknown>(Object.entries(options.store ?? {}));
   const logs: string[] = [];
+  const identities = new Map<string, DeviceIdentity>();
+  const availability = new Map<string, { available: boolean; reason: string | null }>();
+  const status: { error: string | null } = { error: null };
   const register = (dispose: Disposer): Disposer => {
     disposers.push(dispose);
     return dispose;
@@ -179,6 +224,7 @@ export async function startTestHost<S extends z.ZodType>(options: TestHostOption
         if (!devices.some((d) => d.id === declaration.device))
           throw new Error(`device ${declaration.device} is not assigned to this instance`);
         declarations.set(declaration.device, declaration);
+        if (declaration.identity) identities.set(declaration.device, { ...declaration.identity });
         for (const s of declaration.settings ?? []) {
           settings.set(`${declaration.device}/${s.name}`, s);
           values.set(`${declaration.device}/${s.name}`, s.initial ?? null);
@@ -188,6 +234,8 @@ export async function startTestHost<S extends z.ZodType>(options: TestHostOption
       publish({ device, values: published }) {
         const declaration = declarations.get(device);
         if (!declaration) throw new Error(`publish before declare for device ${device}`);
+        if (Object.values(published).some((v) => v !== null))
+          availability.set(device, { available: true, reason: null });
         for (const [name, value] of Object.entries(published)) {
           const known =
             declaration.metrics.some((m) => m.name === name) || declaration.settings?.some((s) => s.name === name);
@@ -195,17 +243,23 @@ export async function startTestHost<S extends z.ZodType>(options: TestHostOption
           values.set(`${device}/${name}`, value);
         }
       },
-      identify() {
-        throw new Error('not implemented yet');
+      identify({ device, identity }) {
+        if (!declarations.has(device)) throw new Error(`identify before declare for device ${device}`);
+        identities.set(device, { ...identities.get(device), ...identity });
       },
-      markUnavailable() {
-        throw new Error('not implemented yet');
+      markUnavailable({ device, reason }) {
+        if (!declarations.has(device)) throw new Error(`markUnavailable before declare for device ${device}`);
+        availability.set(device, { available: false, reason });
       },
-      markAvailable() {
-        throw new Error('not implemented yet');
+      markAvailable({ device }) {
+        if (!declarations.has(device)) throw new Error(`markAvailable before declare for device ${device}`);
+        availability.set(device, { available: true, reason: null });
       },
-      updateSetting() {
-        throw new Error('not implemented yet');
+      updateSetting({ device, name, ...fields }) {
+        const topic = `${device}/${name}`;
+        const setting = settings.get(topic);
+        if (!setting) throw new Error(`updateSetting: ${device} declares no setting "${name}"`);
+        settings.set(topic, { ...setting, ...fields } as SettingDeclaration);
       },
       record({ device, readings }) {
         return settled(() => {
@@ -231,11 +285,11 @@ export async function startTestHost<S extends z.ZodType>(options: TestHostOption
       },
     },
     status: {
-      error() {
-        throw new Error('not implemented yet');
+      error({ message }) {
+        status.error = message;
       },
       ok() {
-        throw new Error('not implemented yet');
+        status.error = null;
       },
     },
     forecast: {
@@ -305,6 +359,9 @@ export async function startTestHost<S extends z.ZodType>(options: TestHostOption
     jobs,
     store,
     logs,
+    identities,
+    availability,
+    status,
     value: (topic) => values.get(topic),
     async runJob(name) {
       const job = jobs.get(name);
@@ -314,13 +371,13 @@ export async function startTestHost<S extends z.ZodType>(options: TestHostOption
     async write(topic, value) {
       const setting = settings.get(topic);
       if (!setting) throw new Error(`${topic} is not a writable setting`);
-      // Replaced by the core's write path (issue 11 item 7).
-      await (setting.write as (args: { value: unknown; label: string; signal: AbortSignal }) => Promise<void>)({
-        value,
-        label: String(value),
-        signal: abort.signal,
-      });
-      values.set(topic, value);
+      // The core's own rules validate and convert the value, as the server would.
+      const rules = await coreSettingRules();
+      const writable = rules.writableOf(setting, topic);
+      const parsed = rules.parseSettingValue(setting, writable, String(value));
+      if (!parsed.ok) throw new Error(parsed.message);
+      await rules.callWrite(setting, parsed.write, abort.signal);
+      values.set(topic, parsed.write.shown);
     },
     setTime: (ms) => void (now = ms),
     advance: (ms) => void (now += ms),

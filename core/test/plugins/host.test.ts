@@ -61,7 +61,7 @@ async function makeHost(
   const clock = new ManualClock(Date.parse('2026-11-22T10:00:00Z'));
   const registry = new TopicRegistry(clock);
   const writes = new WriteService(registry, new AuditLog(db, clock), clock, 200);
-  const root = pluginRoot({ fixtures: ['crashing', 'flaky', 'echo'] });
+  const root = pluginRoot({ fixtures: ['crashing', 'flaky', 'echo', 'sdk11'] });
   if (options.slowPlugin) addSlowPlugin(root);
   const host = new PluginHost(
     { clock, db, registry, writes, site: { timeZone: 'UTC', latitude: 0, longitude: 0, temperatureUnit: 'C' } },
@@ -162,7 +162,7 @@ test('an unknown plugin is a config error listing what is installed', async () =
   const h = await makeHost([{ id: 'x', plugin: 'solax' }]);
   await assert.rejects(
     h.host.load(),
-    /plugins\.json: plugins\[0\]\.plugin: no plugin "solax" is installed \(installed: crashing, echo, flaky\)/,
+    /plugins\.json: plugins\[0\]\.plugin: no plugin "solax" is installed \(installed: crashing, echo, flaky, sdk11\)/,
   );
   await h.close();
 });
@@ -196,5 +196,43 @@ test('a plugin stopped while its setup still runs stays stopped, and nothing it 
     cleanups: string[];
   };
   assert.deepEqual(plugin.cleanups, ['finishes'], 'the cleanup setup returned has run');
+  await h.close();
+});
+
+test('configuration mistakes stop the start with the exact key: unknown keys, device rules, device config', async () => {
+  const cases: Array<[Array<Partial<PluginInstanceConfig> & { id: string; plugin: string }>, RegExp]> = [
+    [
+      [{ id: 'e', plugin: 'echo', devices: ['inverter_1'], config: { pv_power: 5, pv_powr: 6 } }],
+      /plugins\[0\]\.config: unknown key "pv_powr"/,
+    ],
+    [
+      [{ id: 'a', plugin: 'sdk11', devices: ['inverter_1', 'inverter_2', 'inverter_3'] }],
+      /plugins\[0\]\.devices: must list at most 2 devices/,
+    ],
+    [[{ id: 'a', plugin: 'sdk11', devices: ['battery_1'] }], /plugins\[0\]\.devices\[0\]: must be an inverter/],
+    [
+      [{ id: 'a', plugin: 'sdk11', devices: [{ id: 'inverter_1', config: { unitId: 0 } }] }],
+      /plugins\[0\]\.devices\[0\]\.config\.unitId/,
+    ],
+    [
+      [{ id: 'e', plugin: 'echo', devices: [{ id: 'inverter_1', config: { unitId: 2 } }] }],
+      /plugins\[0\]\.devices\[0\]\.config: the plugin takes no per-device config/,
+    ],
+  ];
+  for (const [configs, message] of cases) {
+    const h = await makeHost(configs);
+    await assert.rejects(h.host.load(), message);
+    await h.close();
+  }
+});
+
+test('a ConfigError from setup fails the instance once, without a retry', async () => {
+  const h = await makeHost([{ id: 'a', plugin: 'sdk11', devices: ['inverter_1'], config: { failSetup: true } }]);
+  await h.host.load();
+  await h.host.startAll();
+  const [status] = h.host.status();
+  assert.equal(status!.state, 'failed');
+  assert.equal(status!.last_error, 'configuration error: unitId 9 does not answer on this bus: check the wiring');
+  assert.doesNotMatch(status!.last_error ?? '', /retrying/);
   await h.close();
 });
