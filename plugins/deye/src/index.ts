@@ -5,7 +5,12 @@
  * (checked by reading the register back).
  */
 import { definePlugin, inverterMetrics, NoAnswerError } from '@heliograph/plugins-sdk';
-import { openModbus, readRegisterMap, registerMapDeclarations } from '@heliograph/plugins-sdk/connections';
+import {
+  ModbusExceptionError,
+  openModbus,
+  readRegisterMap,
+  registerMapDeclarations,
+} from '@heliograph/plugins-sdk/connections';
 import { configSchema, deviceConfigSchema, devicesOf } from './config.js';
 import { deyeMap, identityMap } from './register-map.js';
 
@@ -60,7 +65,7 @@ export default definePlugin({
           });
           if (battery) ctx.topics.publish({ device: battery.id, values: values.battery });
         } catch (err) {
-          if (err instanceof NoAnswerError) {
+          if (err instanceof NoAnswerError || isGatewayNoAnswer(err)) {
             const reason = `no answer from ${where}: ${err.message}`;
             for (const device of devices) ctx.topics.markUnavailable({ device: device.id, reason });
             throw new NoAnswerError({ message: `${devices.map((d) => d.id).join(', ')}: ${reason}`, timeoutMs });
@@ -85,3 +90,11 @@ export default definePlugin({
     };
   },
 });
+
+/**
+ * A Modbus TCP gateway's exceptions 0x0A (no path to the unit) and 0x0B (the unit did not
+ * respond): the gateway answered, the device behind it did not.
+ */
+function isGatewayNoAnswer(err: unknown): err is ModbusExceptionError {
+  return err instanceof ModbusExceptionError && (err.code === 0x0a || err.code === 0x0b);
+}
