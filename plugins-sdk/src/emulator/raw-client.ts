@@ -1,0 +1,64 @@
+import { connect, type Socket } from 'node:net';
+
+/**
+ * A bare TCP client for emulator tests: sends bytes as given and reads replies framed by the
+ * test, so a test checks the wire format itself rather than a driver's reading of it.
+ *
+ * @example
+ * const client = await connectRaw({ port: emulator.port });
+ * client.send(Buffer.from('5150494753b7a90d', 'hex'));
+ * const reply = await client.read((buf) => buf.indexOf(0x0d) + 1 || -1);
+ * client.close();
+ */
+export interface RawClient {
+  send(bytes: Buffer): void;
+  /**
+   * The next reply: `complete` returns its length at the start of the bytes received, or
+   * -1 for "need more". Rejects after `timeoutMs` (default 5000) so a test never hangs.
+   */
+  read(complete: (buf: Buffer) => number, timeoutMs?: number): Promise<Buffer>;
+  close(): void;
+}
+
+/**
+ * Connects a {@link RawClient} to an emulator.
+ *
+ * @example
+ * const client = await connectRaw({ host: '127.0.0.1', port: 502 });
+ */
+export async function connectRaw(options: { host?: string; port: number }): Promise<RawClient> {
+  const socket: Socket = connect(options.port, options.host ?? '127.0.0.1');
+  await new Promise<void>((resolve, reject) => {
+    socket.once('connect', resolve);
+    socket.once('error', reject);
+  });
+  let received = Buffer.alloc(0);
+  let wake: (() => void) | undefined;
+  socket.on('data', (chunk) => {
+    received = Buffer.concat([received, chunk]);
+    wake?.();
+  });
+  return {
+    send: (bytes) => socket.write(bytes),
+    read(complete, timeoutMs = 5000) {
+      return new Promise<Buffer>((resolve, reject) => {
+        const take = () => {
+          const length = received.length > 0 ? complete(received) : -1;
+          if (length < 0) return;
+          const reply = received.subarray(0, length);
+          received = received.subarray(length);
+          clearTimeout(timer);
+          wake = undefined;
+          resolve(reply);
+        };
+        const timer = setTimeout(() => {
+          wake = undefined;
+          reject(new Error(`no complete reply within ${timeoutMs} ms (got <${received.toString('hex')}>)`));
+        }, timeoutMs);
+        wake = take;
+        take();
+      });
+    },
+    close: () => socket.destroy(),
+  };
+}
