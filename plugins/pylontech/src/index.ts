@@ -45,7 +45,11 @@ export default definePlugin({
     let badFrames = link.stats.badFrames;
 
     for (const pack of packs) {
-      ctx.topics.declare({ device: pack.device, pollIntervalMs: config.pollIntervalMs, metrics: Object.values(batteryMetrics).filter((m) => m.name !== 'state_of_health') });
+      ctx.topics.declare({
+        device: pack.device,
+        pollIntervalMs: config.pollIntervalMs,
+        metrics: Object.values(batteryMetrics).filter((m) => m.name !== 'state_of_health'),
+      });
     }
     link.on('disconnect', (reason) => {
       for (const pack of packs) ctx.topics.markUnavailable({ device: pack.device, reason });

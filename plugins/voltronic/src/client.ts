@@ -35,7 +35,8 @@ export class Pi30Client {
    */
   async set(command: string, signal?: AbortSignal): Promise<void> {
     const reply = await this.ask(command, signal);
-    if (reply !== '(ACK') throw new DeviceRefusedError({ answer: reply, message: `the device refused ${command}: ${reply}` });
+    if (reply !== '(ACK')
+      throw new DeviceRefusedError({ answer: reply, message: `the device refused ${command}: ${reply}` });
   }
 
   private async once(command: string, signal?: AbortSignal): Promise<string> {

@@ -16,7 +16,7 @@ import {
 } from '@heliograph/plugins-sdk';
 import { connectionSchema, openStreamLink, type ConnectionSpec } from '@heliograph/plugins-sdk/connections';
 import { Pi30Client } from './client.js';
-import { chargeCurrents, qmodMode, qpigsValues, qpiriSettings } from './qpigs.js';
+import { chargeCurrents, gridPower, qmodMode, qpigsValues, qpiriSettings } from './qpigs.js';
 
 type StreamConnection = Extract<ConnectionSpec, { type: 'tcp' | 'serial' }>;
 
@@ -131,7 +131,12 @@ export default definePlugin({
         },
       });
       const currents = await askOptional('QMCHGCR', signal);
-      if (currents) ctx.topics.updateSetting({ device, name: 'max_charge_current', options: currentOptions(chargeCurrents(currents)) });
+      if (currents)
+        ctx.topics.updateSetting({
+          device,
+          name: 'max_charge_current',
+          options: currentOptions(chargeCurrents(currents)),
+        });
       identified = true;
     };
 
@@ -144,6 +149,7 @@ export default definePlugin({
         device,
         values: {
           ...status,
+          grid_power: gridPower(status, mode),
           device_mode: mode,
           output_source_priority: labelOf(OUTPUT_PRIORITIES, settings.outputPriority),
           charger_source_priority: labelOf(CHARGER_PRIORITIES, settings.chargerPriority),

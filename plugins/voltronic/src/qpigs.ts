@@ -18,8 +18,7 @@ const number = (field: string | undefined): number => {
 };
 
 /**
- * The QPIGS reply as metric values. The device measures no grid power: `grid_power` is the
- * balance `load - pv + battery` (an off-grid inverter never exports, so never below 0).
+ * The QPIGS reply as metric values (all but `grid_power`: see {@link gridPower}).
  *
  * @example
  * qpigsValues('(000.0 00.0 230.0 49.9 0161 0119 003 460 57.50 012 100 0069 0014 103.8 57.45 00000 00110110 00 00 00856 010').pv_power; // 856
@@ -37,7 +36,6 @@ export function qpigsValues(text: string): Record<string, MetricValue> {
     output_power: load,
     load_power: load,
     battery_power: batteryPower,
-    grid_power: Math.max(0, load - pv + batteryPower),
     temperature: f[11]!,
     pv_power: pv,
     pv_power_1: pv,
@@ -48,7 +46,20 @@ export function qpigsValues(text: string): Record<string, MetricValue> {
   };
 }
 
-const MODES: Record<string, string> = {
+/**
+ * The device measures no grid power. In battery mode the utility feeds nothing; otherwise
+ * it covers the balance `load - pv + battery` (an off-grid inverter never exports, so
+ * never below 0; the reported whole amps make it a few tens of watts coarse).
+ *
+ * @example
+ * gridPower({ load_power: 500, pv_power: 0, battery_power: 1200 }, 'Line'); // 1700
+ */
+export function gridPower(values: Record<string, MetricValue>, mode: string): number {
+  if (mode === MODES.B) return 0;
+  return Math.max(0, Number(values.load_power) - Number(values.pv_power) + Number(values.battery_power));
+}
+
+const MODES: Record<string, string> & { B: string } = {
   P: 'Power on',
   S: 'Standby',
   L: 'Line',
@@ -65,7 +76,11 @@ export function qmodMode(text: string): string {
 }
 
 /** The settings QPIRI reports: indices 14 (max charge current), 16 and 17 (priorities). */
-export function qpiriSettings(text: string): { maxChargeCurrent: number; outputPriority: number; chargerPriority: number } {
+export function qpiriSettings(text: string): {
+  maxChargeCurrent: number;
+  outputPriority: number;
+  chargerPriority: number;
+} {
   const f = replyFields(text, 'QPIRI', 18).map(number);
   return { maxChargeCurrent: f[14]!, outputPriority: f[16]!, chargerPriority: f[17]! };
 }
