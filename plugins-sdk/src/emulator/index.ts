@@ -42,5 +42,5 @@ export {
   type ModbusTransport,
   type ModbusUnits,
 } from './modbus-transports.js';
-export { connectRaw, type RawClient } from './raw-client.js';
+export { connectRaw, modbusTcpLength, readHoldingOverTcp, type RawClient } from './raw-client.js';
 export { clamp, DayIntegrator, householdLoad, sunFraction } from './day.js';

@@ -62,3 +62,43 @@ export async function connectRaw(options: { host?: string; port: number }): Prom
     close: () => socket.destroy(),
   };
 }
+
+/**
+ * The length of the Modbus TCP frame at the start of `buf` (from its MBAP header), or -1.
+ *
+ * @example
+ * const reply = await client.read(modbusTcpLength);
+ */
+export function modbusTcpLength(buf: Buffer): number {
+  if (buf.length < 6) return -1;
+  const length = 6 + buf.readUInt16BE(4);
+  return buf.length >= length ? length : -1;
+}
+
+/**
+ * Reads holding registers over Modbus TCP with a {@link RawClient}, checking the reply's
+ * header against the request. A Modbus exception reply rejects with `exception <code>`.
+ *
+ * @example
+ * const [marker1, marker2] = await readHoldingOverTcp(client, { transaction: 1, address: 40000, count: 2 });
+ */
+export async function readHoldingOverTcp(
+  client: RawClient,
+  request: { transaction: number; unitId?: number; address: number; count: number },
+): Promise<number[]> {
+  const frame = Buffer.alloc(12);
+  frame.writeUInt16BE(request.transaction, 0);
+  frame.writeUInt16BE(6, 4);
+  frame[6] = request.unitId ?? 1;
+  frame[7] = 0x03;
+  frame.writeUInt16BE(request.address, 8);
+  frame.writeUInt16BE(request.count, 10);
+  client.send(frame);
+  const reply = await client.read(modbusTcpLength);
+  if (reply.readUInt16BE(0) !== request.transaction || reply.readUInt16BE(2) !== 0 || reply[6] !== frame[6])
+    throw new Error(`reply header does not match the request: <${reply.toString('hex')}>`);
+  if (reply[7] === 0x83) throw new Error(`exception ${reply[8]}`);
+  if (reply[7] !== 0x03 || reply[8] !== 2 * request.count || reply.length !== 9 + 2 * request.count)
+    throw new Error(`malformed reply: <${reply.toString('hex')}>`);
+  return Array.from({ length: request.count }, (_, i) => reply.readUInt16BE(9 + 2 * i));
+}

@@ -6,6 +6,8 @@ import assert from 'node:assert/strict';
 import {
   connectRaw,
   hasValidModbusCrc,
+  modbusTcpLength,
+  readHoldingOverTcp,
   startModbusEmulator,
   withModbusCrc,
   type RawClient,
@@ -16,23 +18,12 @@ let clock = new Date(2026, 5, 21, 12, 0); // local noon: the sun is at its peak
 const now = () => clock;
 const toSigned = (word: number) => (word >= 0x8000 ? word - 0x10000 : word);
 
-/** Modbus TCP replies: the MBAP header says how long they are. */
-const mbapLength = (buf: Buffer) =>
-  buf.length >= 6 && buf.length >= 6 + buf.readUInt16BE(4) ? 6 + buf.readUInt16BE(4) : -1;
 /** RTU replies to reads (03: byte count + 5), writes (8) and exceptions (5). */
 const rtuLength = (buf: Buffer) => {
   if (buf.length < 3) return -1;
   const length = buf[1]! & 0x80 ? 5 : buf[1] === 0x03 ? 5 + buf[2]! : 8;
   return buf.length >= length ? length : -1;
 };
-
-function tcpRead(tid: number, address: number, count: number): Buffer {
-  const frame = Buffer.from([0, 0, 0, 0, 0, 6, 1, 3, 0, 0, 0, 0]);
-  frame.writeUInt16BE(tid, 0);
-  frame.writeUInt16BE(address, 8);
-  frame.writeUInt16BE(count, 10);
-  return frame;
-}
 
 function rtuRead(unit: number, address: number, count: number): Buffer {
   const pdu = Buffer.from([unit, 3, 0, 0, 0, 0]);
@@ -41,18 +32,8 @@ function rtuRead(unit: number, address: number, count: number): Buffer {
   return withModbusCrc(pdu);
 }
 
-/** Registers from a read reply's data bytes. */
-function words(data: Buffer): number[] {
-  return Array.from({ length: data.length / 2 }, (_, i) => data.readUInt16BE(2 * i));
-}
-
-async function readTcp(client: RawClient, tid: number, address: number, count: number): Promise<number[]> {
-  client.send(tcpRead(tid, address, count));
-  const reply = await client.read(mbapLength);
-  assert.equal(reply.readUInt16BE(0), tid, 'transaction id echoed');
-  assert.equal(reply.readUInt16BE(2), 0, 'protocol id 0');
-  assert.deepEqual([...reply.subarray(6, 9)], [1, 3, 2 * count]);
-  return words(reply.subarray(9));
+function readTcp(client: RawClient, transaction: number, address: number, count: number): Promise<number[]> {
+  return readHoldingOverTcp(client, { transaction, address, count });
 }
 
 /** Registers 0..199, in two reads (a read takes at most 125). */
@@ -104,36 +85,34 @@ test('Modbus TCP: the battery integrates power and the day counters grow', async
 test('Modbus TCP: a write changes behaviour; bad values and addresses get exceptions', async () => {
   // FC16 write of max sell power (245) = 1000 W.
   client.send(Buffer.from([0, 9, 0, 0, 0, 9, 1, 0x10, 0x00, 0xf5, 0x00, 0x01, 0x02, 0x03, 0xe8]));
-  assert.deepEqual([...(await client.read(mbapLength))], [0, 9, 0, 0, 0, 6, 1, 0x10, 0x00, 0xf5, 0x00, 0x01]);
+  assert.deepEqual([...(await client.read(modbusTcpLength))], [0, 9, 0, 0, 0, 6, 1, 0x10, 0x00, 0xf5, 0x00, 0x01]);
   tcp.device.settings.maxChargeA = 0; // a full battery would do the same: everything spare is exported
   const [grid] = await readTcp(client, 10, 169, 1);
   assert.equal(toSigned(grid!), -1000, 'export capped at max sell power');
   // Zero export to CT (244 = 2) stops exporting at all.
   client.send(Buffer.from([0, 11, 0, 0, 0, 6, 1, 0x06, 0x00, 0xf4, 0x00, 0x02]));
-  await client.read(mbapLength);
+  await client.read(modbusTcpLength);
   assert.equal(toSigned((await readTcp(client, 12, 169, 1))[0]!), 0);
   // Energy priority 7 is not a value the device knows: illegal data value.
   client.send(Buffer.from([0, 13, 0, 0, 0, 6, 1, 0x06, 0x00, 0xf3, 0x00, 0x07]));
-  assert.deepEqual([...(await client.read(mbapLength))], [0, 13, 0, 0, 0, 3, 1, 0x86, 0x03]);
+  assert.deepEqual([...(await client.read(modbusTcpLength))], [0, 13, 0, 0, 0, 3, 1, 0x86, 0x03]);
   // Register 184 (SOC) is read-only: illegal data address. So is reading past the map.
   client.send(Buffer.from([0, 14, 0, 0, 0, 6, 1, 0x06, 0x00, 0xb8, 0x00, 0x32]));
-  assert.deepEqual([...(await client.read(mbapLength))], [0, 14, 0, 0, 0, 3, 1, 0x86, 0x02]);
-  client.send(tcpRead(15, 599, 2));
-  assert.deepEqual([...(await client.read(mbapLength))], [0, 15, 0, 0, 0, 3, 1, 0x83, 0x02]);
+  assert.deepEqual([...(await client.read(modbusTcpLength))], [0, 14, 0, 0, 0, 3, 1, 0x86, 0x02]);
+  await assert.rejects(readTcp(client, 15, 599, 2), /exception 2/);
   Object.assign(tcp.device.settings, { maxChargeA: 50, workMode: 0, maxSellW: 5000 });
 });
 
 test('Modbus TCP: silence drops requests, corruption breaks the next reply only', async () => {
   tcp.silence(true);
   const seen = tcp.nextRequest();
-  client.send(tcpRead(20, 184, 1));
+  client.send(Buffer.from([0, 20, 0, 0, 0, 6, 1, 3, 0, 0xb8, 0, 1]));
   await seen;
   tcp.silence(false);
-  client.send(tcpRead(21, 184, 1));
-  assert.equal((await client.read(mbapLength)).readUInt16BE(0), 21, 'the silenced request got no answer');
+  // Had request 20 been answered, this read would get its reply and reject.
+  assert.equal((await readTcp(client, 21, 184, 1)).length, 1, 'the silenced request got no answer');
   tcp.corruptNext(1);
-  client.send(tcpRead(22, 184, 1));
-  assert.notEqual((await client.read(mbapLength)).readUInt16BE(2), 0, 'corrupt: protocol id not 0');
+  await assert.rejects(readTcp(client, 22, 184, 1), /does not match/, 'corrupt: protocol id not 0');
   assert.equal((await readTcp(client, 23, 184, 1)).length, 1, 'the next reply is sound');
 });
 

@@ -6,12 +6,13 @@
 import { crc16xmodem } from 'crc';
 
 const CR = 0x0d;
-const ADJUSTED = new Set([0x28, 0x0d, 0x0a]);
+/** Bytes a CRC byte must not be on the wire: `(`, CR, LF. */
+export const RESERVED_CRC_BYTES: ReadonlySet<number> = new Set([0x28, 0x0d, 0x0a]);
 
 /** The two CRC bytes of `text` as they go on the wire (adjusted). */
 export function pi30Crc(text: Buffer): Buffer {
   const crc = crc16xmodem(text);
-  return Buffer.from([crc >> 8, crc & 0xff].map((byte) => (ADJUSTED.has(byte) ? byte + 1 : byte)));
+  return Buffer.from([crc >> 8, crc & 0xff].map((byte) => (RESERVED_CRC_BYTES.has(byte) ? byte + 1 : byte)));
 }
 
 /**

@@ -10,7 +10,7 @@ import {
   type FrameProtocol,
   type RunningEmulator,
 } from '@heliograph/plugins-sdk/emulator';
-import { pi30Frame, pi30FrameLength, pi30Text } from '../pi30.js';
+import { pi30Frame, pi30FrameLength, pi30Text, RESERVED_CRC_BYTES } from '../pi30.js';
 import { VoltronicDevice } from './device.js';
 
 export { VoltronicDevice, CHARGE_CURRENTS } from './device.js';
@@ -29,7 +29,7 @@ export function pi30Protocol(device: VoltronicDevice): FrameProtocol {
       const copy = Buffer.from(reply);
       const at = copy.length - 3;
       do copy[at] = (copy[at]! + 1) & 0xff;
-      while ([0x28, 0x0d, 0x0a].includes(copy[at]!));
+      while (RESERVED_CRC_BYTES.has(copy[at]));
       return copy;
     },
   };
