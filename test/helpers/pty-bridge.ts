@@ -42,7 +42,7 @@ export async function serialBridge(port: number): Promise<string> {
     await once(child, 'exit');
   });
   // socat -d -d logs "starting data transfer loop" once both ends are open.
-  for await (const line of createInterface({ input: child.stderr! })) {
+  for await (const line of createInterface({ input: child.stderr })) {
     if (/starting data transfer loop/.test(line)) return path;
   }
   throw new Error(`socat ended before bridging ${path} to port ${port}`);
