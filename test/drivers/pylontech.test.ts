@@ -86,17 +86,22 @@ test('at night the packs feed the house: current and power read negative', async
 test('a reply with a wrong checksum is skipped and the request made again', async () => {
   emulator.corruptNext(1);
   const corrupted = await emulator.nextRequest();
-  const retried = await emulator.nextRequest();
-  assert.deepEqual(retried, corrupted);
+  // The retry queues behind what the other instance on the same gateway has asked meanwhile.
+  const next = [await emulator.nextRequest(), await emulator.nextRequest()];
+  assert.ok(
+    next.some((request) => request.equals(corrupted)),
+    `${corrupted.toString()} asked again: ${next.join(', ')}`,
+  );
   await valuesWhen(server, 'battery_*', allLive(['battery_1', 'battery_2', 'battery_3']));
   assert.ok((await devicesOf(server, 'rack')).every((d) => d.available));
 });
 
 test('a silent bus: every pack unavailable at once, the status names them, and they come back', async () => {
   emulator.silence(true);
-  const failed = await statusWhen(server, 'rack', (s) => s.state === 'failed');
+  // A poll under way when the silence began may still have reached battery_1: wait for one that did not.
+  const failed = await statusWhen(server, 'rack', (s) => /battery_1/.test(String(s.last_error)));
   assert.match(String(failed.last_error), /battery_1 \(address 2\): .*no answer within 300 ms/);
-  assert.match(String(failed.last_error), /battery_2 \(address 3\)/);
+  assert.match(String(failed.last_error), /battery_2 \(address 3\): .*no answer/);
   await statusWhen(server, 'shed', (s) => s.state === 'failed');
   const quiet = await valuesWhen(server, 'battery_*', (v) => v.get('battery_3/state_of_charge') === null);
   for (const id of ['battery_1', 'battery_2']) assert.equal(quiet.get(`${id}/state_of_charge`), null);
