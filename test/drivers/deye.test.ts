@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import { ModbusException, ModbusExceptionCode, startModbusEmulator } from '@heliograph/plugins-sdk/emulator';
 import { DEFAULT_LOGGER_SERIAL, DeyeDevice } from '@heliograph/plugin-deye/emulator';
 import { startTestServer, type TestServer } from '../helpers/server.js';
-import { ptyToTcp, SOCAT_SKIP } from '../helpers/pty-bridge.js';
+import { serialBridge, SOCAT_SKIP } from '../helpers/pty-bridge.js';
 import { instanceWhen, valuesWhen, write } from './driver-api.js';
 
 let clock = new Date(2026, 5, 21, 12, 0); // the emulator's clock: noon, the sun at its peak
@@ -35,7 +35,7 @@ async function start(transport: Transport) {
   const { host, port } = emulator;
   const connection =
     transport === 'serial'
-      ? { type: 'serial', path: await ptyToTcp(host, port), baudRate: 9600 }
+      ? { type: 'serial', path: await serialBridge(port), baudRate: 9600 }
       : transport === 'solarman'
         ? { type: 'solarman', host, port, loggerSerial: DEFAULT_LOGGER_SERIAL }
         : { type: transport, host, port };

@@ -1,17 +1,20 @@
 /*
- * A pseudo-terminal wired to a TCP emulator by socat, so a driver's `serial` connection is
- * tested through the real serialport binding. Without socat the caller skips with one loud
- * line, or fails when HELIOGRAPH_REQUIRE_SOCAT=1 (CI sets it).
+ * A serial port whose other end is a TCP device: socat links a pseudo-terminal to an
+ * emulator's TCP port, so a driver opens a real serial device (through the native
+ * serialport binding) and talks to the emulator. Without socat the tests that need one are
+ * skipped with one loud line, or fail when HELIOGRAPH_REQUIRE_SOCAT=1 (CI sets it).
  */
 import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { once } from 'node:events';
+import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { after } from 'node:test';
+import { tempDir } from './server.js';
 
 const SOCAT = ['/usr/bin/socat', '/usr/local/bin/socat'].find((path) => existsSync(path));
 
-/** Why serial tests are skipped, or false when socat is there. */
+/** Why serial tests are skipped, or false. */
 export const SOCAT_SKIP: string | false = (() => {
   if (SOCAT) return false;
   const how = 'socat not found: install it with `apt-get install -y socat`';
@@ -21,10 +24,16 @@ export const SOCAT_SKIP: string | false = (() => {
   return how;
 })();
 
-/** Opens a pty whose bytes socat carries to `host:port`; returns its path. Closed after the test file. */
-export async function ptyToTcp(host: string, port: number): Promise<string> {
+/**
+ * The path of a pty bridged to `127.0.0.1:port`; socat ends when the test file does.
+ *
+ * @example
+ * const path = await serialBridge(emulator.port); // { type: 'serial', path, baudRate: 2400 }
+ */
+export async function serialBridge(port: number): Promise<string> {
   if (!SOCAT) throw new Error(SOCAT_SKIP || 'no socat');
-  const child = spawn(SOCAT, ['-d', '-d', 'pty,raw,echo=0', `tcp:${host}:${port}`], {
+  const path = join(tempDir('heliograph-pty-'), 'tty');
+  const child = spawn(SOCAT, ['-d', '-d', `pty,raw,echo=0,link=${path}`, `tcp:127.0.0.1:${port}`], {
     stdio: ['ignore', 'ignore', 'pipe'],
   });
   after(async () => {
@@ -32,10 +41,9 @@ export async function ptyToTcp(host: string, port: number): Promise<string> {
     child.kill('SIGTERM');
     await once(child, 'exit');
   });
-  // socat -d -d logs "PTY is /dev/pts/7" once the pty is open.
+  // socat -d -d logs "starting data transfer loop" once both ends are open.
   for await (const line of createInterface({ input: child.stderr })) {
-    const pty = / PTY is (\S+)/.exec(line);
-    if (pty) return pty[1]!;
+    if (/starting data transfer loop/.test(line)) return path;
   }
-  throw new Error('socat exited without opening a pty');
+  throw new Error(`socat ended before bridging ${path} to port ${port}`);
 }
