@@ -37,13 +37,15 @@ const stateLabel = (st: number | null) => (st === null ? null : (OPERATING_STATE
 
 /** Model 1: Mn, Md, Vr and SN as the device's identity. */
 export function identityOf(common: ModelData): DeviceIdentity {
-  const fields = {
-    manufacturer: common.string(0, 16),
-    model: common.string(16, 16),
-    firmware: common.string(40, 8),
-    serial: common.string(48, 16),
-  };
-  return Object.fromEntries(Object.entries(fields).filter(([, v]) => v !== null)) as DeviceIdentity;
+  const fields: Array<[keyof DeviceIdentity, string | null]> = [
+    ['manufacturer', common.string(0, 16)],
+    ['model', common.string(16, 16)],
+    ['firmware', common.string(40, 8)],
+    ['serial', common.string(48, 16)],
+  ];
+  const identity: DeviceIdentity = {};
+  for (const [key, value] of fields) if (value !== null) identity[key] = value;
+  return identity;
 }
 
 /** Models 101-103 (integer points with scale factors) and 111-113 (float32 points). */
