@@ -21,6 +21,7 @@ import { appRoutes, createApp, listen } from './api/app.js';
 import type { RouteInfo } from './api/routes.js';
 import { HostPolicy } from './api/host-policy.js';
 import { metricsRoutes } from './api/metrics.js';
+import { snapshotLane } from './api/snapshot-lane.js';
 import { pluginsRoutes } from './api/plugins.js';
 import { auditRoutes } from './api/audit.js';
 import { tokensRoutes } from './api/tokens.js';
@@ -220,7 +221,7 @@ export async function startHeliograph(options: ServerOptions): Promise<Heliograp
       ],
     };
     const app = createApp(appOptions);
-    const server = await listen(app, options.host, options.port);
+    const server = await listen(app, options.host, options.port, snapshotLane({ registry, auth, hosts }));
     closers.push(() => server.close());
     // Open sockets would hold server.close() up, so they are closed first (closers run in reverse).
     const websocket = attachWebsocket({
