@@ -40,7 +40,6 @@ import { createLogger } from './log.js';
 import { systemRoutes } from './api/system.js';
 import { SystemInfo } from './system/info.js';
 import { loadSiteId } from './system/site-id.js';
-import { advertiseMdns } from './system/mdns.js';
 import { mdnsEnabled } from './system/mdns-enabled.js';
 import { SetupCode } from './auth/setup-code.js';
 import { setupRoutes } from './api/setup.js';
@@ -238,6 +237,8 @@ export async function startHeliograph(options: ServerOptions): Promise<Heliograp
     });
     closers.push(() => websocket.close());
     if (mdns.enabled) {
+      // Loaded only when advertising: bonjour-service and its DNS code are ~5 MB of a small device's memory.
+      const { advertiseMdns } = await import('./system/mdns.js');
       const advertisement = advertiseMdns({
         port: server.port,
         siteId,
