@@ -93,11 +93,16 @@ test(
   { skip: BROWSER_SKIP },
   async (t) => {
     const page = await openPage(t, browser, site.url);
-    const socket = page.waitForEvent('websocket');
-    await signIn(page);
     // Stop the service only once the page is live (its first data frame arrived): stopped
-    // earlier, it would catch the page still loading, which is another case.
-    await (await socket).waitForEvent('framereceived', (f) => String(f.payload).includes('"data"'));
+    // earlier, it would catch the page still loading, which is another case. The frame is
+    // awaited from the moment the socket opens, so one arriving during sign-in counts.
+    const live = page
+      .waitForEvent('websocket', { timeout: 30_000 })
+      .then((ws) =>
+        ws.waitForEvent('framereceived', { predicate: (f) => String(f.payload).includes('"data"'), timeout: 30_000 }),
+      );
+    await signIn(page);
+    await live;
     const banner = page.locator('.banner');
     assert.equal(await banner.isVisible(), false);
     await site.stop();
