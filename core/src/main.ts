@@ -18,6 +18,8 @@ const USAGE = `Usage:
   heliograph history import FILE.csv [--topic T]
   heliograph history check                          lists damaged history (exit 1 if any)
   heliograph history repair                         sets damage aside; server stopped
+  heliograph emulate deye|sunspec|voltronic|pylontech [--port N] [--host H] [--transport tcp|rtu-over-tcp|solarman]
+                     [--unit-id N] [--logger-serial N]     a device emulator on TCP (loopback unless --host)
   (history commands also take --data DIR and --config FILE)
 
 Settings may also come from HELIOGRAPH_HOST, HELIOGRAPH_PORT, HELIOGRAPH_DATA,
@@ -150,6 +152,8 @@ async function main(argv: string[]): Promise<number> {
       const where = locations({ data: stringFlag(values.data), config: stringFlag(values.config) });
       return runHistoryCommand(rest, { dataDir: where.dataDir, config: loadConfig(where.configFile) });
     }
+    case 'emulate':
+      return (await import('./cli/emulate.js')).runEmulateCommand(rest);
     case '--help':
     case '-h':
     case 'help':

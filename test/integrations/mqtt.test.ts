@@ -3,7 +3,7 @@ import { existsSync } from 'node:fs';
 import { after, describe, test } from 'node:test';
 import { MOSQUITTO, Observer, startAedes, startMosquitto, type TestBroker } from '../helpers/mqtt-brokers.js';
 import { requireProgram } from '../helpers/programs.js';
-import { startTestServer } from '../helpers/server.js';
+import { startTestServer, statusWhen } from '../helpers/server.js';
 
 const mosquittoSkip = requireProgram({
   name: 'mosquitto',
@@ -152,7 +152,11 @@ async function bridgeSuite(name: string, startBroker: () => Promise<TestBroker>)
     test('after a broker restart (retained messages lost) republishes states and discovery', async () => {
       await observer.close();
       await broker.stop();
+      // The outage shows in the bridge's status, naming the broker, and clears on reconnect.
+      const down = await statusWhen(server, 'mqtt', (s) => s.last_error !== null);
+      assert.match(down.last_error!, new RegExp(`MQTT broker ${broker.url}`));
       await broker.start();
+      await statusWhen(server, 'mqtt', (s) => s.last_error === null && s.state === 'running');
       observer = await Observer.connect(broker.url, ['heliograph/#', 'homeassistant/#']);
       assert.equal(await observer.waitFor(state('inverter_1/pv_power')), '1234');
       assert.equal(await observer.waitFor(state('inverter_1/max_charge_current')), '80');

@@ -22,7 +22,8 @@ import { connectionSchema, transportOf, type ConnectionInput, type ConnectionSpe
  * catch (e) { if (e instanceof ModbusExceptionError && e.code === 3) ctx.log.warn('value out of range'); }
  */
 export class ModbusExceptionError extends DeviceRefusedError {
-  override name = 'ModbusExceptionError';
+  // The name stays `DeviceRefusedError`: the core tells a refusal by the error's name (it may
+  // have crossed a worker boundary), so a write failing with it reads "the device refused: ...".
   /** The exception code (1 illegal function, 2 illegal data address, 3 illegal data value, ...). */
   readonly code: number;
 

@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import mqtt, { type IClientOptions, type MqttClient } from 'mqtt';
-import type { PluginContext, TopicUpdate } from '@heliograph/plugins-sdk';
+import { ConfigError, type PluginContext, type TopicUpdate } from '@heliograph/plugins-sdk';
 import { Announcer } from './announcer.js';
 import { minIntervalOf, type MqttConfig } from './config.js';
 import { availabilityTopic, isIdentityTopic, statePayload, stateTopic } from './discovery.js';
@@ -55,7 +55,12 @@ export class MqttBridge {
         RECONNECT_MAX_MS,
       );
     });
-    this.client.on('error', (err) => ctx.log.warn(`MQTT broker ${config.url}: ${err.message}`));
+    // Broker trouble shows in the plugin's status (and the log, once per distinct error) until
+    // the next successful connect clears it.
+    this.client.on('error', (err) => ctx.status.error({ message: `MQTT broker ${config.url}: ${err.message}` }));
+    this.client.on('offline', () => {
+      if (!this.stopped) ctx.status.error({ message: `MQTT broker ${config.url}: not connected` });
+    });
     this.client.on('message', (topic, payload) => void this.onMessage(topic, payload.toString('utf8')));
     ctx.integration.subscribe({
       filter: config.topics,
@@ -79,6 +84,7 @@ export class MqttBridge {
     const { client, config, ctx } = this;
     client.options.reconnectPeriod = RECONNECT_MIN_MS;
     ctx.log.info(`connected to MQTT broker ${config.url}`);
+    ctx.status.ok();
     try {
       await client.subscribeAsync(this.setFilter, { qos: 1 });
       await this.announce(true);
@@ -86,7 +92,7 @@ export class MqttBridge {
       // Online last: by then Home Assistant finds every entity and its state.
       await client.publishAsync(availabilityTopic(config.prefix), 'online', { retain: true, qos: 1 });
     } catch (err) {
-      if (!this.stopped) ctx.log.warn(`MQTT broker ${config.url}: ${(err as Error).message}`);
+      if (!this.stopped) ctx.status.error({ message: `MQTT broker ${config.url}: ${(err as Error).message}` });
     }
   }
 
@@ -166,8 +172,6 @@ function readPem(path: string, field: string): Buffer {
   try {
     return readFileSync(path);
   } catch (err) {
-    throw new Error(`${field}: cannot read ${path}: ${(err as Error).message}; give the path of a PEM file`, {
-      cause: err,
-    });
+    throw new ConfigError(`${field}: cannot read ${path}: ${(err as Error).message}; give the path of a PEM file`);
   }
 }

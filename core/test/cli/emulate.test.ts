@@ -1,0 +1,44 @@
+// `heliograph emulate` as a user runs it: a child process that finds the driver's package,
+// prints where its emulator listens and answers real requests there until SIGTERM.
+import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import { join } from 'node:path';
+import { createInterface } from 'node:readline';
+import { test } from 'node:test';
+import { connectRaw, readHoldingOverTcp } from '@heliograph/plugins-sdk/emulator';
+import { REPO_ROOT } from '../helpers/plugins.js';
+
+const MAIN = join(REPO_ROOT, 'core', 'dist', 'src', 'main.js');
+
+function run(args: string[]) {
+  const child = spawn(process.execPath, [MAIN, 'emulate', ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
+  let stderr = '';
+  child.stderr.on('data', (d) => (stderr += d));
+  const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+  return { child, exited, stderr: () => stderr };
+}
+
+test('heliograph emulate deye --port 0 listens on loopback and answers Modbus TCP', async () => {
+  const { child, exited } = run(['deye', '--port', '0']);
+  const address = await new Promise<string>((resolve, reject) => {
+    child.once('exit', (code) => reject(new Error(`exited with ${code}`)));
+    createInterface({ input: child.stdout }).once('line', resolve);
+  });
+  const match = /^listening on 127\.0\.0\.1:(\d+)$/.exec(address);
+  assert.ok(match, address);
+  const client = await connectRaw({ port: Number(match[1]) });
+  const [soc] = await readHoldingOverTcp(client, { transaction: 1, address: 184, count: 1 });
+  assert.ok(soc! >= 0 && soc! <= 100, `SOC register: ${soc}`);
+  client.close();
+  child.kill('SIGTERM');
+  assert.equal(await exited, 0);
+});
+
+test('heliograph emulate refuses an unknown driver or transport, saying what exists', async () => {
+  const unknown = run(['no-such-driver']);
+  assert.equal(await unknown.exited, 1);
+  assert.match(unknown.stderr(), /no plugin "no-such-driver" is installed/);
+  const transport = run(['voltronic', '--transport', 'solarman']);
+  assert.equal(await transport.exited, 1);
+  assert.match(transport.stderr(), /the voltronic emulator speaks tcp/);
+});

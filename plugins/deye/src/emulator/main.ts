@@ -1,0 +1,38 @@
+/**
+ * The Deye emulator, as `heliograph emulate deye [--transport tcp|rtu-over-tcp|solarman]`
+ * starts it: one inverter with its battery on unit 1 (or `unitId`), behind Modbus TCP, RTU
+ * frames over TCP (an RS485 gateway) or a Solarman V5 logger.
+ */
+import {
+  MODBUS_TRANSPORTS,
+  pickTransport,
+  startModbusEmulator,
+  type EmulatorOptions,
+  type RunningEmulator,
+} from '@heliograph/plugins-sdk/emulator';
+import { DeyeDevice } from './device.js';
+
+export { DeyeDevice, type DeyeDeviceOptions } from './device.js';
+
+export const transports = MODBUS_TRANSPORTS;
+
+/** The logger serial a Solarman emulator answers to unless told otherwise. */
+export const DEFAULT_LOGGER_SERIAL = 2712345678;
+
+/**
+ * Starts an emulated Deye inverter; `device` gives tests its state and settings.
+ *
+ * @example
+ * const emulator = await startEmulator({ transport: 'solarman', loggerSerial: 1234567890 });
+ */
+export async function startEmulator(options: EmulatorOptions = {}): Promise<RunningEmulator & { device: DeyeDevice }> {
+  const device = new DeyeDevice({ now: options.now });
+  const running = await startModbusEmulator({
+    transport: pickTransport(options.transport, transports),
+    units: new Map([[options.unitId ?? 1, device]]),
+    loggerSerial: options.loggerSerial ?? DEFAULT_LOGGER_SERIAL,
+    host: options.host,
+    port: options.port,
+  });
+  return Object.assign(running, { device });
+}

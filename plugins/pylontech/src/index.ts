@@ -1,0 +1,96 @@
+/**
+ * The Pylontech driver: the RS485 ASCII protocol over a serial port or a TCP serial bridge.
+ * One `battery_N` device per pack, at the RS485 addresses in `addresses` (default 2, 3, ...
+ * in device order); every `pollIntervalMs` each pack's analog values (CID2 0x42), and its
+ * manufacturer info (CID2 0x51) once as its identity.
+ */
+import { ConfigError, batteryMetrics, definePlugin, NoAnswerError, z } from '@heliograph/plugins-sdk';
+import { connectionSchema, openStreamLink, type ConnectionSpec } from '@heliograph/plugins-sdk/connections';
+import { analogValues, manufacturerInfo } from './analog.js';
+import { PylonClient } from './client.js';
+
+type StreamConnection = Extract<ConnectionSpec, { type: 'tcp' | 'serial' }>;
+
+const isStreamConnection = (c: ConnectionSpec): c is StreamConnection => c.type === 'tcp' || c.type === 'serial';
+
+const configSchema = z.strictObject({
+  connection: connectionSchema.refine(isStreamConnection, {
+    message: 'Pylontech RS485 runs over "serial" or "tcp" (a serial bridge), not a Modbus connection',
+  }),
+  pollIntervalMs: z.number().int().min(500).default(5000),
+  /** RS485 address of each pack, in the order of the instance's devices; default 2, 3, ... */
+  addresses: z.array(z.number().int().min(0).max(255)).min(1).optional(),
+  /** How long to wait for each reply. */
+  timeoutMs: z.number().int().min(100).max(30_000).default(1500),
+});
+
+const ANALOG = 0x42;
+const MANUFACTURER = 0x51;
+const hexByte = (n: number) => n.toString(16).toUpperCase().padStart(2, '0');
+
+export default definePlugin({
+  id: 'pylontech',
+  configSchema,
+  setup(ctx, config) {
+    const { connection } = config;
+    if (!isStreamConnection(connection)) throw new ConfigError('connection: Pylontech runs over "serial" or "tcp"');
+    const addresses = config.addresses ?? ctx.devices.map((_, i) => 2 + i);
+    if (addresses.length !== ctx.devices.length)
+      throw new ConfigError(
+        `addresses lists ${addresses.length} pack addresses for ${ctx.devices.length} devices: give one per battery device`,
+      );
+    const packs = ctx.devices.map((d, i) => ({ device: d.id, address: addresses[i]!, identified: false }));
+    const link = openStreamLink(connection);
+    const client = new PylonClient(link, config.timeoutMs);
+    let badFrames = link.stats.badFrames;
+
+    for (const pack of packs) {
+      ctx.topics.declare({
+        device: pack.device,
+        pollIntervalMs: config.pollIntervalMs,
+        metrics: Object.values(batteryMetrics).filter((m) => m.name !== 'state_of_health'),
+      });
+    }
+    link.on('disconnect', (reason) => {
+      for (const pack of packs) ctx.topics.markUnavailable({ device: pack.device, reason });
+      ctx.status.error({ message: `${packs.map((p) => p.device).join(', ')}: ${reason}` });
+    });
+    link.on('connect', () => ctx.status.ok());
+
+    const pollPack = async (pack: (typeof packs)[number], signal: AbortSignal) => {
+      if (!pack.identified) {
+        const identity = manufacturerInfo(await client.ask(pack.address, MANUFACTURER, '', signal));
+        ctx.topics.identify({ device: pack.device, identity });
+        pack.identified = true;
+      }
+      const values = analogValues(await client.ask(pack.address, ANALOG, hexByte(pack.address), signal));
+      ctx.topics.publish({ device: pack.device, values });
+    };
+
+    ctx.scheduler.every({
+      name: 'poll',
+      intervalMs: config.pollIntervalMs,
+      run: async ({ signal }) => {
+        // Every pack is asked even when one fails; the job fails naming each one that did.
+        const failures: string[] = [];
+        for (const pack of packs) {
+          try {
+            await pollPack(pack, signal);
+          } catch (error) {
+            if (signal.aborted) throw error;
+            const message = error instanceof Error ? error.message : String(error);
+            if (error instanceof NoAnswerError) ctx.topics.markUnavailable({ device: pack.device, reason: message });
+            failures.push(`${pack.device} (address ${pack.address}): ${message}`);
+          }
+        }
+        if (link.stats.badFrames > badFrames) {
+          ctx.log.warn(`skipped ${link.stats.badFrames - badFrames} replies with a wrong checksum or address`);
+          badFrames = link.stats.badFrames;
+        }
+        if (failures.length > 0) throw new Error(failures.join('; '));
+      },
+    });
+
+    return () => link.release();
+  },
+});

@@ -1,0 +1,148 @@
+/**
+ * An emulated SunSpec hybrid inverter: "SunS" at 40000, then models 1, 101, 160 (two
+ * MPPTs), 203 (grid meter), 124 and 802 (battery) and the end marker. PV follows the sun,
+ * the battery takes the surplus up to WChaMax and covers the deficit down to MinRsvPct;
+ * both are writable in model 124.
+ */
+import {
+  clamp,
+  householdLoad,
+  ModbusException,
+  ModbusExceptionCode,
+  sunFraction,
+  DayIntegrator,
+  type ModbusDevice,
+} from '@heliograph/plugins-sdk/emulator';
+import {
+  batteryModel,
+  commonModel,
+  inverterModel,
+  meterModel,
+  mpptModel,
+  storageModel,
+  type Snapshot,
+} from './models.js';
+
+export const SUNSPEC_BASE = 40000;
+const PEAK_PV_W = [2800, 2200];
+const CAPACITY_WH = 10240;
+const MAX_DISCHARGE_W = 5000;
+/** Model 124 sits at a fixed place in the chain; its writable points, by offset from its ID. */
+const WCHAMAX_OFFSET = 2;
+const MINRSVPCT_OFFSET = 7;
+
+export class SunSpecDevice implements ModbusDevice {
+  soc: number;
+  maxChargeW = 3000;
+  minReservePct = 10;
+  private readonly now: () => Date;
+  private readonly day: DayIntegrator;
+  private readonly lifetime = { ac: 12_345_000, strings: [6_000_000, 5_000_000], import: 3_210_000, export: 4_560_000 };
+  private cycles = 215;
+
+  constructor(options: { now?: () => Date; soc?: number } = {}) {
+    this.now = options.now ?? (() => new Date());
+    this.day = new DayIntegrator(this.now);
+    this.soc = options.soc ?? 50;
+  }
+
+  /** Where model 124 starts (its ID register), found by walking the chain as a client does. */
+  get storageAddress(): number {
+    const image = this.image(this.snapshot());
+    let at = 2;
+    while (image[at] !== 124) at += 2 + image[at + 1]!;
+    return SUNSPEC_BASE + at;
+  }
+
+  readHoldingRegisters({ address, count }: { address: number; count: number }): number[] {
+    const image = this.image(this.step());
+    const from = address - SUNSPEC_BASE;
+    if (from < 0 || from + count > image.length)
+      throw new ModbusException({ code: ModbusExceptionCode.illegalDataAddress });
+    return image.slice(from, from + count);
+  }
+
+  writeRegisters({ address, values }: { address: number; values: number[] }): void {
+    const storage = this.storageAddress;
+    const writes = values.map((value, i) => ({ offset: address + i - storage, value }));
+    for (const { offset, value } of writes) {
+      if (offset !== WCHAMAX_OFFSET && offset !== MINRSVPCT_OFFSET)
+        throw new ModbusException({ code: ModbusExceptionCode.illegalDataAddress });
+      if (offset === WCHAMAX_OFFSET ? value > 5000 : value > 100)
+        throw new ModbusException({ code: ModbusExceptionCode.illegalDataValue });
+    }
+    this.step();
+    for (const { offset, value } of writes) {
+      if (offset === WCHAMAX_OFFSET) this.maxChargeW = value;
+      else this.minReservePct = value;
+    }
+  }
+
+  /** Every register from 40000 through the end marker. */
+  private image(s: Snapshot): number[] {
+    const identity = {
+      manufacturer: 'Heliograph',
+      model: 'Emulated Hybrid 5K',
+      version: '1.4.2',
+      serial: 'HG5K-000123',
+    };
+    return [
+      0x5375,
+      0x6e53,
+      ...commonModel(identity),
+      ...inverterModel(s),
+      ...mpptModel(s),
+      ...meterModel(s),
+      ...storageModel(s),
+      ...batteryModel(s),
+      0xffff,
+      0,
+    ];
+  }
+
+  /** Moves the battery and the lifetime counters on to now. */
+  private step(): Snapshot {
+    const hours = this.day.advance();
+    const s = this.snapshot();
+    this.soc = clamp(this.soc - (s.batteryW * hours * 100) / CAPACITY_WH, 0, 100);
+    this.lifetime.ac += Math.max(s.acW, 0) * hours;
+    s.strings.forEach((string, i) => (this.lifetime.strings[i]! += string.watts * hours));
+    this.lifetime.import += Math.max(s.meterW, 0) * hours;
+    this.lifetime.export += Math.max(-s.meterW, 0) * hours;
+    if (s.batteryW > 0 && this.soc <= this.minReservePct) this.cycles++;
+    return s;
+  }
+
+  private snapshot(): Snapshot {
+    const time = this.now();
+    const sun = sunFraction(time);
+    const strings = PEAK_PV_W.map((peak, i) => ({
+      watts: Math.round(peak * sun),
+      volts: sun > 0 ? 320 + 40 * sun + 10 * i : 0,
+      lifetimeWh: Math.round(this.lifetime.strings[i]!),
+    }));
+    const pv = strings.reduce((sum, x) => sum + x.watts, 0);
+    const load = householdLoad(time);
+    const canCharge = this.soc < 100 ? this.maxChargeW : 0;
+    const canDischarge = this.soc > this.minReservePct ? MAX_DISCHARGE_W : 0;
+    const surplus = pv - load;
+    const batteryW = Math.round(surplus >= 0 ? -Math.min(surplus, canCharge) : Math.min(-surplus, canDischarge));
+    const acW = pv + batteryW;
+    return {
+      strings,
+      acW,
+      acLifetimeWh: Math.round(this.lifetime.ac),
+      gridVolts: 230.1,
+      hz: 50.01,
+      meterW: load - acW,
+      importWh: Math.round(this.lifetime.import),
+      exportWh: Math.round(this.lifetime.export),
+      soc: this.soc,
+      batteryW,
+      batteryVolts: 48 + 0.06 * this.soc,
+      maxChargeW: this.maxChargeW,
+      minReservePct: this.minReservePct,
+      cycles: this.cycles,
+    };
+  }
+}

@@ -1,0 +1,161 @@
+// The SunSpec emulator on the wire, read as a SunSpec client reads a device: the "SunS"
+// marker at 40000, the model chain walked block by block, points decoded with their scale
+// factors, "not implemented" markers where a single-phase hybrid has nothing, a writable
+// storage control that changes the battery, exceptions, silence and corruption.
+import { test, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { connectRaw, readHoldingOverTcp, type RawClient } from '@heliograph/plugins-sdk/emulator';
+import { startEmulator } from '../src/emulator/main.js';
+
+let clock = new Date(2026, 5, 21, 12, 0);
+const emulator = await startEmulator({ now: () => clock });
+const client = await connectRaw({ port: emulator.port });
+after(async () => {
+  client.close();
+  await emulator.close();
+});
+
+let transaction = 0;
+const read = (address: number, count: number) =>
+  readHoldingOverTcp(client, { transaction: ++transaction, address, count });
+const signed = (word: number) => (word >= 0x8000 ? word - 0x10000 : word);
+const text = (words: number[]) =>
+  Buffer.from(words.flatMap((w) => [w >> 8, w & 0xff]))
+    .toString('ascii')
+    .replace(/\0+$/, '');
+/** A point with its scale factor; null when either is "not implemented". */
+const scaled = (raw: number, sf: number) =>
+  raw === 0x8000 || sf === 0x8000
+    ? null
+    : signed(sf) < 0
+      ? signed(raw) / 10 ** -signed(sf)
+      : signed(raw) * 10 ** signed(sf);
+
+/** Walks the chain from 40002 as a driver does: model id -> its data registers. */
+async function readChain(c: RawClient = client): Promise<Map<number, number[]>> {
+  const models = new Map<number, number[]>();
+  let at = 40002;
+  for (;;) {
+    const [id, length] = await readHoldingOverTcp(c, { transaction: ++transaction, address: at, count: 2 });
+    if (id === 0xffff) break;
+    const data: number[] = [];
+    for (let i = 0; i < length!; i += 125)
+      data.push(
+        ...(await readHoldingOverTcp(c, {
+          transaction: ++transaction,
+          address: at + 2 + i,
+          count: Math.min(125, length! - i),
+        })),
+      );
+    models.set(id!, data);
+    at += 2 + length!;
+  }
+  return models;
+}
+
+test('discovery: SunS at 40000, then models 1, 101, 160, 203, 124, 802 and the end marker', async () => {
+  assert.deepEqual(await read(40000, 2), [0x5375, 0x6e53]);
+  await assert.rejects(read(0, 2), /exception 2/, 'nothing at 0');
+  const models = await readChain();
+  assert.deepEqual([...models.keys()], [1, 101, 160, 203, 124, 802]);
+  assert.deepEqual(
+    [...models].map(([id, data]) => [id, data.length]),
+    [
+      [1, 66],
+      [101, 50],
+      [160, 48],
+      [203, 105],
+      [124, 24],
+      [802, 62],
+    ],
+  );
+  const common = models.get(1)!;
+  assert.equal(text(common.slice(0, 16)), 'Heliograph');
+  assert.equal(text(common.slice(16, 32)), 'Emulated Hybrid 5K');
+  assert.equal(text(common.slice(32, 40)), '', 'Opt not implemented');
+  assert.equal(text(common.slice(40, 48)), '1.4.2');
+  assert.equal(text(common.slice(48, 64)), 'HG5K-000123');
+});
+
+test('scaled values add up at noon; unimplemented points read as such', async () => {
+  const models = await readChain();
+  const inv = models.get(101)!;
+  const acW = scaled(inv[12]!, inv[13]!)!;
+  assert.ok(acW > 1000, `AC power ${acW} W`);
+  assert.equal(scaled(inv[8]!, inv[11]!), 230.1, 'PhVphA with V_SF -1');
+  assert.equal(inv[9], 0xffff, 'PhVphB not implemented (uint16)');
+  assert.equal(scaled(inv[18]!, inv[19]!), null, 'VAr not implemented (int16 and its sunssf)');
+  assert.equal(scaled(inv[14]!, inv[15]!), 50.01, 'Hz');
+  assert.equal(inv[36], 4, 'St: MPPT');
+  assert.ok(inv[22]! * 65536 + inv[23]! > 12_000_000, 'WH lifetime acc32');
+
+  const mppt = models.get(160)!;
+  assert.equal(mppt[6], 2, 'two MPPTs');
+  const string = (i: number) => mppt.slice(8 + 20 * i, 28 + 20 * i);
+  assert.equal(text(string(0).slice(1, 9)), 'String 1');
+  const dcW = [0, 1].map((i) => scaled(string(i)[11]!, mppt[2]!)!);
+  assert.ok(dcW.every((w) => w > 0));
+  assert.equal(string(1)[16], 0x8000, 'module Tmp not implemented');
+
+  const meter = models.get(203)!;
+  const gridW = scaled(meter[16]!, meter[20]!)!;
+  const battery = models.get(802)!;
+  const batteryW = scaled(battery[45]!, battery[61]!)!;
+  assert.ok(batteryW < 0, 'charging at noon (802: + discharging)');
+  assert.equal(meter[18], 0x8000, 'WphB not implemented');
+  // The house is fed by the inverter's AC and the grid (+ import).
+  assert.ok(gridW < 0, `exporting at noon: ${gridW} W`);
+  assert.equal(acW + gridW > 0, true, 'load = AC + grid');
+  assert.equal(acW, dcW[0]! + dcW[1]! + batteryW, 'AC = PV + battery');
+  assert.equal(scaled(battery[9]!, battery[54]!), 50, 'SoC with SoC_SF -1');
+  const storage = models.get(124)!;
+  assert.equal(scaled(storage[6]!, storage[20]!), 50, '124 ChaState');
+  assert.equal(storage[9], 4, 'ChaSt: charging');
+});
+
+test('a write to model 124 caps charging; bad writes get exceptions', async () => {
+  const wChaMax = emulator.device.storageAddress + 2;
+  // FC16: WChaMax = 500 W.
+  const write = (address: number, value: number) =>
+    Buffer.from([0, 99, 0, 0, 0, 9, 1, 0x10, address >> 8, address & 0xff, 0, 1, 2, value >> 8, value & 0xff]);
+  client.send(write(wChaMax, 500));
+  assert.equal((await client.read((b) => (b.length >= 12 ? 12 : -1)))[7], 0x10);
+  const battery = (await readChain()).get(802)!;
+  assert.equal(signed(battery[45]!), -500, 'charging at WChaMax');
+  client.send(write(wChaMax, 9000));
+  assert.deepEqual([...(await client.read((b) => (b.length >= 9 ? 9 : -1))).subarray(7)], [0x90, 0x03]);
+  client.send(write(40002, 1));
+  assert.deepEqual([...(await client.read((b) => (b.length >= 9 ? 9 : -1))).subarray(7)], [0x90, 0x02]);
+  clock = new Date(2026, 5, 21, 13, 0);
+  const later = (await readChain()).get(802)!;
+  assert.ok(later[9]! > 500, `SoC rose: ${later[9]}`);
+  client.send(write(wChaMax, 3000));
+  await client.read((b) => (b.length >= 12 ? 12 : -1));
+});
+
+test('night: no PV, the battery discharges, inverter sleeping', async () => {
+  clock = new Date(2026, 5, 21, 23, 0);
+  const models = await readChain();
+  assert.equal(models.get(101)![36], 2, 'St: SLEEPING');
+  assert.ok(signed(models.get(802)![45]!) > 0, 'discharging');
+  assert.equal(models.get(124)![9], 3, 'ChaSt: discharging');
+});
+
+test('RTU over TCP, silence and corruption', async () => {
+  emulator.silence(true);
+  const seen = emulator.nextRequest();
+  client.send(Buffer.from([0, 200, 0, 0, 0, 6, 1, 3, 0x9c, 0x40, 0, 2]));
+  await seen;
+  emulator.silence(false);
+  assert.deepEqual(await read(40000, 2), [0x5375, 0x6e53], 'the silenced request got no answer');
+  emulator.corruptNext(1);
+  await assert.rejects(read(40000, 2), /does not match/);
+  assert.deepEqual(await read(40000, 2), [0x5375, 0x6e53]);
+  const rtu = await startEmulator({ now: () => clock, transport: 'rtu-over-tcp' });
+  const c = await connectRaw({ port: rtu.port });
+  c.send(Buffer.from('01039c400002eb8f', 'hex'));
+  const reply = await c.read((b) => (b.length >= 9 ? 9 : -1));
+  assert.equal(reply.subarray(3, 7).toString(), 'SunS');
+  c.close();
+  await rtu.close();
+});

@@ -1,0 +1,168 @@
+/**
+ * An emulated Voltronic / Axpert off-grid inverter (PI30): PV from the sun, a household
+ * load, a 48 V battery and the utility, steered by output source priority, charger priority
+ * and the max charging current the way the real device is. Answers the PI30 commands as
+ * text: `answer('QPIGS')` gives `(230.0 50.0 ...`.
+ */
+import { clamp, DayIntegrator, householdLoad, sunFraction } from '@heliograph/plugins-sdk/emulator';
+
+/** The max charging currents the device accepts (QMCHGCR), A. */
+export const CHARGE_CURRENTS = [10, 20, 30, 40, 50, 60, 70, 80, 90, 100];
+const MAX_AC_CHARGE_A = 30;
+const PV_PEAK_W = 4000;
+/** In SBU priority the battery feeds the load down to this SOC, then the utility takes over. */
+const SBU_MIN_SOC = 20;
+const CAPACITY_WH = 200 * 51.2;
+
+interface Flows {
+  pv: number;
+  load: number;
+  grid: number;
+  charge: number;
+  discharge: number;
+  /** Part of `charge` that came from the utility. */
+  acCharge: number;
+}
+
+export class VoltronicDevice {
+  /** QPIRI 16: 0 utility first, 1 solar first, 2 SBU. */
+  outputPriority = 2;
+  /** QPIRI 17: 0 utility first, 1 solar first, 2 solar + utility, 3 only solar. */
+  chargerPriority = 3;
+  maxChargeA = 60;
+  soc: number;
+  readonly serial: string;
+  private readonly now: () => Date;
+  private readonly day: DayIntegrator;
+
+  constructor(options: { now?: () => Date; soc?: number; serial?: string } = {}) {
+    this.now = options.now ?? (() => new Date());
+    this.day = new DayIntegrator(this.now);
+    this.soc = options.soc ?? 60;
+    this.serial = options.serial ?? '92931701100435';
+  }
+
+  /** The reply text (starting with `(`) to one command, `(NAK` for what the device refuses. */
+  answer(command: string): string {
+    const flows = this.step();
+    if (command === 'QPIGS') return this.qpigs(flows);
+    if (command === 'QMOD') return flows.grid > 0 ? '(L' : '(B';
+    if (command === 'QPIRI') return this.qpiri();
+    if (command === 'QID') return `(${this.serial}`;
+    if (command === 'QVFW') return '(VERFW:00072.70';
+    if (command === 'QMCHGCR') return `(${CHARGE_CURRENTS.map((a) => pad(a, 3)).join(' ')}`;
+    return this.set(command) ? '(ACK' : '(NAK';
+  }
+
+  private set(command: string): boolean {
+    const match = /^(POP|PCP|MCHGC)(\d{2,3})$/.exec(command);
+    if (!match) return false;
+    const value = Number(match[2]);
+    if (match[1] === 'POP' && match[2]!.length === 2 && value <= 2) this.outputPriority = value;
+    else if (match[1] === 'PCP' && match[2]!.length === 2 && value <= 3) this.chargerPriority = value;
+    else if (match[1] === 'MCHGC' && match[2]!.length === 3 && CHARGE_CURRENTS.includes(value)) this.maxChargeA = value;
+    else return false;
+    return true;
+  }
+
+  private batteryVoltage(): number {
+    return 48 + 0.08 * this.soc;
+  }
+
+  private step(): Flows {
+    const time = this.now();
+    const hours = this.day.advance();
+    const flows = this.flows(time);
+    this.soc = clamp(this.soc + ((flows.charge - flows.discharge) * hours * 100) / CAPACITY_WH, 0, 100);
+    return flows;
+  }
+
+  private flows(time: Date): Flows {
+    const voltage = this.batteryVoltage();
+    const maxCharge = this.soc >= 100 ? 0 : this.maxChargeA * voltage;
+    const sunW = PV_PEAK_W * sunFraction(time);
+    const load = householdLoad(time);
+    // Off-grid: PV never flows to the utility, so only what load and battery take is produced.
+    const pvToLoad = this.outputPriority === 0 ? 0 : Math.min(sunW, load);
+    let charge = Math.min(sunW - pvToLoad, maxCharge);
+    const pv = pvToLoad + charge;
+    let grid = load - pvToLoad;
+    let discharge = 0;
+    if (this.outputPriority === 2 && this.soc > SBU_MIN_SOC) {
+      discharge = grid;
+      grid = 0;
+    }
+    let acCharge = 0;
+    if ((this.chargerPriority === 0 || this.chargerPriority === 2) && charge < maxCharge) {
+      acCharge = Math.min(MAX_AC_CHARGE_A * voltage, maxCharge) - charge;
+      if (acCharge > 0) {
+        charge += acCharge;
+        grid += acCharge;
+      } else acCharge = 0;
+    }
+    if (discharge > 0 && charge > 0) [charge, discharge] = [Math.max(charge - discharge, 0), 0];
+    return { pv, load, grid, charge, discharge, acCharge };
+  }
+
+  private qpigs(flows: Flows): string {
+    const voltage = this.batteryVoltage() + (flows.charge > 0 ? 0.6 : flows.discharge > 0 ? -0.4 : 0);
+    const pvVolts = flows.pv > 0 ? 250 + 30 * sunFraction(this.now()) : 0;
+    const status = [
+      '0',
+      '0',
+      '0',
+      flows.load > 0 ? '1' : '0',
+      '0',
+      flows.charge > 0 ? '1' : '0',
+      flows.charge - flows.acCharge > 0 ? '1' : '0',
+      flows.acCharge > 0 ? '1' : '0',
+    ].join('');
+    const fields = [
+      fixed(230, 5, 1),
+      fixed(50, 4, 1),
+      fixed(230, 5, 1),
+      fixed(50, 4, 1),
+      pad(flows.load / 0.9, 4),
+      pad(flows.load, 4),
+      pad((flows.load / 4000) * 100, 3),
+      pad(380, 3),
+      fixed(voltage, 5, 2),
+      pad(flows.charge / voltage, 3),
+      pad(this.soc, 3),
+      pad(25 + 20 * (flows.pv / PV_PEAK_W), 4),
+      pad(pvVolts > 0 ? flows.pv / pvVolts : 0, 4),
+      fixed(pvVolts, 5, 1),
+      fixed(flows.pv > 0 ? voltage : 0, 5, 2),
+      pad(flows.discharge / voltage, 5),
+      status,
+      '00',
+      '00',
+      pad(flows.pv, 5),
+      '010',
+    ];
+    return `(${fields.join(' ')}`;
+  }
+
+  private qpiri(): string {
+    const fields = [
+      '230.0 21.7 230.0 50.0 21.7 5000 4000 48.0 46.0 42.0 56.4 54.0 2',
+      pad(MAX_AC_CHARGE_A, 3),
+      pad(this.maxChargeA, 3),
+      '0',
+      String(this.outputPriority),
+      String(this.chargerPriority),
+      '9 01 0 0 54.0 0 1',
+    ];
+    return `(${fields.join(' ')}`;
+  }
+}
+
+/** A whole number, zero-padded to `width` digits. */
+function pad(value: number, width: number): string {
+  return String(Math.max(0, Math.round(value))).padStart(width, '0');
+}
+
+/** A number with `decimals`, zero-padded to `width` characters. */
+function fixed(value: number, width: number, decimals: number): string {
+  return value.toFixed(decimals).padStart(width, '0');
+}

@@ -1,0 +1,51 @@
+/**
+ * The Voltronic emulator, as `heliograph emulate voltronic` starts it: PI30 on raw TCP, as a
+ * serial-to-TCP bridge carries the inverter's RS232 port. A command with a wrong CRC, or
+ * one the device does not take, is answered `(NAK`.
+ */
+import {
+  pickTransport,
+  startEmulatorServer,
+  type EmulatorOptions,
+  type FrameProtocol,
+  type RunningEmulator,
+} from '@heliograph/plugins-sdk/emulator';
+import { pi30Frame, pi30FrameLength, pi30Text, RESERVED_CRC_BYTES } from '../pi30.js';
+import { VoltronicDevice } from './device.js';
+
+export { VoltronicDevice, CHARGE_CURRENTS } from './device.js';
+
+export const transports = ['tcp'] as const;
+
+/** PI30 framing around a device; corruption moves the reply's first CRC byte. */
+export function pi30Protocol(device: VoltronicDevice): FrameProtocol {
+  return {
+    frameLength: pi30FrameLength,
+    answer(request) {
+      const command = pi30Text(request);
+      return pi30Frame(command === undefined ? '(NAK' : device.answer(command));
+    },
+    corrupt(reply) {
+      const copy = Buffer.from(reply);
+      const at = copy.length - 3;
+      do copy[at] = (copy[at]! + 1) & 0xff;
+      while (RESERVED_CRC_BYTES.has(copy[at]));
+      return copy;
+    },
+  };
+}
+
+/**
+ * Starts an emulated Voltronic inverter; `device` gives tests its state and settings.
+ *
+ * @example
+ * const emulator = await startEmulator({ port: 0 });
+ */
+export async function startEmulator(
+  options: EmulatorOptions = {},
+): Promise<RunningEmulator & { device: VoltronicDevice }> {
+  pickTransport(options.transport, transports);
+  const device = new VoltronicDevice({ now: options.now });
+  const running = await startEmulatorServer({ protocol: pi30Protocol(device), host: options.host, port: options.port });
+  return Object.assign(running, { device });
+}

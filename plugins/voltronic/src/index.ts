@@ -1,0 +1,185 @@
+/**
+ * The Voltronic / Axpert driver (PI30 protocol) over a serial port or a TCP serial bridge:
+ * polls QPIGS, QMOD and QPIRI every `pollIntervalMs`, identifies the inverter with QID and
+ * QVFW, and writes output source priority (POP), charger priority (PCP) and the max charge
+ * current (MCHGC, from the currents QMCHGCR lists).
+ */
+import {
+  ConfigError,
+  definePlugin,
+  inverterMetrics,
+  NoAnswerError,
+  pvStringMetrics,
+  z,
+  type MetricDeclaration,
+  type SettingOption,
+} from '@heliograph/plugins-sdk';
+import { connectionSchema, openStreamLink, type ConnectionSpec } from '@heliograph/plugins-sdk/connections';
+import { Pi30Client } from './client.js';
+import { chargeCurrents, gridPower, qmodMode, qpigsValues, qpiriSettings } from './qpigs.js';
+
+type StreamConnection = Extract<ConnectionSpec, { type: 'tcp' | 'serial' }>;
+
+const isStreamConnection = (c: ConnectionSpec): c is StreamConnection => c.type === 'tcp' || c.type === 'serial';
+
+const configSchema = z.strictObject({
+  connection: connectionSchema.refine(isStreamConnection, {
+    message: 'PI30 runs over "serial" or "tcp" (a serial bridge), not a Modbus connection',
+  }),
+  pollIntervalMs: z.number().int().min(500).default(5000),
+  /** How long to wait for each reply; PI30 at 2400 baud needs about 0.5 s for QPIGS. */
+  timeoutMs: z.number().int().min(100).max(30_000).default(1500),
+});
+
+const OUTPUT_PRIORITIES: SettingOption<number>[] = [
+  { value: 0, label: 'Utility first' },
+  { value: 1, label: 'Solar first' },
+  { value: 2, label: 'SBU priority' },
+];
+const CHARGER_PRIORITIES: SettingOption<number>[] = [
+  { value: 0, label: 'Utility first' },
+  { value: 1, label: 'Solar first' },
+  { value: 2, label: 'Solar and utility' },
+  { value: 3, label: 'Only solar' },
+];
+/** Max charge currents until the device's own list (QMCHGCR) is read: the common Axpert set. */
+const DEFAULT_CHARGE_CURRENTS = [10, 20, 30, 40, 50, 60, 70, 80, 90, 100, 110, 120];
+
+const currentOptions = (currents: number[]): SettingOption<number>[] =>
+  currents.map((a) => ({ value: a, label: String(a) }));
+const labelOf = (options: SettingOption<number>[], value: number): string =>
+  options.find((o) => o.value === value)?.label ?? String(value);
+
+const metrics: MetricDeclaration[] = [
+  inverterMetrics.pv_power,
+  ...pvStringMetrics(1),
+  inverterMetrics.grid_power,
+  inverterMetrics.load_power,
+  inverterMetrics.battery_power,
+  inverterMetrics.grid_voltage,
+  inverterMetrics.grid_frequency,
+  inverterMetrics.output_voltage,
+  inverterMetrics.output_power,
+  inverterMetrics.temperature,
+  inverterMetrics.device_mode,
+  { name: 'battery_voltage', displayName: 'Battery voltage', unit: 'V', deviceClass: 'voltage' },
+  { name: 'battery_state_of_charge', displayName: 'Battery state of charge', unit: '%' },
+];
+
+export default definePlugin({
+  id: 'voltronic',
+  configSchema,
+  setup(ctx, config) {
+    const device = ctx.devices[0]!.id;
+    const { connection } = config;
+    if (!isStreamConnection(connection)) throw new ConfigError('connection: PI30 runs over "serial" or "tcp"');
+    const link = openStreamLink(connection);
+    const client = new Pi30Client(link, config.timeoutMs);
+    let identified = false;
+    let badFrames = link.stats.badFrames;
+
+    // A lost connection (outside any poll): the device is gone until the link is back.
+    link.on('disconnect', (reason) => {
+      ctx.topics.markUnavailable({ device, reason });
+      ctx.status.error({ message: `${device}: ${reason}` });
+    });
+    link.on('connect', () => ctx.status.ok());
+
+    ctx.topics.declare({
+      device,
+      pollIntervalMs: config.pollIntervalMs,
+      metrics,
+      settings: [
+        {
+          name: 'output_source_priority',
+          displayName: 'Output source priority',
+          options: OUTPUT_PRIORITIES,
+          write: ({ value, signal }) => client.set(`POP0${value}`, signal),
+        },
+        {
+          name: 'charger_source_priority',
+          displayName: 'Charger source priority',
+          options: CHARGER_PRIORITIES,
+          write: ({ value, signal }) => client.set(`PCP0${value}`, signal),
+        },
+        {
+          name: 'max_charge_current',
+          displayName: 'Max charge current',
+          unit: 'A',
+          deviceClass: 'current',
+          options: currentOptions(DEFAULT_CHARGE_CURRENTS),
+          write: ({ value, signal }) => client.set(`MCHGC${String(value).padStart(3, '0')}`, signal),
+        },
+      ],
+    });
+
+    /** A query the device may not know: its answer, or undefined on `(NAK`. */
+    const askOptional = async (command: string, signal: AbortSignal) => {
+      const reply = await client.ask(command, signal);
+      return reply === '(NAK' ? undefined : reply;
+    };
+
+    /** Serial, firmware and the device's list of charge currents, read once. */
+    const identify = async (signal: AbortSignal) => {
+      const serial = await askOptional('QID', signal);
+      const firmware = await askOptional('QVFW', signal);
+      ctx.topics.identify({
+        device,
+        identity: {
+          ...(serial && { serial: serial.slice(1) }),
+          ...(firmware && { firmware: firmware.replace(/^\(VERFW:/, '').replace(/^\(/, '') }),
+        },
+      });
+      const currents = await askOptional('QMCHGCR', signal);
+      if (currents)
+        ctx.topics.updateSetting({
+          device,
+          name: 'max_charge_current',
+          options: currentOptions(chargeCurrents(currents)),
+        });
+      identified = true;
+    };
+
+    const poll = async (signal: AbortSignal) => {
+      if (!identified) await identify(signal);
+      const status = qpigsValues(await client.ask('QPIGS', signal));
+      const mode = qmodMode(await client.ask('QMOD', signal));
+      const settings = qpiriSettings(await client.ask('QPIRI', signal));
+      ctx.topics.publish({
+        device,
+        values: {
+          ...status,
+          grid_power: gridPower(status, mode),
+          device_mode: mode,
+          output_source_priority: labelOf(OUTPUT_PRIORITIES, settings.outputPriority),
+          charger_source_priority: labelOf(CHARGER_PRIORITIES, settings.chargerPriority),
+          max_charge_current: String(settings.maxChargeCurrent),
+        },
+      });
+    };
+
+    ctx.scheduler.every({
+      name: 'poll',
+      intervalMs: config.pollIntervalMs,
+      run: async ({ signal }) => {
+        try {
+          await poll(signal);
+        } catch (error) {
+          if (signal.aborted) throw error;
+          if (error instanceof NoAnswerError) {
+            ctx.topics.markUnavailable({ device, reason: error.message });
+            throw new NoAnswerError({ message: `${device}: ${error.message}`, timeoutMs: error.timeoutMs });
+          }
+          throw new Error(`${device}: ${error instanceof Error ? error.message : String(error)}`, { cause: error });
+        } finally {
+          if (link.stats.badFrames > badFrames) {
+            ctx.log.warn(`${device}: skipped ${link.stats.badFrames - badFrames} replies with a wrong CRC`);
+            badFrames = link.stats.badFrames;
+          }
+        }
+      },
+    });
+
+    return () => link.release();
+  },
+});

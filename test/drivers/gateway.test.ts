@@ -1,0 +1,99 @@
+// The full server with two drivers sharing one emulated RS485-over-TCP gateway: two Deye
+// inverters on units 1 and 2 of one bus, each read through the same link, each going
+// unavailable and coming back on its own.
+import { after, test } from 'node:test';
+import assert from 'node:assert/strict';
+import {
+  ModbusException,
+  ModbusExceptionCode,
+  startModbusEmulator,
+  type ModbusDevice,
+} from '@heliograph/plugins-sdk/emulator';
+import { DeyeDevice } from '@heliograph/plugin-deye/emulator';
+import { startTestServer } from '../helpers/server.js';
+import { instanceWhen, valuesWhen } from './driver-api.js';
+
+const noon = () => new Date(2026, 5, 21, 12, 0);
+
+/** A unit behind the gateway that can be unplugged: while off the gateway answers 0x0B (target failed to respond). */
+function unpluggable(device: DeyeDevice): ModbusDevice & { off: boolean } {
+  return {
+    off: false,
+    readHoldingRegisters(request) {
+      if (this.off) throw new ModbusException({ code: ModbusExceptionCode.gatewayTargetFailed });
+      return device.readHoldingRegisters(request);
+    },
+    writeRegisters: (request) => device.writeRegisters(request),
+  };
+}
+
+test('two deye instances share one RS485-over-TCP gateway by unit id', async () => {
+  const first = new DeyeDevice({ now: noon, serial: 'UNIT000001', peakPvW: 4000 });
+  const second = new DeyeDevice({ now: noon, serial: 'UNIT000002', peakPvW: 8000 });
+  const gateway = await startModbusEmulator({
+    transport: 'rtu-over-tcp',
+    units: new Map([
+      [1, first],
+      [2, second],
+    ]),
+  });
+  after(() => gateway.close());
+  const connection = { type: 'rtu-over-tcp', host: gateway.host, port: gateway.port };
+  const config = { connection, pollIntervalMs: 1000, timeoutMs: 400 };
+  const server = await startTestServer({
+    bundled: ['deye'],
+    plugins: [
+      { id: 'garage', plugin: 'deye', devices: ['inverter_1', 'battery_1'], config },
+      { id: 'roof', plugin: 'deye', devices: [{ id: 'inverter_2', config: { unitId: 2 } }], config },
+    ],
+  });
+  const values = await valuesWhen(
+    server,
+    (v) => typeof v.get('inverter_1/pv_power') === 'number' && typeof v.get('inverter_2/pv_power') === 'number',
+    'both inverters to be read',
+  );
+  const pv = (device: DeyeDevice) => {
+    const [pv1, pv2] = device.readHoldingRegisters({ address: 186, count: 2 });
+    return pv1! + pv2!;
+  };
+  assert.equal(values.get('inverter_1/pv_power'), pv(first));
+  assert.equal(values.get('inverter_2/pv_power'), pv(second));
+  assert.notEqual(pv(first), pv(second), 'the two units differ, so no reply went to the wrong instance');
+  assert.equal(values.get('inverter_1/serial_number'), 'UNIT000001');
+  assert.equal(values.get('inverter_2/serial_number'), 'UNIT000002');
+});
+
+test('one silent unit on a shared gateway goes unavailable alone, and comes back', async () => {
+  const quiet = unpluggable(new DeyeDevice({ now: noon }));
+  const gateway = await startModbusEmulator({
+    transport: 'rtu-over-tcp',
+    units: new Map<number, ModbusDevice>([
+      [1, new DeyeDevice({ now: noon })],
+      [2, quiet],
+    ]),
+  });
+  after(() => gateway.close());
+  const config = {
+    connection: { type: 'rtu-over-tcp', host: gateway.host, port: gateway.port },
+    pollIntervalMs: 1000,
+    timeoutMs: 400,
+  };
+  const server = await startTestServer({
+    bundled: ['deye'],
+    plugins: [
+      { id: 'one', plugin: 'deye', devices: ['inverter_1'], config },
+      { id: 'two', plugin: 'deye', devices: [{ id: 'inverter_2', config: { unitId: 2 } }], config },
+    ],
+  });
+  await valuesWhen(server, (v) => typeof v.get('inverter_2/pv_power') === 'number', 'unit 2 to be read');
+  quiet.off = true;
+  await valuesWhen(server, (v) => v.get('inverter_2/pv_power') === null, 'unit 2 to read null');
+  const two = await instanceWhen(server, 'two', (i) => i.devices[0]?.available === false, 'unit 2 unavailable');
+  assert.match(two.last_error ?? '', /inverter_2: no answer from unit 2/);
+  const one = await instanceWhen(server, 'one', () => true, 'unit 1');
+  assert.equal(one.devices[0]?.available, true);
+  const values = await valuesWhen(server, (v) => typeof v.get('inverter_1/pv_power') === 'number', 'unit 1 still read');
+  assert.equal(values.get('inverter_2/pv_power'), null);
+  quiet.off = false;
+  await valuesWhen(server, (v) => typeof v.get('inverter_2/pv_power') === 'number', 'unit 2 back');
+});

@@ -1,0 +1,49 @@
+/*
+ * A serial port whose other end is a TCP device: socat links a pseudo-terminal to an
+ * emulator's TCP port, so a driver opens a real serial device (through the native
+ * serialport binding) and talks to the emulator. Without socat the tests that need one are
+ * skipped with one loud line, or fail when HELIOGRAPH_REQUIRE_SOCAT=1 (CI sets it).
+ */
+import { spawn } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { once } from 'node:events';
+import { join } from 'node:path';
+import { createInterface } from 'node:readline';
+import { after } from 'node:test';
+import { tempDir } from './server.js';
+
+const SOCAT = ['/usr/bin/socat', '/usr/local/bin/socat'].find((path) => existsSync(path));
+
+/** Why serial tests are skipped, or false. */
+export const SOCAT_SKIP: string | false = (() => {
+  if (SOCAT) return false;
+  const how = 'socat not found: install it with `apt-get install -y socat`';
+  if (process.env.HELIOGRAPH_REQUIRE_SOCAT === '1')
+    throw new Error(`${how} (HELIOGRAPH_REQUIRE_SOCAT=1, so this is a failure, not a skip)`);
+  process.stderr.write(`\n*** SERIAL DRIVER TESTS SKIPPED: ${how} ***\n\n`);
+  return how;
+})();
+
+/**
+ * The path of a pty bridged to `127.0.0.1:port`; socat ends when the test file does.
+ *
+ * @example
+ * const path = await serialBridge(emulator.port); // { type: 'serial', path, baudRate: 2400 }
+ */
+export async function serialBridge(port: number): Promise<string> {
+  if (!SOCAT) throw new Error(SOCAT_SKIP || 'no socat');
+  const path = join(tempDir('heliograph-pty-'), 'tty');
+  const child = spawn(SOCAT, ['-d', '-d', `pty,raw,echo=0,link=${path}`, `tcp:127.0.0.1:${port}`], {
+    stdio: ['ignore', 'ignore', 'pipe'],
+  });
+  after(async () => {
+    if (child.exitCode !== null) return;
+    child.kill('SIGTERM');
+    await once(child, 'exit');
+  });
+  // socat -d -d logs "starting data transfer loop" once both ends are open.
+  for await (const line of createInterface({ input: child.stderr })) {
+    if (/starting data transfer loop/.test(line)) return path;
+  }
+  throw new Error(`socat ended before bridging ${path} to port ${port}`);
+}
