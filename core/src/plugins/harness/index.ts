@@ -85,6 +85,8 @@ export async function startPluginHarness<S extends z.ZodType>(options: TestHostO
   const discovered: DiscoveredPlugin = {
     manifest: { ...options.manifest, id: plugin.id, kind: options.manifest?.kind ?? 'integration', sdk: '^1' },
     packageName: plugin.id,
+    // Only containment reads it, to pin escaped failures on a plugin by stack path; the
+    // test runner's own handlers take those, as no server process handlers are installed.
     dir: process.cwd(),
     entry: `${plugin.id} (handed to the test host)`,
     bundled: true,
