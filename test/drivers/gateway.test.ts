@@ -1,6 +1,6 @@
-// The full server with two drivers sharing one emulated RS485-over-TCP gateway: two Deye
+// The full server with drivers sharing one emulated RS485-over-TCP gateway: two Deye
 // inverters on units 1 and 2 of one bus, each read through the same link, each going
-// unavailable and coming back on its own.
+// unavailable and coming back on its own; and a Deye next to a SunSpec inverter.
 import { after, test } from 'node:test';
 import assert from 'node:assert/strict';
 import {
@@ -10,6 +10,7 @@ import {
   type ModbusDevice,
 } from '@heliograph/plugins-sdk/emulator';
 import { DeyeDevice } from '@heliograph/plugin-deye/emulator';
+import { SunSpecDevice } from '@heliograph/plugin-sunspec/emulator';
 import { startTestServer } from '../helpers/server.js';
 import { instanceWhen, valuesWhen } from './driver-api.js';
 
@@ -96,4 +97,41 @@ test('one silent unit on a shared gateway goes unavailable alone, and comes back
   assert.equal(values.get('inverter_2/pv_power'), null);
   quiet.off = false;
   await valuesWhen(server, (v) => typeof v.get('inverter_2/pv_power') === 'number', 'unit 2 back');
+});
+
+test('deye and sunspec share one RS485-over-TCP gateway', async () => {
+  const deye = new DeyeDevice({ now: noon, serial: 'UNIT000001' });
+  const gateway = await startModbusEmulator({
+    transport: 'rtu-over-tcp',
+    units: new Map<number, ModbusDevice>([
+      [1, deye],
+      [2, new SunSpecDevice({ now: noon })],
+    ]),
+  });
+  after(() => gateway.close());
+  const config = {
+    connection: { type: 'rtu-over-tcp', host: gateway.host, port: gateway.port },
+    pollIntervalMs: 1000,
+    timeoutMs: 400,
+  };
+  const server = await startTestServer({
+    bundled: ['deye', 'sunspec'],
+    plugins: [
+      { id: 'deye', plugin: 'deye', devices: ['inverter_1', 'battery_1'], config },
+      { id: 'sunspec', plugin: 'sunspec', devices: [{ id: 'inverter_2', config: { unitId: 2 } }, 'battery_2'], config },
+    ],
+  });
+  const values = await valuesWhen(
+    server,
+    (v) => typeof v.get('inverter_1/pv_power') === 'number' && typeof v.get('battery_2/state_of_charge') === 'number',
+    'both drivers to be read',
+  );
+  assert.equal(values.get('inverter_1/serial_number'), 'UNIT000001');
+  assert.equal(values.get('inverter_2/serial_number'), 'HG5K-000123');
+  assert.equal(values.get('inverter_2/manufacturer'), 'Heliograph');
+  assert.equal(values.get('battery_2/state_of_charge'), 50);
+  const [pv1, pv2] = deye.readHoldingRegisters({ address: 186, count: 2 });
+  assert.equal(values.get('inverter_1/pv_power'), pv1! + pv2!);
+  for (const id of ['deye', 'sunspec'])
+    await instanceWhen(server, id, (i) => i.state === 'running' && i.devices.every((d) => d.available), id);
 });

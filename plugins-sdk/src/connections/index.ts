@@ -7,7 +7,14 @@
  *
  * @packageDocumentation
  */
-export { connectionSchema, type ConnectionInput, type ConnectionSpec } from './spec.js';
+export {
+  connectionSchema,
+  pollingFields,
+  streamConnectionSchema,
+  type ConnectionInput,
+  type ConnectionSpec,
+  type StreamConnectionSpec,
+} from './spec.js';
 export type { LinkEvents, LinkOptions, LinkRequestOptions, LinkStats, ReconnectOptions } from './link.js';
 export { openStreamLink, type StreamLink } from './registry.js';
 export {

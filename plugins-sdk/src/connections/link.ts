@@ -26,6 +26,12 @@ export interface LinkRequestOptions {
    * waiting for its reply until its timeout. Default: every frame is accepted.
    */
   check?(frame: Buffer): boolean;
+  /**
+   * How many times the request is written again when a frame failed `check`: for devices
+   * that answer each request once (PI30, Pylontech RS485) and send nothing more after a
+   * corrupted reply. Each resend is counted in `stats.requests`. Default 0: keep waiting.
+   */
+  resendOnBadFrame?: number;
   /** How long to wait for the reply once the request's turn came. */
   timeoutMs: number;
   /** Aborts the request: it leaves the queue, or stops waiting for its reply. */
@@ -83,6 +89,8 @@ interface Pending {
   timer?: NodeJS.Timeout;
   sent: boolean;
   done: boolean;
+  /** Times the frame was written again after a bad reply. */
+  resends: number;
   onAbort?: () => void;
 }
 
@@ -136,7 +144,7 @@ export class Link extends EventEmitter<LinkEvents> {
     const { signal } = options;
     signal?.throwIfAborted();
     return new Promise<Buffer>((resolve, reject) => {
-      const pending: Pending = { frame, options, resolve, reject, sent: false, done: false };
+      const pending: Pending = { frame, options, resolve, reject, sent: false, done: false, resends: 0 };
       if (signal) {
         pending.onAbort = () => this.finish(pending, { error: signal.reason });
         signal.addEventListener('abort', pending.onAbort, { once: true });
@@ -192,6 +200,11 @@ export class Link extends EventEmitter<LinkEvents> {
       this.buffer = this.buffer.subarray(length);
       if (pending.options.check && !pending.options.check(frame)) {
         this.stats.badFrames++;
+        if (pending.resends < (pending.options.resendOnBadFrame ?? 0) && this.stream) {
+          pending.resends++;
+          this.send(pending, this.stream);
+          return;
+        }
         continue;
       }
       this.finish(pending, { reply: frame });

@@ -7,15 +7,20 @@ import { openStreamLink } from '../../src/connections/index.js';
 
 const untilCr = (buf: Buffer) => buf.indexOf(0x0d) + 1 || -1;
 
-// A line device on TCP that answers "(<command>\r" and never answers "SLEEP\r".
+// A line device on TCP that answers "(<command>\r", never answers "SLEEP\r", and garbles its
+// first answer to "GARBLE\r" (as a device with line noise would) but not the answer after.
 const server = createServer((socket) => {
   let text = '';
+  let garbled = false;
   socket.on('data', (chunk) => {
     text += chunk.toString('latin1');
     for (let end = text.indexOf('\r'); end >= 0; end = text.indexOf('\r')) {
       const command = text.slice(0, end);
       text = text.slice(end + 1);
-      if (command !== 'SLEEP') socket.write(`(${command}\r`);
+      if (command === 'GARBLE' && !garbled) {
+        garbled = true;
+        socket.write('#noise\r');
+      } else if (command !== 'SLEEP') socket.write(`(${command}\r`);
     }
   });
 });
@@ -79,5 +84,23 @@ test('a released handle refuses requests; nothing listens on a closed port: NoAn
     );
   } finally {
     dead.release();
+  }
+});
+
+test('resendOnBadFrame writes the request again after a reply that fails its check', async () => {
+  const link = openStreamLink({ type: 'tcp', host: '127.0.0.1', port });
+  try {
+    const check = (frame: Buffer) => frame[0] === 0x28; // "("
+    const reply = await link.request(Buffer.from('GARBLE\r'), {
+      complete: untilCr,
+      check,
+      resendOnBadFrame: 1,
+      timeoutMs: 5000,
+    });
+    assert.equal(reply.toString(), '(GARBLE\r');
+    assert.equal(link.stats.badFrames, 1);
+    assert.equal(link.stats.requests, 2, 'written twice: once, then again after the garbled reply');
+  } finally {
+    link.release();
   }
 });

@@ -3,7 +3,7 @@
  * Modbus unit reached through one connection.
  */
 import { ConfigError, z, type Device } from '@heliograph/plugins-sdk';
-import { connectionSchema } from '@heliograph/plugins-sdk/connections';
+import { connectionSchema, pollingFields } from '@heliograph/plugins-sdk/connections';
 
 /**
  * plugins.json `config` of a deye instance.
@@ -11,12 +11,7 @@ import { connectionSchema } from '@heliograph/plugins-sdk/connections';
  * @example
  * { "connection": { "type": "solarman", "host": "192.168.1.40", "loggerSerial": 2712345678 }, "pollIntervalMs": 5000 }
  */
-export const configSchema = z.strictObject({
-  connection: connectionSchema,
-  pollIntervalMs: z.number().int().min(1000).default(5000),
-  /** How long one request waits for its reply; never more than half the poll interval. */
-  timeoutMs: z.number().int().min(100).default(1500),
-});
+export const configSchema = z.strictObject({ connection: connectionSchema, ...pollingFields });
 export type DeyeConfig = z.output<typeof configSchema>;
 
 /**
@@ -26,7 +21,16 @@ export type DeyeConfig = z.output<typeof configSchema>;
  * @example
  * { "id": "inverter_2", "config": { "unitId": 2 } }
  */
-export const deviceConfigSchema = z.strictObject({ unitId: z.number().int().min(1).max(247).optional() });
+export const deviceConfigSchema = z.strictObject({
+  unitId: z
+    .number()
+    .int()
+    .min(1)
+    .max(247)
+    .optional()
+    .describe('Modbus unit id of this inverter (default 1); give each inverter behind one gateway its own.')
+    .meta({ title: 'Modbus unit id' }),
+});
 
 /** The instance's inverter, its battery if listed, and the unit id to ask. */
 export function devicesOf(devices: readonly Device[]): { inverter: Device; battery?: Device; unitId: number } {

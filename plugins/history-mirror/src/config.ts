@@ -15,8 +15,16 @@ export const configSchema = z.object({
     .optional()
     .describe('Sent as "Authorization: Bearer <token>".')
     .meta({ title: 'Token' }),
-  username: z.string().min(1).optional().meta({ title: 'User name' }),
-  password: secret(z.string().min(1)).optional().meta({ title: 'Password' }),
+  username: z
+    .string()
+    .min(1)
+    .optional()
+    .describe('For basic authentication, with the password.')
+    .meta({ title: 'User name' }),
+  password: secret(z.string().min(1))
+    .optional()
+    .describe('For basic authentication, with the user name.')
+    .meta({ title: 'Password' }),
   batchSize: z
     .number()
     .int()

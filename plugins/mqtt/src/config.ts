@@ -15,8 +15,16 @@ export const configSchema = z.object({
     .regex(/^(mqtts?|tcp|ssl|wss?):\/\/[^/]+/, 'a broker URL such as mqtt://192.168.1.10:1883 or mqtts://broker:8883')
     .describe('Broker address: mqtt://host:1883, or mqtts://host:8883 for TLS.')
     .meta({ title: 'Broker URL' }),
-  username: z.string().min(1).optional().meta({ title: 'User name' }),
-  password: secret(z.string().min(1)).optional().meta({ title: 'Password' }),
+  username: z
+    .string()
+    .min(1)
+    .optional()
+    .describe('User name at the broker, if it asks for one.')
+    .meta({ title: 'User name' }),
+  password: secret(z.string().min(1))
+    .optional()
+    .describe('Password at the broker, if it asks for one.')
+    .meta({ title: 'Password' }),
   prefix: topicPrefix
     .default('heliograph')
     .describe('Topics go under it: <prefix>/inverter_1/pv_power/state.')
@@ -32,7 +40,10 @@ export const configSchema = z.object({
     .default(true)
     .describe('Announce every topic to Home Assistant by MQTT discovery.')
     .meta({ title: 'Home Assistant discovery' }),
-  discoveryPrefix: topicPrefix.default('homeassistant').meta({ title: 'Discovery prefix' }),
+  discoveryPrefix: topicPrefix
+    .default('homeassistant')
+    .describe('Where Home Assistant listens for discovery configs (its MQTT integration setting).')
+    .meta({ title: 'Discovery prefix' }),
   minIntervalMs: z
     .union([interval, z.record(z.string().min(1), interval)])
     .default(0)
@@ -42,12 +53,28 @@ export const configSchema = z.object({
     .meta({ title: 'Minimum interval (ms)' }),
   tls: z
     .object({
-      ca: z.string().min(1).optional().describe('CA certificate file (PEM) that signed the broker’s certificate.'),
-      cert: z.string().min(1).optional().describe('Client certificate file (PEM), for brokers that ask for one.'),
-      key: z.string().min(1).optional().describe('Client key file (PEM).'),
-      rejectUnauthorized: z.boolean().default(true).describe('Refuse a broker whose certificate does not verify.'),
+      ca: z
+        .string()
+        .min(1)
+        .optional()
+        .describe('CA certificate file (PEM) that signed the broker’s certificate.')
+        .meta({ title: 'CA certificate file' }),
+      cert: z
+        .string()
+        .min(1)
+        .optional()
+        .describe('Client certificate file (PEM), for brokers that ask for one.')
+        .meta({ title: 'Client certificate file' }),
+      // A path, not the key itself, but write-only all the same: it says where the secret lives.
+      key: secret(z.string().min(1)).optional().describe('Client key file (PEM).').meta({ title: 'Client key file' }),
+      rejectUnauthorized: z
+        .boolean()
+        .default(true)
+        .describe('Refuse a broker whose certificate does not verify.')
+        .meta({ title: 'Verify the broker' }),
     })
     .optional()
+    .describe('For mqtts:// brokers: certificate files and whether to verify the broker.')
     .meta({ title: 'TLS' }),
 });
 

@@ -1,10 +1,10 @@
 /**
  * Asking one pack on a Pylontech RS485 bus over a shared stream link. A reply with a wrong
  * CHKSUM or LENGTH check, or from another address, is counted by the link
- * (`stats.badFrames`) and skipped; since the pack sends nothing more, the request is then
- * made once again.
+ * (`stats.badFrames`) and skipped; since the pack sends nothing more, the link writes the
+ * request once again (`resendOnBadFrame`).
  */
-import { DeviceRefusedError, NoAnswerError } from '@heliograph/plugins-sdk';
+import { DeviceRefusedError } from '@heliograph/plugins-sdk';
 import type { StreamLink } from '@heliograph/plugins-sdk/connections';
 import { parsePylonFrame, pylonFrame, pylonFrameLength, Rtn } from './protocol.js';
 
@@ -19,26 +19,17 @@ export class PylonClient {
   /**
    * The INFO of the pack's reply to command `cid2`.
    *
-   * @throws NoAnswerError when no valid reply came in time, twice.
+   * @throws NoAnswerError when no valid reply came in time (a corrupted reply is asked again once).
    * @throws DeviceRefusedError when the pack answers with a return code other than 0.
    */
   async ask(address: number, cid2: number, info: string, signal?: AbortSignal): Promise<string> {
-    const badBefore = this.link.stats.badFrames;
-    try {
-      return await this.once(address, cid2, info, signal);
-    } catch (error) {
-      if (!(error instanceof NoAnswerError) || this.link.stats.badFrames === badBefore) throw error;
-      return await this.once(address, cid2, info, signal);
-    }
-  }
-
-  private async once(address: number, cid2: number, info: string, signal?: AbortSignal): Promise<string> {
     const reply = await this.link.request(pylonFrame({ ver: 0x20, adr: address, cid1: 0x46, cid2, info }), {
       complete: pylonFrameLength,
       check: (bytes) => {
         const parsed = parsePylonFrame(bytes);
         return 'frame' in parsed && parsed.frame.adr === address;
       },
+      resendOnBadFrame: 1,
       timeoutMs: this.timeoutMs,
       signal,
     });

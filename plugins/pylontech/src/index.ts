@@ -5,23 +5,19 @@
  * manufacturer info (CID2 0x51) once as its identity.
  */
 import { ConfigError, batteryMetrics, definePlugin, NoAnswerError, z } from '@heliograph/plugins-sdk';
-import { connectionSchema, openStreamLink, type ConnectionSpec } from '@heliograph/plugins-sdk/connections';
+import { openStreamLink, pollingFields, streamConnectionSchema } from '@heliograph/plugins-sdk/connections';
 import { analogValues, manufacturerInfo } from './analog.js';
 import { PylonClient } from './client.js';
 
-type StreamConnection = Extract<ConnectionSpec, { type: 'tcp' | 'serial' }>;
-
-const isStreamConnection = (c: ConnectionSpec): c is StreamConnection => c.type === 'tcp' || c.type === 'serial';
-
 const configSchema = z.strictObject({
-  connection: connectionSchema.refine(isStreamConnection, {
-    message: 'Pylontech RS485 runs over "serial" or "tcp" (a serial bridge), not a Modbus connection',
-  }),
-  pollIntervalMs: z.number().int().min(500).default(5000),
-  /** RS485 address of each pack, in the order of the instance's devices; default 2, 3, ... */
-  addresses: z.array(z.number().int().min(0).max(255)).min(1).optional(),
-  /** How long to wait for each reply. */
-  timeoutMs: z.number().int().min(100).max(30_000).default(1500),
+  connection: streamConnectionSchema,
+  ...pollingFields,
+  addresses: z
+    .array(z.number().int().min(0).max(255))
+    .min(1)
+    .optional()
+    .describe("RS485 address of each pack, in the order of the instance's devices; default 2, 3, ...")
+    .meta({ title: 'Pack addresses' }),
 });
 
 const ANALOG = 0x42;
@@ -33,7 +29,6 @@ export default definePlugin({
   configSchema,
   setup(ctx, config) {
     const { connection } = config;
-    if (!isStreamConnection(connection)) throw new ConfigError('connection: Pylontech runs over "serial" or "tcp"');
     const addresses = config.addresses ?? ctx.devices.map((_, i) => 2 + i);
     if (addresses.length !== ctx.devices.length)
       throw new ConfigError(

@@ -1,13 +1,136 @@
 /**
- * Placeholder until the sunspec driver is written (issue 12): this package holds the device's
- * emulator (src/emulator/, run by `heliograph emulate sunspec`). The driver replaces this file.
+ * The SunSpec driver: any SunSpec inverter over Modbus (TCP, or RTU on a serial port or an
+ * RS485-over-TCP gateway). Finds the device's model chain, reads its identity from model 1
+ * and, every poll, the inverter (101-103 / 111-113), its MPPT inputs (160), a meter
+ * (201-204) and a battery (124 / 802) where the device has them. Read-only.
  */
-import { definePlugin, z } from '@heliograph/plugins-sdk';
+import { definePlugin, NoAnswerError, type Disposer } from '@heliograph/plugins-sdk';
+import { ModbusExceptionError, openModbus } from '@heliograph/plugins-sdk/connections';
+import { discoverChain, type ReadTarget } from './chain.js';
+import { configSchema, deviceConfigSchema, devicesOf } from './config.js';
+import { round } from './points.js';
+import { layoutOf, readLayout, type Layout } from './layout.js';
+import { batteryDeclarations, inverterDeclarations } from './metrics.js';
+import {
+  batteryValues,
+  identityOf,
+  inverterValues,
+  meterValues,
+  mpptCount,
+  mpptValues,
+  type Values,
+} from './models.js';
 
 export default definePlugin({
   id: 'sunspec',
-  configSchema: z.object({}),
-  setup() {
-    throw new Error('the sunspec driver is not implemented yet: only its emulator is (heliograph emulate sunspec)');
+  configSchema,
+  deviceConfigSchema,
+  setup(ctx, config) {
+    const { inverter, battery, unitId } = devicesOf(ctx.devices);
+    const timeoutMs = Math.min(config.timeoutMs, config.pollIntervalMs / 2);
+    const modbus = openModbus(config.connection, { timeoutMs });
+    const devices = battery ? [inverter, battery] : [inverter];
+    const where = `unit ${unitId} at ${modbus.link.description}`;
+    const { pollIntervalMs } = config;
+
+    /** Declares the inverter with `strings` MPPT inputs, replacing its previous declaration. */
+    let undeclareInverter: Disposer | undefined;
+    let declaredStrings = 0;
+    const declareInverter = (strings: number) => {
+      undeclareInverter?.();
+      undeclareInverter = ctx.topics.declare({
+        device: inverter.id,
+        pollIntervalMs,
+        metrics: inverterDeclarations(strings),
+      });
+      declaredStrings = strings;
+    };
+    declareInverter(0);
+    if (battery) ctx.topics.declare({ device: battery.id, pollIntervalMs, metrics: batteryDeclarations });
+
+    /** Finds the chain, declares the MPPT inputs it reports and identifies the device. */
+    const discover = async (target: ReadTarget): Promise<Layout> => {
+      const chain = await discoverChain(target);
+      if (!chain) {
+        throw new Error(
+          `${where}: no SunSpec marker ("SunS") at 40000, 0 or 50000; enable SunSpec Modbus on the inverter and check unitId (SMA answers on 126)`,
+        );
+      }
+      const layout = layoutOf(chain);
+      ctx.log.info(`${where}: SunSpec models ${chain.models.map((m) => m.id).join(', ')} from ${chain.base}`);
+      const { common, mppt } = await readLayout(target, layout, ['common', 'mppt']);
+      const strings = mppt ? mpptCount(mppt) : 0;
+      if (strings !== declaredStrings) declareInverter(strings);
+      if (common) ctx.topics.identify({ device: inverter.id, identity: identityOf(common) });
+      if (battery && !layout.storage && !layout.battery) {
+        const reason = `${where} reports no battery (SunSpec model 124 or 802)`;
+        ctx.log.warn(`${battery.id}: ${reason}`);
+        ctx.topics.markUnavailable({ device: battery.id, reason });
+      }
+      return layout;
+    };
+
+    let layout: Layout | undefined;
+    let badFrames = modbus.link.stats.badFrames;
+    ctx.scheduler.every({
+      name: 'poll',
+      intervalMs: pollIntervalMs,
+      run: async ({ signal }) => {
+        const target = { modbus, unitId, signal };
+        try {
+          layout ??= await discover(target);
+          const read = await readLayout(target, layout, ['inverter', 'mppt', 'meter', 'storage', 'battery']);
+          const strings = read.mppt ? mpptValues(read.mppt) : {};
+          const meter = read.meter ? meterValues(read.meter) : {};
+          const bank = read.storage || read.battery ? batteryValues(read.storage, read.battery) : undefined;
+          const values: Values = { ...inverterValues(read.inverter!), ...strings, ...meter };
+          values.pv_power = strings.pv_power ?? values.pv_power ?? null;
+          values.battery_power = bank?.power ?? null;
+          values.load_power = loadPower(values);
+          ctx.topics.publish({ device: inverter.id, values });
+          if (battery && bank) ctx.topics.publish({ device: battery.id, values: bank });
+        } catch (err) {
+          if (err instanceof NoAnswerError || isGatewayNoAnswer(err)) {
+            const reason = `no answer from ${where}: ${err.message}`;
+            for (const device of devices) ctx.topics.markUnavailable({ device: device.id, reason });
+            throw new NoAnswerError({ message: `${devices.map((d) => d.id).join(', ')}: ${reason}`, timeoutMs });
+          }
+          // A refused read: the chain may have changed (a firmware update); find it again.
+          layout = undefined;
+          throw err;
+        } finally {
+          const now = modbus.link.stats.badFrames;
+          if (now > badFrames) ctx.log.warn(`skipped ${now - badFrames} bad frame(s) from ${modbus.link.description}`);
+          badFrames = now;
+        }
+      },
+    });
+
+    const offDisconnect = modbus.link.on('disconnect', (reason) =>
+      ctx.status.error({ message: `${modbus.link.description}: ${reason}` }),
+    );
+    const offConnect = modbus.link.on('connect', () => ctx.status.ok());
+    return () => {
+      offDisconnect();
+      offConnect();
+      modbus.release();
+    };
   },
 });
+
+/**
+ * What the house draws: the inverter's AC output plus what the grid meter imports (a meter at
+ * the grid connection, as SunSpec inverters place theirs). Null without either.
+ */
+function loadPower(values: Values): number | null {
+  const { output_power: output, grid_power: grid } = values;
+  return typeof output === 'number' && typeof grid === 'number' ? round(output + grid) : null;
+}
+
+/**
+ * A Modbus TCP gateway's exceptions 0x0A (no path to the unit) and 0x0B (the unit did not
+ * respond): the gateway answered, the device behind it did not.
+ */
+function isGatewayNoAnswer(err: unknown): err is ModbusExceptionError {
+  return err instanceof ModbusExceptionError && (err.code === 0x0a || err.code === 0x0b);
+}

@@ -1,9 +1,9 @@
 /**
  * Asking a PI30 device over a shared stream link: one command, one CRC-checked reply. A
  * reply whose CRC is wrong is counted by the link (`stats.badFrames`) and skipped; since the
- * device sends nothing more, the command is then asked once again.
+ * device sends nothing more, the link writes the command once again (`resendOnBadFrame`).
  */
-import { DeviceRefusedError, NoAnswerError } from '@heliograph/plugins-sdk';
+import { DeviceRefusedError } from '@heliograph/plugins-sdk';
 import type { StreamLink } from '@heliograph/plugins-sdk/connections';
 import { pi30Frame, pi30FrameLength, pi30Text } from './pi30.js';
 
@@ -12,21 +12,6 @@ export class Pi30Client {
     private readonly link: StreamLink,
     private readonly timeoutMs: number,
   ) {}
-
-  /**
-   * The reply text to `command` (starting with `(`).
-   *
-   * @throws NoAnswerError when no valid reply came in time, twice.
-   */
-  async ask(command: string, signal?: AbortSignal): Promise<string> {
-    const badBefore = this.link.stats.badFrames;
-    try {
-      return await this.once(command, signal);
-    } catch (error) {
-      if (!(error instanceof NoAnswerError) || this.link.stats.badFrames === badBefore) throw error;
-      return await this.once(command, signal);
-    }
-  }
 
   /**
    * Sends a setting command (`POP01`) and resolves on `(ACK`.
@@ -39,10 +24,16 @@ export class Pi30Client {
       throw new DeviceRefusedError({ answer: reply, message: `the device refused ${command}: ${reply}` });
   }
 
-  private async once(command: string, signal?: AbortSignal): Promise<string> {
+  /**
+   * The reply text to `command` (starting with `(`).
+   *
+   * @throws NoAnswerError when no valid reply came in time (a corrupted reply is asked again once).
+   */
+  async ask(command: string, signal?: AbortSignal): Promise<string> {
     const reply = await this.link.request(pi30Frame(command), {
       complete: pi30FrameLength,
       check: (frame) => pi30Text(frame) !== undefined,
+      resendOnBadFrame: 1,
       timeoutMs: this.timeoutMs,
       signal,
     });

@@ -5,7 +5,6 @@
  * current (MCHGC, from the currents QMCHGCR lists).
  */
 import {
-  ConfigError,
   definePlugin,
   inverterMetrics,
   NoAnswerError,
@@ -14,21 +13,13 @@ import {
   type MetricDeclaration,
   type SettingOption,
 } from '@heliograph/plugins-sdk';
-import { connectionSchema, openStreamLink, type ConnectionSpec } from '@heliograph/plugins-sdk/connections';
+import { openStreamLink, pollingFields, streamConnectionSchema } from '@heliograph/plugins-sdk/connections';
 import { Pi30Client } from './client.js';
 import { chargeCurrents, gridPower, qmodMode, qpigsValues, qpiriSettings } from './qpigs.js';
 
-type StreamConnection = Extract<ConnectionSpec, { type: 'tcp' | 'serial' }>;
-
-const isStreamConnection = (c: ConnectionSpec): c is StreamConnection => c.type === 'tcp' || c.type === 'serial';
-
 const configSchema = z.strictObject({
-  connection: connectionSchema.refine(isStreamConnection, {
-    message: 'PI30 runs over "serial" or "tcp" (a serial bridge), not a Modbus connection',
-  }),
-  pollIntervalMs: z.number().int().min(500).default(5000),
-  /** How long to wait for each reply; PI30 at 2400 baud needs about 0.5 s for QPIGS. */
-  timeoutMs: z.number().int().min(100).max(30_000).default(1500),
+  connection: streamConnectionSchema,
+  ...pollingFields,
 });
 
 const OUTPUT_PRIORITIES: SettingOption<number>[] = [
@@ -72,7 +63,6 @@ export default definePlugin({
   setup(ctx, config) {
     const device = ctx.devices[0]!.id;
     const { connection } = config;
-    if (!isStreamConnection(connection)) throw new ConfigError('connection: PI30 runs over "serial" or "tcp"');
     const link = openStreamLink(connection);
     const client = new Pi30Client(link, config.timeoutMs);
     let identified = false;
