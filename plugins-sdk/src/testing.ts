@@ -149,6 +149,10 @@ export interface TestHost {
   readonly logs: string[];
   /** The instance's status, as the server's plugin host reports it. */
   readonly status: TestHostStatus;
+  /** What each device of the instance says it is (`status.devices[].identity`), by device id. */
+  readonly identities: Map<string, DeviceIdentity>;
+  /** Whether each device of the instance answers, and why not (from `status.devices`), by device id. */
+  readonly availability: Map<string, { available: boolean; reason: string | null }>;
   /** The current value of a topic, as clients read it; undefined for a topic not defined. */
   value(topic: string): MetricValue | undefined;
   /** Runs a scheduled job once and waits for it; the status hears how it went; throws what the job throws. */

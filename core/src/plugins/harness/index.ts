@@ -153,6 +153,12 @@ export async function startPluginHarness<S extends z.ZodType>(options: TestHostO
     get status() {
       return host.status()[0]!;
     },
+    get identities() {
+      return new Map(host.status()[0]!.devices.map((d) => [d.id, d.identity]));
+    },
+    get availability() {
+      return new Map(host.status()[0]!.devices.map((d) => [d.id, { available: d.available, reason: d.reason }]));
+    },
     value(topic) {
       const state = registry.get(topic);
       return state && registry.visibleValue(state);
