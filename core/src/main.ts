@@ -4,7 +4,6 @@ import { existsSync } from 'node:fs';
 import { delimiter, join, resolve } from 'node:path';
 import { ConfigError, loadConfig } from './config/load.js';
 import { startHeliograph } from './server.js';
-import { runPasswordCommand } from './cli/password.js';
 import { createLogger, errorMessage } from './log.js';
 import { installProcessHandlers } from './plugins/containment.js';
 
@@ -138,6 +137,7 @@ async function main(argv: string[]): Promise<number> {
       });
       if (rest[0] !== 'set') break;
       const where = locations(values);
+      const { runPasswordCommand } = await import('./cli/password.js');
       return runPasswordCommand({ dataDir: where.dataDir, config: loadConfig(where.configFile) });
     }
     case 'history': {

@@ -31,6 +31,7 @@ import { appRoutes, createApp, listen, type AppOptions } from './api/app.js';
 import type { RouteInfo } from './api/routes.js';
 import { HostPolicy } from './api/host-policy.js';
 import { metricsRoutes } from './api/metrics.js';
+import { snapshotLane } from './api/snapshot-lane.js';
 import { pluginsRoutes } from './api/plugins.js';
 import { auditRoutes } from './api/audit.js';
 import { tokensRoutes } from './api/tokens.js';
@@ -49,7 +50,6 @@ import { createLogger } from './log.js';
 import { systemRoutes } from './api/system.js';
 import { SystemInfo } from './system/info.js';
 import { loadSiteId } from './system/site-id.js';
-import { advertiseMdns } from './system/mdns.js';
 import { mdnsEnabled } from './system/mdns-enabled.js';
 import { SetupCode } from './auth/setup-code.js';
 import { setupRoutes } from './api/setup.js';
@@ -250,7 +250,7 @@ export async function startHeliograph(options: ServerOptions): Promise<Heliograp
       ],
     };
     const app = createApp(appOptions);
-    const server = await listen(app, options.host, options.port);
+    const server = await listen(app, options.host, options.port, snapshotLane({ registry, auth, hosts }));
     closers.push(() => server.close());
     // Open sockets would hold server.close() up, so they are closed first (closers run in reverse).
     const websocket = attachWebsocket({
@@ -267,6 +267,8 @@ export async function startHeliograph(options: ServerOptions): Promise<Heliograp
     });
     closers.push(() => websocket.close());
     if (mdns.enabled) {
+      // Loaded only when advertising: bonjour-service and its DNS code are ~5 MB of a small device's memory.
+      const { advertiseMdns } = await import('./system/mdns.js');
       const advertisement = advertiseMdns({
         port: server.port,
         siteId,

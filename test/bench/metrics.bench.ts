@@ -1,5 +1,9 @@
 // npm run bench: GET /api/v1/metrics throughput against a bare node:http server building the
-// same JSON per request, RSS after start, and time from start to first answer.
+// same JSON per request, RSS after start, and time from start to first answer. A third server,
+// the ceiling, sends the same bytes as one cached Buffer from a bare node:http handler: no
+// server can do better on this machine, so ceiling / bare bounds the ratio reachable here
+// (the load generator shares the cores). The CPU share of each server under load says which
+// side is saturated: a server below 100 % of a core is waiting for the load generator.
 // BENCH_RUNS (default 3) alternates the two loads that many times and reports the medians, as
 // a busy machine makes single runs vary; BENCH_DURATION_S sets the length of each load.
 import autocannon from 'autocannon';
@@ -9,7 +13,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
-import { basicAuth, median, row, rssOf, startServerProcess } from './support.js';
+import { basicAuth, cpuMsOf, median, row, rssOf, startServerProcess } from './support.js';
 import { readFileSync } from 'node:fs';
 
 const PASSWORD = 'bench-password';
@@ -46,6 +50,31 @@ async function load(url: string, headers: Record<string, string>, durationS = DU
   return result.requests.average;
 }
 
+/** Requests per second and the server's CPU share of one core (%) during one load. */
+async function measured(pid: number, url: string, headers: Record<string, string>) {
+  const cpuBefore = cpuMsOf(pid);
+  const wallBefore = performance.now();
+  const rps = await load(url, headers);
+  const cpu = (100 * (cpuMsOf(pid) - cpuBefore)) / (performance.now() - wallBefore);
+  return { rps, cpu };
+}
+
+/** Starts bare-server.js (`cached` for the ceiling) on the snapshot file; resolves its URL. */
+async function startBare(snapshotFile: string, mode: 'json' | 'cached') {
+  const child = spawn(
+    process.execPath,
+    [fileURLToPath(new URL('./bare-server.js', import.meta.url)), snapshotFile, mode],
+    { stdio: ['ignore', 'pipe', 'inherit'] },
+  );
+  const url = await new Promise<string>((resolve) => {
+    createInterface({ input: child.stdout }).on('line', (line) => {
+      const match = /^listening on (\S+)$/.exec(line);
+      if (match) resolve(`${match[1]}/api/v1/metrics`);
+    });
+  });
+  return { child, url };
+}
+
 async function main(): Promise<void> {
   const server = await startServerProcess({ plugins, password: PASSWORD });
   const auth = { authorization: basicAuth(PASSWORD) };
@@ -64,30 +93,35 @@ async function main(): Promise<void> {
 
   const snapshotFile = join(mkdtempSync(join(tmpdir(), 'heliograph-bench-')), 'snapshot.json');
   writeFileSync(snapshotFile, JSON.stringify(snapshot));
-  const bare = spawn(process.execPath, [fileURLToPath(new URL('./bare-server.js', import.meta.url)), snapshotFile], {
-    stdio: ['ignore', 'pipe', 'inherit'],
-  });
-  const bareUrl = await new Promise<string>((resolve) => {
-    createInterface({ input: bare.stdout }).on('line', (line) => {
-      const match = /^listening on (\S+)$/.exec(line);
-      if (match) resolve(`${match[1]}/api/v1/metrics`);
-    });
-  });
+  const bare = await startBare(snapshotFile, 'json');
+  const ceiling = await startBare(snapshotFile, 'cached');
+  const heliographUrl = `${server.url}/api/v1/metrics`;
 
-  // Both servers warm up (JIT, caches) before anything counts: the first seconds of load
+  // The servers warm up (JIT, caches) before anything counts: the first seconds of load
   // measured the compiler more than the server.
-  await load(bareUrl, {}, 2);
-  await load(`${server.url}/api/v1/metrics`, auth, 2);
+  await load(bare.url, {}, 2);
+  await load(ceiling.url, {}, 2);
+  await load(heliographUrl, auth, 2);
   const bareRuns: number[] = [];
+  const ceilingRuns: number[] = [];
   const heliographRuns: number[] = [];
+  const ceilingCpu: number[] = [];
+  const heliographCpu: number[] = [];
   for (let run = 0; run < RUNS; run++) {
-    bareRuns.push(await load(bareUrl, {}));
-    heliographRuns.push(await load(`${server.url}/api/v1/metrics`, auth));
+    bareRuns.push(await load(bare.url, {}));
+    const top = await measured(ceiling.child.pid!, ceiling.url, {});
+    ceilingRuns.push(top.rps);
+    ceilingCpu.push(top.cpu);
+    const ours = await measured(server.child.pid!, heliographUrl, auth);
+    heliographRuns.push(ours.rps);
+    heliographCpu.push(ours.cpu);
   }
   const bareRps = median(bareRuns);
   const heliographRps = median(heliographRuns);
   const ratios = bareRuns.map((bareRun, i) => heliographRuns[i]! / bareRun);
-  bare.kill('SIGTERM');
+  const ceilingRatios = bareRuns.map((bareRun, i) => ceilingRuns[i]! / bareRun);
+  bare.child.kill('SIGTERM');
+  ceiling.child.kill('SIGTERM');
   await server.stop();
 
   const each = (values: number[], digits: number) => values.map((v) => v.toFixed(digits)).join(' ');
@@ -98,6 +132,11 @@ async function main(): Promise<void> {
   row('Heliograph req/s', heliographRps.toFixed(0));
   row('ratio Heliograph / bare (median of paired runs)', median(ratios).toFixed(2) + 'x', '>= 2.5x');
   console.log(`  runs: bare ${each(bareRuns, 0)}; Heliograph ${each(heliographRuns, 0)}; ratios ${each(ratios, 2)}`);
+  row('ceiling (cached Buffer, bare node:http) req/s', median(ceilingRuns).toFixed(0));
+  row('ratio ceiling / bare: the most reachable here', median(ceilingRatios).toFixed(2) + 'x');
+  row('Heliograph / ceiling', (heliographRps / median(ceilingRuns)).toFixed(2));
+  row('CPU of one core under load: Heliograph', median(heliographCpu).toFixed(0) + ' %');
+  row('CPU of one core under load: ceiling', median(ceilingCpu).toFixed(0) + ' %');
   row('RSS after start', (rss / 1024 / 1024).toFixed(1) + ' MB', '< 64 MB');
   console.log(
     `  of which private (RssAnon) ${(kbOf('RssAnon') / 1024).toFixed(1)} MB, file-backed (RssFile: the node binary, libraries) ${(kbOf('RssFile') / 1024).toFixed(1)} MB`,

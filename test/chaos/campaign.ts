@@ -230,7 +230,7 @@ async function newestLiveSlot(dataDir: string, killedAt: number): Promise<number
     const page = await store.query('inverter_1/pv_power', {
       fromMs: killedAt - 60_000,
       toMs: killedAt + 10_000,
-      groupS: 10,
+      groupMs: 10_000,
       agg: 'last',
     });
     await store.close();
@@ -313,7 +313,7 @@ async function countResults(dataDir: string, expectedCount: number, expectedSum:
     const imp = await store.query(IMPORT_TOPIC, {
       fromMs: IMPORT_START - 86_400_000 * 400,
       toMs: IMPORT_START + 86_400_000 * 400,
-      groupS: 86400 * 1000,
+      groupMs: 1000 * 86_400_000, // one bucket of 1000 days: the whole range
       agg: 'sum',
     });
     let count = 0;
@@ -332,7 +332,12 @@ async function countResults(dataDir: string, expectedCount: number, expectedSum:
     if (plan) {
       const from = Math.ceil(plan.from / 3_600_000) * 3_600_000;
       const to = Math.floor(plan.to / 3_600_000) * 3_600_000;
-      const hours = await store.query('inverter_1/pv_power', { fromMs: from, toMs: to, groupS: 3600, agg: 'sum' });
+      const hours = await store.query('inverter_1/pv_power', {
+        fromMs: from,
+        toMs: to,
+        groupMs: 3_600_000,
+        agg: 'sum',
+      });
       for (let b = 0; b < hours.buckets.n; b++) {
         backfillHours++;
         if (hours.buckets.count[b] !== 360)

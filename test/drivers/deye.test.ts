@@ -151,7 +151,7 @@ test('deye refuses a config it cannot work with, saying what to change', async (
     plugins: [{ id: 'two', plugin: 'deye', devices: ['inverter_1', 'inverter_2'], config: { connection } }],
   });
   const two = await instanceWhen(server, 'two', (i) => i.state === 'failed', 'two inverters to fail');
-  assert.match(two.last_error ?? '', /one inverter and at most one battery/);
+  assert.match(two.last_error ?? '', /reads one inverter and at most its battery/);
   await assert.rejects(
     startTestServer({
       bundled: ['deye'],

@@ -11,6 +11,7 @@ import { hostAndOriginCheck, requireJsonBody, securityHeaders } from './hardenin
 import { HostPolicy } from './host-policy.js';
 import { rootGate } from './root-gate.js';
 import { listRoutes, requireDeclaredScopes, type RouteInfo } from './routes.js';
+import type { FastLane } from './snapshot-lane.js';
 
 export interface AppOptions {
   auth: Authenticator;
@@ -82,11 +83,16 @@ export interface RunningServer {
   close(): Promise<void>;
 }
 
-/** Listens on host:port (0 = a free port) and resolves once it accepts connections. */
-export async function listen(app: Koa, host: string, port: number): Promise<RunningServer> {
+/**
+ * Listens on host:port (0 = a free port) and resolves once it accepts connections. A fast
+ * lane (see snapshot-lane.ts) may answer a request before koa does.
+ */
+export async function listen(app: Koa, host: string, port: number, lane?: FastLane): Promise<RunningServer> {
   const handle = app.callback();
   // Koa's handler settles every request itself (errors go to ctx.onerror); nothing is left to catch.
-  const server = createServer((req, res) => void handle(req, res));
+  const server = createServer((req, res) => {
+    if (!lane?.(req, res)) void handle(req, res);
+  });
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(port, host, () => {

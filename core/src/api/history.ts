@@ -27,7 +27,7 @@ export const historyQuery = z.strictObject({
     .string()
     .optional()
     .transform((text, ctx) => {
-      if (text === undefined) return { seconds: 10, text: '10s' };
+      if (text === undefined) return { ms: 10_000, text: '10s' };
       const parsed = parseGroupBy(text);
       if ('error' in parsed) {
         ctx.addIssue({ code: 'custom', message: parsed.error });
@@ -81,7 +81,7 @@ export function historyRoutes(deps: {
     const meta = recordedMeta(store, q.topic);
     // From the topic, not the stored meta: history written before the clients' rules keeps its old device names.
     const device = deviceFieldsOfTopic(q.topic);
-    const page = await store.query(q.topic, { fromMs: from, toMs: to, groupS: q.group_by.seconds, agg: q.agg });
+    const page = await store.query(q.topic, { fromMs: from, toMs: to, groupMs: q.group_by.ms, agg: q.agg });
 
     let json =
       `{"topic":${JSON.stringify(q.topic)},"device":${JSON.stringify(device.device)},"number":${device.number},"group":${JSON.stringify(meta.group)},` +
@@ -92,7 +92,7 @@ export function historyRoutes(deps: {
     let first = true;
     for (let b = 0; b < buckets.n; b++) {
       if (buckets.count[b] === 0) continue;
-      json += `${first ? '' : ','}["${fmt.format(buckets.start + b * buckets.size)}",${buckets.value(b, q.agg)}]`;
+      json += `${first ? '' : ','}["${fmt.format(buckets.timeMs(b))}",${buckets.value(b, q.agg)}]`;
       first = false;
     }
     json += ']';

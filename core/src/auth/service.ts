@@ -9,7 +9,7 @@ import { throttleKey } from './client-key.js';
 import { hashPassword, verifyPassword } from './password-hash.js';
 import { scopeSchema } from './scopes.js';
 import { LoginThrottle } from './throttle.js';
-import type { Authenticator, AuthOutcome, Credentials, Scope } from './types.js';
+import type { Authenticator, AuthOutcome, Credentials, Identity, Scope } from './types.js';
 import { WorkGate } from './work-gate.js';
 
 export const authMigrations: Migration[] = [
@@ -230,6 +230,12 @@ export class AuthService extends TypedEmitter<AuthEvents> implements Authenticat
     if (credentials && this.isRememberedPassword(credentials.secret, address))
       return Promise.resolve(PASSWORD_IDENTITY);
     return this.oneAtATime(address, () => this.check(credentials, address));
+  }
+
+  /** The password identity when `credentials` are the remembered password (see isRememberedPassword). */
+  knownIdentity(credentials: Credentials, clientIp: string): Identity | undefined {
+    if (credentials.kind !== 'password') return undefined;
+    return this.isRememberedPassword(credentials.secret, throttleKey(clientIp)) ? PASSWORD_IDENTITY_ONLY : undefined;
   }
 
   /**
@@ -482,7 +488,8 @@ export class AuthService extends TypedEmitter<AuthEvents> implements Authenticat
   }
 }
 
-const PASSWORD_IDENTITY: AuthOutcome = { ok: true, who: PASSWORD_USER, scope: 'admin' };
+const PASSWORD_IDENTITY_ONLY: Identity = { who: PASSWORD_USER, scope: 'admin' };
+const PASSWORD_IDENTITY: AuthOutcome = { ok: true, ...PASSWORD_IDENTITY_ONLY };
 
 /** What is wrong with a new password, or undefined when it is acceptable. */
 export function passwordProblem(password: string): string | undefined {

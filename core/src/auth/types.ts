@@ -19,4 +19,9 @@ export type AuthOutcome =
 /** Checks credentials, counting failed logins per client address (throttling). */
 export interface Authenticator {
   authenticate(credentials: Credentials | undefined, clientIp: string): Promise<AuthOutcome>;
+  /**
+   * Who these credentials are when they are already known to be good (a password verified
+   * a moment ago), at once; undefined means "ask `authenticate`". Never counts a failure.
+   */
+  knownIdentity?(credentials: Credentials, clientIp: string): Identity | undefined;
 }

@@ -24,8 +24,8 @@ export interface HistoryQuery {
   fromMs: number;
   /** Unix ms, exclusive. */
   toMs: number;
-  /** Bucket size in seconds, a multiple of 10. */
-  groupS: number;
+  /** Bucket size in ms, a multiple of 10 s. */
+  groupMs: number;
   agg: Agg;
 }
 
@@ -107,7 +107,8 @@ function dayPart(rec: TopicRecord, tier: 10 | 60, from: number, to: number): Par
 
 /** Reads one page of a query; a topic without history (rec undefined) gets the page with no points. */
 export async function runQuery(rec: TopicRecord | undefined, q: HistoryQuery, cache: RowCache): Promise<HistoryPage> {
-  const size = q.groupS;
+  // The boundary into the storage engine's seconds; the page's times go back out in ms.
+  const size = q.groupMs / 1000;
   const start = Math.floor(q.fromMs / (size * 1000)) * size;
   const total = Math.ceil((q.toMs - start * 1000) / (size * 1000));
   const n = Math.min(total, MAX_BUCKETS);

@@ -130,6 +130,11 @@ export class Buckets {
     this.lastAt = new Float64Array(n).fill(-Infinity);
   }
 
+  /** Start of bucket b, Unix ms: the time answers show for it. */
+  timeMs(b: number): number {
+    return (this.start + b * this.size) * 1000;
+  }
+
   fold(b: number, count: number, sum: number, min: number, max: number, last: number, lastAt: number): void {
     if (this.count[b] === 0) {
       this.count[b] = count;

@@ -1,8 +1,13 @@
 /**
  * UTC calendar arithmetic for history, and fast RFC 3339 text for long runs of bucket times
- * (parsing and single times: ../rfc3339.ts). Storage works in Unix seconds; rows of the store
- * follow UTC days, months and years, so their bounds come from here.
+ * (parsing and single times: ../rfc3339.ts). The storage engine (rows, segments, slots,
+ * compaction, the planner's spans) works in Unix seconds, as the on-disk format stores them
+ * (docs/history-format.md); rows follow UTC days, months and years, so their bounds come
+ * from here. What history hands the rest of the core is Unix ms like everything else.
  */
+
+/** A 10-s slot in ms, the resolution of history, for code outside the storage engine. */
+export const SLOT_MS = 10_000;
 
 export const SLOT_S = 10;
 export const MINUTE_S = 60;
@@ -46,8 +51,9 @@ export class TimeFormatter {
   private dayStart = NaN;
   private dayPrefix = '';
 
-  /** Unix seconds (whole) to `2026-11-22T10:00:00Z`; fast for runs of times on one day. */
-  format(t: number): string {
+  /** Unix ms (of a whole second) to `2026-11-22T10:00:00Z`; fast for runs of times on one day. */
+  format(ms: number): string {
+    const t = Math.floor(ms / 1000);
     const day = t - (((t % DAY_S) + DAY_S) % DAY_S);
     if (day !== this.dayStart) {
       this.dayStart = day;

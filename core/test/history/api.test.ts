@@ -154,7 +154,7 @@ describe('GET /api/v1/history', () => {
       }
       const expected = reference(
         pv,
-        { fromMs: Date.parse('2026-03-01T05:00:05Z'), toMs: Date.parse(to), groupS: size },
+        { fromMs: Date.parse('2026-03-01T05:00:05Z'), toMs: Date.parse(to), groupMs: size * 1000 },
         agg,
       ).map(([t, v]) => [iso(t), v]);
       assert.equal(points.length, expected.length, groupBy);

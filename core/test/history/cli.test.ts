@@ -85,9 +85,13 @@ describe('heliograph history export / import', () => {
     const q = { fromMs: NOW - 5 * 86_400_000, toMs: NOW };
     for (const groupS of [10, 90, 3600, 86400]) {
       for (const agg of AGGS) {
-        const want = await allPages(a.store, TOPIC, { ...q, groupS, agg });
+        const want = await allPages(a.store, TOPIC, { ...q, groupMs: groupS * 1000, agg });
         assert.ok(want.length > 0);
-        assert.deepEqual(await allPages(b.store, TOPIC, { ...q, groupS, agg }), want, `${groupS}s ${agg}`);
+        assert.deepEqual(
+          await allPages(b.store, TOPIC, { ...q, groupMs: groupS * 1000, agg }),
+          want,
+          `${groupS}s ${agg}`,
+        );
       }
     }
     await a.close();
@@ -135,7 +139,7 @@ describe('heliograph history export / import', () => {
     const points = await allPages(b.store, 'total/pv_power_hourly_max', {
       fromMs: Date.parse('2025-06-02T00:00:00Z'),
       toMs: NOW,
-      groupS: 3600,
+      groupMs: 3_600_000,
       agg: 'mean',
     });
     assert.deepEqual(

@@ -34,7 +34,12 @@ describe('a recording process killed with SIGKILL', () => {
     assert.equal(integrity!.integrity_check, 'ok');
     const from = seen[0]!.t - 10_000;
     const to = seen.at(-1)!.t + 60_000;
-    const max = await allPages(opened.store, 'total/pv_power', { fromMs: from, toMs: to, groupS: 3600, agg: 'max' });
+    const max = await allPages(opened.store, 'total/pv_power', {
+      fromMs: from,
+      toMs: to,
+      groupMs: 3_600_000,
+      agg: 'max',
+    });
     const kept = max.length === 0 ? 0 : Math.max(...max.map(([, v]) => v));
     assert.ok(
       kept >= flushedUpTo,
@@ -45,7 +50,12 @@ describe('a recording process killed with SIGKILL', () => {
     const expected = new Map<number, number>();
     for (const { n, t } of seen)
       if (n <= kept) expected.set(Math.floor(t / 10_000) * 10, (expected.get(Math.floor(t / 10_000) * 10) ?? 0) + n);
-    const sums = await allPages(opened.store, 'total/pv_power', { fromMs: from, toMs: to, groupS: 10, agg: 'sum' });
+    const sums = await allPages(opened.store, 'total/pv_power', {
+      fromMs: from,
+      toMs: to,
+      groupMs: 10_000,
+      agg: 'sum',
+    });
     assert.deepEqual(sums, [...expected.entries()]);
 
     const lost = seen.filter((r) => r.n > kept);

@@ -80,12 +80,17 @@ describe('damaged history', () => {
     );
 
     const opened = await openStore(file, clock);
-    const page = await opened.store.query(TOPIC, { fromMs: START, toMs: START + 4 * DAY, groupS: 86400, agg: 'mean' });
+    const page = await opened.store.query(TOPIC, {
+      fromMs: START,
+      toMs: START + 4 * DAY,
+      groupMs: 86_400_000,
+      agg: 'mean',
+    });
     assert.equal(page.unreadable, undefined, 'day answers come from the day rollup, which is whole');
     const tenS = await opened.store.query(TOPIC, {
       fromMs: START + DAY - 60_000,
       toMs: START + DAY + 60_000,
-      groupS: 10,
+      groupMs: 10_000,
       agg: 'mean',
     });
     assert.deepEqual(tenS.unreadable, [{ fromMs: START + DAY, toMs: START + DAY + 60_000 }]);
@@ -93,7 +98,7 @@ describe('damaged history', () => {
     const points = await allPages(opened.store, TOPIC, {
       fromMs: START,
       toMs: START + 4 * DAY,
-      groupS: 3600,
+      groupMs: 3_600_000,
       agg: 'sum',
     });
     assert.equal(points.length, 96);
@@ -103,7 +108,7 @@ describe('damaged history', () => {
     const after = await opened.store.query(TOPIC, {
       fromMs: START + DAY,
       toMs: START + DAY + 10_000,
-      groupS: 10,
+      groupMs: 10_000,
       agg: 'last',
     });
     assert.equal(after.buckets.value(0, 'last'), 42);
@@ -138,7 +143,7 @@ describe('damaged history', () => {
     assert.ok(health.problems.some((p) => /journal row \d+ could not be read/.test(p)));
     assert.ok(health.problems.some((p) => /history_topics row 1 \(inverter_1\/pv_power\)/.test(p)));
     assert.equal(opened.store.describe(TOPIC)?.name, 'pv_power', 'a meta made from the topic');
-    const page = await opened.store.query(TOPIC, { fromMs: START, toMs: NOW, groupS: 86400 * 10, agg: 'sum' });
+    const page = await opened.store.query(TOPIC, { fromMs: START, toMs: NOW, groupMs: 864_000_000, agg: 'sum' });
     let count = 0;
     for (let b = 0; b < page.buckets.n; b++) count += page.buckets.count[b]!;
     assert.equal(count, readings + 1, 'every stored reading and the good journal row are still there');

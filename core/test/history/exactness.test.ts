@@ -88,7 +88,7 @@ describe('history answers equal a brute-force reference', () => {
     return {
       fromMs: from,
       toMs: Math.min(from + buckets * size * 1000 + Math.floor(rnd() * 10_000), NOW + 86_400_000),
-      groupS: size,
+      groupMs: size * 1000,
     };
   }
 
@@ -122,8 +122,8 @@ describe('history answers equal a brute-force reference', () => {
       for (const groupS of [3600, 18000, 86400]) {
         for (const agg of AGGS) {
           assertSameAnswer(
-            await allPages(opened.store, topic, { ...q, groupS, agg }),
-            reference(list, { ...q, groupS }, agg),
+            await allPages(opened.store, topic, { ...q, groupMs: groupS * 1000, agg }),
+            reference(list, { ...q, groupMs: groupS * 1000 }, agg),
             agg,
             decimals,
             `${topic} ${groupS}s ${agg}`,
@@ -136,8 +136,8 @@ describe('history answers equal a brute-force reference', () => {
   it('gives the same hours from the hour rollups as from folding the 10-s answers', async () => {
     const q = { fromMs: Date.parse('2025-02-01T00:00:00Z'), toMs: Date.parse('2025-02-08T00:00:00Z') };
     for (const agg of ['sum', 'min', 'max', 'last'] as const) {
-      const hourly = await allPages(opened.store, 'inverter_1/pv_power', { ...q, groupS: 3600, agg });
-      const slots = await allPages(opened.store, 'inverter_1/pv_power', { ...q, groupS: 10, agg });
+      const hourly = await allPages(opened.store, 'inverter_1/pv_power', { ...q, groupMs: 3_600_000, agg });
+      const slots = await allPages(opened.store, 'inverter_1/pv_power', { ...q, groupMs: 10_000, agg });
       const folded = new Map<number, number>();
       for (const [t, v] of slots) {
         const h = t - (t % 3600);
@@ -163,7 +163,7 @@ describe('history answers equal a brute-force reference', () => {
     const slot = pv[Math.floor(pv.length / 2)]!;
     const slotStart = Math.floor(slot.t / 10_000) * 10_000;
     for (const fromMs of [slotStart, slotStart + 1, slotStart + 9_999, slotStart - 86_400_000 + 4321]) {
-      const q = { fromMs, toMs: slotStart + 7 * 86_400_000, groupS: 86400 };
+      const q = { fromMs, toMs: slotStart + 7 * 86_400_000, groupMs: 86_400_000 };
       for (const agg of AGGS) {
         assertSameAnswer(
           await allPages(opened.store, 'inverter_1/pv_power', { ...q, agg }),
@@ -178,9 +178,9 @@ describe('history answers equal a brute-force reference', () => {
 
   it('answers the same after a restart, unsaved minutes included', async () => {
     const queries = [
-      { fromMs: START, toMs: NOW + 60_000, groupS: 86400 },
-      { fromMs: NOW - 3_600_000, toMs: NOW + 60_000, groupS: 10 },
-      { fromMs: NOW - 40 * 60_000 + 3333, toMs: NOW, groupS: 90 },
+      { fromMs: START, toMs: NOW + 60_000, groupMs: 86_400_000 },
+      { fromMs: NOW - 3_600_000, toMs: NOW + 60_000, groupMs: 10_000 },
+      { fromMs: NOW - 40 * 60_000 + 3333, toMs: NOW, groupMs: 90_000 },
     ];
     const before = [];
     for (const q of queries)

@@ -58,15 +58,20 @@ describe('bulk writes of the past are idempotent', () => {
       );
     for (const groupS of [10, 3600, 86400]) {
       for (const agg of ['sum', 'max', 'min', 'last'] as const) {
-        const want = reference(list, { fromMs: START - 86_400_000, toMs: NOW, groupS }, agg);
-        const got = await allPages(opened.store, TOPIC, { fromMs: START - 86_400_000, toMs: NOW, groupS, agg });
+        const want = reference(list, { fromMs: START - 86_400_000, toMs: NOW, groupMs: groupS * 1000 }, agg);
+        const got = await allPages(opened.store, TOPIC, {
+          fromMs: START - 86_400_000,
+          toMs: NOW,
+          groupMs: groupS * 1000,
+          agg,
+        });
         assert.deepEqual(got, want, `${agg} at ${groupS}s`);
       }
     }
     const counts = await opened.store.query(TOPIC, {
       fromMs: START - 86_400_000,
       toMs: NOW,
-      groupS: 86400 * 10,
+      groupMs: 864_000_000,
       agg: 'sum',
     });
     let n = 0;

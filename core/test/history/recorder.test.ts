@@ -38,7 +38,7 @@ describe('Recorder', async () => {
     }
   };
   const slots = (topic: string, agg: 'mean' | 'sum') =>
-    allPages(store, topic, { fromMs: T0, toMs: at(600), groupS: 10, agg });
+    allPages(store, topic, { fromMs: T0, toMs: at(600), groupMs: 10_000, agg });
 
   it('folds readings into 10-s slots, samples held values, and leaves a stale device a gap', async () => {
     publish([

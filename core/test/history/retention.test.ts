@@ -47,15 +47,15 @@ describe('retention and the disk budget', () => {
       for (const groupS of sizes) {
         for (const agg of AGGS) {
           assertSameAnswer(
-            await allPages(opened.store, TOPIC, { ...whole, groupS, agg }),
-            reference(data, { ...whole, groupS }, agg),
+            await allPages(opened.store, TOPIC, { ...whole, groupMs: groupS * 1000, agg }),
+            reference(data, { ...whole, groupMs: groupS * 1000 }, agg),
             agg,
             1,
             `${what} ${groupS}s ${agg}`,
           );
         }
       }
-      const recent = { fromMs: cutoff * 1000, toMs: NOW, groupS: 10 };
+      const recent = { fromMs: cutoff * 1000, toMs: NOW, groupMs: 10_000 };
       assertSameAnswer(
         await allPages(opened.store, TOPIC, { ...recent, agg: 'mean' }),
         reference(data, recent, 'mean'),
@@ -63,7 +63,12 @@ describe('retention and the disk budget', () => {
         1,
         `${what} recent 10s`,
       );
-      const gone = await allPages(opened.store, TOPIC, { fromMs: START, toMs: cutoff * 1000, groupS: 10, agg: 'mean' });
+      const gone = await allPages(opened.store, TOPIC, {
+        fromMs: START,
+        toMs: cutoff * 1000,
+        groupMs: 10_000,
+        agg: 'mean',
+      });
       assert.deepEqual(gone, [], `${what}: 10-s history before the cutoff is gone`);
     };
     await check('after retention', [60, 420, 3600, 18000, 86400]);
@@ -96,7 +101,7 @@ describe('retention and the disk budget', () => {
       'SELECT min(start) AS start FROM history_blocks WHERE tier = 10',
     );
     assert.ok(first10s!.start * 1000 > START + 7 * 86_400_000, 'the oldest 10-s history went');
-    const recent = { fromMs: NOW - 2 * 86_400_000, toMs: NOW, groupS: 10 };
+    const recent = { fromMs: NOW - 2 * 86_400_000, toMs: NOW, groupMs: 10_000 };
     assertSameAnswer(
       await allPages(opened.store, TOPIC, { ...recent, agg: 'max' }),
       reference(data, recent, 'max'),
@@ -104,7 +109,7 @@ describe('retention and the disk budget', () => {
       1,
       'the last two days keep 10-s history',
     );
-    const whole = { fromMs: START, toMs: NOW, groupS: 3600 };
+    const whole = { fromMs: START, toMs: NOW, groupMs: 3_600_000 };
     for (const agg of AGGS)
       assertSameAnswer(
         await allPages(opened.store, TOPIC, { ...whole, agg }),
@@ -159,8 +164,8 @@ describe('retention and the disk budget', () => {
       for (const groupS of [10, 90, 3600]) {
         for (const agg of AGGS)
           assertSameAnswer(
-            await allPages(opened.store, TOPIC, { ...q, groupS, agg }),
-            reference(data, { ...q, groupS }, agg),
+            await allPages(opened.store, TOPIC, { ...q, groupMs: groupS * 1000, agg }),
+            reference(data, { ...q, groupMs: groupS * 1000 }, agg),
             agg,
             1,
             `${groupS}s ${agg}`,

@@ -112,7 +112,7 @@ export function readings(rnd: () => number, start: number, end: number, decimals
 
 /** The exact answer from raw readings: [bucket start (Unix s), value] of every bucket with readings. */
 export function reference(all: readonly Reading[], q: Omit<HistoryQuery, 'agg'>, agg: Agg): Array<[number, number]> {
-  const size = q.groupS;
+  const size = q.groupMs / 1000;
   const start = Math.floor(q.fromMs / (size * 1000)) * size;
   let scale = 0;
   for (const r of all) scale = Math.max(scale, r.decimals);

@@ -35,3 +35,4 @@ export {
 } from './register-map.js';
 export type { ReadBlock } from './read-plan.js';
 export { readRegisterMap, registerMapDeclarations, type RegisterMapValues } from './register-map-io.js';
+export { inverterOnUnit, unitIdDeviceConfigSchema, watchUnit, type InverterOnUnit } from './modbus-devices.js';

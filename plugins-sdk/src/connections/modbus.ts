@@ -16,6 +16,7 @@ import { connectionSchema, transportOf, type ConnectionInput, type ConnectionSpe
 /**
  * The device answered with a Modbus exception (function code | 0x80). A refusal, not a
  * missing answer: `code` 2 is an address the device does not have, 3 a value it rejects.
+ * A gateway's 0x0A/0x0B (the unit behind it did not answer) throw NoAnswerError instead.
  *
  * @example
  * try { await modbus.writeRegisters({ unitId: 1, address: 142, values: [9] }); }
@@ -36,6 +37,13 @@ export class ModbusExceptionError extends DeviceRefusedError {
     this.code = code;
   }
 }
+
+/**
+ * Exceptions a gateway sends for a unit behind it that did not answer: 0x0A (gateway path
+ * unavailable) and 0x0B (gateway target device failed to respond). They are the device's
+ * silence, not its refusal, so they throw NoAnswerError.
+ */
+const GATEWAY_NO_ANSWER = new Set([0x0a, 0x0b]);
 
 /**
  * Options of {@link openModbus}. The link options (`reconnect`, `binding`) take effect for
@@ -214,6 +222,12 @@ export function openModbus(spec: ConnectionInput, options: ModbusOptions = {}): 
       throw new NoAnswerError({ message: `${link.description}: the logger got no answer from unit ${unitId}` });
     }
     const reply = frames.parseReplyPdu(replyPdu);
+    if ('exception' in reply && GATEWAY_NO_ANSWER.has(reply.exception)) {
+      // The gateway answered for the unit behind it: no path to it, or it stayed silent.
+      throw new NoAnswerError({
+        message: `${link.description}: unit ${unitId} did not answer (${frames.describeException(reply.exception)})`,
+      });
+    }
     if ('exception' in reply) throw new ModbusExceptionError({ code: reply.exception, functionCode });
     return reply.data;
   }

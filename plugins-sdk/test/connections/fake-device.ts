@@ -16,6 +16,8 @@ export class FakeModbusDevice {
   readonly served: Array<{ unitId: number; functionCode: number; address: number; count: number }> = [];
   /** When true, requests get no reply at all. */
   silent = false;
+  /** When set, every request gets this exception, as a gateway answers for a silent unit behind it. */
+  gatewayException: number | undefined;
   /** Addresses whose writes are refused with exception 3 (illegal data value). */
   readonly readOnly = new Set<number>();
   /** Writes to these addresses are acknowledged but not stored (a device that ignores them). */
@@ -27,6 +29,7 @@ export class FakeModbusDevice {
   answer(unitId: number, pdu: Buffer): Buffer | undefined {
     if (this.silent || !this.unitIds.includes(unitId)) return undefined;
     const functionCode = pdu.readUInt8(0);
+    if (this.gatewayException !== undefined) return Buffer.from([functionCode | 0x80, this.gatewayException]);
     const address = pdu.readUInt16BE(1);
     const count = pdu.readUInt16BE(3);
     this.served.push({ unitId, functionCode, address, count });

@@ -103,6 +103,18 @@ for (const framing of framings) {
       await assert.rejects(modbus.writeRegisters({ unitId: 1, address: 5, values: [2] }), { code: 3 });
     });
 
+    test("a gateway's 0x0A/0x0B for the unit behind it is NoAnswerError, not a refusal", async () => {
+      const { modbus, device } = await setUp(framing);
+      for (const code of [0x0a, 0x0b]) {
+        device.gatewayException = code;
+        await assert.rejects(modbus.readHoldingRegisters({ unitId: 1, address: 1, count: 1 }), (error: unknown) => {
+          assert.ok(error instanceof NoAnswerError && !(error instanceof DeviceRefusedError));
+          assert.match(error.message, /unit 1 did not answer \(.*gateway/i);
+          return true;
+        });
+      }
+    });
+
     test('a device that does not answer is NoAnswerError with the timeout', async () => {
       const { modbus, device } = await setUp(framing);
       device.holding.set(1, 1);

@@ -4,10 +4,16 @@
  * and, every poll, the inverter (101-103 / 111-113), its MPPT inputs (160), a meter
  * (201-204) and a battery (124 / 802) where the device has them. Read-only.
  */
-import { definePlugin, NoAnswerError, type Disposer } from '@heliograph/plugins-sdk';
-import { ModbusExceptionError, openModbus } from '@heliograph/plugins-sdk/connections';
+import { definePlugin, DeviceRefusedError, z, type Disposer } from '@heliograph/plugins-sdk';
+import {
+  connectionSchema,
+  inverterOnUnit,
+  openModbus,
+  pollingFields,
+  unitIdDeviceConfigSchema,
+  watchUnit,
+} from '@heliograph/plugins-sdk/connections';
 import { discoverChain, type ReadTarget } from './chain.js';
-import { configSchema, deviceConfigSchema, devicesOf } from './config.js';
 import { round } from './points.js';
 import { layoutOf, readLayout, type Layout } from './layout.js';
 import { batteryDeclarations, inverterDeclarations } from './metrics.js';
@@ -21,15 +27,24 @@ import {
   type Values,
 } from './models.js';
 
+/**
+ * plugins.json `config` of a sunspec instance; the inverter entry may give its Modbus `unitId`
+ * (default 1; SMA answers SunSpec on 126).
+ *
+ * @example
+ * { "connection": { "type": "tcp", "host": "192.168.1.50", "port": 502 }, "pollIntervalMs": 5000 }
+ */
+const configSchema = z.strictObject({ connection: connectionSchema, ...pollingFields });
+
 export default definePlugin({
   id: 'sunspec',
   configSchema,
-  deviceConfigSchema,
+  deviceConfigSchema: unitIdDeviceConfigSchema,
   setup(ctx, config) {
-    const { inverter, battery, unitId } = devicesOf(ctx.devices);
+    const { inverter, battery, unitId } = inverterOnUnit(ctx.devices, 'sunspec');
     const timeoutMs = Math.min(config.timeoutMs, config.pollIntervalMs / 2);
     const modbus = openModbus(config.connection, { timeoutMs });
-    const devices = battery ? [inverter, battery] : [inverter];
+    const unit = watchUnit(ctx, { modbus, unitId, devices: battery ? [inverter, battery] : [inverter] });
     const where = `unit ${unitId} at ${modbus.link.description}`;
     const { pollIntervalMs } = config;
 
@@ -71,48 +86,34 @@ export default definePlugin({
     };
 
     let layout: Layout | undefined;
-    let badFrames = modbus.link.stats.badFrames;
+    const poll = async (signal: AbortSignal) => {
+      const target = { modbus, unitId, signal };
+      try {
+        layout ??= await discover(target);
+        const read = await readLayout(target, layout, ['inverter', 'mppt', 'meter', 'storage', 'battery']);
+        const strings = read.mppt ? mpptValues(read.mppt) : {};
+        const meter = read.meter ? meterValues(read.meter) : {};
+        const bank = read.storage || read.battery ? batteryValues(read.storage, read.battery) : undefined;
+        const values: Values = { ...inverterValues(read.inverter!), ...strings, ...meter };
+        values.pv_power = strings.pv_power ?? values.pv_power ?? null;
+        values.battery_power = bank?.power ?? null;
+        values.load_power = loadPower(values);
+        ctx.topics.publish({ device: inverter.id, values });
+        if (battery && bank) ctx.topics.publish({ device: battery.id, values: bank });
+      } catch (err) {
+        // A refused read: the chain may have changed (a firmware update); find it again.
+        if (err instanceof DeviceRefusedError) layout = undefined;
+        throw err;
+      }
+    };
     ctx.scheduler.every({
       name: 'poll',
       intervalMs: pollIntervalMs,
-      run: async ({ signal }) => {
-        const target = { modbus, unitId, signal };
-        try {
-          layout ??= await discover(target);
-          const read = await readLayout(target, layout, ['inverter', 'mppt', 'meter', 'storage', 'battery']);
-          const strings = read.mppt ? mpptValues(read.mppt) : {};
-          const meter = read.meter ? meterValues(read.meter) : {};
-          const bank = read.storage || read.battery ? batteryValues(read.storage, read.battery) : undefined;
-          const values: Values = { ...inverterValues(read.inverter!), ...strings, ...meter };
-          values.pv_power = strings.pv_power ?? values.pv_power ?? null;
-          values.battery_power = bank?.power ?? null;
-          values.load_power = loadPower(values);
-          ctx.topics.publish({ device: inverter.id, values });
-          if (battery && bank) ctx.topics.publish({ device: battery.id, values: bank });
-        } catch (err) {
-          if (err instanceof NoAnswerError || isGatewayNoAnswer(err)) {
-            const reason = `no answer from ${where}: ${err.message}`;
-            for (const device of devices) ctx.topics.markUnavailable({ device: device.id, reason });
-            throw new NoAnswerError({ message: `${devices.map((d) => d.id).join(', ')}: ${reason}`, timeoutMs });
-          }
-          // A refused read: the chain may have changed (a firmware update); find it again.
-          layout = undefined;
-          throw err;
-        } finally {
-          const now = modbus.link.stats.badFrames;
-          if (now > badFrames) ctx.log.warn(`skipped ${now - badFrames} bad frame(s) from ${modbus.link.description}`);
-          badFrames = now;
-        }
-      },
+      run: ({ signal }) => unit.poll(() => poll(signal)),
     });
 
-    const offDisconnect = modbus.link.on('disconnect', (reason) =>
-      ctx.status.error({ message: `${modbus.link.description}: ${reason}` }),
-    );
-    const offConnect = modbus.link.on('connect', () => ctx.status.ok());
     return () => {
-      offDisconnect();
-      offConnect();
+      unit.dispose();
       modbus.release();
     };
   },
@@ -125,12 +126,4 @@ export default definePlugin({
 function loadPower(values: Values): number | null {
   const { output_power: output, grid_power: grid } = values;
   return typeof output === 'number' && typeof grid === 'number' ? round(output + grid) : null;
-}
-
-/**
- * A Modbus TCP gateway's exceptions 0x0A (no path to the unit) and 0x0B (the unit did not
- * respond): the gateway answered, the device behind it did not.
- */
-function isGatewayNoAnswer(err: unknown): err is ModbusExceptionError {
-  return err instanceof ModbusExceptionError && (err.code === 0x0a || err.code === 0x0b);
 }

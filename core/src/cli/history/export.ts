@@ -39,12 +39,12 @@ export async function exportCsv(rest: string[], options: HistoryCommandOptions):
     await write(out, agg ? 'time,topic,value\n' : 'time,topic,count,sum,min,max,last\n');
     const unreadable: Array<{ fromMs: number; toMs: number }> = [];
     while (from < to) {
-      const page = await store.query(topic, { fromMs: from, toMs: to, groupS: group.seconds, agg: agg ?? 'mean' });
+      const page = await store.query(topic, { fromMs: from, toMs: to, groupMs: group.ms, agg: agg ?? 'mean' });
       const { buckets } = page;
       let text = '';
       for (let b = 0; b < buckets.n; b++) {
         if (buckets.count[b] === 0) continue;
-        const t = fmt.format(buckets.start + b * buckets.size);
+        const t = fmt.format(buckets.timeMs(b));
         text += agg
           ? `${t},${topicCell},${buckets.value(b, agg)}\n`
           : `${t},${topicCell},${buckets.count[b]},${buckets.value(b, 'sum')},${buckets.value(b, 'min')},${buckets.value(b, 'max')},${buckets.value(b, 'last')}\n`;
