@@ -1,7 +1,13 @@
 /**
- * A test host for plugin authors: runs one plugin in-process, without the server, and lets
- * the test drive it. Scheduled jobs run only when the test says so ({@link TestHost.runJob}),
- * and time is whatever the test sets, so tests need no sleeps.
+ * A test host for plugin authors: runs one plugin in-process, without the HTTP server, and
+ * lets the test drive it. It is the core's own plugin code (`@heliograph/core`'s plugin
+ * harness: its PluginHost, ContextBuilder, TopicRegistry and WriteService), so a plugin test
+ * sees what the server does: config checks (unknown keys refused), values of undeclared
+ * metrics dropped with a warning, staleness, availability, identity rows, writes validated
+ * and converted, the instance's state. Scheduled jobs run only when the test says so
+ * ({@link TestHost.runJob}), and time is whatever the test sets, so tests need no sleeps.
+ *
+ * Needs `@heliograph/core` installed next to the SDK (`npm install -D @heliograph/core`).
  *
  * @example
  * import { startTestHost } from '@heliograph/plugins-sdk/testing';
@@ -14,55 +20,19 @@
  *
  * @packageDocumentation
  */
-import got from 'got';
 import type { z } from 'zod';
-import { deviceFromId, unavailableIntegration } from './index.js';
-import { assertJsonDepth, MAX_JSON_DEPTH } from './json-depth.js';
 import type {
-  Device,
   DeviceDeclaration,
-  Disposer,
+  DeviceIdentity,
   ForecastRun,
   MetricValue,
   PluginContext,
   PluginDefinition,
+  PluginManifest,
   PriceProviderDeclaration,
   PriceSlot,
-  DeviceIdentity,
-  SettingDeclaration,
   SiteInfo,
 } from './index.js';
-
-/** The core's setting rules (core/src/writes/setting-values.ts), as the test host calls them. */
-interface CoreSettingRules {
-  writableOf(setting: SettingDeclaration, topic: string): unknown;
-  parseSettingValue(
-    setting: SettingDeclaration,
-    writable: unknown,
-    raw: string,
-  ): { ok: true; write: { args: unknown; shown: MetricValue } } | { ok: false; message: string };
-  callWrite(
-    setting: SettingDeclaration,
-    write: { args: unknown; shown: MetricValue },
-    signal: AbortSignal,
-  ): Promise<void>;
-}
-
-/**
- * Loads the core's setting rules. The core depends on the SDK, so the SDK reaches the core
- * only at run time (an optional peer dependency): one copy of the rules, run by both.
- */
-async function coreSettingRules(): Promise<CoreSettingRules> {
-  const specifier = '@heliograph/core/writes/setting-values';
-  try {
-    return (await import(specifier)) as CoreSettingRules;
-  } catch (err) {
-    throw new Error(
-      `the test host validates writes with @heliograph/core's rules; install it next to the SDK (${(err as Error).message})`,
-      { cause: err },
-    );
-  }
-}
 
 /**
  * Options of {@link startTestHost}.
@@ -74,17 +44,29 @@ async function coreSettingRules(): Promise<CoreSettingRules> {
  */
 export interface TestHostOptions<S extends z.ZodType> {
   plugin: PluginDefinition<S>;
-  /** The instance config, as it would stand in plugins.json (validated by the plugin's schema). */
+  /**
+   * The instance config, as it would stand in plugins.json: checked as the server checks it
+   * (the plugin's schema, unknown keys refused).
+   */
   config?: unknown;
-  /** Device ids assigned to the instance, e.g. `['inverter_1', 'battery_1']`. */
-  devices?: string[];
+  /**
+   * The instance's devices, as plugins.json lists them: `['inverter_1', 'battery_1']`, or
+   * with per-device config (`deviceConfigSchema`): `[{ id: 'inverter_1', config: { unitId: 2 } }]`.
+   */
+  devices?: Array<string | { id: string; config?: Record<string, unknown> }>;
   site?: Partial<SiteInfo>;
   /** Start time in Unix ms; default `Date.now()`. Move it with {@link TestHost.setTime}. */
   now?: number;
   /** Initial contents of the plugin's key-value store. */
   store?: Record<string, unknown>;
+  /** The instance's id (plugins.json `id`, `ctx.instanceId`); default the plugin's id. */
+  instanceId?: string;
+  /**
+   * The rest of the `heliograph` field of the plugin's package.json: its `kind` (default
+   * `integration`) and the `devices` it drives, checked against `devices` as the server does.
+   */
+  manifest?: Partial<Pick<PluginManifest, 'kind' | 'name' | 'devices'>>;
 }
-
 /**
  * A job the plugin scheduled, as {@link TestHost.jobs} holds it.
  *
@@ -113,6 +95,30 @@ export interface RecordedPrices {
 }
 
 /**
+ * The instance as `GET /api/v1/plugins` shows it: its state, its last error (a failed job,
+ * write or `ctx.status.error`) and each device's availability and identity.
+ *
+ * @example
+ * assert.equal(host.status.state, 'running');
+ * assert.deepEqual(host.status.devices[0], {
+ *   id: 'inverter_1', available: false, reason: 'no answer within 1500 ms', identity: { serial: 'X1' },
+ * });
+ */
+export interface TestHostStatus {
+  id: string;
+  plugin: string;
+  kind: string;
+  enabled: boolean;
+  devices: Array<{ id: string; available: boolean; reason: string | null; identity: DeviceIdentity }>;
+  /** `starting` until setup and the first run of each `every` job are over. */
+  state: 'starting' | 'running' | 'failed' | 'stopped';
+  last_error: string | null;
+  /** When a job last succeeded, RFC 3339 UTC. */
+  last_poll: string | null;
+  isolation: 'worker' | 'process-local';
+}
+
+/**
  * A running plugin under test: what it declared, published and logged, and the controls
  * of its jobs, settings and clock.
  *
@@ -122,40 +128,71 @@ export interface RecordedPrices {
  * assert.ok(host.logs.some((line) => line.startsWith('info: published')));
  */
 export interface TestHost {
+  /** The context the core built for the instance. */
   readonly ctx: PluginContext;
   /** Declarations by device id. */
   readonly declarations: Map<string, DeviceDeclaration>;
-  /** Current values by topic (`inverter_1/pv_power`). */
+  /**
+   * The values of the instance's devices' topics as clients read them (null while a device
+   * is stale or unavailable), identity rows included; a copy made at each read.
+   */
   readonly values: Map<string, MetricValue>;
-  /** Readings recorded into history through `ctx.topics.record`, by topic. */
+  /** Past readings that reached history through `ctx.topics.record` (recorded topics only), by topic. */
   readonly recorded: Map<string, Array<[time: number, value: number]>>;
   /** Every forecast run published, oldest first. */
   readonly forecasts: ForecastRun[];
   readonly prices: RecordedPrices;
   readonly jobs: Map<string, ScheduledJob>;
+  /** The plugin's store as last written. */
   readonly store: Map<string, unknown>;
-  /** Log lines, `level: message`. */
+  /** Log lines, `level: message`: the plugin's own and the core's about it (an undeclared metric). */
   readonly logs: string[];
-  /** What each device said it is (declare's `identity` merged with `identify` calls). */
+  /** The instance's status, as the server's plugin host reports it. */
+  readonly status: TestHostStatus;
+  /** What each device of the instance says it is (`status.devices[].identity`), by device id. */
   readonly identities: Map<string, DeviceIdentity>;
-  /** Whether each device answers, as markUnavailable / markAvailable / publish left it. */
+  /** Whether each device of the instance answers, and why not (from `status.devices`), by device id. */
   readonly availability: Map<string, { available: boolean; reason: string | null }>;
-  /** The error reported with `ctx.status.error`, null after `ok()`. */
-  readonly status: { error: string | null };
-  /** The current value of a topic. */
+  /** The current value of a topic, as clients read it; undefined for a topic not defined. */
   value(topic: string): MetricValue | undefined;
-  /** Runs a scheduled job once and waits for it; throws what the job throws. */
+  /** Runs a scheduled job once and waits for it; the status hears how it went; throws what the job throws. */
   runJob(name: string): Promise<void>;
   /**
-   * Writes a setting as a client would: the core's own rules validate the text and convert
-   * it for the handler (a label to its option's value, a number, a switch payload to a
-   * boolean). Throws the refusal or what the handler throws.
+   * Writes a setting as a client would, through the server's write path: the text is
+   * validated and converted for the handler (a label to its option's value, a number, a
+   * switch payload to a boolean). Throws the refusal or failure as the API would answer it
+   * ("the device refused: (NAK", "the device did not answer: ...", "write failed: ...").
    */
   write(topic: string, value: string | number): Promise<void>;
+  /** Sets the clock; devices silent for longer than their stale timeout read null. */
   setTime(ms: number): void;
   advance(ms: number): void;
-  /** Stops the plugin: aborts the signal and runs every disposer. */
+  /** Stops the plugin as the server does: aborts the signal and undoes every registration. */
   stop(): Promise<void>;
+}
+
+/** The core's plugin harness, as this module calls it. */
+interface PluginHarness {
+  startPluginHarness(options: TestHostOptions<z.ZodType>): Promise<TestHost>;
+}
+
+/**
+ * Loads the core's plugin harness. The core depends on the SDK, so the SDK reaches the
+ * core only at run time (an optional peer dependency): one copy of the rules, run by both.
+ */
+async function loadHarness(): Promise<PluginHarness> {
+  const specifier = '@heliograph/core/plugin-harness';
+  try {
+    return (await import(specifier)) as PluginHarness;
+  } catch (err) {
+    const code = (err as { code?: unknown }).code;
+    if (code !== 'ERR_MODULE_NOT_FOUND' && code !== 'ERR_PACKAGE_PATH_NOT_EXPORTED') throw err;
+    throw new Error(
+      "the test host runs the Heliograph core's own plugin code: install it next to the SDK with `npm install -D @heliograph/core` " +
+        `(or from a built Heliograph checkout: npm install -D ~/heliograph/core); ${(err as Error).message}`,
+      { cause: err },
+    );
+  }
 }
 
 /** Hosts started and not stopped yet, for {@link stopTestHosts}. */
@@ -177,8 +214,9 @@ export async function stopTestHosts(): Promise<void> {
 }
 
 /**
- * Starts `plugin` with a context that records what it does. Throws when the config does not
- * pass the plugin's schema, as the core would refuse it.
+ * Starts `plugin` as the server starts an instance of it. Throws when the config or the
+ * devices do not pass the server's checks ("invalid config for <id>: ..."), or when setup
+ * fails (with the error the instance's status shows; the server would retry, a test stops).
  *
  * @example
  * const host = await startTestHost({ plugin, config: { baseUrl: fake.url }, devices: ['inverter_1'] });
@@ -186,217 +224,14 @@ export async function stopTestHosts(): Promise<void> {
  * assert.equal(host.value('inverter_1/pv_power'), 1830);
  */
 export async function startTestHost<S extends z.ZodType>(options: TestHostOptions<S>): Promise<TestHost> {
-  const parsed = options.plugin.configSchema.safeParse(options.config ?? {});
-  if (!parsed.success) throw new Error(`invalid config for ${options.plugin.id}: ${parsed.error.message}`);
-
-  let now = options.now ?? Date.now();
-  const abort = new AbortController();
-  const disposers: Disposer[] = [];
-  const declarations = new Map<string, DeviceDeclaration>();
-  const settings = new Map<string, SettingDeclaration>();
-  const values = new Map<string, MetricValue>();
-  const recorded = new Map<string, Array<[number, number]>>();
-  const forecasts: TestHost['forecasts'] = [];
-  const prices: RecordedPrices = { schedules: [] };
-  const jobs = new Map<string, ScheduledJob>();
-  const store = new Map<string, unknown>(Object.entries(options.store ?? {}));
-  const logs: string[] = [];
-  const identities = new Map<string, DeviceIdentity>();
-  const availability = new Map<string, { available: boolean; reason: string | null }>();
-  const status: { error: string | null } = { error: null };
-  const register = (dispose: Disposer): Disposer => {
-    disposers.push(dispose);
-    return dispose;
-  };
-
-  const devices: Device[] = (options.devices ?? []).map(deviceFromId);
-  const logAt = (level: string) => (message: string, fields?: Record<string, unknown>) => {
-    logs.push(`${level}: ${message}${fields ? ' ' + JSON.stringify(fields) : ''}`);
-  };
-
-  const ctx: PluginContext = {
-    instanceId: options.plugin.id,
-    log: { debug: logAt('debug'), info: logAt('info'), warn: logAt('warn'), error: logAt('error') },
-    devices,
-    site: { timeZone: 'UTC', latitude: 52.52, longitude: 13.405, temperatureUnit: 'C', ...options.site },
-    topics: {
-      declare(declaration) {
-        if (!devices.some((d) => d.id === declaration.device))
-          throw new Error(`device ${declaration.device} is not assigned to this instance`);
-        declarations.set(declaration.device, declaration);
-        if (declaration.identity) identities.set(declaration.device, { ...declaration.identity });
-        for (const s of declaration.settings ?? []) {
-          settings.set(`${declaration.device}/${s.name}`, s);
-          values.set(`${declaration.device}/${s.name}`, s.initial ?? null);
-        }
-        return register(() => declarations.delete(declaration.device));
-      },
-      publish({ device, values: published }) {
-        const declaration = declarations.get(device);
-        if (!declaration) throw new Error(`publish before declare for device ${device}`);
-        if (Object.values(published).some((v) => v !== null))
-          availability.set(device, { available: true, reason: null });
-        for (const [name, value] of Object.entries(published)) {
-          const known =
-            declaration.metrics.some((m) => m.name === name) || declaration.settings?.some((s) => s.name === name);
-          if (!known) throw new Error(`publish of undeclared metric ${device}/${name}`);
-          values.set(`${device}/${name}`, value);
-        }
-      },
-      identify({ device, identity }) {
-        if (!declarations.has(device)) throw new Error(`identify before declare for device ${device}`);
-        identities.set(device, { ...identities.get(device), ...identity });
-      },
-      markUnavailable({ device, reason }) {
-        if (!declarations.has(device)) throw new Error(`markUnavailable before declare for device ${device}`);
-        availability.set(device, { available: false, reason });
-      },
-      markAvailable({ device }) {
-        if (!declarations.has(device)) throw new Error(`markAvailable before declare for device ${device}`);
-        availability.set(device, { available: true, reason: null });
-      },
-      updateSetting({ device, name, ...fields }) {
-        const topic = `${device}/${name}`;
-        const setting = settings.get(topic);
-        if (!setting) throw new Error(`updateSetting: ${device} declares no setting "${name}"`);
-        settings.set(topic, { ...setting, ...fields } as SettingDeclaration);
-      },
-      record({ device, readings }) {
-        return settled(() => {
-          for (const reading of readings) {
-            for (const [name, value] of Object.entries(reading.values)) {
-              const topic = `${device}/${name}`;
-              let list = recorded.get(topic);
-              if (!list) recorded.set(topic, (list = []));
-              list.push([reading.time, value]);
-            }
-          }
-        });
-      },
-    },
-    scheduler: {
-      every(job) {
-        jobs.set(job.name, { name: job.name, kind: 'every', intervalMs: job.intervalMs, run: (ctx) => job.run(ctx) });
-        return register(() => jobs.delete(job.name));
-      },
-      daily(job) {
-        jobs.set(job.name, { name: job.name, kind: 'daily', times: job.times, run: (ctx) => job.run(ctx) });
-        return register(() => jobs.delete(job.name));
-      },
-    },
-    status: {
-      error({ message }) {
-        status.error = message;
-      },
-      ok() {
-        status.error = null;
-      },
-    },
-    forecast: {
-      publish(run) {
-        forecasts.push(run);
-      },
-    },
-    // The same refusals as the core's PriceBook, so a plugin test fails where the core would.
-    prices: {
-      declare(args) {
-        if (args.scheduleType !== 'none' && !args.currency)
-          throw new Error(`prices.declare: currency is required when scheduleType is "${args.scheduleType}"`);
-        prices.provider = args;
-        return register(() => (prices.provider = undefined));
-      },
-      publish(schedule) {
-        if (!prices.provider)
-          throw new Error('prices.publish before prices.declare: declare the provider in setup first');
-        if (schedule.export?.length && prices.provider.scheduleType !== 'import_export_pricing') {
-          throw new Error(
-            `prices.publish: export prices need scheduleType "import_export_pricing"; the plugin declared "${prices.provider.scheduleType}"`,
-          );
-        }
-        prices.schedules.push(schedule);
-      },
-    },
-    integration: unavailableIntegration('the SDK test host has none; test integrations against a real server'),
-    // `.json()` refuses deep nesting as the server's ctx.http does (its size cap is the server's alone).
-    http: got.extend({
-      timeout: { request: 10_000 },
-      retry: { limit: 0 },
-      parseJson: (text) => {
-        assertJsonDepth(text, MAX_JSON_DEPTH, 'the answer');
-        return JSON.parse(text) as unknown;
-      },
-    }),
-    store: {
-      get<T>(key: string) {
-        return settled(() => store.get(key) as T | undefined);
-      },
-      set(key, value) {
-        return settled(() => {
-          store.set(key, JSON.parse(JSON.stringify(value)) as unknown);
-        });
-      },
-      delete(key) {
-        return settled(() => {
-          store.delete(key);
-        });
-      },
-    },
-    signal: abort.signal,
-    now: () => now,
-  };
-
-  const cleanup = await options.plugin.setup(ctx, parsed.data);
-  // As in the server: the plugin's own cleanup runs last, after its registrations are undone.
-  if (typeof cleanup === 'function') disposers.unshift(cleanup);
-
-  const host: TestHost = {
-    ctx,
-    declarations,
-    values,
-    recorded,
-    forecasts,
-    prices,
-    jobs,
-    store,
-    logs,
-    identities,
-    availability,
-    status,
-    value: (topic) => values.get(topic),
-    async runJob(name) {
-      const job = jobs.get(name);
-      if (!job) throw new Error(`no job named ${name}; scheduled: ${[...jobs.keys()].join(', ') || 'none'}`);
-      await job.run({ signal: abort.signal });
-    },
-    async write(topic, value) {
-      const setting = settings.get(topic);
-      if (!setting) throw new Error(`${topic} is not a writable setting`);
-      // The core's own rules validate and convert the value, as the server would.
-      const rules = await coreSettingRules();
-      const writable = rules.writableOf(setting, topic);
-      const parsed = rules.parseSettingValue(setting, writable, String(value));
-      if (!parsed.ok) throw new Error(parsed.message);
-      await rules.callWrite(setting, parsed.write, abort.signal);
-      values.set(topic, parsed.write.shown);
-    },
-    setTime: (ms) => void (now = ms),
-    advance: (ms) => void (now += ms),
-    stop() {
-      return settled(() => {
-        running.delete(host);
-        abort.abort();
-        for (const dispose of disposers.splice(0).reverse()) dispose();
-      });
-    },
-  };
+  const harness = await loadHarness();
+  const host = await harness.startPluginHarness(options);
+  const stop = host.stop.bind(host);
   running.add(host);
-  return host;
-}
-
-/**
- * Runs `work` at once and answers as the async API it stands in for would: with a promise,
- * a throw becoming its rejection. (An async function would do the same, with nothing to await.)
- */
-function settled<T>(work: () => T): Promise<T> {
-  return new Promise<T>((resolve) => resolve(work()));
+  return Object.assign(host, {
+    stop: () => {
+      running.delete(host);
+      return stop();
+    },
+  });
 }

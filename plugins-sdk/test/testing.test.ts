@@ -25,7 +25,7 @@ describe('startTestHost', () => {
     const plain = await startTestHost({ plugin: pricePlugin, config: { scheduleType: 'pricing', withExport: true } });
     await assert.rejects(
       plain.runJob('refresh'),
-      /export prices need scheduleType "import_export_pricing"; the plugin declared "pricing"/,
+      /export prices need scheduleType "import_export_pricing"; acme-prices declared "pricing"/,
     );
     assert.equal(plain.prices.schedules.length, 0);
 

@@ -1,5 +1,7 @@
 // The walk of docs/plugins.md "From an empty folder to a running plugin", as a third-party
-// author takes it: pack the SDK, install the tarball into a folder outside the repository,
+// author takes it: pack the SDK, install the tarball into a folder outside the repository
+// together with the core of the built checkout (the SDK's test host runs the core's own
+// plugin code; a checkout's core/ installs as a link, its SQLite driver already built),
 // build the example plugin (test/fixtures/outoftree-plugin) with the project's tsc, run its
 // own test with the SDK's test host, then serve it with `--plugin-dir` and read its topic
 // over HTTP. npm resolves from its cache where it can (--prefer-offline) and asks the
@@ -52,11 +54,9 @@ test('an out-of-tree plugin: SDK tarball, build, test-host test, then served wit
   // The author's folder, far from the repository's node_modules.
   const plugin = join(dir, 'hello-meter');
   cpSync(FIXTURE, plugin, { recursive: true, filter: (source) => !/[/\\](dist|node_modules)$/.test(source) });
-  await run(
-    npm,
-    ['install', '--prefer-offline', '--no-audit', '--no-fund', '--save-dev', `../${tarball}`, '@types/node@^20'],
-    plugin,
-  );
+  const install = (...packages: string[]) =>
+    run(npm, ['install', '--prefer-offline', '--no-audit', '--no-fund', '--save-dev', ...packages], plugin);
+  await install(`../${tarball}`, '@types/node@^20');
   const installed = readdirSync(join(plugin, 'node_modules'));
   assert.ok(installed.includes('zod'), 'zod, the SDK peer, is installed once at the top for the plugin and the SDK');
   const sdk = join(plugin, 'node_modules', '@heliograph', 'plugins-sdk');
@@ -64,6 +64,14 @@ test('an out-of-tree plugin: SDK tarball, build, test-host test, then served wit
   assert.deepEqual(readdirSync(join(sdk, 'dist')), ['src'], "the SDK's own tests stay out of the package");
 
   await run(process.execPath, [TSC, '-p', plugin], plugin);
+  // The test host runs the core's own plugin code: without the core it says what to install.
+  const withoutCore = await run(process.execPath, ['--test', 'dist/test/'], plugin).then(
+    (stdout) => stdout,
+    (err: Error) => err.message,
+  );
+  assert.match(withoutCore, /^# fail 2$/m, withoutCore);
+  assert.match(withoutCore, /install it next to the SDK with `npm install -D @heliograph\/core`/, withoutCore);
+  await install(join(REPO_ROOT, 'core'));
   const testRun = await run(process.execPath, ['--test', 'dist/test/'], plugin);
   assert.match(testRun, /^# pass 2$/m, testRun);
   assert.match(testRun, /^# fail 0$/m, testRun);

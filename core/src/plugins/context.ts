@@ -4,14 +4,14 @@ import type { Clock } from '../clock.js';
 import type { Db } from '../db.js';
 import { inject, injectable } from '../container/di.js';
 import { CONTEXT_SERVICES, HTTP_CLIENT, PLUGIN_INSTANCE } from '../container/tokens.js';
-import { createLogger } from '../log.js';
+import { createLogger, type Logger } from '../log.js';
 import type { TopicRegistry } from '../topics/registry.js';
 import type { WriteService } from '../writes/service.js';
 import { DeviceTopics } from './device-topics.js';
 import { integrationApi, type IntegrationServices } from './integration.js';
 import { PastReadings } from './past-readings.js';
 import { pluginStore } from './plugin-store.js';
-import { PluginScheduler, type JobReporter } from './scheduler.js';
+import { PluginScheduler, type JobReporter, type JobScheduler } from './scheduler.js';
 import type { ForecastSink, HistorySink, PriceSink } from './sinks.js';
 
 /** The core services a context hands on to; each plugin gets them already bound to its id. */
@@ -25,6 +25,10 @@ export interface ContextServices {
   prices?: PriceSink;
   site: SiteInfo;
   integration?: IntegrationServices;
+  /** Runs an instance's jobs; default: on timers of `clock`. The plugin harness runs them on demand. */
+  jobs?: (signal: AbortSignal, reporter: JobReporter) => JobScheduler;
+  /** Makes an instance's logger (named `plugin:<id>`); default: lines on stderr. */
+  logger?: (name: string) => Logger;
 }
 
 /** One start of a plugin instance: what its context is built for. */
@@ -72,7 +76,7 @@ export class ContextBuilder {
     this.devices = devices;
     this.abort = abort;
     this.reporter = reporter;
-    this.log = createLogger(`plugin:${instanceId}`);
+    this.log = (services.logger ?? createLogger)(`plugin:${instanceId}`);
     const { registry, writes, history } = services;
     this.topics = new DeviceTopics({
       instanceId,
@@ -88,7 +92,9 @@ export class ContextBuilder {
 
   build(): PluginContext {
     const { services, instanceId } = this;
-    const scheduler = new PluginScheduler(services.clock, this.abort.signal, this.reporter);
+    const scheduler =
+      services.jobs?.(this.abort.signal, this.reporter) ??
+      new PluginScheduler(services.clock, this.abort.signal, this.reporter);
     const abort = this.abort;
     let http: Got | undefined;
     const createHttpClient = this.createHttpClient;

@@ -2,7 +2,7 @@ import { readdirSync, readFileSync, existsSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import semver from 'semver';
-import { manifestSchema, type PluginManifest, formatZodError } from '@heliograph/plugins-sdk';
+import { manifestSchema, type PluginDefinition, type PluginManifest, formatZodError } from '@heliograph/plugins-sdk';
 import { createLogger, errorMessage } from '../log.js';
 
 const log = createLogger('plugins');
@@ -23,6 +23,8 @@ export interface DiscoveredPlugin {
   description?: string;
   /** Found under the project's plugins/ folder (not node_modules): trusted to run in-process. */
   bundled?: boolean;
+  /** The definition itself, when it is handed over rather than imported (the plugin harness). */
+  definition?: PluginDefinition;
 }
 
 /**

@@ -56,10 +56,10 @@ export function deviceRule(plugin: DiscoveredPlugin): InstalledPlugin['devices']
   return devices ?? (kind === 'inverter' || kind === 'battery' ? { kinds: [kind], min: 1, max: null } : null);
 }
 
-/** Imports a plugin's module and checks that its default export is its definition. */
+/** Imports a plugin's module (unless handed over) and checks that its default export is its definition. */
 export async function importDefinition(plugin: DiscoveredPlugin): Promise<PluginDefinition> {
-  const module = (await import(pathToFileURL(plugin.entry).href)) as { default?: PluginDefinition };
-  const definition = module.default;
+  const definition =
+    plugin.definition ?? ((await import(pathToFileURL(plugin.entry).href)) as { default?: PluginDefinition }).default;
   if (!definition || typeof definition.setup !== 'function' || !definition.configSchema) {
     throw new Error(`${plugin.entry} has no default export made with definePlugin`);
   }

@@ -22,7 +22,45 @@ export interface DailyOptions {
   run(args: { signal: AbortSignal }): Promise<void> | void;
 }
 
+/** How a plugin's jobs run: on timers in the server, on demand in the plugin harness. */
+export interface JobScheduler {
+  every(options: EveryOptions): () => void;
+  daily(options: DailyOptions): () => void;
+}
+
 const MAX_BACKOFF_MS = 15 * 60_000;
+
+/** Refuses an `every` job whose interval is not a positive number. */
+export function checkEvery(options: Pick<EveryOptions, 'name' | 'intervalMs'>): void {
+  if (!(options.intervalMs > 0)) throw new Error(`job ${options.name}: intervalMs must be a positive number`);
+}
+
+/** The `HH:MM` times of a daily job; refuses an empty list or a time that is not HH:MM. */
+export function dailyTimes(options: Pick<DailyOptions, 'name' | 'times'>): Array<{ hour: number; minute: number }> {
+  // With no time there is no next run: the timer would get an infinite delay, which Node turns into 1 ms.
+  if (options.times.length === 0) throw new Error(`job ${options.name}: times must list at least one HH:MM time`);
+  return options.times.map((t) => parseTimeOfDay(t, options.name));
+}
+
+/**
+ * Runs a job once and tells the reporter how it went; nothing is reported once the instance
+ * stopped (`signal` aborted). Resolves with what the run threw, if it threw.
+ */
+export async function runReported(
+  name: string,
+  run: EveryOptions['run'],
+  signal: AbortSignal,
+  reporter: JobReporter,
+): Promise<{ ok: true } | { ok: false; error: unknown }> {
+  try {
+    await run({ signal });
+    if (!signal.aborted) reporter.succeeded(name);
+    return { ok: true };
+  } catch (error) {
+    if (!signal.aborted) reporter.failed(name, error);
+    return { ok: false, error };
+  }
+}
 
 /**
  * Delay before retrying a failed run: from a tenth of the interval (at least 1 s), doubling
@@ -38,7 +76,7 @@ export function backoffDelay(intervalMs: number, failures: number): number {
  * Runs one plugin's jobs. Runs of a job never overlap: the next run is timed from the end
  * of the previous one. Everything stops when `signal` aborts.
  */
-export class PluginScheduler {
+export class PluginScheduler implements JobScheduler {
   private readonly timers = new Set<NodeJS.Timeout>();
 
   constructor(
@@ -50,7 +88,7 @@ export class PluginScheduler {
   }
 
   every(options: EveryOptions): () => void {
-    if (!(options.intervalMs > 0)) throw new Error(`job ${options.name}: intervalMs must be a positive number`);
+    checkEvery(options);
     let stopped = false;
     let failures = 0;
     let timer: NodeJS.Timeout | undefined;
@@ -68,9 +106,7 @@ export class PluginScheduler {
   }
 
   daily(options: DailyOptions): () => void {
-    // With no time there is no next run: the timer would get an infinite delay, which Node turns into 1 ms.
-    if (options.times.length === 0) throw new Error(`job ${options.name}: times must list at least one HH:MM time`);
-    const times = options.times.map((t) => parseTimeOfDay(t, options.name));
+    const times = dailyTimes(options);
     let stopped = false;
     let failures = 0;
     let timer: NodeJS.Timeout | undefined;
@@ -101,14 +137,7 @@ export class PluginScheduler {
   }
 
   private async runOnce(name: string, run: EveryOptions['run']): Promise<boolean> {
-    try {
-      await run({ signal: this.signal });
-      if (!this.signal.aborted) this.reporter.succeeded(name);
-      return true;
-    } catch (err) {
-      if (!this.signal.aborted) this.reporter.failed(name, err);
-      return false;
-    }
+    return (await runReported(name, run, this.signal, this.reporter)).ok;
   }
 
   private later(fn: () => void | Promise<void>, ms: number): NodeJS.Timeout {

@@ -48,8 +48,10 @@ export class WriteService {
     private readonly audit: AuditLog,
     private readonly clock: Clock,
     private readonly timeoutMs = WRITE_TIMEOUT_MS,
+    /** Each client's write rate; the plugin harness, which has no clients, passes an unlimited one. */
+    limiter = new WriteRateLimiter(clock),
   ) {
-    this.limiter = new WriteRateLimiter(clock);
+    this.limiter = limiter;
   }
 
   register(topic: string, handler: Handler): () => void {

@@ -1,5 +1,11 @@
 /** What each simulated device exposes, and how readings become published values. */
-import type { MetricDeclaration, MetricValue } from '@heliograph/plugins-sdk';
+import {
+  batteryMetrics,
+  inverterMetrics,
+  type DeviceIdentity,
+  type MetricDeclaration,
+  type MetricValue,
+} from '@heliograph/plugins-sdk';
 import { Channel, hash01 } from './random.js';
 import type { BatteryReading, InverterReading, InverterSettings } from './site.js';
 
@@ -12,24 +18,27 @@ export const RECORDED_INVERTER_METRICS = [
   'temperature',
 ] as const;
 
+/**
+ * The standard vocabulary's names, units and classes, plus the firmware as an Info row of
+ * its own: the simulator's topics predate the identity rows, whose firmware row would be
+ * `firmware_version` (model and serial come as identity, under the same topic names).
+ */
 export const INVERTER_METRICS: MetricDeclaration[] = [
-  { name: 'pv_power', displayName: 'PV power', unit: 'W' },
-  { name: 'load_power', displayName: 'Load power', unit: 'W' },
-  { name: 'grid_power', displayName: 'Grid power', unit: 'W' },
-  { name: 'battery_power', displayName: 'Battery power', unit: 'W' },
-  { name: 'device_mode', displayName: 'Device mode', type: 'string' },
-  { name: 'temperature', displayName: 'Temperature', unit: '°C' },
-  { name: 'model', displayName: 'Model', type: 'string', group: 'Info' },
-  { name: 'serial_number', displayName: 'Serial number', type: 'string', group: 'Info' },
+  inverterMetrics.pv_power,
+  inverterMetrics.load_power,
+  inverterMetrics.grid_power,
+  inverterMetrics.battery_power,
+  inverterMetrics.device_mode,
+  inverterMetrics.temperature,
   { name: 'firmware', displayName: 'Firmware', type: 'string', group: 'Info' },
 ];
 
 export const BATTERY_METRICS: MetricDeclaration[] = [
-  { name: 'power', displayName: 'Power', unit: 'W' },
-  { name: 'state_of_charge', displayName: 'State of charge', unit: '%' },
-  { name: 'voltage', displayName: 'Voltage', unit: 'V' },
-  { name: 'current', displayName: 'Current', unit: 'A' },
-  { name: 'temperature', displayName: 'Temperature', unit: '°C' },
+  batteryMetrics.power,
+  batteryMetrics.state_of_charge,
+  batteryMetrics.voltage,
+  batteryMetrics.current,
+  batteryMetrics.temperature,
 ];
 
 export const MAX_CHARGE_CURRENT = { min: 10, max: 120, step: 10 } as const;
@@ -39,9 +48,9 @@ export const SETTING_NAMES = {
   maxChargeCurrent: 'max_charge_current',
 } as const;
 
+/** What an inverter says it is: model and serial as its identity (Info rows `model`, `serial_number`), and its firmware. */
 export interface InverterInfo {
-  model: string;
-  serial_number: string;
+  identity: Required<Pick<DeviceIdentity, 'model' | 'serial'>>;
   firmware: string;
 }
 
@@ -49,7 +58,7 @@ export function inverterInfo(seed: number, index: number, peakW: number): Invert
   const serial = Math.floor(hash01(seed, Channel.serial, index) * 1e10)
     .toString()
     .padStart(10, '0');
-  return { model: `Heliograph Sim ${roundKw(peakW)}K`, serial_number: `HGS${serial}`, firmware: '1.0.0' };
+  return { identity: { model: `Heliograph Sim ${roundKw(peakW)}K`, serial: `HGS${serial}` }, firmware: '1.0.0' };
 }
 
 function roundKw(watts: number): string {
@@ -68,7 +77,7 @@ export function inverterValues(
     battery_power: reading.batteryPower,
     device_mode: reading.deviceMode,
     temperature: reading.temperature,
-    ...info,
+    firmware: info.firmware,
     [SETTING_NAMES.outputSourcePriority]: setting.outputSourcePriority,
     [SETTING_NAMES.maxChargeCurrent]: setting.maxChargeCurrentA,
   };

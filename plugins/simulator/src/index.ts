@@ -47,6 +47,7 @@ export default definePlugin({
       ctx.topics.declare({
         device: device.id,
         pollIntervalMs: config.pollIntervalMs,
+        identity: sim.info[i]!.identity,
         metrics: INVERTER_METRICS,
         settings: [
           {
@@ -66,7 +67,7 @@ export default definePlugin({
             ...MAX_CHARGE_CURRENT,
             initial: settings[i]!.maxChargeCurrentA,
             write: async ({ value }) => {
-              sim.applySetting(i, { maxChargeCurrentA: Number(value) });
+              sim.applySetting(i, { maxChargeCurrentA: value });
               await saveSettings(ctx.store, inverterIds, settings);
             },
           },

@@ -12,7 +12,8 @@ export const STEP_MS = 10_000;
 export const MAX_CATCH_UP_MS = 3_600_000;
 
 export class LiveSimulation {
-  private readonly info: InverterInfo[];
+  /** What each inverter says it is, in device order. */
+  readonly info: InverterInfo[];
 
   constructor(
     private readonly ctx: PluginContext,

@@ -144,7 +144,6 @@ describe('declarations', () => {
   it('publishes every declared metric and setting from the poll job, each of its declared type', async () => {
     const host = await startSimulator({ devices: ['inverter_1', 'inverter_2', 'battery_1', 'battery_2'] });
     assert.deepEqual([...host.declarations.keys()].sort(), ['battery_1', 'battery_2', 'inverter_1', 'inverter_2']);
-    host.values.clear();
     await host.runJob('poll');
     for (const [device, declaration] of host.declarations) {
       for (const metric of declaration.metrics) {
@@ -155,12 +154,16 @@ describe('declarations', () => {
         assert.notEqual(host.value(`${device}/${setting.name}`) ?? null, null);
       assert.equal(declaration.pollIntervalMs, 5000);
     }
-    const info = host.declarations
-      .get('inverter_1')!
-      .metrics.filter((m) => m.group === 'Info')
-      .map((m) => m.name);
-    assert.deepEqual(info, ['model', 'serial_number', 'firmware']);
+    const inverter = host.declarations.get('inverter_1')!;
+    assert.deepEqual(
+      inverter.metrics.filter((m) => m.group === 'Info').map((m) => m.name),
+      ['firmware'],
+    );
+    assert.deepEqual(Object.keys(inverter.identity ?? {}), ['model', 'serial'], 'shown as model and serial_number');
+    assert.equal(host.value('inverter_1/model'), 'Heliograph Sim 5K');
+    assert.match(String(host.value('inverter_1/serial_number')), /^HGS\d{10}$/);
     assert.notEqual(host.value('inverter_1/serial_number'), host.value('inverter_2/serial_number'));
+    assert.equal(host.value('inverter_1/firmware'), '1.0.0');
     await host.stop();
   });
 
@@ -184,9 +187,9 @@ describe('declarations', () => {
         // Any kind's handler, called the way the core's write path calls it.
         const write = (args: { value: string | number; label: string; signal: AbortSignal }) =>
           (setting.write as (a: typeof args) => Promise<void>).call(setting, args);
+        // In turn, so a handler that published nothing would leave the previous value.
         for (const value of values) {
-          host.values.delete(topic);
-          // Bypass the host's own bookkeeping to see what the handler itself published.
+          // Bypass the write path to see what the handler itself published.
           await write({ value, label: String(value), signal: host.ctx.signal });
           assert.equal(host.value(topic), value, `${topic} after writing ${value}`);
         }

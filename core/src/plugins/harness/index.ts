@@ -1,0 +1,181 @@
+/**
+ * The plugin harness: one plugin instance run by the core's own PluginHost, ContextBuilder,
+ * TopicRegistry and WriteService, with a manual clock, jobs run on demand and the plugin's
+ * store in an in-memory SQLite database. `@heliograph/plugins-sdk/testing` loads it, so a
+ * plugin's tests see exactly what the server does: the same config checks, topic rules,
+ * staleness, availability, identity rows, write validation and plugin state.
+ *
+ * @example
+ * const { startPluginHarness } = await import('@heliograph/core/plugin-harness');
+ * const host = await startPluginHarness({ plugin, config: { watts: 1234 }, devices: ['inverter_1'] });
+ * await host.runJob('poll');
+ */
+import type { Got } from 'got';
+import type { MetricValue, PluginContext, PluginDefinition } from '@heliograph/plugins-sdk';
+import type { TestHost, TestHostOptions } from '@heliograph/plugins-sdk/testing';
+import type { z } from 'zod';
+import { ManualClock } from '../../clock.js';
+import { migrate, openDatabase } from '../../db.js';
+import { ForecastStore } from '../../forecast/store.js';
+import { PriceBook } from '../../grid/book.js';
+import { errorMessage } from '../../log.js';
+import { TopicRegistry } from '../../topics/registry.js';
+import { AuditLog, auditMigrations } from '../../writes/audit.js';
+import { WriteRateLimiter } from '../../writes/rate-limit.js';
+import { WRITE_TIMEOUT_MS, WriteService } from '../../writes/service.js';
+import { isConfigError } from '../config-checks.js';
+import { ContextBuilder, type ContextServices, type PluginInstanceScope } from '../context.js';
+import type { DiscoveredPlugin } from '../discovery.js';
+import { PluginHost } from '../host.js';
+import { createHttpClient } from '../http-client.js';
+import { pluginStore, pluginStoreMigrations } from '../plugin-store.js';
+import { OnDemandJobs } from './on-demand-jobs.js';
+import { Recording } from './recording.js';
+
+/** A context builder that hands each context it builds to `observe` first. */
+class ObservedContextBuilder extends ContextBuilder {
+  constructor(
+    instance: PluginInstanceScope,
+    services: ContextServices,
+    http: (signal: AbortSignal) => Got,
+    private readonly observe: (ctx: PluginContext) => PluginContext,
+  ) {
+    super(instance, services, http);
+  }
+
+  override build(): PluginContext {
+    return this.observe(super.build());
+  }
+}
+
+/**
+ * Starts `options.plugin` as the server would start an instance of it (see the SDK's
+ * `startTestHost`, which documents every option). Rejects when the config does not pass the
+ * server's checks, or when setup fails, with the message the instance's status would show.
+ */
+export async function startPluginHarness<S extends z.ZodType>(options: TestHostOptions<S>): Promise<TestHost> {
+  const plugin = options.plugin as unknown as PluginDefinition;
+  const instanceId = options.instanceId ?? plugin.id;
+  const clock = new ManualClock(options.now ?? Date.now());
+  const db = await openDatabase(':memory:');
+  await migrate(db, [...auditMigrations, ...pluginStoreMigrations]);
+  const recording = new Recording(options.store ?? {});
+  const initial = pluginStore(db, instanceId);
+  for (const [key, value] of recording.store) await initial.set(key, value);
+
+  const registry = new TopicRegistry(clock);
+  const audit = new AuditLog(db, clock);
+  // A plugin under test has no clients to hold back: no rate limit on its writes.
+  const writes = new WriteService(registry, audit, clock, WRITE_TIMEOUT_MS, new WriteRateLimiter(clock, Infinity));
+  const site = { timeZone: 'UTC', latitude: 52.52, longitude: 13.405, temperatureUnit: 'C' as const, ...options.site };
+  const jobs = new OnDemandJobs();
+  const services: ContextServices = {
+    clock,
+    db,
+    registry,
+    writes,
+    site,
+    history: recording.history,
+    forecast: recording.forecastSink(new ForecastStore({ registry, clock, temperatureUnit: site.temperatureUnit })),
+    prices: recording.priceSink(new PriceBook({ clock, timeZone: site.timeZone, multiplier: 1, offset: 0 })),
+    jobs: (signal, reporter) => jobs.bind(signal, reporter),
+    logger: () => recording.logger,
+  };
+
+  const discovered: DiscoveredPlugin = {
+    manifest: { ...options.manifest, id: plugin.id, kind: options.manifest?.kind ?? 'integration', sdk: '^1' },
+    packageName: plugin.id,
+    // Only containment reads it, to pin escaped failures on a plugin by stack path; the
+    // test runner's own handlers take those, as no server process handlers are installed.
+    dir: process.cwd(),
+    entry: `${plugin.id} (handed to the test host)`,
+    bundled: true,
+    definition: plugin,
+  };
+  const entry = {
+    id: instanceId,
+    plugin: plugin.id,
+    enabled: true,
+    devices: options.devices ?? [],
+    config: (options.config ?? {}) as Record<string, unknown>,
+    isolation: 'process-local' as const,
+  };
+  let ctx: PluginContext | undefined;
+  const host = new PluginHost(
+    services,
+    new Map([[plugin.id, discovered]]),
+    [entry],
+    'plugins.json',
+    (instance) => new ObservedContextBuilder(instance, services, createHttpClient, (c) => (ctx = recording.observe(c))),
+  );
+
+  let stopping: Promise<void> | undefined;
+  const stop = () =>
+    (stopping ??= (async () => {
+      await host.stopAll();
+      recording.declarations.clear();
+      await audit.flush();
+      await db.close();
+    })());
+
+  try {
+    await host.load();
+  } catch (err) {
+    await stop();
+    if (isConfigError(err)) throw new Error(`invalid config for ${plugin.id}: ${errorMessage(err)}`, { cause: err });
+    throw err;
+  }
+  await host.startAll();
+  const [status] = host.status();
+  // A failed setup aborts the instance's signal; the server would retry it, a test stops here.
+  if (!ctx || ctx.signal.aborted) {
+    await stop();
+    throw new Error(status?.last_error ?? `${plugin.id} did not start`);
+  }
+  const started = ctx;
+  const deviceIds = new Set(entry.devices.map((d) => (typeof d === 'string' ? d : d.id)));
+
+  return {
+    ctx: started,
+    declarations: recording.declarations,
+    get values() {
+      const values = new Map<string, MetricValue>();
+      for (const state of registry.list())
+        if (deviceIds.has(state.meta.deviceId)) values.set(state.meta.topic, registry.visibleValue(state));
+      return values;
+    },
+    recorded: recording.recorded,
+    forecasts: recording.forecasts,
+    prices: recording.prices,
+    jobs: jobs.jobs,
+    store: recording.store,
+    logs: recording.logs,
+    get status() {
+      return host.status()[0]!;
+    },
+    get identities() {
+      return new Map(host.status()[0]!.devices.map((d) => [d.id, d.identity]));
+    },
+    get availability() {
+      return new Map(host.status()[0]!.devices.map((d) => [d.id, { available: d.available, reason: d.reason }]));
+    },
+    value(topic) {
+      const state = registry.get(topic);
+      return state && registry.visibleValue(state);
+    },
+    runJob: (name) => jobs.run(name),
+    async write(topic, value) {
+      const outcome = await writes.write({ topic, value: String(value), who: 'test', via: 'rest' });
+      if (!outcome.ok) throw new Error(outcome.message);
+    },
+    setTime(ms) {
+      clock.set(ms);
+      registry.checkStale();
+    },
+    advance(ms) {
+      clock.advance(ms);
+      registry.checkStale();
+    },
+    stop,
+  };
+}
