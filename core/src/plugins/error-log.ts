@@ -38,7 +38,8 @@ export class ErrorLog {
   }
 
   private summarise(who: string, last: { message: string; repeats: number; summarisedAt: number }, now: number): void {
-    if (last.repeats > 0) this.log.error(`${who}: ${last.message} (repeated ${last.repeats} times)`);
+    if (last.repeats > 0)
+      this.log.error(`${who}: ${last.message} (repeated ${last.repeats} time${last.repeats === 1 ? '' : 's'})`);
     last.repeats = 0;
     last.summarisedAt = now;
   }
