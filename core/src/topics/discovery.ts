@@ -1,3 +1,4 @@
+import type { TopicDiscovery } from '@heliograph/plugins-sdk';
 import type { TopicMeta } from './registry.js';
 
 /**
@@ -13,22 +14,11 @@ export type Platform = 'sensor' | 'number' | 'select' | 'switch' | 'binary_senso
 /** Home Assistant's state classes. */
 export type StateClass = 'measurement' | 'total' | 'total_increasing';
 
-export interface DiscoveryFields {
-  platform: Platform;
-  /** Home Assistant device class (`power`, `energy`, `battery`...), null for none. */
-  device_class: string | null;
-  state_class: StateClass | null;
-  unit_of_measurement: string | null;
-  /** Range of a `number`; null on every other platform. */
-  min: number | null;
-  max: number | null;
-  step: number | null;
-  /** Choices of a `select`. */
-  options: string[] | null;
-  /** Values of a `switch` meaning on and off, as they are written and read. */
-  payload_on: string | null;
-  payload_off: string | null;
-}
+/**
+ * The discovery fields of one topic. The SDK defines them (integration plugins read them
+ * through `ctx.integration.definitions()`); the core derives them here.
+ */
+export type DiscoveryFields = TopicDiscovery;
 
 /** A declaration's own classes. A key left out keeps the derived class; `null` means none. */
 export interface DiscoveryOverride {
