@@ -5,9 +5,10 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, writeFileSync } from 'node:fs';
-import { createServer, type Server } from 'node:net';
+import { connect, createServer, type Server, type Socket } from 'node:net';
 import { EventEmitter, once } from 'node:events';
 import { join } from 'node:path';
+import { after } from 'node:test';
 import { Aedes, type Client } from 'aedes';
 import mqtt, { type MqttClient } from 'mqtt';
 import { tempDir } from './server.js';
@@ -65,17 +66,28 @@ export async function startAedes(): Promise<TestBroker> {
   return self;
 }
 
-/** Mosquitto on a free port, or null when it is not installed (the caller skips or fails). */
+/**
+ * Mosquitto on a free port, or null when it is not installed (the caller skips or fails).
+ * Clients reach it through a loopback TCP relay (`relay` below), so a test can cut one
+ * client's connection as a network failure would, which mosquitto answers with the will.
+ */
 export async function startMosquitto(): Promise<TestBroker | null> {
   if (!existsSync(MOSQUITTO)) return null;
   const port = await freePort();
+  const brokerPort = await freePort();
   const conf = join(tempDir('heliograph-mosquitto-'), 'mosquitto.conf');
   writeFileSync(
     conf,
-    [`listener ${port} 127.0.0.1`, 'allow_anonymous true', 'persistence false', 'log_dest stderr', 'log_type all'].join(
-      '\n',
-    ) + '\n',
+    [
+      `listener ${brokerPort} 127.0.0.1`,
+      'allow_anonymous true',
+      'persistence false',
+      'log_dest stderr',
+      'log_type all',
+    ].join('\n') + '\n',
   );
+  const connections = relay(port, brokerPort);
+  await once(connections.server, 'listening');
   let child: ChildProcess | null = null;
   const self: TestBroker = {
     url: `mqtt://127.0.0.1:${port}`,
@@ -97,9 +109,48 @@ export async function startMosquitto(): Promise<TestBroker | null> {
       proc.kill('SIGTERM');
       await once(proc, 'exit');
     },
+    dropClient(prefix) {
+      connections.drop(prefix);
+    },
   };
+  after(() => connections.close());
   await self.start();
   return self;
+}
+
+/**
+ * A TCP relay from `port` to `target` on loopback. `drop(prefix)` cuts every connection whose
+ * MQTT CONNECT packet names a client id starting with `prefix` (the id is in its first
+ * bytes), both ways at once, as a failed network would.
+ */
+function relay(port: number, target: number): { server: Server; drop(prefix: string): void; close(): Promise<void> } {
+  const open = new Set<{ client: Socket; upstream: Socket; hello: string }>();
+  const server = createServer((client) => {
+    const upstream = connect(target, '127.0.0.1');
+    const pair = { client, upstream, hello: '' };
+    open.add(pair);
+    client.on('data', (chunk: Buffer) => {
+      if (pair.hello.length < 256) pair.hello += chunk.toString('latin1');
+    });
+    client.pipe(upstream).pipe(client);
+    const close = () => {
+      open.delete(pair);
+      client.destroy();
+      upstream.destroy();
+    };
+    client.on('close', close).on('error', close);
+    upstream.on('close', close).on('error', close);
+  }).listen(port, '127.0.0.1');
+  return {
+    server,
+    drop(prefix) {
+      for (const pair of open) if (pair.hello.includes(prefix)) pair.upstream.destroy();
+    },
+    close() {
+      for (const pair of open) pair.upstream.destroy();
+      return new Promise<void>((resolve) => server.close(() => resolve()));
+    },
+  };
 }
 
 /** A client that keeps the last message of every topic it subscribed to, and can wait for one. */
