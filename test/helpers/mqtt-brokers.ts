@@ -19,8 +19,8 @@ export interface TestBroker {
   stop(): Promise<void>;
   /** Starts it again on the same port. */
   start(): Promise<void>;
-  /** Cuts the bridge's connection as a network failure would, so the broker sends its will; undefined when the broker cannot. */
-  dropClient?(clientIdPrefix: string): void;
+  /** Cuts the connections of clients whose id starts with the prefix as a network failure would, so the broker sends their wills. */
+  dropClient(clientIdPrefix: string): void;
 }
 
 export const MOSQUITTO = '/usr/sbin/mosquitto';
