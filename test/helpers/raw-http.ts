@@ -1,5 +1,6 @@
 import { request } from 'node:http';
 import { WebSocket } from 'ws';
+import { assertAnswer, checkOf } from '@heliograph/core/test/openapi-check';
 
 export interface RawAnswer {
   status: number;
@@ -7,12 +8,15 @@ export interface RawAnswer {
   body: string;
 }
 
-/** An HTTP request with headers fetch would not send as given (Host, Origin). */
-export function rawRequest(
+/**
+ * An HTTP request with headers fetch would not send as given (Host, Origin). An answer of a
+ * server a helper started is checked against its OpenAPI document: a mismatch throws.
+ */
+export async function rawRequest(
   url: string,
   options: { method?: string; headers?: Record<string, string>; body?: string } = {},
 ): Promise<RawAnswer> {
-  return new Promise((resolve, reject) => {
+  const answer = await new Promise<RawAnswer>((resolve, reject) => {
     const req = request(url, { method: options.method ?? 'GET', headers: options.headers }, (res) => {
       let body = '';
       res.setEncoding('utf8');
@@ -22,6 +26,15 @@ export function rawRequest(
     req.on('error', reject);
     req.end(options.body);
   });
+  const check = checkOf(url);
+  const contentType = answer.headers['content-type'];
+  if (check)
+    await assertAnswer(
+      check,
+      { method: options.method ?? 'GET', url },
+      { status: answer.status, contentType: typeof contentType === 'string' ? contentType : null, body: answer.body },
+    );
+  return answer;
 }
 
 /** Opens a WebSocket; resolves with the socket once open, or with the refusal's status and body. */
