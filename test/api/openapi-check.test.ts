@@ -20,6 +20,8 @@ test('a matching answer passes; path parameters and the query do not matter', ()
   const deleted = { method: 'DELETE', url: `${server.url}/api/v1/tokens/abc` };
   assert.equal(check.mismatch(deleted, { status: 204, contentType: null, body: '' }), undefined);
   assert.equal(check.mismatch(deleted, json({ error: 'no token abc' }, 404)), undefined, 'the 4XX fallback');
+  const script = { status: 200, contentType: 'text/javascript; charset=utf-8', body: 'let x;' };
+  assert.equal(check.mismatch(get('/app-0123abcd.js'), script), undefined, 'a file of the page: not JSON, its type');
 });
 
 test('a JSON body its schema does not allow is named with the schema’s complaint', () => {
