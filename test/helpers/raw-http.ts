@@ -26,36 +26,44 @@ export async function rawRequest(
     req.on('error', reject);
     req.end(options.body);
   });
-  const check = checkOf(url);
-  const contentType = answer.headers['content-type'];
-  if (check)
-    await assertAnswer(
-      check,
-      { method: options.method ?? 'GET', url },
-      { status: answer.status, contentType: typeof contentType === 'string' ? contentType : null, body: answer.body },
-    );
+  await checkRaw(url, options.method ?? 'GET', answer);
   return answer;
 }
 
-/** Opens a WebSocket; resolves with the socket once open, or with the refusal's status and body. */
-export function openSocket(
+/**
+ * Opens a WebSocket; resolves with the socket once open, or with the refusal's status and
+ * body (checked, as rawRequest's answers are, as an answer to GET on the socket's path).
+ */
+export async function openSocket(
   url: string,
   headers: Record<string, string> = {},
 ): Promise<{ ws: WebSocket } | { status: number; body: string }> {
-  return new Promise((resolve, reject) => {
+  const opened = await new Promise<{ ws: WebSocket } | RawAnswer>((resolve, reject) => {
     const ws = new WebSocket(url, { headers });
     ws.once('open', () => resolve({ ws }));
     ws.once('unexpected-response', (_req, res) => {
       let body = '';
       res.setEncoding('utf8');
       res.on('data', (chunk: string) => (body += chunk));
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, body }));
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body }));
     });
     ws.once('error', (err) => reject(err));
   });
+  if ('ws' in opened) return opened;
+  await checkRaw(url.replace(/^ws/, 'http'), 'GET', opened);
+  return { status: opened.status, body: opened.body };
 }
 
 /** Resolves with the close code and reason when the socket closes. */
 export function closed(ws: WebSocket): Promise<{ code: number; reason: string }> {
   return new Promise((resolve) => ws.once('close', (code, reason) => resolve({ code, reason: reason.toString() })));
+}
+
+/** Checks an answer of a server a helper started against its OpenAPI document: a mismatch throws. */
+async function checkRaw(url: string, method: string, answer: RawAnswer): Promise<void> {
+  const check = checkOf(url);
+  if (!check) return;
+  const contentType = answer.headers['content-type'];
+  const type = typeof contentType === 'string' ? contentType : null;
+  await assertAnswer(check, { method, url }, { status: answer.status, contentType: type, body: answer.body });
 }
