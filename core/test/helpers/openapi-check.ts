@@ -90,22 +90,23 @@ export class OpenApiCheck {
     const responses = this.document.paths[template.template]![method]!.responses;
     const key = [String(answered.status), `${String(answered.status)[0]}XX`, 'default'].find((k) => k in responses);
     if (key === undefined) return `${what}: the document has no answer ${answered.status} for ${route}`;
-    return this.content(what, answered, responses[key]!, ['paths', template.template, method, 'responses', key]);
+    const at = (media: string) => ['paths', template.template, method, 'responses', key, 'content', media, 'schema'];
+    return this.content(what, answered, responses[key]!, at);
   }
 
   /** A request no route takes can only be refused, with the documented error answer. */
   private unrouted(what: string, answered: Answered): string | undefined {
     if (answered.status < 400) return `${what}, but the document has no route for it`;
     const expected = { content: { 'application/json': { schema: { $ref: '#/components/schemas/errorResponse' } } } };
-    return this.content(`${what} (no route)`, answered, expected, ['components', 'schemas', 'errorResponse'], true);
+    return this.content(`${what} (no route)`, answered, expected, () => ['components', 'schemas', 'errorResponse']);
   }
 
+  /** Checks the answer's body against `response`; `at` says where the document holds the schema of a media type. */
   private content(
     what: string,
     answered: Answered,
     response: ResponseObject,
-    at: string[],
-    atSchema = false,
+    at: (media: string) => string[],
   ): string | undefined {
     if (!response.content) return answered.body === '' ? undefined : `${what} with a body; the document says none`;
     const documented = Object.keys(response.content);
@@ -114,10 +115,9 @@ export class OpenApiCheck {
     if (media === undefined)
       return `${what} as ${answered.contentType ?? 'no content type'}; the document says ${documented.join(' or ')}`;
     if (type !== 'application/json' || !response.content[media]!.schema) return undefined;
-    const validate = this.ajv.getSchema(
-      DOCUMENT_ID + pointer(...at, ...(atSchema ? [] : ['content', media, 'schema'])),
-    );
-    if (!validate) return `${what}: ajv cannot find the schema at ${at.join(' ')}`;
+    const schemaAt = pointer(...at(media));
+    const validate = this.ajv.getSchema(DOCUMENT_ID + schemaAt);
+    if (!validate) return `${what}: ajv cannot find the schema at ${schemaAt}`;
     let body: unknown;
     try {
       body = JSON.parse(answered.body);
@@ -125,7 +125,7 @@ export class OpenApiCheck {
       return `${what} as ${media} with a body that is not JSON: ${answered.body.slice(0, 200)}`;
     }
     if (validate(body)) return undefined;
-    return `${what} with a body that does not match its schema (${at.join(' ')}): ${this.ajv.errorsText(validate.errors)}\n${answered.body.slice(0, 500)}`;
+    return `${what} with a body that does not match its schema (${decodeURIComponent(schemaAt)}): ${this.ajv.errorsText(validate.errors)}\n${answered.body.slice(0, 500)}`;
   }
 }
 
