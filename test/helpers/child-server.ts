@@ -7,6 +7,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdirSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
+import { checked, registerServer, servedCheck } from '@heliograph/core/test/openapi-check';
 import { basicAuth, REPO_ROOT, tempDir } from './server.js';
 
 export const MAIN = join(REPO_ROOT, 'core', 'dist', 'src', 'main.js');
@@ -87,14 +88,22 @@ export async function startChildServer(options: {
     });
   });
   const auth = basicAuth(PASSWORD);
+  // Fetched at once, while the server surely runs; answers are checked against it.
+  const served = servedCheck(url, auth);
+  served.catch(() => undefined); // reported by the first answer checked against it
+  const check = registerServer(url, () => served);
   return {
     child,
     url,
     dataDir,
     exited,
     stderr: () => stderr,
-    api: (path, init = {}) =>
-      fetch(url + path, { ...init, headers: { ...(init.headers as Record<string, string>), authorization: auth } }),
+    /** fetch with the password; the answer is checked as TestServer.api's is. */
+    api: async (path, init = {}) => {
+      const asked = { method: init.method ?? 'GET', url: url + path };
+      const headers = { ...(init.headers as Record<string, string>), authorization: auth };
+      return checked(check(), asked, await fetch(asked.url, { ...init, headers }));
+    },
   };
 }
 

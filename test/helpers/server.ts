@@ -6,6 +6,7 @@ import { after } from 'node:test';
 import { CLOCK, startHeliograph, type Heliograph, type ServerOptions } from '@heliograph/core/server';
 import type { Clock } from '@heliograph/core/clock';
 import type { InstanceStatus } from '@heliograph/core/plugins/host';
+import { checked, registerServer, routesCheck } from '@heliograph/core/test/openapi-check';
 
 export const REPO_ROOT = fileURLToPath(new URL('../../../', import.meta.url));
 export const PASSWORD = 'correct horse battery';
@@ -19,7 +20,11 @@ export function tempDir(prefix = 'heliograph-test-'): string {
 
 export interface TestServer extends Heliograph {
   dataDir: string;
-  /** fetch against the server with the admin password unless other headers are given. */
+  /**
+   * fetch against the server with the admin password unless other headers are given. The
+   * answer is checked against the server's OpenAPI document (@heliograph/core/test/openapi-check):
+   * its `json()`/`text()` throw on a mismatch.
+   */
   api(path: string, init?: RequestInit & { auth?: string | null }): Promise<Response>;
 }
 
@@ -76,6 +81,9 @@ export async function startTestServer(options: {
   after(() => server.close());
   await server.pluginsStarted;
   const basic = 'Basic ' + Buffer.from(`admin:${password}`).toString('base64');
+  // The document the server serves, built by the same function from the same routes (the
+  // served one needs a password, which a server in first-run setup does not have yet).
+  const check = registerServer(server.url, () => routesCheck(server.routes));
   return {
     ...server,
     dataDir,
@@ -83,7 +91,8 @@ export async function startTestServer(options: {
       const headers = new Headers(init.headers);
       const auth = init.auth === undefined ? basic : init.auth;
       if (auth !== null && !headers.has('authorization')) headers.set('authorization', auth);
-      return fetch(server.url + path, { ...init, headers });
+      const asked = { method: init.method ?? 'GET', url: server.url + path };
+      return fetch(asked.url, { ...init, headers }).then((res) => checked(check(), asked, res));
     },
   };
 }

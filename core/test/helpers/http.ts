@@ -1,6 +1,9 @@
+import { assertAnswer, describedRoutesCheck } from './openapi-check.js';
+
 /**
  * A small fetch wrapper for API tests over real HTTP: credentials as options, the body
- * read once as text and, when the answer says JSON, parsed.
+ * read once as text and, when the answer says JSON, parsed. Every answer is checked against
+ * the OpenAPI document of the described routes (./openapi-check.ts): a mismatch throws.
  */
 export interface HttpAnswer {
   status: number;
@@ -43,9 +46,17 @@ export async function httpRequest(
     body = typeof options.body === 'string' ? options.body : JSON.stringify(options.body);
     headers['content-type'] ??= 'application/json';
   }
-  const response = await fetch(new URL(path, baseUrl), { method: options.method ?? 'GET', headers, body });
+  const url = new URL(path, baseUrl);
+  const method = options.method ?? 'GET';
+  const response = await fetch(url, { method, headers, body });
   const text = await response.text();
-  const isJson = (response.headers.get('content-type') ?? '').startsWith('application/json');
+  const contentType = response.headers.get('content-type');
+  await assertAnswer(
+    Promise.resolve(describedRoutesCheck()),
+    { method, url },
+    { status: response.status, contentType, body: text },
+  );
+  const isJson = (contentType ?? '').startsWith('application/json');
   return {
     status: response.status,
     headers: response.headers,

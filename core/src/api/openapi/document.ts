@@ -89,9 +89,10 @@ function responses(operation: Operation, names: Map<z.ZodType, string>): Record<
     if (name === undefined) throw new Error('an answer schema must be exported from api/schemas/index.ts');
     return { $ref: SCHEMA_REF + name };
   };
-  const other = (content: OtherContent) => ({
-    [content.contentType]: content.schema ? { schema: content.schema } : {},
-  });
+  const other = (content: OtherContent) =>
+    Object.fromEntries(
+      [content.contentType].flat().map((type) => [type, content.schema ? { schema: content.schema } : {}]),
+    );
   const describe = (status: string, answer: Answer): JsonSchema => {
     const description = STATUS_CODES[Number(status)] ?? 'Error';
     if (answer === null) return { description };

@@ -14,7 +14,8 @@ import { createTokenBody } from '../tokens.js';
 
 /** An answer that is not JSON: its content type, and a JSON Schema of the body where one helps. */
 export interface OtherContent {
-  contentType: string;
+  /** The answer's content type, or the several it may have (the page's files). */
+  contentType: string | readonly string[];
   description: string;
   schema?: Record<string, unknown>;
 }
@@ -45,7 +46,13 @@ const text = (description: string): OtherContent => ({
 
 const page: OtherContent = {
   contentType: 'text/html; charset=utf-8',
-  description: "The settings page's files (index.html, its hashed script and style sheet)",
+  description: 'The settings page (index.html)',
+};
+
+/** What @koa/send answers for the files web/build.mjs writes: the page, its script and style sheet. */
+const pageFile: OtherContent = {
+  contentType: ['text/html; charset=utf-8', 'text/javascript; charset=utf-8', 'text/css; charset=utf-8'],
+  description: "A file of the settings page's build: index.html, its hashed script or style sheet",
 };
 
 const stream: Operation = {
@@ -189,5 +196,5 @@ export const OPERATIONS: Record<string, Operation> = {
   'PATCH /api/websocket': stream,
   'DELETE /api/websocket': stream,
   'GET /': { summary: 'The settings page', responses: { 200: page } },
-  'GET /:file': { summary: "A file of the settings page's build", responses: { 200: page } },
+  'GET /:file': { summary: "A file of the settings page's build", responses: { 200: pageFile } },
 };
