@@ -60,7 +60,7 @@ import { LiveSiteSettings } from './config/site-settings.js';
 import { applySiteSettingsLive } from './config/apply-live.js';
 import { openApiRoutes } from './api/openapi/routes.js';
 import { prometheusRoutes } from './api/prometheus.js';
-import { prometheusRegistry } from './metrics-export/prometheus.js';
+import type { prometheusRegistry } from './metrics-export/prometheus.js';
 
 const log = createLogger('server');
 
@@ -213,14 +213,23 @@ export async function startHeliograph(options: ServerOptions): Promise<Heliograp
       savePluginsFile(options.pluginsFile, entries);
 
     const hosts = new HostPolicy(config.security);
+    // prom-client is loaded and its registry built at the first scrape: a service nobody
+    // scrapes does not carry it (RSS after start, npm run bench).
+    let scrapeRegistry: Promise<ReturnType<typeof prometheusRegistry>> | undefined;
     const prometheus = prometheusRoutes({
-      register: prometheusRegistry({
-        registry,
-        plugins: () => [...plugins.status(), historyStatus()],
-        energyPeriod: () => ({ period: settings.current().energy.resetPeriod, startMs: energy.currentPeriod.start }),
-        version: VERSION,
-        siteId,
-      }),
+      register: () =>
+        (scrapeRegistry ??= import('./metrics-export/prometheus.js').then((exporter) =>
+          exporter.prometheusRegistry({
+            registry,
+            plugins: () => [...plugins.status(), historyStatus()],
+            energyPeriod: () => ({
+              period: settings.current().energy.resetPeriod,
+              startMs: energy.currentPeriod.start,
+            }),
+            version: VERSION,
+            siteId,
+          }),
+        )),
       open: config.prometheus.openScrape,
     });
     const appOptions: AppOptions = {

@@ -8,14 +8,16 @@ import { NO_QUERY, parseQuery } from './query.js';
  * GET /metrics: Prometheus's text format, built from the live registry at each scrape (see
  * metrics-export/prometheus.ts). Not GET /api/v1/metrics, the JSON snapshot. It needs scope
  * read, unless `open` (config `prometheus.openScrape`): then it is mounted with the public
- * routes and answers without credentials.
+ * routes and answers without credentials. `register` gives the registry, built at the first
+ * scrape (prom-client is not loaded until then).
  */
-export function prometheusRoutes(deps: { register: Registry; open: boolean }): Router {
+export function prometheusRoutes(deps: { register: () => Promise<Registry>; open: boolean }): Router {
   const router = new Router();
   const scrape = async (ctx: Context) => {
     parseQuery(NO_QUERY, ctx.query);
-    const text = await deps.register.metrics();
-    ctx.set('Content-Type', deps.register.contentType);
+    const register = await deps.register();
+    const text = await register.metrics();
+    ctx.set('Content-Type', register.contentType);
     ctx.body = text;
   };
   if (deps.open) router.get('/metrics', scrape);

@@ -1,7 +1,8 @@
 import { readdirSync, readFileSync, existsSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
-import semver from 'semver';
+// Only the function used: the whole package is ~50 modules loaded at every start.
+import satisfies from 'semver/functions/satisfies.js';
 import { manifestSchema, type PluginDefinition, type PluginManifest, formatZodError } from '@heliograph/plugins-sdk';
 import { createLogger, errorMessage } from '../log.js';
 
@@ -64,7 +65,7 @@ export function readPluginPackage(dir: string, options: { requireKeyword: boolea
     };
   }
   const { sdk } = parsed.data;
-  if (!semver.satisfies(SDK_VERSION, sdk)) {
+  if (!satisfies(SDK_VERSION, sdk)) {
     return {
       problem: `plugin package ${name} needs SDK "${sdk}", this Heliograph has SDK ${SDK_VERSION}: change package.json heliograph.sdk (e.g. "^1") or update Heliograph`,
     };
