@@ -100,7 +100,7 @@ export interface RecordedPrices {
  *
  * @example
  * assert.equal(host.status.state, 'running');
- * assert.deepEqual(host.status.devices[0], {
+ * assert.deepEqual(host.status.device_status[0], {
  *   id: 'inverter_1', available: false, reason: 'no answer within 1500 ms', identity: { serial: 'X1' },
  * });
  */
@@ -109,7 +109,10 @@ export interface TestHostStatus {
   plugin: string;
   kind: string;
   enabled: boolean;
-  devices: Array<{ id: string; available: boolean; reason: string | null; identity: DeviceIdentity }>;
+  /** The ids of the instance's devices. */
+  devices: string[];
+  /** Each device: whether it answers (and why not), and what it says it is. */
+  device_status: Array<{ id: string; available: boolean; reason: string | null; identity: DeviceIdentity }>;
   /** `starting` until setup and the first run of each `every` job are over. */
   state: 'starting' | 'running' | 'failed' | 'stopped';
   last_error: string | null;
@@ -149,9 +152,9 @@ export interface TestHost {
   readonly logs: string[];
   /** The instance's status, as the server's plugin host reports it. */
   readonly status: TestHostStatus;
-  /** What each device of the instance says it is (`status.devices[].identity`), by device id. */
+  /** What each device of the instance says it is (`status.device_status[].identity`), by device id. */
   readonly identities: Map<string, DeviceIdentity>;
-  /** Whether each device of the instance answers, and why not (from `status.devices`), by device id. */
+  /** Whether each device of the instance answers, and why not (from `status.device_status`), by device id. */
   readonly availability: Map<string, { available: boolean; reason: string | null }>;
   /** The current value of a topic, as clients read it; undefined for a topic not defined. */
   value(topic: string): MetricValue | undefined;

@@ -37,6 +37,7 @@ test('a plugin that throws in setup is listed as failed with its error; the rest
     plugin: 'core',
     kind: 'history',
     devices: [],
+    device_status: [],
     enabled: true,
     state: 'running',
     last_error: null,
@@ -46,7 +47,8 @@ test('a plugin that throws in setup is listed as failed with its error; the rest
   const broken = list.find((p) => p.id === 'broken')!;
   assert.equal(broken.plugin, 'crashing');
   assert.equal(broken.kind, 'integration');
-  assert.deepEqual(broken.devices, [
+  assert.deepEqual(broken.devices, ['inverter_2'], 'device ids, as SDK 1.0 clients read them');
+  assert.deepEqual(broken.device_status, [
     { id: 'inverter_2', available: false, reason: 'the instance is failed', identity: {} },
   ]);
   assert.ok(['failed', 'starting'].includes(broken.state as string));

@@ -45,7 +45,8 @@ test('identity shows as Info rows and per device in GET /api/v1/plugins; an unav
 
   const list = (await (await server.api('/api/v1/plugins')).json()) as Array<Record<string, unknown>>;
   const acme = list.find((p) => p.id === 'acme')!;
-  assert.deepEqual(acme.devices, [
+  assert.deepEqual(acme.devices, ['inverter_1', 'inverter_2']);
+  assert.deepEqual(acme.device_status, [
     {
       id: 'inverter_1',
       available: true,

@@ -13,7 +13,7 @@ export type DeviceEntry = string | { id: string; config?: Record<string, unknown
 export interface ContractStatus {
   state: string;
   last_error: string | null;
-  devices: Array<{ id: string; available: boolean; reason: string | null; identity: DeviceIdentity }>;
+  device_status: Array<{ id: string; available: boolean; reason: string | null; identity: DeviceIdentity }>;
 }
 
 /** One started instance of the contract plugin, as either host drives it. */
@@ -56,7 +56,7 @@ export function pluginContract(name: string, host: ContractHost): void {
       assert.equal(await roof.value('inverter_1/manufacturer'), 'Acme');
       assert.equal(await roof.value('inverter_1/model'), 'Contract 1');
       assert.equal(await roof.value('inverter_1/serial_number'), 'SN-7', 'per-device config reached the plugin');
-      assert.deepEqual((await roof.status()).devices, [
+      assert.deepEqual((await roof.status()).device_status, [
         {
           id: 'inverter_1',
           available: true,
@@ -74,7 +74,7 @@ export function pluginContract(name: string, host: ContractHost): void {
       assert.equal(await roof.value('inverter_1/pv_power'), null);
       assert.equal(await roof.value('inverter_1/instance'), null);
       assert.equal(await roof.value('inverter_1/manufacturer'), 'Acme');
-      const [device] = (await roof.status()).devices;
+      const [device] = (await roof.status()).device_status;
       assert.deepEqual(device && { available: device.available, reason: device.reason }, {
         available: false,
         reason: 'no reading for more than 180 s',
@@ -87,7 +87,7 @@ export function pluginContract(name: string, host: ContractHost): void {
       assert.equal(await roof.value('inverter_1/pv_power'), null);
       assert.equal(await roof.value('inverter_1/serial_number'), 'SN-1', 'identity is never nulled');
       assert.equal(await roof.value('inverter_2/pv_power'), 1234, 'the other device still answers');
-      const down = (await roof.status()).devices[0];
+      const down = (await roof.status()).device_status[0];
       assert.deepEqual(down && { available: down.available, reason: down.reason }, {
         available: false,
         reason: 'no answer within 1500 ms',
@@ -95,7 +95,7 @@ export function pluginContract(name: string, host: ContractHost): void {
 
       assert.equal(await roof.write('inverter_2/control', 'other up'), null);
       assert.equal(await roof.value('inverter_1/pv_power'), 1234);
-      assert.equal((await roof.status()).devices[0]?.available, true);
+      assert.equal((await roof.status()).device_status[0]?.available, true);
     });
 
     it('writes are validated and converted: options by label, ranges, switches', async () => {

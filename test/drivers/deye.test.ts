@@ -134,13 +134,18 @@ for (const transport of ['tcp', 'rtu-over-tcp', 'solarman', 'serial'] as const) 
       (v) => v.get('inverter_1/pv_power') === null && v.get('battery_1/state_of_charge') === null,
       'the silent device to read null',
     );
-    const silent = await instanceWhen(server, 'deye', (i) => i.devices.some((d) => !d.available), 'unavailable');
+    const silent = await instanceWhen(server, 'deye', (i) => i.device_status.some((d) => !d.available), 'unavailable');
     assert.match(silent.last_error ?? '', /inverter_1, battery_1: no answer from unit 3/);
-    assert.match(silent.devices.find((d) => d.id === 'inverter_1')?.reason ?? '', /no answer from unit 3/);
+    assert.match(silent.device_status.find((d) => d.id === 'inverter_1')?.reason ?? '', /no answer from unit 3/);
     assert.equal((await valuesWhen(server, () => true, 'values')).get('inverter_1/serial_number'), '2306011234');
     emulator.silence(false);
     await live(server);
-    await instanceWhen(server, 'deye', (i) => i.devices.every((d) => d.available) && i.state === 'running', 'back');
+    await instanceWhen(
+      server,
+      'deye',
+      (i) => i.device_status.every((d) => d.available) && i.state === 'running',
+      'back',
+    );
   });
 }
 

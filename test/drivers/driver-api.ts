@@ -8,7 +8,7 @@ import { jsonBody, type TestServer } from '../helpers/server.js';
 export interface InstanceState {
   state: string;
   last_error: string | null;
-  devices: Array<{ id: string; available: boolean; reason: string | null }>;
+  device_status: Array<{ id: string; available: boolean; reason: string | null }>;
 }
 
 /** Current values by topic, from GET /api/v1/metrics. */

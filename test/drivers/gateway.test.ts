@@ -89,10 +89,10 @@ test('one silent unit on a shared gateway goes unavailable alone, and comes back
   await valuesWhen(server, (v) => typeof v.get('inverter_2/pv_power') === 'number', 'unit 2 to be read');
   quiet.off = true;
   await valuesWhen(server, (v) => v.get('inverter_2/pv_power') === null, 'unit 2 to read null');
-  const two = await instanceWhen(server, 'two', (i) => i.devices[0]?.available === false, 'unit 2 unavailable');
+  const two = await instanceWhen(server, 'two', (i) => i.device_status[0]?.available === false, 'unit 2 unavailable');
   assert.match(two.last_error ?? '', /inverter_2: no answer from unit 2/);
   const one = await instanceWhen(server, 'one', () => true, 'unit 1');
-  assert.equal(one.devices[0]?.available, true);
+  assert.equal(one.device_status[0]?.available, true);
   const values = await valuesWhen(server, (v) => typeof v.get('inverter_1/pv_power') === 'number', 'unit 1 still read');
   assert.equal(values.get('inverter_2/pv_power'), null);
   quiet.off = false;
@@ -133,5 +133,5 @@ test('deye and sunspec share one RS485-over-TCP gateway', async () => {
   const [pv1, pv2] = deye.readHoldingRegisters({ address: 186, count: 2 });
   assert.equal(values.get('inverter_1/pv_power'), pv1! + pv2!);
   for (const id of ['deye', 'sunspec'])
-    await instanceWhen(server, id, (i) => i.state === 'running' && i.devices.every((d) => d.available), id);
+    await instanceWhen(server, id, (i) => i.state === 'running' && i.device_status.every((d) => d.available), id);
 });

@@ -113,7 +113,7 @@ for (const transport of ['tcp', 'rtu-over-tcp'] as const) {
     emulator.corruptNext(1);
     await emulator.nextRequest();
     await live(server);
-    await instanceWhen(server, 'sunspec', (i) => i.devices.every((d) => d.available), 'available again');
+    await instanceWhen(server, 'sunspec', (i) => i.device_status.every((d) => d.available), 'available again');
   });
 }
 
@@ -128,9 +128,9 @@ test('a silent SunSpec device reads null at once, records no history and comes b
     (v) => v.get('inverter_1/pv_power') === null && v.get('battery_1/state_of_charge') === null,
     'the silent device to read null',
   );
-  const silent = await instanceWhen(server, 'sunspec', (i) => i.devices.some((d) => !d.available), 'unavailable');
+  const silent = await instanceWhen(server, 'sunspec', (i) => i.device_status.some((d) => !d.available), 'unavailable');
   assert.match(silent.last_error ?? '', /inverter_1, battery_1: no answer from unit 2/);
-  assert.match(silent.devices.find((d) => d.id === 'inverter_1')?.reason ?? '', /no answer from unit 2/);
+  assert.match(silent.device_status.find((d) => d.id === 'inverter_1')?.reason ?? '', /no answer from unit 2/);
   const quiet = await valuesWhen(server, () => true, 'values');
   assert.equal(quiet.get('inverter_1/serial_number'), 'HG5K-000123', 'identity stays');
   // Stay silent past the end of a whole 10-s history slot that began after the silence did.
@@ -138,7 +138,12 @@ test('a silent SunSpec device reads null at once, records no history and comes b
   while (Date.now() < slotAfter + 10_000) await emulator.nextRequest();
   emulator.silence(false);
   await live(server);
-  await instanceWhen(server, 'sunspec', (i) => i.devices.every((d) => d.available) && i.state === 'running', 'back');
+  await instanceWhen(
+    server,
+    'sunspec',
+    (i) => i.device_status.every((d) => d.available) && i.state === 'running',
+    'back',
+  );
   const range = `from=${new Date(slotAfter).toISOString()}&to=${new Date(slotAfter + 10_000).toISOString()}`;
   const history = (await (await server.api(`/api/v1/history?topic=inverter_1/pv_power&${range}`)).json()) as {
     points: unknown[];

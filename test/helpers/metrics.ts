@@ -47,12 +47,15 @@ export interface DeviceRow {
   identity: Record<string, string>;
 }
 
-/** The devices of instance `id` in `GET /api/v1/plugins`. */
+/** The device status rows of instance `id` in `GET /api/v1/plugins` (`device_status`). */
 export async function devicesOf(server: TestServer, id: string): Promise<DeviceRow[]> {
-  const list = (await (await server.api('/api/v1/plugins')).json()) as Array<{ id: string; devices: DeviceRow[] }>;
+  const list = (await (await server.api('/api/v1/plugins')).json()) as Array<{
+    id: string;
+    device_status: DeviceRow[];
+  }>;
   const instance = list.find((p) => p.id === id);
   if (!instance) throw new Error(`no instance ${id}`);
-  return instance.devices;
+  return instance.device_status;
 }
 
 /** Writes a setting over REST: the status and the answer's message or result. */

@@ -39,7 +39,7 @@ export class PluginStatuses {
 
   /** The instance driving a device (`inverter_1`), if any. */
   forDevice(key: string): PluginStatus | undefined {
-    return this.list.find((p) => p.devices.some((d) => d.id === key));
+    return this.list.find((p) => p.devices.includes(key));
   }
 
   async refresh(): Promise<void> {

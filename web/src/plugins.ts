@@ -112,12 +112,7 @@ function pluginCard(instance: PluginStatus, ctx: ScreenContext): Card {
       'dl',
       { class: 'facts' },
       h('div', {}, h('dt', {}, 'Plugin'), h('dd', {}, `${instance.plugin} (${instance.kind})`)),
-      h(
-        'div',
-        {},
-        h('dt', {}, 'Devices'),
-        h('dd', {}, instance.devices.length ? instance.devices.map((d) => d.id).join(', ') : 'none'),
-      ),
+      h('div', {}, h('dt', {}, 'Devices'), h('dd', {}, instance.devices.length ? instance.devices.join(', ') : 'none')),
       h('div', {}, h('dt', {}, 'Last error'), lastError),
       h('div', {}, h('dt', {}, 'Last good run'), lastPoll),
     ),

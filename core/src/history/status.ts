@@ -13,6 +13,7 @@ export function historyStatusRow(opened: OpenedHistory, setAsideAs: string | und
     plugin: 'core',
     kind: 'history',
     devices: [],
+    device_status: [],
     enabled: true,
     last_poll: null,
     isolation: 'process-local' as const,

@@ -29,8 +29,10 @@ export interface InstanceStatus {
   kind: string;
   /** False for an instance kept in plugins.json but switched off; its state is "stopped". */
   enabled: boolean;
+  /** The ids of the devices the instance drives, as in plugins.json (`inverter_1`). */
+  devices: string[];
   /** Each device: whether it answers (and why not), and what it says it is. */
-  devices: DeviceStatus[];
+  device_status: DeviceStatus[];
   state: InstanceState;
   last_error: string | null;
   last_poll: string | null;
@@ -561,7 +563,8 @@ export class PluginHost extends SafeEmitter<{ status: (status: InstanceStatus) =
       plugin: i.config.plugin,
       kind: i.plugin?.manifest.kind ?? 'integration',
       enabled: i.config.enabled,
-      devices: i.config.devices.map((entry) => this.deviceStatus(i, deviceEntryId(entry))),
+      devices: i.config.devices.map(deviceEntryId),
+      device_status: i.config.devices.map((entry) => this.deviceStatus(i, deviceEntryId(entry))),
       state: i.state,
       last_error: i.lastError,
       last_poll: i.lastPoll === null ? null : formatUtc(i.lastPoll),

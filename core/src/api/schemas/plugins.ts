@@ -8,8 +8,10 @@ export const pluginStatus = z.object({
   kind: z.string(),
   /** False for an instance kept in plugins.json but not run. */
   enabled: z.boolean(),
+  /** The ids of the devices the instance drives, as in plugins.json (`inverter_1`). */
+  devices: z.array(z.string()),
   /** Each device: whether it answers (and why not), and what it says it is. */
-  devices: z.array(
+  device_status: z.array(
     z.object({
       id: z.string(),
       available: z.boolean(),

@@ -154,10 +154,10 @@ export async function startPluginHarness<S extends z.ZodType>(options: TestHostO
       return host.status()[0]!;
     },
     get identities() {
-      return new Map(host.status()[0]!.devices.map((d) => [d.id, d.identity]));
+      return new Map(host.status()[0]!.device_status.map((d) => [d.id, d.identity]));
     },
     get availability() {
-      return new Map(host.status()[0]!.devices.map((d) => [d.id, { available: d.available, reason: d.reason }]));
+      return new Map(host.status()[0]!.device_status.map((d) => [d.id, { available: d.available, reason: d.reason }]));
     },
     value(topic) {
       const state = registry.get(topic);
