@@ -76,9 +76,10 @@ export function watchUnit(
   const { link } = modbus;
   const where = `unit ${unitId} at ${link.description}`;
   let badFrames = link.stats.badFrames;
-  const offDisconnect = link.on('disconnect', (reason) =>
-    ctx.status.error({ message: `${link.description}: ${reason}` }),
-  );
+  // The link's reasons and errors already name it ("192.168.1.40:502: connection lost ...").
+  const offDisconnect = link.on('disconnect', (reason) => ctx.status.error({ message: reason }));
+  const detail = (message: string) =>
+    message.startsWith(`${link.description}: `) ? message.slice(link.description.length + 2) : message;
   const offConnect = link.on('connect', () => ctx.status.ok());
   return {
     async poll(run) {
@@ -86,7 +87,7 @@ export function watchUnit(
         return await run();
       } catch (err) {
         if (!(err instanceof NoAnswerError)) throw err;
-        const reason = `no answer from ${where}: ${err.message}`;
+        const reason = `no answer from ${where}: ${detail(err.message)}`;
         for (const device of devices) ctx.topics.markUnavailable({ device: device.id, reason });
         throw new NoAnswerError({
           message: `${devices.map((d) => d.id).join(', ')}: ${reason}`,

@@ -46,11 +46,12 @@ export default definePlugin({
         metrics: Object.values(batteryMetrics).filter((m) => m.name !== 'state_of_health'),
       });
     }
-    link.on('disconnect', (reason) => {
+    // The link may be shared with other instances: its listeners go when this one stops.
+    const offDisconnect = link.on('disconnect', (reason) => {
       for (const pack of packs) ctx.topics.markUnavailable({ device: pack.device, reason });
       ctx.status.error({ message: `${packs.map((p) => p.device).join(', ')}: ${reason}` });
     });
-    link.on('connect', () => ctx.status.ok());
+    const offConnect = link.on('connect', () => ctx.status.ok());
 
     const pollPack = async (pack: (typeof packs)[number], signal: AbortSignal) => {
       if (!pack.identified) {
@@ -86,6 +87,10 @@ export default definePlugin({
       },
     });
 
-    return () => link.release();
+    return () => {
+      offDisconnect();
+      offConnect();
+      link.release();
+    };
   },
 });

@@ -69,11 +69,12 @@ export default definePlugin({
     let badFrames = link.stats.badFrames;
 
     // A lost connection (outside any poll): the device is gone until the link is back.
-    link.on('disconnect', (reason) => {
+    // The link may be shared with other instances: its listeners go when this one stops.
+    const offDisconnect = link.on('disconnect', (reason) => {
       ctx.topics.markUnavailable({ device, reason });
       ctx.status.error({ message: `${device}: ${reason}` });
     });
-    link.on('connect', () => ctx.status.ok());
+    const offConnect = link.on('connect', () => ctx.status.ok());
 
     ctx.topics.declare({
       device,
@@ -170,6 +171,10 @@ export default definePlugin({
       },
     });
 
-    return () => link.release();
+    return () => {
+      offDisconnect();
+      offConnect();
+      link.release();
+    };
   },
 });
