@@ -155,6 +155,8 @@ export const manifestSchema = z.object({
       max: z.number().int().min(1).nullable().default(null),
     })
     .optional(),
+  /** A device driver's emulator module (`dist/src/emulator/main.js`), run by `heliograph emulate <id>`. */
+  emulator: z.string().min(1).optional(),
 });
 
 /**

@@ -1,5 +1,5 @@
 /*
- * Debian programs some tests drive (mosquitto, victoria-metrics): a test that does not find
+ * Debian programs some tests drive (mosquitto, victoria-metrics, socat): a test that does not find
  * one skips with one loud line, and fails instead when CI asks for it.
  */
 

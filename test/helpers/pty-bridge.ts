@@ -10,19 +10,14 @@ import { once } from 'node:events';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { after } from 'node:test';
+import { requireProgram } from './programs.js';
 import { tempDir } from './server.js';
 
 const SOCAT = ['/usr/bin/socat', '/usr/local/bin/socat'].find((path) => existsSync(path));
 
-/** Why serial tests are skipped, or false. */
-export const SOCAT_SKIP: string | false = (() => {
-  if (SOCAT) return false;
-  const how = 'socat not found: install it with `apt-get install -y socat`';
-  if (process.env.HELIOGRAPH_REQUIRE_SOCAT === '1')
-    throw new Error(`${how} (HELIOGRAPH_REQUIRE_SOCAT=1, so this is a failure, not a skip)`);
-  process.stderr.write(`\n*** SERIAL DRIVER TESTS SKIPPED: ${how} ***\n\n`);
-  return how;
-})();
+/** Why serial tests are skipped, or false (requireProgram: a loud line, or a failure in CI). */
+export const SOCAT_SKIP: string | false =
+  requireProgram({ name: 'socat', found: SOCAT !== undefined, install: 'apt-get install -y socat' }) ?? false;
 
 /**
  * The path of a pty bridged to `127.0.0.1:port`; socat ends when the test file does.

@@ -1,4 +1,3 @@
-import { readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
@@ -39,11 +38,8 @@ export async function runEmulateCommand(argv: string[]): Promise<number> {
   const root = process.env.HELIOGRAPH_PLUGIN_ROOT ? resolve(process.env.HELIOGRAPH_PLUGIN_ROOT) : ROOT_DIR;
   const plugin = discoverPlugins(root).get(id);
   if (!plugin) throw new ConfigError(`emulate: no plugin "${id}" is installed`);
-  const pkg = JSON.parse(readFileSync(join(plugin.dir, 'package.json'), 'utf8')) as {
-    heliograph?: { emulator?: unknown };
-  };
-  const entry = pkg.heliograph?.emulator;
-  if (typeof entry !== 'string') throw new ConfigError(`emulate: the ${id} plugin ships no emulator`);
+  const entry = plugin.manifest.emulator;
+  if (entry === undefined) throw new ConfigError(`emulate: the ${id} plugin ships no emulator`);
   const emulator = (await import(pathToFileURL(join(plugin.dir, entry)).href)) as EmulatorModule;
   if (values.transport !== undefined && !emulator.transports.includes(values.transport))
     throw new ConfigError(`--transport: the ${id} emulator speaks ${emulator.transports.join(', ')}`);
