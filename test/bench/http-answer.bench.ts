@@ -13,7 +13,7 @@ if (process.argv[2] === 'child') {
   const [, , , mode, url] = process.argv;
   const signal = new AbortController().signal;
   const { createBoundedHttp } = await import('@heliograph/core/plugins/http/bounded-got');
-  const { got } = await import('got');
+  const { default: got } = await import('got');
   const http =
     mode === 'bounded' ? createBoundedHttp({ signal }) : got.extend({ timeout: { request: 60_000 }, signal });
   let peak = process.memoryUsage.rss();

@@ -4,7 +4,7 @@
  * happen (a hanging upstream must not leave the plugin "running, no error" while it retries).
  */
 import { createRequire } from 'node:module';
-import type { CancelableRequest, Got, HandlerFunction, Progress, RequestError } from 'got';
+import type { Got, HandlerFunction, Progress, RequestError, RequestPromise } from 'got';
 import { assertJsonDepth } from '@heliograph/plugins-sdk';
 import { DEFAULT_HTTP_LIMITS, type HttpLimits } from './limits.js';
 
@@ -37,7 +37,7 @@ export class ResponseTooLargeError extends Error {
  * Raspberry Pi the 10 MB matter). Node 20.19+ can require an ES module such as got.
  */
 export function createBoundedHttp(options: BoundedHttpOptions): Got {
-  const { got } = require('got') as typeof import('got');
+  const got = (require('got') as typeof import('got')).default;
   const limits = options.limits ?? DEFAULT_HTTP_LIMITS;
   const reportTimeout = (error: RequestError, retrying: boolean) => {
     if (error.name !== 'TimeoutError' || !options.onTimeout) return;
@@ -50,15 +50,15 @@ export function createBoundedHttp(options: BoundedHttpOptions): Got {
     timeout: { request: limits.timeoutMs },
     retry: { limit: 2, methods: ['GET', 'POST'], statusCodes: [408, 500, 502, 503, 504, 521, 522, 524] },
     signal: options.signal,
-    parseJson: (text) => {
+    parseJson: (text: string) => {
       assertJsonDepth(text, limits.maxJsonDepth, 'the answer');
       return JSON.parse(text) as unknown;
     },
     handlers: [sizeLimit(limits.maxResponseBytes)],
     hooks: {
-      beforeRetry: [(error) => reportTimeout(error, true)],
+      beforeRetry: [(error: RequestError) => reportTimeout(error, true)],
       beforeError: [
-        (error) => {
+        (error: RequestError) => {
           reportTimeout(error, false);
           return error;
         },
@@ -80,15 +80,19 @@ function sizeLimit(limit: number): HandlerFunction {
       });
       return stream as unknown as T;
     }
-    const request = next(options) as unknown as CancelableRequest;
+    // A promise has no cancel() since got 15: the request is stopped through a signal of its own,
+    // joined with the plugin's.
+    const stop = new AbortController();
+    options.signal = options.signal ? AbortSignal.any([options.signal, stop.signal]) : stop.signal;
+    const request = next(options) as unknown as RequestPromise;
     let tooLarge: ResponseTooLargeError | undefined;
     // `on` hands back the request itself, a promise: it is awaited (and its failure handled) below.
-    void request.on('downloadProgress', (progress) => {
+    void request.on('downloadProgress', (progress: Progress) => {
       if (tooLarge || !over(progress)) return;
       tooLarge = new ResponseTooLargeError(url, limit);
-      request.cancel();
+      stop.abort(tooLarge);
     });
-    // got copies `.json()`, `.text()` and `.cancel()` onto the promise a handler returns.
+    // got copies `.json()` and `.text()` onto the promise a handler returns.
     return (async () => {
       try {
         return await request;
