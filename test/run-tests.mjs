@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 // Runs every compiled test (`*.test.js` under each package's dist/test and test/dist) with
-// node's own test runner. Node 20's --test takes no globs, so the files are listed here.
-// Arguments narrow the run to files whose path contains one of them: `npm test -- history`.
+// node's own test runner, listing the files itself so that arguments can narrow the run to
+// files whose path contains one of them: `npm test -- history`.
 import { readdirSync, existsSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { spawn } from 'node:child_process';

@@ -34,7 +34,7 @@ export class ResponseTooLargeError extends Error {
 /**
  * got is loaded on a plugin's first use of `ctx.http`, not at start: it is the largest
  * module the server would load, and most device plugins never make an HTTP call (on a
- * Raspberry Pi the 10 MB matter). Node 20.19+ can require an ES module such as got.
+ * Raspberry Pi the 10 MB matter). Node 22.12+ can require an ES module such as got.
  */
 export function createBoundedHttp(options: BoundedHttpOptions): Got {
   const got = (require('got') as typeof import('got')).default;
