@@ -1,6 +1,7 @@
 import { readdirSync, readFileSync, existsSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import { join } from 'node:path';
+import { isAbsolute, join, normalize, sep } from 'node:path';
+import { z } from 'zod';
 // Only the function used: the whole package is ~50 modules loaded at every start.
 import satisfies from 'semver/functions/satisfies.js';
 import { manifestSchema, type PluginDefinition, type PluginManifest, formatZodError } from '@heliograph/plugins-sdk';
@@ -36,6 +37,23 @@ export type PackageRead =
   { plugin: DiscoveredPlugin } | { problem: string; noManifest?: boolean } | { notPlugin: true };
 
 /**
+ * The package.json fields discovery reads besides the manifest. `main` must stay inside the
+ * package: a plugin's code is what its own folder holds.
+ */
+const packageSchema = z.looseObject({
+  name: z.string().min(1, 'expected the package name').optional(),
+  main: z
+    .string()
+    .min(1, 'expected the path of the built entry module, e.g. "dist/src/index.js"')
+    .refine((main) => !isAbsolute(main) && !normalize(main).split(sep).includes('..'), {
+      message: 'must be a path inside the package, e.g. "dist/src/index.js"',
+    })
+    .optional(),
+  description: z.string().optional(),
+  keywords: z.array(z.string()).optional(),
+});
+
+/**
  * Reads `<dir>/package.json` as a plugin package. The manifest (the `heliograph` field) and
  * its `sdk` range are checked before anything is imported, so a broken or foreign package
  * never runs code.
@@ -43,14 +61,17 @@ export type PackageRead =
 export function readPluginPackage(dir: string, options: { requireKeyword: boolean; bundled: boolean }): PackageRead {
   const pkgFile = join(dir, 'package.json');
   if (!existsSync(pkgFile)) return { notPlugin: true };
-  let pkg: { name?: string; main?: string; description?: unknown; keywords?: unknown; heliograph?: unknown };
+  let json: unknown;
   try {
-    pkg = JSON.parse(readFileSync(pkgFile, 'utf8')) as typeof pkg;
+    json = JSON.parse(readFileSync(pkgFile, 'utf8'));
   } catch (err) {
     return { problem: `${pkgFile}: not valid JSON (${errorMessage(err)})` };
   }
-  const isPlugin = Array.isArray(pkg.keywords) && pkg.keywords.includes('heliograph-plugin');
+  const isPlugin = hasPluginKeyword(json);
   if (options.requireKeyword && !isPlugin) return { notPlugin: true };
+  const read = packageSchema.safeParse(json);
+  if (!read.success) return { problem: formatZodError(read.error, { source: pkgFile, input: json }) };
+  const pkg = read.data;
   const name = pkg.name ?? dir;
   if (pkg.heliograph === undefined) {
     return {
@@ -76,10 +97,16 @@ export function readPluginPackage(dir: string, options: { requireKeyword: boolea
       packageName: pkg.name ?? parsed.data.id,
       dir,
       entry: join(dir, pkg.main ?? 'index.js'),
-      description: typeof pkg.description === 'string' ? pkg.description : undefined,
+      description: pkg.description,
       bundled: options.bundled,
     },
   };
+}
+
+/** Whether a package.json names the keyword, read before the rest is checked: other packages are passed over quietly. */
+function hasPluginKeyword(json: unknown): boolean {
+  const keywords = (json as { keywords?: unknown } | null)?.keywords;
+  return Array.isArray(keywords) && keywords.includes('heliograph-plugin');
 }
 
 /**

@@ -109,3 +109,29 @@ test('a plugin that is not built yet says so', () => {
         `plugin folder ${dir}: plugin raw has no index.js (its package.json "main"): build it first (npx tsc)`,
   );
 });
+
+test("the package's own fields are checked before anything is loaded, and each mistake is named", () => {
+  const withPackage = (fields: Record<string, unknown>) => {
+    const dir = tempDir();
+    writeFileSync(join(dir, 'package.json'), JSON.stringify({ ...fields, heliograph: manifest('acme') }));
+    writeFileSync(join(dir, 'index.js'), 'export default {};\n');
+    return dir;
+  };
+  const refusals: Array<[Record<string, unknown>, RegExp]> = [
+    [{ name: 42 }, /package\.json.*name: .*expected string/i],
+    [{ name: 'acme', main: '../elsewhere/index.js' }, /main: must be a path inside the package/],
+    [{ name: 'acme', main: '/usr/lib/evil.js' }, /main: must be a path inside the package/],
+    [{ name: 'acme', keywords: ['heliograph-plugin', 7] }, /keywords\[1\]: .*expected string/i],
+    [{ name: 'acme', description: ['not', 'text'] }, /description: .*expected string/i],
+  ];
+  for (const [fields, message] of refusals) {
+    const dir = withPackage(fields);
+    assert.throws(
+      () => withPluginDirs(noInstalled, [dir]),
+      (err) => err instanceof ConfigError && message.test(err.message) && err.message.includes(join(dir, 'package.json')),
+      `package.json ${JSON.stringify(fields)} is refused with ${String(message)}`,
+    );
+  }
+  const good = withPackage({ name: 'acme', main: './index.js', description: 'An acme meter', keywords: ['solar'] });
+  assert.equal(withPluginDirs(noInstalled, [good]).get('acme')?.description, 'An acme meter');
+});
