@@ -4,7 +4,7 @@ import { z } from 'zod';
 import type { Clock } from '../clock.js';
 import { migrate, type Db, type Migration } from '../db.js';
 import { formatUtc } from '../rfc3339.js';
-import { TypedEmitter } from 'tiny-typed-emitter';
+import { SafeEmitter } from '../events.js';
 import { throttleKey } from './client-key.js';
 import { hashPassword, verifyPassword } from './password-hash.js';
 import { scopeSchema } from './scopes.js';
@@ -133,7 +133,7 @@ interface AuthEvents {
  * The device password (scrypt hash) and bearer tokens (sha256 hashes), both in SQLite, and
  * the failed-login throttle. Create with `AuthService.create`, which applies the migrations.
  */
-export class AuthService extends TypedEmitter<AuthEvents> implements Authenticator {
+export class AuthService extends SafeEmitter<AuthEvents> implements Authenticator {
   private readonly throttle: LoginThrottle;
   private readonly hashGate: WorkGate;
   /** Per client address, so concurrent guesses are counted one after another (see `authenticate`). */

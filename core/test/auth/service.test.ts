@@ -298,3 +298,21 @@ test('password checks share a few scrypt slots: beyond them 503 with Retry-After
   assert.equal((await auth.authenticate({ kind: 'password', secret: PASSWORD }, '10.0.1.1')).ok, true);
   await Promise.all(flood);
 });
+
+test('a revocation listener that throws cannot fail the revocation: the token is gone and the next listener hears it', async (t) => {
+  const fx = await startAuth();
+  t.after(fx.close);
+  await fx.auth.setPassword(PASSWORD);
+  const token = await fx.auth.createToken({ name: 'hass' });
+  const heard: string[] = [];
+  fx.auth.on('revoked', () => {
+    throw new Error('a broken listener');
+  });
+  fx.auth.on('revoked', (id) => heard.push(id));
+
+  assert.equal(await fx.auth.revokeToken(token.id), true, 'revokeToken reports the revocation');
+  assert.deepEqual(heard, [token.id], 'the listener after the throwing one is called');
+  const outcome = await fx.auth.authenticate({ kind: 'token', secret: token.token }, IP);
+  assert.equal(outcome.ok, false, 'the revoked token is refused');
+  assert.deepEqual(await fx.auth.listTokens(), []);
+});
