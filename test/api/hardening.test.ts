@@ -34,6 +34,14 @@ test('writes take JSON only: text/plain, form and multipart bodies answer 415', 
     assert.equal(res.status, 415, type);
     assert.match(((await res.json()) as { error: string }).error, /Content-Type: application\/json/);
   }
+  // The setup route reads its body before any credentials exist: it takes JSON only as well.
+  const setup = await server.api('/api/v1/setup', {
+    method: 'POST',
+    auth: null,
+    headers: { 'content-type': 'text/plain' },
+    body: '{"code":"ABCD-EFGH","password":"a-long-password"}',
+  });
+  assert.equal(setup.status, 415, 'POST /api/v1/setup with text/plain');
   const json = await server.api('/api/v1/tokens', jsonBody({ name: 'json-ok' }));
   assert.equal(json.status, 201);
   const { id } = (await json.json()) as { id: string };

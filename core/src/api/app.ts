@@ -7,7 +7,7 @@ import { requireAuth } from '../auth/middleware.js';
 import type { Authenticator } from '../auth/types.js';
 import { jsonBody } from './body.js';
 import { errorHandler } from './errors.js';
-import { hostAndOriginCheck, requireJsonBody, securityHeaders } from './hardening.js';
+import { hostAndOriginCheck, securityHeaders } from './hardening.js';
 import { HostPolicy } from './host-policy.js';
 import { rootGate } from './root-gate.js';
 import { listRoutes, requireDeclaredScopes, type RouteInfo } from './routes.js';
@@ -67,7 +67,6 @@ export function createApp(options: AppOptions): WebsocketApp {
 
   const api = new Router({ prefix: API_PREFIX });
   requireDeclaredScopes(options.routers);
-  api.use(requireJsonBody());
   api.use(jsonBody({ limitBytes: 64 * 1024 }));
   for (const router of options.routers) api.use(router.routes());
   app.use(api.routes());

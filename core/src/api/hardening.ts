@@ -24,28 +24,3 @@ export function hostAndOriginCheck(policy: HostPolicy) {
     await next();
   };
 }
-
-const JSON_TYPE = /^application\/([a-z0-9.+-]*\+)?json\s*(;|$)/i;
-const BODY_METHODS = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
-
-/**
- * Writes take JSON only (415 otherwise). A cross-site HTML form can post `text/plain`,
- * form-encoded and multipart bodies without the browser asking first; it cannot post
- * `application/json`. A request without a body and without a content type passes, so a
- * plain DELETE works.
- */
-export function requireJsonBody() {
-  return async function requireJsonBody(ctx: Context, next: Next): Promise<void> {
-    if (BODY_METHODS.has(ctx.method)) {
-      const type = ctx.get('content-type');
-      const hasBody = Number(ctx.get('content-length') || 0) > 0 || ctx.get('transfer-encoding') !== '';
-      if ((type !== '' || hasBody) && !JSON_TYPE.test(type)) {
-        throw new ApiError(
-          415,
-          `the body must be JSON sent with "Content-Type: application/json"${type ? `, not "${type.slice(0, 100)}"` : ''}`,
-        );
-      }
-    }
-    await next();
-  };
-}

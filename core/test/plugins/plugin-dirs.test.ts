@@ -128,7 +128,8 @@ test("the package's own fields are checked before anything is loaded, and each m
     const dir = withPackage(fields);
     assert.throws(
       () => withPluginDirs(noInstalled, [dir]),
-      (err) => err instanceof ConfigError && message.test(err.message) && err.message.includes(join(dir, 'package.json')),
+      (err) =>
+        err instanceof ConfigError && message.test(err.message) && err.message.includes(join(dir, 'package.json')),
       `package.json ${JSON.stringify(fields)} is refused with ${String(message)}`,
     );
   }
