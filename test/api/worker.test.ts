@@ -47,13 +47,43 @@ test('a worker plugin declares and publishes topics, and its write handlers answ
 });
 
 test("a worker plugin's jobs run on the host's scheduler", async () => {
-  await statusWhen(server, 'meter', (s) => s.last_poll !== null);
+  const before = await statusWhen(server, 'meter', (s) => s.last_poll !== null, { what: 'a first poll' });
   const first = Number(await value('inverter_2/pv_power'));
-  await new Promise<void>((resolve) => {
-    const check = () => (server.registry.get('inverter_2/pv_power')?.value as number) > first && resolve();
-    server.registry.on('tick', check);
+  // The host counts each run it schedules: a later poll is recorded in the instance's status,
+  // and the value the worker published on it reaches the registry.
+  const later = await statusWhen(server, 'meter', (s) => s.last_poll !== before.last_poll, {
+    what: 'a later poll recorded by the host',
   });
+  assert.ok(
+    Date.parse(later.last_poll!) > Date.parse(before.last_poll!),
+    `${later.last_poll} after ${before.last_poll}`,
+  );
+  const rising = await registryValueWhen('inverter_2/pv_power', (v) => typeof v === 'number' && v > first);
+  assert.ok(Number(rising) > first, `pv_power ${String(rising)} rose above ${first}`);
 });
+
+/** The registry's value of `topic` once `predicate` holds for it, checked on every tick; rejects after 20 s. */
+function registryValueWhen(topic: string, predicate: (value: unknown) => boolean): Promise<unknown> {
+  return new Promise((resolve, reject) => {
+    const check = () => {
+      const current = server.registry.get(topic)?.value;
+      if (!predicate(current)) return;
+      server.registry.off('tick', check);
+      clearTimeout(timer);
+      resolve(current);
+    };
+    const timer = setTimeout(() => {
+      server.registry.off('tick', check);
+      reject(
+        new Error(
+          `${topic} did not satisfy ${predicate.toString()} within 20 s (last ${String(server.registry.get(topic)?.value)})`,
+        ),
+      );
+    }, 20_000);
+    server.registry.on('tick', check);
+    check();
+  });
+}
 
 test('a worker in a busy loop is terminated by the watchdog, marked failed, and the service answers', async () => {
   const failed = await statusWhen(server, 'spin', (s) => s.state === 'failed');

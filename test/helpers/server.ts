@@ -110,20 +110,40 @@ export function jsonBody(body: unknown): RequestInit {
   };
 }
 
-/** Resolves with the instance's status once `predicate` holds for it (at once if it already does). */
+/**
+ * Resolves with the instance's status once `predicate` holds for it (at once if it already
+ * does). Rejects after `timeoutMs` (default 20 s) naming the instance, what was awaited
+ * (`what`, else the predicate's source) and the last status seen, so a regression fails
+ * with a reason instead of at the runner's timeout.
+ */
 export function statusWhen(
   s: TestServer,
   id: string,
   predicate: (status: InstanceStatus) => boolean,
+  options: { what?: string; timeoutMs?: number } = {},
 ): Promise<InstanceStatus> {
-  return new Promise((resolve) => {
+  const { what = predicate.toString(), timeoutMs = 20_000 } = options;
+  return new Promise((resolve, reject) => {
+    const finish = () => {
+      s.plugins.off('status', check);
+      clearTimeout(timer);
+    };
     const check = () => {
       const status = s.plugins.status().find((p) => p.id === id);
       if (status && predicate(status)) {
-        s.plugins.off('status', check);
+        finish();
         resolve(status);
       }
     };
+    const timer = setTimeout(() => {
+      finish();
+      const last = s.plugins.status().find((p) => p.id === id);
+      reject(
+        new Error(
+          `plugin instance "${id}" did not reach ${what} within ${timeoutMs / 1000} s; last status: ${last ? JSON.stringify(last) : 'no such instance'}`,
+        ),
+      );
+    }, timeoutMs);
     s.plugins.on('status', check);
     check();
   });
