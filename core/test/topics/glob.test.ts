@@ -1,6 +1,15 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { compileGlob } from '../../src/topics/glob.js';
+import fc from 'fast-check';
+import { compileGlob, matchGlob } from '../../src/topics/glob.js';
+
+/** The definition the matcher must agree with: `*` is `.*` (including `/`), `?` is `.`, the rest literal. */
+function reference(glob: string): RegExp {
+  const source = [...glob].map((ch) =>
+    ch === '*' ? '.*' : ch === '?' ? '.' : ch.replace(/[.+^${}()|[\]\\]/g, '\\$&'),
+  );
+  return new RegExp(`^${source.join('')}$`, 's');
+}
 
 test('globs: * spans any run including /, ? one character, the rest literal', () => {
   const cases: Array<[string, string, boolean]> = [
@@ -46,4 +55,33 @@ test('a pathological glob over 10 000 topics answers, and correctly', () => {
     topics.filter((t) => stars.test(t)),
     [],
   );
+});
+
+test('globs agree with the regular expression they stand for, with and without the literal prefilter', () => {
+  // A small alphabet makes near misses common: patterns whose head, tail and length fit a
+  // topic while a literal in the middle does not.
+  const text = fc.string({ unit: fc.constantFrom('a', 'b', '/', '_'), maxLength: 12 });
+  const glob = fc.string({ unit: fc.constantFrom('a', 'b', '/', '_', '*', '?'), maxLength: 8 });
+  fc.assert(
+    fc.property(glob, text, (pattern, topic) => {
+      const expected = reference(pattern).test(topic);
+      assert.equal(compileGlob(pattern).test(topic), expected, `compileGlob(${pattern}) on ${topic}`);
+      // matchGlob takes collapsed `*` runs; checked alone so the prefilter cannot hide its mistakes.
+      assert.equal(matchGlob(pattern.replace(/\*{2,}/g, '*'), topic), expected, `matchGlob(${pattern}) on ${topic}`);
+    }),
+    { numRuns: 5_000, seed: 20261125 },
+  );
+});
+
+test('a middle literal must match even when head, tail and length fit', () => {
+  for (const [pattern, topic] of [
+    ['*/pv_*', 'inverter_1/grid_power'],
+    ['a*b*c', 'aXc'],
+    ['a?c', 'abd'],
+    ['x*mid*y', 'x_mad_y'],
+  ] as const) {
+    assert.equal(compileGlob(pattern).test(topic), false, `${pattern} must not match ${topic}`);
+    assert.equal(matchGlob(pattern, topic), false, `matchGlob: ${pattern} must not match ${topic}`);
+  }
+  assert.equal(compileGlob('*/pv_*').test('inverter_1/pv_power'), true);
 });
