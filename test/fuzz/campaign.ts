@@ -134,6 +134,20 @@ function buildPath(route: RouteInfo, param: string, query: Array<[string, string
   return search ? `${path}?${search}` : path;
 }
 
+/**
+ * The seed of a fuzz run: FUZZ_SEED when set (to replay a run), else a new one. Always
+ * returned with the line to print, so any run, failing or not, can be replayed exactly.
+ */
+export function fuzzSeed(): { seed: number; line: string } {
+  const given = process.env.FUZZ_SEED;
+  if (given !== undefined && !/^-?\d+$/.test(given)) throw new Error(`FUZZ_SEED must be an integer, got "${given}"`);
+  const seed = given !== undefined ? Number(given) : (Math.random() * 2 ** 31) | 0;
+  return {
+    seed,
+    line: `fuzz seed ${seed}${given !== undefined ? ' (from FUZZ_SEED)' : ''}: replay with FUZZ_SEED=${seed}`,
+  };
+}
+
 /** REST: any route, any query, body, content type and credentials: never a 5xx, always the error shape. */
 export async function fuzzRest(
   target: { server: TestServer; tokens: Record<'read' | 'write', string> },

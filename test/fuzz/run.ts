@@ -1,9 +1,10 @@
 // `npm run fuzz`: the campaign with many more runs. FUZZ_RUNS (default 2000) and FUZZ_SEED
-// (to replay a failure fast-check reported) tune it.
-import { fuzzRest, fuzzWebsocket, startFuzzTarget } from './campaign.js';
+// (to replay a run: every run prints its seed) tune it.
+import { fuzzRest, fuzzSeed, fuzzWebsocket, startFuzzTarget } from './campaign.js';
 
 const runs = Number(process.env.FUZZ_RUNS ?? 2000);
-const seed = process.env.FUZZ_SEED ? Number(process.env.FUZZ_SEED) : undefined;
+const { seed, line } = fuzzSeed();
+console.log(line);
 const target = await startFuzzTarget();
 const started = Date.now();
 await fuzzRest(target, runs, seed);
