@@ -18,6 +18,7 @@ export default tseslint.config(
       '**/node_modules/**',
       'bench-data/**',
       'data/**',
+      '.stryker-tmp/**',
       '**/*.js',
       '**/*.mjs',
       '**/*.cjs',

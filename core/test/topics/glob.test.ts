@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
-import { compileGlob, matchGlob } from '../../src/topics/glob.js';
+import { compileGlob, isGlob, matchGlob } from '../../src/topics/glob.js';
 
 /** The definition the matcher must agree with: `*` is `.*` (including `/`), `?` is `.`, the rest literal. */
 function reference(glob: string): RegExp {
@@ -84,4 +84,13 @@ test('a middle literal must match even when head, tail and length fit', () => {
     assert.equal(matchGlob(pattern, topic), false, `matchGlob: ${pattern} must not match ${topic}`);
   }
   assert.equal(compileGlob('*/pv_*').test('inverter_1/pv_power'), true);
+});
+
+test('isGlob: a topic with * or ? is a pattern, anything else a plain topic', () => {
+  assert.equal(isGlob('total/*'), true);
+  assert.equal(isGlob('battery_?/power'), true);
+  assert.equal(isGlob('inverter_1/pv_power'), false);
+  assert.equal(isGlob(''), false);
+  assert.equal(compileGlob('inverter_1/pv_power').test('inverter_1/pv_power'), true, 'a plain topic matches itself');
+  assert.equal(compileGlob('inverter_1/pv_power').test('inverter_1/pv_powerX'), false, 'and nothing else');
 });

@@ -1,0 +1,108 @@
+#!/usr/bin/env node
+// `npm run mutate [module...]`: mutation testing of the modules that decide access and answers
+// (modules.json). For each module, Stryker mutates its compiled JavaScript and runs the module's
+// compiled tests (node's test runner, through Stryker's TAP runner) against every mutant; a
+// mutant no test notices "survives". Survivors that cannot change behaviour are listed, with the
+// reason, in equivalent.json; every other survivor is printed, and the run fails when a module
+// scores under the bar. It is not part of `npm test`: run it before merging a change to one of
+// these modules (docs/architecture.md).
+import { existsSync, readFileSync, rmSync } from 'node:fs';
+import { join, relative } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { Stryker } from '@stryker-mutator/core';
+
+const BAR = 90;
+const root = fileURLToPath(new URL('../..', import.meta.url));
+const here = join(root, 'test', 'mutate');
+const { modules } = JSON.parse(readFileSync(join(here, 'modules.json'), 'utf8'));
+const equivalents = JSON.parse(readFileSync(join(here, 'equivalent.json'), 'utf8')).mutants;
+
+const wanted = process.argv.slice(2);
+const unknown = wanted.filter((name) => !modules.some((m) => m.name === name));
+if (unknown.length > 0) {
+  console.error(`unknown module(s) ${unknown.join(', ')}; known: ${modules.map((m) => m.name).join(', ')}`);
+  process.exit(2);
+}
+const chosen = wanted.length > 0 ? modules.filter((m) => wanted.includes(m.name)) : modules;
+
+/** The source line a mutant sits on, trimmed: what equivalent.json names, so line shifts do not matter. */
+function sourceLine(file, line) {
+  return (readFileSync(join(root, file), 'utf8').split('\n')[line - 1] ?? '').trim();
+}
+
+function isEquivalent(moduleName, mutant, file) {
+  const line = sourceLine(file, mutant.location.start.line);
+  return equivalents.find(
+    (e) =>
+      e.module === moduleName &&
+      e.file === file &&
+      e.mutator === mutant.mutatorName &&
+      e.replacement === mutant.replacement &&
+      e.line === line,
+  );
+}
+
+const rows = [];
+let failed = false;
+for (const module of chosen) {
+  const missing = [...module.mutate, ...module.tests].filter((f) => !existsSync(join(root, f)));
+  if (missing.length > 0) {
+    console.error(`${module.name}: ${missing.join(', ')} not found: run \`npm run build\` first`);
+    process.exit(2);
+  }
+  console.log(`\n== ${module.name}: ${module.mutate.join(', ')}`);
+  const stryker = new Stryker({
+    testRunner: 'tap',
+    tap: { testFiles: module.tests },
+    mutate: module.mutate,
+    coverageAnalysis: 'perTest',
+    // The project builds with TypeScript 7, which has no JavaScript API for Stryker's tsconfig
+    // rewriting; the mutants are in compiled JavaScript anyway.
+    tsconfigFile: 'test/mutate/no-such-tsconfig.json',
+    disableTypeChecks: false,
+    // Compiled output is git-ignored: take it into the sandbox.
+    ignorePatterns: ['!core/dist', '!plugins/*/dist', '!plugins-sdk/dist', '!test/dist', 'data', 'test-artifacts'],
+    reporters: ['progress'],
+    concurrency: Number(process.env.MUTATE_CONCURRENCY ?? 2),
+    timeoutMS: 20_000,
+    tempDirName: '.stryker-tmp',
+    cleanTempDir: 'always',
+    logLevel: 'warn',
+    fileLogLevel: 'off',
+    env: { HELIOGRAPH_MDNS: '0', HELIOGRAPH_LOG_LEVEL: 'silent' },
+  });
+  const results = await stryker.runMutationTest();
+  const counted = { killed: 0, survived: 0, equivalent: 0, other: 0 };
+  const alive = [];
+  for (const mutant of results) {
+    const file = relative(root, mutant.fileName);
+    if (mutant.status === 'Killed' || mutant.status === 'Timeout') counted.killed++;
+    else if (mutant.status === 'Survived' || mutant.status === 'NoCoverage') {
+      if (isEquivalent(module.name, mutant, file)) counted.equivalent++;
+      else {
+        counted.survived++;
+        alive.push(
+          `  ${file}:${mutant.location.start.line}:${mutant.location.start.column} ${mutant.mutatorName}${mutant.status === 'NoCoverage' ? ' (no test runs it)' : ''}\n` +
+            `    ${sourceLine(file, mutant.location.start.line)}\n    -> ${mutant.replacement.replace(/\s+/g, ' ')}`,
+        );
+      }
+    } else counted.other++;
+  }
+  const judged = counted.killed + counted.survived;
+  const score = judged === 0 ? 100 : (100 * counted.killed) / judged;
+  if (score < BAR) failed = true;
+  rows.push({ module: module.name, mutants: results.length, ...counted, score });
+  if (alive.length > 0) console.log(`surviving mutants of ${module.name}:\n${alive.join('\n')}`);
+}
+rmSync(join(root, '.stryker-tmp'), { recursive: true, force: true });
+
+console.log('\nmodule                   mutants  killed  survived  equivalent  errors  score');
+for (const r of rows) {
+  console.log(
+    `${r.module.padEnd(24)} ${String(r.mutants).padStart(7)} ${String(r.killed).padStart(7)} ${String(r.survived).padStart(9)} ${String(r.equivalent).padStart(11)} ${String(r.other).padStart(7)}  ${r.score.toFixed(1)} %`,
+  );
+}
+console.log(
+  `\nscore = killed (incl. time-outs) / (killed + surviving, equivalent mutants left out); the bar is ${BAR} %`,
+);
+process.exit(failed ? 1 : 0);
