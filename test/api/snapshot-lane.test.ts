@@ -33,7 +33,7 @@ test('the lane answers exactly what the koa route answers', async () => {
   }
 });
 
-test('requests the lane does not take get the API answers: wrong password, no credentials, read tokens', async () => {
+test('refusals get the API answers (wrong password, no credentials); a read token gets what the password gets', async () => {
   const wrong = await answer('/api/v1/metrics', basicAuth('not the password'));
   assert.equal(wrong.status, 401);
   assert.match(wrong.headers['www-authenticate'] ?? '', /^Bearer realm=/);

@@ -12,7 +12,7 @@ const SNAPSHOT_PATH = '/api/v1/metrics';
 
 /**
  * The plain snapshot (`GET /api/v1/metrics`, no query) for a client the service already
- * knows, answered from the registry's cached Buffer with one `res.end`. It is the request
+ * knows (by its password or its token), answered from the registry's cached Buffer with one `res.end`. It is the request
  * dashboards and the official clients poll, and koa's context, the middleware chain and
  * the router cost more than the answer itself (npm run bench).
  *

@@ -232,10 +232,27 @@ export class AuthService extends SafeEmitter<AuthEvents> implements Authenticato
     return this.oneAtATime(address, () => this.check(credentials, address));
   }
 
-  /** The password identity when `credentials` are the remembered password (see isRememberedPassword). */
+  /**
+   * The identity of credentials the service has already checked, without waiting: the
+   * remembered password (see isRememberedPassword), or a token found valid before and still
+   * in the token cache (see knownToken). Anything else is undefined and takes the full path,
+   * where failures are counted and throttled.
+   */
   knownIdentity(credentials: Credentials, clientIp: string): Identity | undefined {
-    if (credentials.kind !== 'password') return undefined;
+    if (credentials.kind === 'token') return this.knownToken(credentials.secret);
     return this.isRememberedPassword(credentials.secret, throttleKey(clientIp)) ? PASSWORD_IDENTITY_ONLY : undefined;
+  }
+
+  /**
+   * A token the database vouched for earlier and that is still valid now. Revoking clears the
+   * cache, so a revoked token is never known; the expiry is checked against the clock here.
+   * A token the cache does not hold is not known (the full check reads and caches it).
+   */
+  private knownToken(secret: string): Identity | undefined {
+    if (!this.passwordSeen) return undefined;
+    const row = this.tokenCache.get(tokenDigest(secret).toString('hex'));
+    if (!row || (row.expires_at !== null && this.clock.now() >= row.expires_at)) return undefined;
+    return { who: row.name, scope: row.scope, token: { id: row.id, expiresAt: row.expires_at } };
   }
 
   /**
