@@ -42,6 +42,10 @@ function isEquivalent(moduleName, mutant, file) {
   );
 }
 
+// The test processes inherit this environment: no mDNS advertising, no log noise.
+process.env.HELIOGRAPH_MDNS = '0';
+process.env.HELIOGRAPH_LOG_LEVEL = 'silent';
+
 const rows = [];
 let failed = false;
 for (const module of chosen) {
@@ -69,7 +73,6 @@ for (const module of chosen) {
     cleanTempDir: 'always',
     logLevel: 'warn',
     fileLogLevel: 'off',
-    env: { HELIOGRAPH_MDNS: '0', HELIOGRAPH_LOG_LEVEL: 'silent' },
   });
   const results = await stryker.runMutationTest();
   const counted = { killed: 0, survived: 0, equivalent: 0, other: 0 };
