@@ -6,7 +6,8 @@
 // reason, in equivalent.json; every other survivor is printed, and the run fails when a module
 // scores under the bar. It is not part of `npm test`: run it before merging a change to one of
 // these modules (docs/architecture.md).
-import { existsSync, readFileSync, rmSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Stryker } from '@stryker-mutator/core';
@@ -55,7 +56,15 @@ for (const module of chosen) {
     process.exit(2);
   }
   console.log(`\n== ${module.name}: ${module.mutate.join(', ')}`);
+  // Mutants are made in place: tests across packages import the core by its package name,
+  // which a sandbox copy would leave pointing at the unmutated files. Stryker puts the files
+  // back when it ends; the copies taken here are put back as well, whatever happens.
+  const backup = mkdtempSync(join(tmpdir(), 'heliograph-mutate-'));
+  const restore = () => module.mutate.forEach((f, i) => copyFileSync(join(backup, String(i)), join(root, f)));
+  module.mutate.forEach((f, i) => copyFileSync(join(root, f), join(backup, String(i))));
+  process.once('exit', restore);
   const stryker = new Stryker({
+    inPlace: true,
     testRunner: 'tap',
     tap: { testFiles: module.tests },
     mutate: module.mutate,
@@ -64,17 +73,24 @@ for (const module of chosen) {
     // rewriting; the mutants are in compiled JavaScript anyway.
     tsconfigFile: 'test/mutate/no-such-tsconfig.json',
     disableTypeChecks: false,
-    // Compiled output is git-ignored: take it into the sandbox.
-    ignorePatterns: ['!core/dist', '!plugins/*/dist', '!plugins-sdk/dist', '!test/dist', 'data', 'test-artifacts'],
     reporters: ['progress'],
     concurrency: Number(process.env.MUTATE_CONCURRENCY ?? 2),
     timeoutMS: 20_000,
     tempDirName: '.stryker-tmp',
     cleanTempDir: 'always',
+    // Compiled output is git-ignored; Stryker must still see the files it mutates.
+    ignorePatterns: ['!core/dist', '!plugins/*/dist', 'data', 'test-artifacts'],
     logLevel: 'warn',
     fileLogLevel: 'off',
   });
-  const results = await stryker.runMutationTest();
+  let results;
+  try {
+    results = await stryker.runMutationTest();
+  } finally {
+    restore();
+    process.off('exit', restore);
+    rmSync(backup, { recursive: true, force: true });
+  }
   const counted = { killed: 0, survived: 0, equivalent: 0, other: 0 };
   const alive = [];
   for (const mutant of results) {
