@@ -4,6 +4,7 @@
  * charging and discharging through the core's one write path (validated, audited, refused
  * writes reported). Re-exported from the SDK's main entry.
  */
+import { z } from 'zod';
 import type { MetricDeclaration, SettingDeclaration, SettingOption } from './context.js';
 
 /**
@@ -91,6 +92,31 @@ export const BATTERY_CONTROL_TOPICS = {
   maxDischargePower: 'battery_max_discharge_power',
   minSoc: 'battery_min_soc',
 } as const;
+
+/**
+ * A config field for the battery's limits where the device does not report them: a driver
+ * puts it in its config schema (`battery: batteryConfigSchema.optional()`) and offers battery
+ * control only when it is given. The parsed value plus `modes` is a {@link BatteryLimits}.
+ *
+ * @example
+ * const configSchema = z.strictObject({ connection: connectionSchema, battery: batteryConfigSchema.optional() });
+ * // plugins.json: "battery": { "capacityKwh": 10.24, "maxChargeW": 5000, "maxDischargeW": 5000, "minSoc": 20 }
+ */
+export const batteryConfigSchema = z
+  .strictObject({
+    capacityKwh: z.number().positive().max(1000).describe('Usable capacity of the battery in kWh.'),
+    maxChargeW: z.number().int().min(0).max(100_000).default(5000).describe('Largest charging power in W.'),
+    maxDischargeW: z.number().int().min(0).max(100_000).default(5000).describe('Largest discharging power in W.'),
+    minSoc: z
+      .number()
+      .int()
+      .min(0)
+      .max(100)
+      .default(20)
+      .describe('The battery is never discharged below this state of charge (%).'),
+  })
+  .describe('The battery behind the inverter, for battery control. Without it, none is offered.')
+  .meta({ title: 'Battery control' });
 
 const LABELS: Record<BatteryMode, string> = {
   normal: 'Normal',

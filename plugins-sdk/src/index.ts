@@ -44,6 +44,7 @@ export { ConfigError, DeviceRefusedError, NoAnswerError } from './errors.js';
 export { formatZodError, formatZodIssue, formatZodPath, type ZodErrorFormatOptions } from './zod-errors.js';
 export { batteryMetrics, inverterMetrics, pvStringMetrics } from './vocabulary.js';
 export {
+  batteryConfigSchema,
   batteryControl,
   commandProblem,
   BATTERY_CONTROL_TOPICS,

@@ -9,9 +9,10 @@
 import {
   batteryControl,
   DeviceRefusedError,
-  z,
+  type batteryConfigSchema,
   type BatteryCommand,
   type BatteryControl,
+  type z,
 } from '@heliograph/plugins-sdk';
 import type { ModbusClient } from '@heliograph/plugins-sdk/connections';
 
@@ -58,29 +59,6 @@ export function touLayout(deviceType: number): TouLayout | null {
 
 const SLOTS = 6;
 const PROGRAM_LENGTH = 5 * SLOTS;
-
-/**
- * plugins.json `config.battery` of a deye instance: the battery's limits. Battery control is
- * offered only when it is given (and a battery device is assigned).
- *
- * @example
- * { "capacityKwh": 10.24, "maxChargeW": 5000, "maxDischargeW": 5000, "minSoc": 20 }
- */
-export const batteryConfigSchema = z
-  .strictObject({
-    capacityKwh: z.number().positive().max(1000).describe('Usable capacity of the battery in kWh.'),
-    maxChargeW: z.number().int().min(0).max(50_000).default(5000).describe('Largest charging power in W.'),
-    maxDischargeW: z.number().int().min(0).max(50_000).default(5000).describe('Largest discharging power in W.'),
-    minSoc: z
-      .number()
-      .int()
-      .min(0)
-      .max(100)
-      .default(20)
-      .describe('Never discharged below this SOC (%): the inverter\'s "battery low" capacity.'),
-  })
-  .describe('The battery behind the inverter, for battery control (time-of-use program). Without it, none is offered.')
-  .meta({ title: 'Battery control' });
 
 /** What one command writes: the program's 30 words, the timer bit, grid charge and its current. */
 interface Plan {

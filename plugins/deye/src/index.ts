@@ -4,7 +4,7 @@
  * inverter's and battery's readings under the standard vocabulary, and writes its settings
  * (checked by reading the register back).
  */
-import { definePlugin, inverterMetrics, z } from '@heliograph/plugins-sdk';
+import { batteryConfigSchema, definePlugin, inverterMetrics, z } from '@heliograph/plugins-sdk';
 import {
   connectionSchema,
   inverterOnUnit,
@@ -15,7 +15,7 @@ import {
   unitIdDeviceConfigSchema,
   watchUnit,
 } from '@heliograph/plugins-sdk/connections';
-import { batteryConfigSchema, deyeBatteryControl } from './battery-control.js';
+import { deyeBatteryControl } from './battery-control.js';
 import { deyeMap, identityMap } from './register-map.js';
 
 /**
