@@ -29,9 +29,11 @@ function driver(limits: BatteryLimits = LIMITS) {
     setup(ctx) {
       const control = batteryControl({
         limits,
-        apply: async ({ command }) => {
-          if (device.refuse) throw new DeviceRefusedError({ answer: 'exception 3 (illegal data value)' });
+        apply: ({ command }) => {
+          if (device.refuse)
+            return Promise.reject(new DeviceRefusedError({ answer: 'exception 3 (illegal data value)' }));
           applied.push(command);
+          return Promise.resolve();
         },
       });
       ctx.topics.declare({ device: 'inverter_1', metrics: control.metrics, settings: control.settings });
