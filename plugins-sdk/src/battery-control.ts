@@ -263,7 +263,8 @@ export function batteryControl(options: BatteryControlOptions): BatteryControl {
       displayName: 'Battery control target SOC',
       unit: '%',
       deviceClass: null,
-      min: limits.minSoc,
+      // Whole percent from the minimum up (a min SOC of 10.5 allows 11..100).
+      min: Math.ceil(limits.minSoc),
       max: 100,
       step: 1,
       initial: current.targetSoc,
