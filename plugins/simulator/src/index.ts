@@ -3,7 +3,8 @@
  * batteries as plugins.json assigns it, following the sun at the site's coordinates, plus a
  * demo forecast and demo prices, so a fresh install shows live data on every endpoint.
  */
-import { type Disposer, definePlugin } from '@heliograph/plugins-sdk';
+import { batteryControl, type Disposer, definePlugin, loadBatteryCommand } from '@heliograph/plugins-sdk';
+import { bankLimits } from './control.js';
 import { runBackfill, planBackfill } from './backfill.js';
 import { configSchema, createSiteModel, isKnownTimeZone } from './config.js';
 import { BATTERY_METRICS, INVERTER_METRICS, MAX_CHARGE_CURRENT, SETTING_NAMES } from './declarations.js';
@@ -43,13 +44,30 @@ export default definePlugin({
     const state = (await loadState(ctx.store)) ?? initialState(model, ctx.now(), config.initialSoc);
     const sim = new LiveSimulation(ctx, model, inverters, batteries, state, settings);
 
+    // Battery control steers the whole bank, declared on the first inverter.
+    const limits = bankLimits(model);
+    const control = limits
+      ? batteryControl({
+          limits,
+          store: ctx.store,
+          initial: await loadBatteryCommand(ctx.store),
+          apply: ({ command }) => Promise.resolve(sim.applyControl(command)),
+        })
+      : null;
+    if (control) {
+      sim.control = control.current();
+      sim.controlInfo = control.info;
+    }
+
     inverters.forEach((device, i) => {
+      const withControl = i === 0 && control;
       ctx.topics.declare({
         device: device.id,
         pollIntervalMs: config.pollIntervalMs,
         identity: sim.info[i]!.identity,
-        metrics: INVERTER_METRICS,
+        metrics: withControl ? [...INVERTER_METRICS, ...control.metrics] : INVERTER_METRICS,
         settings: [
+          ...(withControl ? control.settings : []),
           {
             name: SETTING_NAMES.outputSourcePriority,
             displayName: 'Output source priority',

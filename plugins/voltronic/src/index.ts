@@ -2,11 +2,14 @@
  * The Voltronic / Axpert driver (PI30 protocol) over a serial port or a TCP serial bridge:
  * polls QPIGS, QMOD and QPIRI every `pollIntervalMs`, identifies the inverter with QID and
  * QVFW, and writes output source priority (POP), charger priority (PCP) and the max charge
- * current (MCHGC, from the currents QMCHGCR lists).
+ * current (MCHGC, from the currents QMCHGCR lists). With `battery` configured it offers
+ * battery control (battery-control.ts).
  */
 import {
+  batteryConfigSchema,
   definePlugin,
   inverterMetrics,
+  loadBatteryCommand,
   NoAnswerError,
   pvStringMetrics,
   z,
@@ -14,12 +17,14 @@ import {
   type SettingOption,
 } from '@heliograph/plugins-sdk';
 import { openStreamLink, pollingFields, streamConnectionSchema } from '@heliograph/plugins-sdk/connections';
+import { voltronicBatteryControl } from './battery-control.js';
 import { Pi30Client } from './client.js';
 import { chargeCurrents, gridPower, qmodMode, qpigsValues, qpiriSettings } from './qpigs.js';
 
 const configSchema = z.strictObject({
   connection: streamConnectionSchema,
   ...pollingFields,
+  battery: batteryConfigSchema.optional(),
 });
 
 const OUTPUT_PRIORITIES: SettingOption<number>[] = [
@@ -60,7 +65,7 @@ const metrics: MetricDeclaration[] = [
 export default definePlugin({
   id: 'voltronic',
   configSchema,
-  setup(ctx, config) {
+  async setup(ctx, config) {
     const device = ctx.devices[0]!.id;
     const { connection } = config;
     const link = openStreamLink(connection);
@@ -76,11 +81,23 @@ export default definePlugin({
     });
     const offConnect = link.on('connect', () => ctx.status.ok());
 
+    // Battery control through the priorities, when the battery is described.
+    const battery = config.battery
+      ? voltronicBatteryControl({
+          client,
+          battery: config.battery,
+          log: (m) => ctx.log.info(`${device}: ${m}`),
+          store: ctx.store,
+          initial: await loadBatteryCommand(ctx.store),
+        })
+      : null;
+
     ctx.topics.declare({
       device,
       pollIntervalMs: config.pollIntervalMs,
-      metrics,
+      metrics: [...metrics, ...(battery?.control.metrics ?? [])],
       settings: [
+        ...(battery?.control.settings ?? []),
         {
           name: 'output_source_priority',
           displayName: 'Output source priority',
@@ -145,7 +162,13 @@ export default definePlugin({
           output_source_priority: labelOf(OUTPUT_PRIORITIES, settings.outputPriority),
           charger_source_priority: labelOf(CHARGER_PRIORITIES, settings.chargerPriority),
           max_charge_current: String(settings.maxChargeCurrent),
+          ...battery?.control.info,
         },
+      });
+      await battery?.afterPoll({
+        soc: Number(status.battery_state_of_charge),
+        voltage: Number(status.battery_voltage),
+        signal,
       });
     };
 
