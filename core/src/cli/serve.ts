@@ -81,13 +81,9 @@ export async function runServeCommand(argv: string[]): Promise<number> {
     pluginDirs: pluginDirs(pluginDirFlags),
   });
   closeServer = () => server.close();
-  process.stdout.write(`listening on ${server.url}\n`);
-  if (!(await server.auth.hasPassword()))
-    log.warn(
-      'no password is set: the API answers 403 until one is (set it in the settings page with the setup code above, or run `heliograph password set`)',
-    );
-
-  await new Promise<void>((done) => {
+  // The signals are handled before "listening on" is printed: a supervisor that stops the
+  // service as soon as it answers still gets history written.
+  const stopped = new Promise<void>((done) => {
     const stop = (signal: string) => {
       log.info(`${signal}: stopping`);
       // A stuck plugin or disk must not keep the process alive past 5 s.
@@ -100,5 +96,11 @@ export async function runServeCommand(argv: string[]): Promise<number> {
     process.once('SIGINT', () => stop('SIGINT'));
     process.once('SIGTERM', () => stop('SIGTERM'));
   });
+  process.stdout.write(`listening on ${server.url}\n`);
+  if (!(await server.auth.hasPassword()))
+    log.warn(
+      'no password is set: the API answers 403 until one is (set it in the settings page with the setup code above, or run `heliograph password set`)',
+    );
+  await stopped;
   return 0;
 }
