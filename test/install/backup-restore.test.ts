@@ -7,29 +7,10 @@ import assert from 'node:assert/strict';
 import { readFileSync, readdirSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { REPO_ROOT, tempDir } from '../helpers/server.js';
-import { MAIN, run, startService, type Service } from './service.js';
+import { createToken, MAIN, run, siteSnapshot, startService } from './service.js';
 
 const node = process.execPath;
 const mode = (path: string) => statSync(path).mode & 0o777;
-
-async function snapshot(service: Service, token: string, before: number) {
-  const system = (await (await service.api('/api/v1/system')).json()) as Array<{ topic: string; value: unknown }>;
-  const from = new Date(before - 3 * 86_400_000).toISOString();
-  const to = new Date(before - 3_600_000).toISOString();
-  const { points } = (await (
-    await service.api(`/api/v1/history?topic=inverter_1/pv_power&group_by=1h&from=${from}&to=${to}`)
-  ).json()) as { points: unknown[] };
-  const tokens = ((await (await service.api('/api/v1/tokens')).json()) as Array<{ name: string }>).map((t) => t.name);
-  const byToken = await fetch(`${service.url}/api/v1/metrics?topic=system/site_id`, {
-    headers: { authorization: `Bearer ${token}` },
-  });
-  return {
-    siteId: system.find((r) => r.topic === 'system/site_id')?.value,
-    points,
-    tokens,
-    tokenStatus: byToken.status,
-  };
-}
 
 test('backup of a running service, restore into an empty data directory: nothing is lost', async () => {
   const dir = tempDir();
@@ -39,13 +20,7 @@ test('backup of a running service, restore into an empty data directory: nothing
   const first = await startService([node, MAIN, 'serve', '--data', data]);
   try {
     await first.waitFor(/backfill complete/, "the simulator's backfill");
-    const created = (await (
-      await first.api('/api/v1/tokens', {
-        method: 'POST',
-        headers: { 'content-type': 'application/json' },
-        body: JSON.stringify({ name: 'dashboard', scope: 'read' }),
-      })
-    ).json()) as { token: string };
+    const token = await createToken(first, 'dashboard');
     const patched = await first.api('/api/v1/plugins/sim', {
       method: 'PATCH',
       headers: { 'content-type': 'application/json' },
@@ -59,7 +34,7 @@ test('backup of a running service, restore into an empty data directory: nothing
     );
     const saved = readFileSync(join(data, 'plugins.json'), 'utf8');
     assert.match(saved, /"enabled": false/, 'the change went to the data directory');
-    const before = await snapshot(first, created.token, started);
+    const before = await siteSnapshot(first, token, started);
     assert.ok(before.points.length > 24, `the backfill is in history: ${before.points.length} hours`);
 
     assert.equal(mode(data), 0o700, 'the data directory');
@@ -90,7 +65,7 @@ test('backup of a running service, restore into an empty data directory: nothing
 
     const second = await startService([node, MAIN, 'serve', '--data', restoredData]);
     try {
-      assert.deepEqual(await snapshot(second, created.token, started), before);
+      assert.deepEqual(await siteSnapshot(second, token, started), before);
     } finally {
       await second.stop();
     }

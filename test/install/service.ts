@@ -62,7 +62,7 @@ function watch(child: ChildProcess) {
 /** Runs a command to its end. */
 export async function run(
   command: string[],
-  options: { env?: Record<string, string>; stdin?: string; cwd?: string } = {},
+  options: { env?: Record<string, string>; stdin?: string; cwd?: string; deadlineMs?: number } = {},
 ): Promise<{ code: number | null; output: string }> {
   const child = spawn(command[0]!, command.slice(1), {
     env: { ...process.env, HELIOGRAPH_MDNS: '0', ...options.env },
@@ -71,7 +71,7 @@ export async function run(
   });
   child.stdin.end(options.stdin ?? '');
   const watched = watch(child);
-  const timer = setTimeout(() => child.kill('SIGKILL'), DEADLINE_MS);
+  const timer = setTimeout(() => child.kill('SIGKILL'), options.deadlineMs ?? DEADLINE_MS);
   const code = await watched.exited;
   clearTimeout(timer);
   return { code, output: watched.output() };
@@ -108,4 +108,38 @@ export async function startService(
       return watched.exited;
     },
   };
+}
+
+/**
+ * What a backup must keep, as the API shows it: the site id, the history of the three days
+ * before `before` (hourly), the token names, and whether `token` still signs in.
+ */
+export async function siteSnapshot(service: Service, token: string, before: number) {
+  const system = (await (await service.api('/api/v1/system')).json()) as Array<{ topic: string; value: unknown }>;
+  const from = new Date(before - 3 * 86_400_000).toISOString();
+  const to = new Date(before - 3_600_000).toISOString();
+  const { points } = (await (
+    await service.api(`/api/v1/history?topic=inverter_1/pv_power&group_by=1h&from=${from}&to=${to}`)
+  ).json()) as { points: unknown[] };
+  const tokens = ((await (await service.api('/api/v1/tokens')).json()) as Array<{ name: string }>).map((t) => t.name);
+  const byToken = await fetch(`${service.url}/api/v1/metrics?topic=system/site_id`, {
+    headers: { authorization: `Bearer ${token}` },
+  });
+  return {
+    siteId: system.find((r) => r.topic === 'system/site_id')?.value,
+    points,
+    tokens,
+    tokenStatus: byToken.status,
+  };
+}
+
+/** Creates a read token named `name`; its secret. */
+export async function createToken(service: Service, name: string): Promise<string> {
+  const res = await service.api('/api/v1/tokens', {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ name, scope: 'read' }),
+  });
+  if (res.status !== 201) throw new Error(`POST /api/v1/tokens answered ${res.status}: ${await res.text()}`);
+  return ((await res.json()) as { token: string }).token;
 }
