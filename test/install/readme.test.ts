@@ -9,7 +9,7 @@
 import { after, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { existsSync, readFileSync, readdirSync, statSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { REPO_ROOT, tempDir } from '../helpers/server.js';
 import { run } from './service.js';
@@ -31,6 +31,9 @@ function commands(title: string): string {
 }
 
 const root = tempDir('heliograph-readme-');
+// The folders a Debian system has before the README starts.
+for (const dir of ['etc/systemd/system', 'var/lib', 'var/backups', 'opt', 'usr/local/bin'])
+  mkdirSync(join(root, dir), { recursive: true });
 const realNpm = execFileSync('sh', ['-c', 'command -v npm'], { encoding: 'utf8' }).trim();
 const env = {
   PATH: `${join(REPO_ROOT, 'test', 'install', 'shims')}:${join(root, 'usr', 'local', 'bin')}:${process.env.PATH}`,
