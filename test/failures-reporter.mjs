@@ -17,7 +17,9 @@ export default async function* failures(source) {
     const name = [...(open.get(file) ?? []).slice(0, nesting), event.data.name].join(' › ');
     if (details?.error?.failureType === 'subtestsFailed') continue;
     const cause = details?.error?.cause ?? details?.error;
-    const message = String(cause?.message ?? cause ?? '').split('\n')[0].slice(0, 200);
+    const message = String(cause?.message ?? cause ?? '')
+      .split('\n')[0]
+      .slice(0, 200);
     yield JSON.stringify({ name, file: file ?? '', message }) + '\n';
   }
 }

@@ -88,7 +88,9 @@ test(
       const rows = (await (await server.api('/api/v1/system')).json()) as Array<{ topic: string; value: unknown }>;
       const siteId = rows.find((r) => r.topic === 'system/site_id')!.value;
       // This server's own advertisement: its port and site id (names and ports of others differ).
-      const ours = (service: Service) => service.port === server.port && service.txt?.site_id === String(siteId);
+      const ours = (service: Service) =>
+        service.port === server.port &&
+        (service.txt as Record<string, unknown> | undefined)?.site_id === String(siteId);
       const [solarAssistant, heliograph] = await Promise.all([
         browse(browser, 'solar-assistant', ours),
         browse(browser, 'heliograph', ours),

@@ -49,19 +49,23 @@ function openFromPage(page: Page, url: string): Promise<string> {
   );
 }
 
-test('another origin cannot open the stream, and its guesses do not throttle the user', { skip: BROWSER_SKIP }, async () => {
-  const page = await browser.newPage();
-  await page.goto(evilUrl);
-  assert.equal(
-    await openFromPage(page, wsUrl(PASSWORD)),
-    'closed 1006',
-    'even the right password is refused from another page',
-  );
-  for (let i = 0; i < 8; i++) assert.equal(await openFromPage(page, wsUrl(`guess ${i}`)), 'closed 1006');
-  const status = (await server.api('/api/v1/metrics')).status;
-  assert.equal(status, 200, 'the address is not throttled');
-  await page.close();
-});
+test(
+  'another origin cannot open the stream, and its guesses do not throttle the user',
+  { skip: BROWSER_SKIP },
+  async () => {
+    const page = await browser.newPage();
+    await page.goto(evilUrl);
+    assert.equal(
+      await openFromPage(page, wsUrl(PASSWORD)),
+      'closed 1006',
+      'even the right password is refused from another page',
+    );
+    for (let i = 0; i < 8; i++) assert.equal(await openFromPage(page, wsUrl(`guess ${i}`)), 'closed 1006');
+    const status = (await server.api('/api/v1/metrics')).status;
+    assert.equal(status, 200, 'the address is not throttled');
+    await page.close();
+  },
+);
 
 test("the device's own page opens the stream", { skip: BROWSER_SKIP }, async () => {
   const page = await browser.newPage();

@@ -115,6 +115,6 @@ test(
       assert.ok(!existsSync(join(root, gone)), `${gone} is removed`);
     assert.ok(!existsSync(pidFile), 'the service is stopped');
     assert.ok(!existsSync(data) && !existsSync(join(root, 'var', 'backups', 'heliograph')), 'data removed at the end');
-    t.diagnostic(readFileSync(join(root, 'simulated.log'), 'utf8'));
+    for (const line of readFileSync(join(root, 'simulated.log'), 'utf8').trim().split('\n')) t.diagnostic(line);
   },
 );

@@ -15,7 +15,9 @@ async function refuseRunning(dbFile: string): Promise<void> {
   if (!existsSync(dbFile)) return;
   const db = await openDatabase(dbFile);
   try {
-    const owner = await db.get("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'history_owner'");
+    const owner = await db.get<{ 1: number }>(
+      "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'history_owner'",
+    );
     if (!owner) return;
     await claimHistory(db).catch((err: Error) => {
       throw new Error(
