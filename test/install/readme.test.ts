@@ -34,6 +34,12 @@ const root = tempDir('heliograph-readme-');
 // The folders a Debian system has before the README starts.
 for (const dir of ['etc/systemd/system', 'var/lib', 'var/backups', 'opt', 'usr/local/bin'])
   mkdirSync(join(root, dir), { recursive: true });
+// The repository the README clones: this checkout's HEAD on a branch of a bare repository (a
+// CI checkout may be a detached HEAD, which `git pull` in the Upgrade section cannot follow).
+const origin = join(root, 'origin.git');
+execFileSync('git', ['init', '--quiet', '--bare', origin]);
+execFileSync('git', ['-C', REPO_ROOT, 'push', '--quiet', origin, 'HEAD:refs/heads/main']);
+execFileSync('git', ['-C', origin, 'symbolic-ref', 'HEAD', 'refs/heads/main']);
 const realNpm = execFileSync('sh', ['-c', 'command -v npm'], { encoding: 'utf8' }).trim();
 const env = {
   PATH: `${join(REPO_ROOT, 'test', 'install', 'shims')}:${join(root, 'usr', 'local', 'bin')}:${process.env.PATH}`,
@@ -42,7 +48,7 @@ const env = {
   HG_REAL_NPM: realNpm,
   HG_NODE: process.execPath,
   NPM_CONFIG_PREFIX: join(root, 'usr', 'local'),
-  HELIOGRAPH_REPO: REPO_ROOT,
+  HELIOGRAPH_REPO: origin,
   HELIOGRAPH_LOG_LEVEL: 'info',
   HELIOGRAPH_PASSWORD: '',
 };
