@@ -4,7 +4,8 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { REPO_ROOT } from '../helpers/server.js';
+import { openDatabase } from '@heliograph/core/db';
+import { REPO_ROOT, tempDir } from '../helpers/server.js';
 import { MAIN, run } from './service.js';
 
 const node = process.execPath;
@@ -52,4 +53,17 @@ test('a wrong flag is said in words with the usage, not as a parser message', as
     assert.match(result.output, /Usage: heliograph/);
     assert.doesNotMatch(result.output, /ERR_PARSE_ARGS|To specify a positional argument/);
   }
+});
+
+test('serve refuses a database written by a newer release, saying so, and leaves it as it was', async () => {
+  const data = join(tempDir(), 'data');
+  const file = join(data, 'heliograph.db');
+  const db = await openDatabase(file);
+  await db.run("INSERT INTO migrations (id, applied_at) VALUES ('auth:99', 1)");
+  await db.close();
+  const bytes = readFileSync(file);
+  const result = await run([node, MAIN, 'serve', '--host', '127.0.0.1', '--port', '0', '--data', data]);
+  assert.equal(result.code, 1);
+  assert.match(result.output, /written by a newer Heliograph.*auth:99.*Nothing was changed/);
+  assert.deepEqual(readFileSync(file), bytes);
 });
