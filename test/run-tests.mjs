@@ -1,15 +1,16 @@
 #!/usr/bin/env node
 // Runs every compiled test (`*.test.js` under each package's dist/test and test/dist) with
-// node's own test runner. Node 20's --test takes no globs, so the files are listed here.
-// Arguments narrow the run to files whose path contains one of them: `npm test -- history`.
-// The run ends with the failed tests by name (from test/failures-reporter.mjs), then node's totals.
-import { readdirSync, existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+// node's own test runner, listing the files itself so that arguments can narrow the run to
+// files whose path contains one of them: `npm test -- history`.
+import { readdirSync, existsSync } from 'node:fs';
 import { join, relative } from 'node:path';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { spawn } from 'node:child_process';
 import { createInterface } from 'node:readline';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 
+// The run ends with the failed tests by name (from test/failures-reporter.mjs), then node's totals.
 const root = fileURLToPath(new URL('..', import.meta.url));
 const roots = ['plugins-sdk/dist/test', 'core/dist/test', 'test/dist'];
 for (const p of readdirSync(join(root, 'plugins'))) roots.push(`plugins/${p}/dist/test`);
