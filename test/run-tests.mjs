@@ -51,12 +51,14 @@ const reporter = process.stdout.isTTY || major >= 23 ? 'spec' : 'tap';
 if (process.stdout.isTTY && env.FORCE_COLOR === undefined) env.FORCE_COLOR = '1';
 const scratch = mkdtempSync(join(tmpdir(), 'heliograph-test-run-'));
 const failuresFile = join(scratch, 'failures.jsonl');
+// The timeout bounds every test file too: the install tests (a clone built from scratch, a
+// packed install) take minutes on a loaded small machine; each of their waits has its own deadline.
 const child = spawn(
   process.execPath,
   [
     '--test',
     '--test-concurrency=2',
-    '--test-timeout=120000',
+    '--test-timeout=600000',
     `--test-reporter=${reporter}`,
     '--test-reporter-destination=stdout',
     `--test-reporter=${pathToFileURL(join(root, 'test', 'failures-reporter.mjs')).href}`,
