@@ -4,9 +4,13 @@
 // files whose path contains one of them: `npm test -- history`.
 import { readdirSync, existsSync } from 'node:fs';
 import { join, relative } from 'node:path';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { spawn } from 'node:child_process';
-import { fileURLToPath } from 'node:url';
+import { createInterface } from 'node:readline';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 
+// The run ends with the failed tests by name (from test/failures-reporter.mjs), then node's totals.
 const root = fileURLToPath(new URL('..', import.meta.url));
 const roots = ['plugins-sdk/dist/test', 'core/dist/test', 'test/dist'];
 for (const p of readdirSync(join(root, 'plugins'))) roots.push(`plugins/${p}/dist/test`);
@@ -28,9 +32,73 @@ if (files.length === 0) {
   console.error('no test files found: run `npm run build` first');
   process.exit(1);
 }
-const child = spawn(process.execPath, ['--test', '--test-concurrency=2', '--test-timeout=120000', ...files], {
-  cwd: root,
-  stdio: 'inherit',
-  env: { HELIOGRAPH_LOG_LEVEL: 'silent', ...process.env },
+
+const env = { HELIOGRAPH_LOG_LEVEL: 'silent', ...process.env };
+// Without Chromium the browser suites skip: said once here, not once per file.
+if (files.some((f) => f.startsWith(join('test', 'dist', 'browser')))) {
+  try {
+    const browser = await import(pathToFileURL(join(root, 'test', 'dist', 'browser', 'browser.js')).href);
+    env[browser.SKIP_ANNOUNCED_ENV] = '1';
+  } catch {
+    // HELIOGRAPH_REQUIRE_BROWSER without a browser: each browser file fails saying so.
+  }
+}
+
+// Node's own reporter as before (spec on a terminal, TAP otherwise; spec always from node 23),
+// and the failures reporter into a file of its own.
+const [major] = process.versions.node.split('.').map(Number);
+const reporter = process.stdout.isTTY || major >= 23 ? 'spec' : 'tap';
+if (process.stdout.isTTY && env.FORCE_COLOR === undefined) env.FORCE_COLOR = '1';
+const scratch = mkdtempSync(join(tmpdir(), 'heliograph-test-run-'));
+const failuresFile = join(scratch, 'failures.jsonl');
+// The timeout bounds every test file too: the install tests (a clone built from scratch, a
+// packed install) take minutes on a loaded small machine; each of their waits has its own deadline.
+const child = spawn(
+  process.execPath,
+  [
+    '--test',
+    '--test-concurrency=2',
+    '--test-timeout=600000',
+    `--test-reporter=${reporter}`,
+    '--test-reporter-destination=stdout',
+    `--test-reporter=${pathToFileURL(join(root, 'test', 'failures-reporter.mjs')).href}`,
+    `--test-reporter-destination=${failuresFile}`,
+    ...files,
+  ],
+  { cwd: root, stdio: ['inherit', 'pipe', 'inherit'], env },
+);
+
+// Node's totals (`# pass 12` / `ℹ pass 12`) come last: from the first of them on, the output
+// is held, and printed at the end with the totals after the summary.
+const TOTALS = /^(?:# |ℹ )(?:tests|suites|pass|fail|cancelled|skipped|todo|duration_ms) /;
+// eslint-disable-next-line no-control-regex
+const plain = (line) => line.replace(/\u001b\[[0-9;]*m/g, '');
+const totals = [];
+const after = [];
+createInterface({ input: child.stdout }).on('line', (line) => {
+  if (TOTALS.test(plain(line))) totals.push(line);
+  else if (totals.length) after.push(line);
+  else process.stdout.write(line + '\n');
 });
-child.on('exit', (code, signal) => process.exit(code ?? (signal ? 1 : 0)));
+
+child.on('close', (code, signal) => {
+  const failed = existsSync(failuresFile)
+    ? readFileSync(failuresFile, 'utf8')
+        .split('\n')
+        .filter(Boolean)
+        .map((line) => JSON.parse(line))
+    : [];
+  rmSync(scratch, { recursive: true, force: true });
+  if (after.length) process.stdout.write(after.join('\n') + '\n');
+  if (failed.length > 0) {
+    process.stdout.write(`\nFAILED TESTS (${failed.length}):\n`);
+    for (const f of failed) {
+      const where = f.file ? relative(root, f.file.startsWith('file:') ? fileURLToPath(f.file) : f.file) : '';
+      const name = where && f.name !== f.file && !where.endsWith(f.name) ? `${where}: ${f.name}` : where || f.name;
+      process.stdout.write(`  ✖ ${name}${f.message ? `\n      ${f.message}` : ''}\n`);
+    }
+    process.stdout.write('\n');
+  }
+  if (totals.length) process.stdout.write(totals.join('\n') + '\n');
+  process.exit(code ?? (signal ? 1 : 0));
+});

@@ -1,7 +1,6 @@
-import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { systemClock } from './clock.js';
+import { ROOT_DIR, VERSION, WEB_DIST } from './install-root.js';
 import { loadConfig } from './config/load.js';
 import type { Config } from './config/schema.js';
 import { container, type DependencyContainer } from './container/di.js';
@@ -67,13 +66,7 @@ const log = createLogger('server');
 /** The tokens a caller of startHeliograph may register over (ServerOptions.register). */
 export { CLOCK, HTTP_CLIENT } from './container/tokens.js';
 
-/** The repository root: plugins/ and node_modules/ are searched for plugins below it. */
-export const ROOT_DIR = fileURLToPath(new URL('../../../', import.meta.url));
-
-/** The software version, as `system/software_version` shows it. */
-export const VERSION: string = (
-  JSON.parse(readFileSync(join(ROOT_DIR, 'core', 'package.json'), 'utf8')) as { version: string }
-).version;
+export { ROOT_DIR, VERSION } from './install-root.js';
 
 export interface ServerOptions {
   host: string;
@@ -255,7 +248,7 @@ export async function startHeliograph(options: ServerOptions): Promise<Heliograp
         ...(config.prometheus.openScrape ? [prometheus] : []),
         upgradeRequiredRoutes(),
         setupRoutes({ auth, setupCode, clock, realm: config.site.name, record }),
-        staticRoutes({ dir: join(ROOT_DIR, 'web', 'dist') }),
+        staticRoutes({ dir: WEB_DIST }),
       ],
     };
     const app = createApp(appOptions);

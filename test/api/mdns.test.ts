@@ -52,14 +52,21 @@ if (problem)
     `### SKIPPING the mDNS browse test: this machine has no multicast on loopback (${problem}); CI with multicast runs it ###`,
   );
 
-/** Resolves with the first advertisement of `type` a browser on loopback sees. */
-function browse(bonjour: Bonjour, type: string): Promise<Service> {
+/**
+ * Resolves with the first advertisement of `type` on loopback that `ours` accepts: any other
+ * Heliograph on the machine (a user's own `npm start`) advertises the same types.
+ */
+function browse(bonjour: Bonjour, type: string, ours: (service: Service) => boolean): Promise<Service> {
   return new Promise((resolve, reject) => {
     const timer = setTimeout(
-      () => reject(new Error(`no _${type}._tcp advertisement seen on ${LOOPBACK} within ${WAIT_MS} ms`)),
+      () =>
+        reject(
+          new Error(`no _${type}._tcp advertisement of this test's server seen on ${LOOPBACK} within ${WAIT_MS} ms`),
+        ),
       WAIT_MS,
     );
     const browser = bonjour.find({ type }, (service) => {
+      if (!ours(service)) return;
       clearTimeout(timer);
       browser.stop();
       resolve(service);
@@ -71,14 +78,22 @@ test(
   'a browser on loopback finds _solar-assistant._tcp and _heliograph._tcp with the port and TXT site_id',
   { skip: problem ? `no multicast on loopback: ${problem}` : false },
   async () => {
+    // Another Heliograph on the machine, advertising both types first: it must not be taken for this one.
+    const other = new Bonjour({ interface: LOOPBACK, bind: '0.0.0.0' } as object);
+    for (const type of ['solar-assistant', 'heliograph'])
+      other.publish({ name: `Heliograph 1 ${type}`, type, port: 9, txt: { site_id: '1' } });
     const server = await startTestServer({ plugins: [], mdns: { enabled: true, interface: LOOPBACK } });
     const browser = new Bonjour({ interface: LOOPBACK, bind: '0.0.0.0' } as object);
     try {
       const rows = (await (await server.api('/api/v1/system')).json()) as Array<{ topic: string; value: unknown }>;
       const siteId = rows.find((r) => r.topic === 'system/site_id')!.value;
+      // This server's own advertisement: its port and site id (names and ports of others differ).
+      const ours = (service: Service) =>
+        service.port === server.port &&
+        (service.txt as Record<string, unknown> | undefined)?.site_id === String(siteId);
       const [solarAssistant, heliograph] = await Promise.all([
-        browse(browser, 'solar-assistant'),
-        browse(browser, 'heliograph'),
+        browse(browser, 'solar-assistant', ours),
+        browse(browser, 'heliograph', ours),
       ]);
       for (const service of [solarAssistant, heliograph]) {
         assert.equal(service.port, server.port, `${service.type}: the HTTP port`);
@@ -90,6 +105,7 @@ test(
     } finally {
       await server.close();
       await new Promise<void>((resolve) => browser.destroy(() => resolve()));
+      await new Promise<void>((resolve) => other.unpublishAll(() => other.destroy(() => resolve())));
     }
   },
 );

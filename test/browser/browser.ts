@@ -11,6 +11,9 @@ export const BROWSER_ENV = 'HELIOGRAPH_CHROMIUM';
 /** Set (CI does) to make a missing browser fail the browser tests instead of skipping them. */
 export const REQUIRE_BROWSER_ENV = 'HELIOGRAPH_REQUIRE_BROWSER';
 
+/** Set by the test runner once it has said that the browser tests are skipped. */
+export const SKIP_ANNOUNCED_ENV = 'HELIOGRAPH_BROWSER_SKIP_ANNOUNCED';
+
 const NAMES = ['chromium', 'chromium-browser', 'google-chrome', 'google-chrome-stable'];
 
 /** The browser to drive: $HELIOGRAPH_CHROMIUM, /usr/bin/chromium, or one of NAMES on the PATH. */
@@ -40,7 +43,8 @@ export const BROWSER_SKIP: string | false = (() => {
   const how = `no Chromium found (looked at $${BROWSER_ENV}, /usr/bin/chromium, and ${NAMES.join(', ')} on the PATH): install one with \`apt-get install -y chromium\`, or set ${BROWSER_ENV}`;
   if (process.env[REQUIRE_BROWSER_ENV])
     throw new Error(`${how} (${REQUIRE_BROWSER_ENV} is set, so this is a failure, not a skip)`);
-  process.stderr.write(`\n*** BROWSER TESTS SKIPPED: ${how} ***\n\n`);
+  // test/run-tests.mjs prints the line once for the whole run and sets this for the test files.
+  if (process.env[SKIP_ANNOUNCED_ENV] !== '1') process.stderr.write(`\n*** BROWSER TESTS SKIPPED: ${how} ***\n\n`);
   return how;
 })();
 

@@ -10,6 +10,7 @@ import { errorHandler } from './errors.js';
 import { hostAndOriginCheck, securityHeaders } from './hardening.js';
 import { HostPolicy } from './host-policy.js';
 import { rootGate } from './root-gate.js';
+import { logAppError, logRequest } from './request-log.js';
 import { listRoutes, requireDeclaredScopes, type RouteInfo } from './routes.js';
 import type { FastLane } from './snapshot-lane.js';
 
@@ -52,6 +53,8 @@ export type WebsocketApp = websockify.App;
  */
 export function createApp(options: AppOptions): WebsocketApp {
   const app = websockify(new Koa({ proxy: false }));
+  // Every line of the log has a time: koa's own printer (console.error) has none.
+  app.on('error', logAppError);
   app.use(securityHeaders());
   app.use(errorHandler());
   app.use(hostAndOriginCheck(options.hosts ?? new HostPolicy()));
@@ -90,6 +93,7 @@ export async function listen(app: Koa, host: string, port: number, lane?: FastLa
   const handle = app.callback();
   // Koa's handler settles every request itself (errors go to ctx.onerror); nothing is left to catch.
   const server = createServer((req, res) => {
+    logRequest(req, res);
     if (!lane?.(req, res)) void handle(req, res);
   });
   await new Promise<void>((resolve, reject) => {

@@ -11,6 +11,9 @@ import { scopeSchema } from './scopes.js';
 import { LoginThrottle } from './throttle.js';
 import type { Authenticator, AuthOutcome, Credentials, Identity, Scope } from './types.js';
 import { WorkGate } from './work-gate.js';
+import { createLogger } from '../log.js';
+
+const log = createLogger('auth');
 
 export const authMigrations: Migration[] = [
   {
@@ -312,7 +315,7 @@ export class AuthService extends SafeEmitter<AuthEvents> implements Authenticato
         this.throttle.recordSuccess(address);
         return { ok: true };
       }
-      this.throttle.recordFailure(address);
+      this.recordFailure(address);
       return { ok: false, status: 401, message: wrongMessage };
     });
   }
@@ -379,7 +382,7 @@ export class AuthService extends SafeEmitter<AuthEvents> implements Authenticato
     if (!credentials) return { ok: false, status: 401, message: MISSING_CREDENTIALS_MESSAGE };
     const outcome = await this.checkPassword(credentials.secret);
     if (outcome.ok) this.throttle.recordSuccess(address);
-    else if (outcome.status === 401) this.throttle.recordFailure(address);
+    else if (outcome.status === 401) this.recordFailure(address);
     return outcome;
   }
 
@@ -393,8 +396,19 @@ export class AuthService extends SafeEmitter<AuthEvents> implements Authenticato
     if (outcome.ok) return outcome;
     const throttled = this.throttled(address);
     if (throttled) return throttled;
-    this.throttle.recordFailure(address);
+    this.recordFailure(address);
     return outcome;
+  }
+
+  /** Counts a failed login; the moment an address is locked out is logged with it (a 429 alone leaves no trace). */
+  private recordFailure(address: string): void {
+    const wasFree = this.throttle.waitMs(address) <= 0;
+    this.throttle.recordFailure(address);
+    const waitMs = this.throttle.waitMs(address);
+    if (wasFree && waitMs > 0)
+      log.warn(
+        `too many failed logins from ${address}: refused with 429 for ${Math.ceil(waitMs / 1000)} s, longer if it goes on`,
+      );
   }
 
   private throttled(address: string): AuthOutcome | undefined {

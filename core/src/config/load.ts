@@ -8,7 +8,15 @@ export class ConfigError extends Error {
   override name = 'ConfigError';
 }
 
-export const DEFAULT_CONFIG_FILE = fileURLToPath(new URL('../../../../config/default.json', import.meta.url));
+/**
+ * The defaults: the checkout's config/default.json, or in a package installed from its tarball
+ * the copy `npm pack` puts in dist/config (core's prepack script).
+ */
+export const DEFAULT_CONFIG_FILE =
+  [
+    fileURLToPath(new URL('../../../../config/default.json', import.meta.url)),
+    fileURLToPath(new URL('../../config/default.json', import.meta.url)),
+  ].find((file) => existsSync(file)) ?? fileURLToPath(new URL('../../../../config/default.json', import.meta.url));
 
 /**
  * Loads config/default.json, overlays the user file when there is one, and validates the

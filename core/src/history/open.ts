@@ -17,6 +17,7 @@ import type { Config } from '../config/schema.js';
 import { migrate, openDatabase, type Db, type Migration } from '../db.js';
 import { createLogger, errorMessage } from '../log.js';
 import { HistoryStore } from './store.js';
+import { prepareSchema } from '../schema.js';
 
 const log = createLogger('database');
 
@@ -50,6 +51,8 @@ export async function openCoreDatabase(
   let db: Db | undefined;
   try {
     db = await openDatabase(file);
+    // A newer file is refused untouched; an older one is copied before it is upgraded.
+    await prepareSchema(db, file, clock.now());
     await migrate(db, migrations);
     await checkCoreTables(db);
     return { db };

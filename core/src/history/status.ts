@@ -1,6 +1,6 @@
 /**
  * The `history` entry of GET /api/v1/plugins: a row shaped like a plugin's, so the page and
- * clients that list plugin states show history's too. **Choice** (docs/api.md): `state`
+ * clients that list plugin states show history's too. Choice (docs/api-choices.md): `state`
  * is `running` while history records (its `last_error` naming the latest damage found and
  * set aside, if any) and `failed` when the service runs without history.
  */

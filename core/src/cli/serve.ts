@@ -1,0 +1,106 @@
+/** `heliograph serve`: runs the service until SIGINT or SIGTERM. */
+import { delimiter, resolve } from 'node:path';
+import { ConfigError } from '../config/load.js';
+import { createLogger } from '../log.js';
+import { installProcessHandlers } from '../plugins/containment.js';
+import { startHeliograph } from '../server.js';
+import { dataPluginsFile, prepareDataDir } from '../system/data-dir.js';
+import { DATA_HELP, locations, parseFlags } from './command.js';
+
+const log = createLogger('main');
+
+export const SERVE_HELP = `Usage: heliograph serve [--host H] [--port N] [--data DIR] [--plugins FILE] [--config FILE] [--plugin-dir DIR]...
+
+Runs the service: reads the devices, records history, serves the API and the settings page.
+Prints "listening on http://HOST:PORT" once it answers; SIGINT or SIGTERM stops it (exit 0).
+
+  --host H         address to listen on (HELIOGRAPH_HOST; default 0.0.0.0)
+  --port N         port, 0 picks a free one (HELIOGRAPH_PORT; default 8080)
+${DATA_HELP}
+  --plugins FILE   the plugin setup (HELIOGRAPH_PLUGINS; default <data>/plugins.json, copied
+                   from the installation's default at the first start)
+  --plugin-dir DIR also loads the plugin(s) in DIR, repeatable (HELIOGRAPH_PLUGIN_DIR, colon separated)
+
+Environment:
+  HELIOGRAPH_PASSWORD     sets the device password at start
+  HELIOGRAPH_LOG_LEVEL    debug, info (default), warn, error or silent; debug logs every request
+  HELIOGRAPH_MDNS         0 or 1: the mDNS advertisement off or on (config mdns.enabled)
+  HELIOGRAPH_PLUGIN_ROOT  another installation folder whose plugins/ and node_modules/ hold the plugins`;
+
+/**
+ * The plugin folders under development: every --plugin-dir, else HELIOGRAPH_PLUGIN_DIR's
+ * list (separated as PATH is), each resolved against the working directory.
+ */
+function pluginDirs(flags: string[] | undefined): string[] {
+  const dirs = flags ?? (process.env.HELIOGRAPH_PLUGIN_DIR ?? '').split(delimiter).filter((dir) => dir !== '');
+  return dirs.map((dir) => resolve(dir));
+}
+
+export async function runServeCommand(argv: string[]): Promise<number> {
+  const { values } = parseFlags({
+    args: argv,
+    options: {
+      host: { type: 'string' },
+      port: { type: 'string' },
+      data: { type: 'string' },
+      plugins: { type: 'string' },
+      config: { type: 'string' },
+      'plugin-dir': { type: 'string', multiple: true },
+    },
+  });
+  const { 'plugin-dir': pluginDirFlags, ...single } = values;
+  const where = locations(single);
+  const port = Number(where.port);
+  if (!Number.isInteger(port) || port < 0 || port > 65535)
+    throw new ConfigError(`port: expected a whole number from 0 to 65535, got "${where.port}"`);
+  // The data directory holds the password hash, tokens and API keys: whatever the service
+  // creates (SQLite's files included) is readable by its user only.
+  process.umask(0o077);
+  prepareDataDir(where.dataDir);
+  const pluginsFile = where.pluginsFile ?? dataPluginsFile(where.dataDir);
+  // Until the server has started there is nothing to close.
+  let closeServer = (): Promise<void> => Promise.resolve();
+  // A plugin's stray exception or rejection fails that plugin alone (see plugins/containment.ts);
+  // one of the core's own still ends the process, but only after history is written.
+  installProcessHandlers({
+    fatal(error, origin) {
+      log.error(
+        `${origin} outside any plugin: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}; writing history and exiting`,
+      );
+      setTimeout(() => process.exit(1), 5000).unref();
+      void closeServer().finally(() => process.exit(1));
+    },
+  });
+  const pluginRoot = process.env.HELIOGRAPH_PLUGIN_ROOT ? resolve(process.env.HELIOGRAPH_PLUGIN_ROOT) : undefined;
+  const server = await startHeliograph({
+    ...where,
+    pluginsFile,
+    port,
+    password: process.env.HELIOGRAPH_PASSWORD || undefined,
+    rootDir: pluginRoot,
+    pluginDirs: pluginDirs(pluginDirFlags),
+  });
+  closeServer = () => server.close();
+  // The signals are handled before "listening on" is printed: a supervisor that stops the
+  // service as soon as it answers still gets history written.
+  const stopped = new Promise<void>((done) => {
+    const stop = (signal: string) => {
+      log.info(`${signal}: stopping`);
+      // A stuck plugin or disk must not keep the process alive past 5 s.
+      setTimeout(() => {
+        log.error('shutdown took longer than 5 s; exiting anyway');
+        process.exit(1);
+      }, 5000).unref();
+      server.close().then(done, done);
+    };
+    process.once('SIGINT', () => stop('SIGINT'));
+    process.once('SIGTERM', () => stop('SIGTERM'));
+  });
+  process.stdout.write(`listening on ${server.url}\n`);
+  if (!(await server.auth.hasPassword()))
+    log.warn(
+      'no password is set: the API answers 403 until one is (set it in the settings page with the setup code above, or run `heliograph password set`)',
+    );
+  await stopped;
+  return 0;
+}
