@@ -14,7 +14,7 @@
  * @packageDocumentation
  */
 import { z } from 'zod';
-import type { Disposer, PluginContext } from './context.js';
+import { DEVICE_KIND_PATTERN, RESERVED_DEVICE_KINDS, type Disposer, type PluginContext } from './context.js';
 export {
   unavailableIntegration,
   type IntegrationApi,
@@ -57,7 +57,10 @@ export { formatZodError, formatZodIssue, formatZodPath, type ZodErrorFormatOptio
 export { batteryMetrics, inverterMetrics, pvStringMetrics } from './vocabulary.js';
 export {
   deviceFromId,
+  DEVICE_KIND_PATTERN,
+  RESERVED_DEVICE_KINDS,
   type Device,
+  type DeviceKind,
   type DeviceIdentity,
   type DiscoveryClasses,
   type DeviceDeclaration,
@@ -162,7 +165,18 @@ export const manifestSchema = z.object({
    */
   devices: z
     .object({
-      kinds: z.array(z.enum(['inverter', 'battery'])).min(1),
+      /**
+       * `inverter`, `battery`, or a kind of the plugin's own (`planner`): its devices are then
+       * `planner_1`... in plugins.json, and their topics show in the API like any device's.
+       */
+      kinds: z
+        .array(
+          z
+            .string()
+            .regex(DEVICE_KIND_PATTERN, 'a device kind in lower snake case, such as "inverter" or "planner"')
+            .refine((kind) => !RESERVED_DEVICE_KINDS.includes(kind), "is reserved for the API's own topics"),
+        )
+        .min(1),
       min: z.number().int().min(0).default(0),
       max: z.number().int().min(1).nullable().default(null),
     })
