@@ -153,7 +153,11 @@ export type PluginKind = 'inverter' | 'battery' | 'forecast' | 'prices' | 'integ
  * { "id": "awattar", "kind": "prices", "sdk": "^1" }
  */
 export const manifestSchema = z.object({
-  id: z.string().regex(/^[a-z0-9][a-z0-9-]*$/, 'lower-case letters, digits and dashes'),
+  id: z
+    .string()
+    .regex(/^[a-z0-9][a-z0-9-]*$/, 'lower-case letters, digits and dashes')
+    // The audit's `via` is `rest`, `ws` or the id of the plugin that wrote.
+    .refine((id) => id !== 'rest' && id !== 'ws', 'is reserved: the audit log names REST and WebSocket writes so'),
   kind: z.enum(['inverter', 'battery', 'forecast', 'prices', 'integration']),
   sdk: z.string().regex(/^\^?1(\.\d+){0,2}$/, 'an SDK v1 range such as "^1"'),
   /** Name shown in the settings page ("Open-Meteo"); default: the id. */

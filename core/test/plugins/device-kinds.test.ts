@@ -46,3 +46,11 @@ test('a manifest may name its own device kinds, never a reserved one; plugins.js
   assert.deepEqual(entry.devices, ['planner_1']);
   assert.equal(instanceSchema.safeParse({ id: 'x', plugin: 'x', devices: ['grid_1'] }).success, false);
 });
+
+test("a plugin's id is never rest or ws, the audit's own via values", () => {
+  for (const id of ['rest', 'ws'])
+    assert.match(
+      JSON.stringify(manifestSchema.safeParse({ id, kind: 'integration', sdk: '^1' }).error?.issues),
+      /is reserved/,
+    );
+});
