@@ -180,7 +180,8 @@ export interface SiteApi extends SiteInfo {
    * handed to the owning plugin, rate limited, and audited with `via` = this plugin's id and
    * `who` = `plugin:<instance id>`. Resolves once the device confirmed; throws an Error with
    * the message the API would answer (`value "200" is not allowed; ...`, `the device refused: ...`).
-   * A switch takes `true`/`false` as well as its on/off text.
+   * A switch takes `true`/`false` as well as its on/off text. Writes to one topic run one
+   * at a time, so never await a write of a topic from inside that topic's own handler.
    */
   write(args: { topic: string; value: string | number | boolean }): Promise<void>;
   /** Every write attempt from now on, refused ones included, whoever made it (this plugin too). */
