@@ -26,9 +26,11 @@ export interface SiteSubscribeOptions {
   /** Default: every topic. */
   filter?: TopicFilter;
   /**
-   * First the current value of every selected topic (in one call), then each registry tick's
-   * changes (one call per tick: everything one poll changed, totals included). Values are
+   * First the current value of every selected topic (in one call; none while no topic
+   * matches), then each registry tick's changes (one call per tick: everything one poll
+   * changed, totals included), and the values of matching topics declared later. Values are
    * what clients see: `null` while a device is stale or unavailable. What it throws is logged.
+   * `time` is the newest value's (the tick's time).
    */
   onValues(values: Record<string, MetricValue>, tick: { time: number }): void;
 }
