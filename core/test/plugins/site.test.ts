@@ -225,7 +225,7 @@ test('ctx.site.history reads recorded readings in buckets and refuses what histo
   );
   await assert.rejects(
     s.history({ topic: 'inverter_1/device_mode', fromMs: NOW - 3_600_000, toMs: NOW }),
-    /inverter_1\/device_mode is not recorded in history/,
+    /inverter_1\/device_mode is not recorded in history: its values are text, not numbers/,
   );
   await assert.rejects(
     s.history({ topic: 'inverter_1/pv_power', fromMs: NOW - 3_600_000, toMs: NOW, groupBy: '7s' }),
