@@ -232,3 +232,17 @@ test('ctx.site.history reads recorded readings in buckets and refuses what histo
     /groupBy must be at least 10s/,
   );
 });
+
+test('a companion that fails its setup stops the start with its error', async () => {
+  const broken = definePlugin({
+    id: 'broken',
+    configSchema: z.object({}),
+    setup() {
+      throw new Error('no such device');
+    },
+  });
+  await assert.rejects(
+    startPluginHarness({ plugin: reader, companions: [{ plugin: broken }] }),
+    /companion broken \(broken\) did not start: setup failed: no such device/,
+  );
+});
