@@ -112,16 +112,36 @@ export const BATTERY_CONTROL_TOPICS = {
  */
 export const batteryConfigSchema = z
   .strictObject({
-    capacityKwh: z.number().positive().max(1000).describe('Usable capacity of the battery in kWh.'),
-    maxChargeW: z.number().int().min(0).max(100_000).default(5000).describe('Largest charging power in W.'),
-    maxDischargeW: z.number().int().min(0).max(100_000).default(5000).describe('Largest discharging power in W.'),
+    capacityKwh: z
+      .number()
+      .positive()
+      .max(1000)
+      .describe('Usable capacity of the battery in kWh.')
+      .meta({ title: 'Usable capacity' }),
+    maxChargeW: z
+      .number()
+      .int()
+      .min(0)
+      .max(100_000)
+      .default(5000)
+      .describe('Largest charging power in W.')
+      .meta({ title: 'Max charge power' }),
+    maxDischargeW: z
+      .number()
+      .int()
+      .min(0)
+      .max(100_000)
+      .default(5000)
+      .describe('Largest discharging power in W.')
+      .meta({ title: 'Max discharge power' }),
     minSoc: z
       .number()
       .int()
       .min(0)
       .max(100)
       .default(20)
-      .describe('The battery is never discharged below this state of charge (%).'),
+      .describe('The battery is never discharged below this state of charge (%).')
+      .meta({ title: 'Minimum state of charge' }),
   })
   .describe('The battery behind the inverter, for battery control. Without it, none is offered.')
   .meta({ title: 'Battery control' });
