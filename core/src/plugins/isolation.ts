@@ -1,6 +1,6 @@
 /*
  * Where and how a plugin instance's setup runs: in the server's thread inside its containment
- * scope, with ctx.http bounded by the instance's limits, or in a worker thread of its own.
+ * scope, with ctx.http bounded by the instance's limits, or in a worker process of its own.
  * The host calls this one function and hears back through `crashed` and `timedOut`.
  */
 import type { Disposer, PluginContext, PluginDefinition } from '@heliograph/plugins-sdk';

@@ -1,7 +1,7 @@
 /*
  * Plugins under development (`heliograph serve --plugin-dir DIR`, HELIOGRAPH_PLUGIN_DIR):
  * loaded from a folder of the author's, without installing them into the project. Such a
- * plugin runs as an installed third-party one does (in a worker thread by default). Unlike
+ * plugin runs as an installed third-party one does (in a worker process by default). Unlike
  * the quiet skipping of broken packages in node_modules, every problem here stops the start
  * with a message that says what to fix: the author named this folder on purpose.
  */

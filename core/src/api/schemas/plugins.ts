@@ -27,7 +27,7 @@ export const pluginStatus = z.object({
   state: z.enum(['starting', 'running', 'failed', 'stopped']),
   last_error: z.string().nullable(),
   last_poll: utcTime.nullable(),
-  /** Where the plugin runs: the server's thread, or a worker thread of its own. */
+  /** Where the plugin runs: the server's thread, or a worker process of its own. */
   isolation: z.enum(['process-local', 'worker']),
 });
 

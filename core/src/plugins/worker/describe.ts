@@ -1,15 +1,15 @@
 /*
- * What the host knows of a plugin that runs in a worker, learnt without importing it into
- * the server's thread: its config schema, read by a short-lived worker as JSON Schema and
+ * What the host knows of a plugin that runs in a worker process, learnt without importing it
+ * into the server's process: its config schema, read by a short-lived process as JSON Schema and
  * turned back into a zod schema here. That schema checks plugins.json and draws the settings
  * form; refinements it cannot carry are checked again by the plugin's own schema in its
  * worker before setup.
  */
-import { Worker } from 'node:worker_threads';
 import { z } from 'zod';
 import type { PluginDefinition } from '@heliograph/plugins-sdk';
 import type { DiscoveredPlugin } from '../discovery.js';
 import { DEFAULT_WORKER_LIMITS, type WorkerLimits } from './limits.js';
+import { describeExit, forkPluginProcess } from './child.js';
 
 const ENTRY = new URL('./describe-entry.js', import.meta.url);
 /** Loading a plugin's module takes well under a second; past this it is stuck. */
@@ -36,7 +36,7 @@ export async function definitionFromWorker(
     deviceConfigSchema: deviceSchema && (z.fromJSONSchema(deviceSchema) as z.ZodType<Record<string, unknown>>),
     setup() {
       throw new Error(
-        `plugin ${plugin.manifest.id} runs in a worker thread; its setup is not called in the server's thread`,
+        `plugin ${plugin.manifest.id} runs in a worker process; its setup is not called in the server's process`,
       );
     },
   };
@@ -46,11 +46,11 @@ type Described = { schema: Record<string, unknown>; deviceSchema?: Record<string
 
 function describeInWorker(plugin: DiscoveredPlugin, limits: WorkerLimits): Promise<Described> {
   return new Promise((resolve, reject) => {
-    const worker = new Worker(ENTRY, {
-      workerData: { entry: plugin.entry, id: plugin.manifest.id },
+    const { child, exit } = forkPluginProcess(ENTRY, {
       name: `describe:${plugin.manifest.id}`,
-      resourceLimits: { maxOldGenerationSizeMb: limits.maxMemoryMb },
+      maxMemoryMb: limits.maxMemoryMb,
     });
+    child.send({ entry: plugin.entry, id: plugin.manifest.id });
     const timer = setTimeout(
       () => done(new Error(`its module did not load within ${DESCRIBE_TIMEOUT_MS / 1000} s`)),
       DESCRIBE_TIMEOUT_MS,
@@ -60,17 +60,19 @@ function describeInWorker(plugin: DiscoveredPlugin, limits: WorkerLimits): Promi
       if (settled) return;
       settled = true;
       clearTimeout(timer);
-      void worker.terminate();
+      if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
       if (error) reject(error);
       else resolve(described!);
     };
-    worker.once('message', (raw: unknown) => {
+    child.once('message', (raw: unknown) => {
       const answer = answerSchema.safeParse(raw);
-      if (!answer.success) done(new Error('its describe worker answered something the host does not understand'));
+      if (!answer.success) done(new Error('its describe process answered something the host does not understand'));
       else if (answer.data.ok) done(undefined, answer.data);
       else done(new Error(answer.data.error));
     });
-    worker.once('error', (err) => done(err));
-    worker.once('exit', (code) => done(new Error(`its describe worker exited with code ${code}`)));
+    child.once('error', (err) => done(err));
+    child.once('exit', (code, signal) =>
+      done(new Error(describeExit(code, signal, exit, limits).replace('its worker process', 'its describe process'))),
+    );
   });
 }

@@ -1,5 +1,5 @@
 /*
- * The messages between a plugin's worker thread and the host-side context that serves it.
+ * The messages between a plugin's worker process and the host-side context that serves it.
  * The worker holds the plugin's functions (job runs, write handlers) under numeric ids; the
  * host holds the registrations (topics, jobs, prices) and calls back by id. Messages from
  * the worker are checked with these schemas: the worker runs code the core does not trust.
@@ -30,6 +30,8 @@ export const jobScheduleSchema = z.discriminatedUnion('kind', [
 export const fromWorkerSchema = z.discriminatedUnion('type', [
   z.object({ type: z.literal('setup-done'), ok: z.boolean(), ...errorFields }),
   z.object({ type: z.literal('pong') }),
+  /** Something nobody handled escaped the plugin; the process exits right after. */
+  z.object({ type: z.literal('crashed'), ...errorFields }),
   z.object({
     type: z.literal('log'),
     level: z.enum(['debug', 'info', 'warn', 'error']),
@@ -113,6 +115,8 @@ export function errorFromFields(fields: { error?: string; errorName?: string; an
 
 /** What the host sends. */
 export type ToWorker =
+  /** The first message: what the process is to run. */
+  | { type: 'start'; start: WorkerStart }
   | { type: 'ping' }
   | { type: 'stop' }
   /** Runs a job or a write handler held under `id`. */
@@ -120,7 +124,7 @@ export type ToWorker =
   | { type: 'reply'; call: number; ok: true; value?: unknown }
   | { type: 'reply'; call: number; ok: false; error: string };
 
-/** What the worker is started with (structured-cloned `workerData`). */
+/** What the worker process is started with (its first message, structured-cloned). */
 export interface WorkerStart {
   entry: string;
   instanceId: string;

@@ -1,11 +1,10 @@
 /*
- * The plugin context inside a worker thread: the same SDK surface, each call sent over the
- * MessagePort to the host-side context. Calls that answer nothing (publish, log) are sent and
+ * The plugin context inside a plugin's worker process: the same SDK surface, each call sent
+ * over the IPC channel to the host-side context. Calls that answer nothing (publish, log) are sent and
  * forgotten; those that return a promise (record, store) wait for the host's reply. Jobs and
  * write handlers stay here under ids: the host's scheduler and write service call them by id,
  * so back-off, status and audit work exactly as for in-process plugins.
  */
-import type { MessagePort } from 'node:worker_threads';
 import type { Got } from 'got';
 import {
   unavailableIntegration,
@@ -25,6 +24,7 @@ import {
   type WorkerDeclaration,
   type WorkerStart,
 } from './protocol.js';
+import type { WorkerPort } from './process-port.js';
 
 type Handler = (args: { value?: unknown; label?: string; signal: AbortSignal }) => Promise<void> | void;
 
@@ -37,13 +37,13 @@ export class WorkerContext {
   readonly abort = new AbortController();
 
   constructor(
-    private readonly port: MessagePort,
+    private readonly port: WorkerPort,
     private readonly start: WorkerStart,
   ) {}
 
   build(): PluginContext {
     const devices: readonly Device[] = this.start.devices.map((d) => Object.freeze({ ...d }));
-    const send = (message: Parameters<MessagePort['postMessage']>[0]) => this.port.postMessage(message);
+    const send = (message: unknown) => this.port.postMessage(message);
     const log = (level: 'debug' | 'info' | 'warn' | 'error') => (message: string, fields?: Record<string, unknown>) =>
       send({ type: 'log', level, message: String(message), fields: fields && cloneable(fields) });
     const logger: PluginLogger = { debug: log('debug'), info: log('info'), warn: log('warn'), error: log('error') };
