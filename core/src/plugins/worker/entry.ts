@@ -26,7 +26,10 @@ process.on('message', (message: ToWorker) => {
 });
 // The host went away (it exited, or killed the channel): nobody is left to serve.
 process.on('disconnect', () => process.exit(0));
-const crash = (err: unknown) => port.exit({ type: 'crashed', ...errorToFields(err) }, 1);
+const crash = (err: unknown) => {
+  context.out.flush();
+  port.exit({ type: 'crashed', ...errorToFields(err) }, 1);
+};
 process.on('uncaughtException', crash);
 process.on('unhandledRejection', crash);
 
@@ -35,6 +38,7 @@ function stop(): void {
   try {
     cleanup?.();
   } finally {
+    context.out.flush();
     port.exit(undefined, 0);
   }
 }
@@ -63,6 +67,6 @@ async function setup(): Promise<void> {
 }
 
 setup().then(
-  () => port.postMessage({ type: 'setup-done', ok: true }),
-  (err: unknown) => port.postMessage({ type: 'setup-done', ok: false, ...errorToFields(err) }),
+  () => context.out.sendNow({ type: 'setup-done', ok: true }),
+  (err: unknown) => context.out.sendNow({ type: 'setup-done', ok: false, ...errorToFields(err) }),
 );

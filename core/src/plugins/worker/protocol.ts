@@ -92,6 +92,12 @@ export const fromWorkerSchema = z.discriminatedUnion('type', [
 ]);
 
 export type FromWorker = z.infer<typeof fromWorkerSchema>;
+
+/**
+ * Several messages of one run, applied by the host in order in one synchronous run, so what
+ * they publish makes one tick. Each is checked with {@link fromWorkerSchema}.
+ */
+export const batchSchema = z.object({ type: z.literal('batch'), messages: z.array(z.unknown()).min(1) });
 export type WorkerDeclaration = z.infer<typeof workerDeclarationSchema>;
 export type JobSchedule = z.infer<typeof jobScheduleSchema>;
 

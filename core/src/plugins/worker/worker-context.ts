@@ -25,6 +25,7 @@ import {
   type WorkerStart,
 } from './protocol.js';
 import type { WorkerPort } from './process-port.js';
+import { Outbox } from './outbox.js';
 
 type Handler = (args: { value?: unknown; label?: string; signal: AbortSignal }) => Promise<void> | void;
 
@@ -35,15 +36,19 @@ export class WorkerContext {
   private readonly handlers = new Map<number, Handler>();
   private readonly declared = new Set<string>();
   readonly abort = new AbortController();
+  /** Everything sent to the host, gathered per run (see Outbox). */
+  readonly out: Outbox;
 
   constructor(
-    private readonly port: WorkerPort,
+    port: WorkerPort,
     private readonly start: WorkerStart,
-  ) {}
+  ) {
+    this.out = new Outbox(port);
+  }
 
   build(): PluginContext {
     const devices: readonly Device[] = this.start.devices.map((d) => Object.freeze({ ...d }));
-    const send = (message: unknown) => this.port.postMessage(message);
+    const send = (message: unknown) => this.out.postMessage(message);
     const log = (level: 'debug' | 'info' | 'warn' | 'error') => (message: string, fields?: Record<string, unknown>) =>
       send({ type: 'log', level, message: String(message), fields: fields && cloneable(fields) });
     const logger: PluginLogger = { debug: log('debug'), info: log('info'), warn: log('warn'), error: log('error') };
@@ -147,14 +152,19 @@ export class WorkerContext {
     }
     if (message.type !== 'call') return;
     const handler = this.handlers.get(message.id);
-    try {
-      if (!handler)
-        throw new Error(`no ${message.op === 'run' ? 'job' : 'write handler'} under id ${message.id}: it was disposed`);
-      await handler({ ...message.args, signal: this.abort.signal });
-      this.port.postMessage({ type: 'reply', call: message.call, ok: true });
-    } catch (err) {
-      this.port.postMessage({ type: 'reply', call: message.call, ok: false, ...errorToFields(err) });
-    }
+    // What the run sends leaves with its reply, as one batch the host applies at once.
+    await this.out.hold(async () => {
+      try {
+        if (!handler)
+          throw new Error(
+            `no ${message.op === 'run' ? 'job' : 'write handler'} under id ${message.id}: it was disposed`,
+          );
+        await handler({ ...message.args, signal: this.abort.signal });
+        this.out.postMessage({ type: 'reply', call: message.call, ok: true });
+      } catch (err) {
+        this.out.postMessage({ type: 'reply', call: message.call, ok: false, ...errorToFields(err) });
+      }
+    });
   }
 
   private holdSetting(
@@ -173,7 +183,7 @@ export class WorkerContext {
   private schedule(job: JobSchedule, options: JobOptions): Disposer {
     const id = this.nextId++;
     this.handlers.set(id, ({ signal }) => options.run({ signal }));
-    this.port.postMessage({ type: 'schedule', id, job });
+    this.out.postMessage({ type: 'schedule', id, job });
     return this.disposer(id);
   }
 
@@ -184,7 +194,7 @@ export class WorkerContext {
       done = true;
       this.handlers.delete(id);
       also?.();
-      this.port.postMessage({ type: 'dispose', id });
+      this.out.postMessage({ type: 'dispose', id });
     };
   }
 
@@ -192,7 +202,7 @@ export class WorkerContext {
     const call = this.nextId++;
     return new Promise((resolve, reject) => {
       this.pending.set(call, { resolve, reject });
-      this.port.postMessage({ ...message, call });
+      this.out.sendNow({ ...message, call });
     });
   }
 }

@@ -23,7 +23,14 @@ import { errorMessage } from '../../log.js';
 import type { HttpLimits } from '../http/limits.js';
 import type { WorkerLimits } from './limits.js';
 import { ProcessCrashError, forkPluginProcess, describeExit, type ExitWatch } from './child.js';
-import { errorFromFields, fromWorkerSchema, type FromWorker, type ToWorker, type WorkerStart } from './protocol.js';
+import {
+  batchSchema,
+  errorFromFields,
+  fromWorkerSchema,
+  type FromWorker,
+  type ToWorker,
+  type WorkerStart,
+} from './protocol.js';
 
 export { ProcessCrashError };
 
@@ -111,19 +118,24 @@ class WorkerPlugin {
     this.send({ type: 'ping' });
   }
 
+  /** A message, or a batch of them applied in order in this one synchronous run (one tick). */
   private receive(raw: unknown): void {
-    const parsed = fromWorkerSchema.safeParse(raw);
-    if (!parsed.success) {
-      this.end(
-        `its worker sent a message the host does not understand (${parsed.error.issues[0]?.message ?? 'invalid'}) and was terminated`,
-      );
-      return;
-    }
-    try {
-      this.handle(parsed.data);
-    } catch (err) {
-      // What the host-side context refused (a bad declaration, say) fails the plugin.
-      this.end(`${parsed.data.type} failed: ${errorMessage(err)}`);
+    const batch = batchSchema.safeParse(raw);
+    for (const one of batch.success ? batch.data.messages : [raw]) {
+      const parsed = fromWorkerSchema.safeParse(one);
+      if (!parsed.success) {
+        this.end(
+          `its worker sent a message the host does not understand (${parsed.error.issues[0]?.message ?? 'invalid'}) and was terminated`,
+        );
+        return;
+      }
+      try {
+        this.handle(parsed.data);
+      } catch (err) {
+        // What the host-side context refused (a bad declaration, say) fails the plugin.
+        this.end(`${parsed.data.type} failed: ${errorMessage(err)}`);
+        return;
+      }
     }
   }
 
