@@ -59,6 +59,6 @@ test('one run of a worker plugin is one update over the WebSocket, totals consis
     const two = update.get('inverter_2/pv_power');
     assert.equal(typeof one, 'number', `inverter_1 in every update: ${shown}`);
     assert.equal(two, (one as number) + 1, `inverter_2 of the same run in the same update: ${shown}`);
-    assert.equal(update.get('total/pv_power'), (one as number) + (two as number), `the total adds up: ${shown}`);
+    assert.equal(update.get('total/pv_power'), (one as number) + two, `the total adds up: ${shown}`);
   }
 });
