@@ -122,6 +122,11 @@ export class PluginHost extends SafeEmitter<{ status: (status: InstanceStatus) =
       try {
         instance.definition = await loadDefinition(config, plugin, () => importDefinition(plugin));
       } catch (err) {
+        // A manifest mistake (its id is not the code's) stops the start, as plugins.json's do.
+        if (config.enabled && isConfigError(err)) {
+          problems.push(`${this.source}: plugins[${index}].plugin: ${errorMessage(err)}`);
+          continue;
+        }
         const message = `cannot load plugin ${plugin.packageName}: ${errorMessage(err)}`;
         if (config.enabled) this.fail(instance, message);
         else instance.lastError = message;

@@ -58,6 +58,29 @@ function pluginsIn(dir: string): DiscoveredPlugin[] {
   return plugins;
 }
 
+/**
+ * Loads the definition of every plugin under development (in a short-lived process for one
+ * that runs isolated), so a mistake in its code's manifest (definePlugin's id not the
+ * manifest's) stops the start even before an instance uses it. `load` throws a ConfigError
+ * for such a mistake; any other failure to load is left for the instance's status.
+ */
+export async function checkPluginDirs(
+  found: ReadonlyMap<string, DiscoveredPlugin>,
+  load: (plugin: DiscoveredPlugin) => Promise<unknown>,
+): Promise<void> {
+  const problems: string[] = [];
+  await Promise.all(
+    [...found.values()]
+      .filter((plugin) => plugin.underDevelopment)
+      .map((plugin) =>
+        load(plugin).catch((err: unknown) => {
+          if (err instanceof Error && err.name === 'ConfigError') problems.push(`plugin folder: ${err.message}`);
+        }),
+      ),
+  );
+  if (problems.length > 0) throw new ConfigError(problems.sort().join('\n'));
+}
+
 /** The plugin, once its entry module exists: a plugin under development may not be built yet. */
 function built(plugin: DiscoveredPlugin): DiscoveredPlugin {
   if (!existsSync(plugin.entry)) {
@@ -65,5 +88,5 @@ function built(plugin: DiscoveredPlugin): DiscoveredPlugin {
       `plugin folder ${plugin.dir}: plugin ${plugin.manifest.id} has no ${relative(plugin.dir, plugin.entry)} (its package.json "main"): build it first (npx tsc)`,
     );
   }
-  return plugin;
+  return { ...plugin, underDevelopment: true };
 }

@@ -21,6 +21,8 @@ export const pluginStatus = z.object({
         model: z.string().optional(),
         serial: z.string().optional(),
         firmware: z.string().optional(),
+        /** What the device is reached through: another device's id, or a gateway's description. */
+        parent: z.string().optional(),
       }),
     }),
   ),

@@ -9,18 +9,17 @@ import { pathToFileURL } from 'node:url';
 import { z } from 'zod';
 import type { PluginDefinition } from '@heliograph/plugins-sdk';
 
-const [{ entry, id }] = (await once(process, 'message')) as [{ entry: string; id: string }];
+const [{ entry }] = (await once(process, 'message')) as [{ entry: string }];
 
-async function describe(): Promise<{ schema: unknown; deviceSchema: unknown }> {
+async function describe(): Promise<{ id: unknown; schema: unknown; deviceSchema: unknown }> {
   const module = (await import(pathToFileURL(entry).href)) as { default?: PluginDefinition };
   const definition = module.default;
   if (!definition || typeof definition.setup !== 'function' || !definition.configSchema) {
     throw new Error(`${entry} has no default export made with definePlugin`);
   }
-  if (definition.id !== id)
-    throw new Error(`the plugin calls itself "${definition.id}" but its package.json says "${id}"`);
   const toJson = (schema: z.ZodType) => z.toJSONSchema(schema, { io: 'input', unrepresentable: 'any' });
   return {
+    id: definition.id,
     schema: toJson(definition.configSchema),
     deviceSchema: definition.deviceConfigSchema ? toJson(definition.deviceConfigSchema) : undefined,
   };

@@ -5,9 +5,11 @@
  * form; refinements it cannot carry are checked again by the plugin's own schema in its
  * worker before setup.
  */
+import { statSync } from 'node:fs';
 import { z } from 'zod';
 import type { PluginDefinition } from '@heliograph/plugins-sdk';
-import type { DiscoveredPlugin } from '../discovery.js';
+import { ConfigError } from '../../config/load.js';
+import { idMismatch, type DiscoveredPlugin } from '../discovery.js';
 import { DEFAULT_WORKER_LIMITS, type WorkerLimits } from './limits.js';
 import { describeExit, forkPluginProcess } from './child.js';
 
@@ -18,6 +20,7 @@ const DESCRIBE_TIMEOUT_MS = 30_000;
 const answerSchema = z.union([
   z.object({
     ok: z.literal(true),
+    id: z.string(),
     schema: z.record(z.string(), z.unknown()),
     deviceSchema: z.record(z.string(), z.unknown()).optional(),
   }),
@@ -29,7 +32,9 @@ export async function definitionFromWorker(
   plugin: DiscoveredPlugin,
   limits: WorkerLimits = DEFAULT_WORKER_LIMITS,
 ): Promise<PluginDefinition> {
-  const { schema, deviceSchema } = await describeInWorker(plugin, limits);
+  const { id, schema, deviceSchema } = await describedOnce(plugin, limits);
+  const mismatch = idMismatch(plugin, id);
+  if (mismatch) throw new ConfigError(mismatch);
   return {
     id: plugin.manifest.id,
     configSchema: z.fromJSONSchema(schema),
@@ -42,7 +47,29 @@ export async function definitionFromWorker(
   };
 }
 
-type Described = { schema: Record<string, unknown>; deviceSchema?: Record<string, unknown> };
+type Described = { id: string; schema: Record<string, unknown>; deviceSchema?: Record<string, unknown> };
+
+/**
+ * What a module was described as, by its path and modification time: the start's check of
+ * the plugins under development and the instances' loading fork one process, not one each.
+ */
+const described = new Map<string, Promise<Described>>();
+
+function describedOnce(plugin: DiscoveredPlugin, limits: WorkerLimits): Promise<Described> {
+  let key = plugin.entry;
+  try {
+    key += `@${statSync(plugin.entry).mtimeMs}`;
+  } catch {
+    return describeInWorker(plugin, limits); // its load says what is missing
+  }
+  let answer = described.get(key);
+  if (!answer) {
+    answer = describeInWorker(plugin, limits);
+    described.set(key, answer);
+    answer.catch(() => described.delete(key));
+  }
+  return answer;
+}
 
 function describeInWorker(plugin: DiscoveredPlugin, limits: WorkerLimits): Promise<Described> {
   return new Promise((resolve, reject) => {
@@ -50,7 +77,7 @@ function describeInWorker(plugin: DiscoveredPlugin, limits: WorkerLimits): Promi
       name: `describe:${plugin.manifest.id}`,
       maxMemoryMb: limits.maxMemoryMb,
     });
-    child.send({ entry: plugin.entry, id: plugin.manifest.id });
+    child.send({ entry: plugin.entry });
     const timer = setTimeout(
       () => done(new Error(`its module did not load within ${DESCRIBE_TIMEOUT_MS / 1000} s`)),
       DESCRIBE_TIMEOUT_MS,
