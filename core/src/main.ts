@@ -1,11 +1,12 @@
 #!/usr/bin/env node
 import { parseArgs } from 'node:util';
 import { existsSync } from 'node:fs';
-import { delimiter, join, resolve } from 'node:path';
+import { join, resolve } from 'node:path';
 import { ConfigError, loadConfig } from './config/load.js';
 import { startHeliograph } from './server.js';
 import { createLogger, errorMessage } from './log.js';
 import { installProcessHandlers } from './plugins/containment.js';
+import { pluginDirsOf } from './plugins/plugin-dirs.js';
 
 const log = createLogger('main');
 
@@ -19,6 +20,7 @@ const USAGE = `Usage:
   heliograph history repair                         sets damage aside; server stopped
   heliograph emulate deye|sunspec|voltronic|pylontech [--port N] [--host H] [--transport tcp|rtu-over-tcp|solarman]
                      [--unit-id N] [--logger-serial N]     a device emulator on TCP (loopback unless --host)
+                     [--plugin-dir DIR]...                  also finds the driver in DIR, as serve does
   (history commands also take --data DIR and --config FILE)
 
 Settings may also come from HELIOGRAPH_HOST, HELIOGRAPH_PORT, HELIOGRAPH_DATA,
@@ -47,15 +49,6 @@ function locations(values: Record<string, string | boolean | undefined>) {
     pluginsFile: resolve(str('plugins', 'HELIOGRAPH_PLUGINS', join(process.cwd(), 'plugins.json'))),
     configFile: configFile ? resolve(String(configFile)) : join(dataDir, 'config.json'),
   };
-}
-
-/**
- * The plugin folders under development: every --plugin-dir, else HELIOGRAPH_PLUGIN_DIR's
- * list (separated as PATH is), each resolved against the working directory.
- */
-function pluginDirs(flags: string[] | undefined): string[] {
-  const dirs = flags ?? (process.env.HELIOGRAPH_PLUGIN_DIR ?? '').split(delimiter).filter((dir) => dir !== '');
-  return dirs.map((dir) => resolve(dir));
 }
 
 /** A flag's value from a non-strict parse, where a flag given without a value reads `true`. */
@@ -99,7 +92,7 @@ async function serve(argv: string[]): Promise<number> {
     port,
     password: process.env.HELIOGRAPH_PASSWORD || undefined,
     rootDir: pluginRoot,
-    pluginDirs: pluginDirs(pluginDirFlags),
+    pluginDirs: pluginDirsOf(pluginDirFlags),
   });
   closeServer = () => server.close();
   process.stdout.write(`listening on ${server.url}\n`);

@@ -6,9 +6,19 @@
  * with a message that says what to fix: the author named this folder on purpose.
  */
 import { existsSync, statSync } from 'node:fs';
-import { join, relative } from 'node:path';
+import { delimiter, join, relative, resolve } from 'node:path';
 import { ConfigError } from '../config/load.js';
 import { listDirs, readPluginPackage, type DiscoveredPlugin } from './discovery.js';
+
+/**
+ * The plugin folders under development: every --plugin-dir, else HELIOGRAPH_PLUGIN_DIR's
+ * list (separated as PATH is), each resolved against the working directory. `serve` and
+ * `emulate` read them alike.
+ */
+export function pluginDirsOf(flags: string[] | undefined, env: NodeJS.ProcessEnv = process.env): string[] {
+  const dirs = flags ?? (env.HELIOGRAPH_PLUGIN_DIR ?? '').split(delimiter).filter((dir) => dir !== '');
+  return dirs.map((dir) => resolve(dir));
+}
 
 /**
  * The installed plugins plus the plugin packages of each folder: the folder itself when its
