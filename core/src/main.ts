@@ -21,6 +21,8 @@ const USAGE = `Usage:
   heliograph emulate deye|sunspec|voltronic|pylontech [--port N] [--host H] [--transport tcp|rtu-over-tcp|solarman]
                      [--unit-id N] [--logger-serial N]     a device emulator on TCP (loopback unless --host)
                      [--plugin-dir DIR]...                  also finds the driver in DIR, as serve does
+  heliograph plugin new <id> --kind driver|prices|forecast|integration [--dir DIR]
+                                                    writes a new plugin package that passes its own test
   (history commands also take --data DIR and --config FILE)
 
 Settings may also come from HELIOGRAPH_HOST, HELIOGRAPH_PORT, HELIOGRAPH_DATA,
@@ -147,6 +149,8 @@ async function main(argv: string[]): Promise<number> {
     }
     case 'emulate':
       return (await import('./cli/emulate.js')).runEmulateCommand(rest);
+    case 'plugin':
+      return (await import('./cli/plugin-new.js')).runPluginCommand(rest);
     case '--help':
     case '-h':
     case 'help':
