@@ -27,7 +27,7 @@ process.on('message', (message: ToWorker) => {
 // The host went away (it exited, or killed the channel): nobody is left to serve.
 process.on('disconnect', () => process.exit(0));
 const crash = (err: unknown) => {
-  context.out.flush();
+  context.port.flush();
   port.exit({ type: 'crashed', ...errorToFields(err) }, 1);
 };
 process.on('uncaughtException', crash);
@@ -38,7 +38,7 @@ function stop(): void {
   try {
     cleanup?.();
   } finally {
-    context.out.flush();
+    context.port.flush();
     port.exit(undefined, 0);
   }
 }
@@ -67,6 +67,6 @@ async function setup(): Promise<void> {
 }
 
 setup().then(
-  () => context.out.sendNow({ type: 'setup-done', ok: true }),
-  (err: unknown) => context.out.sendNow({ type: 'setup-done', ok: false, ...errorToFields(err) }),
+  () => context.port.sendNow({ type: 'setup-done', ok: true }),
+  (err: unknown) => context.port.sendNow({ type: 'setup-done', ok: false, ...errorToFields(err) }),
 );

@@ -20,8 +20,13 @@ export class Outbox implements WorkerPort {
 
   constructor(private readonly port: WorkerPort) {}
 
-  /** Queues a message; it leaves with the rest of its run. */
+  /**
+   * Queues a message; it leaves with the rest of its run. A request (a message with a `call`
+   * number that is not a reply) leaves at once, after the queue: a run may await its answer.
+   */
   postMessage(message: unknown): void {
+    const { type, call } = message as { type?: unknown; call?: unknown };
+    if (typeof call === 'number' && type !== 'reply') return this.sendNow(message);
     this.queue.push(message);
     if (this.queue.length >= MAX_QUEUED) this.flush();
     else this.schedule();

@@ -37,18 +37,18 @@ export class WorkerContext {
   private readonly declared = new Set<string>();
   readonly abort = new AbortController();
   /** Everything sent to the host, gathered per run (see Outbox). */
-  readonly out: Outbox;
+  readonly port: Outbox;
 
   constructor(
     port: WorkerPort,
     private readonly start: WorkerStart,
   ) {
-    this.out = new Outbox(port);
+    this.port = new Outbox(port);
   }
 
   build(): PluginContext {
     const devices: readonly Device[] = this.start.devices.map((d) => Object.freeze({ ...d }));
-    const send = (message: unknown) => this.out.postMessage(message);
+    const send = (message: unknown) => this.port.postMessage(message);
     const log = (level: 'debug' | 'info' | 'warn' | 'error') => (message: string, fields?: Record<string, unknown>) =>
       send({ type: 'log', level, message: String(message), fields: fields && cloneable(fields) });
     const logger: PluginLogger = { debug: log('debug'), info: log('info'), warn: log('warn'), error: log('error') };
@@ -153,16 +153,16 @@ export class WorkerContext {
     if (message.type !== 'call') return;
     const handler = this.handlers.get(message.id);
     // What the run sends leaves with its reply, as one batch the host applies at once.
-    await this.out.hold(async () => {
+    await this.port.hold(async () => {
       try {
         if (!handler)
           throw new Error(
             `no ${message.op === 'run' ? 'job' : 'write handler'} under id ${message.id}: it was disposed`,
           );
         await handler({ ...message.args, signal: this.abort.signal });
-        this.out.postMessage({ type: 'reply', call: message.call, ok: true });
+        this.port.postMessage({ type: 'reply', call: message.call, ok: true });
       } catch (err) {
-        this.out.postMessage({ type: 'reply', call: message.call, ok: false, ...errorToFields(err) });
+        this.port.postMessage({ type: 'reply', call: message.call, ok: false, ...errorToFields(err) });
       }
     });
   }
@@ -183,7 +183,7 @@ export class WorkerContext {
   private schedule(job: JobSchedule, options: JobOptions): Disposer {
     const id = this.nextId++;
     this.handlers.set(id, ({ signal }) => options.run({ signal }));
-    this.out.postMessage({ type: 'schedule', id, job });
+    this.port.postMessage({ type: 'schedule', id, job });
     return this.disposer(id);
   }
 
@@ -194,7 +194,7 @@ export class WorkerContext {
       done = true;
       this.handlers.delete(id);
       also?.();
-      this.out.postMessage({ type: 'dispose', id });
+      this.port.postMessage({ type: 'dispose', id });
     };
   }
 
@@ -202,7 +202,7 @@ export class WorkerContext {
     const call = this.nextId++;
     return new Promise((resolve, reject) => {
       this.pending.set(call, { resolve, reject });
-      this.out.sendNow({ ...message, call });
+      this.port.sendNow({ ...message, call });
     });
   }
 }
