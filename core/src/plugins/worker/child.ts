@@ -9,6 +9,9 @@ import { fork, type ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import type { WorkerLimits } from './limits.js';
 
+/** Flags of `npm start` that keep a process small on a small device; worker processes get them too. */
+const MEMORY_FLAGS = /^--(max-semi-space-size|v8-pool-size)=/;
+
 /** Kept of a worker process's stderr, for the reason of a death it could not report. */
 const STDERR_TAIL_BYTES = 4096;
 
@@ -31,8 +34,12 @@ export function forkPluginProcess(
 ): { child: ChildProcess; exit: ExitWatch } {
   const child = fork(fileURLToPath(entry), [options.name], {
     serialization: 'advanced',
-    // Only the heap limit: the server's own flags (a test runner's, an inspector's) are not the plugin's.
-    execArgv: [`--max-old-space-size=${options.maxMemoryMb}`],
+    // The heap limit and the server's memory-saving V8 flags; its other flags (a test
+    // runner's, an inspector's) are not the plugin's.
+    execArgv: [
+      `--max-old-space-size=${options.maxMemoryMb}`,
+      ...process.execArgv.filter((flag) => MEMORY_FLAGS.test(flag)),
+    ],
     stdio: ['ignore', 'inherit', 'pipe', 'ipc'],
   });
   let tail = '';
