@@ -37,7 +37,7 @@ export interface InstanceStatus {
   state: InstanceState;
   last_error: string | null;
   last_poll: string | null;
-  /** Where the plugin's code runs: `worker` (a thread of its own) or `process-local`. */
+  /** Where the plugin's code runs: `worker` (a process of its own) or `process-local`. */
   isolation: Isolation;
 }
 

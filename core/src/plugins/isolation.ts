@@ -16,7 +16,7 @@ import { setupInWorker } from './worker/worker-plugin.js';
 
 export type Isolation = 'worker' | 'process-local';
 
-/** The instance's setting, else a thread of its own for plugins from outside the project. */
+/** The instance's setting, else a worker process of its own for plugins from outside the project. */
 export function isolationOf(config: Pick<PluginInstanceConfig, 'isolation'>, plugin: DiscoveredPlugin): Isolation {
   return config.isolation ?? (plugin.bundled === false ? 'worker' : 'process-local');
 }
