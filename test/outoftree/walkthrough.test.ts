@@ -110,45 +110,48 @@ test('plugin new, SDK and core from tarballs, own tests, emulate and serve over 
   assert.match(testRun, /^# fail 0$/m, testRun);
 
   const device = await emulate(plugin);
-  const connection = SOCAT_SKIP
-    ? { type: 'rtu-over-tcp', host: '127.0.0.1', port: device.port }
-    : { type: 'serial', path: await serialBridge(device.port), baudRate: 9600 };
-  const server = await startChildServer({
-    plugins: [],
-    args: ['--plugin-dir', '.'],
-    cwd: plugin,
-    env: { HELIOGRAPH_MDNS: '0' },
-  });
   try {
-    const added = await server.api(
-      '/api/v1/plugins',
-      jsonBody({
-        id: 'acme',
-        plugin: 'acme-meter',
-        devices: ['inverter_1'],
-        config: { connection, pollIntervalMs: 1000 },
-      }),
-    );
-    assert.equal(added.status, 201, await added.clone().text());
-    const status = await eventually(async () => {
-      const list = (await (await server.api('/api/v1/plugins')).json()) as InstanceStatus[];
-      const acme = list.find((p) => p.id === 'acme');
-      return acme?.last_poll ? acme : undefined;
-    }, 'the first poll of the driver');
-    assert.equal(status.state, 'running', String(status.last_error));
-    assert.equal(status.isolation, 'worker', 'a plugin from a folder under development runs isolated');
-    const value = async (topic: string) => (await server.api(`/api/v1/metrics?topic=${topic}&value=1`)).text();
-    assert.equal(await value('inverter_1/pv_power'), '1830');
+    const connection = SOCAT_SKIP
+      ? { type: 'rtu-over-tcp', host: '127.0.0.1', port: device.port }
+      : { type: 'serial', path: await serialBridge(device.port), baudRate: 9600 };
+    const server = await startChildServer({
+      plugins: [],
+      args: ['--plugin-dir', '.'],
+      cwd: plugin,
+      env: { HELIOGRAPH_MDNS: '0' },
+    });
+    try {
+      const added = await server.api(
+        '/api/v1/plugins',
+        jsonBody({
+          id: 'acme',
+          plugin: 'acme-meter',
+          devices: ['inverter_1'],
+          config: { connection, pollIntervalMs: 1000 },
+        }),
+      );
+      assert.equal(added.status, 201, await added.clone().text());
+      const status = await eventually(async () => {
+        const list = (await (await server.api('/api/v1/plugins')).json()) as InstanceStatus[];
+        const acme = list.find((p) => p.id === 'acme');
+        return acme?.last_poll ? acme : undefined;
+      }, 'the first poll of the driver');
+      assert.equal(status.state, 'running', String(status.last_error));
+      assert.equal(status.isolation, 'worker', 'a plugin from a folder under development runs isolated');
+      const value = async (topic: string) => (await server.api(`/api/v1/metrics?topic=${topic}&value=1`)).text();
+      assert.equal(await value('inverter_1/pv_power'), '1830');
 
-    const write = await server.api(
-      '/api/v1/metrics',
-      jsonBody({ topic: 'inverter_1/max_charge_current', value: '80' }),
-    );
-    assert.equal(write.status, 200, await write.clone().text());
-    assert.equal(await value('inverter_1/max_charge_current'), '80');
+      const write = await server.api(
+        '/api/v1/metrics',
+        jsonBody({ topic: 'inverter_1/max_charge_current', value: '80' }),
+      );
+      assert.equal(write.status, 200, await write.clone().text());
+      assert.equal(await value('inverter_1/max_charge_current'), '80');
+    } finally {
+      server.child.kill('SIGTERM');
+      assert.equal(await server.exited, 0, server.stderr());
+    }
   } finally {
-    server.child.kill('SIGTERM');
-    assert.equal(await server.exited, 0, server.stderr());
     await device.stop();
   }
 });
