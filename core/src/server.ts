@@ -23,7 +23,9 @@ import { WriteService } from './writes/service.js';
 import { AuthService } from './auth/service.js';
 import { pluginStoreMigrations } from './plugins/plugin-store.js';
 import { discoverPlugins } from './plugins/discovery.js';
-import { withPluginDirs } from './plugins/plugin-dirs.js';
+import { checkPluginDirs, withPluginDirs } from './plugins/plugin-dirs.js';
+import { loadDefinition } from './plugins/isolation.js';
+import { importDefinition } from './plugins/installed.js';
 import { PluginHost } from './plugins/host.js';
 import { loadPluginsFile, savePluginsFile } from './plugins/instances.js';
 import { appRoutes, createApp, listen, type AppOptions } from './api/app.js';
@@ -192,9 +194,11 @@ export async function startHeliograph(options: ServerOptions): Promise<Heliograp
     const system = new SystemInfo({ clock, siteId, version: VERSION, dataDir: options.dataDir, startedAt });
     const prices = di.resolve(PriceBook);
 
+    const discovered = withPluginDirs(discoverPlugins(options.rootDir ?? ROOT_DIR), options.pluginDirs ?? []);
+    await checkPluginDirs(discovered, (plugin) => loadDefinition({}, plugin, () => importDefinition(plugin)));
     const plugins = new PluginHost(
       di.resolve(CONTEXT_SERVICES),
-      withPluginDirs(discoverPlugins(options.rootDir ?? ROOT_DIR), options.pluginDirs ?? []),
+      discovered,
       instances,
       options.pluginsFile,
       di.resolve(PLUGIN_CONTEXTS),

@@ -68,6 +68,13 @@ export interface DeviceIdentity {
   model?: string;
   serial?: string;
   firmware?: string;
+  /**
+   * What the device is reached through, as Home Assistant's `via_device`: another device of
+   * this site by its id (`inverter_1` for a battery behind it; the MQTT bridge links the two)
+   * or a gateway that is no device here (`Solarman logger 2712345678`). Shown as the Info row
+   * `<device>/parent_device`.
+   */
+  parent?: string;
 }
 
 /**

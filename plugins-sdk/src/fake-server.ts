@@ -67,6 +67,21 @@ export interface FakeServer {
  */
 export type FakeHandler = (request: SeenRequest, response: ServerResponse, url: string) => void;
 
+/** Fake servers started and not closed yet, for {@link stopFakeServers}. */
+const open = new Set<FakeServer>();
+
+/**
+ * Closes every fake server not closed yet: one `after` hook, and a test that throws before
+ * its own `close()` leaves nothing behind. (A forgotten server never keeps the test run
+ * alive either: it does not hold the process open.)
+ *
+ * @example
+ * after(() => stopFakeServers());
+ */
+export async function stopFakeServers(): Promise<void> {
+  await Promise.all([...open].map((fake) => fake.close()));
+}
+
 /**
  * Starts a fake server on 127.0.0.1 on a free port. See the module's example.
  *
@@ -98,16 +113,21 @@ export async function startFakeServer(options: { handle: FakeHandler }): Promise
     });
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  server.unref();
   url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-  return {
+  let closed: Promise<void> | undefined;
+  const fake: FakeServer = {
     url,
     requests,
     close: () =>
-      new Promise<void>((resolve) => {
+      (closed ??= new Promise<void>((resolve) => {
+        open.delete(fake);
         server.closeAllConnections();
         server.close(() => resolve());
-      }),
+      })),
   };
+  open.add(fake);
+  return fake;
 }
 
 /**

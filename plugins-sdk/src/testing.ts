@@ -86,6 +86,27 @@ export interface TestHostOptions<S extends z.ZodType> {
     instanceId?: string;
     manifest?: Partial<Pick<PluginManifest, 'kind' | 'name' | 'devices'>>;
   }>;
+  /**
+   * How long setup, a job run ({@link TestHost.runJob}) or a write ({@link TestHost.write})
+   * may take before the test host fails it, naming what it waited for; default 10 000 ms. A
+   * plugin waiting for an answer that never comes fails its test instead of hanging the run.
+   */
+  timeoutMs?: number;
+}
+
+/** The default of {@link TestHostOptions.timeoutMs}. */
+export const TEST_HOST_TIMEOUT_MS = 10_000;
+
+/** `work`, or a rejection naming `what` once `ms` have passed without it settling. */
+function withDeadline<T>(work: Promise<T>, ms: number, what: string): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const deadline = new Promise<never>((_resolve, reject) => {
+    timer = setTimeout(
+      () => reject(new Error(`test host: ${what} did not finish within ${ms} ms (TestHostOptions.timeoutMs)`)),
+      ms,
+    );
+  });
+  return Promise.race([work, deadline]).finally(() => clearTimeout(timer));
 }
 /**
  * A job the plugin scheduled, as {@link TestHost.jobs} holds it.
@@ -248,13 +269,19 @@ export async function stopTestHosts(): Promise<void> {
  */
 export async function startTestHost<S extends z.ZodType>(options: TestHostOptions<S>): Promise<TestHost> {
   const harness = await loadHarness();
-  const host = await harness.startPluginHarness(options);
+  const ms = options.timeoutMs ?? TEST_HOST_TIMEOUT_MS;
+  const host = await withDeadline(harness.startPluginHarness(options), ms, `the setup of ${options.plugin.id}`);
   const stop = host.stop.bind(host);
+  const runJob = host.runJob.bind(host);
+  const write = host.write.bind(host);
   running.add(host);
   return Object.assign(host, {
     stop: () => {
       running.delete(host);
       return stop();
     },
+    runJob: (name: string) => withDeadline(runJob(name), ms, `job ${name}`),
+    write: (topic: string, value: string | number) =>
+      withDeadline(write(topic, value), ms, `the write of ${JSON.stringify(String(value))} to ${topic}`),
   });
 }

@@ -1,7 +1,9 @@
 import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import { once } from 'node:events';
 import { describe, test } from 'node:test';
 import got from 'got';
-import { sendJson, startFakeServer } from '../src/fake-server.js';
+import { sendJson, startFakeServer, stopFakeServers } from '../src/fake-server.js';
 
 const http = got.extend({ retry: { limit: 0 }, timeout: { request: 5000 } });
 
@@ -41,5 +43,26 @@ describe('startFakeServer', () => {
     } finally {
       await fake.close();
     }
+  });
+});
+
+describe('stopFakeServers', () => {
+  test('closes every fake server not closed yet', async () => {
+    const fakes = await Promise.all([1, 2].map(() => startFakeServer({ handle: (_r, res) => sendJson(res, 200, {}) })));
+    await fakes[0]!.close();
+    await stopFakeServers();
+    for (const fake of fakes) await assert.rejects(http.get(fake.url), /ECONNREFUSED/);
+  });
+
+  test('a fake server a throwing test forgot does not keep the process alive', async () => {
+    const module = new URL('../src/fake-server.js', import.meta.url).href;
+    const script = `const { startFakeServer } = await import(${JSON.stringify(module)}); await startFakeServer({ handle: () => {} }); console.log('listening');`;
+    const child = spawn(process.execPath, ['--input-type=module', '-e', script], {
+      stdio: ['ignore', 'pipe', 'inherit'],
+    });
+    const timer = setTimeout(() => child.kill('SIGKILL'), 10_000);
+    const [code, signal] = (await once(child, 'exit')) as [number | null, string | null];
+    clearTimeout(timer);
+    assert.deepEqual([code, signal], [0, null], 'the process ended by itself within 10 s');
   });
 });

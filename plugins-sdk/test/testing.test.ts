@@ -75,3 +75,26 @@ test("the test host's ctx.http refuses deeply nested JSON as the server's does",
   await host.stop();
   await fake.close();
 });
+
+describe('the test host bounds every wait', () => {
+  /** A plugin whose job waits for an answer that never comes. */
+  const stuck = definePlugin({
+    id: 'stuck',
+    configSchema: z.object({}),
+    setup(ctx) {
+      ctx.scheduler.every({ name: 'poll', intervalMs: 60_000, run: () => new Promise<void>(() => undefined) });
+    },
+  });
+
+  test('a job that never settles fails after timeoutMs, naming the job', async () => {
+    const host = await startTestHost({ plugin: stuck, timeoutMs: 100 });
+    try {
+      await assert.rejects(
+        host.runJob('poll'),
+        /^Error: test host: job poll did not finish within 100 ms \(TestHostOptions\.timeoutMs\)$/,
+      );
+    } finally {
+      await host.stop();
+    }
+  });
+});

@@ -1,4 +1,4 @@
-// Plugins in worker threads over the whole service: the same SDK surface as in-process, and
+// Plugins in worker processes over the whole service: the same SDK surface as in-process, and
 // a busy loop, a leak or a crash ends the worker (restarted with back-off), never the service.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';

@@ -39,6 +39,8 @@ export async function startTestServer(options: {
   fixtures?: string[];
   /** Fixtures linked into the root's node_modules/: found as third-party packages. */
   external?: string[];
+  /** Fixtures loaded as plugins under development (`--plugin-dir`). */
+  pluginDirs?: string[];
   password?: string | null;
   config?: Record<string, unknown>;
   clock?: Clock;
@@ -70,6 +72,7 @@ export async function startTestServer(options: {
     dataDir,
     pluginsFile,
     rootDir: root,
+    pluginDirs: options.pluginDirs?.map((name) => join(REPO_ROOT, 'test', 'fixtures', 'plugins', name)),
     password: password ?? undefined,
     // Only the mDNS test advertises (bound to loopback); the rest must not touch the network.
     mdns: options.mdns ?? { enabled: false },

@@ -24,6 +24,8 @@ async function bridgeSuite(name: string, startBroker: () => Promise<TestBroker>)
   const server = await startTestServer({
     plugins: [
       { id: 'inv', plugin: 'bridged', devices: ['inverter_1'] },
+      // Behind inverter_1 (a second unit on its bus): HA shows it "connected via" that one.
+      { id: 'inv2', plugin: 'bridged', devices: ['inverter_2'], config: { parents: { inverter_2: 'inverter_1' } } },
       { id: 'mqtt', plugin: 'mqtt', config: { url: broker.url } },
     ],
     bundled: ['mqtt'],
@@ -105,6 +107,24 @@ async function bridgeSuite(name: string, startBroker: () => Promise<TestBroker>)
       assert.deepEqual(
         [power.device_class, power.state_class, power.unit_of_measurement],
         ['power', 'measurement', 'W'],
+      );
+    });
+
+    test("a device's parent becomes its via_device, and shows in GET /api/v1/plugins", async () => {
+      const payload = JSON.parse(await observer.waitFor(config('sensor', 'inverter_2/pv_power'))) as {
+        device: Json;
+      };
+      assert.equal(payload.device.via_device, `heliograph_${server.siteId}_inverter_1`);
+      assert.equal(payload.device.name, 'Inverter 2');
+      const plugins = (await (await server.api('/api/v1/plugins')).json()) as Array<{
+        id: string;
+        device_status: Array<{ id: string; identity: Json }>;
+      }>;
+      const identity = plugins.find((p) => p.id === 'inv2')?.device_status[0]?.identity;
+      assert.deepEqual(identity, { parent: 'inverter_1' });
+      assert.equal(
+        (await (await server.api('/api/v1/metrics?topic=inverter_2/parent_device&value=1')).text()).trim(),
+        'inverter_1',
       );
     });
 

@@ -1,25 +1,31 @@
 // The walk of docs/plugins.md "From an empty folder to a running plugin", as a third-party
-// author takes it: pack the SDK, install the tarball into a folder outside the repository
-// together with the core of the built checkout (the SDK's test host runs the core's own
-// plugin code; a checkout's core/ installs as a link, its SQLite driver already built),
-// build the example plugin (test/fixtures/outoftree-plugin) with the project's tsc, run its
-// own test with the SDK's test host, then serve it with `--plugin-dir` and read its topic
-// over HTTP. npm resolves from its cache where it can (--prefer-offline) and asks the
-// registry only for what the cache lacks.
+// author takes it: `heliograph plugin new` writes a driver package; the SDK and the core (for
+// the test host) are packed and installed from their tarballs into it; the package builds
+// with its own TypeScript and passes its own tests; `heliograph emulate --plugin-dir` runs its
+// device, reached over a real pseudo-terminal (socat), and `serve --plugin-dir` runs the
+// driver in its default isolation, reads it over the serial link and writes a setting.
+// npm resolves from its cache where it can (--prefer-offline) and asks the registry only for
+// what the cache lacks. Installs skip install scripts: SQLite's driver would fetch a prebuilt
+// binary from the network (or build from source offline), so this test lends the checkout's
+// built one instead; a plugin's CI with network access needs no such step.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { execFile } from 'node:child_process';
-import { cpSync, readdirSync } from 'node:fs';
+import { execFile, spawn } from 'node:child_process';
+import { cpSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { createInterface } from 'node:readline';
 import { promisify } from 'node:util';
-import type { InstalledPlugin } from '@heliograph/core/api-types';
 import type { InstanceStatus } from '@heliograph/core/plugins/host';
-import { eventually, startChildServer } from '../helpers/child-server.js';
+import { eventually, MAIN, startChildServer } from '../helpers/child-server.js';
+import { serialBridge, SOCAT_SKIP } from '../helpers/pty-bridge.js';
 import { jsonBody, REPO_ROOT, tempDir } from '../helpers/server.js';
 
+const SDK_VERSION = (
+  JSON.parse(readFileSync(join(REPO_ROOT, 'plugins-sdk', 'package.json'), 'utf8')) as { version: string }
+).version;
+
 const exec = promisify(execFile);
-const FIXTURE = join(REPO_ROOT, 'test', 'fixtures', 'outoftree-plugin');
-const TSC = join(REPO_ROOT, 'node_modules', 'typescript', 'bin', 'tsc');
+const npm = process.platform === 'win32' ? 'npm.cmd' : 'npm';
 
 /**
  * The environment of a command run as the author would in a shell: without what `npm test`
@@ -42,86 +48,115 @@ async function run(command: string, args: string[], cwd: string): Promise<string
   }
 }
 
-test('an out-of-tree plugin: SDK tarball, build, test-host test, then served with --plugin-dir', async () => {
+/** `heliograph emulate` in the plugin's folder; resolves with its port once it listens. */
+async function emulate(cwd: string): Promise<{ port: number; stop(): Promise<void> }> {
+  const child = spawn(
+    process.execPath,
+    [MAIN, 'emulate', 'acme-meter', '--plugin-dir', '.', '--transport', 'rtu-over-tcp'],
+    {
+      cwd,
+      stdio: ['ignore', 'pipe', 'inherit'],
+    },
+  );
+  const exited = new Promise((resolve) => child.once('exit', resolve));
+  const port = await new Promise<number>((resolve, reject) => {
+    child.once('exit', (code) => reject(new Error(`emulate exited with ${code} before listening`)));
+    createInterface({ input: child.stdout }).once('line', (line) => {
+      const match = /^listening on 127\.0\.0\.1:(\d+)$/.exec(line);
+      if (match) resolve(Number(match[1]));
+      else reject(new Error(`emulate said: ${line}`));
+    });
+  });
+  return { port, stop: async () => void (child.kill('SIGTERM'), await exited) };
+}
+
+test('plugin new, SDK and core from tarballs, own tests, emulate and serve over a serial link', async () => {
   const dir = tempDir('heliograph-outoftree-');
-  const npm = process.platform === 'win32' ? 'npm.cmd' : 'npm';
+  const plugin = join(dir, 'acme-meter');
+  const created = await run(process.execPath, [MAIN, 'plugin', 'new', 'acme-meter', '--kind', 'driver'], dir);
+  assert.match(created, /^wrote the driver plugin acme-meter to /, created);
+  assert.deepEqual(readdirSync(join(plugin, 'src')).sort(), ['emulator', 'index.ts', 'register-map.ts']);
 
-  // npm pack -w plugins-sdk: the prepack script builds it.
-  await run(npm, ['pack', '--workspace', 'plugins-sdk', '--pack-destination', dir, '--silent'], REPO_ROOT);
-  const tarball = readdirSync(dir).find((name) => /^heliograph-plugins-sdk-\d+\.\d+\.\d+\.tgz$/.test(name));
-  assert.ok(tarball, `npm pack left no SDK tarball in ${dir}: ${readdirSync(dir).join(', ')}`);
-
-  // The author's folder, far from the repository's node_modules.
-  const plugin = join(dir, 'hello-meter');
-  cpSync(FIXTURE, plugin, { recursive: true, filter: (source) => !/[/\\](dist|node_modules)$/.test(source) });
+  // npm pack: each prepack script builds its package.
+  await run(npm, ['pack', '-w', 'plugins-sdk', '-w', 'core', '--pack-destination', dir, '--silent'], REPO_ROOT);
+  const tarballs = readdirSync(dir).filter((name) => name.endsWith('.tgz'));
+  assert.deepEqual(tarballs.sort(), ['heliograph-core-0.1.0.tgz', `heliograph-plugins-sdk-${SDK_VERSION}.tgz`]);
   const install = (...packages: string[]) =>
-    run(npm, ['install', '--prefer-offline', '--no-audit', '--no-fund', '--save-dev', ...packages], plugin);
-  await install(`../${tarball}`, '@types/node@^22');
-  const installed = readdirSync(join(plugin, 'node_modules'));
-  assert.ok(installed.includes('zod'), 'zod, the SDK peer, is installed once at the top for the plugin and the SDK');
+    run(npm, ['install', '--prefer-offline', '--no-audit', '--no-fund', '--ignore-scripts', '-D', ...packages], plugin);
+
+  await install(`../heliograph-plugins-sdk-${SDK_VERSION}.tgz`);
   const sdk = join(plugin, 'node_modules', '@heliograph', 'plugins-sdk');
   assert.deepEqual(readdirSync(sdk).sort(), ['README.md', 'dist', 'package.json']);
-  assert.deepEqual(readdirSync(join(sdk, 'dist')), ['src'], "the SDK's own tests stay out of the package");
-
-  await run(process.execPath, [TSC, '-p', plugin], plugin);
+  const tsc = join(plugin, 'node_modules', 'typescript', 'bin', 'tsc');
+  const sdkPeers = (
+    JSON.parse(readFileSync(join(sdk, 'package.json'), 'utf8')) as { peerDependencies: Record<string, string> }
+  ).peerDependencies;
+  const typescript = JSON.parse(readFileSync(join(plugin, 'node_modules', 'typescript', 'package.json'), 'utf8')) as {
+    version: string;
+  };
+  assert.equal(sdkPeers.typescript, '^7.0.2', 'the TypeScript major the SDK is built for');
+  assert.match(typescript.version, /^7\./, 'the package builds with the TypeScript the SDK names');
+  await run(process.execPath, [tsc], plugin);
   // The test host runs the core's own plugin code: without the core it says what to install.
-  // Its tests run by the package's own test script, the command the docs give the author.
-  const withoutCore = await run(npm, ['test', '--silent'], plugin).then(
+  const withoutCore = await run(npm, ['test'], plugin).then(
     (stdout) => stdout,
     (err: Error) => err.message,
   );
-  assert.match(withoutCore, /^(#|ℹ) fail 2$/m, withoutCore);
   assert.match(withoutCore, /install it next to the SDK with `npm install -D @heliograph\/core`/, withoutCore);
-  await install(join(REPO_ROOT, 'core'));
-  const testRun = await run(npm, ['test', '--silent'], plugin);
+
+  await install('../heliograph-core-0.1.0.tgz');
+  cpSync(
+    join(REPO_ROOT, 'node_modules', 'sqlite3', 'build', 'Release', 'node_sqlite3.node'),
+    join(plugin, 'node_modules', 'sqlite3', 'build', 'Release', 'node_sqlite3.node'),
+  );
+  const testRun = await run(npm, ['test'], plugin);
   // Node's default reporter writes `# pass 2` (TAP) on some versions and `ℹ pass 2` (spec) on others.
   assert.match(testRun, /^(#|ℹ) pass 2$/m, testRun);
   assert.match(testRun, /^(#|ℹ) fail 0$/m, testRun);
 
-  const server = await startChildServer({
-    plugins: [],
-    args: ['--plugin-dir', '.'],
-    cwd: plugin,
-    env: { HELIOGRAPH_MDNS: '0' },
-  });
+  const device = await emulate(plugin);
   try {
-    const listed = (await (await server.api('/api/v1/plugins/installed')).json()) as InstalledPlugin[];
-    const entry = listed.find((p) => p.plugin === 'hello-meter');
-    assert.ok(entry, JSON.stringify(listed));
-    assert.equal(entry.name, 'Hello meter');
-    assert.deepEqual(entry.devices, { kinds: ['inverter'], min: 1, max: 1 });
-    assert.equal(entry.error, undefined);
-    // The schema crossed from the plugin's own zod (read in a worker) with its metadata.
-    const watts = (entry.schema as { properties: Record<string, { title?: string; description?: string }> }).properties
-      .watts;
-    assert.deepEqual(watts && { title: watts.title, description: watts.description }, {
-      title: 'PV power (W)',
-      description: 'The PV power to report, in W.',
+    const connection = SOCAT_SKIP
+      ? { type: 'rtu-over-tcp', host: '127.0.0.1', port: device.port }
+      : { type: 'serial', path: await serialBridge(device.port), baudRate: 9600 };
+    const server = await startChildServer({
+      plugins: [],
+      args: ['--plugin-dir', '.'],
+      cwd: plugin,
+      env: { HELIOGRAPH_MDNS: '0' },
     });
+    try {
+      const added = await server.api(
+        '/api/v1/plugins',
+        jsonBody({
+          id: 'acme',
+          plugin: 'acme-meter',
+          devices: ['inverter_1'],
+          config: { connection, pollIntervalMs: 1000 },
+        }),
+      );
+      assert.equal(added.status, 201, await added.clone().text());
+      const status = await eventually(async () => {
+        const list = (await (await server.api('/api/v1/plugins')).json()) as InstanceStatus[];
+        const acme = list.find((p) => p.id === 'acme');
+        return acme?.last_poll ? acme : undefined;
+      }, 'the first poll of the driver');
+      assert.equal(status.state, 'running', String(status.last_error));
+      assert.equal(status.isolation, 'worker', 'a plugin from a folder under development runs isolated');
+      const value = async (topic: string) => (await server.api(`/api/v1/metrics?topic=${topic}&value=1`)).text();
+      assert.equal(await value('inverter_1/pv_power'), '1830');
 
-    const added = await server.api(
-      '/api/v1/plugins',
-      jsonBody({ id: 'hello', plugin: 'hello-meter', devices: ['inverter_1'], config: { watts: 1234 } }),
-    );
-    assert.equal(added.status, 201, await added.clone().text());
-    const status = await eventually(async () => {
-      const list = (await (await server.api('/api/v1/plugins')).json()) as InstanceStatus[];
-      const hello = list.find((p) => p.id === 'hello');
-      return hello?.state === 'starting' ? undefined : hello;
-    }, 'the instance to start');
-    assert.equal(status.state, 'running', String(status.last_error));
-    assert.equal(status.isolation, 'worker', 'a plugin from a folder under development runs in a worker');
-
-    const metrics = await server.api('/api/v1/metrics?topic=inverter_1/pv_power');
-    assert.equal(metrics.status, 200);
-    const [row] = (await metrics.json()) as Array<{ topic: string; value: unknown; unit: string }>;
-    assert.deepEqual(row && { topic: row.topic, value: row.value, unit: row.unit }, {
-      topic: 'inverter_1/pv_power',
-      value: 1234,
-      unit: 'W',
-    });
+      const write = await server.api(
+        '/api/v1/metrics',
+        jsonBody({ topic: 'inverter_1/max_charge_current', value: '80' }),
+      );
+      assert.equal(write.status, 200, await write.clone().text());
+      assert.equal(await value('inverter_1/max_charge_current'), '80');
+    } finally {
+      server.child.kill('SIGTERM');
+      assert.equal(await server.exited, 0, server.stderr());
+    }
   } finally {
-    server.child.kill('SIGTERM');
-    assert.equal(await server.exited, 0, server.stderr());
+    await device.stop();
   }
 });

@@ -74,7 +74,7 @@ ${DATA_HELP}`,
     name: 'emulate',
     synopsis: 'emulate deye|sunspec|voltronic|pylontech [--port N] [--host H] ...   a device emulator',
     help: `Usage: heliograph emulate DRIVER [--port N] [--host H] [--transport tcp|rtu-over-tcp|solarman]
-                          [--unit-id N] [--logger-serial N]
+                          [--unit-id N] [--logger-serial N] [--plugin-dir DIR]...
 
 Starts the emulator of a driver's device (deye, sunspec, voltronic, pylontech), speaking the
 real wire format on TCP. Prints "listening on HOST:PORT" and runs until SIGINT or SIGTERM.
@@ -83,7 +83,22 @@ real wire format on TCP. Prints "listening on HOST:PORT" and runs until SIGINT o
   --host H            address to listen on (default 127.0.0.1, loopback only)
   --transport T       the wire format, where the driver speaks several (deye: tcp, rtu-over-tcp, solarman)
   --unit-id N         the Modbus unit id, 1 to 247
-  --logger-serial N   the Solarman logger's serial number`,
+  --logger-serial N   the Solarman logger's serial number
+  --plugin-dir DIR    also looks for the driver in DIR, as serve does (HELIOGRAPH_PLUGIN_DIR too)`,
     load: async () => (await import('./emulate.js')).runEmulateCommand,
+  },
+  {
+    name: 'plugin',
+    synopsis: 'plugin new ID --kind driver|prices|forecast|integration [--dir DIR]   a new plugin package',
+    help: `Usage: heliograph plugin new ID --kind driver|prices|forecast|integration [--dir DIR]
+
+Writes a new plugin package into DIR (default ./ID): manifest, definePlugin, config schema, a
+test on the SDK's test host, a README, and for a driver a register map and a device emulator.
+It passes its own test at once: cd DIR && npm install && npm run build && npm test.
+Refuses a folder that exists and is not empty.`,
+    load: async () => {
+      const { runPluginCommand } = await import('./plugin-new.js');
+      return async (argv) => runPluginCommand(argv);
+    },
   },
 ];

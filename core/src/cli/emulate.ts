@@ -4,6 +4,7 @@ import { parseArgs } from 'node:util';
 import type { EmulatorModule } from '@heliograph/plugins-sdk/emulator';
 import { ConfigError } from '../config/load.js';
 import { discoverPlugins } from '../plugins/discovery.js';
+import { pluginDirsOf, withPluginDirs } from '../plugins/plugin-dirs.js';
 import { ROOT_DIR } from '../server.js';
 
 /** A whole-number flag within [min, max], or undefined when not given. */
@@ -16,8 +17,9 @@ function intFlag(name: string, value: string | undefined, min: number, max: numb
 }
 
 /**
- * `heliograph emulate <driver> [--port N] [--host H] [--transport T] [--unit-id N] [--logger-serial N]`:
- * finds the driver's package as the server finds plugins, starts the emulator its manifest
+ * `heliograph emulate <driver> [--port N] [--host H] [--transport T] [--unit-id N] [--logger-serial N]
+ * [--plugin-dir DIR]...`: finds the driver's package as the server finds plugins (installed
+ * ones, and the folders under development of --plugin-dir or HELIOGRAPH_PLUGIN_DIR), starts the emulator its manifest
  * names (`heliograph.emulator`), prints `listening on HOST:PORT` and runs until SIGINT/SIGTERM.
  * Loopback only unless `--host` says otherwise.
  */
@@ -31,13 +33,18 @@ export async function runEmulateCommand(argv: string[]): Promise<number> {
       transport: { type: 'string' },
       'unit-id': { type: 'string' },
       'logger-serial': { type: 'string' },
+      'plugin-dir': { type: 'string', multiple: true },
     },
   });
   const [id] = positionals;
   if (!id || positionals.length > 1) throw new ConfigError('emulate: name one driver, e.g. `heliograph emulate deye`');
   const root = process.env.HELIOGRAPH_PLUGIN_ROOT ? resolve(process.env.HELIOGRAPH_PLUGIN_ROOT) : ROOT_DIR;
-  const plugin = discoverPlugins(root).get(id);
-  if (!plugin) throw new ConfigError(`emulate: no plugin "${id}" is installed`);
+  // Found as `serve` finds plugins: installed ones, and the folders under development.
+  const plugin = withPluginDirs(discoverPlugins(root), pluginDirsOf(values['plugin-dir'])).get(id);
+  if (!plugin)
+    throw new ConfigError(
+      `emulate: no plugin "${id}" is installed or in a plugin folder (--plugin-dir, HELIOGRAPH_PLUGIN_DIR)`,
+    );
   const entry = plugin.manifest.emulator;
   if (entry === undefined) throw new ConfigError(`emulate: the ${id} plugin ships no emulator`);
   const emulator = (await import(pathToFileURL(join(plugin.dir, entry)).href)) as EmulatorModule;

@@ -27,6 +27,18 @@ export interface DiscoveredPlugin {
   bundled?: boolean;
   /** The definition itself, when it is handed over rather than imported (the plugin harness). */
   definition?: PluginDefinition;
+  /** Found in a folder given with --plugin-dir / HELIOGRAPH_PLUGIN_DIR. */
+  underDevelopment?: boolean;
+}
+
+/**
+ * The fix when the id the plugin's code gives `definePlugin` is not its manifest's id (which
+ * plugins.json and the API use), else undefined.
+ */
+export function idMismatch(plugin: DiscoveredPlugin, definedId: string): string | undefined {
+  const { id } = plugin.manifest;
+  if (definedId === id) return undefined;
+  return `plugin ${plugin.packageName} (${plugin.dir}): its package.json says "heliograph": { "id": "${id}" } but its code says definePlugin({ id: "${definedId}" }): make the two the same (plugins.json names a plugin by the manifest's id)`;
 }
 
 /**

@@ -10,6 +10,7 @@ import { isolationOf, loadDefinition, runSetup, type Isolation } from './isolati
 import type { DiscoveredPlugin } from './discovery.js';
 import type { PluginInstanceConfig } from './instances.js';
 import { FirstRuns } from './first-runs.js';
+import { ProcessCrashError } from './worker/child.js';
 import { deviceRule, importDefinition, listInstalled, type InstalledPlugin } from './installed.js';
 import { hideSecrets, keepSecrets, secretPaths, type SecretPaths } from './secrets.js';
 import { deviceEntryId, deviceRuleProblems, isConfigError, parseConfig, parseDevices } from './config-checks.js';
@@ -36,7 +37,7 @@ export interface InstanceStatus {
   state: InstanceState;
   last_error: string | null;
   last_poll: string | null;
-  /** Where the plugin's code runs: `worker` (a thread of its own) or `process-local`. */
+  /** Where the plugin's code runs: `worker` (a process of its own) or `process-local`. */
   isolation: Isolation;
 }
 
@@ -121,6 +122,11 @@ export class PluginHost extends SafeEmitter<{ status: (status: InstanceStatus) =
       try {
         instance.definition = await loadDefinition(config, plugin, () => importDefinition(plugin));
       } catch (err) {
+        // A manifest mistake (its id is not the code's) stops the start, as plugins.json's do.
+        if (config.enabled && isConfigError(err)) {
+          problems.push(`${this.source}: plugins[${index}].plugin: ${errorMessage(err)}`);
+          continue;
+        }
         const message = `cannot load plugin ${plugin.packageName}: ${errorMessage(err)}`;
         if (config.enabled) this.fail(instance, message);
         else instance.lastError = message;
@@ -454,6 +460,7 @@ export class PluginHost extends SafeEmitter<{ status: (status: InstanceStatus) =
       // would bring back a plugin nobody runs any more.
       if (abort.signal.aborted) return;
       if (isConfigError(err)) return this.failOnce(instance, abort, errorMessage(err));
+      if (err instanceof ProcessCrashError) return this.disable(instance, abort, errorMessage(err));
       abort.abort();
       builder.dispose();
       instance.failures += 1;
@@ -526,6 +533,23 @@ export class PluginHost extends SafeEmitter<{ status: (status: InstanceStatus) =
     instance.builder?.dispose();
     instance.builder = undefined;
     this.fail(instance, `configuration error: ${message}`);
+  }
+
+  /**
+   * The plugin's process died natively while it started (an abort in a native module, say):
+   * starting it again would only do the same. The instance is switched off with the reason;
+   * switching it on again (or a new config) tries once more.
+   */
+  private disable(instance: Instance, abort: AbortController, message: string): void {
+    if (abort !== instance.abort || abort.signal.aborted) return;
+    abort.abort();
+    instance.builder?.dispose();
+    instance.builder = undefined;
+    instance.config = { ...instance.config, enabled: false };
+    this.fail(
+      instance,
+      `switched off: its process died while starting (switch it on again once the plugin or its config is fixed): ${message}`,
+    );
   }
 
   private stop(instance: Instance): void {

@@ -8,6 +8,7 @@ const ROWS: Record<keyof DeviceIdentity, { name: string; displayName: string }> 
   model: { name: 'model', displayName: 'Model' },
   serial: { name: 'serial_number', displayName: 'Serial number' },
   firmware: { name: 'firmware_version', displayName: 'Firmware version' },
+  parent: { name: 'parent_device', displayName: 'Connected via' },
 };
 
 interface DeviceRows {

@@ -2,7 +2,8 @@ import { pathToFileURL } from 'node:url';
 import { z } from 'zod';
 import type { PluginDefinition } from '@heliograph/plugins-sdk';
 import { errorMessage } from '../log.js';
-import type { DiscoveredPlugin } from './discovery.js';
+import { ConfigError } from '../config/load.js';
+import { idMismatch, type DiscoveredPlugin } from './discovery.js';
 
 /** A plugin as GET /api/v1/plugins/installed shows it. */
 export interface InstalledPlugin {
@@ -63,8 +64,7 @@ export async function importDefinition(plugin: DiscoveredPlugin): Promise<Plugin
   if (!definition || typeof definition.setup !== 'function' || !definition.configSchema) {
     throw new Error(`${plugin.entry} has no default export made with definePlugin`);
   }
-  if (definition.id !== plugin.manifest.id) {
-    throw new Error(`the plugin calls itself "${definition.id}" but its package.json says "${plugin.manifest.id}"`);
-  }
+  const mismatch = idMismatch(plugin, definition.id);
+  if (mismatch) throw new ConfigError(mismatch);
   return definition;
 }

@@ -1,6 +1,6 @@
 /*
  * Where and how a plugin instance's setup runs: in the server's thread inside its containment
- * scope, with ctx.http bounded by the instance's limits, or in a worker thread of its own.
+ * scope, with ctx.http bounded by the instance's limits, or in a worker process of its own.
  * The host calls this one function and hears back through `crashed` and `timedOut`.
  */
 import type { Disposer, PluginContext, PluginDefinition } from '@heliograph/plugins-sdk';
@@ -16,7 +16,7 @@ import { setupInWorker } from './worker/worker-plugin.js';
 
 export type Isolation = 'worker' | 'process-local';
 
-/** The instance's setting, else a thread of its own for plugins from outside the project. */
+/** The instance's setting, else a worker process of its own for plugins from outside the project. */
 export function isolationOf(config: Pick<PluginInstanceConfig, 'isolation'>, plugin: DiscoveredPlugin): Isolation {
   return config.isolation ?? (plugin.bundled === false ? 'worker' : 'process-local');
 }

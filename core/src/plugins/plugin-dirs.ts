@@ -1,14 +1,24 @@
 /*
  * Plugins under development (`heliograph serve --plugin-dir DIR`, HELIOGRAPH_PLUGIN_DIR):
  * loaded from a folder of the author's, without installing them into the project. Such a
- * plugin runs as an installed third-party one does (in a worker thread by default). Unlike
+ * plugin runs as an installed third-party one does (in a worker process by default). Unlike
  * the quiet skipping of broken packages in node_modules, every problem here stops the start
  * with a message that says what to fix: the author named this folder on purpose.
  */
 import { existsSync, statSync } from 'node:fs';
-import { join, relative } from 'node:path';
+import { delimiter, join, relative, resolve } from 'node:path';
 import { ConfigError } from '../config/load.js';
 import { listDirs, readPluginPackage, type DiscoveredPlugin } from './discovery.js';
+
+/**
+ * The plugin folders under development: every --plugin-dir, else HELIOGRAPH_PLUGIN_DIR's
+ * list (separated as PATH is), each resolved against the working directory. `serve` and
+ * `emulate` read them alike.
+ */
+export function pluginDirsOf(flags: string[] | undefined, env: NodeJS.ProcessEnv = process.env): string[] {
+  const dirs = flags ?? (env.HELIOGRAPH_PLUGIN_DIR ?? '').split(delimiter).filter((dir) => dir !== '');
+  return dirs.map((dir) => resolve(dir));
+}
 
 /**
  * The installed plugins plus the plugin packages of each folder: the folder itself when its
@@ -58,6 +68,29 @@ function pluginsIn(dir: string): DiscoveredPlugin[] {
   return plugins;
 }
 
+/**
+ * Loads the definition of every plugin under development (in a short-lived process for one
+ * that runs isolated), so a mistake in its code's manifest (definePlugin's id not the
+ * manifest's) stops the start even before an instance uses it. `load` throws a ConfigError
+ * for such a mistake; any other failure to load is left for the instance's status.
+ */
+export async function checkPluginDirs(
+  found: ReadonlyMap<string, DiscoveredPlugin>,
+  load: (plugin: DiscoveredPlugin) => Promise<unknown>,
+): Promise<void> {
+  const problems: string[] = [];
+  await Promise.all(
+    [...found.values()]
+      .filter((plugin) => plugin.underDevelopment)
+      .map((plugin) =>
+        load(plugin).catch((err: unknown) => {
+          if (err instanceof Error && err.name === 'ConfigError') problems.push(`plugin folder: ${err.message}`);
+        }),
+      ),
+  );
+  if (problems.length > 0) throw new ConfigError(problems.sort().join('\n'));
+}
+
 /** The plugin, once its entry module exists: a plugin under development may not be built yet. */
 function built(plugin: DiscoveredPlugin): DiscoveredPlugin {
   if (!existsSync(plugin.entry)) {
@@ -65,5 +98,5 @@ function built(plugin: DiscoveredPlugin): DiscoveredPlugin {
       `plugin folder ${plugin.dir}: plugin ${plugin.manifest.id} has no ${relative(plugin.dir, plugin.entry)} (its package.json "main"): build it first (npx tsc)`,
     );
   }
-  return plugin;
+  return { ...plugin, underDevelopment: true };
 }

@@ -7,16 +7,55 @@ import { createInterface } from 'node:readline';
 import { test } from 'node:test';
 import { connectRaw, readHoldingOverTcp } from '@heliograph/plugins-sdk/emulator';
 import { REPO_ROOT } from '../helpers/plugins.js';
+import { tempDir } from '../helpers/tmp.js';
 
 const MAIN = join(REPO_ROOT, 'core', 'dist', 'src', 'main.js');
 
-function run(args: string[]) {
-  const child = spawn(process.execPath, [MAIN, 'emulate', ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
+function run(args: string[], env: NodeJS.ProcessEnv = {}) {
+  const child = spawn(process.execPath, [MAIN, 'emulate', ...args], {
+    stdio: ['ignore', 'pipe', 'pipe'],
+    env: { ...process.env, ...env },
+  });
   let stderr = '';
   child.stderr.on('data', (d) => (stderr += d));
   const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
   return { child, exited, stderr: () => stderr };
 }
+
+/** Where the emulator says it listens (its first line), or the exit it ended with first. */
+function listening(child: ReturnType<typeof run>['child']): Promise<number> {
+  return new Promise<number>((resolve, reject) => {
+    child.once('exit', (code) => reject(new Error(`exited with ${code} before listening`)));
+    createInterface({ input: child.stdout }).once('line', (line) => {
+      const match = /^listening on 127\.0\.0\.1:(\d+)$/.exec(line);
+      if (match) resolve(Number(match[1]));
+      else reject(new Error(`unexpected first line: ${line}`));
+    });
+  });
+}
+
+test('heliograph emulate finds a driver in a plugin folder, from --plugin-dir or HELIOGRAPH_PLUGIN_DIR', async () => {
+  // A root with no plugin installed: the driver is found only in its folder.
+  const env = { HELIOGRAPH_PLUGIN_ROOT: tempDir() };
+  const deye = join(REPO_ROOT, 'plugins', 'deye');
+  for (const emulate of [
+    run(['deye', '--port', '0', '--plugin-dir', deye], env),
+    run(['deye', '--port', '0'], { ...env, HELIOGRAPH_PLUGIN_DIR: deye }),
+  ]) {
+    const client = await connectRaw({ port: await listening(emulate.child) });
+    const [soc] = await readHoldingOverTcp(client, { transaction: 1, address: 184, count: 1 });
+    assert.ok(soc! >= 0 && soc! <= 100, `SOC register: ${soc}`);
+    client.close();
+    emulate.child.kill('SIGTERM');
+    assert.equal(await emulate.exited, 0, emulate.stderr());
+  }
+  const missing = run(['deye', '--port', '0'], env);
+  assert.equal(await missing.exited, 1);
+  assert.match(
+    missing.stderr(),
+    /no plugin "deye" is installed or in a plugin folder \(--plugin-dir, HELIOGRAPH_PLUGIN_DIR\)/,
+  );
+});
 
 test('heliograph emulate deye --port 0 listens on loopback and answers Modbus TCP', async () => {
   const { child, exited } = run(['deye', '--port', '0']);

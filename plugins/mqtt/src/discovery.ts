@@ -20,11 +20,16 @@ const IDENTITY_FIELDS = {
   sw_version: 'firmware_version',
   serial_number: 'serial_number',
 } as const;
+/** The Info row naming what a device is reached through (its identity's `parent`). */
+const PARENT_ROW = 'parent_device';
 
 /** Topics whose value goes into a device block: a change re-announces the device. */
 export function isIdentityTopic(topic: string): boolean {
   const name = topic.slice(topic.indexOf('/') + 1);
-  return Object.values(IDENTITY_FIELDS).includes(name as (typeof IDENTITY_FIELDS)[keyof typeof IDENTITY_FIELDS]);
+  return (
+    name === PARENT_ROW ||
+    Object.values(IDENTITY_FIELDS).includes(name as (typeof IDENTITY_FIELDS)[keyof typeof IDENTITY_FIELDS])
+  );
 }
 
 /** An MQTT-safe id: what HA accepts as node and object id. */
@@ -117,7 +122,18 @@ function deviceBlock(
     if (typeof value === 'string' && value !== '') block[key] = value;
   }
   block.manufacturer ??= 'Heliograph';
+  // A parent that is a device of this site links the two; a gateway's description cannot.
+  const parent = values.get(`${deviceId}/${PARENT_ROW}`);
+  if (typeof parent === 'string' && isSiteDevice(parent, values))
+    block.via_device = `heliograph_${names.siteId}_${objectId(parent)}`;
   return block;
+}
+
+/** Whether `id` names a device with topics here (`inverter_1`), not a gateway's description. */
+function isSiteDevice(id: string, values: ReadonlyMap<string, MetricValue>): boolean {
+  const prefix = `${id}/`;
+  for (const topic of values.keys()) if (topic.startsWith(prefix)) return true;
+  return false;
 }
 
 /** `Inverter 1` for inverter_1; `Total`, `Weather` for the core's own. */

@@ -21,13 +21,15 @@ export const pluginStatus = z.object({
         model: z.string().optional(),
         serial: z.string().optional(),
         firmware: z.string().optional(),
+        /** What the device is reached through: another device's id, or a gateway's description. */
+        parent: z.string().optional(),
       }),
     }),
   ),
   state: z.enum(['starting', 'running', 'failed', 'stopped']),
   last_error: z.string().nullable(),
   last_poll: utcTime.nullable(),
-  /** Where the plugin runs: the server's thread, or a worker thread of its own. */
+  /** Where the plugin runs: the server's thread, or a worker process of its own. */
   isolation: z.enum(['process-local', 'worker']),
 });
 

@@ -1,36 +1,45 @@
 /*
- * The main module of a plugin's worker thread: imports the plugin, parses its config with
+ * The main module of a plugin's worker process: imports the plugin, parses its config with
  * the plugin's own schema, runs its setup against a context that forwards every call to the
- * host, then serves the host's calls (job runs, writes, pings) until it is told to stop.
- * An exception or rejection nobody handles ends this thread only; the host sees it end.
+ * host over the IPC channel, then serves the host's calls (job runs, writes, pings) until it
+ * is told to stop. An exception or rejection nobody handles is reported to the host as a
+ * crash and ends this process only; so does anything native (an abort, a segfault).
  */
-import { parentPort, workerData } from 'node:worker_threads';
 import { pathToFileURL } from 'node:url';
 import type { Disposer, PluginDefinition } from '@heliograph/plugins-sdk';
 import { ConfigError, formatZodError } from '@heliograph/plugins-sdk';
-import { errorToFields, type ToWorker, type WorkerStart } from './protocol.js';
+import { errorToFields, type ToWorker } from './protocol.js';
 import { parseConfig } from '../config-checks.js';
 import { WorkerContext } from './worker-context.js';
+import { processPort, whenStarted } from './process-port.js';
 
-const port = parentPort;
-if (!port) throw new Error('plugins/worker/entry.js runs only as a worker thread');
-const start = workerData as WorkerStart;
+const port = processPort();
+const start = await whenStarted();
 const context = new WorkerContext(port, start);
 let cleanup: Disposer | undefined;
 
-port.on('message', (message: ToWorker) => {
+process.on('message', (message: ToWorker) => {
   if (message.type === 'ping') return port.postMessage({ type: 'pong' });
   if (message.type === 'stop') return stop();
+  if (message.type === 'start') return;
   void context.receive(message);
 });
+// The host went away (it exited, or killed the channel): nobody is left to serve.
+process.on('disconnect', () => process.exit(0));
+const crash = (err: unknown) => {
+  context.port.flush();
+  port.exit({ type: 'crashed', ...errorToFields(err) }, 1);
+};
+process.on('uncaughtException', crash);
+process.on('unhandledRejection', crash);
 
 function stop(): void {
   context.abort.abort();
   try {
     cleanup?.();
   } finally {
-    port!.close();
-    process.exit(0);
+    context.port.flush();
+    port.exit(undefined, 0);
   }
 }
 
@@ -58,6 +67,6 @@ async function setup(): Promise<void> {
 }
 
 setup().then(
-  () => port.postMessage({ type: 'setup-done', ok: true }),
-  (err: unknown) => port.postMessage({ type: 'setup-done', ok: false, ...errorToFields(err) }),
+  () => context.port.sendNow({ type: 'setup-done', ok: true }),
+  (err: unknown) => context.port.sendNow({ type: 'setup-done', ok: false, ...errorToFields(err) }),
 );

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 
-/** Bounds on a plugin instance that runs in a worker thread. */
+/** Bounds on a plugin instance that runs in a worker process. */
 export interface WorkerLimits {
   /** V8 old-generation heap of the worker; a leak past it ends the worker, not the process. */
   maxMemoryMb: number;

@@ -1,5 +1,5 @@
 /*
- * The messages between a plugin's worker thread and the host-side context that serves it.
+ * The messages between a plugin's worker process and the host-side context that serves it.
  * The worker holds the plugin's functions (job runs, write handlers) under numeric ids; the
  * host holds the registrations (topics, jobs, prices) and calls back by id. Messages from
  * the worker are checked with these schemas: the worker runs code the core does not trust.
@@ -60,6 +60,8 @@ export const siteCallSchema = z.discriminatedUnion('op', [
 export const fromWorkerSchema = z.discriminatedUnion('type', [
   z.object({ type: z.literal('setup-done'), ok: z.boolean(), ...errorFields }),
   z.object({ type: z.literal('pong') }),
+  /** Something nobody handled escaped the plugin; the process exits right after. */
+  z.object({ type: z.literal('crashed'), ...errorFields }),
   z.object({
     type: z.literal('log'),
     level: z.enum(['debug', 'info', 'warn', 'error']),
@@ -126,6 +128,12 @@ export const fromWorkerSchema = z.discriminatedUnion('type', [
 export type SiteCall = z.infer<typeof siteCallSchema>;
 
 export type FromWorker = z.infer<typeof fromWorkerSchema>;
+
+/**
+ * Several messages of one run, applied by the host in order in one synchronous run, so what
+ * they publish makes one tick. Each is checked with {@link fromWorkerSchema}.
+ */
+export const batchSchema = z.object({ type: z.literal('batch'), messages: z.array(z.unknown()).min(1) });
 export type WorkerDeclaration = z.infer<typeof workerDeclarationSchema>;
 export type JobSchedule = z.infer<typeof jobScheduleSchema>;
 
@@ -149,6 +157,8 @@ export function errorFromFields(fields: { error?: string; errorName?: string; an
 
 /** What the host sends. */
 export type ToWorker =
+  /** The first message: what the process is to run. */
+  | { type: 'start'; start: WorkerStart }
   | { type: 'ping' }
   | { type: 'stop' }
   /** Runs a job or a write handler held under `id`. */
@@ -160,7 +170,7 @@ export type ToWorker =
   | { type: 'reply'; call: number; ok: true; value?: unknown }
   | { type: 'reply'; call: number; ok: false; error: string };
 
-/** What the worker is started with (structured-cloned `workerData`). */
+/** What the worker process is started with (its first message, structured-cloned). */
 export interface WorkerStart {
   entry: string;
   instanceId: string;

@@ -1,11 +1,10 @@
 /*
- * The plugin context inside a worker thread: the same SDK surface, each call sent over the
- * MessagePort to the host-side context. Calls that answer nothing (publish, log) are sent and
+ * The plugin context inside a plugin's worker process: the same SDK surface, each call sent
+ * over the IPC channel to the host-side context. Calls that answer nothing (publish, log) are sent and
  * forgotten; those that return a promise (record, store) wait for the host's reply. Jobs and
  * write handlers stay here under ids: the host's scheduler and write service call them by id,
  * so back-off, status and audit work exactly as for in-process plugins.
  */
-import type { MessagePort } from 'node:worker_threads';
 import type { Got } from 'got';
 import {
   unavailableIntegration,
@@ -32,6 +31,8 @@ import {
   type WorkerDeclaration,
   type WorkerStart,
 } from './protocol.js';
+import type { WorkerPort } from './process-port.js';
+import { Outbox } from './outbox.js';
 
 type SiteListener = (message: Extract<ToWorker, { type: 'site-values' | 'site-write' }>) => unknown;
 
@@ -51,15 +52,19 @@ export class WorkerContext {
   /** `ctx.site.subscribe` / `onWrite` listeners by the id the host sends their messages with. */
   private readonly siteListeners = new Map<number, SiteListener>();
   readonly abort = new AbortController();
+  /** Everything sent to the host, gathered per run (see Outbox). */
+  readonly port: Outbox;
 
   constructor(
-    private readonly port: MessagePort,
+    port: WorkerPort,
     private readonly start: WorkerStart,
-  ) {}
+  ) {
+    this.port = new Outbox(port);
+  }
 
   build(): PluginContext {
     const devices: readonly Device[] = this.start.devices.map((d) => Object.freeze({ ...d }));
-    const send = (message: Parameters<MessagePort['postMessage']>[0]) => this.port.postMessage(message);
+    const send = (message: unknown) => this.port.postMessage(message);
     const log = (level: 'debug' | 'info' | 'warn' | 'error') => (message: string, fields?: Record<string, unknown>) =>
       send({ type: 'log', level, message: String(message), fields: fields && cloneable(fields) });
     const logger: PluginLogger = { debug: log('debug'), info: log('info'), warn: log('warn'), error: log('error') };
@@ -207,14 +212,19 @@ export class WorkerContext {
     }
     if (message.type !== 'call') return;
     const handler = this.handlers.get(message.id);
-    try {
-      if (!handler)
-        throw new Error(`no ${message.op === 'run' ? 'job' : 'write handler'} under id ${message.id}: it was disposed`);
-      await handler({ ...message.args, signal: this.abort.signal });
-      this.port.postMessage({ type: 'reply', call: message.call, ok: true });
-    } catch (err) {
-      this.port.postMessage({ type: 'reply', call: message.call, ok: false, ...errorToFields(err) });
-    }
+    // What the run sends leaves with its reply, as one batch the host applies at once.
+    await this.port.hold(async () => {
+      try {
+        if (!handler)
+          throw new Error(
+            `no ${message.op === 'run' ? 'job' : 'write handler'} under id ${message.id}: it was disposed`,
+          );
+        await handler({ ...message.args, signal: this.abort.signal });
+        this.port.postMessage({ type: 'reply', call: message.call, ok: true });
+      } catch (err) {
+        this.port.postMessage({ type: 'reply', call: message.call, ok: false, ...errorToFields(err) });
+      }
+    });
   }
 
   private holdSetting(
@@ -252,7 +262,7 @@ export class WorkerContext {
     const call = this.nextId++;
     return new Promise((resolve, reject) => {
       this.pending.set(call, { resolve, reject });
-      this.port.postMessage({ ...message, call });
+      this.port.sendNow({ ...message, call });
     });
   }
 }

@@ -1,12 +1,16 @@
 /*
- * The host side of a plugin instance that runs in a worker thread. It starts the worker,
- * serves the worker's context calls against the instance's host-side context (so topics,
- * jobs, writes and status behave exactly as for in-process plugins), and watches it: a
- * worker that throws, runs out of memory or stops answering pings is terminated and
- * reported as crashed, and the host restarts it with back-off. The process is never at risk.
+ * The host side of a plugin instance that runs in a worker process of its own (a child
+ * process, as Homebridge's child bridges are). It starts the process, serves its context
+ * calls against the instance's host-side context (so topics, jobs, writes and status behave
+ * exactly as for in-process plugins), and watches it: a process that throws, runs out of
+ * memory, stops answering pings or dies natively (an abort in a native module, a segfault)
+ * is gone, reported as crashed, and the host restarts it with back-off. One that dies
+ * natively before its setup finished is refused for good (`ProcessCrashError`): the host
+ * disables the instance with the reason instead of starting it again. The server is never
+ * at risk: nothing of the plugin runs in its process.
  */
+import { type ChildProcess } from 'node:child_process';
 import { performance } from 'node:perf_hooks';
-import { Worker } from 'node:worker_threads';
 import type {
   DeviceDeclaration,
   Disposer,
@@ -20,7 +24,9 @@ import type {
 import { errorMessage } from '../../log.js';
 import type { HttpLimits } from '../http/limits.js';
 import type { WorkerLimits } from './limits.js';
+import { ProcessCrashError, forkPluginProcess, describeExit, type ExitWatch } from './child.js';
 import {
+  batchSchema,
   errorFromFields,
   fromWorkerSchema,
   type FromWorker,
@@ -29,8 +35,10 @@ import {
   type WorkerStart,
 } from './protocol.js';
 
+export { ProcessCrashError };
+
 const ENTRY = new URL('./entry.js', import.meta.url);
-/** How long a stopping worker may take for its cleanup before it is terminated. */
+/** How long a stopping worker may take for its cleanup before it is killed. */
 const STOP_GRACE_MS = 1000;
 /**
  * The least silence tolerated while the worker loads its modules and runs setup: compiling
@@ -54,8 +62,8 @@ export interface WorkerPluginOptions {
 }
 
 /**
- * Starts the plugin in a worker thread. Resolves, once its setup succeeded, with the disposer
- * that stops the worker; rejects with the setup's error (the worker is then gone).
+ * Starts the plugin in a worker process. Resolves, once its setup succeeded, with the disposer
+ * that stops the process; rejects with the setup's error (the process is then gone).
  */
 export function setupInWorker(options: WorkerPluginOptions): Promise<Disposer> {
   return new WorkerPlugin(options).started;
@@ -63,7 +71,10 @@ export function setupInWorker(options: WorkerPluginOptions): Promise<Disposer> {
 
 class WorkerPlugin {
   readonly started: Promise<Disposer>;
-  private readonly worker: Worker;
+  private readonly worker: ChildProcess;
+  private readonly exit: ExitWatch;
+  /** A crash the process reported just before it exited. */
+  private crashReport: string | undefined;
   private readonly registrations = new Map<number, Disposer>();
   private readonly pending = new Map<number, { resolve(): void; reject(error: Error): void }>();
   private nextCall = 0;
@@ -88,14 +99,14 @@ class WorkerPlugin {
       config: options.config,
       http: options.http,
     };
-    this.worker = new Worker(ENTRY, {
-      workerData: start,
+    ({ child: this.worker, exit: this.exit } = forkPluginProcess(ENTRY, {
       name: `plugin:${ctx.instanceId}`,
-      resourceLimits: { maxOldGenerationSizeMb: options.limits.maxMemoryMb },
-    });
+      maxMemoryMb: options.limits.maxMemoryMb,
+    }));
     this.worker.on('message', (message: unknown) => this.receive(message));
-    this.worker.on('error', (err) => this.end(describeWorkerError(err, options.limits)));
-    this.worker.on('exit', (code) => this.end(`its worker thread exited with code ${code}`));
+    this.worker.on('error', (err) => this.end(`crashed: its process could not run: ${err.message}`));
+    this.worker.on('exit', (code, signal) => this.exited(code, signal));
+    this.send({ type: 'start', start });
     this.watchdog = setInterval(() => this.checkAlive(), Math.max(25, options.limits.watchdogMs / 4));
     this.watchdog.unref();
     // Stopped (shutdown, new config) while setup still runs: nobody waits for it any more.
@@ -115,19 +126,24 @@ class WorkerPlugin {
     this.send({ type: 'ping' });
   }
 
+  /** A message, or a batch of them applied in order in this one synchronous run (one tick). */
   private receive(raw: unknown): void {
-    const parsed = fromWorkerSchema.safeParse(raw);
-    if (!parsed.success) {
-      this.end(
-        `its worker sent a message the host does not understand (${parsed.error.issues[0]?.message ?? 'invalid'}) and was terminated`,
-      );
-      return;
-    }
-    try {
-      this.handle(parsed.data);
-    } catch (err) {
-      // What the host-side context refused (a bad declaration, say) fails the plugin.
-      this.end(`${parsed.data.type} failed: ${errorMessage(err)}`);
+    const batch = batchSchema.safeParse(raw);
+    for (const one of batch.success ? batch.data.messages : [raw]) {
+      const parsed = fromWorkerSchema.safeParse(one);
+      if (!parsed.success) {
+        this.end(
+          `its worker sent a message the host does not understand (${parsed.error.issues[0]?.message ?? 'invalid'}) and was terminated`,
+        );
+        return;
+      }
+      try {
+        this.handle(parsed.data);
+      } catch (err) {
+        // What the host-side context refused (a bad declaration, say) fails the plugin.
+        this.end(`${parsed.data.type} failed: ${errorMessage(err)}`);
+        return;
+      }
     }
   }
 
@@ -136,6 +152,9 @@ class WorkerPlugin {
     switch (message.type) {
       case 'pong':
         this.lastPong = performance.now();
+        return;
+      case 'crashed':
+        this.crashReport = `crashed: ${message.error ?? 'an unknown error'}`;
         return;
       case 'setup-done':
         if (this.phase !== 'setup') return;
@@ -147,7 +166,7 @@ class WorkerPlugin {
           // Not a crash: the host fails the instance once with the message, no retry.
           const phase = this.phase;
           this.finish();
-          void this.worker.terminate();
+          this.kill();
           if (phase === 'setup') this.settle.reject(errorFromFields(message));
         } else this.end(message.error ?? 'setup failed');
         return;
@@ -267,7 +286,27 @@ class WorkerPlugin {
   }
 
   private send(message: ToWorker): void {
-    if (this.phase !== 'ended') this.worker.postMessage(message);
+    // The callback keeps a send to a process that just died from throwing ERR_IPC_CHANNEL_CLOSED.
+    if (this.phase !== 'ended' && this.worker.connected) this.worker.send(message, undefined, {}, () => undefined);
+  }
+
+  private kill(): void {
+    if (this.worker.exitCode === null && this.worker.signalCode === null) this.worker.kill('SIGKILL');
+  }
+
+  /**
+   * The process ended on its own. Before setup finished, a native death (a signal, V8's
+   * fatal error) refuses the instance for good; an exception is an ordinary failed setup.
+   */
+  private exited(code: number | null, signal: NodeJS.Signals | null): void {
+    if (this.phase === 'ended') return;
+    const reason = this.crashReport ?? describeExit(code, signal, this.exit, this.options.limits);
+    if (this.phase === 'setup' && !this.crashReport && this.exit.native(code, signal)) {
+      this.finish();
+      this.settle.reject(new ProcessCrashError(reason));
+      return;
+    }
+    this.end(reason);
   }
 
   /** Asks the worker to run its cleanup and exit; terminates it if it does not in time. */
@@ -275,7 +314,7 @@ class WorkerPlugin {
     if (this.phase === 'ended') return;
     this.send({ type: 'stop' });
     this.finish();
-    setTimeout(() => void this.worker.terminate(), STOP_GRACE_MS).unref();
+    setTimeout(() => this.kill(), STOP_GRACE_MS).unref();
   }
 
   /** The worker failed: it goes, and setup's caller or the host hears why. */
@@ -283,7 +322,7 @@ class WorkerPlugin {
     if (this.phase === 'ended') return;
     const wasSetup = this.phase === 'setup';
     this.finish();
-    void this.worker.terminate();
+    this.kill();
     if (wasSetup) this.settle.reject(new Error(message));
     else this.options.crashed(message);
   }
@@ -313,11 +352,4 @@ function siteCall(ctx: PluginContext, request: SiteCall): Promise<unknown> {
     case 'write':
       return site.write(request.args);
   }
-}
-
-function describeWorkerError(err: Error, limits: WorkerLimits): string {
-  if ((err as NodeJS.ErrnoException).code === 'ERR_WORKER_OUT_OF_MEMORY') {
-    return `ran out of memory (its limit is ${limits.maxMemoryMb} MB; raise "worker": { "maxMemoryMb": ... } in plugins.json if it really needs more) and was terminated`;
-  }
-  return `crashed: ${err.message}`;
 }
