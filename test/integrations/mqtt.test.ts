@@ -115,7 +115,7 @@ async function bridgeSuite(name: string, startBroker: () => Promise<TestBroker>)
       await observer.waitFor('heliograph/set_response', () => responses().length >= 1);
       assert.deepEqual(JSON.parse(responses()[0]!), { topic: 'inverter_1/max_charge_current', value: '80', ok: true });
 
-      await observer.client.publishAsync('heliograph/inverter_1/max_charge_current/set', '85', { qos: 1 });
+      await observer.client.publishAsync('heliograph/inverter_1/max_charge_current/set', '125', { qos: 1 });
       await observer.waitFor('heliograph/set_response', () => responses().length >= 2);
       const refused = JSON.parse(responses()[1]!) as Json;
       assert.equal(refused.ok, false);
@@ -128,7 +128,7 @@ async function bridgeSuite(name: string, startBroker: () => Promise<TestBroker>)
       const mqttWrites = audit.filter((a) => a.via === 'mqtt');
       assert.deepEqual(mqttWrites.map((a) => [a.who, a.topic, a.new_value, a.result]).reverse(), [
         ['plugin:mqtt', 'inverter_1/max_charge_current', '80', 'ok'],
-        ['plugin:mqtt', 'inverter_1/max_charge_current', '85', 'error'],
+        ['plugin:mqtt', 'inverter_1/max_charge_current', '125', 'error'],
         ['plugin:mqtt', 'inverter_1/grid_charging', 'Enabled', 'ok'],
       ]);
     });
