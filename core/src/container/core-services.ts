@@ -1,4 +1,5 @@
 import { siteTimeZone } from '../config/schema.js';
+import { DbWriter } from '../db-writer.js';
 import { EnergyTotals } from '../energy/kwh-totals.js';
 import { ForecastStore } from '../forecast/store.js';
 import { PriceBook } from '../grid/book.js';
@@ -17,6 +18,7 @@ import {
   CONTEXT_SERVICES,
   DATA_DIR,
   DB,
+  DB_WRITER,
   HISTORY,
   HTTP_CLIENT,
   PLUGIN_CONTEXTS,
@@ -51,6 +53,11 @@ export function registerCoreServices(di: DependencyContainer): void {
       };
     }),
   );
+  // The one write path to the database file, shared by every writer (db-writer.ts).
+  di.register(
+    DB_WRITER,
+    cached((c) => new DbWriter(() => c.resolve(CLOCK).now())),
+  );
   di.registerSingleton(TopicRegistry);
   di.registerSingleton(TotalsDeriver);
   di.registerSingleton(AuditLog);
@@ -63,7 +70,7 @@ export function registerCoreServices(di: DependencyContainer): void {
     EnergyTotals,
     cached((c) => {
       const config = c.resolve(CONFIG);
-      // Saved as often as history is flushed, so a crash loses the same span of both.
+      // Saved after each tick that moves them; the interval (history's flush) retries a failed save.
       return new EnergyTotals(
         c.resolve(TopicRegistry),
         c.resolve(DB),
@@ -71,6 +78,7 @@ export function registerCoreServices(di: DependencyContainer): void {
         config.energy.resetPeriod,
         siteTimeZone(config),
         config.history.flushIntervalMs,
+        c.resolve(DB_WRITER),
       );
     }),
   );

@@ -109,7 +109,9 @@ export class WriteService {
     const state = this.registry.get(request.topic);
     const oldValue = state ? this.registry.visibleValue(state) : null;
     const outcome = await this.attempt(request, state);
-    this.audit.add({
+    // Answered only once the entry is on disk: a kill after the acknowledgement cannot
+    // lose it (docs/api.md, audit).
+    await this.audit.add({
       time: this.clock.now(),
       who: request.who,
       via: request.via,
