@@ -73,7 +73,11 @@ export class WriteService {
   }
 
   async write(request: WriteRequest): Promise<WriteOutcome> {
-    const retryAfterS = this.limiter.take(request.who);
+    // An integration (the MQTT bridge) writes for many clients it cannot tell apart: its
+    // budget is per topic, so a flood on one setting leaves the others theirs.
+    const retryAfterS = this.limiter.take(
+      request.who.startsWith('plugin:') ? `${request.who} ${request.topic}` : request.who,
+    );
     if (retryAfterS > 0) return this.refuseForRate(request, retryAfterS);
     const previous = this.queues.get(request.topic) ?? Promise.resolve();
     const run = previous.then(() => this.writeNow(request));

@@ -5,6 +5,7 @@ import { Announcer } from './announcer.js';
 import { minIntervalOf, type MqttConfig } from './config.js';
 import { availabilityTopic, isIdentityTopic, statePayload, stateTopic } from './discovery.js';
 import { StatePublisher } from './states.js';
+import { capText, SetGate } from './set-gate.js';
 
 /** Reconnect back-off: the first retry after a second, doubling up to a minute. */
 const RECONNECT_MIN_MS = 1000;
@@ -21,6 +22,9 @@ export class MqttBridge {
   private readonly states: StatePublisher;
   private readonly announcer: Announcer;
   private readonly setFilter: string;
+  private readonly gate: SetGate;
+  /** The settings among the bridged topics (each gets a write budget of its own). */
+  private writable = new Set<string>();
   private announceQueued = false;
   private stopped = false;
 
@@ -61,7 +65,12 @@ export class MqttBridge {
     this.client.on('offline', () => {
       if (!this.stopped) ctx.status.error({ message: `MQTT broker ${config.url}: not connected` });
     });
-    this.client.on('message', (topic, payload) => void this.onMessage(topic, payload.toString('utf8')));
+    this.gate = new SetGate(
+      () => ctx.now(),
+      (topic) => this.writable.has(topic),
+      (line) => ctx.log.info(line),
+    );
+    this.client.on('message', (topic, payload) => void this.onMessage(topic, payload));
     ctx.integration.subscribe({
       filter: config.topics,
       onValues: (updates) => this.onValues(updates),
@@ -73,6 +82,7 @@ export class MqttBridge {
   async stop(): Promise<void> {
     this.stopped = true;
     this.states.stop();
+    this.gate.flush();
     if (this.client.connected)
       await this.client
         .publishAsync(availabilityTopic(this.config.prefix), 'offline', { retain: true, qos: 1 })
@@ -122,6 +132,7 @@ export class MqttBridge {
   private announce(force: boolean): Promise<void> {
     const bridged = this.states.values;
     const definitions = this.ctx.integration.definitions();
+    this.writable = new Set(definitions.filter((d) => d.writable !== null).map((d) => d.topic));
     // Values of topics that are gone are forgotten; the rest are the bridged topics.
     const present = new Set(definitions.map((d) => d.topic));
     for (const topic of [...bridged.keys()]) if (!present.has(topic)) this.states.forget(topic);
@@ -132,17 +143,32 @@ export class MqttBridge {
     );
   }
 
-  /** `<prefix>/<topic>/set`: the write, then its result on `<prefix>/set_response`. */
-  private async onMessage(mqttTopic: string, value: string): Promise<void> {
+  /**
+   * `<prefix>/<topic>/set`: the write, then its result on `<prefix>/set_response`. Checked
+   * first against the size limit and the topic's write budget (set-gate.ts); a refusal's
+   * answer never repeats a value that was too large.
+   */
+  private async onMessage(mqttTopic: string, payload: Buffer): Promise<void> {
     const { prefix } = this.config;
     if (!mqttTopic.startsWith(`${prefix}/`) || !mqttTopic.endsWith('/set')) return;
     const topic = mqttTopic.slice(prefix.length + 1, -'/set'.length);
+    const gated = this.gate.check(topic, payload.length);
+    if (gated) {
+      this.gate.refused(topic, gated.refusal, gated.message);
+      return this.respond({ topic: capText(topic), ok: false, message: gated.message });
+    }
+    const value = payload.toString('utf8');
     const result = await this.ctx.integration.write({ topic, value, via: 'mqtt' });
-    const response = result.ok ? { topic, value, ok: true } : { topic, value, ok: false, message: result.message };
-    if (!result.ok) this.ctx.log.info(`MQTT write to ${topic} refused: ${result.message}`);
+    if (!result.ok) this.gate.refused(topic, 'refused by the service', result.message);
+    await this.respond(
+      result.ok ? { topic, value, ok: true } : { topic, value, ok: false, message: capText(result.message) },
+    );
+  }
+
+  private async respond(response: Record<string, unknown>): Promise<void> {
     if (this.client.connected)
       await this.client
-        .publishAsync(`${prefix}/set_response`, JSON.stringify(response), { qos: 1 })
+        .publishAsync(`${this.config.prefix}/set_response`, JSON.stringify(response), { qos: 1 })
         .catch(() => undefined);
   }
 }
