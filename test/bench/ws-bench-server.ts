@@ -116,6 +116,10 @@ async function main(): Promise<void> {
       cpuStart = process.cpuUsage();
       wallStart = process.hrtime.bigint();
       ticksStart = ticks;
+    } else if (request.type === 'quiet') {
+      // Values hold still from now on: what clients get is the stream's refresh.
+      clearInterval(timer);
+      reply({ type: 'quiet' });
     } else if (request.type === 'stop') {
       clearInterval(timer);
       void endpoint

@@ -161,6 +161,9 @@ export async function startStream(overrides: Partial<WebsocketOptions> = {}): Pr
       system,
       clock,
       timers,
+      // Tests that count frames over long spans of manual time would see refreshes; the
+      // refresh's own test turns it on.
+      refreshMs: 0,
       ...overrides,
     });
   };
