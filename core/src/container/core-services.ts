@@ -124,6 +124,7 @@ export function registerCoreServices(di: DependencyContainer): void {
     cached((c): ContextServices => ({
       clock: c.resolve(CLOCK),
       db: c.resolve(DB),
+      writer: c.resolve(DB_WRITER),
       registry: c.resolve(TopicRegistry),
       writes: c.resolve(WriteService),
       // Unregistered when the service runs without history (a damaged file).

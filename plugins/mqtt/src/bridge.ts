@@ -10,6 +10,8 @@ import { capText, SetGate } from './set-gate.js';
 /** Reconnect back-off: the first retry after a second, doubling up to a minute. */
 const RECONNECT_MIN_MS = 1000;
 const RECONNECT_MAX_MS = 60_000;
+/** Incoming messages handled between two turns of the event loop. */
+const YIELD_EVERY = 10;
 
 /**
  * The MQTT bridge of one plugin instance: states out, writes in, Home Assistant discovery,
@@ -71,6 +73,15 @@ export class MqttBridge {
       (line) => ctx.log.info(line),
     );
     this.client.on('message', (topic, payload) => void this.onMessage(topic, payload));
+    // mqtt.js works through every packet of a socket read in process.nextTick callbacks, so a
+    // flood of /set messages would hold the event loop (REST, the stream) until it is all
+    // handled. Every YIELD_EVERY-th message waits for the next turn instead: the broker's
+    // messages are read at the pace the service handles them, and other work gets its turns.
+    let handled = 0;
+    this.client.handleMessage = (_packet, done) => {
+      if (++handled % YIELD_EVERY === 0) setImmediate(() => done());
+      else done();
+    };
     ctx.integration.subscribe({
       filter: config.topics,
       onValues: (updates) => this.onValues(updates),
@@ -155,7 +166,8 @@ export class MqttBridge {
     const gated = this.gate.check(topic, payload.length);
     if (gated) {
       this.gate.refused(topic, gated.refusal, gated.message);
-      return this.respond({ topic: capText(topic), ok: false, message: gated.message });
+      // At QoS 0: a flood's refusals are answered without an acknowledgement each.
+      return this.respond({ topic: capText(topic), ok: false, message: gated.message }, 0);
     }
     const value = payload.toString('utf8');
     const result = await this.ctx.integration.write({ topic, value, via: 'mqtt' });
@@ -165,10 +177,10 @@ export class MqttBridge {
     );
   }
 
-  private async respond(response: Record<string, unknown>): Promise<void> {
+  private async respond(response: Record<string, unknown>, qos: 0 | 1 = 1): Promise<void> {
     if (this.client.connected)
       await this.client
-        .publishAsync(`${this.config.prefix}/set_response`, JSON.stringify(response), { qos: 1 })
+        .publishAsync(`${this.config.prefix}/set_response`, JSON.stringify(response), { qos })
         .catch(() => undefined);
   }
 }
