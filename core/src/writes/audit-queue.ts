@@ -94,7 +94,11 @@ export class AuditQueue {
     // setImmediate: entries pushed in the same turn (a burst of frames) share one statement.
     this.writing = new Promise<void>((resolve) => setImmediate(resolve))
       .then(() => this.writeAll())
-      .finally(() => (this.writing = null));
+      .finally(() => {
+        this.writing = null;
+        // An entry pushed while the last batch was finishing found `writing` still set.
+        if (this.queue.length > 0 || this.overflow > 0) this.schedule();
+      });
   }
 
   private async writeAll(): Promise<void> {
