@@ -133,7 +133,7 @@ export interface IntegrationApi {
    * Readings history records, in batches (one per registry tick or sampling pass), as they
    * are recorded. Each batch comes with its position; pass the position of the last batch
    * you kept as `after` and the batches recorded since are handed to you first (the core
-   * keeps the latest 50 000 readings since it started): a plugin that starts after the
+   * keeps the latest 20 000 readings since it started): a plugin that starts after the
    * recorder, or starts again after a config change, misses nothing and gets nothing twice.
    * Without `after` (or with one from before the service restarted) you get every batch
    * kept since the service started, from its first slot.

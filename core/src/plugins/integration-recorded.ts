@@ -7,8 +7,8 @@ const log = createLogger('integration');
 
 type Handler = (readings: RecordedReading[], position: string) => void;
 
-/** Readings kept for listeners that start (or start again) later: minutes of a large site. */
-export const KEEP_READINGS = 50_000;
+/** Readings kept for listeners that start (or start again) later: minutes of a large site, about 2 MB. */
+export const KEEP_READINGS = 20_000;
 
 /**
  * The readings history records, handed on to integration plugins (`ctx.integration.onRecorded`)
