@@ -11,6 +11,7 @@ import {
   CONTEXT_SERVICES,
   DATA_DIR,
   DB,
+  DB_WRITER,
   HISTORY,
   PLUGIN_CONTEXTS,
   SITE_ID,
@@ -154,6 +155,8 @@ export async function startHeliograph(options: ServerOptions): Promise<Heliograp
 
   try {
     di.register(DB, { useValue: db });
+    // Every writer of the file (history on its connection, audit, totals) takes its turn here.
+    const writer = di.resolve(DB_WRITER);
     const siteId = loadSiteId(options.dataDir);
     di.register(SITE_ID, { useValue: siteId });
 
@@ -167,7 +170,7 @@ export async function startHeliograph(options: ServerOptions): Promise<Heliograp
     // History writes its batches on a connection of its own: a transaction on a shared
     // connection would take in whatever else ran on it meanwhile. Without history (its
     // tables damaged) the service still starts, and HISTORY stays unregistered: see history/open.ts.
-    const opened = await openHistory(dbFile, clock, config.history);
+    const opened = await openHistory(dbFile, clock, config.history, writer);
     const history = opened.store;
     if (opened.store) {
       const { db: historyDb, store } = opened;
@@ -178,10 +181,23 @@ export async function startHeliograph(options: ServerOptions): Promise<Heliograp
       recorder.start();
       closers.push(() => recorder.stop());
     }
-    const historyStatus = () => historyStatusRow(opened, setAsideAs);
+    const historyStatus = () => historyStatusRow(opened, setAsideAs, storageTrouble());
+    const storageTrouble = () => {
+      const waiting = writer.trouble;
+      return (
+        audit.trouble ??
+        energy.trouble ??
+        (waiting
+          ? `database writes wait for a lock held by another process since ${new Date(waiting.since).toISOString()} (${waiting.error}); ${waiting.what} retrying, nothing dropped`
+          : null)
+      );
+    };
 
     const audit = di.resolve(AuditLog);
-    closers.push(() => audit.flush());
+    closers.push(async () => {
+      await audit.flush();
+      audit.close();
+    });
     const writes = di.resolve(WriteService);
     const auth = await AuthService.create(db, clock, config.auth);
     if (options.password) await auth.ensurePassword(options.password);

@@ -136,9 +136,17 @@ export interface IntegrationApi {
   }): Promise<WriteResult>;
   /**
    * Readings history records, in batches (one per registry tick or sampling pass), as they
-   * are recorded. Not the past: a plugin that must not miss any keeps its own queue.
+   * are recorded. Each batch comes with its position; pass the position of the last batch
+   * you kept as `after` and the batches recorded since are handed to you first (the core
+   * keeps the latest 20 000 readings since it started): a plugin that starts after the
+   * recorder, or starts again after a config change, misses nothing and gets nothing twice.
+   * Without `after` (or with one from before the service restarted) you get every batch
+   * kept since the service started, from its first slot.
    */
-  onRecorded(args: { handler: (readings: RecordedReading[]) => void }): Disposer;
+  onRecorded(args: {
+    handler: (readings: RecordedReading[], position: string) => void;
+    after?: string | null;
+  }): Disposer;
   /**
    * A directory of this plugin instance's own under the service's data directory
    * (`<data>/plugins/<instance id>`), created on first read: for files that outgrow

@@ -175,7 +175,7 @@ test('?discovery adds the fields for power, energy, state of charge, a range and
   assert.equal(byTopic(rows, 'battery_1/voltage').device_class, 'voltage');
 });
 
-test('a two-state setting is a switch, an on/off reading a binary_sensor, and declared classes win', async () => {
+test('a two-state setting is a switch, an on/off reading a sensor the integration builds, and declared classes win', async () => {
   const rows: Row[] = await getJson<Row[]>('/api/v1/metrics?topic=battery_2/*&discovery=1');
   assert.deepEqual(discoveryOf(byTopic(rows, 'battery_2/eco_mode')), {
     ...NOT_APPLICABLE,
@@ -186,8 +186,10 @@ test('a two-state setting is a switch, an on/off reading a binary_sensor, and de
     payload_on: 'Enabled',
     payload_off: 'Disabled',
   });
+  // The official integration builds no entity from `binary_sensor` (its platform of that
+  // name is its connection entity): a read-only true/false reading is a sensor.
   assert.deepEqual(discoveryOf(byTopic(rows, 'battery_2/heater_on')), {
-    platform: 'binary_sensor',
+    platform: 'sensor',
     device_class: null,
     state_class: null,
     unit_of_measurement: null,

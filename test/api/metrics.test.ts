@@ -171,7 +171,7 @@ test('refused writes are 422 with a message, and audited too', async () => {
       /not allowed; allowed values: "Utility first", "Solar first", "SBU priority"/,
     ],
     ['inverter_1/max_charge_current', '125', /expected a number from 10 to 120 in steps of 10/],
-    ['inverter_1/max_charge_current', '15', /in steps of 10/],
+    ['inverter_1/max_charge_current', '5', /expected a number from 10 to 120 in steps of 10/],
     ['inverter_1/max_charge_current', 'abc', /not allowed/],
     ['inverter_1/output_source_priority', 'Refuse me', /the device refused: NAK/],
   ];
@@ -185,6 +185,21 @@ test('refused writes are 422 with a message, and audited too', async () => {
   assert.equal(audit[0]!.message, 'the device refused: NAK');
   const bad = await server.api('/api/v1/audit?limit=0');
   assert.equal(bad.status, 400);
+});
+
+test('a number off the step grid is rounded to the nearest step, as docs/api.md says', async () => {
+  for (const [sent, shown] of [
+    ['84', 80],
+    ['85', 90],
+    ['117.4', 120],
+    ['10.0001', 10],
+  ] as const) {
+    const res = await server.api('/api/v1/metrics', jsonBody({ topic: 'inverter_2/max_charge_current', value: sent }));
+    assert.equal(res.status, 200, sent);
+    assert.equal((await metrics('?topic=inverter_2/max_charge_current'))[0]!.value, shown, sent);
+  }
+  const audit = (await (await server.api('/api/v1/audit?limit=1')).json()) as Array<Record<string, unknown>>;
+  assert.equal(audit[0]!.new_value, '10.0001', 'the audit keeps what was sent');
 });
 
 test('a write with a token is audited under the token name', async () => {

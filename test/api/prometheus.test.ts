@@ -28,8 +28,21 @@ async function scrape(
 ): Promise<{ res: Response; families: Map<string, MetricFamily> }> {
   const res = await s.api('/metrics', { auth });
   const text = await res.text();
+  if (res.status === 200) checkGrammar(text);
   const families = res.status === 200 ? parsePrometheusTextFormat(text) : [];
   return { res, families: new Map(families.map((f) => [f.name, f])) };
+}
+
+/** Every line against the text format's grammar (version 0.0.4): a comment, a sample or empty. */
+const NAME = '[a-zA-Z_:][a-zA-Z0-9_:]*';
+const LABEL = '[a-zA-Z_][a-zA-Z0-9_]*="(?:[^"\\\\\\n]|\\\\[\\\\"n])*"';
+const VALUE = '(?:NaN|[+-]Inf|[+-]?(?:\\d+\\.?\\d*|\\.\\d+)(?:[eE][+-]?\\d+)?)';
+const SAMPLE = new RegExp(`^${NAME}(?:\\{(?:${LABEL}(?:,${LABEL})*,?)?\\})? ${VALUE}(?: -?\\d+)?$`);
+const COMMENT = new RegExp(`^# (?:HELP ${NAME} .*|TYPE ${NAME} (?:counter|gauge|histogram|summary|untyped))$`);
+function checkGrammar(text: string): void {
+  assert.ok(text.endsWith('\n'), 'the exposition ends with a line feed');
+  for (const line of text.slice(0, -1).split('\n'))
+    assert.ok(line === '' || SAMPLE.test(line) || COMMENT.test(line), `not in the exposition grammar: ${line}`);
 }
 
 function family(families: Map<string, MetricFamily>, name: string): MetricFamily {
@@ -44,6 +57,11 @@ test('without credentials /metrics is refused; a read token scrapes it', async (
   const { res, families } = await scrape(server, `Bearer ${await token(server, 'read')}`);
   assert.equal(res.status, 200);
   assert.match(res.headers.get('content-type')!, /^text\/plain; version=0\.0\.4/);
+  // The first scrape builds the registry: the event loop's mean lag has no measurement yet.
+  assert.ok(
+    Number.isNaN(Number(family(families, 'nodejs_eventloop_lag_mean_seconds').metrics[0]!.value)),
+    'a not-yet-measured gauge reads NaN (and the grammar check above holds its spelling)',
+  );
   assert.ok(families.size > 10);
 });
 

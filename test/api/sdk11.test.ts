@@ -98,6 +98,8 @@ test('a switch: discovery shows its payloads, writes take a payload or true/fals
   assert.equal((await write('inverter_1/grid_charge', 'disabled')).status, 200);
   assert.equal(await value('inverter_1/last_write'), 'grid_charge=false');
   assert.equal(await value('inverter_1/grid_charge'), 'Disabled');
+  // The fixture's read-back publishes `false`: the value keeps its one type, the payload.
+  assert.equal(await value('inverter_1/grid_charge'), 'Disabled', 'a boolean read back reads as the payload');
   const bad = await write('inverter_1/grid_charge', 'maybe');
   assert.equal(bad.status, 422);
   assert.match(bad.error!, /allowed values: "Enabled", "Disabled"/);

@@ -12,6 +12,7 @@ import { attachWebsocket } from '@heliograph/core/api/websocket/index';
 import type { Authenticator } from '@heliograph/core/auth/types';
 import { systemClock } from '@heliograph/core/clock';
 import { migrate, openDatabase } from '@heliograph/core/db';
+import { DbWriter } from '@heliograph/core/db-writer';
 import { SystemInfo } from '@heliograph/core/system/info';
 import { deviceFields } from '@heliograph/core/topics/device';
 import { TopicRegistry, type TopicState } from '@heliograph/core/topics/registry';
@@ -53,7 +54,7 @@ async function main(): Promise<void> {
   };
   const db = await openDatabase(':memory:');
   await migrate(db, auditMigrations);
-  const writes = new WriteService(registry, new AuditLog(db, systemClock), systemClock);
+  const writes = new WriteService(registry, new AuditLog(db, systemClock, new DbWriter()), systemClock);
   const system = new SystemInfo({
     clock: systemClock,
     siteId: 1,
@@ -115,6 +116,10 @@ async function main(): Promise<void> {
       cpuStart = process.cpuUsage();
       wallStart = process.hrtime.bigint();
       ticksStart = ticks;
+    } else if (request.type === 'quiet') {
+      // Values hold still from now on: what clients get is the stream's refresh.
+      clearInterval(timer);
+      reply({ type: 'quiet' });
     } else if (request.type === 'stop') {
       clearInterval(timer);
       void endpoint

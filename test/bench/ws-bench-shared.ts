@@ -4,9 +4,10 @@ export const BENCH_PASSWORD = 'bench-password';
 export const TIMESTAMP_TOPIC = 'bench/published_at';
 export const TOPIC_COUNT = 120;
 
-export type BenchRequest = { type: 'memory' } | { type: 'cpu' } | { type: 'stop' };
+export type BenchRequest = { type: 'memory' } | { type: 'cpu' } | { type: 'quiet' } | { type: 'stop' };
 export type BenchReply =
   | { type: 'ready'; port: number }
+  | { type: 'quiet' }
   | {
       type: 'memory';
       rss: number;

@@ -1,7 +1,10 @@
 /**
  * `npm run bench:ws`: 500 WebSocket clients, each joined to all 120 topics, which change
  * once a second. Prints p50/p99 latency from publish to receipt, the server's CPU (% of
- * one core) and its RSS growth per client, next to the targets of issue 4.
+ * one core) and its RSS growth per client, next to the targets. Then the values hold still
+ * (a quiet site) for BENCH_WS_QUIET_SECONDS: the stream re-sends each value not sent for
+ * 12 s, one payload per filter; it prints the refresh frames each client got and the
+ * server's CPU for them, which should stay flat per client.
  *
  * The server runs in a child process (ws-bench-server.ts) so its CPU and memory are its
  * own; the clients are raw `ws` sockets in this process, speaking the v2 serializer.
@@ -16,6 +19,7 @@ import { BENCH_PASSWORD, TIMESTAMP_TOPIC, TOPIC_COUNT, type BenchReply, type Ben
 
 const CLIENTS = Number(process.env.BENCH_WS_CLIENTS ?? 500);
 const MEASURE_S = Number(process.env.BENCH_WS_SECONDS ?? 20);
+const QUIET_S = Number(process.env.BENCH_WS_QUIET_SECONDS ?? 30);
 const WARMUP_S = 3;
 const SETTLE_S = 5;
 const CONNECT_BATCH = 50;
@@ -59,6 +63,9 @@ class ServerChild {
 
 interface Stats {
   measuring: boolean;
+  /** Counting the refresh frames of the quiet phase. */
+  quiet: boolean;
+  refreshFrames: number;
   latencies: number[];
   dataMessages: number;
   closedEarly: number;
@@ -87,6 +94,7 @@ function connectClient(port: number, stats: Stats): Promise<WebSocket> {
         resolve(ws);
         return;
       }
+      if (stats.quiet) stats.refreshFrames++;
       if (!stats.measuring) return;
       const start = at + MARK.length;
       const end = data.indexOf(0x7d /* } */, start);
@@ -108,7 +116,15 @@ function line(label: string, figure: string, target: string, ok: boolean): strin
 async function main(): Promise<void> {
   const server = new ServerChild();
   const { port } = await server.next('ready');
-  const stats: Stats = { measuring: false, latencies: [], dataMessages: 0, closedEarly: 0, finished: false };
+  const stats: Stats = {
+    measuring: false,
+    quiet: false,
+    refreshFrames: 0,
+    latencies: [],
+    dataMessages: 0,
+    closedEarly: 0,
+    finished: false,
+  };
   await sleep(SETTLE_S * 1000); // start-up garbage collected, a few ticks published
   const before = await server.ask('memory');
 
@@ -134,11 +150,39 @@ async function main(): Promise<void> {
   // still at the size the burst grew it to.
   const after = await server.ask('memory');
 
+  await server.ask('quiet');
+  await server.ask('cpu'); // starts the quiet CPU window
+  stats.quiet = true;
+  await sleep(QUIET_S * 1000);
+  stats.quiet = false;
+  const quietCpu = await server.ask('cpu');
+
   clearInterval(heartbeat);
   stats.finished = true;
   for (const ws of clients) ws.terminate();
   await server.stop();
   report({ stats, cpu, before, after, connectMs });
+  reportQuiet(stats, quietCpu);
+}
+
+function reportQuiet(stats: Stats, cpu: Extract<BenchReply, { type: 'cpu' }>): void {
+  const cpuPercent = (cpu.cpuMicros * 1000 * 100) / Number(cpu.wallNanos);
+  const perClient = stats.refreshFrames / CLIENTS;
+  console.log(
+    `Quiet site (values hold still) for ${QUIET_S} s: ${stats.refreshFrames} refresh frames, ${perClient.toFixed(2)} per client ` +
+      `(one every ${(QUIET_S / perClient).toFixed(1)} s; expected one per 12-15 s)`,
+  );
+  console.log(
+    line(
+      'server CPU while quiet',
+      `${cpuPercent.toFixed(3)} % of one core`,
+      `< ${TARGETS.cpuPercent} %`,
+      cpuPercent < TARGETS.cpuPercent,
+    ),
+  );
+  console.log(
+    `  ${((cpu.cpuMicros / Math.max(1, stats.refreshFrames)) * 1).toFixed(1)} µs of server CPU per refresh frame sent (flat per client: one shared payload per filter)`,
+  );
 }
 
 type Memory = Extract<BenchReply, { type: 'memory' }>;

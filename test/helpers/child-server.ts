@@ -4,7 +4,7 @@
  * would catch a stray exception first.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdirSync, symlinkSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { checked, registerServer, servedCheck } from '@heliograph/core/test/openapi-check';
@@ -15,6 +15,8 @@ const PASSWORD = 'a-long-password';
 
 export interface ChildServer {
   child: ChildProcess;
+  /** The folder of data, plugin root and plugins.json: pass it as `dir` to start again on the same data. */
+  dir: string;
   url: string;
   dataDir: string;
   exited: Promise<number | null>;
@@ -36,17 +38,21 @@ export async function startChildServer(options: {
   args?: string[];
   env?: Record<string, string>;
   cwd?: string;
+  /** A previous server's `dir`: starts again on its data (a restart). */
+  dir?: string;
 }): Promise<ChildServer> {
-  const dir = tempDir();
+  const dir = options.dir ?? tempDir();
   const root = join(dir, 'root');
   mkdirSync(join(root, 'plugins'), { recursive: true });
   mkdirSync(join(root, 'node_modules'), { recursive: true });
-  for (const name of options.fixtures ?? [])
-    symlinkSync(join(REPO_ROOT, 'test', 'fixtures', 'plugins', name), join(root, 'plugins', name));
-  for (const name of options.external ?? [])
-    symlinkSync(join(REPO_ROOT, 'test', 'fixtures', 'plugins', name), join(root, 'node_modules', name));
+  const link = (name: string, folder: string) => {
+    const target = join(root, folder, name);
+    if (!existsSync(target)) symlinkSync(join(REPO_ROOT, 'test', 'fixtures', 'plugins', name), target);
+  };
+  for (const name of options.fixtures ?? []) link(name, 'plugins');
+  for (const name of options.external ?? []) link(name, 'node_modules');
   const dataDir = join(dir, 'data');
-  mkdirSync(dataDir);
+  mkdirSync(dataDir, { recursive: true });
   if (options.config) writeFileSync(join(dataDir, 'config.json'), JSON.stringify(options.config));
   const pluginsFile = join(dir, 'plugins.json');
   writeFileSync(pluginsFile, JSON.stringify({ plugins: options.plugins }));
@@ -94,6 +100,7 @@ export async function startChildServer(options: {
   const check = registerServer(url, () => served);
   return {
     child,
+    dir,
     url,
     dataDir,
     exited,

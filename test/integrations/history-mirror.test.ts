@@ -101,6 +101,45 @@ describe('history mirror queue on disk', () => {
   });
 });
 
+describe('history mirror from the first slot', () => {
+  test('a restart of the mirror and of the service: every reading at the target once, the first ones included', async () => {
+    const receiver = await FakeReceiver.start();
+    after(() => receiver.close());
+    const url = `${receiver.url}/api/v1/write`;
+    const first = await startMirrored({ target: 'prometheus-remote-write', url });
+    // The fixture publishes pv_power 1000 as it starts, before the mirror listens.
+    await receiver.until((r) => pvValues(r).has(1000));
+    await publishPv(first, range(300, 5));
+    // The mirror restarts (a config change) while readings are recorded.
+    const restarted = first.plugins.reconfigure('mirror', { target: 'prometheus-remote-write', url, batchSize: 7 });
+    await publishPv(first, range(310, 5));
+    assert.equal((await restarted)?.ok, true);
+    await publishPv(first, range(320, 5));
+    await receiver.until((r) =>
+      [...range(300, 5), ...range(310, 5), ...range(320, 5)].every((v) => pvValues(r).has(v)),
+    );
+    await first.close();
+    const startedAgain = Date.now();
+    const second = await startMirrored({ target: 'prometheus-remote-write', url, batchSize: 7 }, first.dataDir);
+    // The second process's first reading (the fixture's 1000 again) arrives too.
+    await receiver.until((r) => r.some((x) => x.labels.topic === 'inverter_1/pv_power' && x.time >= startedAgain));
+    await publishPv(second, range(330, 5));
+    await receiver.until((r) => range(330, 5).every((v) => pvValues(r).has(v)));
+    await second.close();
+    const seen = new Map<string, number>();
+    for (const r of receiver.received) {
+      const key = `${r.labels.topic} ${r.time}`;
+      seen.set(key, (seen.get(key) ?? 0) + 1);
+    }
+    const twice = [...seen].filter(([, n]) => n > 1);
+    assert.deepEqual(twice, [], 'no reading arrives twice');
+    const firstOfSecond = receiver.received.find(
+      (x) => x.labels.topic === 'inverter_1/pv_power' && x.time >= startedAgain,
+    );
+    assert.equal(firstOfSecond?.value, 1000, "the second start's first reading arrives first");
+  });
+});
+
 describe('history mirror to VictoriaMetrics', { skip: vmSkip ?? false }, () => {
   for (const [target, path] of [
     ['prometheus-remote-write', '/api/v1/write'],

@@ -135,7 +135,7 @@ async function bridgeSuite(name: string, startBroker: () => Promise<TestBroker>)
       await observer.waitFor('heliograph/set_response', () => responses().length >= 1);
       assert.deepEqual(JSON.parse(responses()[0]!), { topic: 'inverter_1/max_charge_current', value: '80', ok: true });
 
-      await observer.client.publishAsync('heliograph/inverter_1/max_charge_current/set', '85', { qos: 1 });
+      await observer.client.publishAsync('heliograph/inverter_1/max_charge_current/set', '125', { qos: 1 });
       await observer.waitFor('heliograph/set_response', () => responses().length >= 2);
       const refused = JSON.parse(responses()[1]!) as Json;
       assert.equal(refused.ok, false);
@@ -148,9 +148,55 @@ async function bridgeSuite(name: string, startBroker: () => Promise<TestBroker>)
       const mqttWrites = audit.filter((a) => a.via === 'mqtt');
       assert.deepEqual(mqttWrites.map((a) => [a.who, a.topic, a.new_value, a.result]).reverse(), [
         ['plugin:mqtt', 'inverter_1/max_charge_current', '80', 'ok'],
-        ['plugin:mqtt', 'inverter_1/max_charge_current', '85', 'error'],
+        ['plugin:mqtt', 'inverter_1/max_charge_current', '125', 'error'],
         ['plugin:mqtt', 'inverter_1/grid_charging', 'Enabled', 'ok'],
       ]);
+    });
+
+    test('a 1 MiB value is refused with a short answer; a flood on one setting leaves the others their writes', async () => {
+      const responses = () =>
+        observer.all.filter((m) => m.topic === 'heliograph/set_response').map((m) => JSON.parse(m.payload) as Json);
+      const before = responses().length;
+      await observer.client.publishAsync(
+        'heliograph/inverter_1/max_charge_current/set',
+        Buffer.alloc(1024 * 1024, 'x'),
+        { qos: 1 },
+      );
+      const isBig = (payload: string) => payload.includes('too large');
+      await observer.waitFor('heliograph/set_response', () =>
+        responses()
+          .slice(before)
+          .some((r) => isBig(String(r.message))),
+      );
+      const big = observer.all.filter((m) => m.topic === 'heliograph/set_response' && isBig(m.payload)).at(-1)!;
+      assert.ok(big.payload.length < 300, `the answer is short (${big.payload.length} bytes)`);
+      assert.deepEqual(JSON.parse(big.payload), {
+        topic: 'inverter_1/max_charge_current',
+        ok: false,
+        message: 'value too large: 1048576 bytes, at most 1024',
+      });
+      // A flood on one setting: most of it is refused by that setting's budget...
+      const flood = 300;
+      const floodStart = responses().length;
+      await Promise.all(
+        Array.from({ length: flood }, () =>
+          observer.client.publishAsync('heliograph/inverter_1/output_source_priority/set', 'Utility first', { qos: 1 }),
+        ),
+      );
+      await observer.waitFor('heliograph/set_response', () => responses().length >= floodStart + flood);
+      const floodAnswers = responses().slice(floodStart);
+      assert.ok(
+        floodAnswers.filter((r) => /too many writes to this topic/.test(String(r.message))).length > flood / 2,
+        'the flood is held back by its topic bucket',
+      );
+      // ...and another setting still takes its write at once.
+      await observer.client.publishAsync('heliograph/inverter_1/max_charge_current/set', '100', { qos: 1 });
+      assert.equal(await observer.waitFor(state('inverter_1/max_charge_current'), (p) => p === '100'), '100');
+      await observer.waitFor('heliograph/set_response', () =>
+        responses().some((r) => r.topic === 'inverter_1/max_charge_current' && r.value === '100' && r.ok === true),
+      );
+      await observer.client.publishAsync('heliograph/inverter_1/max_charge_current/set', '80', { qos: 1 });
+      assert.equal(await observer.waitFor(state('inverter_1/max_charge_current'), (p) => p === '80'), '80');
     });
 
     test('the last will says offline when the connection drops; the bridge comes back online', async () => {

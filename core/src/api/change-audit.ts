@@ -24,11 +24,11 @@ export type RecordChange = (change: SetupChange) => Promise<void>;
  * user to make it twice.
  */
 export function setupAudit(audit: AuditLog, clock: Clock): RecordChange {
-  // AuditLog.add only queues the entry (the queue writes it later), so there is nothing to
-  // await; the promise is kept in the type so that callers need not change if it ever is.
+  // AuditLog.add resolves once the entry is on disk (retrying a busy database, never
+  // rejecting): the answer to the change waits for its entry, as a write's does.
   return (change) => {
     try {
-      audit.add({
+      return audit.add({
         time: clock.now(),
         who: change.who,
         via: 'rest',
@@ -40,8 +40,8 @@ export function setupAudit(audit: AuditLog, clock: Clock): RecordChange {
       });
     } catch (err) {
       log.error(`could not audit the change of ${change.topic}`, { err });
+      return Promise.resolve();
     }
-    return Promise.resolve();
   };
 }
 

@@ -16,11 +16,20 @@ export function prometheusRoutes(deps: { register: () => Promise<Registry>; open
   const scrape = async (ctx: Context) => {
     parseQuery(NO_QUERY, ctx.query);
     const register = await deps.register();
-    const text = await register.metrics();
+    const text = spellNaN(await register.metrics());
     ctx.set('Content-Type', register.contentType);
     ctx.body = text;
   };
   if (deps.open) router.get('/metrics', scrape);
   else router.get('/metrics', scope('read'), scrape);
   return router;
+}
+
+/**
+ * prom-client writes a NaN sample as `Nan` (the event loop's mean lag before its first
+ * measurement, say); the exposition format spells it `NaN`, and strict parsers refuse the
+ * other spelling. Only a sample's value (the last field of a line) is touched.
+ */
+export function spellNaN(text: string): string {
+  return text.replace(/ Nan$/gm, ' NaN');
 }

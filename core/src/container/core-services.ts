@@ -1,4 +1,5 @@
 import { siteTimeZone } from '../config/schema.js';
+import { DbWriter } from '../db-writer.js';
 import { EnergyTotals } from '../energy/kwh-totals.js';
 import { ForecastStore } from '../forecast/store.js';
 import { PriceBook } from '../grid/book.js';
@@ -18,6 +19,7 @@ import {
   CONTEXT_SERVICES,
   DATA_DIR,
   DB,
+  DB_WRITER,
   HISTORY,
   HTTP_CLIENT,
   PLUGIN_CONTEXTS,
@@ -52,6 +54,11 @@ export function registerCoreServices(di: DependencyContainer): void {
       };
     }),
   );
+  // The one write path to the database file, shared by every writer (db-writer.ts).
+  di.register(
+    DB_WRITER,
+    cached((c) => new DbWriter(() => c.resolve(CLOCK).now())),
+  );
   di.registerSingleton(TopicRegistry);
   di.registerSingleton(TotalsDeriver);
   di.registerSingleton(AuditLog);
@@ -64,7 +71,7 @@ export function registerCoreServices(di: DependencyContainer): void {
     EnergyTotals,
     cached((c) => {
       const config = c.resolve(CONFIG);
-      // Saved as often as history is flushed, so a crash loses the same span of both.
+      // Saved after each tick that moves them; the interval (history's flush) retries a failed save.
       return new EnergyTotals(
         c.resolve(TopicRegistry),
         c.resolve(DB),
@@ -72,6 +79,7 @@ export function registerCoreServices(di: DependencyContainer): void {
         config.energy.resetPeriod,
         siteTimeZone(config),
         config.history.flushIntervalMs,
+        c.resolve(DB_WRITER),
       );
     }),
   );
@@ -117,6 +125,7 @@ export function registerCoreServices(di: DependencyContainer): void {
     cached((c): ContextServices => ({
       clock: c.resolve(CLOCK),
       db: c.resolve(DB),
+      writer: c.resolve(DB_WRITER),
       registry: c.resolve(TopicRegistry),
       writes: c.resolve(WriteService),
       // Unregistered when the service runs without history (a damaged file).

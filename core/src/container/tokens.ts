@@ -7,6 +7,7 @@ import type { SiteInfo } from '@heliograph/plugins-sdk';
 import type { Clock } from '../clock.js';
 import type { Config } from '../config/schema.js';
 import type { Db } from '../db.js';
+import type { DbWriter } from '../db-writer.js';
 import type { HistoryStore } from '../history/store.js';
 import type { ContextBuilder, ContextServices, PluginInstanceScope } from '../plugins/context.js';
 import type { InjectionToken } from './di.js';
@@ -15,6 +16,8 @@ import type { InjectionToken } from './di.js';
 export const CLOCK: InjectionToken<Clock> = Symbol('Clock');
 /** The shared SQLite connection, opened (and migrated) before anything is resolved. */
 export const DB: InjectionToken<Db> = Symbol('Db');
+/** The one write path to the database file (db-writer.ts): every writer takes its turn here. */
+export const DB_WRITER: InjectionToken<DbWriter> = Symbol('DbWriter');
 /** The history store, opened on a connection of its own before anything is resolved. */
 export const HISTORY: InjectionToken<HistoryStore> = Symbol('HistoryStore');
 /** The service's data directory (`--data`); integrations keep files of their own under it. */

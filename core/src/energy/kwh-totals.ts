@@ -5,6 +5,7 @@ import { roundTo } from '../numbers.js';
 import { totalMeta } from '../topics/power-totals.js';
 import type { PendingTick, TopicRegistry, TopicState } from '../topics/registry.js';
 import { createLogger, errorMessage } from '../log.js';
+import { DbWriter } from '../db-writer.js';
 
 const log = createLogger('energy');
 
@@ -54,10 +55,14 @@ export function periodStart(time: number, period: ResetPeriod, timeZone: string)
 /**
  * Integrates the total/* power topics into period-to-date kWh totals. Power is taken to
  * hold from one reading to the next (within 5 minutes); an interval that crosses the start
- * of a new period counts only its part after the start. Totals are saved as often as history
- * flushes (history.flushIntervalMs) and on stop, so a crash (kill -9, power cut) loses at
- * most one flush interval of them, as it does of history; a restart in the same period
- * continues from them.
+ * of a new period counts only its part after the start. Totals are saved at the rate they
+ * are published: every tick that moves them queues one save (saves do not stack: ticks
+ * during a save share the next one), through the server's one write path, so a killed
+ * process restarts from what clients last saw, not from a minute before, and a client's
+ * total never steps back across a restart (Home Assistant's total_increasing and
+ * Prometheus would read a drop as a meter reset). A save that meets a busy database waits
+ * its turn and is retried; one that fails otherwise is logged and retried at the next tick
+ * or interval.
  */
 export class EnergyTotals {
   private readonly accumulators: Accumulator[] = [];
@@ -75,7 +80,18 @@ export class EnergyTotals {
     private timeZone: string,
     /** How often totals are saved: history's flush interval, so both lose the same at a crash. */
     private readonly saveIntervalMs = 60_000,
+    private readonly writer: DbWriter = new DbWriter(() => clock.now()),
   ) {}
+
+  /** A save is running / another is wanted after it. */
+  private saving: Promise<void> | null = null;
+  private saveAgain = false;
+  private failure: string | null = null;
+
+  /** Why the totals could not be saved lately, or null. */
+  get trouble(): string | null {
+    return this.failure;
+  }
 
   /**
    * The site's reset period or time zone changed (site settings, applied without a
@@ -115,22 +131,40 @@ export class EnergyTotals {
     }
     this.lastTime = now;
     undo.push(this.registry.addDeriver((tick) => this.integrate(tick)));
-    // A failed save (a locked or full disk) is retried at the next interval; unhandled, it would end the process.
-    let saving = false;
-    const timer = setInterval(() => {
-      // A save still waiting on a busy disk is not stacked with another.
-      if (saving) return;
-      saving = true;
-      this.save()
-        .catch((err) => log.error('saving energy totals failed', { err: errorMessage(err) }))
-        .finally(() => (saving = false));
-    }, this.saveIntervalMs);
+    // Besides the save after each tick: one at the interval, for totals that held still
+    // while a failed save waits to be retried.
+    const timer = setInterval(() => this.saveSoon(), this.saveIntervalMs);
     timer.unref();
     return async () => {
       clearInterval(timer);
       undo.reverse().forEach((u) => u());
+      await this.saving;
       await this.save();
     };
+  }
+
+  /** Queues a save; one running takes the ones asked for meanwhile into one after it. */
+  private saveSoon(): void {
+    if (this.saving) {
+      this.saveAgain = true;
+      return;
+    }
+    this.saving = this.save()
+      .then(() => {
+        this.failure = null;
+      })
+      .catch((err: unknown) => {
+        // Unhandled, it would end the process; the next tick or interval tries again.
+        if (this.failure === null) log.error('saving energy totals failed; retrying', { err: errorMessage(err) });
+        this.failure = `energy totals could not be saved: ${errorMessage(err)}`;
+      })
+      .finally(() => {
+        this.saving = null;
+        if (this.saveAgain) {
+          this.saveAgain = false;
+          this.saveSoon();
+        }
+      });
   }
 
   /** Current kWh of a total (tests). */
@@ -150,10 +184,12 @@ export class EnergyTotals {
       this.periodStartMs,
       now,
     ]);
-    await this.db.run(
-      `INSERT INTO energy_totals (name, kwh, period_start, updated_at) VALUES ${rows.map(() => '(?, ?, ?, ?)').join(', ')}
+    await this.writer.run('energy totals', () =>
+      this.db.run(
+        `INSERT INTO energy_totals (name, kwh, period_start, updated_at) VALUES ${rows.map(() => '(?, ?, ?, ?)').join(', ')}
        ON CONFLICT (name) DO UPDATE SET kwh = excluded.kwh, period_start = excluded.period_start, updated_at = excluded.updated_at`,
-      ...rows.flat(),
+        ...rows.flat(),
+      ),
     );
   }
 
@@ -181,5 +217,6 @@ export class EnergyTotals {
       this.lastPower.set(acc.power, typeof value === 'number' ? value : null);
     }
     for (const acc of this.accumulators) this.registry.setDerived(acc.state, roundTo(acc.kwh, 3), tick);
+    this.saveSoon();
   }
 }

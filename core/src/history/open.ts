@@ -16,6 +16,7 @@ import type { Clock } from '../clock.js';
 import type { Config } from '../config/schema.js';
 import { migrate, openDatabase, type Db, type Migration } from '../db.js';
 import { createLogger, errorMessage } from '../log.js';
+import type { DbWriter } from '../db-writer.js';
 import { HistoryStore } from './store.js';
 import { prepareSchema } from '../schema.js';
 
@@ -98,11 +99,16 @@ async function checkCoreTables(db: Db): Promise<void> {
 export type OpenedHistory = { store: HistoryStore; db: Db } | { store: null; reason: string };
 
 /** Opens history on a connection of its own, or says why the service runs without it. */
-export async function openHistory(file: string, clock: Clock, config: Config['history']): Promise<OpenedHistory> {
+export async function openHistory(
+  file: string,
+  clock: Clock,
+  config: Config['history'],
+  writer?: DbWriter,
+): Promise<OpenedHistory> {
   let db: Db | undefined;
   try {
     db = await openDatabase(file);
-    const store = await HistoryStore.open({ db, clock, config });
+    const store = await HistoryStore.open({ db, clock, config, writer });
     return { store, db };
   } catch (err) {
     await db?.close().catch(() => undefined);

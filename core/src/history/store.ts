@@ -38,6 +38,7 @@ import {
 } from './compaction.js';
 import { historyMigrations } from './migrations.js';
 import { claimHistory, releaseHistory } from './owner.js';
+import { DbWriter } from '../db-writer.js';
 import { PastMarks } from './past-marks.js';
 import { runQuery, type HistoryPage, type HistoryQuery } from './planner.js';
 import { RowCache, type Row } from './rows.js';
@@ -60,6 +61,8 @@ export interface HistoryStoreOptions {
   autoFlush?: boolean;
   /** Only read (export): writes nothing, not even at close, and needs no ownership. */
   readOnly?: boolean;
+  /** The server's one write path (db-writer.ts); the CLI's stores get one of their own. */
+  writer?: DbWriter;
 }
 
 /** A topic's place in the store, for the recorder's hot path (see {@link HistoryStore.topic}). */
@@ -88,6 +91,7 @@ export class HistoryStore implements HistorySink {
   private closed = false;
   private budgetWarned = -Infinity;
   private readOnly = false;
+  private writer!: DbWriter;
   private damage!: DamageLog;
 
   private constructor(
@@ -103,6 +107,7 @@ export class HistoryStore implements HistorySink {
     await migrate(options.db, [...historyMigrations, ...quarantineMigrations]);
     const store = new HistoryStore(options.db, options.clock, options.config);
     store.readOnly = options.readOnly ?? false;
+    store.writer = options.writer ?? new DbWriter(() => options.clock.now());
     store.damage = new DamageLog(store.readOnly);
     if (!store.readOnly) await claimHistory(store.db);
     await store.load();
@@ -464,7 +469,8 @@ export class HistoryStore implements HistorySink {
       return;
     for (const t of topics) t.dirty = false;
     try {
-      await writeBatch(this.db, { topics, quarantined, deleted, rows, reset, journal }, this.clock.now());
+      const batch = { topics, quarantined, deleted, rows, reset, journal };
+      await this.writer.run('history', () => writeBatch(this.db, batch, this.clock.now()));
     } catch (err) {
       // Nothing was written: try it all again at the next flush, with the journal in full.
       for (const t of topics) t.dirty = true;

@@ -150,7 +150,9 @@ export function scopedContext(
         ),
       ),
       write: core((args) => integration.write(args)),
-      onRecorded: core(coreRegistration(({ handler }) => integration.onRecorded({ handler: inScope(handler) }))),
+      onRecorded: core(
+        coreRegistration(({ handler, after }) => integration.onRecorded({ handler: inScope(handler), after })),
+      ),
       get dataDir() {
         return integration.dataDir;
       },

@@ -2,6 +2,7 @@ import type { Got } from 'got';
 import type { Device, Disposer, PluginContext, SiteInfo } from '@heliograph/plugins-sdk';
 import type { Clock } from '../clock.js';
 import type { Db } from '../db.js';
+import type { DbWriter } from '../db-writer.js';
 import { inject, injectable } from '../container/di.js';
 import { CONTEXT_SERVICES, HTTP_CLIENT, PLUGIN_INSTANCE } from '../container/tokens.js';
 import { createLogger, type Logger } from '../log.js';
@@ -19,6 +20,8 @@ import type { ForecastSink, HistorySink, PriceSink } from './sinks.js';
 export interface ContextServices {
   clock: Clock;
   db: Db;
+  /** The one write path to the database file (db-writer.ts); `ctx.store` writes through it. */
+  writer?: DbWriter;
   registry: TopicRegistry;
   writes: WriteService;
   history?: HistorySink;
@@ -165,7 +168,7 @@ export class ContextBuilder {
       get http() {
         return (http ??= createHttpClient(abort.signal));
       },
-      store: pluginStore(services.db, instanceId),
+      store: pluginStore(services.db, instanceId, services.writer),
       signal: this.abort.signal,
       now: () => services.clock.now(),
     };

@@ -76,7 +76,7 @@ export function integrationApi(options: IntegrationApiOptions): IntegrationApi {
       });
       return outcome.ok ? { ok: true } : { ok: false, message: outcome.message };
     },
-    onRecorded: ({ handler }) => track(services.recorded.listen(handler)),
+    onRecorded: ({ handler, after }) => track(services.recorded.listen(handler, after)),
     get dataDir() {
       if (dataDir === undefined) {
         dataDir = join(services.dataDir, 'plugins', instanceId);

@@ -1,5 +1,6 @@
 import type { PluginStore } from '@heliograph/plugins-sdk';
 import type { Db, Migration } from '../db.js';
+import type { DbWriter } from '../db-writer.js';
 
 export const pluginStoreMigrations: Migration[] = [
   {
@@ -8,8 +9,12 @@ export const pluginStoreMigrations: Migration[] = [
   },
 ];
 
-/** `ctx.store`: one instance's keys in the shared plugin_store table, values as JSON. */
-export function pluginStore(db: Db, instance: string): PluginStore {
+/**
+ * `ctx.store`: one instance's keys in the shared plugin_store table, values as JSON. Writes
+ * take their turn on the server's one write path when it is given (db-writer.ts).
+ */
+export function pluginStore(db: Db, instance: string, writer?: DbWriter): PluginStore {
+  const write = <T>(job: () => Promise<T>) => (writer ? writer.run(`the store of ${instance}`, job) : job());
   return {
     async get<T>(key: string): Promise<T | undefined> {
       const row = await db.get<{ value: string }>(
@@ -20,15 +25,17 @@ export function pluginStore(db: Db, instance: string): PluginStore {
       return row ? (JSON.parse(row.value) as T) : undefined;
     },
     async set(key, value) {
-      await db.run(
-        'INSERT INTO plugin_store (instance, key, value) VALUES (?, ?, ?) ON CONFLICT (instance, key) DO UPDATE SET value = excluded.value',
-        instance,
-        key,
-        JSON.stringify(value),
+      await write(() =>
+        db.run(
+          'INSERT INTO plugin_store (instance, key, value) VALUES (?, ?, ?) ON CONFLICT (instance, key) DO UPDATE SET value = excluded.value',
+          instance,
+          key,
+          JSON.stringify(value),
+        ),
       );
     },
     async delete(key) {
-      await db.run('DELETE FROM plugin_store WHERE instance = ? AND key = ?', instance, key);
+      await write(() => db.run('DELETE FROM plugin_store WHERE instance = ? AND key = ?', instance, key));
     },
   };
 }

@@ -100,7 +100,11 @@ function deriveFields(meta: DiscoveryInput): DiscoveryFields {
       device_class: numericClass(meta),
     });
   } else if (meta.type === 'boolean') {
-    fields.platform = 'binary_sensor';
+    // A plain sensor, not `binary_sensor`: the official Home Assistant integration builds
+    // entities for sensor, number, select and switch only (its binary_sensor platform is
+    // its own connection entity), so a binary_sensor reading would never show there. The
+    // MQTT bridge still announces it as a binary_sensor (plugins/mqtt).
+    fields.platform = 'sensor';
   } else if (meta.type === 'number') {
     fields.device_class = numericClass(meta);
     // Energy topics are period totals that restart from zero, which total_increasing

@@ -226,6 +226,7 @@ export class TopicRegistry extends SafeEmitter<RegistryEvents> {
    * null) says the device answers: it is no longer stale or unavailable.
    */
   publish(state: TopicState, value: MetricValue): void {
+    value = switchPayload(state.meta, value);
     const now = this.clock.now();
     if (value !== null && !state.meta.identity) {
       const device = this.devices.get(state.meta.deviceId);
@@ -365,4 +366,23 @@ export class TopicRegistry extends SafeEmitter<RegistryEvents> {
     }
     return re;
   }
+}
+
+/**
+ * A switch setting reads as its payload string, always (docs/api.md, switch settings): a
+ * driver that publishes the state it read as `true` / `false` (or the payload in another
+ * case) is shown as the payload, so the value keeps one type whether it came from a write
+ * or a poll.
+ */
+export function switchPayload(meta: TopicMeta, value: MetricValue): MetricValue {
+  const sw = meta.writable && 'options' in meta.writable ? meta.writable.switch : undefined;
+  if (!sw || value === null) return value;
+  if (value === true) return sw.on;
+  if (value === false) return sw.off;
+  if (typeof value === 'string') {
+    const text = value.toLowerCase();
+    if (text === sw.on.toLowerCase()) return sw.on;
+    if (text === sw.off.toLowerCase()) return sw.off;
+  }
+  return value;
 }

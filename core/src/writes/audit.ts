@@ -1,7 +1,8 @@
 import type { MetricValue } from '@heliograph/plugins-sdk';
 import type { AuditEntry as ApiAuditEntry } from '../api-types.js';
 import { inject, injectable } from '../container/di.js';
-import { DB } from '../container/tokens.js';
+import { DB, DB_WRITER } from '../container/tokens.js';
+import type { DbWriter } from '../db-writer.js';
 import type { Db, Migration } from '../db.js';
 import { formatUtc } from '../rfc3339.js';
 import type { Clock } from '../clock.js';
@@ -53,7 +54,8 @@ export function capText(text: string, limit = AUDIT_TEXT_LIMIT): string {
 
 /**
  * Every write attempt, refused ones included, newest first on read. Entries are queued and
- * written in batches by one writer (AuditQueue), so writes never wait on the database.
+ * written in batches (AuditQueue) through the server's one DbWriter; `add` resolves once
+ * the entry is on disk, and the write path acknowledges a write only then.
  */
 @injectable()
 export class AuditLog {
@@ -62,14 +64,18 @@ export class AuditLog {
   constructor(
     @inject(DB) private readonly db: Db,
     @inject(CLOCK) clock: Clock,
+    @inject(DB_WRITER) writer: DbWriter,
   ) {
-    this.queue = new AuditQueue(db, () => clock.now());
+    this.queue = new AuditQueue(db, writer, () => clock.now());
   }
 
-  /** Queues an entry; texts longer than AUDIT_TEXT_LIMIT are cut. */
-  add(entry: AuditEntry): void {
+  /**
+   * Queues an entry and resolves once it is written (a busy or failing database is retried,
+   * never given up: see {@link AuditLog.trouble}). Texts longer than AUDIT_TEXT_LIMIT are cut.
+   */
+  add(entry: AuditEntry): Promise<void> {
     const oldValue = JSON.stringify(entry.oldValue ?? null);
-    this.queue.push([
+    return this.queue.push([
       entry.time,
       entry.who,
       entry.via,
@@ -84,6 +90,16 @@ export class AuditLog {
   /** Writes every queued entry (before a read, and at shutdown). */
   flush(): Promise<void> {
     return this.queue.drain();
+  }
+
+  /** Why entries are waiting to be written (the status shows it), or null. */
+  get trouble(): string | null {
+    return this.queue.trouble;
+  }
+
+  /** Stops retrying (shutdown, after a last flush). */
+  close(): void {
+    this.queue.close();
   }
 
   /** The newest `limit` entries as the API shows them. */

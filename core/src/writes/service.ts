@@ -81,7 +81,11 @@ export class WriteService {
   }
 
   async write(request: WriteRequest): Promise<WriteOutcome> {
-    const retryAfterS = this.limiter.take(request.who);
+    // An integration (the MQTT bridge) writes for many clients it cannot tell apart: its
+    // budget is per topic, so a flood on one setting leaves the others theirs.
+    const retryAfterS = this.limiter.take(
+      request.who.startsWith('plugin:') ? `${request.who} ${request.topic}` : request.who,
+    );
     if (retryAfterS > 0) return this.refuseForRate(request, retryAfterS);
     const previous = this.queues.get(request.topic) ?? Promise.resolve();
     const run = previous.then(() => this.writeNow(request));
@@ -127,7 +131,9 @@ export class WriteService {
       result: outcome.ok ? 'ok' : 'error',
       message: outcome.ok ? null : outcome.message,
     };
-    this.audit.add(entry);
+    // Answered only once the entry is on disk: a kill after the acknowledgement cannot
+    // lose it (docs/api.md, audit).
+    await this.audit.add(entry);
     this.events.emit('written', entry);
     return outcome;
   }

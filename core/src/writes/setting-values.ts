@@ -45,7 +45,7 @@ export interface ParsedWrite {
 
 /**
  * Validates a written text against a setting and converts it for the handler: the option
- * whose label matches (case-insensitively), a number in range on the step grid, or for a
+ * whose label matches (case-insensitively), a number in range (rounded to the step grid), or for a
  * switch its on/off payload or `true`/`false` (case-insensitively).
  */
 export function parseSettingValue(
@@ -72,16 +72,25 @@ export function parseSettingValue(
   }
   const { min, max, step } = writable;
   const value = text === '' ? NaN : Number(raw);
-  const refusal = {
-    ok: false as const,
-    message: `value "${raw}" is not allowed; expected a number from ${min} to ${max}${step ? ` in steps of ${step}` : ''}`,
-  };
-  if (!Number.isFinite(value) || value < min || value > max) return refusal;
-  if (step) {
-    const steps = (value - min) / step;
-    if (Math.abs(steps - Math.round(steps)) > 1e-9) return refusal;
-  }
-  return accepted({ value }, value);
+  if (!Number.isFinite(value) || value < min || value > max)
+    return {
+      ok: false,
+      message: `value "${raw}" is not allowed; expected a number from ${min} to ${max}${step ? ` in steps of ${step}` : ''}`,
+    };
+  return accepted({ value: onStepGrid(value, min, max, step) }, onStepGrid(value, min, max, step));
+}
+
+/**
+ * A value in range rounded to the nearest point of the step grid (min, min + step, ...),
+ * halves up; a point past max is taken one step lower (docs/api.md). Clients that ignore
+ * `step` (the Home Assistant integration offers any number in range) write what the device
+ * can take instead of being refused. The figure is cleaned of binary noise (0.1 + 0.2).
+ */
+export function onStepGrid(value: number, min: number, max: number, step: number): number {
+  if (!(step > 0)) return value;
+  let steps = Math.floor((value - min) / step + 0.5 + 1e-9);
+  if (min + steps * step > max + 1e-9) steps--;
+  return Number((min + steps * step).toPrecision(12));
 }
 
 function accepted(args: ParsedWrite['args'], shown: MetricValue): { ok: true; write: ParsedWrite } {

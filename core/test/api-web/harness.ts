@@ -8,6 +8,7 @@ import { pluginsRoutes } from '../../src/api/plugins.js';
 import { staticRoutes } from '../../src/api/static.js';
 import { AuthService } from '../../src/auth/service.js';
 import { ManualClock } from '../../src/clock.js';
+import { DbWriter } from '../../src/db-writer.js';
 import { migrate, openDatabase } from '../../src/db.js';
 import { pluginStoreMigrations } from '../../src/plugins/plugin-store.js';
 import { discoverPlugins } from '../../src/plugins/discovery.js';
@@ -39,7 +40,7 @@ export async function startWebServer(options: {
   await migrate(db, [...auditMigrations, ...pluginStoreMigrations]);
   const clock = new ManualClock(Date.parse('2026-11-22T10:00:00Z'));
   const registry = new TopicRegistry(clock);
-  const audit = new AuditLog(db, clock);
+  const audit = new AuditLog(db, clock, new DbWriter());
   const writes = new WriteService(registry, audit, clock, 2000);
   const host = new PluginHost(
     { clock, db, registry, writes, site: { timeZone: 'UTC', latitude: 0, longitude: 0, temperatureUnit: 'C' } },

@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { ManualClock } from '../../src/clock.js';
 import { ConfigError } from '../../src/config/load.js';
+import { DbWriter } from '../../src/db-writer.js';
 import { migrate, openDatabase } from '../../src/db.js';
 import { pluginStoreMigrations } from '../../src/plugins/plugin-store.js';
 import { discoverPlugins } from '../../src/plugins/discovery.js';
@@ -60,7 +61,7 @@ async function makeHost(
   await migrate(db, [...auditMigrations, ...pluginStoreMigrations]);
   const clock = new ManualClock(Date.parse('2026-11-22T10:00:00Z'));
   const registry = new TopicRegistry(clock);
-  const writes = new WriteService(registry, new AuditLog(db, clock), clock, 200);
+  const writes = new WriteService(registry, new AuditLog(db, clock, new DbWriter()), clock, 200);
   const root = pluginRoot({ fixtures: ['crashing', 'flaky', 'echo', 'sdk11'] });
   if (options.slowPlugin) addSlowPlugin(root);
   const host = new PluginHost(

@@ -1,3 +1,4 @@
+import { DbWriter } from '../../src/db-writer.js';
 import { DeviceRefusedError, type MetricValue, type SettingDeclaration } from '@heliograph/plugins-sdk';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -131,7 +132,7 @@ export async function startStream(overrides: Partial<WebsocketOptions> = {}): Pr
   const clock = new ManualClock(START);
   const timers = new ManualTimers(clock);
   const registry = new TopicRegistry(clock);
-  const audit = new AuditLog(db, clock);
+  const audit = new AuditLog(db, clock, new DbWriter());
   const writes = new WriteService(registry, audit, clock);
   const written: Array<string | number> = [];
   defineSite(registry, writes, written);
@@ -160,6 +161,9 @@ export async function startStream(overrides: Partial<WebsocketOptions> = {}): Pr
       system,
       clock,
       timers,
+      // Tests that count frames over long spans of manual time would see refreshes; the
+      // refresh's own test turns it on.
+      refreshMs: 0,
       ...overrides,
     });
   };

@@ -5,10 +5,13 @@ import { Announcer } from './announcer.js';
 import { minIntervalOf, type MqttConfig } from './config.js';
 import { availabilityTopic, isIdentityTopic, statePayload, stateTopic } from './discovery.js';
 import { StatePublisher } from './states.js';
+import { capText, SetGate } from './set-gate.js';
 
 /** Reconnect back-off: the first retry after a second, doubling up to a minute. */
 const RECONNECT_MIN_MS = 1000;
 const RECONNECT_MAX_MS = 60_000;
+/** Incoming messages handled between two turns of the event loop. */
+const YIELD_EVERY = 10;
 
 /**
  * The MQTT bridge of one plugin instance: states out, writes in, Home Assistant discovery,
@@ -21,6 +24,9 @@ export class MqttBridge {
   private readonly states: StatePublisher;
   private readonly announcer: Announcer;
   private readonly setFilter: string;
+  private readonly gate: SetGate;
+  /** The settings among the bridged topics (each gets a write budget of its own). */
+  private writable = new Set<string>();
   private announceQueued = false;
   private stopped = false;
 
@@ -61,7 +67,21 @@ export class MqttBridge {
     this.client.on('offline', () => {
       if (!this.stopped) ctx.status.error({ message: `MQTT broker ${config.url}: not connected` });
     });
-    this.client.on('message', (topic, payload) => void this.onMessage(topic, payload.toString('utf8')));
+    this.gate = new SetGate(
+      () => ctx.now(),
+      (topic) => this.writable.has(topic),
+      (line) => ctx.log.info(line),
+    );
+    this.client.on('message', (topic, payload) => void this.onMessage(topic, payload));
+    // mqtt.js works through every packet of a socket read in process.nextTick callbacks, so a
+    // flood of /set messages would hold the event loop (REST, the stream) until it is all
+    // handled. Every YIELD_EVERY-th message waits for the next turn instead: the broker's
+    // messages are read at the pace the service handles them, and other work gets its turns.
+    let handled = 0;
+    this.client.handleMessage = (_packet, done) => {
+      if (++handled % YIELD_EVERY === 0) setImmediate(() => done());
+      else done();
+    };
     ctx.integration.subscribe({
       filter: config.topics,
       onValues: (updates) => this.onValues(updates),
@@ -73,6 +93,7 @@ export class MqttBridge {
   async stop(): Promise<void> {
     this.stopped = true;
     this.states.stop();
+    this.gate.flush();
     if (this.client.connected)
       await this.client
         .publishAsync(availabilityTopic(this.config.prefix), 'offline', { retain: true, qos: 1 })
@@ -122,6 +143,7 @@ export class MqttBridge {
   private announce(force: boolean): Promise<void> {
     const bridged = this.states.values;
     const definitions = this.ctx.integration.definitions();
+    this.writable = new Set(definitions.filter((d) => d.writable !== null).map((d) => d.topic));
     // Values of topics that are gone are forgotten; the rest are the bridged topics.
     const present = new Set(definitions.map((d) => d.topic));
     for (const topic of [...bridged.keys()]) if (!present.has(topic)) this.states.forget(topic);
@@ -132,17 +154,33 @@ export class MqttBridge {
     );
   }
 
-  /** `<prefix>/<topic>/set`: the write, then its result on `<prefix>/set_response`. */
-  private async onMessage(mqttTopic: string, value: string): Promise<void> {
+  /**
+   * `<prefix>/<topic>/set`: the write, then its result on `<prefix>/set_response`. Checked
+   * first against the size limit and the topic's write budget (set-gate.ts); a refusal's
+   * answer never repeats a value that was too large.
+   */
+  private async onMessage(mqttTopic: string, payload: Buffer): Promise<void> {
     const { prefix } = this.config;
     if (!mqttTopic.startsWith(`${prefix}/`) || !mqttTopic.endsWith('/set')) return;
     const topic = mqttTopic.slice(prefix.length + 1, -'/set'.length);
+    const gated = this.gate.check(topic, payload.length);
+    if (gated) {
+      this.gate.refused(topic, gated.refusal, gated.message);
+      // At QoS 0: a flood's refusals are answered without an acknowledgement each.
+      return this.respond({ topic: capText(topic), ok: false, message: gated.message }, 0);
+    }
+    const value = payload.toString('utf8');
     const result = await this.ctx.integration.write({ topic, value });
-    const response = result.ok ? { topic, value, ok: true } : { topic, value, ok: false, message: result.message };
-    if (!result.ok) this.ctx.log.info(`MQTT write to ${topic} refused: ${result.message}`);
+    if (!result.ok) this.gate.refused(topic, 'refused by the service', result.message);
+    await this.respond(
+      result.ok ? { topic, value, ok: true } : { topic, value, ok: false, message: capText(result.message) },
+    );
+  }
+
+  private async respond(response: Record<string, unknown>, qos: 0 | 1 = 1): Promise<void> {
     if (this.client.connected)
       await this.client
-        .publishAsync(`${prefix}/set_response`, JSON.stringify(response), { qos: 1 })
+        .publishAsync(`${this.config.prefix}/set_response`, JSON.stringify(response), { qos })
         .catch(() => undefined);
   }
 }

@@ -49,9 +49,20 @@ export function availabilityTopic(prefix: string): string {
   return `${prefix}/availability`;
 }
 
+/**
+ * The MQTT integration's component of a topic. The API describes a read-only true/false
+ * reading as a `sensor` (what the official integration shows); Home Assistant's MQTT
+ * integration has a component for exactly that, `binary_sensor`, with `true` / `false`
+ * payloads.
+ */
+export function mqttPlatform(definition: TopicDefinition): TopicDefinition['discovery']['platform'] {
+  if (definition.type === 'boolean' && definition.writable === null) return 'binary_sensor';
+  return definition.discovery.platform;
+}
+
 /** `<discoveryPrefix>/<component>/<siteId>/<object_id>/config` */
 export function configTopic(names: DiscoveryNames, definition: TopicDefinition): string {
-  return `${names.discoveryPrefix}/${definition.discovery.platform}/${names.siteId}/${objectId(definition.topic)}/config`;
+  return `${names.discoveryPrefix}/${mqttPlatform(definition)}/${names.siteId}/${objectId(definition.topic)}/config`;
 }
 
 /** A value as a state message: `None` (HA's unknown) for no reading. */
@@ -83,7 +94,7 @@ export function discoveryConfig(
   if (d.unit_of_measurement !== null) config.unit_of_measurement = d.unit_of_measurement;
   if (definition.group === 'Info') config.entity_category = 'diagnostic';
   if (definition.writable) config.command_topic = commandTopic(prefix, definition.topic);
-  switch (d.platform) {
+  switch (mqttPlatform(definition)) {
     case 'number':
       Object.assign(config, { min: d.min, max: d.max, step: d.step });
       break;

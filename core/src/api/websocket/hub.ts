@@ -25,7 +25,12 @@ export interface HubOptions {
   systemIntervalMs: number;
   /** Bytes a socket may have queued before it counts as too slow and is closed. */
   maxBufferedBytes: number;
+  /** A topic's value not sent for this long is sent again (0: never). */
+  refreshMs: number;
 }
+
+/** How often the refresh looks for values due: a value goes out again 12 to 15 s after it last did. */
+export const REFRESH_CHECK_DIVISOR = 4;
 
 /**
  * The `metrics` channel: which sockets are joined with which filter. Sockets with equal
@@ -38,6 +43,7 @@ export class MetricsHub {
   private readonly values: ValueFanOut;
   private readonly definitions: DefinitionFanOut;
   private readonly systemPush: SystemPush;
+  private refreshTimer: unknown = null;
   private readonly onTickListener = (tick: Tick) => {
     this.definitions.flush();
     this.values.onTick(tick);
@@ -72,6 +78,16 @@ export class MetricsHub {
     registry.on('tick', this.onTickListener);
     registry.on('definitions', this.onDefinitionsListener);
     this.systemPush.start();
+    this.scheduleRefresh();
+  }
+
+  private scheduleRefresh(): void {
+    const { refreshMs, timers } = this.options;
+    if (refreshMs <= 0) return;
+    this.refreshTimer = timers.setTimeout(() => {
+      this.scheduleRefresh();
+      this.values.refresh(refreshMs);
+    }, refreshMs / REFRESH_CHECK_DIVISOR);
   }
 
   get clientCount(): number {
@@ -143,6 +159,7 @@ export class MetricsHub {
     registry.off('tick', this.onTickListener);
     registry.off('definitions', this.onDefinitionsListener);
     this.systemPush.stop();
+    this.options.timers.clearTimeout(this.refreshTimer);
     await this.connections.closeAll(graceMs);
   }
 
@@ -155,7 +172,7 @@ export class MetricsHub {
     const canonical = canonicalFilter(entries);
     let selection = this.selections.get(canonical.key);
     if (!selection) {
-      selection = new Selection<Client>(canonical.key, canonical.entries);
+      selection = new Selection<Client>(canonical.key, canonical.entries, this.options.clock.now());
       selection.add(this.options.registry.list());
       this.selections.set(canonical.key, selection);
     }

@@ -47,6 +47,8 @@ export interface WebsocketOptions {
   systemIntervalMs?: number;
   /** Bytes a socket may have queued before it is closed as too slow; default 256 KiB. */
   maxBufferedBytes?: number;
+  /** A value not sent for this long is sent again; default 12 s (0: never). */
+  refreshMs?: number;
   /** Which Host and Origin headers an upgrade may carry; default: see HostPolicy. */
   hosts?: HostPolicy;
   /** Tells when a token is revoked (the AuthService), so its sockets close at once. */
@@ -59,6 +61,12 @@ export interface WebsocketEndpoint {
   /** Refuses new upgrades, closes every socket (1001) and detaches from the server. */
   close(): Promise<void>;
 }
+
+/**
+ * Values that have not gone out for this long are sent again (docs/api.md): clients that
+ * take a quiet stream for a dead one (the Homey app: 30 s) keep seeing data frames.
+ */
+export const VALUE_REFRESH_MS = 12_000;
 
 /** Incoming frames are small requests; anything bigger is a mistake or an attack. */
 const MAX_FRAME_BYTES = 64 * 1024;
@@ -94,6 +102,7 @@ export function attachWebsocket(options: WebsocketOptions): WebsocketEndpoint {
     idleTimeoutMs: options.idleTimeoutMs ?? 60_000,
     systemIntervalMs: options.systemIntervalMs ?? 60_000,
     maxBufferedBytes: options.maxBufferedBytes ?? 256 * 1024,
+    refreshMs: options.refreshMs ?? VALUE_REFRESH_MS,
   });
   let closing = false;
   const hosts = options.hosts ?? new HostPolicy();

@@ -24,6 +24,8 @@ export class Selection<C> {
   /** Selected topics and their throttle window in ms (0 = every change is sent). */
   readonly members = new Map<TopicState, number>();
   readonly clients = new Set<C>();
+  /** When each member's value last went out to this filter's sockets (a change or a refresh). */
+  readonly sentAt = new Map<TopicState, number>();
   /** How many members have a throttle window. */
   private throttledMembers = 0;
   private readonly matchers: Matcher[];
@@ -35,6 +37,8 @@ export class Selection<C> {
   constructor(
     readonly key: string,
     entries: ReadonlyArray<readonly [topic: string, windowMs: number]>,
+    /** When it was made: the first join sent every member's value then. */
+    readonly createdAt = 0,
   ) {
     this.matchers = entries.map(([topic, windowMs]) => ({ re: compileGlob(topic), windowMs }));
   }
@@ -64,6 +68,7 @@ export class Selection<C> {
       if (metas.includes(state.meta)) {
         if (this.members.get(state)! > 0) this.throttledMembers--;
         this.members.delete(state);
+        this.sentAt.delete(state);
         this.membershipChanged();
       }
     }

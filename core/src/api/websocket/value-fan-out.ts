@@ -86,11 +86,37 @@ export class ValueFanOut {
         if (windowMs > 0) throttled = true;
       }
       if (selected === null) continue;
+      for (const state of selected) selection.sentAt.set(state, now);
       if (!throttled) {
         const push = new SharedPush('data', this.dataPayload(selected));
         for (const client of selection.clients) this.options.send(client, push.frame(client.form));
       } else {
         this.sendThrottled(selection, selected, now);
+      }
+    }
+  }
+
+  /**
+   * Re-sends the values of a filter's topics that have not gone out for `refreshMs`, one
+   * payload per filter shared by its sockets, so a client whose values hold still (a quiet
+   * night, a full battery) still sees data frames: the Homey app takes 30 s without one for
+   * a dead socket. Throttled topics go through each socket's windows as changes do.
+   */
+  refresh(refreshMs: number): void {
+    const now = this.options.clock.now();
+    const all = this.options.registry.list();
+    for (const selection of this.options.selections.values()) {
+      let due: TopicState[] | null = null;
+      for (const state of selection.ordered(all)) {
+        if ((selection.sentAt.get(state) ?? selection.createdAt) > now - refreshMs) continue;
+        (due ??= []).push(state);
+        selection.sentAt.set(state, now);
+      }
+      if (due === null) continue;
+      if (selection.throttled) this.sendThrottled(selection, due, now);
+      else {
+        const push = new SharedPush('data', this.dataPayload(due));
+        for (const client of selection.clients) this.options.send(client, push.frame(client.form));
       }
     }
   }

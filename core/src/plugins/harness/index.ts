@@ -21,6 +21,7 @@ import { PriceBook } from '../../grid/book.js';
 import { errorMessage } from '../../log.js';
 import { TopicRegistry } from '../../topics/registry.js';
 import { AuditLog, auditMigrations } from '../../writes/audit.js';
+import { DbWriter } from '../../db-writer.js';
 import { WriteRateLimiter } from '../../writes/rate-limit.js';
 import { WRITE_TIMEOUT_MS, WriteService } from '../../writes/service.js';
 import { isConfigError } from '../config-checks.js';
@@ -65,7 +66,7 @@ export async function startPluginHarness<S extends z.ZodType>(options: TestHostO
   for (const [key, value] of recording.store) await initial.set(key, value);
 
   const registry = new TopicRegistry(clock);
-  const audit = new AuditLog(db, clock);
+  const audit = new AuditLog(db, clock, new DbWriter(() => clock.now()));
   // A plugin under test has no clients to hold back: no rate limit on its writes.
   const writes = new WriteService(registry, audit, clock, WRITE_TIMEOUT_MS, new WriteRateLimiter(clock, Infinity));
   const site = { timeZone: 'UTC', latitude: 52.52, longitude: 13.405, temperatureUnit: 'C' as const, ...options.site };
