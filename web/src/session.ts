@@ -75,7 +75,7 @@ export function showSignIn(root: HTMLElement, onToken: (token: PageToken) => voi
     try {
       const created = await api<CreatedToken>('POST', '/tokens', {
         authorization: basicAuth(input.value),
-        body: { name: pageTokenName(), scope: 'admin' },
+        body: { name: pageTokenName(), scope: 'admin', idle_expiry: true },
       });
       storeToken(created);
       onToken(created);

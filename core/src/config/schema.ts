@@ -98,6 +98,13 @@ export const configSchema = z
           .positive()
           .describe('Failed logins from one address within the window before it is throttled.'),
         failedLoginWindowMs: z.number().int().positive().describe('Window in which failed logins are counted.'),
+        idleTokenDays: z
+          .number()
+          .positive()
+          .max(3650)
+          .describe(
+            'Tokens created with "idle_expiry": true (the settings page signs in with them) stop working after this many days unused, and are then deleted.',
+          ),
       })
       .strict(),
     mdns: z

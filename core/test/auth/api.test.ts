@@ -155,7 +155,7 @@ test('POST /tokens answers 400 for a bad body and 409 for a name in use', async 
   assertError(
     await post({ name: 'x', expiresAt: '2030-01-01T00:00:00Z' }),
     400,
-    /unknown field "expiresAt": only name, expires_at and scope/,
+    /unknown field "expiresAt": only name, expires_at, scope and idle_expiry/,
   );
   assertError(await post(['x']), 400, /the body must be a JSON object/);
   assertError(await post('{"name": '), 400, /not valid JSON/);
