@@ -190,7 +190,7 @@ export async function startHeliograph(options: ServerOptions): Promise<Heliograp
     const writes = di.resolve(WriteService);
     const auth = await AuthService.create(db, clock, config.auth);
     if (options.password) await auth.ensurePassword(options.password);
-    const setupCode = SetupCode.forStart(await auth.hasPassword());
+    const setupCode = SetupCode.forStart(await auth.hasPassword(), join(options.dataDir, 'setup-code'));
     const record = setupAudit(audit, clock);
 
     const forecast = di.resolve(ForecastStore);

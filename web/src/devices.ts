@@ -3,7 +3,8 @@
 // why and since when.
 
 import { h, replace } from './dom.js';
-import { formatFlow, formatValue } from './format.js';
+import { loadSiteClock } from './energy-data.js';
+import { formatReading } from './format.js';
 import { isDeviceStale } from './plugin-statuses.js';
 import type { ScreenContext } from './screens.js';
 import { settingControl } from './setting-control.js';
@@ -26,6 +27,11 @@ export function mountDevices(container: HTMLElement, ctx: ScreenContext): () => 
   const settings = new Map<string, (entry: LiveEntry) => void>();
   const staleSlots = new Map<string, HTMLElement>();
   let layout = '';
+  let resetWords = 'this week';
+  void loadSiteClock().then((clock) => {
+    resetWords = { daily: 'today', weekly: 'this week', monthly: 'this month' }[clock.reset];
+    layout = ''; // rebuilt at the next update with the words
+  });
 
   const build = () => {
     cells.clear();
@@ -79,7 +85,9 @@ export function mountDevices(container: HTMLElement, ctx: ScreenContext): () => 
                 readings.map((e) => {
                   const dd = h('dd', { 'data-topic': e.topic, class: 'value' });
                   cells.set(e.topic, dd);
-                  return h('div', {}, h('dt', {}, e.name), dd);
+                  // The kWh totals count since their reset: the label says since when.
+                  const since = /^total\/.*_energy/.test(e.topic) ? ` (${resetWords})` : '';
+                  return h('div', {}, h('dt', {}, e.name + since), dd);
                 }),
               )
             : null,
@@ -127,7 +135,7 @@ export function mountDevices(container: HTMLElement, ctx: ScreenContext): () => 
       devices.add(deviceKey(topic));
       const cell = cells.get(topic);
       if (cell) {
-        const text = entry.group === 'Info' ? formatValue(entry.value) : formatFlow(topic, entry.value, entry.unit);
+        const text = formatReading(topic, entry.value, entry.unit, entry.group === 'Info');
         if (cell.textContent !== text) cell.textContent = text;
       }
       settings.get(topic)?.(entry);

@@ -73,11 +73,12 @@ export function energyFigures(target: HTMLElement, energy: PeriodEnergy, prices:
   let note = '';
   if (prices) {
     const m = moneyOf(energy.hours, energy.hourly, prices.intervals);
-    const priced = energy.hours.length > 0 && m.unpriced < energy.hours.length;
+    // Shown only when every hour with energy has a price: a partial sum would mislead.
+    const priced = m.unpriced === 0;
     rows.push(['Net cost', priced ? money(m.cost, prices.currency) : '—']);
     rows.push(['Savings', priced ? money(m.savings, prices.currency) : '—']);
-    if (m.unpriced > 0)
-      note = `${m.unpriced} h without a known price are left out of cost and savings (the device keeps prices from today on).`;
+    if (!priced)
+      note = `No cost for this period: ${m.unpriced} h of it have no known price (the device keeps prices from today on).`;
   }
   replace(
     target,

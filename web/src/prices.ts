@@ -71,7 +71,7 @@ export async function mountPrices(container: HTMLElement, now: () => number = Da
   const dayOf = (s: PriceSlot) => periodStart(zone, Date.parse(s.from), 'day');
   for (const s of slots) perDay.set(dayOf(s), (perDay.get(dayOf(s)) ?? 0) + 1);
 
-  const chart = svgEl('svg', { viewBox: '0 0 1000 100', preserveAspectRatio: 'none', class: 'price-bars' });
+  const chart = svgEl('svg', { viewBox: '0 0 100 100', preserveAspectRatio: 'none', class: 'price-bars' });
   chart.setAttribute('aria-hidden', 'true');
   const t = now();
   const detail = h('p', { class: 'hint bar-detail', 'aria-live': 'polite' }, 'Tap a bar for its price.');
@@ -108,8 +108,8 @@ export async function mountPrices(container: HTMLElement, now: () => number = Da
     const wall = new Date(hour).toLocaleTimeString('en-GB', { hour: '2-digit', hourCycle: 'h23', timeZone: zone });
     if (wall === '00') {
       chart.append(svgEl('line', { x1: x(hour), x2: x(hour), y1: 0, y2: 100, class: 'day-mark' }));
-      axis.append(h('span', { class: 'tick day', style: `left:${x(hour)}%` }, day(hour)));
-    } else if (Number(wall) % 6 === 0) axis.append(h('span', { class: 'tick', style: `left:${x(hour)}%` }, time(hour)));
+      axis.append(tick('tick day', x(hour), day(hour)));
+    } else if (Number(wall) % 6 === 0) axis.append(tick('tick', x(hour), time(hour)));
   }
   const cheapest = slots.filter((s) => Date.parse(s.to) > t).sort((a, b) => priceOf(a) - priceOf(b))[0];
   const nowSlot = current as PriceSlot | null;
@@ -176,6 +176,14 @@ export async function mountPrices(container: HTMLElement, now: () => number = Da
       ),
     ),
   );
+}
+
+/** An axis label at `left` percent (set through the CSSOM: the page's CSP refuses style attributes). */
+function tick(className: string, left: number, text: string): HTMLElement {
+  const edge = left < 5 ? ' start' : left > 95 ? ' end' : '';
+  const span = h('span', { class: className + edge }, text);
+  span.style.left = `${left}%`;
+  return span;
 }
 
 function svgEl(tag: string, attrs: Record<string, string | number>): SVGElement {

@@ -3,7 +3,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { cheapestWindow } from '../price-window.js';
 import { spanColumn, timeTicks } from '../chart-scale.js';
-import { formatQuantity } from '../format.js';
+import { formatDuration, formatQuantity, formatReading } from '../format.js';
 
 const Q = 900_000;
 
@@ -51,4 +51,16 @@ test('time axis labels follow the locale and the site zone; quantities scale', (
   assert.match(timeTicks([t], 86400, 'UTC')[0]!, /13|1/);
   assert.match(formatQuantity(1830, 'W'), /^1[.,]83 kW$/);
   assert.match(formatQuantity(12.345, 'kWh'), /^12[.,]3 kWh$/);
+});
+
+test('readings as people read them: ids as written, weather by name, uptime in days and hours', () => {
+  assert.equal(formatReading('system/site_id', 1234567, ''), '1234567');
+  assert.equal(formatReading('inverter_1/serial', 20230412, '', true), '20230412');
+  assert.equal(formatReading('weather/weather_code', 2, 'WMO code'), 'Partly cloudy');
+  assert.equal(formatReading('weather/weather_code', 42, 'WMO code'), 'Weather code 42');
+  assert.equal(formatReading('system/uptime', 93784, 's'), '1 d 2 h');
+  assert.equal(formatReading('system/uptime', 3725, 's'), '1 h 2 min');
+  assert.equal(formatReading('system/uptime', 42, 's'), '42 s');
+  assert.match(formatReading('total/grid_power', -1200, 'W'), /^1[.,]2 kW exporting$/);
+  assert.equal(formatDuration(0), '0 s');
 });
