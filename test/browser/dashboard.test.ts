@@ -55,10 +55,10 @@ test(
     assert.ok((await page.locator('.price-bars rect.bar').count()) >= 24);
     assert.equal(await page.locator('.price-bars rect.bar.now').count(), 1);
     assert.match(await page.locator('.price-now').innerText(), /^Now: [\d.,]+ EUR\/kWh/);
-    // Another range and aggregate: the week at hourly maxima.
-    await page.getByLabel('Range').selectOption('week');
+    // Another period and aggregate: this week at hourly maxima.
+    await page.getByLabel('Period').selectOption('week');
     await page.getByLabel('Values').selectOption('max');
-    await page.getByRole('heading', { name: 'Energy, last 7 days' }).waitFor();
+    await page.locator('.period-title').filter({ hasText: /^Week of / }).waitFor();
     await page.locator('.chart canvas').waitFor();
   },
 );
