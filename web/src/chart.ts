@@ -171,6 +171,8 @@ export function drawChart(container: HTMLElement, data: ChartData, range: RangeI
       {
         stroke: 'currentColor',
         values: (u, ticks) => timeTicks(ticks, (u.scales.x?.max ?? 0) - (u.scales.x?.min ?? 0), zone),
+        // Room for "06:00 PM" and "Wed 25": no labels running into each other on a phone.
+        space: 72,
         grid: { stroke: 'rgba(128,128,128,0.2)' },
         ticks: { stroke: 'rgba(128,128,128,0.3)' },
       },

@@ -23,6 +23,16 @@ function card(title: string, id: string, ...content: HTMLElement[]): HTMLElement
 export function mountDashboard(container: HTMLElement, ctx: ScreenContext): () => void {
   const stops: Array<() => void> = [];
   const stale = h('div', { class: 'stale-notice' });
+  // The alerts the owner set up (Site tab), live from alerts/active.
+  const alerts = h('p', { class: 'message warn alerts', role: 'status', hidden: true });
+  stops.push(
+    ctx.live.subscribe((changed) => {
+      if (!changed.has('alerts/active')) return;
+      const text = ctx.live.value('alerts/active');
+      alerts.hidden = typeof text !== 'string' || text === '';
+      alerts.textContent = alerts.hidden ? '' : `Alert: ${String(text)}.`;
+    }),
+  );
   const flow = h('div', { class: 'flow-box' });
   const energy = h('dl', { class: 'energy', 'aria-busy': 'true' });
   const aggSelect = h(
@@ -44,6 +54,7 @@ export function mountDashboard(container: HTMLElement, ctx: ScreenContext): () =
   const prices = h('div', { class: 'prices' }, h('p', { class: 'hint' }, 'Loading prices…'));
   replace(
     container,
+    alerts,
     stale,
     h(
       'div',

@@ -109,7 +109,9 @@ export async function mountPrices(container: HTMLElement, now: () => number = Da
     if (wall === '00') {
       chart.append(svgEl('line', { x1: x(hour), x2: x(hour), y1: 0, y2: 100, class: 'day-mark' }));
       axis.append(tick('tick day', x(hour), day(hour)));
-    } else if (Number(wall) % 6 === 0) axis.append(tick('tick', x(hour), time(hour)));
+    } else if (Number(wall) % 6 === 0)
+      // 06 and 18 give way on a phone (CSS), so labels never run into each other.
+      axis.append(tick(Number(wall) % 12 === 0 ? 'tick' : 'tick minor', x(hour), time(hour)));
   }
   const cheapest = slots.filter((s) => Date.parse(s.to) > t).sort((a, b) => priceOf(a) - priceOf(b))[0];
   const nowSlot = current as PriceSlot | null;
