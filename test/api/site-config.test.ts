@@ -158,22 +158,21 @@ test('each changed key is audited as config/<section.key>; unchanged keys are no
 });
 
 test('alerts: a threshold set with PUT /config applies at once, and a refused write turns its alert on', async () => {
-  const alert = async (name: string) =>
-    (await (await server.api(`/api/v1/metrics?topic=alerts/${name}&value=1`)).text());
+  const alert = async (name: string) => await (await server.api(`/api/v1/metrics?topic=system/${name}&value=1`)).text();
   // A threshold just above the simulated battery's charge turns the alert on; 0 turns it off.
   const soc = Number(await (await server.api('/api/v1/metrics?topic=total/battery_state_of_charge&value=1')).text());
   assert.ok(soc < 99.5, `the simulated battery is at ${soc} %`);
   assert.equal((await put({ alerts: { batteryBelowPercent: soc + 0.5 } })).status, 200);
-  assert.equal(await alert('battery_low'), 'true');
-  assert.match(await alert('active'), /^battery at [\d.]+ %, below [\d.]+ %/);
+  assert.equal(await alert('alert_battery_low'), 'true');
+  assert.match(await alert('alerts'), /^battery at [\d.]+ %, below [\d.]+ %/);
   assert.equal((await put({ alerts: { batteryBelowPercent: 0 } })).status, 200);
-  assert.equal(await alert('battery_low'), 'false');
+  assert.equal(await alert('alert_battery_low'), 'false');
   const refused = await server.api('/api/v1/metrics', {
     ...jsonBody({ topic: 'inverter_1/max_charge_current', value: '100000' }),
     method: 'POST',
   });
   assert.equal(refused.status, 422, await refused.text());
-  assert.equal(await alert('write_refused'), 'true');
-  assert.match(await alert('active'), /write to inverter_1\/max_charge_current refused/);
+  assert.equal(await alert('alert_write_refused'), 'true');
+  assert.match(await alert('alerts'), /write to inverter_1\/max_charge_current refused/);
   assert.equal((await put({ alerts: { batteryBelowPercent: null } })).status, 200);
 });

@@ -58,7 +58,10 @@ test(
     // Another period and aggregate: this week at hourly maxima.
     await page.getByLabel('Period').selectOption('week');
     await page.getByLabel('Values').selectOption('max');
-    await page.locator('.period-title').filter({ hasText: /^Week of / }).waitFor();
+    await page
+      .locator('.period-title')
+      .filter({ hasText: /^Week of / })
+      .waitFor();
     await page.locator('.chart canvas').waitFor();
   },
 );

@@ -160,3 +160,38 @@ test(
     assert.equal(existsSync(file), false, 'the code file is deleted once used');
   },
 );
+
+for (const [size, viewport] of [
+  ['desktop', DESKTOP],
+  ['phone', PHONE],
+] as const) {
+  test(`${size}: an alert set on the Site tab shows on the Overview, live`, { skip: BROWSER_SKIP }, async (t) => {
+    const page = await openPage(t, browser, site.url, viewport, BROWSER);
+    await signIn(page);
+    await showScreen(page, 'site');
+    const field = page.getByLabel('Battery below (%)');
+    await field.waitFor();
+    assert.deepEqual(await axeViolations(page), [], 'site tab with alerts');
+    const soc = Number(
+      await (
+        await fetch(`${site.url}/api/v1/metrics?topic=total/battery_state_of_charge&value=1`, {
+          headers: { authorization: basic() },
+        })
+      ).text(),
+    );
+    await field.fill(String(Math.min(100, Math.floor(soc) + 1)));
+    await page.getByRole('button', { name: 'Save site settings' }).click();
+    await page.getByText('Saved and applied.').waitFor();
+    await showScreen(page, 'home');
+    await page.locator('.alerts', { hasText: /^Alert: battery at [\d.]+ %, below \d+ %\.$/ }).waitFor();
+    assert.deepEqual(await axeViolations(page), [], 'overview with an alert');
+    await screenshot(page, `${size}-alert`);
+    // Off again: the banner goes by itself.
+    await showScreen(page, 'site');
+    await page.getByLabel('Battery below (%)').fill('');
+    await page.getByRole('button', { name: 'Save site settings' }).click();
+    await page.getByText('Saved and applied.').waitFor();
+    await showScreen(page, 'home');
+    await page.locator('.alerts').waitFor({ state: 'hidden' });
+  });
+}

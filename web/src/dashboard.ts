@@ -23,12 +23,12 @@ function card(title: string, id: string, ...content: HTMLElement[]): HTMLElement
 export function mountDashboard(container: HTMLElement, ctx: ScreenContext): () => void {
   const stops: Array<() => void> = [];
   const stale = h('div', { class: 'stale-notice' });
-  // The alerts the owner set up (Site tab), live from alerts/active.
+  // The alerts the owner set up (Site tab), live from system/alerts.
   const alerts = h('p', { class: 'message warn alerts', role: 'status', hidden: true });
   stops.push(
     ctx.live.subscribe((changed) => {
-      if (!changed.has('alerts/active')) return;
-      const text = ctx.live.value('alerts/active');
+      if (!changed.has('system/alerts')) return;
+      const text = ctx.live.value('system/alerts');
       alerts.hidden = typeof text !== 'string' || text === '';
       alerts.textContent = alerts.hidden ? '' : `Alert: ${String(text)}.`;
     }),

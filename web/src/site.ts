@@ -125,7 +125,7 @@ function settings(current: SiteConfig): Setting[] {
           ['false', 'No alert'],
         ],
       },
-      hint: 'Alerts are shown on the Overview and published as alerts/* topics (MQTT, Home Assistant).',
+      hint: 'Alerts are shown on the Overview and published as system/alert_* topics (MQTT, Home Assistant).',
     },
   ];
 }

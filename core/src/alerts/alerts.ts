@@ -1,10 +1,11 @@
 /**
  * Alerts on thresholds the owner sets (config `alerts`, editable in the settings page):
  * the battery below a state of charge, a device not answering for some minutes, a write
- * refused. Each is a boolean topic (`alerts/battery_low`, `alerts/device_unavailable`,
- * `alerts/write_refused`) and `alerts/active` says the active ones in words ('' when none),
- * so the page shows them and MQTT / Home Assistant users can notify on them like on any
- * other topic.
+ * refused. Each is a boolean topic (`system/alert_battery_low`,
+ * `system/alert_device_unavailable`, `system/alert_write_refused`; device `system`, as the
+ * clients' categories allow) and `system/alerts` says the active ones in words ('' when
+ * none), so the page shows them and MQTT / Home Assistant users can notify on them like on
+ * any other topic.
  */
 import type { Clock } from '../clock.js';
 import type { Config } from '../config/schema.js';
@@ -19,9 +20,9 @@ const CHECK_INTERVAL_MS = 15_000;
 
 function alertMeta(name: string, displayName: string, type: 'boolean' | 'string'): TopicMeta {
   return {
-    topic: `alerts/${name}`,
-    deviceId: 'alerts',
-    device: 'alerts',
+    topic: `system/${name}`,
+    deviceId: 'system',
+    device: 'system',
     number: null,
     group: 'Status',
     name: displayName,
@@ -57,17 +58,17 @@ export class Alerts {
 
   start(): () => void {
     const undo = [
-      this.registry.define(alertMeta('battery_low', 'Battery low', 'boolean'), false),
-      this.registry.define(alertMeta('device_unavailable', 'Device unavailable', 'boolean'), false),
-      this.registry.define(alertMeta('write_refused', 'Write refused', 'boolean'), false),
-      this.registry.define(alertMeta('active', 'Active alerts', 'string'), ''),
+      this.registry.define(alertMeta('alert_battery_low', 'Alert: battery low', 'boolean'), false),
+      this.registry.define(alertMeta('alert_device_unavailable', 'Alert: device unavailable', 'boolean'), false),
+      this.registry.define(alertMeta('alert_write_refused', 'Alert: write refused', 'boolean'), false),
+      this.registry.define(alertMeta('alerts', 'Active alerts', 'string'), ''),
     ];
-    const get = (name: string) => this.registry.get(`alerts/${name}`)!;
+    const get = (name: string) => this.registry.get(`system/${name}`)!;
     this.states = {
-      battery: get('battery_low'),
-      device: get('device_unavailable'),
-      write: get('write_refused'),
-      active: get('active'),
+      battery: get('alert_battery_low'),
+      device: get('alert_device_unavailable'),
+      write: get('alert_write_refused'),
+      active: get('alerts'),
     };
     const onTick = () => this.check();
     this.registry.on('tick', onTick);

@@ -76,18 +76,20 @@ export const configSchema = z
           .min(0)
           .max(100)
           .nullable()
-          .describe('alerts/battery_low turns on while the battery is below this state of charge; null = off.')
+          .describe('system/alert_battery_low turns on while the battery is below this state of charge; null = off.')
           .meta({ title: 'Alert when the battery is below (%)' }),
         deviceUnavailableMinutes: z
           .number()
           .min(0)
           .max(10080)
           .nullable()
-          .describe('alerts/device_unavailable turns on when a device has not answered for this long; null = off.')
+          .describe(
+            'system/alert_device_unavailable turns on when a device has not answered for this long; null = off.',
+          )
           .meta({ title: 'Alert when a device is unavailable for (min)' }),
         writeRefused: z
           .boolean()
-          .describe('alerts/write_refused turns on for 10 minutes after a write to a device is refused.')
+          .describe('system/alert_write_refused turns on for 10 minutes after a write to a device is refused.')
           .meta({ title: 'Alert when a write is refused' }),
       })
       .strict(),
