@@ -42,7 +42,7 @@ test(
     }
     assert.match(
       await page.locator('#flow-summary').innerText(),
-      /^Solar .* W.*, grid .*, battery .*, home using .* W\.$/,
+      /^Solar .* k?W.*, grid .*, battery .*, home using .* k?W\.$/,
     );
     // The chart: uPlot's canvas over the backfilled day, in 5-minute buckets.
     await page.locator('.chart canvas').waitFor();

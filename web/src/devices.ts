@@ -27,13 +27,18 @@ export function mountDevices(container: HTMLElement, ctx: ScreenContext): () => 
   const settings = new Map<string, (entry: LiveEntry) => void>();
   const staleSlots = new Map<string, HTMLElement>();
   let layout = '';
+  // The kWh totals count since their reset: their labels say since when, once the site's
+  // reset period is known (set in place: a rebuild would drop a setting being changed).
   let resetWords = 'this week';
+  const sinceLabels = new Set<HTMLElement>();
+  const since = (e: LiveEntry) => `${e.name} (${resetWords})`;
   void loadSiteClock().then((clock) => {
     resetWords = { daily: 'today', weekly: 'this week', monthly: 'this month' }[clock.reset];
-    layout = ''; // rebuilt at the next update with the words
+    for (const dt of sinceLabels) dt.textContent = `${dt.dataset.name ?? ''} (${resetWords})`;
   });
 
   const build = () => {
+    sinceLabels.clear();
     cells.clear();
     settings.clear();
     staleSlots.clear();
@@ -85,9 +90,10 @@ export function mountDevices(container: HTMLElement, ctx: ScreenContext): () => 
                 readings.map((e) => {
                   const dd = h('dd', { 'data-topic': e.topic, class: 'value' });
                   cells.set(e.topic, dd);
-                  // The kWh totals count since their reset: the label says since when.
-                  const since = /^total\/.*_energy/.test(e.topic) ? ` (${resetWords})` : '';
-                  return h('div', {}, h('dt', {}, e.name + since), dd);
+                  if (!/^total\/.*_energy/.test(e.topic)) return h('div', {}, h('dt', {}, e.name), dd);
+                  const dt = h('dt', { 'data-name': e.name }, since(e));
+                  sinceLabels.add(dt);
+                  return h('div', {}, dt, dd);
                 }),
               )
             : null,
