@@ -2,7 +2,7 @@ import { test, after } from 'node:test';
 import assert from 'node:assert/strict';
 import type { Browser } from 'playwright-core';
 import { BROWSER_SKIP, launchChromium } from './browser.js';
-import { openPage, showScreen, signIn } from './page.js';
+import { ARTIFACTS, openPage, showScreen, signIn } from './page.js';
 import { basic, startSite, type Site } from './site.js';
 
 // The overview against the real service (`heliograph serve` in a child process) with the
@@ -62,7 +62,9 @@ test(
       .locator('.period-title')
       .filter({ hasText: /^Week of / })
       .waitFor();
-    await page.locator('.chart canvas').waitFor();
+    await page.locator('.chart:not([aria-busy]) canvas').waitFor();
+    // For people to look at: the newest days and the forecast ahead are drawn, not gaps.
+    await page.locator('#power').screenshot({ path: `${ARTIFACTS}desktop-week-power.png` });
   },
 );
 

@@ -22,14 +22,20 @@ export function spanColumn(
   return out;
 }
 
-/** Tick labels for a time axis in the browser's locale (24 h where it uses 24 h) and the site's zone. */
+/**
+ * Tick labels for a time axis in the browser's locale (24 h where it uses 24 h) and the site's
+ * zone: times of day when ticks are less than a day apart (the day's name at midnight),
+ * else days, or months and days beyond 40 days.
+ */
 export function timeTicks(ticks: number[], spanS: number, timeZone?: string): string[] {
-  const opts: Intl.DateTimeFormatOptions =
-    spanS <= 2 * 86400
-      ? { hour: '2-digit', minute: '2-digit' }
-      : spanS <= 40 * 86400
-        ? { weekday: 'short', day: 'numeric' }
-        : { month: 'short', day: 'numeric' };
-  const format = new Intl.DateTimeFormat(undefined, { ...opts, timeZone });
+  const step = ticks.length > 1 ? ticks[1]! - ticks[0]! : 3600;
+  const day = new Intl.DateTimeFormat(undefined, { weekday: 'short', day: 'numeric', timeZone });
+  if (step < 86400) {
+    const time = new Intl.DateTimeFormat(undefined, { hour: '2-digit', minute: '2-digit', timeZone });
+    const wall = new Intl.DateTimeFormat('en-GB', { hour: '2-digit', minute: '2-digit', hourCycle: 'h23', timeZone });
+    return ticks.map((t) => (wall.format(t * 1000) === '00:00' ? day : time).format(t * 1000));
+  }
+  const format =
+    spanS <= 40 * 86400 ? day : new Intl.DateTimeFormat(undefined, { month: 'short', day: 'numeric', timeZone });
   return ticks.map((t) => format.format(t * 1000));
 }

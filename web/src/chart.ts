@@ -132,6 +132,8 @@ export function drawChart(container: HTMLElement, data: ChartData, range: RangeI
     width: width(),
     height: height(),
     scales: { x: { time: true }, '%': { range: [0, 100] } },
+    // Ticks fall on the site's hours and midnights, not the browser's.
+    ...(zone ? { tzDate: (ts: number) => uPlot.tzDate(new Date(ts * 1000), zone) } : {}),
     series: [
       {
         value: (_u, v) =>

@@ -49,6 +49,19 @@ test('time axis labels follow the locale and the site zone; quantities scale', (
   }).format(t * 1000);
   assert.equal(label, expected);
   assert.match(timeTicks([t], 86400, 'UTC')[0]!, /13|1/);
+  // Hourly ticks over a week: the day's name at the site's midnight, times between.
+  const midnight = Date.parse('2026-11-24T23:00:00Z') / 1000; // 00:00 on Wed 25 in Berlin
+  const labels = timeTicks([midnight - 43200, midnight, midnight + 43200], 7 * 86400, 'Europe/Berlin');
+  assert.equal(
+    labels[1],
+    new Intl.DateTimeFormat(undefined, { weekday: 'short', day: 'numeric', timeZone: 'Europe/Berlin' }).format(
+      midnight * 1000,
+    ),
+  );
+  assert.equal(labels[0], labels[2], 'noon is a time of day on both days');
+  assert.notEqual(labels[0], labels[1]);
+  // Daily ticks over a month: days; over a year: months and days.
+  assert.equal(timeTicks([midnight, midnight + 86400], 30 * 86400, 'Europe/Berlin').length, 2);
   assert.match(formatQuantity(1830, 'W'), /^1[.,]83 kW$/);
   assert.match(formatQuantity(12.345, 'kWh'), /^12[.,]3 kWh$/);
 });
