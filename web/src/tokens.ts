@@ -193,7 +193,7 @@ export class TokensSection {
               h(
                 'p',
                 { class: 'hint' },
-                `Created ${formatTime(t.created_at)} · expires ${t.expires_at ? formatTime(t.expires_at) : 'never'}`,
+                `Created ${formatTime(t.created_at)} · expires ${t.expires_at ? formatTime(t.expires_at) : t.idle_expiry ? 'when unused for a while (30 days unless set otherwise)' : 'never'}`,
               ),
             ),
             revoke,

@@ -82,6 +82,8 @@ export interface TokenInfo {
   created_at: string;
   expires_at: string | null;
   scope: Scope;
+  /** Stops working after auth.idleTokenDays unused (a sign-in's token). */
+  idle_expiry: boolean;
 }
 
 /** A token just created: the only time its secret is shown. */
@@ -126,6 +128,7 @@ interface TokenRow {
   created_at: number;
   expires_at: number | null;
   scope: Scope;
+  idle_expiry: number;
 }
 
 interface TokenRecord {
@@ -357,7 +360,14 @@ export class AuthService extends TypedEmitter<AuthEvents> implements Authenticat
       }
       throw err;
     }
-    return { id, name, token, ...tokenTimes({ created_at: now, expires_at: expiresAt }), scope: scope.data };
+    return {
+      id,
+      name,
+      token,
+      ...tokenTimes({ created_at: now, expires_at: expiresAt }),
+      scope: scope.data,
+      idle_expiry: request.idleExpiry ?? false,
+    };
   }
 
   /**
@@ -378,9 +388,15 @@ export class AuthService extends TypedEmitter<AuthEvents> implements Authenticat
   async listTokens(): Promise<TokenInfo[]> {
     await this.deleteExpired();
     const rows = await this.db.all<TokenRow[]>(
-      'SELECT id, name, created_at, expires_at, scope FROM auth_tokens ORDER BY created_at, rowid',
+      'SELECT id, name, created_at, expires_at, scope, idle_expiry FROM auth_tokens ORDER BY created_at, rowid',
     );
-    return rows.map((row) => ({ id: row.id, name: row.name, ...tokenTimes(row), scope: row.scope }));
+    return rows.map((row) => ({
+      id: row.id,
+      name: row.name,
+      ...tokenTimes(row),
+      scope: row.scope,
+      idle_expiry: row.idle_expiry === 1,
+    }));
   }
 
   /** Deletes the token, so it fails from the next request on. False when no such id. */

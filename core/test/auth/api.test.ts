@@ -75,7 +75,15 @@ test('a bearer token is shown once at creation, listed without its secret, works
   });
   assert.equal(created.status, 201, created.text);
   const token = created.json as { id: string; name: string; token: string; created_at: string; expires_at: null };
-  assert.deepEqual(Object.keys(token).sort(), ['created_at', 'expires_at', 'id', 'name', 'scope', 'token']);
+  assert.deepEqual(Object.keys(token).sort(), [
+    'created_at',
+    'expires_at',
+    'id',
+    'idle_expiry',
+    'name',
+    'scope',
+    'token',
+  ]);
   assert.equal(typeof token.id, 'string');
   assert.equal(token.name, 'home-assistant');
   assert.match(token.token, /^hg_/);
@@ -85,7 +93,14 @@ test('a bearer token is shown once at creation, listed without its secret, works
   const listed = await api.call('/api/v1/tokens', { bearer: token.token });
   assert.equal(listed.status, 200);
   assert.deepEqual(listed.json, [
-    { id: token.id, name: 'home-assistant', created_at: '2025-06-01T12:00:00Z', expires_at: null, scope: 'admin' },
+    {
+      id: token.id,
+      name: 'home-assistant',
+      created_at: '2025-06-01T12:00:00Z',
+      expires_at: null,
+      scope: 'admin',
+      idle_expiry: false,
+    },
   ]);
   assert.ok(!listed.text.includes(token.token.slice(3)));
 

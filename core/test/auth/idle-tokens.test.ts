@@ -12,6 +12,8 @@ test('a sign-in token (idle_expiry) stays valid while used, expires after the id
   await fx.auth.setPassword(PASSWORD);
   const page = await fx.auth.createToken({ name: 'Settings page', scope: 'admin', idleExpiry: true });
   const plain = await fx.auth.createToken({ name: 'home-assistant' });
+  assert.equal(page.idle_expiry, true);
+  assert.equal(plain.idle_expiry, false);
   // Used every 20 days: never 30 days idle, so it keeps working past 30 days of age.
   for (let i = 0; i < 3; i++) {
     fx.clock.advance(20 * DAY);
