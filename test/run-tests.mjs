@@ -12,7 +12,8 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 
 // The run ends with the failed tests by name (from test/failures-reporter.mjs), then node's totals.
 const root = fileURLToPath(new URL('..', import.meta.url));
-const roots = ['plugins-sdk/dist/test', 'core/dist/test', 'test/dist'];
+// web/build/tsc/test: the page's pure modules (formatting, calendar, energy), compiled by web's tsc.
+const roots = ['plugins-sdk/dist/test', 'core/dist/test', 'test/dist', 'web/build/tsc/test'];
 for (const p of readdirSync(join(root, 'plugins'))) roots.push(`plugins/${p}/dist/test`);
 
 const filters = process.argv.slice(2);

@@ -60,6 +60,7 @@ import { pluginInstancesRoutes } from './api/plugin-instances.js';
 import { siteConfigRoutes } from './api/site-config.js';
 import { LiveSiteSettings } from './config/site-settings.js';
 import { applySiteSettingsLive } from './config/apply-live.js';
+import { Alerts } from './alerts/alerts.js';
 import { openApiRoutes } from './api/openapi/routes.js';
 import { prometheusRoutes } from './api/prometheus.js';
 import type { prometheusRegistry } from './metrics-export/prometheus.js';
@@ -201,7 +202,7 @@ export async function startHeliograph(options: ServerOptions): Promise<Heliograp
     const writes = di.resolve(WriteService);
     const auth = await AuthService.create(db, clock, config.auth);
     if (options.password) await auth.ensurePassword(options.password);
-    const setupCode = SetupCode.forStart(await auth.hasPassword());
+    const setupCode = SetupCode.forStart(await auth.hasPassword(), join(options.dataDir, 'setup-code'));
     const record = setupAudit(audit, clock);
 
     const forecast = di.resolve(ForecastStore);
@@ -221,7 +222,10 @@ export async function startHeliograph(options: ServerOptions): Promise<Heliograp
     );
     await plugins.load();
     const settings = new LiveSiteSettings(config, configFile);
-    closers.push(applySiteSettingsLive(settings, { energy, prices, forecast, plugins }));
+    const alerts = new Alerts(registry, clock, config.alerts);
+    closers.push(alerts.start());
+    closers.push(writes.onRefused((topic, message) => alerts.writeRefused(topic, message)));
+    closers.push(applySiteSettingsLive(settings, { energy, prices, forecast, plugins, alerts }));
     const savePlugins = (entries: Parameters<typeof savePluginsFile>[1]) =>
       savePluginsFile(options.pluginsFile, entries);
 

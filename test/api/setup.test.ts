@@ -60,11 +60,20 @@ test('the whole first run: needs_setup, wrong code, bad password, then a passwor
   // Typed by hand: lower case and without the dash is the same code.
   const done = await post(server.url, { code: code.toLowerCase().replace('-', ''), password: NEW_PASSWORD });
   assert.equal(done.status, 201);
-  const token = (await done.json()) as Record<string, string | null>;
-  assert.deepEqual(Object.keys(token).sort(), ['created_at', 'expires_at', 'id', 'name', 'scope', 'token']);
+  const token = (await done.json()) as Record<string, string | boolean | null>;
+  assert.deepEqual(Object.keys(token).sort(), [
+    'created_at',
+    'expires_at',
+    'id',
+    'idle_expiry',
+    'name',
+    'scope',
+    'token',
+  ]);
   assert.equal(token.scope, 'admin', 'the page manages tokens, plugins and settings');
-  assert.match(token.name!, /^Settings page \d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2} UTC$/);
+  assert.match(String(token.name), /^Settings page \d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2} UTC$/);
   assert.equal(token.expires_at, null);
+  assert.equal(token.idle_expiry, true, 'a sign-in token: it expires when left unused');
 
   assert.equal((await server.api('/api/v1/metrics', { auth: `Bearer ${token.token}` })).status, 200, 'the token works');
   assert.equal(

@@ -42,13 +42,15 @@ async function importPrices(): Promise<number[]> {
   return grid.pricing.slots.map((slot) => slot.price);
 }
 
-test('GET /config: the site, energy and price settings in force, and their JSON Schema', async () => {
+test('GET /config: the site, energy, price and alert settings in force, the zone in force, and their JSON Schema', async () => {
   const res = await server.api('/api/v1/config');
   assert.equal(res.status, 200);
   const body = (await res.json()) as {
     site: unknown;
     energy: unknown;
     prices: unknown;
+    alerts: unknown;
+    time_zone: string;
     schema: {
       properties: {
         site: { properties: { timeZone: { title: string; description: string } } };
@@ -66,7 +68,9 @@ test('GET /config: the site, energy and price settings in force, and their JSON 
   });
   assert.deepEqual(body.energy, { resetPeriod: 'weekly' });
   assert.deepEqual(body.prices, { multiplier: 1, offset: 0 });
-  assert.deepEqual(Object.keys(body.schema.properties), ['site', 'energy', 'prices']);
+  assert.deepEqual(body.alerts, { batteryBelowPercent: null, deviceUnavailableMinutes: null, writeRefused: true });
+  assert.equal(body.time_zone, 'Europe/Berlin');
+  assert.deepEqual(Object.keys(body.schema.properties), ['site', 'energy', 'prices', 'alerts']);
   assert.match(body.schema.properties.site.properties.timeZone.description, /IANA time zone/);
   assert.equal(body.schema.properties.site.properties.timeZone.title, 'Time zone', 'a label for each field');
   assert.deepEqual(body.schema.properties.energy.properties.resetPeriod.enumLabels, {
@@ -151,4 +155,24 @@ test('each changed key is audited as config/<section.key>; unchanged keys are no
       ['admin', 'rest', 'config/energy.resetPeriod', 'weekly', 'daily'],
     ],
   );
+});
+
+test('alerts: a threshold set with PUT /config applies at once, and a refused write turns its alert on', async () => {
+  const alert = async (name: string) => await (await server.api(`/api/v1/metrics?topic=system/${name}&value=1`)).text();
+  // A threshold just above the simulated battery's charge turns the alert on; 0 turns it off.
+  const soc = Number(await (await server.api('/api/v1/metrics?topic=total/battery_state_of_charge&value=1')).text());
+  assert.ok(soc < 99.5, `the simulated battery is at ${soc} %`);
+  assert.equal((await put({ alerts: { batteryBelowPercent: soc + 0.5 } })).status, 200);
+  assert.equal(await alert('alert_battery_low'), 'true');
+  assert.match(await alert('alerts'), /^battery at [\d.]+ %, below [\d.]+ %/);
+  assert.equal((await put({ alerts: { batteryBelowPercent: 0 } })).status, 200);
+  assert.equal(await alert('alert_battery_low'), 'false');
+  const refused = await server.api('/api/v1/metrics', {
+    ...jsonBody({ topic: 'inverter_1/max_charge_current', value: '100000' }),
+    method: 'POST',
+  });
+  assert.equal(refused.status, 422, await refused.text());
+  assert.equal(await alert('alert_write_refused'), 'true');
+  assert.match(await alert('alerts'), /write to inverter_1\/max_charge_current refused/);
+  assert.equal((await put({ alerts: { batteryBelowPercent: null } })).status, 200);
 });

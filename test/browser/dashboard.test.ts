@@ -2,7 +2,7 @@ import { test, after } from 'node:test';
 import assert from 'node:assert/strict';
 import type { Browser } from 'playwright-core';
 import { BROWSER_SKIP, launchChromium } from './browser.js';
-import { openPage, showScreen, signIn } from './page.js';
+import { ARTIFACTS, openPage, showScreen, signIn } from './page.js';
 import { basic, startSite, type Site } from './site.js';
 
 // The overview against the real service (`heliograph serve` in a child process) with the
@@ -55,11 +55,16 @@ test(
     assert.ok((await page.locator('.price-bars rect.bar').count()) >= 24);
     assert.equal(await page.locator('.price-bars rect.bar.now').count(), 1);
     assert.match(await page.locator('.price-now').innerText(), /^Now: [\d.,]+ EUR\/kWh/);
-    // Another range and aggregate: the week at hourly maxima.
-    await page.getByLabel('Range').selectOption('week');
+    // Another period and aggregate: this week at hourly maxima.
+    await page.getByLabel('Period').selectOption('week');
     await page.getByLabel('Values').selectOption('max');
-    await page.getByRole('heading', { name: 'Energy, last 7 days' }).waitFor();
-    await page.locator('.chart canvas').waitFor();
+    await page
+      .locator('.period-title')
+      .filter({ hasText: /^Week of / })
+      .waitFor();
+    await page.locator('.chart:not([aria-busy]) canvas').waitFor();
+    // For people to look at: the newest days and the forecast ahead are drawn, not gaps.
+    await page.locator('#power').screenshot({ path: `${ARTIFACTS}desktop-week-power.png` });
   },
 );
 

@@ -32,7 +32,7 @@ for (const [size, viewport] of [
   ['phone', PHONE],
   ['desktop', DESKTOP],
 ] as const) {
-  for (const theme of size === 'phone' ? (['light', 'dark'] as const) : (['light'] as const)) {
+  for (const theme of ['light', 'dark'] as const) {
     test(`${size} (${theme}): every screen fits the width and passes axe-core`, { skip: BROWSER_SKIP }, async (t) => {
       const page = await openPage(t, browser, site.url, viewport);
       await page.emulateMedia({ colorScheme: theme, reducedMotion: 'reduce' });

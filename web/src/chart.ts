@@ -6,6 +6,9 @@ import uPlot from 'uplot';
 import { api } from './api.js';
 import { formatNumber, formatQuantity } from './format.js';
 import type { Series } from './types.js';
+import { spanColumn, timeTicks } from './chart-scale.js';
+
+export { spanColumn, timeTicks };
 
 export type RangeId = 'day' | 'week' | 'month' | 'year';
 export type Agg = 'mean' | 'max' | 'min';
@@ -51,13 +54,23 @@ async function forecast(from: Date, to: Date): Promise<Series | null> {
   return api<Series>('GET', `/forecast?${query}`).catch(() => null);
 }
 
-/** Loads every series of the range and puts them on one time axis. */
-export async function loadChartData(range: RangeId, agg: Agg, now = new Date()): Promise<ChartData> {
+/**
+ * Loads every series of the range and puts them on one time axis: the last `days` days by
+ * the browser's midnights, or the given window (a calendar period in the site's zone).
+ */
+export async function loadChartData(
+  range: RangeId,
+  agg: Agg,
+  now = new Date(),
+  window?: { from: number; to: number },
+): Promise<ChartData> {
   const { groupBy, bucketH, days } = RANGES[range];
-  const from = rangeStart(range, now);
+  const from = window ? new Date(window.from) : rangeStart(range, now);
   const end = new Date(from);
-  end.setDate(end.getDate() + days);
+  if (window) end.setTime(window.to);
+  else end.setDate(end.getDate() + days);
   const to = now < end ? now : end;
+  if (to <= from) return { times: [], columns: new Map(), bucketH };
   const topics = [...POWER_SERIES.map((s) => s.topic), SOC.topic];
   const answers = await Promise.all([
     ...topics.map((t) => history(t, from, to, groupBy, agg)),
@@ -84,7 +97,11 @@ export async function loadChartData(range: RangeId, agg: Agg, now = new Date()):
   return { times: sorted, columns, bucketH };
 }
 
-/** Energy over the chart's buckets (mean power × bucket length), split by sign where it means direction. */
+/**
+ * Power × bucket length summed over the chart's buckets, split by sign. Only an estimate
+ * (a bucket's mean hides flows both ways, and the last bucket may be unfinished): the page
+ * shows energy from the core's kWh totals instead (energy.ts).
+ */
 export function energyOf(
   data: ChartData,
 ): Record<'pv' | 'load' | 'import' | 'export' | 'charge' | 'discharge', number> {
@@ -103,8 +120,8 @@ export function energyOf(
   };
 }
 
-/** Draws (or redraws) the chart into `container`, sized to it. */
-export function drawChart(container: HTMLElement, data: ChartData, range: RangeId): () => void {
+/** Draws (or redraws) the chart into `container`, sized to it; times in `zone` (default the browser's). */
+export function drawChart(container: HTMLElement, data: ChartData, range: RangeId, zone?: string): () => void {
   const powerAxisValues = (_u: uPlot, ticks: number[]) => ticks.map((v) => formatQuantity(v, 'W'));
   // The theme's colours (style.css), so the lines keep their contrast in the dark theme.
   const css = getComputedStyle(document.documentElement);
@@ -115,6 +132,8 @@ export function drawChart(container: HTMLElement, data: ChartData, range: RangeI
     width: width(),
     height: height(),
     scales: { x: { time: true }, '%': { range: [0, 100] } },
+    // Ticks fall on the site's hours and midnights, not the browser's.
+    ...(zone ? { tzDate: (ts: number) => uPlot.tzDate(new Date(ts * 1000), zone) } : {}),
     series: [
       {
         value: (_u, v) =>
@@ -122,7 +141,9 @@ export function drawChart(container: HTMLElement, data: ChartData, range: RangeI
             ? '—'
             : new Date(v * 1000).toLocaleString(
                 undefined,
-                range === 'day' ? { hour: '2-digit', minute: '2-digit' } : { dateStyle: 'short', timeStyle: 'short' },
+                range === 'day'
+                  ? { hour: '2-digit', minute: '2-digit', timeZone: zone }
+                  : { dateStyle: 'short', timeStyle: 'short', timeZone: zone },
               ),
       },
       ...POWER_SERIES.map((s) => ({
@@ -149,7 +170,14 @@ export function drawChart(container: HTMLElement, data: ChartData, range: RangeI
       },
     ],
     axes: [
-      { stroke: 'currentColor', grid: { stroke: 'rgba(128,128,128,0.2)' }, ticks: { stroke: 'rgba(128,128,128,0.3)' } },
+      {
+        stroke: 'currentColor',
+        values: (u, ticks) => timeTicks(ticks, (u.scales.x?.max ?? 0) - (u.scales.x?.min ?? 0), zone),
+        // Room for "06:00 PM" and "Wed 25": no labels running into each other on a phone.
+        space: 72,
+        grid: { stroke: 'rgba(128,128,128,0.2)' },
+        ticks: { stroke: 'rgba(128,128,128,0.3)' },
+      },
       {
         scale: 'W',
         stroke: 'currentColor',
@@ -170,8 +198,9 @@ export function drawChart(container: HTMLElement, data: ChartData, range: RangeI
     legend: { live: true },
     cursor: { drag: { x: false, y: false } },
   };
-  const columns = [...POWER_SERIES.map((s) => s.topic), SOC.topic, FORECAST.topic].map(
-    (t) => data.columns.get(t) ?? [],
+  const stepS = data.bucketH * 3600;
+  const columns = [...POWER_SERIES.map((s) => s.topic), SOC.topic, FORECAST.topic].map((t) =>
+    spanColumn(data.times, data.columns.get(t) ?? [], t === FORECAST.topic ? 900 : stepS),
   );
   const plot = new uPlot(opts, [data.times, ...columns] as uPlot.AlignedData, container);
   const observer = new ResizeObserver(() => plot.setSize({ width: width(), height: height() }));

@@ -1,10 +1,12 @@
-// The first screen: power flow now, energy over the chosen range, the chart of that range
-// and the price schedule.
+// The first screen: power flow now, energy today, energy by calendar period (bars, table,
+// CSV), the power chart of the period chosen there, and the price schedule.
 
-import { drawChart, energyOf, loadChartData, RANGES, type Agg, type RangeId } from './chart.js';
+import { drawChart, loadChartData, type Agg, type RangeId } from './chart.js';
 import { h, replace } from './dom.js';
+import { loadPeriodEnergy, loadSiteClock } from './energy-data.js';
+import { energyFigures, loadPrices, mountEnergyHistory } from './energy-view.js';
 import { mountPowerFlow } from './flow.js';
-import { formatQuantity } from './format.js';
+import { periodStart } from './zone.js';
 import { mountPrices } from './prices.js';
 import type { ScreenContext } from './screens.js';
 import { mountStaleNotice } from './stale.js';
@@ -21,13 +23,18 @@ function card(title: string, id: string, ...content: HTMLElement[]): HTMLElement
 export function mountDashboard(container: HTMLElement, ctx: ScreenContext): () => void {
   const stops: Array<() => void> = [];
   const stale = h('div', { class: 'stale-notice' });
-  const flow = h('div', { class: 'flow-box' });
-  const energy = h('dl', { class: 'energy' });
-  const rangeSelect = h(
-    'select',
-    { id: 'chart-range' },
-    Object.entries(RANGES).map(([id, r]) => h('option', { value: id }, r.label)),
+  // The alerts the owner set up (Site tab), live from system/alerts.
+  const alerts = h('p', { class: 'message warn alerts', role: 'status', hidden: true });
+  stops.push(
+    ctx.live.subscribe((changed) => {
+      if (!changed.has('system/alerts')) return;
+      const text = ctx.live.value('system/alerts');
+      alerts.hidden = typeof text !== 'string' || text === '';
+      alerts.textContent = alerts.hidden ? '' : `Alert: ${String(text)}.`;
+    }),
   );
+  const flow = h('div', { class: 'flow-box' });
+  const energy = h('dl', { class: 'energy', 'aria-busy': 'true' });
   const aggSelect = h(
     'select',
     { id: 'chart-agg' },
@@ -41,18 +48,13 @@ export function mountDashboard(container: HTMLElement, ctx: ScreenContext): () =
     { class: 'hint', id: 'chart-hint' },
     'Power in W or kW (left), battery charge in % (right); the dashed line is the solar forecast.',
   );
-  const controls = h(
-    'div',
-    { class: 'chart-controls' },
-    h('label', { for: 'chart-range' }, 'Range'),
-    rangeSelect,
-    h('label', { for: 'chart-agg' }, 'Values'),
-    aggSelect,
-  );
+  const controls = h('div', { class: 'chart-controls' }, h('label', { for: 'chart-agg' }, 'Values'), aggSelect);
   const energyTitle = h('h3', { id: 'energy-title' }, 'Energy today');
+  const history = h('div', { class: 'energy-history' });
   const prices = h('div', { class: 'prices' }, h('p', { class: 'hint' }, 'Loading prices…'));
   replace(
     container,
+    alerts,
     stale,
     h(
       'div',
@@ -60,56 +62,56 @@ export function mountDashboard(container: HTMLElement, ctx: ScreenContext): () =
       card('Power now', 'flow', flow),
       h('section', { class: 'card', 'aria-labelledby': 'energy-title', id: 'energy-card' }, energyTitle, energy),
     ),
-    card('History', 'history', controls, chartBox, chartHint),
+    card('Energy history', 'history', history),
+    card('Power', 'power', controls, chartBox, chartHint),
     card('Grid prices', 'prices', prices),
   );
   stops.push(mountPowerFlow(flow, ctx.live));
   stops.push(mountStaleNotice(stale, ctx));
   void mountPrices(prices);
 
+  // Energy today: from the kWh totals, today in the site's zone, cost at today's prices.
+  let stopped = false;
+  void (async () => {
+    const clock = await loadSiteClock();
+    const [today, known] = await Promise.all([
+      loadPeriodEnergy(clock, 'day', periodStart(clock.zone, Date.now(), 'day')),
+      loadPrices(),
+    ]);
+    if (stopped) return;
+    energyFigures(energy, today, known);
+    energy.removeAttribute('aria-busy');
+  })();
+
   let unmountChart: (() => void) | null = null;
   let generation = 0;
+  let shown: { range: RangeId; from: number; to: number; zone: string } | null = null;
   const loadChart = async () => {
-    const range = rangeSelect.value as RangeId;
+    if (!shown) return;
+    const { range, zone } = shown;
     const agg = aggSelect.value as Agg;
     const mine = ++generation;
     chartBox.setAttribute('aria-busy', 'true');
-    const data = await loadChartData(range, agg);
+    const data = await loadChartData(range, agg, new Date(), shown);
     if (mine !== generation) return;
     unmountChart?.();
     chartBox.replaceChildren();
     chartBox.removeAttribute('aria-busy');
     chartBox.dataset.points = String(data.times.length);
     if (data.times.length === 0) {
-      chartBox.append(h('p', { class: 'hint' }, 'No history recorded for this range yet.'));
+      chartBox.append(h('p', { class: 'hint' }, 'No history recorded for this period.'));
       unmountChart = null;
-    } else unmountChart = drawChart(chartBox, data, range);
-    const e = energyOf(data);
-    energyTitle.textContent = {
-      day: 'Energy today',
-      week: 'Energy, last 7 days',
-      month: 'Energy, last 30 days',
-      year: 'Energy, last 365 days',
-    }[range];
-    const kwh = (wh: number) => formatQuantity(wh, 'Wh');
-    replace(
-      energy,
-      [
-        ['Solar produced', kwh(e.pv)],
-        ['Home used', kwh(e.load)],
-        ['Bought from grid', kwh(e.import)],
-        ['Sold to grid', kwh(e.export)],
-        ['Battery charged', kwh(e.charge)],
-        ['Battery discharged', kwh(e.discharge)],
-      ].map(([label, value]) => h('div', {}, h('dt', {}, label), h('dd', {}, value))),
-    );
-    if (agg !== 'mean')
-      energy.append(h('p', { class: 'hint' }, 'Energy is computed from averages; choose "Average" for exact figures.'));
+    } else unmountChart = drawChart(chartBox, data, range, zone);
   };
-  rangeSelect.addEventListener('change', () => void loadChart());
+  stops.push(
+    mountEnergyHistory(history, (period, from, to, zone) => {
+      shown = { range: period, from, to, zone };
+      void loadChart();
+    }),
+  );
   aggSelect.addEventListener('change', () => void loadChart());
-  void loadChart();
   return () => {
+    stopped = true;
     generation += 1;
     unmountChart?.();
     for (const stop of stops) stop();

@@ -3,7 +3,8 @@
 // why and since when.
 
 import { h, replace } from './dom.js';
-import { formatFlow, formatValue } from './format.js';
+import { loadSiteClock } from './energy-data.js';
+import { formatReading } from './format.js';
 import { isDeviceStale } from './plugin-statuses.js';
 import type { ScreenContext } from './screens.js';
 import { settingControl } from './setting-control.js';
@@ -27,8 +28,18 @@ export function mountDevices(container: HTMLElement, ctx: ScreenContext): () => 
   const settings = new Map<string, (entry: LiveEntry) => void>();
   const staleSlots = new Map<string, HTMLElement>();
   let layout = '';
+  // The kWh totals count since their reset: their labels say since when, once the site's
+  // reset period is known (set in place: a rebuild would drop a setting being changed).
+  let resetWords = 'this week';
+  const sinceLabels = new Set<HTMLElement>();
+  const since = (e: LiveEntry) => `${e.name} (${resetWords})`;
+  void loadSiteClock().then((clock) => {
+    resetWords = { daily: 'today', weekly: 'this week', monthly: 'this month' }[clock.reset];
+    for (const dt of sinceLabels) dt.textContent = `${dt.dataset.name ?? ''} (${resetWords})`;
+  });
 
   const build = () => {
+    sinceLabels.clear();
     cells.clear();
     settings.clear();
     staleSlots.clear();
@@ -80,7 +91,10 @@ export function mountDevices(container: HTMLElement, ctx: ScreenContext): () => 
                 readings.map((e) => {
                   const dd = h('dd', { 'data-topic': e.topic, class: 'value' });
                   cells.set(e.topic, dd);
-                  return h('div', {}, h('dt', {}, e.name), dd);
+                  if (!/^total\/.*_energy/.test(e.topic)) return h('div', {}, h('dt', {}, e.name), dd);
+                  const dt = h('dt', { 'data-name': e.name }, since(e));
+                  sinceLabels.add(dt);
+                  return h('div', {}, dt, dd);
                 }),
               )
             : null,
@@ -128,7 +142,7 @@ export function mountDevices(container: HTMLElement, ctx: ScreenContext): () => 
       devices.add(deviceKey(topic));
       const cell = cells.get(topic);
       if (cell) {
-        const text = entry.group === 'Info' ? formatValue(entry.value) : formatFlow(topic, entry.value, entry.unit);
+        const text = formatReading(topic, entry.value, entry.unit, entry.group === 'Info');
         if (cell.textContent !== text) cell.textContent = text;
       }
       settings.get(topic)?.(entry);

@@ -119,6 +119,13 @@ export function mountPowerFlow(container: HTMLElement, live: LiveStore): () => v
         : typeof battery === 'number'
           ? formatQuantity(Math.abs(battery), 'W')
           : '—';
+    // A long value is squeezed to the circle's width rather than spilling out of it.
+    for (const text of values.values()) {
+      if ((text.textContent ?? '').length > 6) {
+        text.setAttribute('textLength', '50');
+        text.setAttribute('lengthAdjust', 'spacingAndGlyphs');
+      } else text.removeAttribute('textLength');
+    }
     const parts = [
       `Solar ${typeof pv === 'number' ? formatQuantity(pv, 'W') : 'unknown'}`,
       `grid ${formatFlow('total/grid_power', grid, 'W')}`,

@@ -108,3 +108,59 @@ export function humanizeKey(key: string): string {
     .replace(/\bpv\b/g, 'PV');
   return words.charAt(0).toUpperCase() + words.slice(1) + unit;
 }
+
+/** WMO weather interpretation codes (as Open-Meteo uses them), in words. */
+const WMO: Record<number, string> = {
+  0: 'Clear sky',
+  1: 'Mainly clear',
+  2: 'Partly cloudy',
+  3: 'Overcast',
+  45: 'Fog',
+  48: 'Rime fog',
+  51: 'Light drizzle',
+  53: 'Drizzle',
+  55: 'Dense drizzle',
+  56: 'Freezing drizzle',
+  57: 'Freezing drizzle',
+  61: 'Light rain',
+  63: 'Rain',
+  65: 'Heavy rain',
+  66: 'Freezing rain',
+  67: 'Freezing rain',
+  71: 'Light snow',
+  73: 'Snow',
+  75: 'Heavy snow',
+  77: 'Snow grains',
+  80: 'Light showers',
+  81: 'Showers',
+  82: 'Violent showers',
+  85: 'Snow showers',
+  86: 'Heavy snow showers',
+  95: 'Thunderstorm',
+  96: 'Thunderstorm with hail',
+  99: 'Thunderstorm with hail',
+};
+
+/** 93784 s → "1 d 2 h 3 min"; under a minute in seconds. */
+export function formatDuration(seconds: number): string {
+  const s = Math.max(0, Math.floor(seconds));
+  if (s < 60) return `${s} s`;
+  const d = Math.floor(s / 86400);
+  const hours = Math.floor((s % 86400) / 3600);
+  const min = Math.floor((s % 3600) / 60);
+  return [d ? `${d} d` : '', hours ? `${hours} h` : '', d === 0 && min ? `${min} min` : ''].filter(Boolean).join(' ');
+}
+
+/**
+ * A reading as people read it, by what it is: identifiers as written (no thousands
+ * separators), weather codes by name, durations in days and hours, the rest as formatFlow.
+ */
+export function formatReading(topic: string, value: Value | undefined, unit: string, info = false): string {
+  if (typeof value === 'number') {
+    if (info && unit === '') return String(value);
+    if (unit === 'WMO code') return WMO[value] ?? `Weather code ${value}`;
+    if (unit === 's' && topic.endsWith('uptime')) return formatDuration(value);
+    if (unit === '' && /(^|_)id$/.test(topic.split('/')[1] ?? '')) return String(value);
+  }
+  return formatFlow(topic, value, unit);
+}

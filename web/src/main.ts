@@ -26,6 +26,7 @@ const root = document.getElementById('app')!;
 const live = new LiveStore();
 const statuses = new PluginStatuses(live);
 let unmountScreen: (() => void) | null = null;
+let stopProbe: (() => void) | null = null;
 
 function currentScreen(): Screen {
   const id = location.hash.replace(/^#/, '');
@@ -35,6 +36,8 @@ function currentScreen(): Screen {
 function stopApp(): void {
   unmountScreen?.();
   unmountScreen = null;
+  stopProbe?.();
+  stopProbe = null;
   live.disconnect();
   statuses.stop();
 }
@@ -93,6 +96,17 @@ async function startApp(token: PageToken): Promise<void> {
     return;
   }
   live.connect(token.token);
+  // A socket that drops may mean the token was revoked or expired (the service closes its
+  // sockets then): one call tells, and a 401 shows the sign-in form (handleAuthFailures)
+  // instead of reconnecting forever.
+  let probing = false;
+  stopProbe = live.onConnection((online) => {
+    if (online !== false || probing) return;
+    probing = true;
+    api('GET', '/system')
+      .catch(() => undefined)
+      .finally(() => (probing = false));
+  });
   statuses.start();
   const ctx: ScreenContext = { live, statuses, token };
   const show = () => {

@@ -1,10 +1,15 @@
 // The price schedule as bars: height is the price, colour the slot's rank within its day
 // (cheapest third green, middle amber, dearest third red: the same words in the legend
-// and in each bar's title), the current slot outlined and named in text.
+// and in each bar's details), the current slot outlined and named in text, day markers and
+// hour labels in the site's zone, details of a bar by tap (and every price in a list for
+// screen readers), and the cheapest window of a chosen length tomorrow.
 
 import { api } from './api.js';
-import { h, replace } from './dom.js';
+import { h, replace, uid } from './dom.js';
+import { loadSiteClock } from './energy-data.js';
 import { formatNumber } from './format.js';
+import { cheapestWindow } from './price-window.js';
+import { addPeriods, periodStart } from './zone.js';
 import type { GridAnswer, PriceSlot } from './types.js';
 
 const SVG = 'http://www.w3.org/2000/svg';
@@ -25,14 +30,12 @@ export function band(rank: number, slotsThatDay: number): 'cheap' | 'normal' | '
   return share < 1 / 3 ? 'cheap' : share < 2 / 3 ? 'normal' : 'dear';
 }
 
-function time(iso: string): string {
-  return new Date(iso).toLocaleTimeString(undefined, { hour: '2-digit', minute: '2-digit' });
-}
-
+/** Mounts the price card: bars with day markers and hour labels, tap details, the cheapest window. */
 export async function mountPrices(container: HTMLElement, now: () => number = Date.now): Promise<void> {
   let answer: GridAnswer;
+  let zone: string;
   try {
-    answer = await api<GridAnswer>('GET', '/grid');
+    [answer, { zone }] = await Promise.all([api<GridAnswer>('GET', '/grid'), loadSiteClock()]);
   } catch {
     replace(container, h('p', { class: 'hint' }, 'Prices could not be loaded.'));
     return;
@@ -52,43 +55,87 @@ export async function mountPrices(container: HTMLElement, now: () => number = Da
     return;
   }
   const unit = answer.pricing.unit;
+  const time = (ms: number) =>
+    new Date(ms).toLocaleTimeString(undefined, { hour: '2-digit', minute: '2-digit', timeZone: zone });
+  const day = (ms: number) => new Date(ms).toLocaleDateString(undefined, { weekday: 'short', timeZone: zone });
+  const price = (p: number) => `${formatNumber(p, 4)} ${unit}`;
+  const first = Date.parse(slots[0]!.from);
+  const last = Date.parse(slots[slots.length - 1]!.to);
+  const span = last - first || 1;
+  const x = (ms: number) => ((ms - first) / span) * 100;
   const prices = slots.map((s) => priceOf(s));
   const top = Math.max(0, ...prices);
   const bottom = Math.min(0, ...prices);
-  const span = top - bottom || 1;
-  const perDay = new Map<string, number>();
-  const dayOf = (s: PriceSlot) => new Date(s.from).toDateString();
+  const height = top - bottom || 1;
+  const perDay = new Map<number, number>();
+  const dayOf = (s: PriceSlot) => periodStart(zone, Date.parse(s.from), 'day');
   for (const s of slots) perDay.set(dayOf(s), (perDay.get(dayOf(s)) ?? 0) + 1);
 
-  const chart = document.createElementNS(SVG, 'svg');
-  chart.setAttribute('viewBox', `0 0 ${slots.length * 10} 100`);
-  chart.setAttribute('preserveAspectRatio', 'none');
-  chart.setAttribute('class', 'price-bars');
+  const chart = svgEl('svg', { viewBox: '0 0 100 100', preserveAspectRatio: 'none', class: 'price-bars' });
   chart.setAttribute('aria-hidden', 'true');
   const t = now();
-  let current: PriceSlot | null = null;
-  slots.forEach((slot, i) => {
-    const price = priceOf(slot);
+  const detail = h('p', { class: 'hint bar-detail', 'aria-live': 'polite' }, 'Tap a bar for its price.');
+  const describe = (slot: PriceSlot) => {
     const rank = rankOf(slot);
-    const rect = document.createElementNS(SVG, 'rect');
-    const y = ((top - Math.max(price, 0)) / span) * 100;
-    rect.setAttribute('x', String(i * 10 + 1));
-    rect.setAttribute('width', '8');
-    rect.setAttribute('y', String(y));
-    rect.setAttribute('height', String(Math.max(1, (Math.abs(price) / span) * 100)));
-    const isNow = Date.parse(slot.from) <= t && t < Date.parse(slot.to);
+    return `${day(Date.parse(slot.from))} ${time(Date.parse(slot.from))}–${time(Date.parse(slot.to))}: ${price(priceOf(slot))}${rank !== null ? `, rank ${rank} of ${perDay.get(dayOf(slot))} that day` : ''}`;
+  };
+  let current: PriceSlot | null = null;
+  slots.forEach((slot) => {
+    const from = Date.parse(slot.from);
+    const to = Date.parse(slot.to);
+    const p = priceOf(slot);
+    const rank = rankOf(slot);
+    const isNow = from <= t && t < to;
     if (isNow) current = slot;
-    rect.setAttribute(
-      'class',
-      `bar ${rank === null ? 'normal' : band(rank, perDay.get(dayOf(slot))!)}${isNow ? ' now' : ''}`,
+    const w = x(to) - x(from);
+    chart.append(
+      svgEl('rect', {
+        x: x(from) + w * 0.1,
+        width: w * 0.8,
+        y: ((top - Math.max(p, 0)) / height) * 100,
+        height: Math.max(1, (Math.abs(p) / height) * 100),
+        class: `bar ${rank === null ? 'normal' : band(rank, perDay.get(dayOf(slot))!)}${isNow ? ' now' : ''}`,
+      }),
     );
-    const title = document.createElementNS(SVG, 'title');
-    title.textContent = `${time(slot.from)}–${time(slot.to)}: ${formatNumber(price, 4)} ${unit}${rank !== null ? `, rank ${rank}` : ''}`;
-    rect.append(title);
-    chart.append(rect);
+    const hit = svgEl('rect', { x: x(from), width: w, y: 0, height: 100, class: 'hit' });
+    hit.addEventListener('click', () => (detail.textContent = describe(slot)));
+    chart.append(hit);
   });
+  // Day markers at each local midnight, and hour labels every 6 h, in the site's zone.
+  const axis = h('div', { class: 'price-axis', 'aria-hidden': 'true' });
+  for (let hour = periodStart(zone, first, 'day'); hour < last; hour += 3_600_000) {
+    if (hour < first) continue;
+    const wall = new Date(hour).toLocaleTimeString('en-GB', { hour: '2-digit', hourCycle: 'h23', timeZone: zone });
+    if (wall === '00') {
+      chart.append(svgEl('line', { x1: x(hour), x2: x(hour), y1: 0, y2: 100, class: 'day-mark' }));
+      axis.append(tick('tick day', x(hour), day(hour)));
+    } else if (Number(wall) % 6 === 0)
+      // 06 and 18 give way on a phone (CSS), so labels never run into each other.
+      axis.append(tick(Number(wall) % 12 === 0 ? 'tick' : 'tick minor', x(hour), time(hour)));
+  }
   const cheapest = slots.filter((s) => Date.parse(s.to) > t).sort((a, b) => priceOf(a) - priceOf(b))[0];
   const nowSlot = current as PriceSlot | null;
+  const windowLine = h('p', { class: 'cheapest-window', 'aria-live': 'polite' });
+  const durationId = uid('window-hours');
+  const duration = h(
+    'select',
+    { id: durationId },
+    [1, 2, 3, 4, 6].map((n) => h('option', { value: n }, `${n} h`)),
+  );
+  const showWindow = () => {
+    const todayStart = periodStart(zone, t, 'day');
+    const tomorrow = addPeriods(zone, todayStart, 'day', 1);
+    const after = addPeriods(zone, tomorrow, 'day', 1);
+    const spans = slots.map((s) => ({ from: Date.parse(s.from), to: Date.parse(s.to), price: priceOf(s) }));
+    const hours = Number(duration.value);
+    const best = cheapestWindow(spans, hours * 60, tomorrow, after);
+    const ahead = best ?? cheapestWindow(spans, hours * 60, Math.floor(t / 900_000) * 900_000, last);
+    windowLine.textContent = ahead
+      ? `Cheapest ${hours} h ${best ? 'tomorrow' : 'ahead (no prices for tomorrow yet)'}: ${day(ahead.from)} ${time(ahead.from)}–${time(ahead.to)}, ${price(ahead.mean)} on average.`
+      : `No ${hours} h stretch with known prices ahead.`;
+  };
+  duration.addEventListener('change', showWindow);
+  showWindow();
   replace(
     container,
     h(
@@ -99,25 +146,18 @@ export async function mountPrices(container: HTMLElement, now: () => number = Da
             'span',
             {},
             'Now: ',
-            h('strong', {}, `${formatNumber(priceOf(nowSlot), 4)} ${unit}`),
-            ` (${time(nowSlot.from)}–${time(nowSlot.to)})`,
+            h('strong', {}, price(priceOf(nowSlot))),
+            ` (${time(Date.parse(nowSlot.from))}–${time(Date.parse(nowSlot.to))})`,
           )
         : 'No price for the current slot.',
       cheapest
-        ? h('span', {}, ` · Cheapest ahead: ${formatNumber(priceOf(cheapest), 4)} ${unit} at ${time(cheapest.from)}`)
+        ? h('span', {}, ` · Cheapest ahead: ${price(priceOf(cheapest))} at ${time(Date.parse(cheapest.from))}`)
         : null,
     ),
-    chart,
-    h(
-      'div',
-      { class: 'price-axis' },
-      h(
-        'span',
-        {},
-        `${new Date(slots[0]!.from).toLocaleDateString(undefined, { weekday: 'short' })} ${time(slots[0]!.from)}`,
-      ),
-      h('span', {}, `${time(slots[slots.length - 1]!.to)}`),
-    ),
+    h('div', { class: 'chart-controls' }, h('label', { for: durationId }, 'Run for'), duration),
+    windowLine,
+    h('div', { class: 'price-chart' }, chart, axis),
+    detail,
     h(
       'p',
       { class: 'legend' },
@@ -127,5 +167,29 @@ export async function mountPrices(container: HTMLElement, now: () => number = Da
       h('span', { class: 'key now' }, 'now'),
       ` · ${answer.provider}`,
     ),
+    h(
+      'details',
+      { class: 'price-table' },
+      h('summary', {}, 'All prices'),
+      h(
+        'ul',
+        {},
+        slots.map((s) => h('li', {}, describe(s))),
+      ),
+    ),
   );
+}
+
+/** An axis label at `left` percent (set through the CSSOM: the page's CSP refuses style attributes). */
+function tick(className: string, left: number, text: string): HTMLElement {
+  const edge = left < 5 ? ' start' : left > 95 ? ' end' : '';
+  const span = h('span', { class: className + edge }, text);
+  span.style.left = `${left}%`;
+  return span;
+}
+
+function svgEl(tag: string, attrs: Record<string, string | number>): SVGElement {
+  const el = document.createElementNS(SVG, tag);
+  for (const [k, v] of Object.entries(attrs)) el.setAttribute(k, String(v));
+  return el;
 }

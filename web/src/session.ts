@@ -75,7 +75,7 @@ export function showSignIn(root: HTMLElement, onToken: (token: PageToken) => voi
     try {
       const created = await api<CreatedToken>('POST', '/tokens', {
         authorization: basicAuth(input.value),
-        body: { name: pageTokenName(), scope: 'admin' },
+        body: { name: pageTokenName(), scope: 'admin', idle_expiry: true },
       });
       storeToken(created);
       onToken(created);
@@ -121,7 +121,7 @@ export function showSetup(root: HTMLElement, onToken: (token: PageToken) => void
     h(
       'p',
       { class: 'hint', id: 'setup-code-hint' },
-      'The service prints it in its log at start, as a line "setup code: XXXX-XXXX" (for example: journalctl -u heliograph | grep "setup code"). A new code is printed at each start.',
+      'The service shows it on the device: in its log at start, as a line "setup code: XXXX-XXXX" (journalctl -u heliograph | grep "setup code"), and in the file setup-code in its data directory (readable by the service’s user). A new code is made at each start.',
     ),
   );
   const first = passwordField('new-password', 'New device password', 'new-password');
@@ -146,7 +146,9 @@ export function showSetup(root: HTMLElement, onToken: (token: PageToken) => void
   );
   const setPassword = async (event: SubmitEvent) => {
     event.preventDefault();
+    // A new try: the last one's errors go, so no stale message stands beside a new one.
     clearIssues(form);
+    showMessage(status, 'info', '');
     if (first.input.value !== again.input.value) {
       showIssues(form, [
         { path: ['password_again'], message: 'The two passwords differ: type the same password twice.' },

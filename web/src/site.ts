@@ -6,15 +6,18 @@ import { api, ApiError, errorText } from './api.js';
 import { h, replace, showMessage, uid } from './dom.js';
 import { clearIssues, showIssues } from './field-errors.js';
 import type { ScreenContext } from './screens.js';
+import { loadSiteClock } from './energy-data.js';
 import type { SiteConfig } from './types.js';
 
 type Kind =
   | { type: 'text' }
-  | { type: 'number'; step: string; min?: number; max?: number; hint?: string }
+  | { type: 'number'; step: string; min?: number; max?: number; hint?: string; nullable?: boolean }
   | { type: 'select'; options: Array<[string, string]> };
 
+type Section = 'site' | 'energy' | 'prices' | 'alerts';
+
 interface Setting {
-  section: 'site' | 'energy' | 'prices';
+  section: Section;
   key: string;
   label: string;
   kind: Kind;
@@ -97,6 +100,33 @@ function settings(current: SiteConfig): Setting[] {
       kind: { type: 'number', step: 'any' },
       hint: '…then this is added (grid fees per kWh, in the price currency).',
     },
+    {
+      section: 'alerts',
+      key: 'batteryBelowPercent',
+      label: 'Battery below (%)',
+      kind: { type: 'number', step: 'any', min: 0, max: 100, nullable: true },
+      hint: 'Alert while the battery’s charge is below this. Empty: no alert.',
+    },
+    {
+      section: 'alerts',
+      key: 'deviceUnavailableMinutes',
+      label: 'Device not answering for (min)',
+      kind: { type: 'number', step: 'any', min: 0, nullable: true },
+      hint: 'Alert when a device has not answered for this long. Empty: no alert.',
+    },
+    {
+      section: 'alerts',
+      key: 'writeRefused',
+      label: 'Refused writes',
+      kind: {
+        type: 'select',
+        options: [
+          ['true', 'Alert for 10 minutes'],
+          ['false', 'No alert'],
+        ],
+      },
+      hint: 'Alerts are shown on the Overview and published as system/alert_* topics (MQTT, Home Assistant).',
+    },
   ];
 }
 
@@ -121,16 +151,19 @@ async function load(container: HTMLElement): Promise<void> {
   const controls = new Map<string, HTMLInputElement | HTMLSelectElement>();
   const message = h('p', { class: 'message', hidden: true });
   const button = h('button', { type: 'submit' }, 'Save site settings');
-  const fieldsets = (['site', 'energy', 'prices'] as const).map((section) =>
+  // Alerts only where the service has them.
+  const sections = (['site', 'energy', 'prices', 'alerts'] as const).filter((section) => current[section]);
+  const fieldsets = sections.map((section) =>
     h(
       'fieldset',
       { class: 'fields card' },
-      h('legend', {}, { site: 'Location', energy: 'Energy totals', prices: 'Grid prices' }[section]),
+      h('legend', {}, { site: 'Location', energy: 'Energy totals', prices: 'Grid prices', alerts: 'Alerts' }[section]),
       settings(current)
         .filter((s) => s.section === section)
         .map((s) => {
           const id = uid('site');
-          const value = (current[section] as Record<string, string | number | null | undefined>)[s.key] ?? '';
+          const raw = (current[section] as Record<string, string | number | boolean | null | undefined>)[s.key];
+          const value = typeof raw === 'boolean' ? String(raw) : (raw ?? '');
           const control =
             s.kind.type === 'select'
               ? h(
@@ -170,17 +203,23 @@ async function load(container: HTMLElement): Promise<void> {
   const save = async (event: SubmitEvent) => {
     event.preventDefault();
     clearIssues(form);
-    const body: Record<string, Record<string, unknown>> = { site: {}, energy: {}, prices: {} };
+    const body: Record<string, Record<string, unknown>> = Object.fromEntries(sections.map((section) => [section, {}]));
     const issues = [];
     for (const [path, control] of controls) {
       const [section, key] = path.split('.') as [keyof typeof body, string];
       if (control instanceof HTMLInputElement && control.type === 'number') {
+        const nullable = settings(current).find((x) => `${x.section}.${x.key}` === path)?.kind;
+        if (control.value === '' && nullable?.type === 'number' && nullable.nullable) {
+          body[section]![key] = null;
+          continue;
+        }
         if (control.value === '' || control.validity.badInput) {
           issues.push({ path: [section, key], message: 'Enter a number.' });
           continue;
         }
         body[section]![key] = Number(control.value);
-      } else body[section]![key] = path === 'site.timeZone' && control.value === '' ? null : control.value;
+      } else if (path === 'alerts.writeRefused') body[section]![key] = control.value === 'true';
+      else body[section]![key] = path === 'site.timeZone' && control.value === '' ? null : control.value;
     }
     if (issues.length) {
       showIssues(form, issues);
@@ -190,6 +229,7 @@ async function load(container: HTMLElement): Promise<void> {
     button.disabled = true;
     try {
       await api('PUT', '/config', { body });
+      void loadSiteClock(true); // the calendar follows a new zone or reset period at once
       showMessage(message, 'ok', 'Saved and applied.');
     } catch (err) {
       const unmatched = err instanceof ApiError ? showIssues(form, err.issues) : [];

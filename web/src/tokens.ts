@@ -154,7 +154,12 @@ export class TokensSection {
           const own = t.id === this.ownId;
           const revoke = h(
             'button',
-            { type: 'button', class: 'danger', 'aria-label': `Revoke token ${t.name}` },
+            {
+              type: 'button',
+              class: 'danger',
+              // The name starts with the visible words (WCAG 2.5.3), then says what it does.
+              'aria-label': own ? `Sign out: revoke this page's token ${t.name}` : `Revoke token ${t.name}`,
+            },
             own ? 'Sign out' : 'Revoke',
           );
           const revokeToken = async () => {
@@ -188,7 +193,7 @@ export class TokensSection {
               h(
                 'p',
                 { class: 'hint' },
-                `Created ${formatTime(t.created_at)} · expires ${t.expires_at ? formatTime(t.expires_at) : 'never'}`,
+                `Created ${formatTime(t.created_at)} · expires ${t.expires_at ? formatTime(t.expires_at) : t.idle_expiry ? 'when unused for a while (30 days unless set otherwise)' : 'never'}`,
               ),
             ),
             revoke,

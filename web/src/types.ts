@@ -17,6 +17,8 @@ export interface SiteConfig {
   site: { name: string; timeZone: string | null; latitude: number; longitude: number; temperatureUnit: string };
   energy: { resetPeriod: string };
   prices: { multiplier: number; offset: number };
+  /** Absent from services without alerts. */
+  alerts?: { batteryBelowPercent: number | null; deviceUnavailableMinutes: number | null; writeRefused: boolean };
   schema?: unknown;
 }
 

@@ -68,7 +68,7 @@ export function setupRoutes(deps: {
       await auth.setPassword(password);
       setupCode.consume();
       const when = new Date(clock.now()).toISOString().slice(0, 19).replace('T', ' ');
-      const token = await auth.createToken({ name: `Settings page ${when} UTC`, scope: 'admin' });
+      const token = await auth.createToken({ name: `Settings page ${when} UTC`, scope: 'admin', idleExpiry: true });
       await record({ who: PASSWORD_USER, topic: 'auth/password', oldValue: '', newValue: '***' });
       await record({ who: PASSWORD_USER, topic: `tokens/${token.name}`, oldValue: '', newValue: 'created' });
       return token;

@@ -19,7 +19,7 @@ export function siteConfigRoutes(deps: { settings: LiveSiteSettings; record?: Re
   const schema = z.toJSONSchema(siteSettingsSchema, { io: 'input', unrepresentable: 'any' });
 
   router.get('/config', (ctx) => {
-    ctx.body = { ...settings.current(), schema };
+    ctx.body = { ...settings.current(), time_zone: settings.timeZone(), schema };
   });
 
   router.put('/config', async (ctx) => {

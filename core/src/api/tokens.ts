@@ -9,7 +9,7 @@ import type { RecordChange } from './change-audit.js';
 import { NO_QUERY, parseQuery } from './query.js';
 
 const BODY_SHAPE =
-  'the body must be a JSON object: {"name": "...", "expires_at"?: RFC 3339 time, "scope"?: "read" | "write" | "admin"}';
+  'the body must be a JSON object: {"name": "...", "expires_at"?: RFC 3339 time, "scope"?: "read" | "write" | "admin", "idle_expiry"?: true | false}';
 const EXPIRES_AT_ERROR = 'expires_at must be an RFC 3339 time such as "2030-01-31T12:00:00Z", or null';
 
 // Strict, so a misspelt "expires_at" cannot silently create a token that never expires.
@@ -30,11 +30,13 @@ export const createTokenBody = z.strictObject(
         return ms;
       }),
     scope: scopeSchema.optional(),
+    /** Expires after auth.idleTokenDays unused (a sign-in's token), and is then deleted. */
+    idle_expiry: z.boolean({ error: 'idle_expiry must be true or false' }).optional(),
   },
   {
     error: (issue) =>
       issue.code === 'unrecognized_keys'
-        ? `unknown field ${issue.keys.map((k) => `"${k}"`).join(', ')}: only name, expires_at and scope are accepted`
+        ? `unknown field ${issue.keys.map((k) => `"${k}"`).join(', ')}: only name, expires_at, scope and idle_expiry are accepted`
         : BODY_SHAPE,
   },
 );
@@ -55,10 +57,10 @@ export function tokensRoutes(deps: { auth: AuthService; record?: RecordChange })
     ctx.set('Cache-Control', 'no-store');
     const parsed = createTokenBody.safeParse(ctx.request.body);
     if (!parsed.success) throw new ApiError(400, formatZodIssue(parsed.error.issues[0]!));
-    const { name, expires_at, scope: tokenScope } = parsed.data;
+    const { name, expires_at, scope: tokenScope, idle_expiry } = parsed.data;
     let created;
     try {
-      created = await auth.createToken({ name, expiresAt: expires_at, scope: tokenScope });
+      created = await auth.createToken({ name, expiresAt: expires_at, scope: tokenScope, idleExpiry: idle_expiry });
     } catch (err) {
       if (err instanceof AuthInputError) throw new ApiError(err.reason === 'conflict' ? 409 : 400, err.message);
       throw err;

@@ -36,6 +36,12 @@ export const authMigrations: Migration[] = [
     id: 'auth:2',
     sql: `ALTER TABLE auth_tokens ADD COLUMN scope TEXT NOT NULL DEFAULT 'admin';`,
   },
+  {
+    // Sign-in tokens (the settings page's) expire after an idle time instead of piling up.
+    id: 'auth:3',
+    sql: `ALTER TABLE auth_tokens ADD COLUMN idle_expiry INTEGER NOT NULL DEFAULT 0;
+    ALTER TABLE auth_tokens ADD COLUMN last_used_at INTEGER;`,
+  },
 ];
 
 /**
@@ -79,6 +85,8 @@ export interface TokenInfo {
   created_at: string;
   expires_at: string | null;
   scope: Scope;
+  /** Stops working after auth.idleTokenDays unused (a sign-in's token). */
+  idle_expiry: boolean;
 }
 
 /** A token just created: the only time its secret is shown. */
@@ -94,7 +102,12 @@ export interface AuthServiceOptions {
   maxConcurrentHashes?: number;
   /** scrypt checks waiting for a slot before further ones answer 503; default 16. */
   maxWaitingHashes?: number;
+  /** Days unused after which an `idleExpiry` token stops working and is deleted; default 30. */
+  idleTokenDays?: number;
 }
+
+/** How often a token's last use is written: a dashboard's every call costs no database write. */
+const LAST_USED_RESOLUTION_MS = 60_000;
 
 /** How to set a password, for every answer that says none is set. */
 export const NO_PASSWORD_MESSAGE =
@@ -118,6 +131,7 @@ interface TokenRow {
   created_at: number;
   expires_at: number | null;
   scope: Scope;
+  idle_expiry: number;
 }
 
 interface TokenRecord {
@@ -125,6 +139,9 @@ interface TokenRecord {
   name: string;
   expires_at: number | null;
   scope: Scope;
+  idle_expiry: number;
+  last_used_at: number | null;
+  created_at: number;
 }
 
 /** Emitted when tokens stop working, so open WebSockets signed in with them can be closed. */
@@ -147,6 +164,7 @@ export class AuthService extends SafeEmitter<AuthEvents> implements Authenticato
   private storedHashRead: Promise<string | undefined> | undefined;
   /** Valid tokens by digest; revoking clears it, so a revoked token fails at once. */
   private readonly tokenCache = new Map<string, TokenRecord>();
+  private readonly idleMs: number;
 
   constructor(
     private readonly db: Db,
@@ -154,6 +172,7 @@ export class AuthService extends SafeEmitter<AuthEvents> implements Authenticato
     options: AuthServiceOptions,
   ) {
     super();
+    this.idleMs = (options.idleTokenDays ?? 30) * 86_400_000;
     this.hashGate = new WorkGate(options.maxConcurrentHashes ?? 2, options.maxWaitingHashes ?? 16);
     this.throttle = new LoginThrottle(clock, {
       maxFailures: options.maxFailedLogins,
@@ -320,7 +339,12 @@ export class AuthService extends SafeEmitter<AuthEvents> implements Authenticato
     });
   }
 
-  async createToken(request: { name: string; expiresAt?: number | null; scope?: Scope }): Promise<CreatedToken> {
+  async createToken(request: {
+    name: string;
+    expiresAt?: number | null;
+    scope?: Scope;
+    idleExpiry?: boolean;
+  }): Promise<CreatedToken> {
     const scope = scopeSchema.safeParse(request.scope ?? DEFAULT_TOKEN_SCOPE);
     if (!scope.success) throw new AuthInputError(scope.error.issues[0]!.message);
     const parsedName = tokenNameSchema.safeParse(request.name);
@@ -334,15 +358,18 @@ export class AuthService extends SafeEmitter<AuthEvents> implements Authenticato
     }
     const id = randomBytes(8).toString('hex');
     const token = TOKEN_PREFIX + randomBytes(32).toString('base64url');
+    await this.deleteExpired();
     try {
       await this.db.run(
-        'INSERT INTO auth_tokens (id, name, secret_hash, created_at, expires_at, scope) VALUES (?, ?, ?, ?, ?, ?)',
+        'INSERT INTO auth_tokens (id, name, secret_hash, created_at, expires_at, scope, idle_expiry, last_used_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)',
         id,
         name,
         tokenDigest(token),
         now,
         expiresAt,
         scope.data,
+        request.idleExpiry ? 1 : 0,
+        now,
       );
     } catch (err) {
       if (String((err as Error).message).includes('auth_tokens.name')) {
@@ -353,15 +380,43 @@ export class AuthService extends SafeEmitter<AuthEvents> implements Authenticato
       }
       throw err;
     }
-    return { id, name, token, ...tokenTimes({ created_at: now, expires_at: expiresAt }), scope: scope.data };
+    return {
+      id,
+      name,
+      token,
+      ...tokenTimes({ created_at: now, expires_at: expiresAt }),
+      scope: scope.data,
+      idle_expiry: request.idleExpiry ?? false,
+    };
+  }
+
+  /**
+   * Deletes idle-expiry tokens unused for longer than the idle time (at each token creation
+   * and listing), so sign-ins do not pile up. Tokens with a fixed expiry stay listed.
+   */
+  async deleteExpired(): Promise<number> {
+    const result = await this.db.run(
+      'DELETE FROM auth_tokens WHERE idle_expiry = 1 AND COALESCE(last_used_at, created_at) <= ?',
+      this.clock.now() - this.idleMs,
+    );
+    const deleted = result.changes ?? 0;
+    if (deleted > 0) this.tokenCache.clear();
+    return deleted;
   }
 
   /** Every token, expired ones included, oldest first; never the secrets. */
   async listTokens(): Promise<TokenInfo[]> {
+    await this.deleteExpired();
     const rows = await this.db.all<TokenRow[]>(
-      'SELECT id, name, created_at, expires_at, scope FROM auth_tokens ORDER BY created_at, rowid',
+      'SELECT id, name, created_at, expires_at, scope, idle_expiry FROM auth_tokens ORDER BY created_at, rowid',
     );
-    return rows.map((row) => ({ id: row.id, name: row.name, ...tokenTimes(row), scope: row.scope }));
+    return rows.map((row) => ({
+      id: row.id,
+      name: row.name,
+      ...tokenTimes(row),
+      scope: row.scope,
+      idle_expiry: row.idle_expiry === 1,
+    }));
   }
 
   /** Deletes the token, so it fails from the next request on. False when no such id. */
@@ -472,7 +527,7 @@ export class AuthService extends SafeEmitter<AuthEvents> implements Authenticato
     let row = this.tokenCache.get(key);
     if (!row) {
       row = await this.db.get<TokenRecord>(
-        'SELECT id, name, expires_at, scope FROM auth_tokens WHERE secret_hash = ?',
+        'SELECT id, name, expires_at, scope, idle_expiry, last_used_at, created_at FROM auth_tokens WHERE secret_hash = ?',
         digest,
       );
       if (!row) return { ok: false, status: 401, message: UNKNOWN_TOKEN_MESSAGE };
@@ -485,6 +540,21 @@ export class AuthService extends SafeEmitter<AuthEvents> implements Authenticato
         status: 401,
         message: `token "${row.name}" expired at ${formatUtc(row.expires_at)}: create a new one`,
       };
+    }
+    if (row.idle_expiry) {
+      const now = this.clock.now();
+      const lastUsed = row.last_used_at ?? row.created_at;
+      if (now - lastUsed >= this.idleMs) {
+        return {
+          ok: false,
+          status: 401,
+          message: `token "${row.name}" expired after ${Math.round(this.idleMs / 86_400_000)} days unused: sign in again`,
+        };
+      }
+      if (now - lastUsed >= LAST_USED_RESOLUTION_MS) {
+        row.last_used_at = now;
+        await this.db.run('UPDATE auth_tokens SET last_used_at = ? WHERE id = ?', now, row.id);
+      }
     }
     return { ok: true, who: row.name, scope: row.scope, token: { id: row.id, expiresAt: row.expires_at } };
   }

@@ -1,5 +1,6 @@
 import { randomInt, timingSafeEqual } from 'node:crypto';
-import { createLogger } from '../log.js';
+import { chmodSync, rmSync, writeFileSync } from 'node:fs';
+import { createLogger, errorMessage } from '../log.js';
 
 const log = createLogger('setup');
 
@@ -25,15 +26,35 @@ function normalise(code: string): string {
  * no password exists; none once one does; used up when the password is set.
  */
 export class SetupCode {
-  private constructor(private code: string | undefined) {}
+  private constructor(
+    private code: string | undefined,
+    private readonly file?: string,
+  ) {}
 
-  /** The code for this start: printed to the log when no password exists yet. */
-  static forStart(passwordExists: boolean): SetupCode {
-    if (passwordExists) return new SetupCode(undefined);
+  /**
+   * The code for this start: printed to the log (the device's console) when no password
+   * exists yet, and written to `file` (`<data>/setup-code`), readable by the service's user
+   * only, for owners who reach the device by a file share or a shell rather than its log;
+   * `heliograph setup-code` prints it. Reading either needs access to the device itself,
+   * which a stranger on the LAN does not have. The file is deleted once a password is set.
+   */
+  static forStart(passwordExists: boolean, file?: string): SetupCode {
+    if (passwordExists) {
+      if (file) rmSync(file, { force: true });
+      return new SetupCode(undefined);
+    }
     const code = newSetupCode();
     // warn, so it shows at the level most installs log at; the owner needs to see it.
     log.warn(`setup code: ${code} (no password is set yet: open the settings page and enter this code to set one)`);
-    return new SetupCode(code);
+    if (file) {
+      try {
+        writeFileSync(file, `${code}\n`, { mode: 0o600 });
+        chmodSync(file, 0o600); // an older file keeps its mode on write
+      } catch (err) {
+        log.warn(`the setup code could not be written to ${file} (it is in this log): ${errorMessage(err)}`);
+      }
+    }
+    return new SetupCode(code, file);
   }
 
   /** The code, for the composition root's callers (tests); undefined once used. */
@@ -52,5 +73,6 @@ export class SetupCode {
   /** The password is set: the code is spent. */
   consume(): void {
     this.code = undefined;
+    if (this.file) rmSync(this.file, { force: true });
   }
 }

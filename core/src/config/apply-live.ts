@@ -1,3 +1,4 @@
+import type { Alerts } from '../alerts/alerts.js';
 import type { EnergyTotals } from '../energy/kwh-totals.js';
 import type { ForecastStore } from '../forecast/store.js';
 import type { PriceBook } from '../grid/book.js';
@@ -14,12 +15,12 @@ const SITE_KEYS_FOR_PLUGINS = new Set(['site.timeZone', 'site.latitude', 'site.l
 /**
  * Hands changed site settings to the services that read them at start: energy totals (reset
  * period, time zone), the price book (multiplier, offset, time zone), the forecast store
- * (temperature unit) and the plugins (`ctx.site`: they restart with the new one). Returns
+ * (temperature unit), the alerts (thresholds) and the plugins (`ctx.site`: they restart with the new one). Returns
  * the disposer.
  */
 export function applySiteSettingsLive(
   settings: LiveSiteSettings,
-  services: { energy: EnergyTotals; prices: PriceBook; forecast: ForecastStore; plugins: PluginHost },
+  services: { energy: EnergyTotals; prices: PriceBook; forecast: ForecastStore; plugins: PluginHost; alerts?: Alerts },
 ): () => void {
   const listener: Parameters<LiveSiteSettings['on']>[1] = (config, changes) => {
     const changed = new Set(changes.map((c) => c.key));
@@ -29,6 +30,7 @@ export function applySiteSettingsLive(
     if (changed.has('prices.multiplier') || changed.has('prices.offset') || changed.has('site.timeZone')) {
       services.prices.reconfigure({ timeZone, multiplier: config.prices.multiplier, offset: config.prices.offset });
     }
+    if ([...changed].some((key) => key.startsWith('alerts.'))) services.alerts?.reconfigure(config.alerts);
     if (changed.has('site.temperatureUnit')) services.forecast.setTemperatureUnit(config.site.temperatureUnit);
     if ([...changed].some((key) => SITE_KEYS_FOR_PLUGINS.has(key))) {
       const site = {

@@ -69,6 +69,30 @@ export const configSchema = z
           .meta({ title: 'Price offset (per kWh)' }),
       })
       .strict(),
+    alerts: z
+      .object({
+        batteryBelowPercent: z
+          .number()
+          .min(0)
+          .max(100)
+          .nullable()
+          .describe('system/alert_battery_low turns on while the battery is below this state of charge; null = off.')
+          .meta({ title: 'Alert when the battery is below (%)' }),
+        deviceUnavailableMinutes: z
+          .number()
+          .min(0)
+          .max(10080)
+          .nullable()
+          .describe(
+            'system/alert_device_unavailable turns on when a device has not answered for this long; null = off.',
+          )
+          .meta({ title: 'Alert when a device is unavailable for (min)' }),
+        writeRefused: z
+          .boolean()
+          .describe('system/alert_write_refused turns on for 10 minutes after a write to a device is refused.')
+          .meta({ title: 'Alert when a write is refused' }),
+      })
+      .strict(),
     history: z
       .object({
         retentionDays: z
@@ -98,6 +122,13 @@ export const configSchema = z
           .positive()
           .describe('Failed logins from one address within the window before it is throttled.'),
         failedLoginWindowMs: z.number().int().positive().describe('Window in which failed logins are counted.'),
+        idleTokenDays: z
+          .number()
+          .positive()
+          .max(3650)
+          .describe(
+            'Tokens created with "idle_expiry": true (the settings page signs in with them) stop working after this many days unused, and are then deleted.',
+          ),
       })
       .strict(),
     mdns: z

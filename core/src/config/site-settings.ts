@@ -4,7 +4,7 @@ import { configSchema, siteTimeZone, type Config } from './schema.js';
 import { saveConfigChanges } from './save.js';
 
 /** The sections the settings page edits (the rest of config.json is for the file). */
-export const siteSettingsSchema = configSchema.pick({ site: true, energy: true, prices: true });
+export const siteSettingsSchema = configSchema.pick({ site: true, energy: true, prices: true, alerts: true });
 export type SiteSettings = z.infer<typeof siteSettingsSchema>;
 export type SiteSettingsSection = keyof SiteSettings;
 
@@ -14,12 +14,13 @@ export const siteSettingsPatchSchema = z.strictObject(
     site: siteSettingsSchema.shape.site.partial().optional(),
     energy: siteSettingsSchema.shape.energy.partial().optional(),
     prices: siteSettingsSchema.shape.prices.partial().optional(),
+    alerts: siteSettingsSchema.shape.alerts.partial().optional(),
   },
   {
     error: (issue) =>
       issue.code === 'unrecognized_keys'
         ? undefined
-        : 'the body must be a JSON object with any of "site", "energy" and "prices"',
+        : 'the body must be a JSON object with any of "site", "energy", "prices" and "alerts"',
   },
 );
 export type SiteSettingsPatch = z.infer<typeof siteSettingsPatchSchema>;
@@ -46,8 +47,8 @@ export class LiveSiteSettings extends SafeEmitter<{ changed: (now: Config, chang
   }
 
   current(): SiteSettings {
-    const { site, energy, prices } = this.config;
-    return structuredClone({ site, energy, prices });
+    const { site, energy, prices, alerts } = this.config;
+    return structuredClone({ site, energy, prices, alerts });
   }
 
   /** The site's time zone with null resolved to the system's. */
@@ -62,7 +63,7 @@ export class LiveSiteSettings extends SafeEmitter<{ changed: (now: Config, chang
   update(patch: SiteSettingsPatch): SettingChange[] {
     const changes: SettingChange[] = [];
     const toSave: Record<string, Record<string, unknown>> = {};
-    for (const section of ['site', 'energy', 'prices'] as const) {
+    for (const section of ['site', 'energy', 'prices', 'alerts'] as const) {
       const values = patch[section] as Record<string, unknown> | undefined;
       if (!values) continue;
       const target = this.config[section] as Record<string, unknown>;

@@ -50,6 +50,7 @@ export class WriteService {
   private readonly limiter: WriteRateLimiter;
   /** When each client was last warned about in the log for its refused writes. */
   private readonly warned = new Map<string, { at: number; refused: number }>();
+  private readonly refusedListeners = new Set<(topic: string, message: string) => void>();
 
   constructor(
     private readonly registry: TopicRegistry,
@@ -80,7 +81,21 @@ export class WriteService {
     return this.handlers.has(topic);
   }
 
+  /** Hears every refused write (the alerts); returns how to stop. */
+  onRefused(listener: (topic: string, message: string) => void): () => void {
+    this.refusedListeners.add(listener);
+    return () => {
+      this.refusedListeners.delete(listener);
+    };
+  }
+
   async write(request: WriteRequest): Promise<WriteOutcome> {
+    const outcome = await this.writeOrRefuse(request);
+    if (!outcome.ok) for (const listener of this.refusedListeners) listener(request.topic, outcome.message);
+    return outcome;
+  }
+
+  private async writeOrRefuse(request: WriteRequest): Promise<WriteOutcome> {
     // An integration (the MQTT bridge) writes for many clients it cannot tell apart: its
     // budget is per topic, so a flood on one setting leaves the others theirs.
     const retryAfterS = this.limiter.take(

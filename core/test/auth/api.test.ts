@@ -75,7 +75,15 @@ test('a bearer token is shown once at creation, listed without its secret, works
   });
   assert.equal(created.status, 201, created.text);
   const token = created.json as { id: string; name: string; token: string; created_at: string; expires_at: null };
-  assert.deepEqual(Object.keys(token).sort(), ['created_at', 'expires_at', 'id', 'name', 'scope', 'token']);
+  assert.deepEqual(Object.keys(token).sort(), [
+    'created_at',
+    'expires_at',
+    'id',
+    'idle_expiry',
+    'name',
+    'scope',
+    'token',
+  ]);
   assert.equal(typeof token.id, 'string');
   assert.equal(token.name, 'home-assistant');
   assert.match(token.token, /^hg_/);
@@ -85,7 +93,14 @@ test('a bearer token is shown once at creation, listed without its secret, works
   const listed = await api.call('/api/v1/tokens', { bearer: token.token });
   assert.equal(listed.status, 200);
   assert.deepEqual(listed.json, [
-    { id: token.id, name: 'home-assistant', created_at: '2025-06-01T12:00:00Z', expires_at: null, scope: 'admin' },
+    {
+      id: token.id,
+      name: 'home-assistant',
+      created_at: '2025-06-01T12:00:00Z',
+      expires_at: null,
+      scope: 'admin',
+      idle_expiry: false,
+    },
   ]);
   assert.ok(!listed.text.includes(token.token.slice(3)));
 
@@ -155,7 +170,7 @@ test('POST /tokens answers 400 for a bad body and 409 for a name in use', async 
   assertError(
     await post({ name: 'x', expiresAt: '2030-01-01T00:00:00Z' }),
     400,
-    /unknown field "expiresAt": only name, expires_at and scope/,
+    /unknown field "expiresAt": only name, expires_at, scope and idle_expiry/,
   );
   assertError(await post(['x']), 400, /the body must be a JSON object/);
   assertError(await post('{"name": '), 400, /not valid JSON/);

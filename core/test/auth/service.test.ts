@@ -150,6 +150,7 @@ test('tokens: created with a random secret stored only as its sha256, listed wit
       created_at: '2025-06-01T12:00:00Z',
       expires_at: null,
       scope: 'write',
+      idle_expiry: false,
     },
   );
   const other = await fx.auth.createToken({ name: 'grafana' });
@@ -167,8 +168,22 @@ test('tokens: created with a random secret stored only as its sha256, listed wit
   assert.deepEqual(stored!.secret_hash, createHash('sha256').update(created.token).digest());
 
   assert.deepEqual(await fx.auth.listTokens(), [
-    { id: created.id, name: 'home-assistant', created_at: '2025-06-01T12:00:00Z', expires_at: null, scope: 'write' },
-    { id: other.id, name: 'grafana', created_at: '2025-06-01T12:00:00Z', expires_at: null, scope: 'write' },
+    {
+      id: created.id,
+      name: 'home-assistant',
+      created_at: '2025-06-01T12:00:00Z',
+      expires_at: null,
+      scope: 'write',
+      idle_expiry: false,
+    },
+    {
+      id: other.id,
+      name: 'grafana',
+      created_at: '2025-06-01T12:00:00Z',
+      expires_at: null,
+      scope: 'write',
+      idle_expiry: false,
+    },
   ]);
   assert.deepEqual(await fx.auth.authenticate({ kind: 'token', secret: created.token }, IP), {
     ok: true,

@@ -24,6 +24,8 @@ export const tokenInfo = z.object({
   scope: z.enum(['read', 'write', 'admin']),
   created_at: utcTime,
   expires_at: utcTime.nullable(),
+  /** Stops working after auth.idleTokenDays without a request (a sign-in's token). */
+  idle_expiry: z.boolean(),
 });
 
 export const tokensResponse = z.array(tokenInfo);

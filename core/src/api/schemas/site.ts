@@ -11,5 +11,8 @@ export const setupStatus = z.object({ needs_setup: z.boolean() });
 /** PUT /api/v1/config: the site settings in force (site, energy, prices). */
 export const siteSettings = siteSettingsSchema;
 
-/** GET /api/v1/config: the site settings and their JSON Schema, for the settings page's form. */
-export const siteConfigResponse = siteSettingsSchema.extend({ schema: z.unknown() });
+/**
+ * GET /api/v1/config: the site settings, the zone in force (`site.timeZone`, or the
+ * system's when that is null) and their JSON Schema, for the settings page's form.
+ */
+export const siteConfigResponse = siteSettingsSchema.extend({ time_zone: z.string(), schema: z.unknown() });

@@ -1,0 +1,185 @@
+import { test, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { execFile } from 'node:child_process';
+import { readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { fileURLToPath } from 'node:url';
+import type { Browser, Page } from 'playwright-core';
+import { BROWSER_SKIP, launchChromium } from './browser.js';
+import { axeViolations, DESKTOP, horizontalOverflow, openPage, PHONE, screenshot, signIn } from './page.js';
+import { basic, startSite, type Site } from './site.js';
+
+// Energy by calendar on the Overview, against the real service with kWh totals history
+// imported the way an owner would (`heliograph history import`): the site is in Tokyo
+// (UTC+9, no daylight saving), the browser in Los Angeles with an en-GB locale.
+
+const MAIN = fileURLToPath(new URL('../../../core/dist/src/main.js', import.meta.url));
+const SITE_ZONE = 'Asia/Tokyo';
+const OFFSET = 9 * 3_600_000;
+const HOUR = 3_600_000;
+const DAY = 24 * HOUR;
+/** kWh per hour of each total in the imported history: a full day is 24 times this. */
+const PER_HOUR = {
+  pv_energy: 0.25,
+  load_energy: 0.5,
+  grid_energy_in: 0.125,
+  grid_energy_out: 0.05,
+  battery_energy_in: 0.2,
+  battery_energy_out: 0.15,
+};
+
+/** Local midnight (Tokyo) of the day containing `ms`. */
+const tokyoMidnight = (ms: number) => Math.floor((ms + OFFSET) / DAY) * DAY - OFFSET;
+/** Local Monday midnight (Tokyo) of the week containing `ms` (weekly reset, the default). */
+const tokyoMonday = (ms: number) => {
+  const midnight = tokyoMidnight(ms);
+  const weekday = (new Date(midnight + OFFSET).getUTCDay() + 6) % 7;
+  return midnight - weekday * DAY;
+};
+
+/**
+ * History of the six kWh totals for the 40 days before today (Tokyo), one reading at the
+ * end of every hour, restarting every Monday, as the core counts them.
+ */
+function totalsCsv(todayStart: number): string {
+  const lines = ['time,topic,value'];
+  for (const [name, perHour] of Object.entries(PER_HOUR)) {
+    let value = 0;
+    let week = -1;
+    for (let t = todayStart - 40 * DAY; t < todayStart; t += HOUR) {
+      if (tokyoMonday(t) !== week) {
+        week = tokyoMonday(t);
+        value = 0;
+      }
+      value = Math.round((value + perHour) * 1000) / 1000;
+      lines.push(`${new Date(t + HOUR - 10_000).toISOString()},total/${name},${value}`);
+    }
+  }
+  return `${lines.join('\n')}\n`;
+}
+
+let browser: Browser;
+let site: Site;
+let todayStart = 0;
+if (!BROWSER_SKIP) {
+  site = await startSite();
+  await site.waitForLog(/backfill complete/);
+  const put = await fetch(`${site.url}/api/v1/config`, {
+    method: 'PUT',
+    headers: { authorization: basic(), 'content-type': 'application/json' },
+    body: JSON.stringify({ site: { timeZone: SITE_ZONE } }),
+  });
+  assert.equal(put.status, 200, await put.text());
+  await site.stop();
+  todayStart = tokyoMidnight(Date.now());
+  const csv = join(site.dataDir, 'totals.csv');
+  writeFileSync(csv, totalsCsv(todayStart));
+  await promisify(execFile)(process.execPath, [MAIN, 'history', 'import', csv, '--data', site.dataDir], {
+    env: { ...process.env, HELIOGRAPH_LOG_LEVEL: 'warn' },
+  });
+  await site.restart();
+  browser = await launchChromium();
+  after(() => browser.close());
+}
+
+const BROWSER = { timezoneId: 'America/Los_Angeles', locale: 'en-GB' };
+
+async function choose(page: Page, period: string, date: string): Promise<void> {
+  await page.getByLabel('Period').selectOption(period);
+  await page.getByLabel('Date').fill(date);
+  await page.locator('.bars-box:not([aria-busy])').waitFor();
+}
+
+/** The rows of the energy table as text, keyed by their first cell. */
+async function tableRows(page: Page): Promise<Map<string, string[]>> {
+  const rows = await page
+    .locator('.energy-table tbody tr')
+    .evaluateAll((trs) => trs.map((tr) => [...tr.children].map((c) => c.textContent ?? '')));
+  return new Map(rows.map((r) => [r[0]!, r.slice(1)]));
+}
+
+const isoDay = (ms: number) => new Date(ms + OFFSET).toISOString().slice(0, 10);
+
+for (const [size, viewport] of [
+  ['desktop', DESKTOP],
+  ['phone', PHONE],
+] as const) {
+  test(
+    `${size}: a day has the same kWh in its day, week, month and year, in the site's zone`,
+    { skip: BROWSER_SKIP },
+    async (t) => {
+      const page = await openPage(t, browser, site.url, viewport, BROWSER);
+      await signIn(page);
+      // "Today" is the site's (Tokyo) date, not the browser's (Los Angeles).
+      await page.locator('.bars-box:not([aria-busy])').waitFor();
+      assert.equal(await page.getByLabel('Date').inputValue(), isoDay(Date.now()));
+      const day = todayStart - 10 * DAY;
+      await choose(page, 'day', isoDay(day));
+      const figures = await page.locator('.energy-history dl.energy').innerText();
+      assert.match(figures, /Solar produced\s+6 kWh/);
+      assert.match(figures, /Home used\s+12 kWh/);
+      assert.match(figures, /Bought from grid\s+3 kWh/);
+      assert.match(figures, /Sold to grid\s+1[.,]2 kWh/);
+      assert.match(figures, /Battery charged\s+4[.,]8 kWh/);
+      assert.match(figures, /Battery discharged\s+3[.,]6 kWh/);
+      // Self-sufficiency (12 − 3) / 12, self-consumption (6 − 1.2) / 6.
+      assert.match(figures, /Self-consumption\s+80%/);
+      assert.match(figures, /Self-sufficiency\s+75%/);
+      assert.equal(await page.locator('.bars-box').getAttribute('data-buckets'), '24');
+      // Hour labels in the browser's locale (en-GB: 24 h), no AM/PM.
+      const hours = await tableRows(page);
+      assert.equal(hours.size, 24);
+      assert.ok(![...hours.keys()].some((k) => /AM|PM/i.test(k)), [...hours.keys()].join(' '));
+      await screenshot(page, `${size}-energy-day`);
+
+      await choose(page, 'week', isoDay(day));
+      const week = await tableRows(page);
+      assert.equal(week.size, 7);
+      await choose(page, 'month', isoDay(day));
+      const month = await tableRows(page);
+      const shared = [...week.keys()].filter((k) => month.has(k));
+      assert.ok(shared.length >= 1, `the week and the month share days: ${[...week.keys()].join(', ')}`);
+      for (const label of shared) {
+        assert.deepEqual(week.get(label), month.get(label), `${label} in the week and in the month`);
+        // Every full past day: 6 kWh of solar, 12 of use.
+        if (week.get(label)![0] !== '0') assert.deepEqual(week.get(label)!.slice(0, 2), ['6', '12'], label);
+      }
+      await screenshot(page, `${size}-energy-month`);
+      // The year's bar of that month equals the month's sum.
+      const monthPv = [...month.values()].reduce((a, r) => a + Number(r[0]!.replace(',', '.')), 0);
+      await choose(page, 'year', isoDay(day));
+      const year = await tableRows(page);
+      assert.equal(year.size, 12);
+      const monthName = new Date(day + OFFSET).toLocaleDateString('en-GB', { month: 'long', timeZone: 'UTC' });
+      assert.equal(Number(year.get(monthName)![0]!.replace(',', '.')), monthPv, `${monthName} in the year`);
+      // Previous and next step by the period chosen.
+      await page.getByRole('button', { name: 'Previous year' }).click();
+      await page.locator('.bars-box:not([aria-busy])').waitFor();
+      assert.match(
+        await page.locator('.period-title').innerText(),
+        new RegExp(String(new Date(day).getUTCFullYear() - 1)),
+      );
+      assert.deepEqual(await horizontalOverflow(page), [], 'overflow');
+      assert.deepEqual(await axeViolations(page), [], 'axe-core');
+      // A tap on a bar says its figures.
+      await page.getByRole('button', { name: 'Next year' }).click();
+      await page.locator('.bars-box:not([aria-busy])').waitFor();
+      await page.locator('.energy-bars .hit').first().click();
+      assert.match(
+        await page.locator('.energy-history .bar-detail').innerText(),
+        /January: solar produced [\d.,]+ kWh/,
+      );
+      // The CSV of what is shown: a header and one line per month.
+      const [download] = await Promise.all([
+        page.waitForEvent('download'),
+        page.getByRole('link', { name: 'Download CSV' }).click(),
+      ]);
+      assert.match(download.suggestedFilename(), /^energy-year-\d{4}-01-01\.csv$/);
+      const csv = readFileSync(await download.path(), 'utf8');
+      const lines = csv.trim().split('\n');
+      assert.equal(lines[0], `start (${SITE_ZONE}),pv_kwh,load_kwh,import_kwh,export_kwh,charge_kwh,discharge_kwh`);
+      assert.equal(lines.length, 13);
+    },
+  );
+}
