@@ -268,12 +268,16 @@ export class AuthService extends SafeEmitter<AuthEvents> implements Authenticato
   /**
    * A token the database vouched for earlier and that is still valid now. Revoking clears the
    * cache, so a revoked token is never known; the expiry is checked against the clock here.
-   * A token the cache does not hold is not known (the full check reads and caches it).
+   * A token the cache does not hold is not known (the full check reads and caches it), nor is
+   * an idle-expiring one whose last use is older than the resolution its use is recorded at:
+   * the full check then records this use, so a token polled only here never looks idle.
    */
   private knownToken(secret: string): Identity | undefined {
     if (!this.passwordSeen) return undefined;
     const row = this.tokenCache.get(tokenDigest(secret).toString('hex'));
-    if (!row || (row.expires_at !== null && this.clock.now() >= row.expires_at)) return undefined;
+    const now = this.clock.now();
+    if (!row || (row.expires_at !== null && now >= row.expires_at)) return undefined;
+    if (row.idle_expiry && now - (row.last_used_at ?? row.created_at) >= LAST_USED_RESOLUTION_MS) return undefined;
     return { who: row.name, scope: row.scope, token: { id: row.id, expiresAt: row.expires_at } };
   }
 

@@ -87,3 +87,19 @@ test('an expired token leaves the lane the moment it expires', async (t) => {
   fx.clock.advance(1);
   assert.equal(fx.get(`Bearer ${created.token}`).taken, false, 'expired: koa refuses it with the expiry');
 });
+
+test("an idle-expiring token (a sign-in's) leaves the lane once a minute so its use is recorded, and for good once idle", async (t) => {
+  const fx = await fixture(t);
+  const created = await fx.auth.createToken({ name: 'page', scope: 'admin', idleExpiry: true });
+  const secret = { kind: 'token' as const, secret: created.token };
+  assert.equal((await fx.auth.authenticate(secret, IP)).ok, true);
+  fx.clock.advance(59_000);
+  assert.equal(fx.get(`Bearer ${created.token}`).taken, true, 'used within the minute: known');
+  fx.clock.advance(1_000);
+  assert.equal(fx.get(`Bearer ${created.token}`).taken, false, 'a minute on, the full check records the use');
+  assert.equal((await fx.auth.authenticate(secret, IP)).ok, true);
+  assert.equal(fx.get(`Bearer ${created.token}`).taken, true, 'recorded: known again');
+  fx.clock.advance(31 * 86_400_000);
+  assert.equal(fx.get(`Bearer ${created.token}`).taken, false, 'idle past its time: not known');
+  assert.equal((await fx.auth.authenticate(secret, IP)).ok, false, 'and refused by the full check');
+});
