@@ -53,6 +53,7 @@ export {
   type ForecastApi,
   type ForecastPoints,
   type ForecastRun,
+  type PlanSeries,
   type ForecastTopic,
   type JobOptions,
   type MetricDeclaration,

@@ -5,6 +5,7 @@ import { drawChart, energyOf, loadChartData, RANGES, type Agg, type RangeId } fr
 import { h, replace } from './dom.js';
 import { mountPowerFlow } from './flow.js';
 import { formatQuantity } from './format.js';
+import { mountPlan } from './plan.js';
 import { mountPrices } from './prices.js';
 import type { ScreenContext } from './screens.js';
 import { mountStaleNotice } from './stale.js';
@@ -51,6 +52,7 @@ export function mountDashboard(container: HTMLElement, ctx: ScreenContext): () =
   );
   const energyTitle = h('h3', { id: 'energy-title' }, 'Energy today');
   const prices = h('div', { class: 'prices' }, h('p', { class: 'hint' }, 'Loading prices…'));
+  const plan = h('div', { class: 'plan' });
   replace(
     container,
     stale,
@@ -62,7 +64,9 @@ export function mountDashboard(container: HTMLElement, ctx: ScreenContext): () =
     ),
     card('History', 'history', controls, chartBox, chartHint),
     card('Grid prices', 'prices', prices),
+    card('Battery plan', 'plan', plan),
   );
+  stops.push(mountPlan(plan, ctx.live));
   stops.push(mountPowerFlow(flow, ctx.live));
   stops.push(mountStaleNotice(stale, ctx));
   void mountPrices(prices);

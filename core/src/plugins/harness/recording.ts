@@ -51,6 +51,7 @@ export class Recording {
         store.publish(source, run);
         this.forecasts.push(run);
       },
+      dropPlans: (source) => store.dropPlans(source),
     };
   }
 
