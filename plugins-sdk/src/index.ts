@@ -1,5 +1,5 @@
 /**
- * The Heliograph plugin SDK, version 1 (1.1).
+ * The Heliograph plugin SDK, version 1 (1.2).
  *
  * A plugin is an npm package with the keyword `heliograph-plugin` and a `heliograph` field in
  * its package.json (`{ "id": "my-inverter", "kind": "inverter", "sdk": "^1" }`). Its default
@@ -43,6 +43,18 @@ export { assertJsonDepth, JsonTooDeepError, MAX_JSON_DEPTH } from './json-depth.
 export { ConfigError, DeviceRefusedError, NoAnswerError } from './errors.js';
 export { formatZodError, formatZodIssue, formatZodPath, type ZodErrorFormatOptions } from './zod-errors.js';
 export { batteryMetrics, inverterMetrics, pvStringMetrics } from './vocabulary.js';
+export {
+  batteryConfigSchema,
+  batteryControl,
+  commandProblem,
+  BATTERY_CONTROL_TOPICS,
+  BATTERY_MODES,
+  type BatteryCommand,
+  type BatteryControl,
+  type BatteryControlOptions,
+  type BatteryLimits,
+  type BatteryMode,
+} from './battery-control.js';
 export {
   deviceFromId,
   type Device,

@@ -99,7 +99,7 @@ for (const transport of ['tcp', 'rtu-over-tcp'] as const) {
     assert.equal(values.get('inverter_1/firmware_version'), '1.4.2');
 
     // Night with the battery held at its reserve: the load comes from the grid (+ import).
-    device.minReservePct = 100;
+    device.storage.minReservePct = 100;
     clock = new Date(2026, 5, 21, 23, 0);
     const night = await valuesWhen(
       server,

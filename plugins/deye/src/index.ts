@@ -4,7 +4,7 @@
  * inverter's and battery's readings under the standard vocabulary, and writes its settings
  * (checked by reading the register back).
  */
-import { definePlugin, inverterMetrics, z } from '@heliograph/plugins-sdk';
+import { batteryConfigSchema, definePlugin, inverterMetrics, z } from '@heliograph/plugins-sdk';
 import {
   connectionSchema,
   inverterOnUnit,
@@ -15,6 +15,7 @@ import {
   unitIdDeviceConfigSchema,
   watchUnit,
 } from '@heliograph/plugins-sdk/connections';
+import { deyeBatteryControl } from './battery-control.js';
 import { deyeMap, identityMap } from './register-map.js';
 
 /**
@@ -23,7 +24,11 @@ import { deyeMap, identityMap } from './register-map.js';
  * @example
  * { "connection": { "type": "solarman", "host": "192.168.1.40", "loggerSerial": 2712345678 }, "pollIntervalMs": 5000 }
  */
-const configSchema = z.strictObject({ connection: connectionSchema, ...pollingFields });
+const configSchema = z.strictObject({
+  connection: connectionSchema,
+  ...pollingFields,
+  battery: batteryConfigSchema.optional(),
+});
 
 export default definePlugin({
   id: 'deye',
@@ -35,6 +40,9 @@ export default definePlugin({
     const modbus = openModbus(config.connection, { timeoutMs });
     const devices = battery ? [inverter, battery] : [inverter];
     const unit = watchUnit(ctx, { modbus, unitId, devices });
+    // Battery control through the time-of-use program, on the inverter, when the battery is described.
+    const control =
+      battery && config.battery ? deyeBatteryControl({ modbus, unitId, timeoutMs, battery: config.battery }) : null;
 
     for (const device of devices) {
       const { metrics, settings } = registerMapDeclarations(deyeMap, {
@@ -43,11 +51,13 @@ export default definePlugin({
         unitId,
         timeoutMs,
       });
+      const controlled = device.kind === 'inverter' && control;
       ctx.topics.declare({
         device: device.id,
         pollIntervalMs: config.pollIntervalMs,
-        metrics: device.kind === 'inverter' ? [inverterMetrics.pv_power, ...metrics] : metrics,
-        settings,
+        metrics:
+          device.kind === 'inverter' ? [inverterMetrics.pv_power, ...metrics, ...(control?.metrics ?? [])] : metrics,
+        settings: controlled ? [...settings, ...control.settings] : settings,
         identity: { manufacturer: 'Deye' },
       });
     }
@@ -64,7 +74,7 @@ export default definePlugin({
       const pv = values.inverter; // pv_power is the sum of the two strings
       ctx.topics.publish({
         device: inverter.id,
-        values: { ...pv, pv_power: Number(pv.pv_power_1) + Number(pv.pv_power_2) },
+        values: { ...pv, pv_power: Number(pv.pv_power_1) + Number(pv.pv_power_2), ...control?.info },
       });
       if (battery) ctx.topics.publish({ device: battery.id, values: values.battery });
     };

@@ -3,13 +3,14 @@
  * batteries as plugins.json assigns it, following the sun at the site's coordinates, plus a
  * demo forecast and demo prices, so a fresh install shows live data on every endpoint.
  */
-import { type Disposer, definePlugin } from '@heliograph/plugins-sdk';
+import { batteryControl, type Disposer, definePlugin } from '@heliograph/plugins-sdk';
+import { bankLimits } from './control.js';
 import { runBackfill, planBackfill } from './backfill.js';
 import { configSchema, createSiteModel, isKnownTimeZone } from './config.js';
 import { BATTERY_METRICS, INVERTER_METRICS, MAX_CHARGE_CURRENT, SETTING_NAMES } from './declarations.js';
 import { demoForecast } from './forecast.js';
 import { LiveSimulation } from './live.js';
-import { loadBackfill, loadSettings, loadState, saveSettings, STORE_KEYS } from './persisted.js';
+import { loadBackfill, loadControl, loadSettings, loadState, saveSettings, STORE_KEYS } from './persisted.js';
 import { demoPriceSlots } from './prices.js';
 import { initialState, OUTPUT_SOURCE_PRIORITIES, type OutputSourcePriority } from './site.js';
 
@@ -43,13 +44,33 @@ export default definePlugin({
     const state = (await loadState(ctx.store)) ?? initialState(model, ctx.now(), config.initialSoc);
     const sim = new LiveSimulation(ctx, model, inverters, batteries, state, settings);
 
+    // Battery control steers the whole bank, declared on the first inverter.
+    const limits = bankLimits(model);
+    const restored = await loadControl(ctx.store);
+    const control = limits
+      ? batteryControl({
+          limits,
+          initial: restored,
+          apply: async ({ command }) => {
+            sim.applyControl(command);
+            await ctx.store.set(STORE_KEYS.control, command);
+          },
+        })
+      : null;
+    if (control) {
+      sim.control = control.current();
+      sim.controlInfo = control.info;
+    }
+
     inverters.forEach((device, i) => {
+      const withControl = i === 0 && control;
       ctx.topics.declare({
         device: device.id,
         pollIntervalMs: config.pollIntervalMs,
         identity: sim.info[i]!.identity,
-        metrics: INVERTER_METRICS,
+        metrics: withControl ? [...INVERTER_METRICS, ...control.metrics] : INVERTER_METRICS,
         settings: [
+          ...(withControl ? control.settings : []),
           {
             name: SETTING_NAMES.outputSourcePriority,
             displayName: 'Output source priority',

@@ -1,5 +1,5 @@
 /** The running simulation: advances the pure model to "now" and publishes what it reads. */
-import type { Device, PluginContext } from '@heliograph/plugins-sdk';
+import type { BatteryCommand, Device, PluginContext } from '@heliograph/plugins-sdk';
 import { batteryValues, type InverterInfo, inverterInfo, inverterValues } from './declarations.js';
 import { type InverterSettings, type SiteModel, type SiteReadings, type SiteState, step } from './site.js';
 
@@ -14,6 +14,10 @@ export const MAX_CATCH_UP_MS = 3_600_000;
 export class LiveSimulation {
   /** What each inverter says it is, in device order. */
   readonly info: InverterInfo[];
+  /** The battery-control command in force for the whole bank; `normal` leaves each inverter to its priority. */
+  control: BatteryCommand = { mode: 'normal', powerW: 0, targetSoc: 100 };
+  /** The capability's info values, published with the first inverter's. */
+  controlInfo: Record<string, number> = {};
 
   constructor(
     private readonly ctx: PluginContext,
@@ -35,9 +39,15 @@ export class LiveSimulation {
       this.state = { ...this.state, time: now - MAX_CATCH_UP_MS };
     }
     // A clock that went backwards gets readings for the current state, without integrating.
-    let result = step(this.model, { ...this.state, time: Math.min(this.state.time, now) }, 0, this.settings);
+    let result = step(
+      this.model,
+      { ...this.state, time: Math.min(this.state.time, now) },
+      0,
+      this.settings,
+      this.control,
+    );
     while (result.state.time < now) {
-      result = step(this.model, result.state, Math.min(STEP_MS, now - result.state.time), this.settings);
+      result = step(this.model, result.state, Math.min(STEP_MS, now - result.state.time), this.settings, this.control);
     }
     this.state = result.state;
     return result.readings;
@@ -48,7 +58,10 @@ export class LiveSimulation {
     this.inverters.forEach((device, i) => {
       this.ctx.topics.publish({
         device: device.id,
-        values: inverterValues(readings.inverters[i]!, this.settings[i]!, this.info[i]!),
+        values: {
+          ...inverterValues(readings.inverters[i]!, this.settings[i]!, this.info[i]!),
+          ...(i === 0 ? this.controlInfo : {}),
+        },
       });
     });
     this.batteries.forEach((device, b) => {
@@ -63,6 +76,13 @@ export class LiveSimulation {
   applySetting(index: number, change: Partial<InverterSettings>): void {
     this.advanceTo(this.ctx.now());
     Object.assign(this.settings[index]!, change);
+    this.publish(this.advanceTo(this.ctx.now()));
+  }
+
+  /** Sets the battery-control command, integrating up to now under the old one first. */
+  applyControl(command: BatteryCommand): void {
+    this.advanceTo(this.ctx.now());
+    this.control = { ...command };
     this.publish(this.advanceTo(this.ctx.now()));
   }
 }

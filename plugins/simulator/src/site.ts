@@ -2,7 +2,9 @@
  * The simulated site and its time step. `step` is pure: (model, state, dt, settings) ->
  * (state, readings); the live poll, the backfill and the tests all drive the same function.
  */
+import type { BatteryCommand } from '@heliograph/plugins-sdk';
 import { openCircuitVoltage, terminalVoltage } from './battery.js';
+import { commandedPower } from './control.js';
 import type { HouseholdLoad } from './load.js';
 import { clamp, roundTo } from './random.js';
 import { clearSkyTiltedIrradiance, type PanelOrientation, pvYieldPerPeakWatt, sunVector } from './sun.js';
@@ -129,16 +131,20 @@ function relax(current: number, target: number, dtMs: number, timeConstantMs: nu
   return target + (current - target) * Math.exp(-dtMs / timeConstantMs);
 }
 
+const NORMAL: BatteryCommand = { mode: 'normal', powerW: 0, targetSoc: 100 };
+
 /**
  * Advances the site by `dtMs` and returns the readings at the new time. The battery power
  * chosen at the new time is held over the whole step for the SOC, and limited so the step
- * can neither overfill the battery nor take it below the reserve.
+ * can neither overfill the battery nor take it below the reserve. A battery-control command
+ * other than `normal` overrides every inverter's output source priority (control.ts).
  */
 export function step(
   model: SiteModel,
   state: SiteState,
   dtMs: number,
   settings: readonly InverterSettings[],
+  control: BatteryCommand = NORMAL,
 ): { state: SiteState; readings: SiteReadings } {
   const t = state.time + dtMs;
   const dtHours = dtMs / 3_600_000;
@@ -163,6 +169,10 @@ export function step(
     }
   }
   const chargerVoltage = openCircuitVoltage(state.soc);
+  // The power over the step that brings the bank exactly to the commanded target.
+  const toTargetWh = ((control.targetSoc - state.soc) / 100) * bankCapacityWh;
+  const toTargetChargeW = dtHours > 0 ? Math.max(0, toTargetWh) / CHARGE_EFFICIENCY / dtHours : Infinity;
+  const toTargetDischargeW = dtHours > 0 ? (Math.max(0, -toTargetWh) * DISCHARGE_EFFICIENCY) / dtHours : Infinity;
 
   const inverters: InverterReading[] = [];
   const inverterTemperatureC: number[] = [];
@@ -174,8 +184,19 @@ export function step(
     const load = Math.round(siteLoad * share);
     const ownChargeLimit = Math.min(chargeLimit * share, setting.maxChargeCurrentA * chargerVoltage);
     // Rounded down so the published power never exceeds a limit by the rounding.
+    const commanded = commandedPower(control, state.soc, {
+      pv,
+      load,
+      chargeLimit: ownChargeLimit,
+      dischargeLimit: dischargeLimit * share,
+      toTargetChargeW: toTargetChargeW * share,
+      toTargetDischargeW: toTargetDischargeW * share,
+      share,
+    });
     const battery =
-      Math.trunc(dispatch(setting.outputSourcePriority, pv, load, ownChargeLimit, dischargeLimit * share)) + 0;
+      Math.trunc(
+        commanded ?? dispatch(setting.outputSourcePriority, pv, load, ownChargeLimit, dischargeLimit * share),
+      ) + 0;
     const grid = load - pv + battery;
     bankPower += battery;
     const throughput = (pv + load + Math.abs(battery)) / (2 * peakW);

@@ -2,9 +2,10 @@
  * The SunSpec driver: any SunSpec inverter over Modbus (TCP, or RTU on a serial port or an
  * RS485-over-TCP gateway). Finds the device's model chain, reads its identity from model 1
  * and, every poll, the inverter (101-103 / 111-113), its MPPT inputs (160), a meter
- * (201-204) and a battery (124 / 802) where the device has them. Read-only.
+ * (201-204) and a battery (124 / 802) where the device has them. Where model 124 offers
+ * storage controls it declares battery control (battery-control.ts); otherwise read-only.
  */
-import { definePlugin, DeviceRefusedError, z, type Disposer } from '@heliograph/plugins-sdk';
+import { batteryConfigSchema, definePlugin, DeviceRefusedError, z, type Disposer } from '@heliograph/plugins-sdk';
 import {
   connectionSchema,
   inverterOnUnit,
@@ -13,6 +14,7 @@ import {
   unitIdDeviceConfigSchema,
   watchUnit,
 } from '@heliograph/plugins-sdk/connections';
+import { storageLimits, sunspecBatteryControl, type SunSpecBatteryControl } from './battery-control.js';
 import { discoverChain, type ReadTarget } from './chain.js';
 import { round } from './points.js';
 import { layoutOf, readLayout, type Layout } from './layout.js';
@@ -34,7 +36,11 @@ import {
  * @example
  * { "connection": { "type": "tcp", "host": "192.168.1.50", "port": 502 }, "pollIntervalMs": 5000 }
  */
-const configSchema = z.strictObject({ connection: connectionSchema, ...pollingFields });
+const configSchema = z.strictObject({
+  connection: connectionSchema,
+  ...pollingFields,
+  battery: batteryConfigSchema.optional(),
+});
 
 export default definePlugin({
   id: 'sunspec',
@@ -51,12 +57,16 @@ export default definePlugin({
     /** Declares the inverter with `strings` MPPT inputs, replacing its previous declaration. */
     let undeclareInverter: Disposer | undefined;
     let declaredStrings = 0;
+    /** Battery control, once discovery found model 124 with StorCtl_Mod. */
+    let storage: SunSpecBatteryControl | undefined;
     const declareInverter = (strings: number) => {
       undeclareInverter?.();
+      const control = storage?.control;
       undeclareInverter = ctx.topics.declare({
         device: inverter.id,
         pollIntervalMs,
-        metrics: inverterDeclarations(strings),
+        metrics: [...inverterDeclarations(strings), ...(control ? [BATTERY_SOC, ...control.metrics] : [])],
+        settings: control?.settings ?? [],
       });
       declaredStrings = strings;
     };
@@ -73,9 +83,30 @@ export default definePlugin({
       }
       const layout = layoutOf(chain);
       ctx.log.info(`${where}: SunSpec models ${chain.models.map((m) => m.id).join(', ')} from ${chain.base}`);
-      const { common, mppt } = await readLayout(target, layout, ['common', 'mppt']);
+      const {
+        common,
+        mppt,
+        storage: controls,
+        battery: bank,
+      } = await readLayout(target, layout, ['common', 'mppt', 'storage', 'battery']);
       const strings = mppt ? mpptCount(mppt) : 0;
-      if (strings !== declaredStrings) declareInverter(strings);
+      const hadControl = storage !== undefined;
+      if (!storage && layout.storage && controls && controls.u16(3) !== null) {
+        const limits = storageLimits(config.battery, controls, bank);
+        if (limits) {
+          const storageModel = layout.storage;
+          storage = sunspecBatteryControl({
+            target: { modbus, unitId, timeoutMs },
+            storage: storageModel,
+            limits,
+            log: (message) => ctx.log.info(`${inverter.id}: ${message}`),
+          });
+        } else
+          ctx.log.warn(
+            `${inverter.id}: model 124 offers storage controls, but neither config.battery nor model 802 gives the battery's capacity: no battery control`,
+          );
+      }
+      if (strings !== declaredStrings || hadControl !== (storage !== undefined)) declareInverter(strings);
       if (common) ctx.topics.identify({ device: inverter.id, identity: identityOf(common) });
       if (battery && !layout.storage && !layout.battery) {
         const reason = `${where} reports no battery (SunSpec model 124 or 802)`;
@@ -98,8 +129,13 @@ export default definePlugin({
         values.pv_power = strings.pv_power ?? values.pv_power ?? null;
         values.battery_power = bank?.power ?? null;
         values.load_power = loadPower(values);
+        if (storage) {
+          Object.assign(values, storage.control.info, { battery_state_of_charge: bank?.state_of_charge ?? null });
+        }
         ctx.topics.publish({ device: inverter.id, values });
         if (battery && bank) ctx.topics.publish({ device: battery.id, values: bank });
+        const soc = bank?.state_of_charge;
+        await storage?.afterPoll({ soc: typeof soc === 'number' ? soc : null, signal });
       } catch (err) {
         // A refused read: the chain may have changed (a firmware update); find it again.
         if (err instanceof DeviceRefusedError) layout = undefined;
@@ -118,6 +154,9 @@ export default definePlugin({
     };
   },
 });
+
+/** The state of charge on the inverter itself, for a planner that reads the controlling device. */
+const BATTERY_SOC = { name: 'battery_state_of_charge', displayName: 'Battery state of charge', unit: '%' };
 
 /**
  * What the house draws: the inverter's AC output plus what the grid meter imports (a meter at

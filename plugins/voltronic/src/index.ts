@@ -2,9 +2,11 @@
  * The Voltronic / Axpert driver (PI30 protocol) over a serial port or a TCP serial bridge:
  * polls QPIGS, QMOD and QPIRI every `pollIntervalMs`, identifies the inverter with QID and
  * QVFW, and writes output source priority (POP), charger priority (PCP) and the max charge
- * current (MCHGC, from the currents QMCHGCR lists).
+ * current (MCHGC, from the currents QMCHGCR lists). With `battery` configured it offers
+ * battery control (battery-control.ts).
  */
 import {
+  batteryConfigSchema,
   definePlugin,
   inverterMetrics,
   NoAnswerError,
@@ -14,12 +16,14 @@ import {
   type SettingOption,
 } from '@heliograph/plugins-sdk';
 import { openStreamLink, pollingFields, streamConnectionSchema } from '@heliograph/plugins-sdk/connections';
+import { voltronicBatteryControl } from './battery-control.js';
 import { Pi30Client } from './client.js';
 import { chargeCurrents, gridPower, qmodMode, qpigsValues, qpiriSettings } from './qpigs.js';
 
 const configSchema = z.strictObject({
   connection: streamConnectionSchema,
   ...pollingFields,
+  battery: batteryConfigSchema.optional(),
 });
 
 const OUTPUT_PRIORITIES: SettingOption<number>[] = [
@@ -76,11 +80,17 @@ export default definePlugin({
     });
     const offConnect = link.on('connect', () => ctx.status.ok());
 
+    // Battery control through the priorities, when the battery is described.
+    const battery = config.battery
+      ? voltronicBatteryControl({ client, battery: config.battery, log: (m) => ctx.log.info(`${device}: ${m}`) })
+      : null;
+
     ctx.topics.declare({
       device,
       pollIntervalMs: config.pollIntervalMs,
-      metrics,
+      metrics: [...metrics, ...(battery?.control.metrics ?? [])],
       settings: [
+        ...(battery?.control.settings ?? []),
         {
           name: 'output_source_priority',
           displayName: 'Output source priority',
@@ -145,7 +155,13 @@ export default definePlugin({
           output_source_priority: labelOf(OUTPUT_PRIORITIES, settings.outputPriority),
           charger_source_priority: labelOf(CHARGER_PRIORITIES, settings.chargerPriority),
           max_charge_current: String(settings.maxChargeCurrent),
+          ...battery?.control.info,
         },
+      });
+      await battery?.afterPoll({
+        soc: Number(status.battery_state_of_charge),
+        voltage: Number(status.battery_voltage),
+        signal,
       });
     };
 

@@ -13,6 +13,7 @@ import {
   type ModbusDevice,
 } from '@heliograph/plugins-sdk/emulator';
 import { applySetting, DEFAULT_SETTINGS, siteFlows, validSetting, type DeyeSettings, type Flows } from './site.js';
+import { TouProgram } from './tou.js';
 
 /** Holding registers 0..599 can be read (unmapped ones read 0); beyond is an illegal address. */
 const REGISTER_COUNT = 600;
@@ -40,6 +41,8 @@ export interface DeyeDeviceOptions {
  */
 export class DeyeDevice implements ModbusDevice {
   readonly settings: DeyeSettings = structuredClone(DEFAULT_SETTINGS);
+  /** The time-of-use program (registers 232, 248, 250..279). */
+  readonly tou = new TouProgram();
   /** State of charge, % (fractional: the register shows it rounded). */
   soc: number;
   private readonly now: () => Date;
@@ -66,19 +69,29 @@ export class DeyeDevice implements ModbusDevice {
   writeRegisters({ address, values }: { address: number; values: number[] }): void {
     values.forEach((value, i) => {
       const at = address + i;
-      if (!validSetting(at, 0)) throw new ModbusException({ code: ModbusExceptionCode.illegalDataAddress });
-      if (!validSetting(at, value)) throw new ModbusException({ code: ModbusExceptionCode.illegalDataValue });
+      const valid = TouProgram.owns(at) ? TouProgram.valid : validSetting;
+      if (!TouProgram.owns(at) && !validSetting(at, 0))
+        throw new ModbusException({ code: ModbusExceptionCode.illegalDataAddress });
+      if (!valid(at, value)) throw new ModbusException({ code: ModbusExceptionCode.illegalDataValue });
     });
     this.step();
-    values.forEach((value, i) => applySetting(this.settings, address + i, value));
+    values.forEach((value, i) => {
+      if (TouProgram.owns(address + i)) this.tou.write(address + i, value);
+      else applySetting(this.settings, address + i, value);
+    });
   }
 
   /** Moves the battery and today's counters on to now; returns the flows now. */
   private step(): Flows {
     const time = this.now();
     const hours = this.day.advance();
-    const flows = siteFlows({ time, soc: this.soc, settings: this.settings, peakPvW: this.peakPvW });
-    this.soc = clamp(this.soc + ((flows.charge - flows.discharge) * hours * 100) / this.capacityWh, 0, 100);
+    const tou = this.tou.effect(time);
+    const flows = siteFlows({ time, soc: this.soc, settings: this.settings, peakPvW: this.peakPvW, tou });
+    let soc = clamp(this.soc + ((flows.charge - flows.discharge) * hours * 100) / this.capacityWh, 0, 100);
+    // The program's SOC is where discharging, or charging from the grid, stops.
+    if (tou && flows.discharge > 0) soc = Math.max(soc, Math.min(this.soc, tou.floorSoc));
+    if (tou?.gridChargeToSoc != null && this.soc < tou.gridChargeToSoc) soc = Math.min(soc, tou.gridChargeToSoc);
+    this.soc = soc;
     this.day.add('pv', flows.pv1 + flows.pv2, hours);
     this.day.add('import', flows.gridImport, hours);
     this.day.add('export', flows.gridExport, hours);
@@ -134,8 +147,7 @@ export class DeyeDevice implements ModbusDevice {
       [245, this.settings.maxSellW],
     ]);
     textWords(this.serial, SERIAL_LENGTH).forEach((word, i) => r.set(SERIAL_ADDRESS + i, word));
-    this.settings.touStart.forEach((hhmm, i) => r.set(250 + i, hhmm));
-    this.settings.touSoc.forEach((soc, i) => r.set(268 + i, soc));
+    for (const [address, value] of this.tou.registers()) r.set(address, value);
     return r;
   }
 }

@@ -4,6 +4,7 @@
  * device's energy priority, work mode and limits steer it.
  */
 import { householdLoad, sunFraction } from '@heliograph/plugins-sdk/emulator';
+import type { TouEffect } from './tou.js';
 
 /** The writable settings, in the units of their registers. */
 export interface DeyeSettings {
@@ -15,9 +16,6 @@ export interface DeyeSettings {
   gridChargeA: number;
   maxChargeA: number;
   maxDischargeA: number;
-  /** Time-of-use slot starts (HHMM) and their SOC targets (%), six each. */
-  touStart: number[];
-  touSoc: number[];
 }
 
 export const DEFAULT_SETTINGS: DeyeSettings = {
@@ -27,8 +25,6 @@ export const DEFAULT_SETTINGS: DeyeSettings = {
   gridChargeA: 0,
   maxChargeA: 50,
   maxDischargeA: 50,
-  touStart: [0, 400, 800, 1200, 1600, 2000],
-  touSoc: [20, 20, 20, 20, 20, 20],
 };
 
 /** Below this the inverter stops discharging the battery. */
@@ -57,11 +53,20 @@ export function batteryVoltage(soc: number): number {
  * @example
  * siteFlows({ time: new Date(2026, 5, 21, 12), soc: 50, settings: DEFAULT_SETTINGS, peakPvW: 6000 });
  */
-export function siteFlows(options: { time: Date; soc: number; settings: DeyeSettings; peakPvW: number }): Flows {
+export function siteFlows(options: {
+  time: Date;
+  soc: number;
+  settings: DeyeSettings;
+  peakPvW: number;
+  /** The time-of-use program's effect now (tou.ts); null or absent with the timer off. */
+  tou?: TouEffect | null;
+}): Flows {
   const { time, soc, settings } = options;
+  const tou = options.tou ?? null;
   const voltage = batteryVoltage(soc);
   const maxCharge = soc >= 100 ? 0 : settings.maxChargeA * voltage;
-  const maxDischarge = soc <= MIN_SOC ? 0 : settings.maxDischargeA * voltage;
+  const floorSoc = Math.max(MIN_SOC, tou?.floorSoc ?? 0);
+  const maxDischarge = soc <= floorSoc ? 0 : Math.min(settings.maxDischargeA * voltage, tou?.maxDischargeW ?? Infinity);
   let pv = options.peakPvW * sunFraction(time);
   const load = householdLoad(time);
   let charge = 0;
@@ -73,6 +78,14 @@ export function siteFlows(options: { time: Date; soc: number; settings: DeyeSett
     const surplus = pv - load;
     if (surplus >= 0) charge = Math.min(surplus, maxCharge);
     else discharge = Math.min(-surplus, maxDischarge);
+  }
+  if (tou?.gridChargeToSoc != null && soc < tou.gridChargeToSoc) {
+    // A grid-charging slot: the grid tops up what PV does not give, at the grid charge current.
+    charge = Math.max(charge, Math.min(settings.gridChargeA * voltage, maxCharge));
+    discharge = 0;
+  } else if (tou && settings.workMode === 0 && charge === 0) {
+    // Selling first on the timer: the battery discharges at the slot's power down to its SOC.
+    discharge = maxDischarge;
   }
   let grid = load + charge - discharge - pv;
   // Export above what the settings allow is not produced: the inverter throttles its PV.
@@ -100,8 +113,6 @@ export function validSetting(address: number, value: number): boolean {
   if (address === 244) return value <= 2;
   if (address === 245) return value <= 12000;
   if (address === 230 || address === 210 || address === 211) return value <= 185;
-  if (address >= 250 && address <= 255) return Math.floor(value / 100) < 24 && value % 100 < 60;
-  if (address >= 268 && address <= 273) return value <= 100;
   return false;
 }
 
@@ -113,6 +124,4 @@ export function applySetting(settings: DeyeSettings, address: number, value: num
   else if (address === 230) settings.gridChargeA = value;
   else if (address === 210) settings.maxChargeA = value;
   else if (address === 211) settings.maxDischargeA = value;
-  else if (address >= 250 && address <= 255) settings.touStart[address - 250] = value;
-  else if (address >= 268 && address <= 273) settings.touSoc[address - 268] = value;
 }

@@ -22,19 +22,19 @@ import {
   storageModel,
   type Snapshot,
 } from './models.js';
+import { StorageControls, WRITABLE_124 } from './storage-control.js';
 
 export const SUNSPEC_BASE = 40000;
 const PEAK_PV_W = [2800, 2200];
 const CAPACITY_WH = 10240;
 const MAX_DISCHARGE_W = 5000;
-/** Model 124 sits at a fixed place in the chain; its writable points, by offset from its ID. */
-const WCHAMAX_OFFSET = 2;
-const MINRSVPCT_OFFSET = 7;
+/** Model 124's data starts two registers after its ID. */
+const DATA_OFFSET = 2;
 
 export class SunSpecDevice implements ModbusDevice {
   soc: number;
-  maxChargeW = 3000;
-  minReservePct = 10;
+  /** Model 124's writable points (storage-control.ts). */
+  readonly storage = new StorageControls();
   private readonly now: () => Date;
   private readonly day: DayIntegrator;
   private readonly lifetime = { ac: 12_345_000, strings: [6_000_000, 5_000_000], import: 3_210_000, export: 4_560_000 };
@@ -64,18 +64,14 @@ export class SunSpecDevice implements ModbusDevice {
 
   writeRegisters({ address, values }: { address: number; values: number[] }): void {
     const storage = this.storageAddress;
-    const writes = values.map((value, i) => ({ offset: address + i - storage, value }));
+    const writes = values.map((value, i) => ({ offset: address + i - storage - DATA_OFFSET, value }));
     for (const { offset, value } of writes) {
-      if (offset !== WCHAMAX_OFFSET && offset !== MINRSVPCT_OFFSET)
-        throw new ModbusException({ code: ModbusExceptionCode.illegalDataAddress });
-      if (offset === WCHAMAX_OFFSET ? value > 5000 : value > 100)
-        throw new ModbusException({ code: ModbusExceptionCode.illegalDataValue });
+      const valid = WRITABLE_124[offset];
+      if (!valid) throw new ModbusException({ code: ModbusExceptionCode.illegalDataAddress });
+      if (!valid(value)) throw new ModbusException({ code: ModbusExceptionCode.illegalDataValue });
     }
     this.step();
-    for (const { offset, value } of writes) {
-      if (offset === WCHAMAX_OFFSET) this.maxChargeW = value;
-      else this.minReservePct = value;
-    }
+    for (const { offset, value } of writes) this.storage.write(offset, value);
   }
 
   /** Every register from 40000 through the end marker. */
@@ -109,7 +105,7 @@ export class SunSpecDevice implements ModbusDevice {
     s.strings.forEach((string, i) => (this.lifetime.strings[i]! += string.watts * hours));
     this.lifetime.import += Math.max(s.meterW, 0) * hours;
     this.lifetime.export += Math.max(-s.meterW, 0) * hours;
-    if (s.batteryW > 0 && this.soc <= this.minReservePct) this.cycles++;
+    if (s.batteryW > 0 && this.soc <= this.storage.minReservePct) this.cycles++;
     return s;
   }
 
@@ -123,10 +119,9 @@ export class SunSpecDevice implements ModbusDevice {
     }));
     const pv = strings.reduce((sum, x) => sum + x.watts, 0);
     const load = householdLoad(time);
-    const canCharge = this.soc < 100 ? this.maxChargeW : 0;
-    const canDischarge = this.soc > this.minReservePct ? MAX_DISCHARGE_W : 0;
-    const surplus = pv - load;
-    const batteryW = Math.round(surplus >= 0 ? -Math.min(surplus, canCharge) : Math.min(-surplus, canDischarge));
+    const canCharge = this.soc < 100 ? this.storage.maxChargeW : 0;
+    const canDischarge = this.soc > this.storage.minReservePct ? MAX_DISCHARGE_W : 0;
+    const batteryW = Math.round(this.storage.batteryW(pv - load, canCharge, canDischarge)) || 0;
     const acW = pv + batteryW;
     return {
       strings,
@@ -140,8 +135,7 @@ export class SunSpecDevice implements ModbusDevice {
       soc: this.soc,
       batteryW,
       batteryVolts: 48 + 0.06 * this.soc,
-      maxChargeW: this.maxChargeW,
-      minReservePct: this.minReservePct,
+      controls: this.storage,
       cycles: this.cycles,
     };
   }

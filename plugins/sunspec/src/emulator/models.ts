@@ -6,6 +6,7 @@
  * handling is exercised.
  */
 import { textWords, toWord, wordsOf32 } from '@heliograph/plugins-sdk/emulator';
+import { RATE_SF, type StorageControls } from './storage-control.js';
 
 export const NI_U16 = 0xffff;
 export const NI_S16 = 0x8000;
@@ -28,8 +29,8 @@ export interface Snapshot {
   /** Battery W, + discharging (SunSpec's battery sign). */
   batteryW: number;
   batteryVolts: number;
-  maxChargeW: number;
-  minReservePct: number;
+  /** Model 124's writable points. */
+  controls: Readonly<StorageControls>;
   cycles: number;
 }
 
@@ -154,21 +155,26 @@ export function meterModel(s: Snapshot): number[] {
   });
 }
 
-/** Model 124, basic storage controls: WChaMax and MinRsvPct are writable. */
+/** Model 124, basic storage controls: WChaMax, StorCtl_Mod, MinRsvPct, the rates and ChaGriSet are writable. */
 export function storageModel(s: Snapshot): number[] {
   const chaSt = s.batteryW < 0 ? 4 : s.batteryW > 0 ? 3 : s.soc >= 100 ? 5 : 6;
+  const c = s.controls;
   return block(124, 24, NI_U16, {
-    0: s.maxChargeW,
+    0: c.maxChargeW,
     1: 100,
     2: 100,
-    3: 0, // StorCtl_Mod
-    5: s.minReservePct,
+    3: c.mode, // StorCtl_Mod
+    5: c.minReservePct,
     6: Math.round(s.soc * 10),
     7: Math.round((s.soc / 100) * 200),
     8: Math.round(s.batteryVolts * 10),
     9: chaSt,
-    10: NI_S16, // OutWRte
-    11: NI_S16, // InWRte
+    10: c.outRate, // OutWRte
+    11: c.inRate, // InWRte
+    12: c.winTms,
+    13: c.rvrtTms,
+    14: c.rmpTms,
+    15: c.gridCharge, // ChaGriSet
     16: 0, // WChaMax_SF
     17: 0, // WChaDisChaGra_SF
     18: NI_S16, // VAChaMax_SF
@@ -176,7 +182,7 @@ export function storageModel(s: Snapshot): number[] {
     20: toWord(-1), // ChaState_SF
     21: 0, // StorAval_SF
     22: toWord(-1), // InBatV_SF
-    23: NI_S16, // InOutWRte_SF
+    23: toWord(RATE_SF), // InOutWRte_SF
   });
 }
 
@@ -187,10 +193,10 @@ export function batteryModel(s: Snapshot): number[] {
   return block(802, 62, NI_U16, {
     0: 200, // AHRtg
     1: 10240, // WHRtg
-    2: 5000,
-    3: 5000,
+    2: 5000, // WChaRteMax
+    3: 5000, // WDisChaRteMax
     5: 1000, // SoCMax, 100.0 %
-    6: Math.round(s.minReservePct * 10),
+    6: Math.round(s.controls.minReservePct * 10),
     9: Math.round(s.soc * 10),
     11: 98, // SoH
     12: wordsOf32(s.cycles),

@@ -8,7 +8,8 @@ import { clamp, DayIntegrator, householdLoad, sunFraction } from '@heliograph/pl
 
 /** The max charging currents the device accepts (QMCHGCR), A. */
 export const CHARGE_CURRENTS = [10, 20, 30, 40, 50, 60, 70, 80, 90, 100];
-const MAX_AC_CHARGE_A = 30;
+/** The max utility (AC) charging currents the device accepts (QMUCHGCR), A. */
+export const UTILITY_CHARGE_CURRENTS = [2, 10, 20, 30, 40, 50, 60];
 const PV_PEAK_W = 4000;
 /** In SBU priority the battery feeds the load down to this SOC, then the utility takes over. */
 const SBU_MIN_SOC = 20;
@@ -30,6 +31,8 @@ export class VoltronicDevice {
   /** QPIRI 17: 0 utility first, 1 solar first, 2 solar + utility, 3 only solar. */
   chargerPriority = 3;
   maxChargeA = 60;
+  /** QPIRI 13, set by MUCHGC: the utility's share of charging, A. */
+  maxUtilityChargeA = 30;
   soc: number;
   readonly serial: string;
   private readonly now: () => Date;
@@ -51,16 +54,19 @@ export class VoltronicDevice {
     if (command === 'QID') return `(${this.serial}`;
     if (command === 'QVFW') return '(VERFW:00072.70';
     if (command === 'QMCHGCR') return `(${CHARGE_CURRENTS.map((a) => pad(a, 3)).join(' ')}`;
+    if (command === 'QMUCHGCR') return `(${UTILITY_CHARGE_CURRENTS.map((a) => pad(a, 3)).join(' ')}`;
     return this.set(command) ? '(ACK' : '(NAK';
   }
 
   private set(command: string): boolean {
-    const match = /^(POP|PCP|MCHGC)(\d{2,3})$/.exec(command);
+    const match = /^(POP|PCP|MCHGC|MUCHGC)(\d{2,3})$/.exec(command);
     if (!match) return false;
     const value = Number(match[2]);
     if (match[1] === 'POP' && match[2]!.length === 2 && value <= 2) this.outputPriority = value;
     else if (match[1] === 'PCP' && match[2]!.length === 2 && value <= 3) this.chargerPriority = value;
     else if (match[1] === 'MCHGC' && match[2]!.length === 3 && CHARGE_CURRENTS.includes(value)) this.maxChargeA = value;
+    else if (match[1] === 'MUCHGC' && match[2]!.length === 3 && UTILITY_CHARGE_CURRENTS.includes(value))
+      this.maxUtilityChargeA = value;
     else return false;
     return true;
   }
@@ -94,7 +100,7 @@ export class VoltronicDevice {
     }
     let acCharge = 0;
     if ((this.chargerPriority === 0 || this.chargerPriority === 2) && charge < maxCharge) {
-      acCharge = Math.min(MAX_AC_CHARGE_A * voltage, maxCharge) - charge;
+      acCharge = Math.min(this.maxUtilityChargeA * voltage, maxCharge) - charge;
       if (acCharge > 0) {
         charge += acCharge;
         grid += acCharge;
@@ -146,7 +152,7 @@ export class VoltronicDevice {
   private qpiri(): string {
     const fields = [
       '230.0 21.7 230.0 50.0 21.7 5000 4000 48.0 46.0 42.0 56.4 54.0 2',
-      pad(MAX_AC_CHARGE_A, 3),
+      pad(this.maxUtilityChargeA, 3),
       pad(this.maxChargeA, 3),
       '0',
       String(this.outputPriority),

@@ -1,0 +1,263 @@
+/*
+ * Battery control (SDK 1.2): one capability a driver declares for the device that commands a
+ * battery, so a planner (or a user) can switch it between self-consumption, hold, grid
+ * charging and discharging through the core's one write path (validated, audited, refused
+ * writes reported). Re-exported from the SDK's main entry.
+ */
+import { z } from 'zod';
+import type { MetricDeclaration, SettingDeclaration, SettingOption } from './context.js';
+
+/**
+ * What the battery is told to do.
+ * - `normal`: self-consumption, the device's own default behaviour;
+ * - `hold`: do not discharge (PV may still charge it; the load comes from the grid);
+ * - `charge`: charge from the grid at up to `powerW` until `targetSoc`;
+ * - `discharge`: discharge (to the load, and export where allowed) at up to `powerW` down to `targetSoc`.
+ *
+ * @example
+ * const mode: BatteryMode = 'hold';
+ */
+export type BatteryMode = 'normal' | 'hold' | 'charge' | 'discharge';
+
+/** Every mode, in the order clients list them. */
+export const BATTERY_MODES: readonly BatteryMode[] = ['normal', 'hold', 'charge', 'discharge'];
+
+/**
+ * One command for the battery. `powerW` and `targetSoc` matter for `charge` and `discharge`;
+ * the other modes carry the current values along.
+ *
+ * @example
+ * const command: BatteryCommand = { mode: 'charge', powerW: 3000, targetSoc: 90 };
+ */
+export interface BatteryCommand {
+  mode: BatteryMode;
+  /** W, 0 or more; never above the mode's limit (max charge or max discharge power). */
+  powerW: number;
+  /** %, from the battery's minimum SOC to 100. */
+  targetSoc: number;
+}
+
+/**
+ * What the device can do. Published as the info metrics `battery_capacity`,
+ * `battery_max_charge_power`, `battery_max_discharge_power` and `battery_min_soc`.
+ *
+ * @example
+ * const limits: BatteryLimits = { capacityKwh: 10, maxChargeW: 5000, maxDischargeW: 5000, minSoc: 10, modes: ['normal', 'hold', 'charge'] };
+ */
+export interface BatteryLimits {
+  /** Usable capacity, kWh. */
+  capacityKwh: number;
+  /** Largest charging power, W. */
+  maxChargeW: number;
+  /** Largest discharging power, W. */
+  maxDischargeW: number;
+  /** The device never discharges below this SOC, %; the lowest target a command may carry. */
+  minSoc: number;
+  /** The modes this device supports; always includes `normal`. */
+  modes: readonly BatteryMode[];
+}
+
+/** What {@link batteryControl} takes: the device's limits and the function that commands it. */
+export interface BatteryControlOptions {
+  limits: BatteryLimits;
+  /**
+   * Commands the device; resolves once the device confirmed it, throws when it did not
+   * (`DeviceRefusedError`, `NoAnswerError`, any Error), exactly as a setting's `write`.
+   * Called only with a command within the limits and a supported mode.
+   */
+  apply(args: { command: BatteryCommand; signal: AbortSignal }): Promise<void>;
+  /** The command in force before the first write (e.g. restored from the store); default normal at full power to 100 %. */
+  initial?: Partial<BatteryCommand>;
+}
+
+/** What {@link batteryControl} returns: the declarations to add to the device and the info values to publish. */
+export interface BatteryControl {
+  /** The four info metrics (numbers, group `Info`). */
+  metrics: MetricDeclaration[];
+  /** `battery_control_mode`, `battery_control_power`, `battery_control_target_soc`. */
+  settings: SettingDeclaration[];
+  /** The info metrics' values, for `ctx.topics.publish`. */
+  info: Record<string, number>;
+  /** The command in force: the last one the device confirmed (or the initial one). */
+  current(): BatteryCommand;
+}
+
+/** The topic names the capability adds to a device. */
+export const BATTERY_CONTROL_TOPICS = {
+  mode: 'battery_control_mode',
+  power: 'battery_control_power',
+  targetSoc: 'battery_control_target_soc',
+  capacity: 'battery_capacity',
+  maxChargePower: 'battery_max_charge_power',
+  maxDischargePower: 'battery_max_discharge_power',
+  minSoc: 'battery_min_soc',
+} as const;
+
+/**
+ * A config field for the battery's limits where the device does not report them: a driver
+ * puts it in its config schema (`battery: batteryConfigSchema.optional()`) and offers battery
+ * control only when it is given. The parsed value plus `modes` is a {@link BatteryLimits}.
+ *
+ * @example
+ * const configSchema = z.strictObject({ connection: connectionSchema, battery: batteryConfigSchema.optional() });
+ * // plugins.json: "battery": { "capacityKwh": 10.24, "maxChargeW": 5000, "maxDischargeW": 5000, "minSoc": 20 }
+ */
+export const batteryConfigSchema = z
+  .strictObject({
+    capacityKwh: z.number().positive().max(1000).describe('Usable capacity of the battery in kWh.'),
+    maxChargeW: z.number().int().min(0).max(100_000).default(5000).describe('Largest charging power in W.'),
+    maxDischargeW: z.number().int().min(0).max(100_000).default(5000).describe('Largest discharging power in W.'),
+    minSoc: z
+      .number()
+      .int()
+      .min(0)
+      .max(100)
+      .default(20)
+      .describe('The battery is never discharged below this state of charge (%).'),
+  })
+  .describe('The battery behind the inverter, for battery control. Without it, none is offered.')
+  .meta({ title: 'Battery control' });
+
+const LABELS: Record<BatteryMode, string> = {
+  normal: 'Normal',
+  hold: 'Hold',
+  charge: 'Charge',
+  discharge: 'Discharge',
+};
+
+/** The limits' problem, or null when they make sense. */
+function limitsProblem(limits: BatteryLimits): string | null {
+  const { capacityKwh, maxChargeW, maxDischargeW, minSoc, modes } = limits;
+  if (!(capacityKwh > 0)) return `capacityKwh must be above 0, not ${capacityKwh}`;
+  if (!(maxChargeW >= 0) || !(maxDischargeW >= 0)) return 'maxChargeW and maxDischargeW must be 0 or more';
+  if (!(minSoc >= 0 && minSoc <= 100)) return `minSoc must be from 0 to 100, not ${minSoc}`;
+  if (!modes.includes('normal')) return 'modes must include normal';
+  const unknown = modes.find((m) => !BATTERY_MODES.includes(m));
+  return unknown ? `unknown mode ${JSON.stringify(unknown)}` : null;
+}
+
+/**
+ * Why a command does not fit the limits, or null when it does.
+ *
+ * @example
+ * commandProblem(limits, { mode: 'charge', powerW: 9000, targetSoc: 90 }); // 'charge power 9000 W is above the battery's max charge power 5000 W'
+ */
+export function commandProblem(limits: BatteryLimits, command: BatteryCommand): string | null {
+  const { mode, powerW, targetSoc } = command;
+  if (!limits.modes.includes(mode)) return `this device does not support the mode ${mode}`;
+  if (!(powerW >= 0)) return `power must be 0 W or more, not ${powerW}`;
+  if (!(targetSoc >= limits.minSoc && targetSoc <= 100))
+    return `target SOC ${targetSoc} % is outside the battery's range ${limits.minSoc}..100 %`;
+  if (mode === 'charge' && powerW > limits.maxChargeW)
+    return `charge power ${powerW} W is above the battery's max charge power ${limits.maxChargeW} W`;
+  if (mode === 'discharge' && powerW > limits.maxDischargeW)
+    return `discharge power ${powerW} W is above the battery's max discharge power ${limits.maxDischargeW} W`;
+  return null;
+}
+
+/**
+ * Declares battery control for the device that commands a battery (normally the inverter).
+ * Add the returned `metrics` and `settings` to that device's `ctx.topics.declare` and
+ * publish `info` with its other values. Clients then see:
+ * - `battery_control_mode`: options `Normal`, `Hold`, `Charge`, `Discharge` (the supported ones);
+ * - `battery_control_power`: W, 0..max(maxChargeW, maxDischargeW);
+ * - `battery_control_target_soc`: %, minSoc..100, step 1;
+ * - info metrics `battery_capacity` (kWh), `battery_max_charge_power` (W),
+ *   `battery_max_discharge_power` (W), `battery_min_soc` (%).
+ *
+ * Writing the mode calls `apply` with the current power and target; writing the power or the
+ * target while the mode is `charge` or `discharge` applies the command again. A command that
+ * does not fit the limits (a charge power above `maxChargeW`, say) is refused before `apply`
+ * runs, and the write is reported as failed. The new value shows once `apply` resolved.
+ *
+ * @example
+ * const control = batteryControl({
+ *   limits: { capacityKwh: 10, maxChargeW: 5000, maxDischargeW: 5000, minSoc: 10, modes: ['normal', 'hold', 'charge'] },
+ *   apply: async ({ command, signal }) => {
+ *     if (command.mode === 'charge') await device.startGridCharge({ watts: command.powerW, untilSoc: command.targetSoc, signal });
+ *     else if (command.mode === 'hold') await device.blockDischarge({ signal });
+ *     else await device.selfConsumption({ signal });
+ *   },
+ * });
+ * ctx.topics.declare({ device: 'inverter_1', metrics: [...metrics, ...control.metrics], settings: [...settings, ...control.settings] });
+ * ctx.topics.publish({ device: 'inverter_1', values: { ...readings, ...control.info } });
+ */
+export function batteryControl(options: BatteryControlOptions): BatteryControl {
+  const { limits } = options;
+  const problem = limitsProblem(limits);
+  if (problem) throw new Error(`battery control: ${problem}`);
+  const maxPower = Math.max(limits.maxChargeW, limits.maxDischargeW);
+  let current: BatteryCommand = {
+    mode: options.initial?.mode ?? 'normal',
+    powerW: options.initial?.powerW ?? maxPower,
+    targetSoc: options.initial?.targetSoc ?? 100,
+  };
+  const modes = BATTERY_MODES.filter((m) => limits.modes.includes(m));
+
+  const run = async (next: BatteryCommand, signal: AbortSignal, always: boolean) => {
+    if (always || next.mode === 'charge' || next.mode === 'discharge') {
+      const refused = commandProblem(limits, next);
+      if (refused) throw new Error(refused);
+      await options.apply({ command: next, signal });
+    }
+    current = next;
+  };
+
+  const modeOptions: Array<SettingOption<string>> = modes.map((m) => ({ value: m, label: LABELS[m] }));
+  const T = BATTERY_CONTROL_TOPICS;
+  const settings: SettingDeclaration[] = [
+    {
+      name: T.mode,
+      displayName: 'Battery control mode',
+      options: modeOptions,
+      initial: LABELS[current.mode],
+      write: ({ value, signal }) => run({ ...current, mode: value as BatteryMode }, signal, true),
+    },
+    {
+      name: T.power,
+      displayName: 'Battery control power',
+      unit: 'W',
+      min: 0,
+      max: maxPower,
+      step: 1,
+      initial: current.powerW,
+      write: ({ value, signal }) => run({ ...current, powerW: value }, signal, false),
+    },
+    {
+      name: T.targetSoc,
+      displayName: 'Battery control target SOC',
+      unit: '%',
+      deviceClass: null,
+      min: limits.minSoc,
+      max: 100,
+      step: 1,
+      initial: current.targetSoc,
+      write: ({ value, signal }) => run({ ...current, targetSoc: value }, signal, false),
+    },
+  ];
+  const info = (name: string, displayName: string, unit: string): MetricDeclaration => ({
+    name,
+    displayName,
+    unit,
+    group: 'Info',
+    recorded: false,
+    deviceClass: null,
+    stateClass: null,
+  });
+  return {
+    metrics: [
+      info(T.capacity, 'Battery capacity', 'kWh'),
+      info(T.maxChargePower, 'Battery max charge power', 'W'),
+      info(T.maxDischargePower, 'Battery max discharge power', 'W'),
+      info(T.minSoc, 'Battery minimum SOC', '%'),
+    ],
+    settings,
+    info: {
+      [T.capacity]: limits.capacityKwh,
+      [T.maxChargePower]: limits.maxChargeW,
+      [T.maxDischargePower]: limits.maxDischargeW,
+      [T.minSoc]: limits.minSoc,
+    },
+    current: () => ({ ...current }),
+  };
+}
