@@ -4,6 +4,7 @@
  */
 import type { Got } from 'got';
 import type { IntegrationApi } from './integration.js';
+import type { SiteApi } from './site.js';
 
 /**
  * Undoes one registration (a declared device, a scheduled job, a price source...).
@@ -534,7 +535,8 @@ export interface PluginLogger {
 }
 
 /**
- * Site settings a plugin may read (from the core config).
+ * Site settings a plugin may read (from the core config); `ctx.site` has them next to the
+ * site's topics and prices (see {@link SiteApi}).
  *
  * @example
  * const days = localDays({ now: ctx.now(), zone: ctx.site.timeZone });
@@ -569,7 +571,8 @@ export interface PluginContext {
   readonly log: PluginLogger;
   /** The devices plugins.json assigns to this instance, in order. */
   readonly devices: readonly Device[];
-  readonly site: SiteInfo;
+  /** The site's settings, and its topics, prices, forecasts and history to read and settings to write. */
+  readonly site: SiteApi;
   readonly topics: TopicsApi;
   readonly scheduler: SchedulerApi;
   /** Reports errors and recovery outside jobs. */

@@ -25,6 +25,18 @@ export {
   type TopicUpdate,
   type WriteResult,
 } from './integration.js';
+export {
+  unavailableSite,
+  type SiteApi,
+  type SiteForecastQuery,
+  type SiteHistoryQuery,
+  type SitePoint,
+  type SitePrices,
+  type SitePriceSlot,
+  type SiteSubscribeOptions,
+  type SiteWrite,
+  type TopicFilter,
+} from './site.js';
 
 export { z };
 export { secret, isSecretSchema, minutesField } from './config.js';

@@ -115,7 +115,7 @@ export interface SubscribeOptions {
  *   filter: ['inverter_1/*'],
  *   onValues: (updates) => { for (const u of updates) client.publish(`solar/${u.topic}`, String(u.value)); },
  * });
- * const result = await ctx.integration.write({ topic: 'inverter_1/max_charge_current', value: '60', via: 'mqtt' });
+ * const result = await ctx.integration.write({ topic: 'inverter_1/max_charge_current', value: '60' });
  * if (!result.ok) ctx.log.warn(result.message);
  */
 export interface IntegrationApi {
@@ -124,11 +124,16 @@ export interface IntegrationApi {
   /** Values of the topics the filter selects, now and as they change. */
   subscribe(options: SubscribeOptions): Disposer;
   /**
-   * Writes a setting through the core's write path: validated against its declaration,
-   * handed to the owning plugin, rate limited, and audited with `via` and `who` =
-   * `plugin:<instance id>`. Never throws for a refused write: the answer says why.
+   * Writes a setting through the core's write path, as `ctx.site.write` does (audited
+   * with `via` = this plugin's id, `who` = `plugin:<instance id>`), but never throws for a
+   * refused write: the answer says why.
    */
-  write(args: { topic: string; value: string | number | boolean; via: 'mqtt' }): Promise<WriteResult>;
+  write(args: {
+    topic: string;
+    value: string | number | boolean;
+    /** @deprecated Ignored: the audit names the plugin that wrote by its id. */
+    via?: string;
+  }): Promise<WriteResult>;
   /**
    * Readings history records, in batches (one per registry tick or sampling pass), as they
    * are recorded. Not the past: a plugin that must not miss any keeps its own queue.

@@ -66,6 +66,26 @@ export interface TestHostOptions<S extends z.ZodType> {
    * `integration`) and the `devices` it drives, checked against `devices` as the server does.
    */
   manifest?: Partial<Pick<PluginManifest, 'kind' | 'name' | 'devices'>>;
+  /**
+   * Other plugins of the site, run by the same core before this one, for a plugin that
+   * reads or writes what others provide through `ctx.site` (a planner that needs an
+   * inverter's settings, prices and a forecast). Each runs as its own instance (default id:
+   * its plugin's id); its jobs run on demand as `host.runJob('<instance id>:<job>')`. What
+   * they publish is not in `host.prices`, `host.forecasts` or `host.values`, which belong to
+   * the plugin under test; read the site with `host.value(topic)` or `host.ctx.site`.
+   *
+   * @example
+   * import simulator from '@heliograph/plugin-simulator';
+   * const host = await startTestHost({ plugin, companions: [{ plugin: simulator, devices: ['inverter_1'] }] });
+   * await host.runJob('simulator:poll');
+   */
+  companions?: Array<{
+    plugin: PluginDefinition<z.ZodType>;
+    config?: unknown;
+    devices?: Array<string | { id: string; config?: Record<string, unknown> }>;
+    instanceId?: string;
+    manifest?: Partial<Pick<PluginManifest, 'kind' | 'name' | 'devices'>>;
+  }>;
 }
 /**
  * A job the plugin scheduled, as {@link TestHost.jobs} holds it.

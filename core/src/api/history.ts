@@ -78,7 +78,7 @@ export function historyRoutes(deps: {
             : '';
       throw new ApiError(400, `from must be before to${defaults}, got from ${formatUtc(from)} and to ${formatUtc(to)}`);
     }
-    const meta = recordedMeta(store, q.topic);
+    const meta = recordedMeta(registry, store, q.topic);
     // From the topic, not the stored meta: history written before the clients' rules keeps its old device names.
     const device = deviceFieldsOfTopic(q.topic);
     const page = await store.query(q.topic, { fromMs: from, toMs: to, groupMs: q.group_by.ms, agg: q.agg });
@@ -104,27 +104,31 @@ export function historyRoutes(deps: {
     ctx.body = json;
   });
 
-  function recordedMeta(store: HistoryStore, topic: string): StoredMeta {
-    const state = registry.get(topic);
-    if (state) {
-      if (isRecorded(state.meta)) return state.meta;
-      const why = BATTERY_TOPIC.test(topic)
-        ? 'battery metrics are not recorded'
-        : state.meta.type !== 'number'
-          ? `its values are ${state.meta.type === 'string' ? 'text' : 'on/off'}, not numbers`
-          : 'its plugin declares it as not recorded';
-      throw new ApiError(404, `${topic} is not recorded in history: ${why}`);
-    }
-    if (BATTERY_TOPIC.test(topic))
-      throw new ApiError(404, `${topic} is not recorded in history: battery metrics are not recorded`);
-    const stored = store.describe(topic);
-    if (!stored)
-      throw new ApiError(
-        404,
-        `unknown topic "${topic}": no metric has this topic and no history is kept for it (GET /api/v1/metrics lists the topics)`,
-      );
-    return stored;
-  }
-
   return router;
+}
+
+/**
+ * What history knows of `topic`: the registry's declaration for a topic that exists now,
+ * else the stored one. Throws the API's 404 when it is not recorded or not known.
+ */
+export function recordedMeta(registry: TopicRegistry, store: HistoryStore, topic: string): StoredMeta {
+  const state = registry.get(topic);
+  if (state) {
+    if (isRecorded(state.meta)) return state.meta;
+    const why = BATTERY_TOPIC.test(topic)
+      ? 'battery metrics are not recorded'
+      : state.meta.type !== 'number'
+        ? `its values are ${state.meta.type === 'string' ? 'text' : 'on/off'}, not numbers`
+        : 'its plugin declares it as not recorded';
+    throw new ApiError(404, `${topic} is not recorded in history: ${why}`);
+  }
+  if (BATTERY_TOPIC.test(topic))
+    throw new ApiError(404, `${topic} is not recorded in history: battery metrics are not recorded`);
+  const stored = store.describe(topic);
+  if (!stored)
+    throw new ApiError(
+      404,
+      `unknown topic "${topic}": no metric has this topic and no history is kept for it (GET /api/v1/metrics lists the topics)`,
+    );
+  return stored;
 }

@@ -6,6 +6,7 @@ import { Recorder } from '../history/recorder.js';
 import { ContextBuilder, type ContextServices, type PluginInstanceScope } from '../plugins/context.js';
 import { createHttpClient } from '../plugins/http-client.js';
 import { RecordedFeed } from '../plugins/integration-recorded.js';
+import { storeHistoryReader } from '../plugins/site.js';
 import { TotalsDeriver } from '../topics/power-totals.js';
 import { TopicRegistry } from '../topics/registry.js';
 import { AuditLog } from '../writes/audit.js';
@@ -123,6 +124,11 @@ export function registerCoreServices(di: DependencyContainer): void {
       forecast: c.resolve(ForecastStore),
       prices: c.resolve(PriceBook),
       site: c.resolve(SITE),
+      reads: {
+        prices: c.resolve(PriceBook),
+        forecast: c.resolve(ForecastStore),
+        history: c.isRegistered(HISTORY) ? storeHistoryReader(c.resolve(TopicRegistry), c.resolve(HISTORY)) : undefined,
+      },
       // Registered by the composition root, which knows where the data lives.
       integration: c.isRegistered(DATA_DIR)
         ? { recorded: c.resolve(RecordedFeed), dataDir: c.resolve(DATA_DIR), siteId: c.resolve(SITE_ID) }

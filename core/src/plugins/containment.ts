@@ -89,12 +89,29 @@ export function scopedContext(
     ...s,
     write: inScope((s.write as AnyWrite).bind(s)),
   });
-  const { topics, scheduler, forecast, prices, store, integration } = ctx;
+  const { topics, scheduler, forecast, prices, store, integration, site } = ctx;
   const scoped: Omit<PluginContext, 'http'> = {
     instanceId: ctx.instanceId,
     log: ctx.log,
     devices: ctx.devices,
-    site: ctx.site,
+    site: {
+      timeZone: site.timeZone,
+      latitude: site.latitude,
+      longitude: site.longitude,
+      temperatureUnit: site.temperatureUnit,
+      definitions: core(() => site.definitions()),
+      values: core((args) => site.values(args)),
+      subscribe: core(
+        coreRegistration((options) =>
+          site.subscribe({ ...options, onValues: inScope(options.onValues.bind(options)) }),
+        ),
+      ),
+      prices: core(() => site.prices()),
+      forecast: core((query) => site.forecast(query)),
+      history: core((query) => site.history(query)),
+      write: core((args) => site.write(args)),
+      onWrite: core(coreRegistration((args) => site.onWrite({ ...args, handler: inScope(args.handler.bind(args)) }))),
+    },
     topics: {
       declare: core(
         coreRegistration((declaration) =>

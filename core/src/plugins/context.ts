@@ -12,6 +12,7 @@ import { integrationApi, type IntegrationServices } from './integration.js';
 import { PastReadings } from './past-readings.js';
 import { pluginStore } from './plugin-store.js';
 import { PluginScheduler, type JobReporter, type JobScheduler } from './scheduler.js';
+import { siteApi, type SiteReaders } from './site.js';
 import type { ForecastSink, HistorySink, PriceSink } from './sinks.js';
 
 /** The core services a context hands on to; each plugin gets them already bound to its id. */
@@ -24,6 +25,8 @@ export interface ContextServices {
   forecast?: ForecastSink;
   prices?: PriceSink;
   site: SiteInfo;
+  /** What `ctx.site` reads besides the registry: the price book, forecasts, history. */
+  reads?: SiteReaders;
   integration?: IntegrationServices;
   /** Runs an instance's jobs; default: on timers of `clock`. The plugin harness runs them on demand. */
   jobs?: (signal: AbortSignal, reporter: JobReporter) => JobScheduler;
@@ -34,6 +37,8 @@ export interface ContextServices {
 /** One start of a plugin instance: what its context is built for. */
 export interface PluginInstanceScope {
   id: string;
+  /** The plugin's id (plugins.json `plugin`): the audit's `via` of the instance's writes. */
+  plugin: string;
   devices: readonly Device[];
   /** Aborts when this start is stopped. */
   abort: AbortController;
@@ -63,6 +68,7 @@ export class ContextBuilder {
   private readonly past: PastReadings;
 
   private readonly instanceId: string;
+  private readonly pluginId: string;
   private readonly devices: readonly Device[];
   private readonly abort: AbortController;
   private readonly reporter: PluginInstanceScope['reporter'];
@@ -74,6 +80,7 @@ export class ContextBuilder {
   ) {
     const { id: instanceId, devices, abort, reporter } = instance;
     this.instanceId = instanceId;
+    this.pluginId = instance.plugin;
     this.devices = devices;
     this.abort = abort;
     this.reporter = reporter;
@@ -92,7 +99,7 @@ export class ContextBuilder {
   }
 
   build(): PluginContext {
-    const { services, instanceId } = this;
+    const { services, instanceId, pluginId } = this;
     const scheduler =
       services.jobs?.(this.abort.signal, this.reporter) ??
       new PluginScheduler(services.clock, this.abort.signal, this.reporter);
@@ -104,7 +111,15 @@ export class ContextBuilder {
       instanceId,
       log: this.log,
       devices: this.devices,
-      site: services.site,
+      site: siteApi({
+        ...services,
+        info: services.site,
+        pluginId,
+        instanceId,
+        readers: services.reads ?? {},
+        track,
+        log: this.log,
+      }),
       topics: {
         declare: (declaration) => track(this.topics.declare(declaration)),
         publish: ({ device, values }) => this.topics.publish(device, values),
@@ -146,7 +161,14 @@ export class ContextBuilder {
           services.prices.publish(instanceId, schedule);
         },
       },
-      integration: integrationApi({ ...services, instanceId, services: services.integration, track, log: this.log }),
+      integration: integrationApi({
+        ...services,
+        instanceId,
+        pluginId,
+        services: services.integration,
+        track,
+        log: this.log,
+      }),
       get http() {
         return (http ??= createHttpClient(abort.signal));
       },

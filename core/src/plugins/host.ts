@@ -427,7 +427,7 @@ export class PluginHost extends SafeEmitter<{ status: (status: InstanceStatus) =
       },
     };
     const devices = instance.devices ?? [];
-    const builder = this.contexts({ id: config.id, devices, abort, reporter });
+    const builder = this.contexts({ id: config.id, plugin: config.plugin, devices, abort, reporter });
     instance.builder = builder;
     this.setState(instance, 'starting');
     try {

@@ -24,6 +24,8 @@ export interface IntegrationServices {
 
 export interface IntegrationApiOptions {
   instanceId: string;
+  /** The plugin's id: the audit's `via` of its writes. */
+  pluginId: string;
   registry: TopicRegistry;
   writes: WriteService;
   clock: Clock;
@@ -36,8 +38,8 @@ export interface IntegrationApiOptions {
 
 const definitions = new WeakMap<TopicMeta, TopicDefinition>();
 
-/** A topic as integrations see it, built once per definition. */
-function definitionOf(meta: TopicMeta): TopicDefinition {
+/** A topic as plugins see it, built once per definition. */
+export function definitionOf(meta: TopicMeta): TopicDefinition {
   let definition = definitions.get(meta);
   if (!definition) {
     definition = {
@@ -58,18 +60,19 @@ function definitionOf(meta: TopicMeta): TopicDefinition {
 
 /** `ctx.integration` of one plugin instance (see the SDK's IntegrationApi). */
 export function integrationApi(options: IntegrationApiOptions): IntegrationApi {
-  const { instanceId, registry, writes, clock, services, track, log } = options;
+  const { instanceId, pluginId, registry, writes, clock, services, track, log } = options;
   if (!services) return unavailableIntegration('this host has no integration service');
   let dataDir: string | undefined;
   return {
     definitions: () => registry.list().map((state) => definitionOf(state.meta)),
     subscribe: (subscription) => track(new IntegrationSubscription(registry, clock, subscription, log).start()),
-    write: async ({ topic, value, via }) => {
+    // Any `via` an older plugin still passes is ignored: the audit names the plugin itself.
+    write: async ({ topic, value }) => {
       const outcome = await writes.write({
         topic,
         value: writtenText(registry, topic, value),
         who: `plugin:${instanceId}`,
-        via,
+        via: pluginId,
       });
       return outcome.ok ? { ok: true } : { ok: false, message: outcome.message };
     },
@@ -88,7 +91,7 @@ export function integrationApi(options: IntegrationApiOptions): IntegrationApi {
 }
 
 /** What the write path takes: a switch's true and false become its on and off values. */
-function writtenText(registry: TopicRegistry, topic: string, value: string | number | boolean): string {
+export function writtenText(registry: TopicRegistry, topic: string, value: string | number | boolean): string {
   if (typeof value !== 'boolean') return String(value);
   const meta = registry.get(topic)?.meta;
   const fields = meta ? discoveryFields(meta) : undefined;

@@ -25,8 +25,12 @@ export const auditMigrations: Migration[] = [
   },
 ];
 
-/** Where a write came from: the REST API, the WebSocket, or an integration plugin (MQTT). */
-export type WriteVia = 'rest' | 'ws' | 'mqtt';
+/**
+ * Where a write came from: `rest` (REST API, and setup changes), `ws` (the WebSocket's `set`),
+ * or the id of the plugin that wrote through `ctx.site.write` / `ctx.integration.write`
+ * (`mqtt`, `planner`). Plugin ids are lower-case words and never `rest` or `ws`.
+ */
+export type WriteVia = 'rest' | 'ws' | (string & {});
 
 export interface AuditEntry {
   time: number;

@@ -1,8 +1,9 @@
 import type { SettingDeclaration } from '@heliograph/plugins-sdk';
 import type { Clock } from '../clock.js';
+import { SafeEmitter } from '../events.js';
 import { createLogger } from '../log.js';
 import type { TopicRegistry, TopicState } from '../topics/registry.js';
-import { capText, type AuditLog, type WriteVia } from './audit.js';
+import { capText, type AuditEntry, type AuditLog, type WriteVia } from './audit.js';
 import { WRITE_BURST, WRITE_RATE, WriteRateLimiter } from './rate-limit.js';
 import { callWrite, parseSettingValue, writeFailureMessage } from './setting-values.js';
 
@@ -26,6 +27,11 @@ interface Handler {
   signal: AbortSignal;
 }
 
+/** Every audited write attempt, as the audit keeps it (for `ctx.site.onWrite`). */
+export interface WriteEvents {
+  written: (entry: AuditEntry) => void;
+}
+
 /** How long a device may take to confirm a write. */
 export const WRITE_TIMEOUT_MS = 10_000;
 
@@ -37,6 +43,8 @@ export const WRITE_TIMEOUT_MS = 10_000;
  * limited first (rate-limit.ts); refusals by the limit are logged, not audited one by one.
  */
 export class WriteService {
+  /** `written` after each attempt the audit records; listeners cannot break each other. */
+  readonly events = new SafeEmitter<WriteEvents>();
   private readonly handlers = new Map<string, Handler>();
   private readonly queues = new Map<string, Promise<unknown>>();
   private readonly limiter: WriteRateLimiter;
@@ -109,7 +117,7 @@ export class WriteService {
     const state = this.registry.get(request.topic);
     const oldValue = state ? this.registry.visibleValue(state) : null;
     const outcome = await this.attempt(request, state);
-    this.audit.add({
+    const entry: AuditEntry = {
       time: this.clock.now(),
       who: request.who,
       via: request.via,
@@ -118,7 +126,9 @@ export class WriteService {
       newValue: request.value,
       result: outcome.ok ? 'ok' : 'error',
       message: outcome.ok ? null : outcome.message,
-    });
+    };
+    this.audit.add(entry);
+    this.events.emit('written', entry);
     return outcome;
   }
 

@@ -36,6 +36,7 @@ async function composed(register?: (di: DependencyContainer) => void): Promise<D
 function instance(id: string): PluginInstanceScope {
   return {
     id,
+    plugin: id,
     devices: [],
     abort: new AbortController(),
     reporter: { succeeded() {}, failed() {}, writeFailed() {}, statusError() {}, statusOk() {} },

@@ -2,7 +2,12 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { unavailableIntegration, type PluginContext, type SettingDeclaration } from '@heliograph/plugins-sdk';
+import {
+  unavailableIntegration,
+  unavailableSite,
+  type PluginContext,
+  type SettingDeclaration,
+} from '@heliograph/plugins-sdk';
 import {
   attributeFailure,
   createScope,
@@ -22,7 +27,7 @@ function fakeContext(seen: Array<Promise<PluginScope | undefined>>, declared: Se
   return {
     instanceId: 'p',
     devices: [],
-    site: { timeZone: 'UTC', latitude: 0, longitude: 0, temperatureUnit: 'C' },
+    site: unavailableSite({ timeZone: 'UTC', latitude: 0, longitude: 0, temperatureUnit: 'C' }, 'not in this test'),
     log: { debug() {}, info() {}, warn() {}, error() {} },
     topics: {
       declare: (declaration) => {

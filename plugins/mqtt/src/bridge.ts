@@ -137,7 +137,7 @@ export class MqttBridge {
     const { prefix } = this.config;
     if (!mqttTopic.startsWith(`${prefix}/`) || !mqttTopic.endsWith('/set')) return;
     const topic = mqttTopic.slice(prefix.length + 1, -'/set'.length);
-    const result = await this.ctx.integration.write({ topic, value, via: 'mqtt' });
+    const result = await this.ctx.integration.write({ topic, value });
     const response = result.ok ? { topic, value, ok: true } : { topic, value, ok: false, message: result.message };
     if (!result.ok) this.ctx.log.info(`MQTT write to ${topic} refused: ${result.message}`);
     if (this.client.connected)

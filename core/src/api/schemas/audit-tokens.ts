@@ -5,7 +5,8 @@ import { utcTime } from './common.js';
 export const auditEntry = z.object({
   time: utcTime,
   who: z.string(),
-  via: z.enum(['rest', 'ws', 'mqtt']),
+  /** `rest`, `ws`, or the id of the plugin that wrote (`mqtt`, `planner`). */
+  via: z.string(),
   topic: z.string(),
   old_value: z.unknown(),
   new_value: z.string(),

@@ -27,6 +27,7 @@ import { isConfigError } from '../config-checks.js';
 import { ContextBuilder, type ContextServices, type PluginInstanceScope } from '../context.js';
 import type { DiscoveredPlugin } from '../discovery.js';
 import { PluginHost } from '../host.js';
+import type { PluginInstanceConfig } from '../instances.js';
 import { createHttpClient } from '../http-client.js';
 import { pluginStore, pluginStoreMigrations } from '../plugin-store.js';
 import { OnDemandJobs } from './on-demand-jobs.js';
@@ -68,46 +69,47 @@ export async function startPluginHarness<S extends z.ZodType>(options: TestHostO
   // A plugin under test has no clients to hold back: no rate limit on its writes.
   const writes = new WriteService(registry, audit, clock, WRITE_TIMEOUT_MS, new WriteRateLimiter(clock, Infinity));
   const site = { timeZone: 'UTC', latitude: 52.52, longitude: 13.405, temperatureUnit: 'C' as const, ...options.site };
+  const forecastStore = new ForecastStore({ registry, clock, temperatureUnit: site.temperatureUnit });
+  const book = new PriceBook({ clock, timeZone: site.timeZone, multiplier: 1, offset: 0 });
   const jobs = new OnDemandJobs();
-  const services: ContextServices = {
+  const base: ContextServices = {
     clock,
     db,
     registry,
     writes,
     site,
     history: recording.history,
-    forecast: recording.forecastSink(new ForecastStore({ registry, clock, temperatureUnit: site.temperatureUnit })),
-    prices: recording.priceSink(new PriceBook({ clock, timeZone: site.timeZone, multiplier: 1, offset: 0 })),
-    jobs: (signal, reporter) => jobs.bind(signal, reporter),
+    forecast: forecastStore,
+    prices: book,
+    reads: { prices: book, forecast: forecastStore, history: recording.historyReader(registry) },
     logger: () => recording.logger,
   };
+  // The plugin under test: what it publishes is recorded, its jobs run when the test says.
+  const services: ContextServices = {
+    ...base,
+    forecast: recording.forecastSink(forecastStore),
+    prices: recording.priceSink(book),
+    jobs: (signal, reporter) => jobs.bind(signal, reporter),
+  };
+  const companions = (options.companions ?? []).map((c) => companionOf(c, base));
 
-  const discovered: DiscoveredPlugin = {
-    manifest: { ...options.manifest, id: plugin.id, kind: options.manifest?.kind ?? 'integration', sdk: '^1' },
-    packageName: plugin.id,
-    // Only containment reads it, to pin escaped failures on a plugin by stack path; the
-    // test runner's own handlers take those, as no server process handlers are installed.
-    dir: process.cwd(),
-    entry: `${plugin.id} (handed to the test host)`,
-    bundled: true,
-    definition: plugin,
-  };
-  const entry = {
-    id: instanceId,
-    plugin: plugin.id,
-    enabled: true,
-    devices: options.devices ?? [],
-    config: (options.config ?? {}) as Record<string, unknown>,
-    isolation: 'process-local' as const,
-  };
+  const discovered = new Map<string, DiscoveredPlugin>();
+  for (const p of [...companions, { plugin, options }])
+    discovered.set(p.plugin.id, discoveredOf(p.plugin, p.options.manifest));
+  const entry = instanceEntry(instanceId, plugin, options);
   let ctx: PluginContext | undefined;
   const host = new PluginHost(
     services,
-    new Map([[plugin.id, discovered]]),
-    [entry],
+    discovered,
+    [...companions.map((c) => c.entry), entry],
     'plugins.json',
-    (instance) => new ObservedContextBuilder(instance, services, createHttpClient, (c) => (ctx = recording.observe(c))),
+    (instance) => {
+      const companion = companions.find((c) => c.entry.id === instance.id);
+      if (companion) return new ContextBuilder(instance, companion.services, createHttpClient);
+      return new ObservedContextBuilder(instance, services, createHttpClient, (c) => (ctx = recording.observe(c)));
+    },
   );
+  const statusOf = (id: string) => host.status().find((s) => s.id === id)!;
 
   let stopping: Promise<void> | undefined;
   const stop = () =>
@@ -126,7 +128,7 @@ export async function startPluginHarness<S extends z.ZodType>(options: TestHostO
     throw err;
   }
   await host.startAll();
-  const [status] = host.status();
+  const status = statusOf(instanceId);
   // A failed setup aborts the instance's signal; the server would retry it, a test stops here.
   if (!ctx || ctx.signal.aborted) {
     await stop();
@@ -151,19 +153,21 @@ export async function startPluginHarness<S extends z.ZodType>(options: TestHostO
     store: recording.store,
     logs: recording.logs,
     get status() {
-      return host.status()[0]!;
+      return statusOf(instanceId);
     },
     get identities() {
-      return new Map(host.status()[0]!.device_status.map((d) => [d.id, d.identity]));
+      return new Map(statusOf(instanceId).device_status.map((d) => [d.id, d.identity]));
     },
     get availability() {
-      return new Map(host.status()[0]!.device_status.map((d) => [d.id, { available: d.available, reason: d.reason }]));
+      return new Map(
+        statusOf(instanceId).device_status.map((d) => [d.id, { available: d.available, reason: d.reason }]),
+      );
     },
     value(topic) {
       const state = registry.get(topic);
       return state && registry.visibleValue(state);
     },
-    runJob: (name) => jobs.run(name),
+    runJob: (name) => runJob(name, jobs, companions),
     async write(topic, value) {
       const outcome = await writes.write({ topic, value: String(value), who: 'test', via: 'rest' });
       if (!outcome.ok) throw new Error(outcome.message);
@@ -177,5 +181,51 @@ export async function startPluginHarness<S extends z.ZodType>(options: TestHostO
       registry.checkStale();
     },
     stop,
+  };
+}
+
+type Companion = NonNullable<TestHostOptions<z.ZodType>['companions']>[number];
+
+/** A companion instance: its plugins.json entry, and services whose jobs run on demand as `<id>:<job>`. */
+function companionOf(companion: Companion, base: ContextServices) {
+  const plugin = companion.plugin;
+  const entry = instanceEntry(companion.instanceId ?? plugin.id, plugin, companion);
+  const jobs = new OnDemandJobs();
+  const services: ContextServices = { ...base, jobs: (signal, reporter) => jobs.bind(signal, reporter) };
+  return { plugin, options: companion, entry, jobs, services };
+}
+
+/** Runs the plugin's job `name`, or a companion's as `<instance id>:<job>`. */
+function runJob(name: string, jobs: OnDemandJobs, companions: ReadonlyArray<ReturnType<typeof companionOf>>) {
+  const colon = name.indexOf(':');
+  const companion = colon > 0 ? companions.find((c) => c.entry.id === name.slice(0, colon)) : undefined;
+  return companion ? companion.jobs.run(name.slice(colon + 1)) : jobs.run(name);
+}
+
+function discoveredOf(plugin: PluginDefinition, manifest: TestHostOptions<z.ZodType>['manifest']): DiscoveredPlugin {
+  return {
+    manifest: { ...manifest, id: plugin.id, kind: manifest?.kind ?? 'integration', sdk: '^1' },
+    packageName: plugin.id,
+    // Only containment reads it, to pin escaped failures on a plugin by stack path; the
+    // test runner's own handlers take those, as no server process handlers are installed.
+    dir: process.cwd(),
+    entry: `${plugin.id} (handed to the test host)`,
+    bundled: true,
+    definition: plugin,
+  };
+}
+
+function instanceEntry(
+  id: string,
+  plugin: PluginDefinition,
+  options: Pick<TestHostOptions<z.ZodType>, 'devices' | 'config'>,
+): PluginInstanceConfig {
+  return {
+    id,
+    plugin: plugin.id,
+    enabled: true,
+    devices: options.devices ?? [],
+    config: (options.config ?? {}) as Record<string, unknown>,
+    isolation: 'process-local',
   };
 }

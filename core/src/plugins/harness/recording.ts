@@ -7,6 +7,10 @@
 import type { DeviceDeclaration, ForecastRun, PluginContext } from '@heliograph/plugins-sdk';
 import type { RecordedPrices } from '@heliograph/plugins-sdk/testing';
 import type { Logger } from '../../log.js';
+import type { Agg } from '../../history/slots.js';
+import { isRecorded } from '../../history/topic-record.js';
+import type { TopicRegistry } from '../../topics/registry.js';
+import type { SiteReaders } from '../site.js';
 import type { ForecastSink, HistorySink, PriceSink } from '../sinks.js';
 
 export class Recording {
@@ -38,6 +42,34 @@ export class Recording {
       return Promise.resolve();
     },
   };
+
+  /**
+   * `ctx.site.history` over the readings recorded here: the server's checks (a topic not
+   * recorded is refused with the API's message), buckets aligned to the epoch as history's.
+   */
+  historyReader(registry: TopicRegistry): NonNullable<SiteReaders['history']> {
+    return {
+      read: ({ topic, fromMs, toMs, groupMs, agg }) => {
+        const state = registry.get(topic);
+        if (state && !isRecorded(state.meta)) throw new Error(`${topic} is not recorded in history`);
+        if (!state && !this.recorded.has(topic))
+          throw new Error(`unknown topic "${topic}": no metric has this topic and no history is kept for it`);
+        const buckets = new Map<number, number[]>();
+        for (const [time, value] of this.recorded.get(topic) ?? []) {
+          if (time < fromMs || time >= toMs) continue;
+          const start = Math.floor(time / groupMs) * groupMs;
+          const bucket = buckets.get(start);
+          if (bucket) bucket.push(value);
+          else buckets.set(start, [value]);
+        }
+        return Promise.resolve(
+          [...buckets.entries()]
+            .sort(([a], [b]) => a - b)
+            .map(([time, values]) => ({ time, value: aggregate(values, agg) })),
+        );
+      },
+    };
+  }
 
   constructor(initialStore: Record<string, unknown>) {
     this.store = new Map(Object.entries(initialStore));
@@ -104,5 +136,21 @@ export class Recording {
 
   private log(level: string, message: string, fields?: Record<string, unknown>): void {
     this.logs.push(`${level}: ${message}${fields ? ' ' + JSON.stringify(fields) : ''}`);
+  }
+}
+
+/** What one of history's aggregations makes of a bucket's readings, in time order. */
+function aggregate(values: number[], agg: Agg): number {
+  switch (agg) {
+    case 'mean':
+      return values.reduce((a, b) => a + b, 0) / values.length;
+    case 'sum':
+      return values.reduce((a, b) => a + b, 0);
+    case 'max':
+      return Math.max(...values);
+    case 'min':
+      return Math.min(...values);
+    case 'last':
+      return values.at(-1)!;
   }
 }

@@ -4,6 +4,7 @@
  * host holds the registrations (topics, jobs, prices) and calls back by id. Messages from
  * the worker are checked with these schemas: the worker runs code the core does not trust.
  */
+import type { MetricValue, SiteWrite } from '@heliograph/plugins-sdk';
 import { z } from 'zod';
 
 const id = z.number().int().nonnegative();
@@ -24,6 +25,35 @@ const errorFields = { error: z.string().optional(), errorName: z.string().option
 export const jobScheduleSchema = z.discriminatedUnion('kind', [
   z.object({ kind: z.literal('every'), name: z.string(), intervalMs: z.number(), immediate: z.boolean().optional() }),
   z.object({ kind: z.literal('daily'), name: z.string(), times: z.array(z.string()), timeZone: z.string().optional() }),
+]);
+
+const topicFilter = z.union([z.string(), z.array(z.string())]).optional();
+
+/** A `ctx.site` read or write, forwarded to the host-side context (see the SDK's SiteApi). */
+export const siteCallSchema = z.discriminatedUnion('op', [
+  z.object({ op: z.literal('definitions') }),
+  z.object({ op: z.literal('values'), args: z.object({ filter: topicFilter }).optional() }),
+  z.object({ op: z.literal('prices') }),
+  z.object({
+    op: z.literal('forecast'),
+    args: z
+      .object({ topic: z.string().optional(), fromMs: z.number().optional(), toMs: z.number().optional() })
+      .optional(),
+  }),
+  z.object({
+    op: z.literal('history'),
+    args: z.object({
+      topic: z.string(),
+      fromMs: z.number(),
+      toMs: z.number(),
+      groupBy: z.string().optional(),
+      agg: z.enum(['mean', 'max', 'min', 'sum', 'last']).optional(),
+    }),
+  }),
+  z.object({
+    op: z.literal('write'),
+    args: z.object({ topic: z.string(), value: z.union([z.string(), z.number(), z.boolean()]) }),
+  }),
 ]);
 
 /** What a worker sends. `call` numbers a request that expects a `reply`. */
@@ -86,8 +116,14 @@ export const fromWorkerSchema = z.discriminatedUnion('type', [
     key: z.string(),
     value: z.unknown().optional(),
   }),
+  z.object({ type: z.literal('site'), call: id, request: siteCallSchema }),
+  /** `ctx.site.subscribe` / `onWrite`, held under `id`: the host sends `site-values` / `site-write` for it. */
+  z.object({ type: z.literal('site-subscribe'), id, filter: z.array(z.string()) }),
+  z.object({ type: z.literal('site-on-write'), id, filter: z.array(z.string()) }),
   z.object({ type: z.literal('reply'), call: id, ok: z.boolean(), ...errorFields }),
 ]);
+
+export type SiteCall = z.infer<typeof siteCallSchema>;
 
 export type FromWorker = z.infer<typeof fromWorkerSchema>;
 export type WorkerDeclaration = z.infer<typeof workerDeclarationSchema>;
@@ -117,6 +153,10 @@ export type ToWorker =
   | { type: 'stop' }
   /** Runs a job or a write handler held under `id`. */
   | { type: 'call'; call: number; op: 'run' | 'write'; id: number; args?: { value: unknown; label?: string } }
+  /** One tick's values for the `ctx.site.subscribe` held under `id`. */
+  | { type: 'site-values'; id: number; values: Record<string, MetricValue>; time: number }
+  /** A write attempt for the `ctx.site.onWrite` held under `id`. */
+  | { type: 'site-write'; id: number; write: SiteWrite }
   | { type: 'reply'; call: number; ok: true; value?: unknown }
   | { type: 'reply'; call: number; ok: false; error: string };
 

@@ -14,17 +14,31 @@ import {
   type JobOptions,
   type PluginContext,
   type PluginLogger,
+  type MetricValue,
   type SettingDeclaration,
+  type SiteApi,
+  type SitePoint,
+  type SitePrices,
+  type TopicDefinition,
+  type TopicFilter,
 } from '@heliograph/plugins-sdk';
 import type { AnySettingWrite } from '../../writes/setting-values.js';
 import { createBoundedHttp } from '../http/bounded-got.js';
 import {
   errorToFields,
   type JobSchedule,
+  type SiteCall,
   type ToWorker,
   type WorkerDeclaration,
   type WorkerStart,
 } from './protocol.js';
+
+type SiteListener = (message: Extract<ToWorker, { type: 'site-values' | 'site-write' }>) => unknown;
+
+/** A filter as plain data for the message (the plugin's array may be frozen or sparse). */
+function copyFilter(filter: TopicFilter | undefined): string | string[] | undefined {
+  return filter === undefined || typeof filter === 'string' ? filter : [...filter];
+}
 
 type Handler = (args: { value?: unknown; label?: string; signal: AbortSignal }) => Promise<void> | void;
 
@@ -34,6 +48,8 @@ export class WorkerContext {
   /** Job runs and write handlers by the id the host calls them with. */
   private readonly handlers = new Map<number, Handler>();
   private readonly declared = new Set<string>();
+  /** `ctx.site.subscribe` / `onWrite` listeners by the id the host sends their messages with. */
+  private readonly siteListeners = new Map<number, SiteListener>();
   readonly abort = new AbortController();
 
   constructor(
@@ -58,7 +74,7 @@ export class WorkerContext {
       instanceId: this.start.instanceId,
       log: logger,
       devices,
-      site: Object.freeze({ ...this.start.site }),
+      site: this.site(),
       topics: {
         declare: (declaration) => {
           // Checked here as the host would, so the plugin's call throws where it was made.
@@ -136,8 +152,52 @@ export class WorkerContext {
     };
   }
 
+  /** `ctx.site`: reads and writes answered by the host; subscriptions held here under ids. */
+  private site(): SiteApi {
+    const call = (request: SiteCall) => this.request({ type: 'site', request });
+    const listen = (type: 'site-subscribe' | 'site-on-write', filter: TopicFilter | undefined, fn: SiteListener) => {
+      const id = this.nextId++;
+      this.siteListeners.set(id, fn);
+      this.port.postMessage({ type, id, filter: filter === undefined ? ['*'] : [filter].flat() });
+      return this.disposer(id, () => this.siteListeners.delete(id));
+    };
+    return {
+      ...this.start.site,
+      definitions: () => call({ op: 'definitions' }) as Promise<TopicDefinition[]>,
+      values: (args) =>
+        call({ op: 'values', args: args && { filter: copyFilter(args.filter) } }) as Promise<
+          Record<string, MetricValue>
+        >,
+      subscribe: (options) =>
+        listen(
+          'site-subscribe',
+          options.filter,
+          (m) => m.type === 'site-values' && options.onValues(m.values, { time: m.time }),
+        ),
+      prices: () => call({ op: 'prices' }) as Promise<SitePrices>,
+      forecast: (args) => call({ op: 'forecast', args: args && { ...args } }) as Promise<SitePoint[]>,
+      history: (args) => call({ op: 'history', args: { ...args } }) as Promise<SitePoint[]>,
+      write: async (args) => void (await call({ op: 'write', args: { topic: args.topic, value: args.value } })),
+      onWrite: (args) => listen('site-on-write', args.filter, (m) => m.type === 'site-write' && args.handler(m.write)),
+    };
+  }
+
   /** Handles a message of the host: a reply to a request, or a call of a held handler. */
   async receive(message: ToWorker): Promise<void> {
+    if (message.type === 'site-values' || message.type === 'site-write') {
+      const listener = this.siteListeners.get(message.id);
+      try {
+        listener?.(message);
+      } catch (err) {
+        this.port.postMessage({
+          type: 'log',
+          level: 'error',
+          message: `the ${message.type === 'site-values' ? 'subscription' : 'onWrite handler'} threw`,
+          fields: cloneable({ err }),
+        });
+      }
+      return;
+    }
     if (message.type === 'reply') {
       const waiting = this.pending.get(message.call);
       this.pending.delete(message.call);

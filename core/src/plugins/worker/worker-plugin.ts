@@ -11,14 +11,23 @@ import type {
   DeviceDeclaration,
   Disposer,
   ForecastApi,
+  MetricValue,
   PluginContext,
   PricesApi,
   SettingDeclaration,
+  SiteWrite,
 } from '@heliograph/plugins-sdk';
 import { errorMessage } from '../../log.js';
 import type { HttpLimits } from '../http/limits.js';
 import type { WorkerLimits } from './limits.js';
-import { errorFromFields, fromWorkerSchema, type FromWorker, type ToWorker, type WorkerStart } from './protocol.js';
+import {
+  errorFromFields,
+  fromWorkerSchema,
+  type FromWorker,
+  type SiteCall,
+  type ToWorker,
+  type WorkerStart,
+} from './protocol.js';
 
 const ENTRY = new URL('./entry.js', import.meta.url);
 /** How long a stopping worker may take for its cleanup before it is terminated. */
@@ -70,7 +79,12 @@ class WorkerPlugin {
       entry: options.entry,
       instanceId: ctx.instanceId,
       devices: ctx.devices.map((d) => ({ ...d })),
-      site: { ...ctx.site },
+      site: {
+        timeZone: ctx.site.timeZone,
+        latitude: ctx.site.latitude,
+        longitude: ctx.site.longitude,
+        temperatureUnit: ctx.site.temperatureUnit,
+      },
       config: options.config,
       http: options.http,
     };
@@ -209,6 +223,22 @@ class WorkerPlugin {
         );
         return;
       }
+      case 'site':
+        this.answer(message.call, siteCall(ctx, message.request));
+        return;
+      case 'site-subscribe': {
+        const { id } = message;
+        const onValues = (values: Record<string, MetricValue>, { time }: { time: number }) =>
+          this.send({ type: 'site-values', id, values, time });
+        this.registrations.set(id, ctx.site.subscribe({ filter: message.filter, onValues }));
+        return;
+      }
+      case 'site-on-write': {
+        const { id } = message;
+        const handler = (write: SiteWrite) => this.send({ type: 'site-write', id, write });
+        this.registrations.set(id, ctx.site.onWrite({ filter: message.filter, handler }));
+        return;
+      }
       case 'reply': {
         const waiting = this.pending.get(message.call);
         this.pending.delete(message.call);
@@ -263,6 +293,25 @@ class WorkerPlugin {
     clearInterval(this.watchdog);
     for (const waiting of this.pending.values()) waiting.reject(new Error("the plugin's worker has ended"));
     this.pending.clear();
+  }
+}
+
+/** A `ctx.site` call of the worker, made on the host-side context. */
+function siteCall(ctx: PluginContext, request: SiteCall): Promise<unknown> {
+  const { site } = ctx;
+  switch (request.op) {
+    case 'definitions':
+      return site.definitions();
+    case 'values':
+      return site.values(request.args);
+    case 'prices':
+      return site.prices();
+    case 'forecast':
+      return site.forecast(request.args);
+    case 'history':
+      return site.history(request.args);
+    case 'write':
+      return site.write(request.args);
   }
 }
 
