@@ -1,7 +1,7 @@
 // `npm run bench:planner`: a generated year of quarter hours (seeded), a 10 kWh / 5 kW
 // battery, and four ways to run it: no control (self-consumption), the planner with perfect
 // forecasts, the planner with noisy forecasts, and the perfect-foresight optimum.
-// Options: --days N (default 365), --seed N (default 19).
+// Options: --days N (default 365), --seed N (default 19), --start-day N (default 0: 1 January).
 import {
   type Command,
   type PlanParams,
@@ -28,6 +28,7 @@ const option = (name: string, fallback: number) => {
 };
 const days = option('--days', 365);
 const seed = option('--seed', 19);
+const startDay = option('--start-day', 0);
 
 const params: PlanParams = {
   capacityKwh: 10,
@@ -52,7 +53,7 @@ function gc(): void {
   (globalThis as { gc?: () => void }).gc?.();
 }
 
-const year = generateYear({ seed, days: days + 3, timeZone: ZONE });
+const year = generateYear({ seed, days: days + 3, timeZone: ZONE, startUtc: Date.UTC(2025, 0, 1 + startDay) });
 const n = days * 96;
 const cal = new LocalCalendar(ZONE);
 
@@ -98,11 +99,16 @@ const rssBefore = process.memoryUsage().rss;
 
 type Highs = Awaited<ReturnType<typeof loadSolver>>;
 
-function planner(highs: Highs, pvF: readonly number[], loadF: readonly number[]): Run & { solveMs: number[] } {
+function planner(
+  pricesKnownDayAhead: boolean,
+  highs: Highs,
+  pvF: readonly number[],
+  loadF: readonly number[],
+): Run & { solveMs: number[] } {
   const run = { bill: 0, wear: 0, solveMs: [] as number[] };
   let soc = 50;
   for (let i = 0; i < n; i++) {
-    const last = Math.min(knownUntil[i]!, i + 192, year.times.length);
+    const last = Math.min(pricesKnownDayAhead ? knownUntil[i]! : Infinity, i + 192, year.times.length);
     const prices: PriceInput[] = [];
     const pvW = new Map<number, number>();
     const loadW = new Map<number, number>();
@@ -261,13 +267,13 @@ const share = (r: Run) =>
   `${((100 * (base.bill + base.wear - (r.bill + r.wear))) / bestSaving).toFixed(1)} % of the optimum's saving`;
 
 started = performance.now();
-const perfect = planner(highs, year.pvKw, year.loadKw);
+const perfect = planner(false, highs, year.pvKw, year.loadKw);
 console.log(
-  `planner, perfect forecasts:      ${money(perfect)}  ${share(perfect)}  [re-planned every quarter hour, ${((performance.now() - started) / 1000).toFixed(0)} s]`,
+  `planner, perfect forecasts:      ${money(perfect)}  ${share(perfect)}  [PV, load and prices known 48 h ahead; re-planned every quarter hour, ${((performance.now() - started) / 1000).toFixed(0)} s]`,
 );
 const noisy = noisyForecasts();
 started = performance.now();
-const noisyRun = planner(highs, noisy.pv, noisy.load);
+const noisyRun = planner(true, highs, noisy.pv, noisy.load);
 console.log(
   `planner, noisy forecasts:        ${money(noisyRun)}  ${share(noisyRun)}  [${((performance.now() - started) / 1000).toFixed(0)} s; PV: per-day factor e^N(0,0.3) and 15 % per quarter; load: same weekday over 4 weeks, MAE ${noisy.loadMaeW?.toFixed(0)} W; prices day-ahead]`,
 );

@@ -22,10 +22,10 @@ export interface StepResult {
 
 /**
  * normal: the battery covers the deficit and takes the surplus; hold: it takes the surplus
- * but does not discharge; charge: it charges at up to the command's power (or the surplus,
- * if more) until the target; discharge: it discharges at up to the command's power down to
- * the target, exporting what the load does not take. Never below the minimum SOC, never above
- * 100 %; export beyond the limit (or when not allowed) is curtailed.
+ * but does not discharge; charge: it charges at the command's power until the target;
+ * discharge: it discharges at the command's power down to the target (the grid takes the
+ * rest or the excess); at the target both hold (as the simulator's battery does). Never
+ * below the minimum SOC, never above 100 %; export beyond the limit is curtailed.
  */
 export function stepBattery(args: {
   command: Command;
@@ -45,28 +45,34 @@ export function stepBattery(args: {
   const roomKw = Math.max(0, (cap - soc) / (eta * h));
   const availableKw = Math.max(0, ((soc - floor) * eta) / h);
   const targetKwh = (command.targetSoc / 100) * cap;
+  const absorb = net < 0 ? -Math.min(-net, params.maxChargeKw, roomKw) : 0;
   let batteryKw = 0;
   switch (command.mode) {
     case 'normal':
-      batteryKw =
-        net > 0 ? Math.min(net, params.maxDischargeKw, availableKw) : -Math.min(-net, params.maxChargeKw, roomKw);
+      batteryKw = net > 0 ? Math.min(net, params.maxDischargeKw, availableKw) : absorb;
       break;
     case 'hold':
-      batteryKw = net > 0 ? 0 : -Math.min(-net, params.maxChargeKw, roomKw);
+      batteryKw = absorb;
       break;
-    case 'charge': {
-      const toTarget = Math.max(0, (targetKwh - soc) / (eta * h));
-      const want = Math.max(Math.min(command.powerW / 1000, toTarget), -net);
-      batteryKw = -Math.min(Math.max(0, want), params.maxChargeKw, roomKw);
+    case 'charge':
+      // At the target the battery holds; below it, it charges at the commanded power exactly
+      // (PV first, the grid for the rest; PV beyond it is exported).
+      batteryKw =
+        soc >= targetKwh - 1e-9
+          ? absorb
+          : -Math.min(command.powerW / 1000, params.maxChargeKw, roomKw, (targetKwh - soc) / (eta * h));
       break;
-    }
-    case 'discharge': {
-      const toTarget = Math.max(0, ((soc - Math.max(targetKwh, floor)) * eta) / h);
-      const want = Math.min(command.powerW / 1000, toTarget);
-      batteryKw = Math.min(want, params.maxDischargeKw, availableKw);
-      if (net < 0 && want <= 0) batteryKw = -Math.min(-net, params.maxChargeKw, roomKw);
+    case 'discharge':
+      batteryKw =
+        soc <= Math.max(targetKwh, floor) + 1e-9
+          ? absorb
+          : Math.min(
+              command.powerW / 1000,
+              params.maxDischargeKw,
+              availableKw,
+              ((soc - Math.max(targetKwh, floor)) * eta) / h,
+            );
       break;
-    }
   }
   const nextSoc = batteryKw >= 0 ? soc - (batteryKw * h) / eta : soc - batteryKw * h * eta;
   let gridKw = net - batteryKw;

@@ -71,6 +71,9 @@ export interface LpSolution {
 
 export class PlanInfeasibleError extends Error {}
 
+/** Cost per kWh of curtailed PV in the objective: far above any price. */
+const CURTAIL_PENALTY = 10;
+
 const VARS = 6;
 const IMP = 0;
 const EXP = 1;
@@ -141,8 +144,9 @@ export function solvePlan(highs: Highs, input: PlanInput): LpSolution {
       [bal, 1],
       [dyn, h / etaD],
     ]);
-    // A tiny cost keeps PV from being thrown away when nothing is gained by it.
-    column(CURT, 1e-6, 0, Math.max(0, s.pvKw), [[bal, -1]]);
+    // Curtailing PV is only a way out (export not allowed, battery full): the battery modes
+    // cannot order it, so the plan must not count on it to dodge a negative export price.
+    column(CURT, CURTAIL_PENALTY * h, 0, Math.max(0, s.pvKw), [[bal, -1]]);
     const socEntries: Array<[number, number]> = [[dyn, 1]];
     if (t + 1 < T) socEntries.push([dyn + 1, -1]);
     column(SOC, t === T - 1 ? -input.terminalValue : 0, socMin, socMax, socEntries);

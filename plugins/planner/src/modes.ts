@@ -33,38 +33,53 @@ export interface Describe {
 }
 
 /**
- * One action per slot. Charging beyond the PV surplus is `charge`; discharging beyond the
- * load (export) is `discharge`; covering less than half of the planned deficit from the
- * battery is `hold` (keep the energy for later); everything else is `normal`.
+ * One action per slot. Where the plan's battery power is what self-consumption would do
+ * anyway, `normal` (the device follows the actual load and PV); where it only keeps the
+ * battery from discharging, `hold`; otherwise an exact setpoint: `charge` at the planned
+ * charging power (from the grid, or less than the PV surplus so the rest is exported) or
+ * `discharge` at the planned discharging power (part of the load, or beyond it to export;
+ * 0 W keeps the battery idle so the PV surplus is exported).
  */
 export function toActions(input: PlanInput, sol: LpSolution, describe: Describe): SlotAction[] {
+  const { params } = input;
+  const cap = params.capacityKwh;
+  const eta = Math.sqrt(params.roundTripEfficiency);
   const actions: SlotAction[] = [];
   for (let t = 0; t < input.slots.length; t++) {
     const s = input.slots[t]!;
-    const ch = sol.chargeKw[t]!;
-    const dis = sol.dischargeKw[t]!;
-    const surplus = Math.max(0, s.pvKw - s.loadKw);
-    const deficit = Math.max(0, s.loadKw - s.pvKw);
-    let mode: PlanMode = 'normal';
+    const h = (s.end - s.start) / 3_600_000;
+    const socStart = t === 0 ? input.socPercent : sol.socPercent[t - 1]!;
+    const battery = sol.dischargeKw[t]! - sol.chargeKw[t]!;
+    const net = s.loadKw - s.pvKw;
+    const availableKw = Math.max(0, (((socStart - params.reserveSoc) / 100) * cap * eta) / h);
+    const roomKw = Math.max(0, (((params.maxSoc - socStart) / 100) * cap) / (eta * h));
+    const normal =
+      net > 0 ? Math.min(net, params.maxDischargeKw, availableKw) : -Math.min(-net, params.maxChargeKw, roomKw);
+    const hold = Math.min(0, normal);
+    let mode: PlanMode;
     let powerKw = 0;
-    if (ch - dis > surplus + EPS_KW) {
+    if (Math.abs(battery - normal) <= EPS_KW) mode = 'normal';
+    else if (Math.abs(battery - hold) <= EPS_KW) mode = 'hold';
+    else if (battery < 0) {
       mode = 'charge';
-      powerKw = ch - dis;
-    } else if (dis - ch > deficit + EPS_KW) {
+      powerKw = -battery;
+    } else {
       mode = 'discharge';
-      powerKw = dis - ch;
-    } else if (deficit > EPS_KW && dis - ch < deficit / 2 && sol.socPercent[t]! > input.params.reserveSoc + 0.5) {
-      mode = 'hold';
+      powerKw = Math.max(0, battery);
     }
     const socPercent = round(sol.socPercent[t]!, 1);
+    let targetSoc = socPercent;
+    if (mode === 'charge') targetSoc = Math.min(100, Math.ceil(socPercent));
+    if (mode === 'discharge')
+      targetSoc = Math.max(params.reserveSoc, Math.min(Math.floor(socPercent), Math.ceil(socStart) - 1));
     actions.push({
       start: s.start,
       end: s.end,
       mode,
       powerW: Math.round(powerKw * 1000),
-      targetSoc: mode === 'charge' ? Math.ceil(socPercent) : mode === 'discharge' ? Math.floor(socPercent) : socPercent,
+      targetSoc,
       socPercent,
-      batteryW: Math.round((dis - ch) * 1000),
+      batteryW: Math.round(battery * 1000),
       gridW: Math.round((sol.importKw[t]! - sol.exportKw[t]!) * 1000),
       importPrice: s.importPrice,
       reason: '',
@@ -92,8 +107,9 @@ function reasonFor(input: PlanInput, actions: readonly SlotAction[], t: number, 
       return peak ? `charge: ${now}, ${at(peak)}` : `charge: ${now}; export would earn ${price(exportNow)}`;
     }
     case 'discharge': {
-      const low = minBy(later, (x) => x.importPrice);
       const exportNow = input.slots[t]!.exportPrice;
+      if (a.powerW === 0) return `discharge: 0 W, export the PV for ${price(exportNow)} now, store it later`;
+      const low = minBy(later, (x) => x.importPrice);
       return `discharge: ${now}, export pays ${price(exportNow)}${low ? `; ${at(low)} to refill` : ''}`;
     }
     case 'hold': {

@@ -46,6 +46,8 @@ export interface Plan {
   cost: number;
   /** Cost of plain self-consumption over the same horizon and forecasts, currency. */
   baselineCost: number;
+  /** Per slot: what self-consumption would cost less what the plan costs, currency. */
+  slotSavings: number[];
   solveMs: number;
   horizonEnd: number;
 }
@@ -101,34 +103,39 @@ export function makePlan(highs: Highs, req: PlanRequest): Plan {
   const solution = solvePlan(highs, input);
   const solveMs = performance.now() - started;
   const actions = toActions(input, solution, req.describe);
+  const planned = energyCost(input.slots, solution, req.params.cycleCost);
+  const baseline = selfConsumptionCosts(input.slots, req.params, req.socPercent);
   return {
     createdAt: req.now,
     socAtStart: req.socPercent,
     actions,
     solution,
-    cost: energyCost(input.slots, solution, req.params.cycleCost),
-    baselineCost: selfConsumptionCost(input.slots, req.params, req.socPercent),
+    cost: sum(planned),
+    baselineCost: sum(baseline),
+    slotSavings: baseline.map((b, t) => b - planned[t]!),
     solveMs,
     horizonEnd: slots.length > 0 ? slots[slots.length - 1]!.end : req.now,
   };
 }
 
-function energyCost(slots: readonly PlanSlot[], sol: LpSolution, cycleCost: number): number {
-  let cost = 0;
-  slots.forEach((s, t) => {
-    const h = (s.end - s.start) / 3_600_000;
-    cost += h * (s.importPrice * sol.importKw[t]! - s.exportPrice * sol.exportKw[t]! + cycleCost * sol.dischargeKw[t]!);
-  });
-  return cost;
+function sum(xs: readonly number[]): number {
+  return xs.reduce((a, b) => a + b, 0);
 }
 
-/** What the same forecasts would cost with the battery left in self-consumption. */
-export function selfConsumptionCost(slots: readonly PlanSlot[], params: PlanParams, socPercent: number): number {
+function energyCost(slots: readonly PlanSlot[], sol: LpSolution, cycleCost: number): number[] {
+  return slots.map((s, t) => {
+    const h = (s.end - s.start) / 3_600_000;
+    return h * (s.importPrice * sol.importKw[t]! - s.exportPrice * sol.exportKw[t]! + cycleCost * sol.dischargeKw[t]!);
+  });
+}
+
+/** What the same forecasts would cost per slot with the battery left in self-consumption. */
+export function selfConsumptionCosts(slots: readonly PlanSlot[], params: PlanParams, socPercent: number): number[] {
   const eta = Math.sqrt(params.roundTripEfficiency);
   const cap = params.capacityKwh;
   const floor = (params.reserveSoc / 100) * cap;
   let soc = (socPercent / 100) * cap;
-  let cost = 0;
+  const costs: number[] = [];
   for (const s of slots) {
     const h = (s.end - s.start) / 3_600_000;
     const net = s.loadKw - s.pvKw;
@@ -139,8 +146,9 @@ export function selfConsumptionCost(slots: readonly PlanSlot[], params: PlanPara
     soc = battery >= 0 ? soc - (battery * h) / eta : soc - battery * h * eta;
     const grid = net - battery;
     const exportMax = params.exportAllowed ? params.gridExportMaxKw : 0;
-    cost += grid >= 0 ? h * s.importPrice * grid : -h * s.exportPrice * Math.min(-grid, exportMax);
+    let cost = grid >= 0 ? h * s.importPrice * grid : -h * s.exportPrice * Math.min(-grid, exportMax);
     if (battery > 0) cost += h * params.cycleCost * battery;
+    costs.push(cost);
   }
-  return cost;
+  return costs;
 }
