@@ -14,7 +14,7 @@
  * @packageDocumentation
  */
 import { z } from 'zod';
-import type { Disposer, PluginContext } from './context.js';
+import { DEVICE_KIND_PATTERN, RESERVED_DEVICE_KINDS, type Disposer, type PluginContext } from './context.js';
 export {
   unavailableIntegration,
   type IntegrationApi,
@@ -69,7 +69,10 @@ export {
 } from './battery-control.js';
 export {
   deviceFromId,
+  DEVICE_KIND_PATTERN,
+  RESERVED_DEVICE_KINDS,
   type Device,
+  type DeviceKind,
   type DeviceIdentity,
   type DiscoveryClasses,
   type DeviceDeclaration,
@@ -163,7 +166,11 @@ export type PluginKind = 'inverter' | 'battery' | 'forecast' | 'prices' | 'integ
  * { "id": "awattar", "kind": "prices", "sdk": "^1" }
  */
 export const manifestSchema = z.object({
-  id: z.string().regex(/^[a-z0-9][a-z0-9-]*$/, 'lower-case letters, digits and dashes'),
+  id: z
+    .string()
+    .regex(/^[a-z0-9][a-z0-9-]*$/, 'lower-case letters, digits and dashes')
+    // The audit's `via` is `rest`, `ws` or the id of the plugin that wrote.
+    .refine((id) => id !== 'rest' && id !== 'ws', 'is reserved: the audit log names REST and WebSocket writes so'),
   kind: z.enum(['inverter', 'battery', 'forecast', 'prices', 'integration']),
   sdk: z.string().regex(/^\^?1(\.\d+){0,2}$/, 'an SDK v1 range such as "^1"'),
   /** Name shown in the settings page ("Open-Meteo"); default: the id. */
@@ -175,7 +182,18 @@ export const manifestSchema = z.object({
    */
   devices: z
     .object({
-      kinds: z.array(z.enum(['inverter', 'battery'])).min(1),
+      /**
+       * `inverter`, `battery`, or a kind of the plugin's own (`planner`): its devices are then
+       * `planner_1`... in plugins.json, and their topics show in the API like any device's.
+       */
+      kinds: z
+        .array(
+          z
+            .string()
+            .regex(DEVICE_KIND_PATTERN, 'a device kind in lower snake case, such as "inverter" or "planner"')
+            .refine((kind) => !RESERVED_DEVICE_KINDS.includes(kind), "is reserved for the API's own topics"),
+        )
+        .min(1),
       min: z.number().int().min(0).default(0),
       max: z.number().int().min(1).nullable().default(null),
     })

@@ -33,7 +33,7 @@ export const newInstanceBody = z.strictObject(
       .min(1, 'must name an installed plugin'),
     enabled: z.boolean({ error: 'must be true or false' }).default(true),
     devices: z
-      .array(z.string().refine(isDeviceId, 'must be a device id such as "inverter_1" or "battery_1"'), {
+      .array(z.string().refine(isDeviceId, 'must be a device id such as "inverter_1", "battery_1" or "planner_1"'), {
         error: 'must be a list of device ids',
       })
       .default([])

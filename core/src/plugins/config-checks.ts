@@ -113,7 +113,7 @@ export function deviceRuleProblems(
     if (!rule.kinds.includes(kind))
       problems.push({
         index,
-        message: `must be ${rule.kinds.map((k) => `a${k === 'inverter' ? 'n' : ''} ${k}`).join(' or ')}: ${pluginName} drives no ${kind}`,
+        message: `must be ${rule.kinds.map((k) => `a${/^[aeiou]/.test(k) ? 'n' : ''} ${k}`).join(' or ')}: ${pluginName} drives no ${kind}`,
       });
   });
   return problems;

@@ -13,7 +13,7 @@ const deviceId = z.string().refine((id) => {
   } catch {
     return false;
   }
-}, 'a device id such as "inverter_1" or "battery_1"');
+}, 'a device id such as "inverter_1", "battery_1" or a plugin\'s own kind\'s "planner_1"');
 
 /** One entry of plugins.json: which plugin runs, under which id, driving which devices. */
 export const instanceSchema = z

@@ -46,7 +46,7 @@ export default definePlugin({
 
     for (const device of devices) {
       const { metrics, settings } = registerMapDeclarations(deyeMap, {
-        device: device.kind,
+        device: device === inverter ? 'inverter' : 'battery',
         modbus,
         unitId,
         timeoutMs,

@@ -4,7 +4,7 @@
  * host holds the registrations (topics, jobs, prices) and calls back by id. Messages from
  * the worker are checked with these schemas: the worker runs code the core does not trust.
  */
-import type { MetricValue, SiteWrite } from '@heliograph/plugins-sdk';
+import type { DeviceKind, MetricValue, SiteWrite } from '@heliograph/plugins-sdk';
 import { z } from 'zod';
 
 const id = z.number().int().nonnegative();
@@ -167,7 +167,7 @@ export interface WorkerStart {
   /** Each device's `config` is as plugins.json holds it; the worker parses it with the plugin's schema. */
   devices: Array<{
     id: string;
-    kind: 'inverter' | 'battery';
+    kind: DeviceKind;
     number: number;
     name: string;
     config: Record<string, unknown>;
