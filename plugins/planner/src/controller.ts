@@ -279,7 +279,11 @@ export class Controller {
         await this.ctx.site.write({ topic: `${dev}/battery_control_mode`, value: LABEL[mode] });
       this.out.publish({ status: `active: ${LABEL[mode]} on ${dev}` });
     } catch (e) {
-      await this.fallback(`the write was refused: ${e instanceof Error ? e.message : String(e)}`);
+      // Not retried within the slot: one refusal is audited once, not at every check.
+      const until = Math.floor(now / QUARTER_MS) * QUARTER_MS + QUARTER_MS;
+      const why = `the write was refused: ${e instanceof Error ? e.message : String(e)}; trying again at ${clockTime(until, now, this.ctx.site.timeZone)}`;
+      this.pause = { until, text: `normal: ${why}` };
+      await this.fallback(why);
     }
   }
 
