@@ -29,36 +29,42 @@ async function step(server: TestServer, ms: number): Promise<Map<string, unknown
   return valuesOf(server);
 }
 
+/** The deye emulator on the shared clock, the simulator for prices and forecast, the planner. */
+async function start(plannerConfig: Record<string, unknown> = {}) {
+  const device = new DeyeDevice({ now: () => new Date(clock.now()), soc: 30, peakPvW: 300 });
+  const emulator = await startModbusEmulator({ transport: 'tcp', units: new Map([[1, device]]) });
+  after(() => emulator.close());
+  const server = await startTestServer({
+    clock,
+    bundled: ['simulator', 'deye', 'planner'],
+    config: { site: { timeZone: 'Europe/Berlin', latitude: 52.5, longitude: 13.4 } },
+    plugins: [
+      {
+        id: 'sim',
+        plugin: 'simulator',
+        devices: ['inverter_1'],
+        config: { pollIntervalMs: 1000, backfill_days: 0, pvPeakW: 300 },
+      },
+      {
+        id: 'deye',
+        plugin: 'deye',
+        devices: ['inverter_2', 'battery_1'],
+        config: {
+          connection: { type: 'tcp', host: emulator.host, port: emulator.port },
+          pollIntervalMs: 1000,
+          timeoutMs: 400,
+          battery: { capacityKwh: 5.12, maxChargeW: 2500, maxDischargeW: 2500, minSoc: 20 },
+        },
+      },
+      { id: 'planner', plugin: 'planner', devices: ['planner_1'], config: { checkIntervalMs: 150, ...plannerConfig } },
+    ],
+  });
+  return { device, emulator, server };
+}
+
 describe('battery planner on a Deye inverter', () => {
   test('charges through the time-of-use program at night and spends the battery at the evening peak', async () => {
-    const device = new DeyeDevice({ now: () => new Date(clock.now()), soc: 30, peakPvW: 300 });
-    const emulator = await startModbusEmulator({ transport: 'tcp', units: new Map([[1, device]]) });
-    after(() => emulator.close());
-    const server = await startTestServer({
-      clock,
-      bundled: ['simulator', 'deye', 'planner'],
-      config: { site: { timeZone: 'Europe/Berlin', latitude: 52.5, longitude: 13.4 } },
-      plugins: [
-        {
-          id: 'sim',
-          plugin: 'simulator',
-          devices: ['inverter_1'],
-          config: { pollIntervalMs: 1000, backfill_days: 0, pvPeakW: 300 },
-        },
-        {
-          id: 'deye',
-          plugin: 'deye',
-          devices: ['inverter_2', 'battery_1'],
-          config: {
-            connection: { type: 'tcp', host: emulator.host, port: emulator.port },
-            pollIntervalMs: 1000,
-            timeoutMs: 400,
-            battery: { capacityKwh: 5.12, maxChargeW: 2500, maxDischargeW: 2500, minSoc: 20 },
-          },
-        },
-        { id: 'planner', plugin: 'planner', devices: ['planner_1'], config: { checkIntervalMs: 150 } },
-      ],
-    });
+    const { device, server } = await start();
     try {
       await valuesWhen(server, (v) => typeof v.get(`${P}/planned_mode`) === 'string', 'a first plan for the deye');
       assert.equal((await write(server, `${P}/mode`, 'active')).status, 200);
@@ -92,6 +98,21 @@ describe('battery planner on a Deye inverter', () => {
       }
       const after_ = (await valuesOf(server)).get('battery_1/state_of_charge') as number;
       assert.ok(after_ < before - 5, `the battery is used in the evening: ${before} -> ${after_} %`);
+    } finally {
+      await server.close();
+    }
+  });
+
+  test('a device that stops answering: the planner stops planning and says why', async () => {
+    const { emulator, server } = await start({ mode: 'active' });
+    try {
+      await valuesWhen(server, (v) => String(v.get(`${P}/status`)).startsWith('active:'), 'the planner acting');
+      await emulator.close();
+      await valuesWhen(
+        server,
+        (v) => v.get(`${P}/status`) === 'normal: inverter_2 is unavailable' && v.get(`${P}/planned_mode`) === null,
+        'the unavailable device in the status',
+      );
     } finally {
       await server.close();
     }

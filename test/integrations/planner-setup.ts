@@ -14,7 +14,7 @@ export const P = 'planner_1';
 export async function start(
   clock: ManualClock,
   plannerConfig: Record<string, unknown> = {},
-  more: { plugins?: unknown[]; dataDir?: string } = {},
+  more: { plugins?: unknown[]; dataDir?: string; sim?: Record<string, unknown>; simDevices?: string[] } = {},
 ): Promise<TestServer> {
   return startTestServer({
     clock,
@@ -26,9 +26,9 @@ export async function start(
       {
         id: 'sim',
         plugin: 'simulator',
-        devices: ['inverter_1', 'battery_1'],
+        devices: more.simDevices ?? ['inverter_1', 'battery_1'],
         // A winter day with little sun: the night's cheap energy is what fills the bank.
-        config: { pollIntervalMs: 1000, initialSoc: 30, backfill_days: 0, pvPeakW: 300 },
+        config: { pollIntervalMs: 1000, initialSoc: 30, backfill_days: 0, pvPeakW: 300, ...more.sim },
       },
       { id: 'planner', plugin: 'planner', devices: ['planner_1'], config: { checkIntervalMs: 150, ...plannerConfig } },
       ...(more.plugins ?? []),

@@ -122,4 +122,38 @@ describe('battery planner on the simulator', () => {
       await second.close();
     }
   });
+
+  test('without a PV forecast, or without a state of charge, the planner does not plan and says why', async () => {
+    const clock = new ManualClock(EVENING_BEFORE + 6 * 3_600_000);
+    const noForecast = await start(clock, { mode: 'active' }, { sim: { demoForecast: false } });
+    try {
+      const v = await valuesWhen(
+        noForecast,
+        (x) => x.get(`${P}/status`) === 'normal: no PV forecast for the next hours',
+        'the missing forecast in the status',
+      );
+      assert.equal(v.get('inverter_1/battery_control_mode'), 'Normal');
+      assert.equal(v.get(`${P}/planned_mode`), null);
+      assert.equal((await audit(noForecast)).filter((e) => e.via === 'planner').length, 0, 'nothing to undo');
+    } finally {
+      await noForecast.close();
+    }
+    const noSoc = await start(
+      clock,
+      { mode: 'active', device: 'inverter_2' },
+      {
+        simDevices: ['inverter_1'],
+        plugins: [{ id: 'refuser', plugin: 'refusing-battery', devices: ['inverter_2'], config: { soc: null } }],
+      },
+    );
+    try {
+      await valuesWhen(
+        noSoc,
+        (x) => x.get(`${P}/status`) === 'normal: the state of charge is missing or stale',
+        'the missing state of charge in the status',
+      );
+    } finally {
+      await noSoc.close();
+    }
+  });
 });

@@ -177,6 +177,23 @@ describe('the load forecast', () => {
     assert.ok(mae < flatMae, `the profile (${mae.toFixed(0)} W) beats a flat mean (${flatMae.toFixed(0)} W)`);
   });
 
+  test('matches local times across a change to summer time', () => {
+    // Sundays at 08:00 and 09:00 in Berlin: CET (UTC+1) on 15 and 22 March, CEST (UTC+2) on the 29th.
+    const at = (iso: string) => Date.parse(iso);
+    const history = [
+      { time: at('2026-03-15T07:00:00Z'), value: 1000 },
+      { time: at('2026-03-22T07:00:00Z'), value: 1400 },
+      { time: at('2026-03-15T08:00:00Z'), value: 100 },
+      { time: at('2026-03-22T08:00:00Z'), value: 100 },
+    ];
+    const f = forecastLoad({
+      history,
+      targets: [at('2026-03-29T06:00:00Z'), at('2026-03-29T07:00:00Z')],
+      timeZone: 'Europe/Berlin',
+    });
+    assert.deepEqual(f.values, [1200, 100], '08:00 and 09:00 local, not the same UTC hours');
+  });
+
   test('without history it says so (null), with a little it falls back to the last days', () => {
     assert.deepEqual(forecastLoad({ history: [], targets: [0], timeZone: 'UTC' }).values, [null]);
     const day = Date.UTC(2026, 0, 5);
