@@ -130,7 +130,7 @@ export class ForecastStore implements ForecastSink {
 
   publish(source: string, run: ForecastRun): void {
     const fetchedAt = run.fetchedAt ?? this.options.clock.now();
-    for (const plan of run.plan ?? []) this.publishPlan(source, plan, fetchedAt);
+    if (Array.isArray(run.plan)) for (const plan of run.plan) this.publishPlan(source, plan, fetchedAt);
     const demo = run.demo ?? false;
     for (const [name, points] of Object.entries(run.series) as Array<[ForecastTopic, ForecastPoints | undefined]>) {
       if (!points || points.length === 0) continue;
@@ -214,6 +214,14 @@ export class ForecastStore implements ForecastSink {
   }
 
   private publishPlan(source: string, plan: PlanSeries, fetchedAt: number): void {
+    // A worker's plugin sends whatever it likes: only a well-formed series is taken.
+    if (
+      typeof plan?.topic !== 'string' ||
+      typeof plan.name !== 'string' ||
+      typeof plan.unit !== 'string' ||
+      !Array.isArray(plan.points)
+    )
+      return this.warnOnce(`${source}:plan`, `a plan series from ${source} is malformed; ignored`);
     const match = /^([a-z0-9_]+)\/([a-z0-9_]+)$/.exec(plan.topic);
     const owner = this.plans.get(plan.topic)?.source;
     if (!match || match[1] === 'weather' || (owner !== undefined && owner !== source)) {
@@ -234,7 +242,10 @@ export class ForecastStore implements ForecastSink {
       recorded: false,
     };
     const points = plan.points
-      .filter((p): p is [number, number] => Number.isFinite(p[0]) && p[1] !== null && Number.isFinite(p[1]))
+      .filter(
+        (p): p is [number, number] =>
+          Array.isArray(p) && Number.isFinite(p[0]) && p[1] !== null && Number.isFinite(p[1]),
+      )
       .map(([t, v]): [number, number] => [t, roundTo(v, 3)])
       .sort((a, b) => a[0] - b[0]);
     this.plans.set(plan.topic, { source, meta, points, lastUpdated: fetchedAt });

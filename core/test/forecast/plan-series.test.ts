@@ -63,6 +63,10 @@ describe('GET /api/v1/forecast: plan series', () => {
     });
     assert.equal((await get<ForecastResponse>('?topic=planner/soc_planned')).body.points.length, 3, 'not taken over');
 
+    // What a worker's plugin might send: ignored, never thrown into the host.
+    store.publish('other', { series: {}, plan: [{ topic: 5 }, null] as never });
+    store.publish('other', { series: {}, plan: 'x' as never });
+
     store.dropPlans('planner');
     assert.equal((await get<ErrorResponse>('?topic=planner/soc_planned')).status, 404, 'gone when the planner stops');
   });
