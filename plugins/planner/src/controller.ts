@@ -10,7 +10,7 @@ import { type Inputs, readInputs } from './inputs.js';
 import { forecastLoad, LocalCalendar } from './load-forecast.js';
 import { loadSolver, type PlanParams } from './lp.js';
 import { clockTime, type SlotAction } from './modes.js';
-import { makePlan, type Plan, QUARTER_MS } from './plan.js';
+import { makePlan, type Plan, QUARTER_MS, savingOver } from './plan.js';
 
 const HOUR = 3_600_000;
 const LABEL = { normal: 'Normal', hold: 'Hold', charge: 'Charge', discharge: 'Discharge' } as const;
@@ -160,7 +160,9 @@ export class Controller {
 
   /** The load forecast from history, made again at most hourly. */
   private async loadForecast(now: number): Promise<{ values: Map<number, number>; maeW: number | null }> {
-    if (this.loadCache && now - this.loadCache.at < HOUR && now >= this.loadCache.at) return this.loadCache;
+    // Hourly, or at every plan while there is no history to learn from yet (a fresh install).
+    const cache = this.loadCache;
+    if (cache && cache.maeW !== null && now - cache.at < HOUR && now >= cache.at) return cache;
     const c = this.config;
     const history = await this.ctx.site
       .history({
@@ -188,15 +190,14 @@ export class Controller {
     const next = plan.actions.find((a) => a.mode !== first.mode);
     const today = this.calendar.position(now).day;
     if (this.savedToday.day !== today) this.savedToday = { day: today, amount: 0, lastSlot: -1 };
+    // Realised: each past slot of today at what its plan expected; ahead: the rest of today.
     const slot = Math.floor(now / QUARTER_MS);
-    let planned = 0;
-    plan.actions.forEach((a, t) => {
-      if (this.calendar.position(a.start).day === today) planned += plan.slotSavings[t]!;
-    });
     if (this.savedToday.lastSlot !== slot && this.savedToday.lastSlot >= 0)
       this.savedToday.amount += this.lastSlotSaving;
     this.savedToday.lastSlot = slot;
     this.lastSlotSaving = plan.slotSavings[0] ?? 0;
+    const todayCount = plan.actions.filter((a) => this.calendar.position(a.start).day === today).length;
+    const planned = savingOver(plan, todayCount);
     this.out.publish({
       planned_mode: LABEL[first.mode],
       planned_power: first.powerW,

@@ -48,6 +48,11 @@ export interface Plan {
   baselineCost: number;
   /** Per slot: what self-consumption would cost less what the plan costs, currency. */
   slotSavings: number[];
+  /** Per slot: the state of charge at its end under self-consumption, %. */
+  baselineSoc: number[];
+  /** What a kWh left in the battery is worth (the plan's terminal value), currency. */
+  energyValue: number;
+  capacityKwh: number;
   solveMs: number;
   horizonEnd: number;
 }
@@ -105,14 +110,18 @@ export function makePlan(highs: Highs, req: PlanRequest): Plan {
   const actions = toActions(input, solution, req.describe);
   const planned = energyCost(input.slots, solution, req.params.cycleCost);
   const baseline = selfConsumptionCosts(input.slots, req.params, req.socPercent);
+  const baselineSoc = baseline.map((b) => b.socPercent);
   return {
     createdAt: req.now,
     socAtStart: req.socPercent,
     actions,
     solution,
     cost: sum(planned),
-    baselineCost: sum(baseline),
-    slotSavings: baseline.map((b, t) => b - planned[t]!),
+    baselineCost: sum(baseline.map((b) => b.cost)),
+    slotSavings: baseline.map((b, t) => b.cost - planned[t]!),
+    baselineSoc,
+    energyValue: input.terminalValue,
+    capacityKwh: req.params.capacityKwh,
     solveMs,
     horizonEnd: slots.length > 0 ? slots[slots.length - 1]!.end : req.now,
   };
@@ -129,13 +138,28 @@ function energyCost(slots: readonly PlanSlot[], sol: LpSolution, cycleCost: numb
   });
 }
 
-/** What the same forecasts would cost per slot with the battery left in self-consumption. */
-export function selfConsumptionCosts(slots: readonly PlanSlot[], params: PlanParams, socPercent: number): number[] {
+/**
+ * The saving of the plan's first `count` slots against self-consumption, counting the
+ * difference in the energy left in the battery at their end at the plan's value of energy.
+ */
+export function savingOver(plan: Plan, count: number): number {
+  if (count <= 0) return 0;
+  const k = Math.min(count, plan.actions.length) - 1;
+  const kept = ((plan.actions[k]!.socPercent - plan.baselineSoc[k]!) / 100) * plan.capacityKwh * plan.energyValue;
+  return sum(plan.slotSavings.slice(0, k + 1)) + kept;
+}
+
+/** What the same forecasts would cost per slot with the battery left in self-consumption, and its SOC. */
+export function selfConsumptionCosts(
+  slots: readonly PlanSlot[],
+  params: PlanParams,
+  socPercent: number,
+): Array<{ cost: number; socPercent: number }> {
   const eta = Math.sqrt(params.roundTripEfficiency);
   const cap = params.capacityKwh;
   const floor = (params.reserveSoc / 100) * cap;
   let soc = (socPercent / 100) * cap;
-  const costs: number[] = [];
+  const costs: Array<{ cost: number; socPercent: number }> = [];
   for (const s of slots) {
     const h = (s.end - s.start) / 3_600_000;
     const net = s.loadKw - s.pvKw;
@@ -148,7 +172,7 @@ export function selfConsumptionCosts(slots: readonly PlanSlot[], params: PlanPar
     const exportMax = params.exportAllowed ? params.gridExportMaxKw : 0;
     let cost = grid >= 0 ? h * s.importPrice * grid : -h * s.exportPrice * Math.min(-grid, exportMax);
     if (battery > 0) cost += h * params.cycleCost * battery;
-    costs.push(cost);
+    costs.push({ cost, socPercent: (soc / cap) * 100 });
   }
   return costs;
 }

@@ -7,6 +7,7 @@ import {
   generateYear,
   loadSolver,
   makePlan,
+  savingOver,
   stepBattery,
 } from '../src/planning.js';
 
@@ -81,6 +82,8 @@ describe('the plan (HiGHS LP)', () => {
       plan.cost < plan.baselineCost,
       `the plan (${plan.cost}) costs less than self-consumption (${plan.baselineCost})`,
     );
+    assert.ok(savingOver(plan, 96) > 0, 'a saving over the day, the energy left in the battery counted');
+    assert.ok(Math.abs(savingOver(plan, 0)) < 1e-12);
     for (const a of plan.actions) {
       assert.ok(a.socPercent >= params.reserveSoc - 1e-6, `never below the reserve (${a.socPercent})`);
       assert.ok(a.socPercent <= 100 + 1e-6);
