@@ -5,7 +5,7 @@
  * writes reported). Re-exported from the SDK's main entry.
  */
 import { z } from 'zod';
-import type { MetricDeclaration, SettingDeclaration, SettingOption } from './context.js';
+import type { MetricDeclaration, PluginStore, SettingDeclaration, SettingOption } from './context.js';
 
 /**
  * What the battery is told to do.
@@ -66,8 +66,16 @@ export interface BatteryControlOptions {
    * Called only with a command within the limits and a supported mode.
    */
   apply(args: { command: BatteryCommand; signal: AbortSignal }): Promise<void>;
-  /** The command in force before the first write (e.g. restored from the store); default normal at full power to 100 %. */
+  /**
+   * The command in force before the first write, e.g. from {@link loadBatteryCommand}; default
+   * normal at full power to 100 %. One that does not fit the limits is ignored.
+   */
   initial?: Partial<BatteryCommand>;
+  /**
+   * Where each confirmed command is kept (under {@link BATTERY_COMMAND_KEY}), so that after a
+   * restart `loadBatteryCommand` gives it back and a driver watching the target keeps doing so.
+   */
+  store?: PluginStore;
 }
 
 /** What {@link batteryControl} returns: the declarations to add to the device and the info values to publish. */
@@ -117,6 +125,33 @@ export const batteryConfigSchema = z
   })
   .describe('The battery behind the inverter, for battery control. Without it, none is offered.')
   .meta({ title: 'Battery control' });
+
+/** The store key {@link batteryControl} keeps the command in force under. */
+export const BATTERY_COMMAND_KEY = 'battery_control';
+
+/**
+ * A stored {@link BatteryCommand}, parsed like any outside input.
+ *
+ * @example
+ * batteryCommandSchema.safeParse(await ctx.store.get('battery_control')).success;
+ */
+export const batteryCommandSchema = z.object({
+  mode: z.enum(['normal', 'hold', 'charge', 'discharge']),
+  powerW: z.number().min(0),
+  targetSoc: z.number().min(0).max(100),
+});
+
+/**
+ * The command {@link batteryControl} last kept in `store`, or undefined when there is none
+ * (or it cannot be read), for `initial`.
+ *
+ * @example
+ * const control = batteryControl({ limits, apply, store: ctx.store, initial: await loadBatteryCommand(ctx.store) });
+ */
+export async function loadBatteryCommand(store: PluginStore): Promise<BatteryCommand | undefined> {
+  const parsed = batteryCommandSchema.safeParse(await store.get(BATTERY_COMMAND_KEY));
+  return parsed.success ? parsed.data : undefined;
+}
 
 const LABELS: Record<BatteryMode, string> = {
   normal: 'Normal',
@@ -187,11 +222,10 @@ export function batteryControl(options: BatteryControlOptions): BatteryControl {
   const problem = limitsProblem(limits);
   if (problem) throw new Error(`battery control: ${problem}`);
   const maxPower = Math.max(limits.maxChargeW, limits.maxDischargeW);
-  let current: BatteryCommand = {
-    mode: options.initial?.mode ?? 'normal',
-    powerW: options.initial?.powerW ?? maxPower,
-    targetSoc: options.initial?.targetSoc ?? 100,
-  };
+  const fallback: BatteryCommand = { mode: 'normal', powerW: maxPower, targetSoc: 100 };
+  const initial = { ...fallback, ...options.initial };
+  const fits = initial.powerW <= maxPower && commandProblem(limits, { ...initial, powerW: 0 }) === null;
+  let current: BatteryCommand = fits ? initial : fallback;
   const modes = BATTERY_MODES.filter((m) => limits.modes.includes(m));
 
   const run = async (next: BatteryCommand, signal: AbortSignal, always: boolean) => {
@@ -201,6 +235,7 @@ export function batteryControl(options: BatteryControlOptions): BatteryControl {
       await options.apply({ command: next, signal });
     }
     current = next;
+    await options.store?.set(BATTERY_COMMAND_KEY, next);
   };
 
   const modeOptions: Array<SettingOption<string>> = modes.map((m) => ({ value: m, label: LABELS[m] }));
@@ -228,7 +263,8 @@ export function batteryControl(options: BatteryControlOptions): BatteryControl {
       displayName: 'Battery control target SOC',
       unit: '%',
       deviceClass: null,
-      min: limits.minSoc,
+      // Whole percent from the minimum up (a min SOC of 10.5 allows 11..100).
+      min: Math.ceil(limits.minSoc),
       max: 100,
       step: 1,
       initial: current.targetSoc,

@@ -56,9 +56,12 @@ export { ConfigError, DeviceRefusedError, NoAnswerError } from './errors.js';
 export { formatZodError, formatZodIssue, formatZodPath, type ZodErrorFormatOptions } from './zod-errors.js';
 export { batteryMetrics, inverterMetrics, pvStringMetrics } from './vocabulary.js';
 export {
+  batteryCommandSchema,
   batteryConfigSchema,
   batteryControl,
   commandProblem,
+  loadBatteryCommand,
+  BATTERY_COMMAND_KEY,
   BATTERY_CONTROL_TOPICS,
   BATTERY_MODES,
   type BatteryCommand,

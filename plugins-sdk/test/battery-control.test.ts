@@ -3,6 +3,7 @@ import { describe, test } from 'node:test';
 import {
   batteryControl,
   commandProblem,
+  loadBatteryCommand,
   definePlugin,
   DeviceRefusedError,
   z,
@@ -26,12 +27,16 @@ function driver(limits: BatteryLimits = LIMITS) {
   const plugin = definePlugin({
     id: 'acme-battery',
     configSchema: z.object({}),
-    setup(ctx) {
+    async setup(ctx) {
       const control = batteryControl({
         limits,
-        apply: async ({ command }) => {
-          if (device.refuse) throw new DeviceRefusedError({ answer: 'exception 3 (illegal data value)' });
+        store: ctx.store,
+        initial: await loadBatteryCommand(ctx.store),
+        apply: ({ command }) => {
+          if (device.refuse)
+            return Promise.reject(new DeviceRefusedError({ answer: 'exception 3 (illegal data value)' }));
           applied.push(command);
+          return Promise.resolve();
         },
       });
       ctx.topics.declare({ device: 'inverter_1', metrics: control.metrics, settings: control.settings });
@@ -104,6 +109,27 @@ describe('batteryControl', () => {
     await host.write('inverter_1/battery_control_mode', 'Normal');
     assert.deepEqual(applied.at(-1), { mode: 'normal', powerW: 2500, targetSoc: 100 });
     await host.stop();
+  });
+
+  test('the command in force is stored and given back after a restart; one that no longer fits is ignored', async () => {
+    const { plugin } = driver();
+    const host = await startTestHost({ plugin, devices: ['inverter_1'] });
+    await host.write('inverter_1/battery_control_power', 2500);
+    await host.write('inverter_1/battery_control_target_soc', 80);
+    await host.write('inverter_1/battery_control_mode', 'Charge');
+    const store = Object.fromEntries(host.store);
+    await host.stop();
+    assert.deepEqual(store.battery_control, { mode: 'charge', powerW: 2500, targetSoc: 80 });
+
+    const again = await startTestHost({ plugin, devices: ['inverter_1'], store });
+    assert.equal(again.value('inverter_1/battery_control_mode'), 'Charge');
+    assert.equal(again.value('inverter_1/battery_control_target_soc'), 80);
+    await again.stop();
+
+    const unsupported = { battery_control: { mode: 'discharge', powerW: 1000, targetSoc: 50 } };
+    const third = await startTestHost({ plugin, devices: ['inverter_1'], store: unsupported });
+    assert.equal(third.value('inverter_1/battery_control_mode'), 'Normal', 'this device has no discharge');
+    await third.stop();
   });
 
   test('limits that make no sense are a programming error', () => {

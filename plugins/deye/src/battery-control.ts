@@ -12,6 +12,7 @@ import {
   type batteryConfigSchema,
   type BatteryCommand,
   type BatteryControl,
+  type PluginStore,
   type z,
 } from '@heliograph/plugins-sdk';
 import type { ModbusClient } from '@heliograph/plugins-sdk/connections';
@@ -101,6 +102,9 @@ export function deyeBatteryControl(args: {
   unitId: number;
   timeoutMs: number;
   battery: z.output<typeof batteryConfigSchema>;
+  /** Keeps the command in force across restarts. */
+  store: PluginStore;
+  initial: BatteryCommand | undefined;
 }): BatteryControl {
   const { modbus, unitId, timeoutMs, battery } = args;
   let layout: TouLayout | null = null;
@@ -119,6 +123,8 @@ export function deyeBatteryControl(args: {
 
   return batteryControl({
     limits: { ...battery, modes: ['normal', 'hold', 'charge', 'discharge'] },
+    store: args.store,
+    initial: args.initial,
     apply: async ({ command, signal }) => {
       if (!layout) {
         const [type] = await read(0, 1, signal);

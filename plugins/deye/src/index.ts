@@ -4,7 +4,7 @@
  * inverter's and battery's readings under the standard vocabulary, and writes its settings
  * (checked by reading the register back).
  */
-import { batteryConfigSchema, definePlugin, inverterMetrics, z } from '@heliograph/plugins-sdk';
+import { batteryConfigSchema, definePlugin, inverterMetrics, loadBatteryCommand, z } from '@heliograph/plugins-sdk';
 import {
   connectionSchema,
   inverterOnUnit,
@@ -34,7 +34,7 @@ export default definePlugin({
   id: 'deye',
   configSchema,
   deviceConfigSchema: unitIdDeviceConfigSchema,
-  setup(ctx, config) {
+  async setup(ctx, config) {
     const { inverter, battery, unitId } = inverterOnUnit(ctx.devices, 'deye');
     const timeoutMs = Math.min(config.timeoutMs, config.pollIntervalMs / 2);
     const modbus = openModbus(config.connection, { timeoutMs });
@@ -42,7 +42,16 @@ export default definePlugin({
     const unit = watchUnit(ctx, { modbus, unitId, devices });
     // Battery control through the time-of-use program, on the inverter, when the battery is described.
     const control =
-      battery && config.battery ? deyeBatteryControl({ modbus, unitId, timeoutMs, battery: config.battery }) : null;
+      battery && config.battery
+        ? deyeBatteryControl({
+            modbus,
+            unitId,
+            timeoutMs,
+            battery: config.battery,
+            store: ctx.store,
+            initial: await loadBatteryCommand(ctx.store),
+          })
+        : null;
 
     for (const device of devices) {
       const { metrics, settings } = registerMapDeclarations(deyeMap, {

@@ -3,14 +3,14 @@
  * batteries as plugins.json assigns it, following the sun at the site's coordinates, plus a
  * demo forecast and demo prices, so a fresh install shows live data on every endpoint.
  */
-import { batteryControl, type Disposer, definePlugin } from '@heliograph/plugins-sdk';
+import { batteryControl, type Disposer, definePlugin, loadBatteryCommand } from '@heliograph/plugins-sdk';
 import { bankLimits } from './control.js';
 import { runBackfill, planBackfill } from './backfill.js';
 import { configSchema, createSiteModel, isKnownTimeZone } from './config.js';
 import { BATTERY_METRICS, INVERTER_METRICS, MAX_CHARGE_CURRENT, SETTING_NAMES } from './declarations.js';
 import { demoForecast } from './forecast.js';
 import { LiveSimulation } from './live.js';
-import { loadBackfill, loadControl, loadSettings, loadState, saveSettings, STORE_KEYS } from './persisted.js';
+import { loadBackfill, loadSettings, loadState, saveSettings, STORE_KEYS } from './persisted.js';
 import { demoPriceSlots } from './prices.js';
 import { initialState, OUTPUT_SOURCE_PRIORITIES, type OutputSourcePriority } from './site.js';
 
@@ -46,15 +46,12 @@ export default definePlugin({
 
     // Battery control steers the whole bank, declared on the first inverter.
     const limits = bankLimits(model);
-    const restored = await loadControl(ctx.store);
     const control = limits
       ? batteryControl({
           limits,
-          initial: restored,
-          apply: async ({ command }) => {
-            sim.applyControl(command);
-            await ctx.store.set(STORE_KEYS.control, command);
-          },
+          store: ctx.store,
+          initial: await loadBatteryCommand(ctx.store),
+          apply: ({ command }) => Promise.resolve(sim.applyControl(command)),
         })
       : null;
     if (control) {

@@ -4,11 +4,11 @@
  * history backfill got. Stored JSON is parsed like any outside input: an unreadable entry
  * is ignored and rebuilt.
  */
-import { BATTERY_MODES, type BatteryCommand, type PluginStore, z } from '@heliograph/plugins-sdk';
+import { type PluginStore, z } from '@heliograph/plugins-sdk';
 import { MAX_CHARGE_CURRENT } from './declarations.js';
 import { OUTPUT_SOURCE_PRIORITIES, type InverterSettings, type SiteState } from './site.js';
 
-export const STORE_KEYS = { settings: 'settings', state: 'state', backfill: 'backfill', control: 'control' } as const;
+export const STORE_KEYS = { settings: 'settings', state: 'state', backfill: 'backfill' } as const;
 
 const settingsSchema = z.record(
   z.string(),
@@ -62,17 +62,5 @@ export async function loadState(store: PluginStore): Promise<SiteState | undefin
 
 export async function loadBackfill(store: PluginStore): Promise<BackfillProgress | undefined> {
   const parsed = backfillSchema.safeParse(await store.get(STORE_KEYS.backfill));
-  return parsed.success ? parsed.data : undefined;
-}
-
-const controlSchema = z.object({
-  mode: z.enum(BATTERY_MODES as [BatteryCommand['mode'], ...BatteryCommand['mode'][]]),
-  powerW: z.number().min(0),
-  targetSoc: z.number().min(0).max(100),
-});
-
-/** The battery-control command last confirmed, so a restart keeps following it. */
-export async function loadControl(store: PluginStore): Promise<BatteryCommand | undefined> {
-  const parsed = controlSchema.safeParse(await store.get(STORE_KEYS.control));
   return parsed.success ? parsed.data : undefined;
 }

@@ -14,6 +14,7 @@ import {
   type BatteryCommand,
   type BatteryControl,
   type BatteryLimits,
+  type PluginStore,
   type z,
 } from '@heliograph/plugins-sdk';
 import { readModels, type ModelLocation, type ReadTarget } from './chain.js';
@@ -85,6 +86,9 @@ export function sunspecBatteryControl(args: {
   storage: ModelLocation;
   limits: BatteryLimits;
   log: (message: string) => void;
+  /** Keeps the command in force across restarts, so a charge still ends at its target. */
+  store: PluginStore;
+  initial: BatteryCommand | undefined;
 }): SunSpecBatteryControl {
   const { target, storage } = args;
   let reached = false;
@@ -117,6 +121,8 @@ export function sunspecBatteryControl(args: {
 
   const control = batteryControl({
     limits: args.limits,
+    store: args.store,
+    initial: args.initial,
     apply: async ({ command, signal }) => {
       reached = false;
       await write(command, signal);

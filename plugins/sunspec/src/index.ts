@@ -5,7 +5,14 @@
  * (201-204) and a battery (124 / 802) where the device has them. Where model 124 offers
  * storage controls it declares battery control (battery-control.ts); otherwise read-only.
  */
-import { batteryConfigSchema, definePlugin, DeviceRefusedError, z, type Disposer } from '@heliograph/plugins-sdk';
+import {
+  batteryConfigSchema,
+  definePlugin,
+  DeviceRefusedError,
+  loadBatteryCommand,
+  z,
+  type Disposer,
+} from '@heliograph/plugins-sdk';
 import {
   connectionSchema,
   inverterOnUnit,
@@ -100,6 +107,8 @@ export default definePlugin({
             storage: storageModel,
             limits,
             log: (message) => ctx.log.info(`${inverter.id}: ${message}`),
+            store: ctx.store,
+            initial: await loadBatteryCommand(ctx.store),
           });
         } else
           ctx.log.warn(

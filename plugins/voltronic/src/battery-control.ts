@@ -5,7 +5,14 @@
  * The device knows no target SOC: the driver watches the SOC at each poll and ends grid
  * charging (PCP03, only solar) once the target is reached.
  */
-import { batteryControl, type batteryConfigSchema, type BatteryControl, type z } from '@heliograph/plugins-sdk';
+import {
+  batteryControl,
+  type batteryConfigSchema,
+  type BatteryCommand,
+  type BatteryControl,
+  type PluginStore,
+  type z,
+} from '@heliograph/plugins-sdk';
 import type { Pi30Client } from './client.js';
 
 /** Utility charging currents until the device's own list (QMUCHGCR) is read. */
@@ -40,6 +47,9 @@ export function voltronicBatteryControl(args: {
   client: Pi30Client;
   battery: z.output<typeof batteryConfigSchema>;
   log: (message: string) => void;
+  /** Keeps the command in force across restarts, so a charge still ends at its target. */
+  store: PluginStore;
+  initial: BatteryCommand | undefined;
 }): VoltronicBatteryControl {
   const { client, battery } = args;
   let currents: number[] | null = null;
@@ -57,6 +67,8 @@ export function voltronicBatteryControl(args: {
 
   const control = batteryControl({
     limits: { ...battery, modes: ['normal', 'hold', 'charge'] },
+    store: args.store,
+    initial: args.initial,
     apply: async ({ command, signal }) => {
       reached = false;
       if (command.mode === 'charge') {

@@ -9,6 +9,7 @@ import {
   batteryConfigSchema,
   definePlugin,
   inverterMetrics,
+  loadBatteryCommand,
   NoAnswerError,
   pvStringMetrics,
   z,
@@ -64,7 +65,7 @@ const metrics: MetricDeclaration[] = [
 export default definePlugin({
   id: 'voltronic',
   configSchema,
-  setup(ctx, config) {
+  async setup(ctx, config) {
     const device = ctx.devices[0]!.id;
     const { connection } = config;
     const link = openStreamLink(connection);
@@ -82,7 +83,13 @@ export default definePlugin({
 
     // Battery control through the priorities, when the battery is described.
     const battery = config.battery
-      ? voltronicBatteryControl({ client, battery: config.battery, log: (m) => ctx.log.info(`${device}: ${m}`) })
+      ? voltronicBatteryControl({
+          client,
+          battery: config.battery,
+          log: (m) => ctx.log.info(`${device}: ${m}`),
+          store: ctx.store,
+          initial: await loadBatteryCommand(ctx.store),
+        })
       : null;
 
     ctx.topics.declare({

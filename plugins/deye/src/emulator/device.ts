@@ -69,10 +69,10 @@ export class DeyeDevice implements ModbusDevice {
   writeRegisters({ address, values }: { address: number; values: number[] }): void {
     values.forEach((value, i) => {
       const at = address + i;
-      const valid = TouProgram.owns(at) ? TouProgram.valid : validSetting;
-      if (!TouProgram.owns(at) && !validSetting(at, 0))
-        throw new ModbusException({ code: ModbusExceptionCode.illegalDataAddress });
-      if (!valid(at, value)) throw new ModbusException({ code: ModbusExceptionCode.illegalDataValue });
+      const tou = TouProgram.owns(at);
+      if (!tou && !validSetting(at, 0)) throw new ModbusException({ code: ModbusExceptionCode.illegalDataAddress });
+      if (!(tou ? TouProgram.valid(at, value) : validSetting(at, value)))
+        throw new ModbusException({ code: ModbusExceptionCode.illegalDataValue });
     });
     this.step();
     values.forEach((value, i) => {

@@ -61,11 +61,13 @@ export class StorageControls {
     if (dischargeLimit < 0) {
       // Forced charging: from the grid only where ChaGriSet allows it, else from the PV surplus.
       const source = this.gridCharge === 1 ? Infinity : Math.max(0, surplus);
-      return -Math.min(-dischargeLimit, canCharge, source);
+      return -Math.min(-dischargeLimit, canCharge, source) || 0;
     }
     if (chargeLimit < 0) return Math.min(-chargeLimit, canDischarge);
-    return surplus >= 0
-      ? -Math.min(surplus, canCharge, Math.max(0, chargeLimit))
-      : Math.min(-surplus, canDischarge, Math.max(0, dischargeLimit));
+    return (
+      (surplus >= 0
+        ? -Math.min(surplus, canCharge, Math.max(0, chargeLimit))
+        : Math.min(-surplus, canDischarge, Math.max(0, dischargeLimit))) || 0
+    );
   }
 }
