@@ -26,9 +26,11 @@ export interface SiteSubscribeOptions {
   /** Default: every topic. */
   filter?: TopicFilter;
   /**
-   * First the current value of every selected topic (in one call), then each registry tick's
-   * changes (one call per tick: everything one poll changed, totals included). Values are
+   * First the current value of every selected topic (in one call; none while no topic
+   * matches), then each registry tick's changes (one call per tick: everything one poll
+   * changed, totals included), and the values of matching topics declared later. Values are
    * what clients see: `null` while a device is stale or unavailable. What it throws is logged.
+   * `time` is the newest value's (the tick's time).
    */
   onValues(values: Record<string, MetricValue>, tick: { time: number }): void;
 }
@@ -180,7 +182,8 @@ export interface SiteApi extends SiteInfo {
    * handed to the owning plugin, rate limited, and audited with `via` = this plugin's id and
    * `who` = `plugin:<instance id>`. Resolves once the device confirmed; throws an Error with
    * the message the API would answer (`value "200" is not allowed; ...`, `the device refused: ...`).
-   * A switch takes `true`/`false` as well as its on/off text.
+   * A switch takes `true`/`false` as well as its on/off text. Writes to one topic run one
+   * at a time, so never await a write of a topic from inside that topic's own handler.
    */
   write(args: { topic: string; value: string | number | boolean }): Promise<void>;
   /** Every write attempt from now on, refused ones included, whoever made it (this plugin too). */

@@ -124,9 +124,17 @@ for (const [isolation, device, instance] of [
       assert.ok(audit.some((a) => a.topic === `${device}/action` && a.via === 'rest' && a.who === 'admin'));
     });
 
-    test('history refuses what it does not record with the API message', async () => {
+    test('history reads what the API serves and refuses what it does not record with its message', async () => {
       await act(device, 'History');
       assert.match(await text(`${device}/history_result`), /battery_1\/state_of_charge is not recorded in history/);
+      const day = 86_400_000;
+      const from = new Date(Date.now() - 2 * day).toISOString();
+      const to = new Date(Date.now() + day).toISOString();
+      const answer = (await (
+        await server.api(`/api/v1/history?topic=inverter_1/pv_power&group_by=1d&from=${from}&to=${to}`)
+      ).json()) as { points: unknown[] };
+      assert.ok(answer.points.length >= 1, "the simulator's first poll was recorded");
+      assert.equal(await text(`${device}/history_points`), `${answer.points.length} points`);
     });
   });
 }

@@ -38,11 +38,16 @@ export async function renderAudit(list: HTMLElement): Promise<void> {
             `${e.old_value === null || e.old_value === undefined ? '—' : valueText(e.old_value)} → ${e.new_value}`,
           ),
           e.result === 'ok' ? null : h('p', { class: 'error-text' }, e.message ?? ''),
-          h('p', { class: 'hint' }, `${formatTime(e.time)} · ${e.who} · ${e.via === 'ws' ? 'WebSocket' : 'REST'}`),
+          h('p', { class: 'hint' }, `${formatTime(e.time)} · ${e.who} · ${viaText(e.via)}`),
         ),
       ),
     ),
   );
+}
+
+/** Where a write came from: REST, the WebSocket, or the plugin (by id) that wrote it. */
+function viaText(via: string): string {
+  return via === 'ws' ? 'WebSocket' : via === 'rest' ? 'REST' : `plugin ${via}`;
 }
 
 /** An audit value as text: a string as it is, anything else (a number, true, an object) as JSON. */

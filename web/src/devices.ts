@@ -13,10 +13,11 @@ import type { LiveEntry } from './live.js';
 
 const ORDER = ['total', 'inverter', 'battery', 'weather', 'system'];
 
+/** A device's place: by kind (a plugin's own kinds, `ev_charger_1`, after the known ones), then number. */
 function deviceOrder(key: string): [number, number] {
-  const [kind, n] = key.split('_');
-  const index = ORDER.indexOf(kind ?? '');
-  return [index < 0 ? ORDER.length : index, Number(n ?? 0)];
+  const match = /^(.*)_(\d+)$/.exec(key);
+  const index = ORDER.indexOf(match ? match[1]! : key);
+  return [index < 0 ? ORDER.length : index, match ? Number(match[2]) : 0];
 }
 
 export function mountDevices(container: HTMLElement, ctx: ScreenContext): () => void {

@@ -111,7 +111,11 @@ export function historyRoutes(deps: {
  * What history knows of `topic`: the registry's declaration for a topic that exists now,
  * else the stored one. Throws the API's 404 when it is not recorded or not known.
  */
-export function recordedMeta(registry: TopicRegistry, store: HistoryStore, topic: string): StoredMeta {
+export function recordedMeta(
+  registry: TopicRegistry,
+  store: Pick<HistoryStore, 'describe'>,
+  topic: string,
+): StoredMeta {
   const state = registry.get(topic);
   if (state) {
     if (isRecorded(state.meta)) return state.meta;

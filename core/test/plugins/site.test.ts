@@ -225,10 +225,24 @@ test('ctx.site.history reads recorded readings in buckets and refuses what histo
   );
   await assert.rejects(
     s.history({ topic: 'inverter_1/device_mode', fromMs: NOW - 3_600_000, toMs: NOW }),
-    /inverter_1\/device_mode is not recorded in history/,
+    /inverter_1\/device_mode is not recorded in history: its values are text, not numbers/,
   );
   await assert.rejects(
     s.history({ topic: 'inverter_1/pv_power', fromMs: NOW - 3_600_000, toMs: NOW, groupBy: '7s' }),
     /groupBy must be at least 10s/,
+  );
+});
+
+test('a companion that fails its setup stops the start with its error', async () => {
+  const broken = definePlugin({
+    id: 'broken',
+    configSchema: z.object({}),
+    setup() {
+      throw new Error('no such device');
+    },
+  });
+  await assert.rejects(
+    startPluginHarness({ plugin: reader, companions: [{ plugin: broken }] }),
+    /companion broken \(broken\) did not start: setup failed: no such device/,
   );
 });

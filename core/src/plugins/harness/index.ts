@@ -134,6 +134,12 @@ export async function startPluginHarness<S extends z.ZodType>(options: TestHostO
     await stop();
     throw new Error(status?.last_error ?? `${plugin.id} did not start`);
   }
+  // A companion that failed would leave the site the test expects half built.
+  const failed = companions.map((c) => statusOf(c.entry.id)).find((s) => s.state === 'failed');
+  if (failed) {
+    await stop();
+    throw new Error(`companion ${failed.id} (${failed.plugin}) did not start: ${failed.last_error}`);
+  }
   const started = ctx;
   const deviceIds = new Set(entry.devices.map((d) => (typeof d === 'string' ? d : d.id)));
 

@@ -8,7 +8,8 @@ import type { DeviceDeclaration, ForecastRun, PluginContext } from '@heliograph/
 import type { RecordedPrices } from '@heliograph/plugins-sdk/testing';
 import type { Logger } from '../../log.js';
 import type { Agg } from '../../history/slots.js';
-import { isRecorded } from '../../history/topic-record.js';
+import { recordedMeta } from '../../api/history.js';
+import { metaFromTopic } from '../../history/topic-record.js';
 import type { TopicRegistry } from '../../topics/registry.js';
 import type { SiteReaders } from '../site.js';
 import type { ForecastSink, HistorySink, PriceSink } from '../sinks.js';
@@ -50,10 +51,7 @@ export class Recording {
   historyReader(registry: TopicRegistry): NonNullable<SiteReaders['history']> {
     return {
       read: ({ topic, fromMs, toMs, groupMs, agg }) => {
-        const state = registry.get(topic);
-        if (state && !isRecorded(state.meta)) throw new Error(`${topic} is not recorded in history`);
-        if (!state && !this.recorded.has(topic))
-          throw new Error(`unknown topic "${topic}": no metric has this topic and no history is kept for it`);
+        recordedMeta(registry, { describe: (t) => (this.recorded.has(t) ? metaFromTopic(t) : undefined) }, topic);
         const buckets = new Map<number, number[]>();
         for (const [time, value] of this.recorded.get(topic) ?? []) {
           if (time < fromMs || time >= toMs) continue;
