@@ -2,6 +2,8 @@
 // battery, and four ways to run it: no control (self-consumption), the planner with perfect
 // forecasts, the planner with noisy forecasts, and the perfect-foresight optimum.
 // Options: --days N (default 365), --seed N (default 19), --start-day N (default 0: 1 January).
+import { execFileSync } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
 import {
   type Command,
   type PlanParams,
@@ -284,5 +286,17 @@ console.log(
   `solve time in the simulations: p50 ${quantile(perfect.solveMs, 0.5).toFixed(1)} ms, p99 ${quantile(perfect.solveMs, 0.99).toFixed(1)} ms`,
 );
 console.log(
-  `RSS added by the planner (solver loaded, 800 plans of 48 h made, with the service's node flags): ${((rssPlanner - rssBefore) / 1048576).toFixed(1)} MB `,
+  `RSS added by the planner in this process (solver loaded, 800 plans of 48 h made): ${((rssPlanner - rssBefore) / 1048576).toFixed(1)} MB`,
 );
+// The same in a fresh process per set of node flags: what the service's process would add.
+const probe = fileURLToPath(new URL('./planner-rss.js', import.meta.url));
+for (const flags of [
+  ['--max-semi-space-size=1', '--v8-pool-size=0'],
+  ['--max-semi-space-size=1', '--v8-pool-size=0', '--liftoff-only'],
+]) {
+  const out = execFileSync(process.execPath, ['--expose-gc', ...flags, probe], { encoding: 'utf8' });
+  const { beforeMb, afterMb } = JSON.parse(out) as { beforeMb: number; afterMb: number };
+  console.log(
+    `RSS added in a fresh process with ${flags.join(' ')}: ${(afterMb - beforeMb).toFixed(1)} MB (${beforeMb.toFixed(0)} -> ${afterMb.toFixed(0)} MB)`,
+  );
+}
