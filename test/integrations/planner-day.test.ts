@@ -40,8 +40,8 @@ describe('battery planner on the simulator, night and evening', () => {
       const modes = new Set<string>();
       let low = 100;
       let risen = 0;
-      for (let t = 0; t < 9 * 2; t++) {
-        const v = await step(server, clock, 2 * QUARTER);
+      for (let t = 0; t < 9; t++) {
+        const v = await step(server, clock, 4 * QUARTER);
         const soc = v.get('battery_1/state_of_charge') as number;
         modes.add(String(v.get('inverter_1/battery_control_mode')));
         low = Math.min(low, soc);
@@ -61,8 +61,8 @@ describe('battery planner on the simulator, night and evening', () => {
       for (let t = 0; t < 11; t++) await step(server, clock, 4 * QUARTER);
       const before = (await valuesOf(server)).get('battery_1/state_of_charge') as number;
       const evening = new Set<string>();
-      for (let t = 0; t < 3 * 2; t++)
-        evening.add(String((await step(server, clock, 2 * QUARTER)).get('inverter_1/battery_control_mode')));
+      for (let t = 0; t < 3; t++)
+        evening.add(String((await step(server, clock, 4 * QUARTER)).get('inverter_1/battery_control_mode')));
       const after = (await valuesOf(server)).get('battery_1/state_of_charge') as number;
       assert.ok(after < before - 5, `the bank is used in the evening: ${before} -> ${after} %`);
       assert.ok(

@@ -74,8 +74,8 @@ describe('battery planner on a Deye inverter', () => {
       let charged = false;
       let low = 100;
       let risen = 0;
-      for (let t = 0; t < 9 * 2; t++) {
-        const soc = (await step(server, 2 * QUARTER)).get('battery_1/state_of_charge') as number;
+      for (let t = 0; t < 9; t++) {
+        const soc = (await step(server, 4 * QUARTER)).get('battery_1/state_of_charge') as number;
         charged ||= gridCharge();
         low = Math.min(low, soc);
         risen = Math.max(risen, soc - low);
@@ -92,8 +92,8 @@ describe('battery planner on a Deye inverter', () => {
 
       for (let t = 0; t < 11; t++) await step(server, 4 * QUARTER);
       const before = (await valuesOf(server)).get('battery_1/state_of_charge') as number;
-      for (let t = 0; t < 3 * 2; t++) {
-        await step(server, 2 * QUARTER);
+      for (let t = 0; t < 3; t++) {
+        await step(server, 4 * QUARTER);
         assert.equal(gridCharge(), false, `no grid charging at the peak (${new Date(clock.now()).toISOString()})`);
       }
       const after_ = (await valuesOf(server)).get('battery_1/state_of_charge') as number;

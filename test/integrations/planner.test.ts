@@ -29,10 +29,13 @@ describe('battery planner on the simulator', () => {
         'not fought within the slot',
       );
       await step(server, clock, QUARTER);
+      // The next slot: the pause is over and the inverter follows the plan again.
       await valuesWhen(
         server,
-        (v) => v.get('inverter_1/battery_control_mode') === 'Charge',
-        'resumed in the next slot',
+        (v) =>
+          String(v.get(`${P}/status`)).startsWith('active:') &&
+          v.get('inverter_1/battery_control_mode') === v.get(`${P}/planned_mode`),
+        'the plan followed again in the next slot',
       );
 
       const stopped = await server.api('/api/v1/plugins/planner', {
