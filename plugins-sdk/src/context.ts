@@ -433,9 +433,30 @@ export interface ForecastApi {
   publish(args: ForecastRun): void;
 }
 
+/**
+ * One future series of a plugin's own topic; see {@link ForecastRun.plan}.
+ *
+ * @example
+ * { topic: 'planner/soc_planned', name: 'Planned state of charge', unit: '%', points: [[Date.parse('2026-11-22T10:00:00Z'), 55]] }
+ */
+export interface PlanSeries {
+  /** `<device>/<name>`, lower snake case; never `weather/...`. */
+  topic: string;
+  name: string;
+  unit: string;
+  /** Quarter-hour starts, as the weather series. */
+  points: ForecastPoints;
+}
+
 /** One forecast run as a plugin publishes it; see {@link ForecastApi}. */
 export interface ForecastRun {
   series: Partial<Record<ForecastTopic, ForecastPoints>>;
+  /**
+   * Future series of the plugin's own topics (a planner's `planner/soc_planned`), served by
+   * `GET /api/v1/forecast` beside the weather topics. Each run replaces a series' points
+   * entirely; a run with only `plan` does not make the plugin a weather forecast source.
+   */
+  plan?: PlanSeries[];
   /** When the provider produced it (Unix ms); default now. */
   fetchedAt?: number;
   /** Made-up data that gives way to any real forecast; default false. */

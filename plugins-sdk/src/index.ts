@@ -83,6 +83,7 @@ export {
   type ForecastApi,
   type ForecastPoints,
   type ForecastRun,
+  type PlanSeries,
   type ForecastTopic,
   type JobOptions,
   type MetricDeclaration,

@@ -7,6 +7,7 @@ import { loadPeriodEnergy, loadSiteClock } from './energy-data.js';
 import { energyFigures, loadPrices, mountEnergyHistory } from './energy-view.js';
 import { mountPowerFlow } from './flow.js';
 import { periodStart } from './zone.js';
+import { mountPlan } from './plan.js';
 import { mountPrices } from './prices.js';
 import type { ScreenContext } from './screens.js';
 import { mountStaleNotice } from './stale.js';
@@ -52,6 +53,7 @@ export function mountDashboard(container: HTMLElement, ctx: ScreenContext): () =
   const energyTitle = h('h3', { id: 'energy-title' }, 'Energy today');
   const history = h('div', { class: 'energy-history' });
   const prices = h('div', { class: 'prices' }, h('p', { class: 'hint' }, 'Loading prices…'));
+  const plan = h('div', { class: 'plan' });
   replace(
     container,
     alerts,
@@ -65,7 +67,9 @@ export function mountDashboard(container: HTMLElement, ctx: ScreenContext): () =
     card('Energy history', 'history', history),
     card('Power', 'power', controls, chartBox, chartHint),
     card('Grid prices', 'prices', prices),
+    card('Battery plan', 'plan', plan),
   );
+  stops.push(mountPlan(plan, ctx.live));
   stops.push(mountPowerFlow(flow, ctx.live));
   stops.push(mountStaleNotice(stale, ctx));
   void mountPrices(prices);

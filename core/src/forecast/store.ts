@@ -1,9 +1,10 @@
-import type { ForecastPoints, ForecastRun, ForecastTopic } from '@heliograph/plugins-sdk';
+import type { ForecastPoints, ForecastRun, ForecastTopic, PlanSeries } from '@heliograph/plugins-sdk';
 import type { Clock } from '../clock.js';
 import { createLogger } from '../log.js';
 import type { ForecastSink } from '../plugins/sinks.js';
 import type { TopicMeta, TopicRegistry, TopicState } from '../topics/registry.js';
 import { roundTo } from '../numbers.js';
+import { deviceFields } from '../topics/device.js';
 import { QUARTER_HOUR_MS, floorToQuarterHour } from './quarter-hours.js';
 
 const log = createLogger('forecast');
@@ -83,6 +84,11 @@ export class ForecastStore implements ForecastSink {
   private readonly ignoredWarned = new Set<string>();
   private timer: NodeJS.Timeout | undefined;
   private liveSlot = Number.NaN;
+  /** Plan series by topic (`planner/soc_planned`): a plugin's own future values, no live topic. */
+  private readonly plans = new Map<
+    string,
+    { source: string; meta: TopicMeta; points: Array<[number, number]>; lastUpdated: number }
+  >();
 
   constructor(private readonly options: ForecastStoreOptions) {}
 
@@ -124,6 +130,7 @@ export class ForecastStore implements ForecastSink {
 
   publish(source: string, run: ForecastRun): void {
     const fetchedAt = run.fetchedAt ?? this.options.clock.now();
+    if (Array.isArray(run.plan)) for (const plan of run.plan) this.publishPlan(source, plan, fetchedAt);
     const demo = run.demo ?? false;
     for (const [name, points] of Object.entries(run.series) as Array<[ForecastTopic, ForecastPoints | undefined]>) {
       if (!points || points.length === 0) continue;
@@ -197,8 +204,57 @@ export class ForecastStore implements ForecastSink {
     return this.sources.size > 0 || this.series.size > 0;
   }
 
+  dropPlans(source: string): void {
+    for (const [topic, plan] of this.plans) if (plan.source === source) this.plans.delete(topic);
+  }
+
+  /** The plan topics there are, sorted. */
+  planTopics(): string[] {
+    return [...this.plans.keys()].sort();
+  }
+
+  private publishPlan(source: string, plan: PlanSeries, fetchedAt: number): void {
+    // A worker's plugin sends whatever it likes: only a well-formed series is taken.
+    if (
+      typeof plan?.topic !== 'string' ||
+      typeof plan.name !== 'string' ||
+      typeof plan.unit !== 'string' ||
+      !Array.isArray(plan.points)
+    )
+      return this.warnOnce(`${source}:plan`, `a plan series from ${source} is malformed; ignored`);
+    const match = /^([a-z0-9_]+)\/([a-z0-9_]+)$/.exec(plan.topic);
+    const owner = this.plans.get(plan.topic)?.source;
+    if (!match || match[1] === 'weather' || (owner !== undefined && owner !== source)) {
+      this.warnOnce(
+        `${source}:${plan.topic}`,
+        `plan series "${plan.topic}" from ${source} is not allowed (its own <device>/<name>, not weather/*, not another plugin's); ignored`,
+      );
+      return;
+    }
+    const meta: TopicMeta = {
+      topic: plan.topic,
+      deviceId: match[1]!,
+      ...deviceFields(match[1]!),
+      group: 'Status',
+      name: plan.name,
+      unit: plan.unit,
+      type: 'number',
+      recorded: false,
+    };
+    const points = plan.points
+      .filter(
+        (p): p is [number, number] =>
+          Array.isArray(p) && Number.isFinite(p[0]) && p[1] !== null && Number.isFinite(p[1]),
+      )
+      .map(([t, v]): [number, number] => [t, roundTo(v, 3)])
+      .sort((a, b) => a[0] - b[0]);
+    this.plans.set(plan.topic, { source, meta, points, lastUpdated: fetchedAt });
+  }
+
   /** What is known about `topic`, for the API's 404 messages. */
   lookup(topic: string): ForecastLookup {
+    const plan = this.plans.get(topic);
+    if (plan) return { kind: 'found', meta: plan.meta, lastUpdated: plan.lastUpdated };
     if (!this.enabled) return { kind: 'disabled' };
     const name = topic.startsWith('weather/') ? (topic.slice('weather/'.length) as ForecastTopic) : undefined;
     if (!name || !TOPIC_SPECS.some((s) => s.name === name)) return { kind: 'not-forecast' };
@@ -210,6 +266,8 @@ export class ForecastStore implements ForecastSink {
 
   /** Points of `topic` whose quarter hour overlaps [from, to), in time order. */
   points(topic: string, from: number, to: number): Array<[number, number]> {
+    const plan = this.plans.get(topic);
+    if (plan) return plan.points.filter(([t]) => t >= floorToQuarterHour(from) && t < to);
     const series = this.series.get(topic.slice('weather/'.length) as ForecastTopic);
     if (!series) return [];
     const out: Array<[number, number]> = [];

@@ -65,6 +65,7 @@ export class ContextBuilder {
   private readonly disposers: Disposer[] = [];
   private disposed = false;
   private forecastRegistered = false;
+  private planPublished = false;
   private readonly log;
   private readonly topics: DeviceTopics;
   private readonly past: PastReadings;
@@ -142,8 +143,14 @@ export class ContextBuilder {
       forecast: {
         publish: (run) => {
           if (!services.forecast) throw new Error('this server has no forecast store');
-          // Any plugin that publishes a forecast (the simulator's demo one, say) is a source.
-          this.registerForecastSource();
+          // Any plugin that publishes a forecast (the simulator's demo one, say) is a source;
+          // one that publishes only a plan (the planner) is not, and its plan goes with it.
+          if (Object.keys(run.series).length > 0) this.registerForecastSource();
+          if (run.plan && !this.planPublished) {
+            this.planPublished = true;
+            const sink = services.forecast;
+            this.track(() => sink.dropPlans(instanceId));
+          }
           services.forecast.publish(instanceId, run);
         },
       },

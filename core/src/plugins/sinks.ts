@@ -21,6 +21,8 @@ export interface ForecastSink {
   register(source: string): () => void;
   /** A run marked `demo` gives way to real forecasts (see the SDK's ForecastApi). */
   publish(source: string, run: ForecastRun): void;
+  /** Drops the plan series `source` published (it stopped). */
+  dropPlans(source: string): void;
 }
 
 /** The PriceBook, fed by `ctx.prices.declare` / `ctx.prices.publish`. */

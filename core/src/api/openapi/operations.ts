@@ -85,7 +85,8 @@ export const OPERATIONS: Record<string, Operation> = {
     responses: { 200: s.historyResponse },
   },
   'GET /api/v1/forecast': {
-    summary: "One weather topic's stored forecast at 15-minute resolution",
+    summary:
+      "One weather topic's stored forecast, or a plugin's plan series (planner_1/soc_planned), at 15-minute resolution",
     query: forecastQuery,
     responses: { 200: s.forecastResponse },
   },

@@ -81,6 +81,7 @@ export class Recording {
         store.publish(source, run);
         this.forecasts.push(run);
       },
+      dropPlans: (source) => store.dropPlans(source),
     };
   }
 

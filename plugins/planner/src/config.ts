@@ -1,0 +1,50 @@
+import { z } from '@heliograph/plugins-sdk';
+
+export const PLANNER_MODES = ['dry-run', 'active'] as const;
+export type PlannerMode = (typeof PLANNER_MODES)[number];
+
+export const configSchema = z.strictObject({
+  mode: z
+    .enum(PLANNER_MODES)
+    .default('dry-run')
+    .describe('dry-run plans and shows, writes nothing; active commands the battery. Also a writable setting.')
+    .meta({ title: 'Mode at the first start' }),
+  device: z
+    .string()
+    .regex(/^[a-z0-9_]+$/)
+    .optional()
+    .describe('The device whose battery_control_* settings the planner writes; default: the first one offering them.')
+    .meta({ title: 'Controlled device' }),
+  reserveSoc: z.number().min(0).max(100).default(20).describe('Never planned below this state of charge (%).'),
+  maxSoc: z.number().min(1).max(100).default(100).describe('Never planned above this state of charge (%).'),
+  roundTripEfficiency: z.number().gt(0).max(1).default(0.9).describe('Share of the energy charged that comes back.'),
+  cycleCost: z.number().min(0).max(1).default(0.03).describe('Wear cost per kWh discharged, in the price currency.'),
+  gridImportLimitW: z.number().min(0).max(1_000_000).default(17_000).describe('Largest grid import, W.'),
+  gridExportLimitW: z.number().min(0).max(1_000_000).default(10_000).describe('Largest grid export, W.'),
+  exportAllowed: z.boolean().default(true).describe('Whether energy may be exported at all.'),
+  exportPaid: z.boolean().default(true).describe('Whether export is paid (else its price counts as 0).'),
+  exportPrice: z
+    .number()
+    .min(-10)
+    .max(10)
+    .default(0)
+    .describe('Feed-in price per kWh when the price book has no export prices.'),
+  horizonHours: z
+    .number()
+    .int()
+    .min(12)
+    .max(48)
+    .default(48)
+    .describe('How far ahead to plan (limited by known prices).'),
+  loadTopic: z
+    .string()
+    .default('total/load_power')
+    .describe('The recorded household load the load forecast learns from.'),
+  historyWeeks: z.number().int().min(1).max(8).default(4),
+  /** How far the state of charge may drift from the plan before it is made again, %. */
+  replanSocDeviation: z.number().min(1).max(50).default(5),
+  /** How often the planner looks (ms): a new quarter hour gets a new plan, a change in between too. */
+  checkIntervalMs: z.number().int().min(100).max(900_000).default(60_000),
+});
+
+export type PlannerConfig = z.infer<typeof configSchema>;

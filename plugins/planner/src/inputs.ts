@@ -1,0 +1,96 @@
+/**
+ * What the planner reads of the site through `ctx.site`: the controlled device and its
+ * battery limits, the state of charge, the price book, the PV forecast and the load history.
+ * Each missing or stale input is a reason in words, never a guess.
+ */
+import type { MetricValue, PluginContext } from '@heliograph/plugins-sdk';
+import type { PlannerConfig } from './config.js';
+import { type PriceInput, QUARTER_MS } from './plan.js';
+
+export interface Limits {
+  capacityKwh: number;
+  maxChargeW: number;
+  maxDischargeW: number;
+  minSoc: number;
+  modes: string[];
+}
+
+export interface Inputs {
+  device: string;
+  limits: Limits;
+  socPercent: number;
+  currency: string;
+  prices: PriceInput[];
+  pvW: Map<number, number>;
+  /** Identifies the price book and forecast the plan was made from. */
+  key: string;
+}
+
+export type Read = { ok: true; inputs: Inputs } | { ok: false; device: string | null; why: string };
+
+const num = (v: MetricValue | undefined): number | null => (typeof v === 'number' && Number.isFinite(v) ? v : null);
+
+/** The device offering battery control: the configured one, else the first there is. */
+export async function findDevice(ctx: PluginContext, config: PlannerConfig): Promise<string | null> {
+  if (config.device) return config.device;
+  const defs = await ctx.site.definitions();
+  const mode = defs.find((d) => d.topic.endsWith('/battery_control_mode'));
+  return mode ? mode.topic.slice(0, mode.topic.indexOf('/')) : null;
+}
+
+export async function readInputs(ctx: PluginContext, config: PlannerConfig, now: number): Promise<Read> {
+  const device = await findDevice(ctx, config);
+  if (!device) return { ok: false, device: null, why: 'no device offers battery control' };
+  const values = await ctx.site.values({
+    filter: [`${device}/battery_*`, 'total/battery_state_of_charge', 'battery_1/state_of_charge'],
+  });
+  if (!(`${device}/battery_control_mode` in values))
+    return { ok: false, device, why: `${device} offers no battery control` };
+  if (values[`${device}/battery_control_mode`] === null) return { ok: false, device, why: `${device} is unavailable` };
+  const capacityKwh = num(values[`${device}/battery_capacity`]);
+  const maxChargeW = num(values[`${device}/battery_max_charge_power`]);
+  const maxDischargeW = num(values[`${device}/battery_max_discharge_power`]);
+  const minSoc = num(values[`${device}/battery_min_soc`]) ?? 0;
+  if (capacityKwh === null || maxChargeW === null || maxDischargeW === null)
+    return { ok: false, device, why: `${device} does not say its battery's limits` };
+  const socPercent =
+    num(values['total/battery_state_of_charge']) ??
+    num(values[`${device}/battery_state_of_charge`]) ??
+    num(values['battery_1/state_of_charge']);
+  if (socPercent === null) return { ok: false, device, why: 'the state of charge is missing or stale' };
+
+  const defs = await ctx.site.definitions();
+  const modeDef = defs.find((d) => d.topic === `${device}/battery_control_mode`) as
+    { writable?: { options?: string[] } } | undefined;
+  const modes = (modeDef?.writable?.options ?? ['Normal', 'Hold', 'Charge', 'Discharge']).map((m) => m.toLowerCase());
+
+  const book = await ctx.site.prices();
+  const prices: PriceInput[] = book.slots.map((s) => ({
+    start: s.start,
+    end: s.end,
+    import: s.importPrice,
+    export: config.exportPaid ? s.exportPrice : 0,
+  }));
+  if (!prices.some((p) => p.start <= now && p.end > now)) return { ok: false, device, why: 'no price for now' };
+
+  const forecast = await ctx.site.forecast({ fromMs: now - QUARTER_MS, toMs: now + config.horizonHours * 3_600_000 });
+  const pvW = new Map<number, number>();
+  for (const p of forecast) pvW.set(p.time, p.value);
+  if (!forecast.some((p) => p.time >= now - QUARTER_MS && p.time < now + 6 * 3_600_000))
+    return { ok: false, device, why: 'no PV forecast for the next hours' };
+
+  const last = prices[prices.length - 1]!;
+  const key = `${prices.length}:${prices[0]!.start}:${last.end}:${prices.reduce((a, p) => a + p.import, 0).toFixed(4)}:${forecast.length}:${forecast.reduce((a, p) => a + p.value, 0).toFixed(0)}`;
+  return {
+    ok: true,
+    inputs: {
+      device,
+      limits: { capacityKwh, maxChargeW, maxDischargeW, minSoc, modes },
+      socPercent,
+      currency: book.currency ?? '',
+      prices,
+      pvW,
+      key,
+    },
+  };
+}

@@ -1,0 +1,302 @@
+// `npm run bench:planner`: a generated year of quarter hours (seeded), a 10 kWh / 5 kW
+// battery, and four ways to run it: no control (self-consumption), the planner with perfect
+// forecasts, the planner with noisy forecasts, and the perfect-foresight optimum.
+// Options: --days N (default 365), --seed N (default 19), --start-day N (default 0: 1 January).
+import { execFileSync } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import {
+  type Command,
+  type PlanParams,
+  type PlanSlot,
+  type PriceInput,
+  type YearData,
+  forecastLoad,
+  generateYear,
+  LocalCalendar,
+  loadSolver,
+  makePlan,
+  seededRandom,
+  solvePlan,
+  stepBattery,
+  terminalValue,
+} from '@heliograph/plugin-planner/planning';
+
+const QUARTER = 15 * 60_000;
+const ZONE = 'Europe/Berlin';
+const args = process.argv.slice(2);
+const option = (name: string, fallback: number) => {
+  const i = args.indexOf(name);
+  return i >= 0 ? Number(args[i + 1]) : fallback;
+};
+const days = option('--days', 365);
+const seed = option('--seed', 19);
+const startDay = option('--start-day', 0);
+
+const params: PlanParams = {
+  capacityKwh: 10,
+  maxChargeKw: 5,
+  maxDischargeKw: 5,
+  reserveSoc: 10,
+  maxSoc: 100,
+  roundTripEfficiency: 0.9,
+  cycleCost: 0.02,
+  gridImportMaxKw: 20,
+  gridExportMaxKw: 10,
+  exportAllowed: true,
+};
+const describe = { currency: 'EUR', timeZone: ZONE };
+
+interface Run {
+  bill: number;
+  wear: number;
+}
+
+function gc(): void {
+  (globalThis as { gc?: () => void }).gc?.();
+}
+
+const year = generateYear({ seed, days: days + 3, timeZone: ZONE, startUtc: Date.UTC(2025, 0, 1 + startDay) });
+const n = days * 96;
+const cal = new LocalCalendar(ZONE);
+
+/** Day-ahead: before 13:00 local the prices reach the end of today, after it the end of tomorrow. */
+const knownUntil: number[] = (() => {
+  const out: number[] = [];
+  for (let i = 0; i < year.times.length; i++) {
+    const { minute } = cal.position(year.times[i]!);
+    const left = Math.round((24 * 60 - minute) / 15);
+    out.push(i + left + (minute >= 13 * 60 ? 96 : 0));
+  }
+  return out;
+})();
+
+function settle(run: Run, i: number, gridKw: number, batteryKw: number): void {
+  const h = 0.25;
+  run.bill += gridKw >= 0 ? h * gridKw * year.importPrice[i]! : h * gridKw * year.exportPrice[i]!;
+  if (batteryKw > 0) run.wear += h * batteryKw * params.cycleCost;
+}
+
+function noControl(): Run {
+  const run: Run = { bill: 0, wear: 0 };
+  let soc = 50;
+  const command: Command = { mode: 'normal', powerW: 0, targetSoc: 0 };
+  for (let i = 0; i < n; i++) {
+    const step = stepBattery({
+      command,
+      socPercent: soc,
+      pvKw: year.pvKw[i]!,
+      loadKw: year.loadKw[i]!,
+      hours: 0.25,
+      params,
+      minSoc: params.reserveSoc,
+    });
+    settle(run, i, step.gridKw, step.batteryKw);
+    soc = step.socPercent;
+  }
+  return run;
+}
+
+gc();
+const rssBefore = process.memoryUsage().rss;
+
+type Highs = Awaited<ReturnType<typeof loadSolver>>;
+
+function planner(
+  pricesKnownDayAhead: boolean,
+  highs: Highs,
+  pvF: readonly number[],
+  loadF: readonly number[],
+): Run & { solveMs: number[] } {
+  const run = { bill: 0, wear: 0, solveMs: [] as number[] };
+  let soc = 50;
+  for (let i = 0; i < n; i++) {
+    const last = Math.min(pricesKnownDayAhead ? knownUntil[i]! : Infinity, i + 192, year.times.length);
+    const prices: PriceInput[] = [];
+    const pvW = new Map<number, number>();
+    const loadW = new Map<number, number>();
+    for (let j = i; j < last; j++) {
+      prices.push({
+        start: year.times[j]!,
+        end: year.times[j]! + QUARTER,
+        import: year.importPrice[j]!,
+        export: year.exportPrice[j]!,
+      });
+      // What is happening in the current quarter is seen, not forecast.
+      pvW.set(year.times[j]!, (j === i ? year.pvKw[j]! : pvF[j]!) * 1000);
+      loadW.set(year.times[j]!, (j === i ? year.loadKw[j]! : loadF[j]!) * 1000);
+    }
+    const plan = makePlan(highs, {
+      now: year.times[i]!,
+      params,
+      prices,
+      pvW,
+      loadW,
+      defaultLoadW: 500,
+      socPercent: soc,
+      exportPrice: 0,
+      describe,
+    });
+    run.solveMs.push(plan.solveMs);
+    const a = plan.actions[0]!;
+    const step = stepBattery({
+      command: { mode: a.mode, powerW: a.powerW, targetSoc: a.targetSoc },
+      socPercent: soc,
+      pvKw: year.pvKw[i]!,
+      loadKw: year.loadKw[i]!,
+      hours: 0.25,
+      params,
+      minSoc: params.reserveSoc,
+    });
+    settle(run, i, step.gridKw, step.batteryKw);
+    soc = step.socPercent;
+  }
+  return run;
+}
+
+/** Perfect foresight: 9-day LPs of which the first 7 days are kept, the SOC carried over. */
+function optimum(highs: Highs, data: YearData): Run {
+  const run: Run = { bill: 0, wear: 0 };
+  let soc = 50;
+  const keep = 7 * 96;
+  for (let from = 0; from < n; from += keep) {
+    const to = Math.min(from + 9 * 96, data.times.length);
+    const slots: PlanSlot[] = [];
+    for (let j = from; j < to; j++)
+      slots.push({
+        start: data.times[j]!,
+        end: data.times[j]! + QUARTER,
+        importPrice: data.importPrice[j]!,
+        exportPrice: data.exportPrice[j]!,
+        pvKw: data.pvKw[j]!,
+        loadKw: data.loadKw[j]!,
+      });
+    const sol = solvePlan(highs, { params, slots, socPercent: soc, terminalValue: terminalValue(slots, params) });
+    const end = Math.min(keep, n - from);
+    for (let t = 0; t < end; t++) {
+      const grid = sol.importKw[t]! - sol.exportKw[t]!;
+      settle(run, from + t, grid, sol.dischargeKw[t]!);
+    }
+    soc = sol.socPercent[end - 1]!;
+  }
+  return run;
+}
+
+/** Noisy forecasts: PV off by a per-day factor and per-quarter noise; load from history. */
+function noisyForecasts(): { pv: number[]; load: number[]; loadMaeW: number | null } {
+  const rand = seededRandom(seed + 1);
+  const gauss = () => Math.sqrt(-2 * Math.log(Math.max(rand(), 1e-12))) * Math.cos(2 * Math.PI * rand());
+  const pv: number[] = [];
+  let dayFactor = 1;
+  for (let i = 0; i < year.times.length; i++) {
+    if (i % 96 === 0) dayFactor = Math.exp(0.3 * gauss());
+    pv.push(Math.max(0, year.pvKw[i]! * dayFactor * (1 + 0.15 * gauss())));
+  }
+  const history = year.times.map((time, i) => ({ time, value: year.loadKw[i]! * 1000 }));
+  const forecast = forecastLoad({ history, targets: year.times, timeZone: ZONE, errorDays: days });
+  const load = forecast.values.map((v) => (v ?? 500) / 1000);
+  return { pv, load, loadMaeW: forecast.maeW };
+}
+
+/** Wall-clock solve times of 48 h plans, and the CPU time of each whole plan (the machine is shared). */
+function solveTimes48h(highs: Highs): number[] & { cpu?: number[] } {
+  const times: number[] & { cpu?: number[] } = [];
+  times.cpu = [];
+  for (let k = 0; k < 400; k++) {
+    const i = (k * 7919) % (year.times.length - 192);
+    const prices: PriceInput[] = [];
+    const pvW = new Map<number, number>();
+    const loadW = new Map<number, number>();
+    for (let j = i; j < i + 192; j++) {
+      prices.push({
+        start: year.times[j]!,
+        end: year.times[j]! + QUARTER,
+        import: year.importPrice[j]!,
+        export: year.exportPrice[j]!,
+      });
+      pvW.set(year.times[j]!, year.pvKw[j]! * 1000);
+      loadW.set(year.times[j]!, year.loadKw[j]! * 1000);
+    }
+    const cpu = process.cpuUsage();
+    times.push(
+      makePlan(highs, {
+        now: year.times[i]!,
+        params,
+        prices,
+        pvW,
+        loadW,
+        defaultLoadW: 500,
+        socPercent: 10 + (k % 90),
+        exportPrice: 0,
+        describe,
+      }).solveMs,
+    );
+    const used = process.cpuUsage(cpu);
+    times.cpu.push((used.user + used.system) / 1000);
+  }
+  return times;
+}
+
+const quantile = (xs: readonly number[], q: number) => {
+  const s = [...xs].sort((a, b) => a - b);
+  return s[Math.min(s.length - 1, Math.floor(q * s.length))]!;
+};
+const money = (r: Run) =>
+  `${(r.bill + r.wear).toFixed(2).padStart(9)} EUR (bill ${r.bill.toFixed(2)}, wear ${r.wear.toFixed(2)})`;
+
+const highs = await loadSolver();
+const warm = solveTimes48h(highs);
+gc();
+const rssPlanner = process.memoryUsage().rss;
+const times = solveTimes48h(highs);
+
+const sum = (xs: readonly number[]) => xs.slice(0, n).reduce((a, b) => a + b, 0) / 4;
+console.log(
+  `planner benchmark: ${days} days of generated quarter hours (seed ${seed}, ${ZONE}), battery 10 kWh / 5 kW, round trip ${params.roundTripEfficiency * 100} %, wear ${params.cycleCost} EUR/kWh, reserve ${params.reserveSoc} %`,
+);
+console.log(
+  `  load ${sum(year.loadKw).toFixed(0)} kWh, PV ${sum(year.pvKw).toFixed(0)} kWh, negative spot hours ${(year.spot.slice(0, n).filter((p) => p < 0).length / 4).toFixed(0)}; import = 1.19 x (spot + 0.12), export paid at spot`,
+);
+
+const base = noControl();
+console.log(`no control (self-consumption):   ${money(base)}`);
+let started = performance.now();
+const best = optimum(highs, year);
+console.log(
+  `perfect-foresight optimum:       ${money(best)}  [9-day LPs keeping 7 days, SOC carried over; ${((performance.now() - started) / 1000).toFixed(1)} s]`,
+);
+const bestSaving = base.bill + base.wear - (best.bill + best.wear);
+const share = (r: Run) =>
+  `${((100 * (base.bill + base.wear - (r.bill + r.wear))) / bestSaving).toFixed(1)} % of the optimum's saving`;
+
+started = performance.now();
+const perfect = planner(false, highs, year.pvKw, year.loadKw);
+console.log(
+  `planner, perfect forecasts:      ${money(perfect)}  ${share(perfect)}  [PV, load and prices known 48 h ahead; re-planned every quarter hour, ${((performance.now() - started) / 1000).toFixed(0)} s]`,
+);
+const noisy = noisyForecasts();
+started = performance.now();
+const noisyRun = planner(true, highs, noisy.pv, noisy.load);
+console.log(
+  `planner, noisy forecasts:        ${money(noisyRun)}  ${share(noisyRun)}  [${((performance.now() - started) / 1000).toFixed(0)} s; PV: per-day factor e^N(0,0.3) and 15 % per quarter; load: same weekday over 4 weeks, MAE ${noisy.loadMaeW?.toFixed(0)} W; prices day-ahead]`,
+);
+console.log(
+  `solve time, 48 h horizon (192 quarter hours, ${times.length} plans): p50 ${quantile(times, 0.5).toFixed(1)} ms, p99 ${quantile(times, 0.99).toFixed(1)} ms (warm-up p99 ${quantile(warm, 0.99).toFixed(1)} ms); CPU time per whole plan p50 ${quantile(times.cpu!, 0.5).toFixed(1)} ms, p99 ${quantile(times.cpu!, 0.99).toFixed(1)} ms`,
+);
+console.log(
+  `solve time in the simulations: p50 ${quantile(perfect.solveMs, 0.5).toFixed(1)} ms, p99 ${quantile(perfect.solveMs, 0.99).toFixed(1)} ms`,
+);
+console.log(
+  `RSS added by the planner in this process (solver loaded, 800 plans of 48 h made): ${((rssPlanner - rssBefore) / 1048576).toFixed(1)} MB`,
+);
+// The same in a fresh process per set of node flags: what the service's process would add.
+const probe = fileURLToPath(new URL('./planner-rss.js', import.meta.url));
+for (const flags of [
+  ['--max-semi-space-size=1', '--v8-pool-size=0'],
+  ['--max-semi-space-size=1', '--v8-pool-size=0', '--liftoff-only'],
+]) {
+  const out = execFileSync(process.execPath, ['--expose-gc', ...flags, probe], { encoding: 'utf8' });
+  const { beforeMb, afterMb } = JSON.parse(out) as { beforeMb: number; afterMb: number };
+  console.log(
+    `RSS added in a fresh process with ${flags.join(' ')}: ${(afterMb - beforeMb).toFixed(1)} MB (${beforeMb.toFixed(0)} -> ${afterMb.toFixed(0)} MB)`,
+  );
+}
