@@ -46,7 +46,7 @@ test(
     );
     // The chart: uPlot's canvas over the backfilled day, in 5-minute buckets.
     await page.locator('.chart canvas').waitFor();
-    const points = Number(await page.locator('.chart').getAttribute('data-points'));
+    const points = Number(await page.locator('.chart[data-points]').getAttribute('data-points'));
     assert.ok(points > 12, `the day's chart has ${points} points`);
     assert.match(await page.locator('.chart .u-legend').innerText(), /Solar forecast/);
     // Energy of the day, scaled.
