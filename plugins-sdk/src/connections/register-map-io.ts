@@ -6,8 +6,8 @@
 import type { MetricDeclaration, MetricValue, SettingDeclaration } from '../context.js';
 import { DeviceRefusedError } from '../errors.js';
 import type { ModbusClient } from './modbus.js';
-import type { RegisterEntry, RegisterMap } from './register-map.js';
-import { decodeEntry, encodeEntry, registerCount } from './register-values.js';
+import type { DerivedEntry, RegisterEntry, RegisterMap } from './register-map.js';
+import { decodeEntry, deriveValues, encodeEntry, mergeBits, registerCount } from './register-values.js';
 
 /**
  * Values read from a register map, by device kind, then by entry name.
@@ -15,7 +15,10 @@ import { decodeEntry, encodeEntry, registerCount } from './register-values.js';
  * @example
  * { inverter: { pv_power: 1830, grid_power: -420 }, battery: { state_of_charge: 87 } }
  */
-export type RegisterMapValues = Record<'inverter' | 'battery', Record<string, MetricValue>>;
+export type RegisterMapValues = Record<'inverter' | 'battery', Record<string, MetricValue>> & {
+  /** The `internal` entries' values (read or derived, never published), by device kind. */
+  internal: Record<'inverter' | 'battery', Record<string, MetricValue>>;
+};
 
 /**
  * Reads every entry of `map` from device `unitId`, one request per planned block, in order.
@@ -32,18 +35,32 @@ export async function readRegisterMap(
   map: RegisterMap,
   options: { signal?: AbortSignal; timeoutMs?: number } = {},
 ): Promise<RegisterMapValues> {
-  const values: RegisterMapValues = { inverter: {}, battery: {} };
+  const all: Record<'inverter' | 'battery', Record<string, MetricValue>> = { inverter: {}, battery: {} };
   for (const block of map.blocks) {
     const request = { unitId, address: block.address, count: block.count, ...options };
     const words =
       block.table === 'input' ? await modbus.readInputRegisters(request) : await modbus.readHoldingRegisters(request);
     for (const entry of block.entries) {
       const start = entry.address - block.address;
-      values[entry.device ?? 'inverter'][entry.name] = decodeEntry(
+      all[entry.device ?? 'inverter'][entry.name] = decodeEntry(
         entry,
         words.slice(start, start + registerCount(entry)),
       );
     }
+  }
+  const values: RegisterMapValues = { inverter: {}, battery: {}, internal: { inverter: {}, battery: {} } };
+  for (const device of ['inverter', 'battery'] as const) {
+    deriveValues(
+      map.derived.filter((entry) => (entry.device ?? 'inverter') === device),
+      all[device],
+    );
+    const internal = new Set(
+      [...map.registers, ...map.derived]
+        .filter((entry) => entry.internal && (entry.device ?? 'inverter') === device)
+        .map((entry) => entry.name),
+    );
+    for (const [name, value] of Object.entries(all[device]))
+      (internal.has(name) ? values.internal[device] : values[device])[name] = value;
   }
   return values;
 }
@@ -69,9 +86,10 @@ export function registerMapDeclarations(
     timeoutMs,
   }: { device: 'inverter' | 'battery'; modbus: ModbusClient; unitId: number; timeoutMs?: number },
 ): { metrics: MetricDeclaration[]; settings: SettingDeclaration[] } {
-  const entries = map.registers.filter((entry) => (entry.device ?? 'inverter') === device);
+  const entries = map.registers.filter((entry) => (entry.device ?? 'inverter') === device && !entry.internal);
+  const derived = map.derived.filter((entry) => (entry.device ?? 'inverter') === device && !entry.internal);
   return {
-    metrics: entries.filter((entry) => !entry.writable).map(metricOf),
+    metrics: [...entries.filter((entry) => !entry.writable).map(metricOf), ...derived.map(derivedMetricOf)],
     settings: entries.filter((entry) => entry.writable).map((entry) => settingOf(entry, modbus, unitId, timeoutMs)),
   };
 }
@@ -86,18 +104,27 @@ function metricOf(entry: RegisterEntry): MetricDeclaration {
   };
 }
 
+function derivedMetricOf(entry: DerivedEntry): MetricDeclaration {
+  const { name, displayName, unit, group, recorded, deviceClass, stateClass } = entry;
+  return { name, displayName, type: 'number', ...defined({ unit, group, recorded, deviceClass, stateClass }) };
+}
+
 function settingOf(entry: RegisterEntry, modbus: ModbusClient, unitId: number, timeoutMs?: number): SettingDeclaration {
   const { name, displayName, unit, deviceClass, stateClass } = entry;
   const address = entry.address;
   // An options setting is handed the option's register value, a range setting the number.
   const write = async ({ value, signal }: { value: number | string; signal: AbortSignal }): Promise<void> => {
-    const words = encodeEntry(entry, value);
     const request = { unitId, address, signal, ...(timeoutMs === undefined ? {} : { timeoutMs }) };
+    // A bit field changes only its bits: the register is read first.
+    const words =
+      entry.mask === undefined
+        ? encodeEntry(entry, value)
+        : [mergeBits(entry, (await modbus.readHoldingRegisters({ ...request, count: 1 }))[0]!, value)];
     await modbus.writeRegisters({ ...request, values: words });
     const back = await modbus.readHoldingRegisters({ ...request, count: words.length });
     if (back.some((word, i) => word !== words[i])) {
       throw new DeviceRefusedError({
-        answer: `register ${address} holds ${decodeEntry(entry, back)} after writing ${decodeEntry(entry, words)}`,
+        answer: `register ${address} holds ${String(decodeEntry(entry, back))} after writing ${String(decodeEntry(entry, words))}`,
       });
     }
   };

@@ -144,7 +144,12 @@ function solarmanChecksum(frame: Buffer): number {
  * @example
  * startEmulatorServer({ protocol: solarmanProtocol({ loggerSerial: 2712345678, units }), port: 8899 });
  */
-export function solarmanProtocol(options: { loggerSerial: number; units: ModbusUnits }): FrameProtocol {
+export function solarmanProtocol(options: {
+  loggerSerial: number;
+  units: ModbusUnits;
+  /** Append two zero bytes after the Modbus CRC, as some Deye loggers do (the CRC taken twice). */
+  doubleCrc?: boolean;
+}): FrameProtocol {
   let counter = 0;
   return {
     frameLength(buf) {
@@ -162,8 +167,9 @@ export function solarmanProtocol(options: { loggerSerial: number; units: ModbusU
       if (request[request.length - 2] !== solarmanChecksum(request)) return undefined;
       if (request.readUInt16LE(3) !== SOLARMAN_REQUEST) return undefined;
       if (request.readUInt32LE(7) !== options.loggerSerial) return undefined;
-      const rtuReply = answerRtuFrame(options.units, request.subarray(11 + REQUEST_PREFIX, -2));
-      if (!rtuReply) return undefined;
+      const answered = answerRtuFrame(options.units, request.subarray(11 + REQUEST_PREFIX, -2));
+      if (!answered) return undefined;
+      const rtuReply = options.doubleCrc ? withModbusCrc(answered) : answered;
       counter = (counter + 1) & 0xff;
       const reply = Buffer.alloc(11 + REPLY_PREFIX + rtuReply.length + 2);
       reply[0] = SOLARMAN_START;
@@ -196,6 +202,8 @@ export async function startModbusEmulator(options: {
   units: ModbusUnits;
   /** Required for `solarman`: the serial number the logger answers to. */
   loggerSerial?: number;
+  /** `solarman`: append two zero bytes after each reply's Modbus CRC, as some Deye loggers do. */
+  doubleCrc?: boolean;
   host?: string;
   port?: number;
 }): Promise<RunningEmulator> {
@@ -205,7 +213,7 @@ export async function startModbusEmulator(options: {
   else if (transport === 'rtu-over-tcp') protocol = modbusRtuProtocol(units);
   else {
     if (options.loggerSerial === undefined) throw new Error('solarman: loggerSerial is required');
-    protocol = solarmanProtocol({ loggerSerial: options.loggerSerial, units });
+    protocol = solarmanProtocol({ loggerSerial: options.loggerSerial, units, doubleCrc: options.doubleCrc ?? false });
   }
   return startEmulatorServer({ protocol, host: options.host, port: options.port });
 }
