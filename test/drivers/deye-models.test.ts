@@ -160,3 +160,49 @@ test('an unknown device type (2, a string inverter) is refused with its code, an
   assert.equal((await write(server, 'inverter_1/max_sell_power', '1000')).status >= 400, true);
   assert.deepEqual(table.writes, []);
 });
+
+test('Modbus diagnostics: an exception reply marks the devices unavailable naming it; malformed replies are not a timeout', async () => {
+  class BusyTable extends RegisterTable {
+    busy = false;
+    override readHoldingRegisters(request: { address: number; count: number }): number[] {
+      if (this.busy) throw new ModbusException({ code: 6 });
+      return super.readHoldingRegisters(request);
+    }
+  }
+  const table = new BusyTable([[0, 3], ...rated(16, 5000), [178, 300]]);
+  const emulator = await startModbusEmulator({ transport: 'rtu-over-tcp', units: new Map([[1, table]]) });
+  after(() => emulator.close());
+  const server = await startTestServer({
+    bundled: ['deye'],
+    plugins: [
+      {
+        id: 'deye',
+        plugin: 'deye',
+        devices: ['inverter_1'],
+        config: {
+          connection: { type: 'rtu-over-tcp', host: emulator.host, port: emulator.port },
+          pollIntervalMs: 1000,
+          timeoutMs: 400,
+        },
+      },
+    ],
+  });
+  await live(server);
+  table.busy = true;
+  const busy = await instanceWhen(server, 'deye', (i) => i.device_status.some((d) => !d.available), 'unavailable');
+  assert.match(busy.device_status[0]?.reason ?? '', /Modbus exception 6 \(server device busy\)/);
+  await valuesWhen(server, (v) => v.get('inverter_1/load_power') === null, 'load power to read null');
+  table.busy = false;
+  await live(server);
+
+  emulator.corruptNext(1_000_000); // every reply with a bad CRC
+  const bad = await instanceWhen(
+    server,
+    'deye',
+    (i) => /malformed/.test(i.device_status[0]?.reason ?? ''),
+    'a malformed-reply reason',
+  );
+  assert.match(bad.device_status[0]?.reason ?? '', /malformed reply from unit 1 .*bad CRC/);
+  assert.doesNotMatch(bad.device_status[0]?.reason ?? '', /no answer/);
+  emulator.corruptNext(0);
+});
