@@ -138,3 +138,39 @@ function settingOf(entry: RegisterEntry, modbus: ModbusClient, unitId: number, t
 function defined<T extends object>(obj: T): Partial<T> {
   return Object.fromEntries(Object.entries(obj).filter(([, v]) => v !== undefined)) as Partial<T>;
 }
+
+/**
+ * The register words that make `map` read as `values` (by device kind, then entry name;
+ * internal entries included, derived ones not, since they are computed): for a device
+ * emulator built from the driver's own map. Entries without a value stay out; bit fields
+ * are merged into their register.
+ *
+ * @example
+ * const { input, holding } = registerMapImage(growattMap, { inverter: { pv_power_1: 1830 }, battery: { state_of_charge: 87 } });
+ * input.get(1014); // 87
+ */
+export function registerMapImage(
+  map: RegisterMap,
+  values: Partial<Record<'inverter' | 'battery', Record<string, number | string>>>,
+): Record<'holding' | 'input', Map<number, number>> {
+  const image = { holding: new Map<number, number>(), input: new Map<number, number>() };
+  for (const entry of map.registers) {
+    const value = values[entry.device ?? 'inverter']?.[entry.name];
+    if (value === undefined) continue;
+    const table = image[entry.table ?? 'holding'];
+    if (entry.mask !== undefined) {
+      table.set(entry.address, mergeBits(entry, table.get(entry.address) ?? 0, value));
+      continue;
+    }
+    const words =
+      entry.type === 'string'
+        ? Array.from({ length: registerCount(entry) }, (_, i) => {
+            const bytes = Buffer.alloc(2);
+            bytes.write(String(value).slice(2 * i, 2 * i + 2), 'latin1');
+            return bytes.readUInt16BE(0);
+          })
+        : encodeEntry(entry, value);
+    words.forEach((word, i) => table.set(entry.address + i, word));
+  }
+  return image;
+}
