@@ -110,6 +110,8 @@ export interface ModbusClient {
   readInputRegisters(request: ModbusReadRequest): Promise<number[]>;
   /** Function 0x10; resolves when the device confirmed the write. */
   writeRegisters(request: ModbusWriteRequest): Promise<void>;
+  /** Function 0x06 (one register; for devices that refuse 0x10 for it); resolves when the device echoed it. */
+  writeRegister(request: Omit<ModbusWriteRequest, 'values'> & { value: number }): Promise<void>;
   /** The link under this client: its stats, connection state and events. */
   readonly link: StreamLink;
   /** Gives the client back; the link closes when its last user is released. Idempotent. */
@@ -287,6 +289,11 @@ export function openModbus(spec: ConnectionInput, options: ModbusOptions = {}): 
       checkRange('number of values', values.length, 1, 123);
       checkRange('address', address, 0, 0xffff - values.length + 1);
       await exchange(unitId, frames.writeRequestPdu(address, values), 5, timeoutMs, signal);
+    },
+    async writeRegister({ unitId, address, value, timeoutMs, signal }) {
+      checkRange('address', address, 0, 0xffff);
+      checkRange('value', value, 0, 0xffff);
+      await exchange(unitId, frames.writeSingleRequestPdu(address, value), 5, timeoutMs, signal);
     },
     link,
     release: () => link.release(),

@@ -120,7 +120,8 @@ function settingOf(entry: RegisterEntry, modbus: ModbusClient, unitId: number, t
       entry.mask === undefined
         ? encodeEntry(entry, value)
         : [mergeBits(entry, (await modbus.readHoldingRegisters({ ...request, count: 1 }))[0]!, value)];
-    await modbus.writeRegisters({ ...request, values: words });
+    if (entry.writeSingle && words.length === 1) await modbus.writeRegister({ ...request, value: words[0]! });
+    else await modbus.writeRegisters({ ...request, values: words });
     const back = await modbus.readHoldingRegisters({ ...request, count: words.length });
     if (back.some((word, i) => word !== words[i])) {
       throw new DeviceRefusedError({

@@ -61,6 +61,8 @@ export interface RegisterEntry extends DiscoveryClasses {
   mask?: number;
   /** Read (for derived entries and the driver) but not published nor declared. */
   internal?: boolean;
+  /** Write a one-register setting with function 0x06 instead of 0x10 (devices that only take 0x06 for it). */
+  writeSingle?: boolean;
   /** Multiplier applied to the raw value; default 1. */
   scale?: number;
   /** Added after scaling; default 0. */
