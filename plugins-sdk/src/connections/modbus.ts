@@ -206,9 +206,30 @@ function solarmanFraming(loggerSerial: number): Framing {
   };
 }
 
+/** RTU in UDP datagrams; GoodWe inverters put AA 55 before each reply. */
+function udpFraming(prefix: 'none' | 'aa55'): Framing {
+  if (prefix === 'none') return rtuFraming;
+  const complete = (buf: Buffer) => {
+    if (buf.length < 2) return -1;
+    if (buf[0] !== 0xaa || buf[1] !== 0x55) return buf.length; // not a reply: skipped as a bad frame
+    const length = frames.rtuReplyLength(buf.subarray(2));
+    return length < 0 ? -1 : length + 2;
+  };
+  return {
+    wrap(unitId, pdu) {
+      return {
+        bytes: frames.rtuFrame(unitId, pdu),
+        complete,
+        unwrap: (frame) => (frame[0] === 0xaa ? unwrapRtu(frame.subarray(2), unitId) : 'no AA 55 reply header'),
+      };
+    },
+  };
+}
+
 function framingOf(spec: ConnectionSpec): Framing {
   if (spec.type === 'tcp') return mbapFraming;
   if (spec.type === 'solarman') return solarmanFraming(spec.loggerSerial);
+  if (spec.type === 'rtu-over-udp') return udpFraming(spec.replyPrefix);
   return rtuFraming;
 }
 

@@ -5,6 +5,7 @@
 import { crc16modbus } from 'crc';
 import { answerModbusPdu, ModbusExceptionCode, type ModbusDevice } from './modbus.js';
 import { startEmulatorServer, type FrameProtocol, type RunningEmulator } from './server.js';
+import { startUdpEmulatorServer } from './udp-server.js';
 
 /** The Modbus transports an emulator can speak on TCP. */
 export const MODBUS_TRANSPORTS = ['tcp', 'rtu-over-tcp', 'solarman'] as const;
@@ -188,6 +189,32 @@ export function solarmanProtocol(options: {
     },
     corrupt: (reply) => flipLastBytes(reply, 1, reply.length - 1),
   };
+}
+
+/**
+ * Modbus RTU in UDP datagrams, as GoodWe ET/EH inverters answer on port 8899: with
+ * `replyPrefix: 'aa55'` each reply starts with AA 55 (the CRC covers what follows).
+ *
+ * @example
+ * await startUdpModbusEmulator({ units: new Map([[0xf7, goodwe]]), replyPrefix: 'aa55' });
+ */
+export async function startUdpModbusEmulator(options: {
+  units: ModbusUnits;
+  replyPrefix?: 'none' | 'aa55';
+  host?: string;
+  port?: number;
+}): Promise<RunningEmulator> {
+  const rtu = modbusRtuProtocol(options.units);
+  const prefix = options.replyPrefix === 'aa55' ? Buffer.from([0xaa, 0x55]) : Buffer.alloc(0);
+  const protocol: FrameProtocol = {
+    frameLength: (buf) => buf.length,
+    answer(request) {
+      const reply = rtu.answer(request);
+      return reply && Buffer.concat([prefix, reply]);
+    },
+    corrupt: rtu.corrupt,
+  };
+  return startUdpEmulatorServer({ protocol, host: options.host, port: options.port });
 }
 
 /**
