@@ -212,7 +212,7 @@ export async function startUdpModbusEmulator(options: {
       const reply = rtu.answer(request);
       return reply && Buffer.concat([prefix, reply]);
     },
-    corrupt: rtu.corrupt,
+    corrupt: (reply) => rtu.corrupt(reply),
   };
   return startUdpEmulatorServer({ protocol, host: options.host, port: options.port });
 }
