@@ -5,7 +5,7 @@
 import { after, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { ModbusException, ModbusExceptionCode, startModbusEmulator } from '@heliograph/plugins-sdk/emulator';
-import { DeyeDevice } from '@heliograph/plugin-deye/emulator';
+import { DeyeDevice, type DeyeEmulatorModel } from '@heliograph/plugin-deye/emulator';
 import { startTestServer } from '../helpers/server.js';
 import { valuesWhen, write } from './driver-api.js';
 import { assertLimitsEnforced, command, lastAudited } from './battery-control.js';
@@ -21,8 +21,8 @@ class TestDeye extends DeyeDevice {
   }
 }
 
-async function start() {
-  const device = new TestDeye({ now: () => clock, soc: 50 });
+async function start(options: { model?: DeyeEmulatorModel; devices?: string[] } = {}) {
+  const device = new TestDeye({ now: () => clock, soc: 50, ...(options.model && { model: options.model }) });
   const emulator = await startModbusEmulator({ transport: 'tcp', units: new Map([[1, device]]) });
   after(() => emulator.close());
   const server = await startTestServer({
@@ -31,7 +31,7 @@ async function start() {
       {
         id: 'deye',
         plugin: 'deye',
-        devices: ['inverter_1', 'battery_1'],
+        devices: options.devices ?? ['inverter_1', 'battery_1'],
         config: {
           connection: { type: 'tcp', host: emulator.host, port: emulator.port },
           pollIntervalMs: 1000,
@@ -119,4 +119,37 @@ test('deye: battery control drives the time-of-use program and the battery follo
   const audited = await lastAudited(server, 'inverter_1/battery_control_mode');
   assert.deepEqual([audited.result, audited.new_value], ['error', 'Hold']);
   await valuesWhen(server, (v) => v.get('inverter_1/battery_control_mode') === 'Normal', 'the mode still Normal');
+});
+
+test('deye three-phase: the program of the model identified from register 0 (146..177, grid charge 128/130)', async () => {
+  clock = new Date(2026, 5, 21, 22, 0);
+  const { device, server } = await start({ model: 'three-phase-lv' });
+  await valuesWhen(
+    server,
+    (v) => v.get('inverter_1/battery_capacity') === 5.12 && v.get('inverter_1/model') === 'Three-phase hybrid (LV)',
+    'the three-phase model identified, with battery control',
+  );
+  await command(server, 'inverter_1', { mode: 'charge', powerW: 2000, targetSoc: 60 });
+  assert.equal(words(device, 146, 1)[0]! & 1, 1, 'use timer on');
+  assert.equal(words(device, 130, 1)[0]! & 1, 1, 'grid charge enabled');
+  assert.deepEqual(words(device, 166, 6), [60, 60, 60, 60, 60, 60], 'slot SOC = target');
+  assert.deepEqual(words(device, 154, 6), [2000, 2000, 2000, 2000, 2000, 2000]);
+  assert.ok(words(device, 128, 1)[0]! >= 30, 'grid charge current from the power');
+  assert.deepEqual(words(device, 248, 32), new Array<number>(32).fill(0), 'nothing at the single-phase addresses');
+  for (let i = 0; i < 120; i++) {
+    clock = new Date(clock.getTime() + MINUTE);
+    words(device, 588, 1);
+  }
+  assert.equal(words(device, 588, 1)[0], 60, 'the battery charged to the target');
+});
+
+test('deye: no battery control without a battery device, even with config.battery', async () => {
+  const { server } = await start({ devices: ['inverter_1'] });
+  const values = await valuesWhen(
+    server,
+    (v) => typeof v.get('inverter_1/pv_power') === 'number',
+    'inverter_1 identified and polled',
+  );
+  assert.equal(values.get('inverter_1/battery_control_mode'), undefined);
+  assert.equal(values.get('inverter_1/battery_capacity'), undefined);
 });

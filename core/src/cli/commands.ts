@@ -72,18 +72,22 @@ ${DATA_HELP}`,
   },
   {
     name: 'emulate',
-    synopsis: 'emulate deye|sunspec|voltronic|pylontech [--port N] [--host H] ...   a device emulator',
-    help: `Usage: heliograph emulate DRIVER [--port N] [--host H] [--transport tcp|rtu-over-tcp|solarman]
-                          [--unit-id N] [--logger-serial N] [--plugin-dir DIR]...
+    synopsis: 'emulate DRIVER [--port N] [--host H] ...   a device emulator (deye, sunspec, voltronic, ...)',
+    help: `Usage: heliograph emulate DRIVER [--port N] [--host H] [--transport T] [--unit-id N]
+                          [--logger-serial N] [--double-crc] [--model M] [--plugin-dir DIR]...
 
-Starts the emulator of a driver's device (deye, sunspec, voltronic, pylontech), speaking the
-real wire format on TCP. Prints "listening on HOST:PORT" and runs until SIGINT or SIGTERM.
+Starts the emulator of a driver's device (deye, sunspec, voltronic, pylontech, growatt, victron,
+solis, goodwe, daly), speaking the real wire format. Prints "listening on HOST:PORT" and runs
+until SIGINT or SIGTERM.
 
   --port N            port, 0 (default) picks a free one
   --host H            address to listen on (default 127.0.0.1, loopback only)
   --transport T       the wire format, where the driver speaks several (deye: tcp, rtu-over-tcp, solarman)
   --unit-id N         the Modbus unit id, 1 to 247
   --logger-serial N   the Solarman logger's serial number
+  --double-crc        Solarman replies end with the two trailing zero bytes some loggers add
+  --model M           the model emulated, where the driver knows several
+                      (deye: single-phase, three-phase-lv, three-phase-hv)
   --plugin-dir DIR    also looks for the driver in DIR, as serve does (HELIOGRAPH_PLUGIN_DIR too)`,
     load: async () => (await import('./emulate.js')).runEmulateCommand,
   },
@@ -98,7 +102,7 @@ It passes its own test at once: cd DIR && npm install && npm run build && npm te
 Refuses a folder that exists and is not empty.`,
     load: async () => {
       const { runPluginCommand } = await import('./plugin-new.js');
-      return async (argv) => runPluginCommand(argv);
+      return (argv) => Promise.resolve(runPluginCommand(argv));
     },
   },
 ];

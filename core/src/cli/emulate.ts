@@ -18,7 +18,7 @@ function intFlag(name: string, value: string | undefined, min: number, max: numb
 
 /**
  * `heliograph emulate <driver> [--port N] [--host H] [--transport T] [--unit-id N] [--logger-serial N]
- * [--plugin-dir DIR]...`: finds the driver's package as the server finds plugins (installed
+ * [--double-crc] [--model M] [--plugin-dir DIR]...`: finds the driver's package as the server finds plugins (installed
  * ones, and the folders under development of --plugin-dir or HELIOGRAPH_PLUGIN_DIR), starts the emulator its manifest
  * names (`heliograph.emulator`), prints `listening on HOST:PORT` and runs until SIGINT/SIGTERM.
  * Loopback only unless `--host` says otherwise.
@@ -33,6 +33,8 @@ export async function runEmulateCommand(argv: string[]): Promise<number> {
       transport: { type: 'string' },
       'unit-id': { type: 'string' },
       'logger-serial': { type: 'string' },
+      'double-crc': { type: 'boolean' },
+      model: { type: 'string' },
       'plugin-dir': { type: 'string', multiple: true },
     },
   });
@@ -57,6 +59,8 @@ export async function runEmulateCommand(argv: string[]): Promise<number> {
     transport: values.transport,
     unitId: intFlag('unit-id', values['unit-id'], 1, 247),
     loggerSerial: intFlag('logger-serial', values['logger-serial'], 0, 0xffffffff),
+    ...(values['double-crc'] ? { doubleCrc: true } : {}),
+    ...(values.model === undefined ? {} : { model: values.model }),
   });
   process.stdout.write(`listening on ${running.host}:${running.port}\n`);
   await new Promise<void>((done) => {

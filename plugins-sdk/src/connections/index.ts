@@ -27,6 +27,7 @@ export {
 } from './modbus.js';
 export {
   defineRegisterMap,
+  type DerivedEntry,
   type RegisterEntry,
   type RegisterMap,
   type RegisterMapInput,
@@ -34,5 +35,11 @@ export {
   type RegisterType,
 } from './register-map.js';
 export type { ReadBlock } from './read-plan.js';
-export { readRegisterMap, registerMapDeclarations, type RegisterMapValues } from './register-map-io.js';
+export {
+  readRegisterMap,
+  registerMapDeclarations,
+  registerMapImage,
+  type RegisterMapValues,
+} from './register-map-io.js';
 export { inverterOnUnit, unitIdDeviceConfigSchema, watchUnit, type InverterOnUnit } from './modbus-devices.js';
+export { chooseModel, type ModelChoice } from './model-maps.js';

@@ -21,11 +21,13 @@ export interface LinkRequestOptions {
   /** Length of a complete reply at the start of `buf`, or -1 while more bytes are needed. */
   complete(buf: Buffer): number;
   /**
-   * Whether a complete frame is the awaited reply. A frame that fails (bad CRC, another
-   * transaction's reply) is counted in `stats.badFrames` and skipped; the request keeps
-   * waiting for its reply until its timeout. Default: every frame is accepted.
+   * Whether a complete frame is the awaited reply: `true`, or `false` / a short reason
+   * ("bad CRC", "wrong transaction id") when it is not. A frame that fails is counted in
+   * `stats.badFrames` and skipped; the request keeps waiting for its reply until its
+   * timeout, which then says the device answered with malformed frames (and the last
+   * reason) instead of "no answer". Default: every frame is accepted.
    */
-  check?(frame: Buffer): boolean;
+  check?(frame: Buffer): boolean | string;
   /**
    * How many times the request is written again when a frame failed `check`: for devices
    * that answer each request once (PI30, Pylontech RS485) and send nothing more after a
@@ -53,6 +55,23 @@ export interface LinkStats {
   badFrames: number;
   /** Times the stream was opened again after it failed or closed. */
   reconnects: number;
+  /** Frames the device sent on its own (a logger's heartbeats), answered and not counted as bad. */
+  unsolicited: number;
+}
+
+/**
+ * Frames a device sends on its own, between or before replies (a Solarman logger's
+ * heartbeats): recognised before any reply, answered, and never taken for a reply or
+ * counted as a bad frame.
+ *
+ * @example
+ * { length: solarmanUnsolicitedLength, answer: (frame) => solarmanTimeAnswer(frame, loggerSerial) }
+ */
+export interface UnsolicitedFrames {
+  /** Length of such a frame at the start of `buf`, 0 when `buf` does not start with one, -1 while more bytes are needed. */
+  length(buf: Buffer): number;
+  /** What to send back, if anything. */
+  answer(frame: Buffer): Buffer | undefined;
 }
 
 /**
@@ -79,6 +98,8 @@ export interface LinkOptions {
   reconnect?: ReconnectOptions;
   /** A serialport binding to use instead of the native one (tests: `@serialport/binding-mock`). */
   binding?: SerialBinding;
+  /** Frames the device sends on its own, to answer and skip. */
+  unsolicited?: UnsolicitedFrames;
 }
 
 interface Pending {
@@ -91,6 +112,9 @@ interface Pending {
   done: boolean;
   /** Times the frame was written again after a bad reply. */
   resends: number;
+  /** Frames that failed `check`, and the last one's reason. */
+  badFrames: number;
+  lastBad?: string;
   onAbort?: () => void;
 }
 
@@ -108,7 +132,7 @@ export interface LinkEvents {
 
 /** One physical link with its queue. Users reach it through a `StreamLink` handle. */
 export class Link extends EventEmitter<LinkEvents> {
-  readonly stats: LinkStats = { requests: 0, timeouts: 0, badFrames: 0, reconnects: 0 };
+  readonly stats: LinkStats = { requests: 0, timeouts: 0, badFrames: 0, reconnects: 0, unsolicited: 0 };
   readonly description: string;
   private stream: Duplex | undefined;
   private lastError = 'not connected yet';
@@ -144,7 +168,7 @@ export class Link extends EventEmitter<LinkEvents> {
     const { signal } = options;
     signal?.throwIfAborted();
     return new Promise<Buffer>((resolve, reject) => {
-      const pending: Pending = { frame, options, resolve, reject, sent: false, done: false, resends: 0 };
+      const pending: Pending = { frame, options, resolve, reject, sent: false, done: false, resends: 0, badFrames: 0 };
       if (signal) {
         pending.onAbort = () => this.finish(pending, { error: signal.reason });
         signal.addEventListener('abort', pending.onAbort, { once: true });
@@ -173,9 +197,11 @@ export class Link extends EventEmitter<LinkEvents> {
     this.current = next;
     const { timeoutMs } = next.options;
     next.timer = setTimeout(() => {
-      const message = next.sent
-        ? `${this.description}: no answer within ${timeoutMs} ms`
-        : `${this.description}: not connected (${this.lastError})`;
+      const message = !next.sent
+        ? `${this.description}: not connected (${this.lastError})`
+        : next.badFrames > 0
+          ? `${this.description}: malformed reply (${next.lastBad ?? 'not the awaited reply'}${next.badFrames > 1 ? `, ${next.badFrames} frames` : ''}), no valid answer within ${timeoutMs} ms`
+          : `${this.description}: no answer within ${timeoutMs} ms`;
       this.stats.timeouts++;
       this.finish(next, { error: new NoAnswerError({ message, timeoutMs }) });
     }, timeoutMs);
@@ -191,15 +217,25 @@ export class Link extends EventEmitter<LinkEvents> {
 
   private onData(chunk: Buffer): void {
     const pending = this.current;
-    if (!pending?.sent) return; // nobody is waiting: a late reply to an abandoned request
+    const { unsolicited } = this.options;
+    if (!pending?.sent && !unsolicited) return; // nobody is waiting: a late reply to an abandoned request
     this.buffer = this.buffer.length === 0 ? chunk : Buffer.concat([this.buffer, chunk]);
     while (this.buffer.length > 0) {
+      if (unsolicited && this.takeUnsolicited(unsolicited)) continue;
+      if (unsolicited && this.buffer.length > 0 && unsolicited.length(this.buffer) < 0) return;
+      if (!pending?.sent) {
+        this.buffer = Buffer.alloc(0);
+        return;
+      }
       const length = pending.options.complete(this.buffer);
       if (length <= 0) return;
       const frame = Buffer.from(this.buffer.subarray(0, length));
       this.buffer = this.buffer.subarray(length);
-      if (pending.options.check && !pending.options.check(frame)) {
+      const verdict = pending.options.check ? pending.options.check(frame) : true;
+      if (verdict !== true) {
         this.stats.badFrames++;
+        pending.badFrames++;
+        pending.lastBad = typeof verdict === 'string' ? verdict : undefined;
         if (pending.resends < (pending.options.resendOnBadFrame ?? 0) && this.stream) {
           pending.resends++;
           this.send(pending, this.stream);
@@ -210,6 +246,18 @@ export class Link extends EventEmitter<LinkEvents> {
       this.finish(pending, { reply: frame });
       return;
     }
+  }
+
+  /** Answers and drops a frame the device sent on its own at the start of the buffer; whether there was one. */
+  private takeUnsolicited(unsolicited: UnsolicitedFrames): boolean {
+    const length = unsolicited.length(this.buffer);
+    if (length <= 0) return false;
+    const frame = Buffer.from(this.buffer.subarray(0, length));
+    this.buffer = this.buffer.subarray(length);
+    this.stats.unsolicited++;
+    const answer = unsolicited.answer(frame);
+    if (answer) this.stream?.write(answer);
+    return true;
   }
 
   private finish(pending: Pending, outcome: { reply: Buffer } | { error: unknown }): void {

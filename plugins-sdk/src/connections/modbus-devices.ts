@@ -6,7 +6,8 @@
 import { z } from 'zod';
 import type { Device, Disposer, PluginContext } from '../context.js';
 import { ConfigError, NoAnswerError } from '../errors.js';
-import type { ModbusClient } from './modbus.js';
+import { ModbusExceptionError, type ModbusClient } from './modbus.js';
+import { describeException } from './modbus-frames.js';
 
 /**
  * Per-device config of a Modbus inverter: its unit id (default 1). Use it as the plugin's
@@ -59,8 +60,10 @@ export function inverterOnUnit(devices: readonly Device[], plugin: string): Inve
 
 /**
  * Watches the devices of one Modbus unit. `poll(run)` runs one poll: when the unit does not
- * answer, every device is marked unavailable at once (their values read null, nothing is
- * recorded) and the error names them; bad frames skipped meanwhile are logged. The link's
+ * answer, answers only with malformed frames, or refuses a read with a Modbus exception,
+ * every device is marked unavailable at once (their values read null, nothing is recorded)
+ * and the reason names what happened (the exception by name: illegal data address, server
+ * device busy, ...); bad frames skipped meanwhile are logged. The link's
  * disconnects show in the plugin's status until it reconnects. Devices come back with the
  * next good publish.
  *
@@ -86,8 +89,15 @@ export function watchUnit(
       try {
         return await run();
       } catch (err) {
+        if (err instanceof ModbusExceptionError) {
+          // The unit refused a read (illegal address, busy, ...): its values are not current.
+          const reason = `${where} answered a read with ${describeException(err.code)}`;
+          for (const device of devices) ctx.topics.markUnavailable({ device: device.id, reason });
+          throw err;
+        }
         if (!(err instanceof NoAnswerError)) throw err;
-        const reason = `no answer from ${where}: ${detail(err.message)}`;
+        const what = err.message.includes(': malformed reply') ? 'malformed reply' : 'no answer';
+        const reason = `${what} from ${where}: ${detail(err.message)}`;
         for (const device of devices) ctx.topics.markUnavailable({ device: device.id, reason });
         throw new NoAnswerError({
           message: `${devices.map((d) => d.id).join(', ')}: ${reason}`,

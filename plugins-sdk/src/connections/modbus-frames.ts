@@ -38,6 +38,18 @@ export function readRequestPdu(functionCode: number, address: number, count: num
   return pdu;
 }
 
+/** Function code 0x06: write one register. */
+export const WRITE_SINGLE_REGISTER = 0x06;
+
+/** A write-single-register (0x06) request PDU; the device echoes it. */
+export function writeSingleRequestPdu(address: number, value: number): Buffer {
+  const pdu = Buffer.alloc(5);
+  pdu.writeUInt8(WRITE_SINGLE_REGISTER, 0);
+  pdu.writeUInt16BE(address, 1);
+  pdu.writeUInt16BE(value & 0xffff, 3);
+  return pdu;
+}
+
 /** A write-multiple-registers (0x10) request PDU. */
 export function writeRequestPdu(address: number, values: readonly number[]): Buffer {
   const pdu = Buffer.alloc(6 + values.length * 2);

@@ -7,10 +7,19 @@
  */
 import { ConfigError, DeviceRefusedError, NoAnswerError } from '../errors.js';
 import { formatZodError } from '../zod-errors.js';
-import type { LinkOptions } from './link.js';
+import type { LinkOptions, UnsolicitedFrames } from './link.js';
 import * as frames from './modbus-frames.js';
 import { acquireLink, type StreamLink } from './registry.js';
-import { parseSolarman, rtuOfSolarmanReply, solarmanLength, solarmanRequest, SOLARMAN_REPLY } from './solarman.js';
+import {
+  parseSolarman,
+  rtuOfSolarmanReply,
+  solarmanLength,
+  solarmanRequest,
+  solarmanTimeAnswer,
+  solarmanUnsolicitedLength,
+  SOLARMAN_REPLY,
+  withoutDoubleCrc,
+} from './solarman.js';
 import { connectionSchema, transportOf, type ConnectionInput, type ConnectionSpec } from './spec.js';
 
 /**
@@ -101,18 +110,30 @@ export interface ModbusClient {
   readInputRegisters(request: ModbusReadRequest): Promise<number[]>;
   /** Function 0x10; resolves when the device confirmed the write. */
   writeRegisters(request: ModbusWriteRequest): Promise<void>;
+  /** Function 0x06 (one register; for devices that refuse 0x10 for it); resolves when the device echoed it. */
+  writeRegister(request: Omit<ModbusWriteRequest, 'values'> & { value: number }): Promise<void>;
   /** The link under this client: its stats, connection state and events. */
   readonly link: StreamLink;
   /** Gives the client back; the link closes when its last user is released. Idempotent. */
   release(): void;
 }
 
-/** How requests are wrapped for one connection type, and how their replies are recognised. */
+/**
+ * How requests are wrapped for one connection type, and how their replies are recognised.
+ * `unwrap` gives the reply PDU, or why the frame is not the awaited reply; `fits` tells a
+ * PDU of the right function and length (the Solarman framing tries the frame without a
+ * logger's trailing zero bytes when the frame as sent does not fit).
+ */
 interface Framing {
   wrap(
     unitId: number,
     pdu: Buffer,
-  ): { bytes: Buffer; complete: (buf: Buffer) => number; unwrap: (frame: Buffer) => Buffer | undefined };
+  ): {
+    bytes: Buffer;
+    complete: (buf: Buffer) => number;
+    unwrap: (frame: Buffer, fits: (pdu: Buffer) => boolean) => Buffer | string;
+  };
+  unsolicited?: UnsolicitedFrames;
 }
 
 let transactionCounter = 0;
@@ -124,8 +145,11 @@ const mbapFraming: Framing = {
       bytes: frames.mbapFrame(transactionId, unitId, pdu),
       complete: frames.mbapLength,
       unwrap(frame) {
+        if (frame.length < 8 || frame.readUInt16BE(2) !== 0) return 'not a Modbus TCP frame';
         const reply = frames.parseMbap(frame);
-        return reply.transactionId === transactionId && reply.pdu.length > 0 ? reply.pdu : undefined;
+        if (reply.transactionId !== transactionId)
+          return `wrong transaction id ${reply.transactionId}, expected ${transactionId}`;
+        return reply.pdu;
       },
     };
   },
@@ -141,8 +165,9 @@ const rtuFraming: Framing = {
   },
 };
 
-function unwrapRtu(frame: Buffer, unitId: number): Buffer | undefined {
-  if (!frames.rtuCrcValid(frame) || frame.readUInt8(0) !== unitId) return undefined;
+function unwrapRtu(frame: Buffer, unitId: number): Buffer | string {
+  if (!frames.rtuCrcValid(frame)) return 'bad CRC';
+  if (frame.readUInt8(0) !== unitId) return `reply from unit ${frame.readUInt8(0)}, expected ${unitId}`;
   return frame.subarray(1, frame.length - 2);
 }
 
@@ -156,14 +181,46 @@ function solarmanFraming(loggerSerial: number): Framing {
       return {
         bytes: solarmanRequest(loggerSerial, sequence, frames.rtuFrame(unitId, pdu)),
         complete: solarmanLength,
-        unwrap(frame) {
+        unwrap(frame, fits) {
           const reply = parseSolarman(frame);
+          if (!reply) return 'bad Solarman checksum or end byte';
           // The logger echoes the low byte of our sequence number; the high byte is its own.
-          if (!reply || reply.control !== SOLARMAN_REPLY || reply.loggerSerial !== loggerSerial) return undefined;
-          if ((reply.sequence & 0xff) !== (sequence & 0xff)) return undefined;
+          if (reply.control !== SOLARMAN_REPLY) return `Solarman control code 0x${reply.control.toString(16)}`;
+          if (reply.loggerSerial !== loggerSerial) return `reply from logger ${reply.loggerSerial}`;
+          if ((reply.sequence & 0xff) !== (sequence & 0xff)) return 'wrong Solarman sequence number';
           const rtu = rtuOfSolarmanReply(reply.payload);
-          return rtu.length === 0 ? NO_INVERTER_ANSWER : unwrapRtu(rtu, unitId);
+          if (rtu.length === 0) return NO_INVERTER_ANSWER;
+          const inner = unwrapRtu(rtu, unitId);
+          if (typeof inner !== 'string' && fits(inner)) return inner;
+          // Some loggers append two zero bytes after the CRC: try the frame without them.
+          const stripped = withoutDoubleCrc(rtu);
+          const retry = stripped && unwrapRtu(stripped, unitId);
+          return retry && typeof retry !== 'string' && fits(retry) ? retry : inner;
         },
+      };
+    },
+    unsolicited: {
+      length: solarmanUnsolicitedLength,
+      answer: (frame) => solarmanTimeAnswer(frame, loggerSerial),
+    },
+  };
+}
+
+/** RTU in UDP datagrams; GoodWe inverters put AA 55 before each reply. */
+function udpFraming(prefix: 'none' | 'aa55'): Framing {
+  if (prefix === 'none') return rtuFraming;
+  const complete = (buf: Buffer) => {
+    if (buf.length < 2) return -1;
+    if (buf[0] !== 0xaa || buf[1] !== 0x55) return buf.length; // not a reply: skipped as a bad frame
+    const length = frames.rtuReplyLength(buf.subarray(2));
+    return length < 0 ? -1 : length + 2;
+  };
+  return {
+    wrap(unitId, pdu) {
+      return {
+        bytes: frames.rtuFrame(unitId, pdu),
+        complete,
+        unwrap: (frame) => (frame[0] === 0xaa ? unwrapRtu(frame.subarray(2), unitId) : 'no AA 55 reply header'),
       };
     },
   };
@@ -172,6 +229,7 @@ function solarmanFraming(loggerSerial: number): Framing {
 function framingOf(spec: ConnectionSpec): Framing {
   if (spec.type === 'tcp') return mbapFraming;
   if (spec.type === 'solarman') return solarmanFraming(spec.loggerSerial);
+  if (spec.type === 'rtu-over-udp') return udpFraming(spec.replyPrefix);
   return rtuFraming;
 }
 
@@ -193,7 +251,10 @@ export function openModbus(spec: ConnectionInput, options: ModbusOptions = {}): 
   if (!parsed.success) throw new ConfigError(formatZodError(parsed.error, { source: 'connection', separator: '; ' }));
   const connection = parsed.data;
   const framing = framingOf(connection);
-  const link = acquireLink(transportOf(connection), options);
+  const link = acquireLink(
+    transportOf(connection),
+    framing.unsolicited ? { ...options, unsolicited: framing.unsolicited } : options,
+  );
   const defaultTimeoutMs = options.timeoutMs ?? 1000;
 
   /** Sends `pdu`, resolves with the reply's data; `replyLength` is the length of a good reply PDU. */
@@ -210,8 +271,11 @@ export function openModbus(spec: ConnectionInput, options: ModbusOptions = {}): 
     await link.request(request.bytes, {
       complete: request.complete,
       check(frame) {
-        const inner = request.unwrap(frame);
-        if (inner === undefined || !replyFits(inner, functionCode, replyLength)) return false;
+        const fits = (pdu: Buffer) => replyMismatch(pdu, functionCode, replyLength) === undefined;
+        const inner = request.unwrap(frame, fits);
+        if (typeof inner === 'string') return inner;
+        const mismatch = replyMismatch(inner, functionCode, replyLength);
+        if (mismatch !== undefined) return mismatch;
         replyPdu = inner;
         return true;
       },
@@ -247,20 +311,28 @@ export function openModbus(spec: ConnectionInput, options: ModbusOptions = {}): 
       checkRange('address', address, 0, 0xffff - values.length + 1);
       await exchange(unitId, frames.writeRequestPdu(address, values), 5, timeoutMs, signal);
     },
+    async writeRegister({ unitId, address, value, timeoutMs, signal }) {
+      checkRange('address', address, 0, 0xffff);
+      checkRange('value', value, 0, 0xffff);
+      await exchange(unitId, frames.writeSingleRequestPdu(address, value), 5, timeoutMs, signal);
+    },
     link,
     release: () => link.release(),
   };
 }
 
 /**
- * Whether a reply PDU answers a request of `functionCode`: the same function with a reply of
- * the expected length, or its exception. Anything else (a late answer to an abandoned
- * request, a truncated frame) is not our reply. Empty: the logger's "no answer" marker.
+ * Why a reply PDU does not answer a request of `functionCode`, or undefined when it does: the
+ * same function with a reply of the expected length, or its exception. Anything else (a late
+ * answer to an abandoned request, a truncated frame) is not our reply. Empty: the logger's
+ * "no answer" marker.
  */
-function replyFits(pdu: Buffer, functionCode: number, replyLength: number): boolean {
-  if (pdu.length === 0) return true;
-  if (pdu.readUInt8(0) === (functionCode | 0x80)) return pdu.length === 2;
-  return pdu.readUInt8(0) === functionCode && pdu.length === replyLength;
+function replyMismatch(pdu: Buffer, functionCode: number, replyLength: number): string | undefined {
+  if (pdu.length === 0) return undefined;
+  const code = pdu.readUInt8(0);
+  if (code === (functionCode | 0x80)) return pdu.length === 2 ? undefined : `exception reply of ${pdu.length} bytes`;
+  if (code !== functionCode) return `reply to function 0x${code.toString(16)}, expected 0x${functionCode.toString(16)}`;
+  return pdu.length === replyLength ? undefined : `wrong length: ${pdu.length} bytes of PDU, expected ${replyLength}`;
 }
 
 function checkRange(what: string, value: number, min: number, max: number): void {

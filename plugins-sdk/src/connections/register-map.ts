@@ -8,8 +8,11 @@ import type { DiscoveryClasses, MetricDeclaration } from '../context.js';
 import { planReads, type ReadBlock } from './read-plan.js';
 import { registerCount } from './register-values.js';
 
-/** How a value is stored: 16/32-bit integers, an IEEE 754 float, or ASCII over `length` registers. */
-export type RegisterType = 'u16' | 's16' | 'u32' | 's32' | 'f32' | 'string';
+/**
+ * How a value is stored: 16/32/64-bit integers, an IEEE 754 float, or ASCII over `length`
+ * registers. 64-bit values above 2^53 lose precision (they are read as JavaScript numbers).
+ */
+export type RegisterType = 'u16' | 's16' | 'u32' | 's32' | 'u64' | 's64' | 'f32' | 'string';
 
 /** One value of an enumerated register: the register value and the label clients show. */
 export interface RegisterOption {
@@ -46,8 +49,20 @@ export interface RegisterEntry extends DiscoveryClasses {
   type: RegisterType;
   /** Registers of a `string` value (two ASCII characters each). */
   length?: number;
-  /** Word order of 32-bit values: `high-first` (the Modbus norm, default) or `low-first`. */
+  /** Word order of 32- and 64-bit values: `high-first` (the Modbus norm, default) or `low-first`. */
   wordOrder?: 'high-first' | 'low-first';
+  /**
+   * A bit field of a 16-bit register: the value is `(raw & mask) >> shift` of the lowest set
+   * bit of `mask`. Writing one reads the register and changes only these bits.
+   *
+   * @example
+   * { name: 'tou_enabled', displayName: 'Time of use', address: 146, type: 'u16', mask: 0x0001 } // three-phase Deye
+   */
+  mask?: number;
+  /** Read (for derived entries and the driver) but not published nor declared. */
+  internal?: boolean;
+  /** Write a one-register setting with function 0x06 instead of 0x10 (devices that only take 0x06 for it). */
+  writeSingle?: boolean;
   /** Multiplier applied to the raw value; default 1. */
   scale?: number;
   /** Added after scaling; default 0. */
@@ -69,6 +84,31 @@ export interface RegisterEntry extends DiscoveryClasses {
 }
 
 /**
+ * A value computed from other entries of the same device after each read (read or internal
+ * ones, or earlier derived ones): the sum of several, the difference of two (e.g. a signed
+ * battery power from separate charge and discharge registers), or an expression. Null when
+ * an input is not a number.
+ *
+ * @example
+ * { name: 'pv_power', displayName: 'PV power', unit: 'W', derive: { sum: ['pv_power_1', 'pv_power_2'] } }
+ * { name: 'power', displayName: 'Power', unit: 'W', device: 'battery', derive: { difference: ['charge_w', 'discharge_w'] } }
+ * { name: 'grid_power', displayName: 'Grid power', unit: 'W', derive: { of: ['ct', 'port'], expression: (v) => v.ct || v.port } }
+ */
+export interface DerivedEntry extends DiscoveryClasses {
+  name: string;
+  displayName: string;
+  unit?: string;
+  group?: MetricDeclaration['group'];
+  recorded?: boolean;
+  device?: 'inverter' | 'battery';
+  internal?: boolean;
+  derive:
+    | { sum: readonly string[] }
+    | { difference: readonly [string, string] }
+    | { of: readonly string[]; expression: (values: Record<string, number>) => number | null };
+}
+
+/**
  * What {@link defineRegisterMap} takes.
  *
  * @example
@@ -76,6 +116,8 @@ export interface RegisterEntry extends DiscoveryClasses {
  */
 export interface RegisterMapInput {
   registers: readonly RegisterEntry[];
+  /** Values computed from the read ones, in order. */
+  derived?: readonly DerivedEntry[];
   /** Default register table of entries; default `holding`. */
   table?: 'holding' | 'input';
   /** Largest run of unneeded registers read to save a request; default 10. */
@@ -94,6 +136,7 @@ export interface RegisterMapInput {
  */
 export interface RegisterMap {
   readonly registers: readonly RegisterEntry[];
+  readonly derived: readonly DerivedEntry[];
   /** The requests one full read makes, in order. */
   readonly blocks: readonly ReadBlock[];
 }
@@ -143,6 +186,20 @@ export function defineRegisterMap(input: RegisterMapInput): RegisterMap {
       (r) => r.table === entry.table && r.from <= entry.address + count - 1 && entry.address <= r.to,
     );
     if (hole) throw new Error(`${where} lies in the unreadable range ${hole.from}..${hole.to}`);
+    if (entry.mask !== undefined && (entry.type !== 'u16' || !(entry.mask > 0 && entry.mask <= 0xffff)))
+      throw new Error(`${where}: a mask needs a u16 register and a mask of 1..0xffff`);
   }
-  return { registers, blocks: planReads(registers, { maxCount, maxGap, unreadable }) };
+  const derived = input.derived ?? [];
+  for (const entry of derived) {
+    const key = `${entry.device ?? 'inverter'}/${entry.name}`;
+    if (seen.has(key))
+      throw new Error(`register map: "${entry.name}" is declared twice for the ${entry.device ?? 'inverter'}`);
+    const d = entry.derive;
+    const inputs = 'sum' in d ? d.sum : 'difference' in d ? d.difference : d.of;
+    const missing = inputs.find((name) => !seen.has(`${entry.device ?? 'inverter'}/${name}`));
+    if (missing !== undefined)
+      throw new Error(`register map: derived "${entry.name}" needs "${missing}", not in the map before it`);
+    seen.add(key);
+  }
+  return { registers, derived, blocks: planReads(registers, { maxCount, maxGap, unreadable }) };
 }

@@ -3,28 +3,35 @@
  * float types with their word order, ASCII strings, scale, offset, sign and options.
  */
 import type { MetricValue } from '../context.js';
-import type { RegisterEntry } from './register-map.js';
+import type { DerivedEntry, RegisterEntry } from './register-map.js';
 
 /** Registers a value of `entry` occupies. */
 export function registerCount(entry: RegisterEntry): number {
   if (entry.type === 'string') return entry.length ?? 0;
+  if (entry.type === 'u64' || entry.type === 's64') return 4;
   return entry.type === 'u16' || entry.type === 's16' ? 1 : 2;
 }
 
 /** The raw number (or text) in `words`, before scale, offset and sign. */
 function rawValue(entry: RegisterEntry, words: readonly number[]): number | string {
   const bytes = Buffer.alloc(words.length * 2);
-  const ordered = entry.wordOrder === 'low-first' && words.length === 2 ? [words[1]!, words[0]!] : words;
+  const ordered = entry.wordOrder === 'low-first' && entry.type !== 'string' ? [...words].reverse() : words;
   ordered.forEach((word, i) => bytes.writeUInt16BE(word, i * 2));
   switch (entry.type) {
     case 'u16':
-      return bytes.readUInt16BE(0);
+      return entry.mask === undefined
+        ? bytes.readUInt16BE(0)
+        : (bytes.readUInt16BE(0) & entry.mask) >> maskShift(entry.mask);
     case 's16':
       return bytes.readInt16BE(0);
     case 'u32':
       return bytes.readUInt32BE(0);
     case 's32':
       return bytes.readInt32BE(0);
+    case 'u64':
+      return Number(bytes.readBigUInt64BE(0));
+    case 's64':
+      return Number(bytes.readBigInt64BE(0));
     case 'f32':
       return bytes.readFloatBE(0);
     case 'string':
@@ -66,6 +73,10 @@ export function encodeEntry(entry: RegisterEntry, value: number | string): numbe
     case 's32':
       bytes.writeUInt32BE(raw >>> 0, 0);
       break;
+    case 'u64':
+    case 's64':
+      bytes.writeBigUInt64BE(BigInt.asUintN(64, BigInt(raw)), 0);
+      break;
     case 'f32':
       bytes.writeFloatBE(raw, 0);
       break;
@@ -73,5 +84,46 @@ export function encodeEntry(entry: RegisterEntry, value: number | string): numbe
       throw new RangeError(`${entry.name}: string registers cannot be written`);
   }
   const words = Array.from({ length: bytes.length / 2 }, (_, i) => bytes.readUInt16BE(i * 2));
-  return entry.wordOrder === 'low-first' && words.length === 2 ? [words[1]!, words[0]!] : words;
+  return entry.wordOrder === 'low-first' ? words.reverse() : words;
+}
+
+/** The position of the lowest set bit of `mask`. */
+function maskShift(mask: number): number {
+  return 31 - Math.clz32(mask & -mask);
+}
+
+/**
+ * The register word after writing `value` into the bit field of `entry` (its `mask`) of a
+ * register that holds `current`; the other bits stay.
+ *
+ * @example
+ * mergeBits({ ...entry, mask: 0x1c }, 0x41, 3); // 0x4d
+ */
+export function mergeBits(entry: RegisterEntry, current: number, value: number | string): number {
+  const mask = entry.mask ?? 0xffff;
+  const [word] = encodeEntry({ ...entry, mask: undefined }, value);
+  return ((current & ~mask) | ((word! << maskShift(mask)) & mask)) & 0xffff;
+}
+
+/**
+ * The derived values of one device, computed in order from `values` (which they join).
+ *
+ * @example
+ * deriveValues([{ name: 'pv_power', ..., derive: { sum: ['pv_power_1', 'pv_power_2'] } }], { pv_power_1: 1, pv_power_2: 2 });
+ */
+export function deriveValues(derived: readonly DerivedEntry[], values: Record<string, MetricValue>): void {
+  for (const entry of derived) {
+    const d = entry.derive;
+    const inputs = 'sum' in d ? d.sum : 'difference' in d ? d.difference : d.of;
+    const numbers = inputs.map((name) => values[name]);
+    if (!numbers.every((n): n is number => typeof n === 'number')) {
+      values[entry.name] = null;
+      continue;
+    }
+    let result: number | null;
+    if ('sum' in d) result = numbers.reduce((a, b) => a + b, 0);
+    else if ('difference' in d) result = numbers[0]! - numbers[1]!;
+    else result = d.expression(Object.fromEntries(inputs.map((name, i) => [name, numbers[i]!])));
+    values[entry.name] = result === null ? null : Math.round(result * 1e6) / 1e6 || 0;
+  }
 }

@@ -98,3 +98,42 @@ export function rtuOfSolarmanRequest(payload: Buffer): Buffer {
 export function rtuOfSolarmanReply(payload: Buffer): Buffer {
   return payload.subarray(REPLY_PREFIX);
 }
+
+/**
+ * Control codes of frames a logger sends on its own (handshake, data, info, heartbeat,
+ * report): each is answered with a time frame, as pysolarmanv5 does, and none is a reply.
+ */
+const LOGGER_INITIATED = new Set([0x4110, 0x4210, 0x4310, 0x4710, 0x4810]);
+
+/**
+ * Length of a frame the logger sent on its own at the start of `buf` (a heartbeat, ...), 0
+ * when `buf` does not start with one, -1 while more bytes are needed to tell.
+ */
+export function solarmanUnsolicitedLength(buf: Buffer): number {
+  if (buf[0] !== START) return 0;
+  if (buf.length < 5) return -1;
+  if (!LOGGER_INITIATED.has(buf.readUInt16LE(3))) return 0;
+  const length = solarmanLength(buf);
+  return length < 0 ? -1 : length;
+}
+
+/**
+ * The answer to a frame the logger sent on its own: control code − 0x3000, its sequence
+ * with the first byte + 1, our logger serial, payload `00 01`, the u32 Unix time and a u32 0.
+ */
+export function solarmanTimeAnswer(frame: Buffer, loggerSerial: number, now = Date.now()): Buffer {
+  const payload = Buffer.alloc(10);
+  payload.writeUInt16LE(0x0100, 0);
+  payload.writeUInt32LE(Math.floor(now / 1000) >>> 0, 2);
+  const sequence = ((frame[5]! + 1) & 0xff) | (frame[6]! << 8);
+  return solarmanFrame({ control: frame.readUInt16LE(3) - 0x3000, sequence, loggerSerial, payload });
+}
+
+/**
+ * The RTU frame without the two zero bytes some loggers append after the CRC (the CRC taken
+ * twice; pysolarmanv5 calls it "double CRC"), when there are such bytes; otherwise undefined.
+ */
+export function withoutDoubleCrc(rtu: Buffer): Buffer | undefined {
+  const n = rtu.length;
+  return n >= 7 && rtu[n - 1] === 0 && rtu[n - 2] === 0 ? rtu.subarray(0, n - 2) : undefined;
+}

@@ -65,8 +65,24 @@ const solarman = z
   })
   .meta({ title: 'Solarman logger' });
 
+const rtuOverUdp = z
+  .strictObject({
+    type: z
+      .literal('rtu-over-udp')
+      .describe('Modbus RTU frames (with CRC) in UDP datagrams (GoodWe ET/EH on 8899, UDP gateways).')
+      .meta({ title: 'Type' }),
+    host,
+    port: port.default(8899).describe('UDP port.'),
+    replyPrefix: z
+      .enum(['none', 'aa55'])
+      .default('none')
+      .describe('GoodWe inverters put AA 55 before each reply frame.')
+      .meta({ title: 'Reply prefix' }),
+  })
+  .meta({ title: 'RTU over UDP' });
+
 const connectionHelp =
-  'How to reach the device: tcp, serial, rtu-over-tcp (an RS485 gateway) or solarman (a data logger).';
+  'How to reach the device: tcp, serial, rtu-over-tcp (an RS485 gateway), solarman (a data logger) or rtu-over-udp.';
 
 /**
  * How to reach a device, as written in a driver's instance config. Strict: unknown keys are
@@ -82,7 +98,7 @@ const connectionHelp =
  * // { type: 'solarman', host: '192.168.1.40', port: 8899, loggerSerial: 2712345678 }
  */
 export const connectionSchema = z
-  .discriminatedUnion('type', [tcp, serial, rtuOverTcp, solarman])
+  .discriminatedUnion('type', [tcp, serial, rtuOverTcp, solarman, rtuOverUdp])
   .describe(connectionHelp)
   .meta({ title: 'Connection' });
 
@@ -144,20 +160,25 @@ export type ConnectionSpec = z.output<typeof connectionSchema>;
 export type ConnectionInput = z.input<typeof connectionSchema>;
 
 /** Where the bytes go: a TCP endpoint or a serial device, whatever is spoken over it. */
-export type TransportSpec = { type: 'tcp'; host: string; port: number } | Extract<ConnectionSpec, { type: 'serial' }>;
+export type TransportSpec =
+  | { type: 'tcp'; host: string; port: number }
+  | { type: 'udp'; host: string; port: number }
+  | Extract<ConnectionSpec, { type: 'serial' }>;
 
 /** The transport under a connection: rtu-over-tcp and solarman are TCP links. */
 export function transportOf(spec: ConnectionSpec): TransportSpec {
   if (spec.type === 'serial') return spec;
+  if (spec.type === 'rtu-over-udp') return { type: 'udp', host: spec.host, port: spec.port };
   return { type: 'tcp', host: spec.host, port: spec.port };
 }
 
 /** The key under which a transport is shared: `tcp:host:port` or `serial:/dev/ttyUSB0`. */
 export function transportKey(spec: TransportSpec): string {
-  return spec.type === 'serial' ? `serial:${spec.path}` : `tcp:${spec.host}:${spec.port}`;
+  return spec.type === 'serial' ? `serial:${spec.path}` : `${spec.type}:${spec.host}:${spec.port}`;
 }
 
 /** How a transport reads in messages: `192.168.1.50:502` or `/dev/ttyUSB0`. */
 export function describeTransport(spec: TransportSpec): string {
-  return spec.type === 'serial' ? spec.path : `${spec.host}:${spec.port}`;
+  if (spec.type === 'serial') return spec.path;
+  return spec.type === 'udp' ? `udp ${spec.host}:${spec.port}` : `${spec.host}:${spec.port}`;
 }

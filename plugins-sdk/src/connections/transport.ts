@@ -1,9 +1,11 @@
 /*
- * Opens the byte stream under a link: a TCP socket (node:net) or a serial port (serialport).
+ * Opens the byte stream under a link: a TCP socket (node:net), a connected UDP socket
+ * (node:dgram; each datagram a chunk) or a serial port (serialport).
  * The promise settles once the stream is open; what happens after that is the link's job.
  */
-import { connect } from 'node:net';
-import type { Duplex } from 'node:stream';
+import { createSocket } from 'node:dgram';
+import { connect, isIPv6 } from 'node:net';
+import { Duplex } from 'node:stream';
 import { SerialPortStream, type OpenOptions } from '@serialport/stream';
 import type { TransportSpec } from './spec.js';
 
@@ -20,6 +22,7 @@ const CONNECT_TIMEOUT_MS = 10_000;
  */
 export async function openTransport(spec: TransportSpec, binding?: SerialBinding): Promise<Duplex> {
   if (spec.type === 'tcp') return openTcp(spec.host, spec.port);
+  if (spec.type === 'udp') return openUdp(spec.host, spec.port);
   const portBinding = binding ?? (await import('serialport')).SerialPort.binding;
   const port = new SerialPortStream({
     binding: portBinding,
@@ -32,6 +35,33 @@ export async function openTransport(spec: TransportSpec, binding?: SerialBinding
   });
   await new Promise<void>((resolve, reject) => port.open((err) => (err ? reject(err) : resolve())));
   return port;
+}
+
+/**
+ * A UDP "connection": a socket connected to host:port, as a byte stream whose chunks are the
+ * datagrams received; each write is one datagram.
+ */
+function openUdp(host: string, port: number): Promise<Duplex> {
+  return new Promise((resolve, reject) => {
+    const socket = createSocket(isIPv6(host) ? 'udp6' : 'udp4');
+    const stream = new Duplex({
+      read() {},
+      write(chunk: Buffer, _encoding, done) {
+        socket.send(chunk, (err) => done(err ?? null));
+      },
+      destroy(err, done) {
+        socket.close();
+        done(err);
+      },
+    });
+    socket.on('message', (message) => stream.push(message));
+    socket.on('error', (err) => stream.destroy(err));
+    socket.once('error', reject);
+    socket.connect(port, host, () => {
+      socket.off('error', reject);
+      resolve(stream);
+    });
+  });
 }
 
 function openTcp(host: string, port: number): Promise<Duplex> {

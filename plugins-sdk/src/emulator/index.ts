@@ -38,9 +38,11 @@ export {
   modbusTcpProtocol,
   solarmanProtocol,
   startModbusEmulator,
+  startUdpModbusEmulator,
   withModbusCrc,
   type ModbusTransport,
   type ModbusUnits,
 } from './modbus-transports.js';
+export { startUdpEmulatorServer } from './udp-server.js';
 export { connectRaw, modbusTcpLength, readHoldingOverTcp, type RawClient } from './raw-client.js';
 export { clamp, DayIntegrator, householdLoad, sunFraction } from './day.js';

@@ -5,6 +5,7 @@
 import { crc16modbus } from 'crc';
 import { answerModbusPdu, ModbusExceptionCode, type ModbusDevice } from './modbus.js';
 import { startEmulatorServer, type FrameProtocol, type RunningEmulator } from './server.js';
+import { startUdpEmulatorServer } from './udp-server.js';
 
 /** The Modbus transports an emulator can speak on TCP. */
 export const MODBUS_TRANSPORTS = ['tcp', 'rtu-over-tcp', 'solarman'] as const;
@@ -144,7 +145,12 @@ function solarmanChecksum(frame: Buffer): number {
  * @example
  * startEmulatorServer({ protocol: solarmanProtocol({ loggerSerial: 2712345678, units }), port: 8899 });
  */
-export function solarmanProtocol(options: { loggerSerial: number; units: ModbusUnits }): FrameProtocol {
+export function solarmanProtocol(options: {
+  loggerSerial: number;
+  units: ModbusUnits;
+  /** Append two zero bytes after the Modbus CRC, as some Deye loggers do (the CRC taken twice). */
+  doubleCrc?: boolean;
+}): FrameProtocol {
   let counter = 0;
   return {
     frameLength(buf) {
@@ -162,8 +168,9 @@ export function solarmanProtocol(options: { loggerSerial: number; units: ModbusU
       if (request[request.length - 2] !== solarmanChecksum(request)) return undefined;
       if (request.readUInt16LE(3) !== SOLARMAN_REQUEST) return undefined;
       if (request.readUInt32LE(7) !== options.loggerSerial) return undefined;
-      const rtuReply = answerRtuFrame(options.units, request.subarray(11 + REQUEST_PREFIX, -2));
-      if (!rtuReply) return undefined;
+      const answered = answerRtuFrame(options.units, request.subarray(11 + REQUEST_PREFIX, -2));
+      if (!answered) return undefined;
+      const rtuReply = options.doubleCrc ? withModbusCrc(answered) : answered;
       counter = (counter + 1) & 0xff;
       const reply = Buffer.alloc(11 + REPLY_PREFIX + rtuReply.length + 2);
       reply[0] = SOLARMAN_START;
@@ -185,6 +192,32 @@ export function solarmanProtocol(options: { loggerSerial: number; units: ModbusU
 }
 
 /**
+ * Modbus RTU in UDP datagrams, as GoodWe ET/EH inverters answer on port 8899: with
+ * `replyPrefix: 'aa55'` each reply starts with AA 55 (the CRC covers what follows).
+ *
+ * @example
+ * await startUdpModbusEmulator({ units: new Map([[0xf7, goodwe]]), replyPrefix: 'aa55' });
+ */
+export async function startUdpModbusEmulator(options: {
+  units: ModbusUnits;
+  replyPrefix?: 'none' | 'aa55';
+  host?: string;
+  port?: number;
+}): Promise<RunningEmulator> {
+  const rtu = modbusRtuProtocol(options.units);
+  const prefix = options.replyPrefix === 'aa55' ? Buffer.from([0xaa, 0x55]) : Buffer.alloc(0);
+  const protocol: FrameProtocol = {
+    frameLength: (buf) => buf.length,
+    answer(request) {
+      const reply = rtu.answer(request);
+      return reply && Buffer.concat([prefix, reply]);
+    },
+    corrupt: (reply) => rtu.corrupt(reply),
+  };
+  return startUdpEmulatorServer({ protocol, host: options.host, port: options.port });
+}
+
+/**
  * Starts a Modbus emulator on TCP: the given devices by unit id, framed as `transport`.
  * With `rtu-over-tcp` and several units this is a serial gateway hosting a shared RS485 bus.
  *
@@ -196,6 +229,8 @@ export async function startModbusEmulator(options: {
   units: ModbusUnits;
   /** Required for `solarman`: the serial number the logger answers to. */
   loggerSerial?: number;
+  /** `solarman`: append two zero bytes after each reply's Modbus CRC, as some Deye loggers do. */
+  doubleCrc?: boolean;
   host?: string;
   port?: number;
 }): Promise<RunningEmulator> {
@@ -205,7 +240,7 @@ export async function startModbusEmulator(options: {
   else if (transport === 'rtu-over-tcp') protocol = modbusRtuProtocol(units);
   else {
     if (options.loggerSerial === undefined) throw new Error('solarman: loggerSerial is required');
-    protocol = solarmanProtocol({ loggerSerial: options.loggerSerial, units });
+    protocol = solarmanProtocol({ loggerSerial: options.loggerSerial, units, doubleCrc: options.doubleCrc ?? false });
   }
   return startEmulatorServer({ protocol, host: options.host, port: options.port });
 }

@@ -77,6 +77,10 @@ export interface EmulatorOptions {
   unitId?: number;
   /** The `solarman` transport: the logger serial number it answers to. */
   loggerSerial?: number;
+  /** The `solarman` transport: append two zero bytes after each Modbus CRC, as some Deye loggers do. */
+  doubleCrc?: boolean;
+  /** Emulators of a family: which model to be (e.g. the deye emulator's `three-phase-lv`); default the first. */
+  model?: string;
 }
 
 /**

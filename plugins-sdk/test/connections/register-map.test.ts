@@ -10,7 +10,7 @@ import {
   registerMapDeclarations,
   type RegisterEntry,
 } from '../../src/connections/index.js';
-import { decodeEntry, encodeEntry } from '../../src/connections/register-values.js';
+import { decodeEntry, encodeEntry, mergeBits } from '../../src/connections/register-values.js';
 import { FakeModbusDevice, FakeTcpDevice, mbapServer } from './fake-device.js';
 
 const u16 = (name: string, address: number, extra: Partial<RegisterEntry> = {}): RegisterEntry => ({
@@ -50,6 +50,64 @@ describe('register values', () => {
     ];
     for (const [entry, value] of cases) assert.equal(decodeEntry(entry, encodeEntry(entry, value)), value);
     assert.throws(() => encodeEntry(u16('m', 0, { options: [{ value: 1, label: 'A' }] }), 'B'), /not one of A/);
+  });
+});
+
+describe('register map extensions', () => {
+  test('64-bit values in either word order, bit fields, and merging bits into a register', () => {
+    const words = [0x0000, 0x0001, 0x0002, 0x0003];
+    assert.equal(decodeEntry(u16('a', 0, { type: 'u64' }), words), 0x0001_0002_0003);
+    assert.equal(
+      decodeEntry(u16('a', 0, { type: 'u64', wordOrder: 'low-first' }), [...words].reverse()),
+      0x0001_0002_0003,
+    );
+    assert.equal(decodeEntry(u16('a', 0, { type: 's64' }), [0xffff, 0xffff, 0xffff, 0xff38]), -200);
+    assert.deepEqual(
+      encodeEntry(u16('a', 0, { type: 's64', wordOrder: 'low-first' }), -200),
+      [0xff38, 0xffff, 0xffff, 0xffff],
+    );
+    // Deye's time-of-use flags: charge bits 0x03, mode bits 0x1c, sell bit 0x40 in one register.
+    const mode = u16('mode', 0, { mask: 0x1c });
+    assert.equal(decodeEntry(mode, [0x4d]), 3);
+    assert.equal(mergeBits(mode, 0x41, 3), 0x4d);
+    assert.equal(mergeBits(mode, 0x5d, 0), 0x41);
+  });
+
+  test('internal entries are read but not published or declared; derived entries are computed and declared', () => {
+    const map = defineRegisterMap({
+      registers: [
+        u16('charge_w', 10, { device: 'battery', internal: true }),
+        u16('discharge_w', 11, { device: 'battery', internal: true }),
+        u16('pv_1', 12),
+        u16('pv_2', 13),
+      ],
+      derived: [
+        {
+          name: 'power',
+          displayName: 'Power',
+          unit: 'W',
+          device: 'battery',
+          derive: { difference: ['charge_w', 'discharge_w'] },
+        },
+        { name: 'pv_power', displayName: 'PV power', unit: 'W', derive: { sum: ['pv_1', 'pv_2'] } },
+        { name: 'pv_kw', displayName: 'PV kW', derive: { of: ['pv_power'], expression: (v) => v.pv_power! / 1000 } },
+      ],
+    });
+    assert.deepEqual(map.blocks.length, 1);
+    const declared = registerMapDeclarations(map, { device: 'battery', modbus: undefined as never, unitId: 1 });
+    assert.deepEqual(
+      declared.metrics.map((m) => m.name),
+      ['power'],
+    );
+    assert.throws(
+      () =>
+        defineRegisterMap({
+          registers: [u16('a', 0)],
+          derived: [{ name: 'b', displayName: 'b', derive: { sum: ['x'] } }],
+        }),
+      /derived "b" needs "x"/,
+    );
+    assert.throws(() => defineRegisterMap({ registers: [u16('a', 0, { type: 'u32', mask: 1 })] }), /mask needs a u16/);
   });
 });
 
@@ -154,6 +212,7 @@ describe('readRegisterMap and registerMapDeclarations against a device', () => {
           zero_export: 200,
         },
         battery: { state_of_charge: 87 },
+        internal: { inverter: {}, battery: {} },
       });
       assert.equal(device.served.length, 3, 'three blocks: 100..104, 200, 300..302');
     } finally {

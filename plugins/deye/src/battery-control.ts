@@ -3,8 +3,8 @@
  * mode" timer): six time points, each with a battery power, a SOC and a grid-charge flag,
  * and the "use timer" switch. Every command writes the same values into all six slots, so
  * the program holds whatever the time of day and needs no rewrite at slot boundaries.
- * Addresses per kellerza/sunsynk's single_phase and three_phase_common definitions; the
- * layout is chosen by the device type in register 0.
+ * Where each model keeps them is its `TouRegisters` (models.ts), known once the driver has
+ * identified the unit.
  */
 import {
   batteryControl,
@@ -16,47 +16,7 @@ import {
   type z,
 } from '@heliograph/plugins-sdk';
 import type { ModbusClient } from '@heliograph/plugins-sdk/connections';
-
-/** Where one model family keeps its program and battery readings. */
-interface TouLayout {
-  useTimer: number;
-  gridChargeEnabled: number;
-  gridChargeCurrent: number;
-  /** First of 30 registers: 6 times, 6 powers, 6 voltages, 6 SOCs, 6 charge flags. */
-  program: number;
-  soc: number;
-  voltage: number;
-  voltageScale: number;
-  /** Largest grid charge current the device takes, A. */
-  maxCurrentA: number;
-}
-
-const SINGLE_PHASE: TouLayout = {
-  useTimer: 248,
-  gridChargeEnabled: 232,
-  gridChargeCurrent: 230,
-  program: 250,
-  soc: 184,
-  voltage: 183,
-  voltageScale: 0.01,
-  maxCurrentA: 185,
-};
-const THREE_PHASE_LV: TouLayout = {
-  useTimer: 146,
-  gridChargeEnabled: 130,
-  gridChargeCurrent: 128,
-  program: 148,
-  soc: 588,
-  voltage: 587,
-  voltageScale: 0.01,
-  maxCurrentA: 240,
-};
-const THREE_PHASE_HV: TouLayout = { ...THREE_PHASE_LV, voltageScale: 0.1, maxCurrentA: 50 };
-
-/** The layout for the device type in register 0: 3 single-phase hybrid, 5 three-phase LV, 6 three-phase HV. */
-export function touLayout(deviceType: number): TouLayout | null {
-  return deviceType === 3 ? SINGLE_PHASE : deviceType === 5 ? THREE_PHASE_LV : deviceType === 6 ? THREE_PHASE_HV : null;
-}
+import type { TouRegisters } from './models.js';
 
 const SLOTS = 6;
 const PROGRAM_LENGTH = 5 * SLOTS;
@@ -101,13 +61,14 @@ export function deyeBatteryControl(args: {
   modbus: ModbusClient;
   unitId: number;
   timeoutMs: number;
+  /** The identified model's programme and battery registers. */
+  tou: TouRegisters;
   battery: z.output<typeof batteryConfigSchema>;
   /** Keeps the command in force across restarts. */
   store: PluginStore;
   initial: BatteryCommand | undefined;
 }): BatteryControl {
-  const { modbus, unitId, timeoutMs, battery } = args;
-  let layout: TouLayout | null = null;
+  const { modbus, unitId, timeoutMs, battery, tou: L } = args;
   const read = async (address: number, count: number, signal: AbortSignal) =>
     modbus.readHoldingRegisters({ unitId, address, count, timeoutMs, signal });
   const write = async (address: number, values: number[], signal: AbortSignal) =>
@@ -126,23 +87,17 @@ export function deyeBatteryControl(args: {
     store: args.store,
     initial: args.initial,
     apply: async ({ command, signal }) => {
-      if (!layout) {
-        const [type] = await read(0, 1, signal);
-        layout = touLayout(type!);
-        if (!layout) throw new DeviceRefusedError({ answer: `device type ${type} has no known time-of-use program` });
-      }
-      const L = layout;
-      const [voltageWord] = await read(L.voltage, 1, signal);
-      const [soc] = await read(L.soc, 1, signal);
+      const [voltageWord] = await read(L.batteryVoltage, 1, signal);
+      const [soc] = await read(L.batterySoc, 1, signal);
       const plan = planFor(command, {
-        program: await read(L.program, PROGRAM_LENGTH, signal),
+        program: await read(L.times, PROGRAM_LENGTH, signal),
         soc: soc!,
-        voltage: voltageWord! * L.voltageScale,
+        voltage: voltageWord! * L.batteryVoltageScale,
         minSoc: battery.minSoc,
-        maxCurrentA: L.maxCurrentA,
+        maxCurrentA: L.maxGridChargeA,
       });
-      await write(L.program, plan.program, signal);
-      const [timer] = await read(L.useTimer, 1, signal);
+      await write(L.times, plan.program, signal);
+      const [timer] = await read(L.enable, 1, signal);
       const timerWord = (timer! & ~1) | (plan.useTimer ? 1 : 0);
       if (plan.gridChargeA !== null) await write(L.gridChargeCurrent, [plan.gridChargeA], signal);
       if (plan.gridCharge !== null) {
@@ -150,9 +105,9 @@ export function deyeBatteryControl(args: {
         await write(L.gridChargeEnabled, [enabled! | 1], signal);
         await check(L.gridChargeEnabled, [enabled! | 1], signal);
       }
-      await write(L.useTimer, [timerWord], signal);
-      await check(L.program, plan.program, signal);
-      await check(L.useTimer, [timerWord], signal);
+      await write(L.enable, [timerWord], signal);
+      await check(L.times, plan.program, signal);
+      await check(L.enable, [timerWord], signal);
       if (plan.gridChargeA !== null) await check(L.gridChargeCurrent, [plan.gridChargeA], signal);
     },
   });

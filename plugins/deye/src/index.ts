@@ -1,10 +1,19 @@
 /**
- * The Deye / Sunsynk single-phase hybrid inverter driver: polls the register map over Modbus
- * TCP, RTU (serial or an RS485-over-TCP gateway) or a Solarman V5 logger, publishes the
- * inverter's and battery's readings under the standard vocabulary, and writes its settings
- * (checked by reading the register back).
+ * The Deye / Sunsynk hybrid inverter driver: identifies the model from register 0 and polls
+ * that model's register map (single-phase, three-phase low-voltage or high-voltage) over
+ * Modbus TCP, RTU (serial or an RS485-over-TCP gateway) or a Solarman V5 logger; publishes
+ * the inverter's and battery's readings under the standard vocabulary and writes its
+ * settings (checked by reading the register back). A model it does not know stops the
+ * instance with the code it read.
  */
-import { batteryConfigSchema, definePlugin, inverterMetrics, loadBatteryCommand, z } from '@heliograph/plugins-sdk';
+import {
+  batteryConfigSchema,
+  definePlugin,
+  loadBatteryCommand,
+  z,
+  type BatteryControl,
+  type Disposer,
+} from '@heliograph/plugins-sdk';
 import {
   connectionSchema,
   inverterOnUnit,
@@ -14,9 +23,13 @@ import {
   registerMapDeclarations,
   unitIdDeviceConfigSchema,
   watchUnit,
+  type RegisterMap,
 } from '@heliograph/plugins-sdk/connections';
 import { deyeBatteryControl } from './battery-control.js';
-import { deyeMap, identityMap } from './register-map.js';
+import { deyeModel, identityMap, ratedPowerMap } from './models.js';
+
+/** Used when a unit reports no rated power (registers 16/17 or 20/21 read 0). */
+const FALLBACK_RATED_W = 12_000;
 
 /**
  * plugins.json `config` of a deye instance; the inverter entry may give its Modbus `unitId`.
@@ -28,6 +41,13 @@ const configSchema = z.strictObject({
   connection: connectionSchema,
   ...pollingFields,
   battery: batteryConfigSchema.optional(),
+  gridPowerFrom: z
+    .enum(['auto', 'ct', 'inverter'])
+    .default('auto')
+    .describe(
+      'Single-phase units: grid power from the external CT (register 172), the inverter grid port (169), or auto (the CT once it reads non-zero).',
+    )
+    .meta({ title: 'Grid power from' }),
 });
 
 export default definePlugin({
@@ -40,56 +60,69 @@ export default definePlugin({
     const modbus = openModbus(config.connection, { timeoutMs });
     const devices = battery ? [inverter, battery] : [inverter];
     const unit = watchUnit(ctx, { modbus, unitId, devices });
-    // Battery control through the time-of-use program, on the inverter, when the battery is described.
-    const control =
-      battery && config.battery
-        ? deyeBatteryControl({
-            modbus,
-            unitId,
-            timeoutMs,
-            battery: config.battery,
-            store: ctx.store,
-            initial: await loadBatteryCommand(ctx.store),
-          })
-        : null;
+    const { pollIntervalMs } = config;
+    // Battery control through the time-of-use program, when the battery and its limits are given;
+    // declared once the model (and so where its program lives) is known.
+    const initialCommand = battery && config.battery ? await loadBatteryCommand(ctx.store) : undefined;
+    let control: BatteryControl | null = null;
 
-    for (const device of devices) {
-      const { metrics, settings } = registerMapDeclarations(deyeMap, {
-        device: device === inverter ? 'inverter' : 'battery',
-        modbus,
-        unitId,
-        timeoutMs,
+    let undeclare: Disposer[] = devices.map((device) =>
+      ctx.topics.declare({ device: device.id, pollIntervalMs, metrics: [], identity: { manufacturer: 'Deye' } }),
+    );
+    /** Declares every device with `map`'s metrics and settings (and the inverter with battery control), replacing the first declaration. */
+    const declare = (map: RegisterMap) => {
+      for (const off of undeclare) off();
+      undeclare = devices.map((device) => {
+        const kind = device === inverter ? 'inverter' : 'battery';
+        const { metrics, settings } = registerMapDeclarations(map, { device: kind, modbus, unitId, timeoutMs });
+        const controlled = kind === 'inverter' ? control : null;
+        return ctx.topics.declare({
+          device: device.id,
+          pollIntervalMs,
+          metrics: controlled ? [...metrics, ...controlled.metrics] : metrics,
+          settings: controlled ? [...settings, ...controlled.settings] : settings,
+          identity: { manufacturer: 'Deye' },
+        });
       });
-      const controlled = device.kind === 'inverter' && control;
-      ctx.topics.declare({
-        device: device.id,
-        pollIntervalMs: config.pollIntervalMs,
-        metrics:
-          device.kind === 'inverter' ? [inverterMetrics.pv_power, ...metrics, ...(control?.metrics ?? [])] : metrics,
-        settings: controlled ? [...settings, ...control.settings] : settings,
-        identity: { manufacturer: 'Deye' },
-      });
-    }
+    };
 
-    let identified = false;
-    const poll = async (signal: AbortSignal) => {
-      if (!identified) {
-        const { inverter: id } = await readRegisterMap(modbus, unitId, identityMap, { signal });
-        for (const device of devices)
-          ctx.topics.identify({ device: device.id, identity: { model: String(id.model), serial: String(id.serial) } });
-        identified = true;
+    /** Identifies the unit, chooses its map (ConfigError for a model this driver does not know). */
+    const identify = async (signal: AbortSignal): Promise<RegisterMap> => {
+      const { inverter: id } = await readRegisterMap(modbus, unitId, identityMap, { signal });
+      const model = deyeModel(Number(id.device_type));
+      const rated = await readRegisterMap(modbus, unitId, ratedPowerMap(model.value), { signal });
+      let ratedW = Number(rated.inverter.rated_power);
+      if (!(ratedW > 0)) {
+        ctx.log.warn(`unit ${unitId} reports no rated power; max sell power allows up to ${FALLBACK_RATED_W} W`);
+        ratedW = FALLBACK_RATED_W;
       }
-      const values = await readRegisterMap(modbus, unitId, deyeMap, { signal });
-      const pv = values.inverter; // pv_power is the sum of the two strings
-      ctx.topics.publish({
-        device: inverter.id,
-        values: { ...pv, pv_power: Number(pv.pv_power_1) + Number(pv.pv_power_2), ...control?.info },
-      });
+      const map = model.value.map({ ratedW, gridPowerSource: config.gridPowerFrom });
+      if (battery && config.battery)
+        control = deyeBatteryControl({
+          modbus,
+          unitId,
+          timeoutMs,
+          tou: model.value.tou,
+          battery: config.battery,
+          store: ctx.store,
+          initial: initialCommand,
+        });
+      declare(map);
+      for (const device of devices)
+        ctx.topics.identify({ device: device.id, identity: { model: model.label, serial: String(id.serial) } });
+      return map;
+    };
+
+    let map: RegisterMap | undefined;
+    const poll = async (signal: AbortSignal) => {
+      map ??= await identify(signal);
+      const values = await readRegisterMap(modbus, unitId, map, { signal });
+      ctx.topics.publish({ device: inverter.id, values: { ...values.inverter, ...control?.info } });
       if (battery) ctx.topics.publish({ device: battery.id, values: values.battery });
     };
     ctx.scheduler.every({
       name: 'poll',
-      intervalMs: config.pollIntervalMs,
+      intervalMs: pollIntervalMs,
       run: ({ signal }) => unit.poll(() => poll(signal)),
     });
 

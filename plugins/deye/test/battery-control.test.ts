@@ -2,8 +2,9 @@
 // choice, checks and effect.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { planFor, touLayout } from '../src/battery-control.js';
+import { planFor } from '../src/battery-control.js';
 import { TouProgram } from '../src/emulator/tou.js';
+import { deyeModel } from '../src/models.js';
 
 /** 6 times, 6 powers, 6 voltages, 6 SOCs, 6 flags (bit 1 generator charge set in slot 2). */
 const PROGRAM = [
@@ -46,11 +47,13 @@ test('the grid charge current fits the power and the device', () => {
   assert.equal(planFor({ mode: 'charge', powerW: 20000, targetSoc: 90 }, now).gridChargeA, 185);
 });
 
-test('the layout follows the device type in register 0', () => {
-  assert.equal(touLayout(3)?.program, 250);
-  assert.equal(touLayout(5)?.program, 148);
-  assert.equal(touLayout(6)?.voltageScale, 0.1);
-  assert.equal(touLayout(2), null, 'a string inverter has no program');
+test('the program registers follow the model identified from register 0', () => {
+  assert.equal(deyeModel(3).value.tou.times, 250);
+  assert.equal(deyeModel(3).value.tou.enable, 248);
+  assert.equal(deyeModel(5).value.tou.times, 148);
+  assert.equal(deyeModel(5).value.tou.gridChargeCurrent, 128);
+  assert.equal(deyeModel(6).value.tou.batteryVoltageScale, 0.1);
+  assert.throws(() => deyeModel(2), /2/, 'a string inverter is not a model this driver knows');
 });
 
 test('emulator: the slot in force wraps past midnight; writes are checked; the effect needs the timer', () => {

@@ -2,7 +2,7 @@
  * What a pack's replies mean: CID2 0x42 (analog values) as battery vocabulary metrics, and
  * CID2 0x51 (manufacturer info) as the pack's identity.
  */
-import type { DeviceIdentity, MetricValue } from '@heliograph/plugins-sdk';
+import type { DeviceIdentity, MetricDeclaration, MetricValue } from '@heliograph/plugins-sdk';
 
 /** Reads INFO hex from the front: unsigned or signed big-endian numbers, ASCII text. */
 class InfoReader {
@@ -34,11 +34,27 @@ class InfoReader {
 
 /** Kelvin x10 of 0 °C, as the protocol counts temperatures. */
 const ZERO_CELSIUS = 2731;
+
+const celsius = (displayName: string): MetricDeclaration => ({
+  name: '',
+  displayName,
+  unit: '°C',
+  deviceClass: 'temperature',
+  stateClass: 'measurement',
+});
+
+/** A pack's temperatures beyond the vocabulary's `temperature` (the cells' mean). */
+export const packTemperatureMetrics: MetricDeclaration[] = [
+  { ...celsius('Lowest cell temperature'), name: 'cell_temperature_min' },
+  { ...celsius('Highest cell temperature'), name: 'cell_temperature_max' },
+  { ...celsius('BMS temperature'), name: 'bms_temperature' },
+];
 const round = (value: number, decimals: number) => Math.round(value * 10 ** decimals) / 10 ** decimals;
 
 /**
  * The analog values (CID2 0x42 reply INFO) as battery metrics: `current` and `power`
- * positive while charging, capacities in Ah, `state_of_charge` from remaining over full.
+ * positive while charging, `temperature` the cells' mean (min and max apart), the BMS
+ * board's own as `bms_temperature`, capacities in Ah, `state_of_charge` from remaining over full.
  * Packs above 65 Ah send their capacities again as 3-byte numbers (user-defined count 4).
  *
  * @example
@@ -49,7 +65,9 @@ export function analogValues(info: string): Record<string, MetricValue> {
   r.unsigned(1); // INFOFLAG
   r.unsigned(1); // the pack's address
   const cells = Array.from({ length: r.unsigned(1) }, () => r.unsigned(2) / 1000);
-  const temps = Array.from({ length: r.unsigned(1) }, () => (r.unsigned(2) - ZERO_CELSIUS) / 10);
+  // The first temperature is the BMS board's, the others the cell groups' (python-pylontech:
+  // AverageBMSTemperature, then GroupedCellsTemperatures).
+  const [board, ...temps] = Array.from({ length: r.unsigned(1) }, () => (r.signed(2) - ZERO_CELSIUS) / 10);
   const current = r.signed(2) / 10;
   const voltage = r.unsigned(2) / 1000;
   let remainingMah = r.unsigned(2);
@@ -66,6 +84,9 @@ export function analogValues(info: string): Record<string, MetricValue> {
     power: Math.round(voltage * current),
     state_of_charge: fullMah > 0 ? round((100 * remainingMah) / fullMah, 1) : null,
     temperature: temps.length > 0 ? round(temps.reduce((a, b) => a + b, 0) / temps.length, 1) : null,
+    cell_temperature_min: temps.length > 0 ? Math.min(...temps) : null,
+    cell_temperature_max: temps.length > 0 ? Math.max(...temps) : null,
+    bms_temperature: board ?? null,
     cycles,
     cell_voltage_min: cells.length > 0 ? Math.min(...cells) : null,
     cell_voltage_max: cells.length > 0 ? Math.max(...cells) : null,

@@ -6,7 +6,7 @@
  */
 import { ConfigError, batteryMetrics, definePlugin, NoAnswerError, z } from '@heliograph/plugins-sdk';
 import { openStreamLink, pollingFields, streamConnectionSchema } from '@heliograph/plugins-sdk/connections';
-import { analogValues, manufacturerInfo } from './analog.js';
+import { analogValues, manufacturerInfo, packTemperatureMetrics } from './analog.js';
 import { PylonClient } from './client.js';
 
 const configSchema = z.strictObject({
@@ -43,7 +43,10 @@ export default definePlugin({
       ctx.topics.declare({
         device: pack.device,
         pollIntervalMs: config.pollIntervalMs,
-        metrics: Object.values(batteryMetrics).filter((m) => m.name !== 'state_of_health'),
+        metrics: [
+          ...Object.values(batteryMetrics).filter((m) => m.name !== 'state_of_health'),
+          ...packTemperatureMetrics,
+        ],
       });
     }
     // The link may be shared with other instances: its listeners go when this one stops.

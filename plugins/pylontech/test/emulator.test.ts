@@ -120,3 +120,53 @@ test('silence drops requests; corruption breaks the next CHKSUM only', async () 
   assert.deepEqual(corrupt, { error: Rtn.badChecksum });
   assert.equal((await ask(request(2, 0x4f))).cid2, Rtn.ok);
 });
+
+/** Big-endian numbers from INFO hex, `bytes` each (signed when asked), from `at` bytes in. */
+function numbers(info: string, at: number, count: number, bytes = 2, signed = false): number[] {
+  return Array.from({ length: count }, (_, i) => {
+    const value = parseInt(info.slice(2 * (at + i * bytes), 2 * (at + (i + 1) * bytes)), 16);
+    const half = 2 ** (8 * bytes - 1);
+    return signed && value >= half ? value - 2 * half : value;
+  });
+}
+
+test('the queries python-pylontech sends: whole stack (FF), system parameters, management info, serial number', async () => {
+  // get_values(): address 2, CID2 42, INFO "FF"; after the INFOFLAG, the number of modules,
+  // then each module from its cell count on (no address).
+  const stack = (await ask(request(2, 0x42, 'FF'))).info;
+  assert.equal(numbers(stack, 1, 1, 1)[0], 3, 'all three packs');
+  let at = 2;
+  for (let pack = 0; pack < 3; pack++) {
+    const cells = numbers(stack, at, 1, 1)[0]!;
+    assert.equal(cells, 15);
+    at += 1 + 2 * cells;
+    const temps = numbers(stack, at, 1, 1)[0]!;
+    at += 1 + 2 * temps;
+    const [, voltage, remaining] = numbers(stack, at, 3);
+    assert.ok(voltage! > 45_000 && voltage! < 56_000, `pack ${pack} voltage ${voltage} mV`);
+    const [userDefined] = numbers(stack, at + 6, 1, 1);
+    const [total, cycles] = numbers(stack, at + 7, 2);
+    assert.ok(remaining! <= total!, 'remaining within total');
+    assert.ok(cycles! > 0);
+    at += 7 + 4 + (userDefined! > 2 ? 6 : 0);
+  }
+  assert.equal(at, stack.length / 2, 'nothing after the last pack');
+
+  // get_system_parameters(): 12 numbers after the INFOFLAG (temperatures in K × 10).
+  const params = numbers((await ask(request(2, 0x47, '02'))).info, 1, 12, 2, true);
+  assert.deepEqual(params.slice(0, 3), [3650, 3000, 2700]);
+  assert.equal((params[3]! - 2731) / 10, 50, 'charge high temperature');
+  assert.equal(params[5]! / 100, 25, 'charge current limit');
+
+  // Management info (CID2 92): command value, charge / discharge voltage limit (mV), current limits (0.1 A), status.
+  const management = (await ask(request(3, 0x92, '03'))).info;
+  assert.equal(numbers(management, 0, 1, 1)[0], 3);
+  assert.deepEqual(numbers(management, 1, 2), [53_200, 45_000]);
+  assert.deepEqual(numbers(management, 5, 2, 2, true), [250, -250]);
+  assert.equal(numbers(management, 9, 1, 1)[0]! & 0xc0, 0xc0, 'charge and discharge enabled');
+
+  // get_module_serial_number(): command value, 16 ASCII characters.
+  const serial = (await ask(request(4, 0x93, '04'))).info;
+  assert.equal(numbers(serial, 0, 1, 1)[0], 4);
+  assert.match(Buffer.from(serial.slice(2), 'hex').toString('ascii'), /^[A-Z0-9]{16}$/);
+});

@@ -47,7 +47,17 @@ const configSchema = z.strictObject({
   connection: connectionSchema,
   ...pollingFields,
   battery: batteryConfigSchema.optional(),
+  meterSign: z
+    .enum(['auto', 'import-positive', 'export-positive'])
+    .default('auto')
+    .describe(
+      "The grid meter's sign convention: SunSpec counts import positive, SolarEdge meters count export positive. auto: export-positive when the device names SolarEdge as its manufacturer.",
+    )
+    .meta({ title: 'Meter sign' }),
 });
+
+/** Manufacturers whose SunSpec meters count export as positive power. */
+const EXPORT_POSITIVE_MANUFACTURERS = /solaredge/i;
 
 export default definePlugin({
   id: 'sunspec',
@@ -116,8 +126,13 @@ export default definePlugin({
           );
       }
       if (strings !== declaredStrings || hadControl !== (storage !== undefined)) declareInverter(strings);
-      if (common) ctx.topics.identify({ device: inverter.id, identity: identityOf(common) });
-      if (battery && !layout.storage && !layout.battery) {
+      const identity = common ? identityOf(common) : undefined;
+      if (identity) ctx.topics.identify({ device: inverter.id, identity });
+      exportPositive =
+        config.meterSign === 'export-positive' ||
+        (config.meterSign === 'auto' && EXPORT_POSITIVE_MANUFACTURERS.test(identity?.manufacturer ?? ''));
+      const storageModules = mppt ? 'storage_power' in mpptValues(mppt) : false;
+      if (battery && !layout.storage && !layout.battery && !storageModules) {
         const reason = `${where} reports no battery (SunSpec model 124 or 802)`;
         ctx.log.warn(`${battery.id}: ${reason}`);
         ctx.topics.markUnavailable({ device: battery.id, reason });
@@ -126,14 +141,19 @@ export default definePlugin({
     };
 
     let layout: Layout | undefined;
+    /** Whether the meter counts export as positive (SolarEdge), so its power is turned round. */
+    let exportPositive = false;
     const poll = async (signal: AbortSignal) => {
       const target = { modbus, unitId, signal };
       try {
         layout ??= await discover(target);
         const read = await readLayout(target, layout, ['inverter', 'mppt', 'meter', 'storage', 'battery']);
-        const strings = read.mppt ? mpptValues(read.mppt) : {};
+        const { storage_power: storagePower, ...strings } = read.mppt ? mpptValues(read.mppt) : {};
         const meter = read.meter ? meterValues(read.meter) : {};
-        const bank = read.storage || read.battery ? batteryValues(read.storage, read.battery) : undefined;
+        if (exportPositive && typeof meter.grid_power === 'number') meter.grid_power = -meter.grid_power || 0;
+        let bank = read.storage || read.battery ? batteryValues(read.storage, read.battery) : undefined;
+        // Fronius GEN24: the battery's power comes from model 160's storage modules.
+        if (storagePower !== undefined && (bank?.power ?? null) === null) bank = { ...bank, power: storagePower };
         const values: Values = { ...inverterValues(read.inverter!), ...strings, ...meter };
         values.pv_power = strings.pv_power ?? values.pv_power ?? null;
         values.battery_power = bank?.power ?? null;

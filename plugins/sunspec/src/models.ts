@@ -72,24 +72,57 @@ export function inverterValues(m: ModelData): Values {
   };
 }
 
-/** Model 160: how many MPPT inputs (module groups of 20 registers after 8 fixed ones) it reports. */
-export function mpptCount(m: ModelData): number {
+/** Model 160: how many modules (groups of 20 registers after 8 fixed ones) it reports. */
+function moduleCount(m: ModelData): number {
   return Math.max(0, Math.min(m.u16(6) ?? 0, Math.floor((m.words.length - 8) / 20)));
 }
 
-/** Model 160: per-MPPT DC current, voltage and power (pv_*_N), and their sum as pv_power. */
+/**
+ * Fronius GEN24 reports its battery as two model 160 modules, IDStr `StCha 3` (charging W)
+ * and `StDisCha 4` (discharging W): they are the battery, not PV inputs.
+ */
+const STORAGE_MODULE = /^St(Dis)?Cha\b/;
+
+/** Model 160: the modules that are PV inputs (1-based module numbers), storage modules left out. */
+function pvModules(m: ModelData): number[] {
+  const modules: number[] = [];
+  for (let n = 1; n <= moduleCount(m); n++) {
+    if (!STORAGE_MODULE.test(m.string(8 + 20 * (n - 1) + 1, 8) ?? '')) modules.push(n);
+  }
+  return modules;
+}
+
+/** Model 160: how many MPPT inputs (PV modules) it reports. */
+export function mpptCount(m: ModelData): number {
+  return pvModules(m).length;
+}
+
+/**
+ * Model 160: per-MPPT DC current, voltage and power (pv_*_N), and their sum as pv_power;
+ * from storage modules (Fronius `StCha` / `StDisCha`), `storage_power` (+ charging).
+ */
 export function mpptValues(m: ModelData): Values {
   const values: Values = {};
   let total: number | null = 0;
-  for (let n = 1; n <= mpptCount(m); n++) {
-    const at = 8 + 20 * (n - 1);
+  pvModules(m).forEach((module, i) => {
+    const at = 8 + 20 * (module - 1);
+    const n = i + 1;
     const watts = m.scaled(m.u16(at + 11), 2);
     values[`pv_current_${n}`] = m.scaled(m.u16(at + 9), 0);
     values[`pv_voltage_${n}`] = m.scaled(m.u16(at + 10), 1);
     values[`pv_power_${n}`] = watts;
     total = total === null || watts === null ? null : round(total + watts);
-  }
+  });
   if (mpptCount(m) > 0) values.pv_power = total;
+  let charge: number | null = null;
+  let discharge: number | null = null;
+  for (let n = 1; n <= moduleCount(m); n++) {
+    const at = 8 + 20 * (n - 1);
+    const id = m.string(at + 1, 8) ?? '';
+    if (/^StCha\b/.test(id)) charge = m.scaled(m.u16(at + 11), 2);
+    if (/^StDisCha\b/.test(id)) discharge = m.scaled(m.u16(at + 11), 2);
+  }
+  if (charge !== null || discharge !== null) values.storage_power = round((charge ?? 0) - (discharge ?? 0));
   return values;
 }
 

@@ -3,10 +3,13 @@
  * polls QPIGS, QMOD and QPIRI every `pollIntervalMs`, identifies the inverter with QID and
  * QVFW, and writes output source priority (POP), charger priority (PCP) and the max charge
  * current (MCHGC, from the currents QMCHGCR lists). With `battery` configured it offers
- * battery control (battery-control.ts).
+ * battery control (battery-control.ts). With a battery device listed
+ * (`["inverter_1", "battery_1"]`) the battery's QPIGS values are published on it too.
  */
 import {
   batteryConfigSchema,
+  batteryMetrics,
+  ConfigError,
   definePlugin,
   inverterMetrics,
   loadBatteryCommand,
@@ -19,7 +22,7 @@ import {
 import { openStreamLink, pollingFields, streamConnectionSchema } from '@heliograph/plugins-sdk/connections';
 import { voltronicBatteryControl } from './battery-control.js';
 import { Pi30Client } from './client.js';
-import { chargeCurrents, gridPower, qmodMode, qpigsValues, qpiriSettings } from './qpigs.js';
+import { batteryValues, chargeCurrents, gridPower, qmodMode, qpigsValues, qpiriSettings } from './qpigs.js';
 
 const configSchema = z.strictObject({
   connection: streamConnectionSchema,
@@ -66,7 +69,15 @@ export default definePlugin({
   id: 'voltronic',
   configSchema,
   async setup(ctx, config) {
-    const device = ctx.devices[0]!.id;
+    const inverters = ctx.devices.filter((d) => d.kind === 'inverter');
+    const batteries = ctx.devices.filter((d) => d.kind === 'battery');
+    if (inverters.length !== 1 || batteries.length > 1)
+      throw new ConfigError(
+        `a voltronic instance reads one inverter and at most its battery (["inverter_1"] or ["inverter_1", "battery_1"]), not ${JSON.stringify(ctx.devices.map((d) => d.id))}`,
+      );
+    const device = inverters[0]!.id;
+    const battery = batteries[0]?.id;
+    const devices = battery ? [device, battery] : [device];
     const { connection } = config;
     const link = openStreamLink(connection);
     const client = new Pi30Client(link, config.timeoutMs);
@@ -76,13 +87,13 @@ export default definePlugin({
     // A lost connection (outside any poll): the device is gone until the link is back.
     // The link may be shared with other instances: its listeners go when this one stops.
     const offDisconnect = link.on('disconnect', (reason) => {
-      ctx.topics.markUnavailable({ device, reason });
-      ctx.status.error({ message: `${device}: ${reason}` });
+      for (const id of devices) ctx.topics.markUnavailable({ device: id, reason });
+      ctx.status.error({ message: `${devices.join(', ')}: ${reason}` });
     });
     const offConnect = link.on('connect', () => ctx.status.ok());
 
     // Battery control through the priorities, when the battery is described.
-    const battery = config.battery
+    const control = config.battery
       ? voltronicBatteryControl({
           client,
           battery: config.battery,
@@ -95,9 +106,9 @@ export default definePlugin({
     ctx.topics.declare({
       device,
       pollIntervalMs: config.pollIntervalMs,
-      metrics: [...metrics, ...(battery?.control.metrics ?? [])],
+      metrics: [...metrics, ...(control?.control.metrics ?? [])],
       settings: [
-        ...(battery?.control.settings ?? []),
+        ...(control?.control.settings ?? []),
         {
           name: 'output_source_priority',
           displayName: 'Output source priority',
@@ -120,6 +131,13 @@ export default definePlugin({
         },
       ],
     });
+
+    if (battery)
+      ctx.topics.declare({
+        device: battery,
+        pollIntervalMs: config.pollIntervalMs,
+        metrics: [batteryMetrics.voltage, batteryMetrics.current, batteryMetrics.power, batteryMetrics.state_of_charge],
+      });
 
     /** A query the device may not know: its answer, or undefined on `(NAK`. */
     const askOptional = async (command: string, signal: AbortSignal) => {
@@ -150,7 +168,8 @@ export default definePlugin({
 
     const poll = async (signal: AbortSignal) => {
       if (!identified) await identify(signal);
-      const status = qpigsValues(await client.ask('QPIGS', signal));
+      const qpigs = await client.ask('QPIGS', signal);
+      const status = qpigsValues(qpigs);
       const mode = qmodMode(await client.ask('QMOD', signal));
       const settings = qpiriSettings(await client.ask('QPIRI', signal));
       ctx.topics.publish({
@@ -162,10 +181,11 @@ export default definePlugin({
           output_source_priority: labelOf(OUTPUT_PRIORITIES, settings.outputPriority),
           charger_source_priority: labelOf(CHARGER_PRIORITIES, settings.chargerPriority),
           max_charge_current: String(settings.maxChargeCurrent),
-          ...battery?.control.info,
+          ...control?.control.info,
         },
       });
-      await battery?.afterPoll({
+      if (battery) ctx.topics.publish({ device: battery, values: batteryValues(qpigs) });
+      await control?.afterPoll({
         soc: Number(status.battery_state_of_charge),
         voltage: Number(status.battery_voltage),
         signal,
@@ -181,10 +201,12 @@ export default definePlugin({
         } catch (error) {
           if (signal.aborted) throw error;
           if (error instanceof NoAnswerError) {
-            ctx.topics.markUnavailable({ device, reason: error.message });
-            throw new NoAnswerError({ message: `${device}: ${error.message}`, timeoutMs: error.timeoutMs });
+            for (const id of devices) ctx.topics.markUnavailable({ device: id, reason: error.message });
+            throw new NoAnswerError({ message: `${devices.join(', ')}: ${error.message}`, timeoutMs: error.timeoutMs });
           }
-          throw new Error(`${device}: ${error instanceof Error ? error.message : String(error)}`, { cause: error });
+          throw new Error(`${devices.join(', ')}: ${error instanceof Error ? error.message : String(error)}`, {
+            cause: error,
+          });
         } finally {
           if (link.stats.badFrames > badFrames) {
             ctx.log.warn(`${device}: skipped ${link.stats.badFrames - badFrames} replies with a wrong CRC`);

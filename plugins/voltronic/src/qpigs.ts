@@ -47,6 +47,25 @@ export function qpigsValues(text: string): Record<string, MetricValue> {
 }
 
 /**
+ * The battery's values in a QPIGS reply, as a battery device publishes them (mpp-solar's
+ * PI30 field list: 8 battery voltage, 9 charging current, 10 capacity %, 15 discharge
+ * current): current and power + charging.
+ *
+ * @example
+ * batteryValues('(000.0 00.0 230.0 49.9 0161 0119 003 460 57.50 012 100 0069 0014 103.8 57.45 00000 00110110 00 00 00856 010').current; // 12
+ */
+export function batteryValues(text: string): Record<string, MetricValue> {
+  const f = replyFields(text, 'QPIGS', 21).map(number);
+  const current = f[9]! - f[15]!;
+  return {
+    voltage: f[8]!,
+    current,
+    power: Math.round(f[8]! * current),
+    state_of_charge: f[10]!,
+  };
+}
+
+/**
  * The device measures no grid power. In battery mode the utility feeds nothing; otherwise
  * it covers the balance `load - pv + battery` (an off-grid inverter never exports, so
  * never below 0; the reported whole amps make it a few tens of watts coarse).

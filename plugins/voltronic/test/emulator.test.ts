@@ -106,3 +106,20 @@ test('silence drops commands; corruption breaks the next reply only', async () =
   assert.equal(corrupt.subarray(0, 2).toString(), '(B');
   assert.equal(await ask('QMOD'), '(B');
 });
+
+test('QPI, QFLAG, QPIWS and QDI answer as a real device (bytes of mpp-solar PI30 test replies)', async () => {
+  // mpp-solar's PI30 test_responses, CRC and CR included.
+  const expected: Record<string, Buffer> = {
+    QPI: Buffer.from('(PI30\x9a\x0b\r', 'latin1'),
+    QFLAG: Buffer.from('(EakxyDbjuvz\x2F\x29\r', 'latin1'),
+    QDI: Buffer.from(
+      '(230.0 50.0 0030 42.0 54.0 56.4 46.0 60 0 0 2 0 0 0 0 0 1 1 0 0 1 0 54.0 0 1 000\x9E\x60\r',
+      'latin1',
+    ),
+  };
+  for (const [command, bytes] of Object.entries(expected)) {
+    client.send(pi30Frame(command));
+    assert.deepEqual(await client.read(pi30FrameLength), bytes, command);
+  }
+  assert.match(await ask('QPIWS'), /^\([01]{32}$/);
+});

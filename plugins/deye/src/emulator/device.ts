@@ -8,17 +8,14 @@ import {
   DayIntegrator,
   ModbusException,
   ModbusExceptionCode,
-  textWords,
-  toWord,
   type ModbusDevice,
 } from '@heliograph/plugins-sdk/emulator';
+import { deyeRegisters, modelAddress, singlePhaseAddress, type DeyeEmulatorModel } from './layouts.js';
 import { applySetting, DEFAULT_SETTINGS, siteFlows, validSetting, type DeyeSettings, type Flows } from './site.js';
 import { TouProgram } from './tou.js';
 
-/** Holding registers 0..599 can be read (unmapped ones read 0); beyond is an illegal address. */
-const REGISTER_COUNT = 600;
-const SERIAL_ADDRESS = 3;
-const SERIAL_LENGTH = 5;
+/** Holding registers 0..999 can be read (unmapped ones read 0); beyond is an illegal address. */
+const REGISTER_COUNT = 1000;
 
 export interface DeyeDeviceOptions {
   /** The device's clock; default the system clock. */
@@ -30,6 +27,10 @@ export interface DeyeDeviceOptions {
   capacityAh?: number;
   /** Starting state of charge, %. */
   soc?: number;
+  /** Which model to be: its device type code and register layout; default single-phase. */
+  model?: DeyeEmulatorModel;
+  /** Rated power in W (registers 16/17, 20/21 on three-phase units); default 5000. */
+  ratedW?: number;
 }
 
 /**
@@ -41,7 +42,7 @@ export interface DeyeDeviceOptions {
  */
 export class DeyeDevice implements ModbusDevice {
   readonly settings: DeyeSettings = structuredClone(DEFAULT_SETTINGS);
-  /** The time-of-use program (registers 232, 248, 250..279). */
+  /** The time-of-use program (registers 232, 248, 250..279; 130, 146, 148..177 on three-phase units). */
   readonly tou = new TouProgram();
   /** State of charge, % (fractional: the register shows it rounded). */
   soc: number;
@@ -50,6 +51,8 @@ export class DeyeDevice implements ModbusDevice {
   private readonly serial: string;
   private readonly peakPvW: number;
   private readonly capacityWh: number;
+  readonly model: DeyeEmulatorModel;
+  private readonly ratedW: number;
 
   constructor(options: DeyeDeviceOptions = {}) {
     this.now = options.now ?? (() => new Date());
@@ -58,6 +61,8 @@ export class DeyeDevice implements ModbusDevice {
     this.peakPvW = options.peakPvW ?? 6000;
     this.capacityWh = (options.capacityAh ?? 100) * 51.2;
     this.soc = options.soc ?? 60;
+    this.model = options.model ?? 'single-phase';
+    this.ratedW = options.ratedW ?? 5000;
   }
 
   readHoldingRegisters({ address, count }: { address: number; count: number }): number[] {
@@ -67,17 +72,23 @@ export class DeyeDevice implements ModbusDevice {
   }
 
   writeRegisters({ address, values }: { address: number; values: number[] }): void {
-    values.forEach((value, i) => {
-      const at = address + i;
-      const tou = TouProgram.owns(at);
-      if (!tou && !validSetting(at, 0)) throw new ModbusException({ code: ModbusExceptionCode.illegalDataAddress });
-      if (!(tou ? TouProgram.valid(at, value) : validSetting(at, value)))
+    // Three-phase units hold the same settings and program at other addresses (max sell power in tens of W on HV units).
+    const at = (i: number) => singlePhaseAddress(this.model, address + i);
+    const scaled = (i: number, value: number) =>
+      this.model === 'three-phase-hv' && at(i) === 245 ? value * 10 : value;
+    values.forEach((raw, i) => {
+      const value = scaled(i, raw);
+      const at_ = at(i);
+      const tou = TouProgram.owns(at_);
+      if (!tou && !validSetting(at_, 0)) throw new ModbusException({ code: ModbusExceptionCode.illegalDataAddress });
+      if (!(tou ? TouProgram.valid(at_, value) : validSetting(at_, value)))
         throw new ModbusException({ code: ModbusExceptionCode.illegalDataValue });
+      if (at_ === 245 && value > this.ratedW) throw new ModbusException({ code: ModbusExceptionCode.illegalDataValue });
     });
     this.step();
-    values.forEach((value, i) => {
-      if (TouProgram.owns(address + i)) this.tou.write(address + i, value);
-      else applySetting(this.settings, address + i, value);
+    values.forEach((raw, i) => {
+      if (TouProgram.owns(at(i))) this.tou.write(at(i), raw);
+      else applySetting(this.settings, at(i), scaled(i, raw));
     });
   }
 
@@ -102,52 +113,18 @@ export class DeyeDevice implements ModbusDevice {
   }
 
   private registers(flows: Flows): Map<number, number> {
-    const time = this.now();
-    const sun = flows.pv1 + flows.pv2 > 0 ? 1 : 0;
-    const batteryW = flows.discharge - flows.charge; // the device's sign: + discharge
-    const gridW = flows.gridImport - flows.gridExport; // + import
-    const tenths = (name: string) => Math.round(this.day.kWh(name) * 10);
-    const temperature = (celsius: number) => Math.round(1000 + celsius * 10);
-    const wobble = Math.sin(time.getTime() / 60_000);
-    const pvVolts = (watts: number) => (watts > 0 ? 3600 + Math.round(200 * wobble) : 0);
-    const pvAmps = (watts: number, volts: number) => (volts > 0 ? Math.round((watts * 100) / volts) : 0);
-    const [pv1V, pv2V] = [pvVolts(flows.pv1), pvVolts(flows.pv2)];
-    const r = new Map<number, number>([
-      [0, 0x0003], // device type: single-phase hybrid
-      [59, 2], // running state: normal
-      [70, tenths('charge')],
-      [71, tenths('discharge')],
-      [76, tenths('import')],
-      [77, tenths('export')],
-      [79, 5000 + Math.round(3 * wobble)],
-      [84, tenths('load')],
-      [90, temperature(30 + 15 * sun)],
-      [91, temperature(28 + 12 * sun)],
-      [108, tenths('pv')],
-      [109, pv1V],
-      [110, pvAmps(flows.pv1, pv1V)],
-      [111, pv2V],
-      [112, pvAmps(flows.pv2, pv2V)],
-      [150, 2300 + Math.round(20 * wobble)],
-      [169, toWord(gridW)],
-      [175, toWord(flows.load - gridW)],
-      [178, flows.load],
-      [182, temperature(22 + 3 * sun)],
-      [183, Math.round(flows.batteryVoltage * 100)],
-      [184, Math.round(this.soc)],
-      [186, flows.pv1],
-      [187, flows.pv2],
-      [190, toWord(batteryW)],
-      [191, toWord((batteryW * 100) / flows.batteryVoltage)],
-      [210, this.settings.maxChargeA],
-      [211, this.settings.maxDischargeA],
-      [230, this.settings.gridChargeA],
-      [243, this.settings.energyPriority],
-      [244, this.settings.workMode],
-      [245, this.settings.maxSellW],
-    ]);
-    textWords(this.serial, SERIAL_LENGTH).forEach((word, i) => r.set(SERIAL_ADDRESS + i, word));
-    for (const [address, value] of this.tou.registers()) r.set(address, value);
+    const day = this.day;
+    const r = deyeRegisters(this.model, {
+      flows,
+      time: this.now(),
+      soc: this.soc,
+      settings: this.settings,
+      serial: this.serial,
+      ratedW: this.ratedW,
+      cycles: 120,
+      tenths: (name) => Math.round(day.kWh(name) * 10),
+    });
+    for (const [address, value] of this.tou.registers()) r.set(modelAddress(this.model, address), value);
     return r;
   }
 }

@@ -1,7 +1,9 @@
 /**
  * The Deye emulator, as `heliograph emulate deye [--transport tcp|rtu-over-tcp|solarman]`
  * starts it: one inverter with its battery on unit 1 (or `unitId`), behind Modbus TCP, RTU
- * frames over TCP (an RS485 gateway) or a Solarman V5 logger.
+ * frames over TCP (an RS485 gateway) or a Solarman V5 logger (`--double-crc`: with the two
+ * trailing zero bytes some loggers add); `--model three-phase-lv|three-phase-hv` for the
+ * three-phase units.
  */
 import {
   MODBUS_TRANSPORTS,
@@ -11,8 +13,10 @@ import {
   type RunningEmulator,
 } from '@heliograph/plugins-sdk/emulator';
 import { DeyeDevice } from './device.js';
+import { DEYE_EMULATOR_MODELS } from './layouts.js';
 
 export { DeyeDevice, type DeyeDeviceOptions } from './device.js';
+export { DEYE_EMULATOR_MODELS, type DeyeEmulatorModel } from './layouts.js';
 
 export const transports = MODBUS_TRANSPORTS;
 
@@ -26,11 +30,13 @@ export const DEFAULT_LOGGER_SERIAL = 2712345678;
  * const emulator = await startEmulator({ transport: 'solarman', loggerSerial: 1234567890 });
  */
 export async function startEmulator(options: EmulatorOptions = {}): Promise<RunningEmulator & { device: DeyeDevice }> {
-  const device = new DeyeDevice({ now: options.now });
+  const model = pickTransport(options.model, DEYE_EMULATOR_MODELS);
+  const device = new DeyeDevice({ now: options.now, model });
   const running = await startModbusEmulator({
     transport: pickTransport(options.transport, transports),
     units: new Map([[options.unitId ?? 1, device]]),
     loggerSerial: options.loggerSerial ?? DEFAULT_LOGGER_SERIAL,
+    doubleCrc: options.doubleCrc ?? false,
     host: options.host,
     port: options.port,
   });

@@ -14,6 +14,17 @@ const MIN_SOC = 5;
 /** Kelvin x10 of 0 °C, as the protocol counts temperatures. */
 const ZERO_CELSIUS = 2731;
 
+/**
+ * CID2 47 (system parameters), as python-pylontech reads them after the INFOFLAG: cell
+ * high / low / under voltage (mV), charge high / low temperature (K × 10), charge current
+ * limit (0.01 A), module high / low / under voltage (mV), discharge high / low temperature,
+ * discharge current limit.
+ */
+const SYSTEM_PARAMETERS =
+  infoHex([0x11], 1) +
+  infoHex([3650, 3000, 2700, ZERO_CELSIUS + 500, ZERO_CELSIUS, 2500, 54_000, 46_500, 45_000]) +
+  infoHex([ZERO_CELSIUS + 600, ZERO_CELSIUS - 100, -2500]);
+
 export interface Pack {
   address: number;
   /** %, fractional. */
@@ -66,8 +77,23 @@ export class PylontechStack {
         if (request.info.length !== 2) return reply(Rtn.badFormat);
         const asked = parseInt(request.info, 16);
         if (asked !== pack.address && asked !== 0xff) return reply(Rtn.badData);
+        // The whole stack (FF): the flag, the number of packs, then each pack without its address.
+        if (asked === 0xff && request.cid2 === 0x42)
+          return reply(
+            Rtn.ok,
+            infoHex([0x11, this.packs.length], 1) + this.packs.map((p) => this.analog(p).slice(4)).join(''),
+          );
         return reply(Rtn.ok, request.cid2 === 0x42 ? this.analog(pack) : this.alarms(pack));
       }
+      case 0x47:
+        return reply(Rtn.ok, SYSTEM_PARAMETERS);
+      case 0x92:
+        return reply(Rtn.ok, infoHex([pack.address], 1) + infoHex([53_200, 45_000, 250, -250]) + infoHex([0xc0], 1));
+      case 0x93:
+        return reply(
+          Rtn.ok,
+          infoHex([pack.address], 1) + infoText(`PPTAH0${String(pack.address).padStart(10, '0')}`, 16),
+        );
       default:
         return reply(Rtn.badCid2);
     }

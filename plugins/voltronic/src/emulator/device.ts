@@ -6,6 +6,18 @@
  */
 import { clamp, DayIntegrator, householdLoad, sunFraction } from '@heliograph/plugins-sdk/emulator';
 
+/**
+ * Queries whose replies do not move with the site, in mpp-solar's PI30 formats: the protocol
+ * id, the enabled (E) and disabled (D) flags, the 32 warning bits (none set) and the default
+ * settings (mpp-solar's example reply).
+ */
+const FIXED_REPLIES: Record<string, string> = {
+  QPI: '(PI30',
+  QFLAG: '(EakxyDbjuvz',
+  QPIWS: `(${'0'.repeat(32)}`,
+  QDI: '(230.0 50.0 0030 42.0 54.0 56.4 46.0 60 0 0 2 0 0 0 0 0 1 1 0 0 1 0 54.0 0 1 000',
+};
+
 /** The max charging currents the device accepts (QMCHGCR), A. */
 export const CHARGE_CURRENTS = [10, 20, 30, 40, 50, 60, 70, 80, 90, 100];
 /** The max utility (AC) charging currents the device accepts (QMUCHGCR), A. */
@@ -55,6 +67,8 @@ export class VoltronicDevice {
     if (command === 'QVFW') return '(VERFW:00072.70';
     if (command === 'QMCHGCR') return `(${CHARGE_CURRENTS.map((a) => pad(a, 3)).join(' ')}`;
     if (command === 'QMUCHGCR') return `(${UTILITY_CHARGE_CURRENTS.map((a) => pad(a, 3)).join(' ')}`;
+    const fixed = FIXED_REPLIES[command];
+    if (fixed !== undefined) return fixed;
     return this.set(command) ? '(ACK' : '(NAK';
   }
 

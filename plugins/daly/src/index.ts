@@ -1,0 +1,103 @@
+/**
+ * The Daly smart BMS driver: asks the BMS for its state of charge, cell voltage and
+ * temperature ranges, MOSFET state and status (commands 90..94) over its UART / RS485 port
+ * (a USB adapter, or a TCP serial bridge), and publishes one battery.
+ */
+import { batteryMetrics, definePlugin, NoAnswerError, z, type MetricDeclaration } from '@heliograph/plugins-sdk';
+import { openStreamLink, pollingFields, streamConnectionSchema } from '@heliograph/plugins-sdk/connections';
+import { DalyCommand, dalyFrame, dalyFrameLength, dalyValues, parseDalyFrame } from './protocol.js';
+
+/**
+ * plugins.json `config` of a daly instance.
+ *
+ * @example
+ * { "connection": { "type": "serial", "path": "/dev/ttyUSB0", "baudRate": 9600 }, "port": "rs485" }
+ */
+const configSchema = z.strictObject({
+  connection: streamConnectionSchema,
+  ...pollingFields,
+  port: z
+    .enum(['rs485', 'uart'])
+    .default('rs485')
+    .describe('Which BMS port the adapter is on: rs485 (host address 40) or uart (80).')
+    .meta({ title: 'BMS port' }),
+});
+
+const celsius = (name: string, displayName: string): MetricDeclaration => ({
+  name,
+  displayName,
+  unit: '°C',
+  deviceClass: 'temperature',
+  stateClass: 'measurement',
+});
+
+export default definePlugin({
+  id: 'daly',
+  configSchema,
+  setup(ctx, config) {
+    const device = ctx.devices[0]!.id;
+    const link = openStreamLink(config.connection);
+    const address = config.port === 'rs485' ? 0x40 : 0x80;
+    ctx.topics.declare({
+      device,
+      pollIntervalMs: config.pollIntervalMs,
+      metrics: [
+        batteryMetrics.voltage,
+        batteryMetrics.current,
+        batteryMetrics.power,
+        batteryMetrics.state_of_charge,
+        batteryMetrics.temperature,
+        batteryMetrics.cell_voltage_min,
+        batteryMetrics.cell_voltage_max,
+        batteryMetrics.remaining_capacity,
+        batteryMetrics.cycles,
+        celsius('cell_temperature_min', 'Lowest cell temperature'),
+        celsius('cell_temperature_max', 'Highest cell temperature'),
+      ],
+      identity: { manufacturer: 'Daly', model: 'Smart BMS' },
+    });
+    const offDisconnect = link.on('disconnect', (reason) => {
+      ctx.topics.markUnavailable({ device, reason });
+      ctx.status.error({ message: `${device}: ${reason}` });
+    });
+    const offConnect = link.on('connect', () => ctx.status.ok());
+
+    const ask = async (command: number, signal: AbortSignal): Promise<Buffer> => {
+      const reply = await link.request(dalyFrame(address, command), {
+        complete: dalyFrameLength,
+        check: (frame) => {
+          const parsed = parseDalyFrame(frame);
+          if (!parsed) return 'bad checksum';
+          return parsed.command === command || `reply to command ${parsed.command.toString(16)}`;
+        },
+        resendOnBadFrame: 1,
+        timeoutMs: config.timeoutMs,
+        signal,
+      });
+      return parseDalyFrame(reply)!.data;
+    };
+
+    ctx.scheduler.every({
+      name: 'poll',
+      intervalMs: config.pollIntervalMs,
+      run: async ({ signal }) => {
+        try {
+          const replies: Record<number, Buffer> = {};
+          for (const command of Object.values(DalyCommand)) replies[command] = await ask(command, signal);
+          ctx.topics.publish({ device, values: dalyValues(replies) });
+        } catch (error) {
+          if (error instanceof NoAnswerError && !signal.aborted) {
+            ctx.topics.markUnavailable({ device, reason: error.message });
+            throw new NoAnswerError({ message: `${device}: ${error.message}`, timeoutMs: error.timeoutMs });
+          }
+          throw error;
+        }
+      },
+    });
+    return () => {
+      offDisconnect();
+      offConnect();
+      link.release();
+    };
+  },
+});

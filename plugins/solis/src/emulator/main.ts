@@ -1,0 +1,36 @@
+/**
+ * The Solis hybrid emulator, as `heliograph emulate solis [--transport rtu-over-tcp|solarman|tcp]`
+ * starts it: one inverter with its battery on unit 1 (or `unitId`).
+ */
+import {
+  pickTransport,
+  startModbusEmulator,
+  type EmulatorOptions,
+  type RunningEmulator,
+} from '@heliograph/plugins-sdk/emulator';
+import { SolisDevice } from './device.js';
+
+export { SolisDevice } from './device.js';
+
+export const transports = ['rtu-over-tcp', 'solarman', 'tcp'] as const;
+
+/** The logger serial a Solarman emulator answers to unless told otherwise. */
+export const DEFAULT_LOGGER_SERIAL = 4012345678;
+
+/**
+ * Starts an emulated Solis hybrid; `device` gives tests its state and settings.
+ *
+ * @example
+ * const emulator = await startEmulator({ transport: 'rtu-over-tcp' });
+ */
+export async function startEmulator(options: EmulatorOptions = {}): Promise<RunningEmulator & { device: SolisDevice }> {
+  const device = new SolisDevice({ now: options.now });
+  const running = await startModbusEmulator({
+    transport: pickTransport(options.transport, transports),
+    units: new Map([[options.unitId ?? 1, device]]),
+    loggerSerial: options.loggerSerial ?? DEFAULT_LOGGER_SERIAL,
+    host: options.host,
+    port: options.port,
+  });
+  return Object.assign(running, { device });
+}

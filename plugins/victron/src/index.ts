@@ -1,0 +1,110 @@
+/**
+ * The Victron GX driver: reads a GX device (Cerbo GX, Venus GX, Venus OS on a Raspberry Pi)
+ * over Modbus TCP. The system unit (100) gives PV, load, grid and battery totals and the
+ * ESS settings; an optional battery unit (a BMV / SmartShunt or BMS) and VE.Bus unit (the
+ * Multi / Quattro) add their own values. Unit ids are listed under Settings -> Services ->
+ * Modbus TCP -> Available services on the GX.
+ */
+import { ConfigError, definePlugin, z } from '@heliograph/plugins-sdk';
+import {
+  connectionSchema,
+  openModbus,
+  pollingFields,
+  readRegisterMap,
+  registerMapDeclarations,
+  watchUnit,
+  type RegisterMap,
+} from '@heliograph/plugins-sdk/connections';
+import { batteryMap, identityMap, systemMap, vebusMap } from './register-map.js';
+
+const unitId = (title: string) => z.number().int().min(0).max(247).meta({ title });
+
+/**
+ * plugins.json `config` of a victron instance.
+ *
+ * @example
+ * { "connection": { "type": "tcp", "host": "192.168.1.50", "port": 502 }, "batteryUnit": 225, "vebusUnit": 227 }
+ */
+const configSchema = z.strictObject({
+  connection: connectionSchema,
+  ...pollingFields,
+  systemUnit: unitId('System unit id').default(100).describe('Unit id of com.victronenergy.system (100).'),
+  batteryUnit: unitId('Battery unit id')
+    .optional()
+    .describe('Unit id of the battery monitor or BMS (e.g. 225); without it the battery values come from the system.'),
+  vebusUnit: unitId('VE.Bus unit id')
+    .optional()
+    .describe(
+      'Unit id of the Multi / Quattro (e.g. 227, 228 or 276); adds its state, mode, AC voltage and output power.',
+    ),
+});
+
+export default definePlugin({
+  id: 'victron',
+  configSchema,
+  setup(ctx, config) {
+    const inverters = ctx.devices.filter((d) => d.kind === 'inverter');
+    const batteries = ctx.devices.filter((d) => d.kind === 'battery');
+    if (inverters.length !== 1 || batteries.length > 1)
+      throw new ConfigError(
+        `a victron instance reads one GX system and at most its battery (["inverter_1"] or ["inverter_1", "battery_1"]), not ${JSON.stringify(ctx.devices.map((d) => d.id))}`,
+      );
+    const inverter = inverters[0]!;
+    const battery = batteries[0];
+    const timeoutMs = Math.min(config.timeoutMs, config.pollIntervalMs / 2);
+    const modbus = openModbus(config.connection, { timeoutMs });
+    const devices = battery ? [inverter, battery] : [inverter];
+    const unit = watchUnit(ctx, { modbus, unitId: config.systemUnit, devices });
+    /** The maps to read, each on its unit. */
+    const reads: Array<{ unitId: number; map: RegisterMap }> = [{ unitId: config.systemUnit, map: systemMap }];
+    if (config.batteryUnit !== undefined) reads.push({ unitId: config.batteryUnit, map: batteryMap });
+    if (config.vebusUnit !== undefined) reads.push({ unitId: config.vebusUnit, map: vebusMap });
+
+    for (const device of devices) {
+      const declared = reads.map(({ unitId: id, map }) =>
+        registerMapDeclarations(map, {
+          device: device === inverter ? 'inverter' : 'battery',
+          modbus,
+          unitId: id,
+          timeoutMs,
+        }),
+      );
+      const metrics = new Map(declared.flatMap((d) => d.metrics).map((m) => [m.name, m]));
+      ctx.topics.declare({
+        device: device.id,
+        pollIntervalMs: config.pollIntervalMs,
+        metrics: [...metrics.values()],
+        settings: declared.flatMap((d) => d.settings),
+        identity: { manufacturer: 'Victron Energy', model: 'GX' },
+      });
+    }
+
+    let identified = false;
+    const poll = async (signal: AbortSignal) => {
+      if (!identified) {
+        const { inverter: id } = await readRegisterMap(modbus, config.systemUnit, identityMap, { signal });
+        ctx.topics.identify({ device: inverter.id, identity: { serial: String(id.serial) } });
+        identified = true;
+      }
+      const inverterValues = {};
+      const batteryValues = {};
+      // Later units win: the battery monitor's values replace the system's battery totals.
+      for (const { unitId: id, map } of reads) {
+        const values = await readRegisterMap(modbus, id, map, { signal });
+        Object.assign(inverterValues, values.inverter);
+        Object.assign(batteryValues, values.battery);
+      }
+      ctx.topics.publish({ device: inverter.id, values: inverterValues });
+      if (battery) ctx.topics.publish({ device: battery.id, values: batteryValues });
+    };
+    ctx.scheduler.every({
+      name: 'poll',
+      intervalMs: config.pollIntervalMs,
+      run: ({ signal }) => unit.poll(() => poll(signal)),
+    });
+    return () => {
+      unit.dispose();
+      modbus.release();
+    };
+  },
+});
