@@ -10,7 +10,7 @@
 import { after, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { connectRaw } from '@heliograph/plugins-sdk/emulator';
-import { startEmulator } from '@heliograph/plugin-jkbms/emulator';
+import { JkPack, startEmulator } from '@heliograph/plugin-jkbms/emulator';
 import {
   jkCurrent,
   jkFields,
@@ -72,6 +72,17 @@ test("the request is jk_modbus's bytes; the documented reply decodes as jk_bms d
   const damaged = Buffer.from(frame);
   damaged[20] = damaged[20]! ^ 1;
   assert.equal(parseJkFrame(damaged), undefined, 'a wrong checksum is refused');
+});
+
+test('auto follows the protocol version field: an offset-encoding (C0 = 00) pack reads + charging too', () => {
+  const pack = new JkPack({ now: noon, encoding: 'offset' });
+  const fields = jkFields(pack.readAll());
+  assert.equal(fields.get(0xc0)?.[0], 0x00);
+  assert.equal(fields.get(0x84)?.readUInt16BE(0), 10000 - Math.round(pack.current * 100));
+  assert.ok(pack.current > 0);
+  assert.equal(jkValues(fields, 'auto').current, pack.current);
+  assert.equal(jkValues(fields, 'offset').current, pack.current);
+  assert.notEqual(jkValues(fields, 'sign-bit').current, pack.current, 'the other encoding reads it wrong');
 });
 
 test("the emulator's reply reads at jk_bms's offsets and passes jk_modbus's checksum", async () => {
@@ -155,6 +166,18 @@ for (const transport of ['tcp', 'serial'] as const) {
         after1.device_status.every((d) => d.available),
         JSON.stringify(after1),
       );
+
+      emulator.corruptNext(1_000_000); // every reply with a wrong checksum
+      const bad = await instanceWhen(
+        server,
+        'jk',
+        (i) => /malformed/.test(i.device_status[0]?.reason ?? ''),
+        'a malformed-reply reason',
+      );
+      assert.match(bad.device_status[0]?.reason ?? '', /malformed reply \(bad checksum/);
+      assert.match(bad.last_error ?? '', /battery_1/);
+      emulator.corruptNext(0);
+      await instanceWhen(server, 'jk', (i) => i.device_status.every((d) => d.available), 'back after bad checksums');
 
       emulator.silence(true);
       await emulator.nextRequest();
