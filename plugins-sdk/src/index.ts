@@ -54,7 +54,7 @@ export {
 export { assertJsonDepth, JsonTooDeepError, MAX_JSON_DEPTH } from './json-depth.js';
 export { ConfigError, DeviceRefusedError, NoAnswerError } from './errors.js';
 export { formatZodError, formatZodIssue, formatZodPath, type ZodErrorFormatOptions } from './zod-errors.js';
-export { batteryMetrics, inverterMetrics, pvStringMetrics } from './vocabulary.js';
+export { batteryMetrics, inverterMetrics, pvStringMetrics, temperatureMetric } from './vocabulary.js';
 export {
   batteryCommandSchema,
   batteryConfigSchema,

@@ -96,6 +96,17 @@ export const batteryMetrics = named({
 });
 
 /**
+ * A temperature in °C under a driver's own name, for the extra sensors of a device (cell
+ * sensors, the BMS board or MOSFETs) beside the standard `temperature`.
+ *
+ * @example
+ * ctx.topics.declare({ device: 'battery_1', metrics: [temperatureMetric('mos_temperature', 'MOSFET temperature')] });
+ */
+export function temperatureMetric(name: string, displayName: string): MetricDeclaration {
+  return { name, ...temperature, displayName };
+}
+
+/**
  * Per-string PV readings of an inverter with `count` MPPT inputs: `pv_power_N`,
  * `pv_voltage_N` and `pv_current_N` for N from 1 to `count`.
  *

@@ -3,7 +3,7 @@
  * temperature ranges, MOSFET state and status (commands 90..94) over its UART / RS485 port
  * (a USB adapter, or a TCP serial bridge), and publishes one battery.
  */
-import { batteryMetrics, definePlugin, NoAnswerError, z, type MetricDeclaration } from '@heliograph/plugins-sdk';
+import { batteryMetrics, definePlugin, NoAnswerError, temperatureMetric, z } from '@heliograph/plugins-sdk';
 import { openStreamLink, pollingFields, streamConnectionSchema } from '@heliograph/plugins-sdk/connections';
 import { DalyCommand, dalyFrame, dalyFrameLength, dalyValues, parseDalyFrame } from './protocol.js';
 
@@ -21,14 +21,6 @@ const configSchema = z.strictObject({
     .default('rs485')
     .describe('Which BMS port the adapter is on: rs485 (host address 40) or uart (80).')
     .meta({ title: 'BMS port' }),
-});
-
-const celsius = (name: string, displayName: string): MetricDeclaration => ({
-  name,
-  displayName,
-  unit: '°C',
-  deviceClass: 'temperature',
-  stateClass: 'measurement',
 });
 
 export default definePlugin({
@@ -51,8 +43,8 @@ export default definePlugin({
         batteryMetrics.cell_voltage_max,
         batteryMetrics.remaining_capacity,
         batteryMetrics.cycles,
-        celsius('cell_temperature_min', 'Lowest cell temperature'),
-        celsius('cell_temperature_max', 'Highest cell temperature'),
+        temperatureMetric('cell_temperature_min', 'Lowest cell temperature'),
+        temperatureMetric('cell_temperature_max', 'Highest cell temperature'),
       ],
       identity: { manufacturer: 'Daly', model: 'Smart BMS' },
     });
