@@ -2,14 +2,14 @@
 // release, no arguments prints the usage (and serves nothing), and mistakes are said in words.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { openDatabase } from '@heliograph/core/db';
 import { REPO_ROOT, tempDir } from '../helpers/server.js';
 import { MAIN, run } from './service.js';
 
 const node = process.execPath;
-const SUBCOMMANDS = ['serve', 'password', 'history', 'backup', 'restore', 'emulate'];
+const SUBCOMMANDS = ['serve', 'password', 'history', 'setup-code', 'backup', 'restore', 'emulate', 'plugin'];
 
 test('--version prints the release of the core package', async () => {
   const { version } = JSON.parse(readFileSync(join(REPO_ROOT, 'core', 'package.json'), 'utf8')) as { version: string };
@@ -66,4 +66,15 @@ test('serve refuses a database written by a newer release, saying so, and leaves
   assert.equal(result.code, 1);
   assert.match(result.output, /written by a newer Heliograph.*auth:99.*Nothing was changed/);
   assert.deepEqual(readFileSync(file), bytes);
+});
+
+test('setup-code prints the code the service keeps in the data directory, and says why when there is none', async () => {
+  const data = tempDir();
+  const none = await run([node, MAIN, 'setup-code', '--data', data]);
+  assert.equal(none.code, 1);
+  assert.match(none.output, /no setup code in .*: a password is already set/);
+  writeFileSync(join(data, 'setup-code'), 'ACDE-FGHJ\n', { mode: 0o600 });
+  const some = await run([node, MAIN, 'setup-code', '--data', data]);
+  assert.equal(some.code, 0, some.output);
+  assert.equal(some.output, 'ACDE-FGHJ\n');
 });

@@ -59,6 +59,24 @@ ${DATA_HELP}`,
     },
   },
   {
+    name: 'setup-code',
+    synopsis: 'setup-code [--data DIR]                   prints the first-run setup code, while no password is set',
+    help: `Usage: heliograph setup-code [--data DIR]
+
+Prints the one-time setup code the settings page asks for before the first password is set
+(the service also logs it at every start). Exit 1 when there is none: a password is set, or
+the service has not started yet.
+
+  --data DIR       the data directory (HELIOGRAPH_DATA; default ./data)`,
+    load: async () => {
+      const { runSetupCode } = await import('./setup-code.js');
+      return (argv) => {
+        const { values } = parseFlags({ args: argv, options: { data: { type: 'string' } } });
+        return Promise.resolve(runSetupCode(locations(values).dataDir));
+      };
+    },
+  },
+  {
     name: 'backup',
     synopsis: 'backup FILE [--data DIR]                  a consistent copy, also of a running service',
     help: BACKUP_HELP,
