@@ -75,8 +75,15 @@ const inverter = definePlugin({
       device: 'inverter_1',
       metrics: [],
       settings: [
-        { name: 'max_charge_current', displayName: 'Max charge current', unit: 'A', min: 0, max: 100, step: 1,
-          write: async ({ value }) => void written.push(value) },
+        {
+          name: 'max_charge_current',
+          displayName: 'Max charge current',
+          unit: 'A',
+          min: 0,
+          max: 100,
+          step: 1,
+          write: async ({ value }) => void written.push(value),
+        },
       ],
     });
   },
@@ -90,7 +97,11 @@ test('sets the charge current at a cheap price, through the site', async () => {
     manifest: { devices: { kinds: ['planner'], min: 1, max: 1 } },
     companions: [
       { plugin: tariff, manifest: { kind: 'prices' } },
-      { plugin: inverter, devices: ['inverter_1'], manifest: { kind: 'inverter', devices: { kinds: ['inverter'], min: 1, max: 1 } } },
+      {
+        plugin: inverter,
+        devices: ['inverter_1'],
+        manifest: { kind: 'inverter', devices: { kinds: ['inverter'], min: 1, max: 1 } },
+      },
     ],
   });
   await host.runJob('plan');
