@@ -3,7 +3,10 @@
 // the test host) are packed and installed from their tarballs into it; the package builds
 // with its own TypeScript and passes its own tests; `heliograph emulate --plugin-dir` runs its
 // device, reached over a real pseudo-terminal (socat), and `serve --plugin-dir` runs the
-// driver in its default isolation, reads it over the serial link and writes a setting.
+// driver in its default isolation, reads it over the serial link and writes a setting. A
+// second package, `plugin new --kind integration` made a planner, reads the site's prices and
+// writes the driver's setting through ctx.site (audited as its own); a native abort in it
+// ends its worker process while the API answers and the driver keeps reading.
 // npm resolves from its cache where it can (--prefer-offline) and asks the registry only for
 // what the cache lacks. Installs skip install scripts: SQLite's driver would fetch a prebuilt
 // binary from the network (or build from source offline), so this test lends the checkout's
@@ -11,14 +14,15 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFile, spawn } from 'node:child_process';
-import { cpSync, readdirSync, readFileSync } from 'node:fs';
+import { cpSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { promisify } from 'node:util';
 import type { InstanceStatus } from '@heliograph/core/plugins/host';
-import { eventually, MAIN, startChildServer } from '../helpers/child-server.js';
+import { eventually, MAIN, startChildServer, type ChildServer } from '../helpers/child-server.js';
 import { serialBridge, SOCAT_SKIP } from '../helpers/pty-bridge.js';
 import { jsonBody, REPO_ROOT, tempDir } from '../helpers/server.js';
+import { PLANNER_DEVICES, PLANNER_SOURCE, PLANNER_TEST } from './planner-files.js';
 
 const SDK_VERSION = (
   JSON.parse(readFileSync(join(REPO_ROOT, 'plugins-sdk', 'package.json'), 'utf8')) as { version: string }
@@ -70,7 +74,79 @@ async function emulate(cwd: string): Promise<{ port: number; stop(): Promise<voi
   return { port, stop: async () => void (child.kill('SIGTERM'), await exited) };
 }
 
-test('plugin new, SDK and core from tarballs, own tests, emulate and serve over a serial link', async () => {
+const SQLITE_BINARY = join('node_modules', 'sqlite3', 'build', 'Release', 'node_sqlite3.node');
+
+/**
+ * The walk's second package: `plugin new --kind integration` rewritten as a planner that reads
+ * prices and writes the driver's setting through ctx.site; installed, built and tested as the
+ * driver is.
+ */
+async function makePlanner(dir: string, install: (cwd: string, ...packages: string[]) => Promise<string>) {
+  const planner = join(dir, 'acme-planner');
+  await run(process.execPath, [MAIN, 'plugin', 'new', 'acme-planner', '--kind', 'integration'], dir);
+  const manifestFile = join(planner, 'package.json');
+  const manifest = JSON.parse(readFileSync(manifestFile, 'utf8')) as { heliograph: Record<string, unknown> };
+  manifest.heliograph.devices = PLANNER_DEVICES;
+  writeFileSync(manifestFile, `${JSON.stringify(manifest, null, 2)}\n`);
+  writeFileSync(join(planner, 'src', 'index.ts'), PLANNER_SOURCE);
+  writeFileSync(join(planner, 'test', 'index.test.ts'), PLANNER_TEST);
+  await install(planner, `../heliograph-plugins-sdk-${SDK_VERSION}.tgz`, '../heliograph-core-0.1.0.tgz');
+  cpSync(join(REPO_ROOT, SQLITE_BINARY), join(planner, SQLITE_BINARY));
+  await run(process.execPath, [join(planner, 'node_modules', 'typescript', 'bin', 'tsc')], planner);
+  const testRun = await run(npm, ['test'], planner);
+  assert.match(testRun, /^(#|ℹ) pass 1$/m, testRun);
+  assert.match(testRun, /^(#|ℹ) fail 0$/m, testRun);
+  return planner;
+}
+
+/** The planner's instance: the price it read, its write in the audit and on the device. */
+async function planAndAbort(server: ChildServer) {
+  const value = async (topic: string) => (await server.api(`/api/v1/metrics?topic=${topic}&value=1`)).text();
+  const plugins = async () => (await (await server.api('/api/v1/plugins')).json()) as InstanceStatus[];
+  const added = await server.api(
+    '/api/v1/plugins',
+    jsonBody({ id: 'planner', plugin: 'acme-planner', devices: ['planner_1'], config: { chargeCurrent: 60 } }),
+  );
+  assert.equal(added.status, 201, await added.clone().text());
+  await eventually(
+    async () => ((await value('planner_1/import_price')) === '0.2' ? true : undefined),
+    'the planner to show the price it read',
+    1500,
+  );
+  type AuditEntry = { who: string; via: string; topic: string; new_value: string; result: string };
+  const written = await eventually(async () => {
+    const audit = (await (await server.api('/api/v1/audit?limit=10')).json()) as AuditEntry[];
+    return audit.find((entry) => entry.via === 'acme-planner');
+  }, "the planner's write in the audit");
+  assert.deepEqual(
+    { who: written.who, topic: written.topic, new_value: written.new_value, result: written.result },
+    { who: 'plugin:planner', topic: 'inverter_1/max_charge_current', new_value: '60', result: 'ok' },
+  );
+  // A poll after the write reads the device's register back.
+  const polled = (await plugins()).find((p) => p.id === 'acme')?.last_poll;
+  await eventually(
+    async () => ((await plugins()).find((p) => p.id === 'acme')?.last_poll !== polled ? true : undefined),
+    'a poll of the driver after the planner wrote',
+  );
+  assert.equal(await value('inverter_1/max_charge_current'), '60', 'the device holds what the planner wrote');
+
+  // A native abort in the planner ends its worker process, not the server.
+  const abort = await server.api('/api/v1/metrics', jsonBody({ topic: 'planner_1/abort', value: 'ON' }));
+  assert.notEqual(abort.status, 200, await abort.clone().text());
+  const crashed = await eventually(async () => {
+    const planner = (await plugins()).find((p) => p.id === 'planner');
+    return planner?.state === 'failed' && planner.last_error?.startsWith('crashed') ? planner : undefined;
+  }, 'the planner failed by its abort');
+  assert.match(
+    crashed.last_error!,
+    /^crashed: its worker process was ended by SIGABRT \(a native crash\); retrying in \d+ s$/,
+  );
+  const driver = (await plugins()).find((p) => p.id === 'acme');
+  assert.equal(driver?.state, 'running', String(driver?.last_error));
+  assert.equal(await value('inverter_1/pv_power'), '1830', 'the API answers and the driver still reads');
+}
+
+test('plugin new, SDK and core from tarballs, own tests, emulate, serve over a serial link, a planner through ctx.site', async () => {
   const dir = tempDir('heliograph-outoftree-');
   const plugin = join(dir, 'acme-meter');
   const created = await run(process.execPath, [MAIN, 'plugin', 'new', 'acme-meter', '--kind', 'driver'], dir);
@@ -81,8 +157,9 @@ test('plugin new, SDK and core from tarballs, own tests, emulate and serve over 
   await run(npm, ['pack', '-w', 'plugins-sdk', '-w', 'core', '--pack-destination', dir, '--silent'], REPO_ROOT);
   const tarballs = readdirSync(dir).filter((name) => name.endsWith('.tgz'));
   assert.deepEqual(tarballs.sort(), ['heliograph-core-0.1.0.tgz', `heliograph-plugins-sdk-${SDK_VERSION}.tgz`]);
-  const install = (...packages: string[]) =>
-    run(npm, ['install', '--prefer-offline', '--no-audit', '--no-fund', '--ignore-scripts', '-D', ...packages], plugin);
+  const installIn = (cwd: string, ...packages: string[]) =>
+    run(npm, ['install', '--prefer-offline', '--no-audit', '--no-fund', '--ignore-scripts', '-D', ...packages], cwd);
+  const install = (...packages: string[]) => installIn(plugin, ...packages);
 
   await install(`../heliograph-plugins-sdk-${SDK_VERSION}.tgz`);
   const sdk = join(plugin, 'node_modules', '@heliograph', 'plugins-sdk');
@@ -105,14 +182,12 @@ test('plugin new, SDK and core from tarballs, own tests, emulate and serve over 
   assert.match(withoutCore, /install it next to the SDK with `npm install -D @heliograph\/core`/, withoutCore);
 
   await install('../heliograph-core-0.1.0.tgz');
-  cpSync(
-    join(REPO_ROOT, 'node_modules', 'sqlite3', 'build', 'Release', 'node_sqlite3.node'),
-    join(plugin, 'node_modules', 'sqlite3', 'build', 'Release', 'node_sqlite3.node'),
-  );
+  cpSync(join(REPO_ROOT, SQLITE_BINARY), join(plugin, SQLITE_BINARY));
   const testRun = await run(npm, ['test'], plugin);
   // Node's default reporter writes `# pass 2` (TAP) on some versions and `ℹ pass 2` (spec) on others.
   assert.match(testRun, /^(#|ℹ) pass 2$/m, testRun);
   assert.match(testRun, /^(#|ℹ) fail 0$/m, testRun);
+  const planner = await makePlanner(dir, installIn);
 
   const device = await emulate(plugin);
   try {
@@ -120,8 +195,9 @@ test('plugin new, SDK and core from tarballs, own tests, emulate and serve over 
       ? { type: 'rtu-over-tcp', host: '127.0.0.1', port: device.port }
       : { type: 'serial', path: await serialBridge(device.port), baudRate: 9600 };
     const server = await startChildServer({
-      plugins: [],
-      args: ['--plugin-dir', '.'],
+      fixtures: ['day-prices'],
+      plugins: [{ id: 'tariff', plugin: 'day-prices', config: { provider: 'Tariff', price: 0.2 } }],
+      args: ['--plugin-dir', '.', '--plugin-dir', planner],
       cwd: plugin,
       env: { HELIOGRAPH_MDNS: '0' },
     });
@@ -152,6 +228,7 @@ test('plugin new, SDK and core from tarballs, own tests, emulate and serve over 
       );
       assert.equal(write.status, 200, await write.clone().text());
       assert.equal(await value('inverter_1/max_charge_current'), '80');
+      await planAndAbort(server);
     } finally {
       server.child.kill('SIGTERM');
       assert.equal(await server.exited, 0, server.stderr());

@@ -423,7 +423,10 @@ export class PluginHost extends SafeEmitter<{ status: (status: InstanceStatus) =
         if (isConfigError(err)) this.failOnce(instance, abort, `job ${job}: ${errorMessage(err)}`);
         else this.fail(instance, `job ${job} failed: ${errorMessage(err)}`);
       },
-      writeFailed: (message) => this.fail(instance, message),
+      // A write a crash or a stop cut short fails after the run ended: the crash is the news.
+      writeFailed: (message) => {
+        if (abort === instance.abort && !abort.signal.aborted) this.fail(instance, message);
+      },
       statusError: (message) => this.fail(instance, message),
       statusOk: () => {
         if (instance.state !== 'failed' && !instance.lastError) return;
