@@ -40,7 +40,7 @@ for (const kind of ['driver', 'prices', 'forecast', 'integration']) {
     assert.match(readFileSync(join(plugin, 'src', 'index.ts'), 'utf8'), new RegExp(`id: '${id}'`));
     symlinkSync(join(REPO_ROOT, 'node_modules'), join(plugin, 'node_modules'));
     await exec(process.execPath, [TSC, '-p', plugin], { cwd: plugin });
-    const run = await exec(process.execPath, ['--test', 'dist/test/'], { cwd: plugin, env }).catch(
+    const run = await exec(process.execPath, ['--test', 'dist/test/**/*.test.js'], { cwd: plugin, env }).catch(
       (err: { stdout: string }) => err,
     );
     // `# fail 0` (TAP) or `ℹ fail 0` (spec), as the Node version reports it.

@@ -15,36 +15,101 @@ export const configSchema = z.strictObject({
     .optional()
     .describe('The device whose battery_control_* settings the planner writes; default: the first one offering them.')
     .meta({ title: 'Controlled device' }),
-  reserveSoc: z.number().min(0).max(100).default(20).describe('Never planned below this state of charge (%).'),
-  maxSoc: z.number().min(1).max(100).default(100).describe('Never planned above this state of charge (%).'),
-  roundTripEfficiency: z.number().gt(0).max(1).default(0.9).describe('Share of the energy charged that comes back.'),
-  cycleCost: z.number().min(0).max(1).default(0.03).describe('Wear cost per kWh discharged, in the price currency.'),
-  gridImportLimitW: z.number().min(0).max(1_000_000).default(17_000).describe('Largest grid import, W.'),
-  gridExportLimitW: z.number().min(0).max(1_000_000).default(10_000).describe('Largest grid export, W.'),
-  exportAllowed: z.boolean().default(true).describe('Whether energy may be exported at all.'),
-  exportPaid: z.boolean().default(true).describe('Whether export is paid (else its price counts as 0).'),
+  reserveSoc: z
+    .number()
+    .min(0)
+    .max(100)
+    .default(20)
+    .describe('Never planned below this state of charge (%).')
+    .meta({ title: 'Reserve state of charge' }),
+  maxSoc: z
+    .number()
+    .min(1)
+    .max(100)
+    .default(100)
+    .describe('Never planned above this state of charge (%).')
+    .meta({ title: 'Highest state of charge' }),
+  roundTripEfficiency: z
+    .number()
+    .gt(0)
+    .max(1)
+    .default(0.9)
+    .describe('Share of the energy charged that comes back.')
+    .meta({ title: 'Round-trip efficiency' }),
+  cycleCost: z
+    .number()
+    .min(0)
+    .max(1)
+    .default(0.03)
+    .describe('Wear cost per kWh discharged, in the price currency.')
+    .meta({ title: 'Cycle cost' }),
+  gridImportLimitW: z
+    .number()
+    .min(0)
+    .max(1_000_000)
+    .default(17_000)
+    .describe('Largest grid import, W.')
+    .meta({ title: 'Grid import limit' }),
+  gridExportLimitW: z
+    .number()
+    .min(0)
+    .max(1_000_000)
+    .default(10_000)
+    .describe('Largest grid export, W.')
+    .meta({ title: 'Grid export limit' }),
+  exportAllowed: z
+    .boolean()
+    .default(true)
+    .describe('Whether energy may be exported at all.')
+    .meta({ title: 'Export allowed' }),
+  exportPaid: z
+    .boolean()
+    .default(true)
+    .describe('Whether export is paid (else its price counts as 0).')
+    .meta({ title: 'Export paid' }),
   exportPrice: z
     .number()
     .min(-10)
     .max(10)
     .default(0)
-    .describe('Feed-in price per kWh when the price book has no export prices.'),
+    .describe('Feed-in price per kWh when the price book has no export prices.')
+    .meta({ title: 'Export price' }),
   horizonHours: z
     .number()
     .int()
     .min(12)
     .max(48)
     .default(48)
-    .describe('How far ahead to plan (limited by known prices).'),
+    .describe('How far ahead to plan (limited by known prices).')
+    .meta({ title: 'Horizon (hours)' }),
   loadTopic: z
     .string()
     .default('total/load_power')
-    .describe('The recorded household load the load forecast learns from.'),
-  historyWeeks: z.number().int().min(1).max(8).default(4),
-  /** How far the state of charge may drift from the plan before it is made again, %. */
-  replanSocDeviation: z.number().min(1).max(50).default(5),
-  /** How often the planner looks (ms): a new quarter hour gets a new plan, a change in between too. */
-  checkIntervalMs: z.number().int().min(100).max(900_000).default(60_000),
+    .describe('The recorded household load the load forecast learns from.')
+    .meta({ title: 'Load topic' }),
+  historyWeeks: z
+    .number()
+    .int()
+    .min(1)
+    .max(8)
+    .default(4)
+    .describe('How many past weeks of recorded load the load forecast averages.')
+    .meta({ title: 'Load history (weeks)' }),
+  replanSocDeviation: z
+    .number()
+    .min(1)
+    .max(50)
+    .default(5)
+    .describe('How far the state of charge may drift from the plan before it is made again, in %.')
+    .meta({ title: 'Re-plan after a drift of' }),
+  checkIntervalMs: z
+    .number()
+    .int()
+    .min(100)
+    .max(900_000)
+    .default(60_000)
+    .describe('How often the planner looks, in ms: a new quarter hour gets a new plan, a change in between too.')
+    .meta({ title: 'Check interval (ms)' }),
 });
 
 export type PlannerConfig = z.infer<typeof configSchema>;
