@@ -66,6 +66,12 @@ export interface TestHostOptions<S extends z.ZodType> {
    * `integration`) and the `devices` it drives, checked against `devices` as the server does.
    */
   manifest?: Partial<Pick<PluginManifest, 'kind' | 'name' | 'devices'>>;
+  /**
+   * Longest wait before `ctx.http` retries a failed request, in ms. Default: the server's
+   * back-off (1 s, then 2 s); a test of a 5xx answer sets it to 1 so it does not sleep. The
+   * number of retries (two) is the server's either way.
+   */
+  httpRetryDelayMs?: number;
 }
 /**
  * A job the plugin scheduled, as {@link TestHost.jobs} holds it.

@@ -80,6 +80,7 @@ export async function startPluginHarness<S extends z.ZodType>(options: TestHostO
     prices: recording.priceSink(new PriceBook({ clock, timeZone: site.timeZone, multiplier: 1, offset: 0 })),
     jobs: (signal, reporter) => jobs.bind(signal, reporter),
     logger: () => recording.logger,
+    httpRetryDelayMs: options.httpRetryDelayMs,
   };
 
   const discovered: DiscoveredPlugin = {
@@ -106,7 +107,13 @@ export async function startPluginHarness<S extends z.ZodType>(options: TestHostO
     new Map([[plugin.id, discovered]]),
     [entry],
     'plugins.json',
-    (instance) => new ObservedContextBuilder(instance, services, createHttpClient, (c) => (ctx = recording.observe(c))),
+    (instance) =>
+      new ObservedContextBuilder(
+        instance,
+        services,
+        (signal) => createHttpClient(signal, options.httpRetryDelayMs),
+        (c) => (ctx = recording.observe(c)),
+      ),
   );
 
   let stopping: Promise<void> | undefined;
