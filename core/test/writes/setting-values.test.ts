@@ -14,8 +14,14 @@ import {
 } from '../../src/writes/setting-values.js';
 
 const write = async () => {};
-const range = (extra: Partial<{ min: number; max: number; step: number }> = {}): SettingDeclaration =>
-  ({ name: 'max_charge_current', displayName: 'Max charge current', min: 0, max: 100, write, ...extra }) as never;
+const range = (extra: Partial<{ min: number; max: number; step: number }> = {}): SettingDeclaration => ({
+  name: 'max_charge_current',
+  displayName: 'Max charge current',
+  min: 0,
+  max: 100,
+  write,
+  ...extra,
+});
 const options = (opts: unknown): SettingDeclaration =>
   ({ name: 'work_mode', displayName: 'Work mode', options: opts, write }) as never;
 const toggle = (extra: { on?: string; off?: string } = {}): SettingDeclaration =>
@@ -130,12 +136,13 @@ test('a range takes a number from min to max on the step grid, counted from min'
 
 test("callWrite calls the setting's own handler with the parsed value and the signal", async () => {
   const calls: unknown[] = [];
-  const setting = {
+  const setting: SettingDeclaration = {
     ...range(),
-    async write(this: unknown, args: unknown) {
+    write(this: unknown, args: unknown) {
       calls.push({ self: this === setting, args });
+      return Promise.resolve();
     },
-  } as SettingDeclaration;
+  };
   const signal = new AbortController().signal;
   await callWrite(setting, { args: { value: 40 }, shown: 40 }, signal);
   assert.deepEqual(calls, [{ self: true, args: { value: 40, signal } }]);
