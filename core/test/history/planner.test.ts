@@ -123,7 +123,7 @@ test('rows that leave memory while a query loads them are loaded again; a cache 
   await opened.close();
 });
 
-test("a damage report names only the damaged tier's part of the page, and nothing for a page that ends where it starts", async () => {
+test("a damage report names only the damaged tier's part of the page, in time order, and nothing for a page that ends where it starts", async () => {
   const DAY = 86_400_000;
   const start = Date.parse('2025-06-01T00:00:00Z');
   const day2 = start + DAY;
@@ -135,16 +135,21 @@ test("a damage report names only the damaged tier's part of the page, and nothin
   await first.store.recordPast(meta(TOPIC), readings);
   await first.close();
   const db = await openDatabase(file);
-  await db.run(
-    'UPDATE history_blocks SET data = ? WHERE tier = 10 AND start = ?',
-    Buffer.from('not a block'),
-    day2 / 1000,
-  );
+  const day3 = day2 + DAY;
+  for (const day of [day2, day3])
+    await db.run(
+      'UPDATE history_blocks SET data = ? WHERE tier = 10 AND start = ?',
+      Buffer.from('not a block'),
+      day / 1000,
+    );
   await db.close();
 
   const opened = await openStore(file, clock);
   const minutes = (fromMs: number, toMs: number) =>
     opened.store.query(TOPIC, { fromMs, toMs, groupMs: 60_000, agg: 'mean' });
+  // The third day's damage is found first, so the store lists it before the second day's.
+  const third = await minutes(day3, day3 + HOUR);
+  assert.deepEqual(third.unreadable, [{ fromMs: day3, toMs: day3 + HOUR }]);
   const around = await minutes(day2 - HOUR, day2 + HOUR);
   assert.deepEqual(
     around.unreadable,
@@ -152,6 +157,15 @@ test("a damage report names only the damaged tier's part of the page, and nothin
     'only the hour of the page in the damaged day',
   );
   assert.equal(around.buckets.count[0], 6, 'the hour before is served');
+  const across = await minutes(day3 - HOUR, day3 + HOUR);
+  assert.deepEqual(
+    across.unreadable,
+    [
+      { fromMs: day3 - HOUR, toMs: day3 },
+      { fromMs: day3, toMs: day3 + HOUR },
+    ],
+    'in time order',
+  );
   const before = await minutes(day2 - HOUR, day2);
   assert.equal(before.unreadable, undefined, 'a page ending where the damage starts has none of it');
   const hourly = await opened.store.query(TOPIC, { fromMs: day2, toMs: day2 + 3 * HOUR, groupMs: HOUR, agg: 'mean' });
