@@ -87,6 +87,12 @@ export interface TestHostOptions<S extends z.ZodType> {
     manifest?: Partial<Pick<PluginManifest, 'kind' | 'name' | 'devices'>>;
   }>;
   /**
+   * Longest wait before `ctx.http` retries a failed request, in ms. Default: the server's
+   * back-off (1 s, then 2 s); a test of a 5xx answer sets it to 1 so it does not sleep. The
+   * number of retries (two) is the server's either way.
+   */
+  httpRetryDelayMs?: number;
+  /**
    * How long setup, a job run ({@link TestHost.runJob}) or a write ({@link TestHost.write})
    * may take before the test host fails it, naming what it waited for; default 10 000 ms. A
    * plugin waiting for an answer that never comes fails its test instead of hanging the run.

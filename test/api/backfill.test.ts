@@ -2,6 +2,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { startTestServer } from '../helpers/server.js';
+import { within } from '../helpers/deadline.js';
 
 const server = await startTestServer({
   bundled: ['simulator'],
@@ -28,7 +29,10 @@ async function backfilled(range: string): Promise<void> {
   for (;;) {
     const points = (await history('inverter_2/pv_power', range)).points;
     if (points.length >= 24) return;
-    await new Promise((resolve) => server.plugins.once('status', resolve));
+    await within(
+      new Promise((resolve) => server.plugins.once('status', resolve)),
+      `plugin job run while inverter_2/pv_power has ${points.length} of the 24 backfilled hours`,
+    );
   }
 }
 

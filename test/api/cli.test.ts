@@ -6,6 +6,7 @@ import { writeFileSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { basicAuth, REPO_ROOT, tempDir } from '../helpers/server.js';
+import { within } from '../helpers/deadline.js';
 
 const MAIN = join(REPO_ROOT, 'core', 'dist', 'src', 'main.js');
 
@@ -17,8 +18,15 @@ function run(args: string[], options: { env?: Record<string, string>; stdin?: st
   if (options.stdin !== undefined) child.stdin.end(options.stdin);
   let stderr = '';
   child.stderr.on('data', (d) => (stderr += d));
-  const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
-  return { child, exited, stderr: () => stderr };
+  const exit = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+  return {
+    child,
+    /** The exit code, awaited with a deadline from here on. */
+    get exited() {
+      return within(exit, `exit of \`heliograph ${args.join(' ')}\``, 60_000);
+    },
+    stderr: () => stderr,
+  };
 }
 
 function site(
@@ -31,13 +39,14 @@ function site(
 }
 
 function listeningUrl(child: ReturnType<typeof run>['child']): Promise<string> {
-  return new Promise((resolve, reject) => {
+  const listening = new Promise<string>((resolve, reject) => {
     child.once('exit', (code) => reject(new Error(`exited with ${code} before listening`)));
     createInterface({ input: child.stdout }).on('line', (line) => {
       const match = /^listening on (http:\/\/127\.0\.0\.1:\d+)$/.exec(line);
       if (match) resolve(match[1]!);
     });
   });
+  return within(listening, '"listening on http://127.0.0.1:<port>" line on stdout', 60_000);
 }
 
 test('serve --port 0 prints the address once it answers, and SIGTERM exits 0', async () => {

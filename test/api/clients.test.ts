@@ -8,6 +8,7 @@ import { Socket, type Channel } from 'phoenix';
 import { WebSocket } from 'ws';
 import type { ForecastResponse, HistoryResponse } from '@heliograph/core/api-types';
 import { PASSWORD, startTestServer } from '../helpers/server.js';
+import { within } from '../helpers/deadline.js';
 
 const server = await startTestServer({
   bundled: ['simulator'],
@@ -71,12 +72,13 @@ function connect(): Socket {
 }
 
 function nextEvent<T>(channel: Channel, event: string): Promise<T> {
-  return new Promise((resolve) => {
+  const next = new Promise<T>((resolve) => {
     const ref = channel.on(event, (payload) => {
       channel.off(event, ref);
       resolve(payload as T);
     });
   });
+  return within(next, `"${event}" push on the ${channel.topic} channel`);
 }
 
 /** Joins `metrics` with a filter and resolves with the definition and system pushes. */
@@ -85,7 +87,10 @@ async function join(topics: string[]): Promise<{ definitions: Row[]; system: Row
   const channel = socket.channel('metrics', { topics: topics.map((topic) => ({ topic })) });
   const definition = nextEvent<{ definitions: Row[] }>(channel, 'definition');
   const system = nextEvent<{ metrics: Row[] }>(channel, 'system');
-  await new Promise((resolve, reject) => channel.join().receive('ok', resolve).receive('error', reject));
+  await within(
+    new Promise((resolve, reject) => channel.join().receive('ok', resolve).receive('error', reject)),
+    'answer to the join of the metrics channel',
+  );
   return { definitions: (await definition).definitions, system: (await system).metrics, socket };
 }
 

@@ -5,6 +5,7 @@ import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { createServer } from 'node:net';
 import { eventually, MAIN, startChildServer, type ChildServer } from '../helpers/child-server.js';
+import { within } from '../helpers/deadline.js';
 
 interface Status {
   id: string;
@@ -127,7 +128,8 @@ async function exportedValues(dataDir: string): Promise<number[]> {
   );
   let csv = '';
   exported.stdout.on('data', (d) => (csv += d));
-  if ((await new Promise((resolve) => exported.on('exit', resolve))) !== 0) return [];
+  const exit = new Promise((resolve) => exported.on('exit', resolve));
+  if ((await within(exit, 'exit of `heliograph history export`', 60_000)) !== 0) return [];
   return csv
     .trim()
     .split('\n')

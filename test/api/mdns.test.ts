@@ -1,6 +1,7 @@
 // The whole service advertises itself over mDNS on the loopback interface, and a real mDNS
 // browser (bonjour-service's) finds both service types with the HTTP port and TXT site_id.
-// The one test that turns mDNS on; it skips, loudly, where loopback has no multicast.
+// The one test that turns mDNS on; it skips, loudly, where loopback has no multicast, and fails
+// instead when HELIOGRAPH_REQUIRE_MULTICAST=1 (CI).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createSocket } from 'node:dgram';
@@ -47,6 +48,8 @@ async function loopbackMulticastProblem(): Promise<string | null> {
 }
 
 const problem = await loopbackMulticastProblem();
+if (problem && process.env.HELIOGRAPH_REQUIRE_MULTICAST === '1')
+  throw new Error(`multicast on loopback is required (HELIOGRAPH_REQUIRE_MULTICAST=1) but missing: ${problem}`);
 if (problem)
   console.warn(
     `### SKIPPING the mDNS browse test: this machine has no multicast on loopback (${problem}); CI with multicast runs it ###`,

@@ -7,6 +7,7 @@ import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { ManualClock } from '@heliograph/core/clock';
 import { jsonBody, REPO_ROOT, startTestServer, tempDir } from '../helpers/server.js';
+import { within } from '../helpers/deadline.js';
 
 const MAIN = join(REPO_ROOT, 'core', 'dist', 'src', 'main.js');
 const NEW_PASSWORD = 'a fine long password';
@@ -152,7 +153,7 @@ function serve(dir: string) {
   });
   const stop = async () => {
     child.kill('SIGTERM');
-    await exited;
+    await within(exited, 'exit of `heliograph serve` after SIGTERM', 60_000);
     return stderr;
   };
   return { url, code, stop };

@@ -4,6 +4,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { InstanceStatus } from '@heliograph/core/plugins/host';
 import { jsonBody, startTestServer, statusWhen } from '../helpers/server.js';
+import { within } from '../helpers/deadline.js';
 
 const server = await startTestServer({
   fixtures: ['echo', 'ticker', 'busy-loop', 'leaky', 'timer-throws'],
@@ -134,8 +135,12 @@ test('the simulator runs unchanged in a worker: store, past readings, forecast a
   // Backfill writes through ctx.topics.record and keeps its progress in ctx.store: checked after each job run.
   for (;;) {
     const res = await sim.api(`/api/v1/history?topic=inverter_1/pv_power&from=${from}&to=${to}&group_by=1h`);
-    if (((await res.json()) as { points: unknown[] }).points.length >= 24) break;
-    await new Promise((resolve) => sim.plugins.once('status', resolve));
+    const { points } = (await res.json()) as { points: unknown[] };
+    if (points.length >= 24) break;
+    await within(
+      new Promise((resolve) => sim.plugins.once('status', resolve)),
+      `job run of the worker's backfill while inverter_1/pv_power has ${points.length} of the 24 hours`,
+    );
   }
   const status = sim.plugins.status()[0]!;
   assert.equal(status.isolation, 'worker');

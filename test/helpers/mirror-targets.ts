@@ -10,6 +10,7 @@ import snappy from 'snappyjs';
 import { WriteRequest, type TimeSeries } from '@heliograph/plugin-history-mirror/dist/src/encode.js';
 import { freePort } from './mqtt-brokers.js';
 import { tempDir } from './server.js';
+import { pollUntil, within } from './deadline.js';
 
 export const VICTORIA_METRICS = '/usr/bin/victoria-metrics';
 
@@ -56,17 +57,23 @@ export class FakeReceiver extends EventEmitter {
     return receiver;
   }
 
-  /** Resolves once `predicate` holds for what was received. */
-  until(predicate: (received: Received[]) => boolean): Promise<void> {
-    return new Promise((resolve) => {
-      const check = () => {
+  /**
+   * Resolves once `predicate` holds for what was received; rejects after `ms` naming
+   * `what` (else the predicate's source) and how many samples had arrived.
+   */
+  until(predicate: (received: Received[]) => boolean, what = predicate.toString(), ms = 20_000): Promise<void> {
+    let check = () => {};
+    const arrived = new Promise<void>((resolve) => {
+      check = () => {
         if (!predicate(this.received)) return;
-        this.off('received', check);
         resolve();
       };
       this.on('received', check);
       check();
     });
+    return within(arrived, () => `receipt of ${what} (${this.received.length} samples so far)`, ms).finally(() =>
+      this.off('received', check),
+    );
   }
 
   close(): Promise<void> {
@@ -129,15 +136,18 @@ export class Victoria {
     );
     this.child = proc;
     // Ready once /health answers; it starts in well under a second.
-    for (;;) {
-      if (proc.exitCode !== null) throw new Error(`victoria-metrics exited with ${proc.exitCode}`);
-      const ok = await fetch(`${this.url}/health`).then(
-        (r) => r.ok,
-        () => false,
-      );
-      if (ok) return;
-      await new Promise((resolve) => setTimeout(resolve, 50));
-    }
+    await pollUntil(
+      async () => {
+        if (proc.exitCode !== null) throw new Error(`victoria-metrics exited with ${proc.exitCode}`);
+        const ok = await fetch(`${this.url}/health`).then(
+          (r) => r.ok,
+          () => false,
+        );
+        return { done: ok };
+      },
+      `victoria-metrics answers GET ${this.url}/health`,
+      { everyMs: 50 },
+    );
   }
 
   async stop(): Promise<void> {

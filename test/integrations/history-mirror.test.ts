@@ -5,6 +5,7 @@ import { after, describe, test } from 'node:test';
 import { FakeReceiver, VICTORIA_METRICS, Victoria, type Received } from '../helpers/mirror-targets.js';
 import { requireProgram } from '../helpers/programs.js';
 import { startTestServer, statusWhen, type TestServer } from '../helpers/server.js';
+import { pollUntil } from '../helpers/deadline.js';
 
 const vmSkip = requireProgram({
   name: 'victoria-metrics',
@@ -150,15 +151,16 @@ describe('history mirror to VictoriaMetrics', { skip: vmSkip ?? false }, () => {
       after(() => vm.stop());
       const server = await startMirrored({ target, url: vm.url + path });
       const selector = `heliograph_pv_power{topic="inverter_1/pv_power",site="${server.siteId}"}`;
-      const stored = async (values: number[]) => {
+      const stored = (values: number[]) =>
         // VictoriaMetrics makes new samples searchable after a flush of its buffers.
-        for (;;) {
-          await fetch(`${vm.url}/internal/force_flush`);
-          const have = new Set((await vm.export(selector)).map((s) => s.value));
-          if (values.every((v) => have.has(v))) return;
-          await delay(100);
-        }
-      };
+        pollUntil(
+          async () => {
+            await fetch(`${vm.url}/internal/force_flush`);
+            const have = new Set((await vm.export(selector)).map((s) => s.value));
+            return { done: values.every((v) => have.has(v)), seen: [...have].sort((a, b) => a - b) };
+          },
+          `VictoriaMetrics holds the readings ${values[0]} to ${values.at(-1)}`,
+        );
       await publishPv(server, range(1, 10));
       await stored(range(1, 10));
 

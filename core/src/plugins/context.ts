@@ -35,6 +35,8 @@ export interface ContextServices {
   jobs?: (signal: AbortSignal, reporter: JobReporter) => JobScheduler;
   /** Makes an instance's logger (named `plugin:<id>`); default: lines on stderr. */
   logger?: (name: string) => Logger;
+  /** Longest wait before `ctx.http` retries, in ms; default got's back-off. The plugin harness shortens it. */
+  httpRetryDelayMs?: number;
 }
 
 /** One start of a plugin instance: what its context is built for. */

@@ -448,6 +448,7 @@ export class PluginHost extends SafeEmitter<{ status: (status: InstanceStatus) =
         parsedConfig: instance.parsedConfig,
         ctx: firstRuns.track(builder.build()),
         signal: abort.signal,
+        retryDelayMs: this.services.httpRetryDelayMs,
         crashed: (message) => this.crashed(instance, abort, message),
         timedOut: (message) => this.timedOut(instance, abort, message),
       });

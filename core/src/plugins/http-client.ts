@@ -7,6 +7,6 @@ import { createBoundedHttp } from './http/bounded-got.js';
  * http/bounded-got.ts). An in-process plugin's setup gets its instance's own limits and
  * time-out reports instead (isolation.ts); a worker makes its client in its thread.
  */
-export function createHttpClient(signal: AbortSignal): Got {
-  return createBoundedHttp({ signal });
+export function createHttpClient(signal: AbortSignal, retryDelayMs?: number): Got {
+  return createBoundedHttp({ signal, retryDelayMs });
 }

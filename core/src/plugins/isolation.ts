@@ -45,6 +45,8 @@ export interface SetupOptions {
   ctx: PluginContext;
   /** Aborts when this start of the instance is stopped. */
   signal: AbortSignal;
+  /** Longest wait before an in-process `ctx.http` retries (the plugin harness); default got's back-off. */
+  retryDelayMs?: number;
   /** Something escaped the plugin after (or during) setup; the message is for its status. */
   crashed(message: string): void;
   /** One of the plugin's requests timed out; the message is for its status. */
@@ -73,6 +75,7 @@ export async function runSetup(options: SetupOptions): Promise<void | Disposer> 
     (client ??= createBoundedHttp({
       signal: options.signal,
       limits: http,
+      retryDelayMs: options.retryDelayMs,
       onTimeout: (message) => options.timedOut(message),
     }));
   return runInScope(scope, () =>

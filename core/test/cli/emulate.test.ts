@@ -7,6 +7,7 @@ import { createInterface } from 'node:readline';
 import { test } from 'node:test';
 import { connectRaw, readHoldingOverTcp } from '@heliograph/plugins-sdk/emulator';
 import { REPO_ROOT } from '../helpers/plugins.js';
+import { within } from '../helpers/deadline.js';
 import { tempDir } from '../helpers/tmp.js';
 
 const MAIN = join(REPO_ROOT, 'core', 'dist', 'src', 'main.js');
@@ -18,8 +19,15 @@ function run(args: string[], env: NodeJS.ProcessEnv = {}) {
   });
   let stderr = '';
   child.stderr.on('data', (d) => (stderr += d));
-  const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
-  return { child, exited, stderr: () => stderr };
+  const exit = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+  return {
+    child,
+    /** The exit code, awaited with a deadline from here on. */
+    get exited() {
+      return within(exit, `exit of \`heliograph emulate ${args.join(' ')}\``, 60_000);
+    },
+    stderr: () => stderr,
+  };
 }
 
 /** Where the emulator says it listens (its first line), or the exit it ended with first. */
@@ -59,10 +67,11 @@ test('heliograph emulate finds a driver in a plugin folder, from --plugin-dir or
 
 test('heliograph emulate deye --port 0 listens on loopback and answers Modbus TCP', async () => {
   const { child, exited } = run(['deye', '--port', '0']);
-  const address = await new Promise<string>((resolve, reject) => {
+  const firstLine = new Promise<string>((resolve, reject) => {
     child.once('exit', (code) => reject(new Error(`exited with ${code}`)));
     createInterface({ input: child.stdout }).once('line', resolve);
   });
+  const address = await within(firstLine, '"listening on" line of `heliograph emulate`', 60_000);
   const match = /^listening on 127\.0\.0\.1:(\d+)$/.exec(address);
   assert.ok(match, address);
   const client = await connectRaw({ port: Number(match[1]) });

@@ -13,14 +13,16 @@ const BERLIN = 'Europe/Berlin';
 
 const meta = (topic: string): TopicMeta => topicMeta(topic);
 
-async function site(file: string, start: number, period: ResetPeriod = 'daily') {
+async function site(file: string, start: number, period: ResetPeriod = 'daily', saveIntervalMs = 60_000) {
   const clock = new ManualClock(start);
   const db = await openDatabase(file);
   await migrate(db, energyMigrations);
   const registry = new TopicRegistry(clock);
   new TotalsDeriver(registry).start();
-  for (const t of ['inverter_1/pv_power', 'inverter_1/grid_power']) registry.define(meta(t));
-  const energy = new EnergyTotals(registry, db, clock, period, BERLIN);
+  for (const t of ['inverter_1/pv_power', 'inverter_1/grid_power', 'inverter_1/battery_power', 'inverter_1/load_power'])
+    registry.define(meta(t));
+  registry.define(topicMeta('inverter_1/temperature', { unit: '°C' }));
+  const energy = new EnergyTotals(registry, db, clock, period, BERLIN, saveIntervalMs);
   const stop = await energy.start();
   const publish = async (values: Record<string, number>) => {
     const tick = new Promise<Tick>((r) => registry.once('tick', r));
@@ -39,7 +41,7 @@ async function site(file: string, start: number, period: ResetPeriod = 'daily') 
     await stop();
     await db.close();
   };
-  return { clock, publish, hold, kwh, energy, close };
+  return { clock, publish, hold, kwh, energy, close, registry, db, stop };
 }
 
 test('periods start at local midnight, Monday for weekly, the 1st for monthly', () => {
@@ -124,5 +126,125 @@ test('a new reset period applies at once', async () => {
   s.energy.reconfigure({ period: 'daily', timeZone: BERLIN });
   assert.equal(new Date(s.energy.currentPeriod.start).toISOString(), '2026-06-09T22:00:00.000Z');
   assert.equal(new Date(s.energy.currentPeriod.end).toISOString(), '2026-06-10T22:00:00.000Z');
+  await s.close();
+});
+
+test('six totals, each with its name and unit: battery and grid split into in and out by sign', async () => {
+  const s = await site(join(tempDir(), 'h.db'), Date.parse('2026-06-10T10:00:00Z'));
+  const names = {
+    pv_energy: 'PV energy',
+    load_energy: 'Load energy',
+    battery_energy_in: 'Battery energy in',
+    battery_energy_out: 'Battery energy out',
+    grid_energy_in: 'Grid energy in',
+    grid_energy_out: 'Grid energy out',
+  };
+  for (const [name, displayName] of Object.entries(names)) {
+    const state = s.registry.get(`total/${name}`);
+    assert.equal(state?.meta.name, displayName, `total/${name}`);
+    assert.equal(state?.meta.unit, 'kWh', `total/${name}`);
+  }
+  // An hour of charging at 2 kW and importing 500 W, then an hour of discharging at 1 kW and exporting 250 W.
+  const charging = { 'inverter_1/battery_power': 2000, 'inverter_1/grid_power': 500, 'inverter_1/load_power': 800 };
+  await s.publish(charging);
+  await s.hold(charging, Date.parse('2026-06-10T11:00:00Z'));
+  const discharging = {
+    'inverter_1/battery_power': -1000,
+    'inverter_1/grid_power': -250,
+    'inverter_1/load_power': 800,
+  };
+  await s.publish(discharging);
+  await s.hold(discharging, Date.parse('2026-06-10T12:00:00Z'));
+  assert.equal(s.kwh('battery_energy_in'), 2);
+  assert.equal(s.kwh('battery_energy_out'), 1);
+  assert.equal(s.kwh('grid_energy_in'), 0.5);
+  assert.equal(s.kwh('grid_energy_out'), 0.25);
+  assert.equal(s.kwh('load_energy'), 1.6);
+  assert.ok(Math.abs(s.energy.kwh('battery_energy_out')! - 1) < 1e-9, 'the unrounded figure, by name');
+  assert.equal(s.energy.kwh('no_such_energy'), undefined);
+  await s.close();
+  assert.equal(s.registry.get('total/pv_energy'), undefined, 'stopped: the totals are gone from the registry');
+});
+
+test('power held for at most 5 minutes counts; across a longer gap nothing does', async () => {
+  const start = Date.parse('2026-06-10T10:00:00Z');
+  const s = await site(join(tempDir(), 'h.db'), start);
+  await s.publish({ 'inverter_1/pv_power': 6000 });
+  s.clock.set(start + 5 * 60_000);
+  await s.publish({ 'inverter_1/pv_power': 6000 });
+  assert.equal(s.kwh('pv_energy'), 0.5, 'a 5-minute gap counts');
+  s.clock.advance(5 * 60_000 + 1);
+  await s.publish({ 'inverter_1/pv_power': 6000 });
+  assert.equal(s.kwh('pv_energy'), 0.5, 'a gap longer than 5 minutes does not');
+  // A reading of another topic in the middle does not split a long gap into two short ones.
+  s.clock.advance(4 * 60_000);
+  await s.publish({ 'inverter_1/temperature': 30 });
+  s.clock.advance(4 * 60_000);
+  await s.publish({ 'inverter_1/pv_power': 6000 });
+  assert.equal(s.kwh('pv_energy'), 0.5, 'eight minutes without a power reading');
+  await s.close();
+});
+
+test('no power is assumed before the first reading', async () => {
+  const start = Date.parse('2026-06-10T10:00:00Z');
+  const s = await site(join(tempDir(), 'h.db'), start);
+  s.clock.advance(60_000);
+  await s.publish({ 'inverter_1/pv_power': 6000 });
+  assert.equal(s.kwh('pv_energy'), 0);
+  await s.close();
+});
+
+test('a clock set back keeps the total within the period and starts from zero before it', async () => {
+  const dayStart = Date.parse('2026-06-09T22:00:00Z'); // 00:00 CEST
+  const s = await site(join(tempDir(), 'h.db'), dayStart + 3_600_000);
+  await s.publish({ 'inverter_1/pv_power': 1000 });
+  await s.hold({ 'inverter_1/pv_power': 1000 }, dayStart + 2 * 3_600_000);
+  assert.equal(s.kwh('pv_energy'), 1);
+  s.clock.set(dayStart); // back to the very start of the same day
+  await s.publish({ 'inverter_1/pv_power': 1000 });
+  assert.equal(s.kwh('pv_energy'), 1, 'the same day: nothing counted, nothing lost');
+  s.clock.set(dayStart - 60_000); // back into the day before
+  await s.publish({ 'inverter_1/pv_power': 1000 });
+  assert.equal(s.kwh('pv_energy'), 0, 'another day: its own total');
+  assert.equal(s.energy.currentPeriod.start, dayStart - 24 * 3_600_000);
+  await s.close();
+});
+
+test('a reading exactly at local midnight starts the new day', async () => {
+  const midnight = Date.parse('2026-06-10T22:00:00Z'); // 00:00 CEST
+  const s = await site(join(tempDir(), 'h.db'), midnight - 3 * 60_000);
+  await s.publish({ 'inverter_1/pv_power': 1000 });
+  await s.hold({ 'inverter_1/pv_power': 1000 }, midnight);
+  assert.equal(s.kwh('pv_energy'), 0, 'the minutes before midnight belong to the day before');
+  assert.equal(s.energy.currentPeriod.start, midnight);
+  await s.close();
+});
+
+test('totals need the total/* power topics', async () => {
+  const db = await openDatabase(join(tempDir(), 'h.db'));
+  await migrate(db, energyMigrations);
+  const clock = new ManualClock(Date.parse('2026-06-10T10:00:00Z'));
+  const energy = new EnergyTotals(new TopicRegistry(clock), db, clock, 'daily', BERLIN);
+  await assert.rejects(energy.start(), /^Error: total\/pv_power must be defined before energy totals start$/);
+  await db.close();
+});
+
+test('totals are saved every save interval while running, not only at stop', async () => {
+  const start = Date.parse('2026-06-10T10:00:00Z');
+  const s = await site(join(tempDir(), 'h.db'), start, 'daily', 20);
+  const saved = async (kwh: number, what: string) => {
+    const deadline = Date.now() + 10_000;
+    for (;;) {
+      const row = await s.db.get<{ kwh: number }>("SELECT kwh FROM energy_totals WHERE name = 'pv_energy'");
+      if (row && Math.abs(row.kwh - kwh) < 1e-9) return;
+      if (Date.now() > deadline) assert.fail(`${what}: pv_energy never saved as ${kwh} kWh (last ${row?.kwh})`);
+      await new Promise((r) => setTimeout(r, 20));
+    }
+  };
+  await s.publish({ 'inverter_1/pv_power': 6000 });
+  await s.hold({ 'inverter_1/pv_power': 6000 }, start + 10 * 60_000);
+  await saved(1, 'the first save');
+  await s.hold({ 'inverter_1/pv_power': 6000 }, start + 20 * 60_000);
+  await saved(2, 'a later save');
   await s.close();
 });

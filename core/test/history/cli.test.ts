@@ -11,6 +11,7 @@ import type { Agg } from '../../src/history/slots.js';
 import { REPO_ROOT } from '../helpers/plugins.js';
 import { tempDir } from '../helpers/tmp.js';
 import { allPages, ManualClock, meta, openStore, random, readings } from './support.js';
+import { within } from '../helpers/deadline.js';
 
 const NOW = Date.parse('2025-06-05T08:09:10Z');
 const TOPIC = 'inverter_1/pv_power';
@@ -212,7 +213,11 @@ describe('heliograph history export / import', () => {
     );
     let stderr = '';
     child.stderr.on('data', (d) => (stderr += d));
-    const code = await new Promise<number | null>((resolve) => child.on('exit', resolve));
+    const code = await within(
+      new Promise<number | null>((resolve) => child.on('exit', resolve)),
+      'exit of `heliograph history export`',
+      60_000,
+    );
     assert.equal(code, 1);
     assert.match(stderr, /topics with history: inverter_1\/pv_power/, 'the history of --data, not of ./data');
     assert.equal(existsSync(join(cwd, 'data')), false, 'no ./data is made');

@@ -50,6 +50,7 @@ describe('Amber Electric prices', () => {
       config: { siteId, apiKey, baseUrl: fake.url, ...config },
       site: { timeZone: zone },
       now,
+      httpRetryDelayMs: 1,
     });
   };
 
@@ -157,7 +158,9 @@ describe('Amber Electric prices', () => {
         ...fake.site,
         failure: { status, contentType: 'application/json', body: JSON.stringify({ message: statusText }) },
       };
+      fake.requests.length = 0;
       await assert.rejects(host.runJob('refresh'), pattern);
+      assert.equal(fake.requests.length, status === 429 ? 1 : 3, 'a 5xx answer is tried three times, a 429 once');
       assert.equal(host.prices.schedules.length, 1);
       assert.equal(host.prices.schedules.at(-1), published);
     });

@@ -23,7 +23,13 @@ function market(overrides: Partial<AwattarMarket> = {}): AwattarMarket {
 describe('aWATTar prices', () => {
   let fake: FakeAwattar;
   const start = (now: number, config: Record<string, unknown> = {}) =>
-    startTestHost({ plugin, config: { baseUrl: fake.url, ...config }, site: { timeZone: zone }, now });
+    startTestHost({
+      plugin,
+      config: { baseUrl: fake.url, ...config },
+      site: { timeZone: zone },
+      now,
+      httpRetryDelayMs: 1,
+    });
 
   before(async () => {
     fake = await startFakeAwattar(market());
@@ -123,7 +129,9 @@ describe('aWATTar prices', () => {
       const published = host.prices.schedules[0];
 
       fake.market = market({ failure: { status, contentType: 'text/plain', body: statusText } });
+      fake.requests.length = 0;
       await assert.rejects(host.runJob('refresh'), pattern);
+      assert.equal(fake.requests.length, status === 429 ? 1 : 3, 'a 5xx answer is tried three times, a 429 once');
       await assert.rejects(host.runJob('day-ahead'), pattern);
       assert.equal(host.prices.schedules.length, 1);
       assert.equal(host.prices.schedules.at(-1), published);

@@ -54,6 +54,7 @@ describe('ENTSO-E prices', () => {
       config: { securityToken: token, area, baseUrl: fake.url, ...config },
       site: { timeZone: zone },
       now,
+      httpRetryDelayMs: 1,
     });
 
   before(async () => {
@@ -183,7 +184,9 @@ describe('ENTSO-E prices', () => {
       fake.market = market({
         failure: { status, contentType: 'text/html', body: `<html><body>${statusText}</body></html>` },
       });
+      fake.requests.length = 0;
       await assert.rejects(host.runJob('refresh'), pattern);
+      assert.equal(fake.requests.length, status === 429 ? 1 : 3, 'a 5xx answer is tried three times, a 429 once');
       await assert.rejects(host.runJob('day-ahead'), pattern);
       assert.equal(host.prices.schedules.length, 1);
       assert.equal(host.prices.schedules.at(-1), published);

@@ -38,6 +38,7 @@ describe('forecast-solar plugin', () => {
       site: { timeZone: ZONE },
       now: options.now ?? fake.now,
       store: options.store,
+      httpRetryDelayMs: 1,
     });
   }
 

@@ -32,7 +32,13 @@ function assertSlots(slots: PriceSlot[], area: string, currency: string, slotMs 
 describe('Nord Pool prices', () => {
   let fake: FakeNordPool;
   const start = (now: number, config: Record<string, unknown> = {}, timeZone = zone) =>
-    startTestHost({ plugin, config: { deliveryArea: 'SE3', baseUrl: fake.url, ...config }, site: { timeZone }, now });
+    startTestHost({
+      plugin,
+      config: { deliveryArea: 'SE3', baseUrl: fake.url, ...config },
+      site: { timeZone },
+      now,
+      httpRetryDelayMs: 1,
+    });
 
   before(async () => {
     fake = await startFakeNordPool(market());
@@ -141,7 +147,9 @@ describe('Nord Pool prices', () => {
       await host.runJob('refresh');
       const published = host.prices.schedules[0];
       fake.market = market({ failure: { status, contentType: 'text/plain', body: statusText } });
+      fake.requests.length = 0;
       await assert.rejects(host.runJob('refresh'), pattern);
+      assert.equal(fake.requests.length, status === 429 ? 1 : 3, 'a 5xx answer is tried three times, a 429 once');
       await assert.rejects(host.runJob('day-ahead'), pattern);
       assert.equal(host.prices.schedules.length, 1);
       assert.equal(host.prices.schedules.at(-1), published);

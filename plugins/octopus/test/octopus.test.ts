@@ -41,7 +41,13 @@ function assertHalfHours(slots: PriceSlot[], price: (start: number) => number): 
 describe('Octopus Agile prices', () => {
   let fake: FakeOctopus;
   const start = (now: number, config: Record<string, unknown> = {}) =>
-    startTestHost({ plugin, config: { region: 'C', baseUrl: fake.url, ...config }, site: { timeZone: zone }, now });
+    startTestHost({
+      plugin,
+      config: { region: 'C', baseUrl: fake.url, ...config },
+      site: { timeZone: zone },
+      now,
+      httpRetryDelayMs: 1,
+    });
 
   before(async () => {
     fake = await startFakeOctopus(market());
@@ -164,7 +170,9 @@ describe('Octopus Agile prices', () => {
       await host.runJob('refresh');
       const published = host.prices.schedules[0];
       fake.market = market({ failure: { status, contentType: 'text/plain', body: statusText } });
+      fake.requests.length = 0;
       await assert.rejects(host.runJob('refresh'), pattern);
+      assert.equal(fake.requests.length, status === 429 ? 1 : 3, 'a 5xx answer is tried three times, a 429 once');
       await assert.rejects(host.runJob('day-ahead'), pattern);
       assert.equal(host.prices.schedules.length, 1);
       assert.equal(host.prices.schedules.at(-1), published);

@@ -41,6 +41,7 @@ describe('open-meteo plugin', () => {
       config: { baseUrl: fake.url, ...config },
       site: { timeZone: 'Europe/Berlin', ...site },
       now,
+      httpRetryDelayMs: 1,
     });
   }
 

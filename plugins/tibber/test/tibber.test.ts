@@ -35,7 +35,13 @@ describe('Tibber prices', () => {
   let fake: FakeTibber;
   const start = (now: number, config: Record<string, unknown> = {}, timeZone = zone) => {
     fake.account = { ...fake.account, now };
-    return startTestHost({ plugin, config: { token, baseUrl: fake.url, ...config }, site: { timeZone }, now });
+    return startTestHost({
+      plugin,
+      config: { token, baseUrl: fake.url, ...config },
+      site: { timeZone },
+      now,
+      httpRetryDelayMs: 1,
+    });
   };
 
   before(async () => {
@@ -177,7 +183,9 @@ describe('Tibber prices', () => {
       await host.runJob('refresh');
       const published = host.prices.schedules[0];
       fake.account = { ...fake.account, failure: { status, contentType: 'text/plain', body: statusText } };
+      fake.requests.length = 0;
       await assert.rejects(host.runJob('refresh'), pattern);
+      assert.equal(fake.requests.length, status === 429 ? 1 : 3, 'a 5xx answer is tried three times, a 429 once');
       await assert.rejects(host.runJob('day-ahead'), pattern);
       assert.equal(host.prices.schedules.length, 1);
       assert.equal(host.prices.schedules.at(-1), published);

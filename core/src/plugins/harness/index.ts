@@ -84,6 +84,7 @@ export async function startPluginHarness<S extends z.ZodType>(options: TestHostO
     prices: book,
     reads: { prices: book, forecast: forecastStore, history: recording.historyReader(registry) },
     logger: () => recording.logger,
+    httpRetryDelayMs: options.httpRetryDelayMs,
   };
   // The plugin under test: what it publishes is recorded, its jobs run when the test says.
   const services: ContextServices = {
@@ -106,8 +107,16 @@ export async function startPluginHarness<S extends z.ZodType>(options: TestHostO
     'plugins.json',
     (instance) => {
       const companion = companions.find((c) => c.entry.id === instance.id);
-      if (companion) return new ContextBuilder(instance, companion.services, createHttpClient);
-      return new ObservedContextBuilder(instance, services, createHttpClient, (c) => (ctx = recording.observe(c)));
+      if (companion)
+        return new ContextBuilder(instance, companion.services, (signal) =>
+          createHttpClient(signal, options.httpRetryDelayMs),
+        );
+      return new ObservedContextBuilder(
+        instance,
+        services,
+        (signal) => createHttpClient(signal, options.httpRetryDelayMs),
+        (c) => (ctx = recording.observe(c)),
+      );
     },
   );
   const statusOf = (id: string) => host.status().find((s) => s.id === id)!;

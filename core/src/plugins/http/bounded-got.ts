@@ -15,6 +15,11 @@ export interface BoundedHttpOptions {
   limits?: HttpLimits;
   /** Called on each attempt that timed out, with a message for the plugin's status. */
   onTimeout?(message: string): void;
+  /**
+   * Longest wait before a retry, in ms. Default: got's back-off, 1 s then 2 s (with up to
+   * 100 ms of noise). The plugin test host shortens it so a test of a 5xx does not sleep.
+   */
+  retryDelayMs?: number;
 }
 
 /** An answer cut off at the instance's size limit. */
@@ -48,7 +53,12 @@ export function createBoundedHttp(options: BoundedHttpOptions): Got {
   };
   return got.extend({
     timeout: { request: limits.timeoutMs },
-    retry: { limit: 2, methods: ['GET', 'POST'], statusCodes: [408, 500, 502, 503, 504, 521, 522, 524] },
+    retry: {
+      limit: 2,
+      methods: ['GET', 'POST'],
+      statusCodes: [408, 500, 502, 503, 504, 521, 522, 524],
+      ...(options.retryDelayMs !== undefined && { backoffLimit: options.retryDelayMs, noise: 0 }),
+    },
     signal: options.signal,
     parseJson: (text: string) => {
       assertJsonDepth(text, limits.maxJsonDepth, 'the answer');
