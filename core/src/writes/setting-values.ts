@@ -71,7 +71,8 @@ export function parseSettingValue(
     return accepted({ value: match.value, label: match.label }, match.label);
   }
   const { min, max, step } = writable;
-  const value = text === '' ? NaN : Number(raw);
+  // Decimal numbers only: Number() would also take hex, octal and binary literals ("0x10").
+  const value = DECIMAL.test(text) ? Number(text) : NaN;
   if (!Number.isFinite(value) || value < min || value > max)
     return {
       ok: false,
@@ -79,6 +80,9 @@ export function parseSettingValue(
     };
   return accepted({ value: onStepGrid(value, min, max, step) }, onStepGrid(value, min, max, step));
 }
+
+/** A number as people write it: digits, an optional fraction and exponent; no hex, octal or binary. */
+const DECIMAL = /^[+-]?(\d+(\.\d*)?|\.\d+)(e[+-]?\d+)?$/i;
 
 /**
  * A value in range rounded to the nearest point of the step grid (min, min + step, ...),

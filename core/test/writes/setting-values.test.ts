@@ -102,7 +102,7 @@ test('an option is found by its label, exactly first, then case-insensitively; i
   });
 });
 
-test('a range takes a number from min to max on the step grid, counted from min', () => {
+test('a range takes a number from min to max, rounded to the step grid counted from min', () => {
   const s = range({ min: 10, max: 20, step: 2.5 });
   const refusal = (raw: string) => ({
     ok: false,
@@ -113,17 +113,29 @@ test('a range takes a number from min to max on the step grid, counted from min'
     ['12.5', 12.5],
     [' 20 ', 20],
     ['1.5e1', 15],
+    ['11', 10],
+    ['11.25', 12.5],
+    ['19.9', 20],
   ] as const)
     assert.deepEqual(parse(s, raw), { ok: true, write: { args: { value }, shown: value } }, raw);
-  for (const raw of ['9.99', '7.5', '20.01', '22.5', '11', '', '  ', 'ten', 'Infinity', 'NaN', '0x10'])
+  for (const raw of ['9.99', '7.5', '20.01', '22.5', '', '  ', 'ten', 'Infinity', 'NaN', '0x10'])
     assert.deepEqual(parse(s, raw), refusal(raw), raw);
   assert.equal(parse(range(), '').ok, false, 'an empty text is not 0');
   assert.equal(parse(range(), ' ').ok, false, 'nor is a blank one');
-  // The grid starts at min: 0.1 steps from 0.05 land on 0.35, within float error.
-  assert.equal(parse(range({ min: 0.05, max: 1, step: 0.1 }), '0.35').ok, true);
-  assert.equal(parse(range({ min: 0.05, max: 1, step: 0.1 }), '0.3').ok, false);
-  assert.equal(parse(range({ min: 1, max: 10, step: 3 }), '4').ok, true, '1, 4, 7, 10');
-  assert.equal(parse(range({ min: 1, max: 10, step: 3 }), '3').ok, false, '3 is off the grid from 1');
+  // The grid starts at min: 0.1 steps from 0.05 take 0.3 to 0.35 (halves up), within float error.
+  assert.deepEqual(parse(range({ min: 0.05, max: 1, step: 0.1 }), '0.3'), {
+    ok: true,
+    write: { args: { value: 0.35 }, shown: 0.35 },
+  });
+  assert.deepEqual(parse(range({ min: 1, max: 10, step: 3 }), '3'), {
+    ok: true,
+    write: { args: { value: 4 }, shown: 4 },
+  });
+  // A point past max is taken one step lower: 1, 4, 7, 10 with max 9 ends at 7.
+  assert.deepEqual(parse(range({ min: 1, max: 9, step: 3 }), '8.9'), {
+    ok: true,
+    write: { args: { value: 7 }, shown: 7 },
+  });
   // A declaration may turn the grid off with step 0: any number in range.
   const free = { ...range({ min: 0, max: 1 }) };
   const anyNumber = parseSettingValue(free, { min: 0, max: 1, step: 0 }, '0.123');
