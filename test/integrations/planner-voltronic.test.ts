@@ -39,6 +39,25 @@ describe('battery planner on a Voltronic off-grid inverter', () => {
     const { device, server } = await start();
     try {
       await valuesWhen(server, (v) => typeof v.get(`${P}/planned_mode`) === 'string', 'a first plan for the voltronic');
+      // The plan: the battery feeds tomorrow's evening peak (SBU does), nothing is exported.
+      const series = async (name: string) =>
+        (
+          (await (await server.api(`/api/v1/forecast?topic=${P}/${name}`)).json()) as {
+            points: Array<[string, number]>;
+          }
+        ).points;
+      const peak = (await series('battery_power_planned')).filter(([t]) => {
+        const at = Date.parse(t);
+        return at >= Date.parse('2026-12-22T16:00:00Z') && at < Date.parse('2026-12-22T20:00:00Z');
+      });
+      assert.ok(
+        peak.some(([, w]) => w > 0),
+        `the plan spends the battery at tomorrow's peak: ${peak.map(([, w]) => w).join(' ')}`,
+      );
+      assert.ok(
+        (await series('grid_power_planned')).every(([, w]) => w >= 0),
+        'an off-grid inverter exports nothing',
+      );
       assert.equal((await write(server, `${P}/mode`, 'active')).status, 200);
 
       // Utility charging as the emulator holds it: solar and utility (PCP02), with the
