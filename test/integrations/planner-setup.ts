@@ -1,8 +1,11 @@
 // What the planner's end-to-end tests share: the server with the simulator (a winter day
-// with little sun) and the planner on a manual clock, and a step of the clock that waits
-// until both ran after it.
+// with little sun) and the planner on a manual clock, or with a device plugin driving an
+// emulator on the same clock (the simulator then only gives prices and the PV forecast),
+// and a step of the clock that waits until the planner and the device ran after it.
+import assert from 'node:assert/strict';
 import type { ManualClock } from '@heliograph/core/clock';
 import { startTestServer, type TestServer } from '../helpers/server.js';
+import { audit, type AuditEntry } from '../drivers/battery-control.js';
 import { instanceWhen, valuesOf } from '../drivers/driver-api.js';
 
 export const QUARTER = 15 * 60_000;
@@ -36,11 +39,53 @@ export async function start(
   });
 }
 
-/** Moves the clock on and waits until both the planner and the simulator ran after the move. */
-export async function step(server: TestServer, clock: ManualClock, ms: number): Promise<Map<string, unknown>> {
+/** A device plugin's plugins.json entry: its driver polling an emulator on the test's clock. */
+export interface DevicePlugin {
+  id: string;
+  plugin: string;
+  devices: string[];
+  config: Record<string, unknown>;
+}
+
+/**
+ * The server with `device` (whose battery the planner commands), the simulator for prices
+ * and the PV forecast (one inverter, no battery, little sun) and the planner.
+ */
+export async function startWithDevice(
+  clock: ManualClock,
+  device: DevicePlugin,
+  plannerConfig: Record<string, unknown> = {},
+): Promise<TestServer> {
+  return startTestServer({
+    clock,
+    bundled: ['simulator', device.plugin, 'planner'],
+    config: { site: { timeZone: 'Europe/Berlin', latitude: 52.5, longitude: 13.4 } },
+    plugins: [
+      {
+        id: 'sim',
+        plugin: 'simulator',
+        devices: ['inverter_1'],
+        config: { pollIntervalMs: 1000, backfill_days: 0, pvPeakW: 300 },
+      },
+      device,
+      { id: 'planner', plugin: 'planner', devices: ['planner_1'], config: { checkIntervalMs: 150, ...plannerConfig } },
+    ],
+  });
+}
+
+/**
+ * Moves the clock on and waits until the planner and the instances `ids` (the device
+ * plugin; by default the simulator) ran after the move.
+ */
+export async function step(
+  server: TestServer,
+  clock: ManualClock,
+  ms: number,
+  ids: readonly string[] = ['sim'],
+): Promise<Map<string, unknown>> {
   clock.advance(ms);
   const at = clock.now();
-  for (const id of ['sim', 'planner'])
+  for (const id of [...ids, 'planner'])
     await instanceWhen(
       server,
       id,
@@ -48,4 +93,50 @@ export async function step(server: TestServer, clock: ManualClock, ms: number): 
       `${id} ran at ${new Date(at).toISOString()}`,
     );
   return valuesOf(server);
+}
+
+/** What a device test saw of the emulator through the night and the evening. */
+export interface NightAndEvening {
+  /** Whether the emulator was charging from the grid after any hour of the night. */
+  charged: boolean;
+  /** How far the battery's SOC rose in the night above its lowest, points. */
+  risen: number;
+  /** The SOC at 17:00 and 20:00 local, the evening peak between. */
+  before: number;
+  after: number;
+}
+
+/**
+ * From 21:00 local (the planner just made active), hour by hour through the night to 06:00,
+ * then on to the evening peak, reading `battery_1/state_of_charge` and asking the emulator
+ * whether it charges from the grid (`charging`); it must not at any hour of the evening.
+ */
+export async function nightAndEvening(
+  server: TestServer,
+  clock: ManualClock,
+  device: string,
+  charging: () => boolean,
+): Promise<NightAndEvening> {
+  const soc = (v: Map<string, unknown>) => v.get('battery_1/state_of_charge') as number;
+  let charged = false;
+  let low = 100;
+  let risen = 0;
+  for (let t = 0; t < 9; t++) {
+    const now = soc(await step(server, clock, 4 * QUARTER, [device]));
+    charged ||= charging();
+    low = Math.min(low, now);
+    risen = Math.max(risen, now - low);
+  }
+  for (let t = 0; t < 11; t++) await step(server, clock, 4 * QUARTER, [device]);
+  const before = soc(await valuesOf(server));
+  for (let t = 0; t < 3; t++) {
+    await step(server, clock, 4 * QUARTER, [device]);
+    assert.equal(charging(), false, `no grid charging at the peak (${new Date(clock.now()).toISOString()})`);
+  }
+  return { charged, risen, before, after: soc(await valuesOf(server)) };
+}
+
+/** The planner's audited writes of `device`'s battery mode, newest first. */
+export async function plannerModes(server: TestServer, device: string): Promise<AuditEntry[]> {
+  return (await audit(server)).filter((e) => e.via === 'planner' && e.topic === `${device}/battery_control_mode`);
 }

@@ -123,17 +123,20 @@ export class Controller {
     const highs = await loadSolver();
     const load = await this.loadForecast(now);
     const c = this.config;
+    // Without a Discharge mode (an off-grid inverter) the battery still feeds the load in
+    // Normal, but nothing is exported: with export off it covers the load and no more.
+    const offGrid = !inputs.limits.modes.includes('discharge');
     const params: PlanParams = {
       capacityKwh: inputs.limits.capacityKwh,
       maxChargeKw: inputs.limits.maxChargeW / 1000,
-      maxDischargeKw: inputs.limits.modes.includes('discharge') ? inputs.limits.maxDischargeW / 1000 : 0,
+      maxDischargeKw: inputs.limits.maxDischargeW / 1000,
       reserveSoc: Math.max(c.reserveSoc, inputs.limits.minSoc),
       maxSoc: c.maxSoc,
       roundTripEfficiency: c.roundTripEfficiency,
       cycleCost: c.cycleCost,
       gridImportMaxKw: c.gridImportLimitW / 1000,
       gridExportMaxKw: c.gridExportLimitW / 1000,
-      exportAllowed: c.exportAllowed,
+      exportAllowed: c.exportAllowed && !offGrid,
     };
     try {
       this.plan = makePlan(highs, {
