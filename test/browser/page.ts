@@ -96,19 +96,3 @@ export async function axeViolations(page: Page): Promise<string[]> {
           .join(', ')}`,
     );
 }
-
-/**
- * Tests that need the web-server engineer's endpoints (GET/POST /api/v1/setup,
- * /api/v1/plugins/installed, POST/PATCH/DELETE /api/v1/plugins, /api/v1/config). Until that
- * branch is merged they are skipped with this reason; they run by themselves once the
- * service answers GET /api/v1/setup.
- */
-export async function needsServerSkip(url: string): Promise<string | false> {
-  const answer = await fetch(`${url}/api/v1/setup`);
-  if (answer.status !== 200) {
-    const reason = `needs the web-server endpoints (GET /api/v1/setup answered ${answer.status}); runs once that branch is merged`;
-    process.stderr.write(`\n*** SKIPPED (needsServer): ${reason} ***\n`);
-    return reason;
-  }
-  return false;
-}
