@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
-import { basicAuth, LOAD_CORE, pinned, SERVER_CORE } from './support.js';
+import { basicAuth, LOAD_CORE, ownChild, pinned, SERVER_CORE } from './support.js';
 
 /** Headers of the two kinds of client: the admin password (Basic) and a read token (Bearer). */
 export interface Clients {
@@ -50,7 +50,7 @@ export async function load(
     worker,
     JSON.stringify({ url, headers, duration: durationS, connections }),
   ]);
-  const child = spawn(command, args, { stdio: ['ignore', 'pipe', 'inherit'] });
+  const child = ownChild(spawn(command, args, { stdio: ['ignore', 'pipe', 'inherit'] }));
   let out = '';
   child.stdout.on('data', (chunk: Buffer) => (out += chunk.toString()));
   const [code] = (await once(child, 'exit')) as [number];
@@ -76,7 +76,7 @@ export async function startBare(body: unknown, mode: 'json' | 'cached'): Promise
   writeFileSync(file, JSON.stringify(body));
   const script = fileURLToPath(new URL('./bare-server.js', import.meta.url));
   const [command, args] = pinned(SERVER_CORE, [process.execPath, script, file, mode]);
-  const child = spawn(command, args, { stdio: ['ignore', 'pipe', 'inherit'] });
+  const child = ownChild(spawn(command, args, { stdio: ['ignore', 'pipe', 'inherit'] }));
   const url = await new Promise<string>((resolve, reject) => {
     child.once('exit', (code) => reject(new Error(`bare server exited with ${code}`)));
     createInterface({ input: child.stdout }).on('line', (line) => {

@@ -29,6 +29,18 @@ export const PINNED = TASKSET !== undefined && availableParallelism() >= 2;
 export const SERVER_CORE = 0;
 export const LOAD_CORE = 1;
 
+/** Every server a benchmark started: stopped when the benchmark exits, whatever way it does. */
+const started = new Set<ChildProcess>();
+export function ownChild<T extends ChildProcess>(child: T): T {
+  started.add(child);
+  child.once('exit', () => started.delete(child));
+  return child;
+}
+process.once('exit', () => {
+  for (const child of started) child.kill('SIGTERM');
+});
+for (const signal of ['SIGINT', 'SIGTERM'] as const) process.once(signal, () => process.exit(130));
+
 /** Pins every thread of a running process to `core` (nothing without taskset). */
 export function pinProcess(pid: number, core: number): void {
   if (PINNED) execFileSync(TASKSET!, ['-a', '-p', '-c', String(core), String(pid)], { stdio: 'ignore' });
@@ -79,16 +91,18 @@ export async function startServerProcess(options: {
     '--plugins',
     pluginsFile,
   ]);
-  const child = spawn(command, args, {
-    env: {
-      ...process.env,
-      HELIOGRAPH_PASSWORD: options.password,
-      HELIOGRAPH_LOG_LEVEL: 'warn',
-      HELIOGRAPH_MDNS: '0',
-      ...options.env,
-    },
-    stdio: ['ignore', 'pipe', 'inherit'],
-  });
+  const child = ownChild(
+    spawn(command, args, {
+      env: {
+        ...process.env,
+        HELIOGRAPH_PASSWORD: options.password,
+        HELIOGRAPH_LOG_LEVEL: 'warn',
+        HELIOGRAPH_MDNS: '0',
+        ...options.env,
+      },
+      stdio: ['ignore', 'pipe', 'inherit'],
+    }),
+  );
   const url = await new Promise<string>((resolve, reject) => {
     child.once('exit', (code) => reject(new Error(`server exited with ${code} before listening`)));
     createInterface({ input: child.stdout }).on('line', (line) => {
