@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
-import { basicAuth, LOAD_CORE, ownChild, pinned, SERVER_CORE } from './support.js';
+import { basicAuth, LOAD_CORE, NODE_FLAGS, ownChild, pinned, SERVER_CORE } from './support.js';
 
 /** Headers of the two kinds of client: the admin password (Basic) and a read token (Bearer). */
 export interface Clients {
@@ -75,7 +75,8 @@ export async function startBare(body: unknown, mode: 'json' | 'cached'): Promise
   const file = join(mkdtempSync(join(tmpdir(), 'heliograph-bench-')), 'body.json');
   writeFileSync(file, JSON.stringify(body));
   const script = fileURLToPath(new URL('./bare-server.js', import.meta.url));
-  const [command, args] = pinned(SERVER_CORE, [process.execPath, script, file, mode]);
+  // The same node flags as the service, so the two differ in their code only.
+  const [command, args] = pinned(SERVER_CORE, [process.execPath, ...NODE_FLAGS, script, file, mode]);
   const child = ownChild(spawn(command, args, { stdio: ['ignore', 'pipe', 'inherit'] }));
   const url = await new Promise<string>((resolve, reject) => {
     child.once('exit', (code) => reject(new Error(`bare server exited with ${code}`)));
