@@ -3,10 +3,7 @@
 // through the recorder's folding path into a fresh store; ingest rate, bytes per reading on
 // disk, the median of 7 runs of four queries over HTTP, the CPU time of recording 500 topics
 // at 1 Hz, and the real service's memory while 32 clients query history.
-import { spawn } from 'node:child_process';
-import { once } from 'node:events';
-import { createInterface } from 'node:readline';
-import { existsSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { Agent, request } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -17,14 +14,12 @@ import { ManualClock } from '@heliograph/core/clock';
 import { openDatabase } from '@heliograph/core/db';
 import { Recorder } from '@heliograph/core/history/recorder';
 import { HistoryStore } from '@heliograph/core/history/store';
-import { TopicRegistry, type TopicMeta, type TopicState } from '@heliograph/core/topics/registry';
-import { generateYear, UNITS, YEAR_START, YEAR_TOPICS, type YearSeries } from './gen-year.js';
-import { median, REPO_ROOT, row } from './support.js';
+import { TopicRegistry, type TopicState } from '@heliograph/core/topics/registry';
+import { YEAR_TOPICS, type YearSeries } from './gen-year.js';
+import { buildYearDb, HISTORY, meta, YEAR_END } from './year-db.js';
+import { historyLoad } from './history-load.js';
+import { basicAuth, median, row, startServerProcess } from './support.js';
 
-const HISTORY = { retentionDays: 3650, diskBudgetMb: 2048, flushIntervalMs: 5000 };
-const YEAR_END = YEAR_START + 365 * 86_400_000;
-/** Readings handed to the store at once: 30 days of each topic, as a backfill would. */
-const CHUNK = 8640 * 30;
 /**
  * The series recorded: by default the five the benchmark has always measured, so figures
  * compare with earlier runs. Grid and battery power are noisier (they carry the load's
@@ -39,11 +34,6 @@ for (const name of SERIES)
 const allowAll: Authenticator = {
   authenticate: () => Promise.resolve({ ok: true, who: 'admin', scope: 'admin' as const }),
 };
-
-function meta(topic: string, unit = 'W'): TopicMeta {
-  const [deviceId, name] = topic.split('/') as [string, string];
-  return { topic, deviceId, device: deviceId, number: 0, group: 'Status', name, unit, type: 'number', recorded: true };
-}
 
 function get(agent: Agent, url: string): Promise<{ status: number; body: string }> {
   return new Promise((resolve, reject) => {
@@ -60,47 +50,11 @@ function get(agent: Agent, url: string): Promise<{ status: number; body: string 
 
 async function ingestAndQuery(): Promise<void> {
   const dir = mkdtempSync(join(tmpdir(), 'heliograph-bench-history-'));
-  const file = join(dir, 'heliograph.db');
-  const clock = new ManualClock(YEAR_END);
-  const db = await openDatabase(file);
-  const store = await HistoryStore.open({ db, clock, config: HISTORY, autoFlush: false });
-  const registry = new TopicRegistry(clock);
-
+  const { db, store, registry, clock, readings, storeMs, generateMs, loadedBytes, bytes } = await buildYearDb(
+    dir,
+    SERIES,
+  );
   const series = SERIES.map((name) => [name, YEAR_TOPICS[name]] as const);
-  const metas = series.map(([name, topic]) => meta(topic, UNITS[name]));
-  for (const m of metas) registry.define(m);
-  let readings = 0;
-  let storeMs = 0;
-  let generateMs = 0;
-  const year = generateYear();
-  for (let done = false; !done;) {
-    const t0 = performance.now();
-    const parts: Array<Array<[number, number]>> = series.map(() => []);
-    for (let i = 0; i < CHUNK; i++) {
-      const next = year.next();
-      if (next.done) {
-        done = true;
-        break;
-      }
-      series.forEach(([name], k) => parts[k]!.push([next.value.time, next.value[name]]));
-    }
-    generateMs += performance.now() - t0;
-    if (parts[0]!.length === 0) break;
-    readings += parts.length * parts[0]!.length;
-    const t1 = performance.now();
-    await store.recordPastSeries(metas.map((m, k) => [m, parts[k]!] as const));
-    storeMs += performance.now() - t1;
-  }
-  // An hour later: the hourly upkeep runs (packing any day rows of past months).
-  clock.advance(3_600_000);
-  const t0 = performance.now();
-  await store.flush();
-  storeMs += performance.now() - t0;
-  await db.exec('PRAGMA wal_checkpoint(TRUNCATE)');
-  const loadedBytes = statSync(file).size;
-  await store.vacuum();
-  const bytes = statSync(file).size + (existsSync(`${file}-wal`) ? statSync(`${file}-wal`).size : 0);
-
   console.log(
     `\nhistory: one year of 10-s readings, ${series.length} topics (${series.map(([n]) => n).join(', ')}), ${readings.toLocaleString('en')} readings`,
   );
@@ -172,104 +126,27 @@ async function ingestAndQuery(): Promise<void> {
 }
 
 /**
- * Resident memory of the real service (`heliograph serve` with the flags `npm start` uses,
- * in a process of its own, on the year's database) while 32 clients query history at once:
- * every topic, fine and coarse bucket sizes, random ranges, following `next`. The README
- * states what this measures; one history request must not hold more than its page in memory.
- * The peak is the kernel's high-water mark of the process (VmHWM), so nothing is missed.
+ * Resident memory of the real service (`heliograph serve` as `npm start` runs it, in a process
+ * of its own, on the year's database) while 32 clients query history at once (history-load.ts).
  */
 async function reportRssUnderLoad(dataDir: string, end: number): Promise<void> {
   const password = 'bench bench bench';
-  const pluginsFile = join(dataDir, 'plugins.json');
-  writeFileSync(pluginsFile, JSON.stringify({ plugins: [] }));
-  const child = spawn(
-    process.execPath,
-    [
-      '--max-semi-space-size=1',
-      '--v8-pool-size=0',
-      join(REPO_ROOT, 'core', 'dist', 'src', 'main.js'),
-      'serve',
-      '--host',
-      '127.0.0.1',
-      '--port',
-      '0',
-      '--data',
-      dataDir,
-      '--plugins',
-      pluginsFile,
-    ],
-    {
-      stdio: ['ignore', 'pipe', 'inherit'],
-      env: { ...process.env, HELIOGRAPH_PASSWORD: password, HELIOGRAPH_MDNS: '0', HELIOGRAPH_LOG_LEVEL: 'warn' },
-    },
+  const server = await startServerProcess({ plugins: { plugins: [] }, password, data: dataDir });
+  const load = await historyLoad(
+    server,
+    basicAuth(password),
+    SERIES.map((name) => YEAR_TOPICS[name]),
+    end,
   );
-  let baseUrl = '';
-  for await (const line of createInterface({ input: child.stdout })) {
-    const m = /^listening on (\S+)/.exec(line);
-    if (m) {
-      baseUrl = m[1]!;
-      break;
-    }
-  }
-  child.stdout.resume();
-  const status = (field: string) =>
-    Number(new RegExp(`${field}:\\s+(\\d+) kB`).exec(readFileSync(`/proc/${child.pid}/status`, 'utf8'))?.[1] ?? NaN) *
-    1024;
-  const auth = 'Basic ' + Buffer.from(`admin:${password}`).toString('base64');
-  const DAY = 86_400_000;
-  const iso = (ms: number) => new Date(ms).toISOString().replace('.000Z', 'Z');
-  const topics = SERIES.map((name) => YEAR_TOPICS[name]);
-  const shapes: Array<[string, number]> = [
-    ['10s', 2],
-    ['50s', 30],
-    ['90m', 365],
-    ['1h', 365],
-    ['1d', 365],
-  ];
-  let seed = 7;
-  const rnd = () => (seed = (seed * 1103515245 + 12345) % 2147483648) / 2147483648;
-  const idle = status('VmRSS');
-  let requests = 0;
-  let failed = 0;
-  let firstError = '';
-  const t0 = performance.now();
-  await Promise.all(
-    Array.from({ length: 32 }, async () => {
-      for (let i = 0; i < 10; i++) {
-        const [groupBy, days] = shapes[Math.floor(rnd() * shapes.length)]!;
-        const from = end - Math.floor(rnd() * (365 - days) + days) * DAY;
-        let next: string | undefined =
-          `${baseUrl}/api/v1/history?topic=${topics[Math.floor(rnd() * topics.length)]}&from=${iso(from)}&to=${iso(Math.min(end, from + days * DAY))}&group_by=${groupBy}&agg=max`;
-        for (let pages = 0; next && pages < 5; pages++) {
-          requests++;
-          try {
-            const res: Response = await fetch(next, { headers: { authorization: auth } });
-            const text = await res.text();
-            if (res.status !== 200) throw new Error(`${res.status} ${text.slice(0, 200)}`);
-            const body = JSON.parse(text) as { next?: string };
-            next = body.next ? next.replace(/from=[^&]+/, `from=${body.next}`) : undefined;
-          } catch (err) {
-            failed++;
-            firstError ||= `${next}: ${err instanceof Error ? err.message : String(err)}`;
-            next = undefined;
-          }
-        }
-      }
-    }),
-  );
-  const seconds = (performance.now() - t0) / 1000;
-  const peak = status('VmHWM');
-  const after = status('VmRSS');
-  child.kill('SIGTERM');
-  await once(child, 'exit');
+  await server.stop();
   const mb = (b: number) => `${(b / 1048576).toFixed(0)} MB`;
   console.log(
-    `\nthe service (heliograph serve, npm start's flags) under history load: 32 clients, ${requests} requests in ${seconds.toFixed(1)} s`,
+    `\nthe service (heliograph serve, npm start's flags) under history load: 32 clients, ${load.requests} requests in ${load.seconds.toFixed(1)} s`,
   );
-  row('RSS idle, after start', mb(idle));
-  row('peak RSS (VmHWM) during the load', mb(peak), '<= 180 MB, as the README says');
-  row('RSS after the load', mb(after));
-  if (failed > 0) row('requests that failed', `${failed} (first: ${firstError})`);
+  row('RSS idle, after start', mb(load.idle));
+  row('peak RSS (VmHWM) during the load', mb(load.peak), '<= 150 MB');
+  row('RSS after the load', mb(load.after));
+  if (load.failed > 0) row('requests that failed', `${load.failed} (first: ${load.firstError})`);
 }
 
 /** CPU of recording `topics` topics at 1 Hz for `seconds` of simulated time, as % of one core. */

@@ -1,14 +1,55 @@
-import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { availableParallelism, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { createInterface } from 'node:readline';
 
 export const REPO_ROOT = fileURLToPath(new URL('../../../', import.meta.url));
 export const MAIN = join(REPO_ROOT, 'core', 'dist', 'src', 'main.js');
-/** Node flags of `npm start` (package.json), so the benchmark measures the service as it runs. */
-export const NODE_FLAGS = ['--max-semi-space-size=1', '--v8-pool-size=0'];
+/**
+ * Node flags of `npm start`, read from package.json's start script so the benchmarks measure
+ * the service as it ships and cannot drift from it. BENCH_NODE_FLAGS (space-separated, or
+ * "none") overrides them, to measure the trade of a flag in a paired run.
+ */
+export const NODE_FLAGS: string[] = benchNodeFlags();
+
+function benchNodeFlags(): string[] {
+  const override = process.env.BENCH_NODE_FLAGS;
+  if (override !== undefined) return override === 'none' ? [] : override.split(/\s+/).filter(Boolean);
+  const pkg = JSON.parse(readFileSync(join(REPO_ROOT, 'package.json'), 'utf8')) as { scripts: { start: string } };
+  const command = /\bnode ((?:--\S+ )*)core\/dist\/src\/main\.js serve/.exec(pkg.scripts.start);
+  if (!command) throw new Error(`package.json: the start script "${pkg.scripts.start}" does not run main.js serve`);
+  return command[1]!.split(' ').filter(Boolean);
+}
+
+/** `taskset` pins the service and its load to different cores, when the machine has it and two cores. */
+const TASKSET = ['/usr/bin/taskset', '/bin/taskset'].find((path) => existsSync(path));
+export const PINNED = TASKSET !== undefined && availableParallelism() >= 2;
+export const SERVER_CORE = 0;
+export const LOAD_CORE = 1;
+
+/** Every server a benchmark started: stopped when the benchmark exits, whatever way it does. */
+const started = new Set<ChildProcess>();
+export function ownChild<T extends ChildProcess>(child: T): T {
+  started.add(child);
+  child.once('exit', () => started.delete(child));
+  return child;
+}
+process.once('exit', () => {
+  for (const child of started) child.kill('SIGTERM');
+});
+for (const signal of ['SIGINT', 'SIGTERM'] as const) process.once(signal, () => process.exit(130));
+
+/** Pins every thread of a running process to `core` (nothing without taskset). */
+export function pinProcess(pid: number, core: number): void {
+  if (PINNED) execFileSync(TASKSET!, ['-a', '-p', '-c', String(core), String(pid)], { stdio: 'ignore' });
+}
+
+/** The command line to spawn `argv` pinned to `core` (unpinned without taskset). */
+export function pinned(core: number, argv: string[]): [string, string[]] {
+  return PINNED ? [TASKSET!, ['-c', String(core), ...argv]] : [argv[0]!, argv.slice(1)];
+}
 
 export interface ServerProcess {
   child: ChildProcess;
@@ -24,6 +65,12 @@ export async function startServerProcess(options: {
   plugins: unknown;
   password: string;
   env?: Record<string, string>;
+  /** The data dir (default: a fresh one). */
+  data?: string;
+  /** Node flags (default: `npm start`'s). */
+  nodeFlags?: string[];
+  /** Extra node flags after those, e.g. --cpu-prof. */
+  extraFlags?: string[];
   /** Runs the service under `nice -n <n>`: a lower priority than the load the benchmark makes. */
   nice?: number;
 }): Promise<ServerProcess> {
@@ -31,24 +78,26 @@ export async function startServerProcess(options: {
   const pluginsFile = join(dir, 'plugins.json');
   writeFileSync(pluginsFile, JSON.stringify(options.plugins));
   const startedAt = performance.now();
-  const niced = options.nice === undefined ? [] : ['-n', String(options.nice), process.execPath];
-  const child = spawn(
-    options.nice === undefined ? process.execPath : 'nice',
-    [
-      ...niced,
-      ...NODE_FLAGS,
-      MAIN,
-      'serve',
-      '--host',
-      '127.0.0.1',
-      '--port',
-      '0',
-      '--data',
-      join(dir, 'data'),
-      '--plugins',
-      pluginsFile,
-    ],
-    {
+  // Under `nice -n <n>` when asked: a lower priority than the load the benchmark makes.
+  const niced = options.nice === undefined ? [] : ['nice', '-n', String(options.nice)];
+  const [command, args] = pinned(SERVER_CORE, [
+    ...niced,
+    process.execPath,
+    ...(options.nodeFlags ?? NODE_FLAGS),
+    ...(options.extraFlags ?? []),
+    MAIN,
+    'serve',
+    '--host',
+    '127.0.0.1',
+    '--port',
+    '0',
+    '--data',
+    options.data ?? join(dir, 'data'),
+    '--plugins',
+    pluginsFile,
+  ]);
+  const child = ownChild(
+    spawn(command, args, {
       env: {
         ...process.env,
         HELIOGRAPH_PASSWORD: options.password,
@@ -57,7 +106,7 @@ export async function startServerProcess(options: {
         ...options.env,
       },
       stdio: ['ignore', 'pipe', 'inherit'],
-    },
+    }),
   );
   const url = await new Promise<string>((resolve, reject) => {
     child.once('exit', (code) => reject(new Error(`server exited with ${code} before listening`)));

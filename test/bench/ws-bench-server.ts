@@ -88,7 +88,9 @@ async function main(): Promise<void> {
     registry.flush(); // what the registry's microtask would do; flushing here lets it be timed
     fanOutMs.push(performance.now() - started);
   };
-  const timer = setInterval(publishAll, 1000);
+  // BENCH_WS_QUIET: a quiet site, nothing changes; what the server spends is the clients' own.
+  if (process.env.BENCH_WS_QUIET) publishAll();
+  const timer = setInterval(process.env.BENCH_WS_QUIET ? () => ticks++ : publishAll, 1000);
 
   let cpuStart = process.cpuUsage();
   let wallStart = process.hrtime.bigint();

@@ -3,7 +3,6 @@ import { z } from 'zod';
 import type { Clock } from '../clock.js';
 import { AGGS, isAgg, parseGroupBy } from '../history/params.js';
 import type { HistoryStore } from '../history/store.js';
-import { TimeFormatter } from '../history/utc-calendar.js';
 import { formatUtc } from '../rfc3339.js';
 import { BATTERY_TOPIC, isRecorded, type StoredMeta } from '../history/topic-record.js';
 import { deviceFieldsOfTopic } from '../topics/device.js';
@@ -11,6 +10,7 @@ import { isGlob, MAX_TOPIC_LENGTH } from '../topics/glob.js';
 import { scope } from '../auth/scopes.js';
 import type { TopicRegistry } from '../topics/registry.js';
 import { ApiError } from './errors.js';
+import { JsonBytes } from './history-json.js';
 import { parseQuery, rfc3339Param } from './query.js';
 
 const DAY_MS = 86_400_000;
@@ -83,25 +83,28 @@ export function historyRoutes(deps: {
     const device = deviceFieldsOfTopic(q.topic);
     const page = await store.query(q.topic, { fromMs: from, toMs: to, groupMs: q.group_by.ms, agg: q.agg });
 
-    let json =
+    const out = new JsonBytes(page.buckets.n * 40 + 512);
+    out.text(
       `{"topic":${JSON.stringify(q.topic)},"device":${JSON.stringify(device.device)},"number":${device.number},"group":${JSON.stringify(meta.group)},` +
-      `"name":${JSON.stringify(meta.name)},"unit":${JSON.stringify(meta.unit)},"agg":"${q.agg}","group_by":"${q.group_by.text}",` +
-      `"from":"${formatUtc(from)}","to":"${formatUtc(page.endMs)}","points":[`;
+        `"name":${JSON.stringify(meta.name)},"unit":${JSON.stringify(meta.unit)},"agg":"${q.agg}","group_by":"${q.group_by.text}",` +
+        `"from":"${formatUtc(from)}","to":"${formatUtc(page.endMs)}","points":[`,
+    );
     const { buckets } = page;
-    const fmt = new TimeFormatter();
     let first = true;
     for (let b = 0; b < buckets.n; b++) {
       if (buckets.count[b] === 0) continue;
-      json += `${first ? '' : ','}["${fmt.format(buckets.timeMs(b))}",${buckets.value(b, q.agg)}]`;
+      out.point(first, buckets.timeMs(b), buckets.value(b, q.agg));
       first = false;
     }
-    json += ']';
+    out.ascii(']');
     // Damaged stored history is named, never answered as an empty stretch (issue 15.6).
     if (page.unreadable)
-      json += `,"unreadable":${JSON.stringify(page.unreadable.map((u) => ({ from: formatUtc(u.fromMs), to: formatUtc(u.toMs) })))}`;
-    json += page.nextMs === undefined ? '}' : `,"next":"${formatUtc(page.nextMs)}"}`;
+      out.text(
+        `,"unreadable":${JSON.stringify(page.unreadable.map((u) => ({ from: formatUtc(u.fromMs), to: formatUtc(u.toMs) })))}`,
+      );
+    out.ascii(page.nextMs === undefined ? '}' : `,"next":"${formatUtc(page.nextMs)}"}`);
     ctx.type = 'application/json';
-    ctx.body = json;
+    ctx.body = out.bytes();
   });
 
   return router;

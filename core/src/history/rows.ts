@@ -247,6 +247,27 @@ export class RowCache {
     }
   }
 
+  /**
+   * Drops every row not waiting to be written and every decoded segment: what a backfill or
+   * a run of large answers left in memory once the store is idle (see HistoryStore.release).
+   */
+  release(): void {
+    this.decoded.clear();
+    this.decodedBytes = 0;
+    this.scratch[0] = this.scratch[1] = undefined;
+    for (const [row, bytes] of this.rows) {
+      if (row.dirty) continue;
+      this.rows.delete(row);
+      this.rowBytes -= bytes;
+      row.container = null;
+    }
+  }
+
+  /** Bytes of rows and decoded segments held (an estimate, as the limits count them). */
+  get heldBytes(): number {
+    return this.rowBytes + this.decodedBytes;
+  }
+
   /** Drops decoded segments beyond their limit; safe in the middle of a query (rows stay). */
   trimDecoded(): void {
     if (this.decodedBytes > this.decodedLimit) {

@@ -78,6 +78,9 @@ export interface SlotAggregate {
   last: number;
 }
 
+/** Idle time after which the store drops what queries and bulk writes loaded (see releaseWhenIdle). */
+export const RELEASE_IDLE_MS = 20_000;
+
 export class HistoryStore implements HistorySink {
   private readonly byTopic = new Map<string, TopicRecord>();
   private readonly byId = new Map<number, TopicRecord>();
@@ -93,6 +96,8 @@ export class HistoryStore implements HistorySink {
   private readOnly = false;
   private writer!: DbWriter;
   private damage!: DamageLog;
+  /** When the store last answered a query or took a bulk write, ms; undefined once released. */
+  private busyAt: number | undefined;
 
   private constructor(
     private readonly db: Db,
@@ -267,7 +272,10 @@ export class HistoryStore implements HistorySink {
         if ((++folded & 0xfff) === 0 && this.pendingHours() > BULK_FLUSH_HOURS) await this.flush();
       }
     }
-    if (folded > 0) await this.flush();
+    if (folded > 0) {
+      await this.flush();
+      this.busyAt = this.clock.now();
+    }
   }
 
   /** Slot aggregates from an export (the import command); `marks` spans the whole import. */
@@ -309,6 +317,7 @@ export class HistoryStore implements HistorySink {
       try {
         const page = await runQuery(this.byTopic.get(topic), q, this.cache);
         this.cache.trim();
+        this.busyAt = this.clock.now();
         return page;
       } catch (err) {
         // A damaged row is set aside and the query asked again: the answer then says which
@@ -334,6 +343,24 @@ export class HistoryStore implements HistorySink {
     this.queued = next;
     this.running = next.catch(() => undefined);
     return next;
+  }
+
+  /** Bytes of stored rows and decoded segments the store holds in memory (an estimate). */
+  get cachedBytes(): number {
+    return this.cache.heldBytes;
+  }
+
+  /**
+   * Once queries and bulk writes have stopped for RELEASE_IDLE_MS, the rows and segments they
+   * loaded are dropped and SQLite is asked to free its page cache (PRAGMA shrink_memory): a
+   * backfill or a burst of year-long answers then costs memory only while it runs. The next
+   * query reads what it needs again (a few ms for a year at 1 h).
+   */
+  private async releaseWhenIdle(): Promise<void> {
+    if (this.busyAt === undefined || this.clock.now() - this.busyAt < RELEASE_IDLE_MS) return;
+    this.busyAt = undefined;
+    this.cache.release();
+    await this.db.exec('PRAGMA shrink_memory');
   }
 
   /** Stops the timer and writes everything recorded. The database stays open (the caller owns it). */
@@ -380,6 +407,7 @@ export class HistoryStore implements HistorySink {
     }
     await this.commit();
     this.cache.trim();
+    await this.releaseWhenIdle();
   }
 
   /**
