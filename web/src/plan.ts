@@ -124,14 +124,21 @@ export function mountPlan(container: HTMLElement, live: LiveStore): () => void {
   let device: string | null = null;
   let unmountChart: (() => void) | null = null;
   let loadedFor = '';
+  // While a change is being saved, live updates do not put the switch back to the mode in force.
+  let saving = false;
 
   toggle.addEventListener('change', () => {
     if (!device) return;
     const value = toggle.checked ? 'active' : 'dry-run';
+    saving = true;
     showMessage(message, 'info', 'Saving…');
     api('POST', '/metrics', { body: { topic: `${device}/mode`, value } })
       .then(() => showMessage(message, 'ok', `Planner ${value}.`))
-      .catch((err: unknown) => showMessage(message, 'error', `Not saved: ${errorText(err)}`));
+      .catch((err: unknown) => {
+        toggle.checked = !toggle.checked;
+        showMessage(message, 'error', `Not saved: ${errorText(err)}`);
+      })
+      .finally(() => (saving = false));
   });
 
   const load = async (dev: string) => {
@@ -169,7 +176,7 @@ export function mountPlan(container: HTMLElement, live: LiveStore): () => void {
       return;
     }
     container.closest('section')?.removeAttribute('hidden');
-    toggle.checked = live.value(`${device}/mode`) === 'active';
+    if (!saving) toggle.checked = live.value(`${device}/mode`) === 'active';
     const reason = live.value(`${device}/reason`);
     status.textContent = [live.value(`${device}/status`), reason].filter((v) => typeof v === 'string' && v).join(' — ');
     // A new plan is published with a new solve time: load the series again then.
