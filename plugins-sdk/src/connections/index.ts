@@ -42,4 +42,11 @@ export {
   type RegisterMapValues,
 } from './register-map-io.js';
 export { inverterOnUnit, unitIdDeviceConfigSchema, watchUnit, type InverterOnUnit } from './modbus-devices.js';
+export {
+  openInverterUnit,
+  pollRegisterMapInverter,
+  type InverterUnit,
+  type InverterUnitConfig,
+  type RegisterMapInverterOptions,
+} from './register-map-driver.js';
 export { chooseModel, type ModelChoice } from './model-maps.js';
