@@ -65,8 +65,7 @@ import {
   MODBUS_TRANSPORTS,
   ModbusException,
   ModbusExceptionCode,
-  pickTransport,
-  startModbusEmulator,
+  startOneUnitEmulator,
   type EmulatorOptions,
   type ModbusDevice,
   type RunningEmulator,
@@ -100,15 +99,7 @@ export class Device implements ModbusDevice {
 
 /** Starts the emulated device; \`device\` gives tests its registers. */
 export async function startEmulator(options: EmulatorOptions = {}): Promise<RunningEmulator & { device: Device }> {
-  const device = new Device();
-  const running = await startModbusEmulator({
-    transport: pickTransport(options.transport, transports),
-    units: new Map([[options.unitId ?? 1, device]]),
-    loggerSerial: options.loggerSerial ?? 2712345678,
-    host: options.host,
-    port: options.port,
-  });
-  return Object.assign(running, { device });
+  return startOneUnitEmulator(new Device(), options, transports, { defaultLoggerSerial: 2712345678 });
 }
 `,
     'test/index.test.ts': `import { after, test } from 'node:test';
