@@ -17,6 +17,7 @@ export {
 } from './spec.js';
 export type { LinkEvents, LinkOptions, LinkRequestOptions, LinkStats, ReconnectOptions } from './link.js';
 export { openStreamLink, type StreamLink } from './registry.js';
+export { pollStreamDevice } from './stream-device.js';
 export {
   openModbus,
   ModbusExceptionError,
