@@ -109,14 +109,14 @@ const MAX_PENDING_BYTES = 64 * 1024;
  * const answer = reply(request); // undefined: send nothing
  */
 export function answeringControls(protocol: FrameProtocol): {
-  reply(request: Buffer): Buffer | undefined;
+  reply: (request: Buffer) => Buffer | undefined;
   controls: Omit<EmulatorControls, 'close'>;
 } {
   let silent = false;
   let corruptions = 0;
   const waiters: Array<(request: Buffer) => void> = [];
   return {
-    reply(request) {
+    reply: (request) => {
       for (const waiter of waiters.splice(0)) waiter(request);
       if (silent) return undefined;
       const reply = protocol.answer(request);
