@@ -17,6 +17,7 @@ export {
 } from './spec.js';
 export type { LinkEvents, LinkOptions, LinkRequestOptions, LinkStats, ReconnectOptions } from './link.js';
 export { openStreamLink, type StreamLink } from './registry.js';
+export { pollStreamDevice } from './stream-device.js';
 export {
   openModbus,
   ModbusExceptionError,
@@ -42,4 +43,11 @@ export {
   type RegisterMapValues,
 } from './register-map-io.js';
 export { inverterOnUnit, unitIdDeviceConfigSchema, watchUnit, type InverterOnUnit } from './modbus-devices.js';
+export {
+  openInverterUnit,
+  pollRegisterMapInverter,
+  type InverterUnit,
+  type InverterUnitConfig,
+  type RegisterMapInverterOptions,
+} from './register-map-driver.js';
 export { chooseModel, type ModelChoice } from './model-maps.js';

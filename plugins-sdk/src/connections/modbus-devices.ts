@@ -35,14 +35,14 @@ export interface InverterOnUnit {
 }
 
 /**
- * The instance's inverter, its battery if listed, and the unit id to ask: for drivers that
- * read one inverter (and the battery behind it) per instance. Anything else is a ConfigError
+ * The instance's inverter, its battery if listed, and the unit id to ask (the inverter's
+ * `unitId`, else `defaultUnitId`, 1 unless given): for drivers that read one inverter (and the battery behind it) per instance. Anything else is a ConfigError
  * saying what to list instead.
  *
  * @example
  * const { inverter, battery, unitId } = inverterOnUnit(ctx.devices, 'deye');
  */
-export function inverterOnUnit(devices: readonly Device[], plugin: string): InverterOnUnit {
+export function inverterOnUnit(devices: readonly Device[], plugin: string, defaultUnitId = 1): InverterOnUnit {
   const inverters = devices.filter((d) => d.kind === 'inverter');
   const batteries = devices.filter((d) => d.kind === 'battery');
   const [inverter] = inverters;
@@ -54,7 +54,7 @@ export function inverterOnUnit(devices: readonly Device[], plugin: string): Inve
   const [battery] = batteries;
   if (battery?.config.unitId !== undefined)
     throw new ConfigError(`${battery.id}: the battery is read through its inverter; give unitId on ${inverter.id}`);
-  const unitId = (inverter.config.unitId as number | undefined) ?? 1;
+  const unitId = (inverter.config.unitId as number | undefined) ?? defaultUnitId;
   return { inverter, unitId, ...(battery ? { battery } : {}) };
 }
 

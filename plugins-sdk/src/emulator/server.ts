@@ -100,6 +100,45 @@ export interface EmulatorModule {
 const MAX_PENDING_BYTES = 64 * 1024;
 
 /**
+ * The test controls every emulator server shares, and the reply to one request under them:
+ * waiters of `nextRequest` see every request, a silenced emulator answers nothing, and the
+ * next `corruptNext(n)` replies go out through `protocol.corrupt`.
+ *
+ * @example
+ * const { reply, controls } = answeringControls(protocol);
+ * const answer = reply(request); // undefined: send nothing
+ */
+export function answeringControls(protocol: FrameProtocol): {
+  reply: (request: Buffer) => Buffer | undefined;
+  controls: Omit<EmulatorControls, 'close'>;
+} {
+  let silent = false;
+  let corruptions = 0;
+  const waiters: Array<(request: Buffer) => void> = [];
+  return {
+    reply: (request) => {
+      for (const waiter of waiters.splice(0)) waiter(request);
+      if (silent) return undefined;
+      const reply = protocol.answer(request);
+      if (!reply || corruptions === 0) return reply;
+      corruptions--;
+      return protocol.corrupt(reply);
+    },
+    controls: {
+      silence(on) {
+        silent = on;
+      },
+      corruptNext(count) {
+        corruptions = count;
+      },
+      nextRequest() {
+        return new Promise<Buffer>((resolve) => waiters.push(resolve));
+      },
+    },
+  };
+}
+
+/**
  * Listens on TCP and answers each connection's requests through `protocol`, with the test
  * controls of {@link EmulatorControls}. Requests on one connection are answered in order.
  *
@@ -114,9 +153,7 @@ export async function startEmulatorServer(options: {
 }): Promise<RunningEmulator> {
   const { protocol } = options;
   const sockets = new Set<Socket>();
-  let silent = false;
-  let corruptions = 0;
-  const waiters: Array<(request: Buffer) => void> = [];
+  const { reply, controls } = answeringControls(protocol);
 
   const server = createServer((socket) => {
     sockets.add(socket);
@@ -130,15 +167,8 @@ export async function startEmulatorServer(options: {
         if (length < 0) break;
         const request = pending.subarray(0, Math.max(length, 1));
         pending = pending.subarray(request.length);
-        for (const waiter of waiters.splice(0)) waiter(request);
-        if (silent) continue;
-        let reply = protocol.answer(request);
-        if (!reply) continue;
-        if (corruptions > 0) {
-          corruptions--;
-          reply = protocol.corrupt(reply);
-        }
-        socket.write(reply);
+        const answer = reply(request);
+        if (answer) socket.write(answer);
       }
       if (pending.length > MAX_PENDING_BYTES) pending = Buffer.alloc(0);
     });
@@ -155,15 +185,7 @@ export async function startEmulatorServer(options: {
   return {
     host: address.address,
     port: address.port,
-    silence(on) {
-      silent = on;
-    },
-    corruptNext(count) {
-      corruptions = count;
-    },
-    nextRequest() {
-      return new Promise<Buffer>((resolve) => waiters.push(resolve));
-    },
+    ...controls,
     close() {
       for (const socket of sockets) socket.destroy();
       return new Promise<void>((resolve) => server.close(() => resolve()));

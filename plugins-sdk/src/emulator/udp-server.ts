@@ -3,7 +3,7 @@
  * to its sender, with the same test controls as the TCP server (silence, corrupt replies).
  */
 import { createSocket } from 'node:dgram';
-import type { FrameProtocol, RunningEmulator } from './server.js';
+import { answeringControls, type FrameProtocol, type RunningEmulator } from './server.js';
 
 /**
  * Listens on UDP and answers each datagram through `protocol` (its `frameLength` is not
@@ -20,19 +20,10 @@ export async function startUdpEmulatorServer(options: {
   const { protocol } = options;
   const host = options.host ?? '127.0.0.1';
   const socket = createSocket(host.includes(':') ? 'udp6' : 'udp4');
-  let silent = false;
-  let corruptions = 0;
-  const waiters: Array<(request: Buffer) => void> = [];
+  const { reply, controls } = answeringControls(protocol);
   socket.on('message', (request, from) => {
-    for (const waiter of waiters.splice(0)) waiter(request);
-    if (silent) return;
-    let reply = protocol.answer(request);
-    if (!reply) return;
-    if (corruptions > 0) {
-      corruptions--;
-      reply = protocol.corrupt(reply);
-    }
-    socket.send(reply, from.port, from.address);
+    const answer = reply(request);
+    if (answer) socket.send(answer, from.port, from.address);
   });
   await new Promise<void>((resolve, reject) => {
     socket.once('error', reject);
@@ -45,15 +36,7 @@ export async function startUdpEmulatorServer(options: {
   return {
     host: address.address,
     port: address.port,
-    silence(on) {
-      silent = on;
-    },
-    corruptNext(count) {
-      corruptions = count;
-    },
-    nextRequest() {
-      return new Promise<Buffer>((resolve) => waiters.push(resolve));
-    },
+    ...controls,
     close() {
       return new Promise<void>((resolve) => socket.close(() => resolve()));
     },

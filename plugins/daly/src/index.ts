@@ -3,8 +3,13 @@
  * temperature ranges, MOSFET state and status (commands 90..94) over its UART / RS485 port
  * (a USB adapter, or a TCP serial bridge), and publishes one battery.
  */
-import { batteryMetrics, definePlugin, NoAnswerError, temperatureMetric, z } from '@heliograph/plugins-sdk';
-import { openStreamLink, pollingFields, streamConnectionSchema } from '@heliograph/plugins-sdk/connections';
+import { batteryMetrics, definePlugin, temperatureMetric, z } from '@heliograph/plugins-sdk';
+import {
+  openStreamLink,
+  pollingFields,
+  pollStreamDevice,
+  streamConnectionSchema,
+} from '@heliograph/plugins-sdk/connections';
 import { DalyCommand, dalyFrame, dalyFrameLength, dalyValues, parseDalyFrame } from './protocol.js';
 
 /**
@@ -48,11 +53,6 @@ export default definePlugin({
       ],
       identity: { manufacturer: 'Daly', model: 'Smart BMS' },
     });
-    const offDisconnect = link.on('disconnect', (reason) => {
-      ctx.topics.markUnavailable({ device, reason });
-      ctx.status.error({ message: `${device}: ${reason}` });
-    });
-    const offConnect = link.on('connect', () => ctx.status.ok());
 
     const ask = async (command: number, signal: AbortSignal): Promise<Buffer> => {
       const reply = await link.request(dalyFrame(address, command), {
@@ -69,27 +69,15 @@ export default definePlugin({
       return parseDalyFrame(reply)!.data;
     };
 
-    ctx.scheduler.every({
-      name: 'poll',
-      intervalMs: config.pollIntervalMs,
-      run: async ({ signal }) => {
-        try {
-          const replies: Record<number, Buffer> = {};
-          for (const command of Object.values(DalyCommand)) replies[command] = await ask(command, signal);
-          ctx.topics.publish({ device, values: dalyValues(replies) });
-        } catch (error) {
-          if (error instanceof NoAnswerError && !signal.aborted) {
-            ctx.topics.markUnavailable({ device, reason: error.message });
-            throw new NoAnswerError({ message: `${device}: ${error.message}`, timeoutMs: error.timeoutMs });
-          }
-          throw error;
-        }
+    return pollStreamDevice(ctx, {
+      link,
+      device,
+      pollIntervalMs: config.pollIntervalMs,
+      poll: async (signal) => {
+        const replies: Record<number, Buffer> = {};
+        for (const command of Object.values(DalyCommand)) replies[command] = await ask(command, signal);
+        ctx.topics.publish({ device, values: dalyValues(replies) });
       },
     });
-    return () => {
-      offDisconnect();
-      offConnect();
-      link.release();
-    };
   },
 });

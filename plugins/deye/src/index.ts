@@ -16,13 +16,11 @@ import {
 } from '@heliograph/plugins-sdk';
 import {
   connectionSchema,
-  inverterOnUnit,
-  openModbus,
+  openInverterUnit,
   pollingFields,
   readRegisterMap,
   registerMapDeclarations,
   unitIdDeviceConfigSchema,
-  watchUnit,
   type RegisterMap,
 } from '@heliograph/plugins-sdk/connections';
 import { deyeBatteryControl } from './battery-control.js';
@@ -55,11 +53,8 @@ export default definePlugin({
   configSchema,
   deviceConfigSchema: unitIdDeviceConfigSchema,
   async setup(ctx, config) {
-    const { inverter, battery, unitId } = inverterOnUnit(ctx.devices, 'deye');
-    const timeoutMs = Math.min(config.timeoutMs, config.pollIntervalMs / 2);
-    const modbus = openModbus(config.connection, { timeoutMs });
-    const devices = battery ? [inverter, battery] : [inverter];
-    const unit = watchUnit(ctx, { modbus, unitId, devices });
+    const unit = openInverterUnit(ctx, config, { plugin: 'deye' });
+    const { inverter, battery, unitId, devices, modbus, timeoutMs } = unit;
     const { pollIntervalMs } = config;
     // Battery control through the time-of-use program, when the battery and its limits are given;
     // declared once the model (and so where its program lives) is known.
@@ -120,15 +115,7 @@ export default definePlugin({
       ctx.topics.publish({ device: inverter.id, values: { ...values.inverter, ...control?.info } });
       if (battery) ctx.topics.publish({ device: battery.id, values: values.battery });
     };
-    ctx.scheduler.every({
-      name: 'poll',
-      intervalMs: pollIntervalMs,
-      run: ({ signal }) => unit.poll(() => poll(signal)),
-    });
-
-    return () => {
-      unit.dispose();
-      modbus.release();
-    };
+    unit.startPolling(poll);
+    return unit.dispose;
   },
 });

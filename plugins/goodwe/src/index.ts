@@ -8,13 +8,9 @@
 import { definePlugin, z } from '@heliograph/plugins-sdk';
 import {
   connectionSchema,
-  inverterOnUnit,
-  openModbus,
   pollingFields,
-  readRegisterMap,
-  registerMapDeclarations,
+  pollRegisterMapInverter,
   unitIdDeviceConfigSchema,
-  watchUnit,
 } from '@heliograph/plugins-sdk/connections';
 import { goodweMap } from './register-map.js';
 
@@ -30,40 +26,12 @@ export default definePlugin({
   id: 'goodwe',
   configSchema,
   deviceConfigSchema: unitIdDeviceConfigSchema,
-  setup(ctx, config) {
-    const { inverter, battery } = inverterOnUnit(ctx.devices, 'goodwe');
-    // GoodWe's communication address is 0xF7 (247) unless set otherwise on the inverter.
-    const unitId = (inverter.config.unitId as number | undefined) ?? 0xf7;
-    const timeoutMs = Math.min(config.timeoutMs, config.pollIntervalMs / 2);
-    const modbus = openModbus(config.connection, { timeoutMs });
-    const devices = battery ? [inverter, battery] : [inverter];
-    const unit = watchUnit(ctx, { modbus, unitId, devices });
-    for (const device of devices) {
-      ctx.topics.declare({
-        device: device.id,
-        pollIntervalMs: config.pollIntervalMs,
-        ...registerMapDeclarations(goodweMap, {
-          device: device === inverter ? 'inverter' : 'battery',
-          modbus,
-          unitId,
-          timeoutMs,
-        }),
-        identity: { manufacturer: 'GoodWe', model: 'ET/EH' },
-      });
-    }
-    const poll = async (signal: AbortSignal) => {
-      const values = await readRegisterMap(modbus, unitId, goodweMap, { signal });
-      ctx.topics.publish({ device: inverter.id, values: values.inverter });
-      if (battery) ctx.topics.publish({ device: battery.id, values: values.battery });
-    };
-    ctx.scheduler.every({
-      name: 'poll',
-      intervalMs: config.pollIntervalMs,
-      run: ({ signal }) => unit.poll(() => poll(signal)),
-    });
-    return () => {
-      unit.dispose();
-      modbus.release();
-    };
-  },
+  setup: (ctx, config) =>
+    pollRegisterMapInverter(ctx, config, {
+      plugin: 'goodwe',
+      map: goodweMap,
+      identity: { manufacturer: 'GoodWe', model: 'ET/EH' },
+      // GoodWe's communication address is 0xF7 (247) unless set otherwise on the inverter.
+      defaultUnitId: 0xf7,
+    }),
 });

@@ -7,13 +7,9 @@
 import { definePlugin, z } from '@heliograph/plugins-sdk';
 import {
   connectionSchema,
-  inverterOnUnit,
-  openModbus,
   pollingFields,
-  readRegisterMap,
-  registerMapDeclarations,
+  pollRegisterMapInverter,
   unitIdDeviceConfigSchema,
-  watchUnit,
 } from '@heliograph/plugins-sdk/connections';
 import { growattMap, identityMap } from './register-map.js';
 
@@ -29,45 +25,11 @@ export default definePlugin({
   id: 'growatt',
   configSchema,
   deviceConfigSchema: unitIdDeviceConfigSchema,
-  setup(ctx, config) {
-    const { inverter, battery, unitId } = inverterOnUnit(ctx.devices, 'growatt');
-    const timeoutMs = Math.min(config.timeoutMs, config.pollIntervalMs / 2);
-    const modbus = openModbus(config.connection, { timeoutMs });
-    const devices = battery ? [inverter, battery] : [inverter];
-    const unit = watchUnit(ctx, { modbus, unitId, devices });
-    for (const device of devices) {
-      ctx.topics.declare({
-        device: device.id,
-        pollIntervalMs: config.pollIntervalMs,
-        ...registerMapDeclarations(growattMap, {
-          device: device === inverter ? 'inverter' : 'battery',
-          modbus,
-          unitId,
-          timeoutMs,
-        }),
-        identity: { manufacturer: 'Growatt', model: 'SPH' },
-      });
-    }
-    let identified = false;
-    const poll = async (signal: AbortSignal) => {
-      if (!identified) {
-        const { inverter: id } = await readRegisterMap(modbus, unitId, identityMap, { signal });
-        for (const device of devices)
-          ctx.topics.identify({ device: device.id, identity: { serial: String(id.serial) } });
-        identified = true;
-      }
-      const values = await readRegisterMap(modbus, unitId, growattMap, { signal });
-      ctx.topics.publish({ device: inverter.id, values: values.inverter });
-      if (battery) ctx.topics.publish({ device: battery.id, values: values.battery });
-    };
-    ctx.scheduler.every({
-      name: 'poll',
-      intervalMs: config.pollIntervalMs,
-      run: ({ signal }) => unit.poll(() => poll(signal)),
-    });
-    return () => {
-      unit.dispose();
-      modbus.release();
-    };
-  },
+  setup: (ctx, config) =>
+    pollRegisterMapInverter(ctx, config, {
+      plugin: 'growatt',
+      map: growattMap,
+      identity: { manufacturer: 'Growatt', model: 'SPH' },
+      serialMap: identityMap,
+    }),
 });

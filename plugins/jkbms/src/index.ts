@@ -3,8 +3,13 @@
  * protocol over the BMS's RS485 / UART port (a USB adapter, or a TCP serial bridge) and
  * publishes one battery, with the identity the BMS reports.
  */
-import { batteryMetrics, definePlugin, NoAnswerError, temperatureMetric, z } from '@heliograph/plugins-sdk';
-import { openStreamLink, pollingFields, streamConnectionSchema } from '@heliograph/plugins-sdk/connections';
+import { batteryMetrics, definePlugin, temperatureMetric, z } from '@heliograph/plugins-sdk';
+import {
+  openStreamLink,
+  pollingFields,
+  pollStreamDevice,
+  streamConnectionSchema,
+} from '@heliograph/plugins-sdk/connections';
 import { jkFields, jkFrameLength, jkIdentity, jkValues, parseJkFrame, READ_ALL, readAllRequest } from './protocol.js';
 
 /**
@@ -52,49 +57,32 @@ export default definePlugin({
       ],
       identity: { manufacturer: 'JK BMS' },
     });
-    const offDisconnect = link.on('disconnect', (reason) => {
-      ctx.topics.markUnavailable({ device, reason });
-      ctx.status.error({ message: `${device}: ${reason}` });
-    });
-    const offConnect = link.on('connect', () => ctx.status.ok());
     let identified = '';
 
-    ctx.scheduler.every({
-      name: 'poll',
-      intervalMs: config.pollIntervalMs,
-      run: async ({ signal }) => {
-        try {
-          const reply = await link.request(readAllRequest(), {
-            complete: jkFrameLength,
-            check: (frame) => {
-              const parsed = parseJkFrame(frame);
-              if (!parsed) return 'bad checksum';
-              return parsed.command === READ_ALL || `reply to command ${parsed.command.toString(16)}`;
-            },
-            resendOnBadFrame: 1,
-            timeoutMs: config.timeoutMs,
-            signal,
-          });
-          const fields = jkFields(parseJkFrame(reply)!.info);
-          const identity = jkIdentity(fields);
-          if (JSON.stringify(identity) !== identified) {
-            identified = JSON.stringify(identity);
-            ctx.topics.identify({ device, identity });
-          }
-          ctx.topics.publish({ device, values: jkValues(fields, config.currentEncoding) });
-        } catch (error) {
-          if (error instanceof NoAnswerError && !signal.aborted) {
-            ctx.topics.markUnavailable({ device, reason: error.message });
-            throw new NoAnswerError({ message: `${device}: ${error.message}`, timeoutMs: error.timeoutMs });
-          }
-          throw error;
+    return pollStreamDevice(ctx, {
+      link,
+      device,
+      pollIntervalMs: config.pollIntervalMs,
+      poll: async (signal) => {
+        const reply = await link.request(readAllRequest(), {
+          complete: jkFrameLength,
+          check: (frame) => {
+            const parsed = parseJkFrame(frame);
+            if (!parsed) return 'bad checksum';
+            return parsed.command === READ_ALL || `reply to command ${parsed.command.toString(16)}`;
+          },
+          resendOnBadFrame: 1,
+          timeoutMs: config.timeoutMs,
+          signal,
+        });
+        const fields = jkFields(parseJkFrame(reply)!.info);
+        const identity = jkIdentity(fields);
+        if (JSON.stringify(identity) !== identified) {
+          identified = JSON.stringify(identity);
+          ctx.topics.identify({ device, identity });
         }
+        ctx.topics.publish({ device, values: jkValues(fields, config.currentEncoding) });
       },
     });
-    return () => {
-      offDisconnect();
-      offConnect();
-      link.release();
-    };
   },
 });

@@ -7,13 +7,9 @@
 import { definePlugin, z } from '@heliograph/plugins-sdk';
 import {
   connectionSchema,
-  inverterOnUnit,
-  openModbus,
   pollingFields,
-  readRegisterMap,
-  registerMapDeclarations,
+  pollRegisterMapInverter,
   unitIdDeviceConfigSchema,
-  watchUnit,
 } from '@heliograph/plugins-sdk/connections';
 import { solisMap } from './register-map.js';
 
@@ -29,38 +25,10 @@ export default definePlugin({
   id: 'solis',
   configSchema,
   deviceConfigSchema: unitIdDeviceConfigSchema,
-  setup(ctx, config) {
-    const { inverter, battery, unitId } = inverterOnUnit(ctx.devices, 'solis');
-    const timeoutMs = Math.min(config.timeoutMs, config.pollIntervalMs / 2);
-    const modbus = openModbus(config.connection, { timeoutMs });
-    const devices = battery ? [inverter, battery] : [inverter];
-    const unit = watchUnit(ctx, { modbus, unitId, devices });
-    for (const device of devices) {
-      ctx.topics.declare({
-        device: device.id,
-        pollIntervalMs: config.pollIntervalMs,
-        ...registerMapDeclarations(solisMap, {
-          device: device === inverter ? 'inverter' : 'battery',
-          modbus,
-          unitId,
-          timeoutMs,
-        }),
-        identity: { manufacturer: 'Solis', model: 'Hybrid' },
-      });
-    }
-    const poll = async (signal: AbortSignal) => {
-      const values = await readRegisterMap(modbus, unitId, solisMap, { signal });
-      ctx.topics.publish({ device: inverter.id, values: values.inverter });
-      if (battery) ctx.topics.publish({ device: battery.id, values: values.battery });
-    };
-    ctx.scheduler.every({
-      name: 'poll',
-      intervalMs: config.pollIntervalMs,
-      run: ({ signal }) => unit.poll(() => poll(signal)),
-    });
-    return () => {
-      unit.dispose();
-      modbus.release();
-    };
-  },
+  setup: (ctx, config) =>
+    pollRegisterMapInverter(ctx, config, {
+      plugin: 'solis',
+      map: solisMap,
+      identity: { manufacturer: 'Solis', model: 'Hybrid' },
+    }),
 });

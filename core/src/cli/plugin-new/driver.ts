@@ -39,13 +39,9 @@ export const map = defineRegisterMap({
 import { definePlugin, z } from '@heliograph/plugins-sdk';
 import {
   connectionSchema,
-  inverterOnUnit,
-  openModbus,
   pollingFields,
-  readRegisterMap,
-  registerMapDeclarations,
+  pollRegisterMapInverter,
   unitIdDeviceConfigSchema,
-  watchUnit,
 } from '@heliograph/plugins-sdk/connections';
 import { map } from './register-map.js';
 
@@ -55,29 +51,9 @@ export default definePlugin({
   id: '${t.id}',
   configSchema,
   deviceConfigSchema: unitIdDeviceConfigSchema,
-  setup(ctx, config) {
-    const { inverter, unitId } = inverterOnUnit(ctx.devices, '${t.id}');
-    const modbus = openModbus(config.connection, { timeoutMs: config.timeoutMs });
-    const unit = watchUnit(ctx, { modbus, unitId, devices: [inverter] });
-    ctx.topics.declare({
-      device: inverter.id,
-      pollIntervalMs: config.pollIntervalMs,
-      ...registerMapDeclarations(map, { device: 'inverter', modbus, unitId }),
-    });
-    ctx.scheduler.every({
-      name: 'poll',
-      intervalMs: config.pollIntervalMs,
-      run: ({ signal }) =>
-        unit.poll(async () => {
-          const values = await readRegisterMap(modbus, unitId, map, { signal });
-          ctx.topics.publish({ device: inverter.id, values: values.inverter });
-        }),
-    });
-    return () => {
-      unit.dispose();
-      modbus.release();
-    };
-  },
+  // Declares the map's metrics and settings, reads it on each poll and publishes the values;
+  // a unit that does not answer marks the inverter unavailable until it does.
+  setup: (ctx, config) => pollRegisterMapInverter(ctx, config, { plugin: '${t.id}', map }),
 });
 `,
     'src/emulator/main.ts': `/**
@@ -89,8 +65,7 @@ import {
   MODBUS_TRANSPORTS,
   ModbusException,
   ModbusExceptionCode,
-  pickTransport,
-  startModbusEmulator,
+  startOneUnitEmulator,
   type EmulatorOptions,
   type ModbusDevice,
   type RunningEmulator,
@@ -124,15 +99,7 @@ export class Device implements ModbusDevice {
 
 /** Starts the emulated device; \`device\` gives tests its registers. */
 export async function startEmulator(options: EmulatorOptions = {}): Promise<RunningEmulator & { device: Device }> {
-  const device = new Device();
-  const running = await startModbusEmulator({
-    transport: pickTransport(options.transport, transports),
-    units: new Map([[options.unitId ?? 1, device]]),
-    loggerSerial: options.loggerSerial ?? 2712345678,
-    host: options.host,
-    port: options.port,
-  });
-  return Object.assign(running, { device });
+  return startOneUnitEmulator(new Device(), options, transports, { defaultLoggerSerial: 2712345678 });
 }
 `,
     'test/index.test.ts': `import { after, test } from 'node:test';

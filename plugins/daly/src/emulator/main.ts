@@ -5,7 +5,7 @@
  */
 import {
   clamp,
-  DayIntegrator,
+  EmulatedSite,
   householdLoad,
   pickTransport,
   startEmulatorServer,
@@ -21,18 +21,13 @@ export const transports = ['tcp'] as const;
 const CAPACITY_MAH = 100_000;
 
 /** One pack: its charge follows a PV surplus by day and the house at night. */
-export class DalyPack {
-  soc: number;
+export class DalyPack extends EmulatedSite {
   cycles = 37;
   /** A, + charging. */
   current = 0;
-  private readonly now: () => Date;
-  private readonly day: DayIntegrator;
 
   constructor(options: { now?: () => Date; soc?: number } = {}) {
-    this.now = options.now ?? (() => new Date());
-    this.day = new DayIntegrator(this.now);
-    this.soc = options.soc ?? 70;
+    super(options, { soc: 70 });
   }
 
   /** The 8 data bytes of the reply to `command`, or undefined for a command it does not know. */

@@ -8,7 +8,7 @@
 import {
   MODBUS_TRANSPORTS,
   pickTransport,
-  startModbusEmulator,
+  startOneUnitEmulator,
   type EmulatorOptions,
   type RunningEmulator,
 } from '@heliograph/plugins-sdk/emulator';
@@ -32,13 +32,8 @@ export const DEFAULT_LOGGER_SERIAL = 2712345678;
 export async function startEmulator(options: EmulatorOptions = {}): Promise<RunningEmulator & { device: DeyeDevice }> {
   const model = pickTransport(options.model, DEYE_EMULATOR_MODELS);
   const device = new DeyeDevice({ now: options.now, model });
-  const running = await startModbusEmulator({
-    transport: pickTransport(options.transport, transports),
-    units: new Map([[options.unitId ?? 1, device]]),
-    loggerSerial: options.loggerSerial ?? DEFAULT_LOGGER_SERIAL,
+  return startOneUnitEmulator(device, options, transports, {
+    defaultLoggerSerial: DEFAULT_LOGGER_SERIAL,
     doubleCrc: options.doubleCrc ?? false,
-    host: options.host,
-    port: options.port,
   });
-  return Object.assign(running, { device });
 }

@@ -6,8 +6,9 @@
 import { registerMapImage } from '@heliograph/plugins-sdk/connections';
 import {
   clamp,
-  DayIntegrator,
+  EmulatedSite,
   householdLoad,
+  imageWords,
   ModbusException,
   ModbusExceptionCode,
   sunFraction,
@@ -23,24 +24,12 @@ const READABLE = [
 ] as const;
 const MAX_BATTERY_W = 5000;
 
-export class GoodweDevice implements ModbusDevice {
+export class GoodweDevice extends EmulatedSite implements ModbusDevice {
   workMode = 0;
   exportLimitW = 10_000;
-  soc: number;
-  private readonly now: () => Date;
-  private readonly day: DayIntegrator;
-
-  constructor(options: { now?: () => Date; soc?: number } = {}) {
-    this.now = options.now ?? (() => new Date());
-    this.day = new DayIntegrator(this.now);
-    this.soc = options.soc ?? 50;
-  }
 
   readHoldingRegisters({ address, count }: { address: number; count: number }): number[] {
-    if (!READABLE.some(([from, to]) => address >= from && address + count - 1 <= to))
-      throw new ModbusException({ code: ModbusExceptionCode.illegalDataAddress });
-    const image = this.image().holding;
-    return Array.from({ length: count }, (_, i) => image.get(address + i) ?? 0);
+    return imageWords(READABLE, address, count, () => this.image().holding);
   }
 
   writeRegisters({ address, values }: { address: number; values: number[] }): void {

@@ -8,8 +8,9 @@
 import { registerMapImage } from '@heliograph/plugins-sdk/connections';
 import {
   clamp,
-  DayIntegrator,
+  EmulatedSite,
   householdLoad,
+  imageWords,
   ModbusException,
   ModbusExceptionCode,
   sunFraction,
@@ -34,17 +35,12 @@ export interface GrowattSettings {
   gridCharge: number;
 }
 
-export class GrowattDevice implements ModbusDevice {
+export class GrowattDevice extends EmulatedSite implements ModbusDevice {
   readonly settings: GrowattSettings = { minSoc: 10, priority: 0, chargeStopSoc: 100, gridCharge: 0 };
-  soc: number;
-  private readonly now: () => Date;
-  private readonly day: DayIntegrator;
   private readonly capacityWh: number;
 
   constructor(options: { now?: () => Date; soc?: number; serial?: string; capacityWh?: number } = {}) {
-    this.now = options.now ?? (() => new Date());
-    this.day = new DayIntegrator(this.now);
-    this.soc = options.soc ?? 50;
+    super(options);
     this.capacityWh = options.capacityWh ?? 6500;
     this.serial = options.serial ?? 'GRT1234567';
   }
@@ -52,11 +48,11 @@ export class GrowattDevice implements ModbusDevice {
   readonly serial: string;
 
   readInputRegisters({ address, count }: { address: number; count: number }): number[] {
-    return this.words('input', address, count);
+    return imageWords(READABLE, address, count, () => this.image().input);
   }
 
   readHoldingRegisters({ address, count }: { address: number; count: number }): number[] {
-    return this.words('holding', address, count);
+    return imageWords(READABLE, address, count, () => this.image().holding);
   }
 
   writeRegisters({ address, values }: { address: number; values: number[] }): void {
@@ -80,13 +76,6 @@ export class GrowattDevice implements ModbusDevice {
       if (at === 1091) this.settings.chargeStopSoc = value;
       if (at === 1092) this.settings.gridCharge = value;
     });
-  }
-
-  private words(table: 'holding' | 'input', address: number, count: number): number[] {
-    if (!READABLE.some(([from, to]) => address >= from && address + count - 1 <= to))
-      throw new ModbusException({ code: ModbusExceptionCode.illegalDataAddress });
-    const image = this.image()[table];
-    return Array.from({ length: count }, (_, i) => image.get(address + i) ?? 0);
   }
 
   /** Moves the battery and today's counters on, and writes the values into the map's registers. */

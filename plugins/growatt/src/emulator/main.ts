@@ -2,12 +2,7 @@
  * The Growatt SPH emulator, as `heliograph emulate growatt [--transport tcp|rtu-over-tcp]`
  * starts it: one inverter with its battery on unit 1 (or `unitId`).
  */
-import {
-  pickTransport,
-  startModbusEmulator,
-  type EmulatorOptions,
-  type RunningEmulator,
-} from '@heliograph/plugins-sdk/emulator';
+import { startOneUnitEmulator, type EmulatorOptions, type RunningEmulator } from '@heliograph/plugins-sdk/emulator';
 import { GrowattDevice } from './device.js';
 
 export { GrowattDevice, type GrowattSettings } from './device.js';
@@ -23,12 +18,5 @@ export const transports = ['rtu-over-tcp', 'tcp'] as const;
 export async function startEmulator(
   options: EmulatorOptions = {},
 ): Promise<RunningEmulator & { device: GrowattDevice }> {
-  const device = new GrowattDevice({ now: options.now });
-  const running = await startModbusEmulator({
-    transport: pickTransport(options.transport, transports),
-    units: new Map([[options.unitId ?? 1, device]]),
-    host: options.host,
-    port: options.port,
-  });
-  return Object.assign(running, { device });
+  return startOneUnitEmulator(new GrowattDevice({ now: options.now }), options, transports);
 }

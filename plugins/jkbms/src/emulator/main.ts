@@ -7,7 +7,7 @@
  */
 import {
   clamp,
-  DayIntegrator,
+  EmulatedSite,
   householdLoad,
   pickTransport,
   startEmulatorServer,
@@ -34,8 +34,7 @@ const CAPACITY_AH = 280;
 const CELLS = 16;
 
 /** One pack: its charge follows a PV surplus by day and the house at night. */
-export class JkPack {
-  soc: number;
+export class JkPack extends EmulatedSite {
   cycles = 52;
   /** A, + charging. */
   current = 0;
@@ -43,13 +42,9 @@ export class JkPack {
   temperatures = { mos: 31, t1: 24, t2: -3 };
   identity = { deviceId: 'JK_B2A24S', software: '11.XW_S11.26___', serial: 'JK2026A0001234' };
   encoding: 'sign-bit' | 'offset';
-  private readonly now: () => Date;
-  private readonly day: DayIntegrator;
 
   constructor(options: { now?: () => Date; soc?: number; encoding?: 'sign-bit' | 'offset' } = {}) {
-    this.now = options.now ?? (() => new Date());
-    this.day = new DayIntegrator(this.now);
-    this.soc = options.soc ?? 70;
+    super(options, { soc: 70 });
     this.encoding = options.encoding ?? 'sign-bit';
   }
 

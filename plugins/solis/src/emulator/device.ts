@@ -6,8 +6,9 @@
 import { registerMapImage } from '@heliograph/plugins-sdk/connections';
 import {
   clamp,
-  DayIntegrator,
+  EmulatedSite,
   householdLoad,
+  imageWords,
   ModbusException,
   ModbusExceptionCode,
   sunFraction,
@@ -15,28 +16,19 @@ import {
 } from '@heliograph/plugins-sdk/emulator';
 import { solisMap, STORAGE_MODES } from '../register-map.js';
 
-const READABLE = { input: [33000, 33299], holding: [43000, 43299] } as const;
+const READABLE = { input: [[33000, 33299]], holding: [[43000, 43299]] } as const;
 const MAX_BATTERY_W = 3000;
 
-export class SolisDevice implements ModbusDevice {
+export class SolisDevice extends EmulatedSite implements ModbusDevice {
   /** Register value of the storage control mode (43110). */
   storageMode = 0x21;
-  soc: number;
-  private readonly now: () => Date;
-  private readonly day: DayIntegrator;
-
-  constructor(options: { now?: () => Date; soc?: number } = {}) {
-    this.now = options.now ?? (() => new Date());
-    this.day = new DayIntegrator(this.now);
-    this.soc = options.soc ?? 50;
-  }
 
   readInputRegisters({ address, count }: { address: number; count: number }): number[] {
-    return this.words('input', address, count);
+    return imageWords(READABLE.input, address, count, () => this.image().input);
   }
 
   readHoldingRegisters({ address, count }: { address: number; count: number }): number[] {
-    return this.words('holding', address, count);
+    return imageWords(READABLE.holding, address, count, () => this.image().holding);
   }
 
   writeRegisters({ address, values }: { address: number; values: number[] }): void {
@@ -45,14 +37,6 @@ export class SolisDevice implements ModbusDevice {
     if (!STORAGE_MODES.some((m) => m.value === values[0]))
       throw new ModbusException({ code: ModbusExceptionCode.illegalDataValue });
     this.storageMode = values[0]!;
-  }
-
-  private words(table: 'holding' | 'input', address: number, count: number): number[] {
-    const [from, to] = READABLE[table];
-    if (address < from || address + count - 1 > to)
-      throw new ModbusException({ code: ModbusExceptionCode.illegalDataAddress });
-    const image = this.image()[table];
-    return Array.from({ length: count }, (_, i) => image.get(address + i) ?? 0);
   }
 
   private image() {

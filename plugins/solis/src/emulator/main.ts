@@ -2,12 +2,7 @@
  * The Solis hybrid emulator, as `heliograph emulate solis [--transport rtu-over-tcp|solarman|tcp]`
  * starts it: one inverter with its battery on unit 1 (or `unitId`).
  */
-import {
-  pickTransport,
-  startModbusEmulator,
-  type EmulatorOptions,
-  type RunningEmulator,
-} from '@heliograph/plugins-sdk/emulator';
+import { startOneUnitEmulator, type EmulatorOptions, type RunningEmulator } from '@heliograph/plugins-sdk/emulator';
 import { SolisDevice } from './device.js';
 
 export { SolisDevice } from './device.js';
@@ -24,13 +19,7 @@ export const DEFAULT_LOGGER_SERIAL = 4012345678;
  * const emulator = await startEmulator({ transport: 'rtu-over-tcp' });
  */
 export async function startEmulator(options: EmulatorOptions = {}): Promise<RunningEmulator & { device: SolisDevice }> {
-  const device = new SolisDevice({ now: options.now });
-  const running = await startModbusEmulator({
-    transport: pickTransport(options.transport, transports),
-    units: new Map([[options.unitId ?? 1, device]]),
-    loggerSerial: options.loggerSerial ?? DEFAULT_LOGGER_SERIAL,
-    host: options.host,
-    port: options.port,
+  return startOneUnitEmulator(new SolisDevice({ now: options.now }), options, transports, {
+    defaultLoggerSerial: DEFAULT_LOGGER_SERIAL,
   });
-  return Object.assign(running, { device });
 }

@@ -2,12 +2,7 @@
  * The SunSpec emulator, as `heliograph emulate sunspec` starts it: one SunSpec hybrid
  * inverter on Modbus TCP (unit 1 unless told otherwise), or on RTU frames over TCP.
  */
-import {
-  pickTransport,
-  startModbusEmulator,
-  type EmulatorOptions,
-  type RunningEmulator,
-} from '@heliograph/plugins-sdk/emulator';
+import { startOneUnitEmulator, type EmulatorOptions, type RunningEmulator } from '@heliograph/plugins-sdk/emulator';
 import { SunSpecDevice } from './device.js';
 
 export { SunSpecDevice, SUNSPEC_BASE } from './device.js';
@@ -23,12 +18,5 @@ export const transports = ['tcp', 'rtu-over-tcp'] as const;
 export async function startEmulator(
   options: EmulatorOptions = {},
 ): Promise<RunningEmulator & { device: SunSpecDevice }> {
-  const device = new SunSpecDevice({ now: options.now });
-  const running = await startModbusEmulator({
-    transport: pickTransport(options.transport, transports),
-    units: new Map([[options.unitId ?? 1, device]]),
-    host: options.host,
-    port: options.port,
-  });
-  return Object.assign(running, { device });
+  return startOneUnitEmulator(new SunSpecDevice({ now: options.now }), options, transports);
 }

@@ -8,7 +8,7 @@
 import { registerMapImage, type RegisterMap } from '@heliograph/plugins-sdk/connections';
 import {
   clamp,
-  DayIntegrator,
+  EmulatedSite,
   householdLoad,
   ModbusException,
   ModbusExceptionCode,
@@ -21,18 +21,13 @@ const MAX_BATTERY_W = 5000;
 const MODES = ['', 'Charger only', 'Inverter only', 'On', 'Off'] as const;
 
 /** The site behind the GX, and its writable settings in register units. */
-export class VictronSite {
-  soc: number;
+export class VictronSite extends EmulatedSite {
   gridSetpointW = 50;
   minSocTenths = 200;
   switchMode = 3;
-  private readonly now: () => Date;
-  private readonly day: DayIntegrator;
 
   constructor(options: { now?: () => Date; soc?: number } = {}) {
-    this.now = options.now ?? (() => new Date());
-    this.day = new DayIntegrator(this.now);
-    this.soc = options.soc ?? 60;
+    super(options, { soc: 60 });
   }
 
   /** Moves the battery on to now; returns every map's values. */
