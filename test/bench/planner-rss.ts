@@ -1,22 +1,12 @@
 // Run by planner.bench.ts in a fresh process with the node flags under test: the RSS a
 // process has before the planner's solver is loaded and after it made 800 plans of 48 h.
 // Prints one JSON line: { beforeMb, afterMb }.
+import { BENCH_PLAN_PARAMS } from './planner-params.js';
 import { generateYear, loadSolver, makePlan, type PriceInput } from '@heliograph/plugin-planner/planning';
 
 const gc = () => (globalThis as { gc?: () => void }).gc?.();
 const year = generateYear({ seed: 5, days: 6 });
-const params = {
-  capacityKwh: 10,
-  maxChargeKw: 5,
-  maxDischargeKw: 5,
-  reserveSoc: 10,
-  maxSoc: 100,
-  roundTripEfficiency: 0.9,
-  cycleCost: 0.02,
-  gridImportMaxKw: 20,
-  gridExportMaxKw: 10,
-  exportAllowed: true,
-};
+const params = BENCH_PLAN_PARAMS;
 gc();
 const before = process.memoryUsage().rss;
 const highs = await loadSolver();

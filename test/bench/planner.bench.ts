@@ -4,6 +4,7 @@
 // Options: --days N (default 365), --seed N (default 19), --start-day N (default 0: 1 January).
 import { execFileSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
+import { BENCH_PLAN_PARAMS } from './planner-params.js';
 import {
   type Command,
   type PlanParams,
@@ -32,18 +33,7 @@ const days = option('--days', 365);
 const seed = option('--seed', 19);
 const startDay = option('--start-day', 0);
 
-const params: PlanParams = {
-  capacityKwh: 10,
-  maxChargeKw: 5,
-  maxDischargeKw: 5,
-  reserveSoc: 10,
-  maxSoc: 100,
-  roundTripEfficiency: 0.9,
-  cycleCost: 0.02,
-  gridImportMaxKw: 20,
-  gridExportMaxKw: 10,
-  exportAllowed: true,
-};
+const params: PlanParams = BENCH_PLAN_PARAMS;
 const describe = { currency: 'EUR', timeZone: ZONE };
 
 interface Run {
