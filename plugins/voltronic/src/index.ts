@@ -17,10 +17,12 @@ import {
   pvStringMetrics,
   z,
   type MetricDeclaration,
+  type PluginContext,
+  type SettingDeclaration,
   type SettingOption,
 } from '@heliograph/plugins-sdk';
 import { openStreamLink, pollingFields, streamConnectionSchema } from '@heliograph/plugins-sdk/connections';
-import { voltronicBatteryControl } from './battery-control.js';
+import { voltronicBatteryControl, type VoltronicBatteryControl } from './battery-control.js';
 import { Pi30Client } from './client.js';
 import { batteryValues, chargeCurrents, gridPower, qmodMode, qpigsValues, qpiriSettings } from './qpigs.js';
 
@@ -65,6 +67,83 @@ const metrics: MetricDeclaration[] = [
   { name: 'battery_state_of_charge', displayName: 'Battery state of charge', unit: '%' },
 ];
 
+/** The inverter's own settings: priorities and the max charge current, written as PI30 commands. */
+const inverterSettings = (client: Pi30Client): SettingDeclaration[] => [
+  {
+    name: 'output_source_priority',
+    displayName: 'Output source priority',
+    options: OUTPUT_PRIORITIES,
+    write: ({ value, signal }) => client.set(`POP0${value}`, signal),
+  },
+  {
+    name: 'charger_source_priority',
+    displayName: 'Charger source priority',
+    options: CHARGER_PRIORITIES,
+    write: ({ value, signal }) => client.set(`PCP0${value}`, signal),
+  },
+  {
+    name: 'max_charge_current',
+    displayName: 'Max charge current',
+    unit: 'A',
+    deviceClass: 'current',
+    options: currentOptions(DEFAULT_CHARGE_CURRENTS),
+    write: ({ value, signal }) => client.set(`MCHGC${String(value).padStart(3, '0')}`, signal),
+  },
+];
+
+/** A query the device may not know: its answer, or undefined on `(NAK`. */
+const askOptional = async (client: Pi30Client, command: string, signal: AbortSignal) => {
+  const reply = await client.ask(command, signal);
+  return reply === '(NAK' ? undefined : reply;
+};
+
+/** Serial, firmware and the device's list of charge currents, read once. */
+async function identify(ctx: PluginContext, client: Pi30Client, device: string, signal: AbortSignal): Promise<void> {
+  const serial = await askOptional(client, 'QID', signal);
+  const firmware = await askOptional(client, 'QVFW', signal);
+  ctx.topics.identify({
+    device,
+    identity: {
+      ...(serial && { serial: serial.slice(1) }),
+      ...(firmware && { firmware: firmware.replace(/^\(VERFW:/, '').replace(/^\(/, '') }),
+    },
+  });
+  const currents = await askOptional(client, 'QMCHGCR', signal);
+  if (currents)
+    ctx.topics.updateSetting({ device, name: 'max_charge_current', options: currentOptions(chargeCurrents(currents)) });
+}
+
+/** One poll: QPIGS, QMOD and QPIRI, published on the inverter (and the battery, when listed). */
+async function pollOnce(
+  ctx: PluginContext,
+  client: Pi30Client,
+  { device, battery, control }: { device: string; battery?: string; control: VoltronicBatteryControl | null },
+  signal: AbortSignal,
+): Promise<void> {
+  const qpigs = await client.ask('QPIGS', signal);
+  const status = qpigsValues(qpigs);
+  const mode = qmodMode(await client.ask('QMOD', signal));
+  const settings = qpiriSettings(await client.ask('QPIRI', signal));
+  ctx.topics.publish({
+    device,
+    values: {
+      ...status,
+      grid_power: gridPower(status, mode),
+      device_mode: mode,
+      output_source_priority: labelOf(OUTPUT_PRIORITIES, settings.outputPriority),
+      charger_source_priority: labelOf(CHARGER_PRIORITIES, settings.chargerPriority),
+      max_charge_current: String(settings.maxChargeCurrent),
+      ...control?.control.info,
+    },
+  });
+  if (battery) ctx.topics.publish({ device: battery, values: batteryValues(qpigs) });
+  await control?.afterPoll({
+    soc: Number(status.battery_state_of_charge),
+    voltage: Number(status.battery_voltage),
+    signal,
+  });
+}
+
 export default definePlugin({
   id: 'voltronic',
   configSchema,
@@ -78,8 +157,7 @@ export default definePlugin({
     const device = inverters[0]!.id;
     const battery = batteries[0]?.id;
     const devices = battery ? [device, battery] : [device];
-    const { connection } = config;
-    const link = openStreamLink(connection);
+    const link = openStreamLink(config.connection);
     const client = new Pi30Client(link, config.timeoutMs);
     let identified = false;
     let badFrames = link.stats.badFrames;
@@ -107,31 +185,8 @@ export default definePlugin({
       device,
       pollIntervalMs: config.pollIntervalMs,
       metrics: [...metrics, ...(control?.control.metrics ?? [])],
-      settings: [
-        ...(control?.control.settings ?? []),
-        {
-          name: 'output_source_priority',
-          displayName: 'Output source priority',
-          options: OUTPUT_PRIORITIES,
-          write: ({ value, signal }) => client.set(`POP0${value}`, signal),
-        },
-        {
-          name: 'charger_source_priority',
-          displayName: 'Charger source priority',
-          options: CHARGER_PRIORITIES,
-          write: ({ value, signal }) => client.set(`PCP0${value}`, signal),
-        },
-        {
-          name: 'max_charge_current',
-          displayName: 'Max charge current',
-          unit: 'A',
-          deviceClass: 'current',
-          options: currentOptions(DEFAULT_CHARGE_CURRENTS),
-          write: ({ value, signal }) => client.set(`MCHGC${String(value).padStart(3, '0')}`, signal),
-        },
-      ],
+      settings: [...(control?.control.settings ?? []), ...inverterSettings(client)],
     });
-
     if (battery)
       ctx.topics.declare({
         device: battery,
@@ -139,65 +194,16 @@ export default definePlugin({
         metrics: [batteryMetrics.voltage, batteryMetrics.current, batteryMetrics.power, batteryMetrics.state_of_charge],
       });
 
-    /** A query the device may not know: its answer, or undefined on `(NAK`. */
-    const askOptional = async (command: string, signal: AbortSignal) => {
-      const reply = await client.ask(command, signal);
-      return reply === '(NAK' ? undefined : reply;
-    };
-
-    /** Serial, firmware and the device's list of charge currents, read once. */
-    const identify = async (signal: AbortSignal) => {
-      const serial = await askOptional('QID', signal);
-      const firmware = await askOptional('QVFW', signal);
-      ctx.topics.identify({
-        device,
-        identity: {
-          ...(serial && { serial: serial.slice(1) }),
-          ...(firmware && { firmware: firmware.replace(/^\(VERFW:/, '').replace(/^\(/, '') }),
-        },
-      });
-      const currents = await askOptional('QMCHGCR', signal);
-      if (currents)
-        ctx.topics.updateSetting({
-          device,
-          name: 'max_charge_current',
-          options: currentOptions(chargeCurrents(currents)),
-        });
-      identified = true;
-    };
-
-    const poll = async (signal: AbortSignal) => {
-      if (!identified) await identify(signal);
-      const qpigs = await client.ask('QPIGS', signal);
-      const status = qpigsValues(qpigs);
-      const mode = qmodMode(await client.ask('QMOD', signal));
-      const settings = qpiriSettings(await client.ask('QPIRI', signal));
-      ctx.topics.publish({
-        device,
-        values: {
-          ...status,
-          grid_power: gridPower(status, mode),
-          device_mode: mode,
-          output_source_priority: labelOf(OUTPUT_PRIORITIES, settings.outputPriority),
-          charger_source_priority: labelOf(CHARGER_PRIORITIES, settings.chargerPriority),
-          max_charge_current: String(settings.maxChargeCurrent),
-          ...control?.control.info,
-        },
-      });
-      if (battery) ctx.topics.publish({ device: battery, values: batteryValues(qpigs) });
-      await control?.afterPoll({
-        soc: Number(status.battery_state_of_charge),
-        voltage: Number(status.battery_voltage),
-        signal,
-      });
-    };
-
     ctx.scheduler.every({
       name: 'poll',
       intervalMs: config.pollIntervalMs,
       run: async ({ signal }) => {
         try {
-          await poll(signal);
+          if (!identified) {
+            await identify(ctx, client, device, signal);
+            identified = true;
+          }
+          await pollOnce(ctx, client, { device, battery, control }, signal);
         } catch (error) {
           if (signal.aborted) throw error;
           if (error instanceof NoAnswerError) {
