@@ -12,6 +12,7 @@ import {
   loadBatteryCommand,
   z,
   type Disposer,
+  type PluginContext,
 } from '@heliograph/plugins-sdk';
 import {
   connectionSchema,
@@ -23,7 +24,7 @@ import {
 } from '@heliograph/plugins-sdk/connections';
 import { storageLimits, sunspecBatteryControl, type SunSpecBatteryControl } from './battery-control.js';
 import { discoverChain, type ReadTarget } from './chain.js';
-import { round } from './points.js';
+import { round, type ModelData } from './points.js';
 import { layoutOf, readLayout, type Layout } from './layout.js';
 import { batteryDeclarations, inverterDeclarations } from './metrics.js';
 import {
@@ -71,33 +72,17 @@ export default definePlugin({
     const where = `unit ${unitId} at ${modbus.link.description}`;
     const { pollIntervalMs } = config;
 
-    /** Declares the inverter with `strings` MPPT inputs, replacing its previous declaration. */
-    let undeclareInverter: Disposer | undefined;
-    let declaredStrings = 0;
     /** Battery control, once discovery found model 124 with StorCtl_Mod. */
     let storage: SunSpecBatteryControl | undefined;
-    const declareInverter = (strings: number) => {
-      undeclareInverter?.();
-      const control = storage?.control;
-      undeclareInverter = ctx.topics.declare({
-        device: inverter.id,
-        pollIntervalMs,
-        metrics: [...inverterDeclarations(strings), ...(control ? [BATTERY_SOC, ...control.metrics] : [])],
-        settings: control?.settings ?? [],
-      });
-      declaredStrings = strings;
-    };
+    const declaration = inverterDeclaration(ctx, inverter.id, pollIntervalMs);
+    const declareInverter = (strings: number) => declaration.declare(strings, storage);
     declareInverter(0);
     if (battery) ctx.topics.declare({ device: battery.id, pollIntervalMs, metrics: batteryDeclarations });
 
     /** Finds the chain, declares the MPPT inputs it reports and identifies the device. */
     const discover = async (target: ReadTarget): Promise<Layout> => {
       const chain = await discoverChain(target);
-      if (!chain) {
-        throw new Error(
-          `${where}: no SunSpec marker ("SunS") at 40000, 0 or 50000; enable SunSpec Modbus on the inverter and check unitId (SMA answers on 126)`,
-        );
-      }
+      if (!chain) throw new Error(`${where}: ${NO_MARKER}`);
       const layout = layoutOf(chain);
       ctx.log.info(`${where}: SunSpec models ${chain.models.map((m) => m.id).join(', ')} from ${chain.base}`);
       const {
@@ -110,27 +95,21 @@ export default definePlugin({
       const hadControl = storage !== undefined;
       if (!storage && layout.storage && controls && controls.u16(3) !== null) {
         const limits = storageLimits(config.battery, controls, bank);
-        if (limits) {
-          const storageModel = layout.storage;
+        if (limits)
           storage = sunspecBatteryControl({
             target: { modbus, unitId, timeoutMs },
-            storage: storageModel,
+            storage: layout.storage,
             limits,
             log: (message) => ctx.log.info(`${inverter.id}: ${message}`),
             store: ctx.store,
             initial: await loadBatteryCommand(ctx.store),
           });
-        } else
-          ctx.log.warn(
-            `${inverter.id}: model 124 offers storage controls, but neither config.battery nor model 802 gives the battery's capacity: no battery control`,
-          );
+        else ctx.log.warn(`${inverter.id}: ${NO_CAPACITY}`);
       }
-      if (strings !== declaredStrings || hadControl !== (storage !== undefined)) declareInverter(strings);
+      if (strings !== declaration.strings || hadControl !== (storage !== undefined)) declareInverter(strings);
       const identity = common ? identityOf(common) : undefined;
       if (identity) ctx.topics.identify({ device: inverter.id, identity });
-      exportPositive =
-        config.meterSign === 'export-positive' ||
-        (config.meterSign === 'auto' && EXPORT_POSITIVE_MANUFACTURERS.test(identity?.manufacturer ?? ''));
+      exportPositive = countsExportPositive(config.meterSign, identity?.manufacturer);
       const storageModules = mppt ? 'storage_power' in mpptValues(mppt) : false;
       if (battery && !layout.storage && !layout.battery && !storageModules) {
         const reason = `${where} reports no battery (SunSpec model 124 or 802)`;
@@ -148,16 +127,7 @@ export default definePlugin({
       try {
         layout ??= await discover(target);
         const read = await readLayout(target, layout, ['inverter', 'mppt', 'meter', 'storage', 'battery']);
-        const { storage_power: storagePower, ...strings } = read.mppt ? mpptValues(read.mppt) : {};
-        const meter = read.meter ? meterValues(read.meter) : {};
-        if (exportPositive && typeof meter.grid_power === 'number') meter.grid_power = -meter.grid_power || 0;
-        let bank = read.storage || read.battery ? batteryValues(read.storage, read.battery) : undefined;
-        // Fronius GEN24: the battery's power comes from model 160's storage modules.
-        if (storagePower !== undefined && (bank?.power ?? null) === null) bank = { ...bank, power: storagePower };
-        const values: Values = { ...inverterValues(read.inverter!), ...strings, ...meter };
-        values.pv_power = strings.pv_power ?? values.pv_power ?? null;
-        values.battery_power = bank?.power ?? null;
-        values.load_power = loadPower(values);
+        const { values, bank } = pollValues(read, exportPositive);
         if (storage) {
           Object.assign(values, storage.control.info, { battery_state_of_charge: bank?.state_of_charge ?? null });
         }
@@ -183,6 +153,57 @@ export default definePlugin({
     };
   },
 });
+
+/** The inverter's declaration with `strings` MPPT inputs (and battery control), replaced as discovery learns more. */
+function inverterDeclaration(ctx: PluginContext, device: string, pollIntervalMs: number) {
+  let undeclare: Disposer | undefined;
+  const declaration = {
+    strings: 0,
+    declare(strings: number, storage: SunSpecBatteryControl | undefined) {
+      undeclare?.();
+      const control = storage?.control;
+      undeclare = ctx.topics.declare({
+        device,
+        pollIntervalMs,
+        metrics: [...inverterDeclarations(strings), ...(control ? [BATTERY_SOC, ...control.metrics] : [])],
+        settings: control?.settings ?? [],
+      });
+      declaration.strings = strings;
+    },
+  };
+  return declaration;
+}
+
+/** Whether the grid meter counts export as positive: as configured, or (auto) by the device's manufacturer. */
+function countsExportPositive(meterSign: z.infer<typeof configSchema>['meterSign'], manufacturer = ''): boolean {
+  return meterSign === 'export-positive' || (meterSign === 'auto' && EXPORT_POSITIVE_MANUFACTURERS.test(manufacturer));
+}
+
+const NO_MARKER =
+  'no SunSpec marker ("SunS") at 40000, 0 or 50000; enable SunSpec Modbus on the inverter and check unitId (SMA answers on 126)';
+const NO_CAPACITY =
+  "model 124 offers storage controls, but neither config.battery nor model 802 gives the battery's capacity: no battery control";
+
+/**
+ * The inverter's and the battery's values from one poll's reads: the meter turned round when
+ * it counts export as positive, and (Fronius GEN24) the battery's power from model 160's
+ * storage modules when models 124/802 do not give it.
+ */
+function pollValues(
+  read: Partial<Record<'inverter' | 'mppt' | 'meter' | 'storage' | 'battery', ModelData>>,
+  exportPositive: boolean,
+): { values: Values; bank: Values | undefined } {
+  const { storage_power: storagePower, ...strings } = read.mppt ? mpptValues(read.mppt) : {};
+  const meter = read.meter ? meterValues(read.meter) : {};
+  if (exportPositive && typeof meter.grid_power === 'number') meter.grid_power = -meter.grid_power || 0;
+  let bank = read.storage || read.battery ? batteryValues(read.storage, read.battery) : undefined;
+  if (storagePower !== undefined && (bank?.power ?? null) === null) bank = { ...bank, power: storagePower };
+  const values: Values = { ...inverterValues(read.inverter!), ...strings, ...meter };
+  values.pv_power = strings.pv_power ?? values.pv_power ?? null;
+  values.battery_power = bank?.power ?? null;
+  values.load_power = loadPower(values);
+  return { values, bank };
+}
 
 /** The state of charge on the inverter itself, for a planner that reads the controlling device. */
 const BATTERY_SOC = { name: 'battery_state_of_charge', displayName: 'Battery state of charge', unit: '%' };
