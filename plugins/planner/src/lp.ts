@@ -92,9 +92,40 @@ export function loadSolver(): Promise<Highs> {
 
 /** Solves the plan; throws {@link PlanInfeasibleError} when HiGHS finds no optimum. */
 export function solvePlan(highs: Highs, input: PlanInput): LpSolution {
+  const T = input.slots.length;
+  if (T === 0) throw new PlanInfeasibleError('no slots to plan');
+  const { columns, rows, matrix } = buildModel(input);
+  const model = highs.createModel({
+    numCols: matrix.numCols,
+    numRows: matrix.numRows,
+    ...columns,
+    ...rows,
+    matrix: { format: 'csc', ...matrix },
+  });
+  let x: Float64Array;
+  try {
+    // Dual simplex without presolve: on this small, sparse model the fastest and the most
+    // even in time (benchmark: p99 a few ms for 48 h, where presolve adds outliers).
+    model.options.set({ output_flag: false, solver: 'simplex', presolve: 'off' });
+    model.run();
+    const status = model.getModelStatus();
+    if (status !== highs.constants.modelStatus.optimal)
+      throw new PlanInfeasibleError(`the solver found no optimal plan (model status ${status})`);
+    x = model.getSolution().colValue;
+  } finally {
+    model.dispose();
+  }
+  return readSolution(x, input, T, input.params.capacityKwh);
+}
+
+/**
+ * The linear program in HiGHS's column form: per slot, the variables import, export, charge,
+ * discharge, curtailment and state of charge; per slot, two rows: the power balance and the
+ * battery's energy from one slot to the next.
+ */
+function buildModel(input: PlanInput) {
   const { params, slots } = input;
   const T = slots.length;
-  if (T === 0) throw new PlanInfeasibleError('no slots to plan');
   const cap = params.capacityKwh;
   const etaC = Math.sqrt(params.roundTripEfficiency);
   const etaD = etaC;
@@ -152,38 +183,17 @@ export function solvePlan(highs: Highs, input: PlanInput): LpSolution {
     column(SOC, t === T - 1 ? -input.terminalValue : 0, socMin, socMax, socEntries);
   }
   starts[n] = indices.length;
-
-  const model = highs.createModel({
-    numCols: n,
-    numRows: 2 * T,
-    colCost,
-    colLower,
-    colUpper,
-    rowLower,
-    rowUpper,
+  return {
+    columns: { colCost, colLower, colUpper },
+    rows: { rowLower, rowUpper },
     matrix: {
-      format: 'csc',
       numRows: 2 * T,
       numCols: n,
       starts,
       indices: Int32Array.from(indices),
       values: Float64Array.from(values),
     },
-  });
-  let x: Float64Array;
-  try {
-    // Dual simplex without presolve: on this small, sparse model the fastest and the most
-    // even in time (benchmark: p99 a few ms for 48 h, where presolve adds outliers).
-    model.options.set({ output_flag: false, solver: 'simplex', presolve: 'off' });
-    model.run();
-    const status = model.getModelStatus();
-    if (status !== highs.constants.modelStatus.optimal)
-      throw new PlanInfeasibleError(`the solver found no optimal plan (model status ${status})`);
-    x = model.getSolution().colValue;
-  } finally {
-    model.dispose();
-  }
-  return readSolution(x, input, T, cap);
+  };
 }
 
 function readSolution(x: ArrayLike<number>, input: PlanInput, T: number, cap: number): LpSolution {
