@@ -30,7 +30,10 @@ export const GROWATT_MODELS: ReadonlyArray<ModelChoice<FamilyModel>> = [
 ];
 
 /** What each family is called when the DTC does not name a model. */
-const FAMILY_LABELS: Record<GrowattFamily, string> = { sph: 'SPH (family from config)', spa: 'SPA (family from config)' };
+const FAMILY_LABELS: Record<GrowattFamily, string> = {
+  sph: 'SPH (family from config)',
+  spa: 'SPA (family from config)',
+};
 
 const WHERE = 'holding register 43 (device type code)';
 

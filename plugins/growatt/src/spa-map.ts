@@ -10,7 +10,14 @@
  */
 import { batteryMetrics, inverterMetrics } from '@heliograph/plugins-sdk';
 import { defineRegisterMap, type RegisterEntry } from '@heliograph/plugins-sdk/connections';
-import { INVERTER_STATES, prioritySettings, signedFlows, socSetting, storageRegisters, tenths32 } from './register-map.js';
+import {
+  INVERTER_STATES,
+  prioritySettings,
+  signedFlows,
+  socSetting,
+  storageRegisters,
+  tenths32,
+} from './register-map.js';
 
 /** A power rate setting, 0..100 % of the rated power. */
 const rateSetting = (name: string, displayName: string, address: number): RegisterEntry => ({

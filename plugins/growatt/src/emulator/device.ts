@@ -141,7 +141,8 @@ export class GrowattDevice extends EmulatedSite implements ModbusDevice {
     const entries = this.writable.filter((e) => e.address === address);
     if (!entries.length) throw new ModbusException({ code: ModbusExceptionCode.illegalDataAddress });
     for (const entry of entries) {
-      const value = entry.mask === undefined ? word : (word & entry.mask) >> (31 - Math.clz32(entry.mask & -entry.mask));
+      const value =
+        entry.mask === undefined ? word : (word & entry.mask) >> (31 - Math.clz32(entry.mask & -entry.mask));
       const ok =
         entry.writable === true
           ? (entry.options ?? []).some((o) => o.value === value)
