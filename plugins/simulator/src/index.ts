@@ -129,6 +129,7 @@ export default definePlugin({
             ctx,
             model,
             inverters,
+            batteries,
             settings: settings.map((s) => ({ ...s })),
             progress,
             signal,
