@@ -147,7 +147,8 @@ export class PriceBook implements PriceSink {
     const overlapping = (slots: readonly PriceSlot[]) => slots.filter((s) => s.start < to && s.end > from);
     if (!history || scheduleType === 'none' || !currency)
       return this.respond(active, overlapping(active.import), active.export);
-    await history.flush();
+    // Not waiting for saves in progress (a lock held by another process could hold them up):
+    // what they carry for today on is in memory, merged below.
     const [pastImport, pastExport] = await Promise.all([
       history.read('import', from, to, currency),
       scheduleType === 'import_export_pricing' ? history.read('export', from, to, currency) : [],
