@@ -39,6 +39,7 @@ import { auditRoutes } from './api/audit.js';
 import { tokensRoutes } from './api/tokens.js';
 import { ForecastStore } from './forecast/store.js';
 import { PriceBook } from './grid/book.js';
+import { priceMigrations } from './grid/price-history.js';
 import { forecastRoutes } from './api/forecast.js';
 import { gridRoutes } from './api/grid.js';
 import { pluginConfigRoutes } from './api/plugin-config.js';
@@ -140,7 +141,7 @@ export async function startHeliograph(options: ServerOptions): Promise<Heliograp
   // A damaged file is set aside and a new one started (history/open.ts): never a dead service.
   const { db, setAsideAs } = await openCoreDatabase(
     dbFile,
-    [...auditMigrations, ...energyMigrations, ...pluginStoreMigrations],
+    [...auditMigrations, ...energyMigrations, ...pluginStoreMigrations, ...priceMigrations],
     clock,
   );
   const closers: Array<() => Promise<void> | void> = [() => db.close()];
@@ -210,6 +211,7 @@ export async function startHeliograph(options: ServerOptions): Promise<Heliograp
     closers.push(() => forecast.stop());
     const system = new SystemInfo({ clock, siteId, version: VERSION, dataDir: options.dataDir, startedAt });
     const prices = di.resolve(PriceBook);
+    closers.push(() => prices.flush());
 
     const discovered = withPluginDirs(discoverPlugins(options.rootDir ?? ROOT_DIR), options.pluginDirs ?? []);
     await checkPluginDirs(discovered, (plugin) => loadDefinition({}, plugin, () => importDefinition(plugin)));

@@ -1,14 +1,27 @@
 import Router from '@koa/router';
+import { z } from 'zod';
 import { scope } from '../auth/scopes.js';
-import type { PriceBook } from '../grid/book.js';
-import { NO_QUERY, parseQuery } from './query.js';
+import { MAX_PRICE_RANGE_MS, type PriceBook } from '../grid/book.js';
+import { ApiError } from './errors.js';
+import { parseQuery, rfc3339Param } from './query.js';
 
-/** GET /api/v1/grid: the grid provider and its price slots (no parameters). */
+/** Both or neither: without them the answer is today onwards, as before they existed. */
+export const gridQuery = z.strictObject({ from: rfc3339Param('from'), to: rfc3339Param('to') });
+
+/** GET /api/v1/grid: the grid provider and its price slots, today onwards or of [from, to). */
 export function gridRoutes(deps: { book: PriceBook }): Router {
   const router = new Router();
-  router.get('/grid', scope('read'), (ctx) => {
-    parseQuery(NO_QUERY, ctx.query);
-    ctx.body = deps.book.toResponse();
+  router.get('/grid', scope('read'), async (ctx) => {
+    const { from, to } = parseQuery(gridQuery, ctx.query);
+    if (from === undefined && to === undefined) {
+      ctx.body = deps.book.toResponse();
+      return;
+    }
+    if (from === undefined || to === undefined)
+      throw new ApiError(400, 'from and to go together: give both or neither');
+    if (from >= to) throw new ApiError(400, 'from must be before to');
+    if (to - from > MAX_PRICE_RANGE_MS) throw new ApiError(400, 'from and to may be at most 367 days apart');
+    ctx.body = await deps.book.rangeResponse(from, to);
   });
   return router;
 }

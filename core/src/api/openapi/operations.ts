@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { siteSettingsPatchSchema } from '../../config/site-settings.js';
 import { auditQuery } from '../audit.js';
 import { forecastQuery } from '../forecast.js';
+import { gridQuery } from '../grid.js';
 import { historyQuery } from '../history.js';
 import { snapshotQuery, writeBody } from '../metrics.js';
 import { configBody } from '../plugin-config.js';
@@ -91,8 +92,8 @@ export const OPERATIONS: Record<string, Operation> = {
     responses: { 200: s.forecastResponse },
   },
   'GET /api/v1/grid': {
-    summary: "The grid provider and today's price slots onwards",
-    query: NO_QUERY,
+    summary: "The grid provider and today's price slots onwards, or the slots of a past or future range (from, to)",
+    query: gridQuery,
     responses: { 200: s.gridResponse },
   },
   'GET /api/v1/system': {
