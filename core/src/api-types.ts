@@ -1,7 +1,8 @@
 /**
- * The REST API's answer types, inferred from the zod schemas in api/schemas/. A types-only
- * entry point (`@heliograph/core/api-types`): `import type` from it costs a client nothing
- * at runtime, and the types cannot drift from what the tests check the server against.
+ * The REST API's answer types, inferred from the zod schemas each resource folder under api/
+ * keeps (gathered in api/schemas/index.ts). A types-only entry point (`@heliograph/core/api-types`):
+ * `import type` from it costs a client nothing at runtime, and the types cannot drift from
+ * what the tests check the server against.
  *
  * @example
  * import type { Metric, GridResponse } from '@heliograph/core/api-types';

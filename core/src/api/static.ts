@@ -5,6 +5,7 @@ import type { ParameterizedContext as Context } from 'koa';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { ApiError } from './errors.js';
+import type { OtherContent, Operations } from './operation.js';
 
 // The page loads only its own files and talks only to this server; framing is refused so
 // another site cannot overlay the device's settings (clickjacking).
@@ -84,3 +85,19 @@ export function staticRoutes(options: { dir: string }): Router {
   router.get('/:file', (ctx) => serve(ctx, ctx.path));
   return router;
 }
+
+const page: OtherContent = {
+  contentType: 'text/html; charset=utf-8',
+  description: 'The settings page (index.html)',
+};
+
+/** What @koa/send answers for the files web/build.mjs writes: the page, its script and style sheet. */
+const pageFile: OtherContent = {
+  contentType: ['text/html; charset=utf-8', 'text/javascript; charset=utf-8', 'text/css; charset=utf-8'],
+  description: "A file of the settings page's build: index.html, its hashed script or style sheet",
+};
+
+export const staticOperations: Operations = {
+  'GET /': { summary: 'The settings page', responses: { 200: page } },
+  'GET /:file': { summary: "A file of the settings page's build", responses: { 200: pageFile } },
+};

@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createApp, listen } from '../../src/api/app.js';
-import { tokensRoutes } from '../../src/api/tokens.js';
+import { tokensRoutes } from '../../src/api/tokens/route.js';
 import { httpRequest, type HttpAnswer, type HttpRequestOptions } from '../helpers/http.js';
 import { PASSWORD, startAuth, type AuthFixture } from './support.js';
 

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { createApp, listen, type RunningServer } from '../../src/api/app.js';
-import { historyRoutes } from '../../src/api/history.js';
+import { historyRoutes } from '../../src/api/history/route.js';
 import { historyResponse } from '../../src/api/schemas/index.js';
 import type { ErrorResponse, HistoryResponse } from '../../src/api-types.js';
 import type { Authenticator } from '../../src/auth/types.js';
