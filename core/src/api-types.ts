@@ -28,5 +28,7 @@ export type AuditResponse = z.infer<typeof s.auditResponse>;
 export type TokenInfo = z.infer<typeof s.tokenInfo>;
 export type CreatedToken = z.infer<typeof s.createdToken>;
 export type ErrorResponse = z.infer<typeof s.errorResponse>;
+/** The stable code of an error answer (docs/api.md lists each). */
+export type ErrorCode = z.infer<typeof s.errorCode>;
 /** GET /api/v1/plugins/installed: one installed plugin the settings page can add. */
 export type { InstalledPlugin } from './plugins/installed.js';

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { ERROR_CODE_NAMES } from './error-codes.js';
 
 /*
  * The pieces several resources' answers share. Each resource's own answer schemas live in
@@ -13,8 +14,13 @@ export const utcTime = z
 /** A metric's value: a reading, a mode, a flag, or null (no reading, or stale). */
 export const metricValue = z.union([z.number(), z.string(), z.boolean(), z.null()]);
 
-/** Every error answer: `{"error": "what was wrong and what to do"}`. */
-export const errorResponse = z.object({ error: z.string() });
+/** The stable name of an error answer's situation (error-codes.ts lists each). */
+export const errorCode = z
+  .enum(ERROR_CODE_NAMES)
+  .describe('The stable name of the situation; docs/api.md, "Error codes", says what each means');
+
+/** Every error answer: `{"error": "what was wrong and what to do", "code": "WRITE_REFUSED"}`. */
+export const errorResponse = z.object({ error: z.string(), code: errorCode });
 
 /** One problem with one field of a request body (api/field-issues.ts). */
 export const fieldIssue = z.object({
@@ -23,7 +29,11 @@ export const fieldIssue = z.object({
 });
 
 /** A refused request body: the error, and the problems by field for forms. */
-export const fieldErrorResponse = z.object({ error: z.string(), issues: z.array(fieldIssue).optional() });
+export const fieldErrorResponse = z.object({
+  error: z.string(),
+  code: errorCode,
+  issues: z.array(fieldIssue).optional(),
+});
 
 /** What a history or forecast answer says about its topic. */
 export const topicHeader = {

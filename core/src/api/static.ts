@@ -41,10 +41,10 @@ export function staticRoutes(options: { dir: string }): Router {
   // Whether the page is built is asked only once a file is missing, so a served file costs
   // no extra (blocking) stat, and a page built while the service runs is picked up at once.
   const notFound = (ctx: Context) => {
-    if (existsSync(join(dir, 'index.html'))) return new ApiError(404, `no such file: ${ctx.path}`);
+    if (existsSync(join(dir, 'index.html'))) return new ApiError('FILE_NOT_FOUND', `no such file: ${ctx.path}`);
     // No path in the answer: it goes to anyone on the network, signed in or not.
     return new ApiError(
-      404,
+      'PAGE_NOT_BUILT',
       'the settings page is not built: run `npm run build` in the Heliograph directory, then reload',
     );
   };
@@ -72,7 +72,7 @@ export function staticRoutes(options: { dir: string }): Router {
       if (status === 404) throw notFound(ctx);
       // resolve-path's 400/403 ("Malicious Path", "Forbidden") for paths leaving dir.
       if (status === 400 || status === 403)
-        throw new ApiError(status, `refused: ${ctx.path} is not a file of the settings page`);
+        throw new ApiError('FILE_REFUSED', `refused: ${ctx.path} is not a file of the settings page`, {}, status);
       throw err;
     }
     if (served === undefined) throw notFound(ctx);

@@ -27,7 +27,7 @@ async function startApi(
 function assertError(answer: HttpAnswer, status: number, message: RegExp): void {
   assert.equal(answer.status, status, answer.text);
   assert.match(answer.headers.get('content-type') ?? '', /^application\/json/);
-  assert.deepEqual(Object.keys(answer.json as object), ['error']);
+  assert.deepEqual(Object.keys(answer.json as object), ['error', 'code']);
   assert.match((answer.json as { error: string }).error, message);
 }
 

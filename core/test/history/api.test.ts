@@ -87,7 +87,7 @@ describe('GET /api/v1/history', () => {
     const { status: got, type, body } = await get<ErrorResponse>(query);
     assert.equal(got, status, `${query}: ${JSON.stringify(body)}`);
     assert.match(type, /^application\/json/);
-    assert.deepEqual(Object.keys(body), ['error']);
+    assert.deepEqual(Object.keys(body), ['error', 'code']);
     assert.match(body.error, message, query);
   }
 

@@ -28,7 +28,10 @@ export function siteConfigRoutes(deps: { settings: LiveSiteSettings; record?: Re
     try {
       changes = settings.update(patch);
     } catch (err) {
-      throw new ApiError(500, `the settings could not be saved, so nothing was changed: ${errorMessage(err)}`);
+      throw new ApiError(
+        'SETTINGS_NOT_SAVED',
+        `the settings could not be saved, so nothing was changed: ${errorMessage(err)}`,
+      );
     }
     for (const change of changes) {
       await record({

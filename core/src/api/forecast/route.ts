@@ -42,28 +42,34 @@ export function forecastRoutes(deps: { store: ForecastStore; clock: Clock; regis
           : query.to === undefined
             ? ' (to defaults to 4 days after now)'
             : '';
-      throw new ApiError(400, `from must be before to${defaults}`);
+      throw new ApiError('FORECAST_RANGE_INVALID', `from must be before to${defaults}`);
     }
 
     const found = store.lookup(query.topic);
     switch (found.kind) {
       case 'disabled':
         throw new ApiError(
-          404,
+          'FORECAST_NOT_CONFIGURED',
           'no forecast plugin is configured: add and enable one (open-meteo or forecast-solar) in plugins.json to get forecasts',
         );
       case 'not-forecast':
         if (registry?.get(query.topic))
-          throw new ApiError(404, `${query.topic} has no forecast; forecast topics are ${FORECAST_TOPICS.join(', ')}`);
-        throw new ApiError(404, `unknown topic "${query.topic}"; forecast topics are ${FORECAST_TOPICS.join(', ')}`);
+          throw new ApiError(
+            'FORECAST_NOT_A_FORECAST_TOPIC',
+            `${query.topic} has no forecast; forecast topics are ${FORECAST_TOPICS.join(', ')}`,
+          );
+        throw new ApiError(
+          'TOPIC_UNKNOWN',
+          `unknown topic "${query.topic}"; forecast topics are ${FORECAST_TOPICS.join(', ')}`,
+        );
       case 'not-fetched':
         throw new ApiError(
-          404,
+          'FORECAST_NOT_FETCHED',
           'no forecast fetched yet since the service started: the forecast plugin has not delivered one (see GET /api/v1/plugins for its status)',
         );
       case 'not-published':
         throw new ApiError(
-          404,
+          'FORECAST_NOT_PROVIDED',
           `${query.topic} has no forecast: the configured forecast plugin does not provide it (it provides ${found.published.join(', ')})`,
         );
     }

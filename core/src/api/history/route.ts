@@ -64,9 +64,13 @@ export function historyRoutes(deps: {
     const store = deps.store;
     // The service runs without history when its database could not be opened (issue 9).
     if (!store)
-      throw new ApiError(503, `history is unavailable: ${deps.unavailable?.() ?? 'it could not be opened'}`, {
-        'Retry-After': '60',
-      });
+      throw new ApiError(
+        'HISTORY_UNAVAILABLE',
+        `history is unavailable: ${deps.unavailable?.() ?? 'it could not be opened'}`,
+        {
+          'Retry-After': '60',
+        },
+      );
     const to = q.to ?? clock.now();
     const from = q.from ?? to - DAY_MS;
     if (from >= to) {
@@ -76,7 +80,10 @@ export function historyRoutes(deps: {
           : q.to === undefined
             ? ' (to defaults to now)'
             : '';
-      throw new ApiError(400, `from must be before to${defaults}, got from ${formatUtc(from)} and to ${formatUtc(to)}`);
+      throw new ApiError(
+        'HISTORY_RANGE_INVALID',
+        `from must be before to${defaults}, got from ${formatUtc(from)} and to ${formatUtc(to)}`,
+      );
     }
     const meta = recordedMeta(registry, store, q.topic);
     // From the topic, not the stored meta: history written before the clients' rules keeps its old device names.
@@ -127,14 +134,14 @@ export function recordedMeta(
       : state.meta.type !== 'number'
         ? `its values are ${state.meta.type === 'string' ? 'text' : 'on/off'}, not numbers`
         : 'its plugin declares it as not recorded';
-    throw new ApiError(404, `${topic} is not recorded in history: ${why}`);
+    throw new ApiError('HISTORY_NOT_RECORDED', `${topic} is not recorded in history: ${why}`);
   }
   if (BATTERY_TOPIC.test(topic))
-    throw new ApiError(404, `${topic} is not recorded in history: battery metrics are not recorded`);
+    throw new ApiError('HISTORY_NOT_RECORDED', `${topic} is not recorded in history: battery metrics are not recorded`);
   const stored = store.describe(topic);
   if (!stored)
     throw new ApiError(
-      404,
+      'TOPIC_UNKNOWN',
       `unknown topic "${topic}": no metric has this topic and no history is kept for it (GET /api/v1/metrics lists the topics)`,
     );
   return stored;

@@ -42,18 +42,15 @@ export function metricsRoutes(deps: { registry: TopicRegistry; writes: WriteServ
     const { topic } = query;
     const matches = topic === undefined ? registry.list() : registry.match(topic);
     if (matches.length === 0)
-      throw new ApiError(
-        404,
-        topic === undefined
-          ? 'no metrics yet: no plugin has declared any (see GET /api/v1/plugins)'
-          : `no metric matches topic "${topic}"`,
-      );
+      throw topic === undefined
+        ? new ApiError('NO_METRICS', 'no metrics yet: no plugin has declared any (see GET /api/v1/plugins)')
+        : new ApiError('METRIC_NOT_FOUND', `no metric matches topic "${topic}"`);
     if (matches.length > 1) {
       const selected =
         topic === undefined
           ? `without a topic all ${matches.length} are selected`
           : `this one selects ${matches.length}`;
-      throw new ApiError(400, `value=1 needs a topic that selects one metric; ${selected}`);
+      throw new ApiError('METRIC_NOT_SINGLE', `value=1 needs a topic that selects one metric; ${selected}`);
     }
     const value = registry.visibleValue(matches[0]!);
     ctx.type = 'text/plain; charset=utf-8';
@@ -62,12 +59,12 @@ export function metricsRoutes(deps: { registry: TopicRegistry; writes: WriteServ
 
   router.post('/metrics', scope('write'), async (ctx) => {
     const parsed = writeBody.safeParse(ctx.request.body);
-    if (!parsed.success) throw new ApiError(400, formatZodIssue(parsed.error.issues[0]!));
+    if (!parsed.success) throw new ApiError('BODY_INVALID', formatZodIssue(parsed.error.issues[0]!));
     const { topic, value } = parsed.data;
     const outcome = await writes.write({ topic, value, who: ctx.state.who, via: 'rest' });
     if (!outcome.ok && outcome.retryAfterS !== undefined)
-      throw new ApiError(429, outcome.message, { 'Retry-After': String(outcome.retryAfterS) });
-    if (!outcome.ok) throw new ApiError(422, outcome.message);
+      throw new ApiError('WRITE_RATE_LIMITED', outcome.message, { 'Retry-After': String(outcome.retryAfterS) });
+    if (!outcome.ok) throw new ApiError('WRITE_REFUSED', outcome.message);
     ctx.body = { topic, result: 'ok' };
   });
 

@@ -39,10 +39,10 @@ export function pluginConfigRoutes(deps: { host: PluginHost; save: SavePluginEnt
     // Listed but without a form: its plugin is not installed (any more) or its code does not load.
     if (entry)
       return new ApiError(
-        409,
+        'PLUGIN_NOT_LOADABLE',
         `instance "${id}" has no config form: plugin "${entry.plugin}" is not installed or cannot be loaded (see last_error in GET /api/v1/plugins)`,
       );
-    return new ApiError(404, `no plugin instance "${id}": GET /api/v1/plugins lists them`);
+    return new ApiError('PLUGIN_INSTANCE_NOT_FOUND', `no plugin instance "${id}": GET /api/v1/plugins lists them`);
   };
 
   router.get('/plugins/:id/config', scope('admin'), (ctx) => {
@@ -57,7 +57,7 @@ export function pluginConfigRoutes(deps: { host: PluginHost; save: SavePluginEnt
     parseQuery(NO_QUERY, ctx.query);
     const id = ctx.params.id!;
     const parsed = configBody.safeParse(ctx.request.body);
-    if (!parsed.success) throw new ApiError(400, formatZodIssue(parsed.error.issues[0]!));
+    if (!parsed.success) throw new ApiError('BODY_INVALID', formatZodIssue(parsed.error.issues[0]!));
     const outcome = await host.reconfigure(id, parsed.data);
     if (!outcome) throw unknownInstance(id);
     if (!outcome.ok) throw new ValidationError(outcome.errors, outcome.issues);
@@ -67,7 +67,7 @@ export function pluginConfigRoutes(deps: { host: PluginHost; save: SavePluginEnt
       await saved;
     } catch (err) {
       throw new ApiError(
-        500,
+        'PLUGINS_NOT_SAVED',
         `the new config is in force but could not be saved to plugins.json, so a restart would undo it: ${errorMessage(err)}`,
       );
     }

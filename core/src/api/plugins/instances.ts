@@ -77,13 +77,16 @@ export function pluginInstancesRoutes(deps: {
       await save(host.entries());
     } catch (err) {
       undo();
-      throw new ApiError(500, `plugins.json could not be saved, so nothing was changed: ${errorMessage(err)}`);
+      throw new ApiError(
+        'PLUGINS_NOT_SAVED',
+        `plugins.json could not be saved, so nothing was changed: ${errorMessage(err)}`,
+      );
     }
   };
   const shown = (entry: PluginInstanceConfig) =>
     auditText({ ...entry, config: maskSecrets(entry.config, host.secretsOf(entry.id)) });
   const unknownInstance = (id: string) =>
-    new ApiError(404, `no plugin instance "${id}": GET /api/v1/plugins lists them`);
+    new ApiError('PLUGIN_INSTANCE_NOT_FOUND', `no plugin instance "${id}": GET /api/v1/plugins lists them`);
 
   router.get('/plugins/installed', async (ctx) => {
     ctx.body = await host.installed();
@@ -93,7 +96,11 @@ export function pluginInstancesRoutes(deps: {
     const entry = parseBody(newInstanceBody, ctx.request.body);
     const outcome = await host.add(entry);
     if (!outcome.ok)
-      throw new ValidationError(issuesText(outcome.issues), outcome.issues, outcome.conflict ? 409 : 400);
+      throw new ValidationError(
+        issuesText(outcome.issues),
+        outcome.issues,
+        outcome.conflict ? 'PLUGIN_INSTANCE_EXISTS' : 'BODY_INVALID',
+      );
     await persist(() => host.remove(entry.id));
     await record({ who: ctx.state.who, topic: `plugins/${entry.id}`, oldValue: '', newValue: shown(entry) });
     ctx.status = 201;
@@ -132,7 +139,7 @@ export function pluginInstancesRoutes(deps: {
       await save(host.entries());
     } catch (err) {
       throw new ApiError(
-        500,
+        'PLUGINS_NOT_SAVED',
         `instance "${id}" is stopped but plugins.json could not be saved, so it comes back at the next start: ${errorMessage(err)}`,
       );
     }

@@ -5,7 +5,7 @@
  * answers with these schemas, ../../api-types.ts exports the inferred types for clients, and
  * ../openapi/document.ts makes each one a component of the OpenAPI document.
  */
-export { errorResponse, fieldErrorResponse, fieldIssue, metricValue, utcTime } from '../common-schemas.js';
+export { errorCode, errorResponse, fieldErrorResponse, fieldIssue, metricValue, utcTime } from '../common-schemas.js';
 export { metric, metricsResponse, writable, writeResponse } from '../metrics/schemas.js';
 export { historyResponse } from '../history/schemas.js';
 export { forecastResponse } from '../forecast/schemas.js';

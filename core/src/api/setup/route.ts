@@ -56,12 +56,14 @@ export function setupRoutes(deps: {
   router.post('/setup', jsonBody({ limitBytes: 8 * 1024 }), async (ctx) => {
     const { code, password } = parseBody(setupBody, ctx.request.body);
     const run = busy.then(async () => {
-      if (await auth.hasPassword()) throw new ApiError(409, ALREADY_SET);
+      if (await auth.hasPassword()) throw new ApiError('SETUP_DONE', ALREADY_SET);
       const checked = await auth.checkOtherSecret(ctx.ip, () => setupCode.matches(code), WRONG_CODE);
       if (!checked.ok) {
         const error = authError(checked, deps.realm);
         // A wrong code is no missing credential: no WWW-Authenticate challenge.
-        throw new ApiError(error.status, error.message, checked.status === 429 ? error.headers : {});
+        throw checked.status === 401
+          ? new ApiError('SETUP_CODE_WRONG', error.message)
+          : new ApiError(error.code, error.message, checked.status === 429 ? error.headers : {}, error.status);
       }
       const problem = passwordProblem(password);
       if (problem) throw new ValidationError(`password: ${problem}`, [{ path: ['password'], message: problem }]);

@@ -56,13 +56,14 @@ export function tokensRoutes(deps: { auth: AuthService; record?: RecordChange })
     parseQuery(NO_QUERY, ctx.query);
     ctx.set('Cache-Control', 'no-store');
     const parsed = createTokenBody.safeParse(ctx.request.body);
-    if (!parsed.success) throw new ApiError(400, formatZodIssue(parsed.error.issues[0]!));
+    if (!parsed.success) throw new ApiError('BODY_INVALID', formatZodIssue(parsed.error.issues[0]!));
     const { name, expires_at, scope: tokenScope, idle_expiry } = parsed.data;
     let created;
     try {
       created = await auth.createToken({ name, expiresAt: expires_at, scope: tokenScope, idleExpiry: idle_expiry });
     } catch (err) {
-      if (err instanceof AuthInputError) throw new ApiError(err.reason === 'conflict' ? 409 : 400, err.message);
+      if (err instanceof AuthInputError)
+        throw new ApiError(err.reason === 'conflict' ? 'TOKEN_NAME_TAKEN' : 'BODY_INVALID', err.message);
       throw err;
     }
     await record({
@@ -85,7 +86,7 @@ export function tokensRoutes(deps: { auth: AuthService; record?: RecordChange })
     const id = ctx.params.id!;
     const name = (await auth.listTokens()).find((t) => t.id === id)?.name;
     if (!(await auth.revokeToken(id)))
-      throw new ApiError(404, `no token with id "${id}": GET /api/v1/tokens lists the tokens`);
+      throw new ApiError('TOKEN_NOT_FOUND', `no token with id "${id}": GET /api/v1/tokens lists the tokens`);
     await record({ who: ctx.state.who, topic: `tokens/${name ?? id}`, oldValue: 'active', newValue: 'revoked' });
     ctx.status = 204;
   });
