@@ -16,7 +16,7 @@ const log = createLogger('grid');
 
 export type ScheduleType = 'pricing' | 'import_export_pricing' | 'none';
 
-/** The body of GET /api/v1/grid and its slots, as api/schemas/grid.ts defines them. */
+/** The body of GET /api/v1/grid and its slots, as api/grid/schemas.ts defines them. */
 export type {
   GridResponse,
   ImportExportSlot as ImportExportSlotJson,
