@@ -5,17 +5,9 @@ import { loadConfig } from './config/load.js';
 import type { Config } from './config/schema.js';
 import { container, type DependencyContainer } from './container/di.js';
 import { registerCoreServices } from './container/core-services.js';
-import {
-  CLOCK,
-  CONFIG,
-  CONTEXT_SERVICES,
-  DATA_DIR,
-  DB,
-  DB_WRITER,
-  HISTORY,
-  PLUGIN_CONTEXTS,
-  SITE_ID,
-} from './container/tokens.js';
+import { CLOCK, CONFIG, DATA_DIR, DB, DB_WRITER, SITE_ID } from './container/tokens.js';
+import { HISTORY, PLUGIN_CONTEXTS } from './container/service-tokens.js';
+import { CONTEXT_SERVICES } from './plugins/context.js';
 import { EnergyTotals, energyMigrations } from './energy/kwh-totals.js';
 import { TopicRegistry } from './topics/registry.js';
 import { TotalsDeriver } from './topics/power-totals.js';
@@ -59,7 +51,7 @@ import { setupAudit } from './api/change-audit.js';
 import { pluginInstancesRoutes } from './api/plugin-instances.js';
 import { siteConfigRoutes } from './api/site-config.js';
 import { LiveSiteSettings } from './config/site-settings.js';
-import { applySiteSettingsLive } from './config/apply-live.js';
+import { applySiteSettingsLive } from './container/apply-live.js';
 import { Alerts } from './alerts/alerts.js';
 import { openApiRoutes } from './api/openapi/routes.js';
 import { prometheusRoutes } from './api/prometheus.js';

@@ -4,7 +4,13 @@ import { EnergyTotals } from '../energy/kwh-totals.js';
 import { ForecastStore } from '../forecast/store.js';
 import { PriceBook } from '../grid/book.js';
 import { Recorder } from '../history/recorder.js';
-import { ContextBuilder, type ContextServices, type PluginInstanceScope } from '../plugins/context.js';
+import {
+  CONTEXT_SERVICES,
+  ContextBuilder,
+  PLUGIN_INSTANCE,
+  type ContextServices,
+  type PluginInstanceScope,
+} from '../plugins/context.js';
 import { createHttpClient } from '../plugins/http-client.js';
 import { RecordedFeed } from '../plugins/integration-recorded.js';
 import { storeHistoryReader } from '../plugins/site.js';
@@ -13,20 +19,8 @@ import { TopicRegistry } from '../topics/registry.js';
 import { AuditLog } from '../writes/audit.js';
 import { WriteService } from '../writes/service.js';
 import { instanceCachingFactory, type DependencyContainer } from './di.js';
-import {
-  CLOCK,
-  CONFIG,
-  CONTEXT_SERVICES,
-  DATA_DIR,
-  DB,
-  DB_WRITER,
-  HISTORY,
-  HTTP_CLIENT,
-  PLUGIN_CONTEXTS,
-  PLUGIN_INSTANCE,
-  SITE,
-  SITE_ID,
-} from './tokens.js';
+import { CLOCK, CONFIG, DATA_DIR, DB, DB_WRITER, HTTP_CLIENT, SITE, SITE_ID } from './tokens.js';
+import { HISTORY, PLUGIN_CONTEXTS } from './service-tokens.js';
 
 /**
  * Registers how the core's services are made; nothing is built here. The composition root

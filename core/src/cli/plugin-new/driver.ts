@@ -3,7 +3,7 @@
  * connection (TCP, a serial port, an RS485 gateway, a Solarman logger), one setting, and the
  * emulator of the device its test runs against.
  */
-import type { Template } from './files.js';
+import type { Template } from './template.js';
 
 export function driverFiles(t: Template): Record<string, string> {
   return {
