@@ -29,3 +29,9 @@ export const CONFIG: InjectionToken<Config> = Symbol('Config');
 export const SITE: InjectionToken<SiteInfo> = Symbol('SiteInfo');
 /** Makes a plugin's `ctx.http` for its abort signal; tests can register a client of their own. */
 export const HTTP_CLIENT: InjectionToken<(signal: AbortSignal) => Got> = Symbol('HttpClientFactory');
+/** The user config file (`<dataDir>/config.json` unless given): PUT /api/v1/config writes it. */
+export const CONFIG_FILE: InjectionToken<string> = Symbol('ConfigFile');
+/** plugins.json, where the instances are kept (the API's changes to them are saved there). */
+export const PLUGINS_FILE: InjectionToken<string> = Symbol('PluginsFile');
+/** Unix ms the service started (uptime). */
+export const STARTED_AT: InjectionToken<number> = Symbol('StartedAt');
