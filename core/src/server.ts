@@ -4,6 +4,7 @@ import { ROOT_DIR, VERSION, WEB_DIST } from './install-root.js';
 import { loadConfig } from './config/load.js';
 import type { Config } from './config/schema.js';
 import { container, type DependencyContainer, type InjectionToken } from './container/di.js';
+import { Closers } from './container/closers.js';
 import { registerCoreServices } from './container/core-services.js';
 import {
   CLOCK,
@@ -29,7 +30,8 @@ import { TopicRegistry } from './topics/registry.js';
 import { TotalsDeriver } from './topics/power-totals.js';
 import { AuditLog, auditMigrations } from './writes/audit.js';
 import { WriteService } from './writes/service.js';
-import { AuthService, authMigrations } from './auth/service.js';
+import { authMigrations } from './auth/migrations.js';
+import { AuthService } from './auth/service.js';
 import { pluginStoreMigrations } from './plugins/plugin-store.js';
 import { discoverPlugins } from './plugins/discovery.js';
 import { checkPluginDirs, withPluginDirs } from './plugins/plugin-dirs.js';
@@ -55,7 +57,6 @@ import { historyRoutes } from './api/history.js';
 import { openCoreDatabase, openHistory } from './history/open.js';
 import { Recorder } from './history/recorder.js';
 import { attachWebsocket, upgradeRequiredRoutes } from './api/websocket/index.js';
-import { createLogger } from './log.js';
 import { systemRoutes } from './api/system.js';
 import { SystemInfo } from './system/info.js';
 import { loadSiteId } from './system/site-id.js';
@@ -71,8 +72,6 @@ import { Alerts } from './alerts/alerts.js';
 import { openApiRoutes } from './api/openapi/routes.js';
 import { prometheusRoutes } from './api/prometheus.js';
 import type { prometheusRegistry } from './metrics-export/prometheus.js';
-
-const log = createLogger('server');
 
 /** The tokens a caller of startHeliograph may register over (ServerOptions.register). */
 export { CLOCK, HTTP_CLIENT } from './container/tokens.js';
@@ -127,23 +126,6 @@ export interface Heliograph {
   services: DependencyContainer;
   /** Stops plugins, flushes everything to disk and closes the server. */
   close(): Promise<void>;
-}
-
-/** What is undone on close, last first; a failed start undoes what was built. */
-class Closers {
-  private readonly list: Array<() => Promise<void> | void> = [];
-  push(closer: () => Promise<void> | void): void {
-    this.list.push(closer);
-  }
-  async close(): Promise<void> {
-    for (const closer of this.list.splice(0).reverse()) {
-      try {
-        await closer();
-      } catch (err) {
-        log.error('error while closing', { err });
-      }
-    }
-  }
 }
 
 /**

@@ -1,29 +1,9 @@
-// Runs dependency-cruiser (`npm run check:deps`) with the TypeScript 6 of this workspace:
-// dependency-cruiser reads TypeScript sources through the compiler API, which TypeScript 7
-// (hoisted to the root, what builds the project) does not have yet. Every `typescript`
-// request, by require() or import, is pointed at 6 here (as typescript-6.cjs does for ESLint).
-// Remove once dependency-cruiser supports TypeScript 7.
-import { createRequire, registerHooks } from 'node:module';
-import { dirname } from 'node:path';
+// Runs dependency-cruiser's command (`npm run check:deps`) with TypeScript 6 (see typescript-6-hooks.mjs).
+import './typescript-6-hooks.mjs';
+import { createRequire } from 'node:module';
 import { pathToFileURL } from 'node:url';
 
 const require = createRequire(import.meta.url);
-const typescript6 = dirname(require.resolve('typescript/package.json'));
-
-registerHooks({
-  resolve(specifier, context, nextResolve) {
-    if (specifier === 'typescript' || specifier.startsWith('typescript/')) {
-      const target = require.resolve(specifier.replace(/^typescript/, typescript6));
-      return {
-        url: pathToFileURL(target).href,
-        format: target.endsWith('.json') ? 'json' : 'commonjs',
-        shortCircuit: true,
-      };
-    }
-    return nextResolve(specifier, context);
-  },
-});
-
 // The package exports no path to its command; it sits beside the package's `.bin` link.
 const bin = require.resolve('../../node_modules/dependency-cruiser/bin/dependency-cruiser.mjs');
 await import(pathToFileURL(bin).href);

@@ -1,3 +1,4 @@
+/* eslint-disable max-lines-per-function -- the plugin's setup (or its model's step) in one closure, as written before the limit */
 /**
  * The Voltronic / Axpert driver (PI30 protocol) over a serial port or a TCP serial bridge:
  * polls QPIGS, QMOD and QPIRI every `pollIntervalMs`, identifies the inverter with QID and

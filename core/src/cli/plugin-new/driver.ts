@@ -1,3 +1,4 @@
+/* eslint-disable max-lines-per-function -- driverFiles is the template files of a new driver package, text more than code */
 /*
  * The files of a new device driver: a Modbus inverter read through a register map over any
  * connection (TCP, a serial port, an RS485 gateway, a Solarman logger), one setting, and the
