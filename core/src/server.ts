@@ -3,7 +3,7 @@ import { systemClock } from './clock.js';
 import { ROOT_DIR, VERSION, WEB_DIST } from './install-root.js';
 import { loadConfig } from './config/load.js';
 import type { Config } from './config/schema.js';
-import { container, type DependencyContainer, type InjectionToken } from './container/di.js';
+import { container, instanceCachingFactory, type DependencyContainer, type InjectionToken } from './container/di.js';
 import { Closers } from './container/closers.js';
 import { registerCoreServices } from './container/core-services.js';
 import {
@@ -191,7 +191,7 @@ function compose(options: ServerOptions): DependencyContainer {
 
 /** The web side's own services (the layers below api/ do not know them). */
 function registerWebServices(di: DependencyContainer): void {
-  di.register(HostPolicy, { useFactory: (c) => new HostPolicy(c.resolve(CONFIG).security) });
+  di.register(HostPolicy, { useFactory: instanceCachingFactory((c) => new HostPolicy(c.resolve(CONFIG).security)) });
 }
 
 /**
