@@ -28,4 +28,14 @@ export type TokenInfo = z.infer<typeof s.tokenInfo>;
 export type CreatedToken = z.infer<typeof s.createdToken>;
 export type ErrorResponse = z.infer<typeof s.errorResponse>;
 /** GET /api/v1/plugins/installed: one installed plugin the settings page can add. */
-export type { InstalledPlugin } from './plugins/installed.js';
+export interface InstalledPlugin {
+  plugin: string;
+  kind: string;
+  name: string;
+  description: string;
+  /** The config schema as JSON Schema; null when the plugin's code cannot be loaded. */
+  schema: unknown;
+  devices: { kinds: string[]; min: number; max: number | null } | null;
+  /** Why the plugin cannot be loaded, when it cannot. */
+  error?: string;
+}
