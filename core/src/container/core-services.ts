@@ -51,9 +51,10 @@ import {
 
 /**
  * Registers how the core's services are made; nothing is built here. The composition root
- * (server.ts) registers CLOCK and CONFIG before, opens what opens asynchronously (the
- * database, the history store, auth) and registers it as a value, and resolves services in
- * dependency order, so it also knows the order in which to close them.
+ * (server.ts) registers the values it starts from (CLOCK, CONFIG, the files) before, opens
+ * what opens asynchronously (the database, the history store) and registers it as a value,
+ * and resolves services in dependency order, so it also knows the order in which to close
+ * them.
  *
  * Classes whose collaborators are all injectable take them by constructor injection
  * (@injectable); those configured with plain values (a time zone, a reset period) are
