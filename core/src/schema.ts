@@ -4,7 +4,7 @@
  * one does not know) is recognised at the start and refused with what to do, before anything
  * touches it; and before an older database is upgraded, a copy of it is taken.
  */
-import { authMigrations } from './auth/service.js';
+import { authMigrations } from './auth/migrations.js';
 import { onlineBackup, type Db } from './db.js';
 import { energyMigrations } from './energy/kwh-totals.js';
 import { priceMigrations } from './grid/price-history.js';

@@ -5,25 +5,9 @@
 import type { Got } from 'got';
 import type { IntegrationApi } from './integration.js';
 import type { SiteApi } from './site.js';
+import type { Disposer, MetricValue } from './values.js';
 
-/**
- * Undoes one registration (a declared device, a scheduled job, a price source...).
- * Calling it twice is harmless.
- *
- * @example
- * const stop = ctx.scheduler.every({ name: 'poll', intervalMs: 5000, run: poll });
- * stop(); // the job no longer runs
- */
-export type Disposer = () => void;
-
-/**
- * A current value: a number for measurements, a string for modes and enumerated settings,
- * a boolean for on/off settings, `null` when there is no reading.
- *
- * @example
- * ctx.topics.publish({ device: 'inverter_1', values: { pv_power: 1830, device_mode: 'Solar' } });
- */
-export type MetricValue = number | string | boolean | null;
+export type { Disposer, MetricValue, SiteInfo } from './values.js';
 
 /**
  * A device this plugin instance drives. Its `id` (the topic prefix) comes from the instance
@@ -578,22 +562,6 @@ export interface PluginLogger {
   info(message: string, fields?: Record<string, unknown>): void;
   warn(message: string, fields?: Record<string, unknown>): void;
   error(message: string, fields?: Record<string, unknown>): void;
-}
-
-/**
- * Site settings a plugin may read (from the core config); `ctx.site` has them next to the
- * site's topics and prices (see {@link SiteApi}).
- *
- * @example
- * const days = localDays({ now: ctx.now(), zone: ctx.site.timeZone });
- * const unit = ctx.site.temperatureUnit === 'F' ? 'fahrenheit' : 'celsius';
- */
-export interface SiteInfo {
-  /** IANA time zone, e.g. `Europe/Berlin`. */
-  timeZone: string;
-  latitude: number;
-  longitude: number;
-  temperatureUnit: 'C' | 'F';
 }
 
 /**

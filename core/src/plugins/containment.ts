@@ -1,3 +1,4 @@
+/* eslint-disable max-lines-per-function -- scopedContext wraps each ctx API in one closure; to derive from the context description */
 /*
  * Failure containment for in-process plugins. Everything a plugin runs (its setup, its jobs,
  * its write handlers, and by inheritance every timer, socket callback and promise it creates

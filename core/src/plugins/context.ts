@@ -3,8 +3,8 @@ import type { Device, Disposer, PluginContext, SiteInfo } from '@heliograph/plug
 import type { Clock } from '../clock.js';
 import type { Db } from '../db.js';
 import type { DbWriter } from '../db-writer.js';
-import { inject, injectable } from '../container/di.js';
-import { CONTEXT_SERVICES, HTTP_CLIENT, PLUGIN_INSTANCE } from '../container/tokens.js';
+import { inject, injectable, type InjectionToken } from '../container/di.js';
+import { HTTP_CLIENT } from '../container/tokens.js';
 import { createLogger, type Logger } from '../log.js';
 import type { TopicRegistry } from '../topics/registry.js';
 import type { WriteService } from '../writes/service.js';
@@ -14,7 +14,7 @@ import { PastReadings } from './past-readings.js';
 import { pluginStore } from './plugin-store.js';
 import { PluginScheduler, type JobReporter, type JobScheduler } from './scheduler.js';
 import { siteApi, type SiteReaders } from './site.js';
-import type { ForecastSink, HistorySink, PriceSink } from './sinks.js';
+import type { ForecastSink, HistorySink, PriceSink } from '../topics/sinks.js';
 
 /** The core services a context hands on to; each plugin gets them already bound to its id. */
 export interface ContextServices {
@@ -55,6 +55,11 @@ export interface PluginInstanceScope {
     statusOk(): void;
   };
 }
+
+/** The core services a plugin context hands on to (registered by container/core-services.ts). */
+export const CONTEXT_SERVICES: InjectionToken<ContextServices> = Symbol('ContextServices');
+/** One plugin instance (id, devices, abort, status reporter): registered in its child container. */
+export const PLUGIN_INSTANCE: InjectionToken<PluginInstanceScope> = Symbol('PluginInstance');
 
 /**
  * Builds the context of one plugin instance. Everything registered through it is undone by

@@ -1,3 +1,4 @@
+/* eslint-disable max-lines -- the host holds instances, lifecycle and status; splitting plugins/ by concern takes it apart */
 import { z } from 'zod';
 import { type Device, type DeviceIdentity, type PluginDefinition, formatZodError } from '@heliograph/plugins-sdk';
 import { ConfigError } from '../config/load.js';

@@ -4,19 +4,9 @@ import type { PluginDefinition } from '@heliograph/plugins-sdk';
 import { errorMessage } from '../log.js';
 import { ConfigError } from '../config/load.js';
 import { idMismatch, type DiscoveredPlugin } from './discovery.js';
+import type { InstalledPlugin } from '../api-types.js';
 
-/** A plugin as GET /api/v1/plugins/installed shows it. */
-export interface InstalledPlugin {
-  plugin: string;
-  kind: string;
-  name: string;
-  description: string;
-  /** The config schema as JSON Schema; null when the plugin's code cannot be loaded. */
-  schema: unknown;
-  devices: { kinds: string[]; min: number; max: number | null } | null;
-  /** Why the plugin cannot be loaded, when it cannot. */
-  error?: string;
-}
+export type { InstalledPlugin } from '../api-types.js';
 
 /**
  * Every installed plugin with what the settings page needs to add an instance of it: its

@@ -3,7 +3,7 @@ import type { Logger } from '../log.js';
 import type { TopicMeta, TopicRegistry } from '../topics/registry.js';
 import { PastTotals } from '../topics/power-totals.js';
 import type { DeviceTopics } from './device-topics.js';
-import type { HistorySink } from './sinks.js';
+import type { HistorySink } from '../topics/sinks.js';
 
 type Readings = Array<{ time: number; values: Record<string, number> }>;
 

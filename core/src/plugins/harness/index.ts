@@ -1,3 +1,4 @@
+/* eslint-disable max-lines-per-function -- startPluginHarness builds the test context by hand; to derive from the context description */
 /**
  * The plugin harness: one plugin instance run by the core's own PluginHost, ContextBuilder,
  * TopicRegistry and WriteService, with a manual clock, jobs run on demand and the plugin's

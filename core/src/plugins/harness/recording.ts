@@ -12,7 +12,7 @@ import { recordedMeta } from '../../api/history/route.js';
 import { metaFromTopic } from '../../history/topic-record.js';
 import type { TopicRegistry } from '../../topics/registry.js';
 import type { SiteReaders } from '../site.js';
-import type { ForecastSink, HistorySink, PriceSink } from '../sinks.js';
+import type { ForecastSink, HistorySink, PriceSink } from '../../topics/sinks.js';
 
 export class Recording {
   readonly declarations = new Map<string, DeviceDeclaration>();

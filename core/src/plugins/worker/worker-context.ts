@@ -1,3 +1,4 @@
+/* eslint-disable max-lines-per-function -- build proxies each ctx API by message; to derive from the context description */
 /*
  * The plugin context inside a plugin's worker process: the same SDK surface, each call sent
  * over the IPC channel to the host-side context. Calls that answer nothing (publish, log) are sent and

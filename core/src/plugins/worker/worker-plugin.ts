@@ -1,3 +1,4 @@
+/* eslint-disable max-lines-per-function -- handle answers every message kind of the worker protocol in one switch */
 /*
  * The host side of a plugin instance that runs in a worker process of its own (a child
  * process, as Homebridge's child bridges are). It starts the process, serves its context

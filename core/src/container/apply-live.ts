@@ -4,8 +4,8 @@ import type { ForecastStore } from '../forecast/store.js';
 import type { PriceBook } from '../grid/book.js';
 import { createLogger } from '../log.js';
 import type { PluginHost } from '../plugins/host.js';
-import { siteTimeZone } from './schema.js';
-import type { LiveSiteSettings } from './site-settings.js';
+import { siteTimeZone } from '../config/schema.js';
+import type { LiveSiteSettings } from '../config/site-settings.js';
 
 const log = createLogger('config');
 
