@@ -28,4 +28,4 @@ export type TokenInfo = z.infer<typeof s.tokenInfo>;
 export type CreatedToken = z.infer<typeof s.createdToken>;
 export type ErrorResponse = z.infer<typeof s.errorResponse>;
 /** GET /api/v1/plugins/installed: one installed plugin the settings page can add. */
-export type { InstalledPlugin } from './plugins/installed.js';
+export type { InstalledPlugin } from './plugins/discovery/installed.js';

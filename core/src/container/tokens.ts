@@ -9,7 +9,7 @@ import type { Config } from '../config/schema.js';
 import type { Db } from '../db.js';
 import type { DbWriter } from '../db-writer.js';
 import type { HistoryStore } from '../history/store.js';
-import type { ContextBuilder, ContextServices, PluginInstanceScope } from '../plugins/context.js';
+import type { ContextBuilder, ContextServices, PluginInstanceScope } from '../plugins/context/context.js';
 import type { InjectionToken } from './di.js';
 
 /** The time everything reads; tests register a ManualClock instead of the system clock. */

@@ -8,7 +8,7 @@ import type {
   ImportExportSlot as ImportExportSlotJson,
   PriceSlot as PriceSlotJson,
 } from '../api-types.js';
-import type { PriceSink } from '../plugins/sinks.js';
+import type { PriceSink } from '../plugins/context/sinks.js';
 import { formatUtc } from '../rfc3339.js';
 
 const log = createLogger('grid');

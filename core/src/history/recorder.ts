@@ -5,7 +5,7 @@
  */
 import type { RecordedReading } from '@heliograph/plugins-sdk';
 import type { Clock } from '../clock.js';
-import type { RecordedFeed } from '../plugins/integration-recorded.js';
+import type { RecordedFeed } from '../plugins/context/integration-recorded.js';
 import type { TopicMeta, TopicRegistry, TopicState, Tick } from '../topics/registry.js';
 import type { HistoryStore, TopicHandle } from './store.js';
 import { isRecorded } from './topic-record.js';

@@ -18,7 +18,7 @@ import type { Clock } from '../clock.js';
 import { migrate, type Db } from '../db.js';
 import type { Config } from '../config/schema.js';
 import { createLogger, errorMessage } from '../log.js';
-import type { HistorySink, PastReadings } from '../plugins/sinks.js';
+import type { HistorySink, PastReadings } from '../plugins/context/sinks.js';
 import type { TopicMeta } from '../topics/registry.js';
 import { POW10 } from './codec.js';
 import { addPastSlot, addSlot, scaledReading } from './fold.js';

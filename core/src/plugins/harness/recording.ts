@@ -11,8 +11,8 @@ import type { Agg } from '../../history/slots.js';
 import { recordedMeta } from '../../api/history.js';
 import { metaFromTopic } from '../../history/topic-record.js';
 import type { TopicRegistry } from '../../topics/registry.js';
-import type { SiteReaders } from '../site.js';
-import type { ForecastSink, HistorySink, PriceSink } from '../sinks.js';
+import type { SiteReaders } from '../context/site.js';
+import type { ForecastSink, HistorySink, PriceSink } from '../context/sinks.js';
 
 export class Recording {
   readonly declarations = new Map<string, DeviceDeclaration>();

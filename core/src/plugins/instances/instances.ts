@@ -1,9 +1,15 @@
+/*
+ * plugins/instances: what plugins.json says should run. This file reads and writes the
+ * instance entries; config-checks.ts holds the checks the plugin's schemas cannot make,
+ * secrets.ts the hiding of secret fields, http-limits.ts and worker-limits.ts the bounds an
+ * entry may set.
+ */
 import { readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { z } from 'zod';
 import { deviceFromId, formatZodError } from '@heliograph/plugins-sdk';
-import { ConfigError } from '../config/load.js';
-import { httpLimitsSchema } from './http/limits.js';
-import { workerLimitsSchema } from './worker/limits.js';
+import { ConfigError } from '../../config/load.js';
+import { httpLimitsSchema } from './http-limits.js';
+import { workerLimitsSchema } from './worker-limits.js';
 import { deviceEntryId } from './config-checks.js';
 
 const deviceId = z.string().refine((id) => {

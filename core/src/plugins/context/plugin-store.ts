@@ -1,6 +1,6 @@
 import type { PluginStore } from '@heliograph/plugins-sdk';
-import type { Db, Migration } from '../db.js';
-import type { DbWriter } from '../db-writer.js';
+import type { Db, Migration } from '../../db.js';
+import type { DbWriter } from '../../db-writer.js';
 
 export const pluginStoreMigrations: Migration[] = [
   {

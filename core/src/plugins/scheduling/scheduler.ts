@@ -1,5 +1,9 @@
+/*
+ * plugins/scheduling: when a plugin's jobs run (`ctx.scheduler`: every n ms, daily at a
+ * local time), on the server's clock.
+ */
 import { DateTime } from 'luxon';
-import type { Clock } from '../clock.js';
+import type { Clock } from '../../clock.js';
 
 /** How a job's runs went, for the plugin's status. */
 export interface JobReporter {

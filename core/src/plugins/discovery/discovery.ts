@@ -1,3 +1,8 @@
+/*
+ * plugins/discovery: which plugins exist. This file finds the bundled and installed packages
+ * and reads their manifests; plugin-dirs.ts adds the folders of `--plugin-dir`, installed.ts
+ * lists what the settings page can add.
+ */
 import { readdirSync, readFileSync, existsSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { isAbsolute, join, normalize, sep } from 'node:path';
@@ -5,7 +10,7 @@ import { z } from 'zod';
 // Only the function used: the whole package is ~50 modules loaded at every start.
 import satisfies from 'semver/functions/satisfies.js';
 import { manifestSchema, type PluginDefinition, type PluginManifest, formatZodError } from '@heliograph/plugins-sdk';
-import { createLogger, errorMessage } from '../log.js';
+import { createLogger, errorMessage } from '../../log.js';
 
 const log = createLogger('plugins');
 

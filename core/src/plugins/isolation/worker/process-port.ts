@@ -18,7 +18,7 @@ export interface ProcessPort extends WorkerPort {
 
 export function processPort(): ProcessPort {
   const send = process.send?.bind(process);
-  if (!send) throw new Error('plugins/worker/entry.js runs only as a child process with an IPC channel');
+  if (!send) throw new Error('plugins/isolation/worker/entry.js runs only as a child process with an IPC channel');
   let exiting = false;
   return {
     postMessage(message) {

@@ -1,8 +1,8 @@
 import { pathToFileURL } from 'node:url';
 import { z } from 'zod';
 import type { PluginDefinition } from '@heliograph/plugins-sdk';
-import { errorMessage } from '../log.js';
-import { ConfigError } from '../config/load.js';
+import { errorMessage } from '../../log.js';
+import { ConfigError } from '../../config/load.js';
 import { idMismatch, type DiscoveredPlugin } from './discovery.js';
 
 /** A plugin as GET /api/v1/plugins/installed shows it. */

@@ -1,17 +1,21 @@
 /*
+ * plugins/isolation: where a plugin's code runs and what it may cost. This file decides it;
+ * containment.ts keeps an in-process plugin's failures to itself, worker/ runs one in a
+ * process of its own.
+ *
  * Where and how a plugin instance's setup runs: in the server's thread inside its containment
  * scope, with ctx.http bounded by the instance's limits, or in a worker process of its own.
  * The host calls this one function and hears back through `crashed` and `timedOut`.
  */
 import type { Disposer, PluginContext, PluginDefinition } from '@heliograph/plugins-sdk';
-import { errorMessage } from '../log.js';
+import { errorMessage } from '../../log.js';
 import { createScope, runInScope, scopedContext } from './containment.js';
-import type { DiscoveredPlugin } from './discovery.js';
-import { createBoundedHttp } from './http/bounded-got.js';
-import { httpLimitsOf } from './http/limits.js';
-import type { PluginInstanceConfig } from './instances.js';
+import type { DiscoveredPlugin } from '../discovery/discovery.js';
+import { createBoundedHttp } from '../context/bounded-got.js';
+import { httpLimitsOf } from '../instances/http-limits.js';
+import type { PluginInstanceConfig } from '../instances/instances.js';
 import { definitionFromWorker } from './worker/describe.js';
-import { workerLimitsOf } from './worker/limits.js';
+import { workerLimitsOf } from '../instances/worker-limits.js';
 import { setupInWorker } from './worker/worker-plugin.js';
 
 export type Isolation = 'worker' | 'process-local';

@@ -7,7 +7,7 @@
  */
 import { fork, type ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
-import type { WorkerLimits } from './limits.js';
+import type { WorkerLimits } from '../../instances/worker-limits.js';
 
 /** Flags of `npm start` that keep a process small on a small device; worker processes get them too. */
 const MEMORY_FLAGS = /^--(max-semi-space-size|v8-pool-size)=/;

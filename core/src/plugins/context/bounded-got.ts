@@ -6,7 +6,7 @@
 import { createRequire } from 'node:module';
 import type { Got, HandlerFunction, Progress, RequestError, RequestPromise } from 'got';
 import { assertJsonDepth } from '@heliograph/plugins-sdk';
-import { DEFAULT_HTTP_LIMITS, type HttpLimits } from './limits.js';
+import { DEFAULT_HTTP_LIMITS, type HttpLimits } from '../instances/http-limits.js';
 
 const require = createRequire(import.meta.url);
 

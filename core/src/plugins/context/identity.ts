@@ -1,6 +1,6 @@
 import type { DeviceIdentity, Disposer } from '@heliograph/plugins-sdk';
-import { deviceFields } from '../topics/device.js';
-import type { TopicRegistry, TopicState } from '../topics/registry.js';
+import { deviceFields } from '../../topics/device.js';
+import type { TopicRegistry, TopicState } from '../../topics/registry.js';
 
 /** The Info row of each identity field: name under the device prefix and display name. */
 const ROWS: Record<keyof DeviceIdentity, { name: string; displayName: string }> = {

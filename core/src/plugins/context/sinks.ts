@@ -4,7 +4,7 @@
  * knows which plugin a value came from (a plugin never names itself).
  */
 import type { ForecastRun, PriceProviderDeclaration, PriceSlot } from '@heliograph/plugins-sdk';
-import type { TopicMeta } from '../topics/registry.js';
+import type { TopicMeta } from '../../topics/registry.js';
 
 /** Readings of one topic in the past: `[Unix ms, value]`. */
 export type PastReadings = ReadonlyArray<readonly [time: number, value: number]>;

@@ -7,7 +7,7 @@
  */
 import { existsSync, statSync } from 'node:fs';
 import { delimiter, join, relative, resolve } from 'node:path';
-import { ConfigError } from '../config/load.js';
+import { ConfigError } from '../../config/load.js';
 import { listDirs, readPluginPackage, type DiscoveredPlugin } from './discovery.js';
 
 /**

@@ -21,9 +21,9 @@ import type {
   SettingDeclaration,
   SiteWrite,
 } from '@heliograph/plugins-sdk';
-import { errorMessage } from '../../log.js';
-import type { HttpLimits } from '../http/limits.js';
-import type { WorkerLimits } from './limits.js';
+import { errorMessage } from '../../../log.js';
+import type { HttpLimits } from '../../instances/http-limits.js';
+import type { WorkerLimits } from '../../instances/worker-limits.js';
 import { ProcessCrashError, forkPluginProcess, describeExit, type ExitWatch } from './child.js';
 import {
   batchSchema,

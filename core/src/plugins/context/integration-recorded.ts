@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import type { RecordedReading } from '@heliograph/plugins-sdk';
-import { injectable } from '../container/di.js';
-import { createLogger } from '../log.js';
+import { injectable } from '../../container/di.js';
+import { createLogger } from '../../log.js';
 
 const log = createLogger('integration');
 

@@ -8,12 +8,12 @@ import type {
   SettingDeclaration,
   SettingUpdate,
 } from '@heliograph/plugins-sdk';
-import type { Logger } from '../log.js';
-import { deviceFields } from '../topics/device.js';
-import { discoveryOverride } from '../topics/discovery-override.js';
-import type { TopicMeta, TopicRegistry, TopicState } from '../topics/registry.js';
-import type { WriteService } from '../writes/service.js';
-import { settingKind, writableOf } from '../writes/setting-values.js';
+import type { Logger } from '../../log.js';
+import { deviceFields } from '../../topics/device.js';
+import { discoveryOverride } from '../../topics/discovery-override.js';
+import type { TopicMeta, TopicRegistry, TopicState } from '../../topics/registry.js';
+import type { WriteService } from '../../writes/service.js';
+import { settingKind, writableOf } from '../../writes/setting-values.js';
 import { IdentityRows } from './identity.js';
 
 /** Stale after three poll intervals, and never sooner than 30 s. */

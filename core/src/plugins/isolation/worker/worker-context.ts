@@ -21,8 +21,8 @@ import {
   type TopicDefinition,
   type TopicFilter,
 } from '@heliograph/plugins-sdk';
-import type { AnySettingWrite } from '../../writes/setting-values.js';
-import { createBoundedHttp } from '../http/bounded-got.js';
+import type { AnySettingWrite } from '../../../writes/setting-values.js';
+import { createBoundedHttp } from '../../context/bounded-got.js';
 import {
   errorToFields,
   type JobSchedule,

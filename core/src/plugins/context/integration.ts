@@ -6,11 +6,11 @@ import {
   type IntegrationApi,
   type TopicDefinition,
 } from '@heliograph/plugins-sdk';
-import type { Clock } from '../clock.js';
-import type { Logger } from '../log.js';
-import { discoveryFields } from '../topics/discovery.js';
-import type { TopicMeta, TopicRegistry } from '../topics/registry.js';
-import type { WriteService } from '../writes/service.js';
+import type { Clock } from '../../clock.js';
+import type { Logger } from '../../log.js';
+import { discoveryFields } from '../../topics/discovery.js';
+import type { TopicMeta, TopicRegistry } from '../../topics/registry.js';
+import type { WriteService } from '../../writes/service.js';
 import type { RecordedFeed } from './integration-recorded.js';
 import { IntegrationSubscription } from './integration-subscription.js';
 

@@ -1,18 +1,23 @@
+/*
+ * plugins/context: the `ctx` each plugin instance gets. This file builds it from the parts
+ * beside it: device topics and identity, past readings, `ctx.site`, `ctx.integration`, the
+ * plugin store, the bounded HTTP client, and the sinks into the core's stores.
+ */
 import type { Got } from 'got';
 import type { Device, Disposer, PluginContext, SiteInfo } from '@heliograph/plugins-sdk';
-import type { Clock } from '../clock.js';
-import type { Db } from '../db.js';
-import type { DbWriter } from '../db-writer.js';
-import { inject, injectable } from '../container/di.js';
-import { CONTEXT_SERVICES, HTTP_CLIENT, PLUGIN_INSTANCE } from '../container/tokens.js';
-import { createLogger, type Logger } from '../log.js';
-import type { TopicRegistry } from '../topics/registry.js';
-import type { WriteService } from '../writes/service.js';
+import type { Clock } from '../../clock.js';
+import type { Db } from '../../db.js';
+import type { DbWriter } from '../../db-writer.js';
+import { inject, injectable } from '../../container/di.js';
+import { CONTEXT_SERVICES, HTTP_CLIENT, PLUGIN_INSTANCE } from '../../container/tokens.js';
+import { createLogger, type Logger } from '../../log.js';
+import type { TopicRegistry } from '../../topics/registry.js';
+import type { WriteService } from '../../writes/service.js';
 import { DeviceTopics } from './device-topics.js';
 import { integrationApi, type IntegrationServices } from './integration.js';
 import { PastReadings } from './past-readings.js';
 import { pluginStore } from './plugin-store.js';
-import { PluginScheduler, type JobReporter, type JobScheduler } from './scheduler.js';
+import { PluginScheduler, type JobReporter, type JobScheduler } from '../scheduling/scheduler.js';
 import { siteApi, type SiteReaders } from './site.js';
 import type { ForecastSink, HistorySink, PriceSink } from './sinks.js';
 

@@ -14,20 +14,20 @@ import type {
   SiteWrite,
   TopicFilter,
 } from '@heliograph/plugins-sdk';
-import { recordedMeta } from '../api/history.js';
-import type { GridResponse } from '../api-types.js';
-import type { Clock } from '../clock.js';
-import type { ForecastStore } from '../forecast/store.js';
-import { FORECAST_TOPICS } from '../forecast/store.js';
-import { AGGS, isAgg, parseGroupBy } from '../history/params.js';
-import type { Agg } from '../history/slots.js';
-import type { HistoryStore } from '../history/store.js';
-import type { Logger } from '../log.js';
-import { parseRfc3339 } from '../rfc3339.js';
-import { compileGlob } from '../topics/glob.js';
-import type { TopicRegistry } from '../topics/registry.js';
-import type { AuditEntry } from '../writes/audit.js';
-import type { WriteService } from '../writes/service.js';
+import { recordedMeta } from '../../api/history.js';
+import type { GridResponse } from '../../api-types.js';
+import type { Clock } from '../../clock.js';
+import type { ForecastStore } from '../../forecast/store.js';
+import { FORECAST_TOPICS } from '../../forecast/store.js';
+import { AGGS, isAgg, parseGroupBy } from '../../history/params.js';
+import type { Agg } from '../../history/slots.js';
+import type { HistoryStore } from '../../history/store.js';
+import type { Logger } from '../../log.js';
+import { parseRfc3339 } from '../../rfc3339.js';
+import { compileGlob } from '../../topics/glob.js';
+import type { TopicRegistry } from '../../topics/registry.js';
+import type { AuditEntry } from '../../writes/audit.js';
+import type { WriteService } from '../../writes/service.js';
 import { definitionOf, writtenText } from './integration.js';
 import { IntegrationSubscription } from './integration-subscription.js';
 

@@ -11,7 +11,7 @@ import { realpathSync } from 'node:fs';
 import { sep } from 'node:path';
 import type { Got } from 'got';
 import type { Disposer, PluginContext, SettingDeclaration } from '@heliograph/plugins-sdk';
-import type { AnySettingWrite as AnyWrite } from '../writes/setting-values.js';
+import type { AnySettingWrite as AnyWrite } from '../../writes/setting-values.js';
 
 /** Whom an escaped failure belongs to. */
 export interface PluginScope {

@@ -9,7 +9,7 @@ import { pathToFileURL } from 'node:url';
 import type { Disposer, PluginDefinition } from '@heliograph/plugins-sdk';
 import { ConfigError, formatZodError } from '@heliograph/plugins-sdk';
 import { errorToFields, type ToWorker } from './protocol.js';
-import { parseConfig } from '../config-checks.js';
+import { parseConfig } from '../../instances/config-checks.js';
 import { WorkerContext } from './worker-context.js';
 import { processPort, whenStarted } from './process-port.js';
 

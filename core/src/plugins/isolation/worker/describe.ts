@@ -8,9 +8,9 @@
 import { statSync } from 'node:fs';
 import { z } from 'zod';
 import type { PluginDefinition } from '@heliograph/plugins-sdk';
-import { ConfigError } from '../../config/load.js';
-import { idMismatch, type DiscoveredPlugin } from '../discovery.js';
-import { DEFAULT_WORKER_LIMITS, type WorkerLimits } from './limits.js';
+import { ConfigError } from '../../../config/load.js';
+import { idMismatch, type DiscoveredPlugin } from '../../discovery/discovery.js';
+import { DEFAULT_WORKER_LIMITS, type WorkerLimits } from '../../instances/worker-limits.js';
 import { describeExit, forkPluginProcess } from './child.js';
 
 const ENTRY = new URL('./describe-entry.js', import.meta.url);

@@ -1,8 +1,8 @@
 import type { SubscribeOptions, TopicUpdate } from '@heliograph/plugins-sdk';
-import { Selection } from '../api/websocket/selection.js';
-import type { Clock } from '../clock.js';
-import type { Logger } from '../log.js';
-import type { Tick, TopicMeta, TopicRegistry, TopicState } from '../topics/registry.js';
+import { Selection } from '../../api/websocket/selection.js';
+import type { Clock } from '../../clock.js';
+import type { Logger } from '../../log.js';
+import type { Tick, TopicMeta, TopicRegistry, TopicState } from '../../topics/registry.js';
 
 /**
  * One `ctx.integration.subscribe`: the WebSocket's {@link Selection} (the same glob filter,

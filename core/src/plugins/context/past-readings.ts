@@ -1,7 +1,7 @@
 import type { Device } from '@heliograph/plugins-sdk';
-import type { Logger } from '../log.js';
-import type { TopicMeta, TopicRegistry } from '../topics/registry.js';
-import { PastTotals } from '../topics/power-totals.js';
+import type { Logger } from '../../log.js';
+import type { TopicMeta, TopicRegistry } from '../../topics/registry.js';
+import { PastTotals } from '../../topics/power-totals.js';
 import type { DeviceTopics } from './device-topics.js';
 import type { HistorySink } from './sinks.js';
 

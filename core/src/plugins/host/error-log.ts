@@ -1,4 +1,4 @@
-import type { Logger } from '../log.js';
+import type { Logger } from '../../log.js';
 
 /** How long a repeated error stays quiet before a "repeated N times" summary. */
 const SUMMARY_EVERY_MS = 10 * 60_000;

@@ -1,21 +1,31 @@
+/*
+ * plugins/host: the running instances. This file is the PluginHost the server holds;
+ * first-runs.ts and error-log.ts serve its status.
+ */
 import { z } from 'zod';
 import { type Device, type DeviceIdentity, type PluginDefinition, formatZodError } from '@heliograph/plugins-sdk';
-import { ConfigError } from '../config/load.js';
-import { SafeEmitter } from '../events.js';
-import { createLogger, errorMessage } from '../log.js';
-import { formatUtc } from '../rfc3339.js';
-import { ContextBuilder, type ContextServices, type PluginInstanceScope } from './context.js';
-import { createHttpClient } from './http-client.js';
-import { isolationOf, loadDefinition, runSetup, type Isolation } from './isolation.js';
-import type { DiscoveredPlugin } from './discovery.js';
-import type { PluginInstanceConfig } from './instances.js';
+import { ConfigError } from '../../config/load.js';
+import { SafeEmitter } from '../../events.js';
+import { createLogger, errorMessage } from '../../log.js';
+import { formatUtc } from '../../rfc3339.js';
+import { ContextBuilder, type ContextServices, type PluginInstanceScope } from '../context/context.js';
+import { createHttpClient } from '../context/http-client.js';
+import { isolationOf, loadDefinition, runSetup, type Isolation } from '../isolation/isolation.js';
+import type { DiscoveredPlugin } from '../discovery/discovery.js';
+import type { PluginInstanceConfig } from '../instances/instances.js';
 import { FirstRuns } from './first-runs.js';
-import { ProcessCrashError } from './worker/child.js';
-import { deviceRule, importDefinition, listInstalled, type InstalledPlugin } from './installed.js';
-import { hideSecrets, keepSecrets, secretPaths, type SecretPaths } from './secrets.js';
-import { deviceEntryId, deviceRuleProblems, isConfigError, parseConfig, parseDevices } from './config-checks.js';
+import { ProcessCrashError } from '../isolation/worker/child.js';
+import { deviceRule, importDefinition, listInstalled, type InstalledPlugin } from '../discovery/installed.js';
+import { hideSecrets, keepSecrets, secretPaths, type SecretPaths } from '../instances/secrets.js';
+import {
+  deviceEntryId,
+  deviceRuleProblems,
+  isConfigError,
+  parseConfig,
+  parseDevices,
+} from '../instances/config-checks.js';
 import { ErrorLog } from './error-log.js';
-import { plainErrorMap, fieldIssues, issuesText, type FieldIssue } from '../api/field-issues.js';
+import { plainErrorMap, fieldIssues, issuesText, type FieldIssue } from '../../api/field-issues.js';
 
 export type { Isolation };
 
@@ -279,7 +289,7 @@ export class PluginHost extends SafeEmitter<{ status: (status: InstanceStatus) =
     return { ok: true, status: this.statusOf(instance) };
   }
 
-  /** Every installed plugin, for the settings page's "add plugin" (see installed.ts). */
+  /** Every installed plugin, for the settings page's "add plugin" (see discovery/installed.ts). */
   installed(): Promise<InstalledPlugin[]> {
     // A plugin from outside the project is described by a worker, never imported here.
     return listInstalled(this.discovered, (plugin) => loadDefinition({}, plugin, () => importDefinition(plugin)));
