@@ -12,6 +12,7 @@ import { sep } from 'node:path';
 import type { Got } from 'got';
 import type { Disposer, PluginContext, SettingDeclaration } from '@heliograph/plugins-sdk';
 import type { AnySettingWrite as AnyWrite } from '../../writes/setting-values.js';
+import { ctxFunction, ctxMethods } from '../context/methods.js';
 
 /** Whom an escaped failure belongs to. */
 export interface PluginScope {
@@ -89,7 +90,9 @@ export function scopedContext(
     ...s,
     write: inScope((s.write as AnyWrite).bind(s)),
   });
-  const { topics, scheduler, forecast, prices, store, integration, site } = ctx;
+  const { topics, scheduler, prices, integration, site } = ctx;
+  // Every plain-data method (context/methods.ts) is a call into the core.
+  const methods = ctxMethods((path) => core(ctxFunction(ctx, path)));
   const scoped: Omit<PluginContext, 'http'> = {
     instanceId: ctx.instanceId,
     log: ctx.log,
@@ -99,45 +102,29 @@ export function scopedContext(
       latitude: site.latitude,
       longitude: site.longitude,
       temperatureUnit: site.temperatureUnit,
-      definitions: core(() => site.definitions()),
-      values: core((args) => site.values(args)),
+      ...methods.site,
       subscribe: core(
         coreRegistration((options) =>
           site.subscribe({ ...options, onValues: inScope(options.onValues.bind(options)) }),
         ),
       ),
-      prices: core(() => site.prices()),
-      forecast: core((query) => site.forecast(query)),
-      history: core((query) => site.history(query)),
-      write: core((args) => site.write(args)),
       onWrite: core(coreRegistration((args) => site.onWrite({ ...args, handler: inScope(args.handler.bind(args)) }))),
     },
     topics: {
+      ...methods.topics,
       declare: core(
         coreRegistration((declaration) =>
           topics.declare({ ...declaration, settings: declaration.settings?.map(scopedSetting) }),
         ),
       ),
-      publish: core((args) => topics.publish(args)),
-      record: core((args) => topics.record(args)),
-      identify: core((args) => topics.identify(args)),
-      markUnavailable: core((args) => topics.markUnavailable(args)),
-      markAvailable: core((args) => topics.markAvailable(args)),
-      updateSetting: core((args) => topics.updateSetting(args)),
     },
-    status: {
-      error: core((args) => ctx.status.error(args)),
-      ok: core(() => ctx.status.ok()),
-    },
+    status: methods.status,
     scheduler: {
       every: core(coreRegistration((job) => scheduler.every({ ...job, run: inScope(job.run.bind(job)) }))),
       daily: core(coreRegistration((job) => scheduler.daily({ ...job, run: inScope(job.run.bind(job)) }))),
     },
-    forecast: { publish: core((run) => forecast.publish(run)) },
-    prices: {
-      declare: core(coreRegistration((args) => prices.declare(args))),
-      publish: core((schedule) => prices.publish(schedule)),
-    },
+    forecast: methods.forecast,
+    prices: { ...methods.prices, declare: core(coreRegistration((args) => prices.declare(args))) },
     integration: {
       definitions: core(() => integration.definitions()),
       subscribe: core(
@@ -160,11 +147,7 @@ export function scopedContext(
         return integration.siteId;
       },
     },
-    store: {
-      get: core((key) => store.get(key)),
-      set: core((key, value) => store.set(key, value)),
-      delete: core((key) => store.delete(key)),
-    },
+    store: methods.store,
     signal: ctx.signal,
     now: () => ctx.now(),
   };

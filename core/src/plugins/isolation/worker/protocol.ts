@@ -6,6 +6,7 @@
  */
 import type { DeviceKind, MetricValue, SiteWrite } from '@heliograph/plugins-sdk';
 import { z } from 'zod';
+import { ctxMethodNames } from '../../context/methods.js';
 
 const id = z.number().int().nonnegative();
 const record = z.record(z.string(), z.unknown());
@@ -25,35 +26,6 @@ const errorFields = { error: z.string().optional(), errorName: z.string().option
 export const jobScheduleSchema = z.discriminatedUnion('kind', [
   z.object({ kind: z.literal('every'), name: z.string(), intervalMs: z.number(), immediate: z.boolean().optional() }),
   z.object({ kind: z.literal('daily'), name: z.string(), times: z.array(z.string()), timeZone: z.string().optional() }),
-]);
-
-const topicFilter = z.union([z.string(), z.array(z.string())]).optional();
-
-/** A `ctx.site` read or write, forwarded to the host-side context (see the SDK's SiteApi). */
-export const siteCallSchema = z.discriminatedUnion('op', [
-  z.object({ op: z.literal('definitions') }),
-  z.object({ op: z.literal('values'), args: z.object({ filter: topicFilter }).optional() }),
-  z.object({ op: z.literal('prices') }),
-  z.object({
-    op: z.literal('forecast'),
-    args: z
-      .object({ topic: z.string().optional(), fromMs: z.number().optional(), toMs: z.number().optional() })
-      .optional(),
-  }),
-  z.object({
-    op: z.literal('history'),
-    args: z.object({
-      topic: z.string(),
-      fromMs: z.number(),
-      toMs: z.number(),
-      groupBy: z.string().optional(),
-      agg: z.enum(['mean', 'max', 'min', 'sum', 'last']).optional(),
-    }),
-  }),
-  z.object({
-    op: z.literal('write'),
-    args: z.object({ topic: z.string(), value: z.union([z.string(), z.number(), z.boolean()]) }),
-  }),
 ]);
 
 /** What a worker sends. `call` numbers a request that expects a `reply`. */
@@ -81,51 +53,17 @@ export const fromWorkerSchema = z.discriminatedUnion('type', [
     }),
   }),
   z.object({ type: z.literal('dispose'), id }),
-  z.object({
-    type: z.literal('publish'),
-    device: z.string(),
-    values: z.record(z.string(), z.union([z.number(), z.string(), z.boolean(), z.null()])),
-  }),
-  z.object({
-    type: z.literal('identify'),
-    device: z.string(),
-    identity: z.record(z.string(), z.string()),
-  }),
-  z.object({
-    type: z.literal('availability'),
-    device: z.string(),
-    available: z.boolean(),
-    reason: z.string().optional(),
-  }),
-  z.object({
-    type: z.literal('update-setting'),
-    update: record.and(z.object({ device: z.string(), name: z.string() })),
-  }),
-  z.object({ type: z.literal('status'), ok: z.boolean(), message: z.string().optional() }),
-  z.object({ type: z.literal('forecast'), run: record }),
-  z.object({ type: z.literal('prices-publish'), schedule: record }),
   z.object({ type: z.literal('http-timeout'), message: z.string() }),
-  z.object({
-    type: z.literal('record'),
-    call: id,
-    device: z.string(),
-    readings: z.array(z.object({ time: z.number(), values: z.record(z.string(), z.number()) })),
-  }),
-  z.object({
-    type: z.literal('store'),
-    call: id,
-    op: z.enum(['get', 'set', 'delete']),
-    key: z.string(),
-    value: z.unknown().optional(),
-  }),
-  z.object({ type: z.literal('site'), call: id, request: siteCallSchema }),
+  /**
+   * A method of the context as context/methods.ts describes it; `call` when the worker waits for
+   * the answer. Its arguments are checked against the method's own schema when it is applied.
+   */
+  z.object({ type: z.literal('ctx'), method: z.enum(ctxMethodNames), args: z.array(z.unknown()), call: id.optional() }),
   /** `ctx.site.subscribe` / `onWrite`, held under `id`: the host sends `site-values` / `site-write` for it. */
   z.object({ type: z.literal('site-subscribe'), id, filter: z.array(z.string()) }),
   z.object({ type: z.literal('site-on-write'), id, filter: z.array(z.string()) }),
   z.object({ type: z.literal('reply'), call: id, ok: z.boolean(), ...errorFields }),
 ]);
-
-export type SiteCall = z.infer<typeof siteCallSchema>;
 
 export type FromWorker = z.infer<typeof fromWorkerSchema>;
 

@@ -9,16 +9,13 @@ import type { Got } from 'got';
 import {
   unavailableIntegration,
   type Device,
+  type DeviceDeclaration,
   type Disposer,
   type JobOptions,
   type PluginContext,
   type PluginLogger,
-  type MetricValue,
   type SettingDeclaration,
   type SiteApi,
-  type SitePoint,
-  type SitePrices,
-  type TopicDefinition,
   type TopicFilter,
 } from '@heliograph/plugins-sdk';
 import type { AnySettingWrite } from '../../../writes/setting-values.js';
@@ -26,13 +23,13 @@ import { createBoundedHttp } from '../../context/bounded-got.js';
 import {
   errorToFields,
   type JobSchedule,
-  type SiteCall,
   type ToWorker,
   type WorkerDeclaration,
   type WorkerStart,
 } from './protocol.js';
 import type { WorkerPort } from './process-port.js';
 import { Outbox } from './outbox.js';
+import { ctxMethods, type CtxMethods } from '../../context/methods.js';
 
 type SiteListener = (message: Extract<ToWorker, { type: 'site-values' | 'site-write' }>) => unknown;
 
@@ -75,71 +72,48 @@ export class WorkerContext {
         limits: this.start.http,
         onTimeout: (message) => send({ type: 'http-timeout', message }),
       }));
+    // The plain-data methods (context/methods.ts), each sent to the host by its kind. An
+    // event's arguments are copied at once: the plugin may change them before the batch leaves.
+    const remote = ctxMethods((method, kind) =>
+      kind === 'event'
+        ? (...args) => send({ type: 'ctx', method, args: structuredClone(args) })
+        : (...args) => this.request({ type: 'ctx', method, args }),
+    );
     return {
       instanceId: this.start.instanceId,
       log: logger,
       devices,
-      site: this.site(),
+      site: this.site(remote.site),
       topics: {
-        declare: (declaration) => {
-          // Checked here as the host would, so the plugin's call throws where it was made.
-          if (!devices.some((d) => d.id === declaration.device)) {
-            throw new Error(
-              `device "${declaration.device}" is not assigned to instance "${this.start.instanceId}" (assigned: ${devices.map((d) => d.id).join(', ') || 'none'}); assign it in plugins.json`,
-            );
-          }
-          const id = this.nextId++;
-          const settings = declaration.settings?.map((s) => this.holdSetting(s));
-          const message: WorkerDeclaration = {
-            ...declaration,
-            metrics: declaration.metrics.map((m) => ({ ...m })),
-            identity: declaration.identity && { ...declaration.identity },
-            settings,
-          };
-          send({ type: 'declare', id, declaration: message });
-          this.declared.add(declaration.device);
-          return this.disposer(id, () => {
-            this.declared.delete(declaration.device);
-            for (const s of settings ?? []) this.handlers.delete(s.writeId);
-          });
+        ...remote.topics,
+        declare: (declaration) => this.declare(declaration, devices),
+        // Checked here as the host would, so the plugin's call throws where it was made.
+        publish: (args) => {
+          if (!this.declared.has(args.device))
+            throw new Error(`publish for device "${args.device}" before declaring it`);
+          remote.topics.publish(args);
         },
-        publish: ({ device, values }) => {
-          if (!this.declared.has(device)) throw new Error(`publish for device "${device}" before declaring it`);
-          send({ type: 'publish', device, values: { ...values } });
+        record: (args) => {
+          if (!this.declared.has(args.device))
+            return Promise.reject(new Error(`record for device "${args.device}" before declaring it`));
+          return remote.topics.record(args);
         },
-        record: ({ device, readings }) => {
-          if (!this.declared.has(device))
-            return Promise.reject(new Error(`record for device "${device}" before declaring it`));
-          return this.request({ type: 'record', device, readings }).then(() => undefined);
-        },
-        identify: ({ device, identity }) => send({ type: 'identify', device, identity: { ...identity } }),
-        markUnavailable: ({ device, reason }) =>
-          send({ type: 'availability', device, available: false, reason: String(reason) }),
-        markAvailable: ({ device }) => send({ type: 'availability', device, available: true }),
-        updateSetting: (update) =>
-          send({
-            type: 'update-setting',
-            update: { ...update, options: update.options?.map((o) => (typeof o === 'string' ? o : { ...o })) },
-          }),
       },
-      status: {
-        error: ({ message }) => send({ type: 'status', ok: false, message: String(message) }),
-        ok: () => send({ type: 'status', ok: true }),
-      },
+      status: remote.status,
       scheduler: {
         every: (job) =>
           this.schedule({ kind: 'every', name: job.name, intervalMs: job.intervalMs, immediate: job.immediate }, job),
         daily: (job) =>
           this.schedule({ kind: 'daily', name: job.name, times: [...job.times], timeZone: job.timeZone }, job),
       },
-      forecast: { publish: (run) => send({ type: 'forecast', run }) },
+      forecast: remote.forecast,
       prices: {
+        ...remote.prices,
         declare: (args) => {
           const id = this.nextId++;
           send({ type: 'prices-declare', id, args: { ...args } });
           return this.disposer(id);
         },
-        publish: (schedule) => send({ type: 'prices-publish', schedule }),
       },
       integration: unavailableIntegration(
         'not available to a plugin in a worker thread; run it with "isolation": "process-local"',
@@ -147,19 +121,37 @@ export class WorkerContext {
       get http() {
         return makeHttp();
       },
-      store: {
-        get: <T>(key: string) => this.request({ type: 'store', op: 'get', key }) as Promise<T | undefined>,
-        set: async (key, value) => void (await this.request({ type: 'store', op: 'set', key, value })),
-        delete: async (key) => void (await this.request({ type: 'store', op: 'delete', key })),
-      },
+      store: remote.store,
       signal: this.abort.signal,
       now: () => Date.now(),
     };
   }
 
+  /** `ctx.topics.declare`: the declaration sent to the host, its write handlers held here under ids. */
+  private declare(declaration: DeviceDeclaration, devices: readonly Device[]): Disposer {
+    if (!devices.some((d) => d.id === declaration.device)) {
+      throw new Error(
+        `device "${declaration.device}" is not assigned to instance "${this.start.instanceId}" (assigned: ${devices.map((d) => d.id).join(', ') || 'none'}); assign it in plugins.json`,
+      );
+    }
+    const id = this.nextId++;
+    const settings = declaration.settings?.map((s) => this.holdSetting(s));
+    const message: WorkerDeclaration = {
+      ...declaration,
+      metrics: declaration.metrics.map((m) => ({ ...m })),
+      identity: declaration.identity && { ...declaration.identity },
+      settings,
+    };
+    this.port.postMessage({ type: 'declare', id, declaration: message });
+    this.declared.add(declaration.device);
+    return this.disposer(id, () => {
+      this.declared.delete(declaration.device);
+      for (const s of settings ?? []) this.handlers.delete(s.writeId);
+    });
+  }
+
   /** `ctx.site`: reads and writes answered by the host; subscriptions held here under ids. */
-  private site(): SiteApi {
-    const call = (request: SiteCall) => this.request({ type: 'site', request });
+  private site(remote: CtxMethods['site']): SiteApi {
     const listen = (type: 'site-subscribe' | 'site-on-write', filter: TopicFilter | undefined, fn: SiteListener) => {
       const id = this.nextId++;
       this.siteListeners.set(id, fn);
@@ -168,21 +160,15 @@ export class WorkerContext {
     };
     return {
       ...this.start.site,
-      definitions: () => call({ op: 'definitions' }) as Promise<TopicDefinition[]>,
-      values: (args) =>
-        call({ op: 'values', args: args && { filter: copyFilter(args.filter) } }) as Promise<
-          Record<string, MetricValue>
-        >,
+      ...remote,
+      // A filter as plain data for the message (the plugin's array may be frozen or sparse).
+      values: (args) => remote.values(args && { filter: copyFilter(args.filter) }),
       subscribe: (options) =>
         listen(
           'site-subscribe',
           options.filter,
           (m) => m.type === 'site-values' && options.onValues(m.values, { time: m.time }),
         ),
-      prices: () => call({ op: 'prices' }) as Promise<SitePrices>,
-      forecast: (args) => call({ op: 'forecast', args: args && { ...args } }) as Promise<SitePoint[]>,
-      history: (args) => call({ op: 'history', args: { ...args } }) as Promise<SitePoint[]>,
-      write: async (args) => void (await call({ op: 'write', args: { topic: args.topic, value: args.value } })),
       onWrite: (args) => listen('site-on-write', args.filter, (m) => m.type === 'site-write' && args.handler(m.write)),
     };
   }

@@ -14,23 +14,22 @@ import { performance } from 'node:perf_hooks';
 import type {
   DeviceDeclaration,
   Disposer,
-  ForecastApi,
   MetricValue,
   PluginContext,
-  PricesApi,
   SettingDeclaration,
   SiteWrite,
 } from '@heliograph/plugins-sdk';
 import { errorMessage } from '../../../log.js';
 import type { HttpLimits } from '../../instances/http-limits.js';
 import type { WorkerLimits } from '../../instances/worker-limits.js';
+import type { z } from 'zod';
+import { CTX_METHODS, ctxFunction } from '../../context/methods.js';
 import { ProcessCrashError, forkPluginProcess, describeExit, type ExitWatch } from './child.js';
 import {
   batchSchema,
   errorFromFields,
   fromWorkerSchema,
   type FromWorker,
-  type SiteCall,
   type ToWorker,
   type WorkerStart,
 } from './protocol.js';
@@ -131,23 +130,27 @@ class WorkerPlugin {
     const batch = batchSchema.safeParse(raw);
     for (const one of batch.success ? batch.data.messages : [raw]) {
       const parsed = fromWorkerSchema.safeParse(one);
-      if (!parsed.success) {
+      const args = parsed.success && parsed.data.type === 'ctx' ? ctxArguments(parsed.data) : undefined;
+      const problem = !parsed.success ? parsed.error : args?.success === false ? args.error : undefined;
+      if (!parsed.success || problem) {
         this.end(
-          `its worker sent a message the host does not understand (${parsed.error.issues[0]?.message ?? 'invalid'}) and was terminated`,
+          `its worker sent a message the host does not understand (${problem?.issues[0]?.message ?? 'invalid'}) and was terminated`,
         );
         return;
       }
+      const message = parsed.data;
       try {
-        this.handle(parsed.data);
+        if (message.type === 'ctx') this.dispatch(message, args!.data!);
+        else this.handle(message);
       } catch (err) {
         // What the host-side context refused (a bad declaration, say) fails the plugin.
-        this.end(`${parsed.data.type} failed: ${errorMessage(err)}`);
+        this.end(`${message.type === 'ctx' ? message.method : message.type} failed: ${errorMessage(err)}`);
         return;
       }
     }
   }
 
-  private handle(message: FromWorker): void {
+  private handle(message: Exclude<FromWorker, { type: 'ctx' }>): void {
     const { ctx } = this.options;
     switch (message.type) {
       case 'pong':
@@ -186,20 +189,6 @@ class WorkerPlugin {
         this.registrations.set(message.id, ctx.topics.declare(declaration));
         return;
       }
-      case 'identify':
-        ctx.topics.identify(message);
-        return;
-      case 'availability':
-        if (message.available) ctx.topics.markAvailable(message);
-        else ctx.topics.markUnavailable({ device: message.device, reason: message.reason ?? 'unavailable' });
-        return;
-      case 'update-setting':
-        ctx.topics.updateSetting(message.update);
-        return;
-      case 'status':
-        if (message.ok) ctx.status.ok();
-        else ctx.status.error({ message: message.message ?? 'error' });
-        return;
       case 'schedule': {
         const run = () => this.call('run', message.id);
         const { job } = message;
@@ -215,35 +204,8 @@ class WorkerPlugin {
         this.registrations.get(message.id)?.();
         this.registrations.delete(message.id);
         return;
-      case 'publish':
-        ctx.topics.publish(message);
-        return;
-      case 'forecast':
-        ctx.forecast.publish(message.run as unknown as Parameters<ForecastApi['publish']>[0]);
-        return;
-      case 'prices-publish':
-        ctx.prices.publish(message.schedule as Parameters<PricesApi['publish']>[0]);
-        return;
       case 'http-timeout':
         this.options.timedOut(message.message);
-        return;
-      case 'record':
-        this.answer(message.call, ctx.topics.record(message));
-        return;
-      case 'store': {
-        const { store } = ctx;
-        this.answer(
-          message.call,
-          message.op === 'get'
-            ? store.get(message.key)
-            : message.op === 'set'
-              ? store.set(message.key, message.value)
-              : store.delete(message.key),
-        );
-        return;
-      }
-      case 'site':
-        this.answer(message.call, siteCall(ctx, message.request));
         return;
       case 'site-subscribe': {
         const { id } = message;
@@ -266,6 +228,16 @@ class WorkerPlugin {
         return;
       }
     }
+  }
+
+  /**
+   * A method of the context the worker forwarded (see context/methods.ts), applied to the
+   * instance's host-side context: an event at once, a call answered with its outcome.
+   */
+  private dispatch(message: Extract<FromWorker, { type: 'ctx' }>, args: unknown[]): void {
+    const result = ctxFunction(this.options.ctx, message.method)(...args);
+    if (CTX_METHODS[message.method].kind === 'call' && message.call !== undefined)
+      this.answer(message.call, Promise.resolve(result));
   }
 
   /** Runs a job or write handler held in the worker; settles with its outcome. */
@@ -335,21 +307,7 @@ class WorkerPlugin {
   }
 }
 
-/** A `ctx.site` call of the worker, made on the host-side context. */
-function siteCall(ctx: PluginContext, request: SiteCall): Promise<unknown> {
-  const { site } = ctx;
-  switch (request.op) {
-    case 'definitions':
-      return site.definitions();
-    case 'values':
-      return site.values(request.args);
-    case 'prices':
-      return site.prices();
-    case 'forecast':
-      return site.forecast(request.args);
-    case 'history':
-      return site.history(request.args);
-    case 'write':
-      return site.write(request.args);
-  }
+/** A forwarded method's arguments, checked against its schema in context/methods.ts. */
+function ctxArguments(message: Extract<FromWorker, { type: 'ctx' }>) {
+  return (CTX_METHODS[message.method].args as z.ZodType<unknown[]>).safeParse(message.args);
 }
