@@ -2,14 +2,14 @@
  * Injection tokens for what is not a class (interfaces, options, values opened before the
  * container resolves anything). Classes are their own tokens.
  */
-import type { Got } from 'got';
 import type { SiteInfo } from '@heliograph/plugins-sdk';
 import type { Clock } from '../clock.js';
 import type { Config } from '../config/schema.js';
 import type { Db } from '../db.js';
 import type { DbWriter } from '../db-writer.js';
 import type { HistoryStore } from '../history/store.js';
-import type { ContextBuilder, ContextServices, PluginInstanceScope } from '../plugins/context/context.js';
+import type { ContextBuilder } from '../plugins/context/context.js';
+import type { PluginInstanceScope } from '../plugins/context/services.js';
 import type { InjectionToken } from './di.js';
 
 /** The time everything reads; tests register a ManualClock instead of the system clock. */
@@ -28,12 +28,8 @@ export const SITE_ID: InjectionToken<number> = Symbol('SiteId');
 export const CONFIG: InjectionToken<Config> = Symbol('Config');
 /** Where the site is, as plugins see it (`ctx.site`). */
 export const SITE: InjectionToken<SiteInfo> = Symbol('SiteInfo');
-/** Makes a plugin's `ctx.http` for its abort signal; tests can register a client of their own. */
-export const HTTP_CLIENT: InjectionToken<(signal: AbortSignal) => Got> = Symbol('HttpClientFactory');
-/** The core services a plugin context hands on to. */
-export const CONTEXT_SERVICES: InjectionToken<ContextServices> = Symbol('ContextServices');
-/** One plugin instance (id, devices, abort, status reporter): registered in its child container. */
-export const PLUGIN_INSTANCE: InjectionToken<PluginInstanceScope> = Symbol('PluginInstance');
+// Declared beside the context builder that injects them (no import cycle with it).
+export { CONTEXT_SERVICES, HTTP_CLIENT, PLUGIN_INSTANCE } from '../plugins/context/services.js';
 /** Builds a plugin instance's context, each from a child container of its own. */
 export const PLUGIN_CONTEXTS: InjectionToken<(instance: PluginInstanceScope) => ContextBuilder> =
   Symbol('PluginContexts');

@@ -4,62 +4,24 @@
  * plugin store, the bounded HTTP client, and the sinks into the core's stores.
  */
 import type { Got } from 'got';
-import type { Device, Disposer, PluginContext, SiteInfo } from '@heliograph/plugins-sdk';
-import type { Clock } from '../../clock.js';
-import type { Db } from '../../db.js';
-import type { DbWriter } from '../../db-writer.js';
+import type { Device, Disposer, PluginContext } from '@heliograph/plugins-sdk';
 import { inject, injectable } from '../../container/di.js';
-import { CONTEXT_SERVICES, HTTP_CLIENT, PLUGIN_INSTANCE } from '../../container/tokens.js';
-import { createLogger, type Logger } from '../../log.js';
-import type { TopicRegistry } from '../../topics/registry.js';
-import type { WriteService } from '../../writes/service.js';
+import { createLogger } from '../../log.js';
 import { DeviceTopics } from './device-topics.js';
-import { integrationApi, type IntegrationServices } from './integration.js';
+import { integrationApi } from './integration.js';
 import { PastReadings } from './past-readings.js';
 import { pluginStore } from './plugin-store.js';
-import { PluginScheduler, type JobReporter, type JobScheduler } from '../scheduling/scheduler.js';
-import { siteApi, type SiteReaders } from './site.js';
-import type { ForecastSink, HistorySink, PriceSink } from './sinks.js';
+import { PluginScheduler } from '../scheduling/scheduler.js';
+import { siteApi } from './site.js';
+import {
+  CONTEXT_SERVICES,
+  HTTP_CLIENT,
+  PLUGIN_INSTANCE,
+  type ContextServices,
+  type PluginInstanceScope,
+} from './services.js';
 
-/** The core services a context hands on to; each plugin gets them already bound to its id. */
-export interface ContextServices {
-  clock: Clock;
-  db: Db;
-  /** The one write path to the database file (db-writer.ts); `ctx.store` writes through it. */
-  writer?: DbWriter;
-  registry: TopicRegistry;
-  writes: WriteService;
-  history?: HistorySink;
-  forecast?: ForecastSink;
-  prices?: PriceSink;
-  site: SiteInfo;
-  /** What `ctx.site` reads besides the registry: the price book, forecasts, history. */
-  reads?: SiteReaders;
-  integration?: IntegrationServices;
-  /** Runs an instance's jobs; default: on timers of `clock`. The plugin harness runs them on demand. */
-  jobs?: (signal: AbortSignal, reporter: JobReporter) => JobScheduler;
-  /** Makes an instance's logger (named `plugin:<id>`); default: lines on stderr. */
-  logger?: (name: string) => Logger;
-  /** Longest wait before `ctx.http` retries, in ms; default got's back-off. The plugin harness shortens it. */
-  httpRetryDelayMs?: number;
-}
-
-/** One start of a plugin instance: what its context is built for. */
-export interface PluginInstanceScope {
-  id: string;
-  /** The plugin's id (plugins.json `plugin`): the audit's `via` of the instance's writes. */
-  plugin: string;
-  devices: readonly Device[];
-  /** Aborts when this start is stopped. */
-  abort: AbortController;
-  reporter: JobReporter & {
-    writeFailed(message: string): void;
-    /** `ctx.status.error`: an error reported outside any job. */
-    statusError(message: string): void;
-    /** `ctx.status.ok`: the error reported with statusError is over. */
-    statusOk(): void;
-  };
-}
+export type { ContextServices, PluginInstanceScope };
 
 /**
  * Builds the context of one plugin instance. Everything registered through it is undone by
