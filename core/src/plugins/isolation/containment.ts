@@ -74,18 +74,7 @@ export function scopedContext(
   scope: PluginScope,
   overrides: { http?: () => Got } = {},
 ): PluginContext {
-  const inScope =
-    <A extends unknown[], R>(fn: (...args: A) => R) =>
-    (...args: A): R =>
-      runInScope(scope, () => fn(...args));
-  const core =
-    <A extends unknown[], R>(fn: (...args: A) => R) =>
-    (...args: A): R =>
-      storage.exit(() => fn(...args));
-  const coreRegistration =
-    <A extends unknown[]>(fn: (...args: A) => Disposer) =>
-    (...args: A): Disposer =>
-      core(fn(...args));
+  const inScope = inScopeOf(scope);
   const scopedSetting = (s: SettingDeclaration): SettingDeclaration => ({
     ...s,
     write: inScope((s.write as AnyWrite).bind(s)),
@@ -125,28 +114,7 @@ export function scopedContext(
     },
     forecast: methods.forecast,
     prices: { ...methods.prices, declare: core(coreRegistration((args) => prices.declare(args))) },
-    integration: {
-      definitions: core(() => integration.definitions()),
-      subscribe: core(
-        coreRegistration((options) =>
-          integration.subscribe({
-            ...options,
-            onValues: inScope(options.onValues.bind(options)),
-            onDefinitions: options.onDefinitions && inScope(options.onDefinitions.bind(options)),
-          }),
-        ),
-      ),
-      write: core((args) => integration.write(args)),
-      onRecorded: core(
-        coreRegistration(({ handler, after }) => integration.onRecorded({ handler: inScope(handler), after })),
-      ),
-      get dataDir() {
-        return integration.dataDir;
-      },
-      get siteId() {
-        return integration.siteId;
-      },
-    },
+    integration: scopedIntegration(integration, inScope),
     store: methods.store,
     signal: ctx.signal,
     now: () => ctx.now(),
@@ -156,6 +124,52 @@ export function scopedContext(
     get: overrides.http ?? (() => ctx.http),
     enumerable: true,
   }) as PluginContext;
+}
+
+/** A function that runs `fn` in the plugin's scope (a callback of the plugin the core calls). */
+function inScopeOf(scope: PluginScope) {
+  return <A extends unknown[], R>(fn: (...args: A) => R) =>
+    (...args: A): R =>
+      runInScope(scope, () => fn(...args));
+}
+
+/** A function that runs `fn` outside any plugin's scope (a call into the core). */
+function core<A extends unknown[], R>(fn: (...args: A) => R): (...args: A) => R {
+  return (...args) => storage.exit(() => fn(...args));
+}
+
+/** A registration made in the core, whose disposer runs in the core too. */
+function coreRegistration<A extends unknown[]>(fn: (...args: A) => Disposer): (...args: A) => Disposer {
+  return (...args) => core(fn(...args));
+}
+
+/** `ctx.integration` with its callbacks in the plugin's scope and its calls in the core's. */
+function scopedIntegration(
+  integration: PluginContext['integration'],
+  inScope: ReturnType<typeof inScopeOf>,
+): PluginContext['integration'] {
+  return {
+    definitions: core(() => integration.definitions()),
+    subscribe: core(
+      coreRegistration((options) =>
+        integration.subscribe({
+          ...options,
+          onValues: inScope(options.onValues.bind(options)),
+          onDefinitions: options.onDefinitions && inScope(options.onDefinitions.bind(options)),
+        }),
+      ),
+    ),
+    write: core((args) => integration.write(args)),
+    onRecorded: core(
+      coreRegistration(({ handler, after }) => integration.onRecorded({ handler: inScope(handler), after })),
+    ),
+    get dataDir() {
+      return integration.dataDir;
+    },
+    get siteId() {
+      return integration.siteId;
+    },
+  };
 }
 
 export interface ProcessHandlerOptions {
