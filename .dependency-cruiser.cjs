@@ -25,6 +25,7 @@ const LAYERS = [
       'api/common-schemas',
       'api/error-codes',
       'api/api-error',
+      'api/field-issues',
       ...[
         'audit',
         'config',
@@ -64,16 +65,14 @@ const KNOWN = process.env.DEPCRUISE_NO_EXCEPTIONS
       upward: [
         // schema.ts lists every concern's migrations, the plugin store's too; history/open.ts runs
         // its check. Fix: openCoreDatabase takes the check as an argument, schema.ts goes up a layer.
-        ['services', '^core/src/schema\\.ts$', '^core/src/plugins/plugin-store\\.ts$'],
-        // recordedMeta (which topic history has, or why not) lives with the REST route.
-        // Fix: move it to history/ and let api/history.ts import it.
-        ['plugins', '^core/src/plugins/(site|harness/recording)\\.ts$', '^core/src/api/history\\.ts$'],
+        ['services', '^core/src/schema\\.ts$', '^core/src/plugins/context/plugin-store\\.ts$'],
         // Selection (a filter's members, in order) serves the WebSocket hub and ctx.integration.
         // Fix: move api/websocket/selection.ts to topics/.
-        ['plugins', '^core/src/plugins/integration-subscription\\.ts$', '^core/src/api/websocket/selection\\.ts$'],
-        // Field issues (zod issues in words) serve the API's answers and the plugin host's config
-        // checks. Fix: move api/field-issues.ts below both.
-        ['plugins', '^core/src/plugins/host\\.ts$', '^core/src/api/field-issues\\.ts$'],
+        [
+          'plugins',
+          '^core/src/plugins/context/integration-subscription\\.ts$',
+          '^core/src/api/websocket/selection\\.ts$',
+        ],
       ],
       circular: [],
     };

@@ -11,7 +11,7 @@ import { priceMigrations } from './grid/price-history.js';
 import { quarantineMigrations } from './history/damage.js';
 import { historyMigrations } from './history/migrations.js';
 import { createLogger } from './log.js';
-import { pluginStoreMigrations } from './plugins/plugin-store.js';
+import { pluginStoreMigrations } from './plugins/context/plugin-store.js';
 import { auditMigrations } from './writes/audit.js';
 
 const log = createLogger('database');

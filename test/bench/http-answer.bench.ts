@@ -12,7 +12,7 @@ const SIZE = Number(process.env.BENCH_ANSWER_MB ?? 200) * MiB;
 if (process.argv[2] === 'child') {
   const [, , , mode, url] = process.argv;
   const signal = new AbortController().signal;
-  const { createBoundedHttp } = await import('@heliograph/core/plugins/http/bounded-got');
+  const { createBoundedHttp } = await import('@heliograph/core/plugins/context/bounded-got');
   const { default: got } = await import('got');
   const http =
     mode === 'bounded' ? createBoundedHttp({ signal }) : got.extend({ timeout: { request: 60_000 }, signal });

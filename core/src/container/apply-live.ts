@@ -3,7 +3,7 @@ import type { EnergyTotals } from '../energy/kwh-totals.js';
 import type { ForecastStore } from '../forecast/store.js';
 import type { PriceBook } from '../grid/book.js';
 import { createLogger } from '../log.js';
-import type { PluginHost } from '../plugins/host.js';
+import type { PluginHost } from '../plugins/host/host.js';
 import { siteTimeZone } from '../config/schema.js';
 import type { LiveSiteSettings } from '../config/site-settings.js';
 

@@ -10,17 +10,17 @@ import { PriceHistory } from '../grid/price-history.js';
 import { Recorder } from '../history/recorder.js';
 import { historyStatusRow } from '../history/status.js';
 import { VERSION } from '../install-root.js';
+import { ContextBuilder } from '../plugins/context/context.js';
 import {
   CONTEXT_SERVICES,
-  ContextBuilder,
   PLUGIN_INSTANCE,
   type ContextServices,
   type PluginInstanceScope,
-} from '../plugins/context.js';
-import { PluginHost } from '../plugins/host.js';
-import { createHttpClient } from '../plugins/http-client.js';
-import { RecordedFeed } from '../plugins/integration-recorded.js';
-import { storeHistoryReader } from '../plugins/site.js';
+} from '../plugins/context/services.js';
+import { PluginHost } from '../plugins/host/host.js';
+import { createHttpClient } from '../plugins/context/http-client.js';
+import { RecordedFeed } from '../plugins/context/integration-recorded.js';
+import { storeHistoryReader } from '../plugins/context/site.js';
 import { SystemInfo } from '../system/info.js';
 import { TotalsDeriver } from '../topics/power-totals.js';
 import { TopicRegistry } from '../topics/registry.js';

@@ -5,9 +5,9 @@
 import type { PluginStatus } from '../api-types.js';
 import type { OpenedHistory } from '../history/open.js';
 import type { HistoryStore } from '../history/store.js';
-import type { ContextBuilder, PluginInstanceScope } from '../plugins/context.js';
-import type { DiscoveredPlugin } from '../plugins/discovery.js';
-import type { PluginInstanceConfig } from '../plugins/instances.js';
+import type { ContextBuilder, PluginInstanceScope } from '../plugins/context/context.js';
+import type { DiscoveredPlugin } from '../plugins/discovery/discovery.js';
+import type { PluginInstanceConfig } from '../plugins/instances/instances.js';
 import type { InjectionToken } from './di.js';
 
 /** The history store, opened on a connection of its own before anything is resolved. */

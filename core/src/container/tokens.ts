@@ -2,7 +2,7 @@
  * Injection tokens for what is not a class (interfaces, options, values opened before the
  * container resolves anything). Classes are their own tokens. These name the lowest layer's
  * values, so any service may inject them; a token naming a higher layer's interface lives
- * beside that interface (plugins/context.ts: CONTEXT_SERVICES, PLUGIN_INSTANCE) or, when
+ * beside that interface (plugins/context/services.ts: CONTEXT_SERVICES, PLUGIN_INSTANCE) or, when
  * only the composition uses it, in container/service-tokens.ts.
  */
 import type { Got } from 'got';
