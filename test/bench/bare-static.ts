@@ -33,7 +33,9 @@ const server = createServer((req, res) => {
     return void res.end();
   }
   const accepted = String(req.headers['accept-encoding'] ?? '');
-  const encoding = ['br', 'gzip'].find((e) => accepted.includes(e) && existsSync(`${file}.${e === 'br' ? 'br' : 'gz'}`));
+  const encoding = ['br', 'gzip'].find(
+    (e) => accepted.includes(e) && existsSync(`${file}.${e === 'br' ? 'br' : 'gz'}`),
+  );
   const body = readFileSync(encoding ? `${file}.${encoding === 'br' ? 'br' : 'gz'}` : file);
   res.writeHead(200, {
     'content-type': TYPES[extname(file)] ?? 'application/octet-stream',

@@ -17,16 +17,7 @@ import { setTimeout as delay } from 'node:timers/promises';
 import { FakeReceiver } from '../helpers/mirror-targets.js';
 import { Observer, startAedes } from '../helpers/mqtt-brokers.js';
 import { loadAverage, tableRow } from './shipped.js';
-import {
-  cpuMsOf,
-  LOAD_CORE,
-  NODE_FLAGS,
-  PINNED,
-  pinProcess,
-  REPO_ROOT,
-  rssOf,
-  startServerProcess,
-} from './support.js';
+import { cpuMsOf, LOAD_CORE, NODE_FLAGS, PINNED, pinProcess, REPO_ROOT, rssOf, startServerProcess } from './support.js';
 
 const TOPICS = Number(process.env.BENCH_BRIDGE_TOPICS ?? 500);
 const MEASURE_S = Number(process.env.BENCH_BRIDGE_SECONDS ?? 30);
@@ -114,7 +105,11 @@ async function main(): Promise<void> {
   const line = (label: string, value: string, anchorValue: string) =>
     console.log(`${label.padEnd(22)} ${value.padEnd(40)} ${anchorValue}`);
   const without = 'anchor, without bridge and mirror:';
-  line('service CPU:', `${bridged.cpuPercent.toFixed(1)} % of one core`, `${without} ${anchor.cpuPercent.toFixed(1)} %`);
+  line(
+    'service CPU:',
+    `${bridged.cpuPercent.toFixed(1)} % of one core`,
+    `${without} ${anchor.cpuPercent.toFixed(1)} %`,
+  );
   line(
     'service RSS:',
     `${mb(bridged.rss)} (${mb(bridged.rssGrowth)} growth while measuring)`,
@@ -122,7 +117,11 @@ async function main(): Promise<void> {
   );
   const statesPerS = states / bridged.seconds;
   const mirroredPerS = mirrored / bridged.seconds;
-  line('MQTT state messages:', `${statesPerS.toFixed(0)} per second`, `expected ${TOPICS} (topics changing per second)`);
+  line(
+    'MQTT state messages:',
+    `${statesPerS.toFixed(0)} per second`,
+    `expected ${TOPICS} (topics changing per second)`,
+  );
   line('mirrored readings:', `${mirroredPerS.toFixed(0)} per second`, `expected ${TOPICS}`);
   tableRow({
     figure: `bridge + mirror, ${TOPICS} topics at 1 Hz: service CPU, RSS`,

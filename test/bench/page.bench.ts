@@ -13,7 +13,7 @@
 import { readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Page } from 'playwright-core';
-import { launchChromium, WEB_DIST } from '../browser/browser.js';
+import { findChromium, launchChromium, WEB_DIST } from '../browser/browser.js';
 import { loadAverage, simulatorSite, startBareStatic, tableRow, waitForQuiet } from './shipped.js';
 import { LOAD_CORE, NODE_FLAGS, PINNED, pinProcess, startServerProcess } from './support.js';
 
@@ -38,6 +38,10 @@ async function signInForm(page: Page, url: string, bytes: { count: number }): Pr
 }
 
 async function main(): Promise<void> {
+  if (findChromium() === null) {
+    console.log('bench:page skipped: no Chromium (set HELIOGRAPH_CHROMIUM or install chromium)');
+    return;
+  }
   // Chromium, started from here, inherits the core the service does not use.
   pinProcess(process.pid, LOAD_CORE);
   const server = await startServerProcess({ plugins: simulatorSite(2, 1, 2), password: PASSWORD });
