@@ -124,10 +124,10 @@ async function main(): Promise<void> {
   );
   line('mirrored readings:', `${mirroredPerS.toFixed(0)} per second`, `expected ${TOPICS}`);
   tableRow({
-    figure: `bridge + mirror, ${TOPICS} topics at 1 Hz: service CPU, RSS`,
+    figure: `bridge+mirror, ${TOPICS} topics: service CPU, RSS`,
     value: `${bridged.cpuPercent.toFixed(1)} %, ${mb(bridged.rss)}; ${statesPerS.toFixed(0)} MQTT/s, ${mirroredPerS.toFixed(0)} mirrored/s`,
     anchor: `without them ${anchor.cpuPercent.toFixed(1)} %, ${mb(anchor.rss)}; ${TOPICS}/s change`,
-    target: '',
+    target: '-',
   });
   console.log(`load average ${loadAverage()}`);
 

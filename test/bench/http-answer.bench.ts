@@ -109,9 +109,9 @@ for (const mode of ['bounded', 'unbounded', 'drained'] as const) {
   );
 }
 tableRow({
-  figure: `one ${SIZE / MiB} MB provider answer via ctx.http: peak RSS`,
+  figure: `${SIZE / MiB} MB provider answer: peak RSS, ctx.http`,
   value: `${peaks.bounded} MB (refused at 10 MiB)`,
   anchor: `drained, nothing kept ${peaks.drained} MB; plain got ${peaks.unbounded} MB`,
-  target: '',
+  target: '-',
 });
 upstream.close();

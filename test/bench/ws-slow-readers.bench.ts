@@ -100,7 +100,7 @@ async function main(): Promise<void> {
     figure: `REST p99, ${STALLED} WebSocket clients not reading`,
     value: `password ${p99(stalledProbe.basic)}, token ${p99(stalledProbe.token)}`,
     anchor: `bare ${p99(stalledProbe.bare)}; none stalled: token ${p99(calm.token)}`,
-    target: '',
+    target: '-',
   });
   console.log(`load average ${loadAverage()}`);
   for (const ws of stalled) ws.terminate();
