@@ -68,7 +68,8 @@ console.log(
   `${topics.length} topics; anchors: backtracking RegExp (worker, stopped after ${BUDGET_MS} ms), linear RegExp; ` +
     `in-process; load average ${loadAverage()}`,
 );
-let worst = { pattern: '', ms: 0, linearMs: 0, backtracking: '' };
+let worst = 0;
+let first = { ms: 0, linearMs: 0, backtracking: '' };
 for (const pattern of patterns) {
   const matcher = compileGlob(pattern);
   const glob = timed((topic) => matcher.test(topic));
@@ -82,11 +83,12 @@ for (const pattern of patterns) {
     `${pattern.slice(0, 40).padEnd(40)} ${String(glob.matched).padStart(6)} matches in ${glob.ms.toFixed(1).padStart(6)} ms` +
       ` | linear RegExp ${anchor.ms.toFixed(1)} ms | backtracking RegExp ${slow}`,
   );
-  if (glob.ms > worst.ms) worst = { pattern, ms: glob.ms, linearMs: anchor.ms, backtracking: slow };
+  worst = Math.max(worst, glob.ms);
+  if (pattern === patterns[0]) first = { ms: glob.ms, linearMs: anchor.ms, backtracking: slow };
 }
 tableRow({
-  figure: `glob, slowest of ${patterns.length} x ${topics.length / 1000}k topics (in-process)`,
-  value: `${worst.ms.toFixed(1)} ms (${worst.pattern.slice(0, 14)})`,
-  anchor: `linear RegExp ${worst.linearMs.toFixed(0)} ms, backtracking ${worst.backtracking}`,
+  figure: `glob ${patterns[0]} x ${topics.length / 1000}k topics (in-process)`,
+  value: `${first.ms.toFixed(1)} ms (slowest of ${patterns.length} globs ${worst.toFixed(1)} ms)`,
+  anchor: `linear RegExp ${first.linearMs.toFixed(0)} ms, backtracking ${first.backtracking}`,
   target: 'linear in topic length (no backtracking)',
 });

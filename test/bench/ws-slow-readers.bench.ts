@@ -7,7 +7,8 @@
  * server on the service's core serving the same bytes from one Buffer (the anchor: what the
  * machine itself adds). Prints p50/p99/max of each, with and without the stalled clients,
  * and how many stalled clients the server closed. With taskset the service and the anchor
- * run on one core, the probe and the stalled clients on the other.
+ * run on one core, the probe and the stalled clients on the other. BENCH_SECONDS (30) is the
+ * stalled phase; the phase without stalled clients lasts a third of it.
  */
 import { once } from 'node:events';
 import { WebSocket } from 'ws';
@@ -15,7 +16,7 @@ import { loadAverage, makeClients, simulatorSite, startBare, tableRow } from './
 import { basicAuth, LOAD_CORE, NODE_FLAGS, PINNED, pinProcess, row, startServerProcess } from './support.js';
 
 const STALLED = Number(process.env.BENCH_STALLED ?? 50);
-const SECONDS = Number(process.env.BENCH_SECONDS ?? 15);
+const SECONDS = Number(process.env.BENCH_SECONDS ?? 30);
 const PASSWORD = 'bench-password';
 
 interface Probed {
