@@ -13,6 +13,7 @@ import {
   signIn,
 } from './page.js';
 import { basic, startSite, type Site } from './site.js';
+import { pollUntil } from '../helpers/deadline.js';
 
 // The overview against the real service (`heliograph serve` in a child process) with the
 // simulator: two days of backfilled history, live values every second, demo prices and
@@ -115,6 +116,16 @@ test(
 );
 
 test('live values arrive over the WebSocket, with no polling requests', { skip: BROWSER_SKIP }, async (t) => {
+  // While an instance is still starting (the backfill's first run), the page asks for the
+  // plugins' states again with back-off, by design; the check is about what follows.
+  await pollUntil(async () => {
+    const list = (await (
+      await fetch(`${site.url}/api/v1/plugins`, { headers: { authorization: basic() } })
+    ).json()) as Array<{
+      state: string;
+    }>;
+    return { done: list.every((p) => p.state !== 'starting'), seen: list.map((p) => p.state) };
+  }, 'every plugin instance past starting');
   const page = await openPage(t, browser, site.url);
   const requests: string[] = [];
   page.on('request', (r) => {
