@@ -1,7 +1,8 @@
 /**
- * The REST API's answer types, inferred from the zod schemas in api/schemas/. A types-only
- * entry point (`@heliograph/core/api-types`): `import type` from it costs a client nothing
- * at runtime, and the types cannot drift from what the tests check the server against.
+ * The REST API's answer types, inferred from the zod schemas each resource folder under api/
+ * keeps (gathered in api/schemas/index.ts). A types-only entry point (`@heliograph/core/api-types`):
+ * `import type` from it costs a client nothing at runtime, and the types cannot drift from
+ * what the tests check the server against.
  *
  * @example
  * import type { Metric, GridResponse } from '@heliograph/core/api-types';
@@ -27,5 +28,7 @@ export type AuditResponse = z.infer<typeof s.auditResponse>;
 export type TokenInfo = z.infer<typeof s.tokenInfo>;
 export type CreatedToken = z.infer<typeof s.createdToken>;
 export type ErrorResponse = z.infer<typeof s.errorResponse>;
+/** The stable code of an error answer (docs/api.md lists each). */
+export type ErrorCode = z.infer<typeof s.errorCode>;
 /** GET /api/v1/plugins/installed: one installed plugin the settings page can add. */
 export type { InstalledPlugin } from './plugins/installed.js';

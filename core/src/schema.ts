@@ -7,6 +7,7 @@
 import { authMigrations } from './auth/service.js';
 import { onlineBackup, type Db } from './db.js';
 import { energyMigrations } from './energy/kwh-totals.js';
+import { priceMigrations } from './grid/price-history.js';
 import { quarantineMigrations } from './history/damage.js';
 import { historyMigrations } from './history/migrations.js';
 import { createLogger } from './log.js';
@@ -23,6 +24,7 @@ export const KNOWN_MIGRATIONS: readonly string[] = [
   ...authMigrations,
   ...historyMigrations,
   ...quarantineMigrations,
+  ...priceMigrations,
 ].map((m) => m.id);
 
 /** The database was written by a newer release: the start stops, nothing is changed. */

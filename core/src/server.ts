@@ -32,37 +32,38 @@ import { loadPluginsFile, savePluginsFile } from './plugins/instances.js';
 import { appRoutes, createApp, listen, type AppOptions } from './api/app.js';
 import type { RouteInfo } from './api/routes.js';
 import { HostPolicy } from './api/host-policy.js';
-import { metricsRoutes } from './api/metrics.js';
-import { snapshotLane } from './api/snapshot-lane.js';
-import { pluginsRoutes } from './api/plugins.js';
-import { auditRoutes } from './api/audit.js';
-import { tokensRoutes } from './api/tokens.js';
+import { metricsRoutes } from './api/metrics/route.js';
+import { snapshotLane } from './api/metrics/snapshot-lane.js';
+import { pluginsRoutes } from './api/plugins/list.js';
+import { auditRoutes } from './api/audit/route.js';
+import { tokensRoutes } from './api/tokens/route.js';
 import { ForecastStore } from './forecast/store.js';
 import { PriceBook } from './grid/book.js';
-import { forecastRoutes } from './api/forecast.js';
-import { gridRoutes } from './api/grid.js';
-import { pluginConfigRoutes } from './api/plugin-config.js';
+import { priceMigrations } from './grid/price-history.js';
+import { forecastRoutes } from './api/forecast/route.js';
+import { gridRoutes } from './api/grid/route.js';
+import { pluginConfigRoutes } from './api/plugins/config.js';
 import { staticRoutes } from './api/static.js';
-import { historyRoutes } from './api/history.js';
+import { historyRoutes } from './api/history/route.js';
 import { openCoreDatabase, openHistory } from './history/open.js';
 import { historyStatusRow } from './history/status.js';
 import { Recorder } from './history/recorder.js';
 import { attachWebsocket, upgradeRequiredRoutes } from './api/websocket/index.js';
 import { createLogger } from './log.js';
-import { systemRoutes } from './api/system.js';
+import { systemRoutes } from './api/system/route.js';
 import { SystemInfo } from './system/info.js';
 import { loadSiteId } from './system/site-id.js';
 import { mdnsEnabled } from './system/mdns-enabled.js';
 import { SetupCode } from './auth/setup-code.js';
-import { setupRoutes } from './api/setup.js';
+import { setupRoutes } from './api/setup/route.js';
 import { setupAudit } from './api/change-audit.js';
-import { pluginInstancesRoutes } from './api/plugin-instances.js';
-import { siteConfigRoutes } from './api/site-config.js';
+import { pluginInstancesRoutes } from './api/plugins/instances.js';
+import { siteConfigRoutes } from './api/config/route.js';
 import { LiveSiteSettings } from './config/site-settings.js';
 import { applySiteSettingsLive } from './config/apply-live.js';
 import { Alerts } from './alerts/alerts.js';
-import { openApiRoutes } from './api/openapi/routes.js';
-import { prometheusRoutes } from './api/prometheus.js';
+import { openApiRoutes } from './api/openapi/route.js';
+import { prometheusRoutes } from './api/prometheus/route.js';
 import type { prometheusRegistry } from './metrics-export/prometheus.js';
 
 const log = createLogger('server');
@@ -140,7 +141,7 @@ export async function startHeliograph(options: ServerOptions): Promise<Heliograp
   // A damaged file is set aside and a new one started (history/open.ts): never a dead service.
   const { db, setAsideAs } = await openCoreDatabase(
     dbFile,
-    [...auditMigrations, ...energyMigrations, ...pluginStoreMigrations],
+    [...auditMigrations, ...energyMigrations, ...pluginStoreMigrations, ...priceMigrations],
     clock,
   );
   const closers: Array<() => Promise<void> | void> = [() => db.close()];
@@ -210,6 +211,7 @@ export async function startHeliograph(options: ServerOptions): Promise<Heliograp
     closers.push(() => forecast.stop());
     const system = new SystemInfo({ clock, siteId, version: VERSION, dataDir: options.dataDir, startedAt });
     const prices = di.resolve(PriceBook);
+    closers.push(() => prices.flush());
 
     const discovered = withPluginDirs(discoverPlugins(options.rootDir ?? ROOT_DIR), options.pluginDirs ?? []);
     await checkPluginDirs(discovered, (plugin) => loadDefinition({}, plugin, () => importDefinition(plugin)));

@@ -60,10 +60,9 @@ test('when history cannot be opened the service runs without it: live values and
   assert.equal(metrics.status, 200);
   const history = await server.api('/api/v1/history?topic=inverter_1/pv_power');
   assert.equal(history.status, 503);
-  assert.match(
-    ((await history.json()) as { error: string }).error,
-    /history is unavailable: history is being written by process \d+/,
-  );
+  const refusal = (await history.json()) as { error: string; code: string };
+  assert.match(refusal.error, /history is unavailable: history is being written by process \d+/);
+  assert.equal(refusal.code, 'HISTORY_UNAVAILABLE');
   const write = await server.api('/api/v1/metrics', {
     method: 'POST',
     headers: { 'content-type': 'application/json' },

@@ -78,8 +78,10 @@ test('query parameters: unknown keys and repeated keys answer 400 naming them', 
     ((await typo.json()) as { error: string }).error,
     /unknown query parameter "topc": known parameters: topic, value, discovery/,
   );
+  const plugins = await server.api('/api/v1/plugins?x=1');
+  assert.match(((await plugins.json()) as { error: string }).error, /"x": this endpoint takes no query parameters/);
   const grid = await server.api('/api/v1/grid?x=1');
-  assert.match(((await grid.json()) as { error: string }).error, /"x": this endpoint takes no query parameters/);
+  assert.match(((await grid.json()) as { error: string }).error, /"x": known parameters: from, to/);
   const repeated = await server.api('/api/v1/metrics?topic=a&topic=b');
   assert.equal(repeated.status, 400);
   assert.match(((await repeated.json()) as { error: string }).error, /topic is given more than once/);

@@ -19,7 +19,18 @@ test('a matching answer passes; path parameters and the query do not matter', ()
   assert.equal(check.mismatch(get('/api/v1/setup?x=1'), json({ needs_setup: false })), undefined);
   const deleted = { method: 'DELETE', url: `${server.url}/api/v1/tokens/abc` };
   assert.equal(check.mismatch(deleted, { status: 204, contentType: null, body: '' }), undefined);
-  assert.equal(check.mismatch(deleted, json({ error: 'no token abc' }, 404)), undefined, 'the 4XX fallback');
+  const noToken = json({ error: 'no token abc', code: 'TOKEN_NOT_FOUND' }, 404);
+  assert.equal(check.mismatch(deleted, noToken), undefined, 'the 4XX fallback');
+  assert.match(
+    check.mismatch(deleted, json({ error: 'no token abc' }, 404))!,
+    /required property 'code'/,
+    'an error answer without its code',
+  );
+  assert.match(
+    check.mismatch(deleted, json({ error: 'no token abc', code: 'NO_SUCH_THING' }, 404))!,
+    /code.*must be equal to one of the allowed values/,
+    'a code the table does not have',
+  );
   const script = { status: 200, contentType: 'text/javascript; charset=utf-8', body: 'let x;' };
   assert.equal(check.mismatch(get('/app-0123abcd.js'), script), undefined, 'a file of the page: not JSON, its type');
 });

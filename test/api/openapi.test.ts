@@ -78,7 +78,7 @@ test('every registered route is in it, described, with the security it needs', (
     const what = `${route.method} ${route.path}`;
     const operation = operationOf(route.method, route.path);
     assert.ok(operation, `${what} is in the document`);
-    assert.equal(operation['x-undescribed'], undefined, `${what} is described in api/openapi/operations.ts`);
+    assert.equal(operation['x-undescribed'], undefined, `${what} is described in api/<resource>/openapi.ts`);
     if (route.scope === 'public') {
       assert.deepEqual(operation.security, [], what);
     } else {

@@ -1,4 +1,4 @@
-// The snapshot's fast lane (core/src/api/snapshot-lane.ts) answers plain GET /api/v1/metrics
+// The snapshot's fast lane (core/src/api/metrics/snapshot-lane.ts) answers plain GET /api/v1/metrics
 // before koa: its answer must be koa's, byte for byte and header for header, and everything
 // it does not take (other credentials, refusals) must still get koa's answers.
 import { test } from 'node:test';

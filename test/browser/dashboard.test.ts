@@ -2,7 +2,16 @@ import { test, after } from 'node:test';
 import assert from 'node:assert/strict';
 import type { Browser } from 'playwright-core';
 import { BROWSER_SKIP, launchChromium } from './browser.js';
-import { ARTIFACTS, openPage, showScreen, signIn } from './page.js';
+import {
+  ARTIFACTS,
+  axeViolations,
+  horizontalOverflow,
+  openPage,
+  PHONE,
+  screenshot,
+  showScreen,
+  signIn,
+} from './page.js';
 import { basic, startSite, type Site } from './site.js';
 
 // The overview against the real service (`heliograph serve` in a child process) with the
@@ -65,6 +74,43 @@ test(
     await page.locator('.chart:not([aria-busy]) canvas').waitFor();
     // For people to look at: the newest days and the forecast ahead are drawn, not gaps.
     await page.locator('#power').screenshot({ path: `${ARTIFACTS}desktop-week-power.png` });
+  },
+);
+
+test(
+  "on a phone the chart's legend is one row that scrolls sideways, and a tap hides a line",
+  { skip: BROWSER_SKIP },
+  async (t) => {
+    const page = await openPage(t, browser, site.url, PHONE);
+    await signIn(page);
+    await page.locator('.chart:not([aria-busy]) canvas').waitFor();
+    const legend = page.locator('.chart .u-legend');
+    const box = await legend.evaluate((el) => {
+      const entries = [...el.querySelectorAll<HTMLElement>('tr.u-series')].filter((tr) => tr.offsetParent !== null);
+      return {
+        height: el.getBoundingClientRect().height,
+        entryHeight: Math.max(...entries.map((tr) => tr.getBoundingClientRect().height)),
+        rows: new Set(entries.map((tr) => Math.round(tr.getBoundingClientRect().top))).size,
+        entries: entries.length,
+        scrolls: el.scrollWidth > el.clientWidth,
+      };
+    });
+    assert.equal(box.entries, 6, 'solar, home, grid, battery, charge and forecast');
+    assert.equal(box.rows, 1, `the legend's entries share one line: ${JSON.stringify(box)}`);
+    // One line high (a scroll bar's height allowed), not the three or four lines it wrapped to.
+    assert.ok(box.height < box.entryHeight * 1.8, `legend ${box.height} px high, an entry ${box.entryHeight} px`);
+    assert.ok(box.scrolls, `what does not fit scrolls sideways ${JSON.stringify(box)}`);
+    assert.equal(await legend.getAttribute('tabindex'), '0', 'keyboard users can scroll it');
+    assert.deepEqual(await horizontalOverflow(page), [], 'overflow');
+    assert.deepEqual(await axeViolations(page), [], 'axe-core');
+    await page.locator('#power').screenshot({ path: `${ARTIFACTS}phone-chart-legend.png` });
+    // The last entry is reached by scrolling; a tap on it hides its line, another shows it again.
+    const forecast = legend.locator('tr.u-series', { hasText: 'Solar forecast' });
+    await forecast.locator('th').click();
+    assert.match((await forecast.getAttribute('class')) ?? '', /u-off/);
+    await forecast.locator('th').click();
+    assert.doesNotMatch((await forecast.getAttribute('class')) ?? '', /u-off/);
+    await screenshot(page, 'phone-home-legend');
   },
 );
 

@@ -183,3 +183,55 @@ for (const [size, viewport] of [
     },
   );
 }
+
+test(
+  "a past day's cost and savings, at the prices the service kept for it across its restart",
+  { skip: BROWSER_SKIP },
+  async (t) => {
+    // The simulator published prices for its backfilled days before the restart above; the
+    // service kept them, so yesterday (Tokyo) is costed hour by hour at those prices.
+    const from = todayStart - DAY;
+    const res = await fetch(
+      `${site.url}/api/v1/grid?from=${new Date(from).toISOString()}&to=${new Date(todayStart).toISOString()}`,
+      { headers: { authorization: basic() } },
+    );
+    assert.equal(res.status, 200);
+    const { pricing } = (await res.json()) as {
+      pricing: { currency: string; slots: Array<{ from: string; to: string; price: number }> };
+    };
+    assert.equal(pricing.currency, 'EUR');
+    let cost = 0;
+    let without = 0;
+    for (let hour = from; hour < todayStart; hour += HOUR) {
+      const inHour = pricing.slots.filter((s) => Date.parse(s.from) >= hour && Date.parse(s.to) <= hour + HOUR);
+      assert.ok(inHour.length > 0, `a kept price for ${new Date(hour).toISOString()}`);
+      const price = inHour.reduce((sum, s) => sum + s.price, 0) / inHour.length;
+      cost += PER_HOUR.grid_energy_in * price; // demo prices pay nothing for export
+      without += PER_HOUR.load_energy * price;
+    }
+
+    const page = await openPage(t, browser, site.url, DESKTOP, BROWSER);
+    await signIn(page);
+    await page.locator('.bars-box:not([aria-busy])').waitFor();
+    await choose(page, 'day', isoDay(from));
+    const figures = page.locator('.energy-history dl.energy');
+    const euros = async (label: string) => {
+      const text = await figures.locator('div', { hasText: label }).locator('dd').innerText();
+      assert.match(text, /^-?€\d+\.\d\d$/, `${label}: ${text}`);
+      return Number(text.replace('€', ''));
+    };
+    assert.ok(Math.abs((await euros('Net cost')) - cost) < 0.006, `net cost, expected ${cost}`);
+    assert.ok(Math.abs((await euros('Savings')) - (without - cost)) < 0.006, `savings, expected ${without - cost}`);
+    assert.equal(await page.locator('.energy-history .hint', { hasText: /price/ }).count(), 0, 'every hour priced');
+    await screenshot(page, 'desktop-energy-past-day-cost');
+
+    // Ten days back the service has no prices: no sum, and the hours are named.
+    await choose(page, 'day', isoDay(todayStart - 10 * DAY));
+    assert.equal(await figures.locator('div', { hasText: 'Net cost' }).locator('dd').innerText(), '—');
+    assert.match(
+      await page.locator('.energy-history').innerText(),
+      /No cost for this period: none of its 24 h with energy has a known price\./,
+    );
+    assert.deepEqual(await axeViolations(page), [], 'axe-core');
+  },
+);

@@ -73,6 +73,7 @@ for (const transport of ['tcp', 'rtu-over-tcp', 'serial'] as const) {
       assert.equal(values.get('inverter_1/device_mode'), 'Normal');
       assert.equal(values.get('inverter_1/serial_number'), 'AB12345678');
       assert.equal(values.get('inverter_1/manufacturer'), 'Growatt');
+      assert.equal(values.get('inverter_1/model'), 'SPH 3000-6000TL', 'identified by its DTC (holding 43)');
 
       assert.equal((await write(server, 'inverter_1/energy_priority', 'Battery first')).status, 200);
       assert.equal(device.readHoldingRegisters({ address: 1044, count: 1 })[0], 1);

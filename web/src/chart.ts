@@ -120,6 +120,18 @@ export function energyOf(
   };
 }
 
+/**
+ * Names uPlot's legend and lets the keyboard reach it: on a narrow screen it is one row that
+ * scrolls sideways (style.css) instead of three or four lines; a tap on an entry hides or
+ * shows its line, as uPlot does.
+ */
+export function compactLegend(plot: uPlot, name: string): void {
+  const legend = plot.root.querySelector('.u-legend');
+  if (!legend) return;
+  legend.setAttribute('tabindex', '0');
+  legend.setAttribute('aria-label', name);
+}
+
 /** Draws (or redraws) the chart into `container`, sized to it; times in `zone` (default the browser's). */
 export function drawChart(container: HTMLElement, data: ChartData, range: RangeId, zone?: string): () => void {
   const powerAxisValues = (_u: uPlot, ticks: number[]) => ticks.map((v) => formatQuantity(v, 'W'));
@@ -203,6 +215,7 @@ export function drawChart(container: HTMLElement, data: ChartData, range: RangeI
     spanColumn(data.times, data.columns.get(t) ?? [], t === FORECAST.topic ? 900 : stepS),
   );
   const plot = new uPlot(opts, [data.times, ...columns] as uPlot.AlignedData, container);
+  compactLegend(plot, 'Chart legend: tap an entry to hide or show its line');
   const observer = new ResizeObserver(() => plot.setSize({ width: width(), height: height() }));
   observer.observe(container);
   return () => {

@@ -5,7 +5,7 @@
 
 import { api } from './api.js';
 import { h, replace, uid } from './dom.js';
-import { moneyOf, sharesOf, totalsOf, ENERGY_KINDS, type EnergyKind, type PriceInterval } from './energy.js';
+import { costNote, moneyOf, sharesOf, totalsOf, ENERGY_KINDS, type EnergyKind, type PriceInterval } from './energy.js';
 import { loadPeriodEnergy, loadSiteClock, type PeriodEnergy, type SiteClock } from './energy-data.js';
 import { formatNumber, formatQuantity } from './format.js';
 import type { GridAnswer } from './types.js';
@@ -35,11 +35,15 @@ export interface Prices {
   intervals: PriceInterval[];
 }
 
-/** The price slots /grid knows (today and ahead), as intervals; null without prices. */
-export async function loadPrices(): Promise<Prices | null> {
-  const answer = await api<GridAnswer>('GET', '/grid').catch(() => null);
+/**
+ * The price slots /grid knows, as intervals: today and ahead, or those of [from, to) (the
+ * service keeps past prices); null without dynamic prices.
+ */
+export async function loadPrices(range?: { from: number; to: number }): Promise<Prices | null> {
+  const query = range ? `?from=${new Date(range.from).toISOString()}&to=${new Date(range.to).toISOString()}` : '';
+  const answer = await api<GridAnswer>('GET', `/grid${query}`).catch(() => null);
   const pricing = answer?.pricing;
-  if (!pricing || pricing.slots.length === 0) return null;
+  if (!pricing) return null;
   return {
     currency: pricing.currency,
     intervals: pricing.slots.map((s) => ({
@@ -73,20 +77,27 @@ export function energyFigures(target: HTMLElement, energy: PeriodEnergy, prices:
   let note = '';
   if (prices) {
     const m = moneyOf(energy.hours, energy.hourly, prices.intervals);
-    // Shown only when every hour with energy has a price: a partial sum would mislead.
-    const priced = m.unpriced === 0;
-    rows.push(['Net cost', priced ? money(m.cost, prices.currency) : '—']);
-    rows.push(['Savings', priced ? money(m.savings, prices.currency) : '—']);
-    if (!priced)
-      note = `No cost for this period: ${m.unpriced} h of it have no known price (the device keeps prices from today on).`;
+    // The hours with a price are summed; those without are named, never guessed.
+    const shown = m.priced > 0 || m.unpriced === 0;
+    rows.push(['Net cost', shown ? money(m.cost, prices.currency) : '—']);
+    rows.push(['Savings', shown ? money(m.savings, prices.currency) : '—']);
+    note = costNote(m);
   }
   replace(
     target,
     rows.map(([label, value]) => h('div', {}, h('dt', {}, label), h('dd', {}, value))),
   );
-  if (energy.missing.length > 0)
-    target.append(h('p', { class: 'hint' }, `Not recorded: ${energy.missing.map((k) => k).join(', ')}.`));
-  if (note) target.append(h('p', { class: 'hint' }, note));
+  const notes = [energy.missing.length > 0 ? `Not recorded: ${energy.missing.join(', ')}.` : '', note].filter(Boolean);
+  // Beside the list, not in it: a <dl> holds only its groups (axe: definition-list).
+  let box = target.nextElementSibling;
+  if (!(box instanceof HTMLElement && box.classList.contains('energy-notes'))) {
+    box = h('div', { class: 'energy-notes' });
+    target.after(box);
+  }
+  replace(
+    box,
+    notes.map((text) => h('p', { class: 'hint' }, text)),
+  );
 }
 
 interface View {
@@ -219,7 +230,6 @@ export function mountEnergyHistory(
   let view: View | null = null;
   let generation = 0;
   let csvUrl: string | null = null;
-  let prices: Promise<Prices | null> = loadPrices();
   const show = async () => {
     if (!view) return;
     const mine = ++generation;
@@ -231,7 +241,11 @@ export function mountEnergyHistory(
     title.textContent = periodTitle(v);
     bars.setAttribute('aria-busy', 'true');
     onSelect(v.period, v.start, addPeriods(v.clock.zone, v.start, v.period, 1), v.clock.zone);
-    const [energy, known] = await Promise.all([loadPeriodEnergy(v.clock, v.period, v.start), prices]);
+    const end = addPeriods(v.clock.zone, v.start, v.period, 1);
+    const [energy, known] = await Promise.all([
+      loadPeriodEnergy(v.clock, v.period, v.start),
+      loadPrices({ from: v.start, to: end }),
+    ]);
     if (stopped || mine !== generation) return;
     energyFigures(figures, energy, known);
     bars.removeAttribute('aria-busy');
@@ -301,10 +315,7 @@ export function mountEnergyHistory(
     'click',
     () => view && go(view.period, addPeriods(view.clock.zone, view.start, view.period, 1)),
   );
-  today.addEventListener('click', () => {
-    prices = loadPrices();
-    if (view) go(view.period, Date.now());
-  });
+  today.addEventListener('click', () => view && go(view.period, Date.now()));
   void loadSiteClock().then((clock) => {
     if (stopped) return;
     view = { clock, period: 'day', start: periodStart(clock.zone, Date.now(), 'day') };

@@ -106,14 +106,17 @@ export interface Money {
   cost: number;
   /** What the home's use would have cost from the grid alone, less `cost`. */
   savings: number;
-  /** Hours (buckets) of the period with energy but no known price. */
+  /** Hours (buckets) of the period with energy and a known price: what cost and savings sum. */
+  priced: number;
+  /** Hours (buckets) of the period with energy but no known price: left out of the sums. */
   unpriced: number;
 }
 
 /**
  * Cost and savings of hourly energy at the prices in force in each hour (the mean of the
  * slots overlapping it, weighted by overlap). Hours without a price are counted in
- * `unpriced` and left out.
+ * `unpriced` and left out. Hours and slots are both in time order (one pass: a year of
+ * quarter-hour slots is 35,000 of them).
  */
 export function moneyOf(
   hours: number[],
@@ -122,13 +125,17 @@ export function moneyOf(
 ): Money {
   let cost = 0;
   let without = 0;
+  let priced = 0;
   let unpriced = 0;
+  let first = 0;
   hours.forEach((start, i) => {
     const end = start + 3_600_000;
     let imp = 0;
     let exp = 0;
     let covered = 0;
-    for (const p of prices) {
+    while (first < prices.length && prices[first]!.to <= start) first++;
+    for (let k = first; k < prices.length && prices[k]!.from < end; k++) {
+      const p = prices[k]!;
       const overlap = Math.min(end, p.to) - Math.max(start, p.from);
       if (overlap <= 0) continue;
       imp += p.importPrice * overlap;
@@ -142,9 +149,17 @@ export function moneyOf(
       if (bought + sold + used > 0) unpriced += 1;
       return;
     }
+    if (bought + sold + used > 0) priced += 1;
     cost += (bought * imp - sold * exp) / covered;
     without += (used * imp) / covered;
   });
   const round = (x: number) => Math.round(x * 10000) / 10000;
-  return { cost: round(cost), savings: round(without - cost), unpriced };
+  return { cost: round(cost), savings: round(without - cost), priced, unpriced };
+}
+
+/** What the cost covers when some hours have no known price; '' when all have one. */
+export function costNote(m: Pick<Money, 'priced' | 'unpriced'>): string {
+  if (m.unpriced === 0) return '';
+  if (m.priced === 0) return `No cost for this period: none of its ${m.unpriced} h with energy has a known price.`;
+  return `Cost of ${m.priced} of ${m.priced + m.unpriced} h; ${m.unpriced} h without a price.`;
 }

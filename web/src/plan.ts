@@ -4,6 +4,7 @@
 
 import uPlot from 'uplot';
 import { api, errorText } from './api.js';
+import { compactLegend } from './chart.js';
 import { h, replace, showMessage } from './dom.js';
 import { formatNumber, formatQuantity } from './format.js';
 import type { LiveStore } from './live.js';
@@ -98,6 +99,7 @@ function draw(box: HTMLElement, times: number[], price: number[], soc: number[],
     cursor: { drag: { x: false, y: false } },
   };
   const plot = new uPlot(opts, [times.map((t) => t / 1000), price, soc, battery], box);
+  compactLegend(plot, 'Plan chart legend: tap an entry to hide or show its line');
   const observer = new ResizeObserver(() => plot.setSize({ width: width(), height: 240 }));
   observer.observe(box);
   return () => {

@@ -1,7 +1,7 @@
 import Koa from 'koa';
 import websockify from 'koa-websocket';
 import Router from '@koa/router';
-import { createServer, type Server } from 'node:http';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { requireAuth } from '../auth/middleware.js';
 import type { Authenticator } from '../auth/types.js';
@@ -12,7 +12,6 @@ import { HostPolicy } from './host-policy.js';
 import { rootGate } from './root-gate.js';
 import { logAppError, logRequest } from './request-log.js';
 import { listRoutes, requireDeclaredScopes, type RouteInfo } from './routes.js';
-import type { FastLane } from './snapshot-lane.js';
 
 export interface AppOptions {
   auth: Authenticator;
@@ -77,6 +76,9 @@ export function createApp(options: AppOptions): WebsocketApp {
   return app;
 }
 
+/** Answers a request before koa sees it (metrics/snapshot-lane.ts); returns false to leave it to koa. */
+export type FastLane = (req: IncomingMessage, res: ServerResponse) => boolean;
+
 export interface RunningServer {
   server: Server;
   /** `http://HOST:PORT` as it actually listens (port 0 resolved). */
@@ -87,7 +89,7 @@ export interface RunningServer {
 
 /**
  * Listens on host:port (0 = a free port) and resolves once it accepts connections. A fast
- * lane (see snapshot-lane.ts) may answer a request before koa does.
+ * lane (see metrics/snapshot-lane.ts) may answer a request before koa does.
  */
 export async function listen(app: Koa, host: string, port: number, lane?: FastLane): Promise<RunningServer> {
   const handle = app.callback();

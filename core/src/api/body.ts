@@ -35,16 +35,18 @@ export function jsonBody(options: { limitBytes: number }) {
     const hasBody = declared > 0 || ctx.get('transfer-encoding') !== '';
     if ((type !== '' || hasBody) && !JSON_TYPE.test(type)) {
       throw new ApiError(
-        415,
+        'BODY_NOT_JSON',
         `the body must be JSON sent with "Content-Type: application/json"${type ? `, not "${type.slice(0, 100)}"` : ''}`,
       );
     }
-    if (declared > options.limitBytes) throw new ApiError(413, `the body is larger than ${options.limitBytes} bytes`);
+    if (declared > options.limitBytes)
+      throw new ApiError('BODY_TOO_LARGE', `the body is larger than ${options.limitBytes} bytes`);
     const chunks: Buffer[] = [];
     let size = 0;
     for await (const chunk of ctx.req) {
       size += (chunk as Buffer).length;
-      if (size > options.limitBytes) throw new ApiError(413, `the body is larger than ${options.limitBytes} bytes`);
+      if (size > options.limitBytes)
+        throw new ApiError('BODY_TOO_LARGE', `the body is larger than ${options.limitBytes} bytes`);
       chunks.push(chunk as Buffer);
     }
     if (size === 0) {
@@ -57,8 +59,8 @@ export function jsonBody(options: { limitBytes: number }) {
       assertJsonDepth(text, MAX_BODY_DEPTH, 'the body');
       ctx.request.body = JSON.parse(text) as unknown;
     } catch (err) {
-      if (err instanceof JsonTooDeepError) throw new ApiError(400, err.message);
-      throw new ApiError(400, 'the body is not valid JSON');
+      if (err instanceof JsonTooDeepError) throw new ApiError('BODY_MALFORMED', err.message);
+      throw new ApiError('BODY_MALFORMED', 'the body is not valid JSON');
     }
     await next();
   };

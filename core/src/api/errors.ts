@@ -1,24 +1,37 @@
 import type { Context, Next } from 'koa';
 import { STATUS_CODES } from 'node:http';
 import { createLogger } from '../log.js';
+import { defaultStatus, type ErrorCode } from './error-codes.js';
 
 const log = createLogger('api');
 
-/** An error the API answers with its status and `{"error": message}`. */
+/**
+ * An error the API answers with `{"error": message, "code": code}` and the code's status
+ * (error-codes.ts), or `status` where the code lists several.
+ */
 export class ApiError extends Error {
+  readonly status: number;
+
   constructor(
-    readonly status: number,
+    readonly code: ErrorCode,
     message: string,
     readonly headers: Record<string, string> = {},
+    status?: number,
   ) {
     super(message);
+    this.status = status ?? defaultStatus(code);
   }
 }
 
+/** The body of every error answer: the words first, then the stable code. */
+export function errorBody(message: string, code: ErrorCode): { error: string; code: ErrorCode } {
+  return { error: message, code };
+}
+
 /**
- * Turns every failure into `{"error": "..."}` with the right status: ApiErrors as they are,
- * koa's own (ctx.throw) and the router's (404, 405, 501) with their status, anything else
- * as 500 with a log line.
+ * Turns every failure into `{"error": "...", "code": "..."}` with the right status: ApiErrors
+ * as they are, koa's own (ctx.throw) and the router's (404, 405, 501) with their status,
+ * anything else as 500 with a log line.
  */
 export function errorHandler() {
   return async function errorHandler(ctx: Context, next: Next): Promise<void> {
@@ -27,40 +40,48 @@ export function errorHandler() {
       // No route answered: koa's 404 and the router's 405/501 would go out as plain text.
       if (ctx.status >= 400 && ctx.body === undefined) {
         const status = ctx.status;
-        ctx.body = { error: unansweredMessage(ctx) };
+        ctx.body = unansweredBody(ctx);
         // Setting a body turns koa's implicit 404 into 200.
         ctx.status = status;
       }
     } catch (err) {
       const diskFull = isDiskFull(err);
       const status = err instanceof ApiError ? err.status : diskFull ? 507 : httpStatusOf(err);
-      const message = diskFull
-        ? DISK_FULL_MESSAGE
-        : status >= 500 && !(err instanceof ApiError)
-          ? 'internal error'
-          : (err as Error).message;
+      const internal = status >= 500 && !(err instanceof ApiError) && !diskFull;
+      const message = diskFull ? DISK_FULL_MESSAGE : internal ? 'internal error' : (err as Error).message;
+      const code: ErrorCode =
+        err instanceof ApiError ? err.code : diskFull ? 'DISK_FULL' : internal ? 'INTERNAL_ERROR' : 'REQUEST_REFUSED';
       // A 503 is the service shedding load on purpose (password checks): one line per refused
       // request would flood the log exactly when it is under attack.
       if (status >= 500 && status !== 503) log.error(`${ctx.method} ${ctx.path} failed`, { err });
       ctx.status = status;
       // Field-level problems (see field-issues.ts) travel next to the message, for forms.
       const issues = (err as { issues?: unknown }).issues;
-      ctx.body = err instanceof ApiError && Array.isArray(issues) ? { error: message, issues } : { error: message };
+      ctx.body =
+        err instanceof ApiError && Array.isArray(issues)
+          ? { ...errorBody(message, code), issues }
+          : errorBody(message, code);
       if (err instanceof ApiError) ctx.set(err.headers);
     }
   };
 }
 
-function unansweredMessage(ctx: Context): string {
+function unansweredBody(ctx: Context): { error: string; code: ErrorCode } {
   switch (ctx.status) {
     case 404:
-      return `no such endpoint: ${ctx.method} ${ctx.path}`;
+      return errorBody(`no such endpoint: ${ctx.method} ${ctx.path}`, 'ENDPOINT_NOT_FOUND');
     case 405:
-      return `${ctx.method} is not allowed on ${ctx.path}: use ${ctx.response.get('Allow')}`;
+      return errorBody(
+        `${ctx.method} is not allowed on ${ctx.path}: use ${ctx.response.get('Allow')}`,
+        'METHOD_NOT_ALLOWED',
+      );
     case 501:
-      return `the method ${ctx.method} is not supported`;
+      return errorBody(`the method ${ctx.method} is not supported`, 'METHOD_NOT_SUPPORTED');
     default:
-      return STATUS_CODES[ctx.status] ?? `HTTP ${ctx.status}`;
+      return errorBody(
+        STATUS_CODES[ctx.status] ?? `HTTP ${ctx.status}`,
+        ctx.status >= 500 ? 'INTERNAL_ERROR' : 'REQUEST_REFUSED',
+      );
   }
 }
 

@@ -15,10 +15,10 @@ export class ValidationError extends ApiError {
   constructor(
     message: string,
     readonly issues: FieldIssue[],
-    /** 400, or 409 for a conflict that is still one field's fault (an id in use). */
-    status: 400 | 409 = 400,
+    /** BODY_INVALID (400), or a 409 conflict that is still one field's fault (an id in use). */
+    code: 'BODY_INVALID' | 'PLUGIN_INSTANCE_EXISTS' = 'BODY_INVALID',
   ) {
-    super(status, message);
+    super(code, message);
   }
 }
 

@@ -18,9 +18,9 @@ export function hostAndOriginCheck(policy: HostPolicy) {
   return async function hostAndOriginCheck(ctx: Context, next: Next): Promise<void> {
     const host = ctx.get('host') || undefined;
     const hostProblem = policy.hostProblem(host);
-    if (hostProblem) throw new ApiError(421, hostProblem);
+    if (hostProblem) throw new ApiError('HOST_NOT_ALLOWED', hostProblem);
     const originProblem = policy.originProblem(ctx.get('origin') || undefined, host);
-    if (originProblem) throw new ApiError(403, originProblem);
+    if (originProblem) throw new ApiError('ORIGIN_NOT_ALLOWED', originProblem);
     await next();
   };
 }

@@ -16,7 +16,7 @@ export function parseQuery<S extends z.ZodObject>(
   query: Record<string, string | string[] | undefined>,
 ): z.output<S> {
   for (const [key, value] of Object.entries(query)) {
-    if (Array.isArray(value)) throw new ApiError(400, `${key} is given more than once`);
+    if (Array.isArray(value)) throw new ApiError('QUERY_INVALID', `${key} is given more than once`);
   }
   const result = schema.safeParse(query);
   if (!result.success) {
@@ -25,9 +25,12 @@ export function parseQuery<S extends z.ZodObject>(
       const known = Object.keys(schema.shape);
       const takes =
         known.length === 0 ? 'this endpoint takes no query parameters' : `known parameters: ${known.join(', ')}`;
-      throw new ApiError(400, `unknown query parameter ${issue.keys.map((k) => `"${k}"`).join(', ')}: ${takes}`);
+      throw new ApiError(
+        'QUERY_INVALID',
+        `unknown query parameter ${issue.keys.map((k) => `"${k}"`).join(', ')}: ${takes}`,
+      );
     }
-    throw new ApiError(400, formatZodIssue(issue));
+    throw new ApiError('QUERY_INVALID', formatZodIssue(issue));
   }
   return result.data;
 }

@@ -5,6 +5,7 @@ import type { ParameterizedContext as Context } from 'koa';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { ApiError } from './errors.js';
+import type { OtherContent, Operations } from './operation.js';
 
 // The page loads only its own files and talks only to this server; framing is refused so
 // another site cannot overlay the device's settings (clickjacking).
@@ -40,10 +41,10 @@ export function staticRoutes(options: { dir: string }): Router {
   // Whether the page is built is asked only once a file is missing, so a served file costs
   // no extra (blocking) stat, and a page built while the service runs is picked up at once.
   const notFound = (ctx: Context) => {
-    if (existsSync(join(dir, 'index.html'))) return new ApiError(404, `no such file: ${ctx.path}`);
+    if (existsSync(join(dir, 'index.html'))) return new ApiError('FILE_NOT_FOUND', `no such file: ${ctx.path}`);
     // No path in the answer: it goes to anyone on the network, signed in or not.
     return new ApiError(
-      404,
+      'PAGE_NOT_BUILT',
       'the settings page is not built: run `npm run build` in the Heliograph directory, then reload',
     );
   };
@@ -71,7 +72,7 @@ export function staticRoutes(options: { dir: string }): Router {
       if (status === 404) throw notFound(ctx);
       // resolve-path's 400/403 ("Malicious Path", "Forbidden") for paths leaving dir.
       if (status === 400 || status === 403)
-        throw new ApiError(status, `refused: ${ctx.path} is not a file of the settings page`);
+        throw new ApiError('FILE_REFUSED', `refused: ${ctx.path} is not a file of the settings page`, {}, status);
       throw err;
     }
     if (served === undefined) throw notFound(ctx);
@@ -84,3 +85,19 @@ export function staticRoutes(options: { dir: string }): Router {
   router.get('/:file', (ctx) => serve(ctx, ctx.path));
   return router;
 }
+
+const page: OtherContent = {
+  contentType: 'text/html; charset=utf-8',
+  description: 'The settings page (index.html)',
+};
+
+/** What @koa/send answers for the files web/build.mjs writes: the page, its script and style sheet. */
+const pageFile: OtherContent = {
+  contentType: ['text/html; charset=utf-8', 'text/javascript; charset=utf-8', 'text/css; charset=utf-8'],
+  description: "A file of the settings page's build: index.html, its hashed script or style sheet",
+};
+
+export const staticOperations: Operations = {
+  'GET /': { summary: 'The settings page', responses: { 200: page } },
+  'GET /:file': { summary: "A file of the settings page's build", responses: { 200: pageFile } },
+};

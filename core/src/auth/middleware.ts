@@ -38,8 +38,16 @@ export function authError(outcome: Extract<AuthOutcome, { ok: false }>, realm: s
   if (outcome.status === 401) headers['WWW-Authenticate'] = `Bearer realm="${realm}"`;
   if ((outcome.status === 429 || outcome.status === 503) && outcome.retryAfterS !== undefined)
     headers['Retry-After'] = String(outcome.retryAfterS);
-  return new ApiError(outcome.status, outcome.message, headers);
+  return new ApiError(AUTH_CODES[outcome.status], outcome.message, headers);
 }
+
+/** The code of each refusal (auth's only 403 is "no password set yet"). */
+const AUTH_CODES = {
+  401: 'AUTH_FAILED',
+  403: 'NO_PASSWORD_SET',
+  429: 'TOO_MANY_ATTEMPTS',
+  503: 'AUTH_BUSY',
+} as const satisfies Record<Extract<AuthOutcome, { ok: false }>['status'], string>;
 
 /** Lets a request through only with valid credentials; sets `ctx.state.who` and `ctx.state.identity`. */
 export function requireAuth(options: { auth: Authenticator; realm: string }) {

@@ -34,7 +34,7 @@ export function scope(needed: Scope): ScopedMiddleware {
     const identity = ctx.state.identity as Identity | undefined;
     if (!identity || !scopeAllows(identity.scope, needed)) {
       throw new ApiError(
-        403,
+        'SCOPE_TOO_LOW',
         identity
           ? scopeMessage(identity, needed, `${ctx.method} ${ctx.path}`)
           : `${ctx.method} ${ctx.path} needs scope ${needed}`,

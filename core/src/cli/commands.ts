@@ -105,7 +105,7 @@ until SIGINT or SIGTERM.
   --logger-serial N   the Solarman logger's serial number
   --double-crc        Solarman replies end with the two trailing zero bytes some loggers add
   --model M           the model emulated, where the driver knows several
-                      (deye: single-phase, three-phase-lv, three-phase-hv)
+                      (deye: single-phase, three-phase-lv, three-phase-hv; growatt: sph, spa)
   --plugin-dir DIR    also looks for the driver in DIR, as serve does (HELIOGRAPH_PLUGIN_DIR too)`,
     load: async () => (await import('./emulate.js')).runEmulateCommand,
   },

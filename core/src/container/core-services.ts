@@ -3,6 +3,7 @@ import { DbWriter } from '../db-writer.js';
 import { EnergyTotals } from '../energy/kwh-totals.js';
 import { ForecastStore } from '../forecast/store.js';
 import { PriceBook } from '../grid/book.js';
+import { PriceHistory } from '../grid/price-history.js';
 import { Recorder } from '../history/recorder.js';
 import { ContextBuilder, type ContextServices, type PluginInstanceScope } from '../plugins/context.js';
 import { createHttpClient } from '../plugins/http-client.js';
@@ -115,6 +116,8 @@ export function registerCoreServices(di: DependencyContainer): void {
         timeZone: siteTimeZone(config),
         multiplier: config.prices.multiplier,
         offset: config.prices.offset,
+        // Past prices, for the cost of past days: in the database file, through its one write path.
+        history: new PriceHistory(c.resolve(DB), c.resolve(CLOCK), c.resolve(DB_WRITER)),
       });
     }),
   );

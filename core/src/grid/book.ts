@@ -10,12 +10,13 @@ import type {
 } from '../api-types.js';
 import type { PriceSink } from '../plugins/sinks.js';
 import { formatUtc } from '../rfc3339.js';
+import type { PriceHistory } from './price-history.js';
 
 const log = createLogger('grid');
 
 export type ScheduleType = 'pricing' | 'import_export_pricing' | 'none';
 
-/** The body of GET /api/v1/grid and its slots, as api/schemas/grid.ts defines them. */
+/** The body of GET /api/v1/grid and its slots, as api/grid/schemas.ts defines them. */
 export type {
   GridResponse,
   ImportExportSlot as ImportExportSlotJson,
@@ -35,7 +36,12 @@ export interface PriceBookOptions {
   /** From config `prices`: shown price = raw * multiplier + offset. */
   multiplier: number;
   offset: number;
+  /** Where the active provider's prices are kept for past days; without it only memory (today on). */
+  history?: PriceHistory;
 }
+
+/** The longest range GET /api/v1/grid answers: a calendar year in any zone, with a day to spare. */
+export const MAX_PRICE_RANGE_MS = 367 * 86_400_000;
 
 /** The grid answer when no price plugin is configured: no provider, no prices. */
 const NO_PROVIDER: GridResponse = { provider: 'none', schedule_type: 'pricing', pricing: null };
@@ -102,19 +108,61 @@ export class PriceBook implements PriceSink {
       );
     }
     const keepFrom = this.dayStart(this.options.clock.now(), -1);
-    state.import = replaceCovered(state.import, validSlots(schedule.import, source), keepFrom);
-    if (schedule.export) state.export = replaceCovered(state.export, validSlots(schedule.export, source), keepFrom);
-    this.activeSource();
+    const imports = validSlots(schedule.import, source);
+    const exports = schedule.export ? validSlots(schedule.export, source) : undefined;
+    state.import = replaceCovered(state.import, imports, keepFrom);
+    if (exports) state.export = replaceCovered(state.export, exports, keepFrom);
+    // The publish is saved whole (past days a provider sends too); a source that just became
+    // active has had what its memory holds saved by activeSource as well.
+    if (this.activeSource() === state) this.save(state, imports, exports);
+  }
+
+  /** Resolves once the prices published so far are saved (the server's close). */
+  async flush(): Promise<void> {
+    await this.options.history?.flush();
   }
 
   /** The grid answer: slots from the start of the current local day to the last published one. */
   toResponse(): GridResponse {
     const active = this.activeSource();
     if (!active) return NO_PROVIDER;
+    const todayStart = this.dayStart(this.options.clock.now(), 0);
+    return this.respond(
+      active,
+      active.import.filter((s) => s.start >= todayStart),
+      active.export,
+    );
+  }
+
+  /**
+   * The grid answer for the slots overlapping [from, to): the saved past with what memory
+   * holds (memory wins over the range it covers: it has the latest publish). Ranks and
+   * premiums are per local day among the slots answered.
+   */
+  async rangeResponse(from: number, to: number): Promise<GridResponse> {
+    const active = this.activeSource();
+    if (!active) return NO_PROVIDER;
+    const { currency, scheduleType } = active.declaration;
+    const history = this.options.history;
+    const overlapping = (slots: readonly PriceSlot[]) => slots.filter((s) => s.start < to && s.end > from);
+    if (!history || scheduleType === 'none' || !currency)
+      return this.respond(active, overlapping(active.import), active.export);
+    // Not waiting for saves in progress (a lock held by another process could hold them up):
+    // what they carry for today on is in memory, merged below.
+    const [pastImport, pastExport] = await Promise.all([
+      history.read('import', from, to, currency),
+      scheduleType === 'import_export_pricing' ? history.read('export', from, to, currency) : [],
+    ]);
+    return this.respond(
+      active,
+      overlapping(replaceCovered(pastImport, active.import, -Infinity)),
+      replaceCovered(pastExport, active.export, -Infinity),
+    );
+  }
+
+  private respond(active: SourceState, shown: readonly PriceSlot[], exportSlots: readonly PriceSlot[]): GridResponse {
     const { provider, currency, scheduleType } = active.declaration;
     if (scheduleType === 'none') return { provider, schedule_type: 'pricing', pricing: null };
-    const todayStart = this.dayStart(this.options.clock.now(), 0);
-    const shown = active.import.filter((s) => s.start >= todayStart);
     const imports = shown.map((s) => this.adjust(s.price));
     const days = shown.map((s) => this.localDay(s.start));
     const importStats = dayStats(imports, days, 'cheapest');
@@ -137,9 +185,12 @@ export class PriceBook implements PriceSink {
 
     // Export prices are matched to import slots by time, so both share one slot list even
     // when a provider publishes them at different resolutions.
+    let next = 0;
     const exports = shown.map((s) => {
-      const covering = active.export.find((e) => e.start <= s.start && s.start < e.end);
-      return covering ? this.adjust(covering.price) : null;
+      // Both lists are in time order: one pass, however long the range.
+      while (next < exportSlots.length && exportSlots[next]!.end <= s.start) next++;
+      const covering = exportSlots[next];
+      return covering && covering.start <= s.start ? this.adjust(covering.price) : null;
     });
     const exportStats = dayStats(exports, days, 'highest');
     pricing.slots = shown.map((s, i) => ({
@@ -168,8 +219,19 @@ export class PriceBook implements PriceSink {
     const chosen = keep ? current : best;
     if (chosen !== this.active && chosen && this.active)
       log.info(`${chosen.declaration.provider} is now the active price provider`);
+    if (chosen !== this.active && chosen) this.save(chosen, chosen.import, chosen.export);
     this.active = chosen;
     return chosen;
+  }
+
+  /** Keeps the active provider's slots for past days (the history option). */
+  private save(state: SourceState, imports: readonly PriceSlot[], exports: readonly PriceSlot[] | undefined): void {
+    const { provider, currency, scheduleType } = state.declaration;
+    const history = this.options.history;
+    if (!history || !currency || scheduleType === 'none') return;
+    history.record({ kind: 'import', slots: imports, currency, provider });
+    if (exports && scheduleType === 'import_export_pricing')
+      history.record({ kind: 'export', slots: exports, currency, provider });
   }
 
   private adjust(raw: number): number {

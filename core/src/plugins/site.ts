@@ -14,7 +14,7 @@ import type {
   SiteWrite,
   TopicFilter,
 } from '@heliograph/plugins-sdk';
-import { recordedMeta } from '../api/history.js';
+import { recordedMeta } from '../api/history/route.js';
 import type { GridResponse } from '../api-types.js';
 import type { Clock } from '../clock.js';
 import type { ForecastStore } from '../forecast/store.js';

@@ -135,6 +135,8 @@ function touchesSources(states: readonly TopicState[], sources: Set<TopicState>)
 
 /** The totals that past readings can be derived for: sums of inverter metrics. */
 const PAST_TOTALS = ['pv_power', 'load_power', 'grid_power', 'battery_power'] as const;
+const BATTERY_DEVICE = /^battery_\d+$/;
+const BATTERY_SOC = /^battery_\d+\/state_of_charge$/;
 
 /**
  * Derives past total/* power readings from the past readings one plugin instance records
@@ -143,10 +145,15 @@ const PAST_TOTALS = ['pv_power', 'load_power', 'grid_power', 'battery_power'] as
  * reported for it; they are only derived when the instance drives every inverter there is
  * (otherwise a past total would silently leave the others out). `total/battery_power` is the
  * inverters' view (their `battery_power`), since battery metrics are not recorded.
+ * `total/battery_state_of_charge` is the mean of the batteries' past `state_of_charge`, as
+ * live, once every battery that has a state of charge has reported for the time (battery
+ * metrics themselves are not recorded: this total is their only history).
  */
 export class PastTotals {
   /** Per time: the readings by topic (`inverter_1/pv_power`) and the inverters that reported. */
   private readonly pending = new Map<number, { values: Map<string, number>; reported: Set<string> }>();
+  /** Per time: the state of charge by battery. */
+  private readonly pendingSoc = new Map<number, Map<string, number>>();
 
   constructor(
     private readonly registry: TopicRegistry,
@@ -166,6 +173,7 @@ export class PastTotals {
     deviceId: string,
     readings: ReadonlyArray<{ time: number; values: Record<string, number> }>,
   ): Array<[TopicMeta, Array<[number, number]>]> {
+    if (BATTERY_DEVICE.test(deviceId)) return this.addBattery(deviceId, readings);
     if (!this.inverterIds.includes(deviceId)) return [];
     const touched: number[] = [];
     for (const { time, values } of readings) {
@@ -205,5 +213,30 @@ export class PastTotals {
       if (state) out.push([state.meta, list]);
     }
     return out;
+  }
+
+  /** A battery's past state of charge: the mean over the batteries, per time all have reported. */
+  private addBattery(
+    deviceId: string,
+    readings: ReadonlyArray<{ time: number; values: Record<string, number> }>,
+  ): Array<[TopicMeta, Array<[number, number]>]> {
+    const total = this.registry.get('total/battery_state_of_charge');
+    const batteries = this.registry.list().filter((s) => BATTERY_SOC.test(s.meta.topic)).length;
+    if (!total || batteries === 0) return [];
+    const list: Array<[number, number]> = [];
+    for (const { time, values } of readings) {
+      const soc = values.state_of_charge;
+      if (typeof soc !== 'number' || !Number.isFinite(soc)) continue;
+      let atTime = this.pendingSoc.get(time);
+      if (!atTime) this.pendingSoc.set(time, (atTime = new Map<string, number>()));
+      atTime.set(deviceId, soc);
+      if (atTime.size < batteries) continue;
+      this.pendingSoc.delete(time);
+      let sum = 0;
+      for (const value of atTime.values()) sum += value;
+      list.push([time, roundTo(sum / atTime.size, 3)]);
+    }
+    if (this.pendingSoc.size > 100_000) this.pendingSoc.clear();
+    return list.length > 0 ? [[total.meta, list]] : [];
   }
 }

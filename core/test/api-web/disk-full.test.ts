@@ -32,5 +32,33 @@ test('a full disk answers 507 saying so, not 500 "internal error"', async (t) =>
     body: '{}',
   });
   assert.equal(res.status, 507);
-  assert.match(((await res.json()) as { error: string }).error, /disk holding the data directory is full/);
+  const body = (await res.json()) as { error: string; code: string };
+  assert.match(body.error, /disk holding the data directory is full/);
+  assert.equal(body.code, 'DISK_FULL');
+});
+
+// A fault of the service's own says nothing of its inside, and a library's refusal keeps
+// its status: each with its code (error-codes.ts), as every other error answer.
+test('any other fault answers 500 "internal error"; a library refusal keeps its status', async (t) => {
+  const router = new Router();
+  router.get('/fault', scope('read'), () => {
+    throw new TypeError('cannot read properties of undefined (reading "secret")');
+  });
+  router.get('/refusal', scope('read'), () => {
+    // What http-errors (koa's ctx.throw, @koa/send) throws.
+    throw Object.assign(new Error('Request Timeout'), { status: 408, expose: true });
+  });
+  const app = createApp({
+    auth: { authenticate: () => Promise.resolve({ ok: true, who: 'admin', scope: 'admin' }) },
+    realm: 'Heliograph',
+    routers: [router],
+  });
+  const running = await listen(app, '127.0.0.1', 0);
+  t.after(() => running.close());
+  const fault = await fetch(`${running.url}/api/v1/fault`);
+  assert.equal(fault.status, 500);
+  assert.deepEqual(await fault.json(), { error: 'internal error', code: 'INTERNAL_ERROR' });
+  const refusal = await fetch(`${running.url}/api/v1/refusal`);
+  assert.equal(refusal.status, 408);
+  assert.deepEqual(await refusal.json(), { error: 'Request Timeout', code: 'REQUEST_REFUSED' });
 });

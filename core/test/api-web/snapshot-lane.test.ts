@@ -5,7 +5,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { snapshotLane } from '../../src/api/snapshot-lane.js';
+import { snapshotLane } from '../../src/api/metrics/snapshot-lane.js';
 import { HostPolicy } from '../../src/api/host-policy.js';
 import { TopicRegistry } from '../../src/topics/registry.js';
 import { PASSWORD, startAuth } from '../auth/support.js';

@@ -141,10 +141,9 @@ test('before the page is built, / says how to build it', async () => {
   try {
     const response = await fetch(`${unbuilt.url}/`);
     assert.equal(response.status, 404);
-    assert.match(
-      ((await response.json()) as { error: string }).error,
-      /^the settings page is not built: run `npm run build`/,
-    );
+    const body = (await response.json()) as { error: string; code: string };
+    assert.match(body.error, /^the settings page is not built: run `npm run build`/);
+    assert.equal(body.code, 'PAGE_NOT_BUILT');
   } finally {
     await unbuilt.close();
   }

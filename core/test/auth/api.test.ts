@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createApp, listen } from '../../src/api/app.js';
-import { tokensRoutes } from '../../src/api/tokens.js';
+import { tokensRoutes } from '../../src/api/tokens/route.js';
 import { httpRequest, type HttpAnswer, type HttpRequestOptions } from '../helpers/http.js';
 import { PASSWORD, startAuth, type AuthFixture } from './support.js';
 
@@ -27,7 +27,7 @@ async function startApi(
 function assertError(answer: HttpAnswer, status: number, message: RegExp): void {
   assert.equal(answer.status, status, answer.text);
   assert.match(answer.headers.get('content-type') ?? '', /^application\/json/);
-  assert.deepEqual(Object.keys(answer.json as object), ['error']);
+  assert.deepEqual(Object.keys(answer.json as object), ['error', 'code']);
   assert.match((answer.json as { error: string }).error, message);
 }
 

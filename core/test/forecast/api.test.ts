@@ -2,8 +2,8 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { ForecastPoints } from '@heliograph/plugins-sdk';
 import { createApp, listen, type RunningServer } from '../../src/api/app.js';
-import { forecastRoutes } from '../../src/api/forecast.js';
-import type { ErrorResponse, ForecastResponse } from '../../src/api-types.js';
+import { forecastRoutes } from '../../src/api/forecast/route.js';
+import type { ErrorCode, ErrorResponse, ForecastResponse } from '../../src/api-types.js';
 import type { Authenticator } from '../../src/auth/types.js';
 import { ManualClock } from '../../src/clock.js';
 import { ForecastStore } from '../../src/forecast/store.js';
@@ -57,11 +57,12 @@ describe('GET /api/v1/forecast', () => {
     return { status: response.status, body: (await response.json()) as T };
   }
 
-  async function expectError(query: string, status: number, message: RegExp): Promise<void> {
+  async function expectError(query: string, status: number, message: RegExp, code?: ErrorCode): Promise<void> {
     const { status: got, body } = await get<ErrorResponse>(query);
     assert.equal(got, status, `${query}: ${JSON.stringify(body)}`);
-    assert.deepEqual(Object.keys(body), ['error']);
+    assert.deepEqual(Object.keys(body), ['error', 'code']);
     assert.match(body.error, message);
+    if (code) assert.equal(body.code, code, query);
   }
 
   it('answers 404 saying no forecast plugin is configured before one registers', async () => {
@@ -70,7 +71,7 @@ describe('GET /api/v1/forecast', () => {
 
   it('answers 404 until the first forecast is fetched', async () => {
     store.register('open-meteo');
-    await expectError('?topic=weather/pv_power_predicted', 404, /no forecast fetched yet/);
+    await expectError('?topic=weather/pv_power_predicted', 404, /no forecast fetched yet/, 'FORECAST_NOT_FETCHED');
   });
 
   it('answers the default range (now to 4 days ahead) at 15-minute spacing', async () => {
@@ -183,6 +184,7 @@ describe('GET /api/v1/forecast', () => {
       '?topic=weather/cloud_cover',
       404,
       /does not provide it \(it provides weather\/outside_temperature, weather\/pv_power_predicted\)/,
+      'FORECAST_NOT_PROVIDED',
     );
   });
 });

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { createApp, listen, type RunningServer } from '../../src/api/app.js';
-import { forecastRoutes } from '../../src/api/forecast.js';
+import { forecastRoutes } from '../../src/api/forecast/route.js';
 import type { ErrorResponse, ForecastResponse } from '../../src/api-types.js';
 import type { Authenticator } from '../../src/auth/types.js';
 import { ManualClock } from '../../src/clock.js';

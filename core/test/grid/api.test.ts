@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { createApp, listen, type RunningServer } from '../../src/api/app.js';
-import { gridRoutes } from '../../src/api/grid.js';
+import { gridRoutes } from '../../src/api/grid/route.js';
 import type { GridResponse } from '../../src/api-types.js';
 import type { Authenticator } from '../../src/auth/types.js';
 import { ManualClock } from '../../src/clock.js';

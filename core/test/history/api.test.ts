@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { createApp, listen, type RunningServer } from '../../src/api/app.js';
-import { historyRoutes } from '../../src/api/history.js';
+import { historyRoutes } from '../../src/api/history/route.js';
 import { historyResponse } from '../../src/api/schemas/index.js';
 import type { ErrorResponse, HistoryResponse } from '../../src/api-types.js';
 import type { Authenticator } from '../../src/auth/types.js';
@@ -87,7 +87,7 @@ describe('GET /api/v1/history', () => {
     const { status: got, type, body } = await get<ErrorResponse>(query);
     assert.equal(got, status, `${query}: ${JSON.stringify(body)}`);
     assert.match(type, /^application\/json/);
-    assert.deepEqual(Object.keys(body), ['error']);
+    assert.deepEqual(Object.keys(body), ['error', 'code']);
     assert.match(body.error, message, query);
   }
 

@@ -112,3 +112,17 @@ test('past totals are not derived when another instance drives an inverter too',
   for (const t of ['inverter_1/pv_power', 'inverter_2/pv_power']) registry.define(meta(t));
   assert.equal(new PastTotals(registry, ['inverter_1']).coversAllInverters(), false);
 });
+
+test("past battery readings give the site's past state of charge: the mean once every battery has reported", () => {
+  const { registry } = setup();
+  const past = new PastTotals(registry, ['inverter_1', 'inverter_2']);
+  assert.deepEqual(past.add('battery_1', [{ time: 10_000, values: { state_of_charge: 40, power: 100 } }]), []);
+  const out = past.add('battery_2', [
+    { time: 10_000, values: { state_of_charge: 61 } },
+    { time: 20_000, values: { state_of_charge: 62 } },
+  ]);
+  assert.deepEqual(
+    out.map(([m, list]) => [m.topic, list]),
+    [['total/battery_state_of_charge', [[10_000, 50.5]]]],
+  );
+});

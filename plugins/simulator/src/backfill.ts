@@ -1,10 +1,12 @@
 /**
  * Fills the history with the simulated past, so a fresh install has days to show. Runs the
- * same model as the live poll at 10-s steps, one hour per `record` call per inverter, so
- * memory stays flat however many days are asked for.
+ * same model as the live poll at 10-s steps, one hour per `record` call per device (the
+ * inverters' power, the batteries' power, state of charge, voltage, current and
+ * temperature, all from the same steps, so the charge follows the recorded battery power),
+ * so memory stays flat however many days are asked for.
  */
 import type { Device, PluginContext } from '@heliograph/plugins-sdk';
-import { recordedInverterValues } from './declarations.js';
+import { recordedBatteryValues, recordedInverterValues } from './declarations.js';
 import { STEP_MS } from './live.js';
 import { type BackfillProgress, STORE_KEYS } from './persisted.js';
 import { initialState, type InverterSettings, type SiteModel, step } from './site.js';
@@ -26,11 +28,14 @@ export async function runBackfill(args: {
   ctx: PluginContext;
   model: SiteModel;
   inverters: readonly Device[];
+  /** The batteries, in the model's bank order (none: only the inverters are recorded). */
+  batteries?: readonly Device[];
   settings: readonly InverterSettings[];
   progress: BackfillProgress;
   signal: AbortSignal;
 }): Promise<boolean> {
   const { ctx, model, inverters, settings, signal } = args;
+  const batteries = args.batteries ?? [];
   const progress = { ...args.progress };
   const total = progress.to - progress.from;
   let state = progress.state;
@@ -44,15 +49,24 @@ export async function runBackfill(args: {
     if (signal.aborted) return false;
     const chunkEnd = Math.min(progress.next + CHUNK_MS, progress.to);
     const readings: Array<Array<{ time: number; values: Record<string, number> }>> = inverters.map(() => []);
+    const packs: Array<Array<{ time: number; values: Record<string, number> }>> = batteries.map(() => []);
     while (state.time + STEP_MS < chunkEnd) {
       const result = step(model, state, STEP_MS, settings);
       state = result.state;
+      const time = result.readings.time;
       result.readings.inverters.forEach((reading, i) =>
-        readings[i]!.push({ time: result.readings.time, values: recordedInverterValues(reading) }),
+        readings[i]!.push({ time, values: recordedInverterValues(reading) }),
       );
+      batteries.forEach((_, b) => {
+        const reading = result.readings.batteries[b];
+        if (reading) packs[b]!.push({ time, values: recordedBatteryValues(reading) });
+      });
     }
     for (let i = 0; i < inverters.length; i++) {
       await ctx.topics.record({ device: inverters[i]!.id, readings: readings[i]! });
+    }
+    for (let b = 0; b < batteries.length; b++) {
+      await ctx.topics.record({ device: batteries[b]!.id, readings: packs[b]! });
     }
     progress.next = chunkEnd;
     progress.state = state;

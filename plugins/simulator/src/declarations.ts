@@ -96,7 +96,8 @@ export function recordedInverterValues(
   };
 }
 
-export function batteryValues(reading: BatteryReading): Record<string, MetricValue> {
+/** A battery's recorded values, for history backfill: all of them are numbers. */
+export function recordedBatteryValues(reading: BatteryReading): Record<string, number> {
   return {
     power: reading.power,
     state_of_charge: reading.stateOfCharge,
@@ -104,4 +105,8 @@ export function batteryValues(reading: BatteryReading): Record<string, MetricVal
     current: reading.current,
     temperature: reading.temperature,
   };
+}
+
+export function batteryValues(reading: BatteryReading): Record<string, MetricValue> {
+  return recordedBatteryValues(reading);
 }

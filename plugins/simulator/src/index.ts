@@ -11,7 +11,7 @@ import { BATTERY_METRICS, INVERTER_METRICS, MAX_CHARGE_CURRENT, SETTING_NAMES } 
 import { demoForecast } from './forecast.js';
 import { LiveSimulation } from './live.js';
 import { loadBackfill, loadSettings, loadState, saveSettings, STORE_KEYS } from './persisted.js';
-import { demoPriceSlots } from './prices.js';
+import { demoPriceSlots, demoPriceSlotsBetween } from './prices.js';
 import { initialState, OUTPUT_SOURCE_PRIORITIES, type OutputSourcePriority } from './site.js';
 
 const HOUR = 3_600_000;
@@ -129,6 +129,7 @@ export default definePlugin({
             ctx,
             model,
             inverters,
+            batteries,
             settings: settings.map((s) => ({ ...s })),
             progress,
             signal,
@@ -158,10 +159,19 @@ export default definePlugin({
 
     if (config.demoPrices) {
       ctx.prices.declare({ provider: 'Simulator', currency: 'EUR', scheduleType: 'pricing', demo: true });
+      // The first publish of each start also covers the backfilled days, so their cost can be
+      // shown (the core keeps past prices); the hourly ones after it, today and tomorrow.
+      let pastFrom = (await loadBackfill(ctx.store))?.from;
       ctx.scheduler.every({
         name: 'prices',
         intervalMs: HOUR,
-        run: () => ctx.prices.publish({ import: demoPriceSlots(model, timeZone, ctx.now()) }),
+        run: () => {
+          const now = ctx.now();
+          const past = pastFrom === undefined ? [] : demoPriceSlotsBetween(model, timeZone, pastFrom, now);
+          pastFrom = undefined;
+          const ahead = demoPriceSlots(model, timeZone, now);
+          ctx.prices.publish({ import: [...past.filter((s) => s.start < ahead[0]!.start), ...ahead] });
+        },
       });
     }
   },

@@ -159,4 +159,23 @@ describe('demo prices', () => {
       assert.ok(morning > midday && morning > night);
     }
   });
+
+  it("also covers the backfilled days at the first publish of a start, each at that day's own prices", async () => {
+    const now = Date.parse('2026-06-21T10:00:00Z');
+    const host = await startSimulator({ now, config: { demoPrices: true, backfill_days: 2 } });
+    await host.runJob('prices');
+    await host.runJob('prices');
+    await host.stop();
+    const [first, second] = host.prices.schedules.map((s) => s.import);
+    // The backfill starts 2 days before now, 19 June 12:00 in Berlin: from that local midnight.
+    assert.equal(first![0]!.start, Date.parse('2026-06-18T22:00:00Z'));
+    assert.equal(first!.length, 4 * 96);
+    first!.forEach((slot, i) => i > 0 && assert.equal(slot.start, first![i - 1]!.end));
+    assert.equal(second![0]!.start, Date.parse('2026-06-20T22:00:00Z'), 'later publishes: today and tomorrow');
+    // A past day's prices are what that day's publish said then.
+    const then = await startSimulator({ now: now - 2 * DAY, config: { demoPrices: true } });
+    await then.runJob('prices');
+    await then.stop();
+    assert.deepEqual(first!.slice(0, 96), then.prices.schedules[0]!.import.slice(0, 96));
+  });
 });

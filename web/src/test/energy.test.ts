@@ -2,7 +2,15 @@
 // Energy from the kWh totals: the same days give the same figures in every period.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { counterQueryStart, counterRises, moneyOf, sharesOf, sumIntoBuckets, type ResetPeriod } from '../energy.js';
+import {
+  costNote,
+  counterQueryStart,
+  counterRises,
+  moneyOf,
+  sharesOf,
+  sumIntoBuckets,
+  type ResetPeriod,
+} from '../energy.js';
 import { addPeriods, bucketsOf, periodStart, zonedInstant } from '../zone.js';
 
 const ZONE = 'Europe/Berlin';
@@ -128,5 +136,46 @@ test('cost and savings at the price of each hour; hours without a price are coun
   assert.equal(money.cost, 0.65);
   // Without solar or battery: 4 × 0.3 + 2 × 0.1 = 1.4.
   assert.equal(money.savings, 0.75);
+  assert.equal(money.priced, 2);
   assert.equal(money.unpriced, 1);
+  assert.equal(costNote(money), 'Cost of 2 of 3 h; 1 h without a price.');
+});
+
+test('a past day costed at the prices kept for it: 20 of its 24 hours priced, in any order of slots per hour', () => {
+  const day = Date.parse('2026-11-24T23:00:00Z');
+  const hours = Array.from({ length: 24 }, (_, i) => day + i * HOUR);
+  // Quarter-hour slots for the first 20 hours: hour i costs 0.1 + i/100 on average.
+  const prices = hours.slice(0, 20).flatMap((h, i) =>
+    [0, 1, 2, 3].map((q) => ({
+      from: h + (q * HOUR) / 4,
+      to: h + ((q + 1) * HOUR) / 4,
+      importPrice: 0.1 + i / 100 + (q - 1.5) / 100,
+      exportPrice: 0.05,
+    })),
+  );
+  const used = hours.map(() => 0.5);
+  const bought = hours.map(() => 0.125);
+  const sold = hours.map(() => 0.05);
+  const money = moneyOf(hours, { import: bought, export: sold, load: used }, prices);
+  let cost = 0;
+  let without = 0;
+  for (let i = 0; i < 20; i++) {
+    cost += 0.125 * (0.1 + i / 100) - 0.05 * 0.05;
+    without += 0.5 * (0.1 + i / 100);
+  }
+  assert.ok(Math.abs(money.cost - cost) < 1e-4, `${money.cost} vs ${cost}`);
+  assert.ok(Math.abs(money.savings - (without - cost)) < 1e-4, `${money.savings} vs ${without - cost}`);
+  assert.deepEqual([money.priced, money.unpriced], [20, 4]);
+  assert.equal(costNote(money), 'Cost of 20 of 24 h; 4 h without a price.');
+  // No kept price at all: nothing summed, the hours named.
+  const none = moneyOf(hours, { import: bought, export: sold, load: used }, []);
+  assert.deepEqual([none.cost, none.priced, none.unpriced], [0, 0, 24]);
+  assert.equal(costNote(none), 'No cost for this period: none of its 24 h with energy has a known price.');
+  // Hours without energy need no price.
+  const quiet = moneyOf(
+    hours,
+    { import: hours.map(() => 0), export: hours.map(() => 0), load: hours.map(() => 0) },
+    [],
+  );
+  assert.equal(costNote(quiet), '');
 });

@@ -2,7 +2,9 @@ import { STATUS_CODES } from 'node:http';
 import { z } from 'zod';
 import type { RouteInfo } from '../routes.js';
 import * as schemas from '../schemas/index.js';
-import { OPERATIONS, type Answer, type Operation, type OtherContent } from './operations.js';
+import { errorResponse } from '../common-schemas.js';
+import type { Answer, Operation, OtherContent } from '../operation.js';
+import { OPERATIONS } from './operations.js';
 
 type JsonSchema = Record<string, unknown>;
 
@@ -30,7 +32,7 @@ function strip(schema: JsonSchema): JsonSchema {
 }
 
 /**
- * Every schema api/schemas exports, as a component named after its export (`metricsResponse`),
+ * Every schema api/schemas/index.ts exports, as a component named after its export (`metricsResponse`),
  * with `$ref`s between them. Answers are described as the server sends them (`io: output`).
  */
 function components(): { schemas: Record<string, JsonSchema>; names: Map<z.ZodType, string> } {
@@ -109,9 +111,9 @@ function responses(operation: Operation, names: Map<z.ZodType, string>): Record<
   };
   const out: Record<string, JsonSchema> = {};
   for (const [status, answer] of Object.entries(operation.responses)) out[status] = describe(status, answer);
-  out['4XX'] = describe('400', schemas.errorResponse);
+  out['4XX'] = describe('400', errorResponse);
   out['4XX'].description = 'The request was refused; the message says why and what to do';
-  out['5XX'] = describe('500', schemas.errorResponse);
+  out['5XX'] = describe('500', errorResponse);
   return out;
 }
 
@@ -123,7 +125,7 @@ function security(route: RouteInfo): JsonSchema {
 /**
  * The OpenAPI 3.1 document of every route the app registers (`routes`, read from the
  * routers), with the security each needs, the query and body schemas the handlers validate
- * with, and the answer schemas of api/schemas as components.
+ * with, and the answer schemas of api/schemas/index.ts as components.
  */
 export function openApiDocument(routes: readonly RouteInfo[], version: string): JsonSchema {
   const { schemas: componentSchemas, names } = components();

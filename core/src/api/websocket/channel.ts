@@ -1,24 +1,38 @@
 import { scopeAllows, scopeMessage } from '../../auth/scopes.js';
 import { createLogger, errorMessage } from '../../log.js';
 import { capText } from '../../writes/audit.js';
-import type { WriteOutcome } from '../../writes/service.js';
+import type { WriteOutcome, WriteService } from '../../writes/service.js';
 import type { Client } from './client.js';
-import type { MetricsHub } from './hub.js';
 import {
   CHANNEL,
   joinPayload,
   payloadError,
   setPayload,
   topicsPayload,
+  type FilterEntry,
   type InboundFrame,
   type ReplyTarget,
 } from './protocol.js';
-import { DEFAULT_FILTER } from './selection.js';
+import { DEFAULT_FILTER, type Selection } from './selection.js';
 
 const log = createLogger('websocket');
 
+/**
+ * What a frame may ask of the hub (hub.ts's MetricsHub is the one): stated here so that the
+ * channel's logic does not import the hub that calls it.
+ */
+export interface ChannelHub {
+  readonly options: { readonly writes: WriteService };
+  join(client: Client, target: ReplyTarget, entries: readonly FilterEntry[]): void;
+  replaceFilter(client: Client, target: ReplyTarget, entries: readonly FilterEntry[]): void;
+  unjoin(client: Client): void;
+  reply(client: Client, target: ReplyTarget, status: 'ok' | 'error', response: Record<string, unknown>): void;
+  push(client: Client, event: string, payloadJson: string): void;
+  filterProblem(entries: readonly FilterEntry[], replacing: Selection<Client> | null): string | undefined;
+}
+
 /** What one inbound frame asks for: heartbeat, join/leave, a filter change or a write. */
-export function handleFrame(hub: MetricsHub, client: Client, frame: InboundFrame): void {
+export function handleFrame(hub: ChannelHub, client: Client, frame: InboundFrame): void {
   const target: ReplyTarget = { joinRef: frame.joinRef, ref: frame.ref, topic: frame.topic };
   const error = (reason: string) => {
     if (frame.ref !== null) hub.reply(client, target, 'error', { reason });
@@ -81,7 +95,7 @@ export function handleFrame(hub: MetricsHub, client: Client, frame: InboundFrame
 }
 
 /** Writes like POST /api/v1/metrics, then tells the sender alone how it went (`set_result`). */
-async function write(hub: MetricsHub, client: Client, topic: string, value: string): Promise<void> {
+async function write(hub: ChannelHub, client: Client, topic: string, value: string): Promise<void> {
   let outcome: WriteOutcome;
   try {
     outcome = await hub.options.writes.write({ topic, value, who: client.who, via: 'ws' });

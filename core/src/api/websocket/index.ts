@@ -13,6 +13,7 @@ import type { SystemInfo } from '../../system/info.js';
 import type { TopicRegistry } from '../../topics/registry.js';
 import type { WriteService } from '../../writes/service.js';
 import type { WebsocketApp } from '../app.js';
+import { ApiError, errorBody } from '../errors.js';
 import type { Client } from './client.js';
 import { MetricsHub } from './hub.js';
 import { formOfQuery } from './protocol.js';
@@ -133,7 +134,7 @@ export function attachWebsocket(options: WebsocketOptions): WebsocketEndpoint {
   const onUpgrade = (req: IncomingMessage, socket: Duplex, head: Buffer) => {
     void upgrade(req, socket, head).catch((err) => {
       log.error('WebSocket upgrade failed', { err });
-      refuse(socket, 500, 'internal error; see the server log');
+      refuse(socket, new ApiError('INTERNAL_ERROR', 'internal error; see the server log'));
     });
   };
 
@@ -142,22 +143,27 @@ export function attachWebsocket(options: WebsocketOptions): WebsocketEndpoint {
     socket.on('error', ignore);
     const url = new URL(req.url ?? '/', 'http://localhost');
     if (url.pathname !== WEBSOCKET_PATH)
-      return refuse(socket, 404, `no WebSocket endpoint at ${url.pathname}; the live stream is at ${WEBSOCKET_PATH}`);
-    if (closing) return refuse(socket, 503, 'the server is shutting down; reconnect in a moment');
+      return refuse(
+        socket,
+        new ApiError(
+          'ENDPOINT_NOT_FOUND',
+          `no WebSocket endpoint at ${url.pathname}; the live stream is at ${WEBSOCKET_PATH}`,
+        ),
+      );
+    if (closing) return refuse(socket, shuttingDown());
     // Before credentials: a cross-site page's guesses must not count against the user's address.
     const hostProblem = hosts.hostProblem(req.headers.host);
-    if (hostProblem) return refuse(socket, 421, hostProblem);
+    if (hostProblem) return refuse(socket, new ApiError('HOST_NOT_ALLOWED', hostProblem));
     const originProblem = hosts.originProblem(req.headers.origin, req.headers.host);
-    if (originProblem) return refuse(socket, 403, originProblem);
+    if (originProblem) return refuse(socket, new ApiError('ORIGIN_NOT_ALLOWED', originProblem));
     const outcome: AuthOutcome = await options.auth.authenticate(
       credentialsFromQuery(url.searchParams, req.headers.authorization),
       req.socket.remoteAddress ?? '',
     );
     if (!outcome.ok) {
-      const error = authError(outcome, options.realm);
-      return refuse(socket, error.status, error.message, error.headers);
+      return refuse(socket, authError(outcome, options.realm));
     }
-    if (closing) return refuse(socket, 503, 'the server is shutting down; reconnect in a moment');
+    if (closing) return refuse(socket, shuttingDown());
     if (socket.destroyed) return;
     socket.off('error', ignore);
     const { ok: _ok, ...identity } = outcome;
@@ -221,19 +227,23 @@ export function upgradeRequiredRoutes(): Router {
   router.all(WEBSOCKET_PATH, (ctx) => {
     ctx.status = 426;
     ctx.set('Upgrade', 'websocket');
-    ctx.body = {
-      error: `${WEBSOCKET_PATH} is a WebSocket endpoint (Phoenix Channels, channel "metrics"): connect with a WebSocket client and ?password= or ?token=`,
-    };
+    ctx.body = errorBody(
+      `${WEBSOCKET_PATH} is a WebSocket endpoint (Phoenix Channels, channel "metrics"): connect with a WebSocket client and ?password= or ?token=`,
+      'WEBSOCKET_UPGRADE_REQUIRED',
+    );
   });
   return router;
 }
 
 function ignore(): void {}
 
-/** Answers an upgrade request with a plain HTTP error, in the API's `{"error": ...}` form. */
-function refuse(socket: Duplex, status: number, message: string, headers: Record<string, string> = {}): void {
+const shuttingDown = () => new ApiError('SHUTTING_DOWN', 'the server is shutting down; reconnect in a moment');
+
+/** Answers an upgrade request with a plain HTTP error, in the API's `{"error", "code"}` form. */
+function refuse(socket: Duplex, error: ApiError): void {
   if (socket.destroyed) return;
-  const body = JSON.stringify({ error: message });
+  const { status, headers } = error;
+  const body = JSON.stringify(errorBody(error.message, error.code));
   const lines = [
     `HTTP/1.1 ${status} ${STATUS_CODES[status] ?? ''}`,
     'Connection: close',

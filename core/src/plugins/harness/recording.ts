@@ -8,7 +8,7 @@ import type { DeviceDeclaration, ForecastRun, PluginContext } from '@heliograph/
 import type { RecordedPrices } from '@heliograph/plugins-sdk/testing';
 import type { Logger } from '../../log.js';
 import type { Agg } from '../../history/slots.js';
-import { recordedMeta } from '../../api/history.js';
+import { recordedMeta } from '../../api/history/route.js';
 import { metaFromTopic } from '../../history/topic-record.js';
 import type { TopicRegistry } from '../../topics/registry.js';
 import type { SiteReaders } from '../site.js';

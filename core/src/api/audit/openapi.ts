@@ -1,0 +1,11 @@
+import type { Operations } from '../operation.js';
+import { auditQuery } from './route.js';
+import { auditResponse } from './schemas.js';
+
+export const auditOperations: Operations = {
+  'GET /api/v1/audit': {
+    summary: 'Write attempts and setup changes, newest first',
+    query: auditQuery,
+    responses: { 200: auditResponse },
+  },
+};

@@ -1,0 +1,48 @@
+import Router from '@koa/router';
+import { z } from 'zod';
+import { siteSettingsPatchSchema, siteSettingsSchema, type LiveSiteSettings } from '../../config/site-settings.js';
+import { errorMessage } from '../../log.js';
+import { auditText, type RecordChange } from '../change-audit.js';
+import { ApiError } from '../errors.js';
+import { parseBody } from '../field-issues.js';
+
+/**
+ * GET /api/v1/config: the site settings the settings page edits (site, energy, prices) and
+ * their JSON Schema. PUT /api/v1/config: any subset of them; validated (400 with field
+ * issues, nothing saved), saved atomically to the user config file, applied without a
+ * restart, and each changed key audited as `config/<section.key>`.
+ */
+export function siteConfigRoutes(deps: { settings: LiveSiteSettings; record?: RecordChange }): Router {
+  const { settings } = deps;
+  const record: RecordChange = deps.record ?? (async () => {});
+  const router = new Router();
+  const schema = z.toJSONSchema(siteSettingsSchema, { io: 'input', unrepresentable: 'any' });
+
+  router.get('/config', (ctx) => {
+    ctx.body = { ...settings.current(), time_zone: settings.timeZone(), schema };
+  });
+
+  router.put('/config', async (ctx) => {
+    const patch = parseBody(siteSettingsPatchSchema, ctx.request.body);
+    let changes;
+    try {
+      changes = settings.update(patch);
+    } catch (err) {
+      throw new ApiError(
+        'SETTINGS_NOT_SAVED',
+        `the settings could not be saved, so nothing was changed: ${errorMessage(err)}`,
+      );
+    }
+    for (const change of changes) {
+      await record({
+        who: ctx.state.who,
+        topic: `config/${change.key}`,
+        oldValue: auditText(change.oldValue),
+        newValue: auditText(change.newValue),
+      });
+    }
+    ctx.body = settings.current();
+  });
+
+  return router;
+}

@@ -1,0 +1,151 @@
+import Router from '@koa/router';
+import { z } from 'zod';
+import { deviceFromId } from '@heliograph/plugins-sdk';
+import { errorMessage } from '../../log.js';
+import type { PluginHost } from '../../plugins/host.js';
+import type { PluginInstanceConfig } from '../../plugins/instances.js';
+import { maskSecrets } from '../../plugins/secrets.js';
+import { auditText, type RecordChange } from '../change-audit.js';
+import { ApiError } from '../errors.js';
+import { issuesText, parseBody, ValidationError } from '../field-issues.js';
+import type { SavePluginEntries } from './config.js';
+
+const isDeviceId = (id: string) => {
+  try {
+    deviceFromId(id);
+    return true;
+  } catch {
+    return false;
+  }
+};
+
+export const newInstanceBody = z.strictObject(
+  {
+    id: z
+      .string({ error: 'is required: a short name for this instance, e.g. "meteo"' })
+      .regex(
+        /^[a-z0-9][a-z0-9_-]*$/,
+        'may hold only lower-case letters, digits, "-" and "_", starting with a letter or digit',
+      )
+      .max(64, 'must be at most 64 characters long'),
+    plugin: z
+      .string({ error: 'is required: one of the plugins GET /api/v1/plugins/installed lists' })
+      .min(1, 'must name an installed plugin'),
+    enabled: z.boolean({ error: 'must be true or false' }).default(true),
+    devices: z
+      .array(z.string().refine(isDeviceId, 'must be a device id such as "inverter_1", "battery_1" or "planner_1"'), {
+        error: 'must be a list of device ids',
+      })
+      .default([])
+      .refine((list) => new Set(list).size === list.length, 'must not name a device twice'),
+    config: z.record(z.string(), z.unknown(), { error: "must be an object with the plugin's settings" }).default({}),
+  },
+  {
+    error: (issue) =>
+      issue.code === 'unrecognized_keys'
+        ? undefined
+        : 'the body must be a JSON object: {"id", "plugin", "enabled"?, "devices"?, "config"?}',
+  },
+);
+
+export const patchBody = z.strictObject(
+  { enabled: z.boolean({ error: 'must be true or false' }) },
+  {
+    error: (issue) =>
+      issue.code === 'unrecognized_keys' ? undefined : 'the body must be a JSON object: {"enabled": true|false}',
+  },
+);
+
+/**
+ * The settings page's plugin list:
+ * GET /api/v1/plugins/installed (what can be added, with config schemas),
+ * POST /api/v1/plugins (add an instance), PATCH /api/v1/plugins/:id (enable, disable),
+ * DELETE /api/v1/plugins/:id (stop and remove). Every accepted change is saved to
+ * plugins.json at once and audited as `plugins/<id>`.
+ */
+export function pluginInstancesRoutes(deps: {
+  host: PluginHost;
+  save: SavePluginEntries;
+  record?: RecordChange;
+}): Router {
+  const { host, save } = deps;
+  const record: RecordChange = deps.record ?? (async () => {});
+  const router = new Router();
+
+  const persist = async (undo: () => void) => {
+    try {
+      await save(host.entries());
+    } catch (err) {
+      undo();
+      throw new ApiError(
+        'PLUGINS_NOT_SAVED',
+        `plugins.json could not be saved, so nothing was changed: ${errorMessage(err)}`,
+      );
+    }
+  };
+  const shown = (entry: PluginInstanceConfig) =>
+    auditText({ ...entry, config: maskSecrets(entry.config, host.secretsOf(entry.id)) });
+  const unknownInstance = (id: string) =>
+    new ApiError('PLUGIN_INSTANCE_NOT_FOUND', `no plugin instance "${id}": GET /api/v1/plugins lists them`);
+
+  router.get('/plugins/installed', async (ctx) => {
+    ctx.body = await host.installed();
+  });
+
+  router.post('/plugins', async (ctx) => {
+    const entry = parseBody(newInstanceBody, ctx.request.body);
+    const outcome = await host.add(entry);
+    if (!outcome.ok)
+      throw new ValidationError(
+        issuesText(outcome.issues),
+        outcome.issues,
+        outcome.conflict ? 'PLUGIN_INSTANCE_EXISTS' : 'BODY_INVALID',
+      );
+    await persist(() => host.remove(entry.id));
+    await record({ who: ctx.state.who, topic: `plugins/${entry.id}`, oldValue: '', newValue: shown(entry) });
+    ctx.status = 201;
+    ctx.body = host.status().find((s) => s.id === entry.id) ?? outcome.status;
+  });
+
+  router.patch('/plugins/:id', async (ctx) => {
+    const id = ctx.params.id!;
+    const { enabled } = parseBody(patchBody, ctx.request.body);
+    const before = host.entries().find((e) => e.id === id);
+    if (!before) throw unknownInstance(id);
+    const outcome = host.setEnabled(id, enabled);
+    if (!outcome) throw unknownInstance(id);
+    if (!outcome.ok) throw new ValidationError(issuesText(outcome.issues), outcome.issues);
+    if (before.enabled !== enabled) {
+      await persist(() => {
+        host.setEnabled(id, before.enabled);
+      });
+      await record({
+        who: ctx.state.who,
+        topic: `plugins/${id}`,
+        oldValue: auditText({ enabled: before.enabled }),
+        newValue: auditText({ enabled }),
+      });
+    }
+    ctx.body = host.status().find((s) => s.id === id) ?? outcome.status;
+  });
+
+  router.delete('/plugins/:id', async (ctx) => {
+    const id = ctx.params.id!;
+    const before = host.entries().find((e) => e.id === id);
+    if (!before) throw unknownInstance(id);
+    const oldValue = shown(before);
+    host.remove(id);
+    try {
+      await save(host.entries());
+    } catch (err) {
+      throw new ApiError(
+        'PLUGINS_NOT_SAVED',
+        `instance "${id}" is stopped but plugins.json could not be saved, so it comes back at the next start: ${errorMessage(err)}`,
+      );
+    }
+    await record({ who: ctx.state.who, topic: `plugins/${id}`, oldValue, newValue: '' });
+    ctx.status = 204;
+  });
+
+  return router;
+}

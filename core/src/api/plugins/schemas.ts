@@ -1,0 +1,63 @@
+import { z } from 'zod';
+import { utcTime } from '../common-schemas.js';
+
+/** One configured plugin instance as GET /api/v1/plugins lists it. */
+export const pluginStatus = z.object({
+  id: z.string(),
+  plugin: z.string(),
+  kind: z.string(),
+  /** False for an instance kept in plugins.json but not run. */
+  enabled: z.boolean(),
+  /** The ids of the devices the instance drives, as in plugins.json (`inverter_1`). */
+  devices: z.array(z.string()),
+  /** Each device: whether it answers (and why not), and what it says it is. */
+  device_status: z.array(
+    z.object({
+      id: z.string(),
+      available: z.boolean(),
+      reason: z.string().nullable(),
+      identity: z.object({
+        manufacturer: z.string().optional(),
+        model: z.string().optional(),
+        serial: z.string().optional(),
+        firmware: z.string().optional(),
+        /** What the device is reached through: another device's id, or a gateway's description. */
+        parent: z.string().optional(),
+      }),
+    }),
+  ),
+  state: z.enum(['starting', 'running', 'failed', 'stopped']),
+  last_error: z.string().nullable(),
+  last_poll: utcTime.nullable(),
+  /** Where the plugin runs: the server's thread, or a worker process of its own. */
+  isolation: z.enum(['process-local', 'worker']),
+});
+
+export const pluginsResponse = z.array(pluginStatus);
+
+/**
+ * GET /api/v1/plugins/:id/config: the plugin's config schema (JSON Schema), its config with
+ * secret values left out, and which secret fields are set.
+ */
+export const pluginConfigResponse = z.object({
+  schema: z.unknown(),
+  config: z.record(z.string(), z.unknown()),
+  secrets: z.record(z.string(), z.boolean()),
+});
+
+/** PUT /api/v1/plugins/:id/config: the config in force, secret values left out. */
+export const pluginConfigValues = z.record(z.string(), z.unknown());
+
+/** One plugin GET /api/v1/plugins/installed offers to add (plugins/installed.ts). */
+export const installedPlugin = z.object({
+  plugin: z.string(),
+  kind: z.string(),
+  name: z.string(),
+  description: z.string(),
+  /** The config schema as JSON Schema; null when the plugin's code cannot be loaded. */
+  schema: z.unknown(),
+  devices: z.object({ kinds: z.array(z.string()), min: z.number().int(), max: z.number().int().nullable() }).nullable(),
+  error: z.string().optional(),
+});
+
+export const installedPluginsResponse = z.array(installedPlugin);

@@ -1,0 +1,11 @@
+import type { Operations } from '../operation.js';
+import { systemQuery } from './route.js';
+import { systemResponse } from './schemas.js';
+
+export const systemOperations: Operations = {
+  'GET /api/v1/system': {
+    summary: 'The unit’s system/* rows: site id, software version, CPU temperature, free storage, uptime',
+    query: systemQuery,
+    responses: { 200: systemResponse },
+  },
+};
