@@ -31,4 +31,14 @@ export type ErrorResponse = z.infer<typeof s.errorResponse>;
 /** The stable code of an error answer (docs/api.md lists each). */
 export type ErrorCode = z.infer<typeof s.errorCode>;
 /** GET /api/v1/plugins/installed: one installed plugin the settings page can add. */
-export type { InstalledPlugin } from './plugins/installed.js';
+export interface InstalledPlugin {
+  plugin: string;
+  kind: string;
+  name: string;
+  description: string;
+  /** The config schema as JSON Schema; null when the plugin's code cannot be loaded. */
+  schema: unknown;
+  devices: { kinds: string[]; min: number; max: number | null } | null;
+  /** Why the plugin cannot be loaded, when it cannot. */
+  error?: string;
+}

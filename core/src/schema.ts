@@ -4,14 +4,14 @@
  * one does not know) is recognised at the start and refused with what to do, before anything
  * touches it; and before an older database is upgraded, a copy of it is taken.
  */
-import { authMigrations } from './auth/service.js';
+import { authMigrations } from './auth/migrations.js';
 import { onlineBackup, type Db } from './db.js';
 import { energyMigrations } from './energy/kwh-totals.js';
 import { priceMigrations } from './grid/price-history.js';
 import { quarantineMigrations } from './history/damage.js';
 import { historyMigrations } from './history/migrations.js';
 import { createLogger } from './log.js';
-import { pluginStoreMigrations } from './plugins/plugin-store.js';
+import { pluginStoreMigrations } from './plugins/context/plugin-store.js';
 import { auditMigrations } from './writes/audit.js';
 
 const log = createLogger('database');

@@ -3,32 +3,42 @@ import { systemClock } from './clock.js';
 import { ROOT_DIR, VERSION, WEB_DIST } from './install-root.js';
 import { loadConfig } from './config/load.js';
 import type { Config } from './config/schema.js';
-import { container, type DependencyContainer } from './container/di.js';
+import { container, instanceCachingFactory, type DependencyContainer, type InjectionToken } from './container/di.js';
+import { Closers } from './container/closers.js';
 import { registerCoreServices } from './container/core-services.js';
 import {
   CLOCK,
   CONFIG,
-  CONTEXT_SERVICES,
+  CONFIG_FILE,
   DATA_DIR,
   DB,
   DB_WRITER,
-  HISTORY,
-  PLUGIN_CONTEXTS,
+  PLUGINS_FILE,
   SITE_ID,
+  STARTED_AT,
 } from './container/tokens.js';
+import {
+  CORE_DB_OPENED,
+  DISCOVERED_PLUGINS,
+  HISTORY,
+  HISTORY_STATUS,
+  OPENED_HISTORY,
+  PLUGIN_INSTANCES,
+} from './container/service-tokens.js';
 import { EnergyTotals, energyMigrations } from './energy/kwh-totals.js';
 import { TopicRegistry } from './topics/registry.js';
 import { TotalsDeriver } from './topics/power-totals.js';
 import { AuditLog, auditMigrations } from './writes/audit.js';
 import { WriteService } from './writes/service.js';
+import { authMigrations } from './auth/migrations.js';
 import { AuthService } from './auth/service.js';
-import { pluginStoreMigrations } from './plugins/plugin-store.js';
-import { discoverPlugins } from './plugins/discovery.js';
-import { checkPluginDirs, withPluginDirs } from './plugins/plugin-dirs.js';
-import { loadDefinition } from './plugins/isolation.js';
-import { importDefinition } from './plugins/installed.js';
-import { PluginHost } from './plugins/host.js';
-import { loadPluginsFile, savePluginsFile } from './plugins/instances.js';
+import { pluginStoreMigrations } from './plugins/context/plugin-store.js';
+import { discoverPlugins } from './plugins/discovery/discovery.js';
+import { checkPluginDirs, withPluginDirs } from './plugins/discovery/plugin-dirs.js';
+import { loadDefinition } from './plugins/isolation/isolation.js';
+import { importDefinition } from './plugins/discovery/installed.js';
+import { PluginHost } from './plugins/host/host.js';
+import { loadPluginsFile, savePluginsFile } from './plugins/instances/instances.js';
 import { appRoutes, createApp, listen, type AppOptions } from './api/app.js';
 import type { RouteInfo } from './api/routes.js';
 import { HostPolicy } from './api/host-policy.js';
@@ -42,36 +52,37 @@ import { PriceBook } from './grid/book.js';
 import { priceMigrations } from './grid/price-history.js';
 import { forecastRoutes } from './api/forecast/route.js';
 import { gridRoutes } from './api/grid/route.js';
-import { pluginConfigRoutes } from './api/plugins/config.js';
+import { pluginConfigRoutes, type SavePluginEntries } from './api/plugins/config.js';
 import { staticRoutes } from './api/static.js';
 import { historyRoutes } from './api/history/route.js';
 import { openCoreDatabase, openHistory } from './history/open.js';
-import { historyStatusRow } from './history/status.js';
 import { Recorder } from './history/recorder.js';
 import { attachWebsocket, upgradeRequiredRoutes } from './api/websocket/index.js';
-import { createLogger } from './log.js';
 import { systemRoutes } from './api/system/route.js';
 import { SystemInfo } from './system/info.js';
 import { loadSiteId } from './system/site-id.js';
 import { mdnsEnabled } from './system/mdns-enabled.js';
 import { SetupCode } from './auth/setup-code.js';
 import { setupRoutes } from './api/setup/route.js';
-import { setupAudit } from './api/change-audit.js';
+import { setupAudit, type RecordChange } from './api/change-audit.js';
 import { pluginInstancesRoutes } from './api/plugins/instances.js';
 import { siteConfigRoutes } from './api/config/route.js';
 import { LiveSiteSettings } from './config/site-settings.js';
-import { applySiteSettingsLive } from './config/apply-live.js';
+import { applySiteSettingsLive } from './container/apply-live.js';
 import { Alerts } from './alerts/alerts.js';
 import { openApiRoutes } from './api/openapi/route.js';
 import { prometheusRoutes } from './api/prometheus/route.js';
 import type { prometheusRegistry } from './metrics-export/prometheus.js';
 
-const log = createLogger('server');
-
 /** The tokens a caller of startHeliograph may register over (ServerOptions.register). */
 export { CLOCK, HTTP_CLIENT } from './container/tokens.js';
 
 export { ROOT_DIR, VERSION } from './install-root.js';
+
+/** Where the web app's files are served from; tests register a folder of their own. */
+export const WEB_DIR: InjectionToken<string> = Symbol('WebDir');
+/** Saves plugins.json after a change through the API; tests register a failing one. */
+export const SAVE_PLUGINS: InjectionToken<SavePluginEntries> = Symbol('SavePlugins');
 
 export interface ServerOptions {
   host: string;
@@ -85,7 +96,8 @@ export interface ServerOptions {
   /**
    * Registrations over the defaults, made before anything is resolved: tests register a
    * manual clock (CLOCK), a fake HTTP client factory for plugins' `ctx.http`
-   * (HTTP_CLIENT) or any service of their own instead of threading arguments through.
+   * (HTTP_CLIENT), the web app's folder (WEB_DIR) or any service of their own instead of
+   * threading arguments through.
    */
   register?: (container: DependencyContainer) => void;
   /** Where plugins are discovered; default the repository root. */
@@ -111,6 +123,8 @@ export interface Heliograph {
   setupCode: SetupCode;
   /** Every HTTP route with the scope it needs (`public` for the page and the stream's hint). */
   routes: RouteInfo[];
+  /** This server's container: tests resolve the services they look at from it. */
+  services: DependencyContainer;
   /** Stops plugins, flushes everything to disk and closes the server. */
   close(): Promise<void>;
 }
@@ -118,211 +132,259 @@ export interface Heliograph {
 /**
  * The composition root. A container of this server's own (a child of tsyringe's global one,
  * so two servers in one process share nothing) knows how every service is made
- * (container/core-services.ts); what opens asynchronously is opened here first and
- * registered as a value. Services are resolved in dependency order and undone in reverse
- * on close; a failed start undoes what was built. Plugins start after the server listens,
- * so the API answers at once while devices are still being contacted.
+ * (container/core-services.ts, and the web side below); what opens asynchronously is opened
+ * first and registered as a value. The steps below resolve the services in dependency order
+ * and push each one's closer; plugins start after the server listens, so the API answers at
+ * once while devices are still being contacted.
  */
 export async function startHeliograph(options: ServerOptions): Promise<Heliograph> {
-  const configFile = options.configFile ?? join(options.dataDir, 'config.json');
-  const config = loadConfig(configFile);
-  const instances = loadPluginsFile(options.pluginsFile);
-  const di = container.createChildContainer();
-  di.register(CONFIG, { useValue: config });
-  di.register(CLOCK, { useValue: systemClock });
-  di.register(DATA_DIR, { useValue: options.dataDir });
-  registerCoreServices(di);
-  options.register?.(di);
-  const clock = di.resolve(CLOCK);
-  const startedAt = clock.now();
-  const mdns = options.mdns ?? { enabled: mdnsEnabled(config), interface: config.mdns.interface ?? undefined };
-
-  const dbFile = join(options.dataDir, 'heliograph.db');
-  // A damaged file is set aside and a new one started (history/open.ts): never a dead service.
-  const { db, setAsideAs } = await openCoreDatabase(
-    dbFile,
-    [...auditMigrations, ...energyMigrations, ...pluginStoreMigrations, ...priceMigrations],
-    clock,
-  );
-  const closers: Array<() => Promise<void> | void> = [() => db.close()];
-  const close = async () => {
-    for (const closer of closers.splice(0).reverse()) {
-      try {
-        await closer();
-      } catch (err) {
-        log.error('error while closing', { err });
-      }
-    }
-  };
-
+  const di = compose(options);
+  const closers = new Closers();
   try {
-    di.register(DB, { useValue: db });
-    // Every writer of the file (history on its connection, audit, totals) takes its turn here.
-    const writer = di.resolve(DB_WRITER);
-    const siteId = loadSiteId(options.dataDir);
-    di.register(SITE_ID, { useValue: siteId });
-
-    const registry = di.resolve(TopicRegistry);
-    closers.push(di.resolve(TotalsDeriver).start());
-    const energy = di.resolve(EnergyTotals);
-    closers.push(await energy.start());
-    const staleTimer = setInterval(() => registry.checkStale(), 5000);
-    closers.push(() => clearInterval(staleTimer));
-
-    // History writes its batches on a connection of its own: a transaction on a shared
-    // connection would take in whatever else ran on it meanwhile. Without history (its
-    // tables damaged) the service still starts, and HISTORY stays unregistered: see history/open.ts.
-    const opened = await openHistory(dbFile, clock, config.history, writer);
-    const history = opened.store;
-    if (opened.store) {
-      const { db: historyDb, store } = opened;
-      closers.push(() => historyDb.close());
-      closers.push(() => store.close());
-      di.register(HISTORY, { useValue: store });
-      const recorder = di.resolve(Recorder);
-      recorder.start();
-      closers.push(() => recorder.stop());
-    }
-    const historyStatus = () => historyStatusRow(opened, setAsideAs, storageTrouble());
-    const storageTrouble = () => {
-      const waiting = writer.trouble;
-      return (
-        audit.trouble ??
-        energy.trouble ??
-        (waiting
-          ? `database writes wait for a lock held by another process since ${new Date(waiting.since).toISOString()} (${waiting.error}); ${waiting.what} retrying, nothing dropped`
-          : null)
-      );
-    };
-
-    const audit = di.resolve(AuditLog);
-    closers.push(async () => {
-      await audit.flush();
-      audit.close();
-    });
-    const writes = di.resolve(WriteService);
-    const auth = await AuthService.create(db, clock, config.auth);
-    if (options.password) await auth.ensurePassword(options.password);
-    const setupCode = SetupCode.forStart(await auth.hasPassword(), join(options.dataDir, 'setup-code'));
-    const record = setupAudit(audit, clock);
-
-    const forecast = di.resolve(ForecastStore);
-    forecast.start();
-    closers.push(() => forecast.stop());
-    const system = new SystemInfo({ clock, siteId, version: VERSION, dataDir: options.dataDir, startedAt });
-    const prices = di.resolve(PriceBook);
-    closers.push(() => prices.flush());
-
-    const discovered = withPluginDirs(discoverPlugins(options.rootDir ?? ROOT_DIR), options.pluginDirs ?? []);
-    await checkPluginDirs(discovered, (plugin) => loadDefinition({}, plugin, () => importDefinition(plugin)));
-    const plugins = new PluginHost(
-      di.resolve(CONTEXT_SERVICES),
-      discovered,
-      instances,
-      options.pluginsFile,
-      di.resolve(PLUGIN_CONTEXTS),
-    );
-    await plugins.load();
-    const settings = new LiveSiteSettings(config, configFile);
-    const alerts = new Alerts(registry, clock, config.alerts);
-    closers.push(alerts.start());
-    closers.push(writes.onRefused((topic, message) => alerts.writeRefused(topic, message)));
-    closers.push(applySiteSettingsLive(settings, { energy, prices, forecast, plugins, alerts }));
-    const savePlugins = (entries: Parameters<typeof savePluginsFile>[1]) =>
-      savePluginsFile(options.pluginsFile, entries);
-
-    const hosts = new HostPolicy(config.security);
-    // prom-client is loaded and its registry built at the first scrape: a service nobody
-    // scrapes does not carry it (RSS after start, npm run bench).
-    let scrapeRegistry: Promise<ReturnType<typeof prometheusRegistry>> | undefined;
-    const prometheus = prometheusRoutes({
-      register: () =>
-        (scrapeRegistry ??= import('./metrics-export/prometheus.js').then((exporter) =>
-          exporter.prometheusRegistry({
-            registry,
-            plugins: () => [...plugins.status(), historyStatus()],
-            energyPeriod: () => ({
-              period: settings.current().energy.resetPeriod,
-              startMs: energy.currentPeriod.start,
-            }),
-            version: VERSION,
-            siteId,
-          }),
-        )),
-      open: config.prometheus.openScrape,
-    });
-    const appOptions: AppOptions = {
-      auth,
-      hosts,
-      realm: config.site.name,
-      routers: [
-        metricsRoutes({ registry, writes }),
-        historyRoutes({ registry, store: history, clock, unavailable: () => (opened.store ? '' : opened.reason) }),
-        forecastRoutes({ store: forecast, clock, registry }),
-        gridRoutes({ book: prices }),
-        pluginInstancesRoutes({ host: plugins, save: savePlugins, record }),
-        pluginsRoutes({ host: plugins, extra: () => [historyStatus()] }),
-        pluginConfigRoutes({ host: plugins, save: savePlugins, record }),
-        siteConfigRoutes({ settings, record }),
-        auditRoutes({ audit }),
-        tokensRoutes({ auth, record }),
-        systemRoutes({ system }),
-        openApiRoutes({ routes: () => appRoutes(appOptions), version: VERSION }),
-      ],
-      rootRouters: config.prometheus.openScrape ? [] : [prometheus],
-      publicRouters: [
-        ...(config.prometheus.openScrape ? [prometheus] : []),
-        upgradeRequiredRoutes(),
-        setupRoutes({ auth, setupCode, clock, realm: config.site.name, record }),
-        staticRoutes({ dir: WEB_DIST }),
-      ],
-    };
-    const app = createApp(appOptions);
-    const server = await listen(app, options.host, options.port, snapshotLane({ registry, auth, hosts }));
-    closers.push(() => server.close());
-    // Open sockets would hold server.close() up, so they are closed first (closers run in reverse).
-    const websocket = attachWebsocket({
-      app,
-      server: server.server,
-      registry,
-      auth,
-      realm: config.site.name,
-      writes,
-      system,
-      clock,
-      hosts,
-      revocations: auth,
-    });
-    closers.push(() => websocket.close());
-    if (mdns.enabled) {
-      // Loaded only when advertising: bonjour-service and its DNS code are ~5 MB of a small device's memory.
-      const { advertiseMdns } = await import('./system/mdns.js');
-      const advertisement = advertiseMdns({
-        port: server.port,
-        siteId,
-        name: `${config.site.name} ${siteId}`,
-        interface: mdns.interface,
-      });
-      closers.push(() => advertisement.close());
-    }
-
+    await openStorage(di, closers);
+    await startCore(di, closers);
+    const setupCode = await startAuth(di, options.password);
+    await loadPlugins(di, options);
+    startSite(di, closers);
+    const appOptions = webApp(di, setupCode);
+    const url = await serve(di, closers, appOptions, options);
+    const plugins = di.resolve(PluginHost);
     closers.push(() => plugins.stopAll());
     const pluginsStarted = plugins.startAll();
     return {
-      url: server.url,
-      port: server.port,
-      config,
-      registry,
+      ...url,
+      config: di.resolve(CONFIG),
+      registry: di.resolve(TopicRegistry),
       plugins,
       pluginsStarted,
-      auth,
-      siteId,
+      auth: di.resolve(AuthService),
+      siteId: di.resolve(SITE_ID),
       setupCode,
       routes: appRoutes(appOptions),
-      close,
+      services: di,
+      close: () => closers.close(),
     };
   } catch (err) {
-    await close();
+    await closers.close();
     throw err;
   }
+}
+
+/** This server's container: the values it starts from, every recipe, then the caller's registrations. */
+function compose(options: ServerOptions): DependencyContainer {
+  const configFile = options.configFile ?? join(options.dataDir, 'config.json');
+  const di = container.createChildContainer();
+  di.register(CONFIG, { useValue: loadConfig(configFile) });
+  di.register(CONFIG_FILE, { useValue: configFile });
+  di.register(PLUGINS_FILE, { useValue: options.pluginsFile });
+  // A bad key stops the start, naming the key, before anything is opened.
+  di.register(PLUGIN_INSTANCES, { useValue: loadPluginsFile(options.pluginsFile) });
+  di.register(CLOCK, { useValue: systemClock });
+  di.register(DATA_DIR, { useValue: options.dataDir });
+  di.register(WEB_DIR, { useValue: WEB_DIST });
+  di.register(SAVE_PLUGINS, { useValue: (entries) => savePluginsFile(options.pluginsFile, entries) });
+  registerCoreServices(di);
+  registerWebServices(di);
+  options.register?.(di);
+  di.register(STARTED_AT, { useValue: di.resolve(CLOCK).now() });
+  return di;
+}
+
+/** The web side's own services (the layers below api/ do not know them). */
+function registerWebServices(di: DependencyContainer): void {
+  di.register(HostPolicy, { useFactory: instanceCachingFactory((c) => new HostPolicy(c.resolve(CONFIG).security)) });
+}
+
+/**
+ * The database file, and history on a connection of its own: a transaction on a shared
+ * connection would take in whatever else ran on it meanwhile. A damaged file is set aside
+ * and a new one started (history/open.ts), never a dead service; without history (its
+ * tables damaged) the service still starts and HISTORY stays unregistered.
+ */
+async function openStorage(di: DependencyContainer, closers: Closers): Promise<void> {
+  const clock = di.resolve(CLOCK);
+  const dataDir = di.resolve(DATA_DIR);
+  const dbFile = join(dataDir, 'heliograph.db');
+  const { db, setAsideAs } = await openCoreDatabase(
+    dbFile,
+    [...auditMigrations, ...energyMigrations, ...pluginStoreMigrations, ...authMigrations, ...priceMigrations],
+    clock,
+  );
+  closers.push(() => db.close());
+  di.register(DB, { useValue: db });
+  di.register(CORE_DB_OPENED, { useValue: { setAsideAs } });
+  di.register(SITE_ID, { useValue: loadSiteId(dataDir) });
+  // Every writer of the file (history on its connection, audit, totals) takes its turn here.
+  const opened = await openHistory(dbFile, clock, di.resolve(CONFIG).history, di.resolve(DB_WRITER));
+  di.register(OPENED_HISTORY, { useValue: opened });
+  if (opened.store) {
+    const { db: historyDb, store } = opened;
+    closers.push(() => historyDb.close());
+    closers.push(() => store.close());
+    di.register(HISTORY, { useValue: store });
+  }
+}
+
+/** The registry and what hangs on its ticks: totals, history's recorder, the audit, forecasts. */
+async function startCore(di: DependencyContainer, closers: Closers): Promise<void> {
+  const registry = di.resolve(TopicRegistry);
+  closers.push(di.resolve(TotalsDeriver).start());
+  const energy = di.resolve(EnergyTotals);
+  closers.push(await energy.start());
+  const staleTimer = setInterval(() => registry.checkStale(), 5000);
+  closers.push(() => clearInterval(staleTimer));
+  if (di.isRegistered(HISTORY)) {
+    const recorder = di.resolve(Recorder);
+    recorder.start();
+    closers.push(() => recorder.stop());
+  }
+  const audit = di.resolve(AuditLog);
+  closers.push(async () => {
+    await audit.flush();
+    audit.close();
+  });
+  const forecast = di.resolve(ForecastStore);
+  forecast.start();
+  closers.push(() => forecast.stop());
+  // Prices queued for the database are written before it closes.
+  const prices = di.resolve(PriceBook);
+  closers.push(() => prices.flush());
+}
+
+/** The password (set from the options when given) and the first-run setup code. */
+async function startAuth(di: DependencyContainer, password: string | undefined): Promise<SetupCode> {
+  const auth = di.resolve(AuthService);
+  if (password) await auth.ensurePassword(password);
+  return SetupCode.forStart(await auth.hasPassword(), join(di.resolve(DATA_DIR), 'setup-code'));
+}
+
+/** Discovers the plugins (a mistake in a --plugin-dir stops the start) and loads plugins.json's instances. */
+async function loadPlugins(di: DependencyContainer, options: ServerOptions): Promise<void> {
+  const discovered = withPluginDirs(discoverPlugins(options.rootDir ?? ROOT_DIR), options.pluginDirs ?? []);
+  await checkPluginDirs(discovered, (plugin) => loadDefinition({}, plugin, () => importDefinition(plugin)));
+  di.register(DISCOVERED_PLUGINS, { useValue: discovered });
+  await di.resolve(PluginHost).load();
+}
+
+/** Alerts, refused writes shown as alerts, and site settings applied without a restart. */
+function startSite(di: DependencyContainer, closers: Closers): void {
+  const alerts = di.resolve(Alerts);
+  closers.push(alerts.start());
+  closers.push(di.resolve(WriteService).onRefused((topic, message) => alerts.writeRefused(topic, message)));
+  closers.push(
+    applySiteSettingsLive(di.resolve(LiveSiteSettings), {
+      energy: di.resolve(EnergyTotals),
+      prices: di.resolve(PriceBook),
+      forecast: di.resolve(ForecastStore),
+      plugins: di.resolve(PluginHost),
+      alerts,
+    }),
+  );
+}
+
+/** Every route, with the services each one needs and no more. */
+function webApp(di: DependencyContainer, setupCode: SetupCode): AppOptions {
+  const config = di.resolve(CONFIG);
+  const clock = di.resolve(CLOCK);
+  const registry = di.resolve(TopicRegistry);
+  const auth = di.resolve(AuthService);
+  const host = di.resolve(PluginHost);
+  const historyStatus = di.resolve(HISTORY_STATUS);
+  const opened = di.resolve(OPENED_HISTORY);
+  const save = di.resolve(SAVE_PLUGINS);
+  const record: RecordChange = setupAudit(di.resolve(AuditLog), clock);
+  const prometheus = prometheusRoutes({ register: scrapeRegistry(di), open: config.prometheus.openScrape });
+  const appOptions: AppOptions = {
+    auth,
+    hosts: di.resolve(HostPolicy),
+    realm: config.site.name,
+    routers: [
+      metricsRoutes({ registry, writes: di.resolve(WriteService) }),
+      historyRoutes({ registry, store: opened.store, clock, unavailable: () => (opened.store ? '' : opened.reason) }),
+      forecastRoutes({ store: di.resolve(ForecastStore), clock, registry }),
+      gridRoutes({ book: di.resolve(PriceBook) }),
+      pluginInstancesRoutes({ host, save, record }),
+      pluginsRoutes({ host, extra: () => [historyStatus()] }),
+      pluginConfigRoutes({ host, save, record }),
+      siteConfigRoutes({ settings: di.resolve(LiveSiteSettings), record }),
+      auditRoutes({ audit: di.resolve(AuditLog) }),
+      tokensRoutes({ auth, record }),
+      systemRoutes({ system: di.resolve(SystemInfo) }),
+      openApiRoutes({ routes: () => appRoutes(appOptions), version: VERSION }),
+    ],
+    rootRouters: config.prometheus.openScrape ? [] : [prometheus],
+    publicRouters: [
+      ...(config.prometheus.openScrape ? [prometheus] : []),
+      upgradeRequiredRoutes(),
+      setupRoutes({ auth, setupCode, clock, realm: config.site.name, record }),
+      staticRoutes({ dir: di.resolve(WEB_DIR) }),
+    ],
+  };
+  return appOptions;
+}
+
+/**
+ * prom-client is loaded and its registry built at the first scrape: a service nobody
+ * scrapes does not carry it (RSS after start, npm run bench).
+ */
+function scrapeRegistry(di: DependencyContainer): () => Promise<ReturnType<typeof prometheusRegistry>> {
+  let made: Promise<ReturnType<typeof prometheusRegistry>> | undefined;
+  return () =>
+    (made ??= import('./metrics-export/prometheus.js').then((exporter) => {
+      const plugins = di.resolve(PluginHost);
+      const energy = di.resolve(EnergyTotals);
+      const settings = di.resolve(LiveSiteSettings);
+      const historyStatus = di.resolve(HISTORY_STATUS);
+      return exporter.prometheusRegistry({
+        registry: di.resolve(TopicRegistry),
+        plugins: () => [...plugins.status(), historyStatus()],
+        energyPeriod: () => ({ period: settings.current().energy.resetPeriod, startMs: energy.currentPeriod.start }),
+        version: VERSION,
+        siteId: di.resolve(SITE_ID),
+      });
+    }));
+}
+
+/** Listens, attaches the WebSocket stream and advertises the service (mDNS) when asked. */
+async function serve(
+  di: DependencyContainer,
+  closers: Closers,
+  appOptions: AppOptions,
+  options: ServerOptions,
+): Promise<{ url: string; port: number }> {
+  const config = di.resolve(CONFIG);
+  const registry = di.resolve(TopicRegistry);
+  const auth = di.resolve(AuthService);
+  const hosts = di.resolve(HostPolicy);
+  const app = createApp(appOptions);
+  const server = await listen(app, options.host, options.port, snapshotLane({ registry, auth, hosts }));
+  closers.push(() => server.close());
+  // Open sockets would hold server.close() up, so they are closed first (closers run in reverse).
+  const websocket = attachWebsocket({
+    app,
+    server: server.server,
+    registry,
+    auth,
+    realm: config.site.name,
+    writes: di.resolve(WriteService),
+    system: di.resolve(SystemInfo),
+    clock: di.resolve(CLOCK),
+    hosts,
+    revocations: auth,
+  });
+  closers.push(() => websocket.close());
+  const mdns = options.mdns ?? { enabled: mdnsEnabled(config), interface: config.mdns.interface ?? undefined };
+  if (mdns.enabled) {
+    // Loaded only when advertising: bonjour-service and its DNS code are ~5 MB of a small device's memory.
+    const { advertiseMdns } = await import('./system/mdns.js');
+    const siteId = di.resolve(SITE_ID);
+    const advertisement = advertiseMdns({
+      port: server.port,
+      siteId,
+      name: `${config.site.name} ${siteId}`,
+      interface: mdns.interface,
+    });
+    closers.push(() => advertisement.close());
+  }
+  return { url: server.url, port: server.port };
 }

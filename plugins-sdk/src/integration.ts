@@ -3,7 +3,7 @@
  * mirror) needs from the core: every topic's definition, its values as they change, the
  * core's write path and the readings history records. Re-exported from the SDK's main entry.
  */
-import type { Disposer, MetricValue } from './context.js';
+import type { Disposer, MetricValue } from './basics.js';
 
 /**
  * Home Assistant's view of a topic, exactly as `GET /api/v1/metrics?discovery` adds it to

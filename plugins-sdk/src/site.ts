@@ -3,7 +3,7 @@
  * and its one way to change it (a setting written through the core's write path). The same
  * API in-process and in a worker thread. Re-exported from the SDK's main entry.
  */
-import type { Disposer, MetricValue, SiteInfo } from './context.js';
+import type { Disposer, MetricValue, SiteInfo } from './basics.js';
 import type { TopicDefinition } from './integration.js';
 
 /**

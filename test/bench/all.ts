@@ -14,6 +14,11 @@ const BENCHES: Array<[string, string]> = [
   ['history', 'serve-history.bench.js'],
   ['memory', 'demo-memory.bench.js'],
   ['stream', 'ws.bench.js'],
+  ['slow-readers', 'ws-slow-readers.bench.js'],
+  ['bridge', 'bridge.bench.js'],
+  ['page', 'page.bench.js'],
+  ['http', 'http-answer.bench.js'],
+  ['glob', 'glob.bench.js'],
 ];
 const only = process.env.BENCH_ONLY?.split(',');
 

@@ -290,3 +290,16 @@ for (const flags of [
     `RSS added in a fresh process with ${flags.join(' ')}: ${(afterMb - beforeMb).toFixed(1)} MB (${beforeMb.toFixed(0)} -> ${afterMb.toFixed(0)} MB)`,
   );
 }
+{
+  // As the service plans: in a child process that ends when idle (plugins/planner/src/solver.ts).
+  const flags = ['--max-semi-space-size=1', '--v8-pool-size=0'];
+  const out = execFileSync(process.execPath, ['--expose-gc', ...flags, probe, 'solver-process'], { encoding: 'utf8' });
+  const { beforeMb, afterMb, releasedMb } = JSON.parse(out) as {
+    beforeMb: number;
+    afterMb: number;
+    releasedMb: number;
+  };
+  console.log(
+    `RSS added as the service plans (solver process) with ${flags.join(' ')}: ${(afterMb - beforeMb).toFixed(1)} MB while planning, ${(releasedMb - beforeMb).toFixed(1)} MB once the idle process ended (${beforeMb.toFixed(0)} -> ${afterMb.toFixed(0)} -> ${releasedMb.toFixed(0)} MB)`,
+  );
+}

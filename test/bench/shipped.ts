@@ -5,11 +5,11 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
 import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
-import { basicAuth, LOAD_CORE, NODE_FLAGS, ownChild, pinned, SERVER_CORE } from './support.js';
+import { basicAuth, cpuMsOf, LOAD_CORE, NODE_FLAGS, ownChild, pinned, SERVER_CORE } from './support.js';
 
 /** Headers of the two kinds of client: the admin password (Basic) and a read token (Bearer). */
 export interface Clients {
@@ -106,4 +106,66 @@ export interface TableRow {
 
 export function tableRow(r: TableRow): void {
   console.log(`TABLE ${JSON.stringify(r)}`);
+}
+
+/**
+ * A simulated site for benches that need live topics through `serve`: `inverters` inverters
+ * and `batteries` batteries polled once a second (8 and 2 give about 120 topics with totals
+ * and the demo forecast, the snapshot bench's site).
+ */
+export function simulatorSite(inverters = 8, batteries = 2, backfillDays?: number): { plugins: unknown[] } {
+  const devices = [
+    ...Array.from({ length: inverters }, (_, i) => `inverter_${i + 1}`),
+    ...Array.from({ length: batteries }, (_, i) => `battery_${i + 1}`),
+  ];
+  const config = { pollIntervalMs: 1000, ...(backfillDays === undefined ? {} : { backfill_days: backfillDays }) };
+  return { plugins: [{ id: 'sim', plugin: 'simulator', devices, config }] };
+}
+
+/** The load average of the machine, to print beside figures taken while other work runs. */
+export function loadAverage(): string {
+  return loadavg()
+    .map((n) => n.toFixed(2))
+    .join(' ');
+}
+
+/**
+ * A bare node:http server (bare-static.ts) on the server core serving the files of `dir`
+ * (the built page), with the same node flags as the service: the page benchmark's anchor.
+ */
+export async function startBareStatic(dir: string): Promise<Anchor> {
+  const script = fileURLToPath(new URL('./bare-static.js', import.meta.url));
+  const [command, args] = pinned(SERVER_CORE, [process.execPath, ...NODE_FLAGS, script, dir]);
+  const child = ownChild(spawn(command, args, { stdio: ['ignore', 'pipe', 'inherit'] }));
+  const url = await new Promise<string>((resolve, reject) => {
+    child.once('exit', (code) => reject(new Error(`bare static server exited with ${code}`)));
+    createInterface({ input: child.stdout }).on('line', (line) => {
+      const match = /^listening on (\S+)$/.exec(line);
+      if (match) resolve(match[1]!);
+    });
+  });
+  return {
+    child,
+    url,
+    stop: async () => {
+      child.kill('SIGTERM');
+      await once(child, 'exit');
+    },
+  };
+}
+
+/**
+ * Resolves once the process `pid` has used less than `percent` % of a core over each of
+ * `windows` consecutive seconds (its start-up work, a backfill, done); fails after
+ * `deadlineS` seconds, saying so.
+ */
+export async function waitForQuiet(pid: number, percent = 10, windows = 2, deadlineS = 180): Promise<void> {
+  const deadline = Date.now() + deadlineS * 1000;
+  let quiet = 0;
+  while (quiet < windows) {
+    if (Date.now() > deadline) throw new Error(`process ${pid} still busy after ${deadlineS} s`);
+    const before = cpuMsOf(pid);
+    await new Promise((resolve) => setTimeout(resolve, 1000));
+    quiet = (cpuMsOf(pid) - before) / 10 < percent ? quiet + 1 : 0;
+  }
 }

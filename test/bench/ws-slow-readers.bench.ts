@@ -1,63 +1,115 @@
 /**
- * `npm run bench:slow-readers`: REST latency on the server of `bench:ws` (120 topics changing
- * once a second) while 50 WebSocket clients joined to every topic stop reading (issue 9:
- * such clients once raised REST latency to 1.6 s). Prints p50/p99/max of a REST probe every
- * 20 ms, with and without the stalled clients, and how many stalled clients the server closed.
+ * `npm run bench:slow-readers`: REST latency of `heliograph serve` as `npm start` runs it
+ * (its node flags, Host checks, auth; a simulated site of about 120 topics polled once a
+ * second) while 50 WebSocket clients joined to every topic stop reading (such clients once
+ * raised REST latency to 1.6 s). A probe asks GET /api/v1/metrics every 20 ms with the
+ * password (Basic) and with a read token (Bearer), and in the same round a bare node:http
+ * server on the service's core serving the same bytes from one Buffer (the anchor: what the
+ * machine itself adds). Prints p50/p99/max of each, with and without the stalled clients,
+ * and how many stalled clients the server closed. With taskset the service and the anchor
+ * run on one core, the probe and the stalled clients on the other. BENCH_SECONDS (30) is the
+ * stalled phase; the phase without stalled clients lasts a third of it.
  */
-import { fork } from 'node:child_process';
 import { once } from 'node:events';
-import { fileURLToPath } from 'node:url';
 import { WebSocket } from 'ws';
-import { NODE_FLAGS, row } from './support.js';
-import { BENCH_PASSWORD, type BenchReply } from './ws-bench-shared.js';
+import { loadAverage, makeClients, simulatorSite, startBare, tableRow } from './shipped.js';
+import { basicAuth, LOAD_CORE, NODE_FLAGS, PINNED, pinProcess, row, startServerProcess } from './support.js';
 
 const STALLED = Number(process.env.BENCH_STALLED ?? 50);
-const SECONDS = Number(process.env.BENCH_SECONDS ?? 15);
+const SECONDS = Number(process.env.BENCH_SECONDS ?? 30);
+const PASSWORD = 'bench-password';
 
-const child = fork(fileURLToPath(new URL('./ws-bench-server.js', import.meta.url)), [], {
-  execArgv: NODE_FLAGS,
-  env: { ...process.env, HELIOGRAPH_LOG_LEVEL: 'warn' },
-  stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
-});
-const [ready] = (await once(child, 'message')) as [Extract<BenchReply, { type: 'ready' }>];
-const base = `127.0.0.1:${ready.port}`;
-const auth = 'Basic ' + Buffer.from(`admin:${BENCH_PASSWORD}`).toString('base64');
+interface Probed {
+  basic: number[];
+  token: number[];
+  bare: number[];
+}
 
-async function probe(seconds: number): Promise<number[]> {
-  const times: number[] = [];
+async function timedGet(url: string, headers: Record<string, string>): Promise<number> {
+  const started = performance.now();
+  const res = await fetch(url, { headers });
+  await res.arrayBuffer();
+  if (!res.ok) throw new Error(`${url}: ${res.status}`);
+  return performance.now() - started;
+}
+
+/** One round every 20 ms for `seconds`: the service with each client, then the anchor. */
+async function probe(
+  seconds: number,
+  url: string,
+  bareUrl: string,
+  clients: Awaited<ReturnType<typeof makeClients>>,
+): Promise<Probed> {
+  const times: Probed = { basic: [], token: [], bare: [] };
   const end = performance.now() + seconds * 1000;
   while (performance.now() < end) {
-    const started = performance.now();
-    const res = await fetch(`http://${base}/api/v1/none`, { headers: { authorization: auth } });
-    await res.arrayBuffer();
-    times.push(performance.now() - started);
+    times.basic.push(await timedGet(url, clients.basic));
+    times.token.push(await timedGet(url, clients.token));
+    times.bare.push(await timedGet(bareUrl, {}));
     await new Promise((resolve) => setTimeout(resolve, 20));
   }
-  return times.sort((a, b) => a - b);
+  for (const list of [times.basic, times.token, times.bare]) list.sort((a, b) => a - b);
+  return times;
 }
 
 const pct = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * p))]!;
-const show = (label: string, times: number[]) =>
-  row(
-    label,
-    `${pct(times, 0.5).toFixed(1)} / ${pct(times, 0.99).toFixed(1)} / ${times[times.length - 1]!.toFixed(1)} ms`,
+const three = (times: number[]) =>
+  `${pct(times, 0.5).toFixed(1)} / ${pct(times, 0.99).toFixed(1)} / ${times[times.length - 1]!.toFixed(1)} ms`;
+function show(label: string, probed: Probed): void {
+  row(`REST p50/p99/max, ${label}: password`, three(probed.basic));
+  row(`REST p50/p99/max, ${label}: token`, three(probed.token));
+  row(`  anchor: bare node:http, same bytes`, three(probed.bare));
+}
+
+async function main(): Promise<void> {
+  // The probe and the stalled clients live here: on the core the service does not use.
+  pinProcess(process.pid, LOAD_CORE);
+  const server = await startServerProcess({ plugins: simulatorSite(), password: PASSWORD });
+  const url = `${server.url}/api/v1/metrics`;
+  let first: Response;
+  for (;;) {
+    first = await fetch(url, { headers: { authorization: basicAuth(PASSWORD) } });
+    if (first.ok) break;
+  }
+  const bare = await startBare(await first.json(), 'cached');
+  const clients = await makeClients(server.url, PASSWORD);
+  console.log(
+    `node ${process.version} ${NODE_FLAGS.join(' ')}; ${PINNED ? 'service on core 0, probe on core 1' : 'NOT pinned (no taskset)'}; ` +
+      `load average ${loadAverage()}`,
   );
 
-show('REST p50 / p99 / max, no stalled clients', await probe(SECONDS / 3));
+  const calm = await probe(SECONDS / 3, url, bare.url, clients);
+  show('0 stalled', calm);
 
-let closedByServer = 0;
-const stalled: WebSocket[] = [];
-for (let i = 0; i < STALLED; i++) {
-  const ws = new WebSocket(`ws://${base}/api/websocket?vsn=2.0.0&password=${BENCH_PASSWORD}`);
-  await once(ws, 'open');
-  ws.on('close', (code) => code === 4008 && closedByServer++);
-  ws.send(JSON.stringify(['1', '1', 'metrics', 'phx_join', { topics: [{ topic: '*' }] }]));
-  stalled.push(ws);
+  let closedByServer = 0;
+  const stalled: WebSocket[] = [];
+  const wsUrl = `${server.url.replace(/^http/, 'ws')}/api/websocket?vsn=2.0.0&password=${encodeURIComponent(PASSWORD)}`;
+  for (let i = 0; i < STALLED; i++) {
+    const ws = new WebSocket(wsUrl);
+    await once(ws, 'open');
+    ws.on('close', (code) => code === 4008 && closedByServer++);
+    ws.send(JSON.stringify(['1', '1', 'metrics', 'phx_join', { topics: [{ topic: '*' }] }]));
+    stalled.push(ws);
+  }
+  // Stop reading: the kernel buffers fill, then the server's send queue for each socket.
+  for (const ws of stalled) (ws as unknown as { _socket: { pause(): void } })._socket.pause();
+  const stalledProbe = await probe(SECONDS, url, bare.url, clients);
+  show(`${STALLED} stalled`, stalledProbe);
+  row('stalled clients closed as too slow (4008)', String(closedByServer));
+  const p99 = (times: number[]) => `${pct(times, 0.99).toFixed(1)} ms`;
+  tableRow({
+    figure: `REST p99, ${STALLED} WebSocket clients not reading`,
+    value: `password ${p99(stalledProbe.basic)}, token ${p99(stalledProbe.token)}`,
+    anchor: `bare ${p99(stalledProbe.bare)}; none stalled: token ${p99(calm.token)}`,
+    target: '-',
+  });
+  console.log(`load average ${loadAverage()}`);
+  for (const ws of stalled) ws.terminate();
+  await bare.stop();
+  await server.stop();
 }
-// Stop reading: the kernel buffers fill, then the server's send queue for each socket.
-for (const ws of stalled) (ws as unknown as { _socket: { pause(): void } })._socket.pause();
-show(`REST p50 / p99 / max, ${STALLED} stalled clients`, await probe(SECONDS));
-row('stalled clients closed as too slow (4008)', String(closedByServer));
-for (const ws of stalled) ws.terminate();
-child.send({ type: 'stop' });
-await once(child, 'exit');
+
+main().catch((err) => {
+  console.error(err);
+  process.exit(1);
+});

@@ -1,3 +1,4 @@
+/* eslint-disable max-lines-per-function -- a view built in one closure (its DOM, state and handlers); to split into smaller parts */
 // The chart of a day (or week, month, year): PV, load, grid and battery power and the
 // battery's state of charge from /history, with the PV forecast from /forecast dashed.
 // uPlot draws it (about 20 kB compressed, canvas, fast on a phone).

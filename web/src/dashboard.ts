@@ -1,3 +1,4 @@
+/* eslint-disable max-lines-per-function -- a view built in one closure (its DOM, state and handlers); to split into smaller parts */
 // The first screen: power flow now, energy today, energy by calendar period (bars, table,
 // CSV), the power chart of the period chosen there, and the price schedule.
 

@@ -1,3 +1,4 @@
+/* eslint-disable max-lines-per-function -- a view built in one closure (its DOM, state and handlers); to split into smaller parts */
 // One card per device: what it is (model, serial, firmware) apart from what it reads now,
 // its writable settings with controls that fit their type, and, when it stopped answering,
 // why and since when.

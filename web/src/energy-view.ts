@@ -1,3 +1,4 @@
+/* eslint-disable max-lines-per-function -- a view built in one closure (its DOM, state and handlers); to split into smaller parts */
 // Energy by calendar: pick a day, week, month or year by date (or step with previous and
 // next), see its kWh figures, shares, cost and savings, bars per hour, day or month
 // (sources up, uses down; tap a bar for its figures), and download what is shown as CSV.

@@ -1,3 +1,4 @@
+/* eslint-disable max-lines-per-function -- a view built in one closure (its DOM, state and handlers); to split into smaller parts */
 // The power-flow picture: PV, battery (with its state of charge), grid and home around a
 // hub. Each line's direction follows the sign of its power and its width the size; the
 // words beside each node say the same for those who do not read pictures.

@@ -1,3 +1,4 @@
+/* eslint-disable max-lines-per-function -- a view built in one closure (its DOM, state and handlers); to split into smaller parts */
 // Plugin instances: state, last error and last good poll; enable or disable, remove, edit
 // the config; and add an instance of any installed plugin. States come from
 // PluginStatuses, which asks again while an instance is starting, so after a save the

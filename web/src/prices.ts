@@ -1,3 +1,4 @@
+/* eslint-disable max-lines-per-function -- a view built in one closure (its DOM, state and handlers); to split into smaller parts */
 // The price schedule as bars: height is the price, colour the slot's rank within its day
 // (cheapest third green, middle amber, dearest third red: the same words in the legend
 // and in each bar's details), the current slot outlined and named in text, day markers and

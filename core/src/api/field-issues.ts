@@ -1,5 +1,5 @@
 import type { z } from 'zod';
-import { ApiError } from './errors.js';
+import { ApiError } from './api-error.js';
 import { formatZodPath } from '@heliograph/plugins-sdk';
 
 /** One problem with one field of a request body, as the settings page shows it next to the field. */

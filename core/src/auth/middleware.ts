@@ -1,5 +1,5 @@
 import type { Context, Next } from 'koa';
-import { ApiError } from '../api/errors.js';
+import { ApiError } from '../api/api-error.js';
 import type { Authenticator, AuthOutcome, Credentials } from './types.js';
 
 /**

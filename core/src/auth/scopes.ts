@@ -1,6 +1,6 @@
 import type { Middleware, Next, ParameterizedContext as Context } from 'koa';
 import { z } from 'zod';
-import { ApiError } from '../api/errors.js';
+import { ApiError } from '../api/api-error.js';
 import type { Identity, Scope } from './types.js';
 
 /**

@@ -3,8 +3,8 @@ import { pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
 import type { EmulatorModule } from '@heliograph/plugins-sdk/emulator';
 import { ConfigError } from '../config/load.js';
-import { discoverPlugins } from '../plugins/discovery.js';
-import { pluginDirsOf, withPluginDirs } from '../plugins/plugin-dirs.js';
+import { discoverPlugins } from '../plugins/discovery/discovery.js';
+import { pluginDirsOf, withPluginDirs } from '../plugins/discovery/plugin-dirs.js';
 import { ROOT_DIR } from '../server.js';
 
 /** A whole-number flag within [min, max], or undefined when not given. */

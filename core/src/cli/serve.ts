@@ -2,7 +2,7 @@
 import { delimiter, resolve } from 'node:path';
 import { ConfigError } from '../config/load.js';
 import { createLogger } from '../log.js';
-import { installProcessHandlers } from '../plugins/containment.js';
+import { installProcessHandlers } from '../plugins/isolation/containment.js';
 import { startHeliograph } from '../server.js';
 import { dataPluginsFile, prepareDataDir } from '../system/data-dir.js';
 import { DATA_HELP, locations, parseFlags } from './command.js';
@@ -60,7 +60,7 @@ export async function runServeCommand(argv: string[]): Promise<number> {
   const pluginsFile = where.pluginsFile ?? dataPluginsFile(where.dataDir);
   // Until the server has started there is nothing to close.
   let closeServer = (): Promise<void> => Promise.resolve();
-  // A plugin's stray exception or rejection fails that plugin alone (see plugins/containment.ts);
+  // A plugin's stray exception or rejection fails that plugin alone (see plugins/isolation/containment.ts);
   // one of the core's own still ends the process, but only after history is written.
   installProcessHandlers({
     fatal(error, origin) {

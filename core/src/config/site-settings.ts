@@ -36,7 +36,7 @@ export interface SettingChange {
  * The site settings in force. An update is saved to the user config file first and then
  * applied: `config` (the object every service was built from) is updated in place and a
  * `changed` event goes out, which the services that read these settings at start listen to
- * (see apply-live.ts), so a change takes effect without a restart.
+ * (see container/apply-live.ts), so a change takes effect without a restart.
  */
 export class LiveSiteSettings extends SafeEmitter<{ changed: (now: Config, changes: SettingChange[]) => void }> {
   constructor(

@@ -1,14 +1,27 @@
+import { Alerts } from '../alerts/alerts.js';
+import { AuthService } from '../auth/service.js';
 import { siteTimeZone } from '../config/schema.js';
+import { LiveSiteSettings } from '../config/site-settings.js';
 import { DbWriter } from '../db-writer.js';
 import { EnergyTotals } from '../energy/kwh-totals.js';
 import { ForecastStore } from '../forecast/store.js';
 import { PriceBook } from '../grid/book.js';
 import { PriceHistory } from '../grid/price-history.js';
 import { Recorder } from '../history/recorder.js';
-import { ContextBuilder, type ContextServices, type PluginInstanceScope } from '../plugins/context.js';
-import { createHttpClient } from '../plugins/http-client.js';
-import { RecordedFeed } from '../plugins/integration-recorded.js';
-import { storeHistoryReader } from '../plugins/site.js';
+import { historyStatusRow } from '../history/status.js';
+import { VERSION } from '../install-root.js';
+import { ContextBuilder } from '../plugins/context/context.js';
+import {
+  CONTEXT_SERVICES,
+  PLUGIN_INSTANCE,
+  type ContextServices,
+  type PluginInstanceScope,
+} from '../plugins/context/services.js';
+import { PluginHost } from '../plugins/host/host.js';
+import { createHttpClient } from '../plugins/context/http-client.js';
+import { RecordedFeed } from '../plugins/context/integration-recorded.js';
+import { storeHistoryReader } from '../plugins/context/site.js';
+import { SystemInfo } from '../system/info.js';
 import { TotalsDeriver } from '../topics/power-totals.js';
 import { TopicRegistry } from '../topics/registry.js';
 import { AuditLog } from '../writes/audit.js';
@@ -17,23 +30,32 @@ import { instanceCachingFactory, type DependencyContainer } from './di.js';
 import {
   CLOCK,
   CONFIG,
-  CONTEXT_SERVICES,
+  CONFIG_FILE,
   DATA_DIR,
   DB,
   DB_WRITER,
-  HISTORY,
   HTTP_CLIENT,
-  PLUGIN_CONTEXTS,
-  PLUGIN_INSTANCE,
+  PLUGINS_FILE,
   SITE,
   SITE_ID,
+  STARTED_AT,
 } from './tokens.js';
+import {
+  CORE_DB_OPENED,
+  DISCOVERED_PLUGINS,
+  HISTORY,
+  HISTORY_STATUS,
+  OPENED_HISTORY,
+  PLUGIN_CONTEXTS,
+  PLUGIN_INSTANCES,
+} from './service-tokens.js';
 
 /**
  * Registers how the core's services are made; nothing is built here. The composition root
- * (server.ts) registers CLOCK and CONFIG before, opens what opens asynchronously (the
- * database, the history store, auth) and registers it as a value, and resolves services in
- * dependency order, so it also knows the order in which to close them.
+ * (server.ts) registers the values it starts from (CLOCK, CONFIG, the files) before, opens
+ * what opens asynchronously (the database, the history store) and registers it as a value,
+ * and resolves services in dependency order, so it also knows the order in which to close
+ * them.
  *
  * Classes whose collaborators are all injectable take them by constructor injection
  * (@injectable); those configured with plain values (a time zone, a reset period) are
@@ -41,8 +63,16 @@ import {
  * container: two servers in one process (tests) never share one.
  */
 export function registerCoreServices(di: DependencyContainer): void {
-  const cached = <T>(make: (c: DependencyContainer) => T) => ({ useFactory: instanceCachingFactory(make) });
+  registerStores(di);
+  registerPluginServices(di);
+  registerSiteServices(di);
+}
 
+/** One instance per container, made on the first resolve. */
+const cached = <T>(make: (c: DependencyContainer) => T) => ({ useFactory: instanceCachingFactory(make) });
+
+/** The registry, its derivers, the stores and the write path. */
+function registerStores(di: DependencyContainer): void {
   di.register(
     SITE,
     cached((c) => {
@@ -121,7 +151,10 @@ export function registerCoreServices(di: DependencyContainer): void {
       });
     }),
   );
+}
 
+/** What plugins are handed (their contexts) and the host that runs them. */
+function registerPluginServices(di: DependencyContainer): void {
   di.register(HTTP_CLIENT, { useValue: createHttpClient });
   di.register(
     CONTEXT_SERVICES,
@@ -155,6 +188,69 @@ export function registerCoreServices(di: DependencyContainer): void {
       const scope = c.createChildContainer();
       scope.register(PLUGIN_INSTANCE, { useValue: instance });
       return scope.resolve(ContextBuilder);
+    }),
+  );
+  di.register(
+    PluginHost,
+    cached(
+      (c) =>
+        new PluginHost(
+          c.resolve(CONTEXT_SERVICES),
+          c.resolve(DISCOVERED_PLUGINS),
+          c.resolve(PLUGIN_INSTANCES),
+          c.resolve(PLUGINS_FILE),
+          c.resolve(PLUGIN_CONTEXTS),
+        ),
+    ),
+  );
+}
+
+/** The site's settings, alerts, auth, the unit's description and history's status row. */
+function registerSiteServices(di: DependencyContainer): void {
+  di.register(
+    AuthService,
+    cached((c) => new AuthService(c.resolve(DB), c.resolve(CLOCK), c.resolve(CONFIG).auth)),
+  );
+  di.register(
+    LiveSiteSettings,
+    cached((c) => new LiveSiteSettings(c.resolve(CONFIG), c.resolve(CONFIG_FILE))),
+  );
+  di.register(
+    Alerts,
+    cached((c) => new Alerts(c.resolve(TopicRegistry), c.resolve(CLOCK), c.resolve(CONFIG).alerts)),
+  );
+  di.register(
+    SystemInfo,
+    cached(
+      (c) =>
+        new SystemInfo({
+          clock: c.resolve(CLOCK),
+          siteId: c.resolve(SITE_ID),
+          version: VERSION,
+          dataDir: c.resolve(DATA_DIR),
+          startedAt: c.resolve(STARTED_AT),
+        }),
+    ),
+  );
+  di.register(
+    HISTORY_STATUS,
+    cached((c) => {
+      const writer = c.resolve(DB_WRITER);
+      const audit = c.resolve(AuditLog);
+      const energy = c.resolve(EnergyTotals);
+      const storageTrouble = () => {
+        const waiting = writer.trouble;
+        return (
+          audit.trouble ??
+          energy.trouble ??
+          (waiting
+            ? `database writes wait for a lock held by another process since ${new Date(waiting.since).toISOString()} (${waiting.error}); ${waiting.what} retrying, nothing dropped`
+            : null)
+        );
+      };
+      const opened = c.resolve(OPENED_HISTORY);
+      const { setAsideAs } = c.resolve(CORE_DB_OPENED);
+      return () => historyStatusRow(opened, setAsideAs, storageTrouble());
     }),
   );
 }

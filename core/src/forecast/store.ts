@@ -1,7 +1,7 @@
 import type { ForecastPoints, ForecastRun, ForecastTopic, PlanSeries } from '@heliograph/plugins-sdk';
 import type { Clock } from '../clock.js';
 import { createLogger } from '../log.js';
-import type { ForecastSink } from '../plugins/sinks.js';
+import type { ForecastSink } from '../topics/sinks.js';
 import type { TopicMeta, TopicRegistry, TopicState } from '../topics/registry.js';
 import { roundTo } from '../numbers.js';
 import { deviceFields } from '../topics/device.js';

@@ -8,7 +8,7 @@ import type {
   ImportExportSlot as ImportExportSlotJson,
   PriceSlot as PriceSlotJson,
 } from '../api-types.js';
-import type { PriceSink } from '../plugins/sinks.js';
+import type { PriceSink } from '../topics/sinks.js';
 import { formatUtc } from '../rfc3339.js';
 import type { PriceHistory } from './price-history.js';
 

@@ -5,7 +5,9 @@
  */
 import type { Db } from '../db.js';
 import { packContainer } from './codec.js';
-import type { Row } from './rows.js';
+import type { DamageLog } from './damage-log.js';
+import { journalPayload } from './journal.js';
+import type { Row, RowCache } from './rows.js';
 import type { TopicRecord } from './topic-record.js';
 
 export interface Batch {
@@ -76,5 +78,45 @@ export async function writeBatch(db: Db, batch: Batch, now: number): Promise<voi
     // then fail and hide why the batch did.
     await db.exec('ROLLBACK').catch(() => undefined);
     throw err;
+  }
+}
+
+/** What a flush has to write, as the store holds it. */
+export interface Changes {
+  records: Iterable<TopicRecord>;
+  cache: RowCache;
+  damage: DamageLog;
+  /** The journal starts afresh. */
+  reset: boolean;
+}
+
+/**
+ * Gathers the changed topics and rows, the rows set aside or deleted, and the journal into
+ * one batch and has `write` write it; marks them written once it has. When the write fails,
+ * everything is kept to be written at the next flush and the error is thrown.
+ */
+export async function commitChanges(changes: Changes, write: (batch: Batch) => Promise<void>): Promise<void> {
+  const { cache, damage, reset } = changes;
+  const records = [...changes.records];
+  const topics = records.filter((t) => t.dirty);
+  const deleted = cache.deleted;
+  cache.deleted = [];
+  const rows = [...cache.dirty];
+  const journal = journalPayload(records, reset);
+  const quarantined = damage.takePending();
+  const nothing = topics.length === 0 && deleted.length === 0 && rows.length === 0 && quarantined.length === 0;
+  if (nothing && !reset && journal === null) return;
+  for (const t of topics) t.dirty = false;
+  try {
+    await write({ topics, quarantined, deleted, rows, reset, journal });
+  } catch (err) {
+    for (const t of topics) t.dirty = true;
+    cache.deleted.unshift(...deleted);
+    damage.putBack(quarantined);
+    throw err;
+  }
+  for (const row of rows) {
+    row.dirty = false;
+    cache.dirty.delete(row);
   }
 }

@@ -5,7 +5,7 @@
  * time range it covered is remembered, and queries over that range say it was unreadable.
  */
 import type { Migration } from '../db.js';
-import type { Tier } from './rows.js';
+import type { Tier } from './tiers.js';
 
 export const quarantineMigrations: readonly Migration[] = [
   {

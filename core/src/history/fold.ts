@@ -57,3 +57,32 @@ export function addPastSlot(
   if (marks.claim(rec.id, hour, i)) buf.put(i, count, sum, min, max, last);
   else buf.add(i, count, sum, min, max, last);
 }
+
+/** One slot's aggregate, for imports of exported history (values unscaled). */
+export interface SlotAggregate {
+  timeMs: number;
+  count: number;
+  sum: number;
+  min: number;
+  max: number;
+  last: number;
+}
+
+/** An exported slot's aggregate, as a slot of a bulk write (the scale raised to hold its values). */
+export function addImportedSlot(rec: TopicRecord, marks: PastMarks, s: SlotAggregate): void {
+  for (const v of [s.sum, s.min, s.max, s.last]) {
+    const scale = scaleFor(v, rec.scale);
+    if (scale > rec.scale) rec.rescale(scale);
+  }
+  const p = POW10[rec.scale]!;
+  addPastSlot(
+    rec,
+    marks,
+    s.timeMs,
+    s.count,
+    Math.round(s.sum * p),
+    Math.round(s.min * p),
+    Math.round(s.max * p),
+    Math.round(s.last * p),
+  );
+}

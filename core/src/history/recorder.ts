@@ -5,7 +5,6 @@
  */
 import type { RecordedReading } from '@heliograph/plugins-sdk';
 import type { Clock } from '../clock.js';
-import type { RecordedFeed } from '../plugins/integration-recorded.js';
 import type { TopicMeta, TopicRegistry, TopicState, Tick } from '../topics/registry.js';
 import type { HistoryStore, TopicHandle } from './store.js';
 import { isRecorded } from './topic-record.js';
@@ -21,6 +20,12 @@ interface Tracked {
   lastSlot: number;
 }
 
+/** Where recorded readings go besides history (plugins/integration-recorded.ts: `ctx.integration.onRecorded`). */
+export interface RecordedSink {
+  readonly active: boolean;
+  emit(readings: RecordedReading[]): void;
+}
+
 export interface RecorderOptions {
   /** Sample at every 10-s boundary on a timer (default true; tests call sample() themselves). */
   sampleTimer?: boolean;
@@ -33,7 +38,7 @@ export class Recorder {
   private started = false;
 
   constructor(
-    private readonly deps: { registry: TopicRegistry; store: HistoryStore; clock: Clock; feed?: RecordedFeed },
+    private readonly deps: { registry: TopicRegistry; store: HistoryStore; clock: Clock; feed?: RecordedSink },
     private readonly options: RecorderOptions = {},
   ) {}
 

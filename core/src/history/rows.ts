@@ -6,11 +6,10 @@
 import type { Db } from '../db.js';
 import { decodeSegment, encodeSegment, unpackContainer, type Container, type Segment } from './codec.js';
 import { HistoryDamageError } from './damage.js';
+import type { Tier } from './tiers.js';
 import { DAY_S, monthStart, nextMonthStart, nextYearStart, yearStart } from './utc-calendar.js';
 
-/** Entry length in seconds of each tier, finest first. */
-export const TIERS = [10, 60, 3600, 86400] as const;
-export type Tier = (typeof TIERS)[number];
+export { TIERS, type Tier } from './tiers.js';
 
 /** Start of the segment of `tier` that holds time t: a day, a month (1h) or a year (1d). */
 export function segmentStart(tier: Tier, t: number): number {

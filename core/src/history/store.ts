@@ -18,40 +18,29 @@ import type { Clock } from '../clock.js';
 import { migrate, type Db } from '../db.js';
 import type { Config } from '../config/schema.js';
 import { createLogger, errorMessage } from '../log.js';
-import type { HistorySink, PastReadings } from '../plugins/sinks.js';
+import type { HistorySink, PastReadings } from '../topics/sinks.js';
 import type { TopicMeta } from '../topics/registry.js';
-import { POW10 } from './codec.js';
-import { addPastSlot, addSlot, scaledReading } from './fold.js';
+import { addImportedSlot, addPastSlot, addSlot, scaledReading, type SlotAggregate } from './fold.js';
+import { TopicIndex } from './topic-index.js';
 import { HistoryDamageError, quarantineMigrations, type HistoryHealth } from './damage.js';
 import { DamageLog } from './damage-log.js';
-import { journalPayload } from './journal.js';
-import { writeBatch } from './batch.js';
+import { commitChanges, writeBatch } from './batch.js';
 import { loadHistory } from './load.js';
-import {
-  evictBefore,
-  mergeHours,
-  monthsToRepack,
-  oldestRowsCutoff,
-  repackMonth,
-  rowsForMerge,
-  rowsToEvict,
-} from './compaction.js';
+import { mergeHours, rowsForMerge } from './compaction.js';
+import { Upkeep } from './upkeep.js';
 import { historyMigrations } from './migrations.js';
 import { claimHistory, releaseHistory } from './owner.js';
 import { DbWriter } from '../db-writer.js';
 import { PastMarks } from './past-marks.js';
 import { runQuery, type HistoryPage, type HistoryQuery } from './planner.js';
 import { RowCache, type Row } from './rows.js';
-import { scaleFor } from './slots.js';
 import { DAY_S, floorTo, HOUR_S } from './utc-calendar.js';
-import { isRecorded, sameMeta, TopicRecord, type StoredMeta } from './topic-record.js';
+import { isRecorded, type TopicRecord, type StoredMeta } from './topic-record.js';
 
 const log = createLogger('history');
 
 /** Unsaved hours (all topics) after which bulk recording flushes before going on. */
 const BULK_FLUSH_HOURS = 1000;
-/** Topic-months packed per hourly upkeep. */
-const REPACKS_PER_RUN = 64;
 
 export interface HistoryStoreOptions {
   db: Db;
@@ -68,36 +57,26 @@ export interface HistoryStoreOptions {
 /** A topic's place in the store, for the recorder's hot path (see {@link HistoryStore.topic}). */
 export type TopicHandle = TopicRecord;
 
-/** One slot's aggregate, for imports of exported history (values unscaled). */
-export interface SlotAggregate {
-  timeMs: number;
-  count: number;
-  sum: number;
-  min: number;
-  max: number;
-  last: number;
-}
+export type { SlotAggregate } from './fold.js';
 
 /** Idle time after which the store drops what queries and bulk writes loaded (see releaseWhenIdle). */
 export const RELEASE_IDLE_MS = 20_000;
 
 export class HistoryStore implements HistorySink {
-  private readonly byTopic = new Map<string, TopicRecord>();
-  private readonly byId = new Map<number, TopicRecord>();
+  private readonly byTopic = new TopicIndex();
   private readonly cache: RowCache;
-  private nextId = 1;
   private journalReset = false;
   private lastMaintenanceHour = -Infinity;
   private running: Promise<void> = Promise.resolve();
   private queued: Promise<void> | null = null;
   private timer: NodeJS.Timeout | null = null;
   private closed = false;
-  private budgetWarned = -Infinity;
   private readOnly = false;
   private writer!: DbWriter;
   private damage!: DamageLog;
   /** When the store last answered a query or took a bulk write, ms; undefined once released. */
   private busyAt: number | undefined;
+  private readonly upkeep: Upkeep;
 
   private constructor(
     private readonly db: Db,
@@ -105,6 +84,16 @@ export class HistoryStore implements HistorySink {
     private readonly config: Config['history'],
   ) {
     this.cache = new RowCache(db);
+    this.upkeep = new Upkeep(
+      {
+        records: () => this.byTopic.values(),
+        cache: this.cache,
+        loadSafely: (rows, verify) => this.loadSafely(rows, verify),
+        usedBytes: () => this.usedBytes(),
+      },
+      config,
+      clock,
+    );
   }
 
   /** Applies the history migrations, loads what is known about topics and rows, replays the journal. */
@@ -127,11 +116,7 @@ export class HistoryStore implements HistorySink {
 
   private async load(): Promise<void> {
     const loaded = await loadHistory(this.db, this.readOnly);
-    for (const rec of loaded.records) {
-      this.byTopic.set(rec.topic, rec);
-      this.byId.set(rec.id, rec);
-    }
-    this.nextId = loaded.nextId;
+    this.byTopic.loaded(loaded.records, loaded.nextId);
     // Replayed slots are saved already; the next commit writes the journal afresh anyway.
     this.journalReset = loaded.journalReplayed;
     this.damage.loaded(loaded.quarantined, loaded.problems);
@@ -144,7 +129,7 @@ export class HistoryStore implements HistorySink {
 
   /** Sets a damaged row aside (see DamageLog.setAside). */
   private quarantine(err: HistoryDamageError): void {
-    this.damage.setAside(err, this.byId.get(err.topicId), this.cache);
+    this.damage.setAside(err, this.byTopic.withId(err.topicId), this.cache);
   }
 
   /**
@@ -167,24 +152,7 @@ export class HistoryStore implements HistorySink {
 
   /** The store's record of a topic, created on first use; the meta is kept up to date. */
   topic(meta: StoredMeta & { topic: string }): TopicHandle {
-    const stored: StoredMeta = {
-      deviceId: meta.deviceId,
-      device: meta.device,
-      group: meta.group,
-      name: meta.name,
-      unit: meta.unit,
-    };
-    let rec = this.byTopic.get(meta.topic);
-    if (!rec) {
-      rec = new TopicRecord(this.nextId++, meta.topic, stored, 0, 0);
-      rec.dirty = true;
-      this.byTopic.set(meta.topic, rec);
-      this.byId.set(rec.id, rec);
-    } else if (!sameMeta(rec.meta, stored)) {
-      rec.meta = stored;
-      rec.dirty = true;
-    }
-    return rec;
+    return this.byTopic.ensure(meta);
   }
 
   /** What the store knows of a topic it holds history for (also after it left the registry). */
@@ -194,15 +162,7 @@ export class HistoryStore implements HistorySink {
 
   /** Unix ms of the start of the earliest row or unsaved hour of a topic: where its history begins. */
   firstTime(topic: string): number | undefined {
-    const rec = this.byTopic.get(topic);
-    if (!rec) return undefined;
-    let first = Infinity;
-    for (const tier of [10, 60] as const)
-      for (const row of rec.rows[tier].byStart.values()) first = Math.min(first, row.start);
-    // Hour rollups start at the month; they decide only when no finer rows are left.
-    if (first === Infinity) for (const row of rec.rows[3600].byStart.values()) first = Math.min(first, row.start);
-    for (const hour of rec.pending.keys()) first = Math.min(first, hour);
-    return first === Infinity ? undefined : first * 1000;
+    return this.byTopic.firstTime(topic);
   }
 
   /**
@@ -227,7 +187,7 @@ export class HistoryStore implements HistorySink {
 
   /** Every topic with history, by name. */
   topics(): string[] {
-    return [...this.byTopic.keys()].sort();
+    return this.byTopic.names();
   }
 
   /** Folds one reading into its 10-s slot. The hot path of live recording: no allocation. */
@@ -286,29 +246,13 @@ export class HistoryStore implements HistorySink {
   ): Promise<void> {
     const rec = this.topic(meta);
     for (const s of slots) {
-      for (const v of [s.sum, s.min, s.max, s.last]) {
-        const scale = scaleFor(v, rec.scale);
-        if (scale > rec.scale) rec.rescale(scale);
-      }
-      const p = POW10[rec.scale]!;
-      addPastSlot(
-        rec,
-        marks,
-        s.timeMs,
-        s.count,
-        Math.round(s.sum * p),
-        Math.round(s.min * p),
-        Math.round(s.max * p),
-        Math.round(s.last * p),
-      );
+      addImportedSlot(rec, marks, s);
       if (this.pendingHours() > BULK_FLUSH_HOURS) await this.flush();
     }
   }
 
   private pendingHours(): number {
-    let n = 0;
-    for (const rec of this.byTopic.values()) n += rec.pending.size;
-    return n;
+    return this.byTopic.pendingHours();
   }
 
   /** One page of history of a topic (with no points when the store has none for it). */
@@ -402,60 +346,12 @@ export class HistoryStore implements HistorySink {
       this.journalReset = true;
     }
     if (currentHour > this.lastMaintenanceHour) {
-      await this.maintain(today);
+      await this.upkeep.run(today);
       this.lastMaintenanceHour = currentHour;
     }
     await this.commit();
     this.cache.trim();
     await this.releaseWhenIdle();
-  }
-
-  /**
-   * Hourly upkeep: pack past months, apply retention, then the disk budget. Packing is
-   * spread over several hours when many topics have a month to pack, so a month's turn
-   * with hundreds of topics neither holds them all in memory nor writes them at once.
-   */
-  private async maintain(today: number): Promise<void> {
-    let packed = 0;
-    for (const rec of this.byTopic.values()) {
-      for (const { tier, month, rows } of monthsToRepack(rec, today)) {
-        if (packed++ >= REPACKS_PER_RUN) break;
-        if (!(await this.loadSafely(rows, false))) continue;
-        if (rows.every((r) => r.loaded && !r.deleted)) repackMonth(rec, tier, month, rows, this.cache);
-      }
-    }
-    await this.evictAll(today - this.config.retentionDays * DAY_S, today);
-    const cutoff = await this.budgetCutoff(today);
-    if (cutoff !== undefined) await this.evictAll(cutoff, today);
-  }
-
-  private async evictAll(cutoff: number, today: number): Promise<void> {
-    for (const rec of this.byTopic.values()) {
-      if (cutoff <= rec.evictedBefore) continue;
-      let rows = rowsToEvict(rec, cutoff);
-      if (!(await this.loadSafely(rows, true))) continue;
-      rows = rowsToEvict(rec, cutoff);
-      if (rows.every((r) => r.loaded)) evictBefore(rec, cutoff, rows, this.cache, today);
-    }
-  }
-
-  /**
-   * When the database is over history.diskBudgetMb, the day before which 10-s history must
-   * go, covering the excess with room to spare (the 1-min rollups that replace it take some
-   * of it back). Never today or yesterday.
-   */
-  private async budgetCutoff(today: number): Promise<number | undefined> {
-    const used = await this.usedBytes();
-    const budget = this.config.diskBudgetMb * 1024 * 1024;
-    if (used <= budget) return undefined;
-    const cutoff = oldestRowsCutoff(this.byTopic.values(), (used - budget) * 1.5, today - DAY_S);
-    if (cutoff === undefined && this.clock.now() - this.budgetWarned > 86_400_000) {
-      this.budgetWarned = this.clock.now();
-      log.warn(
-        `the database uses ${(used / 1048576).toFixed(1)} MB, over history.diskBudgetMb (${this.config.diskBudgetMb}), and no 10-s history is left to delete; raise the budget`,
-      );
-    }
-    return cutoff;
   }
 
   /**
@@ -478,38 +374,17 @@ export class HistoryStore implements HistorySink {
     return r?.used ?? 0;
   }
 
+  /** Writes what changed (see commitChanges); on failure all of it, the journal in full, waits for the next flush. */
   private async commit(): Promise<void> {
-    const topics = [...this.byTopic.values()].filter((t) => t.dirty);
-    const deleted = this.cache.deleted;
-    this.cache.deleted = [];
-    const rows = [...this.cache.dirty];
     const reset = this.journalReset;
-    const journal = journalPayload(this.byTopic.values(), reset);
-    const quarantined = this.damage.takePending();
-    if (
-      topics.length === 0 &&
-      deleted.length === 0 &&
-      rows.length === 0 &&
-      !reset &&
-      journal === null &&
-      quarantined.length === 0
-    )
-      return;
-    for (const t of topics) t.dirty = false;
     try {
-      const batch = { topics, quarantined, deleted, rows, reset, journal };
-      await this.writer.run('history', () => writeBatch(this.db, batch, this.clock.now()));
+      const changes = { records: this.byTopic.values(), cache: this.cache, damage: this.damage, reset };
+      await commitChanges(changes, (batch) =>
+        this.writer.run('history', () => writeBatch(this.db, batch, this.clock.now())),
+      );
     } catch (err) {
-      // Nothing was written: try it all again at the next flush, with the journal in full.
-      for (const t of topics) t.dirty = true;
-      this.cache.deleted.unshift(...deleted);
-      this.damage.putBack(quarantined);
       this.journalReset = true;
       throw err;
-    }
-    for (const row of rows) {
-      row.dirty = false;
-      this.cache.dirty.delete(row);
     }
     if (reset) this.journalReset = false;
   }

@@ -1,6 +1,6 @@
 import { collectDefaultMetrics, Gauge, Registry } from 'prom-client';
 import type { ResetPeriod } from '../energy/kwh-totals.js';
-import type { InstanceState, InstanceStatus } from '../plugins/host.js';
+import type { InstanceState, InstanceStatus } from '../plugins/host/host.js';
 import type { TopicRegistry } from '../topics/registry.js';
 
 /** Where the figures come from; everything is read at scrape time, nothing is kept here. */

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { formatZodError } from '@heliograph/plugins-sdk';
-import type { DiscoveryOverride } from './discovery.js';
+import type { DiscoveryOverride } from './topic-meta.js';
 
 const overrideSchema = z.object({
   deviceClass: z

@@ -1,5 +1,7 @@
 import type { TopicDiscovery } from '@heliograph/plugins-sdk';
-import type { TopicMeta } from './registry.js';
+import type { TopicMeta } from './topic-meta.js';
+
+export type { DiscoveryOverride, StateClass } from './topic-meta.js';
 
 /**
  * Discovery fields: what the Home Assistant integration (and the other official clients)
@@ -11,20 +13,11 @@ import type { TopicMeta } from './registry.js';
 
 export type Platform = 'sensor' | 'number' | 'select' | 'switch' | 'binary_sensor';
 
-/** Home Assistant's state classes. */
-export type StateClass = 'measurement' | 'total' | 'total_increasing';
-
 /**
  * The discovery fields of one topic. The SDK defines them (integration plugins read them
  * through `ctx.integration.definitions()`); the core derives them here.
  */
 export type DiscoveryFields = TopicDiscovery;
-
-/** A declaration's own classes. A key left out keeps the derived class; `null` means none. */
-export interface DiscoveryOverride {
-  deviceClass?: string | null;
-  stateClass?: StateClass | null;
-}
 
 /** Units and the device class Home Assistant files them under. */
 const DEVICE_CLASS_BY_UNIT: Readonly<Record<string, string>> = {

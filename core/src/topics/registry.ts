@@ -4,38 +4,11 @@ import type { Clock } from '../clock.js';
 import { inject, injectable } from '../container/di.js';
 import { CLOCK } from '../container/tokens.js';
 import { SafeEmitter } from '../events.js';
-import type { DeviceFields } from './device.js';
-import { discoveryFields, type DiscoveryOverride } from './discovery.js';
+import { discoveryFields } from './discovery.js';
 import { compileGlob, type GlobMatcher } from './glob.js';
+import type { TopicMeta } from './topic-meta.js';
 
-export type Group = 'Status' | 'Settings' | 'Info';
-
-/** What a client may write: options (a switch too, as `[on, off]`) or a numeric range. */
-export type Writable =
-  { options: readonly string[]; switch?: { on: string; off: string } } | { min: number; max: number; step: number };
-
-/** What a topic is: everything but its value. */
-export interface TopicMeta {
-  /** `inverter_1/pv_power` */
-  topic: string;
-  /** Device id, the topic's prefix: `inverter_1`, `total`, `weather`. */
-  deviceId: string;
-  /** Device category as clients group by it: `inverters`, `totals` (see topics/device.ts). */
-  device: DeviceFields['device'];
-  /** 0-based index of the device among its kind; null for `total`, `weather`, ... */
-  number: number | null;
-  group: Group;
-  name: string;
-  unit: string;
-  type: 'number' | 'string' | 'boolean';
-  /** Recorded in history. */
-  recorded: boolean;
-  writable?: Writable;
-  /** Home Assistant classes the plugin declared, replacing the ones derived from the unit. */
-  discovery?: DiscoveryOverride;
-  /** What the device says it is (manufacturer, model...): never nulled by staleness or unavailability. */
-  identity?: boolean;
-}
+export type { Group, TopicMeta, Writable } from './topic-meta.js';
 
 /** A topic and its current reading. Owned by the registry; read, never mutate. */
 export interface TopicState {

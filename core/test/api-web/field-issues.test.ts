@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { z } from 'zod';
 import { secret } from '@heliograph/plugins-sdk';
 import { parseBody, ValidationError } from '../../src/api/field-issues.js';
-import { hideSecrets, keepSecrets, maskSecrets, secretPaths } from '../../src/plugins/secrets.js';
+import { hideSecrets, keepSecrets, maskSecrets, secretPaths } from '../../src/plugins/instances/secrets.js';
 
 const schema = z.strictObject({
   pollIntervalMs: z.number().int().min(1000),

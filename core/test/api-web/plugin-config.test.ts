@@ -1,7 +1,7 @@
 import { test, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
-import { loadPluginsFile } from '../../src/plugins/instances.js';
+import { loadPluginsFile } from '../../src/plugins/instances/instances.js';
 import { tempDir } from '../helpers/tmp.js';
 import { basic, PASSWORD, startWebServer } from './harness.js';
 

@@ -14,7 +14,7 @@ import {
   runInScope,
   scopedContext,
   type PluginScope,
-} from '../../src/plugins/containment.js';
+} from '../../src/plugins/isolation/containment.js';
 
 /** What attribution says for a failure raised in a later timer: whose is it? */
 function ownerOfLaterFailure(): Promise<PluginScope | undefined> {

@@ -2,7 +2,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { deviceFromId, manifestSchema } from '@heliograph/plugins-sdk';
-import { instanceSchema } from '../../src/plugins/instances.js';
+import { instanceSchema } from '../../src/plugins/instances/instances.js';
 import { deviceFields } from '../../src/topics/device.js';
 
 test('device ids are <kind>_<N>: inverters, batteries and kinds of a plugin of its own', () => {

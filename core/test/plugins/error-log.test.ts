@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { Logger } from '../../src/log.js';
-import { ErrorLog } from '../../src/plugins/error-log.js';
+import { ErrorLog } from '../../src/plugins/host/error-log.js';
 
 /** A logger that keeps its error lines. */
 function collecting(): { log: Logger; lines: string[] } {

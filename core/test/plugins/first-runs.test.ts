@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { PluginContext } from '@heliograph/plugins-sdk';
-import { FirstRuns } from '../../src/plugins/first-runs.js';
+import { FirstRuns } from '../../src/plugins/host/first-runs.js';
 
 /** A context whose scheduler only records what was scheduled. */
 function fakeContext() {

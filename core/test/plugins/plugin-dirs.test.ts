@@ -5,8 +5,8 @@ import assert from 'node:assert/strict';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { ConfigError } from '../../src/config/load.js';
-import { discoverPlugins, SDK_VERSION } from '../../src/plugins/discovery.js';
-import { withPluginDirs } from '../../src/plugins/plugin-dirs.js';
+import { discoverPlugins, SDK_VERSION } from '../../src/plugins/discovery/discovery.js';
+import { withPluginDirs } from '../../src/plugins/discovery/plugin-dirs.js';
 import { pluginRoot } from '../helpers/plugins.js';
 import { tempDir } from '../helpers/tmp.js';
 

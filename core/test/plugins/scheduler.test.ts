@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { ManualClock } from '../../src/clock.js';
-import { PluginScheduler } from '../../src/plugins/scheduler.js';
+import { PluginScheduler } from '../../src/plugins/scheduling/scheduler.js';
 
 test('a daily job without times is refused rather than run over and over', () => {
   const abort = new AbortController();

@@ -9,7 +9,7 @@ import { migrate, openDatabase } from '../../src/db.js';
 import { authMigrations } from '../../src/auth/service.js';
 import { auditMigrations } from '../../src/writes/audit.js';
 import { energyMigrations } from '../../src/energy/kwh-totals.js';
-import { pluginStoreMigrations } from '../../src/plugins/plugin-store.js';
+import { pluginStoreMigrations } from '../../src/plugins/context/plugin-store.js';
 import { openCoreDatabase } from '../../src/history/open.js';
 import { KNOWN_MIGRATIONS, NewerSchemaError } from '../../src/schema.js';
 import { tempDir } from '../helpers/tmp.js';

@@ -3,7 +3,7 @@
  * table, sorted by address, join the current request while it stays within `maxCount`
  * registers, skips at most `maxGap` unneeded registers, and spans no unreadable range.
  */
-import type { RegisterEntry } from './register-map.js';
+import type { RegisterEntry } from './register-entries.js';
 import { registerCount } from './register-values.js';
 
 /**

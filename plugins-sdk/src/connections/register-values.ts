@@ -3,7 +3,7 @@
  * float types with their word order, ASCII strings, scale, offset, sign and options.
  */
 import type { MetricValue } from '../context.js';
-import type { DerivedEntry, RegisterEntry } from './register-map.js';
+import type { DerivedEntry, RegisterEntry } from './register-entries.js';
 
 /** Registers a value of `entry` occupies. */
 export function registerCount(entry: RegisterEntry): number {

@@ -1,3 +1,4 @@
+/* eslint-disable max-lines-per-function -- the plugin's setup (or its model's step) in one closure, as written before the limit */
 /**
  * Octopus Energy Agile (UK): half-hourly import prices and, unless `exportProduct` is null,
  * Agile Outgoing export prices of the customer's region, in GBP per kWh, VAT included.

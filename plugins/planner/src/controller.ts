@@ -8,9 +8,10 @@ import type { PluginContext, SiteWrite } from '@heliograph/plugins-sdk';
 import type { PlannerConfig, PlannerMode } from './config.js';
 import { type Inputs, readInputs } from './inputs.js';
 import { forecastLoad, LocalCalendar } from './load-forecast.js';
-import { loadSolver, type PlanParams } from './lp.js';
+import type { PlanParams } from './lp.js';
 import { clockTime, type SlotAction } from './modes.js';
-import { makePlan, type Plan, QUARTER_MS, savingOver } from './plan.js';
+import { type Plan, QUARTER_MS, savingOver } from './plan.js';
+import { PlanSolver } from './solver.js';
 
 const HOUR = 3_600_000;
 const LABEL = { normal: 'Normal', hold: 'Hold', charge: 'Charge', discharge: 'Discharge' } as const;
@@ -35,6 +36,8 @@ export class Controller {
   private savedToday = { day: -1, amount: 0, lastSlot: -1 };
   private readonly calendar: LocalCalendar;
   private running: Promise<void> = Promise.resolve();
+  /** HiGHS in a process of its own, released when idle (see solver.ts). */
+  private readonly solver = new PlanSolver();
 
   constructor(
     private readonly ctx: PluginContext,
@@ -68,6 +71,7 @@ export class Controller {
   /** The planner stops: in active mode the battery goes back to Normal. */
   async stop(): Promise<void> {
     await this.running;
+    await this.solver.close();
     if (this.mode === 'active' && this.device) await this.writeNormal(this.device, 'the planner stopped');
   }
 
@@ -120,7 +124,6 @@ export class Controller {
   }
 
   private async replan(inputs: Inputs, now: number, why: string): Promise<void> {
-    const highs = await loadSolver();
     const load = await this.loadForecast(now);
     const c = this.config;
     // Without a Discharge mode (an off-grid inverter) the battery still feeds the load in
@@ -139,7 +142,7 @@ export class Controller {
       exportAllowed: c.exportAllowed && !offGrid,
     };
     try {
-      this.plan = makePlan(highs, {
+      this.plan = await this.solver.plan({
         now,
         params,
         prices: inputs.prices,

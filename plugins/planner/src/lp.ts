@@ -11,11 +11,7 @@
  *   minimise: sum h * (importPrice * import - exportPrice * export + cycleCost * discharge)
  *             - terminalValue * soc[T-1]
  */
-import highsModule, { type Highs } from 'highs';
-
-// The package's one declaration file is typed as CommonJS, while Node loads its ES module
-// build here, whose default export is the loader itself.
-const loadHighs = highsModule as unknown as () => Promise<Highs>;
+import type { Highs } from 'highs';
 
 /** The battery and grid as the plan sees them. */
 export interface PlanParams {
@@ -84,9 +80,15 @@ const SOC = 5;
 
 let highsPromise: Promise<Highs> | undefined;
 
-/** Loads the solver once per process (about 50 ms; the module is shared by every plan). */
+/**
+ * Loads the solver once per process (about 50 ms; the module is shared by every plan). The
+ * package itself is imported here, not at the top: a process that only reads plans (the
+ * service, see solver.ts) never loads it.
+ */
 export function loadSolver(): Promise<Highs> {
-  highsPromise ??= loadHighs();
+  // The package's one declaration file is typed as CommonJS, while Node loads its ES module
+  // build here, whose default export is the loader itself.
+  highsPromise ??= import('highs').then((highs) => (highs.default as unknown as () => Promise<Highs>)());
   return highsPromise;
 }
 

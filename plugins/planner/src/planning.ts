@@ -4,4 +4,5 @@ export * from './load-forecast.js';
 export * from './lp.js';
 export * from './modes.js';
 export * from './plan.js';
+export * from './solver.js';
 export * from './year.js';

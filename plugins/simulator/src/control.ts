@@ -5,10 +5,18 @@
  */
 import type { BatteryCommand, BatteryLimits } from '@heliograph/plugins-sdk';
 import { clamp } from './random.js';
-import type { SiteModel } from './site.js';
+
+/** Identical batteries forming one bank; count 0 means no battery. */
+export interface BatteryBank {
+  count: number;
+  capacityWh: number;
+  maxChargeW: number;
+  maxDischargeW: number;
+  reserveSoc: number;
+}
 
 /** The bank's limits as the capability declares them; null without a battery. */
-export function bankLimits(model: SiteModel): BatteryLimits | null {
+export function bankLimits(model: { battery: BatteryBank }): BatteryLimits | null {
   const bank = model.battery;
   if (bank.count === 0) return null;
   return {

@@ -1,3 +1,4 @@
+/* eslint-disable max-lines-per-function -- the plugin's setup (or its model's step) in one closure, as written before the limit */
 /**
  * The simulator: the embedded default plugin. It simulates a site with as many inverters and
  * batteries as plugins.json assigns it, following the sun at the site's coordinates, plus a

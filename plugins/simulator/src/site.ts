@@ -1,10 +1,11 @@
+/* eslint-disable max-lines-per-function -- the plugin's setup (or its model's step) in one closure, as written before the limit */
 /**
  * The simulated site and its time step. `step` is pure: (model, state, dt, settings) ->
  * (state, readings); the live poll, the backfill and the tests all drive the same function.
  */
 import type { BatteryCommand } from '@heliograph/plugins-sdk';
 import { openCircuitVoltage, terminalVoltage } from './battery.js';
-import { commandedPower } from './control.js';
+import { commandedPower, type BatteryBank } from './control.js';
 import type { HouseholdLoad } from './load.js';
 import { clamp, roundTo } from './random.js';
 import { clearSkyTiltedIrradiance, type PanelOrientation, pvYieldPerPeakWatt, sunVector } from './sun.js';
@@ -28,7 +29,7 @@ export interface SiteModel {
   /** `share` splits the site load and the battery's limits between inverters; shares sum to 1. */
   inverters: ReadonlyArray<{ peakW: number; share: number }>;
   /** Identical batteries forming one bank; count 0 means no battery. */
-  battery: { count: number; capacityWh: number; maxChargeW: number; maxDischargeW: number; reserveSoc: number };
+  battery: BatteryBank;
 }
 
 export interface SiteState {

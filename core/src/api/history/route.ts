@@ -4,7 +4,7 @@ import type { Clock } from '../../clock.js';
 import { AGGS, isAgg, parseGroupBy } from '../../history/params.js';
 import type { HistoryStore } from '../../history/store.js';
 import { formatUtc } from '../../rfc3339.js';
-import { BATTERY_TOPIC, isRecorded, type StoredMeta } from '../../history/topic-record.js';
+import { recordedMeta } from '../../history/recorded-meta.js';
 import { deviceFieldsOfTopic } from '../../topics/device.js';
 import { isGlob, MAX_TOPIC_LENGTH } from '../../topics/glob.js';
 import { scope } from '../../auth/scopes.js';
@@ -115,34 +115,4 @@ export function historyRoutes(deps: {
   });
 
   return router;
-}
-
-/**
- * What history knows of `topic`: the registry's declaration for a topic that exists now,
- * else the stored one. Throws the API's 404 when it is not recorded or not known.
- */
-export function recordedMeta(
-  registry: TopicRegistry,
-  store: Pick<HistoryStore, 'describe'>,
-  topic: string,
-): StoredMeta {
-  const state = registry.get(topic);
-  if (state) {
-    if (isRecorded(state.meta)) return state.meta;
-    const why = BATTERY_TOPIC.test(topic)
-      ? 'battery metrics are not recorded'
-      : state.meta.type !== 'number'
-        ? `its values are ${state.meta.type === 'string' ? 'text' : 'on/off'}, not numbers`
-        : 'its plugin declares it as not recorded';
-    throw new ApiError('HISTORY_NOT_RECORDED', `${topic} is not recorded in history: ${why}`);
-  }
-  if (BATTERY_TOPIC.test(topic))
-    throw new ApiError('HISTORY_NOT_RECORDED', `${topic} is not recorded in history: battery metrics are not recorded`);
-  const stored = store.describe(topic);
-  if (!stored)
-    throw new ApiError(
-      'TOPIC_UNKNOWN',
-      `unknown topic "${topic}": no metric has this topic and no history is kept for it (GET /api/v1/metrics lists the topics)`,
-    );
-  return stored;
 }

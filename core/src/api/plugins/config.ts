@@ -2,13 +2,13 @@ import { formatZodIssue } from '@heliograph/plugins-sdk';
 import Router from '@koa/router';
 import { z } from 'zod';
 import { errorMessage } from '../../log.js';
-import type { PluginHost } from '../../plugins/host.js';
-import type { PluginInstanceConfig } from '../../plugins/instances.js';
+import type { PluginHost } from '../../plugins/host/host.js';
+import type { PluginInstanceConfig } from '../../plugins/instances/instances.js';
 import { scope } from '../../auth/scopes.js';
 import { ApiError } from '../errors.js';
 import { auditText, type RecordChange } from '../change-audit.js';
 import { ValidationError } from '../field-issues.js';
-import { maskSecrets } from '../../plugins/secrets.js';
+import { maskSecrets } from '../../plugins/instances/secrets.js';
 import { NO_QUERY, parseQuery } from '../query.js';
 
 export const configBody = z.record(z.string(), z.unknown(), {

@@ -1,6 +1,6 @@
 import Router from '@koa/router';
 import { scope } from '../../auth/scopes.js';
-import type { InstanceStatus, PluginHost } from '../../plugins/host.js';
+import type { InstanceStatus, PluginHost } from '../../plugins/host/host.js';
 import { NO_QUERY, parseQuery } from '../query.js';
 
 /**

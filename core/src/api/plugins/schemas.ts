@@ -48,7 +48,7 @@ export const pluginConfigResponse = z.object({
 /** PUT /api/v1/plugins/:id/config: the config in force, secret values left out. */
 export const pluginConfigValues = z.record(z.string(), z.unknown());
 
-/** One plugin GET /api/v1/plugins/installed offers to add (plugins/installed.ts). */
+/** One plugin GET /api/v1/plugins/installed offers to add (plugins/discovery/installed.ts). */
 export const installedPlugin = z.object({
   plugin: z.string(),
   kind: z.string(),

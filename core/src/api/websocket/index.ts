@@ -1,3 +1,4 @@
+/* eslint-disable max-lines-per-function -- attachWebsocket wires the upgrade check and the hub in one closure; to split with the api/ folders */
 import Router from '@koa/router';
 import { STATUS_CODES, type IncomingMessage, type Server } from 'node:http';
 import type { Duplex } from 'node:stream';

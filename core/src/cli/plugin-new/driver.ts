@@ -3,11 +3,20 @@
  * connection (TCP, a serial port, an RS485 gateway, a Solarman logger), one setting, and the
  * emulator of the device its test runs against.
  */
-import type { Template } from './files.js';
+import type { Template } from './template.js';
 
 export function driverFiles(t: Template): Record<string, string> {
   return {
-    'src/register-map.ts': `/**
+    'src/register-map.ts': registerMapFile(t),
+    'src/index.ts': indexFile(t),
+    'src/emulator/main.ts': emulatorFile(t),
+    'test/index.test.ts': testFile(),
+  };
+}
+
+/** The register map the driver reads and the emulator serves. */
+function registerMapFile(t: Template): string {
+  return `/**
  * Where ${t.name} keeps its values. Replace the entries with your device's registers (its
  * Modbus documentation is the truth); the emulator in src/emulator/ holds the same map.
  */
@@ -30,8 +39,12 @@ export const map = defineRegisterMap({
     },
   ],
 });
-`,
-    'src/index.ts': `/**
+`;
+}
+
+/** The driver: its config, what it publishes and its one setting. */
+function indexFile(t: Template): string {
+  return `/**
  * ${t.name}: one inverter over Modbus, read with a register map on each poll. The connection
  * (tcp, serial, rtu-over-tcp, solarman) comes from the instance's config; the unit id from
  * the device's (\`{ "id": "inverter_1", "config": { "unitId": 1 } }\`, default 1).
@@ -55,8 +68,12 @@ export default definePlugin({
   // a unit that does not answer marks the inverter unavailable until it does.
   setup: (ctx, config) => pollRegisterMapInverter(ctx, config, { plugin: '${t.id}', map }),
 });
-`,
-    'src/emulator/main.ts': `/**
+`;
+}
+
+/** The emulator of the device, for the test and `heliograph emulate`. */
+function emulatorFile(t: Template): string {
+  return `/**
  * The emulator of ${t.name}, as \`heliograph emulate ${t.id} --plugin-dir .\` starts it: one
  * device on unit 1 (or \`unitId\`) behind Modbus TCP, RTU frames over TCP (a gateway; bridge
  * it to a pseudo-terminal with socat for a serial port) or a Solarman V5 logger.
@@ -101,8 +118,12 @@ export class Device implements ModbusDevice {
 export async function startEmulator(options: EmulatorOptions = {}): Promise<RunningEmulator & { device: Device }> {
   return startOneUnitEmulator(new Device(), options, transports, { defaultLoggerSerial: 2712345678 });
 }
-`,
-    'test/index.test.ts': `import { after, test } from 'node:test';
+`;
+}
+
+/** The test: the driver against its emulator, over TCP. */
+function testFile(): string {
+  return `import { after, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { startTestHost, stopTestHosts } from '@heliograph/plugins-sdk/testing';
 import plugin from '../src/index.js';
@@ -129,6 +150,5 @@ test('writes a setting to the device, which keeps it', async () => {
   assert.equal(emulator.device.registers[10], 80);
   await assert.rejects(host.write('inverter_1/max_charge_current', '150'), /not allowed/);
 });
-`,
-  };
+`;
 }

@@ -5,22 +5,10 @@
  */
 import { driverFiles } from './driver.js';
 import { forecastFiles, integrationFiles, pricesFiles } from './services.js';
+import type { Template } from './template.js';
 
 export const KINDS = ['driver', 'prices', 'forecast', 'integration'] as const;
 export type NewPluginKind = (typeof KINDS)[number];
-
-/** What every template is filled with. */
-export interface Template {
-  id: string;
-  /** The manifest's kind (a driver is an `inverter` plugin). */
-  kind: 'inverter' | 'prices' | 'forecast' | 'integration';
-  /** Shown in the settings page: the id in words (`acme-meter` → `Acme meter`). */
-  name: string;
-  /** The SDK version range the package depends on. */
-  sdkRange: string;
-  /** The TypeScript range the SDK's types are built for. */
-  typescriptRange: string;
-}
 
 /** Every file of the new package by its path inside it. */
 export function pluginFiles(

@@ -2,7 +2,7 @@
  * The files of a new price provider, forecast provider or integration: each talks to a web
  * service through ctx.http, and its test runs it against a fake of that service.
  */
-import type { Template } from './files.js';
+import type { Template } from './template.js';
 
 const testHead = (t: Template) => `import { after, test } from 'node:test';
 import assert from 'node:assert/strict';

@@ -24,13 +24,13 @@ import { AuditLog, auditMigrations } from '../../writes/audit.js';
 import { DbWriter } from '../../db-writer.js';
 import { WriteRateLimiter } from '../../writes/rate-limit.js';
 import { WRITE_TIMEOUT_MS, WriteService } from '../../writes/service.js';
-import { isConfigError } from '../config-checks.js';
-import { ContextBuilder, type ContextServices, type PluginInstanceScope } from '../context.js';
-import type { DiscoveredPlugin } from '../discovery.js';
-import { PluginHost } from '../host.js';
-import type { PluginInstanceConfig } from '../instances.js';
-import { createHttpClient } from '../http-client.js';
-import { pluginStore, pluginStoreMigrations } from '../plugin-store.js';
+import { isConfigError } from '../instances/config-checks.js';
+import { ContextBuilder, type ContextServices, type PluginInstanceScope } from '../context/context.js';
+import type { DiscoveredPlugin } from '../discovery/discovery.js';
+import { PluginHost, type InstanceStatus } from '../host/host.js';
+import type { PluginInstanceConfig } from '../instances/instances.js';
+import { createHttpClient } from '../context/http-client.js';
+import { pluginStore, pluginStoreMigrations } from '../context/plugin-store.js';
 import { OnDemandJobs } from './on-demand-jobs.js';
 import { Recording } from './recording.js';
 
@@ -58,42 +58,9 @@ class ObservedContextBuilder extends ContextBuilder {
 export async function startPluginHarness<S extends z.ZodType>(options: TestHostOptions<S>): Promise<TestHost> {
   const plugin = options.plugin as unknown as PluginDefinition;
   const instanceId = options.instanceId ?? plugin.id;
-  const clock = new ManualClock(options.now ?? Date.now());
-  const db = await openDatabase(':memory:');
-  await migrate(db, [...auditMigrations, ...pluginStoreMigrations]);
-  const recording = new Recording(options.store ?? {});
-  const initial = pluginStore(db, instanceId);
-  for (const [key, value] of recording.store) await initial.set(key, value);
-
-  const registry = new TopicRegistry(clock);
-  const audit = new AuditLog(db, clock, new DbWriter(() => clock.now()));
-  // A plugin under test has no clients to hold back: no rate limit on its writes.
-  const writes = new WriteService(registry, audit, clock, WRITE_TIMEOUT_MS, new WriteRateLimiter(clock, Infinity));
-  const site = { timeZone: 'UTC', latitude: 52.52, longitude: 13.405, temperatureUnit: 'C' as const, ...options.site };
-  const forecastStore = new ForecastStore({ registry, clock, temperatureUnit: site.temperatureUnit });
-  const book = new PriceBook({ clock, timeZone: site.timeZone, multiplier: 1, offset: 0 });
-  const jobs = new OnDemandJobs();
-  const base: ContextServices = {
-    clock,
-    db,
-    registry,
-    writes,
-    site,
-    history: recording.history,
-    forecast: forecastStore,
-    prices: book,
-    reads: { prices: book, forecast: forecastStore, history: recording.historyReader(registry) },
-    logger: () => recording.logger,
-    httpRetryDelayMs: options.httpRetryDelayMs,
-  };
-  // The plugin under test: what it publishes is recorded, its jobs run when the test says.
-  const services: ContextServices = {
-    ...base,
-    forecast: recording.forecastSink(forecastStore),
-    prices: recording.priceSink(book),
-    jobs: (signal, reporter) => jobs.bind(signal, reporter),
-  };
-  const companions = (options.companions ?? []).map((c) => companionOf(c, base));
+  const core = await openCore(options, instanceId);
+  const { recording, services, audit, db } = core;
+  const companions = (options.companions ?? []).map((c) => companionOf(c, core.base));
 
   const discovered = new Map<string, DiscoveredPlugin>();
   for (const p of [...companions, { plugin, options }])
@@ -150,11 +117,63 @@ export async function startPluginHarness<S extends z.ZodType>(options: TestHostO
     await stop();
     throw new Error(`companion ${failed.id} (${failed.plugin}) did not start: ${failed.last_error}`);
   }
-  const started = ctx;
   const deviceIds = new Set(entry.devices.map((d) => (typeof d === 'string' ? d : d.id)));
+  return testHostOf({ ctx, core, deviceIds, status: () => statusOf(instanceId), companions, stop });
+}
 
+/** The core services a harness runs its plugins on: in memory, on a manual clock. */
+async function openCore(options: TestHostOptions<z.ZodType>, instanceId: string) {
+  const clock = new ManualClock(options.now ?? Date.now());
+  const db = await openDatabase(':memory:');
+  await migrate(db, [...auditMigrations, ...pluginStoreMigrations]);
+  const recording = new Recording(options.store ?? {});
+  const initial = pluginStore(db, instanceId);
+  for (const [key, value] of recording.store) await initial.set(key, value);
+
+  const registry = new TopicRegistry(clock);
+  const audit = new AuditLog(db, clock, new DbWriter(() => clock.now()));
+  // A plugin under test has no clients to hold back: no rate limit on its writes.
+  const writes = new WriteService(registry, audit, clock, WRITE_TIMEOUT_MS, new WriteRateLimiter(clock, Infinity));
+  const site = { timeZone: 'UTC', latitude: 52.52, longitude: 13.405, temperatureUnit: 'C' as const, ...options.site };
+  const forecastStore = new ForecastStore({ registry, clock, temperatureUnit: site.temperatureUnit });
+  const book = new PriceBook({ clock, timeZone: site.timeZone, multiplier: 1, offset: 0 });
+  const jobs = new OnDemandJobs();
+  const base: ContextServices = {
+    clock,
+    db,
+    registry,
+    writes,
+    site,
+    history: recording.history,
+    forecast: forecastStore,
+    prices: book,
+    reads: { prices: book, forecast: forecastStore, history: recording.historyReader(registry) },
+    logger: () => recording.logger,
+    httpRetryDelayMs: options.httpRetryDelayMs,
+  };
+  // The plugin under test: what it publishes is recorded, its jobs run when the test says.
+  const services: ContextServices = {
+    ...base,
+    forecast: recording.forecastSink(forecastStore),
+    prices: recording.priceSink(book),
+    jobs: (signal, reporter) => jobs.bind(signal, reporter),
+  };
+  return { clock, db, recording, registry, audit, writes, jobs, base, services };
+}
+
+/** What the test sees of the started plugin (see the SDK's TestHost). */
+function testHostOf(started: {
+  ctx: PluginContext;
+  core: Awaited<ReturnType<typeof openCore>>;
+  deviceIds: Set<string>;
+  status: () => InstanceStatus;
+  companions: ReadonlyArray<ReturnType<typeof companionOf>>;
+  stop: () => Promise<void>;
+}): TestHost {
+  const { core, deviceIds, status, companions } = started;
+  const { recording, registry, clock, jobs, writes } = core;
   return {
-    ctx: started,
+    ctx: started.ctx,
     declarations: recording.declarations,
     get values() {
       const values = new Map<string, MetricValue>();
@@ -169,15 +188,13 @@ export async function startPluginHarness<S extends z.ZodType>(options: TestHostO
     store: recording.store,
     logs: recording.logs,
     get status() {
-      return statusOf(instanceId);
+      return status();
     },
     get identities() {
-      return new Map(statusOf(instanceId).device_status.map((d) => [d.id, d.identity]));
+      return new Map(status().device_status.map((d) => [d.id, d.identity]));
     },
     get availability() {
-      return new Map(
-        statusOf(instanceId).device_status.map((d) => [d.id, { available: d.available, reason: d.reason }]),
-      );
+      return new Map(status().device_status.map((d) => [d.id, { available: d.available, reason: d.reason }]));
     },
     value(topic) {
       const state = registry.get(topic);
@@ -196,7 +213,7 @@ export async function startPluginHarness<S extends z.ZodType>(options: TestHostO
       clock.advance(ms);
       registry.checkStale();
     },
-    stop,
+    stop: started.stop,
   };
 }
 

@@ -7,7 +7,7 @@ import {
   type EveryOptions,
   type JobReporter,
   type JobScheduler,
-} from '../scheduler.js';
+} from '../scheduling/scheduler.js';
 
 /**
  * The plugin harness's scheduler: jobs are kept, checked as the server's scheduler checks

@@ -8,11 +8,11 @@ import type { DeviceDeclaration, ForecastRun, PluginContext } from '@heliograph/
 import type { RecordedPrices } from '@heliograph/plugins-sdk/testing';
 import type { Logger } from '../../log.js';
 import type { Agg } from '../../history/slots.js';
-import { recordedMeta } from '../../api/history/route.js';
+import { recordedMeta } from '../../history/recorded-meta.js';
 import { metaFromTopic } from '../../history/topic-record.js';
 import type { TopicRegistry } from '../../topics/registry.js';
-import type { SiteReaders } from '../site.js';
-import type { ForecastSink, HistorySink, PriceSink } from '../sinks.js';
+import type { SiteReaders } from '../context/site.js';
+import type { ForecastSink, HistorySink, PriceSink } from '../../topics/sinks.js';
 
 export class Recording {
   readonly declarations = new Map<string, DeviceDeclaration>();

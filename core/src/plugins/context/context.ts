@@ -1,0 +1,198 @@
+/*
+ * plugins/context: the `ctx` each plugin instance gets. This file builds it from the parts
+ * beside it: device topics and identity, past readings, `ctx.site`, `ctx.integration`, the
+ * plugin store, the bounded HTTP client, and the sinks into the core's stores.
+ */
+import type { Got } from 'got';
+import type { Device, Disposer, PluginContext } from '@heliograph/plugins-sdk';
+import { inject, injectable } from '../../container/di.js';
+import { createLogger } from '../../log.js';
+import { DeviceTopics } from './device-topics.js';
+import { integrationApi } from './integration.js';
+import { PastReadings } from './past-readings.js';
+import { pluginStore } from './plugin-store.js';
+import { PluginScheduler } from '../scheduling/scheduler.js';
+import { siteApi } from './site.js';
+import { HTTP_CLIENT } from '../../container/tokens.js';
+import { CONTEXT_SERVICES, PLUGIN_INSTANCE, type ContextServices, type PluginInstanceScope } from './services.js';
+
+export { CONTEXT_SERVICES, PLUGIN_INSTANCE, type ContextServices, type PluginInstanceScope };
+
+/**
+ * Builds the context of one plugin instance. Everything registered through it is undone by
+ * `dispose()`, which the host calls on stop and after a failed start. Resolved from a child
+ * container per instance start (see container/core-services.ts), where PLUGIN_INSTANCE is
+ * that instance.
+ */
+@injectable()
+export class ContextBuilder {
+  private readonly disposers: Disposer[] = [];
+  private disposed = false;
+  private forecastRegistered = false;
+  private planPublished = false;
+  private readonly log;
+  private readonly topics: DeviceTopics;
+  private readonly past: PastReadings;
+
+  private readonly instanceId: string;
+  private readonly pluginId: string;
+  private readonly devices: readonly Device[];
+  private readonly abort: AbortController;
+  private readonly reporter: PluginInstanceScope['reporter'];
+
+  constructor(
+    @inject(PLUGIN_INSTANCE) instance: PluginInstanceScope,
+    @inject(CONTEXT_SERVICES) private readonly services: ContextServices,
+    @inject(HTTP_CLIENT) private readonly createHttpClient: (signal: AbortSignal) => Got,
+  ) {
+    const { id: instanceId, devices, abort, reporter } = instance;
+    this.instanceId = instanceId;
+    this.pluginId = instance.plugin;
+    this.devices = devices;
+    this.abort = abort;
+    this.reporter = reporter;
+    this.log = (services.logger ?? createLogger)(`plugin:${instanceId}`);
+    const { registry, writes, history } = services;
+    this.topics = new DeviceTopics({
+      instanceId,
+      devices,
+      registry,
+      writes,
+      signal: abort.signal,
+      writeFailed: (m) => reporter.writeFailed(m),
+      log: this.log,
+    });
+    this.past = new PastReadings({ devices, registry, topics: this.topics, history, log: this.log });
+  }
+
+  build(): PluginContext {
+    const { services, instanceId, pluginId } = this;
+    const scheduler =
+      services.jobs?.(this.abort.signal, this.reporter) ??
+      new PluginScheduler(services.clock, this.abort.signal, this.reporter);
+    const abort = this.abort;
+    let http: Got | undefined;
+    const createHttpClient = this.createHttpClient;
+    const track = (dispose: Disposer) => this.track(dispose);
+    return {
+      instanceId,
+      log: this.log,
+      devices: this.devices,
+      site: siteApi({
+        ...services,
+        info: services.site,
+        pluginId,
+        instanceId,
+        readers: services.reads ?? {},
+        track,
+        log: this.log,
+      }),
+      topics: {
+        declare: (declaration) => track(this.topics.declare(declaration)),
+        publish: ({ device, values }) => this.topics.publish(device, values),
+        record: ({ device, readings }) => this.past.record(device, readings),
+        identify: ({ device, identity }) => this.topics.identify(device, identity),
+        markUnavailable: ({ device, reason }) => this.topics.markUnavailable(device, String(reason)),
+        markAvailable: ({ device }) => this.topics.markAvailable(device),
+        updateSetting: (update) => this.topics.updateSetting(update),
+      },
+      status: {
+        error: ({ message }) => this.reporter.statusError(String(message)),
+        ok: () => this.reporter.statusOk(),
+      },
+      scheduler: {
+        every: (job) => track(scheduler.every(job)),
+        daily: (job) => track(scheduler.daily({ ...job, timeZone: job.timeZone ?? services.site.timeZone })),
+      },
+      forecast: {
+        publish: (run) => {
+          if (!services.forecast) throw new Error('this server has no forecast store');
+          // Any plugin that publishes a forecast (the simulator's demo one, say) is a source;
+          // one that publishes only a plan (the planner) is not, and its plan goes with it.
+          if (Object.keys(run.series).length > 0) this.registerForecastSource();
+          if (run.plan && !this.planPublished) {
+            this.planPublished = true;
+            const sink = services.forecast;
+            this.track(() => sink.dropPlans(instanceId));
+          }
+          services.forecast.publish(instanceId, run);
+        },
+      },
+      prices: {
+        declare: (args) => {
+          if (!services.prices) throw new Error('this server has no price book');
+          return track(services.prices.declare(instanceId, args));
+        },
+        publish: (schedule) => {
+          if (!services.prices) throw new Error('this server has no price book');
+          services.prices.publish(instanceId, schedule);
+        },
+      },
+      integration: integrationApi({
+        ...services,
+        instanceId,
+        pluginId,
+        services: services.integration,
+        track,
+        log: this.log,
+      }),
+      get http() {
+        return (http ??= createHttpClient(abort.signal));
+      },
+      store: pluginStore(services.db, instanceId, services.writer),
+      signal: this.abort.signal,
+      now: () => services.clock.now(),
+    };
+  }
+
+  /** Per device of the instance: whether it answers, and what it says it is. */
+  deviceStatus(deviceId: string): ReturnType<DeviceTopics['deviceStatus']> {
+    return this.topics.deviceStatus(deviceId);
+  }
+
+  /**
+   * Registers the instance as a forecast source: at start for forecast plugins (so the API
+   * can tell "not fetched yet" from "no forecast plugin"), at the first publish for others.
+   */
+  registerForecastSource(): void {
+    if (this.forecastRegistered || !this.services.forecast) return;
+    this.forecastRegistered = true;
+    this.track(this.services.forecast.register(this.instanceId));
+  }
+
+  /**
+   * The cleanup a plugin's setup returned: run at dispose after every registration is
+   * undone, or at once when the instance was stopped before its setup finished.
+   */
+  setCleanup(cleanup: Disposer): void {
+    if (this.disposed) this.runDisposer(cleanup);
+    else this.disposers.unshift(cleanup);
+  }
+
+  /** Undoes every registration, newest first. Later registrations are undone as they come. */
+  dispose(): void {
+    this.disposed = true;
+    for (const dispose of this.disposers.splice(0).reverse()) this.runDisposer(dispose);
+    this.topics.clear();
+    this.forecastRegistered = false;
+  }
+
+  /**
+   * Keeps a registration's disposer for {@link dispose}. A setup still running when its
+   * instance was stopped must not leave topics, jobs or handlers behind, so a registration
+   * made after dispose is undone at once.
+   */
+  private track(dispose: Disposer): Disposer {
+    if (this.disposed) this.runDisposer(dispose);
+    else this.disposers.push(dispose);
+    return dispose;
+  }
+
+  private runDisposer(dispose: Disposer): void {
+    try {
+      dispose();
+    } catch (err) {
+      this.log.warn('a disposer threw', { err });
+    }
+  }
+}

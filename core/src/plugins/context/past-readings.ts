@@ -1,0 +1,67 @@
+import type { Device } from '@heliograph/plugins-sdk';
+import type { Logger } from '../../log.js';
+import type { TopicMeta, TopicRegistry } from '../../topics/registry.js';
+import { PastTotals } from '../../topics/power-totals.js';
+import type { DeviceTopics } from './device-topics.js';
+import type { HistorySink } from '../../topics/sinks.js';
+
+type Readings = Array<{ time: number; values: Record<string, number> }>;
+
+export interface PastReadingsOptions {
+  devices: readonly Device[];
+  registry: TopicRegistry;
+  topics: DeviceTopics;
+  history?: HistorySink;
+  log: Logger;
+}
+
+/**
+ * `ctx.topics.record`: past readings of declared metrics written straight into history,
+ * with the total/* series they complete when this instance drives every inverter.
+ */
+export class PastReadings {
+  private pastTotals: PastTotals | undefined;
+  private warnedPartialTotals = false;
+
+  constructor(private readonly options: PastReadingsOptions) {}
+
+  async record(deviceId: string, readings: Readings): Promise<void> {
+    const { history, topics } = this.options;
+    if (!history) return;
+    const byName = topics.declaredOf(deviceId, 'record');
+    const series = new Map<TopicMeta, Array<readonly [number, number]>>();
+    for (const reading of readings) {
+      for (const name in reading.values) {
+        const state = byName.get(name);
+        if (!state) {
+          topics.warnUnknown(`${deviceId}/${name}`);
+          continue;
+        }
+        if (!state.meta.recorded) continue;
+        let list = series.get(state.meta);
+        if (!list) series.set(state.meta, (list = []));
+        list.push([reading.time, reading.values[name]!]);
+      }
+    }
+    // One write for the device's topics and the totals they complete, not one per topic.
+    await history.recordPastSeries([...series, ...this.pastTotalsOf(deviceId, readings)]);
+  }
+
+  /** The total/* series that past readings complete; none while other instances drive inverters too. */
+  private pastTotalsOf(deviceId: string, readings: Readings): Array<[TopicMeta, Array<[number, number]>]> {
+    const { devices, registry, log } = this.options;
+    this.pastTotals ??= new PastTotals(
+      registry,
+      devices.filter((d) => d.kind === 'inverter').map((d) => d.id),
+    );
+    if (!this.pastTotals.coversAllInverters()) {
+      if (!this.warnedPartialTotals)
+        log.info(
+          'past readings recorded without totals: other instances drive inverters too, so past total/* values would be partial',
+        );
+      this.warnedPartialTotals = true;
+      return [];
+    }
+    return this.pastTotals.add(deviceId, readings);
+  }
+}

@@ -1,0 +1,127 @@
+/*
+ * The messages between a plugin's worker process and the host-side context that serves it.
+ * The worker holds the plugin's functions (job runs, write handlers) under numeric ids; the
+ * host holds the registrations (topics, jobs, prices) and calls back by id. Messages from
+ * the worker are checked with these schemas: the worker runs code the core does not trust.
+ */
+import type { DeviceKind, MetricValue, SiteWrite } from '@heliograph/plugins-sdk';
+import { z } from 'zod';
+import { ctxMethodNames } from '../../context/methods.js';
+
+const id = z.number().int().nonnegative();
+const record = z.record(z.string(), z.unknown());
+
+/** A device declaration with each setting's write handler replaced by the id it is held under. */
+export const workerDeclarationSchema = z.object({
+  device: z.string(),
+  metrics: z.array(record.and(z.object({ name: z.string(), displayName: z.string() }))),
+  settings: z.array(record.and(z.object({ name: z.string(), displayName: z.string(), writeId: id }))).optional(),
+  pollIntervalMs: z.number().optional(),
+  identity: record.optional(),
+});
+
+/** An error's name and a refusal's answer travel with its message, so the host tells them apart. */
+const errorFields = { error: z.string().optional(), errorName: z.string().optional(), answer: z.string().optional() };
+
+export const jobScheduleSchema = z.discriminatedUnion('kind', [
+  z.object({ kind: z.literal('every'), name: z.string(), intervalMs: z.number(), immediate: z.boolean().optional() }),
+  z.object({ kind: z.literal('daily'), name: z.string(), times: z.array(z.string()), timeZone: z.string().optional() }),
+]);
+
+/** What a worker sends. `call` numbers a request that expects a `reply`. */
+export const fromWorkerSchema = z.discriminatedUnion('type', [
+  z.object({ type: z.literal('setup-done'), ok: z.boolean(), ...errorFields }),
+  z.object({ type: z.literal('pong') }),
+  /** Something nobody handled escaped the plugin; the process exits right after. */
+  z.object({ type: z.literal('crashed'), ...errorFields }),
+  z.object({
+    type: z.literal('log'),
+    level: z.enum(['debug', 'info', 'warn', 'error']),
+    message: z.string(),
+    fields: record.optional(),
+  }),
+  z.object({ type: z.literal('declare'), id, declaration: workerDeclarationSchema }),
+  z.object({ type: z.literal('schedule'), id, job: jobScheduleSchema }),
+  z.object({
+    type: z.literal('prices-declare'),
+    id,
+    args: z.object({
+      provider: z.string(),
+      currency: z.string().optional(),
+      scheduleType: z.enum(['pricing', 'import_export_pricing', 'none']),
+      demo: z.boolean().optional(),
+    }),
+  }),
+  z.object({ type: z.literal('dispose'), id }),
+  z.object({ type: z.literal('http-timeout'), message: z.string() }),
+  /**
+   * A method of the context as context/methods.ts describes it; `call` when the worker waits for
+   * the answer. Its arguments are checked against the method's own schema when it is applied.
+   */
+  z.object({ type: z.literal('ctx'), method: z.enum(ctxMethodNames), args: z.array(z.unknown()), call: id.optional() }),
+  /** `ctx.site.subscribe` / `onWrite`, held under `id`: the host sends `site-values` / `site-write` for it. */
+  z.object({ type: z.literal('site-subscribe'), id, filter: z.array(z.string()) }),
+  z.object({ type: z.literal('site-on-write'), id, filter: z.array(z.string()) }),
+  z.object({ type: z.literal('reply'), call: id, ok: z.boolean(), ...errorFields }),
+]);
+
+export type FromWorker = z.infer<typeof fromWorkerSchema>;
+
+/**
+ * Several messages of one run, applied by the host in order in one synchronous run, so what
+ * they publish makes one tick. Each is checked with {@link fromWorkerSchema}.
+ */
+export const batchSchema = z.object({ type: z.literal('batch'), messages: z.array(z.unknown()).min(1) });
+export type WorkerDeclaration = z.infer<typeof workerDeclarationSchema>;
+export type JobSchedule = z.infer<typeof jobScheduleSchema>;
+
+/** The fields of {@link errorFields} for an error thrown in the worker. */
+export function errorToFields(err: unknown): { error: string; errorName?: string; answer?: string } {
+  const e = err as { name?: unknown; answer?: unknown } | null;
+  return {
+    error: err instanceof Error ? err.message : String(err),
+    ...(typeof e?.name === 'string' ? { errorName: e.name } : {}),
+    ...(typeof e?.answer === 'string' ? { answer: e.answer } : {}),
+  };
+}
+
+/** The error again on the host's side: same message, name and answer. */
+export function errorFromFields(fields: { error?: string; errorName?: string; answer?: string }): Error {
+  const err = new Error(fields.error ?? 'failed') as Error & { answer?: string };
+  if (fields.errorName) err.name = fields.errorName;
+  if (fields.answer !== undefined) err.answer = fields.answer;
+  return err;
+}
+
+/** What the host sends. */
+export type ToWorker =
+  /** The first message: what the process is to run. */
+  | { type: 'start'; start: WorkerStart }
+  | { type: 'ping' }
+  | { type: 'stop' }
+  /** Runs a job or a write handler held under `id`. */
+  | { type: 'call'; call: number; op: 'run' | 'write'; id: number; args?: { value: unknown; label?: string } }
+  /** One tick's values for the `ctx.site.subscribe` held under `id`. */
+  | { type: 'site-values'; id: number; values: Record<string, MetricValue>; time: number }
+  /** A write attempt for the `ctx.site.onWrite` held under `id`. */
+  | { type: 'site-write'; id: number; write: SiteWrite }
+  | { type: 'reply'; call: number; ok: true; value?: unknown }
+  | { type: 'reply'; call: number; ok: false; error: string };
+
+/** What the worker process is started with (its first message, structured-cloned). */
+export interface WorkerStart {
+  entry: string;
+  instanceId: string;
+  /** Each device's `config` is as plugins.json holds it; the worker parses it with the plugin's schema. */
+  devices: Array<{
+    id: string;
+    kind: DeviceKind;
+    number: number;
+    name: string;
+    config: Record<string, unknown>;
+  }>;
+  site: { timeZone: string; latitude: number; longitude: number; temperatureUnit: 'C' | 'F' };
+  /** The instance's config as plugins.json holds it; the worker parses it with the plugin's schema. */
+  config: unknown;
+  http: { maxResponseBytes: number; timeoutMs: number; maxJsonDepth: number };
+}

@@ -1,0 +1,313 @@
+/*
+ * The host side of a plugin instance that runs in a worker process of its own (a child
+ * process, as Homebridge's child bridges are). It starts the process, serves its context
+ * calls against the instance's host-side context (so topics, jobs, writes and status behave
+ * exactly as for in-process plugins), and watches it: a process that throws, runs out of
+ * memory, stops answering pings or dies natively (an abort in a native module, a segfault)
+ * is gone, reported as crashed, and the host restarts it with back-off. One that dies
+ * natively before its setup finished is refused for good (`ProcessCrashError`): the host
+ * disables the instance with the reason instead of starting it again. The server is never
+ * at risk: nothing of the plugin runs in its process.
+ */
+import { type ChildProcess } from 'node:child_process';
+import { performance } from 'node:perf_hooks';
+import type {
+  DeviceDeclaration,
+  Disposer,
+  MetricValue,
+  PluginContext,
+  SettingDeclaration,
+  SiteWrite,
+} from '@heliograph/plugins-sdk';
+import { errorMessage } from '../../../log.js';
+import type { HttpLimits } from '../../instances/http-limits.js';
+import type { WorkerLimits } from '../../instances/worker-limits.js';
+import type { z } from 'zod';
+import { CTX_METHODS, ctxFunction } from '../../context/methods.js';
+import { ProcessCrashError, forkPluginProcess, describeExit, type ExitWatch } from './child.js';
+import {
+  batchSchema,
+  errorFromFields,
+  fromWorkerSchema,
+  type FromWorker,
+  type ToWorker,
+  type WorkerStart,
+} from './protocol.js';
+
+export { ProcessCrashError };
+
+const ENTRY = new URL('./entry.js', import.meta.url);
+/** How long a stopping worker may take for its cleanup before it is killed. */
+const STOP_GRACE_MS = 1000;
+/**
+ * The least silence tolerated while the worker loads its modules and runs setup: compiling
+ * a plugin's dependencies blocks its event loop for a while on a small machine.
+ */
+const SETUP_WATCHDOG_MS = 10_000;
+
+export interface WorkerPluginOptions {
+  /** The instance's host-side context; every call of the worker lands on it. */
+  ctx: PluginContext;
+  /** Absolute path of the plugin's module. */
+  entry: string;
+  /** The instance's config as plugins.json holds it; the worker parses it. */
+  config: unknown;
+  http: HttpLimits;
+  limits: WorkerLimits;
+  /** The worker failed after its setup: threw, ran out of memory, stopped answering. */
+  crashed(message: string): void;
+  /** An outbound request of the plugin timed out. */
+  timedOut(message: string): void;
+}
+
+/**
+ * Starts the plugin in a worker process. Resolves, once its setup succeeded, with the disposer
+ * that stops the process; rejects with the setup's error (the process is then gone).
+ */
+export function setupInWorker(options: WorkerPluginOptions): Promise<Disposer> {
+  return new WorkerPlugin(options).started;
+}
+
+class WorkerPlugin {
+  readonly started: Promise<Disposer>;
+  private readonly worker: ChildProcess;
+  private readonly exit: ExitWatch;
+  /** A crash the process reported just before it exited. */
+  private crashReport: string | undefined;
+  private readonly registrations = new Map<number, Disposer>();
+  private readonly pending = new Map<number, { resolve(): void; reject(error: Error): void }>();
+  private nextCall = 0;
+  private phase: 'setup' | 'running' | 'ended' = 'setup';
+  private lastPong = performance.now();
+  private readonly watchdog: NodeJS.Timeout;
+  private settle!: { resolve(dispose: Disposer): void; reject(error: Error): void };
+
+  constructor(private readonly options: WorkerPluginOptions) {
+    this.started = new Promise((resolve, reject) => (this.settle = { resolve, reject }));
+    const { ctx } = options;
+    const start: WorkerStart = {
+      entry: options.entry,
+      instanceId: ctx.instanceId,
+      devices: ctx.devices.map((d) => ({ ...d })),
+      site: {
+        timeZone: ctx.site.timeZone,
+        latitude: ctx.site.latitude,
+        longitude: ctx.site.longitude,
+        temperatureUnit: ctx.site.temperatureUnit,
+      },
+      config: options.config,
+      http: options.http,
+    };
+    ({ child: this.worker, exit: this.exit } = forkPluginProcess(ENTRY, {
+      name: `plugin:${ctx.instanceId}`,
+      maxMemoryMb: options.limits.maxMemoryMb,
+    }));
+    this.worker.on('message', (message: unknown) => this.receive(message));
+    this.worker.on('error', (err) => this.end(`crashed: its process could not run: ${err.message}`));
+    this.worker.on('exit', (code, signal) => this.exited(code, signal));
+    this.send({ type: 'start', start });
+    this.watchdog = setInterval(() => this.checkAlive(), Math.max(25, options.limits.watchdogMs / 4));
+    this.watchdog.unref();
+    // Stopped (shutdown, new config) while setup still runs: nobody waits for it any more.
+    ctx.signal.addEventListener('abort', () => this.stop(), { once: true });
+  }
+
+  private checkAlive(): void {
+    const silentMs = performance.now() - this.lastPong;
+    const limit =
+      this.phase === 'setup'
+        ? Math.max(SETUP_WATCHDOG_MS, this.options.limits.watchdogMs)
+        : this.options.limits.watchdogMs;
+    if (silentMs > limit) {
+      this.end(`its worker did not answer for ${Math.round(silentMs)} ms (a busy loop?) and was terminated`);
+      return;
+    }
+    this.send({ type: 'ping' });
+  }
+
+  /** A message, or a batch of them applied in order in this one synchronous run (one tick). */
+  private receive(raw: unknown): void {
+    const batch = batchSchema.safeParse(raw);
+    for (const one of batch.success ? batch.data.messages : [raw]) {
+      const parsed = fromWorkerSchema.safeParse(one);
+      const args = parsed.success && parsed.data.type === 'ctx' ? ctxArguments(parsed.data) : undefined;
+      const problem = !parsed.success ? parsed.error : args?.success === false ? args.error : undefined;
+      if (!parsed.success || problem) {
+        this.end(
+          `its worker sent a message the host does not understand (${problem?.issues[0]?.message ?? 'invalid'}) and was terminated`,
+        );
+        return;
+      }
+      const message = parsed.data;
+      try {
+        if (message.type === 'ctx') this.dispatch(message, args!.data!);
+        else this.handle(message);
+      } catch (err) {
+        // What the host-side context refused (a bad declaration, say) fails the plugin.
+        this.end(`${message.type === 'ctx' ? message.method : message.type} failed: ${errorMessage(err)}`);
+        return;
+      }
+    }
+  }
+
+  private handle(message: Exclude<FromWorker, { type: 'ctx' }>): void {
+    const { ctx } = this.options;
+    switch (message.type) {
+      case 'pong':
+        this.lastPong = performance.now();
+        return;
+      case 'crashed':
+        this.crashReport = `crashed: ${message.error ?? 'an unknown error'}`;
+        return;
+      case 'setup-done':
+        if (this.phase !== 'setup') return;
+        if (message.ok) {
+          this.phase = 'running';
+          this.lastPong = performance.now();
+          this.settle.resolve(() => this.stop());
+        } else if (message.errorName === 'ConfigError') {
+          // Not a crash: the host fails the instance once with the message, no retry.
+          const phase = this.phase;
+          this.finish();
+          this.kill();
+          if (phase === 'setup') this.settle.reject(errorFromFields(message));
+        } else this.end(message.error ?? 'setup failed');
+        return;
+      case 'log':
+        ctx.log[message.level](message.message, message.fields);
+        return;
+      case 'declare': {
+        const settings = message.declaration.settings?.map(
+          ({ writeId, ...setting }) =>
+            ({
+              ...setting,
+              write: ({ value, label }: { value: unknown; label?: string }) =>
+                this.call('write', writeId, { value, label }),
+            }) as unknown as SettingDeclaration,
+        );
+        const declaration = { ...message.declaration, settings } as DeviceDeclaration;
+        this.registrations.set(message.id, ctx.topics.declare(declaration));
+        return;
+      }
+      case 'schedule': {
+        const run = () => this.call('run', message.id);
+        const { job } = message;
+        const dispose =
+          job.kind === 'every' ? ctx.scheduler.every({ ...job, run }) : ctx.scheduler.daily({ ...job, run });
+        this.registrations.set(message.id, dispose);
+        return;
+      }
+      case 'prices-declare':
+        this.registrations.set(message.id, ctx.prices.declare(message.args));
+        return;
+      case 'dispose':
+        this.registrations.get(message.id)?.();
+        this.registrations.delete(message.id);
+        return;
+      case 'http-timeout':
+        this.options.timedOut(message.message);
+        return;
+      case 'site-subscribe': {
+        const { id } = message;
+        const onValues = (values: Record<string, MetricValue>, { time }: { time: number }) =>
+          this.send({ type: 'site-values', id, values, time });
+        this.registrations.set(id, ctx.site.subscribe({ filter: message.filter, onValues }));
+        return;
+      }
+      case 'site-on-write': {
+        const { id } = message;
+        const handler = (write: SiteWrite) => this.send({ type: 'site-write', id, write });
+        this.registrations.set(id, ctx.site.onWrite({ filter: message.filter, handler }));
+        return;
+      }
+      case 'reply': {
+        const waiting = this.pending.get(message.call);
+        this.pending.delete(message.call);
+        if (message.ok) waiting?.resolve();
+        else waiting?.reject(errorFromFields(message));
+        return;
+      }
+    }
+  }
+
+  /**
+   * A method of the context the worker forwarded (see context/methods.ts), applied to the
+   * instance's host-side context: an event at once, a call answered with its outcome.
+   */
+  private dispatch(message: Extract<FromWorker, { type: 'ctx' }>, args: unknown[]): void {
+    const result = ctxFunction(this.options.ctx, message.method)(...args);
+    if (CTX_METHODS[message.method].kind === 'call' && message.call !== undefined)
+      this.answer(message.call, Promise.resolve(result));
+  }
+
+  /** Runs a job or write handler held in the worker; settles with its outcome. */
+  private call(op: 'run' | 'write', id: number, args?: { value: unknown; label?: string }): Promise<void> {
+    if (this.phase === 'ended') return Promise.reject(new Error("the plugin's worker has ended"));
+    const call = this.nextCall++;
+    return new Promise((resolve, reject) => {
+      this.pending.set(call, { resolve, reject });
+      this.send({ type: 'call', call, op, id, args });
+    });
+  }
+
+  private answer(call: number, result: Promise<unknown>): void {
+    result.then(
+      (value) => this.send({ type: 'reply', call, ok: true, value }),
+      (err: unknown) => this.send({ type: 'reply', call, ok: false, error: errorMessage(err) }),
+    );
+  }
+
+  private send(message: ToWorker): void {
+    // The callback keeps a send to a process that just died from throwing ERR_IPC_CHANNEL_CLOSED.
+    if (this.phase !== 'ended' && this.worker.connected) this.worker.send(message, undefined, {}, () => undefined);
+  }
+
+  private kill(): void {
+    if (this.worker.exitCode === null && this.worker.signalCode === null) this.worker.kill('SIGKILL');
+  }
+
+  /**
+   * The process ended on its own. Before setup finished, a native death (a signal, V8's
+   * fatal error) refuses the instance for good; an exception is an ordinary failed setup.
+   */
+  private exited(code: number | null, signal: NodeJS.Signals | null): void {
+    if (this.phase === 'ended') return;
+    const reason = this.crashReport ?? describeExit(code, signal, this.exit, this.options.limits);
+    if (this.phase === 'setup' && !this.crashReport && this.exit.native(code, signal)) {
+      this.finish();
+      this.settle.reject(new ProcessCrashError(reason));
+      return;
+    }
+    this.end(reason);
+  }
+
+  /** Asks the worker to run its cleanup and exit; terminates it if it does not in time. */
+  private stop(): void {
+    if (this.phase === 'ended') return;
+    this.send({ type: 'stop' });
+    this.finish();
+    setTimeout(() => this.kill(), STOP_GRACE_MS).unref();
+  }
+
+  /** The worker failed: it goes, and setup's caller or the host hears why. */
+  private end(message: string): void {
+    if (this.phase === 'ended') return;
+    const wasSetup = this.phase === 'setup';
+    this.finish();
+    this.kill();
+    if (wasSetup) this.settle.reject(new Error(message));
+    else this.options.crashed(message);
+  }
+
+  private finish(): void {
+    this.phase = 'ended';
+    clearInterval(this.watchdog);
+    for (const waiting of this.pending.values()) waiting.reject(new Error("the plugin's worker has ended"));
+    this.pending.clear();
+  }
+}
+
+/** A forwarded method's arguments, checked against its schema in context/methods.ts. */
+function ctxArguments(message: Extract<FromWorker, { type: 'ctx' }>) {
+  return (CTX_METHODS[message.method].args as z.ZodType<unknown[]>).safeParse(message.args);
+}
