@@ -105,6 +105,11 @@ export class EnergyTotals {
     ({ start: this.periodStartMs, end: this.periodEndMs } = periodBounds(this.clock.now(), this.period, this.timeZone));
   }
 
+  /** The reset period and time zone the totals count by (past readings' energy counts by them too). */
+  get reset(): { period: ResetPeriod; timeZone: string } {
+    return { period: this.period, timeZone: this.timeZone };
+  }
+
   /** The current period's bounds (tests). */
   get currentPeriod(): { start: number; end: number } {
     return { start: this.periodStartMs, end: this.periodEndMs };

@@ -7,6 +7,8 @@ type Series = Array<[TopicMeta, Array<[number, number]>]>;
 /** One period-to-date point a minute is enough for per-hour and per-day energy; a backfill is days long. */
 const POINT_EVERY_MS = 60_000;
 
+const POWERS = new Set(ENERGY_TOTALS.map((def) => `total/${def.power}`));
+
 /**
  * The kWh totals of past readings (a backfill's): the past `total/*` power series that
  * `PastTotals` completes, integrated by the live totals' rule (the power of one reading holds
@@ -33,6 +35,8 @@ export class PastEnergy {
   add(powerTotals: Series): Series {
     const byTime = new Map<number, Map<string, number>>();
     for (const [meta, points] of powerTotals) {
+      // Only the powers the totals integrate: a battery's state of charge comes in batches of its own.
+      if (!POWERS.has(meta.topic)) continue;
       for (const [time, watts] of points) {
         let at = byTime.get(time);
         if (!at) byTime.set(time, (at = new Map()));
