@@ -26,9 +26,11 @@ async function history(topic: string, query: string): Promise<History> {
 
 /** Resolves once the backfill has reached the hour before now: checked after each plugin job run. */
 async function backfilled(range: string, topic = 'inverter_2/pv_power'): Promise<void> {
+  const giveUpAt = Date.now() + 90_000;
   for (;;) {
     const points = (await history(topic, range)).points;
     if (points.length >= 24) return;
+    if (Date.now() > giveUpAt) assert.fail(`${topic} has ${points.length} of the 24 backfilled hours after 90 s`);
     await within(
       new Promise((resolve) => server.plugins.once('status', resolve)),
       `plugin job run while ${topic} has ${points.length} of the 24 backfilled hours`,
@@ -60,6 +62,32 @@ test('backfilled days show in the history of the devices and of the totals, and 
   );
   const grid = await history('total/grid_power', range);
   assert.equal(grid.points.length, 24);
+});
+
+test('backfilled days have their energy: the kWh totals rise by what the recorded power adds up to', async () => {
+  const to = new Date(Math.floor(Date.now() / 3_600_000) * 3_600_000).toISOString();
+  const from = new Date(Date.parse(to) - 24 * 3_600_000).toISOString();
+  const range = `from=${from}&to=${to}&group_by=1h`;
+  await backfilled(range, 'total/pv_energy');
+  for (const kind of ['pv', 'load']) {
+    const [energy, power] = await Promise.all([
+      history(`total/${kind}_energy`, `${range}&agg=last`),
+      history(`total/${kind}_power`, range),
+    ]);
+    assert.equal(energy.points.length, 24, `${kind}: an energy figure for every backfilled hour`);
+    // Rises between the hours' last values, as the page reads a period-to-date counter (a drop is a new period).
+    let risen = 0;
+    for (let i = 1; i < energy.points.length; i++) {
+      const [now, before] = [energy.points[i]![1], energy.points[i - 1]![1]];
+      risen += now < before ? now : now - before;
+    }
+    const meanKwh = power.points.slice(1).reduce((sum, [, watts]) => sum + watts / 1000, 0);
+    assert.ok(meanKwh > 0.5, `${kind}: the backfilled day has power (${meanKwh} kWh)`);
+    assert.ok(
+      Math.abs(risen - meanKwh) <= 0.02 * meanKwh + 0.05,
+      `${kind}: the energy totals rose ${risen.toFixed(3)} kWh over 23 hours, the power adds up to ${meanKwh.toFixed(3)} kWh`,
+    );
+  }
 });
 
 test("the battery's charge is in history for the backfilled day, rising while it charges and falling while it discharges", async () => {

@@ -168,6 +168,7 @@ function registerPluginServices(di: DependencyContainer): void {
       history: c.isRegistered(HISTORY) ? c.resolve(HISTORY) : undefined,
       forecast: c.resolve(ForecastStore),
       prices: c.resolve(PriceBook),
+      energyReset: () => c.resolve(EnergyTotals).reset,
       site: c.resolve(SITE),
       reads: {
         prices: c.resolve(PriceBook),

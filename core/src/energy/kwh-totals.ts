@@ -19,7 +19,7 @@ export const energyMigrations: Migration[] = [
 ];
 
 /** Each kWh total and the power it integrates: the positive or the negative part of it. */
-const ENERGY_TOTALS = [
+export const ENERGY_TOTALS = [
   { name: 'pv_energy', displayName: 'PV energy', power: 'pv_power', sign: 1 },
   { name: 'load_energy', displayName: 'Load energy', power: 'load_power', sign: 1 },
   { name: 'battery_energy_in', displayName: 'Battery energy in', power: 'battery_power', sign: 1 },
@@ -29,8 +29,8 @@ const ENERGY_TOTALS = [
 ] as const;
 
 /** Beyond this gap between readings, power is not assumed to have held: nothing is integrated. */
-const MAX_GAP_MS = 5 * 60_000;
-const MS_PER_HOUR = 3_600_000;
+export const MAX_GAP_MS = 5 * 60_000;
+export const MS_PER_HOUR = 3_600_000;
 
 interface Accumulator {
   state: TopicState;
@@ -103,6 +103,11 @@ export class EnergyTotals {
     this.period = settings.period;
     this.timeZone = settings.timeZone;
     ({ start: this.periodStartMs, end: this.periodEndMs } = periodBounds(this.clock.now(), this.period, this.timeZone));
+  }
+
+  /** The reset period and time zone the totals count by (past readings' energy counts by them too). */
+  get reset(): { period: ResetPeriod; timeZone: string } {
+    return { period: this.period, timeZone: this.timeZone };
   }
 
   /** The current period's bounds (tests). */

@@ -62,7 +62,14 @@ export class ContextBuilder {
       writeFailed: (m) => reporter.writeFailed(m),
       log: this.log,
     });
-    this.past = new PastReadings({ devices, registry, topics: this.topics, history, log: this.log });
+    this.past = new PastReadings({
+      devices,
+      registry,
+      topics: this.topics,
+      history,
+      log: this.log,
+      energyReset: services.energyReset,
+    });
   }
 
   build(): PluginContext {

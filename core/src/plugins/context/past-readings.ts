@@ -1,6 +1,8 @@
 import type { Device } from '@heliograph/plugins-sdk';
 import type { Logger } from '../../log.js';
 import type { TopicMeta, TopicRegistry } from '../../topics/registry.js';
+import { PastEnergy } from '../../energy/past-energy.js';
+import type { ResetPeriod } from '../../energy/kwh-totals.js';
 import { PastTotals } from '../../topics/power-totals.js';
 import type { DeviceTopics } from './device-topics.js';
 import type { HistorySink } from '../../topics/sinks.js';
@@ -13,14 +15,18 @@ export interface PastReadingsOptions {
   topics: DeviceTopics;
   history?: HistorySink;
   log: Logger;
+  /** The kWh totals' reset period and zone; without it, past readings add no energy. */
+  energyReset?: () => { period: ResetPeriod; timeZone: string };
 }
 
 /**
  * `ctx.topics.record`: past readings of declared metrics written straight into history,
- * with the total/* series they complete when this instance drives every inverter.
+ * with the total/* series they complete when this instance drives every inverter: the
+ * powers, and the kWh totals those powers add up to (so a backfilled day has its energy).
  */
 export class PastReadings {
   private pastTotals: PastTotals | undefined;
+  private pastEnergy: PastEnergy | undefined;
   private warnedPartialTotals = false;
 
   constructor(private readonly options: PastReadingsOptions) {}
@@ -62,6 +68,10 @@ export class PastReadings {
       this.warnedPartialTotals = true;
       return [];
     }
-    return this.pastTotals.add(deviceId, readings);
+    const totals = this.pastTotals.add(deviceId, readings);
+    const { energyReset } = this.options;
+    if (!energyReset) return totals;
+    this.pastEnergy ??= new PastEnergy(registry, energyReset);
+    return [...totals, ...this.pastEnergy.add(totals)];
   }
 }

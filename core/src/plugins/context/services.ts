@@ -9,6 +9,7 @@ import type { Clock } from '../../clock.js';
 import type { InjectionToken } from '../../container/di.js';
 import type { Db } from '../../db.js';
 import type { DbWriter } from '../../db-writer.js';
+import type { ResetPeriod } from '../../energy/kwh-totals.js';
 import type { Logger } from '../../log.js';
 import type { TopicRegistry } from '../../topics/registry.js';
 import type { WriteService } from '../../writes/service.js';
@@ -36,6 +37,8 @@ export interface ContextServices {
   jobs?: (signal: AbortSignal, reporter: JobReporter) => JobScheduler;
   /** Makes an instance's logger (named `plugin:<id>`); default: lines on stderr. */
   logger?: (name: string) => Logger;
+  /** The kWh totals' reset period and zone: past readings' energy (a backfill's) is counted by them. Without it, none is. */
+  energyReset?: () => { period: ResetPeriod; timeZone: string };
   /** Longest wait before `ctx.http` retries, in ms; default got's back-off. The plugin harness shortens it. */
   httpRetryDelayMs?: number;
 }

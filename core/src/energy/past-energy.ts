@@ -1,0 +1,98 @@
+import { roundTo } from '../numbers.js';
+import type { TopicMeta, TopicRegistry } from '../topics/registry.js';
+import { ENERGY_TOTALS, MAX_GAP_MS, MS_PER_HOUR, periodBounds, type ResetPeriod } from './kwh-totals.js';
+
+type Series = Array<[TopicMeta, Array<[number, number]>]>;
+
+/** One period-to-date point a minute is enough for per-hour and per-day energy; a backfill is days long. */
+const POINT_EVERY_MS = 60_000;
+
+const POWERS = new Set(ENERGY_TOTALS.map((def) => `total/${def.power}`));
+
+/**
+ * The kWh totals of past readings (a backfill's): the past `total/*` power series that
+ * `PastTotals` completes, integrated by the live totals' rule (the power of one reading holds
+ * until the next, within 5 minutes; an interval across a period's start counts from the
+ * start) into period-to-date `total/*_energy` series, one point a minute, the last of each
+ * period and the last of each batch. The count starts at 0 at the first past reading, at each period's start, and again
+ * when readings come out of order: history's counters are read as rises within a period, so
+ * a new start inside a period adds to what was counted before it rather than counting twice.
+ * The live totals are left alone: what a client has seen never moves.
+ */
+export class PastEnergy {
+  private last: { time: number; power: Map<string, number> } | undefined;
+  private readonly kwh = new Map<string, number>();
+  private periodEnd = -Infinity;
+  private periodStart = Infinity;
+  private lastPoint = -Infinity;
+
+  constructor(
+    private readonly registry: TopicRegistry,
+    private readonly settings: () => { period: ResetPeriod; timeZone: string },
+  ) {}
+
+  /** The energy series the given past power totals imply (none before the energy totals exist). */
+  add(powerTotals: Series): Series {
+    const byTime = new Map<number, Map<string, number>>();
+    for (const [meta, points] of powerTotals) {
+      // Only the powers the totals integrate: a battery's state of charge comes in batches of its own.
+      if (!POWERS.has(meta.topic)) continue;
+      for (const [time, watts] of points) {
+        let at = byTime.get(time);
+        if (!at) byTime.set(time, (at = new Map()));
+        at.set(meta.topic.slice('total/'.length), watts);
+      }
+    }
+    const totals = ENERGY_TOTALS.flatMap((def) => {
+      const state = this.registry.get(`total/${def.name}`);
+      return state ? [{ def, meta: state.meta, points: [] as Array<[number, number]> }] : [];
+    });
+    if (totals.length === 0 || byTime.size === 0) return [];
+    const times = [...byTime.keys()].sort((a, b) => a - b);
+    const point = (time: number) => {
+      this.lastPoint = time;
+      for (const t of totals) t.points.push([time, roundTo(this.kwh.get(t.def.name) ?? 0, 3)]);
+    };
+    for (const time of times) {
+      // A period's last reading always gets its point, so its last minute is not lost.
+      const newPeriod = time < this.periodStart || time >= this.periodEnd;
+      if (newPeriod && this.last && this.last.time > this.lastPoint && time > this.last.time) point(this.last.time);
+      this.step(time, byTime.get(time)!);
+      const lastOfBatch = time === times[times.length - 1];
+      if (time - this.lastPoint >= POINT_EVERY_MS || lastOfBatch) point(time);
+    }
+    return totals.map((t) => [t.meta, t.points]);
+  }
+
+  private step(time: number, power: Map<string, number>): void {
+    const last = this.last;
+    if (last && time <= last.time) this.restart();
+    let from = this.last?.time ?? time;
+    if (time < this.periodStart || time >= this.periodEnd) {
+      const { period, timeZone } = this.settings();
+      ({ start: this.periodStart, end: this.periodEnd } = periodBounds(time, period, timeZone));
+      this.kwh.clear();
+      from = Math.max(from, this.periodStart);
+    }
+    const dt = time - from;
+    if (this.last && dt > 0 && time - this.last.time <= MAX_GAP_MS) {
+      for (const def of ENERGY_TOTALS) {
+        const watts = this.last.power.get(def.power);
+        if (watts !== undefined && watts * def.sign > 0)
+          this.kwh.set(def.name, (this.kwh.get(def.name) ?? 0) + (watts * def.sign * dt) / MS_PER_HOUR / 1000);
+      }
+    }
+    // A power total missing at this time holds its last value, as a live topic that did not change.
+    const held = new Map(this.last?.power);
+    for (const [name, watts] of power) held.set(name, watts);
+    this.last = { time, power: held };
+  }
+
+  private restart(): void {
+    this.last = undefined;
+    this.kwh.clear();
+    this.periodStart = Infinity;
+    this.periodEnd = -Infinity;
+    this.lastPoint = -Infinity;
+  }
+}
