@@ -1,5 +1,5 @@
 /**
- * Opening the database file and history so that damage never stops the service (issue 9).
+ * Opening the database file and history so that damage never stops the service.
  *
  * - The file is not a database or SQLite finds it malformed while the core tables are set
  *   up: it is moved aside as `heliograph.db.damaged-<UTC time>` (with its -wal and -shm),

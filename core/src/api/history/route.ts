@@ -62,7 +62,7 @@ export function historyRoutes(deps: {
   router.get('/history', scope('read'), async (ctx) => {
     const q = parseQuery(historyQuery, ctx.query);
     const store = deps.store;
-    // The service runs without history when its database could not be opened (issue 9).
+    // The service runs without history when its database could not be opened.
     if (!store)
       throw new ApiError(
         'HISTORY_UNAVAILABLE',
@@ -104,7 +104,7 @@ export function historyRoutes(deps: {
       first = false;
     }
     out.ascii(']');
-    // Damaged stored history is named, never answered as an empty stretch (issue 15.6).
+    // Damaged stored history is named, never answered as an empty stretch.
     if (page.unreadable)
       out.text(
         `,"unreadable":${JSON.stringify(page.unreadable.map((u) => ({ from: formatUtc(u.fromMs), to: formatUtc(u.toMs) })))}`,
