@@ -1,10 +1,18 @@
-/* eslint-disable max-lines-per-function -- the plugin's setup (or its model's step) in one closure, as written before the limit */
 /**
  * The simulator: the embedded default plugin. It simulates a site with as many inverters and
  * batteries as plugins.json assigns it, following the sun at the site's coordinates, plus a
  * demo forecast and demo prices, so a fresh install shows live data on every endpoint.
  */
-import { batteryControl, type Disposer, definePlugin, loadBatteryCommand } from '@heliograph/plugins-sdk';
+import {
+  batteryControl,
+  definePlugin,
+  loadBatteryCommand,
+  type BatteryControl,
+  type Device,
+  type Disposer,
+  type PluginContext,
+  type z,
+} from '@heliograph/plugins-sdk';
 import { bankLimits } from './control.js';
 import { runBackfill, planBackfill } from './backfill.js';
 import { configSchema, createSiteModel, isKnownTimeZone } from './config.js';
@@ -13,7 +21,13 @@ import { demoForecast } from './forecast.js';
 import { LiveSimulation } from './live.js';
 import { loadBackfill, loadSettings, loadState, saveSettings, STORE_KEYS } from './persisted.js';
 import { demoPriceSlots, demoPriceSlotsBetween } from './prices.js';
-import { initialState, OUTPUT_SOURCE_PRIORITIES, type OutputSourcePriority } from './site.js';
+import {
+  initialState,
+  OUTPUT_SOURCE_PRIORITIES,
+  type InverterSettings,
+  type OutputSourcePriority,
+  type SiteModel,
+} from './site.js';
 
 const HOUR = 3_600_000;
 /** How often the battery's state is saved, so a restart continues close to where it stopped. */
@@ -25,13 +39,7 @@ export default definePlugin({
   async setup(ctx, config) {
     const inverters = ctx.devices.filter((d) => d.kind === 'inverter');
     const batteries = ctx.devices.filter((d) => d.kind === 'battery');
-    let timeZone = ctx.site.timeZone;
-    if (!isKnownTimeZone(timeZone)) {
-      ctx.log.warn(
-        `site time zone "${timeZone}" is unknown; simulating household hours and price days in UTC. Set site.timeZone to an IANA name such as Europe/Berlin.`,
-      );
-      timeZone = 'UTC';
-    }
+    const timeZone = siteTimeZone(ctx);
     const model = createSiteModel({
       config,
       latitude: ctx.site.latitude,
@@ -59,43 +67,7 @@ export default definePlugin({
       sim.control = control.current();
       sim.controlInfo = control.info;
     }
-
-    inverters.forEach((device, i) => {
-      const withControl = i === 0 && control;
-      ctx.topics.declare({
-        device: device.id,
-        pollIntervalMs: config.pollIntervalMs,
-        identity: sim.info[i]!.identity,
-        metrics: withControl ? [...INVERTER_METRICS, ...control.metrics] : INVERTER_METRICS,
-        settings: [
-          ...(withControl ? control.settings : []),
-          {
-            name: SETTING_NAMES.outputSourcePriority,
-            displayName: 'Output source priority',
-            options: OUTPUT_SOURCE_PRIORITIES,
-            initial: settings[i]!.outputSourcePriority,
-            write: async ({ value }) => {
-              sim.applySetting(i, { outputSourcePriority: value as OutputSourcePriority });
-              await saveSettings(ctx.store, inverterIds, settings);
-            },
-          },
-          {
-            name: SETTING_NAMES.maxChargeCurrent,
-            displayName: 'Max charge current',
-            unit: 'A',
-            ...MAX_CHARGE_CURRENT,
-            initial: settings[i]!.maxChargeCurrentA,
-            write: async ({ value }) => {
-              sim.applySetting(i, { maxChargeCurrentA: value });
-              await saveSettings(ctx.store, inverterIds, settings);
-            },
-          },
-        ],
-      });
-    });
-    for (const device of batteries) {
-      ctx.topics.declare({ device: device.id, pollIntervalMs: config.pollIntervalMs, metrics: BATTERY_METRICS });
-    }
+    declareDevices(ctx, { config, inverters, batteries, settings, sim, control });
 
     let savedAt = ctx.now();
     ctx.scheduler.every({
@@ -110,70 +82,161 @@ export default definePlugin({
         }
       },
     });
-
-    // The backfill runs as a scheduled job rather than a promise left running from setup:
-    // setup returns at once, a failed chunk shows in the plugin's status and is retried with
-    // the scheduler's back-off, it never overlaps itself, and tests can run it to the end.
-    // The job unschedules itself once done; the stored progress keeps it from running again.
-    const backfill = await loadBackfill(ctx.store);
-    if (config.backfill_days > 0 && !backfill?.done && inverters.length > 0) {
-      let progress = backfill ?? planBackfill(model, ctx.now(), config.backfill_days, config.initialSoc);
-      await ctx.store.set(STORE_KEYS.backfill, progress);
-      let finished = false;
-      const stopBackfill: Disposer = ctx.scheduler.every({
-        name: 'backfill',
-        intervalMs: HOUR,
-        run: async ({ signal }) => {
-          if (finished) return;
-          progress = (await loadBackfill(ctx.store)) ?? progress;
-          finished = await runBackfill({
-            ctx,
-            model,
-            inverters,
-            batteries,
-            settings: settings.map((s) => ({ ...s })),
-            progress,
-            signal,
-          });
-          if (finished) {
-            ctx.log.info('backfill complete');
-            stopBackfill();
-          }
-        },
-      });
-    }
-
-    if (config.demoForecast) {
-      ctx.scheduler.every({
-        name: 'forecast',
-        intervalMs: HOUR,
-        run: () => {
-          const now = ctx.now();
-          ctx.forecast.publish({
-            series: demoForecast(model, now, ctx.site.temperatureUnit),
-            fetchedAt: now,
-            demo: true,
-          });
-        },
-      });
-    }
-
-    if (config.demoPrices) {
-      ctx.prices.declare({ provider: 'Simulator', currency: 'EUR', scheduleType: 'pricing', demo: true });
-      // The first publish of each start also covers the backfilled days, so their cost can be
-      // shown (the core keeps past prices); the hourly ones after it, today and tomorrow.
-      let pastFrom = (await loadBackfill(ctx.store))?.from;
-      ctx.scheduler.every({
-        name: 'prices',
-        intervalMs: HOUR,
-        run: () => {
-          const now = ctx.now();
-          const past = pastFrom === undefined ? [] : demoPriceSlotsBetween(model, timeZone, pastFrom, now);
-          pastFrom = undefined;
-          const ahead = demoPriceSlots(model, timeZone, now);
-          ctx.prices.publish({ import: [...past.filter((s) => s.start < ahead[0]!.start), ...ahead] });
-        },
-      });
-    }
+    await scheduleBackfill(ctx, { config, model, inverters, batteries, settings });
+    await scheduleDemoFeeds(ctx, { config, model, timeZone });
   },
 });
+
+type Ctx = PluginContext;
+type Config = z.output<typeof configSchema>;
+
+/** The site's zone, or UTC (with a warning) when the zone is not one the simulator knows. */
+function siteTimeZone(ctx: Ctx): string {
+  if (isKnownTimeZone(ctx.site.timeZone)) return ctx.site.timeZone;
+  ctx.log.warn(
+    `site time zone "${ctx.site.timeZone}" is unknown; simulating household hours and price days in UTC. Set site.timeZone to an IANA name such as Europe/Berlin.`,
+  );
+  return 'UTC';
+}
+
+/** Each inverter with its readings and settings (battery control on the first), each battery with its readings. */
+function declareDevices(
+  ctx: Ctx,
+  {
+    config,
+    inverters,
+    batteries,
+    settings,
+    sim,
+    control,
+  }: {
+    config: Config;
+    inverters: Device[];
+    batteries: Device[];
+    settings: InverterSettings[];
+    sim: LiveSimulation;
+    control: BatteryControl | null;
+  },
+): void {
+  const inverterIds = inverters.map((d) => d.id);
+  inverters.forEach((device, i) => {
+    const withControl = i === 0 && control;
+    ctx.topics.declare({
+      device: device.id,
+      pollIntervalMs: config.pollIntervalMs,
+      identity: sim.info[i]!.identity,
+      metrics: withControl ? [...INVERTER_METRICS, ...control.metrics] : INVERTER_METRICS,
+      settings: [
+        ...(withControl ? control.settings : []),
+        {
+          name: SETTING_NAMES.outputSourcePriority,
+          displayName: 'Output source priority',
+          options: OUTPUT_SOURCE_PRIORITIES,
+          initial: settings[i]!.outputSourcePriority,
+          write: async ({ value }) => {
+            sim.applySetting(i, { outputSourcePriority: value as OutputSourcePriority });
+            await saveSettings(ctx.store, inverterIds, settings);
+          },
+        },
+        {
+          name: SETTING_NAMES.maxChargeCurrent,
+          displayName: 'Max charge current',
+          unit: 'A',
+          ...MAX_CHARGE_CURRENT,
+          initial: settings[i]!.maxChargeCurrentA,
+          write: async ({ value }) => {
+            sim.applySetting(i, { maxChargeCurrentA: value });
+            await saveSettings(ctx.store, inverterIds, settings);
+          },
+        },
+      ],
+    });
+  });
+  for (const device of batteries) {
+    ctx.topics.declare({ device: device.id, pollIntervalMs: config.pollIntervalMs, metrics: BATTERY_METRICS });
+  }
+}
+
+/**
+ * The backfill runs as a scheduled job rather than a promise left running from setup:
+ * setup returns at once, a failed chunk shows in the plugin's status and is retried with
+ * the scheduler's back-off, it never overlaps itself, and tests can run it to the end.
+ * The job unschedules itself once done; the stored progress keeps it from running again.
+ */
+async function scheduleBackfill(
+  ctx: Ctx,
+  {
+    config,
+    model,
+    inverters,
+    batteries,
+    settings,
+  }: { config: Config; model: SiteModel; inverters: Device[]; batteries: Device[]; settings: InverterSettings[] },
+): Promise<void> {
+  const backfill = await loadBackfill(ctx.store);
+  if (config.backfill_days > 0 && !backfill?.done && inverters.length > 0) {
+    let progress = backfill ?? planBackfill(model, ctx.now(), config.backfill_days, config.initialSoc);
+    await ctx.store.set(STORE_KEYS.backfill, progress);
+    let finished = false;
+    const stopBackfill: Disposer = ctx.scheduler.every({
+      name: 'backfill',
+      intervalMs: HOUR,
+      run: async ({ signal }) => {
+        if (finished) return;
+        progress = (await loadBackfill(ctx.store)) ?? progress;
+        finished = await runBackfill({
+          ctx,
+          model,
+          inverters,
+          batteries,
+          settings: settings.map((s) => ({ ...s })),
+          progress,
+          signal,
+        });
+        if (finished) {
+          ctx.log.info('backfill complete');
+          stopBackfill();
+        }
+      },
+    });
+  }
+}
+
+/** The demo forecast and demo prices, hourly, when the config asks for them. */
+async function scheduleDemoFeeds(
+  ctx: Ctx,
+  { config, model, timeZone }: { config: Config; model: SiteModel; timeZone: string },
+): Promise<void> {
+  if (config.demoForecast) {
+    ctx.scheduler.every({
+      name: 'forecast',
+      intervalMs: HOUR,
+      run: () => {
+        const now = ctx.now();
+        ctx.forecast.publish({
+          series: demoForecast(model, now, ctx.site.temperatureUnit),
+          fetchedAt: now,
+          demo: true,
+        });
+      },
+    });
+  }
+
+  if (config.demoPrices) {
+    ctx.prices.declare({ provider: 'Simulator', currency: 'EUR', scheduleType: 'pricing', demo: true });
+    // The first publish of each start also covers the backfilled days, so their cost can be
+    // shown (the core keeps past prices); the hourly ones after it, today and tomorrow.
+    let pastFrom = (await loadBackfill(ctx.store))?.from;
+    ctx.scheduler.every({
+      name: 'prices',
+      intervalMs: HOUR,
+      run: () => {
+        const now = ctx.now();
+        const past = pastFrom === undefined ? [] : demoPriceSlotsBetween(model, timeZone, pastFrom, now);
+        pastFrom = undefined;
+        const ahead = demoPriceSlots(model, timeZone, now);
+        ctx.prices.publish({ import: [...past.filter((s) => s.start < ahead[0]!.start), ...ahead] });
+      },
+    });
+  }
+}
