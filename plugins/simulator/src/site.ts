@@ -1,4 +1,3 @@
-/* eslint-disable max-lines-per-function -- the plugin's setup (or its model's step) in one closure, as written before the limit */
 /**
  * The simulated site and its time step. `step` is pure: (model, state, dt, settings) ->
  * (state, readings); the live poll, the backfill and the tests all drive the same function.
@@ -156,19 +155,7 @@ export function step(
 
   const bank = model.battery;
   const bankCapacityWh = bank.count * bank.capacityWh;
-  let chargeLimit = 0;
-  let dischargeLimit = 0;
-  if (bank.count > 0) {
-    chargeLimit = bank.count * bank.maxChargeW * clamp((100 - state.soc) / (100 - TAPER_FROM_SOC), 0, 1);
-    dischargeLimit = state.soc > bank.reserveSoc ? bank.count * bank.maxDischargeW : 0;
-    if (dtHours > 0) {
-      chargeLimit = Math.min(chargeLimit, (((100 - state.soc) / 100) * bankCapacityWh) / CHARGE_EFFICIENCY / dtHours);
-      dischargeLimit = Math.min(
-        dischargeLimit,
-        ((Math.max(0, state.soc - bank.reserveSoc) / 100) * bankCapacityWh * DISCHARGE_EFFICIENCY) / dtHours,
-      );
-    }
-  }
+  const { chargeLimit, dischargeLimit } = bankPowerLimits(bank, state.soc, dtHours);
   const chargerVoltage = openCircuitVoltage(state.soc);
   // The power over the step that brings the bank exactly to the commanded target.
   const toTargetWh = ((control.targetSoc - state.soc) / 100) * bankCapacityWh;
@@ -223,6 +210,49 @@ export function step(
     const storedW = bankPower > 0 ? bankPower * CHARGE_EFFICIENCY : bankPower / DISCHARGE_EFFICIENCY;
     soc = clamp(soc + ((storedW * dtHours) / bankCapacityWh) * 100, 0, 100);
   }
+  const { batteries, batteryTemperatureC } = bankReadings(bank, { soc, bankPower, room, dtMs, state });
+
+  return {
+    state: { time: t, soc, inverterTemperatureC, batteryTemperatureC },
+    readings: { time: t, inverters, batteries },
+  };
+}
+
+/**
+ * What the bank can take and give over the step: its rated powers, charging tapered above
+ * TAPER_FROM_SOC, discharging stopped at the reserve, and neither beyond what fills or
+ * empties it within the step.
+ */
+function bankPowerLimits(
+  bank: SiteModel['battery'],
+  soc: number,
+  dtHours: number,
+): { chargeLimit: number; dischargeLimit: number } {
+  if (bank.count === 0) return { chargeLimit: 0, dischargeLimit: 0 };
+  const capacityWh = bank.count * bank.capacityWh;
+  let chargeLimit = bank.count * bank.maxChargeW * clamp((100 - soc) / (100 - TAPER_FROM_SOC), 0, 1);
+  let dischargeLimit = soc > bank.reserveSoc ? bank.count * bank.maxDischargeW : 0;
+  if (dtHours > 0) {
+    chargeLimit = Math.min(chargeLimit, (((100 - soc) / 100) * capacityWh) / CHARGE_EFFICIENCY / dtHours);
+    dischargeLimit = Math.min(
+      dischargeLimit,
+      ((Math.max(0, soc - bank.reserveSoc) / 100) * capacityWh * DISCHARGE_EFFICIENCY) / dtHours,
+    );
+  }
+  return { chargeLimit, dischargeLimit };
+}
+
+/** Each battery's reading after the step: the bank's power shared evenly, its voltage, current and warmth. */
+function bankReadings(
+  bank: SiteModel['battery'],
+  {
+    soc,
+    bankPower,
+    room,
+    dtMs,
+    state,
+  }: { soc: number; bankPower: number; room: number; dtMs: number; state: SiteState },
+): { batteries: BatteryReading[]; batteryTemperatureC: number[] } {
   const batteries: BatteryReading[] = [];
   const batteryTemperatureC: number[] = [];
   const perBattery = bank.count > 0 ? bankPower / bank.count : 0;
@@ -239,9 +269,5 @@ export function step(
       temperature: roundTo(temperature, 1),
     });
   }
-
-  return {
-    state: { time: t, soc, inverterTemperatureC, batteryTemperatureC },
-    readings: { time: t, inverters, batteries },
-  };
+  return { batteries, batteryTemperatureC };
 }
