@@ -6,10 +6,9 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { ManualClock } from '@heliograph/core/clock';
-import { jsonBody, REPO_ROOT, startTestServer, tempDir } from '../helpers/server.js';
+import { basicAuth, jsonBody, MAIN, startTestServer, tempDir } from '../helpers/server.js';
 import { within } from '../helpers/deadline.js';
 
-const MAIN = join(REPO_ROOT, 'core', 'dist', 'src', 'main.js');
 const NEW_PASSWORD = 'a fine long password';
 
 function post(url: string, body: unknown) {
@@ -78,8 +77,7 @@ test('the whole first run: needs_setup, wrong code, bad password, then a passwor
 
   assert.equal((await server.api('/api/v1/metrics', { auth: `Bearer ${token.token}` })).status, 200, 'the token works');
   assert.equal(
-    (await server.api('/api/v1/metrics', { auth: 'Basic ' + Buffer.from(`admin:${NEW_PASSWORD}`).toString('base64') }))
-      .status,
+    (await server.api('/api/v1/metrics', { auth: basicAuth(NEW_PASSWORD) })).status,
     200,
     'so does the password',
   );

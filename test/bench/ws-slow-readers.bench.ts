@@ -1,14 +1,14 @@
 /**
  * `npm run bench:slow-readers`: REST latency on the server of `bench:ws` (120 topics changing
- * once a second) while 50 WebSocket clients joined to every topic stop reading (issue 9:
- * such clients once raised REST latency to 1.6 s). Prints p50/p99/max of a REST probe every
+ * once a second) while 50 WebSocket clients joined to every topic stop reading (such
+ * clients once raised REST latency to 1.6 s). Prints p50/p99/max of a REST probe every
  * 20 ms, with and without the stalled clients, and how many stalled clients the server closed.
  */
 import { fork } from 'node:child_process';
 import { once } from 'node:events';
 import { fileURLToPath } from 'node:url';
 import { WebSocket } from 'ws';
-import { NODE_FLAGS, row } from './support.js';
+import { basicAuth, NODE_FLAGS, row } from './support.js';
 import { BENCH_PASSWORD, type BenchReply } from './ws-bench-shared.js';
 
 const STALLED = Number(process.env.BENCH_STALLED ?? 50);
@@ -21,7 +21,7 @@ const child = fork(fileURLToPath(new URL('./ws-bench-server.js', import.meta.url
 });
 const [ready] = (await once(child, 'message')) as [Extract<BenchReply, { type: 'ready' }>];
 const base = `127.0.0.1:${ready.port}`;
-const auth = 'Basic ' + Buffer.from(`admin:${BENCH_PASSWORD}`).toString('base64');
+const auth = basicAuth(BENCH_PASSWORD);
 
 async function probe(seconds: number): Promise<number[]> {
   const times: number[] = [];

@@ -2,11 +2,10 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync, mkdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { after } from 'node:test';
+import { basicAuth, MAIN } from '../helpers/server.js';
 
 export const PASSWORD = 'correct horse battery';
-const MAIN = fileURLToPath(new URL('../../../core/dist/src/main.js', import.meta.url));
 
 /** The simulated site the page is tried on: two inverters and a battery, two days backfilled. */
 export const SIMULATOR = {
@@ -122,5 +121,5 @@ export async function startSite(options: { password?: string | null; plugins?: u
 
 /** `Basic` credentials for fetch calls of the test itself. */
 export function basic(password = PASSWORD): string {
-  return `Basic ${Buffer.from(`admin:${password}`).toString('base64')}`;
+  return basicAuth(password);
 }

@@ -4,13 +4,14 @@
  * would catch a stray exception first.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { existsSync, mkdirSync, symlinkSync, writeFileSync } from 'node:fs';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { checked, registerServer, servedCheck } from '@heliograph/core/test/openapi-check';
-import { basicAuth, REPO_ROOT, tempDir } from './server.js';
+import { linkPlugins } from '@heliograph/core/test/helpers/plugins';
+import { basicAuth, MAIN, tempDir } from './server.js';
 
-export const MAIN = join(REPO_ROOT, 'core', 'dist', 'src', 'main.js');
+export { MAIN } from './server.js';
 const PASSWORD = 'a-long-password';
 
 export interface ChildServer {
@@ -43,14 +44,8 @@ export async function startChildServer(options: {
 }): Promise<ChildServer> {
   const dir = options.dir ?? tempDir();
   const root = join(dir, 'root');
-  mkdirSync(join(root, 'plugins'), { recursive: true });
   mkdirSync(join(root, 'node_modules'), { recursive: true });
-  const link = (name: string, folder: string) => {
-    const target = join(root, folder, name);
-    if (!existsSync(target)) symlinkSync(join(REPO_ROOT, 'test', 'fixtures', 'plugins', name), target);
-  };
-  for (const name of options.fixtures ?? []) link(name, 'plugins');
-  for (const name of options.external ?? []) link(name, 'node_modules');
+  linkPlugins(root, options);
   const dataDir = join(dir, 'data');
   mkdirSync(dataDir, { recursive: true });
   if (options.config) writeFileSync(join(dataDir, 'config.json'), JSON.stringify(options.config));

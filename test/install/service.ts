@@ -3,10 +3,9 @@
  * the checkout's build or from an installed `bin`, with its output watched line by line.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { join } from 'node:path';
-import { REPO_ROOT } from '../helpers/server.js';
+import { basicAuth } from '../helpers/server.js';
 
-export const MAIN = join(REPO_ROOT, 'core', 'dist', 'src', 'main.js');
+export { MAIN } from '../helpers/server.js';
 export const PASSWORD = 'a-long-password';
 
 /** Bound on anything a healthy command does in seconds (the simulator's backfill included). */
@@ -95,7 +94,7 @@ export async function startService(
   });
   const watched = watch(child);
   const url = (await watched.waitFor(/^listening on (http:\/\/127\.0\.0\.1:\d+)$/m, 'the "listening on" line'))[1]!;
-  const authorization = `Basic ${Buffer.from(`admin:${PASSWORD}`).toString('base64')}`;
+  const authorization = basicAuth(PASSWORD);
   return {
     child,
     url,
