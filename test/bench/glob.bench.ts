@@ -1,4 +1,4 @@
-// `npm run bench:glob`: pathological globs over 10 000 topics, the figure issue 15 asked for
+// `npm run bench:glob`: pathological globs over 10 000 topics, the figure asked for
 // ("************X" once blocked the event loop for 346 s as a backtracking RegExp).
 import { compileGlob } from '@heliograph/core/topics/glob';
 

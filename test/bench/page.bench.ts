@@ -1,7 +1,7 @@
 /**
  * `npm run bench:page`: the settings page in headless Chromium with the CPU slowed 4x
  * (DevTools' CPU throttling), against the real service with the simulator. Prints, next to
- * the targets of issue 13 item 8: the page's compressed size as sent, the time to the first
+ * the page's targets: its compressed size as sent, the time to the first
  * screen for a new visitor (sign-in form), and for a signed-in one the time to the power
  * flow with values and to the drawn chart. Medians of RUNS cold loads (cache disabled).
  */
