@@ -169,7 +169,10 @@ export async function startChildServer(options: ChildServerOptions): Promise<Chi
     });
     const watched = watchOutput(child);
     running = { child, watched };
-    const listening = await watched.waitFor(/^listening on http:\/\/127\.0\.0\.1:(\d+)$/m, 'the "listening on" line');
+    const listening = await watched.waitFor(
+      /^listening on http:\/\/127\.0\.0\.1:(\d+)$/m,
+      'listening (the "listening on" line)',
+    );
     port = Number(listening[1]);
   };
   await launch();
