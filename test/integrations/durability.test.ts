@@ -15,7 +15,8 @@ type Row = { topic: string; value: unknown };
 type AuditRow = { topic: string; new_value: string; result: string; via: string };
 
 const PLUGINS = [
-  { id: 'tick', plugin: 'ticker', devices: ['inverter_1'], config: { intervalMs: 100 } },
+  // Kilowatts, so that total/pv_energy (to the Wh) moves at nearly every tick.
+  { id: 'tick', plugin: 'ticker', devices: ['inverter_1'], config: { intervalMs: 100, wattsPerTick: 5000 } },
   { id: 'inv', plugin: 'bridged', devices: ['inverter_2'] },
 ];
 
@@ -36,8 +37,8 @@ async function pvEnergy(server: ChildServer): Promise<number> {
 
 /**
  * Reads total/pv_energy until it has moved `times` times (ticks integrated, saves queued),
- * every 20 ms: the ticker moves it every 100 ms, and asking without a pause only burns the CPU
- * both processes need.
+ * every 20 ms: the ticker moves it about every 100 ms, and asking without a pause only burns
+ * the CPU both processes need.
  */
 async function afterMoves(server: ChildServer, times: number): Promise<number> {
   let last = await pvEnergy(server);
@@ -61,7 +62,8 @@ test('kill -9 right after a write is answered: the audit has it and the energy t
   after(() => server.child.kill('SIGKILL'));
   const written: string[] = [];
   for (let round = 0; round < 4; round++) {
-    const seen = await afterMoves(server, 3);
+    // At most one move per 100 ms tick: eight span the 500 ms flush timer.
+    const seen = await afterMoves(server, 8);
     assert.ok(seen > 0, 'the totals count energy');
     const value = String(10 * (round + 2));
     const res = await server.api('/api/v1/metrics', jsonBody({ topic: 'inverter_2/max_charge_current', value }));
