@@ -12,7 +12,7 @@ import { fileURLToPath } from 'node:url';
 
 const here = fileURLToPath(new URL('.', import.meta.url));
 const dist = join(here, 'dist');
-/** The budget of issue 13: script, styles and page together, compressed. */
+/** The page's size budget: script, styles and page together, compressed. */
 const BUDGET_BYTES = 150 * 1024;
 
 rmSync(dist, { recursive: true, force: true });

@@ -5,10 +5,8 @@ import { spawn } from 'node:child_process';
 import { writeFileSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
-import { basicAuth, REPO_ROOT, tempDir } from '../helpers/server.js';
+import { basicAuth, MAIN, tempDir } from '../helpers/server.js';
 import { within } from '../helpers/deadline.js';
-
-const MAIN = join(REPO_ROOT, 'core', 'dist', 'src', 'main.js');
 
 function run(args: string[], options: { env?: Record<string, string>; stdin?: string } = {}) {
   const child = spawn(process.execPath, [MAIN, ...args], {

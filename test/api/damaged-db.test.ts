@@ -1,4 +1,4 @@
-// Issue 9: a damaged database never stops the service. The live API keeps answering, the
+// A damaged database never stops the service. The live API keeps answering, the
 // bad file is moved aside (never deleted) and the `history` entry of /plugins says why.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';

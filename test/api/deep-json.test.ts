@@ -1,4 +1,4 @@
-// Issue 15.7: a body nested thousands of levels deep once answered 500 and broke every later
+// A body nested thousands of levels deep once answered 500 and broke every later
 // config PUT until a restart (saving plugins.json overflowed the stack). Bodies are refused
 // before parsing, past a depth no request of this API needs.
 import { test } from 'node:test';

@@ -1,4 +1,4 @@
-// Issue 15.7: reconfiguring the working price plugin restarts it, so it declares itself again
+// Reconfiguring the working price plugin restarts it, so it declares itself again
 // behind a second provider that has no slots; /grid must keep showing the one with slots.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';

@@ -1,15 +1,10 @@
 // First run: while no password exists, the page sets one with the setup code from the log.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
-import { writeFileSync } from 'node:fs';
-import { join } from 'node:path';
-import { createInterface } from 'node:readline';
 import { ManualClock } from '@heliograph/core/clock';
-import { jsonBody, REPO_ROOT, startTestServer, tempDir } from '../helpers/server.js';
-import { within } from '../helpers/deadline.js';
+import { startChildServer } from '../helpers/child-server.js';
+import { basicAuth, jsonBody, startTestServer, tempDir } from '../helpers/server.js';
 
-const MAIN = join(REPO_ROOT, 'core', 'dist', 'src', 'main.js');
 const NEW_PASSWORD = 'a fine long password';
 
 function post(url: string, body: unknown) {
@@ -78,8 +73,7 @@ test('the whole first run: needs_setup, wrong code, bad password, then a passwor
 
   assert.equal((await server.api('/api/v1/metrics', { auth: `Bearer ${token.token}` })).status, 200, 'the token works');
   assert.equal(
-    (await server.api('/api/v1/metrics', { auth: 'Basic ' + Buffer.from(`admin:${NEW_PASSWORD}`).toString('base64') }))
-      .status,
+    (await server.api('/api/v1/metrics', { auth: basicAuth(NEW_PASSWORD) })).status,
     200,
     'so does the password',
   );
@@ -122,55 +116,24 @@ test('with a password set there is no setup code', async () => {
   assert.equal((await post(server.url, { code: 'AAAA-AAAA', password: NEW_PASSWORD })).status, 409);
 });
 
-function serve(dir: string) {
-  const pluginsFile = join(dir, 'plugins.json');
-  writeFileSync(pluginsFile, JSON.stringify({ plugins: [] }));
-  const child = spawn(
-    process.execPath,
-    [MAIN, 'serve', '--host', '127.0.0.1', '--port', '0', '--data', join(dir, 'data'), '--plugins', pluginsFile],
-    {
-      // The code is logged at warn, so installs that log only warnings still show it.
-      env: { ...process.env, HELIOGRAPH_LOG_LEVEL: 'warn', HELIOGRAPH_PASSWORD: '' },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    },
-  );
-  let stderr = '';
-  const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
-  const code = new Promise<string | undefined>((resolve) => {
-    createInterface({ input: child.stderr }).on('line', (line) => {
-      stderr += line + '\n';
-      const match = /setup code: ([A-Z0-9]{4}-[A-Z0-9]{4})/.exec(line);
-      if (match) resolve(match[1]);
-    });
-    void exited.then(() => resolve(undefined));
-  });
-  const url = new Promise<string>((resolve, reject) => {
-    child.once('exit', (status) => reject(new Error(`exited with ${status} before listening: ${stderr}`)));
-    createInterface({ input: child.stdout }).on('line', (line) => {
-      const match = /^listening on (http:\/\/127\.0\.0\.1:\d+)$/.exec(line);
-      if (match) resolve(match[1]!);
-    });
-  });
-  const stop = async () => {
-    child.kill('SIGTERM');
-    await within(exited, 'exit of `heliograph serve` after SIGTERM', 60_000);
-    return stderr;
-  };
-  return { url, code, stop };
+/** `heliograph serve` in a child process on `dir`'s data, with no password set by the environment. */
+async function serve(dir: string) {
+  const server = await startChildServer({ plugins: [], password: null, dir });
+  // The code is logged at warn (the child server's level), so installs that log only warnings still show it.
+  const code = () =>
+    server.waitFor(/setup code: ([A-Z0-9]{4}-[A-Z0-9]{4})/, 'a line "setup code: XXXX-XXXX" in the log');
+  return { server, url: server.url, code: async () => (await code())[1]! };
 }
 
 test('the service prints a new setup code at each start until a password is set, then none', async () => {
   const dir = tempDir();
-  const first = serve(dir);
-  await first.url;
-  const firstCode = await first.code;
-  assert.ok(firstCode, 'a line "setup code: XXXX-XXXX" in the log');
-  await first.stop();
+  const first = await serve(dir);
+  const firstCode = await first.code();
+  await first.server.stop();
 
-  const second = serve(dir);
-  const url = await second.url;
-  const secondCode = (await second.code)!;
-  assert.ok(secondCode);
+  const second = await serve(dir);
+  const url = second.url;
+  const secondCode = await second.code();
   assert.notEqual(secondCode, firstCode, 'a new code at each start');
   assert.equal(
     (await post(url, { code: firstCode, password: NEW_PASSWORD })).status,
@@ -178,10 +141,9 @@ test('the service prints a new setup code at each start until a password is set,
     "an earlier start's code is void",
   );
   assert.equal((await post(url, { code: secondCode, password: NEW_PASSWORD })).status, 201);
-  await second.stop();
+  await second.server.stop();
 
-  const third = serve(dir);
-  await third.url;
-  const log = await third.stop();
-  assert.doesNotMatch(log, /setup code/, 'none once a password exists');
+  const third = await serve(dir);
+  await third.server.stop();
+  assert.doesNotMatch(third.server.output(), /setup code/, 'none once a password exists');
 });

@@ -1,5 +1,5 @@
 // `npm run bench:auth`: 1 000 parallel wrong-password requests from 1 000 loopback addresses
-// (issue 9: they once made correct logins take 7 s and RSS reach 304 MB), while a signed-in
+// (they once made correct logins take 7 s and RSS reach 304 MB), while a signed-in
 // client and a token client keep asking. Prints their latency and the server's peak RSS.
 import { Agent, request } from 'node:http';
 import { basicAuth, median, row, rssOf, startServerProcess } from './support.js';

@@ -2,11 +2,12 @@ import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { availableParallelism, tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { createInterface } from 'node:readline';
 
-export const REPO_ROOT = fileURLToPath(new URL('../../../', import.meta.url));
-export const MAIN = join(REPO_ROOT, 'core', 'dist', 'src', 'main.js');
+import { MAIN, REPO_ROOT } from '@heliograph/core/test/helpers/paths';
+
+export { MAIN, REPO_ROOT };
+export { basicAuth } from '@heliograph/core/test/helpers/basic-auth';
 /**
  * Node flags of `npm start`, read from package.json's start script so the benchmarks measure
  * the service as it ships and cannot drift from it. BENCH_NODE_FLAGS (space-separated, or
@@ -140,10 +141,6 @@ export function rssOf(pid: number): number {
 export function cpuMsOf(pid: number): number {
   const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
   return (Number(fields[11]) + Number(fields[12])) * 10;
-}
-
-export function basicAuth(password: string): string {
-  return 'Basic ' + Buffer.from(`admin:${password}`).toString('base64');
 }
 
 export function median(values: number[]): number {

@@ -14,10 +14,10 @@ import { systemClock } from '@heliograph/core/clock';
 import { migrate, openDatabase } from '@heliograph/core/db';
 import { DbWriter } from '@heliograph/core/db-writer';
 import { SystemInfo } from '@heliograph/core/system/info';
-import { deviceFields } from '@heliograph/core/topics/device';
 import { TopicRegistry, type TopicState } from '@heliograph/core/topics/registry';
 import { AuditLog, auditMigrations } from '@heliograph/core/writes/audit';
 import { WriteService } from '@heliograph/core/writes/service';
+import { topicMeta } from '@heliograph/core/test/helpers/topics';
 import { BENCH_PASSWORD, TIMESTAMP_TOPIC, TOPIC_COUNT, type BenchReply, type BenchRequest } from './ws-bench-shared.js';
 
 const gc = (globalThis as { gc?: () => void }).gc;
@@ -25,23 +25,14 @@ const gc = (globalThis as { gc?: () => void }).gc;
 async function main(): Promise<void> {
   const registry = new TopicRegistry(systemClock);
   const states: TopicState[] = [];
-  const define = (topic: string, deviceId: string) => {
-    registry.define({
-      topic,
-      deviceId,
-      ...deviceFields(deviceId),
-      group: 'Status',
-      name: topic.split('/')[1]!,
-      unit: 'W',
-      type: 'number',
-      recorded: true,
-    });
+  const define = (topic: string) => {
+    registry.define(topicMeta(topic, { name: topic.split('/')[1]! }));
     states.push(registry.get(topic)!);
   };
-  define(TIMESTAMP_TOPIC, 'bench');
+  define(TIMESTAMP_TOPIC);
   for (let i = 1; i < TOPIC_COUNT; i++) {
     const device = (i % 4) + 1;
-    define(`inverter_${device}/metric_${String(i).padStart(3, '0')}`, `inverter_${device}`);
+    define(`inverter_${device}/metric_${String(i).padStart(3, '0')}`);
   }
 
   const auth: Authenticator = {

@@ -7,6 +7,7 @@ import { ManualClock } from '@heliograph/core/clock';
 import { openDatabase, type Db } from '@heliograph/core/db';
 import { HistoryStore } from '@heliograph/core/history/store';
 import { TopicRegistry, type TopicMeta } from '@heliograph/core/topics/registry';
+import { topicMeta } from '@heliograph/core/test/helpers/topics';
 import { generateYear, UNITS, YEAR_START, YEAR_TOPICS, type YearSeries } from './gen-year.js';
 
 export const HISTORY = { retentionDays: 3650, diskBudgetMb: 2048, flushIntervalMs: 5000 };
@@ -15,8 +16,7 @@ export const YEAR_END = YEAR_START + 365 * 86_400_000;
 const CHUNK = 8640 * 30;
 
 export function meta(topic: string, unit = 'W'): TopicMeta {
-  const [deviceId, name] = topic.split('/') as [string, string];
-  return { topic, deviceId, device: deviceId, number: 0, group: 'Status', name, unit, type: 'number', recorded: true };
+  return topicMeta(topic, { name: topic.split('/')[1]!, unit });
 }
 
 export interface YearDb {

@@ -4,17 +4,16 @@ import { execFile } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import { fileURLToPath } from 'node:url';
 import type { Browser, Page } from 'playwright-core';
 import { BROWSER_SKIP, launchChromium } from './browser.js';
 import { axeViolations, DESKTOP, horizontalOverflow, openPage, PHONE, screenshot, signIn } from './page.js';
 import { basic, startSite, type Site } from './site.js';
+import { MAIN } from '../helpers/server.js';
 
 // Energy by calendar on the Overview, against the real service with kWh totals history
 // imported the way an owner would (`heliograph history import`): the site is in Tokyo
 // (UTC+9, no daylight saving), the browser in Los Angeles with an en-GB locale.
 
-const MAIN = fileURLToPath(new URL('../../../core/dist/src/main.js', import.meta.url));
 const SITE_ZONE = 'Asia/Tokyo';
 const OFFSET = 9 * 3_600_000;
 const HOUR = 3_600_000;

@@ -5,8 +5,8 @@ import { BROWSER_SKIP, launchChromium } from './browser.js';
 import { openPage, signIn } from './page.js';
 import { basic, PASSWORD, startSite, type Site } from './site.js';
 
-// Signing in holds a token, never the password (issue 10 item 5); first run sets the
-// password in the browser with the setup code from the service's log (issue 13).
+// Signing in holds a token, never the password; first run sets the password in the browser
+// with the setup code from the service's log.
 
 let browser: Browser;
 let site: Site;

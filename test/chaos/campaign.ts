@@ -14,12 +14,12 @@ import { once } from 'node:events';
 import { mkdirSync, watch, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
-import { fileURLToPath } from 'node:url';
 import { openDatabase, type Db } from '@heliograph/core/db';
 import { HistoryStore } from '@heliograph/core/history/store';
 import { systemClock } from '@heliograph/core/clock';
+import { basicAuth } from '@heliograph/core/test/helpers/basic-auth';
+import { MAIN } from '@heliograph/core/test/helpers/paths';
 
-const MAIN = fileURLToPath(new URL('../../../core/dist/src/main.js', import.meta.url));
 const PASSWORD = 'chaos chaos chaos';
 const FLUSH_MS = 500;
 export const IMPORT_TOPIC = 'chaos_1/imported';
@@ -184,7 +184,7 @@ async function serveAndKill(dataDir: string, pluginsFile: string, events: number
   const url = await listeningUrl(c);
   let stop = false;
   const writer = (async () => {
-    const auth = 'Basic ' + Buffer.from(`admin:${PASSWORD}`).toString('base64');
+    const auth = basicAuth(PASSWORD);
     for (let i = 0; !stop && i < 10_000; i++) {
       try {
         const res = await fetch(`${url}/api/v1/metrics`, {

@@ -48,7 +48,7 @@ for (const transport of ['tcp', 'serial'] as const) {
             id: 'daly',
             plugin: 'daly',
             devices: ['battery_1'],
-            config: { connection, pollIntervalMs: 1000, timeoutMs: 400 },
+            config: { connection, pollIntervalMs: 500, timeoutMs: 400 },
           },
         ],
       });

@@ -34,7 +34,7 @@ async function start(options: { model?: DeyeEmulatorModel; devices?: string[] } 
         devices: options.devices ?? ['inverter_1', 'battery_1'],
         config: {
           connection: { type: 'tcp', host: emulator.host, port: emulator.port },
-          pollIntervalMs: 1000,
+          pollIntervalMs: 500,
           timeoutMs: 400,
           battery: { capacityKwh: 5.12, maxChargeW: 2500, maxDischargeW: 2500, minSoc: 20 },
         },

@@ -43,7 +43,7 @@ async function serve(table: RegisterTable, config: Record<string, unknown> = {})
         devices: ['inverter_1', 'battery_1'],
         config: {
           connection: { type: 'tcp', host: emulator.host, port: emulator.port },
-          pollIntervalMs: 1000,
+          pollIntervalMs: 500,
           timeoutMs: 400,
           ...config,
         },
@@ -181,7 +181,7 @@ test('Modbus diagnostics: an exception reply marks the devices unavailable namin
         devices: ['inverter_1'],
         config: {
           connection: { type: 'rtu-over-tcp', host: emulator.host, port: emulator.port },
-          pollIntervalMs: 1000,
+          pollIntervalMs: 500,
           timeoutMs: 400,
         },
       },

@@ -46,7 +46,7 @@ async function start(transport: Transport) {
         id: 'deye',
         plugin: 'deye',
         devices: [{ id: 'inverter_1', config: { unitId: 3 } }, 'battery_1'],
-        config: { connection, pollIntervalMs: 1000, timeoutMs: 400 },
+        config: { connection, pollIntervalMs: 500, timeoutMs: 400 },
       },
     ],
   });

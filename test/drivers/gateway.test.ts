@@ -40,7 +40,7 @@ test('two deye instances share one RS485-over-TCP gateway by unit id', async () 
   });
   after(() => gateway.close());
   const connection = { type: 'rtu-over-tcp', host: gateway.host, port: gateway.port };
-  const config = { connection, pollIntervalMs: 1000, timeoutMs: 400 };
+  const config = { connection, pollIntervalMs: 500, timeoutMs: 400 };
   const server = await startTestServer({
     bundled: ['deye'],
     plugins: [
@@ -76,7 +76,7 @@ test('one silent unit on a shared gateway goes unavailable alone, and comes back
   after(() => gateway.close());
   const config = {
     connection: { type: 'rtu-over-tcp', host: gateway.host, port: gateway.port },
-    pollIntervalMs: 1000,
+    pollIntervalMs: 500,
     timeoutMs: 400,
   };
   const server = await startTestServer({
@@ -111,7 +111,7 @@ test('deye and sunspec share one RS485-over-TCP gateway', async () => {
   after(() => gateway.close());
   const config = {
     connection: { type: 'rtu-over-tcp', host: gateway.host, port: gateway.port },
-    pollIntervalMs: 1000,
+    pollIntervalMs: 500,
     timeoutMs: 400,
   };
   const server = await startTestServer({

@@ -43,7 +43,7 @@ async function start(transport: 'udp' | 'rtu-over-tcp') {
         id: 'goodwe',
         plugin: 'goodwe',
         devices: ['inverter_1', 'battery_1'],
-        config: { connection, pollIntervalMs: 1000, timeoutMs: 400 },
+        config: { connection, pollIntervalMs: 500, timeoutMs: 400 },
       },
     ],
   });

@@ -34,7 +34,7 @@ async function start(transport: 'tcp' | 'rtu-over-tcp' | 'serial') {
         id: 'growatt',
         plugin: 'growatt',
         devices: ['inverter_1', 'battery_1'],
-        config: { connection, pollIntervalMs: 1000, timeoutMs: 400 },
+        config: { connection, pollIntervalMs: 500, timeoutMs: 400 },
       },
     ],
   });

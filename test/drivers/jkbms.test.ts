@@ -130,7 +130,7 @@ for (const transport of ['tcp', 'serial'] as const) {
             id: 'jk',
             plugin: 'jkbms',
             devices: ['battery_1'],
-            config: { connection, pollIntervalMs: 1500, timeoutMs: 1000 },
+            config: { connection, pollIntervalMs: 1000, timeoutMs: 500 },
           },
         ],
       });

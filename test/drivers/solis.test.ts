@@ -32,7 +32,7 @@ async function start(transport: 'tcp' | 'rtu-over-tcp' | 'solarman', hour: numbe
         id: 'solis',
         plugin: 'solis',
         devices: ['inverter_1', 'battery_1'],
-        config: { connection, pollIntervalMs: 1000, timeoutMs: 400 },
+        config: { connection, pollIntervalMs: 500, timeoutMs: 400 },
       },
     ],
   });

@@ -30,7 +30,7 @@ async function startServer(transport: 'tcp' | 'rtu-over-tcp', device: ModbusDevi
         devices: [{ id: 'inverter_1', config: { unitId: 2 } }, 'battery_1'],
         config: {
           connection: { type: transport, host: emulator.host, port: emulator.port },
-          pollIntervalMs: 1000,
+          pollIntervalMs: 500,
           timeoutMs: 400,
         },
       },

@@ -30,7 +30,7 @@ async function start(config: Record<string, unknown>) {
         devices: ['inverter_1', 'battery_1'],
         config: {
           connection: { type: 'tcp', host: emulator.host, port: emulator.port },
-          pollIntervalMs: 1000,
+          pollIntervalMs: 500,
           timeoutMs: 400,
           ...config,
         },

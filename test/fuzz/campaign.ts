@@ -1,4 +1,4 @@
-// The fuzz campaign (issue 9): random queries, bodies, content types and path parameters on
+// The fuzz campaign: random queries, bodies, content types and path parameters on
 // every registered route, and random frames on the stream, against the whole service.
 // Properties: no 5xx, every error is the documented `{"error": "..."}`, the stream answers
 // every bad frame with an error reply (never "internal error") and stays usable.

@@ -1,117 +1,228 @@
 /*
  * The real server as a child process (`node core/dist/src/main.js serve`), for behaviour that
- * needs the server process's own process-level handlers: in-process, node's test runner
- * would catch a stray exception first.
+ * needs the server process's own process-level handlers (in-process, node's test runner
+ * would catch a stray exception first), its log, a restart on the same port, or a kill.
+ * In-process servers come from ./server.ts; both link their plugins with the same helper.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { existsSync, mkdirSync, symlinkSync, writeFileSync } from 'node:fs';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { createInterface } from 'node:readline';
+import { linkPlugins } from '@heliograph/core/test/helpers/plugins';
 import { checked, registerServer, servedCheck } from '@heliograph/core/test/openapi-check';
-import { basicAuth, REPO_ROOT, tempDir } from './server.js';
+import { within } from './deadline.js';
+import { basicAuth, MAIN, tempDir } from './server.js';
 
-export const MAIN = join(REPO_ROOT, 'core', 'dist', 'src', 'main.js');
+export { MAIN } from './server.js';
 const PASSWORD = 'a-long-password';
+/** Bound on a wait for the server's output (a start with the simulator's backfill included). */
+const OUTPUT_DEADLINE_MS = 60_000;
 
-export interface ChildServer {
-  child: ChildProcess;
-  /** The folder of data, plugin root and plugins.json: pass it as `dir` to start again on the same data. */
-  dir: string;
-  url: string;
-  dataDir: string;
+export interface WatchedOutput {
+  /** stdout and stderr so far, in the order they came. */
+  output: () => string;
+  /**
+   * Resolves with the first match of `pattern` in the output from offset `from` on, now or
+   * later; rejects when the process exits first or after the deadline, naming `what`.
+   */
+  waitFor: (pattern: RegExp, what?: string, from?: number) => Promise<RegExpMatchArray>;
   exited: Promise<number | null>;
-  stderr(): string;
-  api(path: string, init?: RequestInit): Promise<Response>;
 }
 
-/**
- * Starts the server on 127.0.0.1:0 with the given plugins.json entries. `fixtures` are linked
- * into the plugin root's plugins/ folder (bundled), `external` into its node_modules/ (found
- * as third-party packages). `args` are added to `serve`'s flags, `env` to its environment;
- * `cwd` is its working directory.
- */
-export async function startChildServer(options: {
+/** Watches a child process's stdout and stderr for the lines a test waits for. */
+export function watchOutput(child: ChildProcess, deadlineMs = OUTPUT_DEADLINE_MS): WatchedOutput {
+  let output = '';
+  let waiters: Array<{ pattern: RegExp; from: number; resolve: (m: RegExpMatchArray) => void }> = [];
+  const check = () => {
+    waiters = waiters.filter((w) => {
+      const match = output.slice(w.from).match(w.pattern);
+      if (match) w.resolve(match);
+      return !match;
+    });
+  };
+  const take = (chunk: Buffer) => {
+    output += chunk.toString('utf8');
+    check();
+  };
+  child.stdout?.on('data', take);
+  child.stderr?.on('data', take);
+  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+  const waitFor = (pattern: RegExp, what = String(pattern), from = 0) =>
+    new Promise<RegExpMatchArray>((resolve, reject) => {
+      const timer = setTimeout(
+        () => reject(new Error(`no ${what} within ${deadlineMs / 1000} s; output:\n${output.slice(-4000)}`)),
+        deadlineMs,
+      );
+      void exited.then((code) =>
+        // After the output's last chunk: a line printed just before the exit still counts.
+        setImmediate(() => {
+          clearTimeout(timer);
+          reject(new Error(`exited with ${code} before ${what}; output:\n${output.slice(-4000)}`));
+        }),
+      );
+      waiters.push({ pattern, from, resolve: (m) => (clearTimeout(timer), resolve(m)) });
+      check();
+    });
+  return { output: () => output, waitFor, exited };
+}
+
+export interface ChildServer {
+  /** The running process (a new one after `restart`). */
+  readonly child: ChildProcess;
+  /** The folder of data, plugin root and plugins.json: pass it as `dir` to start again on the same data. */
+  dir: string;
+  readonly url: string;
+  readonly port: number;
+  dataDir: string;
+  pluginsFile: string;
+  /** Resolves with the exit code of the running process. */
+  readonly exited: Promise<number | null>;
+  /** Everything the service wrote to stdout and stderr, across restarts. */
+  output: () => string;
+  /** What it wrote to stderr. */
+  stderr: () => string;
+  /** See WatchedOutput.waitFor; `from` is an offset into output(). */
+  waitFor: (pattern: RegExp, what?: string, from?: number) => Promise<RegExpMatchArray>;
+  /** fetch with the password; the answer is checked against the served OpenAPI document. */
+  api: (path: string, init?: RequestInit) => Promise<Response>;
+  /** SIGTERM, then waits for the exit (60 s at most); nothing when it is not running. */
+  stop: () => Promise<void>;
+  /** Starts it again on the same port and data. */
+  restart: () => Promise<void>;
+}
+
+export interface ChildServerOptions {
   plugins: unknown[];
+  /** test/fixtures/plugins/<name> linked into the plugin root's plugins/ (found as bundled). */
   fixtures?: string[];
+  /** This repository's plugins/<name> linked into the plugin root's plugins/. */
+  bundled?: string[];
+  /** test/fixtures/plugins/<name> linked into the root's node_modules/ (third-party packages). */
   external?: string[];
+  /** No plugin root of its own: the checkout's plugins, as `npm start` finds them. */
+  checkoutPlugins?: boolean;
   config?: Record<string, unknown>;
+  /** The device password (HELIOGRAPH_PASSWORD); null: none yet, the first-run setup. */
+  password?: string | null;
+  /** Added to `serve`'s flags. */
   args?: string[];
+  /** Added to its environment (HELIOGRAPH_LOG_LEVEL is warn unless given). */
   env?: Record<string, string>;
   cwd?: string;
   /** A previous server's `dir`: starts again on its data (a restart). */
   dir?: string;
-}): Promise<ChildServer> {
+}
+
+/**
+ * Starts the server on 127.0.0.1 (a free port) with the given plugins.json entries and
+ * resolves once it prints the address it listens on.
+ */
+export async function startChildServer(options: ChildServerOptions): Promise<ChildServer> {
   const dir = options.dir ?? tempDir();
   const root = join(dir, 'root');
-  mkdirSync(join(root, 'plugins'), { recursive: true });
-  mkdirSync(join(root, 'node_modules'), { recursive: true });
-  const link = (name: string, folder: string) => {
-    const target = join(root, folder, name);
-    if (!existsSync(target)) symlinkSync(join(REPO_ROOT, 'test', 'fixtures', 'plugins', name), target);
-  };
-  for (const name of options.fixtures ?? []) link(name, 'plugins');
-  for (const name of options.external ?? []) link(name, 'node_modules');
+  if (!options.checkoutPlugins) {
+    mkdirSync(join(root, 'node_modules'), { recursive: true });
+    linkPlugins(root, options);
+  }
   const dataDir = join(dir, 'data');
   mkdirSync(dataDir, { recursive: true });
   if (options.config) writeFileSync(join(dataDir, 'config.json'), JSON.stringify(options.config));
   const pluginsFile = join(dir, 'plugins.json');
   writeFileSync(pluginsFile, JSON.stringify({ plugins: options.plugins }));
-  const child = spawn(
-    process.execPath,
-    [
-      MAIN,
-      'serve',
-      '--host',
-      '127.0.0.1',
-      '--port',
-      '0',
-      '--data',
-      dataDir,
-      '--plugins',
-      pluginsFile,
-      ...(options.args ?? []),
-    ],
-    {
-      env: {
-        ...process.env,
-        HELIOGRAPH_LOG_LEVEL: 'warn',
-        HELIOGRAPH_PASSWORD: PASSWORD,
-        HELIOGRAPH_PLUGIN_ROOT: root,
-        ...options.env,
-      },
-      stdio: ['ignore', 'pipe', 'pipe'],
-      cwd: options.cwd,
-    },
-  );
+  const password = options.password === undefined ? PASSWORD : options.password;
+
+  let port = 0;
+  let output = '';
   let stderr = '';
-  child.stderr.on('data', (d) => (stderr += d));
-  const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
-  const url = await new Promise<string>((resolve, reject) => {
-    child.once('exit', (code) => reject(new Error(`exited with ${code} before listening:\n${stderr}`)));
-    createInterface({ input: child.stdout }).on('line', (line) => {
-      const match = /^listening on (http:\/\/127\.0\.0\.1:\d+)$/.exec(line);
-      if (match) resolve(match[1]!);
+  let running!: { child: ChildProcess; watched: WatchedOutput };
+  const launch = async () => {
+    const child = spawn(
+      process.execPath,
+      [
+        MAIN,
+        'serve',
+        '--host',
+        '127.0.0.1',
+        '--port',
+        String(port),
+        '--data',
+        dataDir,
+        '--plugins',
+        pluginsFile,
+        ...(options.args ?? []),
+      ],
+      {
+        env: {
+          ...process.env,
+          HELIOGRAPH_LOG_LEVEL: 'warn',
+          HELIOGRAPH_PASSWORD: password ?? '',
+          ...(options.checkoutPlugins ? {} : { HELIOGRAPH_PLUGIN_ROOT: root }),
+          ...options.env,
+        },
+        stdio: ['ignore', 'pipe', 'pipe'],
+        cwd: options.cwd,
+      },
+    );
+    child.stdout.on('data', (d: Buffer) => (output += d.toString('utf8')));
+    child.stderr.on('data', (d: Buffer) => {
+      output += d.toString('utf8');
+      stderr += d.toString('utf8');
     });
-  });
-  const auth = basicAuth(PASSWORD);
-  // Fetched at once, while the server surely runs; answers are checked against it.
-  const served = servedCheck(url, auth);
+    const watched = watchOutput(child);
+    running = { child, watched };
+    const listening = await watched.waitFor(
+      /^listening on http:\/\/127\.0\.0\.1:(\d+)$/m,
+      'listening (the "listening on" line)',
+    );
+    port = Number(listening[1]);
+  };
+  await launch();
+  const url = `http://127.0.0.1:${port}`;
+  const auth = password === null ? undefined : basicAuth(password);
+  // Fetched at once, while the server surely runs; answers are checked against it. Without a
+  // password (first-run setup) the document is not served to anyone.
+  const served = auth
+    ? servedCheck(url, auth)
+    : Promise.reject(new Error('a server without a password serves no OpenAPI document to check against'));
   served.catch(() => undefined); // reported by the first answer checked against it
   const check = registerServer(url, () => served);
-  return {
-    child,
+  const server: ChildServer = {
+    get child() {
+      return running.child;
+    },
     dir,
     url,
+    get port() {
+      return port;
+    },
     dataDir,
-    exited,
+    pluginsFile,
+    get exited() {
+      return running.watched.exited;
+    },
+    output: () => output,
     stderr: () => stderr,
-    /** fetch with the password; the answer is checked as TestServer.api's is. */
+    waitFor: (pattern, what, from = 0) => {
+      // Offsets are into output(), earlier runs included: a wait for a later line passes the
+      // length of output() before it.
+      const offset = output.length - running.watched.output().length;
+      const earlier = output.slice(from, Math.max(from, offset)).match(pattern);
+      if (earlier) return Promise.resolve(earlier);
+      return running.watched.waitFor(pattern, what, Math.max(0, from - offset));
+    },
     api: async (path, init = {}) => {
       const asked = { method: init.method ?? 'GET', url: url + path };
-      const headers = { ...(init.headers as Record<string, string>), authorization: auth };
+      const headers = { ...(init.headers as Record<string, string>), ...(auth && { authorization: auth }) };
       return checked(check(), asked, await fetch(asked.url, { ...init, headers }));
     },
+    stop: async () => {
+      const { child, watched } = running;
+      if (child.exitCode !== null || child.signalCode !== null) return;
+      child.kill('SIGTERM');
+      await within(watched.exited, 'exit of `heliograph serve` after SIGTERM', OUTPUT_DEADLINE_MS);
+    },
+    restart: launch,
   };
+  return server;
 }
 
 /**

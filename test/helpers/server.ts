@@ -1,22 +1,21 @@
-import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { after } from 'node:test';
 import { CLOCK, startHeliograph, type Heliograph, type ServerOptions } from '@heliograph/core/server';
 import type { Clock } from '@heliograph/core/clock';
 import type { InstanceStatus } from '@heliograph/core/plugins/host';
 import { checked, registerServer, routesCheck } from '@heliograph/core/test/openapi-check';
+import { basicAuth } from '@heliograph/core/test/helpers/basic-auth';
+import { FIXTURE_PLUGINS } from '@heliograph/core/test/helpers/paths';
+import { linkPlugins } from '@heliograph/core/test/helpers/plugins';
+import { tempDir } from '@heliograph/core/test/helpers/tmp';
 
-export const REPO_ROOT = fileURLToPath(new URL('../../../', import.meta.url));
+// One definition of each across the packages' tests (core/test/helpers), re-exported for test/.
+export { basicAuth } from '@heliograph/core/test/helpers/basic-auth';
+export { MAIN, REPO_ROOT } from '@heliograph/core/test/helpers/paths';
+export { tempDir } from '@heliograph/core/test/helpers/tmp';
+
 export const PASSWORD = 'correct horse battery';
-
-/** A fresh temp directory, removed when the test file ends. */
-export function tempDir(prefix = 'heliograph-test-'): string {
-  const dir = mkdtempSync(join(tmpdir(), prefix));
-  after(() => rmSync(dir, { recursive: true, force: true }));
-  return dir;
-}
 
 export interface TestServer extends Heliograph {
   dataDir: string;
@@ -52,13 +51,7 @@ export async function startTestServer(options: {
 }): Promise<TestServer> {
   const dir = tempDir();
   const root = join(dir, 'root');
-  mkdirSync(join(root, 'plugins'), { recursive: true });
-  for (const name of options.bundled ?? []) symlinkSync(join(REPO_ROOT, 'plugins', name), join(root, 'plugins', name));
-  for (const name of options.fixtures ?? [])
-    symlinkSync(join(REPO_ROOT, 'test', 'fixtures', 'plugins', name), join(root, 'plugins', name));
-  if (options.external?.length) mkdirSync(join(root, 'node_modules'));
-  for (const name of options.external ?? [])
-    symlinkSync(join(REPO_ROOT, 'test', 'fixtures', 'plugins', name), join(root, 'node_modules', name));
+  linkPlugins(root, options);
   const dataDir = options.dataDir ?? join(dir, 'data');
   mkdirSync(dataDir, { recursive: true });
   if (options.config) writeFileSync(join(dataDir, 'config.json'), JSON.stringify(options.config));
@@ -72,7 +65,7 @@ export async function startTestServer(options: {
     dataDir,
     pluginsFile,
     rootDir: root,
-    pluginDirs: options.pluginDirs?.map((name) => join(REPO_ROOT, 'test', 'fixtures', 'plugins', name)),
+    pluginDirs: options.pluginDirs?.map((name) => join(FIXTURE_PLUGINS, name)),
     password: password ?? undefined,
     // Only the mDNS test advertises (bound to loopback); the rest must not touch the network.
     mdns: options.mdns ?? { enabled: false },
@@ -83,7 +76,7 @@ export async function startTestServer(options: {
   });
   after(() => server.close());
   await server.pluginsStarted;
-  const basic = 'Basic ' + Buffer.from(`admin:${password}`).toString('base64');
+  const basic = basicAuth(String(password));
   // The document the server serves, built by the same function from the same routes (the
   // served one needs a password, which a server in first-run setup does not have yet).
   const check = registerServer(server.url, () => routesCheck(server.routes));
@@ -98,10 +91,6 @@ export async function startTestServer(options: {
       return fetch(asked.url, { ...init, headers }).then((res) => checked(check(), asked, res));
     },
   };
-}
-
-export function basicAuth(password: string, user = 'admin'): string {
-  return 'Basic ' + Buffer.from(`${user}:${password}`).toString('base64');
 }
 
 /** POST a JSON body. */

@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { request } from 'node:http';
 import { join } from 'node:path';
-import { tempDir } from '../helpers/server.js';
+import { basicAuth, tempDir } from '../helpers/server.js';
 import { MAIN, startService } from './service.js';
 
 const SECRET = 'not-in-any-log-7f3a';
@@ -25,7 +25,7 @@ test('debug: requests logged without secrets; a lockout names the address; every
     await fetch(`${service.url}/api/websocket?vsn=2.0.0&password=${SECRET}`);
     await service.waitFor(/GET \/api\/websocket\?vsn=2\.0\.0&password=\*\*\* 426/, 'the stream request line');
 
-    const wrong = `Basic ${Buffer.from(`admin:${SECRET}`).toString('base64')}`;
+    const wrong = basicAuth(SECRET);
     let status = 0;
     for (let i = 0; i < 10 && status !== 429; i++)
       status = (await fetch(`${service.url}/api/v1/metrics`, { headers: { authorization: wrong } })).status;

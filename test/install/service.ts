@@ -3,10 +3,10 @@
  * the checkout's build or from an installed `bin`, with its output watched line by line.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { join } from 'node:path';
-import { REPO_ROOT } from '../helpers/server.js';
+import { watchOutput } from '../helpers/child-server.js';
+import { basicAuth } from '../helpers/server.js';
 
-export const MAIN = join(REPO_ROOT, 'core', 'dist', 'src', 'main.js');
+export { MAIN } from '../helpers/server.js';
 export const PASSWORD = 'a-long-password';
 
 /** Bound on anything a healthy command does in seconds (the simulator's backfill included). */
@@ -25,40 +25,6 @@ export interface Service {
   stop(): Promise<number | null>;
 }
 
-function watch(child: ChildProcess) {
-  let output = '';
-  let waiters: Array<{ pattern: RegExp; resolve: (m: RegExpMatchArray) => void }> = [];
-  const check = () => {
-    waiters = waiters.filter((w) => {
-      const match = output.match(w.pattern);
-      if (match) w.resolve(match);
-      return !match;
-    });
-  };
-  child.stdout?.on('data', (d) => ((output += d), check()));
-  child.stderr?.on('data', (d) => ((output += d), check()));
-  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
-  const waitFor = (pattern: RegExp, what: string) =>
-    new Promise<RegExpMatchArray>((resolve, reject) => {
-      const timer = setTimeout(
-        () => reject(new Error(`gave up after ${DEADLINE_MS} ms waiting for ${what}; output:\n${output}`)),
-        DEADLINE_MS,
-      );
-      void exited.then((code) =>
-        setImmediate(() => reject(new Error(`exited with ${code} while waiting for ${what}; output:\n${output}`))),
-      );
-      waiters.push({
-        pattern,
-        resolve: (m) => {
-          clearTimeout(timer);
-          resolve(m);
-        },
-      });
-      check();
-    });
-  return { output: () => output, waitFor, exited };
-}
-
 /** Runs a command to its end. */
 export async function run(
   command: string[],
@@ -70,7 +36,7 @@ export async function run(
     cwd: options.cwd,
   });
   child.stdin.end(options.stdin ?? '');
-  const watched = watch(child);
+  const watched = watchOutput(child, DEADLINE_MS);
   const timer = setTimeout(() => child.kill('SIGKILL'), options.deadlineMs ?? DEADLINE_MS);
   const code = await watched.exited;
   clearTimeout(timer);
@@ -93,9 +59,9 @@ export async function startService(
     stdio: ['ignore', 'pipe', 'pipe'],
     cwd: options.cwd,
   });
-  const watched = watch(child);
+  const watched = watchOutput(child, DEADLINE_MS);
   const url = (await watched.waitFor(/^listening on (http:\/\/127\.0\.0\.1:\d+)$/m, 'the "listening on" line'))[1]!;
-  const authorization = `Basic ${Buffer.from(`admin:${PASSWORD}`).toString('base64')}`;
+  const authorization = basicAuth(PASSWORD);
   return {
     child,
     url,

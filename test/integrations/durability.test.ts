@@ -8,13 +8,15 @@ import { after, test } from 'node:test';
 import sqlite3 from 'sqlite3';
 import { open } from 'sqlite';
 import { startChildServer, type ChildServer } from '../helpers/child-server.js';
+import { pollUntil } from '../helpers/deadline.js';
 import { jsonBody, startTestServer } from '../helpers/server.js';
 
 type Row = { topic: string; value: unknown };
 type AuditRow = { topic: string; new_value: string; result: string; via: string };
 
 const PLUGINS = [
-  { id: 'tick', plugin: 'ticker', devices: ['inverter_1'], config: { intervalMs: 100 } },
+  // Kilowatts, so that total/pv_energy (to the Wh) moves at nearly every tick.
+  { id: 'tick', plugin: 'ticker', devices: ['inverter_1'], config: { intervalMs: 100, wattsPerTick: 5000 } },
   { id: 'inv', plugin: 'bridged', devices: ['inverter_2'] },
 ];
 
@@ -33,16 +35,24 @@ async function pvEnergy(server: ChildServer): Promise<number> {
   return Number(rows[0]?.value ?? 0);
 }
 
-/** Reads total/pv_energy until it has moved `times` times (ticks integrated, saves queued). */
+/**
+ * Reads total/pv_energy until it has moved `times` times (ticks integrated, saves queued),
+ * every 20 ms: the ticker moves it about every 100 ms, and asking without a pause only burns
+ * the CPU both processes need.
+ */
 async function afterMoves(server: ChildServer, times: number): Promise<number> {
-  const deadline = Date.now() + 20_000;
   let last = await pvEnergy(server);
-  for (let moved = 0; moved < times;) {
-    assert.ok(Date.now() < deadline, `total/pv_energy did not move ${times} times within 20 s (at ${last})`);
-    const now = await pvEnergy(server);
-    if (now !== last) moved++;
-    last = now;
-  }
+  let moved = 0;
+  await pollUntil(
+    async () => {
+      const now = await pvEnergy(server);
+      if (now !== last) moved++;
+      last = now;
+      return { done: moved >= times, seen: last };
+    },
+    `total/pv_energy moving ${times} times`,
+    { everyMs: 20 },
+  );
   return last;
 }
 
@@ -52,7 +62,8 @@ test('kill -9 right after a write is answered: the audit has it and the energy t
   after(() => server.child.kill('SIGKILL'));
   const written: string[] = [];
   for (let round = 0; round < 4; round++) {
-    const seen = await afterMoves(server, 3);
+    // At most one move per 100 ms tick: eight span the 500 ms flush timer.
+    const seen = await afterMoves(server, 8);
     assert.ok(seen > 0, 'the totals count energy');
     const value = String(10 * (round + 2));
     const res = await server.api('/api/v1/metrics', jsonBody({ topic: 'inverter_2/max_charge_current', value }));
@@ -87,13 +98,15 @@ test('a database locked by another process past the busy timeout: the write wait
   let settled = false;
   void answered.then(() => (settled = true));
   // The first attempt waits out SQLite's 5 s busy timeout; then the status names the wait.
-  const deadline = Date.now() + 30_000;
-  let lastError = '';
-  while (!/audit entries wait|locked/.test(lastError)) {
-    assert.ok(Date.now() < deadline, `the history row did not report the waiting write within 30 s: ${lastError}`);
-    const plugins = (await (await server.api('/api/v1/plugins')).json()) as Array<{ id: string; last_error: string }>;
-    lastError = plugins.find((p) => p.id === 'history')?.last_error ?? '';
-  }
+  await pollUntil(
+    async () => {
+      const plugins = (await (await server.api('/api/v1/plugins')).json()) as Array<{ id: string; last_error: string }>;
+      const lastError = plugins.find((p) => p.id === 'history')?.last_error ?? '';
+      return { done: /audit entries wait|locked/.test(lastError), seen: lastError };
+    },
+    'the history row reporting the waiting write',
+    { ms: 30_000, everyMs: 50 },
+  );
   assert.equal(settled, false, 'the write is not acknowledged while its audit entry cannot be written');
   await other.exec('COMMIT');
   const res = await answered;

@@ -26,7 +26,7 @@ async function start(plannerConfig: Record<string, unknown> = {}) {
       devices: ['inverter_2', 'battery_1'],
       config: {
         connection: { type: 'tcp', host: emulator.host, port: emulator.port },
-        pollIntervalMs: 1000,
+        pollIntervalMs: 500, // the driver schema\'s least: each step of the clock waits for a poll
         timeoutMs: 400,
         battery: { capacityKwh: 5.12, maxChargeW: 2500, maxDischargeW: 2500, minSoc: 20 },
       },

@@ -4,6 +4,8 @@
 // and a step of the clock that waits until the planner and the device ran after it.
 import assert from 'node:assert/strict';
 import type { ManualClock } from '@heliograph/core/clock';
+import type { InstanceStatus } from '@heliograph/core/plugins/host';
+import { within } from '../helpers/deadline.js';
 import { startTestServer, type TestServer } from '../helpers/server.js';
 import { audit, type AuditEntry } from '../drivers/battery-control.js';
 import { instanceWhen, valuesOf } from '../drivers/driver-api.js';
@@ -74,8 +76,10 @@ export async function startWithDevice(
 }
 
 /**
- * Moves the clock on and waits until the planner and the instances `ids` (the device
- * plugin; by default the simulator) ran after the move.
+ * Moves the clock on and waits until the instances `ids` (the device plugin; by default the
+ * simulator) and then the planner ran after the move. A run that ends after the move may have
+ * begun before it, with the state before it: the planner's status and plan are taken from the
+ * second of its runs that end after the move, which began after the first ended.
  */
 export async function step(
   server: TestServer,
@@ -85,14 +89,28 @@ export async function step(
 ): Promise<Map<string, unknown>> {
   clock.advance(ms);
   const at = clock.now();
-  for (const id of [...ids, 'planner'])
+  for (const id of ids)
     await instanceWhen(
       server,
       id,
       (i) => Date.parse((i as unknown as { last_poll: string | null }).last_poll ?? '') >= at,
       `${id} ran at ${new Date(at).toISOString()}`,
     );
+  await runsEnded(server, 'planner', 2, `two runs of the planner after ${new Date(at).toISOString()}`);
   return valuesOf(server);
+}
+
+/** Resolves once `count` runs of instance `id` ended from now on (each run's end emits its status). */
+function runsEnded(server: TestServer, id: string, count: number, what: string): Promise<void> {
+  let ended = 0;
+  let listener: ((status: InstanceStatus) => void) | undefined;
+  const done = new Promise<void>((resolve) => {
+    listener = (status) => {
+      if (status.id === id && ++ended >= count) resolve();
+    };
+    server.plugins.on('status', listener);
+  });
+  return within(done, what).finally(() => server.plugins.off('status', listener!));
 }
 
 /** What a device test saw of the emulator through the night and the evening. */

@@ -33,7 +33,7 @@ describe('battery planner on a SunSpec inverter', () => {
       devices: ['inverter_2', 'battery_1'],
       config: {
         connection: { type: 'tcp', host: emulator.host, port: emulator.port },
-        pollIntervalMs: 1000,
+        pollIntervalMs: 500, // the driver schema\'s least: each step of the clock waits for a poll
         timeoutMs: 400,
       },
     });

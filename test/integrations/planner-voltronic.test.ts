@@ -26,7 +26,7 @@ async function start() {
     devices: ['inverter_2', 'battery_1'],
     config: {
       connection: { type: 'tcp', host: '127.0.0.1', port: emulator.port },
-      pollIntervalMs: 1000,
+      pollIntervalMs: 500, // the driver schema\'s least: each step of the clock waits for a poll
       timeoutMs: 400,
       battery: { capacityKwh: 10.24, maxChargeW: 3000, maxDischargeW: 4000, minSoc: 20 },
     },

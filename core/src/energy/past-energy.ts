@@ -39,7 +39,7 @@ export class PastEnergy {
       if (!POWERS.has(meta.topic)) continue;
       for (const [time, watts] of points) {
         let at = byTime.get(time);
-        if (!at) byTime.set(time, (at = new Map()));
+        if (!at) byTime.set(time, (at = new Map<string, number>()));
         at.set(meta.topic.slice('total/'.length), watts);
       }
     }

@@ -3,22 +3,12 @@ import assert from 'node:assert/strict';
 import { Alerts, WRITE_REFUSED_HOLD_MS } from '../../src/alerts/alerts.js';
 import { ManualClock } from '../../src/clock.js';
 import { TopicRegistry, type TopicMeta } from '../../src/topics/registry.js';
+import { topicMeta } from '../helpers/topics.js';
 
 const START = Date.parse('2026-11-25T12:00:00Z');
 
 function meta(topic: string, unit: string): TopicMeta {
-  const deviceId = topic.split('/')[0]!;
-  return {
-    topic,
-    deviceId,
-    device: deviceId,
-    number: null,
-    group: 'Status',
-    name: topic,
-    unit,
-    type: 'number',
-    recorded: false,
-  };
+  return topicMeta(topic, { unit, recorded: false });
 }
 
 /** The registry's next tick, with a deadline. */

@@ -9,6 +9,7 @@ import { snapshotLane } from '../../src/api/metrics/snapshot-lane.js';
 import { HostPolicy } from '../../src/api/host-policy.js';
 import { TopicRegistry } from '../../src/topics/registry.js';
 import { PASSWORD, startAuth } from '../auth/support.js';
+import { basicAuth } from '../helpers/basic-auth.js';
 
 const IP = '192.168.1.30';
 
@@ -59,7 +60,7 @@ test('a token the service checked once is answered on the lane, like the remembe
   assert.equal(fx.get(bearer, '/api/v1/metrics?topic=total/*').taken, false, 'a query goes to koa');
   assert.equal(fx.get(`Bearer ${token.slice(0, -1)}x`).taken, false, 'another token is not known');
 
-  const basic = `Basic ${Buffer.from(`admin:${PASSWORD}`).toString('base64')}`;
+  const basic = basicAuth(PASSWORD);
   assert.equal((await fx.auth.authenticate({ kind: 'password', secret: PASSWORD }, IP)).ok, true);
   assert.equal(fx.get(basic).taken, true, 'the remembered password still is');
 });

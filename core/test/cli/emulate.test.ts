@@ -6,11 +6,9 @@ import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { test } from 'node:test';
 import { connectRaw, readHoldingOverTcp } from '@heliograph/plugins-sdk/emulator';
-import { REPO_ROOT } from '../helpers/plugins.js';
+import { MAIN, REPO_ROOT } from '../helpers/paths.js';
 import { within } from '../helpers/deadline.js';
 import { tempDir } from '../helpers/tmp.js';
-
-const MAIN = join(REPO_ROOT, 'core', 'dist', 'src', 'main.js');
 
 function run(args: string[], env: NodeJS.ProcessEnv = {}) {
   const child = spawn(process.execPath, [MAIN, 'emulate', ...args], {

@@ -8,11 +8,10 @@ import { join } from 'node:path';
 import { test } from 'node:test';
 import { promisify } from 'node:util';
 import { manifestSchema } from '@heliograph/plugins-sdk';
-import { REPO_ROOT } from '../helpers/plugins.js';
+import { MAIN, REPO_ROOT } from '../helpers/paths.js';
 import { tempDir } from '../helpers/tmp.js';
 
 const exec = promisify(execFile);
-const MAIN = join(REPO_ROOT, 'core', 'dist', 'src', 'main.js');
 const TSC = join(REPO_ROOT, 'node_modules', 'typescript', 'bin', 'tsc');
 /** The plugin's own `node --test` must report to itself, not to this runner. */
 const env = Object.fromEntries(Object.entries(process.env).filter(([name]) => name !== 'NODE_TEST_CONTEXT'));

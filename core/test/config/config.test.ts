@@ -2,9 +2,9 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { ConfigError, loadConfig } from '../../src/config/load.js';
 import { configJsonSchema } from '../../src/config/json-schema.js';
+import { REPO_ROOT } from '../helpers/paths.js';
 import { tempDir } from '../helpers/tmp.js';
 
 test('the defaults load, and the time zone defaults to the system one', () => {
@@ -56,6 +56,6 @@ test('a file that is not JSON says so', () => {
 });
 
 test('config/schema.json is generated from the schema and up to date (npm run config:schema)', () => {
-  const file = fileURLToPath(new URL('../../../../config/schema.json', import.meta.url));
+  const file = join(REPO_ROOT, 'config', 'schema.json');
   assert.equal(readFileSync(file, 'utf8'), configJsonSchema());
 });

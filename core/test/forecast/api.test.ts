@@ -8,6 +8,7 @@ import type { Authenticator } from '../../src/auth/types.js';
 import { ManualClock } from '../../src/clock.js';
 import { ForecastStore } from '../../src/forecast/store.js';
 import { TopicRegistry } from '../../src/topics/registry.js';
+import { topicMeta } from '../helpers/topics.js';
 
 const Q = 15 * 60_000;
 const H = 3_600_000;
@@ -32,17 +33,7 @@ describe('GET /api/v1/forecast', () => {
   let server: RunningServer;
 
   before(async () => {
-    registry.define({
-      topic: 'total/pv_power',
-      deviceId: 'total',
-      device: 'totals',
-      number: null,
-      group: 'Status',
-      name: 'PV power',
-      unit: 'W',
-      type: 'number',
-      recorded: true,
-    });
+    registry.define(topicMeta('total/pv_power', { name: 'PV power' }));
     server = await listen(
       createApp({ auth: allowAll, realm: 'Heliograph', routers: [forecastRoutes({ store, clock, registry })] }),
       '127.0.0.1',

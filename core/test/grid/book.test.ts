@@ -222,7 +222,7 @@ describe('PriceBook', () => {
   });
 
   it('keeps a provider with slots active when it is declared anew behind a standby that has none', () => {
-    // Issue 15.7: reconfiguring the working price plugin restarts it, so it declares again
+    // Reconfiguring the working price plugin restarts it, so it declares again
     // after the standby; the empty standby must not become the provider /grid shows.
     const { book: b } = book('2026-06-01T10:00:00Z');
     const stopWorking = b.declare('awattar', { provider: 'aWATTar', currency: 'EUR', scheduleType: 'pricing' });

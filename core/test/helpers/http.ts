@@ -1,3 +1,4 @@
+import { basicAuth } from './basic-auth.js';
 import { assertAnswer, describedRoutesCheck } from './openapi-check.js';
 
 /**
@@ -24,10 +25,6 @@ export interface HttpRequestOptions {
   headers?: Record<string, string>;
 }
 
-export function basicAuthorization(password: string, user = 'admin'): string {
-  return `Basic ${Buffer.from(`${user}:${password}`, 'utf8').toString('base64')}`;
-}
-
 export async function httpRequest(
   baseUrl: string,
   path: string,
@@ -37,8 +34,8 @@ export async function httpRequest(
   if (options.basic !== undefined) {
     headers.authorization =
       typeof options.basic === 'string'
-        ? basicAuthorization(options.basic)
-        : basicAuthorization(options.basic.password, options.basic.user);
+        ? basicAuth(options.basic)
+        : basicAuth(options.basic.password, options.basic.user);
   }
   if (options.bearer !== undefined) headers.authorization = `Bearer ${options.bearer}`;
   let body: string | undefined;

@@ -8,7 +8,7 @@ import { describe, it } from 'node:test';
 import { runHistoryCommand } from '../../src/cli/history.js';
 import { loadConfig } from '../../src/config/load.js';
 import type { Agg } from '../../src/history/slots.js';
-import { REPO_ROOT } from '../helpers/plugins.js';
+import { MAIN } from '../helpers/paths.js';
 import { tempDir } from '../helpers/tmp.js';
 import { allPages, ManualClock, meta, openStore, random, readings } from './support.js';
 import { within } from '../helpers/deadline.js';
@@ -198,19 +198,10 @@ describe('heliograph history export / import', () => {
 
   it('reads the data dir given with --data when run as the heliograph command', async () => {
     const cwd = tempDir('heliograph-cwd-');
-    const child = spawn(
-      process.execPath,
-      [
-        join(REPO_ROOT, 'core', 'dist', 'src', 'main.js'),
-        'history',
-        'export',
-        '--topic',
-        'total/none',
-        '--data',
-        source,
-      ],
-      { cwd, stdio: ['ignore', 'pipe', 'pipe'] },
-    );
+    const child = spawn(process.execPath, [MAIN, 'history', 'export', '--topic', 'total/none', '--data', source], {
+      cwd,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let stderr = '';
     child.stderr.on('data', (d) => (stderr += d));
     const code = await within(

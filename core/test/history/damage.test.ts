@@ -1,4 +1,4 @@
-// Issue 15.6: one bad row never stops history. Damaged blocks, journal rows and topic
+// One bad row never stops history. Damaged blocks, journal rows and topic
 // metas are set aside into history_quarantine (kept), the rest is served, and answers and
 // export say which range could not be read instead of reading it as empty.
 import assert from 'node:assert/strict';

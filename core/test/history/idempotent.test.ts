@@ -1,4 +1,4 @@
-// Issue 15.5: backfill and import written twice (a resumed backfill, an import run again)
+// Backfill and import written twice (a resumed backfill, an import run again)
 // must store one copy: count and sum of every slot, hour and day as if written once.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';

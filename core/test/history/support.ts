@@ -12,23 +12,13 @@ import type { Agg } from '../../src/history/slots.js';
 import { HistoryStore } from '../../src/history/store.js';
 import type { TopicMeta } from '../../src/topics/registry.js';
 import { tempDir } from '../helpers/tmp.js';
-import { deviceFields } from '../../src/topics/device.js';
+import { topicMeta } from '../helpers/topics.js';
 
 export const HISTORY_CONFIG: Config['history'] = { retentionDays: 3650, diskBudgetMb: 2048, flushIntervalMs: 5000 };
 
+/** A recorded power reading's meta, named by the topic's field (`pv_power`). */
 export function meta(topic: string, extra: Partial<TopicMeta> = {}): TopicMeta {
-  const [deviceId, name] = topic.split('/') as [string, string];
-  return {
-    topic,
-    deviceId,
-    ...deviceFields(deviceId),
-    group: 'Status',
-    name,
-    unit: 'W',
-    type: 'number',
-    recorded: true,
-    ...extra,
-  };
+  return topicMeta(topic, { name: topic.split('/')[1]!, ...extra });
 }
 
 export interface OpenedStore {

@@ -15,10 +15,10 @@ import type { Authenticator, AuthOutcome, Credentials } from '../../src/auth/typ
 import { ManualClock } from '../../src/clock.js';
 import { migrate, openDatabase, type Db } from '../../src/db.js';
 import { SystemInfo } from '../../src/system/info.js';
-import { deviceFields } from '../../src/topics/device.js';
 import { TopicRegistry, type TopicMeta, type TopicState, type Writable } from '../../src/topics/registry.js';
 import { AuditLog, auditMigrations } from '../../src/writes/audit.js';
 import { WriteService } from '../../src/writes/service.js';
+import { topicMeta } from '../helpers/topics.js';
 
 export const PASSWORD = 'sunny-side-up';
 export const TOKEN = 'tok-kitchen-panel';
@@ -202,18 +202,7 @@ export async function startStream(overrides: Partial<WebsocketOptions> = {}): Pr
 
 /** A topic's metadata the way the plugin host would build it. */
 export function meta(topic: string, fields: Partial<TopicMeta> = {}): TopicMeta {
-  const [deviceId, name] = topic.split('/') as [string, string];
-  return {
-    topic,
-    deviceId,
-    ...deviceFields(deviceId),
-    group: 'Status',
-    name: name.replace(/_/g, ' '),
-    unit: 'W',
-    type: 'number',
-    recorded: true,
-    ...fields,
-  };
+  return topicMeta(topic, { name: topic.split('/')[1]!.replace(/_/g, ' '), ...fields });
 }
 
 const OUTPUT_PRIORITIES = ['Solar first', 'Utility first', 'SBU'];

@@ -1,4 +1,4 @@
-// Issue 15.2: a burst of refused writes must not stall the service. Writes are rate limited
+// A burst of refused writes must not stall the service. Writes are rate limited
 // per client (set_result error on the stream), the audit keeps length-capped topics, and its
 // entries reach the database in batches.
 import assert from 'node:assert/strict';

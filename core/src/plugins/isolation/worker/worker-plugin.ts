@@ -104,7 +104,8 @@ class WorkerPlugin {
     }));
     this.worker.on('message', (message: unknown) => this.receive(message));
     this.worker.on('error', (err) => this.end(`crashed: its process could not run: ${err.message}`));
-    this.worker.on('exit', (code, signal) => this.exited(code, signal));
+    // 'close', not 'exit': the last of its stderr ("Reached heap limit") is read by then.
+    this.worker.on('close', (code, signal) => this.exited(code, signal));
     this.send({ type: 'start', start });
     this.watchdog = setInterval(() => this.checkAlive(), Math.max(25, options.limits.watchdogMs / 4));
     this.watchdog.unref();
