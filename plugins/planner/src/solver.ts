@@ -54,13 +54,15 @@ export class PlanSolver {
       execArgv: ['--max-semi-space-size=1', '--v8-pool-size=0'],
       stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
     });
-    child.unref();
     return child;
   }
 
   private async ask(req: PlanRequest): Promise<Plan> {
     if (this.idle) clearTimeout(this.idle);
     const child = (this.child ??= this.start());
+    // Held while a plan is asked for, let go in between: an idle solver never keeps the
+    // service from exiting. Both the process and its IPC channel count (Node 22 needs both).
+    child.ref();
     child.channel?.ref();
     try {
       const answer = await new Promise<Answer>((resolve, reject) => {
@@ -84,6 +86,7 @@ export class PlanSolver {
       if ('error' in answer) throw new Error(answer.error);
       return answer.plan;
     } finally {
+      child.unref();
       child.channel?.unref();
       this.idle = setTimeout(() => void this.release(), this.idleMs);
       this.idle.unref();
@@ -97,6 +100,7 @@ export class PlanSolver {
     this.child = null;
     if (!child) return;
     if (child.exitCode === null && child.signalCode === null) {
+      child.ref(); // waited for below
       const exited = once(child, 'exit');
       child.kill();
       await exited;
