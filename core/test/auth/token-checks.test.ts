@@ -75,7 +75,7 @@ test('over HTTP a signed-in request carries who and the identity (no outcome fla
   await fx.auth.setPassword(PASSWORD);
   const router = new Router();
   router.get('/whoami', scope('read'), (ctx) => {
-    ctx.body = { who: ctx.state.who, identity: ctx.state.identity };
+    ctx.body = { who: ctx.state.who, identity: ctx.state.identity as unknown };
   });
   const app = createApp({ auth: fx.auth, realm: 'Heliograph', routers: [router] });
   const server = await listen(app, '127.0.0.1', 0);

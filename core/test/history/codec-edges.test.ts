@@ -181,7 +181,10 @@ test('a damaged container is refused with the reason, never read as an empty row
     () => unpackContainer(rowStart, Buffer.from([0x91, 0x03])),
     /at most 400 segments, this one claims 401/,
   );
-  assert.ok(unpackContainer(rowStart, Buffer.from([0x90, 0x03, ...Array(800).fill(0)])).size > 0, '400 is allowed');
+  assert.ok(
+    unpackContainer(rowStart, Buffer.from([0x90, 0x03, ...new Array<number>(800).fill(0)])).size > 0,
+    '400 is allowed',
+  );
   assert.throws(() => unpackContainer(rowStart, good, DAY), /a segment starts after the end of its row/);
   assert.equal(unpackContainer(rowStart, good, DAY + 1).size, 1, 'a segment starting before the end is fine');
   assert.throws(
