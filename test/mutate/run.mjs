@@ -66,7 +66,8 @@ for (const module of chosen) {
   const stryker = new Stryker({
     inPlace: true,
     testRunner: 'tap',
-    tap: { testFiles: module.tests },
+    // forceBail: a test file exits at its first failure, so a killed mutant costs one test.
+    tap: { testFiles: module.tests, forceBail: true },
     mutate: module.mutate,
     coverageAnalysis: 'perTest',
     // The project builds with TypeScript 7, which has no JavaScript API for Stryker's tsconfig
@@ -75,7 +76,9 @@ for (const module of chosen) {
     disableTypeChecks: false,
     reporters: ['progress'],
     concurrency: Number(process.env.MUTATE_CONCURRENCY ?? 2),
-    timeoutMS: 20_000,
+    // A mutant that loops forever (a varint reader that never ends) is given up on after its
+    // covering tests' baseline time x 1.5 plus this: long enough for a loaded machine.
+    timeoutMS: Number(process.env.MUTATE_TIMEOUT_MS ?? 10_000),
     tempDirName: '.stryker-tmp',
     cleanTempDir: 'always',
     // Compiled output is git-ignored; Stryker must still see the files it mutates.
