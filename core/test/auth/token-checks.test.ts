@@ -9,6 +9,7 @@ import { createApp, listen } from '../../src/api/app.js';
 import { authError, credentialsFromHeader, credentialsFromQuery } from '../../src/auth/middleware.js';
 import { scope } from '../../src/auth/scopes.js';
 import { AuthInputError, passwordProblem } from '../../src/auth/service.js';
+import { setLogLevel, type LogLevel } from '../../src/log.js';
 import { PASSWORD, START, startAuth, type AuthFixture } from './support.js';
 
 const IP = '192.168.1.30';
@@ -352,4 +353,38 @@ test('password rules count characters as written (NFC code points), at both limi
   assert.equal(passwordProblem('x'.repeat(1025)), 'the password must be at most 1024 characters long');
   assert.equal(passwordProblem('😀'.repeat(1024)), undefined, 'characters, not UTF-16 units');
   assert.equal(passwordProblem('tab\there!'), 'the password must not contain control characters (newline, tab, NUL)');
+});
+
+test('the moment an address is locked out is logged once, naming it and the back-off', async (t) => {
+  const fx = await withPassword(t);
+  const lines: string[] = [];
+  setLogLevel('warn');
+  t.mock.method(process.stderr, 'write', (chunk: string | Uint8Array) => {
+    lines.push(String(chunk));
+    return true;
+  });
+  t.after(() => setLogLevel((process.env.HELIOGRAPH_LOG_LEVEL as LogLevel | undefined) ?? 'info'));
+  const wrong = { kind: 'password', secret: 'wrong password!' } as const;
+  for (let i = 0; i < 4; i++) await fx.auth.authenticate(wrong, IP);
+  assert.deepEqual(lines, [], 'no line before the lockout');
+  await fx.auth.authenticate(wrong, IP);
+  assert.equal(lines.length, 1);
+  assert.match(
+    lines[0]!,
+    / warn \[auth\] too many failed logins from 192\.168\.1\.30: refused with 429 for 1 s, longer if it goes on\n$/,
+  );
+  await fx.auth.checkOtherSecret(IP, () => false, 'wrong setup code');
+  assert.equal(lines.length, 1, 'a refusal while locked out adds no line');
+});
+
+test('the token cache holds at most 1000 tokens, then starts again', async (t) => {
+  const fx = await withPassword(t);
+  const tokens: string[] = [];
+  for (let i = 0; i < 1001; i++) tokens.push((await fx.auth.createToken({ name: `t${i}` })).token);
+  for (const secret of tokens.slice(0, 1000)) await fx.auth.authenticate({ kind: 'token', secret }, IP);
+  const first = { kind: 'token', secret: tokens[0]! } as const;
+  assert.ok(fx.auth.knownIdentity(first, IP), 'the first is cached among 1000');
+  await fx.auth.authenticate({ kind: 'token', secret: tokens[1000]! }, IP);
+  assert.equal(fx.auth.knownIdentity(first, IP), undefined, 'the 1001st emptied the cache');
+  assert.ok(fx.auth.knownIdentity({ kind: 'token', secret: tokens[1000]! }, IP));
 });
