@@ -11,6 +11,7 @@ import { DeviceRefusedError, type SettingDeclaration } from '@heliograph/plugins
 import { ManualClock } from '../../src/clock.js';
 import { migrate, openDatabase } from '../../src/db.js';
 import { DbWriter } from '../../src/db-writer.js';
+import { setLogLevel, type LogLevel } from '../../src/log.js';
 import { TopicRegistry } from '../../src/topics/registry.js';
 import { AuditLog, auditMigrations, type AuditEntry } from '../../src/writes/audit.js';
 import { WriteRateLimiter } from '../../src/writes/rate-limit.js';
@@ -310,4 +311,36 @@ test('an older registration going away leaves the newer handler in place', async
   });
   first();
   assert.equal(fx.writes.hasHandler(MODE), true);
+});
+
+test("a client's refused writes are logged at most once a minute, with how many were refused", async (t) => {
+  const clock = new ManualClock(START);
+  const fx = await start({ limiter: new WriteRateLimiter(clock, 1, 0.001) });
+  t.after(fx.close);
+  const lines: string[] = [];
+  setLogLevel('warn');
+  t.mock.method(process.stderr, 'write', (chunk: string | Uint8Array) => {
+    lines.push(String(chunk));
+    return true;
+  });
+  t.after(() => setLogLevel((process.env.HELIOGRAPH_LOG_LEVEL as LogLevel | undefined) ?? 'info'));
+  assert.deepEqual(await write(fx, '10'), { ok: true });
+  assert.equal((await write(fx, '20')).ok, false);
+  assert.equal(lines.length, 1, 'the first refusal is logged');
+  assert.match(
+    lines[0]!,
+    / warn \[writes\] too many writes from admin: 1 refused \(limit 20 at once, 5 per second\)\n$/,
+  );
+  fx.clock.advance(59_999);
+  await write(fx, '20');
+  await write(fx, '20');
+  assert.equal(lines.length, 1, 'not again within the minute');
+  fx.clock.advance(1);
+  await write(fx, '20');
+  assert.equal(lines.length, 2);
+  assert.match(lines[1]!, /too many writes from admin: 3 refused /, 'counting the refusals since the last line');
+  await write(fx, '20', { who: 'kitchen panel' });
+  await write(fx, '20', { who: 'kitchen panel' });
+  assert.equal(lines.length, 3, 'another client has its own line');
+  assert.match(lines[2]!, /too many writes from kitchen panel: 1 refused /);
 });
