@@ -303,3 +303,142 @@ test('decoded segments over their limit go least recently used first, down to 80
   assert.notEqual(cache.segment(rows[1]!, rows[1]!.start), segs[1], 'segment 1, least recently used, is decoded again');
   await f.close();
 });
+
+test('a row dropped or removed no longer counts, however often it is loaded again', async () => {
+  const f = await fixture();
+  const row = await storedDay(f.db, 0);
+  const tiny = new RowCache(f.db, 1);
+  for (let i = 0; i < 3; i++) {
+    await tiny.load([row]);
+    assert.equal(row.loaded, false, `load ${i + 1}: over the limit, dropped again`);
+    assert.equal(tiny.heldBytes, 0, `load ${i + 1}: nothing held`);
+  }
+
+  const cache = new RowCache(f.db);
+  await cache.load([row]);
+  const one = cache.heldBytes;
+  assert.ok(one > 0);
+  cache.release();
+  assert.equal(cache.heldBytes, 0);
+  await cache.load([row]);
+  assert.equal(cache.heldBytes, one, 'loaded again after a release: counted once');
+
+  const set = new RowSet(10);
+  set.byStart.set(0, row);
+  cache.remove(set, row);
+  assert.equal(cache.heldBytes, 0, 'a removed row is not counted');
+
+  // Removing a stale row leaves the row that took its place in the set.
+  const stale = new Row(1, 10, DAY, 2 * DAY, 0);
+  const current = cache.create(set, 1, DAY, 2 * DAY);
+  cache.remove(set, stale);
+  assert.equal(set.byStart.get(DAY), current);
+  await f.close();
+});
+
+test('a row edited in place is counted at its new size', async () => {
+  const f = await fixture();
+  const row = await storedDay(f.db, 0);
+  await f.cache.load([row]);
+  const before = f.cache.heldBytes;
+  row.container!.set(DAY, Buffer.alloc(5000));
+  f.cache.changed(row);
+  assert.ok(f.cache.heldBytes >= before + 5000, `${f.cache.heldBytes} bytes after adding 5000 to ${before}`);
+  // Many small segments: each costs more than its bytes.
+  const small = new Map(Array.from({ length: 10 }, (_, i) => [i * DAY, Buffer.alloc(1)] as [number, Buffer]));
+  const other = new Row(1, 10, 20 * DAY, 30 * DAY, 10);
+  const cache = new RowCache(f.db);
+  cache.attach(other, small, 10);
+  assert.ok(cache.heldBytes > 10 * 48, `ten 1-byte segments counted as ${cache.heldBytes} bytes`);
+  await f.close();
+});
+
+test('a segment replaced under its row is decoded again, never answered from the old copy', async () => {
+  const f = await fixture();
+  const row = await storedDay(f.db, 0, daySegment(1, 10));
+  await f.cache.load([row]);
+  assert.equal(f.cache.segment(row, 0)!.last[1], 10);
+  f.cache.attach(row, new Map([[0, encodeSegment(daySegment(1, 99))]]), 100);
+  assert.equal(f.cache.segment(row, 0)!.last[1], 99, 'the new bytes');
+  await f.close();
+});
+
+test('a transient read never overwrites a kept segment', async () => {
+  const f = await fixture();
+  const a = await storedDay(f.db, 0, daySegment(1, 10));
+  const b = await storedDay(f.db, DAY, daySegment(1, 20));
+  await f.cache.load([a, b]);
+  const kept = f.cache.segment(a, 0)!;
+  f.cache.segment(b, DAY, true);
+  assert.equal(kept.last[1], 10, 'the kept segment still holds its own values');
+  assert.equal(f.cache.segment(a, 0)!.last[1], 10);
+  await f.close();
+});
+
+test('decoded segments are counted once however often replaced, and a replaced one is the most recent', async () => {
+  const f = await fixture();
+  const rows = await Promise.all([0, 1, 2].map((d) => storedDay(f.db, d * DAY)));
+  await f.cache.load(rows);
+  const rowBytes = f.cache.heldBytes;
+  f.cache.segment(rows[0]!, 0);
+  const one = f.cache.heldBytes - rowBytes;
+  f.cache.putSegment(rows[0]!, 0, daySegment(2, 2));
+  f.cache.putSegment(rows[0]!, 0, daySegment(3, 3));
+  const rowsAfter = f.cache.heldBytes - one;
+  assert.ok(rowsAfter > 0 && rowsAfter < rowBytes + 1000, 'one decoded segment counted, not three');
+
+  // Limit 2.5 segments: holding 3 drops one (2 <= 0.8 * 2.5), the least recently used.
+  const cache = new RowCache(f.db, undefined, 2.5 * one);
+  for (const r of rows) r.container = null;
+  await cache.load(rows);
+  const first = cache.segment(rows[0]!, 0)!;
+  const second = cache.segment(rows[1]!, DAY);
+  const replaced = daySegment(4, 4);
+  cache.putSegment(rows[0]!, 0, replaced);
+  assert.notEqual(first, replaced);
+  cache.segment(rows[2]!, 2 * DAY);
+  cache.trim();
+  assert.equal(cache.segment(rows[0]!, 0), replaced, 'the replaced segment was used last but one: kept');
+  assert.notEqual(cache.segment(rows[1]!, DAY), second, 'segment 1, least recently used, was dropped by the trim');
+  await f.close();
+});
+
+test('decoded segments are trimmed only over their limit, down to exactly 80 % of it', async () => {
+  const f = await fixture();
+  const rows = await Promise.all([0, 1, 2, 3].map((d) => storedDay(f.db, d * DAY)));
+  const one = 8640 * 41; // what a decoded day counts (checked below)
+  const probe = new RowCache(f.db);
+  await probe.load([rows[0]!]);
+  const rowBytes = probe.heldBytes;
+  probe.segment(rows[0]!, 0);
+  assert.equal(probe.heldBytes - rowBytes, one);
+  for (const r of rows) r.container = null;
+
+  // At exactly the limit nothing goes.
+  const atLimit = new RowCache(f.db, undefined, 3 * one);
+  await atLimit.load(rows);
+  const kept = rows.slice(0, 3).map((r) => atLimit.segment(r, r.start)!);
+  atLimit.trimDecoded();
+  kept.forEach((seg, i) => assert.equal(atLimit.segment(rows[i]!, rows[i]!.start), seg, `segment ${i} kept`));
+
+  // Under the limit but over 80 % of it nothing goes either.
+  for (const r of rows) r.container = null;
+  const under = new RowCache(f.db, undefined, 3.5 * one);
+  await under.load(rows);
+  const kept2 = rows.slice(0, 3).map((r) => under.segment(r, r.start)!);
+  under.trimDecoded();
+  kept2.forEach((seg, i) => assert.equal(under.segment(rows[i]!, rows[i]!.start), seg, `segment ${i} kept`));
+
+  // Over it: down to 80 %, and a segment landing exactly there stays.
+  for (const r of rows) r.container = null;
+  const limit = 3.75 * one;
+  assert.equal(limit * 0.8, 3 * one, 'the test needs 80 % of the limit to be exactly three segments');
+  const over = new RowCache(f.db, undefined, limit);
+  await over.load(rows);
+  const segs = rows.map((r) => over.segment(r, r.start)!);
+  over.trimDecoded();
+  assert.notEqual(over.segment(rows[0]!, 0), segs[0], 'the least recently used was dropped');
+  const held = [1, 2, 3].map((i) => over.segment(rows[i]!, rows[i]!.start) === segs[i]);
+  assert.deepEqual(held, [true, true, true], 'the other three stay: at 80 % exactly, trimming stops');
+  await f.close();
+});
