@@ -4,6 +4,7 @@
 // device in order, and that every attempt is audited and announced.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import { getEventListeners } from 'node:events';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -16,6 +17,7 @@ import { TopicRegistry } from '../../src/topics/registry.js';
 import { AuditLog, auditMigrations, type AuditEntry } from '../../src/writes/audit.js';
 import { WriteRateLimiter } from '../../src/writes/rate-limit.js';
 import { WriteService, type WriteRequest } from '../../src/writes/service.js';
+import { within } from '../helpers/deadline.js';
 import { meta } from '../websocket/harness.js';
 
 const START = Date.parse('2026-11-22T10:00:00Z');
@@ -343,4 +345,51 @@ test("a client's refused writes are logged at most once a minute, with how many 
   await write(fx, '20', { who: 'kitchen panel' });
   assert.equal(lines.length, 3, 'another client has its own line');
   assert.match(lines[2]!, /too many writes from kitchen panel: 1 refused /);
+});
+
+test('a plugin stopping while the device works on a write ends that write at once', async (t) => {
+  const fx = await start();
+  t.after(fx.close);
+  let started!: () => void;
+  const working = new Promise<void>((resolve) => (started = resolve));
+  fx.device.write = () => {
+    started();
+    return new Promise(() => {}); // the device never answers, and ignores the signal
+  };
+  const pending = write(fx, '60');
+  await within(working, 'the write reaching the device');
+  fx.handlerAbort.abort(new Error('plugin stopped'));
+  const outcome = await within(pending, 'the abandoned write to answer');
+  assert.equal(outcome.ok, false);
+  assert.match(!outcome.ok ? outcome.message : '', /plugin stopped/);
+});
+
+test('a device that ignores the signal is still given up on at the timeout', async (t) => {
+  const fx = await start({ timeoutMs: 50 });
+  t.after(fx.close);
+  fx.device.write = () => new Promise(() => {});
+  assert.deepEqual(await within(write(fx, '60'), 'the timed-out write to answer'), {
+    ok: false,
+    message: 'the device did not answer: no confirmation within 0.05 s',
+  });
+});
+
+test('a finished write, taken or failed, leaves no abort listener on the signal it was given', async (t) => {
+  const fx = await start();
+  t.after(fx.close);
+  const signals: AbortSignal[] = [];
+  fx.device.write = (_value, signal) => {
+    signals.push(signal);
+    return Promise.resolve();
+  };
+  assert.deepEqual(await write(fx, '60'), { ok: true });
+  fx.device.write = (_value, signal) => {
+    signals.push(signal);
+    return Promise.reject(new Error('NAK'));
+  };
+  assert.equal((await write(fx, '70')).ok, false);
+  assert.deepEqual(
+    signals.map((signal) => getEventListeners(signal, 'abort').length),
+    [0, 0],
+  );
 });
