@@ -225,6 +225,8 @@ test('the bytes held count the rows and the decoded arrays, and release gives ba
   assert.equal(b.loaded, true, 'a row being written stays');
   const held = f.cache.heldBytes;
   assert.ok(held > 0 && held < rowsOnly, `only the dirty row is held (${held} of ${rowsOnly} bytes)`);
+  f.cache.segment(b, DAY);
+  assert.equal(f.cache.heldBytes - held, decoded, 'decoded segments were let go too: reading one counts it again');
   await f.close();
 });
 
@@ -327,12 +329,16 @@ test('a row dropped or removed no longer counts, however often it is loaded agai
   set.byStart.set(0, row);
   cache.remove(set, row);
   assert.equal(cache.heldBytes, 0, 'a removed row is not counted');
+  cache.release();
+  assert.equal(cache.heldBytes, 0, 'nor is it let go a second time');
 
   // Removing a stale row leaves the row that took its place in the set.
   const stale = new Row(1, 10, DAY, 2 * DAY, 0);
   const current = cache.create(set, 1, DAY, 2 * DAY);
   cache.remove(set, stale);
   assert.equal(set.byStart.get(DAY), current);
+  const held = cache.heldBytes;
+  assert.ok(Number.isFinite(held) && held > 0, `removing a row never loaded leaves the count alone (${held})`);
   await f.close();
 });
 
