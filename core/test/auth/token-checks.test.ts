@@ -388,3 +388,58 @@ test('the token cache holds at most 1000 tokens, then starts again', async (t) =
   assert.equal(fx.auth.knownIdentity(first, IP), undefined, 'the 1001st emptied the cache');
   assert.ok(fx.auth.knownIdentity({ kind: 'token', secret: tokens[1000]! }, IP));
 });
+
+test('more header and name edges: no space after the scheme, other schemes, long or control-character names', async (t) => {
+  assert.equal(credentialsFromHeader('BearerX'), undefined, 'no space: not a bearer token');
+  assert.equal(credentialsFromHeader(`Digest ${Buffer.from('u:p').toString('base64')}`), undefined);
+  const fx = await withPassword(t);
+  await assert.rejects(
+    fx.auth.createToken({ name: 'n'.repeat(65) }),
+    (err: unknown) => err instanceof AuthInputError && /name must be at most 64 characters/.test(err.message),
+  );
+  await assert.rejects(
+    fx.auth.createToken({ name: 'two\nlines' }),
+    (err: unknown) => err instanceof AuthInputError && /name must not contain control characters/.test(err.message),
+  );
+  const idle = await fx.auth.createToken({ name: 'sign-in', idleExpiry: true });
+  const fixed = await fx.auth.createToken({ name: 'forever' });
+  assert.deepEqual(
+    (await fx.auth.listTokens()).map((info) => [info.name, info.idle_expiry]),
+    [
+      ['sign-in', true],
+      ['forever', false],
+    ],
+  );
+  // A token without idle expiry works however long it was unused.
+  fx.clock.advance(365 * DAY);
+  assert.equal((await fx.auth.authenticate({ kind: 'token', secret: fixed.token }, IP)).ok, true);
+  assert.equal((await fx.auth.authenticate({ kind: 'token', secret: idle.token }, IP)).ok, false);
+});
+
+test('a remembered password stops working once another process changes the stored hash', async (t) => {
+  const fx = await withPassword(t);
+  const password = { kind: 'password', secret: PASSWORD } as const;
+  assert.equal((await fx.auth.authenticate(password, IP)).ok, true, 'remembered');
+  // The CLI in another process sets a new password: a different hash in the same row.
+  const other = await startAuth();
+  await other.auth.setPassword('a brand new password');
+  const { hash } = (await other.db.get<{ hash: string }>('SELECT hash FROM auth_password'))!;
+  await other.close();
+  await fx.db.run('UPDATE auth_password SET hash = ? WHERE id = 1', hash);
+  fx.clock.advance(1000);
+  // A wrong guess reads the new hash (the cache is a second old).
+  assert.equal((await fx.auth.authenticate({ kind: 'password', secret: 'not it at all' }, IP)).ok, false);
+  assert.equal((await fx.auth.authenticate(password, IP)).ok, false, 'the old password is refused');
+  assert.equal((await fx.auth.authenticate({ kind: 'password', secret: 'a brand new password' }, IP)).ok, true);
+});
+
+test('a remembered password signing in resets the failures counted against the address', async (t) => {
+  const fx = await withPassword(t);
+  const password = { kind: 'password', secret: PASSWORD } as const;
+  assert.equal((await fx.auth.authenticate(password, IP)).ok, true);
+  const wrong = { kind: 'password', secret: 'wrong password!' } as const;
+  for (let i = 0; i < 4; i++) await fx.auth.authenticate(wrong, IP);
+  assert.ok(fx.auth.knownIdentity(password, IP), 'taken without the queue');
+  await fx.auth.authenticate(wrong, IP);
+  assert.equal((await fx.auth.authenticate(password, IP)).ok, true, 'five failures, but not in a row: no lockout');
+});
