@@ -66,7 +66,8 @@ for (const module of chosen) {
   const stryker = new Stryker({
     inPlace: true,
     testRunner: 'tap',
-    tap: { testFiles: module.tests },
+    // forceBail: a test file exits at its first failure, so a killed mutant costs one test.
+    tap: { testFiles: module.tests, forceBail: true },
     mutate: module.mutate,
     coverageAnalysis: 'perTest',
     // The project builds with TypeScript 7, which has no JavaScript API for Stryker's tsconfig
@@ -75,8 +76,11 @@ for (const module of chosen) {
     disableTypeChecks: false,
     reporters: ['progress'],
     concurrency: Number(process.env.MUTATE_CONCURRENCY ?? 2),
-    timeoutMS: 20_000,
-    tempDirName: '.stryker-tmp',
+    // A mutant that loops forever (a varint reader that never ends) is given up on after its
+    // covering tests' baseline time x 1.5 plus this: long enough for a loaded machine.
+    timeoutMS: Number(process.env.MUTATE_TIMEOUT_MS ?? 10_000),
+    // One per module, so runs of two modules at once do not clear each other's.
+    tempDirName: `.stryker-tmp-${module.name}`,
     cleanTempDir: 'always',
     // Compiled output is git-ignored; Stryker must still see the files it mutates.
     ignorePatterns: ['!core/dist', '!plugins/*/dist', 'data', 'test-artifacts'],
@@ -90,6 +94,7 @@ for (const module of chosen) {
     restore();
     process.off('exit', restore);
     rmSync(backup, { recursive: true, force: true });
+    rmSync(join(root, `.stryker-tmp-${module.name}`), { recursive: true, force: true });
   }
   const counted = { killed: 0, survived: 0, equivalent: 0, other: 0 };
   const alive = [];
@@ -113,7 +118,6 @@ for (const module of chosen) {
   rows.push({ module: module.name, mutants: results.length, ...counted, score });
   if (alive.length > 0) console.log(`surviving mutants of ${module.name}:\n${alive.join('\n')}`);
 }
-rmSync(join(root, '.stryker-tmp'), { recursive: true, force: true });
 
 console.log('\nmodule                   mutants  killed  survived  equivalent  errors  score');
 for (const r of rows) {
