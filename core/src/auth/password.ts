@@ -6,6 +6,7 @@
 import { timingSafeEqual } from 'node:crypto';
 import type { Clock } from '../clock.js';
 import type { Db } from '../db.js';
+import { DbWriter } from '../db-writer.js';
 import { hashPassword, verifyPassword } from './password-hash.js';
 import { AuthInputError, NO_PASSWORD_MESSAGE, PASSWORD_USER, passwordProblem, sha256 } from './rules.js';
 import type { AuthOutcome, Identity } from './types.js';
@@ -32,6 +33,8 @@ export class PasswordStore {
     private readonly clock: Clock,
     /** Bounds the scrypt checks running and waiting at once. */
     private readonly hashGate: WorkGate,
+    /** The server's one write path (db-writer.ts). */
+    private readonly writer: DbWriter = new DbWriter(() => clock.now()),
   ) {}
 
   /** Whether a password was seen set (without reading the database). */
@@ -51,10 +54,12 @@ export class PasswordStore {
     const problem = passwordProblem(password);
     if (problem) throw new AuthInputError(problem);
     const hash = await hashPassword(password);
-    await this.db.run(
-      'INSERT INTO auth_password (id, hash, updated_at) VALUES (1, ?, ?) ON CONFLICT (id) DO UPDATE SET hash = excluded.hash, updated_at = excluded.updated_at',
-      hash,
-      this.clock.now(),
+    await this.writer.run('auth password', () =>
+      this.db.run(
+        'INSERT INTO auth_password (id, hash, updated_at) VALUES (1, ?, ?) ON CONFLICT (id) DO UPDATE SET hash = excluded.hash, updated_at = excluded.updated_at',
+        hash,
+        this.clock.now(),
+      ),
     );
     // Whoever set it knows it: their first request need not pay a scrypt for it.
     this.remember(password, hash);

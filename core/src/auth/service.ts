@@ -1,4 +1,5 @@
 import type { Db } from '../db.js';
+import { DbWriter } from '../db-writer.js';
 import type { Clock } from '../clock.js';
 import { SafeEmitter } from '../events.js';
 import { createLogger } from '../log.js';
@@ -60,11 +61,11 @@ export class AuthService extends SafeEmitter<AuthEvents> implements Authenticato
   /** Per client address, so concurrent guesses are counted one after another (see `authenticate`). */
   private readonly queues = new Map<string, Promise<unknown>>();
 
-  constructor(db: Db, clock: Clock, options: AuthServiceOptions) {
+  constructor(db: Db, clock: Clock, options: AuthServiceOptions, writer = new DbWriter(() => clock.now())) {
     super();
     const hashGate = new WorkGate(options.maxConcurrentHashes ?? 2, options.maxWaitingHashes ?? 16);
-    this.password = new PasswordStore(db, clock, hashGate);
-    this.tokens = new TokenStore(db, clock, (options.idleTokenDays ?? 30) * 86_400_000);
+    this.password = new PasswordStore(db, clock, hashGate, writer);
+    this.tokens = new TokenStore(db, clock, (options.idleTokenDays ?? 30) * 86_400_000, writer);
     this.throttle = new LoginThrottle(clock, {
       maxFailures: options.maxFailedLogins,
       windowMs: options.failedLoginWindowMs,

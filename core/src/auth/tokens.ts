@@ -8,6 +8,7 @@ import { formatZodIssue } from '@heliograph/plugins-sdk';
 import { randomBytes } from 'node:crypto';
 import type { Clock } from '../clock.js';
 import type { Db } from '../db.js';
+import { DbWriter } from '../db-writer.js';
 import { formatUtc } from '../rfc3339.js';
 import {
   AuthInputError,
@@ -55,6 +56,8 @@ export class TokenStore {
     private readonly clock: Clock,
     /** Unused this long, an `idleExpiry` token stops working and is deleted. */
     private readonly idleMs: number,
+    /** The server's one write path (db-writer.ts): a busy database is waited out, never a 500. */
+    private readonly writer: DbWriter = new DbWriter(() => clock.now()),
   ) {}
 
   async create(request: {
@@ -78,16 +81,18 @@ export class TokenStore {
     const token = TOKEN_PREFIX + randomBytes(32).toString('base64url');
     await this.deleteExpired();
     try {
-      await this.db.run(
-        'INSERT INTO auth_tokens (id, name, secret_hash, created_at, expires_at, scope, idle_expiry, last_used_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)',
-        id,
-        name,
-        sha256(token),
-        now,
-        expiresAt,
-        scope.data,
-        request.idleExpiry ? 1 : 0,
-        now,
+      await this.write(() =>
+        this.db.run(
+          'INSERT INTO auth_tokens (id, name, secret_hash, created_at, expires_at, scope, idle_expiry, last_used_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)',
+          id,
+          name,
+          sha256(token),
+          now,
+          expiresAt,
+          scope.data,
+          request.idleExpiry ? 1 : 0,
+          now,
+        ),
       );
     } catch (err) {
       if (String((err as Error).message).includes('auth_tokens.name')) {
@@ -113,9 +118,11 @@ export class TokenStore {
    * and listing), so sign-ins do not pile up. Tokens with a fixed expiry stay listed.
    */
   async deleteExpired(): Promise<number> {
-    const result = await this.db.run(
-      'DELETE FROM auth_tokens WHERE idle_expiry = 1 AND COALESCE(last_used_at, created_at) <= ?',
-      this.clock.now() - this.idleMs,
+    const result = await this.write(() =>
+      this.db.run(
+        'DELETE FROM auth_tokens WHERE idle_expiry = 1 AND COALESCE(last_used_at, created_at) <= ?',
+        this.clock.now() - this.idleMs,
+      ),
     );
     const deleted = result.changes ?? 0;
     if (deleted > 0) this.cache.clear();
@@ -138,8 +145,12 @@ export class TokenStore {
   }
 
   /** Deletes the token, so it fails from the next request on. False when no such id. */
+  private write<T>(job: () => Promise<T>): Promise<T> {
+    return this.writer.run('auth tokens', job);
+  }
+
   async revoke(id: string): Promise<boolean> {
-    const result = await this.db.run('DELETE FROM auth_tokens WHERE id = ?', id);
+    const result = await this.write(() => this.db.run('DELETE FROM auth_tokens WHERE id = ?', id));
     this.cache.clear();
     return (result.changes ?? 0) > 0;
   }
@@ -186,7 +197,7 @@ export class TokenStore {
       }
       if (now - lastUsed >= LAST_USED_RESOLUTION_MS) {
         row.last_used_at = now;
-        await this.db.run('UPDATE auth_tokens SET last_used_at = ? WHERE id = ?', now, row.id);
+        await this.write(() => this.db.run('UPDATE auth_tokens SET last_used_at = ? WHERE id = ?', now, row.id));
       }
     }
     return { ok: true, who: row.name, scope: row.scope, token: { id: row.id, expiresAt: row.expires_at } };

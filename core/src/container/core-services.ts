@@ -210,7 +210,7 @@ function registerPluginServices(di: DependencyContainer): void {
 function registerSiteServices(di: DependencyContainer): void {
   di.register(
     AuthService,
-    cached((c) => new AuthService(c.resolve(DB), c.resolve(CLOCK), c.resolve(CONFIG).auth)),
+    cached((c) => new AuthService(c.resolve(DB), c.resolve(CLOCK), c.resolve(CONFIG).auth, c.resolve(DB_WRITER))),
   );
   di.register(
     LiveSiteSettings,

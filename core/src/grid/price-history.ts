@@ -28,6 +28,8 @@ export type PriceKind = 'import' | 'export';
 /** How long past prices are kept: two years, so last year's same month can be costed. */
 export const PRICE_RETENTION_DAYS = 730;
 const DAY_MS = 86_400_000;
+/** Slots per INSERT statement (6 parameters each, well under SQLite's limit). */
+const INSERT_CHUNK = 500;
 
 /**
  * The grid prices that were in force, kept in the database file so the cost of past days
@@ -57,23 +59,26 @@ export class PriceHistory {
     const first = slots[0]!.start;
     const last = Math.max(...slots.map((s) => s.end));
     const write = this.writer.run('grid prices', async () => {
-      await this.db.exec('BEGIN');
-      try {
-        await this.db.run('DELETE FROM price_slots WHERE kind = ? AND start < ? AND end > ?', kind, last, first);
-        const insert = await this.db.prepare(
-          'INSERT OR REPLACE INTO price_slots (kind, start, end, price, currency, provider) VALUES (?, ?, ?, ?, ?, ?)',
+      // No BEGIN: on the shared connection a transaction would take in whatever else runs on
+      // it meanwhile (audit entries, tokens), and a rollback would drop those. The new slots
+      // go in first (one of the same start replaces the old one), then the old ones they
+      // cover at other starts go: a crash between the two leaves old slots beside the new
+      // ones until the next publish, never a gap.
+      for (let i = 0; i < slots.length; i += INSERT_CHUNK) {
+        const chunk = slots.slice(i, i + INSERT_CHUNK);
+        await this.db.run(
+          `INSERT OR REPLACE INTO price_slots (kind, start, end, price, currency, provider) VALUES ${chunk.map(() => '(?, ?, ?, ?, ?, ?)').join(', ')}`,
+          ...chunk.flatMap((s) => [kind, s.start, s.end, s.price, currency, provider]),
         );
-        try {
-          for (const s of slots) await insert.run(kind, s.start, s.end, s.price, currency, provider);
-        } finally {
-          await insert.finalize();
-        }
-        await this.prune();
-        await this.db.exec('COMMIT');
-      } catch (err) {
-        await this.db.exec('ROLLBACK').catch(() => undefined);
-        throw err;
       }
+      await this.db.run(
+        'DELETE FROM price_slots WHERE kind = ? AND start < ? AND end > ? AND start NOT IN (SELECT value FROM json_each(?))',
+        kind,
+        last,
+        first,
+        JSON.stringify(slots.map((s) => s.start)),
+      );
+      await this.prune();
     });
     this.last = write.catch((err: unknown) =>
       log.warn(`grid prices from ${provider} not saved (${errorMessage(err)}); past costs will miss them`),
