@@ -5,7 +5,7 @@ import { Announcer } from './announcer.js';
 import { minIntervalOf, type MqttConfig } from './config.js';
 import { availabilityTopic, isIdentityTopic, statePayload, stateTopic } from './discovery.js';
 import { StatePublisher } from './states.js';
-import { capText, SetGate } from './set-gate.js';
+import { handleSet, SetGate } from './set-gate.js';
 
 /** Reconnect back-off: the first retry after a second, doubling up to a minute. */
 const RECONNECT_MIN_MS = 1000;
@@ -154,26 +154,17 @@ export class MqttBridge {
     );
   }
 
-  /**
-   * `<prefix>/<topic>/set`: the write, then its result on `<prefix>/set_response`. Checked
-   * first against the size limit and the topic's write budget (set-gate.ts); a refusal's
-   * answer never repeats a value that was too large.
-   */
-  private async onMessage(mqttTopic: string, payload: Buffer): Promise<void> {
-    const { prefix } = this.config;
-    if (!mqttTopic.startsWith(`${prefix}/`) || !mqttTopic.endsWith('/set')) return;
-    const topic = mqttTopic.slice(prefix.length + 1, -'/set'.length);
-    const gated = this.gate.check(topic, payload.length);
-    if (gated) {
-      this.gate.refused(topic, gated.refusal, gated.message);
-      // At QoS 0: a flood's refusals are answered without an acknowledgement each.
-      return this.respond({ topic: capText(topic), ok: false, message: gated.message }, 0);
-    }
-    const value = payload.toString('utf8');
-    const result = await this.ctx.integration.write({ topic, value });
-    if (!result.ok) this.gate.refused(topic, 'refused by the service', result.message);
-    await this.respond(
-      result.ok ? { topic, value, ok: true } : { topic, value, ok: false, message: capText(result.message) },
+  /** `<prefix>/<topic>/set`: the write through the gate, then its result on `<prefix>/set_response`. */
+  private onMessage(mqttTopic: string, payload: Buffer): Promise<void> {
+    return handleSet(
+      {
+        prefix: this.config.prefix,
+        gate: this.gate,
+        write: (request) => this.ctx.integration.write(request),
+        respond: (response, qos) => this.respond(response, qos),
+      },
+      mqttTopic,
+      payload,
     );
   }
 

@@ -12,6 +12,7 @@
  * - Refusals are logged once when they start, then as one summary a minute with counts by
  *   reason and the last one, every line capped to LOG_TEXT_LIMIT characters.
  */
+import type { WriteResult } from '@heliograph/plugins-sdk';
 
 export const MAX_SET_BYTES = 1024;
 export const SET_BURST = 5;
@@ -97,4 +98,35 @@ export class SetGate {
     }
     return Math.max(1, Math.ceil((1 - bucket.tokens) / SET_RATE));
   }
+}
+
+/** What `handleSet` needs of the bridge: its prefix, its gate, the service's write path and the answer topic. */
+export interface SetPath {
+  prefix: string;
+  gate: SetGate;
+  write(request: { topic: string; value: string }): Promise<WriteResult>;
+  respond(response: Record<string, unknown>, qos?: 0 | 1): Promise<void>;
+}
+
+/**
+ * `<prefix>/<topic>/set`: the write, then its result on `<prefix>/set_response`. Checked
+ * first against the size limit and the topic's write budget; a refusal's answer never
+ * repeats a value that was too large. Messages on other topics are left alone.
+ */
+export async function handleSet(path: SetPath, mqttTopic: string, payload: Buffer): Promise<void> {
+  const { prefix, gate } = path;
+  if (!mqttTopic.startsWith(`${prefix}/`) || !mqttTopic.endsWith('/set')) return;
+  const topic = mqttTopic.slice(prefix.length + 1, -'/set'.length);
+  const gated = gate.check(topic, payload.length);
+  if (gated) {
+    gate.refused(topic, gated.refusal, gated.message);
+    // At QoS 0: a flood's refusals are answered without an acknowledgement each.
+    return path.respond({ topic: capText(topic), ok: false, message: gated.message }, 0);
+  }
+  const value = payload.toString('utf8');
+  const result = await path.write({ topic, value });
+  if (!result.ok) gate.refused(topic, 'refused by the service', result.message);
+  await path.respond(
+    result.ok ? { topic, value, ok: true } : { topic, value, ok: false, message: capText(result.message) },
+  );
 }
