@@ -47,6 +47,7 @@ test('each setting has its own bucket; topics that are not settings share one', 
   for (let i = 0; i < SET_BURST; i++) assert.equal(g.check('inverter_1/a', 3), null);
   assert.equal(g.check('inverter_1/a', 3)?.refusal, 'rate limit', 'the flooded setting is held back');
   assert.equal(g.check('inverter_1/b', 3), null, 'another setting still writes');
+  assert.equal(g.check('inverter_1/a', 3)?.refusal, 'rate limit', "and the flooded one's bucket is kept meanwhile");
   for (let i = 0; i < SET_BURST; i++) assert.equal(g.check(`nope/${i}`, 3), null);
   assert.equal(g.check('nope/other', 3)?.refusal, 'rate limit', 'unknown topics share one bucket');
   advance(1000);
@@ -130,13 +131,15 @@ function path(g: SetGate, write: SetPath['write'] = () => Promise.resolve({ ok: 
 }
 
 test('a /set under the prefix is written and answered with the value, acknowledged', async () => {
-  const { g } = gate();
+  const { g, lines } = gate();
   const { setPath, responses, writes } = path(g);
   await handleSet(setPath, 'heliograph/inverter_1/max_charge_current/set', Buffer.from('60'));
   assert.deepEqual(writes, [{ topic: 'inverter_1/max_charge_current', value: '60' }]);
   assert.deepEqual(responses, [
     { response: { topic: 'inverter_1/max_charge_current', value: '60', ok: true }, qos: undefined },
   ]);
+  g.flush();
+  assert.deepEqual(lines, [], 'a write taken is no refusal');
 });
 
 test('messages that are not a /set under the prefix are left alone', async () => {
@@ -162,6 +165,13 @@ test('a refusal by the service is answered with its reason, capped, and counted 
   ]);
   assert.equal(lines.length, 1);
   assert.match(lines[0]!, /^MQTT write refused: inverter_1\/a: m+\.\.\. \(\d+ more characters\)$/);
+  await handleSet(setPath, 'heliograph/inverter_1/a/set', Buffer.from('8'));
+  g.flush();
+  assert.match(lines[1]!, /^MQTT write refused: inverter_1\/a: m+/, 'the next one waits for the summary');
+  await handleSet(setPath, 'heliograph/inverter_1/a/set', Buffer.from('9'));
+  await handleSet(setPath, 'heliograph/inverter_1/b/set', Buffer.from('9'));
+  g.flush();
+  assert.match(lines[2]!, /^2 MQTT writes refused \(2 refused by the service\); the last: inverter_1\/b: /);
 });
 
 test('a gated write never reaches the service and is answered at QoS 0 without its value', async () => {
