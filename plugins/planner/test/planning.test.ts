@@ -1,41 +1,12 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import {
-  type PlanParams,
-  type PriceInput,
-  forecastLoad,
-  generateYear,
-  loadSolver,
-  makePlan,
-  savingOver,
-  stepBattery,
-} from '../src/planning.js';
+import { forecastLoad, generateYear, loadSolver, makePlan, savingOver, stepBattery } from '../src/planning.js';
+import { nightAndEvening, PARAMS } from './fixtures.js';
 
 const QUARTER = 15 * 60_000;
 const HOUR = 3_600_000;
-const params: PlanParams = {
-  capacityKwh: 10,
-  maxChargeKw: 5,
-  maxDischargeKw: 5,
-  reserveSoc: 20,
-  maxSoc: 100,
-  roundTripEfficiency: 0.9,
-  cycleCost: 0.02,
-  gridImportMaxKw: 15,
-  gridExportMaxKw: 8,
-  exportAllowed: true,
-};
+const params = PARAMS;
 const describeIn = { currency: 'EUR', timeZone: 'Europe/Berlin' };
-
-/** 24 hours from 00:00 UTC of 2026-03-10: cheap at night (0.07), dear 17:00-21:00 (0.31). */
-function nightAndEvening(start = Date.UTC(2026, 2, 10)): PriceInput[] {
-  return Array.from({ length: 24 }, (_, h) => ({
-    start: start + h * HOUR,
-    end: start + (h + 1) * HOUR,
-    import: h < 5 ? 0.07 : h >= 17 && h < 21 ? 0.31 : 0.2,
-    export: 0.05,
-  }));
-}
 
 function flat(start: number, hours: number, watts: number): Map<number, number> {
   const m = new Map<number, number>();

@@ -1,22 +1,10 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { PlanSolver } from '../src/solver.js';
-import type { PlanParams, PlanRequest } from '../src/planning.js';
+import type { PlanRequest } from '../src/planning.js';
+import { nightAndEvening, PARAMS as params } from './fixtures.js';
 
-const HOUR = 3_600_000;
 const start = Date.UTC(2026, 2, 10);
-const params: PlanParams = {
-  capacityKwh: 10,
-  maxChargeKw: 5,
-  maxDischargeKw: 5,
-  reserveSoc: 20,
-  maxSoc: 100,
-  roundTripEfficiency: 0.9,
-  cycleCost: 0.02,
-  gridImportMaxKw: 15,
-  gridExportMaxKw: 8,
-  exportAllowed: true,
-};
 const request = (prices: PlanRequest['prices']): PlanRequest => ({
   now: start,
   params,
@@ -28,12 +16,7 @@ const request = (prices: PlanRequest['prices']): PlanRequest => ({
   exportPrice: 0,
   describe: { currency: 'EUR', timeZone: 'Europe/Berlin' },
 });
-const prices = Array.from({ length: 24 }, (_, h) => ({
-  start: start + h * HOUR,
-  end: start + (h + 1) * HOUR,
-  import: h < 5 ? 0.07 : h >= 17 && h < 21 ? 0.31 : 0.2,
-  export: 0.05,
-}));
+const prices = nightAndEvening(start);
 
 function deadline<T>(promise: Promise<T>, ms: number, what: string): Promise<T> {
   let timer: NodeJS.Timeout | undefined;
