@@ -1,5 +1,8 @@
-// The battery and grid both planner benchmarks plan for: 10 kWh / 5 kW, 90 % round trip.
-import type { PlanParams } from '@heliograph/plugin-planner/planning';
+// The battery and grid both planner benchmarks plan for (10 kWh / 5 kW, 90 % round trip), and
+// the window of a generated year a plan is asked for.
+import type { PlanParams, PriceInput, YearData } from '@heliograph/plugin-planner/planning';
+
+const QUARTER = 15 * 60_000;
 
 export const BENCH_PLAN_PARAMS: PlanParams = {
   capacityKwh: 10,
@@ -13,3 +16,27 @@ export const BENCH_PLAN_PARAMS: PlanParams = {
   gridExportMaxKw: 10,
   exportAllowed: true,
 };
+
+/**
+ * The prices, PV and load of the year's quarters [from, to) as a plan request has them. PV
+ * and load are the year's own (perfect foresight), or from `forecast` for every quarter after
+ * the first (the current quarter is seen, not forecast).
+ */
+export function yearWindow(
+  year: YearData,
+  from: number,
+  to: number,
+  forecast?: { pvKw: readonly number[]; loadKw: readonly number[] },
+): { prices: PriceInput[]; pvW: Map<number, number>; loadW: Map<number, number> } {
+  const prices: PriceInput[] = [];
+  const pvW = new Map<number, number>();
+  const loadW = new Map<number, number>();
+  for (let j = from; j < to; j++) {
+    const time = year.times[j]!;
+    prices.push({ start: time, end: time + QUARTER, import: year.importPrice[j]!, export: year.exportPrice[j]! });
+    const seen = !forecast || j === from;
+    pvW.set(time, (seen ? year.pvKw[j]! : forecast.pvKw[j]!) * 1000);
+    loadW.set(time, (seen ? year.loadKw[j]! : forecast.loadKw[j]!) * 1000);
+  }
+  return { prices, pvW, loadW };
+}

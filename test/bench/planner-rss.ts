@@ -3,15 +3,8 @@
 // With the argument `solver-process`, the plans are made as the service makes them
 // (PlanSolver: a child process ended when idle), and the RSS is read once more after it ended.
 // Prints one JSON line: { beforeMb, afterMb, releasedMb? }.
-import { BENCH_PLAN_PARAMS } from './planner-params.js';
-import {
-  generateYear,
-  loadSolver,
-  makePlan,
-  PlanSolver,
-  type PlanRequest,
-  type PriceInput,
-} from '@heliograph/plugin-planner/planning';
+import { BENCH_PLAN_PARAMS, yearWindow } from './planner-params.js';
+import { generateYear, loadSolver, makePlan, PlanSolver, type PlanRequest } from '@heliograph/plugin-planner/planning';
 
 const gc = () => (globalThis as { gc?: () => void }).gc?.();
 const year = generateYear({ seed: 5, days: 6 });
@@ -25,25 +18,10 @@ const highs = inChild ? undefined : await loadSolver();
 const plan = (req: PlanRequest) => (highs ? Promise.resolve(makePlan(highs, req)) : solver.plan(req));
 for (let k = 0; k < Number(process.env.BENCH_PLANS ?? 800); k++) {
   const i = (k * 37) % (year.times.length - 192);
-  const prices: PriceInput[] = [];
-  const pvW = new Map<number, number>();
-  const loadW = new Map<number, number>();
-  for (let j = i; j < i + 192; j++) {
-    prices.push({
-      start: year.times[j]!,
-      end: year.times[j]! + 900_000,
-      import: year.importPrice[j]!,
-      export: year.exportPrice[j]!,
-    });
-    pvW.set(year.times[j]!, year.pvKw[j]! * 1000);
-    loadW.set(year.times[j]!, year.loadKw[j]! * 1000);
-  }
   await plan({
     now: year.times[i]!,
     params,
-    prices,
-    pvW,
-    loadW,
+    ...yearWindow(year, i, i + 192),
     defaultLoadW: 500,
     socPercent: 10 + (k % 90),
     exportPrice: 0,

@@ -4,12 +4,11 @@
 // Options: --days N (default 365), --seed N (default 19), --start-day N (default 0: 1 January).
 import { execFileSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
-import { BENCH_PLAN_PARAMS } from './planner-params.js';
+import { BENCH_PLAN_PARAMS, yearWindow } from './planner-params.js';
 import {
   type Command,
   type PlanParams,
   type PlanSlot,
-  type PriceInput,
   type YearData,
   forecastLoad,
   generateYear,
@@ -101,26 +100,10 @@ function planner(
   let soc = 50;
   for (let i = 0; i < n; i++) {
     const last = Math.min(pricesKnownDayAhead ? knownUntil[i]! : Infinity, i + 192, year.times.length);
-    const prices: PriceInput[] = [];
-    const pvW = new Map<number, number>();
-    const loadW = new Map<number, number>();
-    for (let j = i; j < last; j++) {
-      prices.push({
-        start: year.times[j]!,
-        end: year.times[j]! + QUARTER,
-        import: year.importPrice[j]!,
-        export: year.exportPrice[j]!,
-      });
-      // What is happening in the current quarter is seen, not forecast.
-      pvW.set(year.times[j]!, (j === i ? year.pvKw[j]! : pvF[j]!) * 1000);
-      loadW.set(year.times[j]!, (j === i ? year.loadKw[j]! : loadF[j]!) * 1000);
-    }
     const plan = makePlan(highs, {
       now: year.times[i]!,
       params,
-      prices,
-      pvW,
-      loadW,
+      ...yearWindow(year, i, last, { pvKw: pvF, loadKw: loadF }),
       defaultLoadW: 500,
       socPercent: soc,
       exportPrice: 0,
@@ -193,27 +176,12 @@ function solveTimes48h(highs: Highs): number[] & { cpu?: number[] } {
   times.cpu = [];
   for (let k = 0; k < 400; k++) {
     const i = (k * 7919) % (year.times.length - 192);
-    const prices: PriceInput[] = [];
-    const pvW = new Map<number, number>();
-    const loadW = new Map<number, number>();
-    for (let j = i; j < i + 192; j++) {
-      prices.push({
-        start: year.times[j]!,
-        end: year.times[j]! + QUARTER,
-        import: year.importPrice[j]!,
-        export: year.exportPrice[j]!,
-      });
-      pvW.set(year.times[j]!, year.pvKw[j]! * 1000);
-      loadW.set(year.times[j]!, year.loadKw[j]! * 1000);
-    }
     const cpu = process.cpuUsage();
     times.push(
       makePlan(highs, {
         now: year.times[i]!,
         params,
-        prices,
-        pvW,
-        loadW,
+        ...yearWindow(year, i, i + 192),
         defaultLoadW: 500,
         socPercent: 10 + (k % 90),
         exportPrice: 0,
