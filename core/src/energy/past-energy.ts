@@ -20,7 +20,9 @@ const POWERS = new Set(ENERGY_TOTALS.map((def) => `total/${def.power}`));
  * The live totals are left alone: what a client has seen never moves.
  */
 export class PastEnergy {
-  private last: { time: number; power: Map<string, number> } | undefined;
+  /** The last reading's time, and each power total as it stands (a missing one holds, as a live topic). */
+  private lastTime: number | undefined;
+  private readonly power = new Map<string, number>();
   private readonly kwh = new Map<string, number>();
   private periodEnd = -Infinity;
   private periodStart = Infinity;
@@ -56,7 +58,8 @@ export class PastEnergy {
     for (const time of times) {
       // A period's last reading always gets its point, so its last minute is not lost.
       const newPeriod = time < this.periodStart || time >= this.periodEnd;
-      if (newPeriod && this.last && this.last.time > this.lastPoint && time > this.last.time) point(this.last.time);
+      const { lastTime } = this;
+      if (newPeriod && lastTime !== undefined && lastTime > this.lastPoint && time > lastTime) point(lastTime);
       this.step(time, byTime.get(time)!);
       const lastOfBatch = time === times[times.length - 1];
       if (time - this.lastPoint >= POINT_EVERY_MS || lastOfBatch) point(time);
@@ -65,9 +68,9 @@ export class PastEnergy {
   }
 
   private step(time: number, power: Map<string, number>): void {
-    const last = this.last;
-    if (last && time <= last.time) this.restart();
-    let from = this.last?.time ?? time;
+    if (this.lastTime !== undefined && time <= this.lastTime) this.restart();
+    const { lastTime } = this;
+    let from = lastTime ?? time;
     if (time < this.periodStart || time >= this.periodEnd) {
       const { period, timeZone } = this.settings();
       ({ start: this.periodStart, end: this.periodEnd } = periodBounds(time, period, timeZone));
@@ -75,21 +78,20 @@ export class PastEnergy {
       from = Math.max(from, this.periodStart);
     }
     const dt = time - from;
-    if (this.last && dt > 0 && time - this.last.time <= MAX_GAP_MS) {
+    if (lastTime !== undefined && dt > 0 && time - lastTime <= MAX_GAP_MS) {
       for (const def of ENERGY_TOTALS) {
-        const watts = this.last.power.get(def.power);
+        const watts = this.power.get(def.power);
         if (watts !== undefined && watts * def.sign > 0)
           this.kwh.set(def.name, (this.kwh.get(def.name) ?? 0) + (watts * def.sign * dt) / MS_PER_HOUR / 1000);
       }
     }
-    // A power total missing at this time holds its last value, as a live topic that did not change.
-    const held = new Map(this.last?.power);
-    for (const [name, watts] of power) held.set(name, watts);
-    this.last = { time, power: held };
+    for (const [name, watts] of power) this.power.set(name, watts);
+    this.lastTime = time;
   }
 
   private restart(): void {
-    this.last = undefined;
+    this.lastTime = undefined;
+    this.power.clear();
     this.kwh.clear();
     this.periodStart = Infinity;
     this.periodEnd = -Infinity;
