@@ -1,6 +1,7 @@
 import type { Context, Next } from 'koa';
 import { ApiError } from '../api/api-error.js';
 import type { Authenticator, AuthOutcome, Credentials } from './types.js';
+import { rememberingLast } from './rules.js';
 
 /**
  * Reads `Authorization: Basic <any user>:<password>` or `Authorization: Bearer <token>`.
@@ -14,14 +15,15 @@ export function credentialsFromHeader(header: string | undefined): Credentials |
   const scheme = header.slice(0, space).toLowerCase();
   const value = header.slice(space + 1).trim();
   if (scheme === 'bearer' && value) return { kind: 'token', secret: value };
-  if (scheme === 'basic') {
-    const decoded = Buffer.from(value, 'base64').toString('utf8');
-    const colon = decoded.indexOf(':');
-    if (colon < 0) return undefined;
-    return { kind: 'password', secret: decoded.slice(colon + 1) };
-  }
+  if (scheme === 'basic') return basicCredentials(value);
   return undefined;
 }
+
+const basicCredentials = rememberingLast((value): Credentials | undefined => {
+  const decoded = Buffer.from(value, 'base64').toString('utf8');
+  const colon = decoded.indexOf(':');
+  return colon < 0 ? undefined : { kind: 'password', secret: decoded.slice(colon + 1) };
+});
 
 /** Credentials of a WebSocket upgrade: `?password=` or `?token=`, else the Authorization header. */
 export function credentialsFromQuery(query: URLSearchParams, header: string | undefined): Credentials | undefined {

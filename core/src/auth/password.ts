@@ -8,7 +8,14 @@ import type { Clock } from '../clock.js';
 import type { Db } from '../db.js';
 import { DbWriter } from '../db-writer.js';
 import { hashPassword, verifyPassword } from './password-hash.js';
-import { AuthInputError, NO_PASSWORD_MESSAGE, PASSWORD_USER, passwordProblem, sha256 } from './rules.js';
+import {
+  AuthInputError,
+  NO_PASSWORD_MESSAGE,
+  PASSWORD_USER,
+  passwordProblem,
+  rememberingLast,
+  sha256,
+} from './rules.js';
 import type { AuthOutcome, Identity } from './types.js';
 import { WorkGate } from './work-gate.js';
 
@@ -26,6 +33,8 @@ export class PasswordStore {
   private seen = false;
   private verified: { storedHash: string; candidateDigest: Buffer; until: number } | undefined;
   private storedHashCache: { hash: string | undefined; readAt: number } | undefined;
+  /** The sha256 of a candidate password (a signed-in client sends the same one each time). */
+  private readonly digestOf = rememberingLast(sha256);
   private storedHashRead: Promise<string | undefined> | undefined;
 
   constructor(
@@ -100,7 +109,7 @@ export class PasswordStore {
     const now = this.clock.now();
     if (!remembered || !stored || stored.hash !== remembered.storedHash || now >= remembered.until) return false;
     if (now < stored.readAt || now - stored.readAt >= STORED_HASH_TTL_MS) return false;
-    return timingSafeEqual(remembered.candidateDigest, sha256(candidate));
+    return timingSafeEqual(remembered.candidateDigest, this.digestOf(candidate));
   }
 
   /**

@@ -78,3 +78,18 @@ export function passwordProblem(password: string): string | undefined {
 export function sha256(text: string): Buffer {
   return hash('sha256', text, 'buffer');
 }
+
+/**
+ * `fn` remembering its last argument and answer. A polling client sends the same credentials
+ * with every request, so their decoding and hashing is done once rather than per request;
+ * what the answer is checked against (the token cache, the remembered password) still is,
+ * each time. `fn` must be a pure function of the text and its answer is shared: not to be
+ * changed by the caller.
+ */
+export function rememberingLast<T>(fn: (text: string) => T): (text: string) => T {
+  let last: { text: string; value: T } | undefined;
+  return (text) => {
+    if (last?.text !== text) last = { text, value: fn(text) };
+    return last.value;
+  };
+}

@@ -14,6 +14,7 @@ import {
   AuthInputError,
   type CreatedToken,
   DEFAULT_TOKEN_SCOPE,
+  rememberingLast,
   sha256,
   type TokenInfo,
   tokenNameSchema,
@@ -50,6 +51,8 @@ interface TokenRecord {
 
 export class TokenStore {
   private readonly cache = new Map<string, TokenRecord>();
+  /** The cache's key of a secret (its sha256 in hex). */
+  private readonly cacheKey = rememberingLast((secret) => sha256(secret).toString('hex'));
 
   constructor(
     private readonly db: Db,
@@ -163,7 +166,7 @@ export class TokenStore {
    * the full check then records this use, so a token polled only here never looks idle.
    */
   known(secret: string): Identity | undefined {
-    const row = this.cache.get(sha256(secret).toString('hex'));
+    const row = this.cache.get(this.cacheKey(secret));
     const now = this.clock.now();
     if (!row || (row.expires_at !== null && now >= row.expires_at)) return undefined;
     if (row.idle_expiry && now - (row.last_used_at ?? row.created_at) >= LAST_USED_RESOLUTION_MS) return undefined;
