@@ -1,6 +1,6 @@
 import { discoveryFields } from '../../topics/discovery.js';
-import { compileGlob, type GlobMatcher } from '../../topics/glob.js';
 import type { TopicMeta, TopicState } from '../../topics/registry.js';
+import { TopicSelection } from '../../topics/selection.js';
 import { SharedPush, type FilterEntry } from './protocol.js';
 
 /** What a client gets when it joins without naming topics (decisions.md, WebSocket). */
@@ -10,27 +10,14 @@ export const DEFAULT_FILTER: readonly FilterEntry[] = [
   ...['pv_power', 'load_power', 'grid_power', 'device_mode', 'temperature'].map((m) => ({ topic: `inverter_*/${m}` })),
 ];
 
-interface Matcher {
-  re: GlobMatcher;
-  windowMs: number;
-}
-
 /**
  * One distinct filter, shared by every socket that asked for the same one: which topics it
  * selects and each one's throttle window. Sharing is what lets a tick's `data` payload be
  * serialised once per filter instead of once per socket.
  */
-export class Selection<C> {
-  /** Selected topics and their throttle window in ms (0 = every change is sent). */
-  readonly members = new Map<TopicState, number>();
+export class Selection<C> extends TopicSelection {
   readonly clients = new Set<C>();
-  /** When each member's value last went out to this filter's sockets (a change or a refresh). */
-  readonly sentAt = new Map<TopicState, number>();
-  /** How many members have a throttle window. */
-  private throttledMembers = 0;
-  private readonly matchers: Matcher[];
   /** What a join sends, built once for all the sockets that join with this filter. */
-  private orderedCache: TopicState[] | null = null;
   private definitionsCache: SharedPush | null = null;
   private valuesCache: { version: number; push: SharedPush } | null = null;
 
@@ -40,48 +27,7 @@ export class Selection<C> {
     /** When it was made: the first join sent every member's value then. */
     readonly createdAt = 0,
   ) {
-    this.matchers = entries.map(([topic, windowMs]) => ({ re: compileGlob(topic), windowMs }));
-  }
-
-  /** Distinct entries of the filter (what it costs against MAX_DISTINCT_FILTER_ENTRIES). */
-  get entryCount(): number {
-    return this.matchers.length;
-  }
-
-  /** Adds those of `states` the filter selects; returns the ones that were not members yet. */
-  add(states: Iterable<TopicState>): TopicState[] {
-    const added: TopicState[] = [];
-    for (const state of states) {
-      if (this.members.has(state)) continue;
-      const windowMs = this.windowOf(state.meta.topic);
-      if (windowMs === undefined) continue;
-      this.members.set(state, windowMs);
-      if (windowMs > 0) this.throttledMembers++;
-      added.push(state);
-    }
-    if (added.length > 0) this.membershipChanged();
-    return added;
-  }
-
-  remove(metas: readonly TopicMeta[]): void {
-    for (const state of this.members.keys()) {
-      if (metas.includes(state.meta)) {
-        if (this.members.get(state)! > 0) this.throttledMembers--;
-        this.members.delete(state);
-        this.sentAt.delete(state);
-        this.membershipChanged();
-      }
-    }
-  }
-
-  /** Whether any member is throttled (else every socket gets the same data). */
-  get throttled(): boolean {
-    return this.throttledMembers > 0;
-  }
-
-  /** Members in snapshot order; `all` is the registry's list. */
-  ordered(all: readonly TopicState[]): readonly TopicState[] {
-    return (this.orderedCache ??= all.filter((s) => this.members.has(s)));
+    super(entries);
   }
 
   /** The join's `definition` push: every member. */
@@ -100,21 +46,10 @@ export class Selection<C> {
     return this.valuesCache.push;
   }
 
-  private membershipChanged(): void {
-    this.orderedCache = null;
+  protected override membershipChanged(): void {
+    super.membershipChanged();
     this.definitionsCache = null;
     this.valuesCache = null;
-  }
-
-  /** The throttle window of a topic the filter selects (the smallest of the matching entries). */
-  private windowOf(topic: string): number | undefined {
-    let best: number | undefined;
-    for (const m of this.matchers) {
-      if (!m.re.test(topic)) continue;
-      if (m.windowMs === 0) return 0;
-      if (best === undefined || m.windowMs < best) best = m.windowMs;
-    }
-    return best;
   }
 }
 

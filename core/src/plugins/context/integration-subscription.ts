@@ -1,17 +1,17 @@
 import type { SubscribeOptions, TopicUpdate } from '@heliograph/plugins-sdk';
-import { Selection } from '../../api/websocket/selection.js';
 import type { Clock } from '../../clock.js';
 import type { Logger } from '../../log.js';
 import type { Tick, TopicMeta, TopicRegistry, TopicState } from '../../topics/registry.js';
+import { TopicSelection } from '../../topics/selection.js';
 
 /**
- * One `ctx.integration.subscribe`: the WebSocket's {@link Selection} (the same glob filter,
+ * One `ctx.integration.subscribe`: a {@link TopicSelection} (the WebSocket's glob filter,
  * kept up to date as topics come and go) fed by the registry's ticks, as the WebSocket's
  * value fan-out is. Definitions changed in one synchronous run (a plugin declaring a device
  * topic by topic) reach the plugin as one `onDefinitions`, followed by the new topics' values.
  */
 export class IntegrationSubscription {
-  private readonly selection: Selection<never>;
+  private readonly selection: TopicSelection;
   private pendingAdded: TopicState[] = [];
   private definitionsQueued = false;
   private stopped = false;
@@ -23,10 +23,7 @@ export class IntegrationSubscription {
     private readonly log: Logger,
   ) {
     const filter = options.filter ?? ['*'];
-    this.selection = new Selection(
-      JSON.stringify(filter),
-      [...new Set(filter)].map((topic) => [topic, 0] as const),
-    );
+    this.selection = new TopicSelection([...new Set(filter)].map((topic) => [topic, 0] as const));
   }
 
   /** Selects the current topics, hands their values on at once, then follows the registry. */
