@@ -43,41 +43,22 @@ const LAYERS = [
   },
   {
     name: 'services',
-    paths: ['history/', 'writes/', 'forecast/', 'grid/', 'energy/', 'alerts/', 'system/', 'schema'],
+    paths: ['history/', 'writes/', 'forecast/', 'grid/', 'energy/', 'alerts/', 'system/'],
   },
   { name: 'plugins', paths: ['plugins/'] },
-  { name: 'composition', paths: ['container/', 'metrics-export/'] },
+  // schema.ts lists every concern's migrations, the plugin store's too.
+  { name: 'composition', paths: ['container/', 'metrics-export/', 'schema'] },
   { name: 'api', paths: ['api/'] },
   { name: 'server', paths: ['server'] },
   { name: 'cli', paths: ['cli/'] },
   { name: 'entry', paths: ['main', 'index'] },
 ];
 
-/**
- * Imports that break a rule and are not fixed yet, each with the move that removes it: they
- * sit in files other work was reshaping when the check came in (api/, plugins/). The list
- * only shrinks. Upward: [layer of the importer, importer, imported] as path regexes.
- * DEPCRUISE_NO_EXCEPTIONS=1 counts them too (test/lint/graph-figures.mjs).
- */
-const KNOWN = process.env.DEPCRUISE_NO_EXCEPTIONS
-  ? { upward: [], circular: [] }
-  : {
-      upward: [
-        // schema.ts lists every concern's migrations, the plugin store's too; history/open.ts runs
-        // its check. Fix: openCoreDatabase takes the check as an argument, schema.ts goes up a layer.
-        ['services', '^core/src/schema\\.ts$', '^core/src/plugins/context/plugin-store\\.ts$'],
-      ],
-      circular: [],
-    };
-
 const escape = (text) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 const pathsRe = (paths) =>
   '^core/src/(' + paths.map((p) => (p.endsWith('/') ? escape(p) : escape(p) + '\\.ts$')).join('|') + ')';
 
-/**
- * One rule per layer: its files import nothing of a higher layer. A file with a known
- * exception gets a rule of its own that spares that one target.
- */
+/** One rule per layer: its files import nothing of a higher layer. */
 const layerRules = LAYERS.flatMap((layer, index) => {
   const higher = LAYERS.slice(index + 1).flatMap((other) => other.paths);
   if (higher.length === 0) return [];
@@ -86,20 +67,14 @@ const layerRules = LAYERS.flatMap((layer, index) => {
   const lowerSpecific = LAYERS.slice(0, index)
     .flatMap((other) => other.paths)
     .filter((p) => layer.paths.some((own) => own.endsWith('/') && p.startsWith(own)));
-  const rule = (from, spared = []) => ({
-    name: `layer-${layer.name}`,
-    severity: 'error',
-    comment: `core/src ${layer.name} imports only from its own layer or lower ones (docs/architecture.md, "Layers").`,
-    from,
-    to: { path: pathsRe(higher), pathNot: [lowerOrSame, ...spared] },
-  });
-  const exceptions = KNOWN.upward.filter(([name]) => name === layer.name);
   return [
-    rule({
-      path: pathsRe(layer.paths),
-      pathNot: [...(lowerSpecific.length ? [pathsRe(lowerSpecific)] : []), ...exceptions.map(([, from]) => from)],
-    }),
-    ...exceptions.map(([, from, to]) => rule({ path: from }, [to])),
+    {
+      name: `layer-${layer.name}`,
+      severity: 'error',
+      comment: `core/src ${layer.name} imports only from its own layer or lower ones (docs/architecture.md, "Layers").`,
+      from: { path: pathsRe(layer.paths), pathNot: lowerSpecific.length ? [pathsRe(lowerSpecific)] : [] },
+      to: { path: pathsRe(higher), pathNot: [lowerOrSame] },
+    },
   ];
 });
 
@@ -111,7 +86,7 @@ module.exports = {
       severity: 'error',
       comment:
         'The import graph is a tree: a cycle means a shared type lives too high; move it to the lowest layer that owns it.',
-      from: { path: '^(core/src|plugins-sdk/src|plugins/[^/]+/src)/', pathNot: KNOWN.circular },
+      from: { path: '^(core/src|plugins-sdk/src|plugins/[^/]+/src)/' },
       to: { circular: true },
     },
     ...layerRules,

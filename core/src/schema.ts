@@ -5,7 +5,7 @@
  * touches it; and before an older database is upgraded, a copy of it is taken.
  */
 import { authMigrations } from './auth/migrations.js';
-import { onlineBackup, type Db } from './db.js';
+import { onlineBackup, type Db, type Migration } from './db.js';
 import { energyMigrations } from './energy/kwh-totals.js';
 import { priceMigrations } from './grid/price-history.js';
 import { quarantineMigrations } from './history/damage.js';
@@ -16,15 +16,20 @@ import { auditMigrations } from './writes/audit.js';
 
 const log = createLogger('database');
 
-/** Every schema step of this release. */
-export const KNOWN_MIGRATIONS: readonly string[] = [
+/** The steps of the core's own tables, applied at the start (history applies its own). */
+export const CORE_MIGRATIONS: readonly Migration[] = [
   ...auditMigrations,
   ...energyMigrations,
   ...pluginStoreMigrations,
   ...authMigrations,
+  ...priceMigrations,
+];
+
+/** Every schema step of this release. */
+export const KNOWN_MIGRATIONS: readonly string[] = [
+  ...CORE_MIGRATIONS,
   ...historyMigrations,
   ...quarantineMigrations,
-  ...priceMigrations,
 ].map((m) => m.id);
 
 /** The database was written by a newer release: the start stops, nothing is changed. */

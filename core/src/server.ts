@@ -25,14 +25,13 @@ import {
   OPENED_HISTORY,
   PLUGIN_INSTANCES,
 } from './container/service-tokens.js';
-import { EnergyTotals, energyMigrations } from './energy/kwh-totals.js';
+import { EnergyTotals } from './energy/kwh-totals.js';
 import { TopicRegistry } from './topics/registry.js';
 import { TotalsDeriver } from './topics/power-totals.js';
-import { AuditLog, auditMigrations } from './writes/audit.js';
+import { AuditLog } from './writes/audit.js';
 import { WriteService } from './writes/service.js';
-import { authMigrations } from './auth/migrations.js';
+import { CORE_MIGRATIONS, prepareSchema } from './schema.js';
 import { AuthService } from './auth/service.js';
-import { pluginStoreMigrations } from './plugins/context/plugin-store.js';
 import { discoverPlugins } from './plugins/discovery/discovery.js';
 import { checkPluginDirs, withPluginDirs } from './plugins/discovery/plugin-dirs.js';
 import { loadDefinition } from './plugins/isolation/isolation.js';
@@ -49,7 +48,6 @@ import { auditRoutes } from './api/audit/route.js';
 import { tokensRoutes } from './api/tokens/route.js';
 import { ForecastStore } from './forecast/store.js';
 import { PriceBook } from './grid/book.js';
-import { priceMigrations } from './grid/price-history.js';
 import { forecastRoutes } from './api/forecast/route.js';
 import { gridRoutes } from './api/grid/route.js';
 import { pluginConfigRoutes, type SavePluginEntries } from './api/plugins/config.js';
@@ -207,7 +205,7 @@ async function openStorage(di: DependencyContainer, closers: Closers): Promise<v
   const dbFile = join(dataDir, 'heliograph.db');
   const { db, setAsideAs } = await openCoreDatabase(
     dbFile,
-    [...auditMigrations, ...energyMigrations, ...pluginStoreMigrations, ...authMigrations, ...priceMigrations],
+    { migrations: CORE_MIGRATIONS, prepare: prepareSchema },
     clock,
   );
   closers.push(() => db.close());

@@ -18,7 +18,6 @@ import { migrate, openDatabase, type Db, type Migration } from '../db.js';
 import { createLogger, errorMessage } from '../log.js';
 import type { DbWriter } from '../db-writer.js';
 import { HistoryStore } from './store.js';
-import { prepareSchema } from '../schema.js';
 
 const log = createLogger('database');
 
@@ -43,17 +42,21 @@ export function setAside(file: string, now: number): string {
   return target;
 }
 
-/** Opens the core database and applies its migrations; a damaged file is set aside and a new one started. */
+/**
+ * Opens the core database and applies its migrations; a damaged file is set aside and a new
+ * one started. `prepare` runs first (the schema check of schema.ts: a newer file is refused
+ * untouched, an older one copied before it is upgraded).
+ */
 export async function openCoreDatabase(
   file: string,
-  migrations: readonly Migration[],
+  schema: { migrations: readonly Migration[]; prepare: (db: Db, file: string, now: number) => Promise<unknown> },
   clock: Clock,
 ): Promise<{ db: Db; setAsideAs?: string }> {
+  const { migrations, prepare } = schema;
   let db: Db | undefined;
   try {
     db = await openDatabase(file);
-    // A newer file is refused untouched; an older one is copied before it is upgraded.
-    await prepareSchema(db, file, clock.now());
+    await prepare(db, file, clock.now());
     await migrate(db, migrations);
     await checkCoreTables(db);
     return { db };

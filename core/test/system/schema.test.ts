@@ -11,7 +11,7 @@ import { auditMigrations } from '../../src/writes/audit.js';
 import { energyMigrations } from '../../src/energy/kwh-totals.js';
 import { pluginStoreMigrations } from '../../src/plugins/context/plugin-store.js';
 import { openCoreDatabase } from '../../src/history/open.js';
-import { KNOWN_MIGRATIONS, NewerSchemaError } from '../../src/schema.js';
+import { KNOWN_MIGRATIONS, NewerSchemaError, prepareSchema } from '../../src/schema.js';
 import { tempDir } from '../helpers/tmp.js';
 
 const CORE = [...auditMigrations, ...energyMigrations, ...pluginStoreMigrations];
@@ -24,11 +24,14 @@ describe('schema version', () => {
     await db.run("INSERT INTO migrations (id, applied_at) VALUES ('energy:99', 1)");
     await db.close();
     const bytes = readFileSync(file);
-    await assert.rejects(openCoreDatabase(file, CORE, systemClock), (err: Error) => {
-      assert.ok(err instanceof NewerSchemaError);
-      assert.match(err.message, /written by a newer Heliograph.*energy:99.*Nothing was changed/);
-      return true;
-    });
+    await assert.rejects(
+      openCoreDatabase(file, { migrations: CORE, prepare: prepareSchema }, systemClock),
+      (err: Error) => {
+        assert.ok(err instanceof NewerSchemaError);
+        assert.match(err.message, /written by a newer Heliograph.*energy:99.*Nothing was changed/);
+        return true;
+      },
+    );
     assert.deepEqual(readFileSync(file), bytes, 'the file is as it was');
     assert.deepEqual(readdirSync(join(file, '..')).sort(), ['heliograph.db'], 'not set aside as damaged either');
   });
@@ -39,7 +42,7 @@ describe('schema version', () => {
     const old = await openDatabase(file);
     await migrate(old, authMigrations);
     await old.close();
-    const { db } = await openCoreDatabase(file, CORE, systemClock);
+    const { db } = await openCoreDatabase(file, { migrations: CORE, prepare: prepareSchema }, systemClock);
     await db.close();
     const copies = readdirSync(dir).filter((name) => name.startsWith('heliograph.db.before-upgrade-'));
     assert.equal(copies.length, 1, `one copy: ${readdirSync(dir).join(', ')}`);
@@ -49,7 +52,11 @@ describe('schema version', () => {
     assert.deepEqual(ids.sort(), authMigrations.map((m) => m.id).sort(), 'the copy is the file before the upgrade');
 
     const freshDir = tempDir();
-    const fresh = await openCoreDatabase(join(freshDir, 'heliograph.db'), CORE, systemClock);
+    const fresh = await openCoreDatabase(
+      join(freshDir, 'heliograph.db'),
+      { migrations: CORE, prepare: prepareSchema },
+      systemClock,
+    );
     await fresh.db.close();
     assert.deepEqual(
       readdirSync(freshDir).filter((n) => n.includes('before-upgrade')),
