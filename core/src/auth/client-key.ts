@@ -17,22 +17,16 @@ function keyOf(clientIp: string): string {
   const mapped = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/i.exec(ip);
   if (mapped) return mapped[1]!;
   if (!isIPv6(ip)) return ip;
-  const groups = expandIPv6(ip);
-  return `${groups.slice(0, 4).join(':')}::/64`;
+  return `${networkGroups(ip).join(':')}::/64`;
 }
 
-/** The eight 16-bit groups of an IPv6 address, lower-case without leading zeros. */
-function expandIPv6(ip: string): string[] {
-  let text = ip.toLowerCase();
-  // An embedded IPv4 tail (::1.2.3.4) stands for the last two groups.
-  const v4 = /(\d+)\.(\d+)\.(\d+)\.(\d+)$/.exec(text);
-  if (v4) {
-    const [a, b, c, d] = v4.slice(1).map(Number) as [number, number, number, number];
-    text = text.slice(0, v4.index) + ((a << 8) | b).toString(16) + ':' + ((c << 8) | d).toString(16);
-  }
+/** The first four 16-bit groups of an IPv6 address (its /64), lower-case without leading zeros. */
+function networkGroups(ip: string): string[] {
+  // An embedded IPv4 tail (::1.2.3.4) counts as the last two groups, never part of the /64.
+  const text = ip.replace(/\d+\.\d+\.\d+\.\d+$/, '0:0');
   const [head, tail] = text.includes('::') ? text.split('::') : [text, undefined];
   const headGroups = head ? head.split(':') : [];
   const tailGroups = tail ? tail.split(':') : [];
   const zeros = tail === undefined ? [] : Array<string>(8 - headGroups.length - tailGroups.length).fill('0');
-  return [...headGroups, ...zeros, ...tailGroups].map((g) => parseInt(g || '0', 16).toString(16));
+  return [...headGroups, ...zeros, ...tailGroups].slice(0, 4).map((g) => parseInt(g || '0', 16).toString(16));
 }
