@@ -139,9 +139,7 @@ export class HistoryStore implements HistorySink {
   private async loadSafely(rows: readonly Row[], verify: boolean): Promise<boolean> {
     try {
       await this.cache.load(rows);
-      if (verify)
-        for (const row of rows)
-          if (row.loaded) for (const start of row.container!.keys()) this.cache.segment(row, start);
+      if (verify) for (const row of rows) if (row.loaded) this.cache.verify(row);
       return true;
     } catch (err) {
       if (!(err instanceof HistoryDamageError)) throw err;
@@ -227,8 +225,11 @@ export class HistoryStore implements HistorySink {
     for (const [meta, readings] of series) {
       if (!isRecorded(meta)) continue;
       const rec = this.topic(meta);
-      for (const [time, value] of readings) {
-        this.recordPastReading(rec, marks, time, value);
+      const columns = 'times' in readings;
+      const n = columns ? readings.times.length : readings.length;
+      for (let i = 0; i < n; i++) {
+        if (columns) this.recordPastReading(rec, marks, readings.times[i]!, readings.values[i]!);
+        else this.recordPastReading(rec, marks, readings[i]![0], readings[i]![1]);
         if ((++folded & 0xfff) === 0 && this.pendingHours() > BULK_FLUSH_HOURS) await this.flush();
       }
     }
@@ -351,6 +352,8 @@ export class HistoryStore implements HistorySink {
     }
     await this.commit();
     this.cache.trim();
+    // Live recording merges each topic once an hour: nothing to keep decoded for the next.
+    if (this.busyAt === undefined) this.cache.endEdits();
     await this.releaseWhenIdle();
   }
 
