@@ -128,6 +128,12 @@ export class TotalsDeriver {
   }
 }
 
+/** Whether each of the `n` inverters has reported the time of `at` (see PastTotals.pending). */
+function everyReported(at: readonly number[], n: number): boolean {
+  for (let i = 0; i < n; i++) if (at[i] === 0) return false;
+  return true;
+}
+
 function touchesSources(states: readonly TopicState[], sources: Set<TopicState>): boolean {
   for (const state of states) if (sources.has(state)) return true;
   return false;
@@ -150,9 +156,13 @@ const BATTERY_SOC = /^battery_\d+\/state_of_charge$/;
  * metrics themselves are not recorded: this total is their only history).
  */
 export class PastTotals {
-  /** Per time: the readings by topic (`inverter_1/pv_power`) and the inverters that reported. */
-  private readonly pending = new Map<number, { values: Map<string, number>; reported: Set<string> }>();
-  /** Per time: the state of charge by battery. */
+  /**
+   * Per time: a flag per inverter that reported it, then each inverter's PAST_TOTALS values
+   * (NaN: none). One array of numbers per time, not maps and key strings: a backfill hands
+   * over hundreds of times per call, and they wait here for the next inverter's call.
+   */
+  private readonly pending = new Map<number, number[]>();
+  /** Per time: the state of charge by battery (with more than one battery). */
   private readonly pendingSoc = new Map<number, Map<string, number>>();
 
   constructor(
@@ -174,34 +184,41 @@ export class PastTotals {
     readings: ReadonlyArray<{ time: number; values: Record<string, number> }>,
   ): Array<[TopicMeta, Array<[number, number]>]> {
     if (BATTERY_DEVICE.test(deviceId)) return this.addBattery(deviceId, readings);
-    if (!this.inverterIds.includes(deviceId)) return [];
+    const k = this.inverterIds.indexOf(deviceId);
+    if (k < 0) return [];
+    const n = this.inverterIds.length;
+    const names = PAST_TOTALS.length;
     const touched: number[] = [];
     for (const { time, values } of readings) {
-      let atTime = this.pending.get(time);
-      if (!atTime) this.pending.set(time, (atTime = { values: new Map(), reported: new Set() }));
-      for (const name of PAST_TOTALS) {
-        const value = values[name];
-        if (typeof value === 'number' && Number.isFinite(value)) atTime.values.set(`${deviceId}/${name}`, value);
+      let at = this.pending.get(time);
+      if (!at) {
+        at = [];
+        for (let i = 0; i < n * (1 + names); i++) at.push(i < n ? 0 : NaN);
+        this.pending.set(time, at);
       }
-      atTime.reported.add(deviceId);
+      for (let j = 0; j < names; j++) {
+        const value = values[PAST_TOTALS[j]!];
+        if (typeof value === 'number' && Number.isFinite(value)) at[n + k * names + j] = value;
+      }
+      at[k] = 1;
       touched.push(time);
     }
     const series = new Map<string, Array<[number, number]>>();
     for (const time of touched) {
-      const atTime = this.pending.get(time);
-      if (!atTime || atTime.reported.size < this.inverterIds.length) continue;
+      const at = this.pending.get(time);
+      if (!at || !everyReported(at, n)) continue;
       this.pending.delete(time);
-      for (const name of PAST_TOTALS) {
+      for (let j = 0; j < names; j++) {
         let sum = 0;
         let complete = true;
-        for (const id of this.inverterIds) {
-          const value = atTime.values.get(`${id}/${name}`);
-          if (value === undefined) complete = false;
+        for (let i = 0; i < n; i++) {
+          const value = at[n + i * names + j]!;
+          if (Number.isNaN(value)) complete = false;
           else sum += value;
         }
         if (!complete) continue;
-        let list = series.get(name);
-        if (!list) series.set(name, (list = []));
+        let list = series.get(PAST_TOTALS[j]!);
+        if (!list) series.set(PAST_TOTALS[j]!, (list = []));
         list.push([time, roundTo(sum, 3)]);
       }
     }
@@ -227,6 +244,10 @@ export class PastTotals {
     for (const { time, values } of readings) {
       const soc = values.state_of_charge;
       if (typeof soc !== 'number' || !Number.isFinite(soc)) continue;
+      if (batteries === 1) {
+        list.push([time, roundTo(soc, 3)]);
+        continue;
+      }
       let atTime = this.pendingSoc.get(time);
       if (!atTime) this.pendingSoc.set(time, (atTime = new Map<string, number>()));
       atTime.set(deviceId, soc);

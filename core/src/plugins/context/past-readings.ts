@@ -35,7 +35,8 @@ export class PastReadings {
     const { history, topics } = this.options;
     if (!history) return;
     const byName = topics.declaredOf(deviceId, 'record');
-    const series = new Map<TopicMeta, Array<readonly [number, number]>>();
+    // Columns of numbers, not a pair per reading: a backfill hands over hours at a time.
+    const series = new Map<TopicMeta, { times: number[]; values: number[] }>();
     for (const reading of readings) {
       for (const name in reading.values) {
         const state = byName.get(name);
@@ -45,8 +46,9 @@ export class PastReadings {
         }
         if (!state.meta.recorded) continue;
         let list = series.get(state.meta);
-        if (!list) series.set(state.meta, (list = []));
-        list.push([reading.time, reading.values[name]!]);
+        if (!list) series.set(state.meta, (list = { times: [], values: [] }));
+        list.times.push(reading.time);
+        list.values.push(reading.values[name]!);
       }
     }
     // One write for the device's topics and the totals they complete, not one per topic.
