@@ -22,6 +22,7 @@ import type { HistorySink, PastReadings } from '../topics/sinks.js';
 import type { TopicMeta } from '../topics/registry.js';
 import { addImportedSlot, addPastSlot, addSlot, scaledReading, type SlotAggregate } from './fold.js';
 import { TopicIndex } from './topic-index.js';
+import { HourBuffer } from './slots.js';
 import { HistoryDamageError, quarantineMigrations, type HistoryHealth } from './damage.js';
 import { DamageLog } from './damage-log.js';
 import { commitChanges, writeBatch } from './batch.js';
@@ -219,7 +220,18 @@ export class HistoryStore implements HistorySink {
    * the number of topics: it flushes every ~1000 topic-hours to bound memory, and once at the
    * end, so the readings are on disk when the promise resolves.
    */
-  async recordPastSeries(series: Iterable<readonly [TopicMeta, PastReadings]>): Promise<void> {
+  recordPastSeries(series: Iterable<readonly [TopicMeta, PastReadings]>): Promise<void> {
+    // The series are folded before the flush starts, and not held while it awaits the
+    // database: a backfill's arrays are then garbage while still young.
+    return this.foldPast(series).then(async (folded) => {
+      if (folded === 0) return;
+      await this.flush();
+      this.busyAt = this.clock.now();
+    });
+  }
+
+  /** Folds bulk readings into unsaved hours (flushing when they get many); how many were folded. */
+  private async foldPast(series: Iterable<readonly [TopicMeta, PastReadings]>): Promise<number> {
     let folded = 0;
     const marks = new PastMarks();
     for (const [meta, readings] of series) {
@@ -233,10 +245,7 @@ export class HistoryStore implements HistorySink {
         if ((++folded & 0xfff) === 0 && this.pendingHours() > BULK_FLUSH_HOURS) await this.flush();
       }
     }
-    if (folded > 0) {
-      await this.flush();
-      this.busyAt = this.clock.now();
-    }
+    return folded;
   }
 
   /** Slot aggregates from an export (the import command); `marks` spans the whole import. */
@@ -343,6 +352,7 @@ export class HistoryStore implements HistorySink {
         if (sound && rows.every((r) => r.loaded)) break;
       }
       mergeHours(rec, rec.compacting, this.cache, today);
+      HourBuffer.recycle(rec.compacting);
       rec.compacting = [];
       this.journalReset = true;
     }

@@ -1,6 +1,7 @@
 import { roundTo } from '../numbers.js';
 import { injectable } from '../container/di.js';
 import { TopicRegistry, type PendingTick, type TopicMeta, type TopicState } from './registry.js';
+import type { PastColumns, PastReadings } from './sinks.js';
 
 /** The total/* power topics and how each is derived from device topics. */
 const POWER_TOTALS = [
@@ -128,9 +129,9 @@ export class TotalsDeriver {
   }
 }
 
-/** Whether each of the `n` inverters has reported the time of `at` (see PastTotals.pending). */
-function everyReported(at: readonly number[], n: number): boolean {
-  for (let i = 0; i < n; i++) if (at[i] === 0) return false;
+/** Whether each of the `n` inverters has reported the time whose entry starts at `at` (see PastTotals.pending). */
+function everyReported(slots: readonly number[], at: number, n: number): boolean {
+  for (let i = 0; i < n; i++) if (slots[at + i] === 0) return false;
   return true;
 }
 
@@ -157,11 +158,14 @@ const BATTERY_SOC = /^battery_\d+\/state_of_charge$/;
  */
 export class PastTotals {
   /**
-   * Per time: a flag per inverter that reported it, then each inverter's PAST_TOTALS values
-   * (NaN: none). One array of numbers per time, not maps and key strings: a backfill hands
-   * over hundreds of times per call, and they wait here for the next inverter's call.
+   * Per time: where its entry starts in `slots`: a flag per inverter that reported it, then
+   * each inverter's PAST_TOTALS values (NaN: none). Entries live in one array of numbers and
+   * are reused, not an object per time: a backfill hands over hundreds of times per call,
+   * and they wait here for the next inverter's call.
    */
-  private readonly pending = new Map<number, number[]>();
+  private readonly pending = new Map<number, number>();
+  private readonly slots: number[] = [];
+  private readonly freeSlots: number[] = [];
   /** Per time: the state of charge by battery (with more than one battery). */
   private readonly pendingSoc = new Map<number, Map<string, number>>();
 
@@ -182,49 +186,57 @@ export class PastTotals {
   add(
     deviceId: string,
     readings: ReadonlyArray<{ time: number; values: Record<string, number> }>,
-  ): Array<[TopicMeta, Array<[number, number]>]> {
+  ): Array<[TopicMeta, PastReadings]> {
     if (BATTERY_DEVICE.test(deviceId)) return this.addBattery(deviceId, readings);
     const k = this.inverterIds.indexOf(deviceId);
     if (k < 0) return [];
     const n = this.inverterIds.length;
     const names = PAST_TOTALS.length;
+    const size = n * (1 + names);
+    const slots = this.slots;
     const touched: number[] = [];
     for (const { time, values } of readings) {
       let at = this.pending.get(time);
-      if (!at) {
-        at = [];
-        for (let i = 0; i < n * (1 + names); i++) at.push(i < n ? 0 : NaN);
+      if (at === undefined) {
+        at = this.freeSlots.pop() ?? slots.length;
+        for (let i = 0; i < size; i++) slots[at + i] = i < n ? 0 : NaN;
         this.pending.set(time, at);
       }
       for (let j = 0; j < names; j++) {
         const value = values[PAST_TOTALS[j]!];
-        if (typeof value === 'number' && Number.isFinite(value)) at[n + k * names + j] = value;
+        if (typeof value === 'number' && Number.isFinite(value)) slots[at + n + k * names + j] = value;
       }
-      at[k] = 1;
+      slots[at + k] = 1;
       touched.push(time);
     }
-    const series = new Map<string, Array<[number, number]>>();
+    const series = new Map<string, { times: number[]; values: number[] }>();
     for (const time of touched) {
       const at = this.pending.get(time);
-      if (!at || !everyReported(at, n)) continue;
+      if (at === undefined || !everyReported(slots, at, n)) continue;
       this.pending.delete(time);
+      this.freeSlots.push(at);
       for (let j = 0; j < names; j++) {
         let sum = 0;
         let complete = true;
         for (let i = 0; i < n; i++) {
-          const value = at[n + i * names + j]!;
+          const value = slots[at + n + i * names + j]!;
           if (Number.isNaN(value)) complete = false;
           else sum += value;
         }
         if (!complete) continue;
         let list = series.get(PAST_TOTALS[j]!);
-        if (!list) series.set(PAST_TOTALS[j]!, (list = []));
-        list.push([time, roundTo(sum, 3)]);
+        if (!list) series.set(PAST_TOTALS[j]!, (list = { times: [], values: [] }));
+        list.times.push(time);
+        list.values.push(roundTo(sum, 3));
       }
     }
     // A device that never reports a time must not make the buffer grow without end.
-    if (this.pending.size > 100_000) this.pending.clear();
-    const out: Array<[TopicMeta, Array<[number, number]>]> = [];
+    if (this.pending.size > 100_000) {
+      this.pending.clear();
+      this.slots.length = 0;
+      this.freeSlots.length = 0;
+    }
+    const out: Array<[TopicMeta, PastColumns]> = [];
     for (const [name, list] of series) {
       const state = this.registry.get(`total/${name}`);
       if (state) out.push([state.meta, list]);
@@ -236,7 +248,7 @@ export class PastTotals {
   private addBattery(
     deviceId: string,
     readings: ReadonlyArray<{ time: number; values: Record<string, number> }>,
-  ): Array<[TopicMeta, Array<[number, number]>]> {
+  ): Array<[TopicMeta, PastReadings]> {
     const total = this.registry.get('total/battery_state_of_charge');
     const batteries = this.registry.list().filter((s) => BATTERY_SOC.test(s.meta.topic)).length;
     if (!total || batteries === 0) return [];
