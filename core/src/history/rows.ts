@@ -315,7 +315,10 @@ export class RowCache {
     this.changed(row);
   }
 
-  /** What is held in memory: rows with their data, and decoded segments kept for queries. */
+  /**
+   * What is held in memory: rows with their data, decoded segments kept for queries, and
+   * segments kept for editing (one per topic and tier at most).
+   */
   get status(): { rows: number; rowBytes: number; segments: number; segmentBytes: number; editing: number } {
     return {
       rows: this.rows.size,
@@ -360,7 +363,13 @@ export class RowCache {
 
   /** Bytes of rows and decoded segments held (an estimate, as the limits count them). */
   get heldBytes(): number {
-    return this.rowBytes + this.decodedBytes;
+    return this.rowBytes + this.decodedBytes + this.editingBytes();
+  }
+
+  private editingBytes(): number {
+    let n = 0;
+    for (const { seg } of this.editing.values()) n += seg.count.length * 41;
+    return n;
   }
 
   /** Drops decoded segments beyond their limit; safe in the middle of a query (rows stay). */

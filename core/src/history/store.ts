@@ -304,6 +304,11 @@ export class HistoryStore implements HistorySink {
     return this.cache.heldBytes;
   }
 
+  /** What the store holds in memory, by kind (see RowCache.status): for tests and diagnosis. */
+  get memoryStatus(): RowCache['status'] {
+    return this.cache.status;
+  }
+
   /**
    * Once queries and bulk writes have stopped for RELEASE_IDLE_MS, the rows and segments they
    * loaded are dropped and SQLite is asked to free its page cache (PRAGMA shrink_memory): a
