@@ -1,5 +1,6 @@
 import { roundTo } from '../numbers.js';
 import type { TopicMeta, TopicRegistry } from '../topics/registry.js';
+import { forEachPast, type PastReadings } from '../topics/sinks.js';
 import { ENERGY_TOTALS, MAX_GAP_MS, MS_PER_HOUR, periodBounds, type ResetPeriod } from './kwh-totals.js';
 
 type Series = Array<[TopicMeta, Array<[number, number]>]>;
@@ -34,16 +35,17 @@ export class PastEnergy {
   ) {}
 
   /** The energy series the given past power totals imply (none before the energy totals exist). */
-  add(powerTotals: Series): Series {
+  add(powerTotals: ReadonlyArray<readonly [TopicMeta, PastReadings]>): Series {
     const byTime = new Map<number, Map<string, number>>();
     for (const [meta, points] of powerTotals) {
       // Only the powers the totals integrate: a battery's state of charge comes in batches of its own.
       if (!POWERS.has(meta.topic)) continue;
-      for (const [time, watts] of points) {
+      const name = meta.topic.slice('total/'.length);
+      forEachPast(points, (time, watts) => {
         let at = byTime.get(time);
         if (!at) byTime.set(time, (at = new Map<string, number>()));
-        at.set(meta.topic.slice('total/'.length), watts);
-      }
+        at.set(name, watts);
+      });
     }
     const totals = ENERGY_TOTALS.flatMap((def) => {
       const state = this.registry.get(`total/${def.name}`);

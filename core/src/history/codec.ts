@@ -125,11 +125,22 @@ export class ByteReader {
   }
 }
 
+/**
+ * The writer of encodeSegment and packContainer, reused: both hand out a copy before they
+ * return, so a backfill's thousands of encodes do not each grow a writer from 4 KB.
+ */
+function sharedWriter(): ByteWriter {
+  if (shared.buf.length > 1 << 20) shared.buf = Buffer.allocUnsafe(4096);
+  shared.pos = 0;
+  return shared;
+}
+const shared = new ByteWriter();
+
 /** Compresses a segment. `maxOff` is the largest lastOff of the tier (entry length / 10 s - 1). */
 export function encodeSegment(seg: Segment, maxOff = 0): Buffer {
   const n = seg.count.length;
   const { count, sum, min, max, last, lastOff } = seg;
-  const w = new ByteWriter();
+  const w = sharedWriter();
   w.uint(FORMAT);
   w.uint(seg.scale);
   w.uint(n);
@@ -173,7 +184,8 @@ export function encodeSegment(seg: Segment, maxOff = 0): Buffer {
     prevMean = sum[i]! / c;
   }
   if (lastOff) for (let i = 0; i < n; i++) if (count[i]! > 0) w.uint(maxOff - lastOff[i]!);
-  return deflateRawSync(w.result(), { level: 9 });
+  // Small output chunks: the default 16 KB one comes out of Buffer's pool on every call.
+  return deflateRawSync(w.result(), { level: 9, chunkSize: 1024 });
 }
 
 /**
@@ -235,7 +247,7 @@ export type Container = Map<number, Buffer>;
 /** Packs segments into a row: a count, then (start offset in days, length) pairs, then the bytes. */
 export function packContainer(rowStart: number, segments: Container): Buffer {
   const starts = [...segments.keys()].sort((a, b) => a - b);
-  const w = new ByteWriter();
+  const w = sharedWriter();
   w.uint(starts.length);
   for (const s of starts) {
     w.uint((s - rowStart) / 86400);

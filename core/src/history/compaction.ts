@@ -4,9 +4,9 @@
  * keeping its 1-min rollups. Each function has an async part that loads the rows it needs
  * and a synchronous part that changes them, so a query never sees half a change.
  */
-import { emptySegment, rescaleSegment, type Container, type Segment } from './codec.js';
+import type { Container, Segment } from './codec.js';
 import { SLOTS_PER_HOUR, type HourBuffer } from './slots.js';
-import { segmentEnd, segmentLength, segmentStart, type Row, type RowCache, type Tier } from './rows.js';
+import { segmentEnd, segmentStart, type Row, type RowCache, type Tier } from './rows.js';
 import type { TopicRecord } from './topic-record.js';
 import { DAY_S, HOUR_S, MINUTE_S, monthStart, nextMonthStart, SLOT_S } from './utc-calendar.js';
 
@@ -124,10 +124,7 @@ function clearEntry(seg: Segment, j: number): void {
 
 /** The segment of a loaded row at segStart, at the topic's scale, ready to change in place. */
 function writableSegment(rec: TopicRecord, cache: RowCache, row: Row, segStart: number): Segment {
-  const seg =
-    cache.segment(row, segStart) ?? emptySegment(segmentLength(row.tier, segStart), rec.scale, row.tier !== 10);
-  rescaleSegment(seg, rec.scale);
-  return seg;
+  return cache.editable(row, segStart, rec.scale);
 }
 
 /**
@@ -297,10 +294,9 @@ export function evictBefore(
   for (const row of rows) {
     for (const day of [...row.container!.keys()].sort((a, b) => a - b)) {
       if (day >= cutoff) continue;
-      const slots = cache.segment(row, day)!;
+      const slots = writableSegment(rec, cache, row, day);
       const minuteRow = dayRow(rec, 60, day, cache, todayStart);
       const minutes = writableSegment(rec, cache, minuteRow, day);
-      rescaleSegment(slots, rec.scale);
       foldSlots(slots, slots.count.length, 0, minutes, MINUTE_S / SLOT_S);
       cache.putSegment(minuteRow, day, minutes);
       row.container!.delete(day);

@@ -4,7 +4,15 @@
  * its transaction commits, so a query always sees the newest state of every row.
  */
 import type { Db } from '../db.js';
-import { decodeSegment, encodeSegment, unpackContainer, type Container, type Segment } from './codec.js';
+import {
+  decodeSegment,
+  emptySegment,
+  encodeSegment,
+  rescaleSegment,
+  unpackContainer,
+  type Container,
+  type Segment,
+} from './codec.js';
 import { HistoryDamageError } from './damage.js';
 import type { Tier } from './tiers.js';
 import { DAY_S, monthStart, nextMonthStart, nextYearStart, yearStart } from './utc-calendar.js';
@@ -101,6 +109,12 @@ export class RowCache {
   private decodedBytes = 0;
   /** Reused by transient reads: [10-s tier, rollup tiers]. */
   private readonly scratch: Array<Segment | undefined> = [undefined, undefined];
+  /** Reused by verification, one per tier: see {@link verify}. */
+  private readonly work = new Map<Tier, Segment>();
+  /** Per topic and tier, the segment last edited and the bytes it was written as (see {@link editable}). */
+  private readonly editing = new Map<string, { segStart: number; src: Buffer | undefined; seg: Segment }>();
+  /** Segment bytes that decoded without damage (or that this process encoded). */
+  private readonly verified = new WeakSet<Buffer>();
 
   constructor(
     private readonly db: Db,
@@ -211,25 +225,108 @@ export class RowCache {
       this.decoded.set(key, hit);
       return hit.seg;
     }
+    const at = row.tier === 10 ? 0 : 1;
+    const seg = this.decode(row, segStart, src, transient ? this.scratch[at] : undefined);
+    if (transient) this.scratch[at] = seg;
+    else this.remember(key, src, seg);
+    return seg;
+  }
+
+  /**
+   * The segment at segStart of a loaded row (empty when it has none), at `scale`, to be
+   * changed in place and written back at once with {@link putSegment}. Each topic has one
+   * segment per tier to edit, decoded into the same arrays every time: a bulk write that
+   * merges hour after hour into the same day decodes that day once, and one that moves on
+   * to the next day reuses the arrays, so it holds one segment per topic and tier however
+   * many days it writes, and leaves no decoded arrays behind for the collector.
+   */
+  editable(row: Row, segStart: number, scale: number): Segment {
+    const key = `${row.topicId}:${row.tier}`;
+    const src = row.container!.get(segStart);
+    let held = this.editing.get(key);
+    if (!held || held.segStart !== segStart || held.src === undefined || held.src !== src) {
+      const n = segmentLength(row.tier, segStart);
+      const into = held?.seg;
+      if (held) held.src = undefined;
+      let seg: Segment;
+      if (src) seg = this.decode(row, segStart, src, into);
+      else if (into && into.count.length === n && (into.lastOff !== null) === (row.tier !== 10)) {
+        seg = into;
+        seg.count.fill(0);
+        seg.scale = scale;
+      } else seg = emptySegment(n, scale, row.tier !== 10);
+      if (!held) this.editing.set(key, (held = { segStart, src: undefined, seg }));
+      held.segStart = segStart;
+      held.seg = seg;
+    }
+    // Until putSegment writes it back, the arrays no longer match any stored bytes.
+    held.src = undefined;
+    rescaleSegment(held.seg, scale);
+    return held.seg;
+  }
+
+  /** Drops the segments kept for editing (see {@link editable}): the store is done writing for now. */
+  endEdits(): void {
+    this.editing.clear();
+  }
+
+  /**
+   * Decodes every segment of a loaded row that was not decoded (or written) before, so a
+   * damaged one is found; throws HistoryDamageError. Keeps nothing decoded.
+   */
+  verify(row: Row): void {
+    for (const [segStart, src] of row.container!) {
+      if (this.verified.has(src)) continue;
+      this.work.set(row.tier, this.decode(row, segStart, src, this.work.get(row.tier)));
+    }
+  }
+
+  private decode(row: Row, segStart: number, src: Buffer, into: Segment | undefined): Segment {
     let seg: Segment;
     try {
-      seg = decodeSegment(src, maxLastOff(row.tier), transient ? this.scratch[row.tier === 10 ? 0 : 1] : undefined);
-      if (transient) this.scratch[row.tier === 10 ? 0 : 1] = seg;
+      seg = decodeSegment(src, maxLastOff(row.tier), into);
       const want = segmentLength(row.tier, segStart);
       if (seg.count.length !== want) throw new Error(`a segment of ${seg.count.length} entries where ${want} belong`);
     } catch (err) {
       throw new HistoryDamageError(row.topicId, row.tier, row.start, row.end, err);
     }
-    if (!transient) this.remember(key, src, seg);
+    this.verified.add(src);
     return seg;
   }
 
   /** Replaces a segment of a loaded row with new contents; the row becomes dirty. */
   putSegment(row: Row, segStart: number, seg: Segment): void {
-    const src = encodeSegment(seg, maxLastOff(row.tier));
+    let src = encodeSegment(seg, maxLastOff(row.tier));
+    // deflate hands a small result out as a view of its 64 KB output chunk: a copy of its
+    // own, or every segment held in a row would keep a whole chunk alive.
+    if (src.buffer.byteLength > src.length + 1024) {
+      const own = Buffer.allocUnsafeSlow(src.length);
+      own.set(src);
+      src = own;
+    }
+    this.verified.add(src);
     row.container!.set(segStart, src);
-    this.remember(`${row.topicId}:${row.tier}:${segStart}`, src, seg);
+    const key = `${row.topicId}:${row.tier}:${segStart}`;
+    const held = this.editing.get(`${row.topicId}:${row.tier}`);
+    if (held?.seg === seg && held.segStart === segStart) {
+      held.src = src;
+      this.dropDecoded(key);
+    } else this.remember(key, src, seg);
     this.changed(row);
+  }
+
+  /**
+   * What is held in memory: rows with their data, decoded segments kept for queries, and
+   * segments kept for editing (one per topic and tier at most).
+   */
+  get status(): { rows: number; rowBytes: number; segments: number; segmentBytes: number; editing: number } {
+    return {
+      rows: this.rows.size,
+      rowBytes: this.rowBytes,
+      segments: this.decoded.size,
+      segmentBytes: this.decodedBytes,
+      editing: this.editing.size,
+    };
   }
 
   /** Drops rows and decoded segments beyond the limits, least recently used first; dirty rows stay. */
@@ -254,6 +351,8 @@ export class RowCache {
     this.decoded.clear();
     this.decodedBytes = 0;
     this.scratch[0] = this.scratch[1] = undefined;
+    this.work.clear();
+    this.editing.clear();
     for (const [row, bytes] of this.rows) {
       if (row.dirty) continue;
       this.rows.delete(row);
@@ -264,7 +363,13 @@ export class RowCache {
 
   /** Bytes of rows and decoded segments held (an estimate, as the limits count them). */
   get heldBytes(): number {
-    return this.rowBytes + this.decodedBytes;
+    return this.rowBytes + this.decodedBytes + this.editingBytes();
+  }
+
+  private editingBytes(): number {
+    let n = 0;
+    for (const { seg } of this.editing.values()) n += seg.count.length * 41;
+    return n;
   }
 
   /** Drops decoded segments beyond their limit; safe in the middle of a query (rows stay). */
@@ -278,12 +383,16 @@ export class RowCache {
     }
   }
 
-  private remember(key: string, src: Buffer, seg: Segment): void {
+  private dropDecoded(key: string): void {
     const old = this.decoded.get(key);
     if (old) {
       this.decoded.delete(key);
       this.decodedBytes -= old.bytes;
     }
+  }
+
+  private remember(key: string, src: Buffer, seg: Segment): void {
+    this.dropDecoded(key);
     const bytes = seg.count.length * 41;
     this.decoded.set(key, { src, seg, bytes });
     this.decodedBytes += bytes;

@@ -29,6 +29,10 @@ export function scaleFor(value: number, current: number): number {
   return k;
 }
 
+/** Hour buffers kept for reuse: about 1 MB, enough for a backfill call's topic-hours. */
+const MAX_SPARE = 64;
+const spare: HourBuffer[] = [];
+
 /** One hour of one topic's 10-s slots not yet written to segments. */
 export class HourBuffer {
   readonly count = new Float64Array(SLOTS_PER_HOUR);
@@ -47,7 +51,35 @@ export class HourBuffer {
   anyReplace = false;
   slots = 0;
 
-  constructor(readonly hour: number) {}
+  constructor(public hour: number) {}
+
+  /**
+   * An hour buffer for `hour`, empty: one given back by {@link recycle} when there is one.
+   * A backfill goes through thousands of topic-hours; seven typed arrays each would leave
+   * their backing stores for the collector to find.
+   */
+  static take(hour: number): HourBuffer {
+    const buf = spare.pop();
+    if (!buf) return new HourBuffer(hour);
+    buf.hour = hour;
+    return buf;
+  }
+
+  /** Gives back hours merged into rows: nothing else may hold them (queries read them only synchronously). */
+  static recycle(bufs: readonly HourBuffer[]): void {
+    for (const buf of bufs) {
+      if (spare.length >= MAX_SPARE) return;
+      buf.clear();
+      spare.push(buf);
+    }
+  }
+
+  private clear(): void {
+    for (const a of [this.count, this.sum, this.min, this.max, this.last, this.dirty, this.replace]) a.fill(0);
+    this.anyDirty = false;
+    this.anyReplace = false;
+    this.slots = 0;
+  }
 
   /** Adds one reading (or a slot's worth of aggregate) to slot i. */
   add(i: number, count: number, sum: number, min: number, max: number, last: number): void {

@@ -22,6 +22,7 @@ import type { HistorySink, PastReadings } from '../topics/sinks.js';
 import type { TopicMeta } from '../topics/registry.js';
 import { addImportedSlot, addPastSlot, addSlot, scaledReading, type SlotAggregate } from './fold.js';
 import { TopicIndex } from './topic-index.js';
+import { HourBuffer } from './slots.js';
 import { HistoryDamageError, quarantineMigrations, type HistoryHealth } from './damage.js';
 import { DamageLog } from './damage-log.js';
 import { commitChanges, writeBatch } from './batch.js';
@@ -139,9 +140,7 @@ export class HistoryStore implements HistorySink {
   private async loadSafely(rows: readonly Row[], verify: boolean): Promise<boolean> {
     try {
       await this.cache.load(rows);
-      if (verify)
-        for (const row of rows)
-          if (row.loaded) for (const start of row.container!.keys()) this.cache.segment(row, start);
+      if (verify) for (const row of rows) if (row.loaded) this.cache.verify(row);
       return true;
     } catch (err) {
       if (!(err instanceof HistoryDamageError)) throw err;
@@ -221,21 +220,32 @@ export class HistoryStore implements HistorySink {
    * the number of topics: it flushes every ~1000 topic-hours to bound memory, and once at the
    * end, so the readings are on disk when the promise resolves.
    */
-  async recordPastSeries(series: Iterable<readonly [TopicMeta, PastReadings]>): Promise<void> {
+  recordPastSeries(series: Iterable<readonly [TopicMeta, PastReadings]>): Promise<void> {
+    // The series are folded before the flush starts, and not held while it awaits the
+    // database: a backfill's arrays are then garbage while still young.
+    return this.foldPast(series).then(async (folded) => {
+      if (folded === 0) return;
+      await this.flush();
+      this.busyAt = this.clock.now();
+    });
+  }
+
+  /** Folds bulk readings into unsaved hours (flushing when they get many); how many were folded. */
+  private async foldPast(series: Iterable<readonly [TopicMeta, PastReadings]>): Promise<number> {
     let folded = 0;
     const marks = new PastMarks();
     for (const [meta, readings] of series) {
       if (!isRecorded(meta)) continue;
       const rec = this.topic(meta);
-      for (const [time, value] of readings) {
-        this.recordPastReading(rec, marks, time, value);
+      const columns = 'times' in readings;
+      const n = columns ? readings.times.length : readings.length;
+      for (let i = 0; i < n; i++) {
+        if (columns) this.recordPastReading(rec, marks, readings.times[i]!, readings.values[i]!);
+        else this.recordPastReading(rec, marks, readings[i]![0], readings[i]![1]);
         if ((++folded & 0xfff) === 0 && this.pendingHours() > BULK_FLUSH_HOURS) await this.flush();
       }
     }
-    if (folded > 0) {
-      await this.flush();
-      this.busyAt = this.clock.now();
-    }
+    return folded;
   }
 
   /** Slot aggregates from an export (the import command); `marks` spans the whole import. */
@@ -294,6 +304,11 @@ export class HistoryStore implements HistorySink {
     return this.cache.heldBytes;
   }
 
+  /** What the store holds in memory, by kind (see RowCache.status): for tests and diagnosis. */
+  get memoryStatus(): RowCache['status'] {
+    return this.cache.status;
+  }
+
   /**
    * Once queries and bulk writes have stopped for RELEASE_IDLE_MS, the rows and segments they
    * loaded are dropped and SQLite is asked to free its page cache (PRAGMA shrink_memory): a
@@ -342,6 +357,7 @@ export class HistoryStore implements HistorySink {
         if (sound && rows.every((r) => r.loaded)) break;
       }
       mergeHours(rec, rec.compacting, this.cache, today);
+      HourBuffer.recycle(rec.compacting);
       rec.compacting = [];
       this.journalReset = true;
     }
@@ -351,6 +367,8 @@ export class HistoryStore implements HistorySink {
     }
     await this.commit();
     this.cache.trim();
+    // Live recording merges each topic once an hour: nothing to keep decoded for the next.
+    if (this.busyAt === undefined) this.cache.endEdits();
     await this.releaseWhenIdle();
   }
 

@@ -42,7 +42,7 @@ export class TopicRecord {
   hourBuffer(hour: number): HourBuffer {
     let buf = this.pending.get(hour);
     if (!buf) {
-      buf = new HourBuffer(hour);
+      buf = HourBuffer.take(hour);
       this.pending.set(hour, buf);
     }
     return buf;

@@ -1,6 +1,7 @@
 import { roundTo } from '../numbers.js';
 import { injectable } from '../container/di.js';
 import { TopicRegistry, type PendingTick, type TopicMeta, type TopicState } from './registry.js';
+import type { PastColumns, PastReadings } from './sinks.js';
 
 /** The total/* power topics and how each is derived from device topics. */
 const POWER_TOTALS = [
@@ -128,6 +129,12 @@ export class TotalsDeriver {
   }
 }
 
+/** Whether each of the `n` inverters has reported the time whose entry starts at `at` (see PastTotals.pending). */
+function everyReported(slots: readonly number[], at: number, n: number): boolean {
+  for (let i = 0; i < n; i++) if (slots[at + i] === 0) return false;
+  return true;
+}
+
 function touchesSources(states: readonly TopicState[], sources: Set<TopicState>): boolean {
   for (const state of states) if (sources.has(state)) return true;
   return false;
@@ -150,9 +157,16 @@ const BATTERY_SOC = /^battery_\d+\/state_of_charge$/;
  * metrics themselves are not recorded: this total is their only history).
  */
 export class PastTotals {
-  /** Per time: the readings by topic (`inverter_1/pv_power`) and the inverters that reported. */
-  private readonly pending = new Map<number, { values: Map<string, number>; reported: Set<string> }>();
-  /** Per time: the state of charge by battery. */
+  /**
+   * Per time: where its entry starts in `slots`: a flag per inverter that reported it, then
+   * each inverter's PAST_TOTALS values (NaN: none). Entries live in one array of numbers and
+   * are reused, not an object per time: a backfill hands over hundreds of times per call,
+   * and they wait here for the next inverter's call.
+   */
+  private readonly pending = new Map<number, number>();
+  private readonly slots: number[] = [];
+  private readonly freeSlots: number[] = [];
+  /** Per time: the state of charge by battery (with more than one battery). */
   private readonly pendingSoc = new Map<number, Map<string, number>>();
 
   constructor(
@@ -172,42 +186,57 @@ export class PastTotals {
   add(
     deviceId: string,
     readings: ReadonlyArray<{ time: number; values: Record<string, number> }>,
-  ): Array<[TopicMeta, Array<[number, number]>]> {
+  ): Array<[TopicMeta, PastReadings]> {
     if (BATTERY_DEVICE.test(deviceId)) return this.addBattery(deviceId, readings);
-    if (!this.inverterIds.includes(deviceId)) return [];
+    const k = this.inverterIds.indexOf(deviceId);
+    if (k < 0) return [];
+    const n = this.inverterIds.length;
+    const names = PAST_TOTALS.length;
+    const size = n * (1 + names);
+    const slots = this.slots;
     const touched: number[] = [];
     for (const { time, values } of readings) {
-      let atTime = this.pending.get(time);
-      if (!atTime) this.pending.set(time, (atTime = { values: new Map(), reported: new Set() }));
-      for (const name of PAST_TOTALS) {
-        const value = values[name];
-        if (typeof value === 'number' && Number.isFinite(value)) atTime.values.set(`${deviceId}/${name}`, value);
+      let at = this.pending.get(time);
+      if (at === undefined) {
+        at = this.freeSlots.pop() ?? slots.length;
+        for (let i = 0; i < size; i++) slots[at + i] = i < n ? 0 : NaN;
+        this.pending.set(time, at);
       }
-      atTime.reported.add(deviceId);
+      for (let j = 0; j < names; j++) {
+        const value = values[PAST_TOTALS[j]!];
+        if (typeof value === 'number' && Number.isFinite(value)) slots[at + n + k * names + j] = value;
+      }
+      slots[at + k] = 1;
       touched.push(time);
     }
-    const series = new Map<string, Array<[number, number]>>();
+    const series = new Map<string, { times: number[]; values: number[] }>();
     for (const time of touched) {
-      const atTime = this.pending.get(time);
-      if (!atTime || atTime.reported.size < this.inverterIds.length) continue;
+      const at = this.pending.get(time);
+      if (at === undefined || !everyReported(slots, at, n)) continue;
       this.pending.delete(time);
-      for (const name of PAST_TOTALS) {
+      this.freeSlots.push(at);
+      for (let j = 0; j < names; j++) {
         let sum = 0;
         let complete = true;
-        for (const id of this.inverterIds) {
-          const value = atTime.values.get(`${id}/${name}`);
-          if (value === undefined) complete = false;
+        for (let i = 0; i < n; i++) {
+          const value = slots[at + n + i * names + j]!;
+          if (Number.isNaN(value)) complete = false;
           else sum += value;
         }
         if (!complete) continue;
-        let list = series.get(name);
-        if (!list) series.set(name, (list = []));
-        list.push([time, roundTo(sum, 3)]);
+        let list = series.get(PAST_TOTALS[j]!);
+        if (!list) series.set(PAST_TOTALS[j]!, (list = { times: [], values: [] }));
+        list.times.push(time);
+        list.values.push(roundTo(sum, 3));
       }
     }
     // A device that never reports a time must not make the buffer grow without end.
-    if (this.pending.size > 100_000) this.pending.clear();
-    const out: Array<[TopicMeta, Array<[number, number]>]> = [];
+    if (this.pending.size > 100_000) {
+      this.pending.clear();
+      this.slots.length = 0;
+      this.freeSlots.length = 0;
+    }
+    const out: Array<[TopicMeta, PastColumns]> = [];
     for (const [name, list] of series) {
       const state = this.registry.get(`total/${name}`);
       if (state) out.push([state.meta, list]);
@@ -219,7 +248,7 @@ export class PastTotals {
   private addBattery(
     deviceId: string,
     readings: ReadonlyArray<{ time: number; values: Record<string, number> }>,
-  ): Array<[TopicMeta, Array<[number, number]>]> {
+  ): Array<[TopicMeta, PastReadings]> {
     const total = this.registry.get('total/battery_state_of_charge');
     const batteries = this.registry.list().filter((s) => BATTERY_SOC.test(s.meta.topic)).length;
     if (!total || batteries === 0) return [];
@@ -227,6 +256,10 @@ export class PastTotals {
     for (const { time, values } of readings) {
       const soc = values.state_of_charge;
       if (typeof soc !== 'number' || !Number.isFinite(soc)) continue;
+      if (batteries === 1) {
+        list.push([time, roundTo(soc, 3)]);
+        continue;
+      }
       let atTime = this.pendingSoc.get(time);
       if (!atTime) this.pendingSoc.set(time, (atTime = new Map<string, number>()));
       atTime.set(deviceId, soc);

@@ -6,8 +6,24 @@
 import type { ForecastRun, PriceProviderDeclaration, PriceSlot } from '@heliograph/plugins-sdk';
 import type { TopicMeta } from './topic-meta.js';
 
-/** Readings of one topic in the past: `[Unix ms, value]`. */
-export type PastReadings = ReadonlyArray<readonly [time: number, value: number]>;
+/**
+ * Readings of one topic in the past: `[Unix ms, value]` pairs, or the same as two columns of
+ * equal length (a backfill's form: no object per reading).
+ */
+export type PastReadings = ReadonlyArray<readonly [time: number, value: number]> | PastColumns;
+
+/** Past readings as columns: `times[i]` (Unix ms) holds `values[i]`. */
+export interface PastColumns {
+  readonly times: readonly number[];
+  readonly values: readonly number[];
+}
+
+/** Calls `each` with every reading of `readings`, in order, whichever form they come in. */
+export function forEachPast(readings: PastReadings, each: (time: number, value: number) => void): void {
+  if ('times' in readings) {
+    for (let i = 0; i < readings.times.length; i++) each(readings.times[i]!, readings.values[i]!);
+  } else for (const [time, value] of readings) each(time, value);
+}
 
 /** History: readings of the past, for backfill (`ctx.topics.record`). */
 export interface HistorySink {

@@ -3,7 +3,15 @@ import assert from 'node:assert/strict';
 import { ManualClock } from '../../src/clock.js';
 import { TopicRegistry, type Tick, type TopicMeta } from '../../src/topics/registry.js';
 import { PastTotals, TotalsDeriver } from '../../src/topics/power-totals.js';
+import { forEachPast, type PastReadings } from '../../src/topics/sinks.js';
 import { topicMeta } from '../helpers/topics.js';
+
+/** Past readings as [time, value] pairs, whichever form they came in. */
+function pairs(readings: PastReadings): Array<[number, number]> {
+  const out: Array<[number, number]> = [];
+  forEachPast(readings, (time, value) => out.push([time, value]));
+  return out;
+}
 
 const meta = (topic: string): TopicMeta => topicMeta(topic);
 
@@ -94,14 +102,14 @@ test('past totals are summed per time once every inverter of the instance has re
     { time: 20_000, values: { pv_power: 1 } },
   ]);
   assert.deepEqual(
-    out.map(([m, list]) => [m.topic, list]),
+    out.map(([m, list]) => [m.topic, pairs(list)]),
     [
       ['total/pv_power', [[10_000, 300.3]]],
       ['total/grid_power', [[10_000, 0]]],
     ],
   );
   assert.deepEqual(
-    past.add('inverter_1', [{ time: 20_000, values: { pv_power: 2 } }]).map(([m, l]) => [m.topic, l]),
+    past.add('inverter_1', [{ time: 20_000, values: { pv_power: 2 } }]).map(([m, l]) => [m.topic, pairs(l)]),
     [['total/pv_power', [[20_000, 3]]]],
   );
 });
@@ -122,7 +130,7 @@ test("past battery readings give the site's past state of charge: the mean once 
     { time: 20_000, values: { state_of_charge: 62 } },
   ]);
   assert.deepEqual(
-    out.map(([m, list]) => [m.topic, list]),
+    out.map(([m, list]) => [m.topic, pairs(list)]),
     [['total/battery_state_of_charge', [[10_000, 50.5]]]],
   );
 });

@@ -5,7 +5,7 @@ import { PastEnergy } from '../../energy/past-energy.js';
 import type { ResetPeriod } from '../../energy/kwh-totals.js';
 import { PastTotals } from '../../topics/power-totals.js';
 import type { DeviceTopics } from './device-topics.js';
-import type { HistorySink } from '../../topics/sinks.js';
+import type { HistorySink, PastReadings as PastSeries } from '../../topics/sinks.js';
 
 type Readings = Array<{ time: number; values: Record<string, number> }>;
 
@@ -31,11 +31,24 @@ export class PastReadings {
 
   constructor(private readonly options: PastReadingsOptions) {}
 
-  async record(deviceId: string, readings: Readings): Promise<void> {
+  /**
+   * Not async: the readings are turned into columns at once and not held while the write
+   * awaits the database, so a backfill's objects die young instead of being promoted.
+   */
+  record(deviceId: string, readings: Readings): Promise<void> {
+    try {
+      return this.write(deviceId, readings);
+    } catch (err) {
+      return Promise.reject(err instanceof Error ? err : new Error(String(err)));
+    }
+  }
+
+  private write(deviceId: string, readings: Readings): Promise<void> {
     const { history, topics } = this.options;
-    if (!history) return;
+    if (!history) return Promise.resolve();
     const byName = topics.declaredOf(deviceId, 'record');
-    const series = new Map<TopicMeta, Array<readonly [number, number]>>();
+    // Columns of numbers, not a pair per reading: a backfill hands over hours at a time.
+    const series = new Map<TopicMeta, { times: number[]; values: number[] }>();
     for (const reading of readings) {
       for (const name in reading.values) {
         const state = byName.get(name);
@@ -45,16 +58,17 @@ export class PastReadings {
         }
         if (!state.meta.recorded) continue;
         let list = series.get(state.meta);
-        if (!list) series.set(state.meta, (list = []));
-        list.push([reading.time, reading.values[name]!]);
+        if (!list) series.set(state.meta, (list = { times: [], values: [] }));
+        list.times.push(reading.time);
+        list.values.push(reading.values[name]!);
       }
     }
     // One write for the device's topics and the totals they complete, not one per topic.
-    await history.recordPastSeries([...series, ...this.pastTotalsOf(deviceId, readings)]);
+    return history.recordPastSeries([...series, ...this.pastTotalsOf(deviceId, readings)]);
   }
 
   /** The total/* series that past readings complete; none while other instances drive inverters too. */
-  private pastTotalsOf(deviceId: string, readings: Readings): Array<[TopicMeta, Array<[number, number]>]> {
+  private pastTotalsOf(deviceId: string, readings: Readings): Array<readonly [TopicMeta, PastSeries]> {
     const { devices, registry, log } = this.options;
     this.pastTotals ??= new PastTotals(
       registry,

@@ -13,6 +13,7 @@ import { metaFromTopic } from '../../history/topic-record.js';
 import type { TopicRegistry } from '../../topics/registry.js';
 import type { SiteReaders } from '../context/site.js';
 import type { ForecastSink, HistorySink, PriceSink } from '../../topics/sinks.js';
+import { forEachPast } from '../../topics/sinks.js';
 
 export class Recording {
   readonly declarations = new Map<string, DeviceDeclaration>();
@@ -38,7 +39,7 @@ export class Recording {
       for (const [meta, readings] of series) {
         let list = this.recorded.get(meta.topic);
         if (!list) this.recorded.set(meta.topic, (list = []));
-        for (const [time, value] of readings) list.push([time, value]);
+        forEachPast(readings, (time, value) => list.push([time, value]));
       }
       return Promise.resolve();
     },
