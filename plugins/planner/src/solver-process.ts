@@ -6,7 +6,16 @@
 import { loadSolver } from './lp.js';
 import { makePlan, type PlanRequest } from './plan.js';
 
-const send = (answer: unknown) => process.send?.(answer);
+/**
+ * Answers the service; if it went away meanwhile (killed while a plan was being made), there
+ * is no one to answer and the process ends quietly rather than on an unhandled EPIPE.
+ */
+const send = (answer: unknown) => {
+  if (!process.connected) process.exit(0);
+  process.send!(answer, undefined, undefined, (err) => {
+    if (err) process.exit(0);
+  });
+};
 process.on('disconnect', () => process.exit(0));
 process.on('message', (req: PlanRequest) => {
   loadSolver().then(
