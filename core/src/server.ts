@@ -55,6 +55,8 @@ import { gridRoutes } from './api/grid/route.js';
 import { pluginConfigRoutes, type SavePluginEntries } from './api/plugins/config.js';
 import { staticRoutes } from './api/static.js';
 import { historyRoutes } from './api/history/route.js';
+import { historyLane } from './api/history/lane.js';
+import type { HistoryDeps } from './api/history/answer.js';
 import { openCoreDatabase, openHistory } from './history/open.js';
 import { Recorder } from './history/recorder.js';
 import { attachWebsocket, upgradeRequiredRoutes } from './api/websocket/index.js';
@@ -282,6 +284,17 @@ function startSite(di: DependencyContainer, closers: Closers): void {
   );
 }
 
+/** What GET /api/v1/history reads: its koa route and its fast lane are given the same. */
+function historyDeps(di: DependencyContainer): HistoryDeps {
+  const opened = di.resolve(OPENED_HISTORY);
+  return {
+    registry: di.resolve(TopicRegistry),
+    store: opened.store,
+    clock: di.resolve(CLOCK),
+    unavailable: () => (opened.store ? '' : opened.reason),
+  };
+}
+
 /** Every route, with the services each one needs and no more. */
 function webApp(di: DependencyContainer, setupCode: SetupCode): AppOptions {
   const config = di.resolve(CONFIG);
@@ -290,7 +303,6 @@ function webApp(di: DependencyContainer, setupCode: SetupCode): AppOptions {
   const auth = di.resolve(AuthService);
   const host = di.resolve(PluginHost);
   const historyStatus = di.resolve(HISTORY_STATUS);
-  const opened = di.resolve(OPENED_HISTORY);
   const save = di.resolve(SAVE_PLUGINS);
   const record: RecordChange = setupAudit(di.resolve(AuditLog), clock);
   const prometheus = prometheusRoutes({ register: scrapeRegistry(di), open: config.prometheus.openScrape });
@@ -300,7 +312,7 @@ function webApp(di: DependencyContainer, setupCode: SetupCode): AppOptions {
     realm: config.site.name,
     routers: [
       metricsRoutes({ registry, writes: di.resolve(WriteService) }),
-      historyRoutes({ registry, store: opened.store, clock, unavailable: () => (opened.store ? '' : opened.reason) }),
+      historyRoutes(historyDeps(di)),
       forecastRoutes({ store: di.resolve(ForecastStore), clock, registry }),
       gridRoutes({ book: di.resolve(PriceBook) }),
       pluginInstancesRoutes({ host, save, record }),
@@ -357,7 +369,10 @@ async function serve(
   const auth = di.resolve(AuthService);
   const hosts = di.resolve(HostPolicy);
   const app = createApp(appOptions);
-  const server = await listen(app, options.host, options.port, snapshotLane({ registry, auth, hosts }));
+  const server = await listen(app, options.host, options.port, [
+    snapshotLane({ registry, auth, hosts }),
+    historyLane({ ...historyDeps(di), auth, hosts }),
+  ]);
   closers.push(() => server.close());
   // Open sockets would hold server.close() up, so they are closed first (closers run in reverse).
   const websocket = attachWebsocket({

@@ -193,22 +193,46 @@ export class Buckets {
    * at the stored scale, means rounded to three more decimals (fewer for huge values).
    */
   value(b: number, agg: Agg): number {
-    const p = POW10[this.scale]!;
+    const fixed = this.fixed(b, agg, SCRATCH);
+    return fixed.n / POW10[fixed.k]!;
+  }
+
+  /**
+   * The same value as a whole number and a count of decimals (`value` is n / 10^k), for
+   * writers that print it without making a string of it (api/history/json.ts). `into` is
+   * filled and returned, so a loop over the buckets allocates nothing.
+   */
+  fixed(b: number, agg: Agg, into: FixedValue): FixedValue {
+    into.k = this.scale;
     switch (agg) {
       case 'sum':
-        return this.sum[b]! / p;
+        into.n = this.sum[b]!;
+        break;
       case 'min':
-        return this.min[b]! / p;
+        into.n = this.min[b]!;
+        break;
       case 'max':
-        return this.max[b]! / p;
+        into.n = this.max[b]!;
+        break;
       case 'last':
-        return this.last[b]! / p;
+        into.n = this.last[b]!;
+        break;
       case 'mean': {
         const mean = this.sum[b]! / this.count[b]!;
         let extra = 3;
         while (extra > 0 && Math.abs(mean) * POW10[extra]! > 2 ** 51) extra--;
-        return Math.round(mean * POW10[extra]!) / POW10[this.scale + extra]!;
+        into.n = Math.round(mean * POW10[extra]!);
+        into.k = this.scale + extra;
       }
     }
+    return into;
   }
 }
+
+/** A value as `n / 10^k` (see Buckets.fixed). */
+export interface FixedValue {
+  n: number;
+  k: number;
+}
+
+const SCRATCH: FixedValue = { n: 0, k: 0 };
