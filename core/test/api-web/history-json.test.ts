@@ -4,46 +4,77 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
 import { JsonBytes } from '../../src/api/history/json.js';
+import { AGGS } from '../../src/history/params.js';
+import { Buckets, type Agg } from '../../src/history/slots.js';
 import { formatUtc } from '../../src/rfc3339.js';
 
-const POW10 = Array.from({ length: 13 }, (_, i) => Number(`1e${i}`));
+/** 9999-12-31T23:59:59Z, Unix s. */
+const LAST_SECOND = 253_402_300_799;
 
 /** What the answer held before: each point as text. */
-function expected(points: ReadonlyArray<readonly [number, number, number]>): string {
-  return points.map(([ms, n, k]) => `["${formatUtc(ms)}",${String(n / POW10[k]!)}]`).join(',');
+function expected(buckets: Buckets, agg: Agg): string {
+  const points: string[] = [];
+  for (let b = 0; b < buckets.n; b++)
+    if (buckets.count[b] !== 0) points.push(`["${formatUtc(buckets.timeMs(b))}",${String(buckets.value(b, agg))}]`);
+  return points.join(',');
 }
 
-function written(points: ReadonlyArray<readonly [number, number, number]>): string {
+function written(buckets: Buckets, agg: Agg): string {
   const out = new JsonBytes(16);
-  points.forEach(([ms, n, k], i) => out.point(i === 0, ms, n, k));
+  out.points(buckets, agg);
   return out.bytes().toString('latin1');
 }
 
-// Years 0000-9999 (RFC 3339's); whole seconds and not, in any order.
-const time = fc.integer({ min: -62_167_219_200_000, max: 253_402_300_799_999 });
-const whole = fc.oneof(
+/** Buckets holding `values` (scaled integers, as history keeps them), one reading each unless `count`. */
+function filled(start: number, size: number, scale: number, values: ReadonlyArray<number | null>, count = 1) {
+  const buckets = new Buckets(start, size, values.length, scale);
+  values.forEach((v, b) => {
+    if (v !== null) buckets.fold(b, count, v * count, v, v, v, start + b * size);
+  });
+  return buckets;
+}
+
+// Any value a bucket can hold: small, around 2^31, huge sums, fractions of a mean, -0.
+const value = fc.oneof(
   fc.integer({ min: -999, max: 999 }),
   fc.integer({ min: -(2 ** 31) - 5, max: 2 ** 31 + 5 }),
-  fc.constantFrom(0, -0, 2 ** 31 - 1, -(2 ** 31 - 1), 2 ** 31, 1e15, 123_456_789_012_345, 2 ** 53),
+  fc.constantFrom(0, -0, 2 ** 31 - 1, 2 ** 31, 1e15, 123_456_789_012_345, 2 ** 53, 1e21),
   fc.double({ noNaN: true, noDefaultInfinity: true }),
 );
-const point = fc.tuple(time, whole, fc.integer({ min: 0, max: 12 }));
 
-test('points read as formatUtc and String print them, for any value and decimals', () => {
+test('points read as formatUtc and String print them, for any value, scale, aggregate and bucket', () => {
+  // Years 0000-9999 (RFC 3339's, the API's); bucket sizes from 10 s to a year.
+  const start = fc.integer({ min: -62_167_219_200, max: LAST_SECOND }).map((s) => s - (s % 10));
   fc.assert(
-    fc.property(fc.array(point, { minLength: 1, maxLength: 30 }), (points) => written(points) === expected(points)),
-    { numRuns: 5000 },
+    fc.property(
+      start,
+      fc.integer({ min: 1, max: 3_153_600 }).map((n) => n * 10),
+      fc.integer({ min: 0, max: 9 }),
+      fc.array(fc.option(value, { nil: null }), { minLength: 1, maxLength: 40 }),
+      fc.integer({ min: 1, max: 7 }),
+      fc.constantFrom(...AGGS),
+      (first, size, scale, values, count, agg) => {
+        fc.pre(first + values.length * size <= LAST_SECOND);
+        const buckets = filled(first, size, scale, values, count);
+        return written(buckets, agg) === expected(buckets, agg);
+      },
+    ),
+    { numRuns: 3000 },
   );
 });
 
-test('a day of 10-s points in order, across midnight, and the values history holds', () => {
-  const start = Date.UTC(2026, 2, 28, 22, 0, 0);
-  const points: Array<[number, number, number]> = [];
-  for (let i = 0; i < 2000; i++) points.push([start + i * 10_000, (i * 7919) % 100_003, i % 10]);
-  points.push([start - 5000, -1, 9], [start, 1, 7], [start, 1, 6], [start, 999, 9], [start, -0, 3]);
-  assert.equal(written(points), expected(points));
-  assert.equal(written([[start, 1, 7]]), '["2026-03-28T22:00:00Z",1e-7]');
-  assert.equal(written([[start, -1234, 3]]), '["2026-03-28T22:00:00Z",-1.234]');
-  assert.equal(written([[start, 1200, 2]]), '["2026-03-28T22:00:00Z",12]');
-  assert.equal(written([[start, 5, 3]]), '["2026-03-28T22:00:00Z",0.005]');
+test('a page of 10-s buckets across midnight, with gaps, and the values history holds', () => {
+  const start = Date.UTC(2026, 2, 28, 22, 0, 0) / 1000;
+  const values = Array.from({ length: 2000 }, (_, i) => (i % 17 === 0 ? null : ((i * 7919) % 100_003) - 500));
+  for (const scale of [0, 1, 3, 6])
+    for (const agg of AGGS) {
+      const buckets = filled(start, 10, scale, values, 3);
+      assert.equal(written(buckets, agg), expected(buckets, agg), `scale ${scale}, ${agg}`);
+    }
+  const one = (v: number, scale: number) => written(filled(start, 10, scale, [v]), 'sum');
+  assert.equal(one(1, 7), '["2026-03-28T22:00:00Z",1e-7]');
+  assert.equal(one(-1234, 3), '["2026-03-28T22:00:00Z",-1.234]');
+  assert.equal(one(1200, 2), '["2026-03-28T22:00:00Z",12]');
+  assert.equal(one(5, 3), '["2026-03-28T22:00:00Z",0.005]');
+  assert.equal(written(filled(start, 10, 0, [null, null]), 'mean'), '');
 });

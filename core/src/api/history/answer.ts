@@ -1,6 +1,6 @@
 import type { Clock } from '../../clock.js';
 import type { HistoryQuery } from '../../history/planner.js';
-import type { Agg, FixedValue } from '../../history/slots.js';
+import type { Agg } from '../../history/slots.js';
 import type { HistoryStore } from '../../history/store.js';
 import { recordedMeta } from '../../history/recorded-meta.js';
 import type { StoredMeta } from '../../history/topic-record.js';
@@ -75,21 +75,13 @@ export async function historyBytes(p: PreparedHistory): Promise<Buffer> {
   const page = await p.store.query(q.topic, range);
   // From the topic, not the stored meta: history written before the clients' rules keeps its old device names.
   const device = deviceFieldsOfTopic(q.topic);
-  const out = new JsonBytes(page.buckets.n * 40 + 512);
+  const out = new JsonBytes(512);
   out.text(
     `{"topic":${JSON.stringify(q.topic)},"device":${JSON.stringify(device.device)},"number":${device.number},"group":${JSON.stringify(meta.group)},` +
       `"name":${JSON.stringify(meta.name)},"unit":${JSON.stringify(meta.unit)},"agg":"${q.agg}","group_by":"${q.group_by.text}",` +
       `"from":"${formatUtc(range.fromMs)}","to":"${formatUtc(page.endMs)}","points":[`,
   );
-  const { buckets } = page;
-  const fixed: FixedValue = { n: 0, k: 0 };
-  let first = true;
-  for (let b = 0; b < buckets.n; b++) {
-    if (buckets.count[b] === 0) continue;
-    buckets.fixed(b, q.agg, fixed);
-    out.point(first, buckets.timeMs(b), fixed.n, fixed.k);
-    first = false;
-  }
+  out.points(page.buckets, q.agg);
   out.ascii(']');
   // Damaged stored history is named, never answered as an empty stretch.
   if (page.unreadable)

@@ -6,6 +6,8 @@
  * went to the garbage collector). Here nothing short-lived is made per point: times and
  * values are written as digits (see `decimal`), byte by byte.
  */
+import type { Agg, Buckets, FixedValue } from '../../history/slots.js';
+
 const DAY_S = 86_400;
 const QUOTE = 0x22;
 const COLON = 0x3a;
@@ -13,11 +15,11 @@ const ZERO = 0x30;
 /** Powers of ten, exact as doubles. */
 const POW10 = Array.from({ length: 23 }, (_, i) => Number(`1e${i}`));
 
+const EMPTY = Buffer.alloc(0);
+
 export class JsonBytes {
   private buf: Buffer;
   private len = 0;
-  private dayStart = NaN;
-  private dayPrefix = Buffer.alloc(0);
 
   constructor(capacity: number) {
     this.buf = Buffer.allocUnsafeSlow(Math.max(256, capacity));
@@ -43,39 +45,39 @@ export class JsonBytes {
   }
 
   /**
-   * `["2026-11-22T10:00:00Z",value]`, with a comma before it unless `first`; the value is
-   * `n / 10^k` (Buckets.fixed) and reads exactly as `String(n / 10^k)` would.
+   * The non-empty buckets as `["2026-11-22T10:00:00Z",value],...`, oldest first, each value
+   * as Buckets.value gives it and String prints it. One loop over locals: a method call per
+   * point, reading and writing the writer's fields, cost a third of the time.
    */
-  point(first: boolean, ms: number, n: number, k: number): void {
-    const t = Math.floor(ms / 1000);
-    // Points come in order, so the day is worked out (a float modulo, slow) only when it changes.
-    let s = t - this.dayStart;
-    if (!(s >= 0 && s < DAY_S)) {
-      this.dayStart = t - (((t % DAY_S) + DAY_S) % DAY_S);
-      this.dayPrefix = Buffer.from(new Date(this.dayStart * 1000).toISOString().slice(0, 11), 'latin1');
-      s = t - this.dayStart;
-    }
-    const prefix = this.dayPrefix;
-    this.ensure(prefix.length + 26 + MAX_NUMBER);
-    // Byte by byte: Buffer.write costs more per call than these few characters do.
+  points(buckets: Buckets, agg: Agg): void {
+    // `,["2026-11-22T10:00:00Z",` and `]` are 26 bytes (years 0000-9999, as the API's times are).
+    this.ensure(buckets.n * (26 + MAX_NUMBER));
     const b = this.buf;
     let i = this.len;
-    if (!first) b[i++] = 0x2c;
-    b[i++] = 0x5b;
-    b[i++] = QUOTE;
-    for (let c = 0; c < prefix.length; c++) b[i++] = prefix[c]!;
-    const h = (s / 3600) | 0;
-    const m = ((s - h * 3600) / 60) | 0;
-    i = two(b, i, h);
-    b[i++] = COLON;
-    i = two(b, i, m);
-    b[i++] = COLON;
-    i = two(b, i, s - h * 3600 - m * 60);
-    b[i++] = 0x5a; // Z
-    b[i++] = QUOTE;
-    b[i++] = 0x2c;
-    i = decimal(b, i, n, k);
-    b[i++] = 0x5d;
+    const fixed: FixedValue = { n: 0, k: 0 };
+    let dayStart = NaN;
+    let prefix = EMPTY;
+    let first = true;
+    for (let x = 0; x < buckets.n; x++) {
+      if (buckets.count[x] === 0) continue;
+      buckets.fixed(x, agg, fixed);
+      const t = buckets.start + x * buckets.size;
+      // Buckets come in order, so the day is worked out (a float modulo, slow) only when it changes.
+      if (!(t - dayStart >= 0 && t - dayStart < DAY_S)) {
+        dayStart = t - (((t % DAY_S) + DAY_S) % DAY_S);
+        prefix = Buffer.from(new Date(dayStart * 1000).toISOString().slice(0, 11), 'latin1');
+      }
+      if (!first) b[i++] = 0x2c;
+      first = false;
+      b[i++] = 0x5b;
+      b[i++] = QUOTE;
+      for (let c = 0; c < prefix.length; c++) b[i++] = prefix[c]!;
+      i = timeOfDay(b, i, (t - dayStart) | 0);
+      b[i++] = QUOTE;
+      b[i++] = 0x2c;
+      i = decimal(b, i, fixed.n, fixed.k);
+      b[i++] = 0x5d;
+    }
     this.len = i;
   }
 
@@ -140,8 +142,22 @@ function decimal(b: Buffer, i: number, n: number, k: number): number {
   return end;
 }
 
+/** `HH:MM:SSZ` of `s` seconds into the day. */
+function timeOfDay(b: Buffer, i: number, s: number): number {
+  const h = (s / 3600) | 0;
+  const m = ((s - h * 3600) / 60) | 0;
+  i = two(b, i, h);
+  b[i++] = COLON;
+  i = two(b, i, m);
+  b[i++] = COLON;
+  i = two(b, i, s - h * 3600 - m * 60);
+  b[i++] = 0x5a;
+  return i;
+}
+
 function two(b: Buffer, i: number, n: number): number {
-  b[i] = ZERO + ((n / 10) | 0);
-  b[i + 1] = ZERO + (n % 10);
+  const tens = (n / 10) | 0;
+  b[i] = ZERO + tens;
+  b[i + 1] = ZERO + n - tens * 10;
   return i + 2;
 }
