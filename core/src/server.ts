@@ -57,6 +57,7 @@ import { staticRoutes } from './api/static.js';
 import { historyRoutes } from './api/history/route.js';
 import { historyLane } from './api/history/lane.js';
 import type { HistoryDeps } from './api/history/answer.js';
+import { HistoryAnswers } from './api/history/answer-cache.js';
 import { openCoreDatabase, openHistory } from './history/open.js';
 import { Recorder } from './history/recorder.js';
 import { attachWebsocket, upgradeRequiredRoutes } from './api/websocket/index.js';
@@ -195,6 +196,8 @@ function compose(options: ServerOptions): DependencyContainer {
 /** The web side's own services (the layers below api/ do not know them). */
 function registerWebServices(di: DependencyContainer): void {
   di.register(HostPolicy, { useFactory: instanceCachingFactory((c) => new HostPolicy(c.resolve(CONFIG).security)) });
+  // One for the history route and its fast lane.
+  di.register(HistoryAnswers, { useFactory: instanceCachingFactory((c) => new HistoryAnswers(c.resolve(CLOCK))) });
 }
 
 /**
@@ -292,6 +295,7 @@ function historyDeps(di: DependencyContainer): HistoryDeps {
     store: opened.store,
     clock: di.resolve(CLOCK),
     unavailable: () => (opened.store ? '' : opened.reason),
+    answers: di.resolve(HistoryAnswers),
   };
 }
 

@@ -46,11 +46,14 @@ export class HourBuffer {
   readonly replace = new Uint8Array(SLOTS_PER_HOUR);
   anyReplace = false;
   slots = 0;
+  /** Counts every change to the slots, so a reader can tell whether they changed since it looked (planner's inputsOf). */
+  version = 0;
 
   constructor(readonly hour: number) {}
 
   /** Adds one reading (or a slot's worth of aggregate) to slot i. */
   add(i: number, count: number, sum: number, min: number, max: number, last: number): void {
+    this.version++;
     if (this.count[i] === 0) {
       this.slots++;
       this.count[i] = count;
@@ -70,6 +73,7 @@ export class HourBuffer {
 
   /** Replaces slot i (journal replay: a later record of a slot supersedes an earlier one). */
   set(i: number, count: number, sum: number, min: number, max: number, last: number): void {
+    this.version++;
     if (this.count[i] === 0) this.slots++;
     this.count[i] = count;
     this.sum[i] = sum;
@@ -88,6 +92,7 @@ export class HourBuffer {
   }
 
   rescale(factor: number): void {
+    this.version++;
     for (let i = 0; i < SLOTS_PER_HOUR; i++) {
       if (this.count[i] === 0) continue;
       this.sum[i]! *= factor;

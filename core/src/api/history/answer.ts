@@ -8,6 +8,7 @@ import { formatUtc } from '../../rfc3339.js';
 import { deviceFieldsOfTopic } from '../../topics/device.js';
 import type { TopicRegistry } from '../../topics/registry.js';
 import { ApiError } from '../errors.js';
+import type { HistoryAnswers } from './answer-cache.js';
 import { JsonBytes } from './json.js';
 
 const DAY_MS = 86_400_000;
@@ -18,6 +19,8 @@ export interface HistoryDeps {
   store: HistoryStore | null;
   clock: Clock;
   unavailable?: () => string;
+  /** Answers kept for requests asked again (answer-cache.ts); none: every request is read. */
+  answers?: HistoryAnswers;
 }
 
 /** The query as the route's schema parses it (route.ts, `historyQuery`). */
@@ -32,6 +35,7 @@ export interface ParsedHistoryQuery {
 /** A request checked and ready to be read: every refusal was made by {@link prepareHistory}. */
 export interface PreparedHistory {
   store: HistoryStore;
+  answers: HistoryAnswers | undefined;
   q: ParsedHistoryQuery;
   meta: StoredMeta;
   range: HistoryQuery;
@@ -66,12 +70,20 @@ export function prepareHistory(deps: HistoryDeps, q: ParsedHistoryQuery): Prepar
     );
   }
   const meta = recordedMeta(deps.registry, store, q.topic);
-  return { store, q, meta, range: { fromMs: from, toMs: to, groupMs: q.group_by.ms, agg: q.agg } };
+  const range = { fromMs: from, toMs: to, groupMs: q.group_by.ms, agg: q.agg };
+  return { store, answers: deps.answers, q, meta, range };
 }
 
-/** The answer's bytes: one page of the topic's buckets (see json.ts for why a Buffer). */
+/**
+ * The answer's bytes: one page of the topic's buckets (see json.ts for why a Buffer), or
+ * the same bytes kept from an earlier request when nothing they came from has changed.
+ */
 export async function historyBytes(p: PreparedHistory): Promise<Buffer> {
-  const { q, meta, range } = p;
+  const { q, meta, range, answers } = p;
+  const key = `${q.topic}\n${range.fromMs}\n${range.toMs}\n${q.group_by.text}\n${q.agg}`;
+  const now = answers && p.store.pageInputs(q.topic, range);
+  const kept = now && answers.get(key, meta, now);
+  if (kept) return kept;
   const page = await p.store.query(q.topic, range);
   // From the topic, not the stored meta: history written before the clients' rules keeps its old device names.
   const device = deviceFieldsOfTopic(q.topic);
@@ -89,5 +101,7 @@ export async function historyBytes(p: PreparedHistory): Promise<Buffer> {
       `,"unreadable":${JSON.stringify(page.unreadable.map((u) => ({ from: formatUtc(u.fromMs), to: formatUtc(u.toMs) })))}`,
     );
   out.ascii(page.nextMs === undefined ? '}' : `,"next":"${formatUtc(page.nextMs)}"}`);
-  return out.bytes();
+  const bytes = out.bytes();
+  answers?.put(key, meta, page.inputs, bytes);
+  return bytes;
 }
