@@ -33,10 +33,13 @@ export function historyLane(deps: HistoryDeps & { auth: Authenticator; hosts: Ho
     if (req.method !== 'GET' || url === undefined || !url.startsWith(PREFIX) || !reader(req)) return false;
     const prepared = checkedRequest(deps, url.slice(PREFIX.length));
     if (!prepared) return false;
-    historyBytes(prepared).then(
-      (body) => send(res, body),
-      () => void koa(req, res),
-    );
+    historyBytes(prepared)
+      .then(
+        (body) => send(res, body),
+        () => koa(req, res),
+      )
+      // Nothing is left to answer with: the socket goes, as it would on koa's own failure to write.
+      .catch(() => res.destroy());
     return true;
   };
 }
