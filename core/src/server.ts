@@ -53,6 +53,9 @@ import { gridRoutes } from './api/grid/route.js';
 import { pluginConfigRoutes, type SavePluginEntries } from './api/plugins/config.js';
 import { staticRoutes } from './api/static.js';
 import { historyRoutes } from './api/history/route.js';
+import { historyLane } from './api/history/lane.js';
+import type { HistoryDeps } from './api/history/answer.js';
+import { HistoryAnswers } from './api/history/answer-cache.js';
 import { openCoreDatabase, openHistory } from './history/open.js';
 import { Recorder } from './history/recorder.js';
 import { attachWebsocket, upgradeRequiredRoutes } from './api/websocket/index.js';
@@ -191,6 +194,8 @@ function compose(options: ServerOptions): DependencyContainer {
 /** The web side's own services (the layers below api/ do not know them). */
 function registerWebServices(di: DependencyContainer): void {
   di.register(HostPolicy, { useFactory: instanceCachingFactory((c) => new HostPolicy(c.resolve(CONFIG).security)) });
+  // One for the history route and its fast lane.
+  di.register(HistoryAnswers, { useFactory: instanceCachingFactory((c) => new HistoryAnswers(c.resolve(CLOCK))) });
 }
 
 /**
@@ -280,6 +285,18 @@ function startSite(di: DependencyContainer, closers: Closers): void {
   );
 }
 
+/** What GET /api/v1/history reads: its koa route and its fast lane are given the same. */
+function historyDeps(di: DependencyContainer): HistoryDeps {
+  const opened = di.resolve(OPENED_HISTORY);
+  return {
+    registry: di.resolve(TopicRegistry),
+    store: opened.store,
+    clock: di.resolve(CLOCK),
+    unavailable: () => (opened.store ? '' : opened.reason),
+    answers: di.resolve(HistoryAnswers),
+  };
+}
+
 /** Every route, with the services each one needs and no more. */
 function webApp(di: DependencyContainer, setupCode: SetupCode): AppOptions {
   const config = di.resolve(CONFIG);
@@ -288,7 +305,6 @@ function webApp(di: DependencyContainer, setupCode: SetupCode): AppOptions {
   const auth = di.resolve(AuthService);
   const host = di.resolve(PluginHost);
   const historyStatus = di.resolve(HISTORY_STATUS);
-  const opened = di.resolve(OPENED_HISTORY);
   const save = di.resolve(SAVE_PLUGINS);
   const record: RecordChange = setupAudit(di.resolve(AuditLog), clock);
   const prometheus = prometheusRoutes({ register: scrapeRegistry(di), open: config.prometheus.openScrape });
@@ -298,7 +314,7 @@ function webApp(di: DependencyContainer, setupCode: SetupCode): AppOptions {
     realm: config.site.name,
     routers: [
       metricsRoutes({ registry, writes: di.resolve(WriteService) }),
-      historyRoutes({ registry, store: opened.store, clock, unavailable: () => (opened.store ? '' : opened.reason) }),
+      historyRoutes(historyDeps(di)),
       forecastRoutes({ store: di.resolve(ForecastStore), clock, registry }),
       gridRoutes({ book: di.resolve(PriceBook) }),
       pluginInstancesRoutes({ host, save, record }),
@@ -355,7 +371,10 @@ async function serve(
   const auth = di.resolve(AuthService);
   const hosts = di.resolve(HostPolicy);
   const app = createApp(appOptions);
-  const server = await listen(app, options.host, options.port, snapshotLane({ registry, auth, hosts }));
+  const server = await listen(app, options.host, options.port, [
+    snapshotLane({ registry, auth, hosts }),
+    historyLane({ ...historyDeps(di), auth, hosts }),
+  ]);
   closers.push(() => server.close());
   // Open sockets would hold server.close() up, so they are closed first (closers run in reverse).
   const websocket = attachWebsocket({

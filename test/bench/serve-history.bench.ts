@@ -70,11 +70,19 @@ function get(agent: Agent, url: string, headers: Record<string, string>): Promis
   });
 }
 
-/** Median ms of RUNS sequential runs of `once` after 20 warm-up runs, over one keep-alive socket. */
+/**
+ * Warm-up runs before each query is timed. A service answers thousands of requests between
+ * restarts; with 20, the first query was timed while V8 was still compiling the code that
+ * answers it (the same page asked afresh after Q4 came out faster than the repeated one
+ * before it, in the same run).
+ */
+const WARMUP = Number(process.env.BENCH_WARMUP ?? 200);
+
+/** Median ms of RUNS sequential runs of `once` after WARMUP warm-up runs, over one keep-alive socket. */
 async function timed(run: () => Promise<number>): Promise<{ ms: number; points: number }> {
   let points = 0;
   const times: number[] = [];
-  for (let i = -20; i < RUNS; i++) {
+  for (let i = -WARMUP; i < RUNS; i++) {
     const t = performance.now();
     points = await run();
     if (i >= 0) times.push(performance.now() - t);
@@ -82,9 +90,10 @@ async function timed(run: () => Promise<number>): Promise<{ ms: number; points: 
   return { ms: median(times), points };
 }
 
-type Queries = { q1cap: { ms: number; points: number }; q4: { ms: number; points: number } };
+type Timed = { ms: number; points: number };
+type Queries = { q1cap: Timed; q4: Timed };
 
-async function heliographQueries(url: string, headers: Record<string, string>): Promise<Queries> {
+async function heliographQueries(url: string, headers: Record<string, string>): Promise<Queries & { fresh: Timed }> {
   const agent = new Agent({ keepAlive: true, maxSockets: 1 });
   const query = (from: number, groupBy: string, agg: string) =>
     `${url}/api/v1/history?topic=total/pv_power&from=${iso(from)}&to=${iso(YEAR_END)}&group_by=${groupBy}&agg=${agg}`;
@@ -99,8 +108,12 @@ async function heliographQueries(url: string, headers: Record<string, string>): 
   };
   const q1cap = await timed(() => pages(query(YEAR_END - DAY, '10s', 'mean'), false));
   const q4 = await timed(() => pages(query(YEAR_END - 365 * DAY, '1h', 'max'), true));
+  // The same page 10 s later each time: never an answer the service kept, so this is the
+  // read itself (as VictoriaMetrics' nocache=1 is its computation).
+  let shift = 0;
+  const fresh = await timed(() => pages(query(YEAR_END - DAY + (shift++ % 2000) * 10_000, '10s', 'mean'), false));
   agent.destroy();
-  return { q1cap, q4 };
+  return { q1cap, q4, fresh };
 }
 
 /** VictoriaMetrics on the same year (pv_power as `pv_power`), or undefined when not installed. */
@@ -227,7 +240,7 @@ async function main(): Promise<void> {
   const ms = (q: { ms: number }) => `${q.ms.toFixed(2)} ms`;
   const mb = (b: number) => `${(b / 1048576).toFixed(0)} MB`;
   console.log(
-    `\nhistory through heliograph serve (read token), total/pv_power of the year, median of ${RUNS} runs; node ${process.version}; ` +
+    `\nhistory through heliograph serve (read token), total/pv_power of the year, median of ${RUNS} runs after ${WARMUP} warm-up runs; node ${process.version}; ` +
       `${PINNED ? 'pinned' : 'NOT pinned'}; 32 clients: ${shipped.load.requests} requests`,
   );
   console.log(`  ${'node flags'.padEnd(44)} ${'Q1cap'.padStart(9)} ${'Q4 all'.padStart(9)}  RSS idle  peak(32)`);
@@ -238,6 +251,8 @@ async function main(): Promise<void> {
   console.log(
     `  points: Q1cap ${shipped.q1cap.points}, Q4 ${shipped.q4.points} (targets: Q1cap <= 1.5 ms, Q4 <= 6 ms)`,
   );
+  for (const r of runs)
+    console.log(`  Q1cap read afresh (a page the service did not keep), ${r.flags}: ${ms(r.fresh)}`);
   if (vm) {
     row(`VictoriaMetrics ${vm.version || '(version unknown)'}: Q1cap, ${vm.q1cap.points} points`, ms(vm.q1cap));
     row(`VictoriaMetrics: Q4, ${vm.q4.points} points`, ms(vm.q4));
@@ -257,7 +272,7 @@ async function main(): Promise<void> {
   tableRow({
     figure: 'history Q1cap through serve, token',
     value: `${ms(shipped.q1cap)}${vm ? `, ${(shipped.q1cap.ms / vm.q1cap.ms).toFixed(2)}x VM` : ''}`,
-    anchor: `${vmAnchor('q1cap')}; ${others('q1cap')}`,
+    anchor: `${vmAnchor('q1cap')}; read afresh ${ms(shipped.fresh)}; ${others('q1cap')}`,
     target: '<= 1.5 ms, <= 0.8x VM',
     met: shipped.q1cap.ms <= 1.5 && (!vm || shipped.q1cap.ms <= 0.8 * vm.q1cap.ms),
   });

@@ -76,8 +76,15 @@ export function createApp(options: AppOptions): WebsocketApp {
   return app;
 }
 
-/** Answers a request before koa sees it (metrics/snapshot-lane.ts); returns false to leave it to koa. */
-export type FastLane = (req: IncomingMessage, res: ServerResponse) => boolean;
+/** koa's handler of a request (`app.callback()`). */
+export type KoaHandler = (req: IncomingMessage, res: ServerResponse) => Promise<void>;
+
+/**
+ * Answers a request before koa sees it (metrics/snapshot-lane.ts, history/lane.ts); returns
+ * false to leave it to koa. A lane that took a request and then cannot answer it (a read
+ * failed) hands it to `koa` untouched, so that answer is koa's.
+ */
+export type FastLane = (req: IncomingMessage, res: ServerResponse, koa: KoaHandler) => boolean;
 
 export interface RunningServer {
   server: Server;
@@ -88,15 +95,22 @@ export interface RunningServer {
 }
 
 /**
- * Listens on host:port (0 = a free port) and resolves once it accepts connections. A fast
- * lane (see metrics/snapshot-lane.ts) may answer a request before koa does.
+ * Listens on host:port (0 = a free port) and resolves once it accepts connections. Fast
+ * lanes (see metrics/snapshot-lane.ts) may answer a request before koa does; the first
+ * that takes it answers it.
  */
-export async function listen(app: Koa, host: string, port: number, lane?: FastLane): Promise<RunningServer> {
-  const handle = app.callback();
+export async function listen(
+  app: Koa,
+  host: string,
+  port: number,
+  lanes: readonly FastLane[] = [],
+): Promise<RunningServer> {
+  const handle: KoaHandler = app.callback();
   // Koa's handler settles every request itself (errors go to ctx.onerror); nothing is left to catch.
   const server = createServer((req, res) => {
     logRequest(req, res);
-    if (!lane?.(req, res)) void handle(req, res);
+    for (const lane of lanes) if (lane(req, res, handle)) return;
+    void handle(req, res);
   });
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);

@@ -8,7 +8,7 @@
  * that climb from 10 s to the coarsest usable tier and back down, so each span lines up
  * with its tier's entries and every reading is counted exactly once.
  */
-import { Buckets, type Agg } from './slots.js';
+import { Buckets, type Agg, type HourBuffer } from './slots.js';
 import { segmentStart, type Row, type RowCache, type Tier, TIERS } from './rows.js';
 import type { TopicRecord } from './topic-record.js';
 import { ceilTo, DAY_S, floorTo } from './utc-calendar.js';
@@ -37,6 +37,11 @@ export interface HistoryPage {
   nextMs?: number;
   /** Ranges (Unix ms) of this page whose stored history was damaged and could not be read. */
   unreadable?: Array<{ fromMs: number; toMs: number }>;
+  /**
+   * What the page was folded from, taken as it was folded (see inputsOf): a page asked
+   * again whose `pageInputs` are equal to these is this page, to the byte.
+   */
+  inputs: readonly number[];
 }
 
 export interface Span {
@@ -105,8 +110,8 @@ function dayPart(rec: TopicRecord, tier: 10 | 60, from: number, to: number): Par
   return { rows: [...rows], res: tier, from, to, byDay: true };
 }
 
-/** Reads one page of a query; a topic without history (rec undefined) gets the page with no points. */
-export async function runQuery(rec: TopicRecord | undefined, q: HistoryQuery, cache: RowCache): Promise<HistoryPage> {
+/** The page's buckets and the stored range they read (Unix s, multiples of 10). */
+function pageOf(q: HistoryQuery) {
   // The boundary into the storage engine's seconds; the page's times go back out in ms.
   const size = q.groupMs / 1000;
   const start = Math.floor(q.fromMs / (size * 1000)) * size;
@@ -115,8 +120,14 @@ export async function runQuery(rec: TopicRecord | undefined, q: HistoryQuery, ca
   const endMs = n < total ? (start + n * size) * 1000 : q.toMs;
   const from = Math.ceil(q.fromMs / 10_000) * 10;
   const to = Math.ceil(endMs / 10_000) * 10;
-  if (!rec) return paged(new Buckets(start, size, n, 0), n < total, endMs);
   const spans = from < to ? cover(from, to, size) : [];
+  return { size, start, n, more: n < total, endMs, from, to, spans };
+}
+
+/** Reads one page of a query; a topic without history (rec undefined) gets the page with no points. */
+export async function runQuery(rec: TopicRecord | undefined, q: HistoryQuery, cache: RowCache): Promise<HistoryPage> {
+  const { size, start, n, more, endMs, from, to, spans } = pageOf(q);
+  if (!rec) return paged(new Buckets(start, size, n, 0), more, endMs, [0]);
 
   // Rows can be dropped from memory or replaced by a flush while others load; the answer
   // is folded only once every row it needs is in memory at the same moment.
@@ -136,11 +147,7 @@ export async function runQuery(rec: TopicRecord | undefined, q: HistoryQuery, ca
       if (part.byDay) {
         // A scan of many days reads each once: decoded into scratch, not kept (see RowCache.segment).
         const transient = part.to - part.from > LONG_SCAN_S;
-        for (
-          let day = Math.max(row.start, segmentStart(10, part.from));
-          day < Math.min(row.end, part.to);
-          day += DAY_S
-        ) {
+        for (let day = firstDay(row, part); day < Math.min(row.end, part.to); day += DAY_S) {
           const seg = cache.segment(row, day, transient);
           if (seg) buckets.foldSegment(seg, day, part.res, Math.max(part.from, day), Math.min(part.to, day + DAY_S));
           // A long page of 10-s buckets (group_by 50s, say) reads many days: keep memory bounded.
@@ -153,16 +160,79 @@ export async function runQuery(rec: TopicRecord | undefined, q: HistoryQuery, ca
     }
   }
   const unreadable = unreadableRanges(rec, parts);
-  for (const buf of rec.compacting)
-    if (buf.hour < to && buf.hour + 3600 > from) buckets.foldHour(buf, rec.scale, from, to);
-  for (const buf of rec.pending.values())
-    if (buf.hour < to && buf.hour + 3600 > from) buckets.foldHour(buf, rec.scale, from, to);
-  const page = paged(buckets, n < total, endMs);
+  for (const buf of unsaved(rec, from, to)) buckets.foldHour(buf, rec.scale, from, to);
+  // Taken in the same synchronous run as the fold: nothing can have changed in between.
+  const page = paged(buckets, more, endMs, inputsOf(rec, parts, from, to) ?? [NaN]);
   return unreadable.length > 0 ? { ...page, unreadable } : page;
 }
 
-function paged(buckets: Buckets, more: boolean, endMs: number): HistoryPage {
-  return more ? { buckets, endMs, nextMs: endMs } : { buckets, endMs };
+function firstDay(row: Row, part: Part): number {
+  return Math.max(row.start, segmentStart(10, part.from));
+}
+
+/** The unsaved hours of a topic (being merged, then pending) that overlap [from, to), in the order they are folded. */
+function unsaved(rec: TopicRecord, from: number, to: number): HourBuffer[] {
+  const out: HourBuffer[] = [];
+  for (const buf of rec.compacting) if (buf.hour < to && buf.hour + 3600 > from) out.push(buf);
+  for (const buf of rec.pending.values()) if (buf.hour < to && buf.hour + 3600 > from) out.push(buf);
+  return out;
+}
+
+/**
+ * What a page of `q` would be read from, as it stands now (see {@link HistoryPage.inputs}),
+ * or undefined when a row it needs is not in memory (reading the page loads it). Costs a
+ * walk of the page's rows, not a read: for answer caches (api/history/answer-cache.ts).
+ */
+export function pageInputs(rec: TopicRecord | undefined, q: HistoryQuery): number[] | undefined {
+  if (!rec) return [0];
+  const { from, to, spans } = pageOf(q);
+  return inputsOf(
+    rec,
+    spans.flatMap((s) => partsOf(rec, s)),
+    from,
+    to,
+  );
+}
+
+/**
+ * Everything a page was folded from, as numbers: the topic's record, scale, evicted range
+ * and damaged rows; each part's tier and range; the identity of every stored segment read
+ * (stored segments are never changed in place: a write makes a new Buffer, which RowCache's
+ * decoded segments rely on too); each unsaved hour's identity and version (HourBuffer
+ * counts its changes). Two equal lists mean the same page. Objects are numbered in a
+ * WeakMap, so the list keeps nothing alive.
+ */
+function inputsOf(rec: TopicRecord, parts: readonly Part[], from: number, to: number): number[] | undefined {
+  const out = [idOf(rec), rec.scale, rec.evictedBefore, idOf(rec.damaged), rec.damaged.length];
+  for (const part of parts) {
+    out.push(part.res, part.from, part.to, part.rows.length);
+    for (const row of part.rows) {
+      if (!row.container) return undefined;
+      if (part.byDay)
+        for (let day = firstDay(row, part); day < Math.min(row.end, part.to); day += DAY_S)
+          out.push(day, idOrZero(row.container.get(day)));
+      else out.push(row.start, idOrZero(row.container.get(row.start)));
+    }
+  }
+  for (const buf of unsaved(rec, from, to)) out.push(idOf(buf), buf.version);
+  return out;
+}
+
+const ids = new WeakMap<object, number>();
+let nextId = 1;
+
+function idOf(o: object): number {
+  let id = ids.get(o);
+  if (id === undefined) ids.set(o, (id = nextId++));
+  return id;
+}
+
+function idOrZero(o: object | undefined): number {
+  return o === undefined ? 0 : idOf(o);
+}
+
+function paged(buckets: Buckets, more: boolean, endMs: number, inputs: readonly number[]): HistoryPage {
+  return more ? { buckets, endMs, nextMs: endMs, inputs } : { buckets, endMs, inputs };
 }
 
 /** The parts of the answer that quarantined rows of the tiers it read from would have held. */

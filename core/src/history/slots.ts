@@ -50,6 +50,8 @@ export class HourBuffer {
   readonly replace = new Uint8Array(SLOTS_PER_HOUR);
   anyReplace = false;
   slots = 0;
+  /** Counts every change to the slots, so a reader can tell whether they changed since it looked (planner's inputsOf). */
+  version = 0;
 
   constructor(public hour: number) {}
 
@@ -75,6 +77,7 @@ export class HourBuffer {
   }
 
   private clear(): void {
+    this.version++; // a reused buffer is never taken for the one a reader saw
     for (const a of [this.count, this.sum, this.min, this.max, this.last, this.dirty, this.replace]) a.fill(0);
     this.anyDirty = false;
     this.anyReplace = false;
@@ -83,6 +86,7 @@ export class HourBuffer {
 
   /** Adds one reading (or a slot's worth of aggregate) to slot i. */
   add(i: number, count: number, sum: number, min: number, max: number, last: number): void {
+    this.version++;
     if (this.count[i] === 0) {
       this.slots++;
       this.count[i] = count;
@@ -102,6 +106,7 @@ export class HourBuffer {
 
   /** Replaces slot i (journal replay: a later record of a slot supersedes an earlier one). */
   set(i: number, count: number, sum: number, min: number, max: number, last: number): void {
+    this.version++;
     if (this.count[i] === 0) this.slots++;
     this.count[i] = count;
     this.sum[i] = sum;
@@ -120,6 +125,7 @@ export class HourBuffer {
   }
 
   rescale(factor: number): void {
+    this.version++;
     for (let i = 0; i < SLOTS_PER_HOUR; i++) {
       if (this.count[i] === 0) continue;
       this.sum[i]! *= factor;
@@ -225,22 +231,46 @@ export class Buckets {
    * at the stored scale, means rounded to three more decimals (fewer for huge values).
    */
   value(b: number, agg: Agg): number {
-    const p = POW10[this.scale]!;
+    const fixed = this.fixed(b, agg, SCRATCH);
+    return fixed.n / POW10[fixed.k]!;
+  }
+
+  /**
+   * The same value as a whole number and a count of decimals (`value` is n / 10^k), for
+   * writers that print it without making a string of it (api/history/json.ts). `into` is
+   * filled and returned, so a loop over the buckets allocates nothing.
+   */
+  fixed(b: number, agg: Agg, into: FixedValue): FixedValue {
+    into.k = this.scale;
     switch (agg) {
       case 'sum':
-        return this.sum[b]! / p;
+        into.n = this.sum[b]!;
+        break;
       case 'min':
-        return this.min[b]! / p;
+        into.n = this.min[b]!;
+        break;
       case 'max':
-        return this.max[b]! / p;
+        into.n = this.max[b]!;
+        break;
       case 'last':
-        return this.last[b]! / p;
+        into.n = this.last[b]!;
+        break;
       case 'mean': {
         const mean = this.sum[b]! / this.count[b]!;
         let extra = 3;
         while (extra > 0 && Math.abs(mean) * POW10[extra]! > 2 ** 51) extra--;
-        return Math.round(mean * POW10[extra]!) / POW10[this.scale + extra]!;
+        into.n = Math.round(mean * POW10[extra]!);
+        into.k = this.scale + extra;
       }
     }
+    return into;
   }
 }
+
+/** A value as `n / 10^k` (see Buckets.fixed). */
+export interface FixedValue {
+  n: number;
+  k: number;
+}
+
+const SCRATCH: FixedValue = { n: 0, k: 0 };

@@ -33,7 +33,7 @@ import { historyMigrations } from './migrations.js';
 import { claimHistory, releaseHistory } from './owner.js';
 import { DbWriter } from '../db-writer.js';
 import { PastMarks } from './past-marks.js';
-import { runQuery, type HistoryPage, type HistoryQuery } from './planner.js';
+import { pageInputs, runQuery, type HistoryPage, type HistoryQuery } from './planner.js';
 import { RowCache, type Row } from './rows.js';
 import { DAY_S, floorTo, HOUR_S } from './utc-calendar.js';
 import { isRecorded, type TopicRecord, type StoredMeta } from './topic-record.js';
@@ -280,6 +280,14 @@ export class HistoryStore implements HistorySink {
         this.quarantine(err);
       }
     }
+  }
+
+  /**
+   * What a page of `q` would be read from now, without reading it (see HistoryPage.inputs);
+   * undefined when a row it needs is not in memory.
+   */
+  pageInputs(topic: string, q: HistoryQuery): readonly number[] | undefined {
+    return pageInputs(this.byTopic.get(topic), q);
   }
 
   /**

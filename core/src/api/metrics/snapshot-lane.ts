@@ -1,9 +1,8 @@
-import { credentialsFromHeader } from '../../auth/middleware.js';
-import { scopeAllows } from '../../auth/scopes.js';
 import type { Authenticator } from '../../auth/types.js';
 import type { TopicRegistry } from '../../topics/registry.js';
 import type { FastLane } from '../app.js';
 import type { HostPolicy } from '../host-policy.js';
+import { laneReader } from '../lane-access.js';
 
 const SNAPSHOT_PATH = '/api/v1/metrics';
 
@@ -13,24 +12,17 @@ const SNAPSHOT_PATH = '/api/v1/metrics';
  * dashboards and the official clients poll, and koa's context, the middleware chain and
  * the router cost more than the answer itself (npm run bench).
  *
- * Nothing here decides anything koa would decide differently: the Host and Origin checks
- * are HostPolicy's, the credentials are only taken when the authenticator already knows
- * them (`knownIdentity`, which never counts a failure) and their scope allows `read`. Any
- * other request, and every refusal, goes through koa, so errors and their headers stay
- * those of every other route. The headers are the ones koa's route sends (type, length,
- * nosniff); test/api/snapshot-lane.test.ts holds both answers to the same bytes.
+ * Nothing here decides anything koa would decide differently: the Host, Origin and
+ * credential checks are laneReader's (lane-access.ts). Any other request, and every
+ * refusal, goes through koa, so errors and their headers stay those of every other route.
+ * The headers are the ones koa's route sends (type, length, nosniff);
+ * test/api/snapshot-lane.test.ts holds both answers to the same bytes.
  */
 export function snapshotLane(deps: { registry: TopicRegistry; auth: Authenticator; hosts: HostPolicy }): FastLane {
-  const { registry, auth, hosts } = deps;
-  const knownIdentity = auth.knownIdentity?.bind(auth);
-  if (!knownIdentity) return () => false;
+  const { registry } = deps;
+  const reader = laneReader(deps.auth, deps.hosts);
   return (req, res) => {
-    if (req.method !== 'GET' || req.url !== SNAPSHOT_PATH) return false;
-    const host = req.headers.host || undefined;
-    if (hosts.hostProblem(host) || hosts.originProblem(req.headers.origin || undefined, host)) return false;
-    const credentials = credentialsFromHeader(req.headers.authorization);
-    const identity = credentials && knownIdentity(credentials, req.socket.remoteAddress ?? '');
-    if (!identity || !scopeAllows(identity.scope, 'read')) return false;
+    if (req.method !== 'GET' || req.url !== SNAPSHOT_PATH || !reader(req)) return false;
     const body = registry.snapshot();
     res.writeHead(200, {
       'Content-Type': 'application/json; charset=utf-8',
