@@ -1,0 +1,212 @@
+// History's segment formats: segments written in format 1 (deflate, by earlier versions) still
+// decode as they were written; format 2 (what is written now) starts with its mark, predicts each
+// present `last` from the entries before it with the predictor that fits the segment, and
+// writes exactly the differences from that prediction.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { brotliCompressSync, brotliDecompressSync, constants, deflateRawSync } from 'node:zlib';
+import {
+  ByteReader,
+  ByteWriter,
+  decodeSegment,
+  emptySegment,
+  encodeSegment,
+  PREDICT_MEAN2,
+  PREDICT_MEAN4,
+  PREDICT_PREVIOUS,
+  SEGMENT_MARK,
+  type Segment,
+} from '../../src/history/codec.js';
+import { REPO_ROOT } from '../helpers/paths.js';
+import { random } from './support.js';
+
+type Entry = [number, number, number, number, number, number, number | null];
+interface Fixture {
+  what: string;
+  maxOff: number;
+  scale: number;
+  n: number;
+  withLastOff: boolean;
+  /** The segment as the earlier version wrote it, base64. */
+  bytes: string;
+  entries: Entry[];
+}
+
+/** Segments written by the version before format 2 (its encoder, run once), with what they hold. */
+const FIXTURES = JSON.parse(
+  readFileSync(join(REPO_ROOT, 'core', 'test', 'history', 'fixtures', 'format1-segments.json'), 'utf8'),
+) as Fixture[];
+
+function entries(seg: Segment): Entry[] {
+  const out: Entry[] = [];
+  for (let i = 0; i < seg.count.length; i++) {
+    if (seg.count[i] === 0) continue;
+    out.push([i, seg.count[i]!, seg.sum[i]!, seg.min[i]!, seg.max[i]!, seg.last[i]!, seg.lastOff?.[i] ?? null]);
+  }
+  return out;
+}
+
+/** A segment of single readings, one per entry from the first. */
+function readingsSegment(values: readonly number[], n = values.length, scale = 2): Segment {
+  const seg = emptySegment(n, scale, false);
+  values.forEach((v, i) => {
+    seg.count[i] = 1;
+    seg.sum[i] = seg.min[i] = seg.max[i] = seg.last[i] = v;
+  });
+  return seg;
+}
+
+/** The header and `last` differences of a format-2 segment of single readings in one present run. */
+function writtenDifferences(data: Buffer): { predictor: number; diffs: number[] } {
+  assert.equal(data[0], SEGMENT_MARK, 'a format-2 segment starts with its mark');
+  const r = new ByteReader(brotliDecompressSync(data.subarray(1)));
+  r.uint(); // scale
+  const n = r.uint();
+  assert.equal(r.uint(), 0, 'no last offsets');
+  const predictor = r.uint();
+  assert.deepEqual([r.uint(), r.uint(), r.uint()], [2, 0, n], 'runs: none absent, then all present');
+  for (let i = 0; i < n; i++) assert.equal(r.int(), 0, 'counts: one reading each');
+  const diffs = Array.from({ length: n }, () => r.int());
+  assert.ok(r.done, 'nothing follows the differences');
+  return { predictor, diffs };
+}
+
+/** The predictions spelled out independently of the codec: previous, mean of 2, mean of 4 (floored). */
+function expectedDifferences(values: readonly number[], predictor: number): number[] {
+  return values.map((v, k) => {
+    const before = values.slice(Math.max(0, k - 4), k).reverse();
+    let guess = before[0] ?? 0;
+    if (predictor === PREDICT_MEAN2 && k >= 2) guess = Math.floor((before[0]! + before[1]!) / 2);
+    if (predictor === PREDICT_MEAN4 && k >= 4) guess = Math.floor(before.reduce((a, b) => a + b, 0) / 4);
+    return v - guess;
+  });
+}
+
+function gauss(rnd: () => number): number {
+  return Math.sqrt(-2 * Math.log(1 - rnd())) * Math.cos(2 * Math.PI * rnd());
+}
+
+test('segments written in format 1 by the earlier version decode to what they held', () => {
+  assert.ok(FIXTURES.length >= 3);
+  for (const f of FIXTURES) {
+    const bytes = Buffer.from(f.bytes, 'base64');
+    assert.notEqual(bytes[0]! & 0b110, 0b110, `${f.what}: a deflate stream never starts like a format-2 mark`);
+    const seg = decodeSegment(bytes, f.maxOff);
+    assert.equal(seg.scale, f.scale, `${f.what}: scale`);
+    assert.equal(seg.count.length, f.n, `${f.what}: length`);
+    assert.equal(seg.lastOff !== null, f.withLastOff, `${f.what}: last offsets`);
+    assert.deepEqual(entries(seg), f.entries, `${f.what}: entries`);
+    const again = encodeSegment(seg, f.maxOff);
+    assert.equal(again[0], SEGMENT_MARK, `${f.what}: written again, it is format 2`);
+    assert.deepEqual(entries(decodeSegment(again, f.maxOff)), f.entries, `${f.what}: and holds the same`);
+  }
+  assert.ok(
+    FIXTURES.some((f) => f.entries.some((e) => e[1] > 1) && f.entries.some((e) => e[5] < 0)),
+    'the fixtures cover rollups with negative values',
+  );
+});
+
+test('each predictor is chosen for the series it fits, and the differences written are from it', () => {
+  const rnd = random(41);
+  // A random walk (PV under clouds): the previous value is the best guess.
+  const walk: number[] = [];
+  for (let i = 0, v = 3000; i < 600; i++) walk.push((v += Math.round(gauss(rnd) * 60)));
+  // A rising level with some noise (a voltage while charging): the mean of the last two.
+  const voltage = Array.from({ length: 600 }, (_, i) => -500 + Math.round(i + gauss(rnd) * 3));
+  // A steady level under heavy noise (a house's load): the mean of the last four.
+  const load = Array.from({ length: 600 }, () => -250 + Math.round(gauss(rnd) * 25));
+  const cases: Array<[string, number[], number]> = [
+    ['a random walk', walk, PREDICT_PREVIOUS],
+    ['a rising level with noise', voltage, PREDICT_MEAN2],
+    ['a steady level under heavy noise', load, PREDICT_MEAN4],
+  ];
+  for (const [what, values, predictor] of cases) {
+    const seg = readingsSegment(values);
+    const data = encodeSegment(seg);
+    const written = writtenDifferences(data);
+    assert.equal(written.predictor, predictor, `${what}: predictor`);
+    assert.deepEqual(written.diffs, expectedDifferences(values, predictor), `${what}: differences`);
+    assert.deepEqual(entries(decodeSegment(data)), entries(seg), `${what}: decodes exactly`);
+  }
+});
+
+test('the means are floored, also below zero, and need two or four entries before them', () => {
+  // Means of -3 and -4 and of -1..-4 fall between integers: floored, not rounded or truncated.
+  for (const values of [
+    [-3, -4, -3, -4, -3, -4, -3, -4, -3, -4, -3, -4],
+    [-1, -2, -3, -4, -1, -2, -3, -4, -1, -2, -3, -4, -1, -2, -3, -4],
+  ]) {
+    const data = encodeSegment(readingsSegment(values));
+    const { predictor, diffs } = writtenDifferences(data);
+    assert.notEqual(predictor, PREDICT_PREVIOUS, `${values.join()}: an alternating series is a mean's`);
+    assert.deepEqual(diffs, expectedDifferences(values, predictor), `${values.join()}: differences`);
+    assert.deepEqual(entries(decodeSegment(data)), entries(readingsSegment(values)));
+  }
+  // Absent entries are skipped: the entries before are the present ones.
+  const seg = emptySegment(40, 0, false);
+  const values = [10, 30, 10, 30, 10, 30, 10, 30, 10, 30];
+  values.forEach((v, k) => {
+    const i = k * 4 + (k % 3);
+    seg.count[i] = 1;
+    seg.sum[i] = seg.min[i] = seg.max[i] = seg.last[i] = v;
+  });
+  const back = decodeSegment(encodeSegment(seg));
+  assert.deepEqual(entries(back), entries(seg), 'a sparse alternating segment decodes exactly');
+});
+
+test('beyond 2^48 only the previous value predicts, and huge values stay exact', () => {
+  const rnd = random(43);
+  const near = (base: number) => Array.from({ length: 300 }, () => base + Math.round(gauss(rnd) * 25));
+  const below = encodeSegment(readingsSegment(near(2 ** 48 - 1000)));
+  assert.equal(writtenDifferences(below).predictor, PREDICT_MEAN4, 'just below, the mean of four fits');
+  for (const base of [2 ** 48 + 1000, -(2 ** 48) - 1000, 2 ** 52]) {
+    const values = near(base);
+    const data = encodeSegment(readingsSegment(values));
+    const { predictor, diffs } = writtenDifferences(data);
+    assert.equal(predictor, PREDICT_PREVIOUS, `around ${base}`);
+    assert.deepEqual(diffs, expectedDifferences(values, PREDICT_PREVIOUS), `around ${base}: differences`);
+    assert.deepEqual(entries(decodeSegment(data)), entries(readingsSegment(values)), `around ${base}: exact`);
+  }
+});
+
+test('a noisy day packs smaller than deflate of the same differences would', () => {
+  // A battery voltage (0.01 V) over a slow daily swing with a little noise, every 10 s.
+  const rnd = random(44);
+  const values = Array.from({ length: 8640 }, (_, i) => Math.round(5120 + 300 * Math.sin(i / 1400) + gauss(rnd) * 1.5));
+  const data = encodeSegment(readingsSegment(values));
+  const w = new ByteWriter();
+  for (let k = 0; k < values.length; k++) w.int(values[k]! - (values[k - 1] ?? 0));
+  const deflated = deflateRawSync(w.result(), { level: 9 }).length;
+  assert.ok(data.length < deflated * 0.9, `${data.length} bytes against deflate's ${deflated}`);
+  // Context modelling (quality 10) is what brings it there: quality 9 of the same bytes is larger.
+  const payload = brotliDecompressSync(data.subarray(1));
+  assert.ok(
+    data.length - 1 <
+      brotliCompressSync(payload, {
+        params: { [constants.BROTLI_PARAM_QUALITY]: 9, [constants.BROTLI_PARAM_LGWIN]: 16 },
+      }).length *
+        0.97,
+    'smaller than quality 9',
+  );
+});
+
+test('a segment of an unknown format or predictor, or cut short, is refused', () => {
+  const legacy = deflateRawSync(Buffer.from([2, 0, 1, 0, 1, 1]));
+  assert.throws(() => decodeSegment(legacy), /history segment format 2 is not known to this version/);
+  const seg = readingsSegment([1, 2, 3]);
+  const data = Buffer.from(encodeSegment(seg));
+  assert.equal(data[0], (2 << 3) | 0b110, 'the mark holds the format above the deflate-impossible bits');
+  for (const mark of [(3 << 3) | 0b110, (1 << 3) | 0b111, 0b110]) {
+    const other = Buffer.from(data);
+    other[0] = mark;
+    assert.throws(() => decodeSegment(other), new RegExp(`history segment format ${mark >> 3} is not known`));
+  }
+  const header = new ByteWriter();
+  for (const v of [0, 1, 0, 3, 2, 0, 1, 0, 7]) header.uint(v);
+  const badPredictor = Buffer.concat([Buffer.from([SEGMENT_MARK]), brotliCompressSync(header.result())]);
+  assert.throws(() => decodeSegment(badPredictor), /history segment predictor 3 is not known/);
+  assert.throws(() => decodeSegment(data.subarray(0, data.length - 2)), 'a truncated segment does not decode');
+  assert.throws(() => decodeSegment(Buffer.alloc(0)), 'nor does an empty one');
+});
