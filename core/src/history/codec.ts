@@ -5,11 +5,38 @@
  * hours, ...). Every entry holds the same fields at every tier (count, sum, min, max, last,
  * and for rollups the slot of the last reading), as integers at the segment's decimal scale,
  * so sums stay exact. The fields are written column by column as zigzag varints of their
- * difference from a prediction, then deflated: nearly all of a day of 10-s readings is
- * "one reading per slot, close to the previous one", which this turns into runs of small
- * bytes that deflate packs to well under a byte per reading.
+ * difference from a prediction, then compressed: nearly all of a day of 10-s readings is
+ * "one reading per slot, close to the ones before", which this turns into runs of small
+ * bytes that pack to well under a byte per reading.
+ *
+ * Two formats, told apart by the segment's first byte:
+ * - Format 2 (written now): the byte SEGMENT_MARK = (2 << 3) | 0b110, then a brotli stream of
+ *   scale, length, "has last offsets", the `last` predictor; presence runs; counts as runs of
+ *   equal counts; `last` as differences from the predictor (previous value, or the floored
+ *   mean of the 2 or 4 present entries before: whichever gives the fewest significant bits
+ *   in the segment, so a noisy voltage or load is not charged its noise twice); then min, max,
+ *   sum and last offsets as in format 1. Brotli at quality 10 (its context modelling, about
+ *   6 % smaller than deflate on these bytes) for 10-s days, 9 for rollups.
+ * - Format 1 (earlier versions; still read, never written): a raw deflate stream of FORMAT,
+ *   scale, length, "has last offsets"; presence runs; each count as its difference from the
+ *   one before; `last` as differences from the previous value; min, max, sum, last offsets.
+ * A raw deflate stream starts with its first block's header in the low bits of its first
+ * byte: BFINAL (bit 0) and BTYPE (bits 1-2), and BTYPE 11 is reserved, an error in every
+ * inflater. So no format-1 segment starts with bits 1-2 set, and every byte with them set is
+ * free to mark a newer format, its number in the bits above: a reader tells the formats
+ * apart before decompressing, and a newer format it does not know is refused by number.
  */
 import { brotliCompressSync, brotliDecompressSync, constants as zlib, inflateRawSync } from 'node:zlib';
+import {
+  choosePredictor,
+  PREDICT_MEAN4,
+  PREDICT_PREVIOUS,
+  readCountDeltas,
+  readCountRuns,
+  readLast,
+  writeCountRuns,
+  writeLast,
+} from './codec-columns.js';
 
 /** The format of the journal's records, and of the first form of segments (inside their deflated bytes). */
 export const FORMAT = 1;
@@ -130,7 +157,10 @@ export class ByteReader {
   }
 }
 
-/** Compresses a segment (format 2). `maxOff` is the largest lastOff of the tier (entry length / 10 s - 1). */
+/**
+ * Compresses a segment (format 2, see the top of this file). `maxOff` is the largest lastOff of
+ * the tier (entry length / 10 s - 1).
+ */
 export function encodeSegment(seg: Segment, maxOff = 0): Buffer {
   const n = seg.count.length;
   const { count, sum, min, max, last, lastOff } = seg;
@@ -156,27 +186,8 @@ export function encodeSegment(seg: Segment, maxOff = 0): Buffer {
   w.uint(runs.length);
   for (const r of runs) w.uint(r);
 
-  let prev = 1;
-  for (let i = 0; i < n; i++) {
-    const c = count[i]!;
-    if (c === 0) continue;
-    w.int(c - prev);
-    prev = c;
-  }
-  let k = 0;
-  let x1 = 0;
-  let x2 = 0;
-  let x3 = 0;
-  let x4 = 0;
-  for (let i = 0; i < n; i++) {
-    if (count[i] === 0) continue;
-    const x = last[i]!;
-    w.int(x - predict(predictor, k++, x1, x2, x3, x4));
-    x4 = x3;
-    x3 = x2;
-    x2 = x1;
-    x1 = x;
-  }
+  writeCountRuns(w, count);
+  writeLast(w, predictor, count, last);
   for (let i = 0; i < n; i++) if (count[i]! > 1) w.uint(last[i]! - min[i]!);
   for (let i = 0; i < n; i++) if (count[i]! > 1) w.uint(max[i]! - last[i]!);
   let prevMean = 0;
@@ -239,37 +250,22 @@ export function decodeSegment(data: Uint8Array, maxOff = 0, scratch?: Segment): 
     if (k % 2 === 1) count.fill(-1, i, i + len);
     i += len;
   }
-  let prev = 1;
-  for (i = 0; i < n; i++) {
-    if (count[i] === 0) continue;
-    prev += r.int();
-    count[i] = prev;
-  }
-  let k = 0;
-  let x1 = 0;
-  let x2 = 0;
-  let x3 = 0;
-  let x4 = 0;
-  for (i = 0; i < n; i++) {
-    if (count[i] === 0) continue;
-    const x = predict(predictor, k++, x1, x2, x3, x4) + r.int();
-    last[i] = x;
-    min[i] = x;
-    max[i] = x;
-    sum[i] = x;
-    x4 = x3;
-    x3 = x2;
-    x2 = x1;
-    x1 = x;
-  }
-  for (i = 0; i < n; i++) if (count[i]! > 1) min[i] = last[i]! - r.uint();
-  for (i = 0; i < n; i++) if (count[i]! > 1) max[i] = last[i]! + r.uint();
-  let prevMean = 0;
-  for (i = 0; i < n; i++) {
-    const c = count[i]!;
-    if (c === 0) continue;
-    if (c > 1) sum[i] = r.int() + Math.round(c * prevMean);
-    prevMean = sum[i]! / c;
+  const multi = legacy ? readCountDeltas(r, count) : readCountRuns(r, count);
+  readLast(r, predictor, count, last);
+  // Single readings: sum, min and max are the reading (absent entries are never read).
+  sum.set(last);
+  min.set(last);
+  max.set(last);
+  if (multi) {
+    for (i = 0; i < n; i++) if (count[i]! > 1) min[i] = last[i]! - r.uint();
+    for (i = 0; i < n; i++) if (count[i]! > 1) max[i] = last[i]! + r.uint();
+    let prevMean = 0;
+    for (i = 0; i < n; i++) {
+      const c = count[i]!;
+      if (c === 0) continue;
+      if (c > 1) sum[i] = r.int() + Math.round(c * prevMean);
+      prevMean = sum[i]! / c;
+    }
   }
   if (lastOff) for (i = 0; i < n; i++) if (count[i]! > 0) lastOff[i] = maxOff - r.uint();
   return seg;
@@ -285,53 +281,6 @@ const SLOT_QUALITY = 10;
  * would save 9 % of them at 8x the time.
  */
 const ROLLUP_QUALITY = 9;
-
-/** `last` of a present entry is predicted by the one before it (formats 1 and 2)... */
-export const PREDICT_PREVIOUS = 0;
-/** ... by the mean of the two before it, rounded down (noisy series around a slow level) ... */
-export const PREDICT_MEAN2 = 1;
-/** ... or by the mean of the four before it, rounded down (noisier ones). */
-export const PREDICT_MEAN4 = 2;
-/** Beyond this magnitude only PREDICT_PREVIOUS is used: the means' sums stay exact integers. */
-const MEAN_LIMIT = 2 ** 48;
-
-/**
- * The prediction of a present entry's `last` from the `k` present entries before it, x1 the
- * latest. Before there are enough, the previous value (0 before the first).
- */
-function predict(predictor: number, k: number, x1: number, x2: number, x3: number, x4: number): number {
-  if (predictor === PREDICT_MEAN4 && k >= 4) return Math.floor((x1 + x2 + x3 + x4) / 4);
-  if (predictor === PREDICT_MEAN2 && k >= 2) return Math.floor((x1 + x2) / 2);
-  return x1;
-}
-
-/** The predictor whose differences take the fewest significant bits in all (ties: the simpler). */
-function choosePredictor(count: Float64Array, last: Float64Array): number {
-  const cost = [0, 0, 0];
-  for (let p = PREDICT_PREVIOUS; p <= PREDICT_MEAN4; p++) {
-    let k = 0;
-    let x1 = 0;
-    let x2 = 0;
-    let x3 = 0;
-    let x4 = 0;
-    let bits = 0;
-    for (let i = 0; i < count.length; i++) {
-      if (count[i] === 0) continue;
-      const x = last[i]!;
-      if (x > MEAN_LIMIT || x < -MEAN_LIMIT) return PREDICT_PREVIOUS;
-      const d = Math.abs(x - predict(p, k++, x1, x2, x3, x4));
-      bits += d < 2 ** 31 ? 32 - Math.clz32(d) : 32;
-      x4 = x3;
-      x3 = x2;
-      x2 = x1;
-      x1 = x;
-    }
-    cost[p] = bits;
-  }
-  let best = PREDICT_PREVIOUS;
-  for (let p = PREDICT_MEAN2; p <= PREDICT_MEAN4; p++) if (cost[p]! < cost[best]!) best = p;
-  return best;
-}
 
 /** The segments of one row, by their start (Unix s), each still compressed. */
 export type Container = Map<number, Buffer>;

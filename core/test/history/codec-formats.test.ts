@@ -13,12 +13,10 @@ import {
   decodeSegment,
   emptySegment,
   encodeSegment,
-  PREDICT_MEAN2,
-  PREDICT_MEAN4,
-  PREDICT_PREVIOUS,
   SEGMENT_MARK,
   type Segment,
 } from '../../src/history/codec.js';
+import { PREDICT_MEAN2, PREDICT_MEAN4, PREDICT_PREVIOUS } from '../../src/history/codec-columns.js';
 import { REPO_ROOT } from '../helpers/paths.js';
 import { random } from './support.js';
 
@@ -67,7 +65,7 @@ function writtenDifferences(data: Buffer): { predictor: number; diffs: number[] 
   assert.equal(r.uint(), 0, 'no last offsets');
   const predictor = r.uint();
   assert.deepEqual([r.uint(), r.uint(), r.uint()], [2, 0, n], 'runs: none absent, then all present');
-  for (let i = 0; i < n; i++) assert.equal(r.int(), 0, 'counts: one reading each');
+  assert.deepEqual([r.int(), r.uint()], [0, n], 'counts: one run of one reading each');
   const diffs = Array.from({ length: n }, () => r.int());
   assert.ok(r.done, 'nothing follows the differences');
   return { predictor, diffs };
@@ -154,6 +152,36 @@ test('the means are floored, also below zero, and need two or four entries befor
   });
   const back = decodeSegment(encodeSegment(seg));
   assert.deepEqual(entries(back), entries(seg), 'a sparse alternating segment decodes exactly');
+});
+
+test('counts are written as runs of equal counts over the present entries', () => {
+  const seg = emptySegment(10, 0, true);
+  // Present at 1..8: counts 1, 1, 360, 360, 360, 2, 360, 360 (an hour of 10-s readings is 360).
+  [1, 1, 360, 360, 360, 2, 360, 360].forEach((c, k) => {
+    const i = k + 1;
+    seg.count[i] = c;
+    seg.last[i] = 10 * k;
+    seg.min[i] = c > 1 ? 10 * k - 3 : 10 * k;
+    seg.max[i] = c > 1 ? 10 * k + 5 : 10 * k;
+    seg.sum[i] = c * 10 * k + (c > 1 ? 1 : 0);
+    seg.lastOff![i] = k;
+  });
+  const data = encodeSegment(seg, 359);
+  const r = new ByteReader(brotliDecompressSync(data.subarray(1)));
+  assert.deepEqual([r.uint(), r.uint(), r.uint(), r.uint()], [0, 10, 1, PREDICT_PREVIOUS], 'header');
+  assert.deepEqual([r.uint(), r.uint(), r.uint(), r.uint()], [3, 1, 8, 1], 'presence runs');
+  const runs = Array.from({ length: 4 }, () => [r.int(), r.uint()]);
+  assert.deepEqual(
+    runs,
+    [
+      [0, 2],
+      [359, 3],
+      [-358, 1],
+      [358, 2],
+    ],
+    '(difference from the run before, length)',
+  );
+  assert.deepEqual(entries(decodeSegment(data, 359)), entries(seg), 'and back');
 });
 
 test('beyond 2^48 only the previous value predicts, and huge values stay exact', () => {
