@@ -199,6 +199,18 @@ test('beyond 2^48 only the previous value predicts, and huge values stay exact',
   }
 });
 
+/** The length brotli gives the payload of a format-2 segment at `quality` (the writer's other settings). */
+function brotliLength(data: Buffer, quality: number): number {
+  const payload = brotliDecompressSync(data.subarray(1));
+  return brotliCompressSync(payload, {
+    params: {
+      [constants.BROTLI_PARAM_QUALITY]: quality,
+      [constants.BROTLI_PARAM_LGWIN]: 16,
+      [constants.BROTLI_PARAM_SIZE_HINT]: payload.length,
+    },
+  }).length;
+}
+
 test('a noisy day packs smaller than deflate of the same differences would', () => {
   // A battery voltage (0.01 V) over a slow daily swing with a little noise, every 10 s.
   const rnd = random(44);
@@ -209,15 +221,42 @@ test('a noisy day packs smaller than deflate of the same differences would', () 
   const deflated = deflateRawSync(w.result(), { level: 9 }).length;
   assert.ok(data.length < deflated * 0.9, `${data.length} bytes against deflate's ${deflated}`);
   // Context modelling (quality 10) is what brings it there: quality 9 of the same bytes is larger.
-  const payload = brotliDecompressSync(data.subarray(1));
-  assert.ok(
-    data.length - 1 <
-      brotliCompressSync(payload, {
-        params: { [constants.BROTLI_PARAM_QUALITY]: 9, [constants.BROTLI_PARAM_LGWIN]: 16 },
-      }).length *
-        0.97,
-    'smaller than quality 9',
+  assert.equal(data.length - 1, brotliLength(data, 10), 'a full day: quality 10 when it is the smaller');
+  assert.ok(data.length - 1 < brotliLength(data, 9) * 0.97, 'well under quality 9');
+});
+
+test('a full day keeps the smaller of qualities 9 and 10, a day still filling and a rollup take one', () => {
+  // A temperature (0.1 degC) creeping by single steps: quality 10 does worse than 9 on it.
+  const rnd = random(45);
+  let t = 300;
+  const creeping = Array.from({ length: 8640 }, () => (t += rnd() < 0.1 ? (rnd() < 0.5 ? -1 : 1) : 0));
+  const full = encodeSegment(readingsSegment(creeping));
+  assert.ok(brotliLength(full, 9) < brotliLength(full, 10), 'the case: 9 is the smaller here');
+  assert.equal(full.length - 1, brotliLength(full, 9), 'so 9 is kept');
+
+  // The same noisy voltage as above, but the day's last slot not yet filled: quality 9 only.
+  const rnd2 = random(44);
+  const values = Array.from({ length: 8000 }, (_, i) =>
+    Math.round(5120 + 300 * Math.sin(i / 1400) + gauss(rnd2) * 1.5),
   );
+  const filling = encodeSegment(readingsSegment(values, 8640));
+  assert.ok(brotliLength(filling, 10) < brotliLength(filling, 9), 'the case: 10 would be smaller');
+  assert.equal(filling.length - 1, brotliLength(filling, 9), 'a day still filling is not worth the time');
+
+  // A month of hours: quality 5.
+  const month = emptySegment(744, 1, true);
+  for (let i = 0; i < 700; i++) {
+    month.count[i] = 360;
+    month.last[i] = Math.round(2000 + 1000 * Math.sin(i / 4) + gauss(rnd) * 50);
+    month.min[i] = month.last[i]! - 300 - Math.round(rnd() * 100);
+    month.max[i] = month.last[i]! + 300 + Math.round(rnd() * 100);
+    month.sum[i] = month.last[i]! * 360 + Math.round(gauss(rnd) * 5000);
+    month.lastOff![i] = 359;
+  }
+  const rollup = encodeSegment(month, 359);
+  assert.notEqual(brotliLength(rollup, 5), brotliLength(rollup, 9), 'the case: 5 and 9 differ');
+  assert.equal(rollup.length - 1, brotliLength(rollup, 5), 'rollups take quality 5');
+  assert.deepEqual(entries(decodeSegment(rollup, 359)), entries(month), 'and decode exactly');
 });
 
 test('a segment of an unknown format or predictor, or cut short, is refused', () => {

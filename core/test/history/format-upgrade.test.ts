@@ -5,7 +5,9 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { copyFileSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { openDatabase } from '../../src/db.js';
 import { SEGMENT_MARK, unpackContainer } from '../../src/history/codec.js';
+import { KNOWN_MIGRATIONS, refuseNewer, schemaState } from '../../src/schema.js';
 import type { Agg } from '../../src/history/slots.js';
 import { REPO_ROOT } from '../helpers/paths.js';
 import { allPages, ManualClock, meta, openStore, tempDbFile } from './support.js';
@@ -45,8 +47,22 @@ async function segmentMarks(db: Awaited<ReturnType<typeof openStore>>['db']): Pr
 test('a database of format-1 segments answers as the version that wrote it did, before and after new writes', async () => {
   const file = tempDbFile();
   copyFileSync(join(FIXTURES, 'format1.db'), file);
+  const raw = await openDatabase(file);
+  const written = await schemaState(raw);
+  await raw.close();
+  assert.deepEqual(
+    written.pending.filter((id) => id.startsWith('history:')),
+    ['history:segment-format-2'],
+    "of history's steps, the format step is all that is new",
+  );
   const clock = new ManualClock(EXPECTED.nowMs);
   let opened = await openStore(file, clock);
+  // The version that wrote the file knew exactly the steps it had applied: opened by this
+  // one, the file has a step it does not know, so it refuses to start on it.
+  const now = await schemaState(opened.db);
+  assert.ok(KNOWN_MIGRATIONS.includes('history:segment-format-2'));
+  const olderView = { ...now, unknown: now.applied.filter((id) => !written.applied.includes(id)) };
+  assert.throws(() => refuseNewer(olderView, file), /written by a newer Heliograph.*history:segment-format-2/);
   const before = await segmentMarks(opened.db);
   assert.ok(before.length >= 8, 'the fixture holds segments of every tier');
   assert.ok(
