@@ -32,7 +32,10 @@ interface Fixture {
   entries: Entry[];
 }
 
-/** Segments written by the version before format 2 (its encoder, run once), with what they hold. */
+/**
+ * Segments written by the version before format 2 (commit cd2a82a's encodeSegment, run once:
+ * this version cannot write them), with what they hold.
+ */
 const FIXTURES = JSON.parse(
   readFileSync(join(REPO_ROOT, 'core', 'test', 'history', 'fixtures', 'format1-segments.json'), 'utf8'),
 ) as Fixture[];

@@ -27,6 +27,8 @@ interface Answer {
  * format1.db: two topics (PV power in W, battery voltage at 0.01 V with some slots of two
  * readings) from 08:00 to 10:00 UTC on 2025-06-29, 06-30 and 07-01, June's day rows packed
  * into its month row; format1-answers.json: what that version answered from it (nowMs: its clock).
+ * Both written once by the version before format 2 (commit cd2a82a: recordPast, an hour's
+ * upkeep, VACUUM, then store.query page by page); this version cannot write them.
  */
 const EXPECTED = JSON.parse(readFileSync(join(FIXTURES, 'format1-answers.json'), 'utf8')) as {
   nowMs: number;
