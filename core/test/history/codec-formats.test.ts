@@ -60,13 +60,14 @@ function readingsSegment(values: readonly number[], n = values.length, scale = 2
 }
 
 /** The header and `last` differences of a format-2 segment of single readings in one present run. */
-function writtenDifferences(data: Buffer): { predictor: number; diffs: number[] } {
+function writtenDifferences(data: Buffer, oneRun = true): { predictor: number; diffs: number[] } {
   assert.equal(data[0], SEGMENT_MARK, 'a format-2 segment starts with its mark');
   const r = new ByteReader(brotliDecompressSync(data.subarray(1)));
   r.uint(); // scale
   const n = r.uint();
   assert.equal(r.uint(), 0, 'no last offsets');
   const predictor = r.uint();
+  if (!oneRun) return { predictor, diffs: [] };
   assert.deepEqual([r.uint(), r.uint(), r.uint()], [2, 0, n], 'runs: none absent, then all present');
   assert.deepEqual([r.int(), r.uint()], [0, n], 'counts: one run of one reading each');
   const diffs = Array.from({ length: n }, () => r.int());
@@ -200,6 +201,40 @@ test('beyond 2^48 only the previous value predicts, and huge values stay exact',
     assert.deepEqual(diffs, expectedDifferences(values, PREDICT_PREVIOUS), `around ${base}: differences`);
     assert.deepEqual(entries(decodeSegment(data)), entries(readingsSegment(values)), `around ${base}: exact`);
   }
+});
+
+test('the predictor is chosen over the present entries, up to 2^48 in size, with huge differences costed whole', () => {
+  const rnd = random(46);
+  const chosen = (seg: Segment) => {
+    const data = encodeSegment(seg);
+    assert.deepEqual(entries(decodeSegment(data)), entries(seg), 'decodes exactly');
+    return writtenDifferences(data, false).predictor;
+  };
+  // A random walk on every other entry: the absent ones between (0 in the arrays) are not values.
+  const sparse = emptySegment(1200, 0, false);
+  for (let i = 1, v = 5000; i < 1200; i += 2) {
+    v += Math.round(gauss(rnd) * 60);
+    sparse.count[i] = 1;
+    sparse.sum[i] = sparse.min[i] = sparse.max[i] = sparse.last[i] = v;
+  }
+  assert.equal(chosen(sparse), PREDICT_PREVIOUS, 'a sparse random walk');
+  // Noise reaching exactly 2^48 (or -2^48): still the mean's.
+  for (const sign of [1, -1]) {
+    const values = Array.from({ length: 400 }, (_, k) =>
+      k % 50 === 0 ? sign * 2 ** 48 : sign * (2 ** 48 - Math.min(100, Math.abs(Math.round(gauss(rnd) * 25)))),
+    );
+    assert.equal(chosen(readingsSegment(values)), PREDICT_MEAN4, `noise up to ${sign * 2 ** 48}`);
+  }
+  // Every difference is over 2^32 whatever the guess: all cost the same, so the simplest.
+  const jumps = Array.from({ length: 200 }, (_, k) => (k % 2 === 0 ? 0 : 2 ** 33 + 4));
+  assert.equal(chosen(readingsSegment(jumps)), PREDICT_PREVIOUS, 'jumps of 2^33');
+  // An empty segment is its header and one absent run, and nothing after.
+  const r = new ByteReader(brotliDecompressSync(encodeSegment(emptySegment(10, 0, false)).subarray(1)));
+  assert.deepEqual(
+    Array.from({ length: 6 }, () => r.uint()),
+    [0, 10, 0, PREDICT_PREVIOUS, 1, 10],
+  );
+  assert.ok(r.done, 'no count run is written for no entries');
 });
 
 /** The length brotli gives the payload of a format-2 segment at `quality` (the writer's other settings). */
