@@ -218,7 +218,8 @@ export function encodeSegment(seg: Segment, maxOff = 0): Buffer {
 export function decodeSegment(data: Uint8Array, maxOff = 0, scratch?: Segment): Segment {
   let r: ByteReader;
   let legacy = false;
-  if (data.length > 0 && (data[0]! & 0b110) === 0b110) {
+  // (Empty bytes read as format 1, whose inflate refuses them.)
+  if ((data[0]! & 0b110) === 0b110) {
     const format = data[0]! >> 3;
     if (format !== SEGMENT_FORMAT) throw new Error(`history segment format ${format} is not known to this version`);
     r = new ByteReader(brotliDecompressSync(data.subarray(1)));
