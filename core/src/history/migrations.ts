@@ -37,4 +37,11 @@ export const historyMigrations: readonly Migration[] = [
       );
     `,
   },
+  {
+    // No table changes: blocks are written in segment format 2 from now on (codec.ts), which
+    // a version before it would take for damage. The step makes such a version refuse the
+    // file at its start (schema.ts), and this one back up the file before its first write.
+    id: 'history:segment-format-2',
+    sql: 'SELECT 1',
+  },
 ];

@@ -121,6 +121,10 @@ test('decoding into a scratch segment of the same shape reuses it and clears wha
   const tenSecond = decodeSegment(encodeSegment(randomSegment(1440, 9, 0.5, false)), 0, scratch);
   assert.notEqual(tenSecond, scratch, 'a segment without last offsets does not fit a scratch with them');
   assert.equal(tenSecond.lastOff, null);
+  const withOffsets = randomSegment(1440, 12, 0.5, true, 5);
+  const intoPlain = decodeSegment(encodeSegment(withOffsets, 5), 5, tenSecond);
+  assert.notEqual(intoPlain, tenSecond, 'nor a segment with them a scratch without');
+  assertSameSegment(intoPlain, withOffsets, 'and its last offsets are read');
   const longer = decodeSegment(encodeSegment(randomSegment(8640, 10, 0.5, true, 5), 5), 5, scratch);
   assert.notEqual(longer, scratch, 'nor does a segment of another length');
   assert.equal(longer.count.length, 8640);
