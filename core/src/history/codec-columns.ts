@@ -2,7 +2,7 @@
  * The columns of a segment that format 2 writes differently from format 1 (see codec.ts):
  * counts as runs, and `last` as differences from a predictor chosen per segment.
  */
-import type { ByteReader, ByteWriter } from './codec.js';
+import type { ByteReader, ByteWriter } from './varint.js';
 
 /** Format 2's counts: runs of equal counts over the present entries, as (difference from the run before, length). */
 export function writeCountRuns(w: ByteWriter, count: Float64Array): void {

@@ -3,7 +3,8 @@
  * crash loses at most one flush interval. A later record of a slot replaces an earlier one
  * (it holds the slot's whole state); a flush that merges hours starts the journal afresh.
  */
-import { ByteReader, ByteWriter, FORMAT, POW10 } from './codec.js';
+import { FORMAT, POW10 } from './codec.js';
+import { ByteReader, ByteWriter } from './varint.js';
 import { SLOTS_PER_HOUR, type HourBuffer } from './slots.js';
 import { floorTo, HOUR_S, SLOT_S } from './utc-calendar.js';
 import type { TopicRecord } from './topic-record.js';

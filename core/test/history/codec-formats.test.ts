@@ -7,15 +7,8 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { brotliCompressSync, brotliDecompressSync, constants, deflateRawSync } from 'node:zlib';
-import {
-  ByteReader,
-  ByteWriter,
-  decodeSegment,
-  emptySegment,
-  encodeSegment,
-  SEGMENT_MARK,
-  type Segment,
-} from '../../src/history/codec.js';
+import { decodeSegment, emptySegment, encodeSegment, SEGMENT_MARK, type Segment } from '../../src/history/codec.js';
+import { ByteReader, ByteWriter } from '../../src/history/varint.js';
 import { PREDICT_MEAN2, PREDICT_MEAN4, PREDICT_PREVIOUS } from '../../src/history/codec-columns.js';
 import { REPO_ROOT } from '../helpers/paths.js';
 import { random } from './support.js';

@@ -3,7 +3,7 @@
 // and a writer grows past its first buffer without losing a byte.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { ByteReader, ByteWriter } from '../../src/history/codec.js';
+import { ByteReader, ByteWriter } from '../../src/history/varint.js';
 
 const EDGES = [
   0,
