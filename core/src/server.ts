@@ -73,7 +73,7 @@ import { applySiteSettingsLive } from './container/apply-live.js';
 import { Alerts } from './alerts/alerts.js';
 import { openApiRoutes } from './api/openapi/route.js';
 import { prometheusRoutes } from './api/prometheus/route.js';
-import type { prometheusRegistry } from './metrics-export/prometheus.js';
+import { scrapeRegistry } from './metrics-export/scrape-registry.js';
 
 /** The tokens a caller of startHeliograph may register over (ServerOptions.register). */
 export { CLOCK, HTTP_CLIENT } from './container/tokens.js';
@@ -335,28 +335,6 @@ function webApp(di: DependencyContainer, setupCode: SetupCode): AppOptions {
     ],
   };
   return appOptions;
-}
-
-/**
- * prom-client is loaded and its registry built at the first scrape: a service nobody
- * scrapes does not carry it (RSS after start, npm run bench).
- */
-function scrapeRegistry(di: DependencyContainer): () => Promise<ReturnType<typeof prometheusRegistry>> {
-  let made: Promise<ReturnType<typeof prometheusRegistry>> | undefined;
-  return () =>
-    (made ??= import('./metrics-export/prometheus.js').then((exporter) => {
-      const plugins = di.resolve(PluginHost);
-      const energy = di.resolve(EnergyTotals);
-      const settings = di.resolve(LiveSiteSettings);
-      const historyStatus = di.resolve(HISTORY_STATUS);
-      return exporter.prometheusRegistry({
-        registry: di.resolve(TopicRegistry),
-        plugins: () => [...plugins.status(), historyStatus()],
-        energyPeriod: () => ({ period: settings.current().energy.resetPeriod, startMs: energy.currentPeriod.start }),
-        version: VERSION,
-        siteId: di.resolve(SITE_ID),
-      });
-    }));
 }
 
 /** Listens, attaches the WebSocket stream and advertises the service (mDNS) when asked. */

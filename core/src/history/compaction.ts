@@ -6,7 +6,8 @@
  */
 import type { Container, Segment } from './codec.js';
 import { SLOTS_PER_HOUR, type HourBuffer } from './slots.js';
-import { segmentEnd, segmentStart, type Row, type RowCache, type Tier } from './rows.js';
+import type { Row, RowCache } from './rows.js';
+import { segmentEnd, segmentStart, type Tier } from './tiers.js';
 import type { TopicRecord } from './topic-record.js';
 import { DAY_S, HOUR_S, MINUTE_S, monthStart, nextMonthStart, SLOT_S } from './utc-calendar.js';
 

@@ -9,7 +9,8 @@
  * with its tier's entries and every reading is counted exactly once.
  */
 import { Buckets, type Agg, type HourBuffer } from './slots.js';
-import { segmentStart, type Row, type RowCache, type Tier, TIERS } from './rows.js';
+import type { Row, RowCache } from './rows.js';
+import { segmentStart, type Tier, TIERS } from './tiers.js';
 import type { TopicRecord } from './topic-record.js';
 import { ceilTo, DAY_S, floorTo } from './utc-calendar.js';
 

@@ -14,33 +14,11 @@ import {
   type Segment,
 } from './codec.js';
 import { HistoryDamageError } from './damage.js';
-import type { Tier } from './tiers.js';
-import { DAY_S, monthStart, nextMonthStart, nextYearStart, yearStart } from './utc-calendar.js';
+
+import { maxLastOff, segmentLength, segmentStart, type Tier } from './tiers.js';
+import { monthStart, yearStart } from './utc-calendar.js';
 
 export { TIERS, type Tier } from './tiers.js';
-
-/** Start of the segment of `tier` that holds time t: a day, a month (1h) or a year (1d). */
-export function segmentStart(tier: Tier, t: number): number {
-  if (tier === 3600) return monthStart(t);
-  if (tier === 86400) return yearStart(t);
-  return t - (((t % DAY_S) + DAY_S) % DAY_S);
-}
-
-export function segmentEnd(tier: Tier, start: number): number {
-  if (tier === 3600) return nextMonthStart(start);
-  if (tier === 86400) return nextYearStart(start);
-  return start + DAY_S;
-}
-
-/** Entries in the segment starting at `start`. */
-export function segmentLength(tier: Tier, start: number): number {
-  return (segmentEnd(tier, start) - start) / tier;
-}
-
-/** The largest "last reading" offset of a tier's entries, in 10-s slots (0 at the 10-s tier). */
-export function maxLastOff(tier: Tier): number {
-  return tier / 10 - 1;
-}
 
 export class Row {
   /** The row's segments by start, once loaded (or created); null while only on disk. */

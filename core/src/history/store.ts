@@ -28,7 +28,7 @@ import { DamageLog } from './damage-log.js';
 import { commitChanges, writeBatch } from './batch.js';
 import { loadHistory } from './load.js';
 import { mergeHours, rowsForMerge } from './compaction.js';
-import { Upkeep } from './upkeep.js';
+import { Upkeep, usedBytes } from './upkeep.js';
 import { historyMigrations } from './migrations.js';
 import { claimHistory, releaseHistory } from './owner.js';
 import { DbWriter } from '../db-writer.js';
@@ -205,7 +205,7 @@ export class HistoryStore implements HistorySink {
 
   /** Flushes when a bulk write holds many unsaved hours, so memory stays bounded. */
   async flushIfFull(): Promise<void> {
-    if (this.pendingHours() > BULK_FLUSH_HOURS) await this.flush();
+    if (this.byTopic.pendingHours() > BULK_FLUSH_HOURS) await this.flush();
   }
 
   /** Readings of one topic in the past: see {@link recordPastSeries}. */
@@ -242,7 +242,7 @@ export class HistoryStore implements HistorySink {
       for (let i = 0; i < n; i++) {
         if (columns) this.recordPastReading(rec, marks, readings.times[i]!, readings.values[i]!);
         else this.recordPastReading(rec, marks, readings[i]![0], readings[i]![1]);
-        if ((++folded & 0xfff) === 0 && this.pendingHours() > BULK_FLUSH_HOURS) await this.flush();
+        if ((++folded & 0xfff) === 0 && this.byTopic.pendingHours() > BULK_FLUSH_HOURS) await this.flush();
       }
     }
     return folded;
@@ -257,12 +257,8 @@ export class HistoryStore implements HistorySink {
     const rec = this.topic(meta);
     for (const s of slots) {
       addImportedSlot(rec, marks, s);
-      if (this.pendingHours() > BULK_FLUSH_HOURS) await this.flush();
+      if (this.byTopic.pendingHours() > BULK_FLUSH_HOURS) await this.flush();
     }
-  }
-
-  private pendingHours(): number {
-    return this.byTopic.pendingHours();
   }
 
   /** One page of history of a topic (with no points when the store has none for it). */
@@ -282,10 +278,7 @@ export class HistoryStore implements HistorySink {
     }
   }
 
-  /**
-   * What a page of `q` would be read from now, without reading it (see HistoryPage.inputs);
-   * undefined when a row it needs is not in memory.
-   */
+  /** What a page of `q` would be read from now (HistoryPage.inputs); undefined while a row it needs is unloaded. */
   pageInputs(topic: string, q: HistoryQuery): readonly number[] | undefined {
     return pageInputs(this.byTopic.get(topic), q);
   }
@@ -344,14 +337,7 @@ export class HistoryStore implements HistorySink {
     const now = Math.floor(this.clock.now() / 1000);
     const currentHour = floorTo(now, HOUR_S);
     const today = floorTo(now, DAY_S);
-    for (const rec of this.byTopic.values()) {
-      for (const [hour, buf] of rec.pending) {
-        if (hour >= currentHour) continue;
-        rec.compacting.push(buf);
-        rec.pending.delete(hour);
-        if (rec.cur === buf) rec.cur = null;
-      }
-    }
+    for (const rec of this.byTopic.values()) rec.closeHoursBefore(currentHour);
     for (const rec of this.byTopic.values()) {
       if (rec.compacting.length === 0) continue;
       // Between the last check and the end of the block nothing awaits: a query sees either
@@ -393,11 +379,8 @@ export class HistoryStore implements HistorySink {
   }
 
   /** Bytes of database pages in use (freed pages are reused, so they do not count). */
-  async usedBytes(): Promise<number> {
-    const r = await this.db.get<{ used: number }>(
-      'SELECT (page_count - freelist_count) * page_size AS used FROM pragma_page_count, pragma_freelist_count, pragma_page_size',
-    );
-    return r?.used ?? 0;
+  usedBytes(): Promise<number> {
+    return usedBytes(this.db);
   }
 
   /** Writes what changed (see commitChanges); on failure all of it, the journal in full, waits for the next flush. */

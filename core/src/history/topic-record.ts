@@ -48,6 +48,16 @@ export class TopicRecord {
     return buf;
   }
 
+  /** Moves the pending hours before `hour` to `compacting`, for a flush to merge them into rows. */
+  closeHoursBefore(hour: number): void {
+    for (const [start, buf] of this.pending) {
+      if (start >= hour) continue;
+      this.compacting.push(buf);
+      this.pending.delete(start);
+      if (this.cur === buf) this.cur = null;
+    }
+  }
+
   /** Brings every unsaved slot to a larger scale. */
   rescale(scale: number): void {
     const factor = 10 ** (scale - this.scale);

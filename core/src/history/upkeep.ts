@@ -2,6 +2,7 @@
  * The history store's hourly upkeep: past months packed into month rows, retention applied,
  * then the disk budget (history.diskBudgetMb) kept by deleting the oldest 10-s history.
  */
+import type { Db } from '../db.js';
 import type { Clock } from '../clock.js';
 import type { Config } from '../config/schema.js';
 import { createLogger } from '../log.js';
@@ -81,4 +82,12 @@ export class Upkeep {
     }
     return cutoff;
   }
+}
+
+/** Bytes of the database's pages in use (freed pages are reused, so they do not count). */
+export async function usedBytes(db: Db): Promise<number> {
+  const r = await db.get<{ used: number }>(
+    'SELECT (page_count - freelist_count) * page_size AS used FROM pragma_page_count, pragma_freelist_count, pragma_page_size',
+  );
+  return r?.used ?? 0;
 }

@@ -7,16 +7,8 @@ import assert from 'node:assert/strict';
 import { emptySegment, encodeSegment, packContainer, type Segment } from '../../src/history/codec.js';
 import { HistoryDamageError } from '../../src/history/damage.js';
 import { historyMigrations } from '../../src/history/migrations.js';
-import {
-  maxLastOff,
-  Row,
-  RowCache,
-  RowSet,
-  segmentEnd,
-  segmentLength,
-  segmentStart,
-  type Tier,
-} from '../../src/history/rows.js';
+import { Row, RowCache, RowSet } from '../../src/history/rows.js';
+import { maxLastOff, segmentEnd, segmentLength, segmentStart, type Tier } from '../../src/history/tiers.js';
 import { migrate, openDatabase, type Db } from '../../src/db.js';
 import { tempDbFile } from './support.js';
 

@@ -14,7 +14,7 @@ import { openDatabase, type Db } from '../../db.js';
 import { errorMessage } from '../../log.js';
 import { decodeSegment, unpackContainer } from '../../history/codec.js';
 import { setAside } from '../../history/open.js';
-import { maxLastOff, segmentLength, type Tier } from '../../history/rows.js';
+import { maxLastOff, segmentLength, type Tier } from '../../history/tiers.js';
 import { databaseFile, openStore, parse, type HistoryCommandOptions } from './common.js';
 import { rebuildDatabase } from './rebuild.js';
 
