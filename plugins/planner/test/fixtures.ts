@@ -1,6 +1,6 @@
 // What the planner's tests plan for: a 10 kWh battery on a 15 kW connection, and a day whose
 // prices are cheap at night and dear in the evening.
-import type { PlanParams, PriceInput } from '../src/planning.js';
+import type { PlanParams, PlanRequest, PriceInput } from '../src/planning.js';
 
 const HOUR = 3_600_000;
 
@@ -25,4 +25,19 @@ export function nightAndEvening(start = Date.UTC(2026, 2, 10)): PriceInput[] {
     import: h < 5 ? 0.07 : h >= 17 && h < 21 ? 0.31 : 0.2,
     export: 0.05,
   }));
+}
+
+/** A plan request at `now` for PARAMS, half full, with these prices and no forecast. */
+export function planRequest(prices: PlanRequest['prices'], now = Date.UTC(2026, 2, 10)): PlanRequest {
+  return {
+    now,
+    params: PARAMS,
+    prices,
+    pvW: new Map(),
+    loadW: new Map(),
+    defaultLoadW: 1500,
+    socPercent: 50,
+    exportPrice: 0,
+    describe: { currency: 'EUR', timeZone: 'Europe/Berlin' },
+  };
 }

@@ -3,21 +3,9 @@
 // itself at once with SIGKILL, while the second plan is being made.
 import { fork } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
-import type { PlanRequest } from '../src/planning.js';
-import { nightAndEvening, PARAMS as params } from './fixtures.js';
+import { nightAndEvening, planRequest } from './fixtures.js';
 
-const start = Date.UTC(2026, 2, 10);
-const request: PlanRequest = {
-  now: start,
-  params,
-  prices: nightAndEvening(start),
-  pvW: new Map(),
-  loadW: new Map(),
-  defaultLoadW: 1500,
-  socPercent: 50,
-  exportPrice: 0,
-  describe: { currency: 'EUR', timeZone: 'Europe/Berlin' },
-};
+const request = planRequest(nightAndEvening());
 const child = fork(fileURLToPath(new URL('../src/solver-process.js', import.meta.url)), [], {
   serialization: 'advanced',
   stdio: ['ignore', 'ignore', 'inherit', 'ipc'],

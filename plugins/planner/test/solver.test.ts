@@ -2,20 +2,10 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { PlanSolver } from '../src/solver.js';
 import type { PlanRequest } from '../src/planning.js';
-import { nightAndEvening, PARAMS as params } from './fixtures.js';
+import { nightAndEvening, planRequest } from './fixtures.js';
 
 const start = Date.UTC(2026, 2, 10);
-const request = (prices: PlanRequest['prices']): PlanRequest => ({
-  now: start,
-  params,
-  prices,
-  pvW: new Map(),
-  loadW: new Map(),
-  defaultLoadW: 1500,
-  socPercent: 50,
-  exportPrice: 0,
-  describe: { currency: 'EUR', timeZone: 'Europe/Berlin' },
-});
+const request = (prices: PlanRequest['prices']) => planRequest(prices, start);
 const prices = nightAndEvening(start);
 
 function deadline<T>(promise: Promise<T>, ms: number, what: string): Promise<T> {
