@@ -63,6 +63,28 @@ test(
   },
 );
 
+test('two sign-ins in the same second both get a token, the second numbered', { skip: BROWSER_SKIP }, async (t) => {
+  // The pages' clocks stand at the same second, so both ask for the same name first.
+  const at = new Date('2026-11-26T10:00:00Z');
+  const pages = [await openPage(t, browser, site.url), await openPage(t, browser, site.url)];
+  for (const page of pages) {
+    await page.clock.setFixedTime(at);
+    await page.reload();
+    await signIn(page);
+  }
+  const ids = await Promise.all(
+    pages.map(async (page) => {
+      const stored = await page.evaluate(() => localStorage.getItem('heliograph.token'));
+      return (JSON.parse(stored!) as { id: string }).id;
+    }),
+  );
+  const names = (await tokens()).filter((x) => ids.includes(x.id)).map((x) => x.name);
+  assert.equal(names.length, 2, 'each page holds a token of its own');
+  const [first] = names.filter((n) => !n.endsWith(' 2'));
+  assert.ok(first, `one name is the plain one: ${names.join(' / ')}`);
+  assert.deepEqual(names.sort(), [first, `${first} 2`].sort());
+});
+
 test(
   'a page whose token was revoked elsewhere goes back to sign-in and says why',
   { skip: BROWSER_SKIP },

@@ -32,10 +32,29 @@ function browserName(): string {
   return 'browser';
 }
 
-/** Token names must be unique: the date and time to the second keep two sign-ins apart. */
-export function pageTokenName(): string {
+/**
+ * Token names must be unique: the date and time to the second keep most sign-ins apart, and
+ * another sign-in within the same second (two tabs, or signing out and in at once) is
+ * numbered: "... 10:00:00 AM) 2".
+ */
+export function pageTokenName(attempt = 1): string {
   const now = new Date();
-  return `Settings page (${browserName()}, ${now.toLocaleDateString()} ${now.toLocaleTimeString()})`;
+  const name = `Settings page (${browserName()}, ${now.toLocaleDateString()} ${now.toLocaleTimeString()})`;
+  return attempt === 1 ? name : `${name} ${attempt}`;
+}
+
+/** The page's token, made with the password under a name no other token has (409: taken). */
+async function createPageToken(password: string): Promise<CreatedToken> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await api<CreatedToken>('POST', '/tokens', {
+        authorization: basicAuth(password),
+        body: { name: pageTokenName(attempt), scope: 'admin', idle_expiry: true },
+      });
+    } catch (err) {
+      if (!(err instanceof ApiError && err.status === 409) || attempt >= 9) throw err;
+    }
+  }
 }
 
 /** Signs out: the token is revoked on the device, then forgotten here. */
@@ -74,10 +93,7 @@ export function showSignIn(root: HTMLElement, onToken: (token: PageToken) => voi
     button.disabled = true;
     showMessage(status, 'info', 'Signing in…');
     try {
-      const created = await api<CreatedToken>('POST', '/tokens', {
-        authorization: basicAuth(input.value),
-        body: { name: pageTokenName(), scope: 'admin', idle_expiry: true },
-      });
+      const created = await createPageToken(input.value);
       storeToken(created);
       onToken(created);
     } catch (err) {
