@@ -59,7 +59,8 @@ test(
     const points = Number(await page.locator('.chart[data-points]').getAttribute('data-points'));
     assert.ok(points > 12, `the day's chart has ${points} points`);
     assert.match(await page.locator('.chart .u-legend').innerText(), /Solar forecast/);
-    // Energy of the day, scaled.
+    // Energy of the day, scaled, once the card has its figures (it loads them on its own).
+    await page.locator('#energy-card dl.energy:not([aria-busy])').waitFor();
     assert.match(await page.locator('#energy-card').innerText(), /Solar produced\s+[\d.,]+ k?Wh/);
     // Prices: one bar per slot, coloured by rank, the current one marked and named.
     assert.ok((await page.locator('.price-bars rect.bar').count()) >= 24);
