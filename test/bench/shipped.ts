@@ -74,12 +74,19 @@ export interface Anchor {
 export async function startBare(body: unknown, mode: 'json' | 'cached'): Promise<Anchor> {
   const file = join(mkdtempSync(join(tmpdir(), 'heliograph-bench-')), 'body.json');
   writeFileSync(file, JSON.stringify(body));
-  const script = fileURLToPath(new URL('./bare-server.js', import.meta.url));
-  // The same node flags as the service, so the two differ in their code only.
-  const [command, args] = pinned(SERVER_CORE, [process.execPath, ...NODE_FLAGS, script, file, mode]);
-  const child = ownChild(spawn(command, args, { stdio: ['ignore', 'pipe', 'inherit'] }));
+  return startAnchor('bare server', 'bare-server.js', [file, mode]);
+}
+
+/**
+ * One of the anchors' scripts (next to this file) on the server core, with the same node
+ * flags as the service, so the two differ in their code only; resolves once it listens.
+ */
+async function startAnchor(what: string, script: string, args: string[]): Promise<Anchor> {
+  const path = fileURLToPath(new URL(`./${script}`, import.meta.url));
+  const [command, argv] = pinned(SERVER_CORE, [process.execPath, ...NODE_FLAGS, path, ...args]);
+  const child = ownChild(spawn(command, argv, { stdio: ['ignore', 'pipe', 'inherit'] }));
   const url = await new Promise<string>((resolve, reject) => {
-    child.once('exit', (code) => reject(new Error(`bare server exited with ${code}`)));
+    child.once('exit', (code) => reject(new Error(`${what} exited with ${code}`)));
     createInterface({ input: child.stdout }).on('line', (line) => {
       const match = /^listening on (\S+)$/.exec(line);
       if (match) resolve(match[1]!);
@@ -133,25 +140,8 @@ export function loadAverage(): string {
  * A bare node:http server (bare-static.ts) on the server core serving the files of `dir`
  * (the built page), with the same node flags as the service: the page benchmark's anchor.
  */
-export async function startBareStatic(dir: string): Promise<Anchor> {
-  const script = fileURLToPath(new URL('./bare-static.js', import.meta.url));
-  const [command, args] = pinned(SERVER_CORE, [process.execPath, ...NODE_FLAGS, script, dir]);
-  const child = ownChild(spawn(command, args, { stdio: ['ignore', 'pipe', 'inherit'] }));
-  const url = await new Promise<string>((resolve, reject) => {
-    child.once('exit', (code) => reject(new Error(`bare static server exited with ${code}`)));
-    createInterface({ input: child.stdout }).on('line', (line) => {
-      const match = /^listening on (\S+)$/.exec(line);
-      if (match) resolve(match[1]!);
-    });
-  });
-  return {
-    child,
-    url,
-    stop: async () => {
-      child.kill('SIGTERM');
-      await once(child, 'exit');
-    },
-  };
+export function startBareStatic(dir: string): Promise<Anchor> {
+  return startAnchor('bare static server', 'bare-static.js', [dir]);
 }
 
 /**
