@@ -9,7 +9,7 @@ import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
-import { basicAuth, cpuMsOf, LOAD_CORE, NODE_FLAGS, ownChild, pinned, SERVER_CORE } from './support.js';
+import { basicAuth, cpuMsOf, LOAD_CORE, NODE_FLAGS, ownChild, pinned, SERVER_CORE, START_ENV } from './support.js';
 
 /** Headers of the two kinds of client: the admin password (Basic) and a read token (Bearer). */
 export interface Clients {
@@ -79,12 +79,14 @@ export async function startBare(body: unknown, mode: 'json' | 'cached'): Promise
 
 /**
  * One of the anchors' scripts (next to this file) on the server core, with the same node
- * flags as the service, so the two differ in their code only; resolves once it listens.
+ * flags and C allocator settings as the service, so the two differ in their code only;
+ * resolves once it listens.
  */
 async function startAnchor(what: string, script: string, args: string[]): Promise<Anchor> {
   const path = fileURLToPath(new URL(`./${script}`, import.meta.url));
   const [command, argv] = pinned(SERVER_CORE, [process.execPath, ...NODE_FLAGS, path, ...args]);
-  const child = ownChild(spawn(command, argv, { stdio: ['ignore', 'pipe', 'inherit'] }));
+  const env = { ...process.env, ...START_ENV };
+  const child = ownChild(spawn(command, argv, { env, stdio: ['ignore', 'pipe', 'inherit'] }));
   const url = await new Promise<string>((resolve, reject) => {
     child.once('exit', (code) => reject(new Error(`${what} exited with ${code}`)));
     createInterface({ input: child.stdout }).on('line', (line) => {

@@ -5,23 +5,25 @@ import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 
 import { MAIN, REPO_ROOT } from '@heliograph/core/test/helpers/paths';
+import { assignments, startScript } from '../install/unit-file.js';
 
 export { MAIN, REPO_ROOT };
 export { basicAuth } from '@heliograph/core/test/helpers/basic-auth';
 /**
- * Node flags of `npm start`, read from package.json's start script so the benchmarks measure
- * the service as it ships and cannot drift from it. BENCH_NODE_FLAGS (space-separated, or
- * "none") overrides them, to measure the trade of a flag in a paired run.
+ * Node flags and environment of `npm start`, read from package.json's start script so the
+ * benchmarks measure the service as it ships and cannot drift from it. BENCH_NODE_FLAGS
+ * (space-separated, or "none") overrides the flags and BENCH_START_ENV ("NAME=value ...", or
+ * "none") the environment, to measure the trade of a flag or an allocator setting in a paired run.
  */
-export const NODE_FLAGS: string[] = benchNodeFlags();
+const START = startScript(join(REPO_ROOT, 'package.json'));
+export const NODE_FLAGS: string[] = overridden(process.env.BENCH_NODE_FLAGS, START.nodeFlags);
+export const START_ENV: Record<string, string> = process.env.BENCH_START_ENV
+  ? assignments(overridden(process.env.BENCH_START_ENV, []))
+  : START.env;
 
-function benchNodeFlags(): string[] {
-  const override = process.env.BENCH_NODE_FLAGS;
-  if (override !== undefined) return override === 'none' ? [] : override.split(/\s+/).filter(Boolean);
-  const pkg = JSON.parse(readFileSync(join(REPO_ROOT, 'package.json'), 'utf8')) as { scripts: { start: string } };
-  const command = /\bnode ((?:--\S+ )*)core\/dist\/src\/main\.js serve/.exec(pkg.scripts.start);
-  if (!command) throw new Error(`package.json: the start script "${pkg.scripts.start}" does not run main.js serve`);
-  return command[1]!.split(' ').filter(Boolean);
+function overridden(override: string | undefined, shipped: string[]): string[] {
+  if (override === undefined) return shipped;
+  return override === 'none' ? [] : override.split(/\s+/).filter(Boolean);
 }
 
 /** `taskset` pins the service and its load to different cores, when the machine has it and two cores. */
@@ -101,6 +103,7 @@ export async function startServerProcess(options: {
     spawn(command, args, {
       env: {
         ...process.env,
+        ...START_ENV,
         HELIOGRAPH_PASSWORD: options.password,
         HELIOGRAPH_LOG_LEVEL: 'warn',
         HELIOGRAPH_MDNS: '0',

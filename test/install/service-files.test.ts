@@ -9,7 +9,7 @@ import { existsSync, mkdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { REPO_ROOT, tempDir } from '../helpers/server.js';
 import { startService } from './service.js';
-import { execStartWords, readDockerfile, readUnit, unitValue } from './unit-file.js';
+import { execStartWords, readDockerfile, readUnit, startScript, unitEnvironment, unitValue } from './unit-file.js';
 
 const UNIT = join(REPO_ROOT, 'config', 'heliograph.service');
 const DOCKERFILE = join(REPO_ROOT, 'config', 'Dockerfile');
@@ -54,7 +54,13 @@ test('ExecStart as written starts the service, and its log shows the setup code'
   // Loopback only in tests: the unit's 0.0.0.0:8080 comes from the defaults, which the environment overrides.
   const service = await startService(words, {
     cwd: state,
-    env: { HELIOGRAPH_HOST: '127.0.0.1', HELIOGRAPH_PORT: '0', HELIOGRAPH_PASSWORD: '', HELIOGRAPH_LOG_LEVEL: 'info' },
+    env: {
+      ...unitEnvironment(readUnit(UNIT)),
+      HELIOGRAPH_HOST: '127.0.0.1',
+      HELIOGRAPH_PORT: '0',
+      HELIOGRAPH_PASSWORD: '',
+      HELIOGRAPH_LOG_LEVEL: 'info',
+    },
   });
   try {
     await service.waitFor(/setup code: [A-Z0-9]{4}-[A-Z0-9]{4}/, 'the setup code in the log');
@@ -66,6 +72,23 @@ test('ExecStart as written starts the service, and its log shows the setup code'
   } finally {
     assert.equal(await service.stop(), 0);
   }
+});
+
+test('npm start, the unit and the Dockerfile start node alike: the same flags and C allocator settings', () => {
+  const start = startScript(join(REPO_ROOT, 'package.json'));
+  assert.ok(start.env.GLIBC_TUNABLES, 'npm start sets the C allocator (README, "Memory and the C allocator")');
+  const unit = readUnit(UNIT);
+  assert.deepEqual(
+    execStartWords(unit).slice(1, -4),
+    start.nodeFlags,
+    'the unit runs node with the flags of npm start',
+  );
+  assert.equal(unitEnvironment(unit).GLIBC_TUNABLES, start.env.GLIBC_TUNABLES);
+  const run = readDockerfile(DOCKERFILE).filter((s, _, all) => s.stage === Math.max(...all.map((a) => a.stage)));
+  const cmd = JSON.parse(run.find((s) => s.keyword === 'CMD')!.args) as string[];
+  assert.deepEqual(cmd.slice(1, -4), start.nodeFlags, 'the image runs node with the flags of npm start');
+  const env = run.filter((s) => s.keyword === 'ENV').flatMap((s) => [...s.args.matchAll(/(\w+)=(\S+)/g)]);
+  assert.equal(env.find((m) => m[1] === 'GLIBC_TUNABLES')?.[2], start.env.GLIBC_TUNABLES);
 });
 
 test('the Dockerfile: multi-stage, non-root, /data volume; its CMD starts the service from the build', async () => {

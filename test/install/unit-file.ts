@@ -62,3 +62,27 @@ export function readDockerfile(file: string): DockerInstruction[] {
   }
   return out;
 }
+
+/** How package.json's start script runs the service: its environment assignments and node flags. */
+export function startScript(packageJson: string): { env: Record<string, string>; nodeFlags: string[] } {
+  const pkg = JSON.parse(readFileSync(packageJson, 'utf8')) as { scripts: { start: string } };
+  const command = /&& ((?:\w+=\S+ )*)node ((?:--\S+ )*)core\/dist\/src\/main\.js serve$/.exec(pkg.scripts.start);
+  if (!command) throw new Error(`package.json: the start script "${pkg.scripts.start}" does not run main.js serve`);
+  return { env: assignments(command[1]!.split(' ')), nodeFlags: command[2]!.split(' ').filter(Boolean) };
+}
+
+/** The unit's Environment= assignments (plain NAME=value words, as this unit writes them). */
+export function unitEnvironment(unit: ReturnType<typeof readUnit>): Record<string, string> {
+  const words = (unit.get('Service')?.get('Environment') ?? []).flatMap((line) => line.split(/\s+/));
+  return assignments(words);
+}
+
+/** NAME=value words as an environment; empty words are skipped. */
+export function assignments(words: string[]): Record<string, string> {
+  const env: Record<string, string> = {};
+  for (const word of words.filter(Boolean)) {
+    const eq = word.indexOf('=');
+    env[word.slice(0, eq)] = word.slice(eq + 1);
+  }
+  return env;
+}
