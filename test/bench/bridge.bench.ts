@@ -17,7 +17,16 @@ import { setTimeout as delay } from 'node:timers/promises';
 import { FakeReceiver } from '../helpers/mirror-targets.js';
 import { Observer, startAedes } from '../helpers/mqtt-brokers.js';
 import { loadAverage, tableRow } from './shipped.js';
-import { cpuMsOf, LOAD_CORE, NODE_FLAGS, PINNED, pinProcess, REPO_ROOT, rssOf, startServerProcess } from './support.js';
+import {
+  cpuMsOf,
+  LOAD_CORE,
+  PINNED,
+  pinProcess,
+  REPO_ROOT,
+  rssOf,
+  SHIPPED_NODE,
+  startServerProcess,
+} from './support.js';
 
 const TOPICS = Number(process.env.BENCH_BRIDGE_TOPICS ?? 500);
 const MEASURE_S = Number(process.env.BENCH_BRIDGE_SECONDS ?? 30);
@@ -73,8 +82,8 @@ async function main(): Promise<void> {
   const observer = await Observer.connect(broker.url, ['heliograph/inverter_1/+/state']);
   const load = { id: 'load', plugin: 'many-topics', devices: ['inverter_1'], config: { count: TOPICS } };
   console.log(
-    `bench:bridge: ${TOPICS} topics at 1 Hz, warming up ${WARMUP_S} s, measuring ${MEASURE_S} s; node ${process.version} ` +
-      `${NODE_FLAGS.join(' ')}; ${PINNED ? 'service on core 0, broker and receiver on core 1' : 'NOT pinned (no taskset)'}; ` +
+    `bench:bridge: ${TOPICS} topics at 1 Hz, warming up ${WARMUP_S} s, measuring ${MEASURE_S} s; ` +
+      `${SHIPPED_NODE}; ${PINNED ? 'service on core 0, broker and receiver on core 1' : 'NOT pinned (no taskset)'}; ` +
       `load average ${loadAverage()}`,
   );
 

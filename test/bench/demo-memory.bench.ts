@@ -9,10 +9,10 @@ import { startBare, tableRow } from './shipped.js';
 import {
   basicAuth,
   cpuMsOf,
-  NODE_FLAGS,
   REPO_ROOT,
   row,
   rssOf,
+  SHIPPED_NODE,
   startServerProcess,
   type ServerProcess,
 } from './support.js';
@@ -62,9 +62,7 @@ async function main(): Promise<void> {
   const bareRss = rssOf(bare.child.pid!);
   await Promise.all([withBackfill.stop(), without.stop(), bare.stop()]);
   const mb = (bytes: number) => `${(bytes / 1048576).toFixed(1)} MB`;
-  console.log(
-    `\nthe demo (checkout's plugins.json), ${AFTER_S} s after start; node ${process.version} ${NODE_FLAGS.join(' ')}`,
-  );
+  console.log(`\nthe demo (checkout's plugins.json), ${AFTER_S} s after start; ${SHIPPED_NODE}`);
   row('RSS with the 7-day backfill', `${mb(a.rss)} (private ${mb(a.anon)})`, '<= 70 MB');
   row('RSS without backfill', `${mb(b.rss)} (private ${mb(b.anon)})`);
   row('difference', mb(a.rss - b.rss), '<= 3 MB');

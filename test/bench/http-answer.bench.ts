@@ -13,7 +13,7 @@ import { createServer, get } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import { loadAverage, tableRow } from './shipped.js';
-import { LOAD_CORE, NODE_FLAGS, PINNED, pinned, pinProcess, SERVER_CORE, START_ENV } from './support.js';
+import { LOAD_CORE, NODE_FLAGS, pinned, PINNED, pinProcess, SERVER_CORE, SHIPPED_NODE, START_ENV } from './support.js';
 
 const MiB = 1024 * 1024;
 const SIZE = Number(process.env.BENCH_ANSWER_MB ?? 200) * MiB;
@@ -92,7 +92,7 @@ function run(mode: 'bounded' | 'unbounded' | 'drained'): Promise<{ peakMb: numbe
 }
 
 console.log(
-  `one ${SIZE / MiB} MB answer, .text(); node ${process.version} ${NODE_FLAGS.join(' ')}; ` +
+  `one ${SIZE / MiB} MB answer, .text(); ${SHIPPED_NODE}; ` +
     `${PINNED ? 'fetching process on core 0, provider on core 1' : 'NOT pinned (no taskset)'}; load average ${loadAverage()}`,
 );
 const LABELS = {

@@ -8,7 +8,7 @@
 // medians; BENCH_DURATION_S sets the length of each load.
 import { readFileSync } from 'node:fs';
 import { load, makeClients, startBare, tableRow } from './shipped.js';
-import { basicAuth, cpuMsOf, median, NODE_FLAGS, PINNED, row, rssOf, startServerProcess } from './support.js';
+import { basicAuth, cpuMsOf, median, PINNED, row, rssOf, SHIPPED_NODE, startServerProcess } from './support.js';
 
 const PASSWORD = 'bench-password';
 const DURATION_S = Number(process.env.BENCH_DURATION_S ?? 10);
@@ -92,7 +92,7 @@ async function main(): Promise<void> {
   const ratio = (a: Name, b: Name) => median(runs[a].map((r, i) => r.rps / runs[b][i]!.rps));
   console.log(
     `\nGET /api/v1/metrics, ${snapshot.length} topics, ${DURATION_S} s each, 10 connections, median of ${RUNS} runs; ` +
-      `node ${process.version} ${NODE_FLAGS.join(' ')}; ${PINNED ? 'server and load generator pinned to their own cores' : 'NOT pinned (no taskset)'}`,
+      `${SHIPPED_NODE}; ${PINNED ? 'server and load generator pinned to their own cores' : 'NOT pinned (no taskset)'}`,
   );
   for (const name of names)
     row(

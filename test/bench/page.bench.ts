@@ -15,7 +15,7 @@ import { join } from 'node:path';
 import type { Page } from 'playwright-core';
 import { findChromium, launchChromium, WEB_DIST } from '../browser/browser.js';
 import { loadAverage, simulatorSite, startBareStatic, tableRow, waitForQuiet } from './shipped.js';
-import { LOAD_CORE, NODE_FLAGS, PINNED, pinProcess, startServerProcess } from './support.js';
+import { LOAD_CORE, PINNED, pinProcess, SHIPPED_NODE, startServerProcess } from './support.js';
 
 const RUNS = Number(process.env.BENCH_PAGE_RUNS ?? 5);
 const TARGETS = { firstRenderMs: 1000, compressedKb: 150 };
@@ -57,7 +57,7 @@ async function main(): Promise<void> {
   const bytes = { count: 0 };
   cdp.on('Network.loadingFinished', (e: { encodedDataLength: number }) => (bytes.count += e.encodedDataLength));
   console.log(
-    `node ${process.version} ${NODE_FLAGS.join(' ')}; ${PINNED ? 'service on core 0, Chromium on core 1' : 'NOT pinned (no taskset)'}; ` +
+    `${SHIPPED_NODE}; ${PINNED ? 'service on core 0, Chromium on core 1' : 'NOT pinned (no taskset)'}; ` +
       `load average ${loadAverage()}`,
   );
 

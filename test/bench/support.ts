@@ -21,6 +21,13 @@ export const START_ENV: Record<string, string> = process.env.BENCH_START_ENV
   ? assignments(overridden(process.env.BENCH_START_ENV, []))
   : START.env;
 
+/** How the benches run node, for their headers: the version, npm start's flags and its environment. */
+export const SHIPPED_NODE = [
+  `node ${process.version}`,
+  ...NODE_FLAGS,
+  ...Object.entries(START_ENV).map(([k, v]) => `${k}=${v}`),
+].join(' ');
+
 function overridden(override: string | undefined, shipped: string[]): string[] {
   if (override === undefined) return shipped;
   return override === 'none' ? [] : override.split(/\s+/).filter(Boolean);

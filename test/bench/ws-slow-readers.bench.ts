@@ -13,7 +13,7 @@
 import { once } from 'node:events';
 import { WebSocket } from 'ws';
 import { loadAverage, makeClients, simulatorSite, startBare, tableRow } from './shipped.js';
-import { basicAuth, LOAD_CORE, NODE_FLAGS, PINNED, pinProcess, row, startServerProcess } from './support.js';
+import { basicAuth, LOAD_CORE, PINNED, pinProcess, row, SHIPPED_NODE, startServerProcess } from './support.js';
 
 const STALLED = Number(process.env.BENCH_STALLED ?? 50);
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 30);
@@ -74,7 +74,7 @@ async function main(): Promise<void> {
   const bare = await startBare(await first.json(), 'cached');
   const clients = await makeClients(server.url, PASSWORD);
   console.log(
-    `node ${process.version} ${NODE_FLAGS.join(' ')}; ${PINNED ? 'service on core 0, probe on core 1' : 'NOT pinned (no taskset)'}; ` +
+    `${SHIPPED_NODE}; ${PINNED ? 'service on core 0, probe on core 1' : 'NOT pinned (no taskset)'}; ` +
       `load average ${loadAverage()}`,
   );
 
