@@ -4,42 +4,25 @@
 // file; every kept answer is compared with the same request read without keeping.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { HistoryAnswers } from '../../src/api/history/answer-cache.js';
-import { historyBytes, prepareHistory, type HistoryDeps } from '../../src/api/history/answer.js';
 import { RELEASE_IDLE_MS } from '../../src/history/store.js';
 import type { Agg } from '../../src/history/slots.js';
-import { TopicRegistry } from '../../src/topics/registry.js';
-import { ManualClock, meta, openStore, random, tempDbFile } from '../history/support.js';
+import { meta, random } from '../history/support.js';
+import { keptAnswersFixture } from './kept-answers-support.js';
 
 const HOUR = 3_600_000;
 const NOW = Date.parse('2026-03-10T12:30:00Z');
 const TOPIC = 'total/pv_power';
 
 async function fixture(t: { after(fn: () => Promise<void>): void }) {
-  const clock = new ManualClock(NOW);
-  const opened = await openStore(tempDbFile(), clock);
-  t.after(() => opened.close());
-  const registry = new TopicRegistry(clock);
+  const { clock, opened, registry, answers, answer: checked } = await keptAnswersFixture(t, NOW);
   let undefine = registry.define(meta(TOPIC, { name: 'PV power' }));
   /** The topic declared again under another name, as a reconfigured plugin does. */
   const rename = (name: string) => {
     undefine();
     undefine = registry.define(meta(TOPIC, { name }));
   };
-  const answers = new HistoryAnswers(clock);
-  const kept: HistoryDeps = { registry, store: opened.store, clock, answers };
-  const fresh: HistoryDeps = { registry, store: opened.store, clock };
-  const ask = (deps: HistoryDeps, fromMs: number, toMs: number, groupBy: string, agg: Agg) => {
-    const group_by = { ms: Number(groupBy.slice(0, -1)) * (groupBy.endsWith('h') ? HOUR : 1000), text: groupBy };
-    return historyBytes(prepareHistory(deps, { topic: TOPIC, from: fromMs, to: toMs, group_by, agg }));
-  };
-  /** The answer with keeping, checked against the same request read afresh. */
-  const answer = async (fromMs: number, toMs: number, groupBy = '10s', agg: Agg = 'mean') => {
-    const bytes = await ask(kept, fromMs, toMs, groupBy, agg);
-    const read = await ask(fresh, fromMs, toMs, groupBy, agg);
-    assert.ok(bytes.equals(read), `kept ${groupBy} ${agg} answer is what reading gives`);
-    return bytes;
-  };
+  const answer = (fromMs: number, toMs: number, groupBy = '10s', agg: Agg = 'mean') =>
+    checked(TOPIC, fromMs, toMs, groupBy, agg);
   const handle = opened.store.topic({ ...meta(TOPIC), topic: TOPIC });
   return { clock, opened, rename, answers, answer, handle };
 }

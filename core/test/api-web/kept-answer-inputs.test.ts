@@ -6,10 +6,8 @@
 // file; every kept answer is compared with the same request read without keeping.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { HistoryAnswers } from '../../src/api/history/answer-cache.js';
-import { historyBytes, prepareHistory, type HistoryDeps } from '../../src/api/history/answer.js';
-import { TopicRegistry } from '../../src/topics/registry.js';
-import { ManualClock, meta, openStore, tempDbFile } from '../history/support.js';
+import { meta } from '../history/support.js';
+import { keptAnswersFixture } from './kept-answers-support.js';
 
 const HOUR = 3_600_000;
 const DAY = 24 * HOUR;
@@ -20,26 +18,11 @@ const TOPIC = 'total/pv_power';
 const EMPTY = 'total/load_power';
 
 async function fixture(t: { after(fn: () => Promise<void>): void }) {
-  const clock = new ManualClock(NOW);
-  const opened = await openStore(tempDbFile(), clock);
-  t.after(() => opened.close());
-  const registry = new TopicRegistry(clock);
+  const { opened, registry, answer: checked } = await keptAnswersFixture(t, NOW);
   registry.define(meta(TOPIC));
   registry.define(meta(EMPTY));
-  const kept: HistoryDeps = { registry, store: opened.store, clock, answers: new HistoryAnswers(clock) };
-  const fresh: HistoryDeps = { registry, store: opened.store, clock };
-  const ask = (deps: HistoryDeps, topic: string, fromMs: number, toMs: number, groupBy: string) => {
-    const ms = Number(groupBy.slice(0, -1)) * (groupBy.endsWith('h') ? HOUR : 1000);
-    const group_by = { ms, text: groupBy };
-    return historyBytes(prepareHistory(deps, { topic, from: fromMs, to: toMs, group_by, agg: 'mean' }));
-  };
-  /** The mean answer with keeping, checked against the same request read afresh. */
-  const answer = async (fromMs: number, toMs: number, groupBy = '10s', topic = TOPIC) => {
-    const bytes = await ask(kept, topic, fromMs, toMs, groupBy);
-    const read = await ask(fresh, topic, fromMs, toMs, groupBy);
-    assert.ok(bytes.equals(read), `kept ${groupBy} answer is what reading gives`);
-    return bytes;
-  };
+  const answer = (fromMs: number, toMs: number, groupBy = '10s', topic = TOPIC) =>
+    checked(topic, fromMs, toMs, groupBy);
   /** Readings in the past, merged into stored rows at once: nothing of them is left unsaved. */
   const backfill = async (readings: Array<[number, number]>, topic = TOPIC) => {
     await opened.store.recordPast(meta(topic), readings);
