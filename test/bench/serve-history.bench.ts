@@ -5,7 +5,7 @@
 // run. The service and VictoriaMetrics run on one core, this client on the other (taskset).
 // Also run with plain node (no flags), paired, for the README's trade of `npm start`'s flags,
 // and the service's peak RSS while 32 clients query history: the median over BENCH_PEAK_RUNS
-// fresh starts (default 3), each peak printed.
+// starts (default 3; the first also ran the queries), each peak printed.
 // BENCH_CPU_PROF=DIR writes a CPU profile of the shipped service to DIR (--cpu-prof).
 import { execFileSync, spawn } from 'node:child_process';
 import { once } from 'node:events';

@@ -9,7 +9,16 @@ import { existsSync, mkdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { REPO_ROOT, tempDir } from '../helpers/server.js';
 import { startService } from './service.js';
-import { execStartWords, readDockerfile, readUnit, startScript, unitEnvironment, unitValue } from './unit-file.js';
+import {
+  execStartWords,
+  imageEnvironment,
+  readDockerfile,
+  readUnit,
+  runStage,
+  startScript,
+  unitEnvironment,
+  unitValue,
+} from './unit-file.js';
 
 const UNIT = join(REPO_ROOT, 'config', 'heliograph.service');
 const DOCKERFILE = join(REPO_ROOT, 'config', 'Dockerfile');
@@ -84,18 +93,16 @@ test('npm start, the unit and the Dockerfile start node alike: the same flags an
     'the unit runs node with the flags of npm start',
   );
   assert.equal(unitEnvironment(unit).GLIBC_TUNABLES, start.env.GLIBC_TUNABLES);
-  const run = readDockerfile(DOCKERFILE).filter((s, _, all) => s.stage === Math.max(...all.map((a) => a.stage)));
+  const run = runStage(readDockerfile(DOCKERFILE));
   const cmd = JSON.parse(run.find((s) => s.keyword === 'CMD')!.args) as string[];
   assert.deepEqual(cmd.slice(1, -4), start.nodeFlags, 'the image runs node with the flags of npm start');
-  const env = run.filter((s) => s.keyword === 'ENV').flatMap((s) => [...s.args.matchAll(/(\w+)=(\S+)/g)]);
-  assert.equal(env.find((m) => m[1] === 'GLIBC_TUNABLES')?.[2], start.env.GLIBC_TUNABLES);
+  assert.equal(imageEnvironment(run).GLIBC_TUNABLES, start.env.GLIBC_TUNABLES);
 });
 
 test('the Dockerfile: multi-stage, non-root, /data volume; its CMD starts the service from the build', async () => {
   const steps = readDockerfile(DOCKERFILE);
-  const last = Math.max(...steps.map((s) => s.stage));
-  assert.ok(last >= 1, 'a build stage and a run stage');
-  const run = steps.filter((s) => s.stage === last);
+  assert.ok(Math.max(...steps.map((s) => s.stage)) >= 1, 'a build stage and a run stage');
+  const run = runStage(steps);
   const of = (keyword: string) => run.filter((s) => s.keyword === keyword).map((s) => s.args);
   assert.ok(of('USER').length === 1 && !/^(root|0)$/.test(of('USER')[0]!), 'runs as a user other than root');
   assert.deepEqual(of('VOLUME'), ['/data']);
@@ -124,9 +131,7 @@ test('the Dockerfile: multi-stage, non-root, /data volume; its CMD starts the se
   for (const pattern of ['**/node_modules', '**/dist', 'data'])
     assert.match(ignore, new RegExp(`^${pattern.replace(/\*/g, '\\*')}$`, 'm'));
 
-  const env = Object.fromEntries(
-    of('ENV').flatMap((args) => [...args.matchAll(/(\w+)=(\S+)/g)].map((m) => [m[1]!, m[2]!])),
-  );
+  const env = imageEnvironment(run);
   assert.equal(env.HELIOGRAPH_DATA, '/data');
   const data = join(tempDir(), 'data');
   mkdirSync(data, { mode: 0o700 });

@@ -86,3 +86,15 @@ export function assignments(words: string[]): Record<string, string> {
   }
   return env;
 }
+
+/** The instructions of the Dockerfile's last stage: the image that runs. */
+export function runStage(steps: DockerInstruction[]): DockerInstruction[] {
+  const last = Math.max(...steps.map((s) => s.stage));
+  return steps.filter((s) => s.stage === last);
+}
+
+/** The ENV assignments of a stage's instructions (NAME=value words). */
+export function imageEnvironment(stage: DockerInstruction[]): Record<string, string> {
+  const words = stage.filter((s) => s.keyword === 'ENV').flatMap((s) => s.args.split(/\s+/));
+  return assignments(words.filter((word) => word.includes('=')));
+}
