@@ -1,5 +1,5 @@
 // SLOW, AND THE ONE TEST THAT USES THE NPM REGISTRY: packs the tarballs a user installs
-// (@heliograph/plugins-sdk, core, web and the simulator plugin), installs them with npm into an
+// (@heliograph/plugins-sdk, core, malloc-trim, web and the simulator plugin), installs them with npm into an
 // empty prefix, and runs the installed `heliograph`: --version, serve --help, and a backup /
 // restore round trip of a running service. npm fetches the dependencies (from its cache first).
 //
@@ -9,13 +9,13 @@
 // Without the registry the test skips with one loud line (HELIOGRAPH_REQUIRE_PACKED_INSTALL=1: fails).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { cpSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { REPO_ROOT, tempDir } from '../helpers/server.js';
 import { createToken, run, siteSnapshot, startService } from './service.js';
 
 const FULL_BUILD = process.env.HELIOGRAPH_PACKED_INSTALL_BUILD === '1';
-const PACKAGES = ['plugins-sdk', 'core', 'web', 'plugins/simulator'];
+const PACKAGES = ['plugins-sdk', 'core', 'core/malloc-trim', 'web', 'plugins/simulator'];
 const NETWORK_ERROR = /ENOTFOUND|EAI_AGAIN|ECONNREFUSED|ETIMEDOUT|ENETUNREACH|ENOTCACHED/;
 const versionOf = (dir: string) =>
   (JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8')) as { version: string }).version;
@@ -41,7 +41,12 @@ test(
       join(prefix, 'package.json'),
       JSON.stringify({
         private: true,
-        allowScripts: { sqlite3: FULL_BUILD, '@serialport/bindings-cpp': false, esbuild: false },
+        allowScripts: {
+          sqlite3: FULL_BUILD,
+          '@heliograph/malloc-trim': true,
+          '@serialport/bindings-cpp': false,
+          esbuild: false,
+        },
       }),
     );
     const started = Date.now();
@@ -72,6 +77,10 @@ test(
     assert.doesNotMatch(installed.output, /bindings-cpp|esbuild/, 'no warning about install scripts');
     t.diagnostic(
       `npm install: ${((Date.now() - started) / 1000).toFixed(0)} s${FULL_BUILD ? ' with the sqlite3 build' : ''}`,
+    );
+    assert.ok(
+      existsSync(join(prefix, 'node_modules', '@heliograph', 'malloc-trim', 'build', 'Release', 'malloc_trim.node')),
+      'the allowed install script built @heliograph/malloc-trim',
     );
     const sqlite3 = join(prefix, 'node_modules', 'sqlite3');
     if (!FULL_BUILD) {

@@ -32,6 +32,7 @@ import { Upkeep, usedBytes } from './upkeep.js';
 import { historyMigrations } from './migrations.js';
 import { claimHistory, releaseHistory } from './owner.js';
 import { DbWriter } from '../db-writer.js';
+import { returnFreeMemory } from '../system/free-memory.js';
 import { PastMarks } from './past-marks.js';
 import { pageInputs, runQuery, type HistoryPage, type HistoryQuery } from './planner.js';
 import { RowCache, type Row } from './rows.js';
@@ -53,6 +54,8 @@ export interface HistoryStoreOptions {
   readOnly?: boolean;
   /** The server's one write path (db-writer.ts); the CLI's stores get one of their own. */
   writer?: DbWriter;
+  /** Returns the C allocator's free pages once the store is idle (default: system/free-memory.ts). */
+  returnFreeMemory?: () => unknown;
 }
 
 /** A topic's place in the store, for the recorder's hot path (see {@link HistoryStore.topic}). */
@@ -75,9 +78,10 @@ export class HistoryStore implements HistorySink {
   private readOnly = false;
   private writer!: DbWriter;
   private damage!: DamageLog;
-  /** When the store last answered a query or took a bulk write, ms; undefined once released. */
+  /** When the store opened, last answered a query or took a bulk write, ms; undefined once released. */
   private busyAt: number | undefined;
   private readonly upkeep: Upkeep;
+  private returnFreeMemory!: () => unknown;
 
   private constructor(
     private readonly db: Db,
@@ -104,8 +108,11 @@ export class HistoryStore implements HistorySink {
     store.readOnly = options.readOnly ?? false;
     store.writer = options.writer ?? new DbWriter(() => options.clock.now());
     store.damage = new DamageLog(store.readOnly);
+    store.returnFreeMemory = options.returnFreeMemory ?? returnFreeMemory;
     if (!store.readOnly) await claimHistory(store.db);
     await store.load();
+    // What opening read, and the process's start around it, is released like a query's.
+    store.busyAt = options.clock.now();
     if (!store.readOnly && (options.autoFlush ?? true)) {
       store.timer = setInterval(() => {
         store.flush().catch((err) => log.error('history flush failed', { err: errorMessage(err) }));
@@ -311,16 +318,19 @@ export class HistoryStore implements HistorySink {
   }
 
   /**
-   * Once queries and bulk writes have stopped for RELEASE_IDLE_MS, the rows and segments they
-   * loaded are dropped and SQLite is asked to free its page cache (PRAGMA shrink_memory): a
-   * backfill or a burst of year-long answers then costs memory only while it runs. The next
-   * query reads what it needs again (a few ms for a year at 1 h).
+   * RELEASE_IDLE_MS after the store opened, and after queries and bulk writes have stopped
+   * for as long, the rows and segments they loaded are dropped, SQLite is asked to free its
+   * page cache (PRAGMA shrink_memory), and V8 and the C allocator to return what they hold
+   * free (system/free-memory.ts). A backfill or a burst of year-long answers then costs
+   * memory only while it runs. The next query reads what it needs again (a few ms for a year
+   * at 1 h).
    */
   private async releaseWhenIdle(): Promise<void> {
     if (this.busyAt === undefined || this.clock.now() - this.busyAt < RELEASE_IDLE_MS) return;
     this.busyAt = undefined;
     this.cache.release();
     await this.db.exec('PRAGMA shrink_memory');
+    this.returnFreeMemory();
   }
 
   /** Stops the timer and writes everything recorded. The database stays open (the caller owns it). */

@@ -67,9 +67,12 @@ describe('history memory during a backfill', () => {
   });
 
   it('keeps no segment decoded after a live hour is merged', async () => {
-    const clock = new ManualClock(NOW);
+    const clock = new ManualClock(NOW - RELEASE_IDLE_MS);
     const opened = await openStore(tempDbFile(), clock);
     const { store } = opened;
+    // A store open for a while: what opening read is released already.
+    clock.set(NOW);
+    await store.flush();
     const handles = TOPICS.map((topic) => store.topic({ ...meta(topic), topic }));
     for (let t = NOW; t < NOW + HOUR; t += 10_000) {
       clock.set(t);

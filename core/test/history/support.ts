@@ -9,7 +9,7 @@ import type { Config } from '../../src/config/schema.js';
 import { openDatabase, type Db } from '../../src/db.js';
 import type { HistoryQuery } from '../../src/history/planner.js';
 import type { Agg } from '../../src/history/slots.js';
-import { HistoryStore } from '../../src/history/store.js';
+import { HistoryStore, type HistoryStoreOptions } from '../../src/history/store.js';
 import type { TopicMeta } from '../../src/topics/registry.js';
 import { tempDir } from '../helpers/tmp.js';
 import { topicMeta } from '../helpers/topics.js';
@@ -33,9 +33,16 @@ export async function openStore(
   file: string,
   clock: ManualClock,
   config: Partial<Config['history']> = {},
+  options: Pick<HistoryStoreOptions, 'returnFreeMemory'> = {},
 ): Promise<OpenedStore> {
   const db = await openDatabase(file);
-  const store = await HistoryStore.open({ db, clock, config: { ...HISTORY_CONFIG, ...config }, autoFlush: false });
+  const store = await HistoryStore.open({
+    db,
+    clock,
+    config: { ...HISTORY_CONFIG, ...config },
+    autoFlush: false,
+    ...options,
+  });
   return {
     db,
     store,
