@@ -330,7 +330,7 @@ export class HistoryStore implements HistorySink {
     this.busyAt = undefined;
     this.cache.release();
     await this.db.exec('PRAGMA shrink_memory');
-    this.returnFreeMemory();
+    await this.returnFreeMemory();
   }
 
   /** Stops the timer and writes everything recorded. The database stays open (the caller owns it). */

@@ -1,5 +1,5 @@
 /**
- * Gives what a finished burst of work used back to the system: a full garbage collection, then
+ * Gives what a finished burst of work used back to the system: full garbage collections, then
  * the C allocator's free pages, through `@heliograph/malloc-trim` (one C call, malloc_trim(0),
  * built by `npm install`).
  *
@@ -25,29 +25,28 @@ interface MallocTrim {
 }
 
 let addon: MallocTrim | null | undefined;
-let collect: (() => void) | undefined;
+let collect: (() => Promise<void>) | undefined;
 
-/** V8's gc() options (d8 and node's --expose-gc take the same). */
+/** V8's gc() options (node's --expose-gc takes the same). */
 interface GcOptions {
   type: 'major';
-  execution: 'sync';
-  /**
-   * Collects until a pass frees nothing more, as V8 does under memory pressure. One plain
-   * major collection leaves the Buffers it found dead to a sweeper that frees them later, after
-   * the trim.
-   */
-  flavor: 'last-resort';
+  /** Incremental marking in steps between tasks: the longest pause about half a full collection's. */
+  execution: 'async';
 }
 
 /**
  * V8's gc() without running node with --expose-gc (which would give it to every script): the
- * flag is set just long enough for a fresh context to be created with it.
+ * flag is set just long enough for a fresh context to be created with it. Two collections:
+ * the first leaves the Buffers it found dead to a sweeper, which the second finishes.
  */
-function collector(): () => void {
+function collector(): () => Promise<void> {
   setFlagsFromString('--expose-gc');
   try {
-    const gc = runInNewContext('gc') as (options: GcOptions) => void;
-    return () => gc({ type: 'major', execution: 'sync', flavor: 'last-resort' });
+    const gc = runInNewContext('gc') as (options: GcOptions) => Promise<void>;
+    return async () => {
+      await gc({ type: 'major', execution: 'async' });
+      await gc({ type: 'major', execution: 'async' });
+    };
   } finally {
     setFlagsFromString('--no-expose-gc');
   }
@@ -67,11 +66,12 @@ function load(): MallocTrim | null {
 /**
  * Collects garbage, then returns the C allocator's free pages to the system: true when some
  * were returned, false when none were free, undefined when it cannot be asked (see the
- * module's comment). Takes 10-20 ms: call it when work has finished, not per request.
+ * module's comment). About 60 ms of work, in steps of up to 30 ms on the event loop: call it
+ * when work has finished, not per request.
  */
-export function returnFreeMemory(): boolean | undefined {
+export async function returnFreeMemory(): Promise<boolean | undefined> {
   collect ??= collector();
   if (addon === undefined) addon = load();
-  collect();
+  await collect();
   return addon?.trim();
 }

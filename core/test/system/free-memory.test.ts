@@ -23,7 +23,7 @@ let all = Array.from({ length: 4000 }, () => Buffer.allocUnsafeSlow(16384).fill(
 const kept = all.filter((_, i) => i % 16 === 15);
 all = null;
 const freed = anonMb();
-const returned = returnFreeMemory();
+const returned = await returnFreeMemory();
 const gc = [typeof globalThis.gc, runInNewContext('typeof gc')];
 console.log(JSON.stringify({ freed, trimmed: anonMb(), returned, gc, kept: kept.length }));
 `;
