@@ -54,7 +54,7 @@ export interface HistoryStoreOptions {
   readOnly?: boolean;
   /** The server's one write path (db-writer.ts); the CLI's stores get one of their own. */
   writer?: DbWriter;
-  /** Returns the C allocator's free pages once the store is idle (default: system/free-memory.ts). */
+  /** Gives free memory back to the system at each release (default: system/free-memory.ts). */
   returnFreeMemory?: () => unknown;
 }
 

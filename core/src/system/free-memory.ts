@@ -56,9 +56,12 @@ function load(): MallocTrim | null {
   try {
     return createRequire(import.meta.url)('@heliograph/malloc-trim') as MallocTrim;
   } catch (err) {
-    log.warn('the C allocator cannot be asked to return free memory: @heliograph/malloc-trim is not built', {
-      reason: errorMessage(err),
-    });
+    log.warn(
+      'the C allocator cannot be asked to return free memory: @heliograph/malloc-trim is not built or not installed',
+      {
+        reason: errorMessage(err),
+      },
+    );
     return null;
   }
 }
