@@ -7,7 +7,7 @@ import { once } from 'node:events';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import type { TableRow } from './shipped.js';
-import { NODE_FLAGS, PINNED, START_ENV } from './support.js';
+import { NODE_FLAGS, PINNED, START_ENV_TEXT } from './support.js';
 
 const BENCHES: Array<[string, string]> = [
   ['snapshot', 'metrics.bench.js'],
@@ -39,13 +39,10 @@ for (const [name, file] of BENCHES) {
   if (code !== 0) failed.push(`${name} exited with ${code}`);
 }
 
-const startEnv = Object.entries(START_ENV)
-  .map(([k, v]) => `${k}=${v}`)
-  .join(' ');
 const widths = [46, 50, 44];
 const cell = (text: string, width: number) => (text.length > width ? text : text.padEnd(width));
 console.log(
-  `\nHeliograph as shipped: node ${process.version}, npm start's flags "${NODE_FLAGS.join(' ')}" and environment "${startEnv}", ` +
+  `\nHeliograph as shipped: node ${process.version}, npm start's flags "${NODE_FLAGS.join(' ')}" and environment "${START_ENV_TEXT}", ` +
     `${PINNED ? 'service on core 0, load on core 1 (taskset)' : 'not pinned (no taskset)'}; ${started.toISOString()}`,
 );
 console.log(

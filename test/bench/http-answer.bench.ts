@@ -13,7 +13,7 @@ import { createServer, get } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import { loadAverage, tableRow } from './shipped.js';
-import { LOAD_CORE, NODE_FLAGS, pinned, PINNED, pinProcess, SERVER_CORE, SHIPPED_NODE, START_ENV } from './support.js';
+import { LOAD_CORE, NODE_FLAGS, pinned, PINNED, pinProcess, SERVER_CORE, SHIPPED_NODE, shippedEnv } from './support.js';
 
 const MiB = 1024 * 1024;
 const SIZE = Number(process.env.BENCH_ANSWER_MB ?? 200) * MiB;
@@ -80,7 +80,7 @@ function run(mode: 'bounded' | 'unbounded' | 'drained'): Promise<{ peakMb: numbe
       mode,
       url,
     ]);
-    const child = spawn(command, args, { env: { ...process.env, ...START_ENV }, stdio: ['ignore', 'pipe', 'inherit'] });
+    const child = spawn(command, args, { env: shippedEnv(), stdio: ['ignore', 'pipe', 'inherit'] });
     let out = '';
     child.stdout.on('data', (d) => (out += d));
     child.on('exit', (code) =>

@@ -9,7 +9,7 @@ import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
-import { basicAuth, cpuMsOf, LOAD_CORE, NODE_FLAGS, ownChild, pinned, SERVER_CORE, START_ENV } from './support.js';
+import { basicAuth, cpuMsOf, LOAD_CORE, NODE_FLAGS, ownChild, pinned, SERVER_CORE, shippedEnv } from './support.js';
 
 /** Headers of the two kinds of client: the admin password (Basic) and a read token (Bearer). */
 export interface Clients {
@@ -85,8 +85,7 @@ export async function startBare(body: unknown, mode: 'json' | 'cached'): Promise
 async function startAnchor(what: string, script: string, args: string[]): Promise<Anchor> {
   const path = fileURLToPath(new URL(`./${script}`, import.meta.url));
   const [command, argv] = pinned(SERVER_CORE, [process.execPath, ...NODE_FLAGS, path, ...args]);
-  const env = { ...process.env, ...START_ENV };
-  const child = ownChild(spawn(command, argv, { env, stdio: ['ignore', 'pipe', 'inherit'] }));
+  const child = ownChild(spawn(command, argv, { env: shippedEnv(), stdio: ['ignore', 'pipe', 'inherit'] }));
   const url = await new Promise<string>((resolve, reject) => {
     child.once('exit', (code) => reject(new Error(`${what} exited with ${code}`)));
     createInterface({ input: child.stdout }).on('line', (line) => {

@@ -21,12 +21,18 @@ export const START_ENV: Record<string, string> = process.env.BENCH_START_ENV
   ? assignments(overridden(process.env.BENCH_START_ENV, []))
   : START.env;
 
+/** npm start's environment as `NAME=value` words, for the benches' headers. */
+export const START_ENV_TEXT = Object.entries(START_ENV)
+  .map(([k, v]) => `${k}=${v}`)
+  .join(' ');
+
 /** How the benches run node, for their headers: the version, npm start's flags and its environment. */
-export const SHIPPED_NODE = [
-  `node ${process.version}`,
-  ...NODE_FLAGS,
-  ...Object.entries(START_ENV).map(([k, v]) => `${k}=${v}`),
-].join(' ');
+export const SHIPPED_NODE = [`node ${process.version}`, ...NODE_FLAGS, START_ENV_TEXT].filter(Boolean).join(' ');
+
+/** The environment of a node the benches start: theirs, npm start's on top, then `extra`. */
+export function shippedEnv(extra: NodeJS.ProcessEnv = {}): NodeJS.ProcessEnv {
+  return { ...process.env, ...START_ENV, ...extra };
+}
 
 function overridden(override: string | undefined, shipped: string[]): string[] {
   if (override === undefined) return shipped;
@@ -108,14 +114,12 @@ export async function startServerProcess(options: {
   ]);
   const child = ownChild(
     spawn(command, args, {
-      env: {
-        ...process.env,
-        ...START_ENV,
+      env: shippedEnv({
         HELIOGRAPH_PASSWORD: options.password,
         HELIOGRAPH_LOG_LEVEL: 'warn',
         HELIOGRAPH_MDNS: '0',
         ...options.env,
-      },
+      }),
       stdio: ['ignore', 'pipe', 'inherit'],
     }),
   );

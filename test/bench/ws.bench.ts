@@ -17,7 +17,7 @@ import { performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
 import { WebSocket } from 'ws';
 import { tableRow } from './shipped.js';
-import { LOAD_CORE, NODE_FLAGS, pinProcess, SERVER_CORE, START_ENV } from './support.js';
+import { LOAD_CORE, NODE_FLAGS, pinProcess, SERVER_CORE, shippedEnv } from './support.js';
 import { BENCH_PASSWORD, TIMESTAMP_TOPIC, TOPIC_COUNT, type BenchReply, type BenchRequest } from './ws-bench-shared.js';
 
 const CLIENTS = Number(process.env.BENCH_WS_CLIENTS ?? 500);
@@ -40,7 +40,7 @@ class ServerChild {
     // The Node flags and allocator settings of `npm start`, so the server's memory behaves as in service.
     this.child = fork(script, [], {
       execArgv: [...NODE_FLAGS, '--expose-gc'],
-      env: { ...process.env, ...START_ENV, HELIOGRAPH_LOG_LEVEL: 'warn', ...(quiet ? { BENCH_WS_QUIET: '1' } : {}) },
+      env: shippedEnv({ HELIOGRAPH_LOG_LEVEL: 'warn', ...(quiet ? { BENCH_WS_QUIET: '1' } : {}) }),
       stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
     });
     pinProcess(this.child.pid!, SERVER_CORE);
