@@ -21,10 +21,18 @@ export const SOCAT_SKIP: string | false = (() => {
   return how;
 })();
 
-/** Two pty paths wired to each other; `close()` ends socat. */
-export async function openPtyPair(): Promise<{ a: string; b: string; close(): Promise<void> }> {
+/**
+ * Two pty paths wired to each other; `close()` ends socat, which hangs up both ends (as
+ * unplugging a USB adapter does). With `links`, each end is also reachable at that fixed
+ * path, so a pair opened again later is found where the first one was.
+ */
+export async function openPtyPair(links?: {
+  a: string;
+  b: string;
+}): Promise<{ a: string; b: string; close(): Promise<void> }> {
   if (!SOCAT) throw new Error(SOCAT_SKIP || 'no socat');
-  const child: ChildProcess = spawn(SOCAT, ['-d', '-d', 'pty,raw,echo=0', 'pty,raw,echo=0'], {
+  const end = (link?: string) => `pty,raw,echo=0${link ? `,link=${link}` : ''}`;
+  const child: ChildProcess = spawn(SOCAT, ['-d', '-d', end(links?.a), end(links?.b)], {
     stdio: ['ignore', 'ignore', 'pipe'],
   });
   const paths: string[] = [];
@@ -36,8 +44,8 @@ export async function openPtyPair(): Promise<{ a: string; b: string; close(): Pr
   }
   if (paths.length !== 2) throw new Error(`socat did not open two ptys (got ${paths.join(', ') || 'none'})`);
   return {
-    a: paths[0]!,
-    b: paths[1]!,
+    a: links?.a ?? paths[0]!,
+    b: links?.b ?? paths[1]!,
     async close() {
       if (child.exitCode !== null) return;
       child.kill('SIGTERM');

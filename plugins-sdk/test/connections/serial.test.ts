@@ -1,4 +1,7 @@
 import assert from 'node:assert/strict';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { after, describe, test } from 'node:test';
 import { SerialPort, SerialPortMock } from 'serialport';
 import { NoAnswerError } from '../../src/errors.js';
@@ -105,4 +108,70 @@ describe('Modbus RTU through a real pseudo-terminal pair (socat)', { skip: SOCAT
       await pty.close();
     }
   });
+
+  test('a port that hangs up (its far end gone, as an unplugged USB adapter) is closed, reported and opened again when it returns', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'heliograph-hangup-'));
+    const links = { a: join(dir, 'driver'), b: join(dir, 'device') };
+    // The device end: answers each command line with "(" + the command.
+    const answering = (path: string) => {
+      const port = new SerialPort({ path, baudRate: 2400 });
+      port.on('data', (chunk: Buffer) => port.write(Buffer.from(`(${chunk.toString('latin1')}`)));
+      return port;
+    };
+    const untilCr = (buf: Buffer) => buf.indexOf(0x0d) + 1 || -1;
+    let pty = await openPtyPair(links);
+    let device = answering(pty.b);
+    const link = openStreamLink(
+      { type: 'serial', path: links.a, baudRate: 2400 },
+      { reconnect: { initialDelayMs: 50, maxDelayMs: 200 } },
+    );
+    const reasons: string[] = [];
+    const disconnected = new Promise<void>((resolve) =>
+      link.on('disconnect', (reason) => resolve(void reasons.push(reason))),
+    );
+    try {
+      const ask = () => link.request(Buffer.from('QMOD\r'), { complete: untilCr, timeoutMs: 2000 });
+      assert.equal((await ask()).toString(), '(QMOD\r');
+      // socat ends: Linux hangs up both ptys, and every read of a hung-up tty returns 0 bytes.
+      await pty.close();
+      await within(disconnected, 5000, 'the link to report the hang-up');
+      assert.match(reasons[0]!, /hung up/);
+      assert.equal(link.connected, false);
+      await new Promise((resolve) => device.close(resolve));
+      pty = await openPtyPair(links);
+      device = answering(pty.b);
+      assert.equal((await retryFor(ask, 5000, 'an answer through the port opened again')).toString(), '(QMOD\r');
+      assert.ok(link.stats.reconnects >= 1, 'the port was opened again');
+    } finally {
+      link.release();
+      if (device.isOpen) await new Promise((resolve) => device.close(resolve));
+      await pty.close();
+    }
+  });
 });
+
+/** `promise`, or a rejection naming `what` after `ms`. */
+async function within<T>(promise: Promise<T>, ms: number, what: string): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const deadline = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`waited ${ms} ms for ${what}`)), ms);
+  });
+  try {
+    return await Promise.race([promise, deadline]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+/** `attempt()` again after each failure (a port still being reopened) until it succeeds; gives up after `ms`. */
+async function retryFor<T>(attempt: () => Promise<T>, ms: number, what: string): Promise<T> {
+  const deadline = Date.now() + ms;
+  for (;;) {
+    try {
+      return await attempt();
+    } catch (error) {
+      if (Date.now() > deadline) throw new Error(`waited ${ms} ms for ${what}`, { cause: error });
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+  }
+}
