@@ -12,9 +12,11 @@
 import { read } from 'node:fs';
 import { promisify } from 'node:util';
 import type { EventEmitter } from 'node:events';
-import type { SerialBinding } from './transport.js';
+import type { OpenOptions } from '@serialport/stream';
 
 const readAsync = promisify(read);
+
+type SerialBinding = OpenOptions['binding'];
 
 /** What a unix port binding (Linux, macOS) of @serialport/bindings-cpp carries. */
 interface UnixPort {
