@@ -294,7 +294,11 @@ export class Link extends EventEmitter<LinkEvents> {
     this.lastError = 'closed by the other end';
     stream.on('data', (chunk: Buffer) => this.onData(chunk));
     stream.on('error', (error) => (this.lastError = errorText(error)));
-    stream.on('close', () => this.onClose(stream));
+    // A serial port closed by a disconnect passes its error here (a socket passes a boolean).
+    stream.on('close', (why?: unknown) => {
+      if (why instanceof Error) this.lastError = errorText(why);
+      this.onClose(stream);
+    });
     this.emit('connect');
     if (this.current && !this.current.sent) this.send(this.current, stream);
   }

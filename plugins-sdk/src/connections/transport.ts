@@ -7,7 +7,7 @@ import { createSocket } from 'node:dgram';
 import { connect, isIPv6 } from 'node:net';
 import { Duplex } from 'node:stream';
 import { SerialPortStream, type OpenOptions } from '@serialport/stream';
-import { endOnHangup } from './serial-hangup.js';
+import { failOnHangup } from './serial-hangup.js';
 import type { TransportSpec } from './spec.js';
 
 /** A serialport binding: the native one, or `MockBinding` from `@serialport/binding-mock` in tests. */
@@ -24,7 +24,7 @@ const CONNECT_TIMEOUT_MS = 10_000;
 export async function openTransport(spec: TransportSpec, binding?: SerialBinding): Promise<Duplex> {
   if (spec.type === 'tcp') return openTcp(spec.host, spec.port);
   if (spec.type === 'udp') return openUdp(spec.host, spec.port);
-  const portBinding = binding ?? endOnHangup((await import('serialport')).SerialPort.binding);
+  const portBinding = binding ?? failOnHangup((await import('serialport')).SerialPort.binding);
   const port = new SerialPortStream({
     binding: portBinding,
     path: spec.path,
@@ -35,9 +35,6 @@ export async function openTransport(spec: TransportSpec, binding?: SerialBinding
     autoOpen: false,
   });
   await new Promise<void>((resolve, reject) => port.open((err) => (err ? reject(err) : resolve())));
-  // The end of a serial port's input is a hang-up (see serial-hangup.ts): close the port,
-  // as a TCP socket closes at the far end's FIN, so that the link opens it again.
-  port.once('end', () => port.destroy(new Error(`${spec.path} hung up (unplugged, or its far end closed)`)));
   return port;
 }
 
