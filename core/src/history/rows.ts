@@ -74,7 +74,12 @@ interface DecodedEntry {
   src: Buffer;
   seg: Segment;
   bytes: number;
+  /** Decoded here for queries (see {@link RowCache.segment}): nobody else holds its arrays. */
+  own: boolean;
 }
+
+/** Segments dropped from the LRU kept for the next decodes of the same shape (see {@link RowCache.segment}). */
+const SPARE_SEGMENTS = 4;
 
 export class RowCache {
   /** Rows changed in memory since the last commit. */
@@ -85,6 +90,8 @@ export class RowCache {
   private rowBytes = 0;
   private readonly decoded = new Map<string, DecodedEntry>();
   private decodedBytes = 0;
+  /** Arrays of segments the LRU dropped, decoded into again rather than allocated anew. */
+  private readonly spare: Segment[] = [];
   /** Reused by transient reads: [10-s tier, rollup tiers]. */
   private readonly scratch: Array<Segment | undefined> = [undefined, undefined];
   /** Reused by verification, one per tier: see {@link verify}. */
@@ -191,7 +198,10 @@ export class RowCache {
    * The decoded segment of a loaded row starting at segStart, or undefined when it has none.
    * `transient`: a long scan's read, used at once and not kept; it is decoded into a scratch
    * segment that the next transient read overwrites, so one request scanning months of
-   * 10-s data holds one day's arrays, not one per day.
+   * 10-s data holds one day's arrays, not one per day. A kept segment is decoded into the
+   * arrays of one the LRU dropped, when there is one of its shape: clients reading day after
+   * day of 10-s history then cycle a few sets of arrays (345 kB a day) instead of leaving one
+   * for the collector per day they read.
    */
   segment(row: Row, segStart: number, transient = false): Segment | undefined {
     const src = row.container!.get(segStart);
@@ -204,9 +214,10 @@ export class RowCache {
       return hit.seg;
     }
     const at = row.tier === 10 ? 0 : 1;
-    const seg = this.decode(row, segStart, src, transient ? this.scratch[at] : undefined);
+    const into = transient ? this.scratch[at] : this.takeSpare(segmentLength(row.tier, segStart), row.tier !== 10);
+    const seg = this.decode(row, segStart, src, into);
     if (transient) this.scratch[at] = seg;
-    else this.remember(key, src, seg);
+    else this.remember(key, src, seg, true);
     return seg;
   }
 
@@ -328,6 +339,7 @@ export class RowCache {
   release(): void {
     this.decoded.clear();
     this.decodedBytes = 0;
+    this.spare.length = 0;
     this.scratch[0] = this.scratch[1] = undefined;
     this.work.clear();
     this.editing.clear();
@@ -357,6 +369,8 @@ export class RowCache {
         if (this.decodedBytes <= this.decodedLimit * 0.8) break;
         this.decoded.delete(key);
         this.decodedBytes -= entry.bytes;
+        // Queries fold synchronously: a dropped segment of our own is in nobody's hands.
+        if (entry.own && this.spare.length < SPARE_SEGMENTS) this.spare.push(entry.seg);
       }
     }
   }
@@ -369,11 +383,17 @@ export class RowCache {
     }
   }
 
-  private remember(key: string, src: Buffer, seg: Segment): void {
+  private remember(key: string, src: Buffer, seg: Segment, own = false): void {
     this.dropDecoded(key);
     const bytes = seg.count.length * 41;
-    this.decoded.set(key, { src, seg, bytes });
+    this.decoded.set(key, { src, seg, bytes, own });
     this.decodedBytes += bytes;
+  }
+
+  /** A spare segment of `n` entries (with lastOff for rollups), taken out of the spares, if one is there. */
+  private takeSpare(n: number, withLastOff: boolean): Segment | undefined {
+    const i = this.spare.findIndex((s) => s.count.length === n && (s.lastOff !== null) === withLastOff);
+    return i < 0 ? undefined : this.spare.splice(i, 1)[0];
   }
 }
 

@@ -32,7 +32,7 @@ import { Upkeep, usedBytes } from './upkeep.js';
 import { historyMigrations } from './migrations.js';
 import { claimHistory, releaseHistory } from './owner.js';
 import { DbWriter } from '../db-writer.js';
-import { returnFreeMemory } from '../system/free-memory.js';
+import { collectPiledUpBuffers, returnFreeMemory } from '../system/free-memory.js';
 import { PastMarks } from './past-marks.js';
 import { pageInputs, runQuery, type HistoryPage, type HistoryQuery } from './planner.js';
 import { RowCache, type Row } from './rows.js';
@@ -274,6 +274,8 @@ export class HistoryStore implements HistorySink {
       try {
         const page = await runQuery(this.byTopic.get(topic), q, this.cache);
         this.cache.trim();
+        // What the page decoded and read is garbage now; see collectPiledUpBuffers.
+        collectPiledUpBuffers();
         this.busyAt = this.clock.now();
         return page;
       } catch (err) {

@@ -106,6 +106,18 @@ function daySegment(i: number, v: number): Segment {
   return seg;
 }
 
+/**
+ * Reads a row's segment again: 'kept' when the cache answers `held` as it was, 'decoded' when
+ * the bytes were decoded anew (into new arrays, or into `held`'s own arrays once it was dropped:
+ * a mark put into it is gone then).
+ */
+function readAgain(cache: RowCache, row: Row, held: Segment): 'kept' | 'decoded' {
+  const mark = -12345;
+  held.sum[0] = mark;
+  const seg = cache.segment(row, row.start)!;
+  return seg === held && seg.sum[0] === mark ? 'kept' : 'decoded';
+}
+
 /** Stores a 10-s day row holding `seg` and answers the row, not yet loaded. */
 async function storedDay(db: Db, start: number, seg: Segment | Buffer = daySegment(0, 1)): Promise<Row> {
   const bytes = Buffer.isBuffer(seg) ? seg : packContainer(start, new Map([[start, encodeSegment(seg)]]));
@@ -292,9 +304,9 @@ test('decoded segments over their limit go least recently used first, down to 80
   cache.segment(rows[3]!, rows[3]!.start);
   cache.trimDecoded();
   assert.equal(cache.heldBytes - rowBytes, 3 * one, 'one decoded segment was dropped');
-  assert.equal(cache.segment(rows[0]!, 0), segs[0], 'segment 0 was kept');
-  assert.equal(cache.segment(rows[2]!, rows[2]!.start), segs[2], 'segment 2 was kept');
-  assert.notEqual(cache.segment(rows[1]!, rows[1]!.start), segs[1], 'segment 1, least recently used, is decoded again');
+  assert.equal(readAgain(cache, rows[0]!, segs[0]!), 'kept', 'segment 0 was kept');
+  assert.equal(readAgain(cache, rows[2]!, segs[2]!), 'kept', 'segment 2 was kept');
+  assert.equal(readAgain(cache, rows[1]!, segs[1]!), 'decoded', 'segment 1, least recently used, is decoded again');
   await f.close();
 });
 
@@ -397,7 +409,11 @@ test('decoded segments are counted once however often replaced, and a replaced o
   cache.segment(rows[2]!, 2 * DAY);
   cache.trim();
   assert.equal(cache.segment(rows[0]!, 0), replaced, 'the replaced segment was used last but one: kept');
-  assert.notEqual(cache.segment(rows[1]!, DAY), second, 'segment 1, least recently used, was dropped by the trim');
+  assert.equal(
+    readAgain(cache, rows[1]!, second!),
+    'decoded',
+    'segment 1, least recently used, was dropped by the trim',
+  );
   await f.close();
 });
 
@@ -435,8 +451,30 @@ test('decoded segments are trimmed only over their limit, down to exactly 80 % o
   await over.load(rows);
   const segs = rows.map((r) => over.segment(r, r.start)!);
   over.trimDecoded();
-  assert.notEqual(over.segment(rows[0]!, 0), segs[0], 'the least recently used was dropped');
-  const held = [1, 2, 3].map((i) => over.segment(rows[i]!, rows[i]!.start) === segs[i]);
-  assert.deepEqual(held, [true, true, true], 'the other three stay: at 80 % exactly, trimming stops');
+  const held = [1, 2, 3].map((i) => readAgain(over, rows[i]!, segs[i]!));
+  assert.deepEqual(held, ['kept', 'kept', 'kept'], 'the other three stay: at 80 % exactly, trimming stops');
+  assert.equal(readAgain(over, rows[0]!, segs[0]!), 'decoded', 'the least recently used was dropped');
+  await f.close();
+});
+
+test('a decoded segment dropped over the limit lends its arrays to the next day decoded; one a writer put never does', async () => {
+  const f = await fixture();
+  const rows = await Promise.all([0, 1, 2, 3].map((d) => storedDay(f.db, d * DAY, daySegment(d, d + 1))));
+  // Room for one decoded day: each trim after a second one drops the least recently used.
+  const cache = new RowCache(f.db, undefined, 1.5 * 8640 * 41);
+  await cache.load(rows);
+  const written = daySegment(5, 5);
+  cache.putSegment(rows[0]!, 0, written);
+  const second = cache.segment(rows[1]!, DAY)!;
+  cache.trimDecoded();
+  const third = cache.segment(rows[2]!, 2 * DAY)!;
+  assert.ok(third !== written && third !== second, 'a writer’s segment, dropped, is not decoded into');
+  cache.trimDecoded();
+  const fourth = cache.segment(rows[3]!, 3 * DAY)!;
+  assert.equal(fourth, second, 'the arrays of the segment dropped before are decoded into');
+  assert.equal(fourth.last[3], 4, 'holding the new day');
+  assert.equal(fourth.count[1], 0, 'and nothing of the day before');
+  assert.equal(cache.segment(rows[2]!, 2 * DAY), third, 'the segment kept is not touched');
+  assert.equal(third.last[2], 3);
   await f.close();
 });
