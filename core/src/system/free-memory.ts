@@ -91,8 +91,9 @@ let collecting = false;
  * Why: V8 collects for such memory only after it has grown by about 64 MB, and garbage
  * that survived a scavenge (as every history page's decoded days and brotli buffers do,
  * being promoted while their answer is built) waits for that. Under 32 clients reading
- * history, that garbage was most of the peak: 149-165 MB; with a collection every 16 MB,
- * 146-148 MB. Call it after work that leaves such garbage (a history page), not on a timer.
+ * history, that garbage was most of the peak: 143-196 MB over five starts; with a collection
+ * every 16 MB (and the row cache decoding into dropped segments' arrays), 143-147 MB. Call
+ * it after work that leaves such garbage (a history page), not on a timer.
  */
 export function collectPiledUpBuffers(): void {
   const external = getHeapStatistics().external_memory;

@@ -3,12 +3,13 @@
  * closes the port, instead of being read again forever.
  *
  * Linux answers every read of a tty that has hung up (a USB adapter unplugged, the far end
- * of a pty gone) with 0 bytes at once, or with EIO, and a wait for it to be readable fails. @serialport/bindings-cpp 13 reads again
- * on 0 bytes, and again, each time through a new promise, so the process burns a core and
- * its heap grows until it dies (serialport/bindings-cpp issue 162, still open). Here the read
- * fails instead, and @serialport/stream takes a failed read as a disconnect: it closes the
- * port and passes the error to its 'close' event, where the link reports it and opens the
- * port again with its backoff.
+ * of a pty gone) with 0 bytes at once, or with EIO, and a wait for it to be readable fails.
+ * @serialport/bindings-cpp 13 reads again on 0 bytes, and again, each time through a new
+ * promise, so the process burns a core and its heap grows until it dies
+ * (serialport/bindings-cpp issue 162, still open). Here the read fails instead, and
+ * @serialport/stream takes a failed read as a disconnect: it closes the port and passes the
+ * error to its 'close' event, where the link reports it and opens the port again with its
+ * backoff.
  */
 import { read } from 'node:fs';
 import { promisify } from 'node:util';
