@@ -306,15 +306,24 @@ export class RowCache {
 
   /**
    * What is held in memory: rows with their data, decoded segments kept for queries, and
-   * segments kept for editing (one per topic and tier at most).
+   * segments kept for editing (one per topic and tier at most), and spare segments (at most
+   * SPARE_SEGMENTS).
    */
-  get status(): { rows: number; rowBytes: number; segments: number; segmentBytes: number; editing: number } {
+  get status(): {
+    rows: number;
+    rowBytes: number;
+    segments: number;
+    segmentBytes: number;
+    editing: number;
+    spare: number;
+  } {
     return {
       rows: this.rows.size,
       rowBytes: this.rowBytes,
       segments: this.decoded.size,
       segmentBytes: this.decodedBytes,
       editing: this.editing.size,
+      spare: this.spare.length,
     };
   }
 

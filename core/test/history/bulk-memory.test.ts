@@ -60,7 +60,7 @@ describe('history memory during a backfill', () => {
     await store.flush();
     assert.deepEqual(
       store.memoryStatus,
-      { rows: 0, rowBytes: 0, segments: 0, segmentBytes: 0, editing: 0 },
+      { rows: 0, rowBytes: 0, segments: 0, segmentBytes: 0, editing: 0, spare: 0 },
       'idle: nothing is held',
     );
     await opened.close();

@@ -478,3 +478,56 @@ test('a decoded segment dropped over the limit lends its arrays to the next day 
   assert.equal(third.last[2], 3);
   await f.close();
 });
+
+/** Stores an hour-tier month row holding one reading and answers the row, not yet loaded. */
+async function storedHours(db: Db, start: number): Promise<Row> {
+  const seg = emptySegment(segmentLength(3600, start), 0, true);
+  seg.count[0] = 1;
+  seg.sum[0] = seg.min[0] = seg.max[0] = seg.last[0] = 7;
+  seg.lastOff![0] = 3;
+  const end = segmentEnd(3600, start);
+  const bytes = packContainer(start, new Map([[start, encodeSegment(seg, maxLastOff(3600))]]));
+  await db.run(
+    'INSERT INTO history_blocks (topic_id, tier, start, end, data) VALUES (1, 3600, ?, ?, ?)',
+    start,
+    end,
+    bytes,
+  );
+  return new Row(1, 3600, start, end, bytes.length);
+}
+
+test('dropped segments are lent by shape (a day to a day, a month of hours to a month of hours), at most four kept', async () => {
+  const f = await fixture();
+  const one = 8640 * 41;
+  const jan = utc('2024-01-01T00:00:00Z');
+  const mar = utc('2024-03-01T00:00:00Z'); // 744 hours, as January
+  const days = await Promise.all([0, 1, 2, 3].map((d) => storedDay(f.db, d * DAY, daySegment(d, d + 1))));
+  const [hoursJan, hoursMar] = [await storedHours(f.db, jan), await storedHours(f.db, mar)];
+  const cache = new RowCache(f.db, undefined, 1.5 * one);
+  await cache.load([...days, hoursJan, hoursMar]);
+  const hours = cache.segment(hoursJan, jan)!;
+  const day0 = cache.segment(days[0]!, 0)!;
+  cache.segment(days[1]!, DAY);
+  cache.trimDecoded(); // drops the hours, then day 0
+  assert.equal(cache.status.spare, 2);
+  assert.equal(cache.segment(days[2]!, 2 * DAY), day0, 'a day is decoded into a dropped day, not into the hours');
+  const march = cache.segment(hoursMar, mar)!;
+  assert.equal(march, hours, 'a month of hours into the dropped month of hours');
+  assert.equal(march.last[0], 7);
+  assert.equal(march.lastOff![0], 3);
+
+  // Five dropped at once: four are kept.
+  const many = await Promise.all([...Array(21).keys()].map((d) => storedDay(f.db, (10 + d) * DAY)));
+  const big = new RowCache(f.db, undefined, 20 * one);
+  await big.load(many);
+  for (const row of many.slice(0, 20)) big.segment(row, row.start);
+  big.trimDecoded();
+  assert.equal(big.status.spare, 0, 'nothing dropped at the limit');
+  big.segment(many[20]!, many[20]!.start);
+  big.trimDecoded();
+  assert.equal(big.status.segments, 16, 'five dropped, down to 80 % of the limit');
+  assert.equal(big.status.spare, 4, 'four of them kept as spares');
+  big.release();
+  assert.equal(big.status.spare, 0, 'release drops the spares too');
+  await f.close();
+});
