@@ -516,6 +516,20 @@ test('dropped segments are lent by shape (a day to a day, a month of hours to a 
   assert.equal(march.last[0], 7);
   assert.equal(march.lastOff![0], 3);
 
+  // Another month of hours, of another length, is not lent: February (696 hours in 2024)
+  // stays spare while March (744) is decoded into arrays of its own.
+  const hoursFeb = await storedHours(f.db, utc('2024-02-01T00:00:00Z'));
+  hoursMar.container = null;
+  const months = new RowCache(f.db, undefined, 1);
+  await months.load([hoursFeb, hoursMar]);
+  const february = months.segment(hoursFeb, hoursFeb.start)!;
+  months.trimDecoded();
+  assert.equal(months.status.spare, 1, 'February dropped, kept as a spare');
+  const march2 = months.segment(hoursMar, mar)!;
+  assert.notEqual(march2, february);
+  assert.equal(march2.count.length, 744);
+  assert.equal(months.status.spare, 1, 'February is still spare, not taken and thrown away');
+
   // Five dropped at once: four are kept.
   const many = await Promise.all([...Array(21).keys()].map((d) => storedDay(f.db, (10 + d) * DAY)));
   const big = new RowCache(f.db, undefined, 20 * one);
