@@ -22,7 +22,17 @@ export class PluginStatuses {
   start(): void {
     this.stop();
     void this.refresh();
-    this.stops.push(this.live.onConnection((online) => online && void this.refresh()));
+    // Again after a reconnect, not when the socket first opens: the list was just fetched.
+    let dropped = false;
+    this.stops.push(
+      this.live.onConnection((online) => {
+        if (online === false) dropped = true;
+        else if (online && dropped) {
+          dropped = false;
+          void this.refresh();
+        }
+      }),
+    );
     this.stops.push(this.live.subscribe((changed) => this.watchStale(changed)));
   }
 
