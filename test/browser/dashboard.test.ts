@@ -136,11 +136,10 @@ test('live values arrive over the WebSocket, with no polling requests', { skip: 
   page.on('request', (r) => {
     if (r.url().includes('/api/v1/')) requests.push(new URL(r.url()).pathname);
   });
-  let frames = 0;
+  // Settles with the first data frame over the socket; none within 10 s fails the test.
   const live = page
     .waitForEvent('websocket')
     .then((ws) => ws.waitForEvent('framereceived', { predicate: (f) => String(f.payload).includes('"data"') }));
-  page.on('websocket', (ws) => ws.on('framereceived', (f) => String(f.payload).includes('"data"') && frames++));
   const pluginList = page.waitForResponse((r) => new URL(r.url()).pathname === '/api/v1/plugins');
   await signIn(page);
   await page.locator('.tab[data-screen="devices"][aria-current="page"]').waitFor();
@@ -160,7 +159,6 @@ test('live values arrive over the WebSocket, with no polling requests', { skip: 
     .locator('form[data-topic="inverter_1/max_charge_current"] .current')
     .filter({ hasText: 'Now: 70 A' })
     .waitFor();
-  assert.ok(frames > 0, 'data frames came over the socket');
   assert.deepEqual(requests.slice(before), [], 'the page made no API request for it: no polling');
   assert.match(first, /^[\d.,]+ k?W$/, 'power is scaled with its unit');
 });
