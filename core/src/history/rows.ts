@@ -305,8 +305,8 @@ export class RowCache {
   }
 
   /**
-   * What is held in memory: rows with their data, decoded segments kept for queries, and
-   * segments kept for editing (one per topic and tier at most), and spare segments (at most
+   * What is held in memory: rows with their data, decoded segments kept for queries,
+   * segments kept for editing (one per topic and tier at most) and spare segments (at most
    * SPARE_SEGMENTS).
    */
   get status(): {

@@ -118,16 +118,27 @@ function readAgain(cache: RowCache, row: Row, held: Segment): 'kept' | 'decoded'
   return seg === held && seg.sum[0] === mark ? 'kept' : 'decoded';
 }
 
-/** Stores a 10-s day row holding `seg` and answers the row, not yet loaded. */
-async function storedDay(db: Db, start: number, seg: Segment | Buffer = daySegment(0, 1)): Promise<Row> {
-  const bytes = Buffer.isBuffer(seg) ? seg : packContainer(start, new Map([[start, encodeSegment(seg)]]));
+/** Stores a row of topic 1 and answers it, not yet loaded. */
+async function storedRow(db: Db, tier: Tier, start: number, bytes: Buffer): Promise<Row> {
+  const end = segmentEnd(tier, start);
   await db.run(
-    'INSERT INTO history_blocks (topic_id, tier, start, end, data) VALUES (1, 10, ?, ?, ?)',
+    'INSERT INTO history_blocks (topic_id, tier, start, end, data) VALUES (1, ?, ?, ?, ?)',
+    tier,
     start,
-    start + DAY,
+    end,
     bytes,
   );
-  return new Row(1, 10, start, start + DAY, bytes.length);
+  return new Row(1, tier, start, end, bytes.length);
+}
+
+/** Stores a 10-s day row holding `seg` and answers the row, not yet loaded. */
+async function storedDay(db: Db, start: number, seg: Segment | Buffer = daySegment(0, 1)): Promise<Row> {
+  return storedRow(
+    db,
+    10,
+    start,
+    Buffer.isBuffer(seg) ? seg : packContainer(start, new Map([[start, encodeSegment(seg)]])),
+  );
 }
 
 test('loading reads rows from the database once, and a row missing or damaged there is reported', async () => {
@@ -485,15 +496,7 @@ async function storedHours(db: Db, start: number): Promise<Row> {
   seg.count[0] = 1;
   seg.sum[0] = seg.min[0] = seg.max[0] = seg.last[0] = 7;
   seg.lastOff![0] = 3;
-  const end = segmentEnd(3600, start);
-  const bytes = packContainer(start, new Map([[start, encodeSegment(seg, maxLastOff(3600))]]));
-  await db.run(
-    'INSERT INTO history_blocks (topic_id, tier, start, end, data) VALUES (1, 3600, ?, ?, ?)',
-    start,
-    end,
-    bytes,
-  );
-  return new Row(1, 3600, start, end, bytes.length);
+  return storedRow(db, 3600, start, packContainer(start, new Map([[start, encodeSegment(seg, maxLastOff(3600))]])));
 }
 
 test('dropped segments are lent by shape (a day to a day, a month of hours to a month of hours), at most four kept', async () => {
