@@ -1,4 +1,4 @@
-import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { availableParallelism, tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -57,9 +57,21 @@ process.once('exit', () => {
 });
 for (const signal of ['SIGINT', 'SIGTERM'] as const) process.once(signal, () => process.exit(130));
 
-/** Pins every thread of a running process to `core` (nothing without taskset). */
+/**
+ * Pins every thread of a running process to `core` (nothing without taskset). `taskset -a` lists
+ * the threads, then pins each: a thread that ends in between fails the whole call ("failed to get
+ * pid N's affinity: No such process"), so it is asked again.
+ */
 export function pinProcess(pid: number, core: number): void {
-  if (PINNED) execFileSync(TASKSET!, ['-a', '-p', '-c', String(core), String(pid)], { stdio: 'ignore' });
+  if (!PINNED) return;
+  for (let attempt = 1; ; attempt++) {
+    const result = spawnSync(TASKSET!, ['-a', '-p', '-c', String(core), String(pid)], { encoding: 'utf8' });
+    if (result.status === 0) return;
+    if (attempt === 3)
+      throw new Error(
+        `taskset could not pin process ${pid} to core ${core}: ${result.stderr || result.error?.message}`,
+      );
+  }
 }
 
 /** The command line to spawn `argv` pinned to `core` (unpinned without taskset). */
