@@ -2,7 +2,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
-import { writeFileSync, mkdirSync } from 'node:fs';
+import { existsSync, writeFileSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { basicAuth, MAIN, tempDir } from '../helpers/server.js';
@@ -113,16 +113,33 @@ test('a bad config file stops the start and names the bad key', async () => {
   );
 });
 
-test('a bad plugins.json stops the start and names the bad key', async () => {
-  const s = site({
-    plugins: [{ id: 'sim', plugin: 'simulator', devices: ['inverter_1'], config: { pollIntervalMs: 'fast' } }],
+// The password from the environment is hashed while the plugins load: a plugin's bad config
+// still stops the start with its own error.
+for (const env of [{}, { HELIOGRAPH_PASSWORD: 'a-long-password' }] as Record<string, string>[]) {
+  test(`a bad plugins.json stops the start and names the bad key${'HELIOGRAPH_PASSWORD' in env ? ', with a password being set' : ''}`, async () => {
+    const s = site({
+      plugins: [{ id: 'sim', plugin: 'simulator', devices: ['inverter_1'], config: { pollIntervalMs: 'fast' } }],
+    });
+    const server = run(['serve', '--port', '0', '--data', s.data, '--plugins', s.pluginsFile], { env });
+    assert.equal(await server.exited, 1);
+    assert.match(
+      server.stderr(),
+      /plugins\.json: plugins\[0\]\.config\.pollIntervalMs: .*expected number.*"fast"|plugins\.json: plugins\[0\]\.config\.pollIntervalMs: .*expected number, received string/,
+    );
   });
-  const server = run(['serve', '--port', '0', '--data', s.data, '--plugins', s.pluginsFile]);
+}
+
+test('a HELIOGRAPH_PASSWORD that breaks the rules stops the start before anything is made, and says so', async () => {
+  const s = site();
+  const server = run(['serve', '--port', '0', '--data', s.data, '--plugins', s.pluginsFile], {
+    env: { HELIOGRAPH_PASSWORD: 'short' },
+  });
   assert.equal(await server.exited, 1);
   assert.match(
     server.stderr(),
-    /plugins\.json: plugins\[0\]\.config\.pollIntervalMs: .*expected number.*"fast"|plugins\.json: plugins\[0\]\.config\.pollIntervalMs: .*expected number, received string/,
+    /cannot start:\nHELIOGRAPH_PASSWORD: the password must be at least 8 characters long \(this one has 5\)/,
   );
+  assert.equal(existsSync(s.data), false, 'no data directory was made');
 });
 
 test('an unknown command prints the usage and exits 2', async () => {

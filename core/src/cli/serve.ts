@@ -1,5 +1,6 @@
 /** `heliograph serve`: runs the service until SIGINT or SIGTERM. */
 import { delimiter, resolve } from 'node:path';
+import { passwordProblem } from '../auth/rules.js';
 import { ConfigError } from '../config/load.js';
 import { createLogger } from '../log.js';
 import { installProcessHandlers } from '../plugins/isolation/containment.js';
@@ -53,6 +54,9 @@ export async function runServeCommand(argv: string[]): Promise<number> {
   const port = Number(where.port);
   if (!Number.isInteger(port) || port < 0 || port > 65535)
     throw new ConfigError(`port: expected a whole number from 0 to 65535, got "${where.port}"`);
+  const password = process.env.HELIOGRAPH_PASSWORD || undefined;
+  const problem = password === undefined ? undefined : passwordProblem(password);
+  if (problem) throw new ConfigError(`HELIOGRAPH_PASSWORD: ${problem}`);
   // The data directory holds the password hash, tokens and API keys: whatever the service
   // creates (SQLite's files included) is readable by its user only.
   process.umask(0o077);
@@ -76,7 +80,7 @@ export async function runServeCommand(argv: string[]): Promise<number> {
     ...where,
     pluginsFile,
     port,
-    password: process.env.HELIOGRAPH_PASSWORD || undefined,
+    password,
     rootDir: pluginRoot,
     pluginDirs: pluginDirs(pluginDirFlags),
   });
