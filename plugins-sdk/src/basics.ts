@@ -13,6 +13,17 @@
 export type Disposer = () => void;
 
 /**
+ * What a plugin's `setup` may return: undoes whatever else it started. One that returns a
+ * promise is awaited (at most 8 s) while the plugin's registrations and every other plugin
+ * still work, so a planner can put a battery back to Normal through its driver on the way out;
+ * the registrations are undone after it.
+ *
+ * @example
+ * return async () => { await controller.stop(); };
+ */
+export type Cleanup = () => void | Promise<void>;
+
+/**
  * A current value: a number for measurements, a string for modes and enumerated settings,
  * a boolean for on/off settings, `null` when there is no reading.
  *

@@ -1,11 +1,14 @@
 /*
- * Battery control (SDK 1.2): one capability a driver declares for the device that commands a
+ * Battery control (SDK 1.3): one capability a driver declares for the device that commands a
  * battery, so a planner (or a user) can switch it between self-consumption, hold, grid
  * charging and discharging through the core's one write path (validated, audited, refused
- * writes reported). Re-exported from the SDK's main entry.
+ * writes reported). Every forced command (hold, charge, discharge) carries a lease: the
+ * device returns to normal by itself at its end unless the command is written again, so no
+ * stop, crash or silent link leaves a battery forced. Re-exported from the SDK's main entry.
  */
 import { z } from 'zod';
 import type { MetricDeclaration, PluginStore, SettingDeclaration, SettingOption } from './context.js';
+import type { SiteApi } from './site.js';
 
 /**
  * What the battery is told to do.
@@ -57,6 +60,12 @@ export interface BatteryLimits {
   modes: readonly BatteryMode[];
 }
 
+/**
+ * How long a forced command lasts on the device unless it is written again: 30 minutes. The
+ * planner writes its command again every quarter hour; a command set by hand lasts one lease.
+ */
+export const BATTERY_LEASE_MS = 30 * 60_000;
+
 /** What {@link batteryControl} takes: the device's limits and the function that commands it. */
 export interface BatteryControlOptions {
   limits: BatteryLimits;
@@ -64,17 +73,35 @@ export interface BatteryControlOptions {
    * Commands the device; resolves once the device confirmed it, throws when it did not
    * (`DeviceRefusedError`, `NoAnswerError`, any Error), exactly as a setting's `write`.
    * Called only with a command within the limits and a supported mode.
+   *
+   * `until` (ms since the epoch, the site's clock) is the lease's end for a forced command
+   * (hold, charge, discharge), null for `normal`: a driver with `boundedOnDevice` programs the
+   * device so that it returns to normal by itself at `until` at the latest (a time-of-use slot
+   * that ends there, a revert timeout), and a later `apply` of the same command moves the end.
    */
-  apply(args: { command: BatteryCommand; signal: AbortSignal }): Promise<void>;
+  apply(args: { command: BatteryCommand; until: number | null; signal: AbortSignal }): Promise<void>;
   /**
-   * The command in force before the first write, e.g. from {@link loadBatteryCommand}; default
-   * normal at full power to 100 %. One that does not fit the limits is ignored.
+   * Whether the device itself ends a forced command at `until` (a timer, a revert timeout), so
+   * that a stop, a crash or a silent link leaves it forced for one lease at the most. A device
+   * that cannot must say false: it is published (`battery_control_lease` 0), and the planner
+   * then refuses Charge and Discharge on it unless the owner accepts the risk in its config.
+   */
+  boundedOnDevice: boolean;
+  /** The site's clock (`ctx.now`), for the lease. */
+  now: () => number;
+  /**
+   * What the device is doing now, read from the device, for {@link BatteryControl.startClean}:
+   * `normal`, a forced mode, or null when it cannot tell. Without it the start always ends
+   * whatever may be in force (writes Normal once).
+   */
+  read?(args: { signal: AbortSignal }): Promise<BatteryMode | null>;
+  /**
+   * The power and target in force before the first write, e.g. from {@link loadBatteryCommand};
+   * default full power to 100 %. The mode always starts as `normal`: nothing restores a forced
+   * command from storage (a command nobody renews must not come back after a restart).
    */
   initial?: Partial<BatteryCommand>;
-  /**
-   * Where each confirmed command is kept (under {@link BATTERY_COMMAND_KEY}), so that after a
-   * restart `loadBatteryCommand` gives it back and a driver watching the target keeps doing so.
-   */
+  /** Where each confirmed command is kept (under {@link BATTERY_COMMAND_KEY}), for `initial`'s power and target. */
   store?: PluginStore;
 }
 
@@ -86,8 +113,32 @@ export interface BatteryControl {
   settings: SettingDeclaration[];
   /** The info metrics' values, for `ctx.topics.publish`. */
   info: Record<string, number>;
-  /** The command in force: the last one the device confirmed (or the initial one). */
+  /**
+   * The command in force: the last one the device confirmed, or `normal` once its lease has
+   * run out (the device went back to normal by itself).
+   */
   current(): BatteryCommand;
+  /** When the forced command in force ends on the device (ms since the epoch); null in `normal`. */
+  until(): number | null;
+  /**
+   * `info` and the three settings' values as they stand (a lapsed lease shows `Normal`), for
+   * the driver's `ctx.topics.publish` at each poll.
+   */
+  values(): Record<string, number | string>;
+  /**
+   * The start-up reconcile, for the driver's first poll after the device is declared: reads
+   * what the device is doing (`read`) and, when it is forced or cannot be told, ends it by
+   * writing Normal through the core's write path (so it is audited). No controller owns a
+   * command at a driver's start; an active planner writes its own again. Resolves with what
+   * was found; a failure to write is thrown for the poll to report.
+   */
+  startClean(args: { site: Pick<SiteApi, 'write'>; device: string; signal: AbortSignal }): Promise<BatteryMode | null>;
+  /**
+   * The stop's counterpart, for the driver's async cleanup (before it closes its connection):
+   * a forced command still in force is ended by writing Normal through the core's write path
+   * (audited; a failure is in the audit and the log). Resolves with whether it wrote.
+   */
+  stopClean(args: { site: Pick<SiteApi, 'write'>; device: string }): Promise<boolean>;
 }
 
 /** The topic names the capability adds to a device. */
@@ -99,6 +150,7 @@ export const BATTERY_CONTROL_TOPICS = {
   maxChargePower: 'battery_max_charge_power',
   maxDischargePower: 'battery_max_discharge_power',
   minSoc: 'battery_min_soc',
+  lease: 'battery_control_lease',
 } as const;
 
 /**
@@ -238,35 +290,85 @@ export function commandProblem(limits: BatteryLimits, command: BatteryCommand): 
  * ctx.topics.publish({ device: 'inverter_1', values: { ...readings, ...control.info } });
  */
 export function batteryControl(options: BatteryControlOptions): BatteryControl {
-  const { limits } = options;
+  const { limits, now } = options;
   const problem = limitsProblem(limits);
   if (problem) throw new Error(`battery control: ${problem}`);
   const maxPower = Math.max(limits.maxChargeW, limits.maxDischargeW);
   const fallback: BatteryCommand = { mode: 'normal', powerW: maxPower, targetSoc: 100 };
-  const initial = { ...fallback, ...options.initial };
+  // Power and target only: a forced mode is never restored (see `initial`).
+  const initial = { ...fallback, ...options.initial, mode: 'normal' as const };
   const fits = initial.powerW <= maxPower && commandProblem(limits, { ...initial, powerW: 0 }) === null;
-  let current: BatteryCommand = fits ? initial : fallback;
-  const modes = BATTERY_MODES.filter((m) => limits.modes.includes(m));
+  let confirmed: BatteryCommand = fits ? initial : fallback;
+  /** The lease's end of the confirmed command; null in normal. */
+  let leaseEnd: number | null = null;
+
+  const current = (): BatteryCommand =>
+    leaseEnd !== null && now() >= leaseEnd ? { ...confirmed, mode: 'normal' } : { ...confirmed };
 
   const run = async (next: BatteryCommand, signal: AbortSignal, always: boolean) => {
     if (always || next.mode === 'charge' || next.mode === 'discharge') {
       const refused = commandProblem(limits, next);
       if (refused) throw new Error(refused);
-      await options.apply({ command: next, signal });
+      const until = next.mode === 'normal' ? null : now() + BATTERY_LEASE_MS;
+      await options.apply({ command: next, until, signal });
+      leaseEnd = until;
     }
-    current = next;
+    confirmed = next;
     await options.store?.set(BATTERY_COMMAND_KEY, next);
   };
 
-  const modeOptions: Array<SettingOption<string>> = modes.map((m) => ({ value: m, label: LABELS[m] }));
   const T = BATTERY_CONTROL_TOPICS;
-  const settings: SettingDeclaration[] = [
+  // A mode write always applies; a power or target write only while charging or discharging.
+  const settings = controlSettings(limits, maxPower, confirmed, (change, signal) =>
+    run({ ...current(), ...change }, signal, change.mode !== undefined),
+  );
+  const infoValues = {
+    [T.capacity]: limits.capacityKwh,
+    [T.maxChargePower]: limits.maxChargeW,
+    [T.maxDischargePower]: limits.maxDischargeW,
+    [T.minSoc]: limits.minSoc,
+    [T.lease]: options.boundedOnDevice ? BATTERY_LEASE_MS / 1000 : 0,
+  };
+  return {
+    metrics: INFO_METRICS.map((m) => ({ ...m })),
+    settings,
+    info: infoValues,
+    current,
+    until: () => (current().mode === 'normal' ? null : leaseEnd),
+    values: () => {
+      const c = current();
+      return { ...infoValues, [T.mode]: LABELS[c.mode], [T.power]: c.powerW, [T.targetSoc]: c.targetSoc };
+    },
+    startClean: async ({ site, device, signal }) => {
+      const found = options.read ? await options.read({ signal }) : null;
+      if (found !== 'normal') await site.write({ topic: `${device}/${T.mode}`, value: LABELS.normal });
+      return found;
+    },
+    stopClean: async ({ site, device }) => {
+      if (current().mode === 'normal') return false;
+      await site.write({ topic: `${device}/${T.mode}`, value: LABELS.normal });
+      return true;
+    },
+  };
+}
+
+/** The three settings, each write handed to `change` as the part of the command it changes. */
+function controlSettings(
+  limits: BatteryLimits,
+  maxPower: number,
+  initial: BatteryCommand,
+  change: (part: Partial<BatteryCommand>, signal: AbortSignal) => Promise<void>,
+): SettingDeclaration[] {
+  const T = BATTERY_CONTROL_TOPICS;
+  const modes = BATTERY_MODES.filter((m) => limits.modes.includes(m));
+  const modeOptions: Array<SettingOption<string>> = modes.map((m) => ({ value: m, label: LABELS[m] }));
+  return [
     {
       name: T.mode,
       displayName: 'Battery control mode',
       options: modeOptions,
-      initial: LABELS[current.mode],
-      write: ({ value, signal }) => run({ ...current, mode: value as BatteryMode }, signal, true),
+      initial: LABELS.normal,
+      write: ({ value, signal }) => change({ mode: value as BatteryMode }, signal),
     },
     {
       name: T.power,
@@ -275,8 +377,8 @@ export function batteryControl(options: BatteryControlOptions): BatteryControl {
       min: 0,
       max: maxPower,
       step: 1,
-      initial: current.powerW,
-      write: ({ value, signal }) => run({ ...current, powerW: value }, signal, false),
+      initial: initial.powerW,
+      write: ({ value, signal }) => change({ powerW: value }, signal),
     },
     {
       name: T.targetSoc,
@@ -287,33 +389,27 @@ export function batteryControl(options: BatteryControlOptions): BatteryControl {
       min: Math.ceil(limits.minSoc),
       max: 100,
       step: 1,
-      initial: current.targetSoc,
-      write: ({ value, signal }) => run({ ...current, targetSoc: value }, signal, false),
+      initial: initial.targetSoc,
+      write: ({ value, signal }) => change({ targetSoc: value }, signal),
     },
   ];
-  const info = (name: string, displayName: string, unit: string): MetricDeclaration => ({
-    name,
-    displayName,
-    unit,
-    group: 'Info',
-    recorded: false,
-    deviceClass: null,
-    stateClass: null,
-  });
-  return {
-    metrics: [
-      info(T.capacity, 'Battery capacity', 'kWh'),
-      info(T.maxChargePower, 'Battery max charge power', 'W'),
-      info(T.maxDischargePower, 'Battery max discharge power', 'W'),
-      info(T.minSoc, 'Battery minimum SOC', '%'),
-    ],
-    settings,
-    info: {
-      [T.capacity]: limits.capacityKwh,
-      [T.maxChargePower]: limits.maxChargeW,
-      [T.maxDischargePower]: limits.maxDischargeW,
-      [T.minSoc]: limits.minSoc,
-    },
-    current: () => ({ ...current }),
-  };
 }
+
+const info = (name: string, displayName: string, unit: string): MetricDeclaration => ({
+  name,
+  displayName,
+  unit,
+  group: 'Info',
+  recorded: false,
+  deviceClass: null,
+  stateClass: null,
+});
+
+/** The Info rows: the battery's limits and the lease a forced command carries on the device. */
+const INFO_METRICS: MetricDeclaration[] = [
+  info(BATTERY_CONTROL_TOPICS.capacity, 'Battery capacity', 'kWh'),
+  info(BATTERY_CONTROL_TOPICS.maxChargePower, 'Battery max charge power', 'W'),
+  info(BATTERY_CONTROL_TOPICS.maxDischargePower, 'Battery max discharge power', 'W'),
+  info(BATTERY_CONTROL_TOPICS.minSoc, 'Battery minimum SOC', '%'),
+  info(BATTERY_CONTROL_TOPICS.lease, 'Battery control lease (0: not bounded on the device)', 's'),
+];

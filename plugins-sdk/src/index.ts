@@ -14,7 +14,7 @@
  * @packageDocumentation
  */
 import { z } from 'zod';
-import { DEVICE_KIND_PATTERN, RESERVED_DEVICE_KINDS, type Disposer, type PluginContext } from './context.js';
+import { DEVICE_KIND_PATTERN, RESERVED_DEVICE_KINDS, type Cleanup, type PluginContext } from './context.js';
 export {
   unavailableIntegration,
   type IntegrationApi,
@@ -62,6 +62,7 @@ export {
   commandProblem,
   loadBatteryCommand,
   BATTERY_COMMAND_KEY,
+  BATTERY_LEASE_MS,
   BATTERY_CONTROL_TOPICS,
   BATTERY_MODES,
   type BatteryCommand,
@@ -79,6 +80,7 @@ export {
   type DeviceIdentity,
   type DiscoveryClasses,
   type DeviceDeclaration,
+  type Cleanup,
   type Disposer,
   type ForecastApi,
   type ForecastPoints,
@@ -131,9 +133,10 @@ export interface PluginDefinition<S extends z.ZodType = z.ZodType> {
   deviceConfigSchema?: z.ZodType<Record<string, unknown>>;
   /**
    * Starts the plugin: declare devices, schedule jobs. Registrations made here are undone
-   * when the plugin stops. May return a cleanup function for anything else it started.
+   * when the plugin stops. May return a cleanup function for anything else it started; an
+   * async one is awaited before the registrations are undone (see {@link Cleanup}).
    */
-  setup(ctx: PluginContext, config: z.output<S>): void | Disposer | Promise<void | Disposer>;
+  setup(ctx: PluginContext, config: z.output<S>): void | Cleanup | Promise<void | Cleanup>;
 }
 
 /**

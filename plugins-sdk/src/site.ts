@@ -141,6 +141,11 @@ export interface SiteWrite {
   result: 'ok' | 'error';
   /** Why it was refused or failed; null when it succeeded. */
   message: string | null;
+  /**
+   * True when the device's own driver wrote it (SDK 1.3: ending a forced battery command at its
+   * start or stop), not a person or another plugin: a planner does not pause for it.
+   */
+  byDriver?: boolean;
 }
 
 /**

@@ -13,6 +13,7 @@ export interface AuditEntry {
   result: 'ok' | 'error';
   message: string | null;
   via: string;
+  who: string;
 }
 
 const LABELS = { normal: 'Normal', hold: 'Hold', charge: 'Charge', discharge: 'Discharge' } as const;

@@ -1,13 +1,26 @@
 // The battery planner in the real server with a manual clock and the simulator: a user's
 // own write pauses it for the slot; the planner stopping, missing prices and a refused write
-// send the inverter back to Normal and say why; a restart keeps the mode and the plan's
-// absolute quarter hours.
+// send the inverter back to Normal and say why; a forced command is written again each
+// quarter hour (its lease); a second planner on the same battery is refused; a device that
+// cannot bound a command gets no Charge unless the owner accepts it; a restart keeps the mode
+// and the plan's absolute quarter hours.
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { ManualClock } from '@heliograph/core/clock';
 import { audit } from '../drivers/battery-control.js';
 import { valuesOf, valuesWhen, write } from '../drivers/driver-api.js';
 import { EVENING_BEFORE, P, QUARTER, start, step } from './planner-setup.js';
+
+/** 03:00, the cheapest hour: the active planner on the refusing-battery fixture, which takes every command. */
+async function chargingAtThree() {
+  const clock = new ManualClock(EVENING_BEFORE + 6 * 3_600_000);
+  const server = await start(
+    clock,
+    { mode: 'active', device: 'inverter_2' },
+    { plugins: [{ id: 'refuser', plugin: 'refusing-battery', devices: ['inverter_2'], config: { refuse: 'none' } }] },
+  );
+  return { clock, server };
+}
 
 describe('battery planner on the simulator', () => {
   test("a user's own write pauses the planner for the slot; the planner stopping sends the inverter back to Normal", async () => {
@@ -44,11 +57,8 @@ describe('battery planner on the simulator', () => {
         body: JSON.stringify({ enabled: false }),
       });
       assert.equal(stopped.status, 200, await stopped.text());
-      await valuesWhen(
-        server,
-        (v) => v.get('inverter_1/battery_control_mode') === 'Normal',
-        'Normal after the planner stopped',
-      );
+      // The answer comes once the planner has stopped: Normal is written by then.
+      assert.equal((await valuesOf(server)).get('inverter_1/battery_control_mode'), 'Normal');
       const last = (await audit(server)).find((e) => e.topic === 'inverter_1/battery_control_mode');
       assert.equal(last?.via, 'planner');
       assert.equal(last?.new_value, 'Normal');
@@ -157,6 +167,138 @@ describe('battery planner on the simulator', () => {
       );
     } finally {
       await noSoc.close();
+    }
+  });
+
+  test('a forced command is written again every quarter hour, so its lease on the device never runs out', async () => {
+    // The fixture's state of charge stays at 30 %: at 03:00, the cheapest hour, the plan
+    // charges in every quarter hour, so each write of the mode is a renewal.
+    const { clock, server } = await chargingAtThree();
+    try {
+      const first = await valuesWhen(
+        server,
+        (v) => v.get('inverter_2/battery_control_mode') === 'Charge',
+        'the planner charging',
+      );
+      // Each quarter hour whose planned mode is the forced one of the quarter before is a renewal:
+      // the device takes the same command once more, and only once.
+      let before = {
+        mode: first.get('inverter_2/battery_control_mode'),
+        taken: first.get('inverter_2/commands_taken'),
+      };
+      let renewals = 0;
+      for (let q = 1; q <= 8; q++) {
+        const v = await step(server, clock, QUARTER, ['refuser']);
+        const now = { mode: v.get('inverter_2/battery_control_mode'), taken: v.get('inverter_2/commands_taken') };
+        if (now.mode !== 'Normal' && now.mode === before.mode) {
+          assert.equal(
+            now.taken,
+            (before.taken as number) + 1,
+            `${String(now.mode)} renewed once in quarter hour ${q}`,
+          );
+          renewals++;
+        }
+        before = now;
+      }
+      assert.ok(renewals >= 2, `at least two renewals seen (${renewals})`);
+      // Within the quarter hour nothing more is written.
+      const v = await step(server, clock, 60_000, ['refuser']);
+      assert.equal(v.get('inverter_2/commands_taken'), before.taken);
+    } finally {
+      await server.close();
+    }
+  });
+
+  test('a second planner on the same battery is refused, naming the first; the first keeps control', async () => {
+    const clock = new ManualClock(EVENING_BEFORE + 6 * 3_600_000);
+    const server = await start(
+      clock,
+      { mode: 'active' },
+      {
+        plugins: [
+          {
+            id: 'planner2',
+            plugin: 'planner',
+            devices: ['planner_2'],
+            config: { checkIntervalMs: 150, device: 'inverter_1' },
+          },
+        ],
+      },
+    );
+    try {
+      await valuesWhen(
+        server,
+        (v) => v.get('inverter_1/battery_control_mode') === 'Charge',
+        'the first planner charging',
+      );
+      const second = await write(server, 'planner_2/mode', 'active');
+      assert.equal(second.status, 422, second.body);
+      assert.match(second.body, /inverter_1's battery is already controlled by planner: one controller per battery/);
+      const v = await step(server, clock, QUARTER);
+      assert.equal(v.get('planner_2/mode'), 'dry-run', 'the refused switch is not kept');
+      assert.equal(
+        v.get('inverter_1/battery_control_mode'),
+        v.get(`${P}/planned_mode`),
+        'the first planner in control',
+      );
+      const written = (await audit(server)).filter((e) => e.who === 'plugin:planner2' && e.result === 'ok');
+      assert.deepEqual(written, [], 'the second planner wrote nothing to the battery');
+    } finally {
+      await server.close();
+    }
+  });
+
+  test('a refused write is tried again after a back-off, and Normal is written as soon as the device takes it', async () => {
+    const { clock, server } = await chargingAtThree();
+    try {
+      await valuesWhen(server, (v) => v.get('inverter_2/battery_control_mode') === 'Charge', 'the planner charging');
+      assert.equal((await write(server, 'inverter_2/refusing', 'all')).status, 200);
+      // The next quarter hour's renewal is refused, and so is Normal: the device still charges.
+      let v = await step(server, clock, QUARTER, ['refuser']);
+      assert.match(
+        String(v.get(`${P}/status`)),
+        /^normal: the write was refused: .*NAK (charge|hold); trying again at 03:15/,
+      );
+      assert.match(String(v.get(`${P}/status`)), /setting Normal on inverter_2 failed too: .*NAK normal/);
+      assert.equal(v.get('inverter_2/battery_control_mode'), 'Charge');
+      // The device takes commands again: Normal reaches it at the next check, within the back-off.
+      assert.equal((await write(server, 'inverter_2/refusing', 'none')).status, 200);
+      v = await step(server, clock, 1000, ['refuser']);
+      assert.equal(v.get('inverter_2/battery_control_mode'), 'Normal');
+      // After the back-off the plan is followed again.
+      v = await step(server, clock, 30_000, ['refuser']);
+      assert.notEqual(v.get(`${P}/planned_mode`), 'Normal');
+      assert.equal(v.get('inverter_2/battery_control_mode'), v.get(`${P}/planned_mode`));
+    } finally {
+      await server.close();
+    }
+  });
+
+  test('a device that cannot end a forced command by itself gets no Charge, unless the owner accepts the risk', async () => {
+    const clock = new ManualClock(EVENING_BEFORE + 6 * 3_600_000);
+    const device = { id: 'refuser', plugin: 'refusing-battery', devices: ['inverter_2'] };
+    const config = { refuse: 'none', boundedOnDevice: false };
+    const refusing = await start(clock, { mode: 'active', device: 'inverter_2' }, { plugins: [{ ...device, config }] });
+    try {
+      const v = await valuesWhen(
+        refusing,
+        (x) => String(x.get(`${P}/status`)).startsWith('active: Normal on inverter_2 (the plan says Charge, refused'),
+        'the refused Charge in the status',
+      );
+      assert.equal(v.get('inverter_2/battery_control_lease'), 0);
+      assert.equal(v.get('inverter_2/battery_control_mode'), 'Normal');
+    } finally {
+      await refusing.close();
+    }
+    const accepting = await start(
+      clock,
+      { mode: 'active', device: 'inverter_2', acceptUnboundedControl: true },
+      { plugins: [{ ...device, config }] },
+    );
+    try {
+      await valuesWhen(accepting, (x) => x.get('inverter_2/battery_control_mode') === 'Charge', 'Charge, accepted');
+    } finally {
+      await accepting.close();
     }
   });
 });

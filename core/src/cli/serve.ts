@@ -8,6 +8,9 @@ import { startHeliograph } from '../server.js';
 import { dataPluginsFile, prepareDataDir } from '../system/data-dir.js';
 import { DATA_HELP, locations, parseFlags } from './command.js';
 
+/** The longest a stop may take before the process exits anyway (the unit allows 30 s). */
+const SHUTDOWN_LIMIT_MS = 20_000;
+
 const log = createLogger('main');
 
 export const SERVE_HELP = `Usage: heliograph serve [--host H] [--port N] [--data DIR] [--plugins FILE] [--config FILE] [--plugin-dir DIR]...
@@ -90,11 +93,12 @@ export async function runServeCommand(argv: string[]): Promise<number> {
   const stopped = new Promise<void>((done) => {
     const stop = (signal: string) => {
       log.info(`${signal}: stopping`);
-      // A stuck plugin or disk must not keep the process alive past 5 s.
+      // A stuck plugin or disk must not keep the process alive for long: the controllers' and
+      // then the drivers' cleanups (a battery put back to Normal) get up to 8 s each.
       setTimeout(() => {
-        log.error('shutdown took longer than 5 s; exiting anyway');
+        log.error(`shutdown took longer than ${SHUTDOWN_LIMIT_MS / 1000} s; exiting anyway`);
         process.exit(1);
-      }, 5000).unref();
+      }, SHUTDOWN_LIMIT_MS).unref();
       server.close().then(done, done);
     };
     process.once('SIGINT', () => stop('SIGINT'));

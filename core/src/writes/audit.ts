@@ -42,6 +42,11 @@ export interface AuditEntry {
   newValue: string;
   result: 'ok' | 'error';
   message: string | null;
+  /**
+   * The device's own driver wrote it (ending a forced battery command at its start or stop):
+   * told to `ctx.site.onWrite` listeners, not kept in the audit table.
+   */
+  byDriver?: boolean;
 }
 
 /** Longest topic, value and message the audit keeps; a client may send 30 KB of topic. */

@@ -4,6 +4,7 @@ import { SafeEmitter } from '../events.js';
 import { createLogger } from '../log.js';
 import type { TopicRegistry, TopicState } from '../topics/registry.js';
 import { capText, type AuditEntry, type AuditLog, type WriteVia } from './audit.js';
+import { BatteryControllers, controlledBattery, secondControllerMessage } from './battery-controllers.js';
 import { WRITE_BURST, WRITE_RATE, WriteRateLimiter } from './rate-limit.js';
 import { callWrite, parseSettingValue, writeFailureMessage } from './setting-values.js';
 
@@ -15,6 +16,11 @@ export interface WriteRequest {
   /** `admin` for the password, else the token's name. */
   who: string;
   via: WriteVia;
+  /**
+   * The plugin instance that writes as a controller (`ctx.site.write`): a battery's
+   * `battery_control_*` written this way is that instance's until it stops (battery-controllers.ts).
+   */
+  controller?: string;
 }
 
 /** A refusal with `retryAfterS` is the rate limit's: REST answers 429 with Retry-After. */
@@ -22,6 +28,8 @@ export type WriteOutcome = { ok: true } | { ok: false; message: string; retryAft
 
 interface Handler {
   setting: SettingDeclaration;
+  /** The plugin instance that declared the setting (its driver). */
+  owner?: string;
   /** Tells the owning plugin's status that its handler failed. */
   onError(message: string): void;
   signal: AbortSignal;
@@ -51,6 +59,8 @@ export class WriteService {
   /** When each client was last warned about in the log for its refused writes. */
   private readonly warned = new Map<string, { at: number; refused: number }>();
   private readonly refusedListeners = new Set<(topic: string, message: string) => void>();
+  /** Who controls which battery: one controller each. */
+  readonly controllers = new BatteryControllers();
 
   constructor(
     private readonly registry: TopicRegistry,
@@ -145,6 +155,9 @@ export class WriteService {
       newValue: request.value,
       result: outcome.ok ? 'ok' : 'error',
       message: outcome.ok ? null : outcome.message,
+      ...(request.controller !== undefined && request.controller === this.handlers.get(request.topic)?.owner
+        ? { byDriver: true }
+        : {}),
     };
     // Answered only once the entry is on disk: a kill after the acknowledgement cannot
     // lose it (docs/api.md, audit).
@@ -157,6 +170,11 @@ export class WriteService {
     if (!state) return { ok: false, message: `unknown topic ${capText(request.topic)}` };
     const handler = this.handlers.get(request.topic);
     if (!state.meta.writable || !handler) return { ok: false, message: `${request.topic} is not writable` };
+    const battery = controlledBattery(request.topic);
+    if (battery && request.controller && request.controller !== handler.owner) {
+      const claim = this.controllers.claim(battery, request.controller);
+      if (!claim.ok) return { ok: false, message: secondControllerMessage(battery, claim.owner, request.controller) };
+    }
     const parsed = parseSettingValue(handler.setting, state.meta.writable, request.value);
     if (!parsed.ok) return parsed;
     // A timer of our own rather than AbortSignal.timeout, whose unref'd timer would let a

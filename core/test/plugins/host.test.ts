@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdirSync, symlinkSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { ManualClock } from '../../src/clock.js';
@@ -55,7 +55,7 @@ export default definePlugin({
 
 async function makeHost(
   configs: Array<Partial<PluginInstanceConfig> & { id: string; plugin: string }>,
-  options: { slowPlugin?: boolean } = {},
+  options: { slowPlugin?: boolean; controlPlugins?: boolean } = {},
 ) {
   const db = await openDatabase(join(tempDir(), 'h.db'));
   await migrate(db, [...auditMigrations, ...pluginStoreMigrations]);
@@ -64,6 +64,7 @@ async function makeHost(
   const writes = new WriteService(registry, new AuditLog(db, clock, new DbWriter()), clock, 200);
   const root = pluginRoot({ fixtures: ['crashing', 'flaky', 'echo', 'sdk11'] });
   if (options.slowPlugin) addSlowPlugin(root);
+  if (options.controlPlugins) addControlPlugins(root);
   const host = new PluginHost(
     { clock, db, registry, writes, site: { timeZone: 'UTC', latitude: 0, longitude: 0, temperatureUnit: 'C' } },
     discoverPlugins(root),
@@ -236,4 +237,141 @@ test('a ConfigError from setup fails the instance once, without a retry', async 
   assert.equal(status!.last_error, 'configuration error: unitId 9 does not answer on this bus: check the wiring');
   assert.doesNotMatch(status!.last_error ?? '', /retrying/);
   await h.close();
+});
+
+/**
+ * Two plugins for the stop order: `battery-driver` offers a battery mode on its device and
+ * logs each write and its own close; `battery-planner` commands that mode through
+ * `ctx.site.write` and, in its async cleanup, puts it back to Normal.
+ */
+function addControlPlugins(root: string): void {
+  const plugin = (id: string, source: string) => {
+    const dir = join(root, 'plugins', id);
+    mkdirSync(dir);
+    symlinkSync(join(REPO_ROOT, 'node_modules'), join(dir, 'node_modules'));
+    writeFileSync(
+      join(dir, 'package.json'),
+      JSON.stringify({
+        name: id,
+        type: 'module',
+        main: 'index.js',
+        heliograph: { id, kind: 'integration', sdk: '^1' },
+      }),
+    );
+    writeFileSync(join(dir, 'index.js'), source);
+  };
+  plugin(
+    'battery-driver',
+    `import { definePlugin, z } from '@heliograph/plugins-sdk';
+import { appendFileSync } from 'node:fs';
+export default definePlugin({
+  id: 'battery-driver',
+  configSchema: z.object({ log: z.string() }),
+  setup(ctx, config) {
+    ctx.topics.declare({
+      device: ctx.devices[0].id,
+      metrics: [],
+      settings: [{ name: 'battery_control_mode', displayName: 'Mode', options: ['Normal', 'Charge'], initial: 'Normal',
+        write: async ({ value }) => appendFileSync(config.log, ctx.instanceId + ' ' + value + '\\n') }],
+    });
+    return () => appendFileSync(config.log, ctx.instanceId + ' closed\\n');
+  },
+});
+`,
+  );
+  plugin(
+    'battery-planner',
+    `import { definePlugin, z } from '@heliograph/plugins-sdk';
+export default definePlugin({
+  id: 'battery-planner',
+  configSchema: z.object({ device: z.string() }),
+  async setup(ctx, config) {
+    const topic = config.device + '/battery_control_mode';
+    // The driver starts beside it: tried until its setting is there (at most 1 s).
+    for (let tries = 0; ; tries++) {
+      try {
+        await ctx.site.write({ topic, value: 'Charge' });
+        break;
+      } catch (err) {
+        if (tries === 50) throw err;
+        await new Promise((resolve) => setTimeout(resolve, 20));
+      }
+    }
+    return async () => {
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      await ctx.site.write({ topic, value: 'Normal' });
+    };
+  },
+});
+`,
+  );
+}
+
+for (const isolation of ['process-local', 'worker'] as const) {
+  test(`stop order (${isolation} planner): the controller's async cleanup puts the battery back to Normal before the driver closes`, async () => {
+    const log = join(tempDir(), 'device.log');
+    writeFileSync(log, '');
+    const h = await makeHost(
+      [
+        { id: 'driver', plugin: 'battery-driver', devices: ['inverter_1'], config: { log } },
+        { id: 'planner', plugin: 'battery-planner', config: { device: 'inverter_1' }, isolation },
+      ],
+      { controlPlugins: true },
+    );
+    await h.host.load();
+    await h.host.startAll();
+    await h.host.stopAll();
+    assert.deepEqual(
+      readFileSync(log, 'utf8').trim().split('\n'),
+      ['driver Charge', 'driver Normal', 'driver closed'],
+      'Normal reached the device before its driver closed',
+    );
+    const audited = await h.db.all<{ who: string; new_value: string; result: string }[]>(
+      'SELECT who, new_value, result FROM audit ORDER BY id',
+    );
+    assert.deepEqual(
+      audited.map((e) => [e.who, e.new_value, e.result]),
+      [
+        ['plugin:planner', 'Charge', 'ok'],
+        ['plugin:planner', 'Normal', 'ok'],
+      ],
+    );
+    await h.db.close();
+  });
+}
+
+test('one controller per battery: a second instance writing the same battery is refused, naming the first', async () => {
+  const log = join(tempDir(), 'device.log');
+  writeFileSync(log, '');
+  const h = await makeHost(
+    [
+      { id: 'driver', plugin: 'battery-driver', devices: ['inverter_1'], config: { log } },
+      { id: 'first', plugin: 'battery-planner', config: { device: 'inverter_1' } },
+    ],
+    { controlPlugins: true },
+  );
+  await h.host.load();
+  await h.host.startAll();
+  const refused = await h.writes.write({
+    topic: 'inverter_1/battery_control_mode',
+    value: 'Charge',
+    who: 'plugin:second',
+    via: 'battery-planner',
+    controller: 'second',
+  });
+  assert.deepEqual(refused, {
+    ok: false,
+    message:
+      "inverter_1's battery is already controlled by first: one controller per battery, so second may not command it (stop first, or point second at another device)",
+  });
+  const person = await h.writes.write({
+    topic: 'inverter_1/battery_control_mode',
+    value: 'Normal',
+    who: 'admin',
+    via: 'rest',
+  });
+  assert.deepEqual(person, { ok: true }, 'a person is not a controller: the write goes through');
+  assert.equal(h.writes.controllers.ownerOf('inverter_1'), 'first');
+  await h.close();
+  assert.equal(h.writes.controllers.ownerOf('inverter_1'), undefined, 'a stopped controller lets the battery go');
 });

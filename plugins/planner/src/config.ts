@@ -9,6 +9,13 @@ export const configSchema = z.strictObject({
     .default('dry-run')
     .describe('dry-run plans and shows, writes nothing; active commands the battery. Also a writable setting.')
     .meta({ title: 'Mode at the first start' }),
+  acceptUnboundedControl: z
+    .boolean()
+    .default(false)
+    .describe(
+      'Allow Charge and Discharge on a device that cannot end a forced command by itself (battery_control_lease 0): if Heliograph stops or crashes while it charges, the device keeps charging until someone intervenes.',
+    )
+    .meta({ title: 'Accept control without a lease on the device' }),
   device: z
     .string()
     .regex(/^[a-z0-9_]+$/)

@@ -3,18 +3,36 @@
  * the forecast or the state of charge move off plan (receding horizon), publishes the plan,
  * and in active mode commands the battery. Anything missing, stale or refused sends the
  * battery back to Normal and says why.
+ *
+ * A forced command (Hold, Charge, Discharge) lasts one lease on the device (30 min) unless it
+ * is written again: the planner writes it again at every quarter hour, so the device goes back
+ * to Normal by itself within the lease when the planner is gone. A refused write is tried again
+ * after a back-off (30 s, doubling to 5 min); Normal is never held back by it.
  */
 import type { PluginContext, SiteWrite } from '@heliograph/plugins-sdk';
 import type { PlannerConfig, PlannerMode } from './config.js';
 import { type Inputs, readInputs } from './inputs.js';
 import { forecastLoad, LocalCalendar } from './load-forecast.js';
 import type { PlanParams } from './lp.js';
-import { clockTime, type SlotAction } from './modes.js';
+import { clockTime, type PlanMode, type SlotAction } from './modes.js';
 import { type Plan, QUARTER_MS, savingOver } from './plan.js';
 import { PlanSolver } from './solver.js';
 
 const HOUR = 3_600_000;
 const LABEL = { normal: 'Normal', hold: 'Hold', charge: 'Charge', discharge: 'Discharge' } as const;
+/** The first wait after a refused write, doubled after each refusal up to {@link RETRY_MAX_MS}. */
+export const RETRY_FIRST_MS = 30_000;
+const RETRY_MAX_MS = 5 * 60_000;
+
+/** The last command a device confirmed, for a status that tells the truth when it goes silent. */
+interface Commanded {
+  mode: PlanMode;
+  powerW: number;
+  targetSoc: number;
+  at: number;
+  /** The device's lease at the time, s (0: it does not end the command by itself). */
+  leaseS: number;
+}
 
 export interface Outputs {
   /** Publishes the planner's own topics (by name under its device). */
@@ -38,6 +56,16 @@ export class Controller {
   private running: Promise<void> = Promise.resolve();
   /** HiGHS in a process of its own, released when idle (see solver.ts). */
   private readonly solver = new PlanSolver();
+  /** Set by {@link stop}: no check acts any more. */
+  private stopped = false;
+  /** What the device last confirmed, and when. */
+  private commanded: Commanded | null = null;
+  /** The quarter hour whose forced command was written (renewing its lease). */
+  private renewedSlot = -1;
+  /** After a refused write: no forced command before `at`; Normal is still written. */
+  private retry: { at: number; delayMs: number; why: string } | null = null;
+  /** Since when the controlled device has not answered. */
+  private unreachableSince: number | null = null;
 
   constructor(
     private readonly ctx: PluginContext,
@@ -51,13 +79,16 @@ export class Controller {
 
   /** One check, never two at once: re-plans if due and acts on the plan. */
   check(reason = 'scheduled'): Promise<void> {
-    this.running = this.running.then(() => this.checkNow(reason)).catch((e: unknown) => this.ctx.log.error(String(e)));
+    this.running = this.running
+      .then(() => (this.stopped ? undefined : this.checkNow(reason)))
+      .catch((e: unknown) => this.ctx.log.error(String(e)));
     return this.running;
   }
 
   /** A write by someone else to a controlled setting pauses the planner for the slot. */
   onWrite(write: SiteWrite, ownVia: string): void {
-    if (write.via === ownVia || write.result !== 'ok') return;
+    // The driver ending a command at its start or stop is no one's wish: the plan goes on.
+    if (write.via === ownVia || write.result !== 'ok' || write.byDriver) return;
     const now = this.ctx.now();
     const until = Math.floor(now / QUARTER_MS) * QUARTER_MS + QUARTER_MS;
     this.pause = {
@@ -68,19 +99,40 @@ export class Controller {
     this.out.publish({ status: this.pause.text });
   }
 
-  /** The planner stops: in active mode the battery goes back to Normal. */
+  /**
+   * The planner stops: no check acts any more, and in active mode the battery goes back to
+   * Normal, awaited (the host stops the drivers only after this). A device that cannot be
+   * reached is named with the reason in the log and the audit.
+   */
   async stop(): Promise<void> {
+    this.stopped = true;
     await this.running;
     await this.solver.close();
     if (this.mode === 'active' && this.device) await this.writeNormal(this.device, 'the planner stopped');
   }
 
+  /**
+   * Switches between dry-run and active. Switching to active on a battery that another
+   * controller commands is refused with its name (the mode stays dry-run).
+   */
   async setMode(mode: PlannerMode): Promise<void> {
     const was = this.mode;
     this.mode = mode;
     if (was === 'active' && mode === 'dry-run' && this.device)
       await this.writeNormal(this.device, 'switched to dry-run');
+    this.retry = null;
     await this.check('mode changed');
+    const refusal = this.refusal();
+    if (mode === 'active' && refusal && SECOND_CONTROLLER.test(refusal)) {
+      this.mode = was;
+      this.retry = null;
+      throw new Error(refusal);
+    }
+  }
+
+  /** Why the last write was refused, while the planner waits to try again. */
+  private refusal(): string | null {
+    return this.retry?.why ?? null;
   }
 
   private async checkNow(reason: string): Promise<void> {
@@ -93,11 +145,13 @@ export class Controller {
     if (!read.ok) {
       this.plan = null;
       this.device = read.device ?? this.device;
-      await this.fallback(read.why);
+      const silent = 'unavailable' in read && read.device ? this.silentDevice(read.device, now) : null;
+      await this.fallback(silent ?? read.why);
       return;
     }
     const inputs = read.inputs;
     this.device = inputs.device;
+    this.unreachableSince = null;
     const due = this.replanReason(inputs, now) ?? (reason === 'mode changed' ? reason : null);
     if (due) await this.replan(inputs, now, due);
     if (!this.plan) return;
@@ -258,9 +312,11 @@ export class Controller {
 
   private async act(inputs: Inputs, now: number): Promise<void> {
     const a = this.plan!.actions[0]!;
+    const dev = inputs.device;
+    const { mode, refused } = this.allowedMode(a.mode, inputs);
     if (this.mode === 'dry-run') {
       this.out.publish({
-        status: `dry-run: would set ${LABEL[a.mode]}${a.mode === 'charge' || a.mode === 'discharge' ? ` at ${a.powerW} W to ${a.targetSoc} %` : ''} on ${inputs.device}`,
+        status: `dry-run: would set ${LABEL[mode]}${mode === 'charge' || mode === 'discharge' ? ` at ${a.powerW} W to ${a.targetSoc} %` : ''} on ${dev}${refused}`,
       });
       return;
     }
@@ -269,29 +325,78 @@ export class Controller {
       return;
     }
     this.pause = null;
-    const dev = inputs.device;
+    if (this.retry && now < this.retry.at && mode !== 'normal') {
+      // Still waiting after a refusal: nothing forced, but Normal is not held back.
+      await this.writeNormal(dev, this.retry.why);
+      return;
+    }
     const values = await this.ctx.site.values({ filter: `${dev}/battery_control_*` });
-    const mode = inputs.limits.modes.includes(a.mode) ? a.mode : 'normal';
+    const slot = Math.floor(now / QUARTER_MS);
+    // A forced command is written again once per quarter hour: that renews its lease.
+    const renew = mode !== 'normal' && this.renewedSlot !== slot;
+    const power = mode === 'charge' ? inputs.limits.maxChargeW : inputs.limits.maxDischargeW;
+    const command = {
+      mode,
+      powerW: Math.min(power, Math.max(0, Math.round(a.powerW))),
+      targetSoc: Math.min(100, Math.max(inputs.limits.minSoc, Math.round(a.targetSoc))),
+    };
     try {
       if (mode === 'charge' || mode === 'discharge') {
-        const maxW = mode === 'charge' ? inputs.limits.maxChargeW : inputs.limits.maxDischargeW;
-        const power = Math.min(maxW, Math.max(0, Math.round(a.powerW)));
-        const target = Math.min(100, Math.max(inputs.limits.minSoc, Math.round(a.targetSoc)));
-        if (values[`${dev}/battery_control_power`] !== power)
-          await this.ctx.site.write({ topic: `${dev}/battery_control_power`, value: power });
-        if (values[`${dev}/battery_control_target_soc`] !== target)
-          await this.ctx.site.write({ topic: `${dev}/battery_control_target_soc`, value: target });
+        if (values[`${dev}/battery_control_power`] !== command.powerW)
+          await this.ctx.site.write({ topic: `${dev}/battery_control_power`, value: command.powerW });
+        if (values[`${dev}/battery_control_target_soc`] !== command.targetSoc)
+          await this.ctx.site.write({ topic: `${dev}/battery_control_target_soc`, value: command.targetSoc });
       }
-      if (values[`${dev}/battery_control_mode`] !== LABEL[mode])
+      if (values[`${dev}/battery_control_mode`] !== LABEL[mode] || renew)
         await this.ctx.site.write({ topic: `${dev}/battery_control_mode`, value: LABEL[mode] });
-      this.out.publish({ status: `active: ${LABEL[mode]} on ${dev}` });
+      if (mode !== 'normal') this.renewedSlot = slot;
+      this.retry = null;
+      this.commanded = { ...command, at: now, leaseS: inputs.limits.leaseS };
+      this.out.publish({ status: `active: ${LABEL[mode]} on ${dev}${refused}` });
     } catch (e) {
-      // Not retried within the slot: one refusal is audited once, not at every check.
-      const until = Math.floor(now / QUARTER_MS) * QUARTER_MS + QUARTER_MS;
-      const why = `the write was refused: ${e instanceof Error ? e.message : String(e)}; trying again at ${clockTime(until, now, this.ctx.site.timeZone)}`;
-      this.pause = { until, text: `normal: ${why}` };
+      const delayMs = Math.min(RETRY_MAX_MS, this.retry ? this.retry.delayMs * 2 : RETRY_FIRST_MS);
+      const at = now + delayMs;
+      const why = `the write was refused: ${e instanceof Error ? e.message : String(e)}; trying again at ${clockTime(at, now, this.ctx.site.timeZone)}`;
+      this.retry = { at, delayMs, why };
       await this.fallback(why);
     }
+  }
+
+  /**
+   * The plan's mode as this device may be told it: one it does not support is Normal, and so
+   * are Charge and Discharge on a device that cannot end a forced command by itself, unless
+   * the owner accepted that risk. `refused` explains a change for the status.
+   */
+  private allowedMode(planned: PlanMode, inputs: Inputs): { mode: PlanMode; refused: string } {
+    if (!inputs.limits.modes.includes(planned)) return { mode: 'normal', refused: '' };
+    const unbounded = inputs.limits.leaseS <= 0 && !this.config.acceptUnboundedControl;
+    if (unbounded && (planned === 'charge' || planned === 'discharge'))
+      return {
+        mode: 'normal',
+        refused: ` (the plan says ${LABEL[planned]}, refused: ${inputs.device} cannot end a forced command by itself; acceptUnboundedControl allows it)`,
+      };
+    return { mode: planned, refused: '' };
+  }
+
+  /**
+   * The status while the controlled device does not answer: what it was last told and when,
+   * since when it is silent, and when its lease ends (by then it is back to Normal by itself).
+   */
+  private silentDevice(device: string, now: number): string {
+    this.unreachableSince ??= now;
+    const tz = this.ctx.site.timeZone;
+    const since = `${device} unreachable since ${clockTime(this.unreachableSince, now, tz)}`;
+    const c = this.commanded;
+    if (this.mode !== 'active' || !c || c.mode === 'normal') return `${device} is unavailable`;
+    const what =
+      c.mode === 'charge' || c.mode === 'discharge'
+        ? `${LABEL[c.mode]} ${c.powerW} W to ${c.targetSoc} %`
+        : LABEL[c.mode];
+    const end =
+      c.leaseS > 0
+        ? `; it returns to Normal by itself by ${clockTime(c.at + c.leaseS * 1000, now, tz)}`
+        : '; it cannot end the command by itself';
+    return `unknown: last command ${what} at ${clockTime(c.at, now, tz)}, ${since}${end}`;
   }
 
   /** Back to Normal (in active mode) and the status says why. */
@@ -308,6 +413,11 @@ export class Controller {
       this.out.publish({ status: `${this.mode}: not planning: ${why}` });
       return;
     }
+    if (why.startsWith('unknown: ')) {
+      // Nothing can be written to a silent device: it ends the command by itself at the lease.
+      this.out.publish({ status: why });
+      return;
+    }
     await this.writeNormal(this.device, why);
   }
 
@@ -316,10 +426,13 @@ export class Controller {
     try {
       const values = await this.ctx.site.values({ filter: `${device}/battery_control_mode` });
       const mode = values[`${device}/battery_control_mode`];
-      if (mode !== undefined && mode !== null && mode !== 'Normal')
+      if (mode !== undefined && mode !== null && mode !== 'Normal') {
         await this.ctx.site.write({ topic: `${device}/battery_control_mode`, value: 'Normal' });
+        this.commanded = { mode: 'normal', powerW: 0, targetSoc: 0, at: this.ctx.now(), leaseS: 0 };
+      }
     } catch (e) {
-      status += `; setting Normal failed too: ${e instanceof Error ? e.message : String(e)}`;
+      // The write path has audited the failure; the log names the device and the reason.
+      status += `; setting Normal on ${device} failed too: ${e instanceof Error ? e.message : String(e)}`;
     }
     this.ctx.log.warn(status);
     this.out.publish({ status });
@@ -327,3 +440,5 @@ export class Controller {
 }
 
 const MODE_CODE = { normal: 0, hold: 1, charge: 2, discharge: 3 } as const;
+/** How the core words the refusal of a second controller on one battery. */
+const SECOND_CONTROLLER = /one controller per battery/;

@@ -57,9 +57,10 @@ export default definePlugin({
           displayName: 'Planner mode',
           options: PLANNER_MODES,
           initial: mode,
+          // Kept once the switch took: a switch to active refused (another controller) is not.
           write: async ({ value }) => {
-            await ctx.store.set(MODE_KEY, value);
             await controller.setMode(value as PlannerMode);
+            await ctx.store.set(MODE_KEY, value);
           },
         },
       ],
@@ -83,9 +84,10 @@ export default definePlugin({
       },
     });
     ctx.scheduler.every({ name: 'plan', intervalMs: config.checkIntervalMs, run: () => controller.check() });
-    return () => {
+    // Awaited by the host before it stops the drivers: the battery is back to Normal first.
+    return async () => {
+      await controller.stop();
       stopped = true;
-      void controller.stop();
     };
   },
 });

@@ -13,6 +13,8 @@ export interface Limits {
   maxDischargeW: number;
   minSoc: number;
   modes: string[];
+  /** How long the device holds a forced command by itself, s; 0: it cannot bound one. */
+  leaseS: number;
 }
 
 export interface Inputs {
@@ -26,7 +28,7 @@ export interface Inputs {
   key: string;
 }
 
-export type Read = { ok: true; inputs: Inputs } | { ok: false; device: string | null; why: string };
+export type Read = { ok: true; inputs: Inputs } | { ok: false; device: string | null; why: string; unavailable?: true };
 
 const num = (v: MetricValue | undefined): number | null => (typeof v === 'number' && Number.isFinite(v) ? v : null);
 
@@ -46,11 +48,14 @@ export async function readInputs(ctx: PluginContext, config: PlannerConfig, now:
   });
   if (!(`${device}/battery_control_mode` in values))
     return { ok: false, device, why: `${device} offers no battery control` };
-  if (values[`${device}/battery_control_mode`] === null) return { ok: false, device, why: `${device} is unavailable` };
+  if (values[`${device}/battery_control_mode`] === null)
+    return { ok: false, device, why: `${device} is unavailable`, unavailable: true };
   const capacityKwh = num(values[`${device}/battery_capacity`]);
   const maxChargeW = num(values[`${device}/battery_max_charge_power`]);
   const maxDischargeW = num(values[`${device}/battery_max_discharge_power`]);
   const minSoc = num(values[`${device}/battery_min_soc`]) ?? 0;
+  // A driver from before leases (SDK 1.2) publishes none: it cannot bound a command either.
+  const leaseS = num(values[`${device}/battery_control_lease`]) ?? 0;
   if (capacityKwh === null || maxChargeW === null || maxDischargeW === null)
     return { ok: false, device, why: `${device} does not say its battery's limits` };
   const socPercent =
@@ -85,7 +90,7 @@ export async function readInputs(ctx: PluginContext, config: PlannerConfig, now:
     ok: true,
     inputs: {
       device,
-      limits: { capacityKwh, maxChargeW, maxDischargeW, minSoc, modes },
+      limits: { capacityKwh, maxChargeW, maxDischargeW, minSoc, modes, leaseS },
       socPercent,
       currency: book.currency ?? '',
       prices,

@@ -56,6 +56,9 @@ export const patchBody = z.strictObject(
   },
 );
 
+const unknownInstance = (id: string) =>
+  new ApiError('PLUGIN_INSTANCE_NOT_FOUND', `no plugin instance "${id}": GET /api/v1/plugins lists them`);
+
 /**
  * The settings page's plugin list:
  * GET /api/v1/plugins/installed (what can be added, with config schemas),
@@ -85,8 +88,6 @@ export function pluginInstancesRoutes(deps: {
   };
   const shown = (entry: PluginInstanceConfig) =>
     auditText({ ...entry, config: maskSecrets(entry.config, host.secretsOf(entry.id)) });
-  const unknownInstance = (id: string) =>
-    new ApiError('PLUGIN_INSTANCE_NOT_FOUND', `no plugin instance "${id}": GET /api/v1/plugins lists them`);
 
   router.get('/plugins/installed', async (ctx) => {
     ctx.body = await host.installed();
@@ -115,6 +116,8 @@ export function pluginInstancesRoutes(deps: {
     const outcome = host.setEnabled(id, enabled);
     if (!outcome) throw unknownInstance(id);
     if (!outcome.ok) throw new ValidationError(issuesText(outcome.issues), outcome.issues);
+    // Answered once a switched-off instance has stopped (its battery back to Normal).
+    await host.settled();
     if (before.enabled !== enabled) {
       await persist(() => {
         host.setEnabled(id, before.enabled);
@@ -135,6 +138,7 @@ export function pluginInstancesRoutes(deps: {
     if (!before) throw unknownInstance(id);
     const oldValue = shown(before);
     host.remove(id);
+    await host.settled();
     try {
       await save(host.entries());
     } catch (err) {

@@ -4,7 +4,7 @@
  * plugin store, the bounded HTTP client, and the sinks into the core's stores.
  */
 import type { Got } from 'got';
-import type { Device, Disposer, PluginContext } from '@heliograph/plugins-sdk';
+import type { Cleanup, Device, Disposer, PluginContext } from '@heliograph/plugins-sdk';
 import { inject, injectable } from '../../container/di.js';
 import { createLogger } from '../../log.js';
 import { DeviceTopics } from './device-topics.js';
@@ -18,6 +18,9 @@ import { CONTEXT_SERVICES, PLUGIN_INSTANCE, type ContextServices, type PluginIns
 
 export { CONTEXT_SERVICES, PLUGIN_INSTANCE, type ContextServices, type PluginInstanceScope };
 
+/** How long a cleanup that runs after the registrations were undone (a failed start) may take before it is logged. */
+const CLEANUP_AFTER_DISPOSE_MS = 8_000;
+
 /**
  * Builds the context of one plugin instance. Everything registered through it is undone by
  * `dispose()`, which the host calls on stop and after a failed start. Resolved from a child
@@ -28,6 +31,8 @@ export { CONTEXT_SERVICES, PLUGIN_INSTANCE, type ContextServices, type PluginIns
 export class ContextBuilder {
   private readonly disposers: Disposer[] = [];
   private disposed = false;
+  /** The cleanup the plugin's setup returned, until it has run. */
+  private cleanup: Cleanup | undefined;
   private forecastRegistered = false;
   private planPublished = false;
   private readonly log;
@@ -168,18 +173,43 @@ export class ContextBuilder {
   }
 
   /**
-   * The cleanup a plugin's setup returned: run at dispose after every registration is
+   * The cleanup a plugin's setup returned: run by {@link cleanUp} before the registrations are
    * undone, or at once when the instance was stopped before its setup finished.
    */
-  setCleanup(cleanup: Disposer): void {
-    if (this.disposed) this.runDisposer(cleanup);
-    else this.disposers.unshift(cleanup);
+  setCleanup(cleanup: Cleanup): void {
+    this.cleanup = cleanup;
+    if (this.disposed) void this.cleanUp(0);
+  }
+
+  /**
+   * Runs the plugin's cleanup once and waits for it, at most `deadlineMs`, while its
+   * registrations still work: an async cleanup may still write through `ctx.site` (a planner
+   * puts the battery back to Normal). Never throws; a failure or an overrun is logged.
+   */
+  async cleanUp(deadlineMs: number): Promise<void> {
+    const cleanup = this.cleanup;
+    this.cleanup = undefined;
+    if (!cleanup) return;
+    let timer: NodeJS.Timeout | undefined;
+    const overrun = new Promise<'overrun'>((resolve) => (timer = setTimeout(() => resolve('overrun'), deadlineMs)));
+    try {
+      const ended = await Promise.race([Promise.resolve(cleanup()).then(() => 'done' as const), overrun]);
+      if (ended === 'overrun')
+        this.log.warn(`the plugin's cleanup took over ${deadlineMs / 1000} s; stopping it anyway`);
+    } catch (err) {
+      this.log.warn("the plugin's cleanup failed", { err });
+    } finally {
+      clearTimeout(timer);
+    }
   }
 
   /** Undoes every registration, newest first. Later registrations are undone as they come. */
   dispose(): void {
     this.disposed = true;
+    // A cleanup nobody awaited (a failed start) still runs, last as before.
+    if (this.cleanup) this.disposers.unshift(() => void this.cleanUp(CLEANUP_AFTER_DISPOSE_MS));
     for (const dispose of this.disposers.splice(0).reverse()) this.runDisposer(dispose);
+    this.services.writes.controllers.release(this.instanceId);
     this.topics.clear();
     this.forecastRegistered = false;
   }

@@ -80,6 +80,7 @@ export class DeviceTopics {
         undo.push(
           writes.register(meta.topic, {
             setting,
+            owner: instanceId,
             signal: this.options.signal,
             onError: (message) => this.options.writeFailed(`write to ${meta.topic}: ${message}`),
           }),

@@ -122,6 +122,7 @@ export function siteApi(options: SiteApiOptions): SiteApi {
         value: writtenText(registry, topic, value),
         who: `plugin:${instanceId}`,
         via: pluginId,
+        controller: instanceId,
       });
       if (!outcome.ok) throw new Error(outcome.message);
     },
@@ -154,6 +155,7 @@ function siteWriteOf(entry: AuditEntry): SiteWrite {
     at: entry.time,
     result: entry.result,
     message: entry.message,
+    byDriver: entry.byDriver === true,
   };
 }
 

@@ -31,6 +31,8 @@ export type { DeviceStatus, InstanceState, InstanceStatus } from './instance.js'
  */
 export class PluginHost extends SafeEmitter<{ status: (status: InstanceStatus) => void }> {
   private readonly instances: Instance[] = [];
+  /** Stops under way that nobody awaits directly (removed or switched-off instances). */
+  private readonly stopping = new Set<Promise<void>>();
   private readonly lifecycle: Lifecycle;
 
   constructor(
@@ -114,10 +116,28 @@ export class PluginHost extends SafeEmitter<{ status: (status: InstanceStatus) =
     );
   }
 
-  /** Stops every instance at once (stopping waits for nothing); a promise for the closers' list. */
-  stopAll(): Promise<void> {
-    for (const instance of this.instances) this.lifecycle.stop(instance);
-    return Promise.resolve();
+  /**
+   * Stops every instance: first those that control a battery (a planner), each awaited while
+   * the drivers still run so that it can put its battery back to Normal, then all the others
+   * (the drivers end what is still forced before they close). Resolves when all have stopped.
+   */
+  async stopAll(): Promise<void> {
+    const controllers = this.services.writes.controllers;
+    const first = this.instances.filter((i) => controllers.controls(i.config.id));
+    await Promise.all(first.map((i) => this.lifecycle.stop(i)));
+    await Promise.all(this.instances.filter((i) => !first.includes(i)).map((i) => this.lifecycle.stop(i)));
+    await this.settled();
+  }
+
+  /** Resolves once every stop started by {@link remove} or {@link setEnabled} has finished. */
+  async settled(): Promise<void> {
+    while (this.stopping.size > 0) await Promise.all(this.stopping);
+  }
+
+  /** Stops an instance in the background, kept in {@link stopping} until it has stopped. */
+  private stopLater(instance: Instance): void {
+    const done = this.lifecycle.stop(instance).finally(() => this.stopping.delete(done));
+    this.stopping.add(done);
   }
 
   status(): InstanceStatus[] {
@@ -225,7 +245,7 @@ export class PluginHost extends SafeEmitter<{ status: (status: InstanceStatus) =
   remove(id: string): boolean {
     const instance = this.find(id);
     if (!instance) return false;
-    this.lifecycle.stop(instance);
+    this.stopLater(instance);
     this.instances.splice(this.instances.indexOf(instance), 1);
     return true;
   }
@@ -243,7 +263,7 @@ export class PluginHost extends SafeEmitter<{ status: (status: InstanceStatus) =
     if (instance.config.enabled === enabled) return { ok: true, status: statusOf(instance) };
     if (!enabled) {
       instance.config = { ...instance.config, enabled };
-      this.lifecycle.stop(instance);
+      this.stopLater(instance);
       return { ok: true, status: statusOf(instance) };
     }
     if (!instance.plugin || !instance.definition) {
@@ -259,7 +279,8 @@ export class PluginHost extends SafeEmitter<{ status: (status: InstanceStatus) =
     instance.devices = checked.devices;
     instance.failures = 0;
     instance.lastError = null;
-    void this.lifecycle.start(instance);
+    // Switched off and on again quickly: the new start waits until the old run has stopped.
+    void this.settled().then(() => this.lifecycle.start(instance));
     return { ok: true, status: statusOf(instance) };
   }
 

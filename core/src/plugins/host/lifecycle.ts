@@ -16,6 +16,11 @@ import { statusOf, type Instance, type InstanceState, type InstanceStatus } from
 const log = createLogger('plugins');
 
 const MAX_RESTART_DELAY_MS = 5 * 60_000;
+/**
+ * How long a stop waits for the plugin's own cleanup (a planner putting the battery back to
+ * Normal through its driver, a driver ending a forced command) before it goes on without it.
+ */
+export const CLEANUP_DEADLINE_MS = 8_000;
 
 export interface LifecycleOptions {
   clock: Clock;
@@ -59,7 +64,7 @@ export class Lifecycle {
         timedOut: (message) => this.timedOut(instance, abort, message),
       });
       if (typeof cleanup === 'function') builder.setCleanup(cleanup);
-      if (abort.signal.aborted) return;
+      if (abort.signal.aborted || abort !== instance.abort) return;
       instance.failures = 0;
       progress.setupDone = true;
       // A job may already have failed during setup; keep that visible. Otherwise the
@@ -68,7 +73,7 @@ export class Lifecycle {
     } catch (err) {
       // Stopped while setup ran (shutdown, a new config): stop() has undone it, and a retry
       // would bring back a plugin nobody runs any more.
-      if (abort.signal.aborted) return;
+      if (abort.signal.aborted || abort !== instance.abort) return;
       if (isConfigError(err)) return this.failOnce(instance, abort, errorMessage(err));
       if (err instanceof ProcessCrashError) return this.disable(instance, abort, errorMessage(err));
       abort.abort();
@@ -80,18 +85,27 @@ export class Lifecycle {
 
   /** Stops an instance and starts it afresh (a new config, the site moved), clearing its error. */
   async restart(instance: Instance): Promise<void> {
-    this.stop(instance);
+    await this.stop(instance);
     instance.failures = 0;
     instance.lastError = null;
     await this.start(instance);
   }
 
-  stop(instance: Instance): void {
+  /**
+   * Stops an instance: first its own cleanup, awaited (bounded by {@link CLEANUP_DEADLINE_MS})
+   * while its registrations and every other plugin still work, then its jobs and
+   * registrations. From the first step on, its reports no longer change its status.
+   */
+  async stop(instance: Instance): Promise<void> {
     clearTimeout(instance.retryTimer);
-    instance.abort?.abort();
-    instance.builder?.dispose();
+    const { abort, builder } = instance;
+    instance.abort = undefined;
     instance.builder = undefined;
-    this.setState(instance, 'stopped');
+    await builder?.cleanUp(CLEANUP_DEADLINE_MS);
+    abort?.abort();
+    builder?.dispose();
+    // A start that began while this stop waited owns the instance now.
+    if (!instance.abort) this.setState(instance, 'stopped');
   }
 
   fail(instance: Instance, message: string): void {
@@ -108,12 +122,15 @@ export class Lifecycle {
     progress: { setupDone: boolean },
   ): PluginInstanceScope['reporter'] {
     const { config } = instance;
+    // A stop (or a newer start) has taken the instance from this run: its reports are old news.
+    const live = () => abort === instance.abort && !abort.signal.aborted;
     const cleared = () => {
       instance.lastError = null;
       this.errors.cleared(`${config.id} (${config.plugin})`);
     };
     return {
       succeeded: (job) => {
+        if (!live()) return;
         instance.lastPoll = this.options.clock.now();
         instance.crashes = 0;
         firstRuns.ran(job);
@@ -124,16 +141,20 @@ export class Lifecycle {
         } else this.options.changed(statusOf(instance));
       },
       failed: (job, err) => {
+        if (!live()) return;
         firstRuns.ran(job);
         if (isConfigError(err)) this.failOnce(instance, abort, `job ${job}: ${errorMessage(err)}`);
         else this.fail(instance, `job ${job} failed: ${errorMessage(err)}`);
       },
       // A write a crash or a stop cut short fails after the run ended: the crash is the news.
       writeFailed: (message) => {
-        if (abort === instance.abort && !abort.signal.aborted) this.fail(instance, message);
+        if (live()) this.fail(instance, message);
       },
-      statusError: (message) => this.fail(instance, message),
+      statusError: (message) => {
+        if (live()) this.fail(instance, message);
+      },
       statusOk: () => {
+        if (!live()) return;
         if (instance.state !== 'failed' && !instance.lastError) return;
         cleared();
         this.setState(instance, progress.setupDone ? 'running' : 'starting');
@@ -193,11 +214,19 @@ export class Lifecycle {
     );
   }
 
-  /** Ends the current start: every registration of it undone. */
+  /**
+   * Ends the current start after a failure: its cleanup is given its chance (a crashed
+   * planner still puts the battery back to Normal), then every registration is undone.
+   */
   private undo(instance: Instance, abort: AbortController): void {
-    abort.abort();
-    instance.builder?.dispose();
+    const builder = instance.builder;
     instance.builder = undefined;
+    instance.abort = undefined;
+    void (async () => {
+      await builder?.cleanUp(CLEANUP_DEADLINE_MS);
+      abort.abort();
+      builder?.dispose();
+    })();
   }
 
   private setState(instance: Instance, state: InstanceState): void {

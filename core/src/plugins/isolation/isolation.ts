@@ -7,7 +7,7 @@
  * scope, with ctx.http bounded by the instance's limits, or in a worker process of its own.
  * The host calls this one function and hears back through `crashed` and `timedOut`.
  */
-import type { Disposer, PluginContext, PluginDefinition } from '@heliograph/plugins-sdk';
+import type { Cleanup, PluginContext, PluginDefinition } from '@heliograph/plugins-sdk';
 import { errorMessage } from '../../log.js';
 import { createScope, runInScope, scopedContext } from './containment.js';
 import type { DiscoveredPlugin } from '../discovery/discovery.js';
@@ -58,7 +58,7 @@ export interface SetupOptions {
 }
 
 /** Runs the plugin's setup where its isolation says; resolves with its cleanup, if any. */
-export async function runSetup(options: SetupOptions): Promise<void | Disposer> {
+export async function runSetup(options: SetupOptions): Promise<void | Cleanup> {
   const { config, plugin, ctx } = options;
   const http = httpLimitsOf(config.http);
   if (isolationOf(config, plugin) === 'worker') {

@@ -6,7 +6,7 @@
  * crash and ends this process only; so does anything native (an abort, a segfault).
  */
 import { pathToFileURL } from 'node:url';
-import type { Disposer, PluginDefinition } from '@heliograph/plugins-sdk';
+import type { Cleanup, PluginDefinition } from '@heliograph/plugins-sdk';
 import { ConfigError, formatZodError } from '@heliograph/plugins-sdk';
 import { errorToFields, type ToWorker } from './protocol.js';
 import { parseConfig } from '../../instances/config-checks.js';
@@ -16,11 +16,11 @@ import { processPort, whenStarted } from './process-port.js';
 const port = processPort();
 const start = await whenStarted();
 const context = new WorkerContext(port, start);
-let cleanup: Disposer | undefined;
+let cleanup: Cleanup | undefined;
 
 process.on('message', (message: ToWorker) => {
   if (message.type === 'ping') return port.postMessage({ type: 'pong' });
-  if (message.type === 'stop') return stop();
+  if (message.type === 'stop') return void stop();
   if (message.type === 'start') return;
   void context.receive(message);
 });
@@ -33,14 +33,21 @@ const crash = (err: unknown) => {
 process.on('uncaughtException', crash);
 process.on('unhandledRejection', crash);
 
-function stop(): void {
-  context.abort.abort();
+/**
+ * The plugin's cleanup first, awaited while its context still reaches the host (an async one
+ * may write through `ctx.site`), then its jobs and handlers end with the process.
+ */
+async function stop(): Promise<void> {
   try {
-    cleanup?.();
-  } finally {
+    await cleanup?.();
+  } catch (err) {
     context.port.flush();
-    port.exit(undefined, 0);
+    port.exit({ type: 'crashed', ...errorToFields(err) }, 1);
+    return;
   }
+  context.abort.abort();
+  context.port.flush();
+  port.exit(undefined, 0);
 }
 
 async function setup(): Promise<void> {

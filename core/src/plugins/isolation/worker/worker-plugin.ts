@@ -13,6 +13,7 @@ import { type ChildProcess } from 'node:child_process';
 import { performance } from 'node:perf_hooks';
 import type {
   DeviceDeclaration,
+  Cleanup,
   Disposer,
   MetricValue,
   PluginContext,
@@ -37,8 +38,11 @@ import {
 export { ProcessCrashError };
 
 const ENTRY = new URL('./entry.js', import.meta.url);
-/** How long a stopping worker may take for its cleanup before it is killed. */
-const STOP_GRACE_MS = 1000;
+/**
+ * How long a stopping worker may take for its cleanup before it is killed: as long as the
+ * host gives an in-process plugin's (a driver may be putting a battery back to Normal).
+ */
+const STOP_GRACE_MS = 8_000;
 /**
  * The least silence tolerated while the worker loads its modules and runs setup: compiling
  * a plugin's dependencies blocks its event loop for a while on a small machine.
@@ -64,12 +68,12 @@ export interface WorkerPluginOptions {
  * Starts the plugin in a worker process. Resolves, once its setup succeeded, with the disposer
  * that stops the process; rejects with the setup's error (the process is then gone).
  */
-export function setupInWorker(options: WorkerPluginOptions): Promise<Disposer> {
+export function setupInWorker(options: WorkerPluginOptions): Promise<Cleanup> {
   return new WorkerPlugin(options).started;
 }
 
 class WorkerPlugin {
-  readonly started: Promise<Disposer>;
+  readonly started: Promise<Cleanup>;
   private readonly worker: ChildProcess;
   private readonly exit: ExitWatch;
   /** A crash the process reported just before it exited. */
@@ -77,10 +81,13 @@ class WorkerPlugin {
   private readonly registrations = new Map<number, Disposer>();
   private readonly pending = new Map<number, { resolve(): void; reject(error: Error): void }>();
   private nextCall = 0;
-  private phase: 'setup' | 'running' | 'ended' = 'setup';
+  /** `stopping`: its cleanup runs and may still call the context; then `ended`. */
+  private phase: 'setup' | 'running' | 'stopping' | 'ended' = 'setup';
   private lastPong = performance.now();
   private readonly watchdog: NodeJS.Timeout;
-  private settle!: { resolve(dispose: Disposer): void; reject(error: Error): void };
+  private settle!: { resolve(cleanup: Cleanup): void; reject(error: Error): void };
+  /** Resolves once a stopping worker's process has gone. */
+  private gone: Promise<void> | undefined;
 
   constructor(private readonly options: WorkerPluginOptions) {
     this.started = new Promise((resolve, reject) => (this.settle = { resolve, reject }));
@@ -110,10 +117,11 @@ class WorkerPlugin {
     this.watchdog = setInterval(() => this.checkAlive(), Math.max(25, options.limits.watchdogMs / 4));
     this.watchdog.unref();
     // Stopped (shutdown, new config) while setup still runs: nobody waits for it any more.
-    ctx.signal.addEventListener('abort', () => this.stop(), { once: true });
+    ctx.signal.addEventListener('abort', () => void this.stop(), { once: true });
   }
 
   private checkAlive(): void {
+    if (this.phase === 'stopping') return;
     const silentMs = performance.now() - this.lastPong;
     const limit =
       this.phase === 'setup'
@@ -273,6 +281,7 @@ class WorkerPlugin {
    */
   private exited(code: number | null, signal: NodeJS.Signals | null): void {
     if (this.phase === 'ended') return;
+    if (this.phase === 'stopping') return this.finish();
     const reason = this.crashReport ?? describeExit(code, signal, this.exit, this.options.limits);
     if (this.phase === 'setup' && !this.crashReport && this.exit.native(code, signal)) {
       this.finish();
@@ -282,12 +291,27 @@ class WorkerPlugin {
     this.end(reason);
   }
 
-  /** Asks the worker to run its cleanup and exit; terminates it if it does not in time. */
-  private stop(): void {
-    if (this.phase === 'ended') return;
+  /**
+   * Asks the worker to run its cleanup and exit, serving its context calls meanwhile (an
+   * async cleanup may write through `ctx.site`); terminates it if it does not in time.
+   * Resolves once the process has gone.
+   */
+  private stop(): Promise<void> {
+    if (this.phase === 'ended') return Promise.resolve();
+    if (this.gone) return this.gone;
     this.send({ type: 'stop' });
-    this.finish();
-    setTimeout(() => this.kill(), STOP_GRACE_MS).unref();
+    // Stopped while its setup ran: nobody is waiting for that setup any more.
+    if (this.phase === 'setup') this.settle.reject(new Error('stopped while starting'));
+    this.phase = 'stopping';
+    this.gone = new Promise<void>((resolve) => {
+      const timer = setTimeout(() => this.kill(), STOP_GRACE_MS);
+      this.worker.once('close', () => {
+        clearTimeout(timer);
+        this.finish();
+        resolve();
+      });
+    });
+    return this.gone;
   }
 
   /** The worker failed: it goes, and setup's caller or the host hears why. */
