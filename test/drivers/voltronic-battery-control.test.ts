@@ -1,18 +1,24 @@
 // Battery control on the voltronic driver in the real server against the PI30 emulator: each
 // mode written through the API becomes the priorities (and the utility charging current) the
 // emulator holds, its battery follows, grid charging ends at the target, every write is
-// audited, refused writes are reported and the limits are enforced.
+// audited, refused writes are reported and the limits are enforced. A PI30 device has no
+// timer: the capability says so (lease 0), and the driver bounds a forced command itself: it
+// ends one whose lease ran out, ends whatever forced it finds at its start and writes Normal at
+// its stop (both audited), each read from the emulator's own settings. It sends only the settings that change
+// (they live in the inverter's EEPROM), and the charger priority the model takes.
 import { after, test } from 'node:test';
 import assert from 'node:assert/strict';
+import { ManualClock } from '@heliograph/core/clock';
 import { startEmulatorServer } from '@heliograph/plugins-sdk/emulator';
-import { pi30Protocol, VoltronicDevice } from '@heliograph/plugin-voltronic/emulator';
+import { pi30Protocol, VoltronicDevice, type Pi30Model } from '@heliograph/plugin-voltronic/emulator';
 import { eventually } from '../helpers/child-server.js';
 import { startTestServer, type TestServer } from '../helpers/server.js';
 import { valuesWhen, write } from './driver-api.js';
-import { assertLimitsEnforced, command, lastAudited } from './battery-control.js';
+import { assertLimitsEnforced, audit, command, lastAudited, type AuditEntry } from './battery-control.js';
 
-let clock = new Date(2026, 5, 21, 22, 0); // night: no PV
+const NIGHT = new Date(2026, 5, 21, 22, 0).getTime(); // no PV
 const MINUTE = 60_000;
+const LIMITS = { capacityKwh: 10.24, maxChargeW: 3000, maxDischargeW: 4000, minSoc: 20 };
 
 /** An Axpert that can be told to refuse every setting. */
 class TestVoltronic extends VoltronicDevice {
@@ -22,11 +28,24 @@ class TestVoltronic extends VoltronicDevice {
   }
 }
 
-async function start() {
-  const device = new TestVoltronic({ now: () => clock, soc: 50 });
+/**
+ * The emulator (at 22:00, `soc`), its settings as `before` left them, and the server polling
+ * it, both on one manual clock (the driver's lease runs on the server's).
+ */
+async function start(
+  options: {
+    model?: Pi30Model;
+    soc?: number;
+    before?: Partial<Pick<VoltronicDevice, 'outputPriority' | 'chargerPriority'>>;
+  } = {},
+) {
+  const clock = new ManualClock(NIGHT);
+  const device = new TestVoltronic({ now: () => new Date(clock.now()), soc: options.soc ?? 50, model: options.model });
+  Object.assign(device, options.before);
   const emulator = await startEmulatorServer({ protocol: pi30Protocol(device) });
   after(() => emulator.close());
   const server = await startTestServer({
+    clock,
     bundled: ['voltronic'],
     plugins: [
       {
@@ -37,29 +56,48 @@ async function start() {
           connection: { type: 'tcp', host: '127.0.0.1', port: emulator.port },
           pollIntervalMs: 500,
           timeoutMs: 300,
-          battery: { capacityKwh: 10.24, maxChargeW: 3000, maxDischargeW: 4000, minSoc: 20 },
+          battery: LIMITS,
         },
       },
     ],
   });
-  return { device, server };
+  await valuesWhen(server, (v) => v.get('inverter_1/battery_capacity') === 10.24, 'the battery limits as info');
+  return { device, server, clock };
 }
+
+type Rig = Awaited<ReturnType<typeof start>>;
 
 /**
  * Moves the emulator's clock on by `minutes`, then waits until the server has polled the SOC
  * the emulator holds at the new time; returns it.
  */
-async function advance(server: TestServer, device: VoltronicDevice, minutes: number): Promise<number> {
-  clock = new Date(clock.getTime() + minutes * MINUTE);
+async function advance({ server, device, clock }: Rig, minutes: number): Promise<number> {
+  clock.advance(minutes * MINUTE);
   device.answer('QPIGS'); // brings the emulator's battery up to the new time
   const soc = Math.round(device.soc);
   await valuesWhen(server, (v) => v.get('inverter_1/battery_state_of_charge') === soc, `the server to read SOC ${soc}`);
   return soc;
 }
 
+/** The audit entries of `inverter_1/battery_control_mode`, oldest first. */
+async function modes(server: TestServer): Promise<AuditEntry[]> {
+  return (await audit(server)).filter((e) => e.topic === 'inverter_1/battery_control_mode').reverse();
+}
+
+/** Writes the mode again, as the planner does each quarter hour (the lease's renewal). */
+async function renew(server: TestServer, mode: string): Promise<void> {
+  const answer = await write(server, 'inverter_1/battery_control_mode', mode);
+  assert.equal(answer.status, 200, answer.body);
+}
+
 test('voltronic: battery control sets the priorities and the utility current; grid charging ends at the target', async () => {
-  const { device, server } = await start();
-  await valuesWhen(server, (v) => v.get('inverter_1/battery_capacity') === 10.24, 'the battery limits as info');
+  const rig = await start();
+  const { device, server } = rig;
+  await valuesWhen(
+    server,
+    (v) => v.get('inverter_1/battery_control_lease') === 0,
+    'battery_control_lease 0: a PI30 device cannot end a forced command by itself',
+  );
 
   await command(server, 'inverter_1', { mode: 'charge', powerW: 1500, targetSoc: 54 });
   assert.deepEqual(
@@ -72,8 +110,11 @@ test('voltronic: battery control sets the priorities and the utility current; gr
   assert.deepEqual([entry.result, entry.new_value], ['ok', 'Charge']);
 
   const socs: number[] = [];
-  // Until the server read the target; the driver ends grid charging in the same poll.
-  while (socs.length < 40 && !(socs.at(-1)! >= 54)) socs.push(await advance(server, device, 2));
+  // Until the server read the target, renewed every 10 minutes; the driver ends grid charging in the same poll.
+  while (socs.length < 40 && !(socs.at(-1)! >= 54)) {
+    if (socs.length % 5 === 4) await renew(server, 'Charge');
+    socs.push(await advance(rig, 2));
+  }
   assert.ok(socs[0]! >= 50 && socs.at(-1)! >= 54, `SOC rises to the target: ${socs.join(' ')}`);
   await eventually(
     () => Promise.resolve(device.chargerPriority === 3 ? true : undefined),
@@ -82,15 +123,17 @@ test('voltronic: battery control sets the priorities and the utility current; gr
   assert.equal(device.outputPriority, 0, 'the battery is held at the target');
   const atTarget = Math.round(device.soc);
   assert.equal(atTarget, 54);
-  assert.equal(await advance(server, device, 60), atTarget, 'no further charging, no discharging');
+  await renew(server, 'Charge');
+  assert.equal(await advance(rig, 20), atTarget, 'no further charging, no discharging');
+  assert.deepEqual([device.outputPriority, device.chargerPriority], [0, 3], 'the renewal kept the charge ended');
 
   await command(server, 'inverter_1', { mode: 'hold', powerW: 1500, targetSoc: 54 });
   assert.deepEqual([device.outputPriority, device.chargerPriority], [0, 3]);
-  assert.equal(await advance(server, device, 60), atTarget, 'hold keeps the SOC at night');
+  assert.equal(await advance(rig, 20), atTarget, 'hold keeps the SOC at night');
 
   await command(server, 'inverter_1', { mode: 'normal', powerW: 1500, targetSoc: 54 });
   assert.deepEqual([device.outputPriority, device.chargerPriority], [2, 3], 'SBU, only solar');
-  assert.ok((await advance(server, device, 60)) < atTarget, 'SBU discharges to the night load');
+  assert.ok((await advance(rig, 60)) < atTarget, 'SBU discharges to the night load');
 
   const discharge = await write(server, 'inverter_1/battery_control_mode', 'Discharge');
   assert.equal(discharge.status, 422, 'an off-grid inverter offers no discharge mode');
@@ -103,4 +146,94 @@ test('voltronic: battery control sets the priorities and the utility current; gr
   const audited = await lastAudited(server, 'inverter_1/battery_control_mode');
   assert.deepEqual([audited.result, audited.new_value], ['error', 'Hold']);
   assert.deepEqual([device.outputPriority, device.chargerPriority], [2, 3], 'nothing changed');
+});
+
+test('voltronic: only the settings that change are sent; a renewal sends nothing', async () => {
+  const rig = await start();
+  const { device, server } = rig;
+  assert.deepEqual(device.writes, [], 'a device in Normal at the start: nothing sent');
+
+  await command(server, 'inverter_1', { mode: 'charge', powerW: 1500, targetSoc: 90 });
+  assert.deepEqual(device.writes, ['MUCHGC020', 'POP00', 'PCP02']);
+  device.writes.length = 0;
+  await renew(server, 'Charge');
+  await advance(rig, 5);
+  await renew(server, 'Charge');
+  assert.deepEqual(device.writes, [], 'renewed twice, the battery voltage moving: nothing sent');
+
+  await command(server, 'inverter_1', { mode: 'hold', powerW: 1500, targetSoc: 90 });
+  assert.deepEqual(device.writes, ['PCP03'], 'hold: grid charging ends, the output stays utility first');
+  await command(server, 'inverter_1', { mode: 'normal', powerW: 1500, targetSoc: 90 });
+  await renew(server, 'Normal');
+  assert.deepEqual(device.writes, ['PCP03', 'POP02'], 'normal: SBU, once');
+});
+
+test('voltronic: a forced command nobody renews is ended by the driver at the lease', async () => {
+  const rig = await start();
+  const { device, server } = rig;
+  await command(server, 'inverter_1', { mode: 'charge', powerW: 1500, targetSoc: 90 });
+  assert.deepEqual([device.outputPriority, device.chargerPriority], [0, 2]);
+  const rising = await advance(rig, 25);
+  assert.deepEqual([device.outputPriority, device.chargerPriority], [0, 2], 'in the lease: still charging');
+  assert.ok(rising > 50);
+
+  // 31 minutes after the command: no planner wrote it again.
+  rig.clock.advance(6 * MINUTE);
+  await eventually(
+    () => Promise.resolve(device.outputPriority === 2 && device.chargerPriority === 3 ? true : undefined),
+    'the driver to send the normal priorities (SBU, only solar) after the lease',
+  );
+  await valuesWhen(server, (v) => v.get('inverter_1/battery_control_mode') === 'Normal', 'the mode shown as Normal');
+  assert.deepEqual(
+    (await modes(server)).map((e) => e.new_value),
+    ['Charge'],
+    'as a device timer would: no write of Normal through the write path for a planner to take as a person',
+  );
+  assert.ok((await advance(rig, 60)) < rising, 'SBU: the battery feeds the night load again');
+});
+
+test('voltronic: a forced priority found at the start is ended, audited; the stop ends the one in force', async () => {
+  // Grid charging left on the device by an earlier run that was killed.
+  const rig = await start({ before: { outputPriority: 0, chargerPriority: 2 } });
+  const { device, server } = rig;
+  const entry = await eventually(async () => (await modes(server)).at(0), "the driver's audited Normal at its start");
+  assert.deepEqual([entry.new_value, entry.result, entry.via], ['Normal', 'ok', 'voltronic']);
+  assert.deepEqual([device.outputPriority, device.chargerPriority], [2, 3], 'SBU, only solar on the device');
+  assert.deepEqual(device.writes, ['PCP03', 'POP02'], 'grid charging ended first');
+
+  await command(server, 'inverter_1', { mode: 'charge', powerW: 1500, targetSoc: 90 });
+  assert.deepEqual([device.outputPriority, device.chargerPriority], [0, 2]);
+  await server.close();
+  assert.deepEqual(
+    [device.outputPriority, device.chargerPriority],
+    [2, 3],
+    'the normal priorities written at the stop, before the link closed',
+  );
+});
+
+test('voltronic: the charger priority the model takes (MKS: utility first; LV6548: its own numbers)', async () => {
+  const mks = await start({ model: 'MKS' });
+  await command(mks.server, 'inverter_1', { mode: 'charge', powerW: 1500, targetSoc: 90 });
+  assert.equal(mks.device.charger, 'utility first', 'an MKS refuses PCP02: utility first charges it');
+  assert.deepEqual(mks.device.writes, ['MUCHGC020', 'POP00', 'PCP00']);
+  await command(mks.server, 'inverter_1', { mode: 'normal', powerW: 1500, targetSoc: 90 });
+  mks.device.writes.length = 0;
+  await command(mks.server, 'inverter_1', { mode: 'charge', powerW: 1500, targetSoc: 90 });
+  assert.deepEqual(mks.device.writes, ['POP00', 'PCP00'], 'PCP02 is not tried again');
+  await mks.server.close();
+
+  const lv = await start({ model: 'LV6548' });
+  await valuesWhen(
+    lv.server,
+    (v) => v.get('inverter_1/charger_source_priority') === 'Only solar',
+    'QGMN 045 read: its PCP02 is only solar',
+  );
+  await command(lv.server, 'inverter_1', { mode: 'charge', powerW: 1500, targetSoc: 90 });
+  assert.equal(lv.device.charger, 'solar and utility');
+  assert.deepEqual(lv.device.writes, ['MUCHGC0020', 'POP00', 'PCP01']);
+  const soc = await advance(lv, 20);
+  assert.ok(soc > 50, `the utility charges the battery: ${soc} %`);
+  await lv.server.close();
+  assert.equal(lv.device.charger, 'only solar', 'normal at the stop: PCP02 on this model');
+  assert.equal(lv.device.outputPriority, 2);
 });

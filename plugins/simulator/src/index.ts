@@ -1,7 +1,9 @@
 /**
  * The simulator: the embedded default plugin. It simulates a site with as many inverters and
  * batteries as plugins.json assigns it, following the sun at the site's coordinates, plus a
- * demo forecast and demo prices, so a fresh install shows live data on every endpoint.
+ * demo forecast and demo prices, so a fresh install shows live data on every endpoint. Its
+ * battery control behaves as a device with a lease: a forced command ends in the simulated
+ * bank at its lease's end unless renewed, and every start begins in Normal.
  */
 import {
   batteryControl,
@@ -53,29 +55,41 @@ export default definePlugin({
     const state = (await loadState(ctx.store)) ?? initialState(model, ctx.now(), config.initialSoc);
     const sim = new LiveSimulation(ctx, model, inverters, batteries, state, settings);
 
-    // Battery control steers the whole bank, declared on the first inverter.
+    // Battery control steers the whole bank, declared on the first inverter. The power and
+    // target are kept across restarts, the mode never: the simulated bank starts in Normal.
     const limits = bankLimits(model);
-    const control = limits
-      ? batteryControl({
-          limits,
-          store: ctx.store,
-          initial: await loadBatteryCommand(ctx.store),
-          apply: ({ command }) => Promise.resolve(sim.applyControl(command)),
-        })
-      : null;
+    const controlled = inverters[0]?.id;
+    const control =
+      limits && controlled
+        ? batteryControl({
+            limits,
+            boundedOnDevice: true,
+            now: () => ctx.now(),
+            store: ctx.store,
+            initial: await loadBatteryCommand(ctx.store),
+            read: () => Promise.resolve(sim.modeAt(ctx.now())),
+            apply: ({ command, until }) => Promise.resolve(sim.applyControl(command, until)),
+          })
+        : null;
     if (control) {
       sim.control = control.current();
-      sim.controlInfo = control.info;
+      sim.controlValues = () => control.values();
     }
     declareDevices(ctx, { config, inverters, batteries, settings, sim, control });
 
     let savedAt = ctx.now();
+    /** Whether the first poll's reconcile of battery control is done. */
+    let cleaned = false;
     ctx.scheduler.every({
       name: 'poll',
       intervalMs: config.pollIntervalMs,
-      run: async () => {
+      run: async ({ signal }) => {
         const now = ctx.now();
         sim.publish(sim.advanceTo(now));
+        if (control && controlled && !cleaned) {
+          await control.startClean({ site: ctx.site, device: controlled, signal });
+          cleaned = true;
+        }
         if (Math.abs(now - savedAt) >= SAVE_STATE_EVERY_MS) {
           savedAt = now;
           await ctx.store.set(STORE_KEYS.state, sim.state);
@@ -84,6 +98,14 @@ export default definePlugin({
     });
     await scheduleBackfill(ctx, { config, model, inverters, batteries, settings });
     await scheduleDemoFeeds(ctx, { config, model, timeZone });
+
+    // A forced command still in force is ended through the write path (audited) at the stop.
+    return async () => {
+      if (!control || !controlled) return;
+      await control
+        .stopClean({ site: ctx.site, device: controlled })
+        .catch((err: unknown) => ctx.log.warn('could not set battery control to Normal at the stop', { err }));
+    };
   },
 });
 

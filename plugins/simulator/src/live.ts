@@ -1,5 +1,10 @@
-/** The running simulation: advances the pure model to "now" and publishes what it reads. */
-import type { BatteryCommand, Device, PluginContext } from '@heliograph/plugins-sdk';
+/**
+ * The running simulation: advances the pure model to "now" and publishes what it reads. The
+ * simulated site is the device battery control commands, and like a device with a revert
+ * timer it honours the lease itself: a forced command ends in the simulated bank at its
+ * `until`, within the integration, whether or not anyone polls or renews.
+ */
+import type { BatteryCommand, BatteryMode, Device, PluginContext } from '@heliograph/plugins-sdk';
 import { batteryValues, type InverterInfo, inverterInfo, inverterValues } from './declarations.js';
 import { type InverterSettings, type SiteModel, type SiteReadings, type SiteState, step } from './site.js';
 
@@ -16,8 +21,10 @@ export class LiveSimulation {
   readonly info: InverterInfo[];
   /** The battery-control command in force for the whole bank; `normal` leaves each inverter to its priority. */
   control: BatteryCommand = { mode: 'normal', powerW: 0, targetSoc: 100 };
-  /** The capability's info values, published with the first inverter's. */
-  controlInfo: Record<string, number> = {};
+  /** When the forced command in force ends by itself (ms since the epoch); null in `normal`. */
+  controlUntil: number | null = null;
+  /** The capability's values (info, mode, power, target), published with the first inverter's. */
+  controlValues: () => Record<string, number | string> = () => ({});
 
   constructor(
     private readonly ctx: PluginContext,
@@ -38,6 +45,7 @@ export class LiveSimulation {
       });
       this.state = { ...this.state, time: now - MAX_CATCH_UP_MS };
     }
+    this.endLeaseAt(this.state.time);
     // A clock that went backwards gets readings for the current state, without integrating.
     let result = step(
       this.model,
@@ -47,20 +55,40 @@ export class LiveSimulation {
       this.control,
     );
     while (result.state.time < now) {
-      result = step(this.model, result.state, Math.min(STEP_MS, now - result.state.time), this.settings, this.control);
+      const t = result.state.time;
+      // A step never runs past the lease's end: the bank is normal from there on.
+      const dt = Math.min(STEP_MS, now - t, this.controlUntil === null ? Infinity : this.controlUntil - t);
+      result = step(this.model, result.state, dt, this.settings, this.control);
+      this.endLeaseAt(result.state.time);
     }
     this.state = result.state;
     return result.readings;
   }
 
-  /** One publish call per device, so each device's values reach clients as one update. */
-  publish(readings: SiteReadings): void {
+  /** What the bank is doing at `now`: the command's mode, `normal` once its lease ran out. */
+  modeAt(now: number): BatteryMode {
+    return this.controlUntil !== null && now >= this.controlUntil ? 'normal' : this.control.mode;
+  }
+
+  /** The forced command ends by itself once the simulated time reaches its lease's end. */
+  private endLeaseAt(time: number): void {
+    if (this.controlUntil === null || time < this.controlUntil) return;
+    this.control = { ...this.control, mode: 'normal' };
+    this.controlUntil = null;
+  }
+
+  /**
+   * One publish call per device, so each device's values reach clients as one update; the
+   * first inverter's carries battery control's values unless `withControl` is false (a
+   * command being applied, which shows once it is confirmed).
+   */
+  publish(readings: SiteReadings, withControl = true): void {
     this.inverters.forEach((device, i) => {
       this.ctx.topics.publish({
         device: device.id,
         values: {
           ...inverterValues(readings.inverters[i]!, this.settings[i]!, this.info[i]!),
-          ...(i === 0 ? this.controlInfo : {}),
+          ...(i === 0 && withControl ? this.controlValues() : {}),
         },
       });
     });
@@ -79,10 +107,14 @@ export class LiveSimulation {
     this.publish(this.advanceTo(this.ctx.now()));
   }
 
-  /** Sets the battery-control command, integrating up to now under the old one first. */
-  applyControl(command: BatteryCommand): void {
+  /**
+   * Sets the battery-control command, integrating up to now under the old one first. A
+   * forced command lasts until `until`; a later one moves the end (a renewal).
+   */
+  applyControl(command: BatteryCommand, until: number | null): void {
     this.advanceTo(this.ctx.now());
     this.control = { ...command };
-    this.publish(this.advanceTo(this.ctx.now()));
+    this.controlUntil = command.mode === 'normal' ? null : until;
+    this.publish(this.advanceTo(this.ctx.now()), false);
   }
 }

@@ -157,7 +157,14 @@ describe('declarations', () => {
     const inverter = host.declarations.get('inverter_1')!;
     assert.deepEqual(
       inverter.metrics.filter((m) => m.group === 'Info').map((m) => m.name),
-      ['firmware', 'battery_capacity', 'battery_max_charge_power', 'battery_max_discharge_power', 'battery_min_soc'],
+      [
+        'firmware',
+        'battery_capacity',
+        'battery_max_charge_power',
+        'battery_max_discharge_power',
+        'battery_min_soc',
+        'battery_control_lease',
+      ],
     );
     assert.deepEqual(Object.keys(inverter.identity ?? {}), ['model', 'serial'], 'shown as model and serial_number');
     assert.equal(host.value('inverter_1/model'), 'Heliograph Sim 5K');

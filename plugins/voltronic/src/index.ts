@@ -3,7 +3,9 @@
  * polls QPIGS, QMOD and QPIRI every `pollIntervalMs`, identifies the inverter with QID and
  * QVFW, and writes output source priority (POP), charger priority (PCP) and the max charge
  * current (MCHGC, from the currents QMCHGCR lists). With `battery` configured it offers
- * battery control (battery-control.ts). With a battery device listed
+ * battery control (battery-control.ts): it ends a forced command it finds in its first poll
+ * and writes Normal at its stop. The charger priorities' numbers depend on the model, known
+ * by QGMN (models.ts). With a battery device listed
  * (`["inverter_1", "battery_1"]`) the battery's QPIGS values are published on it too.
  */
 import {
@@ -22,8 +24,9 @@ import {
   type SettingOption,
 } from '@heliograph/plugins-sdk';
 import { openStreamLink, pollingFields, streamConnectionSchema } from '@heliograph/plugins-sdk/connections';
-import { voltronicBatteryControl, type VoltronicBatteryControl } from './battery-control.js';
+import { VoltronicBatteryControl } from './battery-control.js';
 import { Pi30Client } from './client.js';
+import { chargerFamily, PI30_CHARGER, type ChargerFamily } from './models.js';
 import { batteryValues, chargeCurrents, gridPower, qmodMode, qpigsValues, qpiriSettings } from './qpigs.js';
 
 const configSchema = z.strictObject({
@@ -37,18 +40,12 @@ const OUTPUT_PRIORITIES: SettingOption<number>[] = [
   { value: 1, label: 'Solar first' },
   { value: 2, label: 'SBU priority' },
 ];
-const CHARGER_PRIORITIES: SettingOption<number>[] = [
-  { value: 0, label: 'Utility first' },
-  { value: 1, label: 'Solar first' },
-  { value: 2, label: 'Solar and utility' },
-  { value: 3, label: 'Only solar' },
-];
 /** Max charge currents until the device's own list (QMCHGCR) is read: the common Axpert set. */
 const DEFAULT_CHARGE_CURRENTS = [10, 20, 30, 40, 50, 60, 70, 80, 90, 100, 110, 120];
 
 const currentOptions = (currents: number[]): SettingOption<number>[] =>
   currents.map((a) => ({ value: a, label: String(a) }));
-const labelOf = (options: SettingOption<number>[], value: number): string =>
+const labelOf = (options: ReadonlyArray<SettingOption<number>>, value: number): string =>
   options.find((o) => o.value === value)?.label ?? String(value);
 
 const metrics: MetricDeclaration[] = [
@@ -78,7 +75,8 @@ const inverterSettings = (client: Pi30Client): SettingDeclaration[] => [
   {
     name: 'charger_source_priority',
     displayName: 'Charger source priority',
-    options: CHARGER_PRIORITIES,
+    // Until QGMN told the model (models.ts).
+    options: PI30_CHARGER.options,
     write: ({ value, signal }) => client.set(`PCP0${value}`, signal),
   },
   {
@@ -97,8 +95,16 @@ const askOptional = async (client: Pi30Client, command: string, signal: AbortSig
   return reply === '(NAK' ? undefined : reply;
 };
 
-/** Serial, firmware and the device's list of charge currents, read once. */
-async function identify(ctx: PluginContext, client: Pi30Client, device: string, signal: AbortSignal): Promise<void> {
+/**
+ * Serial, firmware, the device's list of charge currents and its model's charger priorities
+ * (QGMN), read once.
+ */
+async function identify(
+  ctx: PluginContext,
+  client: Pi30Client,
+  device: string,
+  signal: AbortSignal,
+): Promise<ChargerFamily> {
   const serial = await askOptional(client, 'QID', signal);
   const firmware = await askOptional(client, 'QVFW', signal);
   ctx.topics.identify({
@@ -111,15 +117,24 @@ async function identify(ctx: PluginContext, client: Pi30Client, device: string, 
   const currents = await askOptional(client, 'QMCHGCR', signal);
   if (currents)
     ctx.topics.updateSetting({ device, name: 'max_charge_current', options: currentOptions(chargeCurrents(currents)) });
+  const family = chargerFamily((await askOptional(client, 'QGMN', signal))?.slice(1));
+  if (family !== PI30_CHARGER)
+    ctx.topics.updateSetting({ device, name: 'charger_source_priority', options: family.options });
+  return family;
 }
 
 /** One poll: QPIGS, QMOD and QPIRI, published on the inverter (and the battery, when listed). */
 async function pollOnce(
   ctx: PluginContext,
   client: Pi30Client,
-  { device, battery, control }: { device: string; battery?: string; control: VoltronicBatteryControl | null },
+  {
+    device,
+    battery,
+    control,
+    family,
+  }: { device: string; battery?: string; control: VoltronicBatteryControl | null; family: ChargerFamily },
   signal: AbortSignal,
-): Promise<void> {
+): Promise<{ soc: number; voltage: number }> {
   const qpigs = await client.ask('QPIGS', signal);
   const status = qpigsValues(qpigs);
   const mode = qmodMode(await client.ask('QMOD', signal));
@@ -131,16 +146,23 @@ async function pollOnce(
       grid_power: gridPower(status, mode),
       device_mode: mode,
       output_source_priority: labelOf(OUTPUT_PRIORITIES, settings.outputPriority),
-      charger_source_priority: labelOf(CHARGER_PRIORITIES, settings.chargerPriority),
+      charger_source_priority: labelOf(family.options, settings.chargerPriority),
       max_charge_current: String(settings.maxChargeCurrent),
-      ...control?.control.info,
+      ...control?.control.values(),
     },
   });
   if (battery) ctx.topics.publish({ device: battery, values: batteryValues(qpigs) });
-  await control?.afterPoll({
-    soc: Number(status.battery_state_of_charge),
-    voltage: Number(status.battery_voltage),
-    signal,
+  return { soc: Number(status.battery_state_of_charge), voltage: Number(status.battery_voltage) };
+}
+
+/** A failed poll's error, naming the devices; a silent device is unavailable at once. */
+function pollFailure(ctx: PluginContext, devices: string[], error: unknown): Error {
+  if (error instanceof NoAnswerError) {
+    for (const id of devices) ctx.topics.markUnavailable({ device: id, reason: error.message });
+    return new NoAnswerError({ message: `${devices.join(', ')}: ${error.message}`, timeoutMs: error.timeoutMs });
+  }
+  return new Error(`${devices.join(', ')}: ${error instanceof Error ? error.message : String(error)}`, {
+    cause: error,
   });
 }
 
@@ -159,7 +181,8 @@ export default definePlugin({
     const devices = battery ? [device, battery] : [device];
     const link = openStreamLink(config.connection);
     const client = new Pi30Client(link, config.timeoutMs);
-    let identified = false;
+    /** The model's charger priorities, once QGMN was asked. */
+    let family: ChargerFamily | null = null;
     let badFrames = link.stats.badFrames;
 
     // A lost connection (outside any poll): the device is gone until the link is back.
@@ -172,9 +195,12 @@ export default definePlugin({
 
     // Battery control through the priorities, when the battery is described.
     const control = config.battery
-      ? voltronicBatteryControl({
+      ? new VoltronicBatteryControl({
           client,
           battery: config.battery,
+          device,
+          site: ctx.site,
+          now: () => ctx.now(),
           log: (m) => ctx.log.info(`${device}: ${m}`),
           store: ctx.store,
           initial: await loadBatteryCommand(ctx.store),
@@ -199,20 +225,16 @@ export default definePlugin({
       intervalMs: config.pollIntervalMs,
       run: async ({ signal }) => {
         try {
-          if (!identified) {
-            await identify(ctx, client, device, signal);
-            identified = true;
+          if (!family) {
+            family = await identify(ctx, client, device, signal);
+            control?.setFamily(family);
           }
-          await pollOnce(ctx, client, { device, battery, control }, signal);
+          const readings = await pollOnce(ctx, client, { device, battery, control, family }, signal);
+          await control?.startClean(signal);
+          await control?.afterPoll({ ...readings, signal });
         } catch (error) {
           if (signal.aborted) throw error;
-          if (error instanceof NoAnswerError) {
-            for (const id of devices) ctx.topics.markUnavailable({ device: id, reason: error.message });
-            throw new NoAnswerError({ message: `${devices.join(', ')}: ${error.message}`, timeoutMs: error.timeoutMs });
-          }
-          throw new Error(`${devices.join(', ')}: ${error instanceof Error ? error.message : String(error)}`, {
-            cause: error,
-          });
+          throw pollFailure(ctx, devices, error);
         } finally {
           if (link.stats.badFrames > badFrames) {
             ctx.log.warn(`${device}: skipped ${link.stats.badFrames - badFrames} replies with a wrong CRC`);
@@ -222,7 +244,13 @@ export default definePlugin({
       },
     });
 
-    return () => {
+    // Normal written while the link is still open; a failure is in the audit and here.
+    return async () => {
+      await control
+        ?.stopClean()
+        .catch((err: unknown) =>
+          ctx.log.warn(`${device}: could not set battery control to Normal at the stop`, { err }),
+        );
       offDisconnect();
       offConnect();
       link.release();

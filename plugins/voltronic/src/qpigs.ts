@@ -94,14 +94,27 @@ export function qmodMode(text: string): string {
   return MODES[letter] ?? letter;
 }
 
-/** The settings QPIRI reports: indices 14 (max charge current), 16 and 17 (priorities). */
-export function qpiriSettings(text: string): {
+/** The settings QPIRI reports. */
+export interface QpiriSettings {
+  /** Index 13: the max utility (AC) charging current, A. */
+  maxUtilityChargeCurrent: number;
+  /** Index 14: the max charging current, A. */
   maxChargeCurrent: number;
+  /** Index 16: POP's number. */
   outputPriority: number;
+  /** Index 17: PCP's number. */
   chargerPriority: number;
-} {
+}
+
+/** The settings in a QPIRI reply: indices 13, 14 (currents), 16 and 17 (priorities). */
+export function qpiriSettings(text: string): QpiriSettings {
   const f = replyFields(text, 'QPIRI', 18).map(number);
-  return { maxChargeCurrent: f[14]!, outputPriority: f[16]!, chargerPriority: f[17]! };
+  return {
+    maxUtilityChargeCurrent: f[13]!,
+    maxChargeCurrent: f[14]!,
+    outputPriority: f[16]!,
+    chargerPriority: f[17]!,
+  };
 }
 
 /** The currents QMCHGCR lists (`(010 020 030` -> [10, 20, 30]). */

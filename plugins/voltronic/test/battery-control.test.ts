@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { utilityCurrent } from '../src/battery-control.js';
+import { modeOf, utilityCurrent } from '../src/battery-control.js';
+import { chargerFamily, LV6548_CHARGER, PI30_CHARGER } from '../src/models.js';
 import { VoltronicDevice } from '../src/emulator/device.js';
 
 test('the utility charging current: the largest listed one within the power, else the smallest', () => {
@@ -18,4 +19,39 @@ test('emulator: MUCHGC sets the utility current QPIRI reports; others are NAKed'
   assert.equal(device.answer('QPIRI').slice(1).split(' ')[13], '020');
   assert.equal(device.answer('MUCHGC025'), '(NAK', 'not a listed current');
   assert.equal(device.answer('MUCHGC20'), '(NAK', 'three digits');
+});
+
+test("what the priorities mean as a battery mode, by the model's charger numbers", () => {
+  const mode = (outputPriority: number, chargerPriority: number, family = PI30_CHARGER) =>
+    modeOf({ outputPriority, chargerPriority }, family);
+  assert.deepEqual([mode(2, 3), mode(0, 3), mode(0, 2), mode(0, 0)], ['normal', 'hold', 'charge', 'charge']);
+  assert.equal(mode(1, 1), null, "the owner's own (solar first): not known to battery control");
+  assert.equal(mode(2, 2), null, 'SBU with utility charging: not one of its modes');
+  assert.equal(chargerFamily('045'), LV6548_CHARGER);
+  assert.equal(chargerFamily(undefined), PI30_CHARGER);
+  assert.deepEqual(
+    [mode(2, 2, LV6548_CHARGER), mode(0, 2, LV6548_CHARGER), mode(0, 1, LV6548_CHARGER)],
+    ['normal', 'hold', 'charge'],
+  );
+  assert.equal(PI30_CHARGER.utilityCurrentCommand(2), 'MUCHGC002', 'mnn: unit 0, 2 A');
+  assert.equal(LV6548_CHARGER.utilityCurrentCommand(30), 'MUCHGC0030', 'uaaa');
+});
+
+test('emulator models: an MKS refuses PCP02, an LV6548 answers QGMN 045 and numbers its charger priorities its own way', () => {
+  const now = () => new Date(2026, 5, 21, 22, 0);
+  const mks = new VoltronicDevice({ now, model: 'MKS' });
+  assert.equal(mks.answer('QGMN'), '(NAK');
+  assert.equal(mks.answer('PCP02'), '(NAK');
+  assert.equal(mks.answer('PCP00'), '(ACK');
+  assert.equal(mks.charger, 'utility first');
+  const lv = new VoltronicDevice({ now, model: 'LV6548' });
+  assert.equal(lv.answer('QGMN'), '(045');
+  assert.equal(lv.charger, 'only solar');
+  assert.equal(lv.answer('QPIRI').slice(1).split(' ')[17], '2', 'only solar is 2 there');
+  assert.equal(lv.answer('PCP03'), '(NAK');
+  assert.equal(lv.answer('PCP01'), '(ACK');
+  assert.equal(lv.charger, 'solar and utility');
+  assert.equal(lv.answer('MUCHGC020'), '(NAK', 'uaaa, four digits');
+  assert.equal(lv.answer('MUCHGC0020'), '(ACK');
+  assert.deepEqual(lv.writes, ['PCP01', 'MUCHGC0020'], 'only what it took');
 });

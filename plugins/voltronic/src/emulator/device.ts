@@ -2,7 +2,10 @@
  * An emulated Voltronic / Axpert off-grid inverter (PI30): PV from the sun, a household
  * load, a 48 V battery and the utility, steered by output source priority, charger priority
  * and the max charging current the way the real device is. Answers the PI30 commands as
- * text: `answer('QPIGS')` gives `(230.0 50.0 ...`.
+ * text: `answer('QPIGS')` gives `(230.0 50.0 ...`. Like the real device it has no timer:
+ * whatever priorities it is given stay until it is given others. The charger priorities'
+ * numbers are the model's (`model`), as the PI30 documents in jblance/mpp-solar's
+ * docs/protocols and its pi30.py / pi30m045.py give them.
  */
 import { clamp, DayIntegrator, householdLoad, sunFraction } from '@heliograph/plugins-sdk/emulator';
 
@@ -27,6 +30,23 @@ const PV_PEAK_W = 4000;
 const SBU_MIN_SOC = 20;
 const CAPACITY_WH = 200 * 51.2;
 
+/** What a charger priority does: whether the utility may charge the battery. */
+type ChargerMeaning = 'utility first' | 'solar first' | 'solar and utility' | 'only solar';
+
+/**
+ * The models the emulator can be: `HS` (PCP00..03), `MKS` (no PCP02: PI30 protocol
+ * 20150924, "For MKS: 00 for utility first, 01 for solar first, 03 for only solar charging"),
+ * `LV6548` (QGMN 045; PCP00 solar first, 01 solar and utility, 02 only solar, and
+ * `MUCHGC<uaaa>`: mpp-solar's pi30m045.py).
+ */
+export type Pi30Model = 'HS' | 'MKS' | 'LV6548';
+
+const MODELS: Record<Pi30Model, { gmn?: string; charger: ReadonlyArray<ChargerMeaning | undefined> }> = {
+  HS: { charger: ['utility first', 'solar first', 'solar and utility', 'only solar'] },
+  MKS: { charger: ['utility first', 'solar first', undefined, 'only solar'] },
+  LV6548: { gmn: '045', charger: ['solar first', 'solar and utility', 'only solar'] },
+};
+
 interface Flows {
   pv: number;
   load: number;
@@ -40,21 +60,34 @@ interface Flows {
 export class VoltronicDevice {
   /** QPIRI 16: 0 utility first, 1 solar first, 2 SBU. */
   outputPriority = 2;
-  /** QPIRI 17: 0 utility first, 1 solar first, 2 solar + utility, 3 only solar. */
-  chargerPriority = 3;
+  /** QPIRI 17, the model's number (HS: 0 utility first, 1 solar first, 2 solar + utility, 3 only solar). */
+  chargerPriority: number;
   maxChargeA = 60;
   /** QPIRI 13, set by MUCHGC: the utility's share of charging, A. */
   maxUtilityChargeA = 30;
   soc: number;
   readonly serial: string;
+  readonly model: Pi30Model;
+  /**
+   * Every setting command the device took (`(ACK`), oldest first: what a real one writes to
+   * its EEPROM.
+   */
+  readonly writes: string[] = [];
   private readonly now: () => Date;
   private readonly day: DayIntegrator;
 
-  constructor(options: { now?: () => Date; soc?: number; serial?: string } = {}) {
+  constructor(options: { now?: () => Date; soc?: number; serial?: string; model?: Pi30Model } = {}) {
     this.now = options.now ?? (() => new Date());
     this.day = new DayIntegrator(this.now);
     this.soc = options.soc ?? 60;
     this.serial = options.serial ?? '92931701100435';
+    this.model = options.model ?? 'HS';
+    this.chargerPriority = MODELS[this.model].charger.indexOf('only solar');
+  }
+
+  /** What the charger priority in force does. */
+  get charger(): ChargerMeaning | undefined {
+    return MODELS[this.model].charger[this.chargerPriority];
   }
 
   /** The reply text (starting with `(`) to one command, `(NAK` for what the device refuses. */
@@ -67,21 +100,30 @@ export class VoltronicDevice {
     if (command === 'QVFW') return '(VERFW:00072.70';
     if (command === 'QMCHGCR') return `(${CHARGE_CURRENTS.map((a) => pad(a, 3)).join(' ')}`;
     if (command === 'QMUCHGCR') return `(${UTILITY_CHARGE_CURRENTS.map((a) => pad(a, 3)).join(' ')}`;
+    const gmn = MODELS[this.model].gmn;
+    if (command === 'QGMN') return gmn ? `(${gmn}` : '(NAK';
     const fixed = FIXED_REPLIES[command];
     if (fixed !== undefined) return fixed;
-    return this.set(command) ? '(ACK' : '(NAK';
+    if (!this.set(command)) return '(NAK';
+    this.writes.push(command);
+    return '(ACK';
   }
 
   private set(command: string): boolean {
-    const match = /^(POP|PCP|MCHGC|MUCHGC)(\d{2,3})$/.exec(command);
+    const match = /^(POP|PCP|MCHGC|MUCHGC)(\d{2,4})$/.exec(command);
     if (!match) return false;
-    const value = Number(match[2]);
-    if (match[1] === 'POP' && match[2]!.length === 2 && value <= 2) this.outputPriority = value;
-    else if (match[1] === 'PCP' && match[2]!.length === 2 && value <= 3) this.chargerPriority = value;
-    else if (match[1] === 'MCHGC' && match[2]!.length === 3 && CHARGE_CURRENTS.includes(value)) this.maxChargeA = value;
-    else if (match[1] === 'MUCHGC' && match[2]!.length === 3 && UTILITY_CHARGE_CURRENTS.includes(value))
-      this.maxUtilityChargeA = value;
-    else return false;
+    const [, name, digits] = match as unknown as [string, string, string];
+    const value = Number(digits);
+    if (name === 'POP' && digits.length === 2 && value <= 2) this.outputPriority = value;
+    else if (name === 'PCP' && digits.length === 2 && MODELS[this.model].charger[value] !== undefined)
+      this.chargerPriority = value;
+    else if (name === 'MCHGC' && digits.length === 3 && CHARGE_CURRENTS.includes(value)) this.maxChargeA = value;
+    else if (name === 'MUCHGC' && digits.length === (this.model === 'LV6548' ? 4 : 3) && digits.startsWith('0')) {
+      // Unit 0 (`mnn`, or `uaaa` on the LV6548), a current QMUCHGCR lists.
+      const amps = Number(digits.slice(1));
+      if (!UTILITY_CHARGE_CURRENTS.includes(amps)) return false;
+      this.maxUtilityChargeA = amps;
+    } else return false;
     return true;
   }
 
@@ -113,7 +155,7 @@ export class VoltronicDevice {
       grid = 0;
     }
     let acCharge = 0;
-    if ((this.chargerPriority === 0 || this.chargerPriority === 2) && charge < maxCharge) {
+    if ((this.charger === 'utility first' || this.charger === 'solar and utility') && charge < maxCharge) {
       acCharge = Math.min(this.maxUtilityChargeA * voltage, maxCharge) - charge;
       if (acCharge > 0) {
         charge += acCharge;

@@ -13,7 +13,7 @@ import {
 import { pi30Frame, pi30FrameLength, pi30Text, RESERVED_CRC_BYTES } from '../pi30.js';
 import { VoltronicDevice } from './device.js';
 
-export { VoltronicDevice, CHARGE_CURRENTS, UTILITY_CHARGE_CURRENTS } from './device.js';
+export { VoltronicDevice, CHARGE_CURRENTS, UTILITY_CHARGE_CURRENTS, type Pi30Model } from './device.js';
 
 export const transports = ['tcp'] as const;
 
