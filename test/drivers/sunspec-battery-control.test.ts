@@ -1,8 +1,11 @@
 // Battery control on the sunspec driver in the real server against the SunSpec emulator:
 // each mode written through the API becomes model 124's StorCtl_Mod, InWRte, OutWRte and
-// ChaGriSet in the emulator, its battery follows and is held at the target, every write is
-// audited, refused writes are reported, the limits (from model 802) are enforced, and a
-// device without model 124 offers no battery control.
+// ChaGriSet in the emulator with a revert timeout of at most 30 minutes on every forced one,
+// its battery follows and is held at the target, every write is audited, refused writes are
+// reported, the limits (from model 802) are enforced, and a device without model 124 offers
+// no battery control. The lease on the device: a Charge nobody renews ends on the emulator by
+// its own clock, a renewal restarts the countdown and writes nothing else, and a forced
+// command left on the device is ended (audited) when the driver starts.
 import { after, test } from 'node:test';
 import assert from 'node:assert/strict';
 import {
@@ -10,12 +13,14 @@ import {
   ModbusExceptionCode,
   startModbusEmulator,
   type ModbusDevice,
+  type RunningEmulator,
 } from '@heliograph/plugins-sdk/emulator';
 import { SunSpecDevice } from '@heliograph/plugin-sunspec/emulator';
 import { eventually } from '../helpers/child-server.js';
+import { within } from '../helpers/deadline.js';
 import { startTestServer, type TestServer } from '../helpers/server.js';
 import { valuesOf, valuesWhen, write } from './driver-api.js';
-import { assertLimitsEnforced, command, lastAudited } from './battery-control.js';
+import { assertLimitsEnforced, audit, command, lastAudited } from './battery-control.js';
 import { floatInverter, modelsOf } from './sunspec-layouts.js';
 
 let clock = new Date(2026, 5, 21, 22, 0); // night: no PV
@@ -24,16 +29,20 @@ const signed = (word: number) => (word >= 0x8000 ? word - 0x10000 : word);
 
 class TestSunSpec extends SunSpecDevice {
   refuse = false;
+  /** Every write request taken: its data offset in model 124 and its words. */
+  writes: Array<{ offset: number; values: number[] }> = [];
   override writeRegisters(request: { address: number; values: number[] }): void {
     if (this.refuse) throw new ModbusException({ code: ModbusExceptionCode.illegalDataValue });
+    this.writes.push({ offset: request.address - this.storageAddress - 2, values: request.values });
     super.writeRegisters(request);
   }
 }
 
+let emulator: RunningEmulator;
+
 async function start(device: ModbusDevice) {
-  const emulator = await startModbusEmulator({ transport: 'tcp', units: new Map([[1, device]]) });
-  after(() => emulator.close());
-  return startTestServer({
+  const running = (emulator = await startModbusEmulator({ transport: 'tcp', units: new Map([[1, device]]) }));
+  const server = await startTestServer({
     bundled: ['sunspec'],
     plugins: [
       {
@@ -48,14 +57,30 @@ async function start(device: ModbusDevice) {
       },
     ],
   });
+  // After the server's own close (hooks run in the order they were added): its stop writes Normal to the device.
+  after(() => running.close());
+  return server;
 }
 
-/** Model 124's control points as the emulator holds them: StorCtl_Mod, OutWRte and InWRte in %, ChaGriSet. */
+/**
+ * Model 124's control points as the emulator's registers hold them: StorCtl_Mod, OutWRte and
+ * InWRte in %, InOutWRte_RvrtTms in s, ChaGriSet.
+ */
 function controls(device: SunSpecDevice) {
   const data = modelsOf(device).get(124)!.data;
   const pct = (word: number) => signed(word) / 100; // InOutWRte_SF -2
-  return { mode: data[3], out: pct(data[10]!), in: pct(data[11]!), grid: data[15] };
+  return { mode: data[3], out: pct(data[10]!), in: pct(data[11]!), revertS: data[13]!, grid: data[15] };
 }
+
+/** The controls without the revert timeout, and the timeout checked: 1..1800 s when forced, 0 in normal. */
+function commanded(device: SunSpecDevice) {
+  const { revertS, ...rest } = controls(device);
+  if (rest.mode === 0) assert.equal(revertS, 0, 'Normal clears the revert timeout');
+  else assert.ok(revertS > 0 && revertS <= 1800, `a forced command's revert timeout: ${revertS} s`);
+  return rest;
+}
+
+const NORMAL = { mode: 0, out: 100, in: 100, grid: 0 };
 
 /** Moves the emulator's clock on, then waits until the server has read the SOC it holds now. */
 async function advance(server: TestServer, device: SunSpecDevice, minutes: number): Promise<number> {
@@ -75,7 +100,7 @@ test('sunspec: battery control through model 124; the battery follows and is hel
 
   // Charge at 1500 W of WChaMax 3000 W: 50 %, forced through a negative OutWRte, from the grid.
   await command(server, 'inverter_1', { mode: 'charge', powerW: 1500, targetSoc: 53 });
-  assert.deepEqual(controls(device), { mode: 3, out: -50, in: 50, grid: 1 });
+  assert.deepEqual(commanded(device), { mode: 3, out: -50, in: 50, grid: 1 });
   assert.equal((await lastAudited(server, 'inverter_1/battery_control_mode')).result, 'ok');
   const socs: number[] = [];
   // Until the server read the target; the driver's hold follows in the same poll.
@@ -85,23 +110,24 @@ test('sunspec: battery control through model 124; the battery follows and is hel
     () => Promise.resolve(controls(device).mode === 2 ? true : undefined),
     'the driver to hold at the target',
   );
-  assert.deepEqual(controls(device), { mode: 2, out: 0, in: 100, grid: 0 });
+  assert.deepEqual(commanded(device), { mode: 2, out: 0, in: 100, grid: 0 });
   const held = Math.round(device.soc);
   assert.equal(held, 53);
-  assert.equal(Math.round(await advance(server, device, 60)), held, 'held: no discharge at night');
+  // Within the hold's revert timeout, which the hold at the target restarted.
+  assert.equal(Math.round(await advance(server, device, 25)), held, 'held: no discharge at night');
 
   // Discharge at 2400 W down to 51 %.
   await command(server, 'inverter_1', { mode: 'discharge', powerW: 2400, targetSoc: 51 });
-  assert.deepEqual(controls(device), { mode: 3, out: 80, in: -80, grid: 0 });
+  assert.deepEqual(commanded(device), { mode: 3, out: 80, in: -80, grid: 0 });
   for (let i = 0, soc = 53; i < 60 && soc > 51; i++) soc = await advance(server, device, 1);
   await eventually(() => Promise.resolve(controls(device).mode === 2 ? true : undefined), 'the driver to hold at 51 %');
   assert.equal(Math.round(device.soc), 51);
 
   // Hold, then normal: StorCtl_Mod 2 with OutWRte 0, then everything off.
   await command(server, 'inverter_1', { mode: 'hold', powerW: 2400, targetSoc: 51 });
-  assert.deepEqual(controls(device), { mode: 2, out: 0, in: 100, grid: 0 });
+  assert.deepEqual(commanded(device), { mode: 2, out: 0, in: 100, grid: 0 });
   await command(server, 'inverter_1', { mode: 'normal', powerW: 2400, targetSoc: 51 });
-  assert.deepEqual(controls(device), { mode: 0, out: 100, in: 100, grid: 0 });
+  assert.deepEqual(commanded(device), NORMAL);
   assert.ok((await advance(server, device, 60)) < 50, 'self-consumption discharges to the night load');
 
   await assertLimitsEnforced(server, 'inverter_1', { maxChargeW: 5000, minSoc: 10 });
@@ -111,6 +137,104 @@ test('sunspec: battery control through model 124; the battery follows and is hel
   assert.match(refused.body, /the device refused/);
   const audited = await lastAudited(server, 'inverter_1/battery_control_mode');
   assert.deepEqual([audited.result, audited.new_value], ['error', 'Hold']);
+});
+
+test("sunspec: a Charge nobody renews ends on the device when its revert timeout runs out by the device's clock", async () => {
+  clock = new Date(2026, 5, 21, 22, 0);
+  const device = new TestSunSpec({ now: () => clock, soc: 50 });
+  const server = await start(device);
+  await valuesWhen(
+    server,
+    (v) => v.get('inverter_1/battery_control_lease') === 1800,
+    'a lease of 30 min on the device',
+  );
+  await command(server, 'inverter_1', { mode: 'charge', powerW: 1500, targetSoc: 90 });
+  const { revertS } = controls(device);
+  assert.ok(revertS > 0 && revertS <= 1800, `the revert timeout written with Charge: ${revertS} s`);
+  assert.deepEqual(commanded(device), { mode: 3, out: -50, in: 50, grid: 1 });
+
+  // The link goes silent: nobody renews. The emulator's clock runs on to the timeout's end.
+  emulator.silence(true);
+  const polled = emulator.nextRequest();
+  clock = new Date(clock.getTime() + (revertS - 1) * 1000);
+  assert.equal(controls(device).mode, 3, 'forced until the timeout runs out');
+  const soc = device.soc;
+  clock = new Date(clock.getTime() + 2000);
+  assert.deepEqual(
+    controls(device),
+    { mode: 0, out: 100, in: 100, revertS, grid: 1 },
+    'StorCtl_Mod and both rates back to their defaults on the device, read from its registers',
+  );
+  clock = new Date(clock.getTime() + 30 * MINUTE);
+  device.readHoldingRegisters({ address: 40000, count: 2 });
+  assert.ok(
+    device.soc < soc,
+    `self-consumption again: the night load discharges the battery (${soc} -> ${device.soc} %)`,
+  );
+  await within(polled, "a poll of the driver's reaching the silent emulator");
+  emulator.silence(false);
+});
+
+test('sunspec: a renewal restarts the countdown on the device and writes nothing but the revert timeout', async () => {
+  clock = new Date(2026, 5, 21, 22, 0);
+  const device = new TestSunSpec({ now: () => clock, soc: 50 });
+  const server = await start(device);
+  await valuesWhen(server, (v) => v.get('inverter_1/battery_control_lease') === 1800, 'battery control');
+  await command(server, 'inverter_1', { mode: 'charge', powerW: 1500, targetSoc: 90 });
+  const first = controls(device).revertS;
+  assert.deepEqual(device.writes.at(-1), { offset: 3, values: [3] }, 'StorCtl_Mod last');
+
+  clock = new Date(clock.getTime() + 20 * MINUTE);
+  device.writes = [];
+  assert.equal((await write(server, 'inverter_1/battery_control_mode', 'Charge')).status, 200);
+  assert.equal(device.writes.length, 1, `one request: ${JSON.stringify(device.writes)}`);
+  const [renewal] = device.writes;
+  assert.equal(renewal!.offset, 13, 'InOutWRte_RvrtTms');
+  assert.ok(renewal!.values[0]! > 1700 && renewal!.values[0]! <= 1800, `the lease's seconds: ${renewal!.values[0]}`);
+
+  // Past the first countdown's end, within the renewed one: still forced.
+  clock = new Date(clock.getTime() + (first - 20 * 60 + 60) * 1000);
+  assert.deepEqual(commanded(device), { mode: 3, out: -50, in: 50, grid: 1 });
+  clock = new Date(clock.getTime() + 30 * MINUTE);
+  assert.equal(controls(device).mode, 0, 'the renewed countdown ran out too');
+
+  // A new power while charging: the rates and the timeout, nothing else.
+  device.writes = [];
+  assert.equal((await write(server, 'inverter_1/battery_control_power', '2400')).status, 200);
+  assert.deepEqual(
+    device.writes.map((w) => w.offset),
+    [10, 13, 3],
+    'the device had reverted: the rates, the timeout and StorCtl_Mod again (ChaGriSet had stayed)',
+  );
+  device.writes = [];
+  assert.equal((await write(server, 'inverter_1/battery_control_power', '3000')).status, 200);
+  assert.deepEqual(
+    device.writes.map((w) => [w.offset, w.values.length]),
+    [
+      [10, 2],
+      [13, 1],
+    ],
+  );
+  assert.deepEqual(commanded(device), { mode: 3, out: -100, in: 100, grid: 1 });
+});
+
+test('sunspec: a forced command left on the device is ended at the start, audited; the stop ends the one in force', async () => {
+  clock = new Date(2026, 5, 21, 22, 0);
+  const device = new TestSunSpec({ now: () => clock, soc: 50 });
+  // Grid charging without a timeout, as the driver used to leave it: StorCtl_Mod 3, OutWRte -100 %.
+  Object.assign(device.storage, { mode: 3, outRate: -10000 & 0xffff, inRate: 10000, gridCharge: 1, rvrtTms: 0 });
+  const server = await start(device);
+  const entry = await eventually(
+    async () => (await audit(server)).find((e) => e.topic === 'inverter_1/battery_control_mode'),
+    "the driver's audited Normal at its start",
+  );
+  assert.deepEqual([entry.new_value, entry.result, entry.via], ['Normal', 'ok', 'sunspec']);
+  assert.deepEqual(commanded(device), NORMAL);
+
+  await command(server, 'inverter_1', { mode: 'discharge', powerW: 2400, targetSoc: 20 });
+  assert.deepEqual(commanded(device), { mode: 3, out: 80, in: -80, grid: 0 });
+  await server.close();
+  assert.deepEqual(commanded(device), NORMAL, 'Normal written at the stop, before the connection closed');
 });
 
 test('sunspec: a device without model 124 offers no battery control', async () => {

@@ -1,9 +1,10 @@
 // The battery planner commanding a SunSpec hybrid inverter (its emulator, over Modbus TCP)
 // through a cheap night and a dear evening with a manual clock shared by the server and the
 // emulator: model 124's registers show the commanded grid charging at night (StorCtl_Mod
-// with a negative OutWRte, ChaGriSet on) and none at the evening peak, and the emulator's
-// battery follows. Prices and the PV forecast come from the simulator (one inverter, no
-// battery).
+// with a negative OutWRte, ChaGriSet on), each time under a revert timeout of at most 30
+// minutes that the planner's renewals keep running, and none at the evening peak; the
+// emulator's battery follows, and the stop leaves the device normal. Prices and the PV
+// forecast come from the simulator (one inverter, no battery).
 import assert from 'node:assert/strict';
 import { after, describe, test } from 'node:test';
 import { ManualClock } from '@heliograph/core/clock';
@@ -15,11 +16,14 @@ import { EVENING_BEFORE, nightAndEvening, P, plannerModes, startWithDevice } fro
 const clock = new ManualClock(EVENING_BEFORE);
 const signed = (word: number) => (word >= 0x8000 ? word - 0x10000 : word);
 
-/** Model 124's control points as the emulator's registers hold them: StorCtl_Mod, OutWRte and InWRte in %, ChaGriSet. */
+/**
+ * Model 124's control points as the emulator's registers hold them: StorCtl_Mod, OutWRte and
+ * InWRte in %, InOutWRte_RvrtTms in s, ChaGriSet.
+ */
 function controls(device: SunSpecDevice) {
   const data = device.readHoldingRegisters({ address: device.storageAddress + 2, count: 16 });
   const pct = (word: number) => signed(word) / 100; // InOutWRte_SF -2
-  return { mode: data[3]!, out: pct(data[10]!), in: pct(data[11]!), grid: data[15]! };
+  return { mode: data[3]!, out: pct(data[10]!), in: pct(data[11]!), revertS: data[13]!, grid: data[15]! };
 }
 
 describe('battery planner on a SunSpec inverter', () => {
@@ -56,14 +60,22 @@ describe('battery planner on a SunSpec inverter', () => {
         held.every((c) => c.mode === 3 && c.in === -c.out && c.out >= -100),
         `forced charging within WChaMax: ${JSON.stringify(held)}`,
       );
+      assert.ok(
+        held.every((c) => c.revertS > 0 && c.revertS <= 1800),
+        `each under a revert timeout of at most 30 min: ${JSON.stringify(held)}`,
+      );
       assert.ok(seen.risen > 10, `the emulator's battery charged in the night by ${seen.risen} points`);
       assert.ok(
         (await plannerModes(server, 'inverter_2')).some((e) => e.new_value === 'Charge' && e.result === 'ok'),
         'Charge audited via planner',
       );
       assert.ok(seen.after < seen.before - 5, `the battery is used in the evening: ${seen.before} -> ${seen.after} %`);
+      // Forced by hand at the end: the stop (planner first, then the driver) must not leave it so.
+      assert.equal((await write(server, 'inverter_2/battery_control_mode', 'Charge')).status, 200);
+      assert.notEqual(controls(device).mode, 0, 'forced: charging, or held at the target the planner left');
     } finally {
       await server.close();
     }
+    assert.equal(controls(device).mode, 0, 'the stop leaves model 124 without limits');
   });
 });

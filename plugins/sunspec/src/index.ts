@@ -94,17 +94,8 @@ export default definePlugin({
       const strings = mppt ? mpptCount(mppt) : 0;
       const hadControl = storage !== undefined;
       if (!storage && layout.storage && controls && controls.u16(3) !== null) {
-        const limits = storageLimits(config.battery, controls, bank);
-        if (limits)
-          storage = sunspecBatteryControl({
-            target: { modbus, unitId, timeoutMs },
-            storage: layout.storage,
-            limits,
-            log: (message) => ctx.log.info(`${inverter.id}: ${message}`),
-            store: ctx.store,
-            initial: await loadBatteryCommand(ctx.store),
-          });
-        else ctx.log.warn(`${inverter.id}: ${NO_CAPACITY}`);
+        const at = { target: { modbus, unitId, timeoutMs }, storage: layout.storage, device: inverter.id };
+        storage = await storageControl(ctx, { at, battery: config.battery, controls, bank });
       }
       if (strings !== declaration.strings || hadControl !== (storage !== undefined)) declareInverter(strings);
       const identity = common ? identityOf(common) : undefined;
@@ -129,7 +120,7 @@ export default definePlugin({
         const read = await readLayout(target, layout, ['inverter', 'mppt', 'meter', 'storage', 'battery']);
         const { values, bank } = pollValues(read, exportPositive);
         if (storage) {
-          Object.assign(values, storage.control.info, { battery_state_of_charge: bank?.state_of_charge ?? null });
+          Object.assign(values, storage.control.values(), { battery_state_of_charge: bank?.state_of_charge ?? null });
         }
         ctx.topics.publish({ device: inverter.id, values });
         if (battery && bank) ctx.topics.publish({ device: battery.id, values: bank });
@@ -147,12 +138,54 @@ export default definePlugin({
       run: ({ signal }) => unit.poll(() => poll(signal)),
     });
 
-    return () => {
+    // Normal is written while the connection is still open; a failure is in the audit and here.
+    return async () => {
+      await storage
+        ?.stopClean()
+        .catch((err: unknown) =>
+          ctx.log.warn(`${inverter.id}: could not set battery control to Normal at the stop`, { err }),
+        );
       unit.dispose();
       modbus.release();
     };
   },
 });
+
+/**
+ * Battery control through model 124 (`controls` as discovery read it), or undefined when
+ * neither the config nor model 802 (`bank`) gives the battery's capacity.
+ */
+async function storageControl(
+  ctx: PluginContext,
+  args: {
+    /** Where model 124 is, and the device whose settings battery control adds. */
+    at: Pick<Parameters<typeof sunspecBatteryControl>[0], 'target' | 'storage' | 'device'>;
+    battery: z.output<typeof batteryConfigSchema> | undefined;
+    controls: ModelData;
+    bank: ModelData | undefined;
+  },
+): Promise<SunSpecBatteryControl | undefined> {
+  const { at, controls } = args;
+  const { device } = at;
+  const limits = storageLimits(args.battery, controls, args.bank);
+  if (!limits) {
+    ctx.log.warn(`${device}: ${NO_CAPACITY}`);
+    return undefined;
+  }
+  // InOutWRte_RvrtTms not implemented: nothing on the device ends a forced command.
+  const bounded = controls.u16(13) !== null;
+  if (!bounded) ctx.log.warn(`${device}: ${NO_REVERT}`);
+  return sunspecBatteryControl({
+    ...at,
+    limits,
+    bounded,
+    site: ctx.site,
+    now: () => ctx.now(),
+    log: (message) => ctx.log.info(`${device}: ${message}`),
+    store: ctx.store,
+    initial: await loadBatteryCommand(ctx.store),
+  });
+}
 
 /** The inverter's declaration with `strings` MPPT inputs (and battery control), replaced as discovery learns more. */
 function inverterDeclaration(ctx: PluginContext, device: string, pollIntervalMs: number) {
@@ -181,6 +214,8 @@ function countsExportPositive(meterSign: z.infer<typeof configSchema>['meterSign
 
 const NO_MARKER =
   'no SunSpec marker ("SunS") at 40000, 0 or 50000; enable SunSpec Modbus on the inverter and check unitId (SMA answers on 126)';
+const NO_REVERT =
+  'model 124 does not implement InOutWRte_RvrtTms: a forced battery command has no end on the device (battery_control_lease 0)';
 const NO_CAPACITY =
   "model 124 offers storage controls, but neither config.battery nor model 802 gives the battery's capacity: no battery control";
 

@@ -5,7 +5,7 @@
 import { test, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { connectRaw, readHoldingOverTcp, type RawClient } from '@heliograph/plugins-sdk/emulator';
-import { startEmulator } from '../src/emulator/main.js';
+import { startEmulator, SunSpecDevice } from '../src/emulator/main.js';
 
 let clock = new Date(2026, 5, 21, 12, 0);
 const emulator = await startEmulator({ now: () => clock });
@@ -139,6 +139,67 @@ test('night: no PV, the battery discharges, inverter sleeping', async () => {
   assert.equal(models.get(101)![36], 2, 'St: SLEEPING');
   assert.ok(signed(models.get(802)![45]!) > 0, 'discharging');
   assert.equal(models.get(124)![9], 3, 'ChaSt: discharging');
+});
+
+/** FC16 over TCP: writes `values` from `address`; fails on an exception. */
+async function writeRegisters(address: number, values: number[]): Promise<void> {
+  const pdu = [0x10, address >> 8, address & 0xff, 0, values.length, values.length * 2];
+  for (const value of values) pdu.push(value >> 8, value & 0xff);
+  const id = ++transaction;
+  client.send(Buffer.from([id >> 8, id & 0xff, 0, 0, 0, pdu.length + 1, 1, ...pdu]));
+  const reply = await client.read((b) => (b.length < 9 ? -1 : b[7]! & 0x80 ? 9 : b.length >= 12 ? 12 : -1));
+  assert.equal(reply[7], 0x10, `write of ${values.length} register(s) at ${address}: exception ${reply[8]}`);
+}
+
+test("model 124's revert timeout: counted down by the device's clock, restarted by a write, then the controls revert", async () => {
+  clock = new Date(2026, 5, 21, 22, 0);
+  const data = emulator.device.storageAddress + 2;
+  const controls = async () => {
+    const m = (await readChain()).get(124)!;
+    return { mode: m[3], out: signed(m[10]!), in: signed(m[11]!), revertS: m[13], grid: m[15] };
+  };
+  const batteryW = async () => signed((await readChain()).get(802)![45]!);
+  // Forced charging from the grid at 50 % of WChaMax for 30 minutes, as the driver writes it.
+  await writeRegisters(data + 10, [-5000 & 0xffff, 5000, 0, 1800, 0, 1]);
+  await writeRegisters(data + 3, [3]);
+  assert.deepEqual(await controls(), { mode: 3, out: -5000, in: 5000, revertS: 1800, grid: 1 });
+  assert.equal(await batteryW(), -1500, 'charging from the grid at night');
+  clock = new Date(2026, 5, 21, 22, 29);
+  assert.equal((await controls()).mode, 3, 'within the timeout');
+  assert.equal(emulator.device.storage.revertInS(emulator.device.now().getTime()), 60);
+  await writeRegisters(data + 13, [1800]); // the renewal
+  clock = new Date(2026, 5, 21, 22, 58);
+  assert.equal((await controls()).mode, 3, 'past the first timeout, within the renewed one');
+  const soc = emulator.device.soc;
+  clock = new Date(2026, 5, 21, 23, 0);
+  assert.deepEqual(
+    await controls(),
+    { mode: 0, out: 10000, in: 10000, revertS: 1800, grid: 1 },
+    'StorCtl_Mod and both rates back to their defaults; the timeout and ChaGriSet as written',
+  );
+  assert.ok((await batteryW()) > 0, 'self-consumption: discharging to the night load');
+  // One minute forced, one minute back to normal: the SOC rose by less than two minutes of charging.
+  const rise = emulator.device.soc - soc;
+  assert.ok(rise > 0 && rise < ((1500 * 2) / 60 / 10240) * 100, `SOC ${soc} -> ${emulator.device.soc}`);
+  await writeRegisters(data + 13, [0]);
+  await writeRegisters(data + 15, [0]);
+});
+
+test("the device's clock offset lets a revert timeout run out without touching the test's clock", () => {
+  const at = new Date(2026, 5, 21, 22, 0);
+  const device = new SunSpecDevice({ now: () => at });
+  const data = device.storageAddress + 2;
+  device.writeRegisters({ address: data + 10, values: [-5000 & 0xffff, 5000, 0, 60, 0, 1] });
+  device.writeRegisters({ address: data + 3, values: [3] });
+  const mode = () => device.readHoldingRegisters({ address: data + 3, count: 1 })[0];
+  device.clockOffsetMs = 59_000;
+  assert.equal(mode(), 3);
+  device.clockOffsetMs = 60_000;
+  assert.equal(mode(), 0, 'reverted at the end of the 60 s timeout');
+  device.storage.mode = 3; // forced without a timeout: stays so
+  device.writeRegisters({ address: data + 13, values: [0] });
+  device.clockOffsetMs = 24 * 3_600_000;
+  assert.equal(mode(), 3);
 });
 
 test('RTU over TCP, silence and corruption', async () => {

@@ -2,7 +2,8 @@
  * An emulated SunSpec hybrid inverter: "SunS" at 40000, then models 1, 101, 160 (two
  * MPPTs), 203 (grid meter), 124 and 802 (battery) and the end marker. PV follows the sun,
  * the battery takes the surplus up to WChaMax and covers the deficit down to MinRsvPct;
- * both are writable in model 124.
+ * both are writable in model 124, whose revert timeout the device counts down by its own
+ * clock (the test's `now`, moved on by `clockOffsetMs`).
  */
 import {
   clamp,
@@ -35,15 +36,25 @@ export class SunSpecDevice implements ModbusDevice {
   soc: number;
   /** Model 124's writable points (storage-control.ts). */
   readonly storage = new StorageControls();
-  private readonly now: () => Date;
+  /** Moves the device's clock on from `now` (ms), so a test can let a revert timeout run out. */
+  clockOffsetMs = 0;
+  private readonly clock: () => Date;
   private readonly day: DayIntegrator;
+  /** The device's time of the last step, ms. */
+  private stepped: number;
   private readonly lifetime = { ac: 12_345_000, strings: [6_000_000, 5_000_000], import: 3_210_000, export: 4_560_000 };
   private cycles = 215;
 
   constructor(options: { now?: () => Date; soc?: number } = {}) {
-    this.now = options.now ?? (() => new Date());
-    this.day = new DayIntegrator(this.now);
+    this.clock = options.now ?? (() => new Date());
+    this.day = new DayIntegrator(() => this.now());
+    this.stepped = this.now().getTime();
     this.soc = options.soc ?? 50;
+  }
+
+  /** The device's clock: the given one plus `clockOffsetMs`. */
+  now(): Date {
+    return new Date(this.clock().getTime() + this.clockOffsetMs);
   }
 
   /** Where model 124 starts (its ID register), found by walking the chain as a client does. */
@@ -71,7 +82,7 @@ export class SunSpecDevice implements ModbusDevice {
       if (!valid(value)) throw new ModbusException({ code: ModbusExceptionCode.illegalDataValue });
     }
     this.step();
-    for (const { offset, value } of writes) this.storage.write(offset, value);
+    this.storage.write(writes, this.stepped);
   }
 
   /** Every register from 40000 through the end marker. */
@@ -96,9 +107,24 @@ export class SunSpecDevice implements ModbusDevice {
     ];
   }
 
-  /** Moves the battery and the lifetime counters on to now. */
+  /**
+   * Moves the battery and the lifetime counters on to now: under the controls until the
+   * revert timeout ran out (when it did meanwhile), under the defaults after it.
+   */
   private step(): Snapshot {
     const hours = this.day.advance();
+    const now = this.now().getTime();
+    const from = this.stepped;
+    this.stepped = now;
+    const revertAt = this.storage.revertAt;
+    if (revertAt === null || revertAt > now) return this.integrate(hours);
+    const forced = now > from ? clamp((revertAt - from) / (now - from), 0, 1) : 0;
+    this.integrate(hours * forced);
+    this.storage.revert();
+    return this.integrate(hours * (1 - forced));
+  }
+
+  private integrate(hours: number): Snapshot {
     const s = this.snapshot();
     this.soc = clamp(this.soc - (s.batteryW * hours * 100) / CAPACITY_WH, 0, 100);
     this.lifetime.ac += Math.max(s.acW, 0) * hours;

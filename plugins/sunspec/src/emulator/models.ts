@@ -155,18 +155,25 @@ export function meterModel(s: Snapshot): number[] {
   });
 }
 
-/** Model 124, basic storage controls: WChaMax, StorCtl_Mod, MinRsvPct, the rates and ChaGriSet are writable. */
+/** AHRtg of model 802, Ah: the capacity rating model 124's StorAval counts in. */
+const AH_RATING = 200;
+
+/**
+ * Model 124, basic storage controls: WChaMax, the ramps, StorCtl_Mod, MinRsvPct, the rates,
+ * the three timers and ChaGriSet are writable (VAChaMax is not implemented).
+ */
 export function storageModel(s: Snapshot): number[] {
   const chaSt = s.batteryW < 0 ? 4 : s.batteryW > 0 ? 3 : s.soc >= 100 ? 5 : 6;
   const c = s.controls;
   return block(124, 24, NI_U16, {
     0: c.maxChargeW,
-    1: 100,
-    2: 100,
+    1: c.chargeRamp, // WChaGra
+    2: c.dischargeRamp, // WDisChaGra
     3: c.mode, // StorCtl_Mod
     5: c.minReservePct,
     6: Math.round(s.soc * 10),
-    7: Math.round((s.soc / 100) * 200),
+    // StorAval: "ChaState minus MinRsvPct times AhrRtg", Ah.
+    7: Math.round((Math.max(0, s.soc - c.minReservePct) / 100) * AH_RATING),
     8: Math.round(s.batteryVolts * 10),
     9: chaSt,
     10: c.outRate, // OutWRte
@@ -191,7 +198,7 @@ export function batteryModel(s: Snapshot): number[] {
   const chaSt = s.batteryW < 0 ? 4 : s.batteryW > 0 ? 3 : s.soc >= 100 ? 5 : 6;
   const cellMv = Math.round((s.batteryVolts / 16) * 1000);
   return block(802, 62, NI_U16, {
-    0: 200, // AHRtg
+    0: AH_RATING, // AHRtg
     1: 10240, // WHRtg
     2: 5000, // WChaRteMax
     3: 5000, // WDisChaRteMax
