@@ -1,10 +1,13 @@
 /*
  * Battery control on a Deye / Sunsynk hybrid through its time-of-use program ("System work
- * mode" timer): six time points, each with a battery power, a SOC and a grid-charge flag,
- * and the "use timer" switch. Every command writes the same values into all six slots, so
- * the program holds whatever the time of day and needs no rewrite at slot boundaries.
- * Where each model keeps them is its `TouRegisters` (models.ts), known once the driver has
- * identified the unit.
+ * mode" timer), each forced command a lease on the device: one slot forces the battery from
+ * the device's time now until the lease's end, the rest of the day is self-use
+ * (tou-program.ts), so the inverter is back to normal by itself when nobody renews it; the
+ * program runs only on the days the window covers by the inverter's calendar, so one left
+ * behind comes round again a week later at the most. Normal switches the timer off. Every
+ * write sends only the registers whose words change: a renewal moves one slot time (and, once
+ * a day, adds tomorrow to the days). Where each model keeps the program is its `TouRegisters`
+ * (models.ts), known once the driver has identified the unit.
  */
 import {
   batteryControl,
@@ -12,50 +15,187 @@ import {
   type batteryConfigSchema,
   type BatteryCommand,
   type BatteryControl,
+  type BatteryMode,
   type PluginStore,
   type z,
 } from '@heliograph/plugins-sdk';
 import type { ModbusClient } from '@heliograph/plugins-sdk/connections';
 import type { TouRegisters } from './models.js';
+import {
+  changedRuns,
+  deviceTime,
+  leaseProgram,
+  leaseTimer,
+  programMode,
+  PROGRAM_LENGTH,
+  runsToday,
+  SLOTS,
+  TIMER,
+  type DeviceTime,
+} from './tou-program.js';
 
-const SLOTS = 6;
-const PROGRAM_LENGTH = 5 * SLOTS;
-
-/** What one command writes: the program's 30 words, the timer bit, grid charge and its current. */
-interface Plan {
-  program: number[];
-  useTimer: boolean;
-  /** null leaves the register as it is. */
-  gridCharge: boolean | null;
-  gridChargeA: number | null;
+/** What battery control reads before it writes. */
+interface DeviceState {
+  /** The registers from the grid charge current to the last flag register, as read. */
+  block: number[];
+  clock: number[];
+  soc: number;
+  voltage: number;
 }
 
-/** The program for `command`, built on the words read from the device (voltages and other bits kept). */
-export function planFor(
-  command: BatteryCommand,
-  now: { program: readonly number[]; soc: number; voltage: number; minSoc: number; maxCurrentA: number },
-): Plan {
-  const program = [...now.program];
-  const set = (block: number, value: (old: number) => number) => {
-    for (let i = 0; i < SLOTS; i++) program[block * SLOTS + i] = value(program[block * SLOTS + i]!);
-  };
-  const socOf = { normal: now.minSoc, hold: Math.max(now.minSoc, now.soc), charge: 0, discharge: 0 };
-  const soc = command.mode === 'charge' || command.mode === 'discharge' ? command.targetSoc : socOf[command.mode];
-  const gridCharge = command.mode === 'charge';
-  // The slot power caps the battery's discharge: none in hold; normal keeps what was there.
-  if (command.mode !== 'normal') set(1, () => (command.mode === 'hold' ? 0 : Math.round(command.powerW)));
-  set(3, () => Math.round(soc));
-  set(4, (old) => (old & ~1) | (gridCharge ? 1 : 0));
-  const gridChargeA = gridCharge
-    ? Math.min(now.maxCurrentA, Math.max(1, Math.floor(command.powerW / Math.max(1, now.voltage))))
-    : null;
-  return { program, useTimer: command.mode !== 'normal', gridCharge: gridCharge ? true : null, gridChargeA };
+export interface DeyeBatteryControl {
+  control: BatteryControl;
+  /**
+   * For each successful poll: once a lease has run out with nobody renewing it, the device is
+   * already normal by itself; this switches its timer off too, so the forced slot cannot come
+   * round again on the same weekday.
+   */
+  afterPoll(signal: AbortSignal): Promise<void>;
+}
+
+/** The block of registers battery control reads and writes: from the grid charge current to the last flag register. */
+class TouIo {
+  readonly base: number;
+  private readonly length: number;
+
+  constructor(
+    private readonly modbus: ModbusClient,
+    private readonly unitId: number,
+    private readonly timeoutMs: number,
+    readonly L: TouRegisters,
+  ) {
+    this.base = L.gridChargeCurrent;
+    this.length = L.flags + SLOTS - this.base;
+  }
+
+  /** Where `address` is in the block. */
+  at(address: number): number {
+    return address - this.base;
+  }
+
+  read(address: number, count: number, signal: AbortSignal): Promise<number[]> {
+    return this.modbus.readHoldingRegisters({ unitId: this.unitId, address, count, timeoutMs: this.timeoutMs, signal });
+  }
+
+  block(signal: AbortSignal): Promise<number[]> {
+    return this.read(this.base, this.length, signal);
+  }
+
+  async state(signal: AbortSignal): Promise<DeviceState> {
+    const block = await this.block(signal);
+    const clock = await this.read(this.L.clock, 3, signal);
+    const [voltage, soc] = await this.read(this.L.batteryVoltage, 2, signal);
+    return { block, clock, soc: soc!, voltage: voltage! * this.L.batteryVoltageScale };
+  }
+
+  /** Writes the words of `next` that differ from `old`, the timer switch last, then reads them back. */
+  async writeBlock(old: readonly number[], next: readonly number[], signal: AbortSignal): Promise<void> {
+    const write = (run: { address: number; values: number[] }) =>
+      this.modbus.writeRegisters({ unitId: this.unitId, ...run, timeoutMs: this.timeoutMs, signal });
+    const runs = changedRuns(this.base, old, next);
+    const enable = this.L.enable;
+    const timer = runs.filter((r) => r.address <= enable && r.address + r.values.length > enable);
+    for (const run of runs) if (!timer.includes(run)) await write(run);
+    for (const run of timer) await write(run);
+    if (runs.length === 0) return;
+    const got = await this.block(signal);
+    const at = next.findIndex((word, i) => word !== old[i] && got[i] !== word);
+    if (at >= 0)
+      throw new DeviceRefusedError({ answer: `register ${this.base + at} reads ${got[at]} after writing ${next[at]}` });
+  }
+
+  /**
+   * Normal: the timer off, one register; the day bits are left as they are (with the timer off
+   * they do nothing, and the next lease writes the days it needs with the timer bit).
+   */
+  async timerOff(signal: AbortSignal): Promise<void> {
+    const old = await this.block(signal);
+    const next = [...old];
+    next[this.at(this.L.enable)] = old[this.at(this.L.enable)]! & ~TIMER;
+    await this.writeBlock(old, next, signal);
+  }
+
+  /** What the device does now (`programMode`); null when its clock holds no date and time. */
+  async mode(minSoc: number, signal: AbortSignal): Promise<BatteryMode | null> {
+    const block = await this.block(signal);
+    const timer = block[this.at(this.L.enable)]!;
+    if ((timer & TIMER) === 0) return 'normal';
+    let now: DeviceTime;
+    try {
+      now = deviceTime(await this.read(this.L.clock, 3, signal));
+    } catch {
+      return null;
+    }
+    return programMode({
+      timer,
+      gridCharge: (block[this.at(this.L.gridChargeEnabled)]! & 1) !== 0,
+      program: block.slice(this.at(this.L.times), this.at(this.L.times) + PROGRAM_LENGTH),
+      now,
+      minSoc,
+    });
+  }
 }
 
 /**
- * Declares battery control for a Deye inverter: `apply` reads the program, writes the new
- * one, then the timer switch (and grid charge with its current for `charge`), and reads it
- * all back; a register that does not hold what was written fails the write.
+ * The block with a lease for `command` (tou-program.ts), the timer on for the days the window
+ * covers (`leaseTimer`), and for Charge grid charge enabled with a current for the power; a
+ * renewal of the same charge keeps its current (no write as the battery's voltage rises).
+ */
+function leaseBlock(args: {
+  io: TouIo;
+  state: DeviceState;
+  command: BatteryCommand;
+  leaseMs: number;
+  battery: z.output<typeof batteryConfigSchema>;
+  ratedW: number;
+}): number[] {
+  const { io, state, command, battery } = args;
+  const { L } = io;
+  const old = state.block;
+  const next = [...old];
+  /** A slot power in the registers' units, at most the unit's rated power and the register's range. */
+  const powerWord = (watts: number) =>
+    Math.min(L.maxPowerWord, Math.round(Math.min(watts, args.ratedW) / L.powerUnitW));
+  const now = deviceTime(state.clock);
+  // A program that does not run today is not running: a renewal keeps only what runs now.
+  const timerOn = runsToday(old[io.at(L.enable)]!, now);
+  const lease = leaseProgram({
+    command,
+    program: old.slice(io.at(L.times), io.at(L.times) + PROGRAM_LENGTH),
+    timerOn,
+    now,
+    leaseMs: args.leaseMs,
+    soc: state.soc,
+    minSoc: battery.minSoc,
+    powerWord: powerWord(command.powerW),
+    fullPowerWord: powerWord(battery.maxDischargeW),
+  });
+  next.splice(io.at(L.times), PROGRAM_LENGTH, ...lease.program);
+  if (command.mode === 'charge') {
+    next[io.at(L.gridChargeEnabled)]! |= 1;
+    const slotPower = io.at(L.power);
+    const same = timerOn && old[slotPower] === next[slotPower] && (old[io.at(L.flags)]! & 1) === 1;
+    const amps = Math.min(L.maxGridChargeA, Math.max(1, Math.floor(command.powerW / Math.max(1, state.voltage))));
+    if (!(same && old[io.at(L.gridChargeCurrent)]! > 0)) next[io.at(L.gridChargeCurrent)] = amps;
+  }
+  next[io.at(L.enable)] = leaseTimer({ old: old[io.at(L.enable)]!, days: lease.days, weekday: now.weekday });
+  return next;
+}
+
+/** Runs tasks one at a time, in the order given. */
+function serial(): <T>(task: () => Promise<T>) => Promise<T> {
+  let queue: Promise<unknown> = Promise.resolve();
+  return (task) => {
+    const run = queue.then(task);
+    queue = run.catch(() => undefined);
+    return run;
+  };
+}
+
+/**
+ * Declares battery control for a Deye inverter: `apply` reads the program, the device's clock
+ * and the battery, writes the registers that change (the timer switch last) and reads them
+ * back; a register that does not hold what was written fails the write.
  */
 export function deyeBatteryControl(args: {
   modbus: ModbusClient;
@@ -63,52 +203,53 @@ export function deyeBatteryControl(args: {
   timeoutMs: number;
   /** The identified model's programme and battery registers. */
   tou: TouRegisters;
+  /** The unit's rated power (W): the largest slot power. */
+  ratedW: number;
   battery: z.output<typeof batteryConfigSchema>;
-  /** Keeps the command in force across restarts. */
+  /** Keeps the power and target (never the mode) across restarts. */
   store: PluginStore;
   initial: BatteryCommand | undefined;
-}): BatteryControl {
-  const { modbus, unitId, timeoutMs, battery, tou: L } = args;
-  const read = async (address: number, count: number, signal: AbortSignal) =>
-    modbus.readHoldingRegisters({ unitId, address, count, timeoutMs, signal });
-  const write = async (address: number, values: number[], signal: AbortSignal) =>
-    modbus.writeRegisters({ unitId, address, values, timeoutMs, signal });
-  const check = async (address: number, expected: readonly number[], signal: AbortSignal) => {
-    const got = await read(address, expected.length, signal);
-    const at = expected.findIndex((value, i) => got[i] !== value);
-    if (at >= 0)
-      throw new DeviceRefusedError({
-        answer: `register ${address + at} reads ${got[at]} after writing ${expected[at]}`,
-      });
+  now: () => number;
+  log: (message: string) => void;
+}): DeyeBatteryControl {
+  const { battery, now } = args;
+  const io = new TouIo(args.modbus, args.unitId, args.timeoutMs, args.tou);
+  /** Program writes one at a time: a lease's end check never runs inside an apply. */
+  const exclusive = serial();
+  /** The end (site clock) of the lease this driver last programmed; null when none is in force. */
+  let programmedUntil: number | null = null;
+
+  const apply = async (command: BatteryCommand, until: number | null, signal: AbortSignal) => {
+    if (command.mode === 'normal' || until === null) await io.timerOff(signal);
+    else {
+      const state = await io.state(signal);
+      const next = leaseBlock({ io, state, command, leaseMs: until - now(), battery, ratedW: args.ratedW });
+      await io.writeBlock(state.block, next, signal);
+    }
+    programmedUntil = until;
   };
 
-  return batteryControl({
+  const control = batteryControl({
     limits: { ...battery, modes: ['normal', 'hold', 'charge', 'discharge'] },
+    boundedOnDevice: true,
+    now,
     store: args.store,
     initial: args.initial,
-    apply: async ({ command, signal }) => {
-      const [voltageWord] = await read(L.batteryVoltage, 1, signal);
-      const [soc] = await read(L.batterySoc, 1, signal);
-      const plan = planFor(command, {
-        program: await read(L.times, PROGRAM_LENGTH, signal),
-        soc: soc!,
-        voltage: voltageWord! * L.batteryVoltageScale,
-        minSoc: battery.minSoc,
-        maxCurrentA: L.maxGridChargeA,
-      });
-      await write(L.times, plan.program, signal);
-      const [timer] = await read(L.enable, 1, signal);
-      const timerWord = (timer! & ~1) | (plan.useTimer ? 1 : 0);
-      if (plan.gridChargeA !== null) await write(L.gridChargeCurrent, [plan.gridChargeA], signal);
-      if (plan.gridCharge !== null) {
-        const [enabled] = await read(L.gridChargeEnabled, 1, signal);
-        await write(L.gridChargeEnabled, [enabled! | 1], signal);
-        await check(L.gridChargeEnabled, [enabled! | 1], signal);
-      }
-      await write(L.enable, [timerWord], signal);
-      await check(L.times, plan.program, signal);
-      await check(L.enable, [timerWord], signal);
-      if (plan.gridChargeA !== null) await check(L.gridChargeCurrent, [plan.gridChargeA], signal);
-    },
+    apply: ({ command, until, signal }) => exclusive(() => apply(command, until, signal)),
+    read: ({ signal }) => io.mode(battery.minSoc, signal),
   });
+
+  const lapsed = () => programmedUntil !== null && now() >= programmedUntil;
+  return {
+    control,
+    afterPoll: async (signal) => {
+      if (!lapsed()) return;
+      await exclusive(async () => {
+        if (!lapsed()) return;
+        await io.timerOff(signal);
+        programmedUntil = null;
+        args.log('the battery control lease ran out with nobody renewing it: the timer is switched off');
+      });
+    },
+  };
 }

@@ -4,16 +4,11 @@
  * Modbus TCP, RTU (serial or an RS485-over-TCP gateway) or a Solarman V5 logger; publishes
  * the inverter's and battery's readings under the standard vocabulary and writes its
  * settings (checked by reading the register back). A model it does not know stops the
- * instance with the code it read.
+ * instance with the code it read. With battery control, the first poll after its declaration
+ * ends a forced command found on the device, and the stop writes Normal before the
+ * connection closes.
  */
-import {
-  batteryConfigSchema,
-  definePlugin,
-  loadBatteryCommand,
-  z,
-  type BatteryControl,
-  type Disposer,
-} from '@heliograph/plugins-sdk';
+import { batteryConfigSchema, definePlugin, loadBatteryCommand, z, type Disposer } from '@heliograph/plugins-sdk';
 import {
   connectionSchema,
   openInverterUnit,
@@ -23,7 +18,7 @@ import {
   unitIdDeviceConfigSchema,
   type RegisterMap,
 } from '@heliograph/plugins-sdk/connections';
-import { deyeBatteryControl } from './battery-control.js';
+import { deyeBatteryControl, type DeyeBatteryControl } from './battery-control.js';
 import { deyeModel, identityMap, ratedPowerMap } from './models.js';
 
 /** Used when a unit reports no rated power (registers 16/17 or 20/21 read 0). */
@@ -57,9 +52,12 @@ export default definePlugin({
     const { inverter, battery, unitId, devices, modbus, timeoutMs } = unit;
     const { pollIntervalMs } = config;
     // Battery control through the time-of-use program, when the battery and its limits are given;
-    // declared once the model (and so where its program lives) is known.
+    // declared once the model (and so where its program lives) is known. Only the power and
+    // target are kept across restarts; the mode starts Normal.
     const initialCommand = battery && config.battery ? await loadBatteryCommand(ctx.store) : undefined;
-    let control: BatteryControl | null = null;
+    let deye: DeyeBatteryControl | null = null;
+    /** Whether the start-up reconcile of battery control is done. */
+    let cleaned = false;
 
     let undeclare: Disposer[] = devices.map((device) =>
       ctx.topics.declare({ device: device.id, pollIntervalMs, metrics: [], identity: { manufacturer: 'Deye' } }),
@@ -70,7 +68,7 @@ export default definePlugin({
       undeclare = devices.map((device) => {
         const kind = device === inverter ? 'inverter' : 'battery';
         const { metrics, settings } = registerMapDeclarations(map, { device: kind, modbus, unitId, timeoutMs });
-        const controlled = kind === 'inverter' ? control : null;
+        const controlled = kind === 'inverter' ? (deye?.control ?? null) : null;
         return ctx.topics.declare({
           device: device.id,
           pollIntervalMs,
@@ -93,14 +91,17 @@ export default definePlugin({
       }
       const map = model.value.map({ ratedW, gridPowerSource: config.gridPowerFrom });
       if (battery && config.battery)
-        control = deyeBatteryControl({
+        deye = deyeBatteryControl({
           modbus,
           unitId,
           timeoutMs,
           tou: model.value.tou,
+          ratedW,
           battery: config.battery,
           store: ctx.store,
           initial: initialCommand,
+          now: () => ctx.now(),
+          log: (message) => ctx.log.info(`${inverter.id}: ${message}`),
         });
       declare(map);
       for (const device of devices)
@@ -112,10 +113,24 @@ export default definePlugin({
     const poll = async (signal: AbortSignal) => {
       map ??= await identify(signal);
       const values = await readRegisterMap(modbus, unitId, map, { signal });
-      ctx.topics.publish({ device: inverter.id, values: { ...values.inverter, ...control?.info } });
+      ctx.topics.publish({ device: inverter.id, values: { ...values.inverter, ...deye?.control.values() } });
       if (battery) ctx.topics.publish({ device: battery.id, values: values.battery });
+      if (!deye) return;
+      if (!cleaned) {
+        await deye.control.startClean({ site: ctx.site, device: inverter.id, signal });
+        cleaned = true;
+      }
+      await deye.afterPoll(signal);
     };
     unit.startPolling(poll);
-    return unit.dispose;
+    // Normal is written while the connection is still open; a failure is in the audit and here.
+    return async () => {
+      await deye?.control
+        .stopClean({ site: ctx.site, device: inverter.id })
+        .catch((err: unknown) =>
+          ctx.log.warn(`${inverter.id}: could not set battery control to Normal at the stop`, { err }),
+        );
+      unit.dispose();
+    };
   },
 });

@@ -16,21 +16,36 @@ import { threePhaseMap } from './three-phase-map.js';
 /**
  * Time-of-use programme registers (six slots each), per family, and what battery control
  * reads and writes beside them: the single-phase units hold the programme at 248..279, the
- * three-phase ones at 146..177 (kellerza/sunsynk's single_phase and three_phase_common).
+ * three-phase ones at 146..177 (kellerza/sunsynk `single_phase.py`, `three_phase_common.py`;
+ * ha-solarman `deye_hybrid.yaml`, `deye_p3.yaml`).
  */
 export interface TouRegisters {
-  /** The "use timer" switch (bit 0; on three-phase units bits 1..7 are the weekdays). */
+  /**
+   * Bit 0 "use timer"; bits 1..7 the days it runs, Monday..Sunday ("Prog Monday Enabled" ..
+   * "Prog Sunday Enabled", `three_phase_common.py`; ha-solarman's "Time of Use" lists the same
+   * days at 248 in `deye_hybrid.yaml` as at 146 in `deye_p3.yaml`, where kellerza/sunsynk's
+   * `single_phase.py` names only bit 0, "Use Timer").
+   */
   enable: number;
-  /** First of the 30 programme registers: 6 times, 6 powers, 6 voltages, 6 SOCs, 6 flags. */
+  /** First of the 30 programme registers: 6 times (HHMM), 6 powers, 6 voltages, 6 SOCs, 6 flags. */
   times: number;
   power: number;
   voltage: number;
   soc: number;
   /** Grid/generator charge bits (mask 0x03) and the mode bits (mask 0x1c). */
   flags: number;
+  /** W per unit of the slot power registers: 1, 10 on the HV units (three_phase_hv.py "Prog1 power" factor 10). */
+  powerUnitW: number;
+  /** The largest slot power word the device takes (ha-solarman's range: 12000; 32000 LV, 12800 HV). */
+  maxPowerWord: number;
   /** Grid charge enabled (bit 0) and the grid charge current, A. */
   gridChargeEnabled: number;
   gridChargeCurrent: number;
+  /**
+   * The device's clock, three registers: (year − 2000) << 8 | month, day << 8 | hour,
+   * minute << 8 | second ("Date time" 22..24 on single-phase units, 62..64 on three-phase ones).
+   */
+  clock: number;
   /** The battery's SOC (%) and voltage (`batteryVoltageScale` V per unit) now. */
   batterySoc: number;
   batteryVoltage: number;
@@ -54,8 +69,11 @@ const SINGLE_PHASE_TOU: TouRegisters = {
   voltage: 262,
   soc: 268,
   flags: 274,
+  powerUnitW: 1,
+  maxPowerWord: 12_000,
   gridChargeEnabled: 232,
   gridChargeCurrent: 230,
+  clock: 22,
   batterySoc: 184,
   batteryVoltage: 183,
   batteryVoltageScale: 0.01,
@@ -68,14 +86,25 @@ const THREE_PHASE_LV_TOU: TouRegisters = {
   voltage: 160,
   soc: 166,
   flags: 172,
+  powerUnitW: 1,
+  maxPowerWord: 32_000,
   gridChargeEnabled: 130,
   gridChargeCurrent: 128,
+  clock: 62,
   batterySoc: 588,
   batteryVoltage: 587,
   batteryVoltageScale: 0.01,
-  maxGridChargeA: 240,
+  // "Grid Charge Battery current" (128) max 185 A, as the grid_charge_current setting has it.
+  maxGridChargeA: 185,
 };
-const THREE_PHASE_HV_TOU: TouRegisters = { ...THREE_PHASE_LV_TOU, batteryVoltageScale: 0.1, maxGridChargeA: 50 };
+// Slot power in tens of W: 50 kW is 5000, well within a register (ha-solarman: up to 12800, 128 kW).
+const THREE_PHASE_HV_TOU: TouRegisters = {
+  ...THREE_PHASE_LV_TOU,
+  powerUnitW: 10,
+  maxPowerWord: 12_800,
+  batteryVoltageScale: 0.1,
+  maxGridChargeA: 50,
+};
 
 export const DEYE_MODELS: ReadonlyArray<ModelChoice<DeyeModel>> = [
   {

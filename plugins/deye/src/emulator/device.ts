@@ -1,7 +1,9 @@
 /**
- * An emulated Deye / Sunsynk single-phase hybrid inverter with its battery: the holding
- * registers of the real device (the map in shared/reference/providers.md), recomputed from
- * the site's flows at each request, and its writable settings with the device's checks.
+ * An emulated Deye / Sunsynk hybrid inverter with its battery: the holding registers of the
+ * real device (the map in shared/reference/providers.md and the public definitions),
+ * recomputed from the site's flows at each request, its writable settings with the device's
+ * checks, its clock (settable, and drifting as a test says) and the time-of-use program it
+ * runs by that clock.
  */
 import {
   clamp,
@@ -10,16 +12,22 @@ import {
   ModbusExceptionCode,
   type ModbusDevice,
 } from '@heliograph/plugins-sdk/emulator';
-import { deyeRegisters, modelAddress, singlePhaseAddress, type DeyeEmulatorModel } from './layouts.js';
+import { clockAddress, clockTime, clockWords, deyeRegisters, singlePhaseAddress } from './layouts.js';
+import type { DeyeEmulatorModel } from './models.js';
 import { applySetting, DEFAULT_SETTINGS, siteFlows, validSetting, type DeyeSettings, type Flows } from './site.js';
-import { TouProgram } from './tou.js';
+import { TouProgram, type TouEffect } from './tou.js';
 
 /** Holding registers 0..999 can be read (unmapped ones read 0); beyond is an illegal address. */
 const REGISTER_COUNT = 1000;
+const MINUTE = 60_000;
+/** At most this much time is caught up at one request, so a paused process does not drain a battery at once. */
+const HOUR = 3_600_000;
 
 export interface DeyeDeviceOptions {
-  /** The device's clock; default the system clock. */
+  /** The true time (the sun, the load, the battery's physics); default the system clock. */
   now?: () => Date;
+  /** How far the device's own clock is ahead of `now` (ms, negative: behind); default 0. */
+  clockOffsetMs?: number;
   /** Ten characters, held in registers 3..7. */
   serial?: string;
   peakPvW?: number;
@@ -42,27 +50,54 @@ export interface DeyeDeviceOptions {
  */
 export class DeyeDevice implements ModbusDevice {
   readonly settings: DeyeSettings = structuredClone(DEFAULT_SETTINGS);
-  /** The time-of-use program (registers 232, 248, 250..279; 130, 146, 148..177 on three-phase units). */
-  readonly tou = new TouProgram();
+  /** The time-of-use program, at the model's addresses (tou.ts). */
+  readonly tou: TouProgram;
   /** State of charge, % (fractional: the register shows it rounded). */
   soc: number;
+  /**
+   * How far the device's clock is ahead of the true time (ms). Tests move it to drift the
+   * clock or to run a lease out; writing the clock registers sets it, as on the device.
+   */
+  clockOffsetMs: number;
+  readonly model: DeyeEmulatorModel;
   private readonly now: () => Date;
   private readonly day: DayIntegrator;
+  /** The moment the day integrator is at, while a request catches up minute by minute. */
+  private stepTime: Date;
+  private last: number;
   private readonly serial: string;
   private readonly peakPvW: number;
   private readonly capacityWh: number;
-  readonly model: DeyeEmulatorModel;
   private readonly ratedW: number;
 
   constructor(options: DeyeDeviceOptions = {}) {
     this.now = options.now ?? (() => new Date());
-    this.day = new DayIntegrator(this.now);
+    this.stepTime = this.now();
+    this.last = this.stepTime.getTime();
+    this.day = new DayIntegrator(() => this.stepTime);
+    this.clockOffsetMs = options.clockOffsetMs ?? 0;
     this.serial = options.serial ?? '2203140123';
     this.peakPvW = options.peakPvW ?? 6000;
     this.capacityWh = (options.capacityAh ?? 100) * 51.2;
     this.soc = options.soc ?? 60;
     this.model = options.model ?? 'single-phase';
     this.ratedW = options.ratedW ?? 5000;
+    this.tou = new TouProgram(this.model);
+  }
+
+  /** The device's own clock now. */
+  clock(): Date {
+    return new Date(this.now().getTime() + this.clockOffsetMs);
+  }
+
+  /** What the time-of-use program does now, by the device's clock; null when it does not run. */
+  programNow(): TouEffect | null {
+    return this.tou.effect(this.clock());
+  }
+
+  /** The site's flows now (the battery brought up to now first). */
+  flowsNow(): Flows {
+    return this.step();
   }
 
   readHoldingRegisters({ address, count }: { address: number; count: number }): number[] {
@@ -72,32 +107,79 @@ export class DeyeDevice implements ModbusDevice {
   }
 
   writeRegisters({ address, values }: { address: number; values: number[] }): void {
-    // Three-phase units hold the same settings and program at other addresses (max sell power in tens of W on HV units).
-    const at = (i: number) => singlePhaseAddress(this.model, address + i);
+    const clockAt = clockAddress(this.model);
+    const isClock = (at: number) => at >= clockAt && at < clockAt + 3;
+    // Three-phase units hold the same settings at other addresses (max sell power in tens of W on HV units).
+    const setting = (i: number) => singlePhaseAddress(this.model, address + i);
     const scaled = (i: number, value: number) =>
-      this.model === 'three-phase-hv' && at(i) === 245 ? value * 10 : value;
+      this.model === 'three-phase-hv' && setting(i) === 245 ? value * 10 : value;
+    const refuse = (code: number): never => {
+      throw new ModbusException({ code });
+    };
+    const clock = clockWords(this.clock());
     values.forEach((raw, i) => {
-      const value = scaled(i, raw);
-      const at_ = at(i);
-      const tou = TouProgram.owns(at_);
-      if (!tou && !validSetting(at_, 0)) throw new ModbusException({ code: ModbusExceptionCode.illegalDataAddress });
-      if (!(tou ? TouProgram.valid(at_, value) : validSetting(at_, value)))
-        throw new ModbusException({ code: ModbusExceptionCode.illegalDataValue });
-      if (at_ === 245 && value > this.ratedW) throw new ModbusException({ code: ModbusExceptionCode.illegalDataValue });
+      const at = address + i;
+      if (isClock(at)) clock[at - clockAt] = raw;
+      else if (this.tou.owns(at)) {
+        if (!this.tou.valid(at, raw)) refuse(ModbusExceptionCode.illegalDataValue);
+      } else {
+        const s = setting(i);
+        if (!validSetting(s, 0)) refuse(ModbusExceptionCode.illegalDataAddress);
+        const value = scaled(i, raw);
+        if (!validSetting(s, value) || (s === 245 && value > this.ratedW)) refuse(ModbusExceptionCode.illegalDataValue);
+      }
     });
+    const setClock = values.some((_, i) => isClock(address + i));
+    const time = setClock ? clockTime(clock) : null;
+    if (setClock && !time) refuse(ModbusExceptionCode.illegalDataValue);
     this.step();
+    if (time) this.clockOffsetMs = time.getTime() - this.now().getTime();
     values.forEach((raw, i) => {
-      if (TouProgram.owns(at(i))) this.tou.write(at(i), raw);
-      else applySetting(this.settings, at(i), scaled(i, raw));
+      const at = address + i;
+      if (this.tou.owns(at)) this.tou.write(at, raw);
+      else if (!isClock(at)) applySetting(this.settings, setting(i), scaled(i, raw));
     });
   }
 
-  /** Moves the battery and today's counters on to now; returns the flows now. */
+  /**
+   * Moves the battery and today's counters on to now, a minute at a time so that the
+   * program's slot boundaries take effect when they pass (at most the last hour is caught up);
+   * returns the flows now.
+   */
   private step(): Flows {
-    const time = this.now();
+    const end = this.now().getTime();
+    if (end < this.last) {
+      // The clock was set back: nothing to integrate, go on from there.
+      this.last = end;
+      this.stepTime = new Date(end);
+      this.day.advance();
+    }
+    const from = Math.max(this.last, end - HOUR);
+    if (from > this.last) {
+      // Skipped time is not integrated; the day's counters still see the date it reached.
+      this.stepTime = new Date(from);
+      this.day.advance();
+    }
+    for (let t = from; t < end;) {
+      const next = Math.min(end, t + MINUTE - ((t + this.clockOffsetMs) % MINUTE));
+      this.integrate(new Date(t), new Date(next));
+      t = next;
+    }
+    this.last = end;
+    return this.flowsAt(new Date(end));
+  }
+
+  private flowsAt(time: Date): Flows {
+    const tou = this.tou.effect(new Date(time.getTime() + this.clockOffsetMs));
+    return siteFlows({ time, soc: this.soc, settings: this.settings, peakPvW: this.peakPvW, tou });
+  }
+
+  /** The battery and the counters from `from` to `to`, with the flows at `from` (both within one minute of the device's clock). */
+  private integrate(from: Date, to: Date): void {
+    this.stepTime = to;
     const hours = this.day.advance();
-    const tou = this.tou.effect(time);
-    const flows = siteFlows({ time, soc: this.soc, settings: this.settings, peakPvW: this.peakPvW, tou });
+    const flows = this.flowsAt(from);
+    const tou = this.tou.effect(new Date(from.getTime() + this.clockOffsetMs));
     let soc = clamp(this.soc + ((flows.charge - flows.discharge) * hours * 100) / this.capacityWh, 0, 100);
     // The program's SOC is where discharging, or charging from the grid, stops.
     if (tou && flows.discharge > 0) soc = Math.max(soc, Math.min(this.soc, tou.floorSoc));
@@ -109,7 +191,6 @@ export class DeyeDevice implements ModbusDevice {
     this.day.add('charge', flows.charge, hours);
     this.day.add('discharge', flows.discharge, hours);
     this.day.add('load', flows.load, hours);
-    return flows;
   }
 
   private registers(flows: Flows): Map<number, number> {
@@ -117,6 +198,7 @@ export class DeyeDevice implements ModbusDevice {
     const r = deyeRegisters(this.model, {
       flows,
       time: this.now(),
+      clock: this.clock(),
       soc: this.soc,
       settings: this.settings,
       serial: this.serial,
@@ -124,7 +206,7 @@ export class DeyeDevice implements ModbusDevice {
       cycles: 120,
       tenths: (name) => Math.round(day.kWh(name) * 10),
     });
-    for (const [address, value] of this.tou.registers()) r.set(modelAddress(this.model, address), value);
+    for (const [address, value] of this.tou.registers()) r.set(address, value);
     return r;
   }
 }

@@ -4,10 +4,8 @@
  * them, so third-party tools read the emulator as they read the real units.
  */
 import { textWords, toWord } from '@heliograph/plugins-sdk/emulator';
+import type { DeyeEmulatorModel } from './models.js';
 import type { DeyeSettings, Flows } from './site.js';
-
-export const DEYE_EMULATOR_MODELS = ['single-phase', 'three-phase-lv', 'three-phase-hv'] as const;
-export type DeyeEmulatorModel = (typeof DEYE_EMULATOR_MODELS)[number];
 
 /** Device type codes in register 0. */
 const DEVICE_TYPE: Record<DeyeEmulatorModel, number> = {
@@ -26,29 +24,50 @@ export const THREE_PHASE_SETTINGS = new Map([
   [143, 245],
 ]);
 
-/** The time-of-use program of the three-phase units (130, 146, 148..177), at the single-phase addresses (232, 248, 250..279). */
-const THREE_PHASE_TOU = new Map<number, number>([
-  [130, 232],
-  [146, 248],
-  ...Array.from({ length: 30 }, (_, i): [number, number] => [148 + i, 250 + i]),
-]);
-const SINGLE_PHASE_TOU = new Map([...THREE_PHASE_TOU].map(([three, single]) => [single, three]));
-
-/** The single-phase register a write to `address` stands for on `model` (-1: none). */
+/** The single-phase setting register a write to `address` stands for on `model` (-1: none). */
 export function singlePhaseAddress(model: DeyeEmulatorModel, address: number): number {
   if (model === 'single-phase') return address;
-  return THREE_PHASE_SETTINGS.get(address) ?? THREE_PHASE_TOU.get(address) ?? -1;
+  return THREE_PHASE_SETTINGS.get(address) ?? -1;
 }
 
-/** Where `model` keeps the time-of-use register that single-phase units hold at `address`. */
-export function modelAddress(model: DeyeEmulatorModel, address: number): number {
-  return model === 'single-phase' ? address : (SINGLE_PHASE_TOU.get(address) ?? address);
+/**
+ * Where the device's clock is: "Date time" at 22..24 on single-phase units (kellerza/sunsynk
+ * `single_phase.py`, ha-solarman `deye_hybrid.yaml`), 62..64 on three-phase ones
+ * (`three_phase_common.py`, `deye_p3.yaml`, where 22 is the MPPT and phase count).
+ */
+export function clockAddress(model: DeyeEmulatorModel): number {
+  return model === 'single-phase' ? 22 : 62;
+}
+
+/** A wall-clock time as the clock registers hold it: (year − 2000) << 8 | month, day << 8 | hour, minute << 8 | second. */
+export function clockWords(time: Date): number[] {
+  return [
+    ((time.getFullYear() - 2000) << 8) | (time.getMonth() + 1),
+    (time.getDate() << 8) | time.getHours(),
+    (time.getMinutes() << 8) | time.getSeconds(),
+  ];
+}
+
+/** The wall-clock time three clock registers hold; null when they hold none. */
+export function clockTime(words: readonly number[]): Date | null {
+  const [year, month, day, hour, minute, second] = [
+    words[0]! >> 8,
+    words[0]! & 0xff,
+    words[1]! >> 8,
+    words[1]! & 0xff,
+    words[2]! >> 8,
+    words[2]! & 0xff,
+  ];
+  if (month < 1 || month > 12 || day < 1 || day > 31 || hour > 23 || minute > 59 || second > 59) return null;
+  return new Date(2000 + year, month - 1, day, hour, minute, second);
 }
 
 /** What the layouts need besides the flows. */
 export interface DeviceState {
   flows: Flows;
   time: Date;
+  /** The device's own clock (drifts as the tests set it). */
+  clock: Date;
   soc: number;
   settings: DeyeSettings;
   serial: string;
@@ -88,6 +107,7 @@ export function deyeRegisters(model: DeyeEmulatorModel, state: DeviceState): Map
   const r = model === 'single-phase' ? singlePhase(state) : threePhase(state, model === 'three-phase-hv');
   r.set(0, DEVICE_TYPE[model]);
   r.set(2, 0x0104); // protocol version
+  clockWords(state.clock).forEach((word, i) => r.set(clockAddress(model) + i, word));
   textWords(state.serial, 5).forEach((word, i) => r.set(3 + i, word));
   return r;
 }
@@ -159,6 +179,7 @@ function threePhase(state: DeviceState, hv: boolean): Map<number, number> {
   return new Map<number, number>([
     [20, c.rated[0]!],
     [21, c.rated[1]!],
+    [22, 0x0203], // 2 MPPTs (mask 0x0f00), 3 phases (mask 0x000f): ha-solarman deye_p3.yaml
     [108, settings.maxChargeA],
     [109, settings.maxDischargeA],
     [128, settings.gridChargeA],

@@ -13,10 +13,11 @@ import {
   type RunningEmulator,
 } from '@heliograph/plugins-sdk/emulator';
 import { DeyeDevice } from './device.js';
-import { DEYE_EMULATOR_MODELS } from './layouts.js';
+import { DEYE_EMULATOR_MODELS } from './models.js';
 
 export { DeyeDevice, type DeyeDeviceOptions } from './device.js';
-export { DEYE_EMULATOR_MODELS, type DeyeEmulatorModel } from './layouts.js';
+export { DEYE_EMULATOR_MODELS, type DeyeEmulatorModel } from './models.js';
+export type { TouEffect } from './tou.js';
 
 export const transports = MODBUS_TRANSPORTS;
 

@@ -111,7 +111,8 @@ export function siteFlows(options: {
 export function validSetting(address: number, value: number): boolean {
   if (address === 243) return value <= 1;
   if (address === 244) return value <= 2;
-  if (address === 245) return value <= 12000;
+  // Checked against the rated power too; 80 kW is ha-solarman's largest (deye_p3.yaml, HV).
+  if (address === 245) return value <= 80_000;
   if (address === 230 || address === 210 || address === 211) return value <= 185;
   return false;
 }
