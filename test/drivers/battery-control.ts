@@ -4,6 +4,7 @@
  */
 import assert from 'node:assert/strict';
 import type { BatteryCommand } from '@heliograph/plugins-sdk';
+import { pollUntil } from '../helpers/deadline.js';
 import type { TestServer } from '../helpers/server.js';
 import { write } from './driver-api.js';
 
@@ -35,11 +36,18 @@ export async function audit(server: TestServer): Promise<AuditEntry[]> {
   return (await (await server.api('/api/v1/audit?limit=1000')).json()) as AuditEntry[];
 }
 
-/** The newest audit entry for `topic`; fails when there is none. */
+/**
+ * The newest audit entry for `topic`, waiting for the first one: a write the test did not make
+ * itself (a driver ending a forced command at its start) is audited just after the device took
+ * it, so the device can show it before the audit does.
+ */
 export async function lastAudited(server: TestServer, topic: string): Promise<AuditEntry> {
-  const entry = (await audit(server)).find((e) => e.topic === topic);
-  assert.ok(entry, `an audit entry for ${topic}`);
-  return entry;
+  let entry: AuditEntry | undefined;
+  await pollUntil(async () => {
+    entry = (await audit(server)).find((e) => e.topic === topic);
+    return { done: entry !== undefined };
+  }, `an audit entry for ${topic}`);
+  return entry!;
 }
 
 /** The limits every driver enforces: power above the mode's limit and a target below the minimum SOC are refused, audited as errors. */

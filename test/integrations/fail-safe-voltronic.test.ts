@@ -14,7 +14,7 @@ import { after, test } from 'node:test';
 import { ManualClock } from '@heliograph/core/clock';
 import { startEmulatorServer } from '@heliograph/plugins-sdk/emulator';
 import { pi30Protocol, VoltronicDevice } from '@heliograph/plugin-voltronic/emulator';
-import { within } from '../helpers/deadline.js';
+import { pollUntil, within } from '../helpers/deadline.js';
 import { startTestServer, tempDir } from '../helpers/server.js';
 import { valuesWhen as inProcessValuesWhen, write as inProcessWrite } from '../drivers/driver-api.js';
 import {
@@ -107,7 +107,12 @@ test('voltronic: kill -9 while Charge, the inverter stays forced until the next 
 
   const server = await runs.running();
   await deviceShows(read, 'normal', "the normal priorities written by the restarted driver's first poll");
-  const [entry] = await audited(server, MODE);
+  // Audited just after the inverter took it: the audit may lag the device by a moment.
+  let entry: Awaited<ReturnType<typeof audited>>[number] | undefined;
+  await pollUntil(async () => {
+    [entry] = await audited(server, MODE);
+    return { done: entry !== undefined };
+  }, "the restarted driver's audited Normal");
   assert.deepEqual(
     entry && [entry.new_value, entry.result, entry.via],
     ['Normal', 'ok', 'voltronic'],
