@@ -57,6 +57,8 @@ export interface Instance {
   crashes: number;
   builder?: ContextBuilder;
   abort?: AbortController;
+  /** A failed run being undone (its cleanup, then its registrations); a new start waits for it. */
+  undoing?: Promise<void>;
   retryTimer?: NodeJS.Timeout;
 }
 

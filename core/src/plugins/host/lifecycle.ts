@@ -39,6 +39,7 @@ export class Lifecycle {
   constructor(private readonly options: LifecycleOptions) {}
 
   async start(instance: Instance): Promise<void> {
+    if (instance.undoing) await instance.undoing;
     const { config, definition, plugin } = instance;
     if (!definition || !plugin) return;
     const firstRuns = new FirstRuns();
@@ -222,11 +223,13 @@ export class Lifecycle {
     const builder = instance.builder;
     instance.builder = undefined;
     instance.abort = undefined;
-    void (async () => {
+    const undoing = (instance.undoing = (async () => {
       await builder?.cleanUp(CLEANUP_DEADLINE_MS);
       abort.abort();
       builder?.dispose();
-    })();
+    })().finally(() => {
+      if (instance.undoing === undoing) instance.undoing = undefined;
+    }));
   }
 
   private setState(instance: Instance, state: InstanceState): void {
