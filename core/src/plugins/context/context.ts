@@ -178,7 +178,7 @@ export class ContextBuilder {
    */
   setCleanup(cleanup: Cleanup): void {
     this.cleanup = cleanup;
-    if (this.disposed) void this.cleanUp(0);
+    if (this.disposed) void this.cleanUp(CLEANUP_AFTER_DISPOSE_MS);
   }
 
   /**

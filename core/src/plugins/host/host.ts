@@ -280,7 +280,8 @@ export class PluginHost extends SafeEmitter<{ status: (status: InstanceStatus) =
     instance.failures = 0;
     instance.lastError = null;
     // Switched off and on again quickly: the new start waits until the old run has stopped.
-    void this.settled().then(() => this.lifecycle.start(instance));
+    if (this.stopping.size > 0) void this.settled().then(() => this.lifecycle.start(instance));
+    else void this.lifecycle.start(instance);
     return { ok: true, status: statusOf(instance) };
   }
 
