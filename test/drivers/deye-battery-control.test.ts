@@ -71,7 +71,8 @@ async function start(
   });
   // After the server's close (hooks run in order): its stop writes Normal to a device still there.
   after(() => emulator.close());
-  await valuesWhen(server, (v) => v.get('inverter_1/battery_control_lease') === 1800, 'a lease of 30 min as info');
+  if ((options.devices ?? ['battery_1']).some((d) => d.startsWith('battery_')))
+    await valuesWhen(server, (v) => v.get('inverter_1/battery_control_lease') === 1800, 'a lease of 30 min as info');
   return { clock, device, emulator, server };
 }
 
@@ -330,26 +331,7 @@ test('deye three-phase HV: slot power in tens of W (Discharge 2500 W reads 250),
 });
 
 test('deye: no battery control without a battery device, even with config.battery', async () => {
-  const clock = new ManualClock(NIGHT);
-  const device = new DeyeDevice({ now: () => new Date(clock.now()) });
-  const emulator = await startModbusEmulator({ transport: 'tcp', units: new Map([[1, device]]) });
-  after(() => emulator.close());
-  const server = await startTestServer({
-    clock,
-    bundled: ['deye'],
-    plugins: [
-      {
-        id: 'deye',
-        plugin: 'deye',
-        devices: ['inverter_1'],
-        config: {
-          connection: { type: 'tcp', host: emulator.host, port: emulator.port },
-          pollIntervalMs: 500,
-          battery: BATTERY,
-        },
-      },
-    ],
-  });
+  const { server } = await start({ devices: ['inverter_1'] });
   const values = await valuesWhen(
     server,
     (v) => typeof v.get('inverter_1/pv_power') === 'number',
