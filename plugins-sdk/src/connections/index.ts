@@ -33,6 +33,7 @@ export {
   type RegisterMap,
   type RegisterMapInput,
   type RegisterOption,
+  type RegisterReference,
   type RegisterType,
 } from './register-map.js';
 export type { ReadBlock } from './read-plan.js';

@@ -28,6 +28,41 @@ export interface RegisterMapInput {
   maxCount?: number;
   /** Inclusive address ranges the device refuses to read: no request spans them. */
   unreadable?: ReadonlyArray<{ from: number; to: number; table?: 'holding' | 'input' }>;
+  /**
+   * Where public documents put the map's registers, written from those documents and not
+   * from the entries: a test reads each point from the device's emulator by it and checks
+   * the driver's decoded value, so an entry and an emulator built from it cannot be wrong
+   * together.
+   */
+  references?: readonly RegisterReference[];
+}
+
+/**
+ * One register as a public document gives it: where it is, how it is encoded, and which of
+ * the map's values it is.
+ *
+ * @example
+ * { name: 'pv_power_1', address: 35105, type: 'u32', source: 'marcelblijleven/goodwe goodwe/et.py: Power4("ppv1", 35105)' }
+ */
+export interface RegisterReference {
+  /** The map entry (metric or setting) the driver publishes from the register. */
+  name: string;
+  /** Whose value it is; default the inverter. */
+  device?: 'inverter' | 'battery';
+  address: number;
+  /** Default the map's table. */
+  table?: 'holding' | 'input';
+  type: 'u16' | 's16' | 'u32' | 's32';
+  /** For 32-bit values; default high word first. */
+  wordOrder?: 'high-first' | 'low-first';
+  /** Published value = raw x scale (x -1 when `opposite`); default 1. */
+  scale?: number;
+  /** The document counts the other direction than the vocabulary (e.g. battery + charging where Heliograph counts + discharging). */
+  opposite?: boolean;
+  /** For an enumeration: the document's label of each raw value, which the driver must publish as is. */
+  labels?: Readonly<Record<number, string>>;
+  /** The public document and its section, e.g. a library's file and the line's definition, or a PDF's table. */
+  source: string;
 }
 
 /**
@@ -41,6 +76,8 @@ export interface RegisterMap {
   readonly derived: readonly DerivedEntry[];
   /** The requests one full read makes, in order. */
   readonly blocks: readonly ReadBlock[];
+  /** Where public documents put the registers (see {@link RegisterMapInput.references}). */
+  readonly references: readonly RegisterReference[];
 }
 
 /**
@@ -103,5 +140,11 @@ export function defineRegisterMap(input: RegisterMapInput): RegisterMap {
       throw new Error(`register map: derived "${entry.name}" needs "${missing}", not in the map before it`);
     seen.add(key);
   }
-  return { registers, derived, blocks: planReads(registers, { maxCount, maxGap, unreadable }) };
+  const references = (input.references ?? []).map((reference) => ({ ...reference, table: reference.table ?? table }));
+  for (const reference of references) {
+    const key = `${reference.device ?? 'inverter'}/${reference.name}`;
+    if (!registers.some((entry) => `${entry.device ?? 'inverter'}/${entry.name}` === key))
+      throw new Error(`register map: the reference at ${reference.address} names "${key}", which the map does not read`);
+  }
+  return { registers, derived, blocks: planReads(registers, { maxCount, maxGap, unreadable }), references };
 }
