@@ -2,12 +2,16 @@
 // serial port. Checked against python-daly-bms: its example request for command 95 from a
 // UART host is a58095080000000000000000c2; replies decode as it decodes them (90: total
 // voltage 0.1 V, current (raw − 30000) / 10 A with charging negative, SOC 0.1 %; 91: max and
-// min cell mV; 92: temperatures + 40; 93: remaining mAh; 94: cycles).
+// min cell mV; 92: temperatures + 40; 93: remaining mAh; 94: cycles). Firmware that sends the
+// current inverted (charging positive on the wire, the BMS's own app showing it inverted too) is
+// the case Louisvdw/dbus-serialbattery issue #65 reports for a Daly Smart BMS 150 A 16S and its
+// etc/dbus-serialbattery/bms/daly.py `read_soc_data` corrects with INVERT_CURRENT_MEASUREMENT = -1:
+// `currentSign: "inverted"` does the same here.
 import { after, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { connectRaw } from '@heliograph/plugins-sdk/emulator';
 import { startEmulator } from '@heliograph/plugin-daly/emulator';
-import { dalyFrame, dalyFrameLength } from '@heliograph/plugin-daly/protocol';
+import { DalyCommand, dalyFrame, dalyFrameLength, parseDalyFrame } from '@heliograph/plugin-daly/protocol';
 import { startTestServer } from '../helpers/server.js';
 import { serialBridge, SOCAT_SKIP } from '../helpers/pty-bridge.js';
 import { instanceWhen, valuesWhen } from './driver-api.js';
@@ -77,3 +81,41 @@ for (const transport of ['tcp', 'serial'] as const) {
     },
   );
 }
+
+test('firmware that sends the current inverted reads + charging with currentSign "inverted"', async () => {
+  const emulator = await startEmulator({ now: noon, currentSign: 'inverted' });
+  after(() => emulator.close());
+  const client = await connectRaw({ port: emulator.port });
+  after(() => client.close());
+  client.send(dalyFrame(0x40, DalyCommand.soc));
+  const wire = parseDalyFrame(await client.read(dalyFrameLength));
+  assert.ok(wire);
+  const onTheWire = (wire.data.readUInt16BE(4) - 30000) / 10; // python-daly-bms get_soc: "negative=charging"
+  assert.ok(emulator.pack.current > 0, 'the pack charges at noon');
+  assert.ok(onTheWire > 0, 'this firmware sends the charge positive, against python-daly-bms');
+
+  const server = await startTestServer({
+    bundled: ['daly'],
+    plugins: ['normal', 'inverted'].map((currentSign, i) => ({
+      id: `daly_${currentSign}`,
+      plugin: 'daly',
+      devices: [`battery_${i + 1}`],
+      config: {
+        connection: { type: 'tcp', host: emulator.host, port: emulator.port },
+        pollIntervalMs: 500,
+        timeoutMs: 400,
+        currentSign,
+      },
+    })),
+  });
+  const values = await valuesWhen(
+    server,
+    (v) => typeof v.get('battery_1/current') === 'number' && typeof v.get('battery_2/current') === 'number',
+    'both batteries read',
+  );
+  const inverted = values.get('battery_2/current') as number;
+  assert.ok(inverted > 0, `"inverted": + charging, read ${inverted}`);
+  assert.ok((values.get('battery_2/power') as number) > 0);
+  assert.equal(inverted, emulator.pack.current);
+  assert.equal(values.get('battery_1/current'), -emulator.pack.current, '"normal" reads this firmware as discharging');
+});

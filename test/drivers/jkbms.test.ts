@@ -3,7 +3,8 @@
 // protocol-design-uart-ttl-gps-port document): the "read all" request is the bytes jk_modbus
 // sends (4E 57 00 13 ... 06 03 00 00 ... 68 00 00 01 29); the example reply of that document
 // (14 cells, checksum 54 D1) parses and decodes as jk_bms decodes it (0x83 0.01 V; 0x84 with
-// C0 = 01: 10 mA, top bit set while charging; temperatures above 100 below zero; 0x85 SOC;
+// C0 = 01: 10 mA, top bit set while charging; temperatures of 100 and above below zero, 99 − raw
+// (components/jk_bms/jk_bms.h `get_temperature_`, as changed for its issue #685: 100 = −1 °C); 0x85 SOC;
 // 0x87 cycles; 0xAA capacity Ah; 0xB4 device id, 0xB7 software version, 0xBA manufacturer id);
 // the emulator's reply is read at jk_bms's fixed offsets, its checksum checked as jk_modbus
 // checks it (the 16-bit sum of the first `length` bytes).
@@ -85,6 +86,23 @@ test('auto follows the protocol version field: an offset-encoding (C0 = 00) pack
   assert.notEqual(jkValues(fields, 'sign-bit').current, pack.current, 'the other encoding reads it wrong');
 });
 
+test('sub-zero temperatures: 100 is −1 °C, as esphome-jk-bms get_temperature_ reads units in the field', () => {
+  const pack = new JkPack({ now: noon });
+  pack.temperatures = { mos: -1, t1: 0, t2: -40 };
+  const fields = jkFields(pack.readAll());
+  // The raw values by esphome-jk-bms's rule (value > 99: 99 − value), written out here.
+  assert.equal(fields.get(0x80)?.readUInt16BE(0), 100, 'MOSFETs at −1 °C send 100');
+  assert.equal(fields.get(0x81)?.readUInt16BE(0), 0);
+  assert.equal(fields.get(0x82)?.readUInt16BE(0), 139, '−40 °C sends 139');
+  const values = jkValues(fields, 'auto');
+  assert.equal(values.mos_temperature, -1, 'a pack at −1 °C reads −1 °C, not +100 °C');
+  assert.equal(values.cell_temperature_max, 0);
+  assert.equal(values.cell_temperature_min, -40);
+  assert.equal(values.temperature, -20);
+  // Raw 99 is still +99 °C (the last positive value).
+  assert.equal(jkValues(new Map([[0x80, Buffer.of(0, 99)]]), 'auto').mos_temperature, 99);
+});
+
 test("the emulator's reply reads at jk_bms's offsets and passes jk_modbus's checksum", async () => {
   const emulator = await startEmulator({ now: noon });
   after(() => emulator.close());
@@ -108,7 +126,7 @@ test("the emulator's reply reads at jk_bms's offsets and passes jk_modbus's chec
   assert.equal((current & 0x7fff) / 100, emulator.pack.current);
   assert.equal(data[offset + 3 * 5], Math.round(emulator.pack.soc));
   assert.equal(at(offset + 4 + 3 * 5), 52);
-  assert.equal(at(offset + 3 * 2), 103, 'battery sensor 2 at −3 °C reads 103');
+  assert.equal(at(offset + 3 * 2), 102, 'battery sensor 2 at −3 °C reads 102 (99 − raw)');
   assert.equal(data[offset + 84 + 3 * 45], 0x01, 'protocol version 01');
 });
 

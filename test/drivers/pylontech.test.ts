@@ -1,7 +1,11 @@
 // The pylontech driver in the whole server against the emulated RS485 stack: two instances
 // share one TCP serial gateway (one bus, one queue), and a third reaches the stack over a
 // real serial port (a socat pty). Scaling and signs, identity, a corrupt checksum, a pack
-// that stops answering and comes back.
+// that stops answering and comes back. The serial number is the module SN of the Pylontech
+// RS485 protocol V3.3 (2018-08-21, in Frankkkkk/python-pylontech as
+// RS485-protocol-pylon-low-voltage-V3.3-20180821.pdf) section 3.7: CID2 93H, INFO the 1-byte
+// command value matched with ADR; the reply the command value and 16 ASCII bytes of SN
+// (python-pylontech pylontech/pylontech.py `get_module_serial_number`, `module_serial_number_fmt`).
 import { after, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { startEmulator } from '@heliograph/plugin-pylontech/emulator';
@@ -12,6 +16,8 @@ import { SOCAT_SKIP, serialBridge } from '../helpers/pty-bridge.js';
 let clock = new Date(2026, 5, 21, 12, 0);
 const emulator = await startEmulator({ packs: 3, now: () => clock });
 const serialEmulator = await startEmulator({ packs: 1, now: () => new Date(2026, 5, 21, 12, 0) });
+// The pack at address 4 runs firmware without 93H: it answers return code 04.
+delete emulator.stack.packs[2]!.serial;
 after(() => Promise.all([emulator.close(), serialEmulator.close()]));
 const serialPath = SOCAT_SKIP ? undefined : await serialBridge(serialEmulator.port);
 const gateway = { type: 'tcp', host: '127.0.0.1', port: emulator.port };
@@ -58,16 +64,20 @@ test('every pack of the stack, over one shared gateway, as scaled battery metric
   }
 });
 
-test('each pack is identified from its manufacturer info (CID2 0x51)', async () => {
+test('each pack is identified from its manufacturer info (CID2 0x51) and its module SN (CID2 0x93)', async () => {
   const devices = [...(await devicesOf(server, 'rack')), ...(await devicesOf(server, 'shed'))];
+  const info = { manufacturer: 'PYLON', model: 'US2000C', firmware: '1.2' };
   assert.deepEqual(
     devices.map((d) => [d.id, d.available, d.identity]),
-    ['battery_1', 'battery_2', 'battery_3'].map((id) => [
-      id,
-      true,
-      { manufacturer: 'PYLON', model: 'US2000C', firmware: '1.2' },
-    ]),
+    [
+      ['battery_1', true, { ...info, serial: 'PPTAH02400123456' }],
+      ['battery_2', true, { ...info, serial: 'PPTAH02400123457' }],
+      ['battery_3', true, info],
+    ],
+    'the packs at addresses 2 and 3 by their SN; the one whose firmware refuses 93H without one',
   );
+  const values = await valuesWhen(server, 'battery_*', (v) => v.get('battery_2/serial_number') !== undefined);
+  assert.equal(values.get('battery_2/serial_number'), 'PPTAH02400123457');
 });
 
 test('at night the packs feed the house: current and power read negative', async () => {

@@ -5,7 +5,11 @@
 // timer: the capability says so (lease 0), and the driver bounds a forced command itself: it
 // ends one whose lease ran out, ends whatever forced it finds at its start and writes Normal at
 // its stop (both audited), each read from the emulator's own settings. It sends only the settings that change
-// (they live in the inverter's EEPROM), and the charger priority the model takes.
+// (they live in the inverter's EEPROM), and the charger priority the model takes: the PI30 documents in
+// jblance/mpp-solar's docs/protocols give PCP02 (solar and utility) to the HS, KS, PIP-GK / MK and MAX, and
+// only 00, 01, 03 to the MS / MKS (PI30_HS_MS_MSX_RS232_Protocol_20140822 3.7,
+// PI30_Communication-Protocol-20150924-Customer 3.11, PI30_PIP-GK_MK-Protocol 3.12); mppsolar/protocols/pi30.py
+// `PCP` says "PCP02 (HS only...)". The emulated MKS refuses PCP02, the emulated MK PCP00.
 import { after, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { ManualClock } from '@heliograph/core/clock';
@@ -215,7 +219,7 @@ test('voltronic: a forced priority found at the start is ended, audited; the sto
   );
 });
 
-test('voltronic: the charger priority the model takes (MKS: utility first; LV6548: its own numbers)', async () => {
+test('voltronic: the charger priority the model takes (MKS: utility first; MK: solar and utility; LV6548: its own numbers)', async () => {
   const mks = await start({ model: 'MKS' });
   await command(mks.server, 'inverter_1', { mode: 'charge', powerW: 1500, targetSoc: 90 });
   assert.equal(mks.device.charger, 'utility first', 'an MKS refuses PCP02: utility first charges it');
@@ -225,6 +229,20 @@ test('voltronic: the charger priority the model takes (MKS: utility first; LV654
   await command(mks.server, 'inverter_1', { mode: 'charge', powerW: 1500, targetSoc: 90 });
   assert.deepEqual(mks.device.writes, ['POP00', 'PCP00'], 'PCP02 is not tried again');
   await mks.server.close();
+
+  // PIP-GK / MK protocol: PCP 01..03, no 00 (utility first): solar and utility charges it.
+  const mk = await start({ model: 'MK' });
+  await valuesWhen(
+    mk.server,
+    (v) => v.get('inverter_1/charger_source_priority') === 'Only solar',
+    'the first poll (after QGMN 023, a PIP-5048MK)',
+  );
+  await command(mk.server, 'inverter_1', { mode: 'charge', powerW: 1500, targetSoc: 90 });
+  assert.equal(mk.device.charger, 'solar and utility');
+  assert.deepEqual(mk.device.writes, ['MUCHGC020', 'POP00', 'PCP02']);
+  assert.ok((await advance(mk, 20)) > 50, 'the utility charges the battery');
+  await mk.server.close();
+  assert.deepEqual([mk.device.outputPriority, mk.device.charger], [2, 'only solar'], 'normal at the stop');
 
   const lv = await start({ model: 'LV6548' });
   await valuesWhen(

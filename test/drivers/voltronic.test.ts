@@ -1,6 +1,12 @@
 // The voltronic driver in the whole server against the PI30 emulator, over a TCP serial
 // bridge and over a real serial port (a socat pty bridged to the emulator): polling and
 // scaling, signs, identity, writes accepted and refused, a corrupt CRC, silence and recovery.
+// The max charging current follows the PI30 documents in jblance/mpp-solar's docs/protocols:
+// PI30_HS_MS_MSX_RS232_Protocol_20140822 3.15 `MCHGC<mnn>` (m the parallel unit, so 110 A
+// cannot be sent as MCHGC110) and 3.19 `MNCHGC<mnnn>` for more than 100 A
+// (mppsolar/protocols/pi30.py `MNCHGC`: "MNCHGC1120 (set unit 1 ... to 120A)"); the MAX
+// protocol (PI30MAX.Communication.Protocol20210217 3.5, which the LV6548's pi30m045.py builds
+// on) has only `MNCHGC<mnnn>`.
 import { after, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { startEmulator } from '@heliograph/plugin-voltronic/emulator';
@@ -11,7 +17,8 @@ import { SOCAT_SKIP, serialBridge } from '../helpers/pty-bridge.js';
 let clock = new Date(2026, 5, 21, 12, 0);
 const emulator = await startEmulator({ now: () => clock });
 const serialEmulator = await startEmulator({ now: () => new Date(2026, 5, 21, 12, 0) });
-after(() => Promise.all([emulator.close(), serialEmulator.close()]));
+const lvEmulator = await startEmulator({ now: () => new Date(2026, 5, 21, 12, 0), model: 'LV6548' });
+after(() => Promise.all([emulator.close(), serialEmulator.close(), lvEmulator.close()]));
 const serialPath = SOCAT_SKIP ? undefined : await serialBridge(serialEmulator.port);
 const fast = { pollIntervalMs: 500, timeoutMs: 300 };
 const server = await startTestServer({
@@ -22,6 +29,12 @@ const server = await startTestServer({
       plugin: 'voltronic',
       devices: ['inverter_1'],
       config: { connection: { type: 'tcp', host: '127.0.0.1', port: emulator.port }, ...fast },
+    },
+    {
+      id: 'lv',
+      plugin: 'voltronic',
+      devices: ['inverter_3'],
+      config: { connection: { type: 'tcp', host: '127.0.0.1', port: lvEmulator.port }, ...fast },
     },
     ...(serialPath
       ? [
@@ -74,7 +87,23 @@ test('identity from QID and QVFW; the max charge current options are what QMCHGC
     '80',
     '90',
     '100',
+    '110',
+    '120',
   ]);
+});
+
+test('the max charge current from 100 A goes out as MNCHGC0nnn; a model without MCHGC gets MNCHGC', async () => {
+  assert.equal((await writeSetting(server, 'inverter_1/max_charge_current', '110')).status, 200);
+  assert.equal(emulator.device.maxChargeA, 110, 'not MCHGC110 (unit 1 at 10 A)');
+  assert.equal(emulator.device.writes.at(-1), 'MNCHGC0110');
+  await valuesWhen(server, 'inverter_1/max_charge_current', (v) => v.get('inverter_1/max_charge_current') === '110');
+  assert.equal((await writeSetting(server, 'inverter_1/max_charge_current', '60')).status, 200);
+  assert.deepEqual(emulator.device.writes.slice(-2), ['MNCHGC0110', 'MCHGC060'], 'below 100 A: MCHGC0nn');
+
+  await valuesWhen(server, 'inverter_3/*', live('inverter_3/battery_voltage'));
+  assert.equal((await writeSetting(server, 'inverter_3/max_charge_current', '40')).status, 200);
+  assert.equal(lvEmulator.device.maxChargeA, 40);
+  assert.deepEqual(lvEmulator.device.writes, ['MNCHGC0040'], 'MCHGC040 refused, then MNCHGC0040 taken');
 });
 
 test('writes go out as POP, PCP and MCHGC; the night shows discharge, then utility import', async () => {
@@ -107,7 +136,7 @@ test('writes go out as POP, PCP and MCHGC; the night shows discharge, then utili
 
 test('a (NAK is a refused write carrying the device answer; the setting keeps its value', async () => {
   const answer = emulator.device.answer.bind(emulator.device);
-  emulator.device.answer = (command) => (command.startsWith('MCHGC') ? '(NAK' : answer(command));
+  emulator.device.answer = (command) => (/^MN?CHGC/.test(command) ? '(NAK' : answer(command));
   try {
     const refused = await writeSetting(server, 'inverter_1/max_charge_current', '50');
     assert.equal(refused.status, 422);

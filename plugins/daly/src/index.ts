@@ -16,7 +16,7 @@ import { DalyCommand, dalyFrame, dalyFrameLength, dalyValues, parseDalyFrame } f
  * plugins.json `config` of a daly instance.
  *
  * @example
- * { "connection": { "type": "serial", "path": "/dev/ttyUSB0", "baudRate": 9600 }, "port": "rs485" }
+ * { "connection": { "type": "serial", "path": "/dev/ttyUSB0", "baudRate": 9600 }, "port": "rs485", "currentSign": "normal" }
  */
 const configSchema = z.strictObject({
   connection: streamConnectionSchema,
@@ -26,6 +26,14 @@ const configSchema = z.strictObject({
     .default('rs485')
     .describe('Which BMS port the adapter is on: rs485 (host address 40) or uart (80).')
     .meta({ title: 'BMS port' }),
+  currentSign: z
+    .enum(['normal', 'inverted'])
+    .default('normal')
+    .describe(
+      'How the firmware signs the current: normal (charging negative on the wire, as the protocol has it) or ' +
+        'inverted (firmware that sends charging positive: set it when the battery reads discharging while it charges).',
+    )
+    .meta({ title: 'Current sign' }),
 });
 
 export default definePlugin({
@@ -76,7 +84,7 @@ export default definePlugin({
       poll: async (signal) => {
         const replies: Record<number, Buffer> = {};
         for (const command of Object.values(DalyCommand)) replies[command] = await ask(command, signal);
-        ctx.topics.publish({ device, values: dalyValues(replies) });
+        ctx.topics.publish({ device, values: dalyValues(replies, config.currentSign) });
       },
     });
   },

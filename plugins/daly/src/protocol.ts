@@ -52,17 +52,32 @@ export function parseDalyFrame(frame: Buffer): { address: number; command: numbe
 }
 
 /**
- * The battery values in the replies to 90..94: `current` and `power` + charging (the BMS
- * counts (raw − 30000) / 10 A, negative while charging), temperatures with their +40 offset.
+ * How the firmware signs the current of reply 90. `normal`: (raw − 30000) / 10 A, negative
+ * while charging (python-daly-bms dalybms/daly_bms.py `get_soc`: "negative=charging").
+ * `inverted`: some firmware (Daly Smart BMS 150 A 16S among them) sends it the other way
+ * round, positive while charging; dbus-serialbattery offers `INVERT_CURRENT_MEASUREMENT = -1`
+ * for it (Louisvdw/dbus-serialbattery issue #65, etc/dbus-serialbattery/bms/daly.py
+ * `read_soc_data`), batmon-ha `invert_current`.
  */
-export function dalyValues(replies: Record<number, Buffer>): Record<string, number | null> {
+export type DalyCurrentSign = 'normal' | 'inverted';
+
+/**
+ * The battery values in the replies to 90..94: `current` and `power` + charging (the BMS
+ * counts (raw − 30000) / 10 A, negative while charging, or positive on `inverted` firmware),
+ * temperatures with their +40 offset.
+ */
+export function dalyValues(
+  replies: Record<number, Buffer>,
+  currentSign: DalyCurrentSign = 'normal',
+): Record<string, number | null> {
   const soc = replies[DalyCommand.soc];
   const cells = replies[DalyCommand.cellVoltageRange];
   const temps = replies[DalyCommand.temperatureRange];
   const mosfet = replies[DalyCommand.mosfet];
   const status = replies[DalyCommand.status];
   const voltage = soc ? soc.readInt16BE(0) / 10 : null;
-  const current = soc ? (30000 - soc.readInt16BE(4)) / 10 : null;
+  const towardsCharge = soc ? (30000 - soc.readUInt16BE(4)) / 10 : null;
+  const current = towardsCharge === null ? null : currentSign === 'normal' ? towardsCharge : -towardsCharge || 0;
   const round = (v: number, d: number) => Math.round(v * 10 ** d) / 10 ** d;
   return {
     voltage,

@@ -140,11 +140,16 @@ export function jkCurrentRaw(amps: number, encoding: Exclude<JkCurrentEncoding, 
   return centiamps >= 0 ? 0x8000 | centiamps : -centiamps;
 }
 
-/** °C from a temperature field: 0..100 as is, above 100 below zero (101 = −1 °C). */
-export const jkTemperature = (raw: number): number => (raw > 100 ? 100 - raw : raw);
-/** The raw temperature field of `celsius`. */
-export const jkTemperatureRaw = (celsius: number): number =>
-  celsius < 0 ? 100 - Math.round(celsius) : Math.round(celsius);
+/**
+ * °C from a temperature field: 0..99 as is, 100 and above below zero, 99 − raw (100 = −1 °C,
+ * 140 = −41 °C). The protocol document (esphome-jk-bms docs/protocol-design-uart-ttl-gps-port.md,
+ * 0x80: "such as 101 is negative 1 degree") is off by one: units in the field send 100 at
+ * −1 °C, and esphome-jk-bms components/jk_bms/jk_bms.h `get_temperature_` changed to
+ * `value > 99 ? 99 - value` (commits 3d9c019 and c90367c, closing its issue #685: a MOSFET
+ * sensor just below 0 °C read 100 instead of −1), as users measured in
+ * Louisvdw/dbus-serialbattery issue #339 (0x64 = −1 °C, 0x65 = −2 °C).
+ */
+export const jkTemperature = (raw: number): number => (raw > 99 ? 99 - raw : raw);
 
 const text = (value: Buffer | undefined) =>
   value

@@ -1,6 +1,6 @@
 /**
  * What a pack's replies mean: CID2 0x42 (analog values) as battery vocabulary metrics, and
- * CID2 0x51 (manufacturer info) as the pack's identity.
+ * CID2 0x51 (manufacturer info) and 0x93 (module serial number) as the pack's identity.
  */
 import type { DeviceIdentity, MetricDeclaration, MetricValue } from '@heliograph/plugins-sdk';
 
@@ -108,4 +108,18 @@ export function manufacturerInfo(info: string): DeviceIdentity {
   const firmware = `${r.unsigned(1)}.${r.unsigned(1)}`;
   const manufacturer = r.text(20);
   return { manufacturer, model, firmware };
+}
+
+/**
+ * The module serial number (CID2 0x93 reply INFO, Pylontech RS485 protocol V3.3 (2018-08-21)
+ * section 3.7 "get module SN number": the command value, 1 byte, then the SN, 16 ASCII bytes;
+ * python-pylontech `module_serial_number_fmt`), or undefined when it is blank.
+ *
+ * @example
+ * moduleSerial('02' + Buffer.from('PPTAH02400123456').toString('hex')); // 'PPTAH02400123456'
+ */
+export function moduleSerial(info: string): string | undefined {
+  const r = new InfoReader(info);
+  r.unsigned(1);
+  return r.text(16) || undefined;
 }

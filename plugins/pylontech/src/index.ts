@@ -2,11 +2,18 @@
  * The Pylontech driver: the RS485 ASCII protocol over a serial port or a TCP serial bridge.
  * One `battery_N` device per pack, at the RS485 addresses in `addresses` (default 2, 3, ...
  * in device order); every `pollIntervalMs` each pack's analog values (CID2 0x42), and its
- * manufacturer info (CID2 0x51) once as its identity.
+ * manufacturer info (CID2 0x51) and module serial number (CID2 0x93) once as its identity.
  */
-import { ConfigError, batteryMetrics, definePlugin, NoAnswerError, z } from '@heliograph/plugins-sdk';
+import {
+  ConfigError,
+  batteryMetrics,
+  definePlugin,
+  DeviceRefusedError,
+  NoAnswerError,
+  z,
+} from '@heliograph/plugins-sdk';
 import { openStreamLink, pollingFields, streamConnectionSchema } from '@heliograph/plugins-sdk/connections';
-import { analogValues, manufacturerInfo, packTemperatureMetrics } from './analog.js';
+import { analogValues, manufacturerInfo, moduleSerial, packTemperatureMetrics } from './analog.js';
 import { PylonClient } from './client.js';
 
 const configSchema = z.strictObject({
@@ -22,6 +29,7 @@ const configSchema = z.strictObject({
 
 const ANALOG = 0x42;
 const MANUFACTURER = 0x51;
+const SERIAL_NUMBER = 0x93;
 const hexByte = (n: number) => n.toString(16).toUpperCase().padStart(2, '0');
 
 export default definePlugin({
@@ -56,10 +64,22 @@ export default definePlugin({
     });
     const offConnect = link.on('connect', () => ctx.status.ok());
 
+    // The module SN (CID2 0x93, its INFO the pack's address as python-pylontech sends it); a
+    // pack whose firmware does not know the command answers with a return code: no serial.
+    const askSerial = async (address: number, signal: AbortSignal) => {
+      try {
+        return moduleSerial(await client.ask(address, SERIAL_NUMBER, hexByte(address), signal));
+      } catch (error) {
+        if (error instanceof DeviceRefusedError) return undefined;
+        throw error;
+      }
+    };
+
     const pollPack = async (pack: (typeof packs)[number], signal: AbortSignal) => {
       if (!pack.identified) {
         const identity = manufacturerInfo(await client.ask(pack.address, MANUFACTURER, '', signal));
-        ctx.topics.identify({ device: pack.device, identity });
+        const serial = await askSerial(pack.address, signal);
+        ctx.topics.identify({ device: pack.device, identity: serial ? { ...identity, serial } : identity });
         pack.identified = true;
       }
       const values = analogValues(await client.ask(pack.address, ANALOG, hexByte(pack.address), signal));

@@ -165,8 +165,11 @@ test('the queries python-pylontech sends: whole stack (FF), system parameters, m
   assert.deepEqual(numbers(management, 5, 2, 2, true), [250, -250]);
   assert.equal(numbers(management, 9, 1, 1)[0]! & 0xc0, 0xc0, 'charge and discharge enabled');
 
-  // get_module_serial_number(): command value, 16 ASCII characters.
+  // get_module_serial_number(): command value, 16 ASCII characters (protocol V3.3 section 3.7:
+  // the command value matched with ADR).
   const serial = (await ask(request(4, 0x93, '04'))).info;
   assert.equal(numbers(serial, 0, 1, 1)[0], 4);
-  assert.match(Buffer.from(serial.slice(2), 'hex').toString('ascii'), /^[A-Z0-9]{16}$/);
+  assert.equal(Buffer.from(serial.slice(2), 'hex').toString('ascii'), 'PPTAH02400123458');
+  assert.equal((await ask(request(2, 0x93, '03'))).cid2, Rtn.badData, 'a command value that is not the ADR');
+  assert.equal((await ask(request(2, 0x93))).cid2, Rtn.badFormat, 'no command value');
 });

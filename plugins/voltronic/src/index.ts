@@ -2,7 +2,7 @@
  * The Voltronic / Axpert driver (PI30 protocol) over a serial port or a TCP serial bridge:
  * polls QPIGS, QMOD and QPIRI every `pollIntervalMs`, identifies the inverter with QID and
  * QVFW, and writes output source priority (POP), charger priority (PCP) and the max charge
- * current (MCHGC, from the currents QMCHGCR lists). With `battery` configured it offers
+ * current (MCHGC below 100 A, MNCHGC from 100 A: models.ts; from the currents QMCHGCR lists). With `battery` configured it offers
  * battery control (battery-control.ts): it ends a forced command it finds in its first poll
  * and writes Normal at its stop. The charger priorities' numbers depend on the model, known
  * by QGMN (models.ts). With a battery device listed
@@ -13,6 +13,7 @@ import {
   batteryMetrics,
   ConfigError,
   definePlugin,
+  DeviceRefusedError,
   inverterMetrics,
   loadBatteryCommand,
   NoAnswerError,
@@ -26,7 +27,7 @@ import {
 import { openStreamLink, pollingFields, streamConnectionSchema } from '@heliograph/plugins-sdk/connections';
 import { VoltronicBatteryControl } from './battery-control.js';
 import { Pi30Client } from './client.js';
-import { chargerFamily, PI30_CHARGER, type ChargerFamily } from './models.js';
+import { chargerFamily, maxChargeCurrentCommands, PI30_CHARGER, type ChargerFamily } from './models.js';
 import { batteryValues, chargeCurrents, gridPower, qmodMode, qpigsValues, qpiriSettings } from './qpigs.js';
 
 const configSchema = z.strictObject({
@@ -85,9 +86,22 @@ const inverterSettings = (client: Pi30Client): SettingDeclaration[] => [
     unit: 'A',
     deviceClass: 'current',
     options: currentOptions(DEFAULT_CHARGE_CURRENTS),
-    write: ({ value, signal }) => client.set(`MCHGC${String(value).padStart(3, '0')}`, signal),
+    // In the form the model takes (models.ts).
+    write: ({ value, signal }) => setFirstTaken(client, maxChargeCurrentCommands(Number(value)), signal),
   },
 ];
+
+/** Sends `commands` in turn until the device takes one; throws the last refusal when it takes none. */
+async function setFirstTaken(client: Pi30Client, commands: string[], signal: AbortSignal): Promise<void> {
+  for (const [i, command] of commands.entries()) {
+    try {
+      await client.set(command, signal);
+      return;
+    } catch (err) {
+      if (!(err instanceof DeviceRefusedError) || i === commands.length - 1) throw err;
+    }
+  }
+}
 
 /** A query the device may not know: its answer, or undefined on `(NAK`. */
 const askOptional = async (client: Pi30Client, command: string, signal: AbortSignal) => {

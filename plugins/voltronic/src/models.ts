@@ -9,7 +9,8 @@
  * - LV6548 (QGMN 045; mppsolar/protocols/pi30m045.py): 00 solar first, 01 solar and utility,
  *   02 only solar.
  * No one number lets the utility charge on every model, so grid charging tries solar and
- * utility first and, where the device refuses it (`(NAK`, an MS or MKS), utility first.
+ * utility first (every document but the MS / MKS one lists 02, though pi30.py's help says "HS
+ * only") and, where the device refuses it (`(NAK`, an MS or MKS), utility first.
  */
 import type { SettingOption } from '@heliograph/plugins-sdk';
 
@@ -42,6 +43,16 @@ export const PI30_CHARGER: ChargerFamily = {
   fits: (amps) => amps < 100,
 };
 
+/**
+ * PIP-GK / MK (QGMN 023 PIP-5048MK, 024 PIP-3024MK: PI30_PIP-GK_MK-Protocol 2.20): charger
+ * priorities 01..03 only (3.12), so solar and utility is the one that lets the utility charge.
+ */
+export const PIP_MK_CHARGER: ChargerFamily = {
+  ...PI30_CHARGER,
+  utilityCharging: [2],
+  options: PI30_CHARGER.options.filter((o) => o.value !== 0),
+};
+
 /** LV6548 and similar (QGMN 045): `MUCHGC<uaaa>` (pi30m045.py). */
 export const LV6548_CHARGER: ChargerFamily = {
   onlySolar: 2,
@@ -63,5 +74,27 @@ export const LV6548_CHARGER: ChargerFamily = {
  * chargerFamily('045') === LV6548_CHARGER;
  */
 export function chargerFamily(gmn: string | undefined): ChargerFamily {
-  return gmn?.trim() === '045' ? LV6548_CHARGER : PI30_CHARGER;
+  const code = gmn?.trim();
+  if (code === '045') return LV6548_CHARGER;
+  return code === '023' || code === '024' ? PIP_MK_CHARGER : PI30_CHARGER;
+}
+
+/**
+ * The commands that set the max charging current of unit 0 to `amps`, to try in this order
+ * until one is taken (`(ACK`). Below 100 A `MCHGC0nn`: `MCHGC<mnn>` (m the parallel unit) in
+ * the HS / MS / MSX protocol (20140822, 3.15), `MCHGC<nnn>` in the PI30 protocol of 20150924
+ * (3.3), the same text for a single unit. From 100 A `MNCHGC0nnn` (`MNCHGC<mnnn>`, "more than
+ * 100A": 20140822 3.19, 20150924 3.4, the MAX protocol 3.5; mpp-solar pi30.py `MNCHGC`,
+ * "MNCHGC1120 (set unit 1 ... to 120A)"): `MCHGC110` would be unit 1 at 10 A on an HS. The MAX
+ * protocol (and the LV6548, pi30m045.py building on pi30max.py) has no `MCHGC`, so a refused
+ * `MCHGC` is tried again as `MNCHGC`. The PIP-GK / MK protocol's `MNCHGC<nnn>` (no unit
+ * digit) is not sent: read with a unit digit it would mean another current.
+ *
+ * @example
+ * maxChargeCurrentCommands(60); // ['MCHGC060', 'MNCHGC0060']
+ * maxChargeCurrentCommands(120); // ['MNCHGC0120']
+ */
+export function maxChargeCurrentCommands(amps: number): string[] {
+  const large = `MNCHGC0${pad(amps, 3)}`;
+  return amps < 100 ? [`MCHGC0${pad(amps, 2)}`, large] : [large];
 }

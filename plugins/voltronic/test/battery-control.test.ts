@@ -1,7 +1,13 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { modeOf, utilityCurrent } from '../src/battery-control.js';
-import { chargerFamily, LV6548_CHARGER, PI30_CHARGER } from '../src/models.js';
+import {
+  chargerFamily,
+  LV6548_CHARGER,
+  maxChargeCurrentCommands,
+  PI30_CHARGER,
+  PIP_MK_CHARGER,
+} from '../src/models.js';
 import { VoltronicDevice } from '../src/emulator/device.js';
 
 test('the utility charging current: the largest listed one within the power, else the smallest', () => {
@@ -54,4 +60,41 @@ test('emulator models: an MKS refuses PCP02, an LV6548 answers QGMN 045 and numb
   assert.equal(lv.answer('MUCHGC020'), '(NAK', 'uaaa, four digits');
   assert.equal(lv.answer('MUCHGC0020'), '(ACK');
   assert.deepEqual(lv.writes, ['PCP01', 'MUCHGC0020'], 'only what it took');
+});
+
+test('the max charging current command: MCHGC0nn below 100 A, MNCHGC0nnn from 100 A, as each model takes it', () => {
+  assert.deepEqual(maxChargeCurrentCommands(60), ['MCHGC060', 'MNCHGC0060']);
+  assert.deepEqual(maxChargeCurrentCommands(10), ['MCHGC010', 'MNCHGC0010']);
+  assert.deepEqual(maxChargeCurrentCommands(110), ['MNCHGC0110'], 'never MCHGC110: unit 1 at 10 A on an HS');
+  assert.deepEqual(maxChargeCurrentCommands(120), ['MNCHGC0120']);
+  const now = () => new Date(2026, 5, 21, 22, 0);
+  // The first command of the list each model takes, in the forms of its protocol document.
+  const taken = (model: 'HS' | 'MKS' | 'MK' | 'LV6548', amps: number) => {
+    const device = new VoltronicDevice({ now, model });
+    const command = maxChargeCurrentCommands(amps).find((c) => device.answer(c) === '(ACK');
+    return command && [command, device.maxChargeA];
+  };
+  assert.deepEqual(taken('HS', 60), ['MCHGC060', 60]);
+  assert.deepEqual(taken('HS', 120), ['MNCHGC0120', 120]);
+  assert.deepEqual(taken('MKS', 110), ['MNCHGC0110', 110]);
+  assert.deepEqual(taken('LV6548', 60), ['MNCHGC0060', 60], 'no MCHGC on the MAX protocol: MNCHGC');
+  assert.equal(taken('MK', 60), undefined, 'the PIP-GK / MK MNCHGC<nnn> is not sent: refused, not misread');
+});
+
+test('emulator models: a PIP-MK has no PCP00 (utility first) and answers QGMN 023', () => {
+  const mk = new VoltronicDevice({ now: () => new Date(2026, 5, 21, 22, 0), model: 'MK' });
+  assert.equal(mk.answer('QGMN'), '(023');
+  assert.equal(mk.charger, 'only solar');
+  assert.equal(mk.answer('PCP00'), '(NAK');
+  assert.equal(mk.answer('PCP02'), '(ACK');
+  assert.equal(mk.charger, 'solar and utility');
+  assert.equal(mk.answer('MNCHGC060'), '(ACK', 'MNCHGC<nnn>');
+  assert.equal(mk.answer('MCHGC060'), '(NAK');
+  assert.equal(chargerFamily('023'), PIP_MK_CHARGER);
+  assert.equal(chargerFamily('024'), PIP_MK_CHARGER);
+  assert.deepEqual(PIP_MK_CHARGER.utilityCharging, [2], 'no utility first to fall back to');
+  assert.deepEqual(
+    PIP_MK_CHARGER.options.map((o) => o.value),
+    [1, 2, 3],
+  );
 });

@@ -76,10 +76,17 @@ test('POP, PCP and MCHGC change the device; bad values are NAKed', async () => {
   assert.equal(await ask('PCP02'), '(ACK');
   assert.equal((await ask('QPIRI')).slice(1).split(' ')[17], '2');
   assert.equal(await ask('PCP04'), '(NAK');
-  assert.equal(await ask('QMCHGCR'), '(010 020 030 040 050 060 070 080 090 100');
+  assert.equal(await ask('QMCHGCR'), '(010 020 030 040 050 060 070 080 090 100 110 120');
   assert.equal(await ask('MCHGC045'), '(NAK');
   assert.equal(await ask('MCHGC020'), '(ACK');
   assert.equal((await ask('QPIRI')).slice(1).split(' ')[14], '020');
+  // HS protocol 3.15 MCHGC<mnn>: m is the parallel unit, so MCHGC110 is unit 1 at 10 A, not this unit.
+  assert.equal(await ask('MCHGC110'), '(NAK');
+  assert.equal((await ask('QPIRI')).slice(1).split(' ')[14], '020');
+  assert.equal(await ask('MNCHGC0110'), '(ACK', '3.19 MNCHGC<mnnn>: more than 100 A');
+  assert.equal((await ask('QPIRI')).slice(1).split(' ')[14], '110');
+  assert.equal(await ask('MNCHGC1060'), '(NAK', 'unit 1');
+  assert.equal(await ask('MCHGC060'), '(ACK');
   assert.equal(await ask('QFOO'), '(NAK');
   assert.equal(await ask('QID'), '(92931701100435');
   assert.match(await ask('QVFW'), /^\(VERFW:\d{5}\.\d{2}$/);

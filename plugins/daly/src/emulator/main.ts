@@ -25,9 +25,16 @@ export class DalyPack extends EmulatedSite {
   cycles = 37;
   /** A, + charging. */
   current = 0;
+  /**
+   * `inverted` emulates firmware that sends the current the other way round (charging
+   * positive on the wire, and its charge / discharge state with it, as the BMS's own app shows
+   * it: Louisvdw/dbus-serialbattery issue #65, Daly Smart BMS 150 A 16S).
+   */
+  currentSign: 'normal' | 'inverted';
 
-  constructor(options: { now?: () => Date; soc?: number } = {}) {
+  constructor(options: { now?: () => Date; soc?: number; currentSign?: 'normal' | 'inverted' } = {}) {
     super(options, { soc: 70 });
+    this.currentSign = options.currentSign ?? 'normal';
   }
 
   /** The 8 data bytes of the reply to `command`, or undefined for a command it does not know. */
@@ -40,10 +47,12 @@ export class DalyPack extends EmulatedSite {
     this.soc = clamp(this.soc + (this.current * hours * 1000 * 100) / CAPACITY_MAH, 0, 100);
     const cell = Math.round((volts / 16) * 1000);
     const data = Buffer.alloc(8);
+    // python-daly-bms `get_soc`: (raw − 30000) / 10 A, "negative=charging"; inverted firmware the other way.
+    const wireCurrent = this.currentSign === 'normal' ? -this.current : this.current;
     switch (command) {
       case DalyCommand.soc:
         data.writeInt16BE(Math.round(volts * 10), 0);
-        data.writeInt16BE(Math.round(30000 - this.current * 10), 4); // the BMS counts charging negative
+        data.writeUInt16BE(Math.round(30000 + wireCurrent * 10), 4);
         data.writeInt16BE(Math.round(this.soc * 10), 6);
         return data;
       case DalyCommand.cellVoltageRange:
@@ -59,7 +68,8 @@ export class DalyPack extends EmulatedSite {
         data.writeInt8(2, 3);
         return data;
       case DalyCommand.mosfet:
-        data.writeInt8(this.current > 0 ? 1 : this.current < 0 ? 2 : 0, 0);
+        // python-daly-bms `get_mosfet_status`: 0 stationary, 1 charging, 2 discharging.
+        data.writeInt8(wireCurrent < 0 ? 1 : wireCurrent > 0 ? 2 : 0, 0);
         data.writeUInt8(1, 1);
         data.writeUInt8(1, 2);
         data.writeInt32BE(Math.round((CAPACITY_MAH * this.soc) / 100), 4);
@@ -101,9 +111,11 @@ export function dalyProtocol(pack: DalyPack): FrameProtocol {
  * @example
  * const emulator = await startEmulator({ port: 0 });
  */
-export async function startEmulator(options: EmulatorOptions = {}): Promise<RunningEmulator & { pack: DalyPack }> {
+export async function startEmulator(
+  options: EmulatorOptions & { currentSign?: 'normal' | 'inverted' } = {},
+): Promise<RunningEmulator & { pack: DalyPack }> {
   pickTransport(options.transport, transports);
-  const pack = new DalyPack({ now: options.now });
+  const pack = new DalyPack({ now: options.now, currentSign: options.currentSign });
   const running = await startEmulatorServer({ protocol: dalyProtocol(pack), host: options.host, port: options.port });
   return Object.assign(running, { pack });
 }

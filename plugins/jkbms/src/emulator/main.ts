@@ -22,7 +22,6 @@ import {
   jkCurrentRaw,
   jkFrame,
   jkFrameLength,
-  jkTemperatureRaw,
   parseJkFrame,
   READ_ALL,
   READ_ALL_IDS,
@@ -70,9 +69,9 @@ export class JkPack extends EmulatedSite {
     }
     const ascii = (value: string, size: number) => Buffer.from(value.padEnd(size, '\0').slice(0, size), 'latin1');
     const values = new Map<number, Buffer>([
-      [JkField.mosTemperature, u16(jkTemperatureRaw(this.temperatures.mos))],
-      [JkField.temperature1, u16(jkTemperatureRaw(this.temperatures.t1))],
-      [JkField.temperature2, u16(jkTemperatureRaw(this.temperatures.t2))],
+      [JkField.mosTemperature, u16(temperatureRaw(this.temperatures.mos))],
+      [JkField.temperature1, u16(temperatureRaw(this.temperatures.t1))],
+      [JkField.temperature2, u16(temperatureRaw(this.temperatures.t2))],
       [JkField.voltage, u16(Math.round(this.voltage * 100))],
       [JkField.current, u16(jkCurrentRaw(this.current, this.encoding))],
       [JkField.soc, Buffer.of(Math.round(this.soc))],
@@ -123,6 +122,17 @@ const SETTINGS = new Map<number, Buffer>([
   [0xb2, Buffer.from('123456\0\0\0\0', 'latin1')],
   [0xb5, Buffer.from('2604', 'latin1')],
 ]);
+
+/**
+ * The raw temperature field of `celsius` as units in the field send it: 0..99 as is, below zero
+ * 99 − °C (−1 °C = 100, −3 °C = 102): esphome-jk-bms components/jk_bms/jk_bms.h
+ * `get_temperature_` (`value > 99 ? 99 - value`), written here from that rule, not from the
+ * driver's decoder.
+ */
+function temperatureRaw(celsius: number): number {
+  const whole = Math.round(celsius);
+  return whole < 0 ? 99 - whole : whole;
+}
 
 function u16(value: number): Buffer {
   const buf = Buffer.alloc(2);

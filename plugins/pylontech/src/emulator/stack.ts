@@ -32,6 +32,8 @@ export interface Pack {
   cycles: number;
   /** A, + charging. */
   current: number;
+  /** The module SN (CID2 0x93), 16 ASCII characters; undefined: firmware without 0x93 (return code 04). */
+  serial?: string;
 }
 
 export class PylontechStack {
@@ -47,6 +49,7 @@ export class PylontechStack {
       soc: 55 + 10 * i,
       cycles: 120 + 7 * i,
       current: 0,
+      serial: `PPTAH0240012${String(3456 + i)}`,
     }));
   }
 
@@ -89,11 +92,14 @@ export class PylontechStack {
         return reply(Rtn.ok, SYSTEM_PARAMETERS);
       case 0x92:
         return reply(Rtn.ok, infoHex([pack.address], 1) + infoHex([53_200, 45_000, 250, -250]) + infoHex([0xc0], 1));
-      case 0x93:
-        return reply(
-          Rtn.ok,
-          infoHex([pack.address], 1) + infoText(`PPTAH0${String(pack.address).padStart(10, '0')}`, 16),
-        );
+      case 0x93: {
+        if (pack.serial === undefined) return reply(Rtn.badCid2);
+        // Protocol V3.3 section 3.7: INFO is the 1-byte command value, matched with ADR; the
+        // reply is that value and the module SN, 16 ASCII bytes.
+        if (request.info.length !== 2) return reply(Rtn.badFormat);
+        if (parseInt(request.info, 16) !== pack.address) return reply(Rtn.badData);
+        return reply(Rtn.ok, infoHex([pack.address], 1) + infoText(pack.serial, 16));
+      }
       default:
         return reply(Rtn.badCid2);
     }

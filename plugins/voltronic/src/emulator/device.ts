@@ -21,8 +21,8 @@ const FIXED_REPLIES: Record<string, string> = {
   QDI: '(230.0 50.0 0030 42.0 54.0 56.4 46.0 60 0 0 2 0 0 0 0 0 1 1 0 0 1 0 54.0 0 1 000',
 };
 
-/** The max charging currents the device accepts (QMCHGCR), A. */
-export const CHARGE_CURRENTS = [10, 20, 30, 40, 50, 60, 70, 80, 90, 100];
+/** The max charging currents the device accepts (QMCHGCR, mpp-solar pi30.py's example reply), A. */
+export const CHARGE_CURRENTS = [10, 20, 30, 40, 50, 60, 70, 80, 90, 100, 110, 120];
 /** The max utility (AC) charging currents the device accepts (QMUCHGCR), A. */
 export const UTILITY_CHARGE_CURRENTS = [2, 10, 20, 30, 40, 50, 60];
 const PV_PEAK_W = 4000;
@@ -34,17 +34,44 @@ const CAPACITY_WH = 200 * 51.2;
 type ChargerMeaning = 'utility first' | 'solar first' | 'solar and utility' | 'only solar';
 
 /**
- * The models the emulator can be: `HS` (PCP00..03), `MKS` (no PCP02: PI30 protocol
- * 20150924, "For MKS: 00 for utility first, 01 for solar first, 03 for only solar charging"),
- * `LV6548` (QGMN 045; PCP00 solar first, 01 solar and utility, 02 only solar, and
- * `MUCHGC<uaaa>`: mpp-solar's pi30m045.py).
+ * The forms of the max charging current command a model takes (the text after the command):
+ * `mnn` a parallel unit digit and the current, `nnn` / `mnnn` likewise with three digits.
  */
-export type Pi30Model = 'HS' | 'MKS' | 'LV6548';
+type ChargeCurrentForm = 'MCHGC<mnn>' | 'MCHGC<nnn>' | 'MNCHGC<mnnn>' | 'MNCHGC<nnn>';
 
-const MODELS: Record<Pi30Model, { gmn?: string; charger: ReadonlyArray<ChargerMeaning | undefined> }> = {
-  HS: { charger: ['utility first', 'solar first', 'solar and utility', 'only solar'] },
-  MKS: { charger: ['utility first', 'solar first', undefined, 'only solar'] },
-  LV6548: { gmn: '045', charger: ['solar first', 'solar and utility', 'only solar'] },
+/**
+ * The models the emulator can be, as the PI30 documents in jblance/mpp-solar's docs/protocols
+ * give them:
+ * - `HS` (PI30_HS_MS_MSX_RS232_Protocol_20140822: PCP00..03; 3.15 `MCHGC<mnn>`, m the
+ *   parallel unit, and 3.19 `MNCHGC<mnnn>` for more than 100 A);
+ * - `MKS` (PI30_Communication-Protocol-20150924: "For MKS: 00 for utility first, 01 for solar
+ *   first, 03 for only solar charging", no PCP02; 3.3 `MCHGC<nnn>`, 3.4 `MNCHGC<mnnn>`);
+ * - `MK` (PI30_PIP-GK_MK-Protocol: PCP "01 for solar first, 02 for solar and utility, 03 for
+ *   only solar charging", no PCP00; QGMN 023 "PIP-5048MK"; 3.3 `MNCHGC<nnn>` only);
+ * - `LV6548` (QGMN 045; PCP00 solar first, 01 solar and utility, 02 only solar, and
+ *   `MUCHGC<uaaa>`: mpp-solar's pi30m045.py; `MNCHGC<mnnn>` only, as the MAX protocol 3.5
+ *   that pi30m045.py builds on).
+ */
+export type Pi30Model = 'HS' | 'MKS' | 'MK' | 'LV6548';
+
+const MODELS: Record<
+  Pi30Model,
+  { gmn?: string; charger: ReadonlyArray<ChargerMeaning | undefined>; chargeCurrent: readonly ChargeCurrentForm[] }
+> = {
+  HS: {
+    charger: ['utility first', 'solar first', 'solar and utility', 'only solar'],
+    chargeCurrent: ['MCHGC<mnn>', 'MNCHGC<mnnn>'],
+  },
+  MKS: {
+    charger: ['utility first', 'solar first', undefined, 'only solar'],
+    chargeCurrent: ['MCHGC<nnn>', 'MNCHGC<mnnn>'],
+  },
+  MK: {
+    gmn: '023',
+    charger: [undefined, 'solar first', 'solar and utility', 'only solar'],
+    chargeCurrent: ['MNCHGC<nnn>'],
+  },
+  LV6548: { gmn: '045', charger: ['solar first', 'solar and utility', 'only solar'], chargeCurrent: ['MNCHGC<mnnn>'] },
 };
 
 interface Flows {
@@ -110,21 +137,39 @@ export class VoltronicDevice {
   }
 
   private set(command: string): boolean {
-    const match = /^(POP|PCP|MCHGC|MUCHGC)(\d{2,4})$/.exec(command);
+    const match = /^(POP|PCP|MCHGC|MNCHGC|MUCHGC)(\d{2,4})$/.exec(command);
     if (!match) return false;
     const [, name, digits] = match as unknown as [string, string, string];
     const value = Number(digits);
     if (name === 'POP' && digits.length === 2 && value <= 2) this.outputPriority = value;
     else if (name === 'PCP' && digits.length === 2 && MODELS[this.model].charger[value] !== undefined)
       this.chargerPriority = value;
-    else if (name === 'MCHGC' && digits.length === 3 && CHARGE_CURRENTS.includes(value)) this.maxChargeA = value;
-    else if (name === 'MUCHGC' && digits.length === (this.model === 'LV6548' ? 4 : 3) && digits.startsWith('0')) {
+    else if (name === 'MCHGC' || name === 'MNCHGC') {
+      const amps = this.chargeCurrent(name, digits);
+      if (amps === undefined || !CHARGE_CURRENTS.includes(amps)) return false;
+      this.maxChargeA = amps;
+    } else if (name === 'MUCHGC' && digits.length === (this.model === 'LV6548' ? 4 : 3) && digits.startsWith('0')) {
       // Unit 0 (`mnn`, or `uaaa` on the LV6548), a current QMUCHGCR lists.
       const amps = Number(digits.slice(1));
       if (!UTILITY_CHARGE_CURRENTS.includes(amps)) return false;
       this.maxUtilityChargeA = amps;
     } else return false;
     return true;
+  }
+
+  /**
+   * The current a max charging current command sets on this unit (unit 0) in a form the
+   * model takes, or undefined: another form, or another parallel unit (`MCHGC110` on an HS
+   * is unit 1 at 10 A, which this single unit is not).
+   */
+  private chargeCurrent(name: string, digits: string): number | undefined {
+    for (const form of MODELS[this.model].chargeCurrent) {
+      const [formName, field] = form.slice(0, -1).split('<') as [string, string];
+      if (formName !== name || field.length !== digits.length) continue;
+      if (!field.startsWith('m')) return Number(digits);
+      return digits.startsWith('0') ? Number(digits.slice(1)) : undefined;
+    }
+    return undefined;
   }
 
   private batteryVoltage(): number {

@@ -11,7 +11,7 @@ import {
   type RunningEmulator,
 } from '@heliograph/plugins-sdk/emulator';
 import { pi30Frame, pi30FrameLength, pi30Text, RESERVED_CRC_BYTES } from '../pi30.js';
-import { VoltronicDevice } from './device.js';
+import { VoltronicDevice, type Pi30Model } from './device.js';
 
 export { VoltronicDevice, CHARGE_CURRENTS, UTILITY_CHARGE_CURRENTS, type Pi30Model } from './device.js';
 
@@ -36,16 +36,17 @@ export function pi30Protocol(device: VoltronicDevice): FrameProtocol {
 }
 
 /**
- * Starts an emulated Voltronic inverter; `device` gives tests its state and settings.
+ * Starts an emulated Voltronic inverter (an HS unless `model` says otherwise); `device` gives
+ * tests its state and settings.
  *
  * @example
- * const emulator = await startEmulator({ port: 0 });
+ * const emulator = await startEmulator({ port: 0, model: 'MKS' });
  */
 export async function startEmulator(
-  options: EmulatorOptions = {},
+  options: EmulatorOptions & { model?: Pi30Model } = {},
 ): Promise<RunningEmulator & { device: VoltronicDevice }> {
   pickTransport(options.transport, transports);
-  const device = new VoltronicDevice({ now: options.now });
+  const device = new VoltronicDevice({ now: options.now, model: options.model });
   const running = await startEmulatorServer({ protocol: pi30Protocol(device), host: options.host, port: options.port });
   return Object.assign(running, { device });
 }
