@@ -1,0 +1,270 @@
+// Battery control on the solis driver in the real server against the Solis emulator: each
+// mode written through the API becomes the inverter's remote control registers (holding 43135
+// force 0 none / 1 charge / 2 discharge, 43136 and 43129 the charge and discharge power in
+// W / 10, 43282 the RC timeout in minutes: Pho3niX90/solis_modbus `__init__.py` RC_*_REG,
+// wills106/homeassistant-solax-modbus `plugin_solis.py` "Battery control override"), with a
+// timeout of at most 30 minutes on every forced one; the battery follows and is held at the
+// target (a force charge at 0 W), every write is audited, refused writes are reported and the
+// limits (from the config) are enforced. The lease on the inverter: a Charge nobody renews is
+// dropped by the emulator by its own clock, a renewal writes 43135 alone, and a force left on
+// the inverter is ended (audited) when the driver starts.
+import { after, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { ManualClock } from '@heliograph/core/clock';
+import {
+  ModbusException,
+  ModbusExceptionCode,
+  startModbusEmulator,
+  type RunningEmulator,
+} from '@heliograph/plugins-sdk/emulator';
+import { SolisDevice } from '@heliograph/plugin-solis/emulator';
+import { eventually } from '../helpers/child-server.js';
+import { within } from '../helpers/deadline.js';
+import { startTestServer, type TestServer } from '../helpers/server.js';
+import { valuesOf, valuesWhen, write } from './driver-api.js';
+import { assertLimitsEnforced, audit, command, lastAudited } from './battery-control.js';
+
+let clock = new Date(2026, 11, 21, 22, 0); // a winter night: no PV
+const MINUTE = 60_000;
+const BATTERY = { capacityKwh: 5, maxChargeW: 3000, maxDischargeW: 3000, minSoc: 20 };
+
+class TestSolis extends SolisDevice {
+  refuse = false;
+  /** Every write request taken. */
+  writes: Array<{ address: number; values: number[] }> = [];
+  override writeRegisters(request: { address: number; values: number[] }): void {
+    if (this.refuse) throw new ModbusException({ code: ModbusExceptionCode.illegalDataValue });
+    this.writes.push({ address: request.address, values: request.values });
+    super.writeRegisters(request);
+  }
+}
+
+let emulator: RunningEmulator;
+
+async function start(device: SolisDevice, battery: Record<string, number> | null = BATTERY, clock?: ManualClock) {
+  const running = (emulator = await startModbusEmulator({ transport: 'rtu-over-tcp', units: new Map([[1, device]]) }));
+  const server = await startTestServer({
+    ...(clock ? { clock } : {}),
+    bundled: ['solis'],
+    plugins: [
+      {
+        id: 'solis',
+        plugin: 'solis',
+        devices: ['inverter_1', 'battery_1'],
+        config: {
+          connection: { type: 'rtu-over-tcp', host: emulator.host, port: emulator.port },
+          pollIntervalMs: 500,
+          timeoutMs: 300,
+          ...(battery ? { battery } : {}),
+        },
+      },
+    ],
+  });
+  // After the server's own close (hooks run in the order they were added): its stop writes Normal to the inverter.
+  after(() => running.close());
+  return server;
+}
+
+/** The remote control registers as the emulator holds them: the force, both powers in W, the timeout in minutes. */
+function rc(device: SolisDevice) {
+  const [discharge, , , , , , mode, charge] = device.readHoldingRegisters({ address: 43129, count: 8 });
+  const [timeout] = device.readHoldingRegisters({ address: 43282, count: 1 });
+  return { mode: mode!, chargeW: charge! * 10, dischargeW: discharge! * 10, timeoutMin: timeout! };
+}
+
+/** The force with its power, the timeout checked: 1..30 minutes when forced. */
+function forced(device: SolisDevice) {
+  const { mode, chargeW, dischargeW, timeoutMin } = rc(device);
+  if (mode !== 0) assert.ok(timeoutMin >= 1 && timeoutMin <= 30, `a force's RC timeout: ${timeoutMin} min`);
+  return mode === 1 ? { mode, chargeW } : mode === 2 ? { mode, dischargeW } : { mode };
+}
+
+/** Moves the emulator's clock on, then waits until the server has read the SOC it holds now. */
+async function advance(server: TestServer, device: SolisDevice, minutes: number): Promise<number> {
+  clock = new Date(clock.getTime() + minutes * MINUTE);
+  device.readInputRegisters({ address: 33139, count: 1 }); // brings the battery up to the new time
+  const soc = Math.round(device.soc);
+  await valuesWhen(server, (v) => v.get('battery_1/state_of_charge') === soc, `the server to read SOC ${soc}`);
+  return soc;
+}
+
+test('solis: battery control through the RC registers; the battery follows and is held at the target', async () => {
+  const device = new TestSolis({ now: () => clock, soc: 50 });
+  const server = await start(device);
+  const info = await valuesWhen(server, (v) => v.get('inverter_1/battery_capacity') === 5, 'limits from the config');
+  assert.equal(info.get('inverter_1/battery_control_lease'), 1800, 'bounded on the inverter');
+
+  // Charge at 1500 W: force charge at 150 × 10 W, from the grid at night.
+  await command(server, 'inverter_1', { mode: 'charge', powerW: 1500, targetSoc: 53 });
+  assert.deepEqual(forced(device), { mode: 1, chargeW: 1500 });
+  assert.equal(rc(device).timeoutMin, 30, "the RC timeout: the lease's 30 minutes");
+  assert.equal((await lastAudited(server, 'inverter_1/battery_control_mode')).result, 'ok');
+  const socs: number[] = [];
+  while (socs.length < 40 && !(socs.at(-1)! >= 53)) socs.push(await advance(server, device, 1));
+  assert.ok(socs[0]! > 50, `SOC rises: ${socs.join(' ')}`);
+  await eventually(
+    () => Promise.resolve(rc(device).chargeW === 0 ? true : undefined),
+    'the driver to hold at the target',
+  );
+  assert.deepEqual(forced(device), { mode: 1, chargeW: 0 }, 'a force charge at 0 W');
+  const held = Math.round(device.soc);
+  assert.equal(held, 53);
+  assert.equal(await advance(server, device, 25), held, 'held: no discharge at night');
+
+  // Discharge at 2400 W down to 51 %.
+  await command(server, 'inverter_1', { mode: 'discharge', powerW: 2400, targetSoc: 51 });
+  assert.deepEqual(forced(device), { mode: 2, dischargeW: 2400 });
+  const [meterHigh, meterLow] = device.readInputRegisters({ address: 33263, count: 2 });
+  assert.ok(((meterHigh! << 16) | meterLow!) >> 0 > 0, 'the surplus over the night load goes to the grid (+ export)');
+  for (let i = 0, soc = 53; i < 60 && soc > 51; i++) soc = await advance(server, device, 1);
+  await eventually(() => Promise.resolve(rc(device).mode === 1 ? true : undefined), 'the driver to hold at 51 %');
+  assert.deepEqual(forced(device), { mode: 1, chargeW: 0 });
+  assert.equal(Math.round(device.soc), 51);
+
+  // Hold, then normal: the force off, the battery its own self-use again.
+  await command(server, 'inverter_1', { mode: 'hold', powerW: 2400, targetSoc: 51 });
+  assert.deepEqual(forced(device), { mode: 1, chargeW: 0 });
+  await command(server, 'inverter_1', { mode: 'normal', powerW: 2400, targetSoc: 51 });
+  assert.deepEqual(forced(device), { mode: 0 });
+  assert.ok((await advance(server, device, 60)) < 50, 'self-use discharges to the night load');
+
+  await assertLimitsEnforced(server, 'inverter_1', { maxChargeW: 3000, minSoc: 20 });
+  device.refuse = true;
+  const refused = await write(server, 'inverter_1/battery_control_mode', 'Hold');
+  assert.equal(refused.status, 422);
+  assert.match(refused.body, /the device refused/);
+  const audited = await lastAudited(server, 'inverter_1/battery_control_mode');
+  assert.deepEqual([audited.result, audited.new_value], ['error', 'Hold']);
+});
+
+test("solis: a Charge nobody renews is dropped by the inverter when its RC timeout runs out by the inverter's clock", async () => {
+  clock = new Date(2026, 11, 21, 22, 0);
+  const device = new TestSolis({ now: () => clock, soc: 50 });
+  const server = await start(device);
+  await valuesWhen(server, (v) => v.get('inverter_1/battery_control_lease') === 1800, 'a lease of 30 min');
+  await command(server, 'inverter_1', { mode: 'charge', powerW: 1500, targetSoc: 90 });
+  const { timeoutMin } = rc(device);
+  assert.deepEqual(forced(device), { mode: 1, chargeW: 1500 });
+
+  // The link goes silent: nobody renews. The emulator's clock runs on to the timeout's end.
+  emulator.silence(true);
+  const polled = emulator.nextRequest();
+  clock = new Date(clock.getTime() + timeoutMin * MINUTE - 1000);
+  assert.equal(rc(device).mode, 1, 'forced until the timeout runs out');
+  const soc = device.soc;
+  clock = new Date(clock.getTime() + 2000);
+  assert.deepEqual(forced(device), { mode: 0 }, '43135 back to 0 on the inverter, read from its registers');
+  clock = new Date(clock.getTime() + 30 * MINUTE);
+  device.readInputRegisters({ address: 33139, count: 1 });
+  assert.ok(device.soc < soc, `self-use again: the night load discharges the battery (${soc} -> ${device.soc} %)`);
+  await within(polled, "a poll of the driver's reaching the silent emulator");
+  emulator.silence(false);
+});
+
+test('solis: a renewal writes 43135 alone, which restarts the countdown on the inverter', async () => {
+  clock = new Date(2026, 11, 21, 22, 0);
+  const device = new TestSolis({ now: () => clock, soc: 50 });
+  const server = await start(device);
+  await valuesWhen(server, (v) => v.get('inverter_1/battery_control_lease') === 1800, 'battery control');
+  await command(server, 'inverter_1', { mode: 'charge', powerW: 1500, targetSoc: 90 });
+  assert.deepEqual(
+    device.writes.map((w) => w.address),
+    [43135, 43136, 43282],
+    'the force first, then its power and timeout (Pho3niX90/solis_modbus issue #352)',
+  );
+
+  clock = new Date(clock.getTime() + 20 * MINUTE);
+  device.writes = [];
+  assert.equal((await write(server, 'inverter_1/battery_control_mode', 'Charge')).status, 200);
+  assert.deepEqual(
+    device.writes,
+    [{ address: 43135, values: [1] }],
+    `one register: the force again ${JSON.stringify(device.writes)}`,
+  );
+
+  // Past the first countdown's end, within the renewed one: still forced.
+  clock = new Date(clock.getTime() + 11 * MINUTE);
+  assert.deepEqual(forced(device), { mode: 1, chargeW: 1500 });
+  clock = new Date(clock.getTime() + 20 * MINUTE);
+  assert.equal(rc(device).mode, 0, 'the renewed countdown ran out too');
+
+  // A new power while charging: the force and the power, the timeout is still 30.
+  device.writes = [];
+  assert.equal((await write(server, 'inverter_1/battery_control_power', '2400')).status, 200);
+  assert.deepEqual(
+    device.writes.map((w) => [w.address, w.values[0]]),
+    [
+      [43135, 1],
+      [43136, 240],
+    ],
+  );
+  // A target the battery is above: the charge holds there (a force charge at 0 W).
+  assert.equal((await write(server, 'inverter_1/battery_control_target_soc', '30')).status, 200);
+  assert.deepEqual(forced(device), { mode: 1, chargeW: 0 });
+  device.writes = [];
+  assert.equal((await write(server, 'inverter_1/battery_control_mode', 'Discharge')).status, 200);
+  assert.deepEqual(
+    device.writes.map((w) => [w.address, w.values[0]]),
+    [
+      [43135, 2],
+      [43129, 240],
+    ],
+  );
+});
+
+test('solis: a force the firmware drops before its timeout is forced again while the lease runs, never past its end', async () => {
+  // One clock for the server and the inverter, so the lease and the RC timeout run together.
+  const manual = new ManualClock(Date.parse('2026-12-21T21:00:00Z'));
+  const device = new TestSolis({ now: () => new Date(manual.now()), soc: 50 });
+  const server = await start(device, BATTERY, manual);
+  await valuesWhen(server, (v) => v.get('inverter_1/battery_control_lease') === 1800, 'battery control');
+  await command(server, 'inverter_1', { mode: 'charge', powerW: 1500, targetSoc: 90 });
+  assert.deepEqual(rc(device), { mode: 1, chargeW: 1500, dischargeW: 0, timeoutMin: 30 });
+
+  // Firmware that ignores 43282 drops the force after about 5 minutes (Pho3niX90/solis_modbus #352).
+  manual.advance(5 * MINUTE);
+  device.rc.drop();
+  await eventually(
+    () => Promise.resolve(rc(device).mode === 1 ? true : undefined),
+    'the driver to force the charge again',
+  );
+  assert.deepEqual(rc(device), { mode: 1, chargeW: 1500, dischargeW: 0, timeoutMin: 25 }, "to the lease's end");
+
+  // Past the lease: the inverter drops the force by itself and nobody forces it again.
+  manual.advance(25 * MINUTE + 1000);
+  assert.equal(rc(device).mode, 0, "dropped by the inverter at the lease's end");
+  await valuesWhen(server, (v) => v.get('inverter_1/battery_control_mode') === 'Normal', 'the lapsed lease as Normal');
+  device.writes = [];
+  manual.advance(2 * MINUTE);
+  for (let polls = 0; polls < 3; polls++) await within(emulator.nextRequest(), 'a poll of the driver');
+  assert.equal(rc(device).mode, 0);
+  assert.deepEqual(device.writes, [], 'nothing written once the lease ended');
+});
+
+test('solis: a force left on the inverter is ended at the start, audited; the stop ends the one in force', async () => {
+  clock = new Date(2026, 11, 21, 22, 0);
+  const device = new TestSolis({ now: () => clock, soc: 50 });
+  // A force charge at 3 kW someone left with the longest timeout.
+  device.writeRegisters({ address: 43282, values: [30] });
+  device.writeRegisters({ address: 43136, values: [300] });
+  device.writeRegisters({ address: 43135, values: [1] });
+  const server = await start(device);
+  const entry = await eventually(
+    async () => (await audit(server)).find((e) => e.topic === 'inverter_1/battery_control_mode'),
+    "the driver's audited Normal at its start",
+  );
+  assert.deepEqual([entry.new_value, entry.result, entry.via], ['Normal', 'ok', 'solis']);
+  assert.deepEqual(forced(device), { mode: 0 });
+
+  await command(server, 'inverter_1', { mode: 'discharge', powerW: 2400, targetSoc: 20 });
+  assert.deepEqual(forced(device), { mode: 2, dischargeW: 2400 });
+  await server.close();
+  assert.deepEqual(forced(device), { mode: 0 }, 'Normal written at the stop, before the connection closed');
+});
+
+test('solis: without the battery in the config no battery control is offered', async () => {
+  const server = await start(new SolisDevice({ now: () => clock, soc: 50 }), null);
+  const values = await valuesWhen(server, (v) => typeof v.get('inverter_1/pv_power') === 'number', 'a first poll');
+  assert.equal(values.has('inverter_1/battery_control_mode'), false);
+  assert.equal((await valuesOf(server)).has('inverter_1/battery_capacity'), false);
+});
