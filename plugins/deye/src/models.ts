@@ -10,7 +10,8 @@ import {
   type ModelChoice,
   type RegisterMap,
 } from '@heliograph/plugins-sdk/connections';
-import { singlePhaseMap, type GridPowerSource } from './register-map.js';
+import type { GridPowerSource } from './map-parts.js';
+import { singlePhaseMap } from './single-phase-map.js';
 import { threePhaseMap } from './three-phase-map.js';
 
 /**
