@@ -1,37 +1,151 @@
 /**
- * The GoodWe ET / EH hybrid inverter driver: polls the register map over Modbus RTU in UDP
- * (the inverter's own Wi-Fi/LAN module on port 8899, unit 0xF7, replies prefixed AA 55) or
- * RS485 (serial or a gateway), publishes the
- * inverter's and battery's readings under the standard vocabulary and writes its battery
- * settings (checked by reading the register back).
+ * The GoodWe ET / EH hybrid inverter driver: identifies the unit from its device information
+ * block (35000.., as the goodwe library's `read_device_info` reads it: rated power, serial,
+ * model name), polls the register map over Modbus RTU in UDP (the inverter's own Wi-Fi/LAN
+ * module on port 8899, unit 0xF7, replies prefixed AA 55) or RS485 (serial or a gateway),
+ * publishes the inverter's and battery's readings under the standard vocabulary and writes its
+ * settings (checked by reading the register back). With `battery` limits in the config it
+ * declares battery control through the eco mode (battery-control.ts): the first poll after the
+ * declaration ends a forced command found on the device, and the stop writes Normal before the
+ * connection closes.
  */
-import { definePlugin, z } from '@heliograph/plugins-sdk';
+import { batteryConfigSchema, definePlugin, loadBatteryCommand, z, type Disposer } from '@heliograph/plugins-sdk';
 import {
   connectionSchema,
+  ModbusExceptionError,
+  openInverterUnit,
   pollingFields,
-  pollRegisterMapInverter,
+  readRegisterMap,
+  registerMapDeclarations,
   unitIdDeviceConfigSchema,
+  type ModbusClient,
 } from '@heliograph/plugins-sdk/connections';
+import { goodweBatteryControl, groupVersion, type GoodweBatteryControl } from './battery-control.js';
 import { goodweMap } from './register-map.js';
 
 /**
  * plugins.json `config` of a goodwe instance.
  *
  * @example
- * { "connection": { "type": "rtu-over-udp", "host": "192.168.1.60", "replyPrefix": "aa55" } } with inverter_1's unitId 247
+ * { "connection": { "type": "rtu-over-udp", "host": "192.168.1.60", "replyPrefix": "aa55" }, "battery": { "capacityKwh": 10.2, "maxChargeW": 5000, "maxDischargeW": 5000, "minSoc": 10 } }
  */
-const configSchema = z.strictObject({ connection: connectionSchema, ...pollingFields });
+const configSchema = z.strictObject({
+  connection: connectionSchema,
+  ...pollingFields,
+  battery: batteryConfigSchema.optional(),
+});
+
+const IDENTITY = { manufacturer: 'GoodWe' } as const;
+/** Used when a unit reports no rated power (35001 reads 0): the ET's smallest, so a group's share is never too small. */
+const FALLBACK_RATED_W = 5000;
+
+/** ASCII text from registers, trailing blanks and NULs dropped (goodwe inverter.py `_decode`). */
+const text = (words: readonly number[]) =>
+  Buffer.from(words.flatMap((w) => [w >> 8, w & 0xff]))
+    .toString('latin1')
+    .replace(/[\s\0]+$/, '');
+
+/**
+ * The device information block (et.py `read_device_info`: 35000, 33 registers): 35001 rated
+ * power, 35003..35010 serial, 35011..35015 model name. A unit that refuses it (not an ET) is
+ * still read; only its identity stays unknown.
+ */
+async function deviceInfo(
+  modbus: ModbusClient,
+  request: { unitId: number; timeoutMs: number; signal: AbortSignal },
+): Promise<{ ratedW: number; serial: string; model: string }> {
+  const info = await modbus.readHoldingRegisters({ ...request, address: 35000, count: 33 }).catch((err: unknown) => {
+    if (err instanceof ModbusExceptionError) return new Array<number>(33).fill(0);
+    throw err;
+  });
+  return { ratedW: info[1]!, serial: text(info.slice(3, 11)), model: text(info.slice(11, 16)) };
+}
 
 export default definePlugin({
   id: 'goodwe',
   configSchema,
   deviceConfigSchema: unitIdDeviceConfigSchema,
-  setup: (ctx, config) =>
-    pollRegisterMapInverter(ctx, config, {
-      plugin: 'goodwe',
-      map: goodweMap,
-      identity: { manufacturer: 'GoodWe', model: 'ET/EH' },
-      // GoodWe's communication address is 0xF7 (247) unless set otherwise on the inverter.
-      defaultUnitId: 0xf7,
-    }),
+  async setup(ctx, config) {
+    // GoodWe's communication address is 0xF7 (247) unless set otherwise on the inverter.
+    const unit = openInverterUnit(ctx, config, { plugin: 'goodwe', defaultUnitId: 0xf7 });
+    const { inverter, battery, unitId, devices, modbus, timeoutMs } = unit;
+    const { pollIntervalMs } = config;
+    const initial = battery && config.battery ? await loadBatteryCommand(ctx.store) : undefined;
+    let goodwe: GoodweBatteryControl | null = null;
+
+    let undeclare: Disposer[] = devices.map((device) =>
+      ctx.topics.declare({ device: device.id, pollIntervalMs, metrics: [], identity: IDENTITY }),
+    );
+    const declare = () => {
+      for (const off of undeclare) off();
+      undeclare = devices.map((device) => {
+        const kind = device === inverter ? 'inverter' : 'battery';
+        const { metrics, settings } = registerMapDeclarations(goodweMap, { device: kind, modbus, unitId, timeoutMs });
+        const control = kind === 'inverter' ? (goodwe?.control ?? null) : null;
+        return ctx.topics.declare({
+          device: device.id,
+          pollIntervalMs,
+          metrics: control ? [...metrics, ...control.metrics] : metrics,
+          settings: control ? [...settings, ...control.settings] : settings,
+          identity: IDENTITY,
+        });
+      });
+    };
+
+    /** Reads the device information (et.py `read_device_info`: 35000, 33 registers) and declares the devices. */
+    const identify = async (signal: AbortSignal) => {
+      const info = await deviceInfo(modbus, { unitId, timeoutMs, signal });
+      let { ratedW } = info;
+      const { serial, model } = info;
+      if (!(ratedW > 0)) {
+        ctx.log.warn(
+          `unit ${unitId} reports no rated power (35001); eco group power is taken as a share of ${FALLBACK_RATED_W} W`,
+        );
+        ratedW = FALLBACK_RATED_W;
+      }
+      if (battery && config.battery) {
+        const version = await groupVersion(modbus, unitId, timeoutMs, signal);
+        goodwe = goodweBatteryControl({
+          modbus,
+          unitId,
+          timeoutMs,
+          version,
+          ratedW,
+          battery: config.battery,
+          site: ctx.site,
+          device: inverter.id,
+          store: ctx.store,
+          initial,
+          now: () => ctx.now(),
+          log: (message) => ctx.log.info(`${inverter.id}: ${message}`),
+        });
+      }
+      declare();
+      for (const device of devices)
+        ctx.topics.identify({
+          device: device.id,
+          identity: { model: model || 'ET/EH', ...(serial ? { serial } : {}) },
+        });
+    };
+
+    let identified = false;
+    unit.startPolling(async (signal) => {
+      if (!identified) await identify(signal);
+      identified = true;
+      const values = await readRegisterMap(modbus, unitId, goodweMap, { signal });
+      ctx.topics.publish({ device: inverter.id, values: { ...values.inverter, ...goodwe?.control.values() } });
+      if (battery) ctx.topics.publish({ device: battery.id, values: values.battery });
+      const soc = values.battery.state_of_charge;
+      await goodwe?.afterPoll({ soc: typeof soc === 'number' ? soc : null, signal });
+    });
+    // Normal is written while the connection is still open; a failure is in the audit and here.
+    return async () => {
+      await goodwe?.control
+        .stopClean({ site: ctx.site, device: inverter.id })
+        .catch((err: unknown) =>
+          ctx.log.warn(`${inverter.id}: could not set battery control to Normal at the stop`, { err }),
+        );
+      unit.dispose();
+    };
+  },
 });
