@@ -95,7 +95,7 @@ the service has not started yet.
                           [--logger-serial N] [--double-crc] [--model M] [--plugin-dir DIR]...
 
 Starts the emulator of a driver's device (deye, sunspec, voltronic, pylontech, growatt, victron,
-solis, goodwe, daly), speaking the real wire format. Prints "listening on HOST:PORT" and runs
+solis, goodwe, huawei, daly, jkbms), speaking the real wire format. Prints "listening on HOST:PORT" and runs
 until SIGINT or SIGTERM.
 
   --port N            port, 0 (default) picks a free one

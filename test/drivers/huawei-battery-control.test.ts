@@ -1,0 +1,280 @@
+// Battery control on the huawei driver in the real server against the SUN2000 emulator: each
+// mode written through the API becomes the forcible charge/discharge registers as
+// wlcrs/huawei-solar-lib's registers.py places them (47247 / 47249 power U32 W, 47083 period
+// in minutes, 47246 setting mode 0 "by duration", 47100 command 0 stop / 1 charge / 2
+// discharge) with a period of at most 30 minutes on every forced one; the battery follows and
+// is held at the target, every write is audited, refused writes are reported, the limits
+// (from the LUNA2000's 37758, 47075, 47077, 47082) are enforced, and a unit without a LUNA2000
+// offers no battery control. The lease on the device: a Charge nobody renews ends on the
+// emulator by its own clock, a renewal writes the period and the command again and nothing
+// else, and a forced command left on the device is ended (audited) when the driver starts.
+import { after, test } from 'node:test';
+import assert from 'node:assert/strict';
+import {
+  ModbusException,
+  ModbusExceptionCode,
+  startModbusEmulator,
+  type RunningEmulator,
+} from '@heliograph/plugins-sdk/emulator';
+import { HuaweiDevice } from '@heliograph/plugin-huawei/emulator';
+import { eventually } from '../helpers/child-server.js';
+import { within } from '../helpers/deadline.js';
+import { startTestServer, type TestServer } from '../helpers/server.js';
+import { valuesOf, valuesWhen, write } from './driver-api.js';
+import { assertLimitsEnforced, audit, command, lastAudited } from './battery-control.js';
+
+let clock = new Date(2026, 5, 21, 22, 0); // night: no PV
+const MINUTE = 60_000;
+const [PERIOD, COMMAND, SETTING_MODE, CHARGE_W, DISCHARGE_W] = [47083, 47100, 47246, 47247, 47249];
+
+class TestHuawei extends HuaweiDevice {
+  refuse = false;
+  /** A unit that takes a forcible charge power but keeps at most this (the read-back then differs). */
+  chargePowerCap = Infinity;
+  /** Every write request taken: its first register and its words. */
+  writes: Array<{ address: number; values: number[] }> = [];
+  override writeRegisters(request: { address: number; values: number[] }): void {
+    if (this.refuse) throw new ModbusException({ code: ModbusExceptionCode.illegalDataValue });
+    this.writes.push({ address: request.address, values: request.values });
+    super.writeRegisters(request);
+    this.forcible.chargePower = Math.min(this.forcible.chargePower, this.chargePowerCap);
+  }
+}
+
+let emulator: RunningEmulator;
+
+async function start(device: HuaweiDevice, battery?: Record<string, number>) {
+  const running = (emulator = await startModbusEmulator({ transport: 'tcp', units: new Map([[1, device]]) }));
+  const server = await startTestServer({
+    bundled: ['huawei'],
+    plugins: [
+      {
+        id: 'huawei',
+        plugin: 'huawei',
+        devices: ['inverter_1'],
+        config: {
+          connection: { type: 'tcp', host: emulator.host, port: emulator.port },
+          pollIntervalMs: 500,
+          timeoutMs: 300,
+          connectDelayMs: 20,
+          ...(battery ? { battery } : {}),
+        },
+      },
+    ],
+  });
+  // After the server's own close (hooks run in the order they were added): its stop writes Normal to the device.
+  after(() => running.close());
+  return server;
+}
+
+/** The forcible registers as the emulator's registers hold them. */
+function forcible(device: HuaweiDevice) {
+  const words = (address: number, count: number) => device.readHoldingRegisters({ address, count });
+  const [period] = words(PERIOD, 1);
+  const [command] = words(COMMAND, 1);
+  const [settingMode] = words(SETTING_MODE, 1);
+  const [ch, cl] = words(CHARGE_W, 2);
+  const [dh, dl] = words(DISCHARGE_W, 2);
+  return {
+    period: period!,
+    command: command!,
+    settingMode: settingMode!,
+    chargeW: ch! * 0x10000 + cl!,
+    dischargeW: dh! * 0x10000 + dl!,
+  };
+}
+
+/** The command with its power, and the period checked: 1..30 min by duration when forced. */
+function commanded(device: HuaweiDevice) {
+  const f = forcible(device);
+  if (f.command !== 0) {
+    assert.equal(f.settingMode, 0, 'by duration: the period ends it on the device');
+    assert.ok(f.period >= 1 && f.period <= 30, `a forced command's period: ${f.period} min`);
+  }
+  if (f.command === 1) return { command: 1, chargeW: f.chargeW };
+  if (f.command === 2) return { command: 2, dischargeW: f.dischargeW };
+  return { command: f.command };
+}
+
+const NORMAL = { command: 0 };
+
+/** Moves the emulator's clock on, then waits until the server has read the SOC it holds now. */
+async function advance(server: TestServer, device: HuaweiDevice, minutes: number): Promise<number> {
+  clock = new Date(clock.getTime() + minutes * MINUTE);
+  device.readHoldingRegisters({ address: 37760, count: 1 }); // brings the battery up to the new time
+  const soc = Math.round(device.soc * 10) / 10;
+  await valuesWhen(server, (v) => v.get('inverter_1/battery_state_of_charge') === soc, `the server to read SOC ${soc}`);
+  return soc;
+}
+
+test('huawei: battery control through the forcible charge/discharge; the battery follows and is held at the target', async () => {
+  const device = new TestHuawei({ now: () => clock, soc: 50 });
+  const server = await start(device);
+  const info = await valuesWhen(
+    server,
+    (v) => v.get('inverter_1/battery_capacity') === 10,
+    "limits from the LUNA2000's registers",
+  );
+  assert.equal(info.get('inverter_1/battery_max_charge_power'), 4800, '47075');
+  assert.equal(info.get('inverter_1/battery_max_discharge_power'), 4500, '47077');
+  assert.equal(info.get('inverter_1/battery_min_soc'), 10, '47082, the end-of-discharge SOC');
+
+  await command(server, 'inverter_1', { mode: 'charge', powerW: 2000, targetSoc: 53 });
+  assert.deepEqual(commanded(device), { command: 1, chargeW: 2000 });
+  assert.equal((await lastAudited(server, 'inverter_1/battery_control_mode')).result, 'ok');
+  const socs: number[] = [];
+  // Until the server read the target; the driver's hold follows in the same poll.
+  while (socs.length < 40 && !(socs.at(-1)! >= 53)) socs.push(await advance(server, device, 2));
+  assert.ok(socs[0]! > 50, `SOC rises: ${socs.join(' ')}`);
+  await eventually(
+    () => Promise.resolve(forcible(device).command === 2 && forcible(device).dischargeW === 0 ? true : undefined),
+    'the driver to hold at the target (a forcible discharge at 0 W)',
+  );
+  const held = Math.round(device.soc);
+  assert.equal(held, 53);
+  assert.equal(Math.round(await advance(server, device, 25)), held, 'held: no discharge at night');
+
+  await command(server, 'inverter_1', { mode: 'discharge', powerW: 2400, targetSoc: 51 });
+  assert.deepEqual(commanded(device), { command: 2, dischargeW: 2400 });
+  for (let i = 0, soc = 53; i < 60 && soc > 51; i++) soc = await advance(server, device, 1);
+  await eventually(
+    () => Promise.resolve(forcible(device).command === 2 && forcible(device).dischargeW === 0 ? true : undefined),
+    'the driver to hold at 51 %',
+  );
+  assert.equal(Math.round(device.soc), 51);
+
+  await command(server, 'inverter_1', { mode: 'charge', powerW: 2400, targetSoc: 90 });
+  assert.deepEqual(commanded(device), { command: 1, chargeW: 2400 });
+  await command(server, 'inverter_1', { mode: 'hold', powerW: 2400, targetSoc: 90 });
+  assert.deepEqual(commanded(device), { command: 2, dischargeW: 0 });
+  await command(server, 'inverter_1', { mode: 'normal', powerW: 2400, targetSoc: 90 });
+  assert.deepEqual(commanded(device), NORMAL);
+  assert.equal(device.workingMode, 2, "the owner's working mode is left as it was");
+  assert.ok((await advance(server, device, 60)) < 50, 'self-consumption discharges to the night load');
+
+  await assertLimitsEnforced(server, 'inverter_1', { maxChargeW: 4800, minSoc: 10 });
+  device.refuse = true;
+  const refused = await write(server, 'inverter_1/battery_control_mode', 'Hold');
+  assert.equal(refused.status, 422);
+  assert.match(refused.body, /the device refused/);
+  const audited = await lastAudited(server, 'inverter_1/battery_control_mode');
+  assert.deepEqual([audited.result, audited.new_value], ['error', 'Hold']);
+});
+
+test('huawei: a forcible power the unit does not keep is refused, named by its register', async () => {
+  clock = new Date(2026, 5, 21, 22, 0);
+  const device = new TestHuawei({ now: () => clock, soc: 50 });
+  device.chargePowerCap = 3000;
+  const server = await start(device);
+  await valuesWhen(server, (v) => v.get('inverter_1/battery_control_lease') === 1800, 'battery control');
+  assert.equal((await write(server, 'inverter_1/battery_control_power', '4000')).status, 200);
+  const refused = await write(server, 'inverter_1/battery_control_mode', 'Charge');
+  assert.equal(refused.status, 422);
+  assert.match(refused.body, /register 47247\) reads 3000 after writing 4000/);
+  const audited = await lastAudited(server, 'inverter_1/battery_control_mode');
+  assert.deepEqual([audited.result, audited.new_value], ['error', 'Charge']);
+});
+
+test("huawei: a Charge nobody renews ends on the device when its period runs out by the device's clock", async () => {
+  clock = new Date(2026, 5, 21, 22, 0);
+  const device = new TestHuawei({ now: () => clock, soc: 50 });
+  const server = await start(device);
+  await valuesWhen(
+    server,
+    (v) => v.get('inverter_1/battery_control_lease') === 1800,
+    'a lease of 30 min on the device',
+  );
+  await command(server, 'inverter_1', { mode: 'charge', powerW: 2000, targetSoc: 90 });
+  const { period } = forcible(device);
+  assert.equal(period, 30, 'the whole lease, in minutes');
+  assert.deepEqual(commanded(device), { command: 1, chargeW: 2000 });
+
+  // The link goes silent: nobody renews. The emulator's clock runs on to the period's end.
+  emulator.silence(true);
+  const polled = emulator.nextRequest();
+  clock = new Date(clock.getTime() + period * MINUTE - 1000);
+  assert.equal(forcible(device).command, 1, 'forced until the period runs out');
+  const soc = device.soc;
+  assert.ok(soc > 50, `charging meanwhile: ${soc}`);
+  clock = new Date(clock.getTime() + 2000);
+  assert.equal(forcible(device).command, 0, 'the command back to stop on the device, read from its registers');
+  clock = new Date(clock.getTime() + 30 * MINUTE);
+  device.readHoldingRegisters({ address: 37760, count: 1 });
+  assert.ok(
+    device.soc < soc,
+    `the working mode again: the night load discharges the battery (${soc} -> ${device.soc} %)`,
+  );
+  await within(polled, "a poll of the driver's reaching the silent emulator");
+  emulator.silence(false);
+});
+
+test('huawei: a renewal restarts the countdown on the device and writes the period and the command only', async () => {
+  clock = new Date(2026, 5, 21, 22, 0);
+  const device = new TestHuawei({ now: () => clock, soc: 50 });
+  const server = await start(device);
+  await valuesWhen(server, (v) => v.get('inverter_1/battery_control_lease') === 1800, 'battery control');
+  await command(server, 'inverter_1', { mode: 'charge', powerW: 2000, targetSoc: 90 });
+  assert.deepEqual(
+    device.writes.map((w) => w.address),
+    [CHARGE_W, PERIOD, COMMAND],
+    'the power, the period (the setting mode was already "by duration"), the command last',
+  );
+  assert.deepEqual(device.writes.at(-1), { address: COMMAND, values: [1] });
+
+  clock = new Date(clock.getTime() + 20 * MINUTE);
+  device.writes = [];
+  assert.equal((await write(server, 'inverter_1/battery_control_mode', 'Charge')).status, 200);
+  assert.deepEqual(device.writes, [
+    { address: PERIOD, values: [30] },
+    { address: COMMAND, values: [1] },
+  ]);
+
+  // Past the first period's end, within the renewed one: still forced.
+  clock = new Date(clock.getTime() + 11 * MINUTE);
+  assert.deepEqual(commanded(device), { command: 1, chargeW: 2000 });
+  clock = new Date(clock.getTime() + 20 * MINUTE);
+  assert.equal(forcible(device).command, 0, 'the renewed period ran out too');
+
+  // A new power while charging: the power, the period and the command again.
+  device.writes = [];
+  assert.equal((await write(server, 'inverter_1/battery_control_power', '3000')).status, 200);
+  assert.deepEqual(
+    device.writes.map((w) => w.address),
+    [CHARGE_W, PERIOD, COMMAND],
+  );
+  assert.deepEqual(commanded(device), { command: 1, chargeW: 3000 });
+});
+
+test('huawei: a forced command left on the device is ended at the start, audited; the stop ends the one in force', async () => {
+  clock = new Date(2026, 5, 21, 22, 0);
+  const device = new TestHuawei({ now: () => clock, soc: 50 });
+  // A forcible charge to a SOC, which has no end on the device, left by another tool.
+  Object.assign(device.forcible, { command: 1, settingMode: 1, chargePower: 3000, targetSoc: 100 });
+  const server = await start(device);
+  const entry = await eventually(
+    async () => (await audit(server)).find((e) => e.topic === 'inverter_1/battery_control_mode'),
+    "the driver's audited Normal at its start",
+  );
+  assert.deepEqual([entry.new_value, entry.result, entry.via], ['Normal', 'ok', 'huawei']);
+  assert.deepEqual(commanded(device), NORMAL);
+
+  await command(server, 'inverter_1', { mode: 'discharge', powerW: 2400, targetSoc: 20 });
+  assert.deepEqual(commanded(device), { command: 2, dischargeW: 2400 });
+  await server.close();
+  assert.deepEqual(commanded(device), NORMAL, 'Normal written at the stop, before the connection closed');
+});
+
+test('huawei: a unit without a LUNA2000 offers no battery control unless the config describes the battery', async () => {
+  const device = new TestHuawei({ now: () => clock, soc: 50 });
+  device.lunaPresent = false;
+  const server = await start(device);
+  const values = await valuesWhen(server, (v) => typeof v.get('inverter_1/pv_power') === 'number', 'a first poll');
+  assert.equal(values.has('inverter_1/battery_control_mode'), false);
+  assert.equal((await valuesOf(server)).has('inverter_1/battery_capacity'), false);
+
+  const configured = new TestHuawei({ now: () => clock, soc: 50 });
+  configured.lunaPresent = false;
+  const other = await start(configured, { capacityKwh: 5, maxChargeW: 2500, maxDischargeW: 2500, minSoc: 15 });
+  const info = await valuesWhen(other, (v) => v.get('inverter_1/battery_capacity') === 5, 'limits from config.battery');
+  assert.equal(info.get('inverter_1/battery_min_soc'), 15);
+});

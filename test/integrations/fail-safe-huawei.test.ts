@@ -1,0 +1,59 @@
+// Issue 43's fail-safe on a Huawei SUN2000 with a LUNA2000: the real server (a child process)
+// has the emulator grid charge through the forcible charge/discharge, then the link goes
+// silent, the server is killed (SIGKILL) or stopped (SIGTERM). What the device does is read
+// from its registers as wlcrs/huawei-solar-lib's registers.py places them: the forcible command
+// at 47100 (0 stop, 1 charge, 2 discharge) and its charge power at 47247 (U32 W), the storage's
+// charge/discharge power at 37765 (I32, + charging) and the meter's active power at 37113 (I32,
+// + feeding the grid). The forcible period runs on the emulator's own clock, which the tests
+// move on to let a lease run out.
+import { startModbusEmulator } from '@heliograph/plugins-sdk/emulator';
+import { HuaweiDevice } from '@heliograph/plugin-huawei/emulator';
+import { leaseOnDeviceTests, nightFrom, type DeviceReading, type LeasedDevice } from './fail-safe-setup.js';
+
+const s32 = ([high, low]: number[]) => ((high! << 16) | low!) >> 0;
+
+/**
+ * What the inverter does now by its registers: a forced charge is the forcible command 1 at a
+ * power above 0 with the battery taking power; normal is the command stopped, the battery not
+ * charging at night and nothing fed to the grid (it covers at most the house).
+ */
+function readHuawei(device: HuaweiDevice): DeviceReading {
+  const words = (address: number, count: number) => device.readHoldingRegisters({ address, count });
+  const [command] = words(47100, 1);
+  const chargePowerW = s32(words(47247, 2));
+  const batteryW = s32(words(37765, 2));
+  const meterW = s32(words(37113, 2));
+  const seen = { command, period: words(47083, 1)[0], chargePowerW, batteryW, meterW };
+  if (command === 1 && chargePowerW > 0 && batteryW > 0) return { mode: 'charge', seen };
+  return { mode: command === 0 && batteryW <= 0 && meterW <= 0 ? 'normal' : 'other', seen };
+}
+
+leaseOnDeviceTests('huawei', async (): Promise<LeasedDevice> => {
+  // A winter evening on the device: no sun, the night load.
+  const device = new HuaweiDevice({ now: nightFrom(new Date(2026, 11, 21, 21, 0)), soc: 50 });
+  const emulator = await startModbusEmulator({ transport: 'tcp', units: new Map([[1, device]]) });
+  return {
+    plugin: {
+      id: 'huawei',
+      plugin: 'huawei',
+      devices: ['inverter_1'],
+      config: {
+        connection: { type: 'tcp', host: emulator.host, port: emulator.port },
+        pollIntervalMs: 500,
+        timeoutMs: 300,
+        connectDelayMs: 100,
+      },
+    },
+    device: 'inverter_1',
+    emulator,
+    powerW: 2000,
+    targetSoc: 90,
+    get clockOffsetMs() {
+      return device.clockOffsetMs;
+    },
+    set clockOffsetMs(ms: number) {
+      device.clockOffsetMs = ms;
+    },
+    read: () => readHuawei(device),
+  };
+});
