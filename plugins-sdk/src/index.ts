@@ -72,6 +72,13 @@ export {
   type BatteryMode,
 } from './battery-control.js';
 export {
+  polledBatteryControl,
+  reachedTarget,
+  serialTasks,
+  type PolledBatteryControl,
+  type PolledBatteryControlOptions,
+} from './polled-battery-control.js';
+export {
   deviceFromId,
   DEVICE_KIND_PATTERN,
   RESERVED_DEVICE_KINDS,

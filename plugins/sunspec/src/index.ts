@@ -13,6 +13,7 @@ import {
   z,
   type Disposer,
   type PluginContext,
+  type PolledBatteryControl,
 } from '@heliograph/plugins-sdk';
 import {
   connectionSchema,
@@ -22,7 +23,7 @@ import {
   unitIdDeviceConfigSchema,
   watchUnit,
 } from '@heliograph/plugins-sdk/connections';
-import { storageLimits, sunspecBatteryControl, type SunSpecBatteryControl } from './battery-control.js';
+import { storageLimits, sunspecBatteryControl } from './battery-control.js';
 import { discoverChain, type ReadTarget } from './chain.js';
 import { round, type ModelData } from './points.js';
 import { layoutOf, readLayout, type Layout } from './layout.js';
@@ -73,7 +74,7 @@ export default definePlugin({
     const { pollIntervalMs } = config;
 
     /** Battery control, once discovery found model 124 with StorCtl_Mod. */
-    let storage: SunSpecBatteryControl | undefined;
+    let storage: PolledBatteryControl | undefined;
     const declaration = inverterDeclaration(ctx, inverter.id, pollIntervalMs);
     const declareInverter = (strings: number) => declaration.declare(strings, storage);
     declareInverter(0);
@@ -164,7 +165,7 @@ async function storageControl(
     controls: ModelData;
     bank: ModelData | undefined;
   },
-): Promise<SunSpecBatteryControl | undefined> {
+): Promise<PolledBatteryControl | undefined> {
   const { at, controls } = args;
   const { device } = at;
   const limits = storageLimits(args.battery, controls, args.bank);
@@ -192,7 +193,7 @@ function inverterDeclaration(ctx: PluginContext, device: string, pollIntervalMs:
   let undeclare: Disposer | undefined;
   const declaration = {
     strings: 0,
-    declare(strings: number, storage: SunSpecBatteryControl | undefined) {
+    declare(strings: number, storage: PolledBatteryControl | undefined) {
       undeclare?.();
       const control = storage?.control;
       undeclare = ctx.topics.declare({
