@@ -1,9 +1,13 @@
 // The growatt driver against devices whose registers are laid out from the public
 // definitions, not from our emulator: the Growatt Inverter Modbus RTU Protocol v1.24 (its
-// register ranges per type, the storage block 1000..1124, the SPA group 2000..2124, the
-// holding priority registers 1044..1108) and Growatt's DTC table (Table 3-1 of the VPP
-// protocol) for holding 43. Each device is a plain table of raw register words that answers
-// only its type's ranges, as the protocol lists them.
+// register ranges per type, the storage block 1000..1124 with 1040 "Battery Temperature" (0.1
+// °C, signed as 0xAHA/Growatt_ModbusTCP profiles/sph.py reads it), the SPA group 2000..2124,
+// the holding "Priority set" 1070..1108, and 1044 "Priority", marked R), Growatt's DTC table
+// (Table 3-1 of the VPP protocol V2.01/V2.03), whose codes the VPP protocol puts in holding
+// 30000 "Equipment type (DTC)" (some units repeat them in holding 43, whose v1.20 list is
+// another one), and the work modes SPH units report in input 0 (0xAHA/Growatt_ModbusTCP issue
+// #363: 6 in bat on-grid operation). Each device is a plain table of raw register words that
+// answers only its type's ranges, as the protocols list them.
 import { after, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { ModbusException, ModbusExceptionCode, startModbusEmulator, toWord } from '@heliograph/plugins-sdk/emulator';
@@ -59,7 +63,10 @@ const SPA_RANGES = {
     [1000, 1124],
   ] as Ranges,
 };
-/** Storage(SPH Type): 03 0..124, 1000..1124 (608 as the SPH notes use it); 04 0..124, 1000..1124. */
+/**
+ * Storage(SPH Type): 03 0..124, 1000..1124 (608 as the SPH notes use it); 04 0..124, 1000..1124;
+ * an -UP unit also answers the VPP protocol's basic parameters, holding 30000..30099.
+ */
 const SPH_RANGES = {
   input: [
     [0, 124],
@@ -69,6 +76,7 @@ const SPH_RANGES = {
     [0, 124],
     [600, 624],
     [1000, 1124],
+    [30000, 30099],
   ] as Ranges,
 };
 
@@ -141,16 +149,28 @@ test('SPA 4000-10000TL3 BH (DTC 3725) from the protocol layout: values, signs, a
   assert.equal(values.get('inverter_1/battery_first_slot_1_start_minute'), 48);
   assert.equal((await write(server, 'inverter_1/battery_first_slot_1_start_hour', '5')).status, 200);
   assert.deepEqual(table.writes.at(-1), { address: 1100, values: [0x0530] }, '05:48, the minute kept');
-  assert.equal((await write(server, 'inverter_1/energy_priority', 'Battery first')).status, 200);
-  assert.deepEqual(table.writes.at(-1), { address: 1044, values: [1] });
   assert.ok(!table.writes.some((w) => w.address < 1000), 'nothing written outside the SPA holding block');
+});
+
+test('1044 "Priority" is read-only in the v1.24 table: the driver shows it and never writes it', async () => {
+  const table = spaTable(3725);
+  table.writes.length = 0;
+  const server = await serve(table);
+  const values = await live(server);
+  assert.equal(values.get('inverter_1/energy_priority'), 'Load first');
+  const answer = await write(server, 'inverter_1/energy_priority', 'Battery first');
+  assert.ok(answer.status >= 400, `refused: ${answer.status} ${answer.body}`);
+  assert.deepEqual(table.writes, [], 'nothing written');
 });
 
 test('an unknown device type code is refused naming it, and nothing is written', async () => {
   const table = spaTable(5200); // a MIN string inverter's code
   const server = await serve(table);
   const failed = await instanceWhen(server, 'growatt', (i) => i.state === 'failed', 'the instance to fail');
-  assert.match(failed.last_error ?? '', /unknown device type code 5200 in holding register 43/);
+  assert.match(
+    failed.last_error ?? '',
+    /unknown device type code \(holding 30000 refused \(no VPP range\), 5200 in holding 43\)/,
+  );
   assert.match(failed.last_error ?? '', /set "family"/);
   assert.equal((await write(server, 'inverter_1/energy_priority', 'Battery first')).status >= 400, true);
   assert.deepEqual(table.writes, []);
@@ -163,9 +183,9 @@ test('an unknown code with family "spa" configured reads the SPA map', async () 
   assert.equal(values.get('battery_1/power'), -1850);
 });
 
-test('SPH (DTC 3502) from the protocol layout: PV from input 0..124, the SOC floor at 608', async () => {
+test('SPH BL-UP (DTC 3502 in holding 30000) from the protocol layouts: PV from input 0..124, the SOC floor at 608, a signed battery temperature at 1040', async () => {
   const input = new Map<number, number>([
-    [0, 1],
+    [0, 6], // bat online: a work mode of input 1000, as an SPH 4600 reports it in input 0
     ...u32(1, 2600),
     [3, 3610],
     ...u32(5, 1500),
@@ -178,17 +198,21 @@ test('SPH (DTC 3502) from the protocol layout: PV from input 0..124, the SOC flo
     ...u32(1021, 0),
     ...u32(1029, 300),
     ...u32(1037, 1500),
-    [1089, 245],
+    [1040, toWord(-35)], // -3.5 °C: a battery in a cold garage
+    [1089, 120], // BMS_BatteryTemp, in the BMS's own units
   ]);
-  const table = new RegisterTable(SPH_RANGES, input, new Map([...serial('SPH0003502'), [43, 3502], [608, 10]]));
+  // Holding 43 holds a v1.20 topology code (0x0200: 2 trackers, single phase), not Table 3-1's.
+  const holding = new Map([...serial('SPH0003502'), [43, 0x0200], [608, 10], [30000, 3502], [30099, 201]]);
+  const table = new RegisterTable(SPH_RANGES, input, holding);
   const server = await serve(table);
   const values = await live(server);
-  assert.equal(values.get('inverter_1/model'), 'SPH 3000-6000TL');
+  assert.equal(values.get('inverter_1/model'), 'SPH 3000-6000TL', 'identified by holding 30000');
+  assert.equal(values.get('inverter_1/device_mode'), 'Battery online', 'work mode 6 has its label');
   assert.equal(values.get('inverter_1/pv_power'), 2600);
   assert.equal(values.get('inverter_1/pv_voltage_1'), 361);
   assert.equal(values.get('battery_1/power'), 800);
   assert.equal(values.get('inverter_1/grid_power'), -300);
-  assert.equal(values.get('battery_1/temperature'), 24.5);
+  assert.equal(values.get('battery_1/temperature'), -3.5, 'input 1040, signed');
   assert.equal((await write(server, 'inverter_1/min_soc', '20')).status, 200);
   assert.deepEqual(table.writes.at(-1), { address: 608, values: [20] });
 });

@@ -5,13 +5,14 @@
 // protocol v1.24 for the SPA type (04: 1000..1124 and 2000..2124, no 0..124; 03: 0..124 and
 // 1000..1124): input 2000 inverter status, 2035-2036 Pac, 1009-1010 Pdischarge, 1011-1012
 // Pcharge, 1013 Vbat, 1014 SOC, 1021-1022 Pactouser total, 1029-1030 Pactogrid total,
-// 1037-1038 PLocalLoad total (u32 in 0.1 W); holding 43 DTC, 1044 priority, 1071 grid-first
-// stop SOC, 1091 battery-first stop SOC, 1092 AC charge, 1100-1102 battery-first slot 1
-// (hour in the high byte, minute in the low byte).
+// 1037-1038 PLocalLoad total (u32 in 0.1 W); holding 30000 DTC (the VPP protocol's Table
+// 3-1), 1044 priority in force (read-only), 1071 grid-first stop SOC, 1080-1082 grid-first slot
+// 1, 1091 battery-first stop SOC, 1092 AC charge, 1100-1102 battery-first slot 1 (hour in the
+// high byte, minute in the low byte).
 import { after, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { ModbusException, startModbusEmulator } from '@heliograph/plugins-sdk/emulator';
-import { GrowattDevice, startEmulator } from '@heliograph/plugin-growatt/emulator';
+import { GrowattDevice, MAX_BATTERY_W, startEmulator } from '@heliograph/plugin-growatt/emulator';
 import { startTestServer, type TestServer } from '../helpers/server.js';
 import { serialBridge, SOCAT_SKIP } from '../helpers/pty-bridge.js';
 import { instanceWhen, valuesWhen, write } from './driver-api.js';
@@ -86,8 +87,7 @@ for (const transport of ['tcp', 'rtu-over-tcp', 'serial'] as const) {
       );
       assert.equal(values.get('inverter_1/device_mode'), 'Normal');
 
-      assert.equal((await write(server, 'inverter_1/energy_priority', 'Grid first')).status, 200);
-      assert.equal(holding(device, 1044), 2);
+      assert.ok((await write(server, 'inverter_1/energy_priority', 'Grid first')).status >= 400, '1044 is read-only');
       assert.equal((await write(server, 'inverter_1/grid_first_stop_soc', '30')).status, 200);
       assert.equal(holding(device, 1071), 30);
       assert.equal((await write(server, 'inverter_1/grid_first_stop_soc', '5')).status >= 400, true, 'below 10 %');
@@ -101,13 +101,24 @@ for (const transport of ['tcp', 'rtu-over-tcp', 'serial'] as const) {
       assert.equal((await write(server, 'inverter_1/battery_first_slot_1_stop_hour', '24')).status >= 400, true);
       assert.equal((await write(server, 'inverter_1/battery_first_slot_1_enabled', 'On')).status, 200);
       assert.equal(holding(device, 1102), 1);
+      assert.equal((await write(server, 'inverter_1/battery_first_slot_1_stop_hour', '3')).status, 200);
+      assert.equal(holding(device, 1101), 0x0300, 'battery first 02:30..03:00');
       assert.equal((await write(server, 'inverter_1/min_soc', '20')).status >= 400, true, 'the SPH-only 608');
+      // Grid first from 11:00 to 13:00 by the unit's clock (noon): the slot puts it in force.
+      for (const [name, value] of [
+        ['grid_first_slot_1_start_hour', '11'],
+        ['grid_first_slot_1_stop_hour', '13'],
+        ['grid_first_slot_1_enabled', 'On'],
+      ] as const)
+        assert.equal((await write(server, `inverter_1/${name}`, value)).status, 200, name);
+      assert.deepEqual([holding(device, 1080), holding(device, 1081), holding(device, 1082)], [0x0b00, 0x0d00, 1]);
       const after = await valuesWhen(
         server,
-        (v) => v.get('inverter_1/energy_priority') === 'Grid first' && v.get('battery_1/power') === -3000,
+        (v) => v.get('inverter_1/energy_priority') === 'Grid first' && v.get('battery_1/power') === -MAX_BATTERY_W,
         'grid first: the battery discharging at its full rate',
       );
       assert.equal(after.get('inverter_1/battery_first_slot_1_start_minute'), 30);
+      assert.equal(holding(device, 1044), 2, 'the priority in force, read-only');
     },
   );
 }
@@ -116,7 +127,7 @@ test('heliograph emulate growatt --model spa: the SPA family, which the driver i
   const emulator = await startEmulator({ transport: 'tcp', model: 'spa', now: () => clock });
   after(() => emulator.close());
   assert.equal(emulator.device.model, 'spa');
-  assert.equal(emulator.device.readHoldingRegisters({ address: 43, count: 1 })[0], 3701);
+  assert.equal(emulator.device.readHoldingRegisters({ address: 30000, count: 1 })[0], 3701);
   const server = await serve({ type: 'tcp', host: emulator.host, port: emulator.port });
   const values = await live(server);
   assert.equal(values.get('inverter_1/model'), 'SPA 1000-3000TL BL');
@@ -130,6 +141,6 @@ test('an SPA with family "sph" configured is refused naming the code it reports,
   const server = await serve({ type: 'tcp', host: emulator.host, port: emulator.port }, { family: 'sph' });
   const failed = await instanceWhen(server, 'growatt', (i) => i.state === 'failed', 'the instance to fail');
   assert.match(failed.last_error ?? '', /family "sph" is configured, but the unit reports device type code 3701/);
-  assert.equal((await write(server, 'inverter_1/energy_priority', 'Battery first')).status >= 400, true);
-  assert.equal(holding(device, 1044), 0);
+  assert.equal((await write(server, 'inverter_1/charge_stop_soc', '50')).status >= 400, true);
+  assert.equal(holding(device, 1091), 98, 'the power-on stop SOC');
 });

@@ -4,8 +4,9 @@
 // Growatt Modbus RTU protocol v1.24 (as OpenInverterGateway's SPH notes and the
 // sdm_modbus-based Growatt SPH map transcribe it): input 1-2 Ppv, 5-6 Ppv1, 1009-1010
 // Pdischarge1, 1011-1012 Pcharge1, 1013 Vbat, 1014 SOC, 1021-1022 Pactouser total,
-// 1029-1030 Pactogrid total, 1037-1038 PLocalLoad total (u32 in 0.1 W); holding 1044
-// priority, 1091 charge stop SOC, 1092 AC charge, 608 discharge stop SOC.
+// 1029-1030 Pactogrid total, 1037-1038 PLocalLoad total (u32 in 0.1 W), 1040 battery
+// temperature (s16, 0.1 °C); holding 1044 priority (read-only), 1091 charge stop SOC, 1092 AC
+// charge, 608 discharge stop SOC; the VPP protocol's DTC in holding 30000 (Table 3-1).
 import { after, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { startModbusEmulator } from '@heliograph/plugins-sdk/emulator';
@@ -73,20 +74,24 @@ for (const transport of ['tcp', 'rtu-over-tcp', 'serial'] as const) {
       assert.equal(values.get('inverter_1/device_mode'), 'Normal');
       assert.equal(values.get('inverter_1/serial_number'), 'AB12345678');
       assert.equal(values.get('inverter_1/manufacturer'), 'Growatt');
-      assert.equal(values.get('inverter_1/model'), 'SPH 3000-6000TL', 'identified by its DTC (holding 43)');
+      assert.equal(values.get('inverter_1/model'), 'SPH 3000-6000TL', 'identified by its DTC (holding 30000)');
+      assert.equal(
+        values.get('battery_1/temperature'),
+        device.readInputRegisters({ address: 1040, count: 1 })[0]! / 10,
+      );
+      assert.equal(values.get('inverter_1/energy_priority'), 'Load first', 'no slot in force');
 
-      assert.equal((await write(server, 'inverter_1/energy_priority', 'Battery first')).status, 200);
-      assert.equal(device.readHoldingRegisters({ address: 1044, count: 1 })[0], 1);
+      assert.ok(
+        (await write(server, 'inverter_1/energy_priority', 'Battery first')).status >= 400,
+        '1044 is read-only',
+      );
+      assert.equal(device.readHoldingRegisters({ address: 1044, count: 1 })[0], 0);
       assert.equal((await write(server, 'inverter_1/charge_stop_soc', '80')).status, 200);
       assert.equal(device.readHoldingRegisters({ address: 1091, count: 1 })[0], 80);
-      assert.equal((await write(server, 'inverter_1/grid_charge', 'On')).status, 200);
-      assert.equal(device.settings.gridCharge, 1);
+      assert.equal((await write(server, 'inverter_1/grid_charge', 'Off')).status, 200);
+      assert.equal(device.settings.gridCharge, 0);
       assert.equal((await write(server, 'inverter_1/min_soc', '5')).status >= 400, true, 'below the allowed range');
-      await valuesWhen(
-        server,
-        (v) => v.get('inverter_1/energy_priority') === 'Battery first',
-        'the new priority read back',
-      );
+      await valuesWhen(server, (v) => v.get('inverter_1/charge_stop_soc') === 80, 'the new stop SOC read back');
     },
   );
 }

@@ -1,13 +1,23 @@
 /**
  * The Growatt storage inverter driver (SPH hybrid, SPA AC-coupled): identifies the family
- * from the device type code (holding 43) or the instance's `family`, polls that family's
- * register map over Modbus RTU (serial or an RS485-over-TCP gateway) or Modbus TCP (a
- * ShineLAN-X or an RS485 gateway), publishes the inverter's and battery's readings under the
- * standard vocabulary and writes its battery settings (checked by reading the register back).
- * A unit it cannot identify, or of another family than the one configured, stops the
- * instance with the code it read.
+ * from the device type code (holding 30000, else holding 43; models.ts) or the instance's
+ * `family`, polls that family's register map over Modbus RTU (serial or an RS485-over-TCP
+ * gateway) or Modbus TCP (a ShineLAN-X or an RS485 gateway), publishes the inverter's and
+ * battery's readings under the standard vocabulary and writes its battery settings (checked
+ * by reading the register back). With `battery` in the config it offers battery control
+ * through slot 1 of the battery-first and grid-first time slots (battery-control.ts): the
+ * first poll after its declaration ends a forced slot found on the device, and the stop
+ * writes Normal before the connection closes. A unit it cannot identify, or of another
+ * family than the one configured, stops the instance with the codes it read.
  */
-import { definePlugin, z, type Disposer } from '@heliograph/plugins-sdk';
+import {
+  batteryConfigSchema,
+  definePlugin,
+  DeviceRefusedError,
+  loadBatteryCommand,
+  z,
+  type Disposer,
+} from '@heliograph/plugins-sdk';
 import {
   connectionSchema,
   openInverterUnit,
@@ -17,8 +27,9 @@ import {
   unitIdDeviceConfigSchema,
   type RegisterMap,
 } from '@heliograph/plugins-sdk/connections';
+import { growattBatteryControl, type GrowattBatteryControl } from './battery-control.js';
 import { growattModel } from './models.js';
-import { identityMap } from './register-map.js';
+import { identityMap, vppTypeMap } from './register-map.js';
 
 /**
  * plugins.json `config` of a growatt instance.
@@ -29,11 +40,12 @@ import { identityMap } from './register-map.js';
 const configSchema = z.strictObject({
   connection: connectionSchema,
   ...pollingFields,
+  battery: batteryConfigSchema.optional(),
   family: z
     .enum(['auto', 'sph', 'spa'])
     .default('auto')
     .describe(
-      'auto: the family the unit reports (device type code, holding 43), refusing a code it does not know; sph or spa: that family when the code is unknown (a known code of the other family is still refused).',
+      "auto: the family of the device type code the unit reports (holding 30000, else holding 43), refusing a unit whose code is not in Growatt's table; sph or spa: that family when the code is unknown (a known code of the other family is still refused).",
     )
     .meta({ title: 'Family' }),
 });
@@ -44,33 +56,59 @@ export default definePlugin({
   id: 'growatt',
   configSchema,
   deviceConfigSchema: unitIdDeviceConfigSchema,
-  setup(ctx, config) {
+  async setup(ctx, config) {
     const unit = openInverterUnit(ctx, config, { plugin: 'growatt' });
     const { inverter, battery, unitId, devices, modbus, timeoutMs } = unit;
     const { pollIntervalMs } = config;
+    // Only the power and target are kept across restarts; the mode starts Normal.
+    const initialCommand = battery && config.battery ? await loadBatteryCommand(ctx.store) : undefined;
+    let growatt: GrowattBatteryControl | null = null;
+    /** Whether the start-up reconcile of battery control is done. */
+    let cleaned = false;
     let undeclare: Disposer[] = devices.map((device) =>
       ctx.topics.declare({ device: device.id, pollIntervalMs, metrics: [], identity: IDENTITY }),
     );
 
+    /** The VPP device type code (holding 30000), or null from a unit that refuses the VPP range. */
+    const vppCode = async (signal: AbortSignal): Promise<number | null> => {
+      try {
+        return Number((await readRegisterMap(modbus, unitId, vppTypeMap, { signal })).inverter.device_type);
+      } catch (err) {
+        if (err instanceof DeviceRefusedError) return null;
+        throw err;
+      }
+    };
+
     /** Identifies the unit and declares its family's metrics and settings (ConfigError for a unit it does not read). */
     const identify = async (signal: AbortSignal): Promise<RegisterMap> => {
       const { inverter: id } = await readRegisterMap(modbus, unitId, identityMap, { signal });
-      const model = growattModel(Number(id.device_type), config.family);
+      const codes = { vpp: await vppCode(signal), legacy: Number(id.device_type) };
+      const model = growattModel(codes, config.family);
       const { map } = model.value;
+      if (battery && config.battery)
+        growatt = growattBatteryControl({
+          modbus,
+          unitId,
+          timeoutMs,
+          battery: config.battery,
+          store: ctx.store,
+          initial: initialCommand,
+          now: () => ctx.now(),
+          log: (message) => ctx.log.info(`${inverter.id}: ${message}`),
+        });
       for (const off of undeclare) off();
-      undeclare = devices.map((device) =>
-        ctx.topics.declare({
+      undeclare = devices.map((device) => {
+        const kind = device === inverter ? 'inverter' : 'battery';
+        const { metrics, settings } = registerMapDeclarations(map, { device: kind, modbus, unitId, timeoutMs });
+        const control = kind === 'inverter' ? (growatt?.control ?? null) : null;
+        return ctx.topics.declare({
           device: device.id,
           pollIntervalMs,
-          ...registerMapDeclarations(map, {
-            device: device === inverter ? 'inverter' : 'battery',
-            modbus,
-            unitId,
-            timeoutMs,
-          }),
+          metrics: control ? [...metrics, ...control.metrics] : metrics,
+          settings: control ? [...settings, ...control.settings] : settings,
           identity: IDENTITY,
-        }),
-      );
+        });
+      });
       for (const device of devices)
         ctx.topics.identify({ device: device.id, identity: { model: model.label, serial: String(id.serial) } });
       return map;
@@ -80,9 +118,23 @@ export default definePlugin({
     unit.startPolling(async (signal) => {
       map ??= await identify(signal);
       const values = await readRegisterMap(modbus, unitId, map, { signal });
-      ctx.topics.publish({ device: inverter.id, values: values.inverter });
+      ctx.topics.publish({ device: inverter.id, values: { ...values.inverter, ...growatt?.control.values() } });
       if (battery) ctx.topics.publish({ device: battery.id, values: values.battery });
+      if (!growatt) return;
+      if (!cleaned) {
+        await growatt.control.startClean({ site: ctx.site, device: inverter.id, signal });
+        cleaned = true;
+      }
+      await growatt.afterPoll(signal);
     });
-    return unit.dispose;
+    // Normal is written while the connection is still open; a failure is in the audit and here.
+    return async () => {
+      await growatt?.control
+        .stopClean({ site: ctx.site, device: inverter.id })
+        .catch((err: unknown) =>
+          ctx.log.warn(`${inverter.id}: could not set battery control to Normal at the stop`, { err }),
+        );
+      unit.dispose();
+    };
   },
 });

@@ -6,18 +6,22 @@
  * input 0..124 and so no PV inputs; holding 0..124 and 1000..1124, where its priority, SOC
  * limits, power rates and time slots live (Grid First 1070/1071 and 1080..1082, Bat First
  * 1090..1092 and 1100..1102; times as hour in the high byte, minute in the low byte).
- * Battery temperature is input 1040 ("Battery Temperature", lead-acid/lithium).
+ * Battery temperature is input 1040 ("Battery Temperature", lead-acid/lithium), as on the SPH.
  */
-import { batteryMetrics, inverterMetrics } from '@heliograph/plugins-sdk';
+import { inverterMetrics } from '@heliograph/plugins-sdk';
 import { defineRegisterMap, type RegisterEntry } from '@heliograph/plugins-sdk/connections';
 import {
   INVERTER_STATES,
+  labelsOf,
+  OFF_ON,
   prioritySettings,
   signedFlows,
   socSetting,
+  storageReferences,
   storageRegisters,
   tenths32,
-} from './register-map.js';
+  V124,
+} from './storage-block.js';
 
 /** A power rate setting, 0..100 % of the rated power. */
 const rateSetting = (name: string, displayName: string, address: number): RegisterEntry => ({
@@ -55,10 +59,7 @@ export function timeSlotSettings(name: string, displayName: string, address: num
       table: 'holding',
       address: address + 2,
       type: 'u16',
-      options: [
-        { value: 0, label: 'Off' },
-        { value: 1, label: 'On' },
-      ],
+      options: OFF_ON,
       writable: true,
     },
   ];
@@ -74,7 +75,6 @@ export const spaMap = defineRegisterMap({
     { ...inverterMetrics.grid_voltage, address: 2038, type: 'u16', scale: 0.1 },
     { ...inverterMetrics.temperature, address: 2093, type: 'u16', scale: 0.1 },
     ...storageRegisters,
-    { ...batteryMetrics.temperature, device: 'battery', address: 1040, type: 's16', scale: 0.1 },
     ...prioritySettings,
     rateSetting('grid_first_discharge_rate', 'Grid first: discharge power rate', 1070),
     socSetting('grid_first_stop_soc', 'Grid first: discharge stop SOC', 1071),
@@ -83,4 +83,40 @@ export const spaMap = defineRegisterMap({
     ...timeSlotSettings('battery_first_slot_1', 'Battery first slot 1', 1100),
   ],
   derived: [...signedFlows],
+  references: [
+    ...[
+      {
+        name: 'device_mode',
+        address: 2000,
+        type: 'u16' as const,
+        labels: labelsOf(INVERTER_STATES),
+        row: '2000 Inverter Status (0 waiting, 1 normal, 3 fault)',
+      },
+      { name: 'output_power', address: 2035, type: 'u32' as const, scale: 0.1, row: '2035-2036 Pac H/L (0.1 W)' },
+      { name: 'grid_frequency', address: 2037, type: 'u16' as const, scale: 0.01, row: '2037 Fac (0.01 Hz)' },
+      { name: 'grid_voltage', address: 2038, type: 'u16' as const, scale: 0.1, row: '2038 Vac1 (0.1 V)' },
+      { name: 'temperature', address: 2093, type: 'u16' as const, scale: 0.1, row: '2093 Temp1 (0.1 °C)' },
+    ].map(({ row, ...reference }) => ({
+      ...reference,
+      source: `${V124}, input registers, "thirteen group for Storage power's SPA": ${row}`,
+    })),
+    ...storageReferences,
+    ...[
+      { name: 'grid_first_discharge_rate', address: 1070, row: '1070 GridFirstDischargePowerRate (0-100)' },
+      { name: 'grid_first_stop_soc', address: 1071, row: '1071 GridFirstStopSOC (0-100)' },
+      { name: 'grid_first_slot_1_enabled', address: 1082, row: '1082 Grid First Stop Switch 1 (Enable 1, Disable 0)' },
+      { name: 'battery_first_charge_rate', address: 1090, row: '1090 BatFirstPowerRate (0-100)' },
+      {
+        name: 'battery_first_slot_1_enabled',
+        address: 1102,
+        row: '1102 BatFirst on/off Switch 1 (Enable 1, Disable 0)',
+      },
+    ].map(({ row, ...reference }) => ({
+      ...reference,
+      table: 'holding' as const,
+      type: 'u16' as const,
+      ...(reference.name.endsWith('_enabled') && { labels: labelsOf(OFF_ON) }),
+      source: `${V124}, holding registers, "Priority set": ${row}`,
+    })),
+  ],
 });

@@ -14,7 +14,9 @@ import { GROWATT_EMULATOR_MODELS, GrowattDevice } from './device.js';
 export {
   GROWATT_EMULATOR_MODELS,
   GrowattDevice,
+  MAX_BATTERY_W,
   type GrowattDeviceOptions,
+  type GrowattFlows,
   type GrowattEmulatorModel,
   type GrowattSettings,
 } from './device.js';
