@@ -4,7 +4,7 @@
 // unit 100 820-822 /Ac/Grid/Lx/Power (int16), 817-819 consumption, 808-813 and 850 PV,
 // 842 /Dc/Battery/Power (int16), 843 Soc; settings 2700 AcPowerSetPoint (int16 W) and 2901
 // MinimumSocLimit (factor 10); unit 225 (battery) 259 voltage (factor 100), 266 Soc
-// (factor 10); unit 227 (vebus) 33 /Mode (1 charger only .. 4 off).
+// (factor 10); unit 227 (vebus) 31 /State, 33 /Mode (1 Charger Only .. 4 Off).
 import { after, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { startModbusEmulator, type ModbusDevice } from '@heliograph/plugins-sdk/emulator';
@@ -64,13 +64,19 @@ test('victron GX: system totals at the public addresses, the battery monitor and
   assert.equal(values.get('battery_1/state_of_charge'), read(units.get(225)!, 266)[0]! / 10);
   assert.equal(values.get('battery_1/voltage'), read(units.get(225)!, 259)[0]! / 100);
   assert.equal(values.get('inverter_1/switch_mode'), 'On');
+  // Enumerations with attributes.csv's labels: 826 /Ac/ActiveIn/Source, 844 /Dc/Battery/State,
+  // 2902 /Settings/CGwacs/Hub4Mode; unit 227's 31 /State.
+  assert.equal(values.get('inverter_1/active_input_source'), 'Grid');
+  assert.equal(values.get('inverter_1/battery_state'), ['idle', 'charging', 'discharging'][read(system, 844)[0]!]);
+  assert.equal(values.get('inverter_1/ess_mode'), 'ESS with Phase Compensation');
+  assert.equal(values.get('inverter_1/device_mode'), read(units.get(227)!, 31)[0] === 3 ? 'Bulk' : 'Inverting');
   assert.equal(values.get('inverter_1/serial_number'), 'HQ2207ABCDE');
 
   assert.equal((await write(server, 'inverter_1/grid_setpoint', '-500')).status, 200);
   assert.equal(signed(read(system, 2700)[0]!), -500);
   assert.equal((await write(server, 'inverter_1/min_soc', '35')).status, 200);
   assert.equal(read(system, 2901)[0], 350);
-  assert.equal((await write(server, 'inverter_1/switch_mode', 'Charger only')).status, 200);
+  assert.equal((await write(server, 'inverter_1/switch_mode', 'Charger Only')).status, 200);
   assert.equal(read(units.get(227)!, 33)[0], 1);
   assert.equal(site.switchMode, 1);
 });

@@ -3,9 +3,18 @@
  * over Modbus TCP. The system unit (100) gives PV, load, grid and battery totals and the
  * ESS settings; an optional battery unit (a BMV / SmartShunt or BMS) and VE.Bus unit (the
  * Multi / Quattro) add their own values. Unit ids are listed under Settings -> Services ->
- * Modbus TCP -> Available services on the GX.
+ * Modbus TCP -> Available services on the GX. With `battery` given, the inverter offers battery
+ * control through the GX's Dynamic ESS schedule slot 0 (battery-control.ts).
  */
-import { ConfigError, definePlugin, z } from '@heliograph/plugins-sdk';
+import {
+  batteryConfigSchema,
+  ConfigError,
+  definePlugin,
+  loadBatteryCommand,
+  z,
+  type MetricValue,
+  type PluginContext,
+} from '@heliograph/plugins-sdk';
 import {
   connectionSchema,
   openModbus,
@@ -15,6 +24,7 @@ import {
   watchUnit,
   type RegisterMap,
 } from '@heliograph/plugins-sdk/connections';
+import { victronBatteryControl } from './battery-control.js';
 import { batteryMap, identityMap, systemMap, vebusMap } from './register-map.js';
 
 const unitId = (title: string) => z.number().int().min(0).max(247).meta({ title });
@@ -37,12 +47,13 @@ const configSchema = z.strictObject({
     .describe(
       'Unit id of the Multi / Quattro (e.g. 227, 228 or 276); adds its state, mode, AC voltage and output power.',
     ),
+  battery: batteryConfigSchema.optional(),
 });
 
 export default definePlugin({
   id: 'victron',
   configSchema,
-  setup(ctx, config) {
+  async setup(ctx, config) {
     const inverters = ctx.devices.filter((d) => d.kind === 'inverter');
     const batteries = ctx.devices.filter((d) => d.kind === 'battery');
     if (inverters.length !== 1 || batteries.length > 1)
@@ -59,6 +70,17 @@ export default definePlugin({
     const reads: Array<{ unitId: number; map: RegisterMap }> = [{ unitId: config.systemUnit, map: systemMap }];
     if (config.batteryUnit !== undefined) reads.push({ unitId: config.batteryUnit, map: batteryMap });
     if (config.vebusUnit !== undefined) reads.push({ unitId: config.vebusUnit, map: vebusMap });
+    // Battery control when the battery's limits are given; only its power and target are kept across restarts.
+    const storage = config.battery
+      ? victronBatteryControl({
+          modbus,
+          unitId: config.systemUnit,
+          timeoutMs,
+          battery: config.battery,
+          ...controlContext(ctx, inverter.id),
+          initial: await loadBatteryCommand(ctx.store),
+        })
+      : undefined;
 
     for (const device of devices) {
       const declared = reads.map(({ unitId: id, map }) =>
@@ -70,11 +92,12 @@ export default definePlugin({
         }),
       );
       const metrics = new Map(declared.flatMap((d) => d.metrics).map((m) => [m.name, m]));
+      const control = device === inverter ? storage?.control : undefined;
       ctx.topics.declare({
         device: device.id,
         pollIntervalMs: config.pollIntervalMs,
-        metrics: [...metrics.values()],
-        settings: declared.flatMap((d) => d.settings),
+        metrics: [...metrics.values(), ...(control?.metrics ?? [])],
+        settings: [...declared.flatMap((d) => d.settings), ...(control?.settings ?? [])],
         identity: { manufacturer: 'Victron Energy', model: 'GX' },
       });
     }
@@ -86,25 +109,44 @@ export default definePlugin({
         ctx.topics.identify({ device: inverter.id, identity: { serial: String(id.serial) } });
         identified = true;
       }
-      const inverterValues = {};
-      const batteryValues = {};
+      const inverterValues: Record<string, MetricValue> = {};
+      const batteryValues: Record<string, MetricValue> = {};
       // Later units win: the battery monitor's values replace the system's battery totals.
       for (const { unitId: id, map } of reads) {
         const values = await readRegisterMap(modbus, id, map, { signal });
         Object.assign(inverterValues, values.inverter);
         Object.assign(batteryValues, values.battery);
       }
-      ctx.topics.publish({ device: inverter.id, values: inverterValues });
+      ctx.topics.publish({ device: inverter.id, values: { ...inverterValues, ...storage?.control.values() } });
       if (battery) ctx.topics.publish({ device: battery.id, values: batteryValues });
+      const soc = batteryValues.state_of_charge;
+      await storage?.afterPoll({ soc: typeof soc === 'number' ? soc : null, signal });
     };
     ctx.scheduler.every({
       name: 'poll',
       intervalMs: config.pollIntervalMs,
       run: ({ signal }) => unit.poll(() => poll(signal)),
     });
-    return () => {
+    // Normal is written while the connection is still open; a failure is in the audit and here.
+    return async () => {
+      await storage
+        ?.stopClean()
+        .catch((err: unknown) =>
+          ctx.log.warn(`${inverter.id}: could not set battery control to Normal at the stop`, { err }),
+        );
       unit.dispose();
       modbus.release();
     };
   },
 });
+
+/** What battery control takes from the plugin's context: the core's write path, the clock, the log and the store. */
+function controlContext(ctx: PluginContext, device: string) {
+  return {
+    site: ctx.site,
+    device,
+    now: () => ctx.now(),
+    log: (message: string) => ctx.log.info(`${device}: ${message}`),
+    store: ctx.store,
+  };
+}

@@ -1,0 +1,91 @@
+// The battery planner commanding a Victron GX (its emulator, over Modbus TCP) through a cheap
+// night and a dear evening with a manual clock shared by the server and the emulator: Dynamic
+// ESS schedule slot 0 on unit 100 (victronenergy/dbus_modbustcp attributes.csv: 5424..5430,
+// /DynamicEss/Active 5400) shows the commanded grid charging at night, each time as a window
+// that ends at most 30 minutes on by the GX's clock (830) and that the planner's renewals move
+// on, and none at the evening peak; the emulator's battery follows, and the stop leaves the GX
+// without a window. Prices and the PV forecast come from the simulator (one inverter, no battery).
+import assert from 'node:assert/strict';
+import { after, describe, test } from 'node:test';
+import { ManualClock } from '@heliograph/core/clock';
+import { startModbusEmulator, type ModbusDevice } from '@heliograph/plugins-sdk/emulator';
+import { victronUnits, VictronSite } from '@heliograph/plugin-victron/emulator';
+import { valuesWhen, write } from '../drivers/driver-api.js';
+import { EVENING_BEFORE, nightAndEvening, P, plannerModes, startWithDevice } from './planner-setup.js';
+
+const clock = new ManualClock(EVENING_BEFORE);
+const signed = (word: number) => (word >= 0x8000 ? word - 0x10000 : word);
+
+/** Slot 0, whether Dynamic ESS runs a window, the GX's time (s) and the battery, from unit 100's registers. */
+function slot(system: ModbusDevice) {
+  const read = (address: number, count: number) => system.readHoldingRegisters({ address, count });
+  const [feedIn, durationS, restrictions, soc, startHigh, startLow, strategy] = read(5424, 7);
+  const clockWords = read(830, 4);
+  const [batteryWord, batterySoc] = read(842, 2);
+  return {
+    active: read(5400, 1)[0]!,
+    feedIn: feedIn!,
+    durationS: durationS!,
+    restrictions: restrictions!,
+    soc: soc!,
+    start: startHigh! * 0x10000 + startLow!,
+    strategy: strategy!,
+    nowS: clockWords[2]! * 0x10000 + clockWords[3]!,
+    batteryW: signed(batteryWord!),
+    batterySoc: batterySoc!,
+  };
+}
+
+describe('battery planner on a Victron GX', () => {
+  test('charges from the grid through Dynamic ESS slot 0 at night and spends the battery at the evening peak', async () => {
+    const site = new VictronSite({ now: () => new Date(clock.now()), soc: 30 });
+    const units = victronUnits(site);
+    const system = units.get(100)!;
+    const emulator = await startModbusEmulator({ transport: 'tcp', units });
+    after(() => emulator.close());
+    const server = await startWithDevice(clock, {
+      id: 'gx',
+      plugin: 'victron',
+      devices: ['inverter_2', 'battery_1'],
+      config: {
+        connection: { type: 'tcp', host: emulator.host, port: emulator.port },
+        pollIntervalMs: 500, // the driver schema's least: each step of the clock waits for a poll
+        timeoutMs: 400,
+        batteryUnit: 225,
+        battery: { capacityKwh: 10, maxChargeW: 5000, maxDischargeW: 5000, minSoc: 20 },
+      },
+    });
+    try {
+      await valuesWhen(server, (v) => typeof v.get(`${P}/planned_mode`) === 'string', 'a first plan for the GX');
+      assert.equal((await write(server, `${P}/mode`, 'active')).status, 200);
+
+      // Grid charging as Dynamic ESS runs it: a Target SOC window in force above the battery's
+      // SOC, grid to battery not restricted, the battery taking power.
+      const held: Array<ReturnType<typeof slot>> = [];
+      const gridCharge = () => {
+        const s = slot(system);
+        const on = s.active === 1 && s.strategy === 0 && s.soc > s.batterySoc && (s.restrictions & 2) === 0;
+        if (on) held.push(s);
+        return on && s.batteryW > 0;
+      };
+      const seen = await nightAndEvening(server, clock, 'gx', gridCharge);
+      assert.ok(seen.charged, 'slot 0 was set to charge from the grid in the night');
+      assert.ok(
+        held.every((s) => s.start <= s.nowS && s.start + s.durationS - s.nowS <= 1800),
+        `each window ends within 30 min of the GX's time: ${JSON.stringify(held)}`,
+      );
+      assert.ok(seen.risen > 10, `the emulator's battery charged in the night by ${seen.risen} points`);
+      assert.ok(
+        (await plannerModes(server, 'inverter_2')).some((e) => e.new_value === 'Charge' && e.result === 'ok'),
+        'Charge audited via planner',
+      );
+      assert.ok(seen.after < seen.before - 5, `the battery is used in the evening: ${seen.before} -> ${seen.after} %`);
+      // Forced by hand at the end: the stop (planner first, then the driver) must not leave it so.
+      assert.equal((await write(server, 'inverter_2/battery_control_mode', 'Charge')).status, 200);
+      assert.notEqual(slot(system).start, 0, 'a window in force');
+    } finally {
+      await server.close();
+    }
+    assert.equal(slot(system).start, 0, 'the stop leaves slot 0 without a window');
+  });
+});
