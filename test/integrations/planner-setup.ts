@@ -8,7 +8,7 @@ import type { InstanceStatus } from '@heliograph/core/plugins/host';
 import { within } from '../helpers/deadline.js';
 import { startTestServer, type TestServer } from '../helpers/server.js';
 import { audit, type AuditEntry } from '../drivers/battery-control.js';
-import { instanceWhen, valuesOf } from '../drivers/driver-api.js';
+import { instanceWhen, valuesOf, valuesWhen, write } from '../drivers/driver-api.js';
 
 export const QUARTER = 15 * 60_000;
 // 20:00 UTC = 21:00 in Berlin, a winter night: no PV until tomorrow morning; the demo
@@ -152,6 +152,38 @@ export async function nightAndEvening(
     assert.equal(charging(), false, `no grid charging at the peak (${new Date(clock.now()).toISOString()})`);
   }
   return { charged, risen, before, after: soc(await valuesOf(server)) };
+}
+
+/**
+ * The whole night-and-evening check of a driver's device, whose battery control is on
+ * `inverter_2`: the planner made active after its first plan, then {@link nightAndEvening};
+ * the device must charge from the grid in the night (`charging`, read from its registers), its
+ * battery rise, the planner's Charge be audited, and the battery be used at the evening peak.
+ * With `forced`, a Charge is then written by hand and `forced` must hold, so the caller can
+ * check after `server.close()` that the stop ended it.
+ */
+export async function plannerCommandsDevice(
+  server: TestServer,
+  clock: ManualClock,
+  args: { instance: string; charging: () => boolean; forced?: () => boolean },
+): Promise<NightAndEvening> {
+  const { instance, charging, forced } = args;
+  await valuesWhen(server, (v) => typeof v.get(`${P}/planned_mode`) === 'string', `a first plan for ${instance}`);
+  assert.equal((await write(server, `${P}/mode`, 'active')).status, 200);
+  const seen = await nightAndEvening(server, clock, instance, charging);
+  assert.ok(seen.charged, `${instance}: the device charged from the grid in the night`);
+  assert.ok(seen.risen > 10, `the emulator's battery charged in the night by ${seen.risen} points`);
+  assert.ok(
+    (await plannerModes(server, 'inverter_2')).some((e) => e.new_value === 'Charge' && e.result === 'ok'),
+    'Charge audited via planner',
+  );
+  assert.ok(seen.after < seen.before - 5, `the battery is used in the evening: ${seen.before} -> ${seen.after} %`);
+  if (forced) {
+    // Forced by hand at the end: the stop (planner first, then the driver) must not leave it so.
+    assert.equal((await write(server, 'inverter_2/battery_control_mode', 'Charge')).status, 200);
+    assert.ok(forced(), 'forced: charging, or held at the target the planner left');
+  }
+  return seen;
 }
 
 /** The planner's audited writes of `device`'s battery mode, newest first. */
