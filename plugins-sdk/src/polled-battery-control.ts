@@ -8,7 +8,9 @@
  *   through the core's write path).
  * - A device that knows no target SOC is held once a charge or discharge reached its target.
  * - A forced command the device still shows after its lease ended (its timer did not run, or
- *   someone else set it again) is ended by writing Normal through the core's write path.
+ *   someone else set it again) is ended by writing Normal through the core's write path; one it
+ *   ended by itself leaves the driver's `lapsed` to clear what its program left behind.
+ * - A driver's `keep` runs at each poll while a lease runs (firmware that drops a command early).
  * - The stop ends a forced command in force, before the driver closes its connection.
  *
  * Re-exported from the SDK's main entry.
@@ -33,10 +35,12 @@ export interface PolledBatteryControlOptions extends Omit<BatteryControlOptions,
   /** What the device does now, from its registers: normal, a forced mode, or null when it cannot tell. */
   read(args: { signal: AbortSignal }): Promise<BatteryMode | null>;
   /**
-   * Whether the device stops a charge or discharge at its target by itself; when it does not
-   * (default), the battery is held (`hold` programmed) once a poll reads the target reached.
+   * Whether the device stops a charge or discharge at its target by itself: true for both, or
+   * the modes it stops by itself (a device whose program carries a charge target but no
+   * discharge target: `['charge']`). For a mode it does not stop (default: neither), the
+   * battery is held (`hold` programmed) once a poll reads the target reached.
    */
-  stopsAtTarget?: boolean;
+  stopsAtTarget?: boolean | ReadonlyArray<'charge' | 'discharge'>;
   /**
    * Run at each poll while a forced command's lease runs (under the same lock as a command):
    * for a device that needs more than the planner's renewal to keep the command (a watchdog
@@ -44,6 +48,14 @@ export interface PolledBatteryControlOptions extends Omit<BatteryControlOptions,
    * once the target was reached).
    */
   keep?(args: { command: BatteryCommand; until: number; signal: AbortSignal }): Promise<void>;
+  /**
+   * Run at the first poll after a forced command's lease ended with the device showing no forced
+   * mode (`found`: normal, or null when it cannot tell), under the same lock: to clear what the
+   * program leaves behind on the device (a time slot that would come round again the next day
+   * or week). A device still forced is set to Normal through the core's write path instead.
+   * Writes the device directly: a write through `site` from here would wait for this very lock.
+   */
+  lapsed?(args: { found: 'normal' | null; signal: AbortSignal }): Promise<void>;
   /** The core's write path and the device the settings are on, for the start's, the lease's and the stop's Normal. */
   site: Pick<SiteApi, 'write'>;
   device: string;
@@ -107,7 +119,12 @@ export function polledBatteryControl(options: PolledBatteryControlOptions): Poll
   /** The forced command the device was last set to; null after Normal or its lease's end. */
   let programmed: Programmed | null = null;
   let cleaned = false;
-  const holdsAtTarget = !options.stopsAtTarget;
+  /** The modes the device ends at their target by itself. */
+  const stopping: readonly BatteryMode[] =
+    options.stopsAtTarget === true ? ['charge', 'discharge'] : options.stopsAtTarget || [];
+  /** Whether `command` is to be held at `soc`: its target reached, and the device does not stop there by itself. */
+  const holdAt = (command: BatteryCommand, soc: number | null) =>
+    !stopping.includes(command.mode) && reachedTarget(command, soc);
   const asProgrammed = (p: Programmed) => (p.reached ? { ...p.command, mode: 'hold' as const } : p.command);
 
   const control = batteryControl({
@@ -116,7 +133,7 @@ export function polledBatteryControl(options: PolledBatteryControlOptions): Poll
     apply: ({ command, until, signal }) =>
       exclusive(async () => {
         // A charge or discharge already at its target holds at once (and its renewal stays a hold).
-        const reached = holdsAtTarget && reachedTarget(command, soc);
+        const reached = holdAt(command, soc);
         await options.program({ command: reached ? { ...command, mode: 'hold' } : command, until, signal });
         if (reached && !programmed?.reached)
           log(`battery at ${soc} %, the ${command.mode} target ${command.targetSoc} %: holding`);
@@ -132,9 +149,11 @@ export function polledBatteryControl(options: PolledBatteryControlOptions): Poll
       // The lease ended: the device should be back to normal by itself.
       programmed = null;
       const found = await options.read({ signal });
-      return found === null || found === 'normal' ? null : { mode: found, end: p.until };
+      if (found !== null && found !== 'normal') return { mode: found, end: p.until };
+      await options.lapsed?.({ found, signal });
+      return null;
     }
-    if (holdsAtTarget && !p.reached && reachedTarget(p.command, soc)) {
+    if (!p.reached && holdAt(p.command, soc)) {
       await options.program({ command: { ...p.command, mode: 'hold' }, until: p.until, signal });
       p.reached = true;
       log(`battery at ${soc} %, the ${p.command.mode} target ${p.command.targetSoc} %: holding`);

@@ -10,13 +10,14 @@
  * (models.ts), known once the driver has identified the unit.
  */
 import {
-  batteryControl,
   DeviceRefusedError,
+  polledBatteryControl,
   type batteryConfigSchema,
   type BatteryCommand,
-  type BatteryControl,
   type BatteryMode,
   type PluginStore,
+  type PolledBatteryControl,
+  type SiteApi,
   type z,
 } from '@heliograph/plugins-sdk';
 import type { ModbusClient } from '@heliograph/plugins-sdk/connections';
@@ -41,16 +42,6 @@ interface DeviceState {
   clock: number[];
   soc: number;
   voltage: number;
-}
-
-export interface DeyeBatteryControl {
-  control: BatteryControl;
-  /**
-   * For each successful poll: once a lease has run out with nobody renewing it, the device is
-   * already normal by itself; this switches its timer off too, so the forced slot cannot come
-   * round again on the same weekday.
-   */
-  afterPoll(signal: AbortSignal): Promise<void>;
 }
 
 /** The block of registers battery control reads and writes: from the grid charge current to the last flag register. */
@@ -182,20 +173,12 @@ function leaseBlock(args: {
   return next;
 }
 
-/** Runs tasks one at a time, in the order given. */
-function serial(): <T>(task: () => Promise<T>) => Promise<T> {
-  let queue: Promise<unknown> = Promise.resolve();
-  return (task) => {
-    const run = queue.then(task);
-    queue = run.catch(() => undefined);
-    return run;
-  };
-}
-
 /**
- * Declares battery control for a Deye inverter: `apply` reads the program, the device's clock
- * and the battery, writes the registers that change (the timer switch last) and reads them
- * back; a register that does not hold what was written fails the write.
+ * Declares battery control for a Deye inverter: the SDK's polled control (the start's reconcile,
+ * the end of a program kept past its lease, the stop's Normal) around the program's writes, each
+ * reading the program, the device's clock and the battery, writing the registers that change
+ * (the timer switch last) and reading them back; a register that does not hold what was written
+ * fails the write. The slot carries the target SOC, so the inverter stops there by itself.
  */
 export function deyeBatteryControl(args: {
   modbus: ModbusClient;
@@ -206,50 +189,41 @@ export function deyeBatteryControl(args: {
   /** The unit's rated power (W): the largest slot power. */
   ratedW: number;
   battery: z.output<typeof batteryConfigSchema>;
+  /** The core's write path and the device the settings are on, for the start's and the stop's Normal. */
+  site: Pick<SiteApi, 'write'>;
+  device: string;
   /** Keeps the power and target (never the mode) across restarts. */
   store: PluginStore;
   initial: BatteryCommand | undefined;
   now: () => number;
   log: (message: string) => void;
-}): DeyeBatteryControl {
+}): PolledBatteryControl {
   const { battery, now } = args;
   const io = new TouIo(args.modbus, args.unitId, args.timeoutMs, args.tou);
-  /** Program writes one at a time: a lease's end check never runs inside an apply. */
-  const exclusive = serial();
-  /** The end (site clock) of the lease this driver last programmed; null when none is in force. */
-  let programmedUntil: number | null = null;
 
-  const apply = async (command: BatteryCommand, until: number | null, signal: AbortSignal) => {
-    if (command.mode === 'normal' || until === null) await io.timerOff(signal);
-    else {
-      const state = await io.state(signal);
-      const next = leaseBlock({ io, state, command, leaseMs: until - now(), battery, ratedW: args.ratedW });
-      await io.writeBlock(state.block, next, signal);
-    }
-    programmedUntil = until;
+  const program = async (command: BatteryCommand, until: number | null, signal: AbortSignal) => {
+    if (command.mode === 'normal' || until === null) return io.timerOff(signal);
+    const state = await io.state(signal);
+    const next = leaseBlock({ io, state, command, leaseMs: until - now(), battery, ratedW: args.ratedW });
+    await io.writeBlock(state.block, next, signal);
   };
 
-  const control = batteryControl({
+  return polledBatteryControl({
     limits: { ...battery, modes: ['normal', 'hold', 'charge', 'discharge'] },
     boundedOnDevice: true,
+    stopsAtTarget: true,
     now,
     store: args.store,
     initial: args.initial,
-    apply: ({ command, until, signal }) => exclusive(() => apply(command, until, signal)),
+    site: args.site,
+    device: args.device,
+    log: args.log,
+    program: ({ command, until, signal }) => program(command, until, signal),
     read: ({ signal }) => io.mode(battery.minSoc, signal),
-  });
-
-  const lapsed = () => programmedUntil !== null && now() >= programmedUntil;
-  return {
-    control,
-    afterPoll: async (signal) => {
-      if (!lapsed()) return;
-      await exclusive(async () => {
-        if (!lapsed()) return;
-        await io.timerOff(signal);
-        programmedUntil = null;
-        args.log('the battery control lease ran out with nobody renewing it: the timer is switched off');
-      });
+    // The device is normal by itself; its timer off too, so the slot cannot come round on the same weekday.
+    lapsed: async ({ signal }) => {
+      await io.timerOff(signal);
+      args.log('the battery control lease ran out with nobody renewing it: the timer is switched off');
     },
-  };
+  });
 }

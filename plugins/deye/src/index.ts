@@ -8,7 +8,14 @@
  * ends a forced command found on the device, and the stop writes Normal before the
  * connection closes.
  */
-import { batteryConfigSchema, definePlugin, loadBatteryCommand, z, type Disposer } from '@heliograph/plugins-sdk';
+import {
+  batteryConfigSchema,
+  definePlugin,
+  loadBatteryCommand,
+  z,
+  type Disposer,
+  type PolledBatteryControl,
+} from '@heliograph/plugins-sdk';
 import {
   connectionSchema,
   openInverterUnit,
@@ -18,7 +25,7 @@ import {
   unitIdDeviceConfigSchema,
   type RegisterMap,
 } from '@heliograph/plugins-sdk/connections';
-import { deyeBatteryControl, type DeyeBatteryControl } from './battery-control.js';
+import { deyeBatteryControl } from './battery-control.js';
 import { deyeModel, identityMap, ratedPowerMap } from './models.js';
 
 /** Used when a unit reports no rated power (registers 16/17 or 20/21 read 0). */
@@ -55,9 +62,7 @@ export default definePlugin({
     // declared once the model (and so where its program lives) is known. Only the power and
     // target are kept across restarts; the mode starts Normal.
     const initialCommand = battery && config.battery ? await loadBatteryCommand(ctx.store) : undefined;
-    let deye: DeyeBatteryControl | null = null;
-    /** Whether the start-up reconcile of battery control is done. */
-    let cleaned = false;
+    let deye: PolledBatteryControl | null = null;
 
     let undeclare: Disposer[] = devices.map((device) =>
       ctx.topics.declare({ device: device.id, pollIntervalMs, metrics: [], identity: { manufacturer: 'Deye' } }),
@@ -98,6 +103,8 @@ export default definePlugin({
           tou: model.value.tou,
           ratedW,
           battery: config.battery,
+          site: ctx.site,
+          device: inverter.id,
           store: ctx.store,
           initial: initialCommand,
           now: () => ctx.now(),
@@ -115,18 +122,14 @@ export default definePlugin({
       const values = await readRegisterMap(modbus, unitId, map, { signal });
       ctx.topics.publish({ device: inverter.id, values: { ...values.inverter, ...deye?.control.values() } });
       if (battery) ctx.topics.publish({ device: battery.id, values: values.battery });
-      if (!deye) return;
-      if (!cleaned) {
-        await deye.control.startClean({ site: ctx.site, device: inverter.id, signal });
-        cleaned = true;
-      }
-      await deye.afterPoll(signal);
+      const soc = values.battery.state_of_charge;
+      await deye?.afterPoll({ soc: typeof soc === 'number' ? soc : null, signal });
     };
     unit.startPolling(poll);
     // Normal is written while the connection is still open; a failure is in the audit and here.
     return async () => {
-      await deye?.control
-        .stopClean({ site: ctx.site, device: inverter.id })
+      await deye
+        ?.stopClean()
         .catch((err: unknown) =>
           ctx.log.warn(`${inverter.id}: could not set battery control to Normal at the stop`, { err }),
         );

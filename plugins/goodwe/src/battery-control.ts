@@ -13,14 +13,13 @@
  * ends it), and Normal puts it back to Auto (1).
  */
 import {
-  batteryControl,
-  BATTERY_CONTROL_TOPICS,
   DeviceRefusedError,
+  polledBatteryControl,
   type batteryConfigSchema,
   type BatteryCommand,
-  type BatteryControl,
   type BatteryMode,
   type PluginStore,
+  type PolledBatteryControl,
   type SiteApi,
   type z,
 } from '@heliograph/plugins-sdk';
@@ -134,16 +133,6 @@ class EcoIo {
   }
 }
 
-/** Runs tasks one at a time, in the order given. */
-function serial(): <T>(task: () => Promise<T>) => Promise<T> {
-  let queue: Promise<unknown> = Promise.resolve();
-  return (task) => {
-    const run = queue.then(task);
-    queue = run.catch(() => undefined);
-    return run;
-  };
-}
-
 /** Which groups the inverter has: V2 when 47547.. answers (as et.py `read_device_info` checks), else V1. */
 export async function groupVersion(
   modbus: ModbusClient,
@@ -217,31 +206,14 @@ async function writeCommand(args: {
   await io.write(state, { workMode: ECO, ems, block: next }, signal);
 }
 
-export interface GoodweBatteryControl {
-  control: BatteryControl;
-  /**
-   * After each poll, with its SOC: the first ends a forced command found on the device
-   * (audited); each holds the battery once a discharge (or a charge on V1 groups, which have no
-   * SOC) reached its target, and ends a forced command the device kept past its lease; a lease
-   * run out with the device normal again gets its group switched off, so it cannot come round
-   * on the same weekday.
-   */
-  afterPoll(args: { soc: number | null; signal: AbortSignal }): Promise<void>;
-}
-
-/** What the device was last set to: the command, its lease's end, whether it holds at the target. */
-interface Programmed {
-  command: BatteryCommand;
-  until: number;
-  reached: boolean;
-}
-
-function reachedTarget(command: BatteryCommand, soc: number | null, version: GroupVersion): boolean {
-  if (soc === null) return false;
-  if (command.mode === 'discharge') return soc <= command.targetSoc;
-  return command.mode === 'charge' && version === 'v1' && soc >= command.targetSoc;
-}
-
+/**
+ * Battery control through eco group 1: the SDK's polled control (the start's reconcile, the end
+ * of a group kept past its lease, the stop's Normal) around the group's writes. A V2 group
+ * carries the charge's target SOC, so the inverter stops a charge there by itself; a discharge
+ * (and a charge on V1 groups, which have no SOC) is held by the driver at its target. A lease
+ * run out with the device back to self-use gets its group switched off, so it cannot come round
+ * on the same weekday.
+ */
 export function goodweBatteryControl(args: {
   modbus: ModbusClient;
   unitId: number;
@@ -256,73 +228,34 @@ export function goodweBatteryControl(args: {
   initial: BatteryCommand | undefined;
   now: () => number;
   log: (message: string) => void;
-}): GoodweBatteryControl {
-  const { battery, now, site, device, log } = args;
+}): PolledBatteryControl {
+  const { battery, now, log } = args;
   const io = new EcoIo(args.modbus, args.unitId, args.timeoutMs, args.version);
-  const exclusive = serial();
-  let programmed: Programmed | null = null;
-  let soc: number | null = null;
-  let cleaned = false;
-
-  const write = (command: BatteryCommand, until: number | null, signal: AbortSignal) =>
-    writeCommand({
-      io,
-      command,
-      until,
-      leaseMs: until === null ? 0 : until - now(),
-      battery,
-      ratedW: args.ratedW,
-      signal,
-    });
-
-  const control = batteryControl({
+  return polledBatteryControl({
     limits: { ...battery, modes: ['normal', 'hold', 'charge', 'discharge'] },
     boundedOnDevice: true,
+    stopsAtTarget: io.version === 'v2' ? ['charge'] : false,
     now,
     store: args.store,
     initial: args.initial,
+    site: args.site,
+    device: args.device,
+    log,
     read: ({ signal }) => io.mode(signal),
-    apply: ({ command, until, signal }) =>
-      exclusive(async () => {
-        const reached = reachedTarget(command, soc, io.version);
-        await write(reached ? { ...command, mode: 'hold' } : command, until, signal);
-        programmed = command.mode === 'normal' || until === null ? null : { command, until, reached };
+    program: ({ command, until, signal }) =>
+      writeCommand({
+        io,
+        command,
+        until,
+        leaseMs: until === null ? 0 : until - now(),
+        battery,
+        ratedW: args.ratedW,
+        signal,
       }),
-  });
-
-  const writeNormal = () => site.write({ topic: `${device}/${BATTERY_CONTROL_TOPICS.mode}`, value: 'Normal' });
-
-  return {
-    control,
-    async afterPoll({ soc: read, signal }) {
-      soc = read;
-      if (!cleaned) {
-        const found = await control.startClean({ site, device, signal });
-        if (found !== 'normal')
-          log(`${found ?? 'an eco program it cannot tell'} in force on the device at the start: set to Normal`);
-        cleaned = true;
-      }
-      const kept = await exclusive(async (): Promise<BatteryMode | null> => {
-        const p = programmed;
-        if (!p) return null;
-        if (now() >= p.until) {
-          programmed = null;
-          const found = await io.mode(signal);
-          if (found !== 'normal' && found !== null) return found;
-          // Back to self-use by itself: switch the group off too, so it cannot come round next week.
-          if (await switchOff(io, signal))
-            log('the battery control lease ran out with nobody renewing it: eco group 1 switched off');
-          return null;
-        }
-        if (p.reached || !reachedTarget(p.command, read, io.version)) return null;
-        await write({ ...p.command, mode: 'hold' }, p.until, signal);
-        p.reached = true;
-        log(`battery at ${read} %, the ${p.command.mode} target ${p.command.targetSoc} %: holding`);
-        return null;
-      });
-      if (!kept) return;
-      log(`${kept} still in force after its lease ended: set to Normal`);
-      await writeNormal();
+    lapsed: async ({ signal }) => {
+      // Back to self-use by itself: switch the group off too, so it cannot come round next week.
+      if (await switchOff(io, signal))
+        log('the battery control lease ran out with nobody renewing it: eco group 1 switched off');
     },
-  };
+  });
 }

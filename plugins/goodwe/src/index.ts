@@ -9,7 +9,14 @@
  * declaration ends a forced command found on the device, and the stop writes Normal before the
  * connection closes.
  */
-import { batteryConfigSchema, definePlugin, loadBatteryCommand, z, type Disposer } from '@heliograph/plugins-sdk';
+import {
+  batteryConfigSchema,
+  definePlugin,
+  loadBatteryCommand,
+  z,
+  type Disposer,
+  type PolledBatteryControl,
+} from '@heliograph/plugins-sdk';
 import {
   connectionSchema,
   ModbusExceptionError,
@@ -20,7 +27,7 @@ import {
   unitIdDeviceConfigSchema,
   type ModbusClient,
 } from '@heliograph/plugins-sdk/connections';
-import { goodweBatteryControl, groupVersion, type GoodweBatteryControl } from './battery-control.js';
+import { goodweBatteryControl, groupVersion } from './battery-control.js';
 import { goodweMap } from './register-map.js';
 
 /**
@@ -71,7 +78,7 @@ export default definePlugin({
     const { inverter, battery, unitId, devices, modbus, timeoutMs } = unit;
     const { pollIntervalMs } = config;
     const initial = battery && config.battery ? await loadBatteryCommand(ctx.store) : undefined;
-    let goodwe: GoodweBatteryControl | null = null;
+    let goodwe: PolledBatteryControl | null = null;
 
     let undeclare: Disposer[] = devices.map((device) =>
       ctx.topics.declare({ device: device.id, pollIntervalMs, metrics: [], identity: IDENTITY }),
@@ -140,8 +147,8 @@ export default definePlugin({
     });
     // Normal is written while the connection is still open; a failure is in the audit and here.
     return async () => {
-      await goodwe?.control
-        .stopClean({ site: ctx.site, device: inverter.id })
+      await goodwe
+        ?.stopClean()
         .catch((err: unknown) =>
           ctx.log.warn(`${inverter.id}: could not set battery control to Normal at the stop`, { err }),
         );

@@ -9,51 +9,38 @@
  * the next day at the same time.
  */
 import {
-  batteryControl,
   DeviceRefusedError,
+  polledBatteryControl,
   type batteryConfigSchema,
   type BatteryCommand,
-  type BatteryControl,
   type PluginStore,
+  type PolledBatteryControl,
+  type SiteApi,
   type z,
 } from '@heliograph/plugins-sdk';
 import type { ModbusClient } from '@heliograph/plugins-sdk/connections';
 import { BLOCK_LENGTH, BLOCK_START, blockWrites, CLOCK_START, deviceTime, leaseBlock, slotMode } from './time-slots.js';
 
-export interface GrowattBatteryControl {
-  control: BatteryControl;
-  /**
-   * For each successful poll: once a lease has run out with nobody renewing it, the unit is
-   * already in load first by itself; this switches slot 1 off, so it does not run again tomorrow.
-   */
-  afterPoll(signal: AbortSignal): Promise<void>;
-}
-
-/** Runs tasks one at a time, in the order given. */
-function serial(): <T>(task: () => Promise<T>) => Promise<T> {
-  let queue: Promise<unknown> = Promise.resolve();
-  return (task) => {
-    const run = queue.then(task);
-    queue = run.catch(() => undefined);
-    return run;
-  };
-}
-
 /**
- * Declares battery control for a Growatt storage unit: `apply` reads the control block and the
- * device's clock, writes the words that change (slot switches last) and reads them back.
+ * Battery control for a Growatt storage unit: the SDK's polled control (the start's reconcile,
+ * the end of a slot kept past its lease, the stop's Normal) around the slot's writes: each reads
+ * the control block and the device's clock, writes the words that change (slot switches last)
+ * and reads them back. The slot carries the stop SOC, so the unit stops at the target by itself.
  */
 export function growattBatteryControl(args: {
   modbus: ModbusClient;
   unitId: number;
   timeoutMs: number;
   battery: z.output<typeof batteryConfigSchema>;
+  /** The core's write path and the device the settings are on, for the start's and the stop's Normal. */
+  site: Pick<SiteApi, 'write'>;
+  device: string;
   /** Keeps the power and target (never the mode) across restarts. */
   store: PluginStore;
   initial: BatteryCommand | undefined;
   now: () => number;
   log: (message: string) => void;
-}): GrowattBatteryControl {
+}): PolledBatteryControl {
   const { modbus, unitId, timeoutMs, battery, now } = args;
   const read = (address: number, count: number, signal: AbortSignal) =>
     modbus.readHoldingRegisters({ unitId, address, count, timeoutMs, signal });
@@ -87,21 +74,17 @@ export function growattBatteryControl(args: {
     await write(old, next, signal);
   };
 
-  const exclusive = serial();
-  /** The end (site clock) of the lease this driver last programmed; null when none is in force. */
-  let programmedUntil: number | null = null;
-
-  const control = batteryControl({
+  const polled: PolledBatteryControl = polledBatteryControl({
     limits: { ...battery, modes: ['normal', 'hold', 'charge', 'discharge'] },
     boundedOnDevice: true,
+    stopsAtTarget: true,
     now,
     store: args.store,
     initial: args.initial,
-    apply: ({ command, until, signal }) =>
-      exclusive(async () => {
-        await program(command, until, signal);
-        programmedUntil = until;
-      }),
+    site: args.site,
+    device: args.device,
+    log: args.log,
+    program: ({ command, until, signal }) => program(command, until, signal),
     read: async ({ signal }) => {
       const words = await block(signal);
       if (slotMode(words, 0) === 'normal') return 'normal';
@@ -111,19 +94,11 @@ export function growattBatteryControl(args: {
         return null;
       }
     },
-  });
-
-  const lapsed = () => programmedUntil !== null && now() >= programmedUntil;
-  return {
-    control,
-    afterPoll: async (signal) => {
-      if (!lapsed()) return;
-      await exclusive(async () => {
-        if (!lapsed()) return;
-        await program({ ...control.current(), mode: 'normal' }, null, signal);
-        programmedUntil = null;
-        args.log('the battery control lease ran out with nobody renewing it: slot 1 switched off');
-      });
+    // The unit is back in load first by itself; slot 1 off, so it does not come round again tomorrow.
+    lapsed: async ({ signal }) => {
+      await program({ ...polled.control.current(), mode: 'normal' }, null, signal);
+      args.log('the battery control lease ran out with nobody renewing it: slot 1 switched off');
     },
-  };
+  });
+  return polled;
 }

@@ -17,6 +17,7 @@ import {
   loadBatteryCommand,
   z,
   type Disposer,
+  type PolledBatteryControl,
 } from '@heliograph/plugins-sdk';
 import {
   connectionSchema,
@@ -27,7 +28,7 @@ import {
   unitIdDeviceConfigSchema,
   type RegisterMap,
 } from '@heliograph/plugins-sdk/connections';
-import { growattBatteryControl, type GrowattBatteryControl } from './battery-control.js';
+import { growattBatteryControl } from './battery-control.js';
 import { growattModel } from './models.js';
 import { identityMap, vppTypeMap } from './register-map.js';
 
@@ -62,9 +63,7 @@ export default definePlugin({
     const { pollIntervalMs } = config;
     // Only the power and target are kept across restarts; the mode starts Normal.
     const initialCommand = battery && config.battery ? await loadBatteryCommand(ctx.store) : undefined;
-    let growatt: GrowattBatteryControl | null = null;
-    /** Whether the start-up reconcile of battery control is done. */
-    let cleaned = false;
+    let growatt: PolledBatteryControl | null = null;
     let undeclare: Disposer[] = devices.map((device) =>
       ctx.topics.declare({ device: device.id, pollIntervalMs, metrics: [], identity: IDENTITY }),
     );
@@ -91,6 +90,8 @@ export default definePlugin({
           unitId,
           timeoutMs,
           battery: config.battery,
+          site: ctx.site,
+          device: inverter.id,
           store: ctx.store,
           initial: initialCommand,
           now: () => ctx.now(),
@@ -120,17 +121,13 @@ export default definePlugin({
       const values = await readRegisterMap(modbus, unitId, map, { signal });
       ctx.topics.publish({ device: inverter.id, values: { ...values.inverter, ...growatt?.control.values() } });
       if (battery) ctx.topics.publish({ device: battery.id, values: values.battery });
-      if (!growatt) return;
-      if (!cleaned) {
-        await growatt.control.startClean({ site: ctx.site, device: inverter.id, signal });
-        cleaned = true;
-      }
-      await growatt.afterPoll(signal);
+      const soc = values.battery.state_of_charge;
+      await growatt?.afterPoll({ soc: typeof soc === 'number' ? soc : null, signal });
     });
     // Normal is written while the connection is still open; a failure is in the audit and here.
     return async () => {
-      await growatt?.control
-        .stopClean({ site: ctx.site, device: inverter.id })
+      await growatt
+        ?.stopClean()
         .catch((err: unknown) =>
           ctx.log.warn(`${inverter.id}: could not set battery control to Normal at the stop`, { err }),
         );

@@ -24,17 +24,16 @@
  * Normal is 47100 = 0 alone.
  */
 import {
-  BATTERY_CONTROL_TOPICS,
   BATTERY_LEASE_MS,
-  batteryControl,
   DeviceRefusedError,
+  polledBatteryControl,
   type batteryConfigSchema,
   type BatteryCommand,
-  type BatteryControl,
   type BatteryLimits,
   type BatteryMode,
   type MetricValue,
   type PluginStore,
+  type PolledBatteryControl,
   type SiteApi,
   type z,
 } from '@heliograph/plugins-sdk';
@@ -210,34 +209,11 @@ async function writeForcible(args: {
   if (wrong) throw new DeviceRefusedError({ answer: wrong });
 }
 
-/** Whether `command` reached its target at `soc` (a charge at or above it, a discharge at or below). */
-function reachedTarget(command: BatteryCommand, soc: number | null): boolean {
-  if (soc === null) return false;
-  return (
-    (command.mode === 'charge' && soc >= command.targetSoc) ||
-    (command.mode === 'discharge' && soc <= command.targetSoc)
-  );
-}
-
-export interface HuaweiBatteryControl {
-  control: BatteryControl;
-  /**
-   * After each poll, with its SOC. The first one ends a forced command found on the device
-   * (audited); each holds the battery once a charge or discharge reached its target, and ends
-   * a forced command the device kept past its lease.
-   */
-  afterPoll(args: { soc: number | null; signal: AbortSignal }): Promise<void>;
-  /** For the cleanup, before the connection closes: a forced command in force is ended (audited). */
-  stopClean(): Promise<void>;
-}
-
-/** What the device was last set to do: the command, its lease's end, and whether it holds at the target. */
-interface Programmed {
-  command: BatteryCommand;
-  until: number | null;
-  reached: boolean;
-}
-
+/**
+ * Battery control through the forcible charge/discharge: the SDK's polled control (the start's
+ * reconcile, the hold at the target, the end of a command kept past its lease, the stop's
+ * Normal) around the forcible registers' writes.
+ */
 export function huaweiBatteryControl(args: {
   modbus: ModbusClient;
   unitId: number;
@@ -252,76 +228,19 @@ export function huaweiBatteryControl(args: {
   /** Keeps the power and target across restarts (never the mode). */
   store: PluginStore;
   initial: BatteryCommand | undefined;
-}): HuaweiBatteryControl {
-  const { site, device, now, log } = args;
+}): PolledBatteryControl {
+  const { now } = args;
   const io = new ForcibleIo(args.modbus, args.unitId, args.timeoutMs, args.settle);
-  /** The SOC of the last poll. */
-  let soc: number | null = null;
-  /** The forced command the device was last set to; null after Normal or its lease's end. */
-  let programmed: Programmed | null = null;
-  let cleaned = false;
-  /** One change of the device at a time: a command and the poll's hold never interleave their registers. */
-  let queue: Promise<unknown> = Promise.resolve();
-  const exclusive = <T>(run: () => Promise<T>): Promise<T> => {
-    const result = queue.then(run);
-    queue = result.catch(() => undefined);
-    return result;
-  };
-
-  const write = (command: BatteryCommand, until: number | null, signal: AbortSignal) =>
-    writeForcible({ io, command, until, now: now(), signal });
-
-  const control = batteryControl({
+  return polledBatteryControl({
     limits: args.limits,
     store: args.store,
     initial: args.initial,
     boundedOnDevice: true,
     now,
+    site: args.site,
+    device: args.device,
+    log: args.log,
     read: async ({ signal }) => forcibleMode(await io.read(signal)),
-    apply: ({ command, until, signal }) =>
-      exclusive(async () => {
-        // A charge or discharge already at its target holds at once (and its renewal stays a hold).
-        const reached = reachedTarget(command, soc);
-        await write(reached ? { ...command, mode: 'hold' } : command, until, signal);
-        if (reached && !programmed?.reached)
-          log(`battery at ${soc} %, the ${command.mode} target ${command.targetSoc} %: holding`);
-        programmed = command.mode === 'normal' ? null : { command, until, reached };
-      }),
+    program: ({ command, until, signal }) => writeForcible({ io, command, until, now: now(), signal }),
   });
-
-  const writeNormal = () => site.write({ topic: `${device}/${BATTERY_CONTROL_TOPICS.mode}`, value: 'Normal' });
-
-  return {
-    control,
-    async afterPoll({ soc: read, signal }) {
-      soc = read;
-      if (!cleaned) {
-        const found = await control.startClean({ site, device, signal });
-        if (found !== 'normal')
-          log(`${found ?? 'a forcible command it cannot tell'} in force on the device at the start: set to Normal`);
-        cleaned = true;
-      }
-      const kept = await exclusive(async (): Promise<{ mode: BatteryMode; end: number } | null> => {
-        const p = programmed;
-        if (!p) return null;
-        if (p.until !== null && now() >= p.until) {
-          // The lease ended: the device should be back to its working mode by itself.
-          programmed = null;
-          const found = forcibleMode(await io.read(signal));
-          return found === null || found === 'normal' ? null : { mode: found, end: p.until };
-        }
-        if (p.reached || !reachedTarget(p.command, read)) return null;
-        await write({ ...p.command, mode: 'hold' }, p.until, signal);
-        p.reached = true;
-        log(`battery at ${read} %, the ${p.command.mode} target ${p.command.targetSoc} %: holding`);
-        return null;
-      });
-      if (!kept) return;
-      log(`${kept.mode} still in force after its lease ended at ${new Date(kept.end).toISOString()}: set to Normal`);
-      await writeNormal();
-    },
-    async stopClean() {
-      await control.stopClean({ site, device });
-    },
-  };
 }

@@ -13,7 +13,14 @@
  * `connectDelayMs` after a (re)connect before its first request.
  */
 import { setTimeout as delay } from 'node:timers/promises';
-import { batteryConfigSchema, definePlugin, loadBatteryCommand, z, type Disposer } from '@heliograph/plugins-sdk';
+import {
+  batteryConfigSchema,
+  definePlugin,
+  loadBatteryCommand,
+  z,
+  type Disposer,
+  type PolledBatteryControl,
+} from '@heliograph/plugins-sdk';
 import {
   connectionSchema,
   openInverterUnit,
@@ -22,7 +29,7 @@ import {
   registerMapDeclarations,
   type StreamLink,
 } from '@heliograph/plugins-sdk/connections';
-import { huaweiBatteryControl, huaweiLimits, type HuaweiBatteryControl } from './battery-control.js';
+import { huaweiBatteryControl, huaweiLimits } from './battery-control.js';
 import { huaweiMap, identityMap } from './register-map.js';
 
 /**
@@ -106,7 +113,7 @@ export default definePlugin({
     const wait = connectWait(modbus.link, config.connectDelayMs, timeoutMs);
     const initialCommand = await loadBatteryCommand(ctx.store);
     /** Battery control, once the first poll showed a battery (or the config describes one). */
-    let storage: HuaweiBatteryControl | null = null;
+    let storage: PolledBatteryControl | null = null;
 
     let undeclare: Disposer[] = [];
     const declare = () => {

@@ -9,14 +9,12 @@
  * the next poll while the lease runs, at most once a minute, never past the lease's end.
  */
 import {
-  BATTERY_CONTROL_TOPICS,
-  batteryControl,
   DeviceRefusedError,
+  polledBatteryControl,
   type batteryConfigSchema,
   type BatteryCommand,
-  type BatteryControl,
-  type BatteryMode,
   type PluginStore,
+  type PolledBatteryControl,
   type SiteApi,
   type z,
 } from '@heliograph/plugins-sdk';
@@ -87,45 +85,6 @@ class RcIo {
   }
 }
 
-/** Whether `command` reached its target at `soc` (a charge at or above it, a discharge at or below). */
-function reachedTarget(command: BatteryCommand, soc: number | null): boolean {
-  if (soc === null) return false;
-  return (
-    (command.mode === 'charge' && soc >= command.targetSoc) ||
-    (command.mode === 'discharge' && soc <= command.targetSoc)
-  );
-}
-
-/** Runs tasks one at a time, in the order given. */
-function serial(): <T>(task: () => Promise<T>) => Promise<T> {
-  let queue: Promise<unknown> = Promise.resolve();
-  return (task) => {
-    const run = queue.then(task);
-    queue = run.catch(() => undefined);
-    return run;
-  };
-}
-
-export interface SolisBatteryControl {
-  control: BatteryControl;
-  /**
-   * After each poll, with its SOC: the first one ends a forced command found on the inverter
-   * (audited); each holds the battery once a charge or discharge reached its target, forces
-   * again what the inverter dropped before the lease's end, and ends a force the inverter kept
-   * past it.
-   */
-  afterPoll(args: { soc: number | null; signal: AbortSignal }): Promise<void>;
-  /** For the cleanup, before the connection closes: a forced command in force is ended (audited). */
-  stopClean(): Promise<void>;
-}
-
-/** What the inverter was last set to do: the command, its lease's end, whether it holds at the target. */
-interface Programmed {
-  command: BatteryCommand;
-  until: number;
-  reached: boolean;
-}
-
 /** What {@link solisBatteryControl} takes: the unit, the battery's limits (the config's), the site. */
 export interface SolisBatteryControlOptions {
   modbus: ModbusClient;
@@ -142,84 +101,39 @@ export interface SolisBatteryControlOptions {
   log: (message: string) => void;
 }
 
-export function solisBatteryControl(args: SolisBatteryControlOptions): SolisBatteryControl {
-  const { site, device, now, log } = args;
+/**
+ * Battery control through the remote control registers: the SDK's polled control (the start's
+ * reconcile, the hold at the target, the end of a force kept past its lease, the stop's Normal)
+ * around the RC writes, and a force the inverter dropped early forced again (`keep`).
+ */
+export function solisBatteryControl(args: SolisBatteryControlOptions): PolledBatteryControl {
+  const { now, log } = args;
   const io = new RcIo(args.modbus, args.unitId, args.timeoutMs, log);
-  const exclusive = serial();
-  let soc: number | null = null;
-  let programmed: Programmed | null = null;
-  let cleaned = false;
-  /** When the poll last looked for a force the inverter dropped early. */
+  /** When the inverter's force was last read back or looked at: a look for an early drop comes a minute on. */
   let lookedAt = -Infinity;
 
-  const program = (command: BatteryCommand, until: number | null, signal: AbortSignal) =>
-    io.program(command, until, now(), signal);
+  const program = async (command: BatteryCommand, until: number | null, signal: AbortSignal) => {
+    await io.program(command, until, now(), signal);
+    lookedAt = now();
+  };
 
-  const control = batteryControl({
+  return polledBatteryControl({
     limits: { ...args.battery, modes: ['normal', 'hold', 'charge', 'discharge'] },
     boundedOnDevice: true,
     now,
     store: args.store,
     initial: args.initial,
+    site: args.site,
+    device: args.device,
+    log,
     read: async ({ signal }) => rcMode((await io.state(signal)).words),
-    apply: ({ command, until, signal }) =>
-      exclusive(async () => {
-        // A charge or discharge already at its target holds at once (and its renewal stays a hold).
-        const reached = reachedTarget(command, soc);
-        await program(reached ? { ...command, mode: 'hold' } : command, until, signal);
-        if (reached && !programmed?.reached)
-          log(`battery at ${soc} %, the ${command.mode} target ${command.targetSoc} %: holding`);
-        programmed = command.mode === 'normal' || until === null ? null : { command, until, reached };
-        lookedAt = now(); // the force was just read back: the next look a minute on
-      }),
+    program: ({ command, until, signal }) => program(command, until, signal),
+    keep: async ({ command, until, signal }) => {
+      if (now() - lookedAt < REFORCE_MS || timeoutMinutes(until, now()) === null) return;
+      lookedAt = now();
+      if ((await io.state(signal)).words.mode !== RC_OFF) return;
+      log(`the inverter dropped the ${command.mode} before its lease's end: forcing it again until then`);
+      await program(command, until, signal);
+    },
   });
-
-  const writeNormal = () => site.write({ topic: `${device}/${BATTERY_CONTROL_TOPICS.mode}`, value: 'Normal' });
-
-  /** The poll's part under the lock: what the lease's end, the target or an early drop need. */
-  const check = async (
-    read: number | null,
-    signal: AbortSignal,
-  ): Promise<{ mode: BatteryMode; end: number } | null> => {
-    const p = programmed;
-    if (!p) return null;
-    if (now() >= p.until) {
-      // The lease ended: the inverter should have dropped the force by itself.
-      programmed = null;
-      const found = rcMode((await io.state(signal)).words);
-      return found === null || found === 'normal' ? null : { mode: found, end: p.until };
-    }
-    if (!p.reached && reachedTarget(p.command, read)) {
-      await program({ ...p.command, mode: 'hold' }, p.until, signal);
-      p.reached = true;
-      log(`battery at ${read} %, the ${p.command.mode} target ${p.command.targetSoc} %: holding`);
-      return null;
-    }
-    if (now() - lookedAt < REFORCE_MS || timeoutMinutes(p.until, now()) === null) return null;
-    lookedAt = now();
-    if ((await io.state(signal)).words.mode !== RC_OFF) return null;
-    log(`the inverter dropped the ${p.command.mode} before its lease's end: forcing it again until then`);
-    await program(p.reached ? { ...p.command, mode: 'hold' } : p.command, p.until, signal);
-    return null;
-  };
-
-  return {
-    control,
-    async afterPoll({ soc: read, signal }) {
-      soc = read;
-      if (!cleaned) {
-        const found = await control.startClean({ site, device, signal });
-        if (found !== 'normal')
-          log(`${found ?? 'a remote control it cannot tell'} in force on the inverter at the start: set to Normal`);
-        cleaned = true;
-      }
-      const kept = await exclusive(() => check(read, signal));
-      if (!kept) return;
-      log(`${kept.mode} still in force after its lease ended at ${new Date(kept.end).toISOString()}: set to Normal`);
-      await writeNormal();
-    },
-    async stopClean() {
-      await control.stopClean({ site, device });
-    },
-  };
 }

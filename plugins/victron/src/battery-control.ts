@@ -9,14 +9,12 @@
  * capacity to the configured one, each once (they are settings the GX keeps).
  */
 import {
-  BATTERY_CONTROL_TOPICS,
-  batteryControl,
   DeviceRefusedError,
+  polledBatteryControl,
   type batteryConfigSchema,
   type BatteryCommand,
-  type BatteryControl,
-  type BatteryMode,
   type PluginStore,
+  type PolledBatteryControl,
   type SiteApi,
   type z,
 } from '@heliograph/plugins-sdk';
@@ -35,17 +33,6 @@ interface GxState {
   slot: Slot;
   essState: number;
   hub4Mode: number;
-}
-
-export interface VictronBatteryControl {
-  control: BatteryControl;
-  /**
-   * After each poll, with its SOC: the first ends a forced command found on the GX (audited);
-   * each ends a forced command the GX kept past its lease (its clock behind ours).
-   */
-  afterPoll(args: { soc: number | null; signal: AbortSignal }): Promise<void>;
-  /** For the cleanup, before the connection closes: a forced command in force is ended (audited). */
-  stopClean(): Promise<void>;
 }
 
 /** Why the GX cannot run a forced command, or null. */
@@ -148,6 +135,11 @@ async function writeSlot(
     throw new DeviceRefusedError({ answer: `Dynamic ESS mode (5423) reads ${back.dessMode}, not Node-RED (4)` });
 }
 
+/**
+ * Battery control through slot 0: the SDK's polled control (the start's reconcile, the end of a
+ * window kept past its lease, the stop's Normal) around the slot's writes. The slot carries the
+ * target SOC, so the GX stops there by itself.
+ */
 export function victronBatteryControl(args: {
   modbus: ModbusClient;
   unitId: number;
@@ -159,53 +151,37 @@ export function victronBatteryControl(args: {
   log: (message: string) => void;
   store: PluginStore;
   initial: BatteryCommand | undefined;
-}): VictronBatteryControl {
-  const { battery, site, device, now, log } = args;
+}): PolledBatteryControl {
+  const { battery, now, log } = args;
   const target: GxTarget = { modbus: args.modbus, unitId: args.unitId, timeoutMs: args.timeoutMs, now };
   /** The SOC of the last poll, where the GX's own cannot be read. */
   let polledSoc: number | null = null;
-  let cleaned = false;
-  /** The lease's end of the forced command last written (our clock); null after Normal. */
-  let forcedUntil: number | null = null;
 
-  const control = batteryControl({
+  const polled = polledBatteryControl({
     limits: { ...battery, modes: ['normal', 'hold', 'charge', 'discharge'] },
     boundedOnDevice: true,
+    stopsAtTarget: true,
     now,
     store: args.store,
     initial: args.initial,
-    read: async ({ signal }): Promise<BatteryMode | null> => modeOf(await readState(target, polledSoc, signal)),
-    apply: async ({ command, until, signal }) => {
-      await writeSlot(target, { command, until, battery, polledSoc, log, signal });
-      forcedUntil = command.mode === 'normal' ? null : until;
+    site: args.site,
+    device: args.device,
+    log,
+    read: async ({ signal }) => modeOf(await readState(target, polledSoc, signal)),
+    program: ({ command, until, signal }) => writeSlot(target, { command, until, battery, polledSoc, log, signal }),
+    // A window the GX shows past its lease that cannot be told (its SOC unknown): ended all the same.
+    lapsed: async ({ found, signal }) => {
+      if (found !== null) return;
+      log('a window it cannot tell still open after its lease ended: slot 0 ended');
+      const normal = { ...polled.control.current(), mode: 'normal' as const };
+      await writeSlot(target, { command: normal, until: null, battery, polledSoc, log, signal });
     },
   });
-
-  const writeNormal = () => site.write({ topic: `${device}/${BATTERY_CONTROL_TOPICS.mode}`, value: 'Normal' });
-
   return {
-    control,
-    async afterPoll({ soc, signal }) {
-      polledSoc = soc;
-      if (!cleaned) {
-        const found = await control.startClean({ site, device, signal });
-        if (found !== 'normal')
-          log(`${found ?? 'a Dynamic ESS window it cannot tell'} in force on the GX at the start: set to Normal`);
-        cleaned = true;
-      }
-      if (forcedUntil === null || now() < forcedUntil) return;
-      // The lease ended: the GX should have ended the window by its own clock.
-      const end = forcedUntil;
-      forcedUntil = null;
-      const found = modeOf(await readState(target, polledSoc, signal));
-      if (found === 'normal') return;
-      log(
-        `${found ?? 'a window'} still in force after its lease ended at ${new Date(end).toISOString()}: set to Normal`,
-      );
-      await writeNormal();
-    },
-    async stopClean() {
-      await control.stopClean({ site, device });
+    ...polled,
+    afterPoll: (poll) => {
+      polledSoc = poll.soc;
+      return polled.afterPoll(poll);
     },
   };
 }

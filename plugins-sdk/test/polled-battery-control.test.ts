@@ -1,0 +1,221 @@
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import {
+  BATTERY_LEASE_MS,
+  polledBatteryControl,
+  type BatteryCommand,
+  type BatteryMode,
+  type PolledBatteryControlOptions,
+} from '../src/index.js';
+
+const T0 = Date.UTC(2026, 0, 1, 22);
+const signal = new AbortController().signal;
+
+/**
+ * A polled device: `program` records what it was set to and shows it to `read`; the site's
+ * write path runs the mode setting's handler, as the core's does, and records the write.
+ */
+function rig(options: Partial<PolledBatteryControlOptions> = {}) {
+  const clock = { now: T0 };
+  const device = { mode: 'normal' as BatteryMode | null };
+  const programmed: Array<{ command: BatteryCommand; until: number | null }> = [];
+  const written: string[] = [];
+  const logs: string[] = [];
+  const polled = polledBatteryControl({
+    limits: {
+      capacityKwh: 10,
+      maxChargeW: 3000,
+      maxDischargeW: 3000,
+      minSoc: 10,
+      modes: ['normal', 'hold', 'charge', 'discharge'],
+    },
+    boundedOnDevice: true,
+    now: () => clock.now,
+    device: 'inverter_1',
+    log: (message) => logs.push(message),
+    read: () => Promise.resolve(device.mode),
+    program: ({ command, until }) => {
+      programmed.push({ command, until });
+      device.mode = command.mode;
+      return Promise.resolve();
+    },
+    site: {
+      write: async ({ topic, value }) => {
+        written.push(`${topic}=${String(value)}`);
+        assert.equal(topic, 'inverter_1/battery_control_mode');
+        const label = String(value);
+        await polled.control.settings[0]!.write({ value: label.toLowerCase(), label, signal } as never);
+      },
+    },
+    ...options,
+  });
+  /** Writes the power and the target where they change, then the mode, as the settings' handlers take them. */
+  const command = async (c: BatteryCommand) => {
+    const [mode, power, target] = polled.control.settings;
+    const now = polled.control.current();
+    if (now.powerW !== c.powerW) await power!.write({ value: c.powerW, signal } as never);
+    if (now.targetSoc !== c.targetSoc) await target!.write({ value: c.targetSoc, signal } as never);
+    const labels = { normal: 'Normal', hold: 'Hold', charge: 'Charge', discharge: 'Discharge' };
+    await mode!.write({ value: c.mode, label: labels[c.mode], signal } as never);
+  };
+  const poll = (soc: number | null) => polled.afterPoll({ soc, signal });
+  return { clock, device, programmed, written, logs, polled, command, poll };
+}
+
+const modes = (programmed: Array<{ command: BatteryCommand }>) => programmed.map((p) => p.command.mode);
+
+test('the first poll ends a forced command found on the device, through the write path, once', async () => {
+  const r = rig();
+  r.device.mode = 'charge';
+  await r.poll(50);
+  assert.deepEqual(r.written, ['inverter_1/battery_control_mode=Normal']);
+  assert.deepEqual(modes(r.programmed), ['normal']);
+  assert.match(r.logs.join('\n'), /charge in force on the device at the start/);
+  await r.poll(50);
+  assert.deepEqual(r.written.length, 1, 'the reconcile runs once');
+});
+
+test('a device found normal at the start, or one that cannot tell, is left or ended', async () => {
+  const normal = rig();
+  await normal.poll(50);
+  assert.deepEqual(normal.written, [], 'normal: nothing written');
+  const unknown = rig();
+  unknown.device.mode = null;
+  await unknown.poll(50);
+  assert.deepEqual(unknown.written, ['inverter_1/battery_control_mode=Normal'], 'cannot tell: Normal');
+});
+
+test('a charge is held once a poll reads its target reached, once, and its renewal stays a hold', async () => {
+  const r = rig();
+  await r.poll(70);
+  await r.command({ mode: 'charge', powerW: 2000, targetSoc: 80 });
+  await r.poll(79);
+  assert.deepEqual(modes(r.programmed), ['charge']);
+  await r.poll(80);
+  assert.deepEqual(modes(r.programmed), ['charge', 'hold'], 'held at the target');
+  assert.equal(r.programmed[1]!.until, r.programmed[0]!.until, 'within the same lease');
+  await r.poll(81);
+  assert.equal(r.programmed.length, 2, 'held once');
+  r.clock.now += 15 * 60_000;
+  await r.command({ mode: 'charge', powerW: 2000, targetSoc: 80 });
+  assert.deepEqual(modes(r.programmed).at(-1), 'hold', 'the renewal at the target holds');
+  assert.equal(r.polled.control.current().mode, 'charge', 'the command in force is still the charge');
+});
+
+test('a discharge already at its target holds at once', async () => {
+  const r = rig();
+  await r.poll(30);
+  await r.command({ mode: 'discharge', powerW: 2000, targetSoc: 40 });
+  assert.deepEqual(modes(r.programmed), ['hold']);
+  assert.match(r.logs.join('\n'), /battery at 30 %, the discharge target 40 %: holding/);
+});
+
+test('stopsAtTarget: the device stops there itself, for both modes or the ones named', async () => {
+  const both = rig({ stopsAtTarget: true });
+  await both.poll(50);
+  await both.command({ mode: 'charge', powerW: 2000, targetSoc: 60 });
+  await both.poll(60);
+  await both.command({ mode: 'discharge', powerW: 2000, targetSoc: 60 });
+  await both.poll(60);
+  assert.deepEqual(modes(both.programmed), ['charge', 'discharge'], 'never held');
+
+  const charge = rig({ stopsAtTarget: ['charge'] });
+  await charge.poll(50);
+  await charge.command({ mode: 'charge', powerW: 2000, targetSoc: 60 });
+  await charge.poll(60);
+  assert.deepEqual(modes(charge.programmed), ['charge'], 'the charge stops on the device');
+  await charge.command({ mode: 'discharge', powerW: 2000, targetSoc: 60 });
+  assert.deepEqual(modes(charge.programmed), ['charge', 'hold'], 'the discharge at its target is held');
+});
+
+test('a forced command the device kept past its lease is ended through the write path', async () => {
+  const r = rig();
+  await r.poll(50);
+  await r.command({ mode: 'charge', powerW: 2000, targetSoc: 90 });
+  r.clock.now += BATTERY_LEASE_MS - 1;
+  await r.poll(55);
+  assert.deepEqual(r.written, [], 'within the lease: nothing');
+  r.clock.now += 1;
+  await r.poll(60);
+  assert.deepEqual(r.written, ['inverter_1/battery_control_mode=Normal']);
+  assert.deepEqual(modes(r.programmed), ['charge', 'normal']);
+  assert.match(r.logs.join('\n'), /charge still in force after its lease ended at 2026-01-01T22:30:00.000Z/);
+});
+
+test('a lease the device ended by itself: no write, and `lapsed` clears what the program left', async () => {
+  const lapsed: Array<BatteryMode | null> = [];
+  const r = rig({
+    lapsed: ({ found }) => {
+      lapsed.push(found);
+      return Promise.resolve();
+    },
+  });
+  await r.poll(50);
+  await r.command({ mode: 'charge', powerW: 2000, targetSoc: 90 });
+  r.clock.now += BATTERY_LEASE_MS;
+  r.device.mode = 'normal'; // its own timer ran
+  await r.poll(60);
+  await r.poll(60);
+  assert.deepEqual(r.written, []);
+  assert.deepEqual(lapsed, ['normal'], 'once, at the first poll after the end');
+  assert.equal(r.polled.control.current().mode, 'normal');
+});
+
+test('`keep` runs at each poll while the lease runs, with the command as programmed, never after', async () => {
+  const kept: Array<{ mode: BatteryMode; until: number }> = [];
+  const r = rig({
+    keep: ({ command, until }) => {
+      kept.push({ mode: command.mode, until });
+      return Promise.resolve();
+    },
+  });
+  await r.poll(50);
+  await r.poll(50);
+  assert.deepEqual(kept, [], 'nothing forced: nothing kept');
+  await r.command({ mode: 'charge', powerW: 2000, targetSoc: 60 });
+  const until = T0 + BATTERY_LEASE_MS;
+  await r.poll(55);
+  await r.poll(60); // the hold at the target, not `keep`
+  await r.poll(60);
+  assert.deepEqual(kept, [
+    { mode: 'charge', until },
+    { mode: 'hold', until },
+  ]);
+  r.clock.now = until;
+  r.device.mode = 'normal';
+  await r.poll(60);
+  assert.equal(kept.length, 2, 'not past the lease');
+});
+
+test('stopClean ends a forced command in force, and writes nothing in normal', async () => {
+  const r = rig();
+  await r.poll(50);
+  await r.polled.stopClean();
+  assert.deepEqual(r.written, [], 'normal: nothing');
+  await r.command({ mode: 'hold', powerW: 2000, targetSoc: 60 });
+  await r.polled.stopClean();
+  assert.deepEqual(r.written, ['inverter_1/battery_control_mode=Normal']);
+  assert.deepEqual(modes(r.programmed), ['hold', 'normal']);
+});
+
+test('one change of the device at a time: the poll waits for a command being programmed', async () => {
+  const steps: string[] = [];
+  let release!: () => void;
+  const gate = new Promise<void>((resolve) => (release = resolve));
+  const r = rig({
+    program: async ({ command }) => {
+      steps.push(`${command.mode} start`);
+      if (command.mode === 'charge') await gate;
+      steps.push(`${command.mode} end`);
+    },
+  });
+  await r.poll(50);
+  const charging = r.command({ mode: 'charge', powerW: 2000, targetSoc: 60 });
+  await new Promise<void>((resolve) => setImmediate(resolve));
+  const polling = r.poll(60);
+  await new Promise<void>((resolve) => setImmediate(resolve));
+  assert.deepEqual(steps, ['charge start'], 'the poll did not start the hold');
+  release();
+  await Promise.all([charging, polling]);
+  assert.deepEqual(steps, ['charge start', 'charge end', 'hold start', 'hold end']);
+});
