@@ -247,16 +247,21 @@ async function scheduleDemoFeeds(
   if (config.demoPrices) {
     ctx.prices.declare({ provider: 'Simulator', currency: 'EUR', scheduleType: 'pricing', demo: true });
     // The first publish of each start also covers the backfilled days, so their cost can be
-    // shown (the core keeps past prices); the hourly ones after it, today and tomorrow.
+    // shown (the core keeps past prices); the hourly ones after it, today and tomorrow. The
+    // demo market keeps the zone it first ran in: an owner who sets the site's zone later
+    // changes no price already published (so no past day's cost).
     let pastFrom = (await loadBackfill(ctx.store))?.from;
+    const kept = await ctx.store.get(STORE_KEYS.priceZone);
+    const priceZone = typeof kept === 'string' && isKnownTimeZone(kept) ? kept : timeZone;
+    if (kept !== priceZone) await ctx.store.set(STORE_KEYS.priceZone, priceZone);
     ctx.scheduler.every({
       name: 'prices',
       intervalMs: HOUR,
       run: () => {
         const now = ctx.now();
-        const past = pastFrom === undefined ? [] : demoPriceSlotsBetween(model, timeZone, pastFrom, now);
+        const past = pastFrom === undefined ? [] : demoPriceSlotsBetween(model, priceZone, pastFrom, now);
         pastFrom = undefined;
-        const ahead = demoPriceSlots(model, timeZone, now);
+        const ahead = demoPriceSlots(model, priceZone, now);
         ctx.prices.publish({ import: [...past.filter((s) => s.start < ahead[0]!.start), ...ahead] });
       },
     });

@@ -8,7 +8,12 @@ import { type PluginStore, z } from '@heliograph/plugins-sdk';
 import { MAX_CHARGE_CURRENT } from './declarations.js';
 import { OUTPUT_SOURCE_PRIORITIES, type InverterSettings, type SiteState } from './site.js';
 
-export const STORE_KEYS = { settings: 'settings', state: 'state', backfill: 'backfill' } as const;
+export const STORE_KEYS = {
+  settings: 'settings',
+  state: 'state',
+  backfill: 'backfill',
+  priceZone: 'priceZone',
+} as const;
 
 const settingsSchema = z.record(
   z.string(),

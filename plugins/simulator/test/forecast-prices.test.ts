@@ -178,4 +178,25 @@ describe('demo prices', () => {
     await then.stop();
     assert.deepEqual(first!.slice(0, 96), then.prices.schedules[0]!.import.slice(0, 96));
   });
+
+  it('keeps the zone of its first run: an owner who sets the site zone later changes no published price', async () => {
+    const now = Date.parse('2026-06-21T10:00:00Z');
+    const config = { demoPrices: true, backfill_days: 2 };
+    const utc = await startSimulator({ now, config, site: { timeZone: 'UTC' } });
+    await utc.runJob('prices');
+    await utc.stop();
+    assert.equal(utc.store.get('priceZone'), 'UTC');
+    // The restart after the owner set Europe/Berlin, on the same store.
+    const berlin = await startSimulator({
+      now,
+      config,
+      site: { timeZone: 'Europe/Berlin' },
+      store: Object.fromEntries(utc.store),
+    });
+    await berlin.runJob('prices');
+    await berlin.stop();
+    const [before] = utc.prices.schedules.map((s) => s.import);
+    const [after] = berlin.prices.schedules.map((s) => s.import);
+    assert.deepEqual(after, before, 'the same slots at the same prices');
+  });
 });
