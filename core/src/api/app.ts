@@ -6,6 +6,7 @@ import type { AddressInfo } from 'node:net';
 import { requireAuth } from '../auth/middleware.js';
 import type { Authenticator } from '../auth/types.js';
 import { jsonBody } from './body.js';
+import { compression } from './compression.js';
 import { errorHandler } from './errors.js';
 import { hostAndOriginCheck, securityHeaders } from './hardening.js';
 import { HostPolicy } from './host-policy.js';
@@ -55,6 +56,9 @@ export function createApp(options: AppOptions): WebsocketApp {
   // Every line of the log has a time: koa's own printer (console.error) has none.
   app.on('error', logAppError);
   app.use(securityHeaders());
+  // Outside the error handler, so its answers are compressed like every other; the live
+  // stream's upgrade never reaches koa's chain (websocket/index.ts), fast lanes compress alike.
+  app.use(compression());
   app.use(errorHandler());
   app.use(hostAndOriginCheck(options.hosts ?? new HostPolicy()));
   const rootRouters = options.rootRouters ?? [];

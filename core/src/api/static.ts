@@ -55,7 +55,8 @@ export function staticRoutes(options: { dir: string }): Router {
       // The bundle's file names carry a content hash (web/build.mjs), so those are cached
       // for a year; anything else (index.html, which names the current hashes) is
       // revalidated every time, so an upgrade is picked up at the next load. The build
-      // writes .br and .gz beside each file; send picks one the browser accepts.
+      // writes .br and .gz beside each file; send picks one the browser accepts (and the
+      // app's compression, compression.ts, leaves it as it is; a file without them it compresses).
       served = await send(ctx, path, {
         root: dir,
         maxage: 0,

@@ -1,7 +1,7 @@
-import type { ServerResponse } from 'node:http';
 import type { Authenticator } from '../../auth/types.js';
 import type { FastLane } from '../app.js';
 import type { HostPolicy } from '../host-policy.js';
+import { sendJson } from '../compression.js';
 import { laneReader } from '../lane-access.js';
 import { historyBytes, prepareHistory, type HistoryDeps, type PreparedHistory } from './answer.js';
 import { historyQuery } from './route.js';
@@ -24,7 +24,7 @@ const UNUSUAL = /[\t\n\f\r #\u00a0\ufeff]/;
  * schema or the checks refuse, goes to koa untouched, so every refusal is the route's
  * answer. A read that fails after the request was taken is handed to koa as it came, and
  * koa answers it (its error, or the page if the retry reads). The headers are the route's
- * (type, length, nosniff); test/api/history-lane.test.ts holds both answers to the same bytes.
+ * (type, length, nosniff, and its compression); test/api/history-lane.test.ts holds both answers to the same bytes.
  */
 export function historyLane(deps: HistoryDeps & { auth: Authenticator; hosts: HostPolicy }): FastLane {
   const reader = laneReader(deps.auth, deps.hosts);
@@ -34,8 +34,9 @@ export function historyLane(deps: HistoryDeps & { auth: Authenticator; hosts: Ho
     const prepared = checkedRequest(deps, url.slice(PREFIX.length));
     if (!prepared) return false;
     historyBytes(prepared)
+      // Compressed as koa would (compression.ts); a cached page once per encoding.
       .then(
-        (body) => send(res, body),
+        (body) => sendJson(req, res, body),
         () => koa(req, res),
       )
       // Nothing is left to answer with: the socket goes, as it would on koa's own failure to write.
@@ -60,13 +61,4 @@ function checkedRequest(deps: HistoryDeps, search: string): PreparedHistory | un
   } catch {
     return undefined;
   }
-}
-
-function send(res: ServerResponse, body: Buffer): void {
-  res.writeHead(200, {
-    'Content-Type': 'application/json; charset=utf-8',
-    'Content-Length': body.length,
-    'X-Content-Type-Options': 'nosniff',
-  });
-  res.end(body);
 }

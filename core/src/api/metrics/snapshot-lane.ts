@@ -2,6 +2,7 @@ import type { Authenticator } from '../../auth/types.js';
 import type { TopicRegistry } from '../../topics/registry.js';
 import type { FastLane } from '../app.js';
 import type { HostPolicy } from '../host-policy.js';
+import { sendJson } from '../compression.js';
 import { laneReader } from '../lane-access.js';
 
 const SNAPSHOT_PATH = '/api/v1/metrics';
@@ -15,21 +16,16 @@ const SNAPSHOT_PATH = '/api/v1/metrics';
  * Nothing here decides anything koa would decide differently: the Host, Origin and
  * credential checks are laneReader's (lane-access.ts). Any other request, and every
  * refusal, goes through koa, so errors and their headers stay those of every other route.
- * The headers are the ones koa's route sends (type, length, nosniff);
+ * The headers are the ones koa's route sends (type, length, nosniff, and its compression);
  * test/api/snapshot-lane.test.ts holds both answers to the same bytes.
  */
 export function snapshotLane(deps: { registry: TopicRegistry; auth: Authenticator; hosts: HostPolicy }): FastLane {
   const { registry } = deps;
   const reader = laneReader(deps.auth, deps.hosts);
-  return (req, res) => {
+  return (req, res, koa) => {
     if (req.method !== 'GET' || req.url !== SNAPSHOT_PATH || !reader(req)) return false;
-    const body = registry.snapshot();
-    res.writeHead(200, {
-      'Content-Type': 'application/json; charset=utf-8',
-      'Content-Length': body.length,
-      'X-Content-Type-Options': 'nosniff',
-    });
-    res.end(body);
+    // Compressed as koa would (compression.ts), once per snapshot: the Buffer is cached.
+    sendJson(req, res, registry.snapshot())?.catch(() => koa(req, res));
     return true;
   };
 }
