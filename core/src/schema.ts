@@ -7,6 +7,7 @@
 import { authMigrations } from './auth/migrations.js';
 import { onlineBackup, type Db, type Migration } from './db.js';
 import { energyMigrations } from './energy/kwh-totals.js';
+import { settingsLogMigrations } from './config/settings-log.js';
 import { priceMigrations } from './grid/price-history.js';
 import { quarantineMigrations } from './history/damage.js';
 import { historyMigrations } from './history/migrations.js';
@@ -23,6 +24,7 @@ export const CORE_MIGRATIONS: readonly Migration[] = [
   ...pluginStoreMigrations,
   ...authMigrations,
   ...priceMigrations,
+  ...settingsLogMigrations,
 ];
 
 /** Every schema step of this release. */

@@ -50,6 +50,7 @@ import { ForecastStore } from './forecast/store.js';
 import { PriceBook } from './grid/book.js';
 import { forecastRoutes } from './api/forecast/route.js';
 import { gridRoutes } from './api/grid/route.js';
+import { energyRoutes } from './api/energy/route.js';
 import { pluginConfigRoutes, type SavePluginEntries } from './api/plugins/config.js';
 import { staticRoutes } from './api/static.js';
 import { historyRoutes } from './api/history/route.js';
@@ -69,6 +70,8 @@ import { setupAudit, type RecordChange } from './api/change-audit.js';
 import { pluginInstancesRoutes } from './api/plugins/instances.js';
 import { siteConfigRoutes } from './api/config/route.js';
 import { LiveSiteSettings } from './config/site-settings.js';
+import { SettingsLog } from './config/settings-log.js';
+import { PeriodEnergy } from './energy/period-energy.js';
 import { applySiteSettingsLive } from './container/apply-live.js';
 import { Alerts } from './alerts/alerts.js';
 import { openApiRoutes } from './api/openapi/route.js';
@@ -235,6 +238,8 @@ async function startCore(di: DependencyContainer, closers: Closers): Promise<voi
   closers.push(di.resolve(TotalsDeriver).start());
   const energy = di.resolve(EnergyTotals);
   closers.push(await energy.start());
+  // Before any change can be made: the values in force are logged at the start.
+  closers.push(await di.resolve(SettingsLog).start(di.resolve(LiveSiteSettings), di.resolve(CONFIG)));
   const staleTimer = setInterval(() => registry.checkStale(), 5000);
   closers.push(() => clearInterval(staleTimer));
   if (di.isRegistered(HISTORY)) {
@@ -287,6 +292,9 @@ async function loadPlugins(di: DependencyContainer, options: ServerOptions): Pro
 function startSite(di: DependencyContainer, closers: Closers): void {
   const alerts = di.resolve(Alerts);
   closers.push(alerts.start());
+  // /grid's status and ctx.site.prices name a price plugin that fails, as GET /api/v1/plugins shows it.
+  const host = di.resolve(PluginHost);
+  closers.push(di.resolve(PriceBook).watchHealth((source) => host.status().find((s) => s.id === source)));
   closers.push(di.resolve(WriteService).onRefused((topic, message) => alerts.writeRefused(topic, message)));
   closers.push(
     applySiteSettingsLive(di.resolve(LiveSiteSettings), {
@@ -331,6 +339,13 @@ function webApp(di: DependencyContainer, setupCode: SetupCode): AppOptions {
       historyRoutes(historyDeps(di)),
       forecastRoutes({ store: di.resolve(ForecastStore), clock, registry }),
       gridRoutes({ book: di.resolve(PriceBook) }),
+      energyRoutes({
+        energy: () => (di.isRegistered(HISTORY) ? di.resolve(PeriodEnergy) : undefined),
+        unavailable: () => {
+          const opened = di.resolve(OPENED_HISTORY);
+          return opened.store ? '' : opened.reason;
+        },
+      }),
       pluginInstancesRoutes({ host, save, record }),
       pluginsRoutes({ host, extra: () => [historyStatus()] }),
       pluginConfigRoutes({ host, save, record }),

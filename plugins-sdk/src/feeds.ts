@@ -77,7 +77,8 @@ export interface ForecastRun {
 
 /**
  * One price slot; `price` in currency per kWh as the provider publishes it, before the core's
- * multiplier and offset. For export prices, positive means the user is paid.
+ * multiplier and offset. For export prices, positive means the user is paid. A `standing`
+ * charge slot (see {@link PricesApi.publish}) holds the charge for the whole slot instead.
  *
  * @example
  * const slot: PriceSlot = { start: Date.parse('2026-11-22T10:00:00Z'), end: Date.parse('2026-11-22T10:15:00Z'), price: 0.2002 };
@@ -107,8 +108,23 @@ export interface PricesApi {
    * without dynamic prices (the grid API then answers `pricing: null`).
    */
   declare(args: PriceProviderDeclaration): Disposer;
-  /** Replaces the slots it covers; `export` only for `import_export_pricing`. */
-  publish(args: { import: PriceSlot[]; export?: PriceSlot[] }): void;
+  /**
+   * Replaces the slots it covers (each list on its own); `export` only for
+   * `import_export_pricing`.
+   *
+   * `standing`: the standing charge (daily fixed charge), one slot per local day or any span,
+   * its `price` the charge for the whole slot in the currency (not per kWh). The core's
+   * multiplier and offset are not applied to it; `GET /api/v1/grid` shows the current local
+   * day's as `standing_charge`. Omit it when the tariff has none.
+   *
+   * @example
+   * const day = localDays({ now: ctx.now(), zone: ctx.site.timeZone });
+   * ctx.prices.publish({
+   *   import: [{ start: day.todayStart, end: day.tomorrowStart, price: 0.2516 }],
+   *   standing: [{ start: day.todayStart, end: day.tomorrowStart, price: 0.45 }], // 0.45 a day
+   * });
+   */
+  publish(args: { import: PriceSlot[]; export?: PriceSlot[]; standing?: PriceSlot[] }): void;
 }
 
 /** What `ctx.prices.declare` takes; see {@link PricesApi}. */

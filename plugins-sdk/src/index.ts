@@ -33,6 +33,7 @@ export {
   type SitePoint,
   type SitePrices,
   type SitePriceSlot,
+  type SitePriceStatus,
   type SiteSubscribeOptions,
   type SiteWrite,
   type TopicFilter,

@@ -75,6 +75,24 @@ export interface SitePrices {
   currency: string | null;
   /** Empty before the first prices are published, or when the provider has no dynamic prices. */
   slots: SitePriceSlot[];
+  /**
+   * Whether the provider's prices can be trusted (the grid answer's `status`): `failed` while
+   * its plugin fails (`message` the reason), `stale` when its slots end within the hour or
+   * it has published none yet (`message` says which), else `ok`; `lastData` (Unix ms) is its last publish. Absent
+   * without a provider of dynamic prices, and from a core older than this field.
+   *
+   * @example
+   * { state: 'failed', message: 'job refresh failed: ENTSO-E answered 503', lastData: 1763805600000 }
+   */
+  status?: SitePriceStatus;
+}
+
+/** See {@link SitePrices.status}. */
+export interface SitePriceStatus {
+  state: 'ok' | 'failed' | 'stale';
+  message: string | null;
+  /** Unix ms of the provider's last publish; null before its first. */
+  lastData: number | null;
 }
 
 /**

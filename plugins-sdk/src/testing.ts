@@ -138,7 +138,7 @@ export interface ScheduledJob {
  */
 export interface RecordedPrices {
   provider?: PriceProviderDeclaration;
-  schedules: Array<{ import: PriceSlot[]; export?: PriceSlot[] }>;
+  schedules: Array<{ import: PriceSlot[]; export?: PriceSlot[]; standing?: PriceSlot[] }>;
 }
 
 /**

@@ -105,6 +105,12 @@ test('history (hand-built JSON), forecast and grid', async () => {
   assert.ok(forecast.points.length > 0);
   const grid = (await answer('GET /api/v1/grid', '/api/v1/grid')) as { provider: string };
   assert.equal(grid.provider, 'Simulator');
+  const day = new Date(Math.floor(Date.now() / 86_400_000) * 86_400_000).toISOString();
+  const energy = (await answer('GET /api/v1/energy', `/api/v1/energy?period=hour&from=${day}&to=${day}`, {}, 400)) as {
+    code: string;
+  };
+  assert.equal(energy.code, 'QUERY_INVALID');
+  await answer('GET /api/v1/energy', `/api/v1/energy?period=day&from=${day}&to=${new Date().toISOString()}`);
 });
 
 test('plugins: list, installed, add, disable, config, remove', async () => {

@@ -24,6 +24,7 @@ const EXPECTED_SCOPES: Record<string, RouteInfo['scope']> = {
   'GET /api/v1/history': 'read',
   'GET /api/v1/forecast': 'read',
   'GET /api/v1/grid': 'read',
+  'GET /api/v1/energy': 'read',
   'GET /api/v1/system': 'read',
   'GET /api/v1/plugins': 'admin',
   'GET /api/v1/plugins/installed': 'admin',

@@ -2,8 +2,11 @@ import { Alerts } from '../alerts/alerts.js';
 import { AuthService } from '../auth/service.js';
 import { siteTimeZone } from '../config/schema.js';
 import { LiveSiteSettings } from '../config/site-settings.js';
+import { SettingsLog } from '../config/settings-log.js';
 import { DbWriter } from '../db-writer.js';
 import { EnergyTotals } from '../energy/kwh-totals.js';
+import { PeriodEnergy } from '../energy/period-energy.js';
+import { latestCurrency } from '../energy/period-money.js';
 import { ForecastStore } from '../forecast/store.js';
 import { PriceBook } from '../grid/book.js';
 import { PriceHistory } from '../grid/price-history.js';
@@ -64,6 +67,7 @@ import {
  */
 export function registerCoreServices(di: DependencyContainer): void {
   registerStores(di);
+  registerEnergyServices(di);
   registerPluginServices(di);
   registerSiteServices(di);
 }
@@ -148,6 +152,33 @@ function registerStores(di: DependencyContainer): void {
         offset: config.prices.offset,
         // Past prices, for the cost of past days: in the database file, through its one write path.
         history: new PriceHistory(c.resolve(DB), c.resolve(CLOCK), c.resolve(DB_WRITER)),
+      });
+    }),
+  );
+}
+
+/** The settings change log and the energy per period read by it. */
+function registerEnergyServices(di: DependencyContainer): void {
+  // When the zone and the reset period changed: the rules past energy is read by.
+  di.register(
+    SettingsLog,
+    cached((c) => new SettingsLog(c.resolve(DB), c.resolve(CLOCK), c.resolve(DB_WRITER))),
+  );
+  // Needs HISTORY: resolved only when the history store opened.
+  di.register(
+    PeriodEnergy,
+    cached((c) => {
+      const config = c.resolve(CONFIG);
+      const db = c.resolve(DB);
+      const book = c.resolve(PriceBook);
+      return new PeriodEnergy({
+        store: c.resolve(HISTORY),
+        db,
+        log: c.resolve(SettingsLog),
+        timeZone: () => siteTimeZone(config),
+        now: () => c.resolve(CLOCK).now(),
+        priceAdjust: () => config.prices,
+        currency: async () => book.toResponse().pricing?.currency ?? (await latestCurrency(db)),
       });
     }),
   );

@@ -27,7 +27,25 @@ interface SourceState {
   declaration: PriceProviderDeclaration;
   import: PriceSlot[];
   export: PriceSlot[];
+  /** The plugin instance that declared it (GET /api/v1/plugins' id). */
+  source: string;
+  /** When it last published (the time of its last good data); null before its first publish. */
+  lastPublish: number | null;
+  /** Standing charge slots: the charge for the whole slot, never adjusted. */
+  standing: PriceSlot[];
+  /** Whether it ever published `standing`: only then does the answer carry `standing_charge`. */
+  hasStanding: boolean;
 }
+
+/** What a provider publishes, as the SDK's `ctx.prices.publish` takes it. */
+export interface PriceSchedule {
+  import: PriceSlot[];
+  export?: PriceSlot[];
+  standing?: PriceSlot[];
+}
+
+/** The grid answer's `standing_charge`: the charge of one local day. */
+export type StandingCharge = NonNullable<GridResponse['standing_charge']>;
 
 export interface PriceBookOptions {
   clock: Clock;
@@ -42,6 +60,18 @@ export interface PriceBookOptions {
 
 /** The longest range GET /api/v1/grid answers: a calendar year in any zone, with a day to spare. */
 export const MAX_PRICE_RANGE_MS = 367 * 86_400_000;
+
+/** Prices that end sooner than this from now are `stale` in the grid answer's status. */
+export const STALE_WITHIN_MS = 3_600_000;
+
+/** The grid answer's `status`: whether the active provider's prices can be trusted. */
+export type PriceStatus = NonNullable<GridResponse['status']>;
+
+/**
+ * What the plugin host says of a price plugin instance (GET /api/v1/plugins' `state` and
+ * `last_error`), undefined for an instance it does not know.
+ */
+export type SourceHealth = (source: string) => { state: string; last_error: string | null } | undefined;
 
 /** The grid answer when no price plugin is configured: no provider, no prices. */
 const NO_PROVIDER: GridResponse = { provider: 'none', schedule_type: 'pricing', pricing: null };
@@ -66,7 +96,22 @@ export class PriceBook implements PriceSink {
   private readonly sources = new Map<string, SourceState>();
   private active: SourceState | undefined;
 
+  /** The plugin host's view of each source, for the answer's `status`; see {@link watchHealth}. */
+  private health: SourceHealth | undefined;
+
   constructor(private readonly options: PriceBookOptions) {}
+
+  /**
+   * Lets the grid answer (and `ctx.site.prices`) say that the active provider's plugin
+   * failed: the host is built after the book (it hands the book to plugins), so it is
+   * given here. Returns the disposer.
+   */
+  watchHealth(health: SourceHealth): () => void {
+    this.health = health;
+    return () => {
+      if (this.health === health) this.health = undefined;
+    };
+  }
 
   /**
    * The site's price settings changed (applied without a restart): the stored raw slots
@@ -86,7 +131,15 @@ export class PriceBook implements PriceSink {
       );
     }
     if (this.sources.has(source)) throw new Error(`prices.declare: ${source} has already declared its provider`);
-    const state: SourceState = { declaration: { ...args }, import: [], export: [] };
+    const state: SourceState = {
+      declaration: { ...args },
+      import: [],
+      export: [],
+      source,
+      lastPublish: null,
+      standing: [],
+      hasStanding: false,
+    };
     this.sources.set(source, state);
     const active = this.activeSource();
     if (active && active !== state)
@@ -99,7 +152,7 @@ export class PriceBook implements PriceSink {
     };
   }
 
-  publish(source: string, schedule: { import: PriceSlot[]; export?: PriceSlot[] }): void {
+  publish(source: string, schedule: PriceSchedule): void {
     const state = this.sources.get(source);
     if (!state) throw new Error('prices.publish before prices.declare: declare the provider in setup first');
     if (schedule.export?.length && state.declaration.scheduleType !== 'import_export_pricing') {
@@ -107,14 +160,25 @@ export class PriceBook implements PriceSink {
         `prices.publish: export prices need scheduleType "import_export_pricing"; ${source} declared "${state.declaration.scheduleType}"`,
       );
     }
+    if (schedule.standing && state.declaration.scheduleType === 'none') {
+      throw new Error(
+        `prices.publish: a standing charge needs a currency and scheduleType "pricing" or "import_export_pricing"; ${source} declared "none"`,
+      );
+    }
     const keepFrom = this.dayStart(this.options.clock.now(), -1);
+    state.lastPublish = this.options.clock.now();
     const imports = validSlots(schedule.import, source);
     const exports = schedule.export ? validSlots(schedule.export, source) : undefined;
+    const standing = schedule.standing ? validSlots(schedule.standing, source) : undefined;
     state.import = replaceCovered(state.import, imports, keepFrom);
     if (exports) state.export = replaceCovered(state.export, exports, keepFrom);
+    if (standing) {
+      state.standing = replaceCovered(state.standing, standing, keepFrom);
+      state.hasStanding = true;
+    }
     // The publish is saved whole (past days a provider sends too); a source that just became
     // active has had what its memory holds saved by activeSource as well.
-    if (this.activeSource() === state) this.save(state, imports, exports);
+    if (this.activeSource() === state) this.save(state, imports, exports, standing);
   }
 
   /** Resolves once the prices published so far are saved (the server's close). */
@@ -127,11 +191,27 @@ export class PriceBook implements PriceSink {
     const active = this.activeSource();
     if (!active) return NO_PROVIDER;
     const todayStart = this.dayStart(this.options.clock.now(), 0);
-    return this.respond(
+    const response = this.respond(
       active,
       active.import.filter((s) => s.start >= todayStart),
       active.export,
     );
+    if (!active.hasStanding) return response;
+    return { ...response, standing_charge: this.chargeOf(active, active.standing, todayStart) };
+  }
+
+  /**
+   * The active provider's standing charge slots overlapping [from, to), raw (a charge per
+   * slot, never adjusted): the saved past with what memory holds. Empty without a provider
+   * that publishes a standing charge.
+   */
+  async standingSlots(from: number, to: number): Promise<{ currency: string; slots: PriceSlot[] } | null> {
+    const active = this.activeSource();
+    const currency = active?.declaration.currency;
+    if (!active || !currency || active.declaration.scheduleType === 'none') return null;
+    const past = this.options.history ? await this.options.history.read('standing', from, to, currency) : [];
+    const slots = replaceCovered(past, active.standing, -Infinity).filter((s) => s.start < to && s.end > from);
+    return { currency, slots };
   }
 
   /**
@@ -145,19 +225,48 @@ export class PriceBook implements PriceSink {
     const { currency, scheduleType } = active.declaration;
     const history = this.options.history;
     const overlapping = (slots: readonly PriceSlot[]) => slots.filter((s) => s.start < to && s.end > from);
+    // The standing charge answered for a range is that of the local day `from` falls in.
+    const fromDay = this.dayStart(from, 0);
+    const withStanding = (response: GridResponse, standing: readonly PriceSlot[]): GridResponse =>
+      active.hasStanding || standing.length > 0
+        ? { ...response, standing_charge: this.chargeOf(active, standing, fromDay) }
+        : response;
     if (!history || scheduleType === 'none' || !currency)
-      return this.respond(active, overlapping(active.import), active.export);
+      return withStanding(this.respond(active, overlapping(active.import), active.export), active.standing);
     // Not waiting for saves in progress (a lock held by another process could hold them up):
     // what they carry for today on is in memory, merged below.
-    const [pastImport, pastExport] = await Promise.all([
+    const [pastImport, pastExport, pastStanding] = await Promise.all([
       history.read('import', from, to, currency),
       scheduleType === 'import_export_pricing' ? history.read('export', from, to, currency) : [],
+      history.read('standing', Math.min(from, fromDay), Math.max(to, this.dayStart(from, 1)), currency),
     ]);
-    return this.respond(
-      active,
-      overlapping(replaceCovered(pastImport, active.import, -Infinity)),
-      replaceCovered(pastExport, active.export, -Infinity),
+    return withStanding(
+      this.respond(
+        active,
+        overlapping(replaceCovered(pastImport, active.import, -Infinity)),
+        replaceCovered(pastExport, active.export, -Infinity),
+      ),
+      replaceCovered(pastStanding, active.standing, -Infinity),
     );
+  }
+
+  /**
+   * The standing charge of the local day starting at `dayStart`: each slot overlapping it
+   * counts for the share of it that falls in the day (a day slot whole, a month slot a day's
+   * part); null when none overlaps.
+   */
+  private chargeOf(active: SourceState, standing: readonly PriceSlot[], dayStart: number): StandingCharge | null {
+    const { currency } = active.declaration;
+    const dayEnd = this.dayStart(dayStart, 1);
+    let perDay = 0;
+    let found = false;
+    for (const s of standing) {
+      const overlap = Math.min(s.end, dayEnd) - Math.max(s.start, dayStart);
+      if (overlap <= 0) continue;
+      found = true;
+      perDay += (s.price * overlap) / (s.end - s.start);
+    }
+    return found && currency ? { currency, per_day: roundTo(perDay, 5) } : null;
   }
 
   private respond(active: SourceState, shown: readonly PriceSlot[], exportSlots: readonly PriceSlot[]): GridResponse {
@@ -180,7 +289,7 @@ export class PriceBook implements PriceSink {
         rank: importStats.rank[i]!,
         premium: importStats.premium[i]!,
       }));
-      return { provider, schedule_type: 'pricing', pricing };
+      return { provider, schedule_type: 'pricing', pricing, status: this.statusOf(active) };
     }
 
     // Export prices are matched to import slots by time, so both share one slot list even
@@ -203,7 +312,26 @@ export class PriceBook implements PriceSink {
       export_rank: exportStats.rank[i] ?? null,
       export_premium: exportStats.premium[i] ?? null,
     }));
-    return { provider, schedule_type: 'import_export_pricing', pricing };
+    return { provider, schedule_type: 'import_export_pricing', pricing, status: this.statusOf(active) };
+  }
+
+  /**
+   * Whether the active provider's prices can be trusted: `failed` while its plugin instance
+   * is failed or has an error (GET /api/v1/plugins' state and last_error, through
+   * {@link watchHealth}), else `stale` when its slots end within the hour (or it has
+   * published none yet), else `ok`; `last_data` is the time of its last publish.
+   */
+  private statusOf(active: SourceState): PriceStatus {
+    const { provider } = active.declaration;
+    const lastData = active.lastPublish === null ? null : formatUtc(active.lastPublish);
+    const health = this.health?.(active.source);
+    if (health && (health.state === 'failed' || health.last_error !== null))
+      return { state: 'failed', message: health.last_error ?? `${provider} failed`, last_data: lastData };
+    const end = active.import.reduce((last, s) => Math.max(last, s.end), -Infinity);
+    if (end === -Infinity) return { state: 'stale', message: `no prices from ${provider} yet`, last_data: lastData };
+    if (end < this.options.clock.now() + STALE_WITHIN_MS)
+      return { state: 'stale', message: `prices from ${provider} end at ${formatUtc(end)}`, last_data: lastData };
+    return { state: 'ok', message: null, last_data: lastData };
   }
 
   /** The active provider, chosen anew when a declaration or publish calls for it (see the class). */
@@ -219,19 +347,25 @@ export class PriceBook implements PriceSink {
     const chosen = keep ? current : best;
     if (chosen !== this.active && chosen && this.active)
       log.info(`${chosen.declaration.provider} is now the active price provider`);
-    if (chosen !== this.active && chosen) this.save(chosen, chosen.import, chosen.export);
+    if (chosen !== this.active && chosen) this.save(chosen, chosen.import, chosen.export, chosen.standing);
     this.active = chosen;
     return chosen;
   }
 
   /** Keeps the active provider's slots for past days (the history option). */
-  private save(state: SourceState, imports: readonly PriceSlot[], exports: readonly PriceSlot[] | undefined): void {
+  private save(
+    state: SourceState,
+    imports: readonly PriceSlot[],
+    exports: readonly PriceSlot[] | undefined,
+    standing: readonly PriceSlot[] | undefined,
+  ): void {
     const { provider, currency, scheduleType } = state.declaration;
     const history = this.options.history;
     if (!history || !currency || scheduleType === 'none') return;
     history.record({ kind: 'import', slots: imports, currency, provider });
     if (exports && scheduleType === 'import_export_pricing')
       history.record({ kind: 'export', slots: exports, currency, provider });
+    if (standing) history.record({ kind: 'standing', slots: standing, currency, provider });
   }
 
   private adjust(raw: number): number {

@@ -23,7 +23,8 @@ export const priceMigrations: Migration[] = [
   },
 ];
 
-export type PriceKind = 'import' | 'export';
+/** `standing`: the standing charge, a charge per slot (not per kWh); stored raw like the others. */
+export type PriceKind = 'import' | 'export' | 'standing';
 
 /** How long past prices are kept: two years, so last year's same month can be costed. */
 export const PRICE_RETENTION_DAYS = 730;

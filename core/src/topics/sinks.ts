@@ -45,5 +45,5 @@ export interface ForecastSink {
 export interface PriceSink {
   /** A declaration marked `demo` gives way to real providers (see the SDK's PricesApi). */
   declare(source: string, args: PriceProviderDeclaration): () => void;
-  publish(source: string, schedule: { import: PriceSlot[]; export?: PriceSlot[] }): void;
+  publish(source: string, schedule: { import: PriceSlot[]; export?: PriceSlot[]; standing?: PriceSlot[] }): void;
 }

@@ -48,6 +48,7 @@ describe('GET /api/v1/grid', () => {
       provider: 'aWATTar',
       schedule_type: 'pricing',
       pricing: { currency: 'EUR', unit: 'EUR/kWh', slots: [] },
+      status: { state: 'stale', message: 'no prices from aWATTar yet', last_data: null },
     });
 
     // Berlin's 2026-06-01 runs from 2026-05-31T22:00Z; the first two hours of it plus one of the day before.

@@ -316,7 +316,7 @@ export class Controller {
     const { mode, refused } = this.allowedMode(a.mode, inputs);
     if (this.mode === 'dry-run') {
       this.out.publish({
-        status: `dry-run: would set ${LABEL[mode]}${mode === 'charge' || mode === 'discharge' ? ` at ${a.powerW} W to ${a.targetSoc} %` : ''} on ${dev}${refused}`,
+        status: `dry-run: would set ${LABEL[mode]}${mode === 'charge' || mode === 'discharge' ? ` at ${a.powerW} W to ${a.targetSoc} %` : ''} on ${dev}${refused}${inputs.priceNote ?? ''}`,
       });
       return;
     }
@@ -352,7 +352,7 @@ export class Controller {
       if (mode !== 'normal') this.renewedSlot = slot;
       this.retry = null;
       this.commanded = { ...command, at: now, leaseS: inputs.limits.leaseS };
-      this.out.publish({ status: `active: ${LABEL[mode]} on ${dev}${refused}` });
+      this.out.publish({ status: `active: ${LABEL[mode]} on ${dev}${refused}${inputs.priceNote ?? ''}` });
     } catch (e) {
       const delayMs = Math.min(RETRY_MAX_MS, this.retry ? this.retry.delayMs * 2 : RETRY_FIRST_MS);
       const at = now + delayMs;

@@ -3,8 +3,9 @@
  * battery limits, the state of charge, the price book, the PV forecast and the load history.
  * Each missing or stale input is a reason in words, never a guess.
  */
-import type { MetricValue, PluginContext } from '@heliograph/plugins-sdk';
+import type { MetricValue, PluginContext, SitePrices } from '@heliograph/plugins-sdk';
 import type { PlannerConfig } from './config.js';
+import { clockTime } from './modes.js';
 import { type PriceInput, QUARTER_MS } from './plan.js';
 
 export interface Limits {
@@ -26,6 +27,8 @@ export interface Inputs {
   pvW: Map<number, number>;
   /** Identifies the price book and forecast the plan was made from. */
   key: string;
+  /** For the status: the price provider failed, its prices planned on are its last ones. */
+  priceNote?: string;
 }
 
 export type Read = { ok: true; inputs: Inputs } | { ok: false; device: string | null; why: string; unavailable?: true };
@@ -38,6 +41,26 @@ export async function findDevice(ctx: PluginContext, config: PlannerConfig): Pro
   const defs = await ctx.site.definitions();
   const mode = defs.find((d) => d.topic.endsWith('/battery_control_mode'));
   return mode ? mode.topic.slice(0, mode.topic.indexOf('/')) : null;
+}
+
+/**
+ * The price provider's trouble as the grid answer's status says it, in words: its plugin
+ * failed (the reason, the time of its last good data), or its prices ended; undefined when
+ * neither.
+ */
+export function priceTrouble(book: SitePrices, now: number, timeZone: string): string | undefined {
+  const { provider, status } = book;
+  if (!provider) return undefined;
+  const at = (time: number) => clockTime(time, now, timeZone);
+  if (status?.state === 'failed')
+    return (
+      `prices from ${provider} failed` +
+      (status.lastData === null ? '' : ` (last good data at ${at(status.lastData)})`) +
+      (status.message ? `: ${status.message}` : '')
+    );
+  const end = book.slots.reduce((last, s) => Math.max(last, s.end), -Infinity);
+  if (end !== -Infinity && end <= now) return `prices from ${provider} ended at ${at(end)}`;
+  return undefined;
 }
 
 export async function readInputs(ctx: PluginContext, config: PlannerConfig, now: number): Promise<Read> {
@@ -70,13 +93,15 @@ export async function readInputs(ctx: PluginContext, config: PlannerConfig, now:
   const modes = (modeDef?.writable?.options ?? ['Normal', 'Hold', 'Charge', 'Discharge']).map((m) => m.toLowerCase());
 
   const book = await ctx.site.prices();
+  const trouble = priceTrouble(book, now, ctx.site.timeZone);
   const prices: PriceInput[] = book.slots.map((s) => ({
     start: s.start,
     end: s.end,
     import: s.importPrice,
     export: config.exportPaid ? s.exportPrice : 0,
   }));
-  if (!prices.some((p) => p.start <= now && p.end > now)) return { ok: false, device, why: 'no price for now' };
+  if (!prices.some((p) => p.start <= now && p.end > now))
+    return { ok: false, device, why: ['no price for now', trouble].filter(Boolean).join(': ') };
 
   const forecast = await ctx.site.forecast({ fromMs: now - QUARTER_MS, toMs: now + config.horizonHours * 3_600_000 });
   const pvW = new Map<number, number>();
@@ -96,6 +121,7 @@ export async function readInputs(ctx: PluginContext, config: PlannerConfig, now:
       prices,
       pvW,
       key,
+      ...(trouble ? { priceNote: `; ${trouble}` } : {}),
     },
   };
 }

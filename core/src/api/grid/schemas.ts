@@ -22,7 +22,30 @@ export const importExportSlot = z.object({
   export_premium: z.number().nullable(),
 });
 
-/** GET /api/v1/grid: the active price provider's schedule, or `pricing: null`. */
+/**
+ * The standing charge (daily fixed charge) of one local day: the current one, or for a range
+ * the day `from` falls in. Not adjusted by the multiplier and offset.
+ */
+export const standingCharge = z.object({
+  currency: z.string(),
+  per_day: z.number(),
+});
+
+/**
+ * Whether the active provider's prices can be trusted: `failed` while its plugin fails (the
+ * reason in `message`, as GET /api/v1/plugins' last_error), `stale` when its prices end
+ * within the hour (`message` says when), else `ok`. `last_data`: its last publish.
+ */
+export const priceStatus = z.object({
+  state: z.enum(['ok', 'failed', 'stale']),
+  message: z.string().nullable(),
+  last_data: utcTime.nullable(),
+});
+
+/**
+ * GET /api/v1/grid: the active price provider's schedule, or `pricing: null`. `standing_charge`
+ * only when the provider publishes a standing charge (null on a day none covers).
+ */
 export const gridResponse = z.object({
   provider: z.string(),
   schedule_type: z.enum(['pricing', 'import_export_pricing']),
@@ -33,4 +56,6 @@ export const gridResponse = z.object({
       slots: z.array(z.union([priceSlot, importExportSlot])),
     })
     .nullable(),
+  standing_charge: standingCharge.nullable().optional(),
+  status: priceStatus.optional(),
 });

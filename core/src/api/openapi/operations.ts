@@ -1,5 +1,6 @@
 import { auditOperations } from '../audit/openapi.js';
 import { configOperations } from '../config/openapi.js';
+import { energyOperations } from '../energy/openapi.js';
 import { forecastOperations } from '../forecast/openapi.js';
 import { gridOperations } from '../grid/openapi.js';
 import { historyOperations } from '../history/openapi.js';
@@ -26,6 +27,7 @@ export const OPERATIONS: Operations = {
   ...historyOperations,
   ...forecastOperations,
   ...gridOperations,
+  ...energyOperations,
   ...systemOperations,
   ...openApiOperations,
   ...pluginsOperations,

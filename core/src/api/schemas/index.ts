@@ -10,6 +10,7 @@ export { metric, metricsResponse, writable, writeResponse } from '../metrics/sch
 export { historyResponse } from '../history/schemas.js';
 export { forecastResponse } from '../forecast/schemas.js';
 export { gridResponse, importExportSlot, priceSlot } from '../grid/schemas.js';
+export { energyBucket, energyResponse } from '../energy/schemas.js';
 export {
   installedPlugin,
   installedPluginsResponse,

@@ -184,7 +184,12 @@ export function pricesOf(grid: GridResponse): SitePrices {
       exportPremium: slot.export_premium,
     };
   });
-  return { provider: grid.provider, currency: grid.pricing.currency, slots };
+  const status = grid.status && {
+    state: grid.status.state,
+    message: grid.status.message,
+    lastData: grid.status.last_data === null ? null : parseRfc3339(grid.status.last_data)!,
+  };
+  return { provider: grid.provider, currency: grid.pricing.currency, slots, ...(status ? { status } : {}) };
 }
 
 function forecastPoints(store: SiteReaders['forecast'], topic: string, from: number, to: number): SitePoint[] {

@@ -1,0 +1,76 @@
+import Router from '@koa/router';
+import { z } from 'zod';
+import { scope } from '../../auth/scopes.js';
+import { ENERGY_PERIODS, formatInZone, type EnergyPeriod } from '../../energy/period-buckets.js';
+import type { PeriodEnergy } from '../../energy/period-energy.js';
+import { parseRfc3339 } from '../../rfc3339.js';
+import { ApiError } from '../errors.js';
+import { parseQuery } from '../query.js';
+import type { EnergyResponse } from '../../api-types.js';
+
+const DAY_MS = 86_400_000;
+
+/** The longest range of each period: a month of hours, a year of days, ten years of months or years. */
+export const MAX_RANGE_DAYS: Record<EnergyPeriod, number> = { hour: 31, day: 367, month: 3660, year: 3660 };
+
+/** A required RFC 3339 time parameter, parsed to Unix ms; the error names the parameter. */
+function requiredTime(name: string) {
+  return z
+    .string({ error: `${name} is required: an RFC 3339 time such as 2026-11-22T00:00:00Z` })
+    .transform((text, ctx) => {
+      const ms = parseRfc3339(text);
+      if (ms === undefined) {
+        ctx.addIssue({
+          code: 'custom',
+          message: `${name} must be an RFC 3339 time such as 2026-11-22T10:00:00Z, got "${text}"`,
+        });
+        return z.NEVER;
+      }
+      return ms;
+    });
+}
+
+export const energyQuery = z.strictObject({
+  period: z.enum(ENERGY_PERIODS, {
+    error: `period is required: one of ${ENERGY_PERIODS.join(', ')}`,
+  }),
+  from: requiredTime('from'),
+  to: requiredTime('to'),
+});
+
+/** The parameters alone: an unknown one is refused first, whatever the values of the others. */
+const energyKeys = z.strictObject({ period: z.unknown(), from: z.unknown(), to: z.unknown() });
+
+/**
+ * GET /api/v1/energy: energy and money per calendar hour, day, month or year overlapping
+ * [from, to), each in the zone in force at its start, read from stored history by the
+ * rules in force when it was recorded (energy/period-energy.ts).
+ */
+export function energyRoutes(deps: { energy: () => PeriodEnergy | undefined; unavailable: () => string }): Router {
+  const router = new Router();
+  router.get('/energy', scope('read'), async (ctx) => {
+    parseQuery(energyKeys, ctx.query);
+    const { period, from, to } = parseQuery(energyQuery, ctx.query);
+    if (from >= to) throw new ApiError('QUERY_INVALID', 'from must be before to');
+    const max = MAX_RANGE_DAYS[period];
+    if (to - from > max * DAY_MS)
+      throw new ApiError('QUERY_INVALID', `from and to may be at most ${max} days apart for period=${period}`);
+    const energy = deps.energy();
+    if (!energy)
+      throw new ApiError('HISTORY_UNAVAILABLE', `energy figures are read from history: ${deps.unavailable()}`);
+    const { currency, buckets } = await energy.figures(period, from, to);
+    const body: EnergyResponse = {
+      period,
+      currency,
+      buckets: buckets.map((b) => ({
+        from: formatInZone(b.from, b.zone),
+        to: formatInZone(b.to, b.zone),
+        time_zone: b.zone,
+        energy: b.energy,
+        money: b.money,
+      })),
+    };
+    ctx.body = body;
+  });
+  return router;
+}
