@@ -219,3 +219,107 @@ test('one change of the device at a time: the poll waits for a command being pro
   await Promise.all([charging, polling]);
   assert.deepEqual(steps, ['charge start', 'charge end', 'hold start', 'hold end']);
 });
+
+test('the start logs what it ended: a forced mode, or a command it cannot tell; a normal device is not logged', async () => {
+  const forced = rig();
+  forced.device.mode = 'discharge';
+  await forced.poll(50);
+  assert.deepEqual(forced.logs, ['discharge in force on the device at the start: set to Normal']);
+  const unknown = rig();
+  unknown.device.mode = null;
+  await unknown.poll(50);
+  assert.deepEqual(unknown.logs, ['a command it cannot tell in force on the device at the start: set to Normal']);
+  const normal = rig();
+  await normal.poll(50);
+  assert.deepEqual(normal.logs, [], 'nothing to say about a normal device');
+});
+
+test('a charge or discharge short of its target is programmed as given, without a word of holding', async () => {
+  const discharge = rig();
+  await discharge.poll(50);
+  await discharge.command({ mode: 'discharge', powerW: 2000, targetSoc: 20 });
+  await discharge.poll(49);
+  assert.deepEqual(modes(discharge.programmed), ['discharge']);
+  const charge = rig();
+  await charge.poll(50);
+  await charge.command({ mode: 'charge', powerW: 2000, targetSoc: 90 });
+  await charge.poll(51);
+  assert.deepEqual(modes(charge.programmed), ['charge']);
+  assert.deepEqual([...discharge.logs, ...charge.logs], []);
+});
+
+test('an unknown SOC never counts as a target reached', async () => {
+  const r = rig();
+  await r.poll(null);
+  await r.command({ mode: 'discharge', powerW: 2000, targetSoc: 40 });
+  await r.poll(null);
+  await r.command({ mode: 'charge', powerW: 2000, targetSoc: 60 });
+  await r.poll(null);
+  // The target's write re-applies the discharge before the mode turns to charge.
+  assert.deepEqual(modes(r.programmed), ['discharge', 'discharge', 'charge'], 'never held without a SOC');
+  assert.deepEqual(r.logs, []);
+});
+
+test('the hold at the target is logged once, through the poll and the renewals', async () => {
+  const r = rig();
+  await r.poll(70);
+  await r.command({ mode: 'charge', powerW: 2000, targetSoc: 80 });
+  await r.poll(80);
+  assert.deepEqual(r.logs, ['battery at 80 %, the charge target 80 %: holding']);
+  r.clock.now += 15 * 60_000;
+  await r.command({ mode: 'charge', powerW: 2000, targetSoc: 80 });
+  await r.poll(81);
+  assert.deepEqual(modes(r.programmed), ['charge', 'hold', 'hold']);
+  assert.equal(r.logs.length, 1, 'the renewal of a hold says nothing new');
+});
+
+test('after Normal nothing is left to end: no `lapsed`, no `keep`, no write at a later poll', async () => {
+  const lapsed: Array<BatteryMode | null> = [];
+  const kept: BatteryMode[] = [];
+  const r = rig({
+    lapsed: ({ found }) => {
+      lapsed.push(found);
+      return Promise.resolve();
+    },
+    keep: ({ command }) => {
+      kept.push(command.mode);
+      return Promise.resolve();
+    },
+  });
+  await r.poll(50);
+  await r.command({ mode: 'charge', powerW: 2000, targetSoc: 90 });
+  await r.command({ mode: 'normal', powerW: 2000, targetSoc: 90 });
+  await r.poll(55);
+  r.clock.now += BATTERY_LEASE_MS;
+  await r.poll(55);
+  assert.deepEqual(lapsed, []);
+  assert.deepEqual(kept, []);
+  assert.deepEqual(r.written, []);
+  assert.deepEqual(modes(r.programmed), ['charge', 'normal']);
+});
+
+test('a lease ended on a device that cannot tell its mode: no write, `lapsed` hears null, the read gets the poll signal', async () => {
+  const lapsed: Array<BatteryMode | null> = [];
+  const reads: AbortSignal[] = [];
+  const r = rig({
+    read: ({ signal: given }) => {
+      reads.push(given);
+      return Promise.resolve(r.device.mode);
+    },
+    lapsed: ({ found }) => {
+      lapsed.push(found);
+      return Promise.resolve();
+    },
+  });
+  await r.poll(50);
+  await r.command({ mode: 'charge', powerW: 2000, targetSoc: 90 });
+  r.clock.now += BATTERY_LEASE_MS;
+  r.device.mode = null;
+  const stop = new AbortController();
+  await r.polled.afterPoll({ soc: 60, signal: stop.signal });
+  assert.deepEqual(r.written, [], 'nothing known to be forced: nothing written');
+  assert.deepEqual(lapsed, [null]);
+  assert.equal(r.polled.control.current().mode, 'normal');
+  assert.ok(!r.logs.some((line) => line.includes('still in force')), r.logs.join('\n'));
+  assert.equal(reads.at(-1), stop.signal, 'a stop aborts the read of a lapsed lease');
+});
