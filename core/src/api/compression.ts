@@ -1,4 +1,5 @@
 import compress from 'koa-compress';
+import Negotiator from 'negotiator';
 import type { IncomingMessage, OutgoingHttpHeaders, ServerResponse } from 'node:http';
 import { promisify } from 'node:util';
 import { brotliCompress, brotliCompressSync, constants, gzip, gzipSync } from 'node:zlib';
@@ -43,28 +44,19 @@ export function compression(): ReturnType<typeof compress> {
   });
 }
 
+/** The encodings offered, in koa-compress's order of preference (br before gzip on a tie). */
+const OFFERED: AnswerEncoding[] = ['br', 'gzip'];
+
 /**
- * The encoding a fast lane answers with (see app.ts FastLane): br or gzip by the client's
- * Accept-Encoding q-values (br first on a tie, as koa-compress prefers it), undefined for
- * the bytes as they are.
+ * The encoding a fast lane answers with (see app.ts FastLane), negotiated as koa-compress
+ * negotiates it (negotiator, with its preference): br or gzip by the client's
+ * Accept-Encoding, undefined for the bytes as they are (no header, identity only, or an
+ * answer under the threshold).
  */
 export function laneEncoding(req: IncomingMessage, size: number): AnswerEncoding | undefined {
-  const header = req.headers['accept-encoding'];
-  if (!header || size < COMPRESS_THRESHOLD_BYTES) return undefined;
-  let star: number | undefined;
-  const q: Partial<Record<AnswerEncoding, number>> = {};
-  for (const part of header.split(',')) {
-    const [name, ...params] = part.trim().toLowerCase().split(';');
-    const qParam = params.map((p) => p.trim()).find((p) => p.startsWith('q='));
-    const value = qParam === undefined ? 1 : Number(qParam.slice(2));
-    if (!Number.isFinite(value)) continue;
-    if (name === 'br' || name === 'gzip') q[name] = value;
-    else if (name === '*') star = value;
-  }
-  const br = q.br ?? star ?? 0;
-  const gz = q.gzip ?? star ?? 0;
-  if (br <= 0 && gz <= 0) return undefined;
-  return br >= gz ? 'br' : 'gzip';
+  if (!req.headers['accept-encoding'] || size < COMPRESS_THRESHOLD_BYTES) return undefined;
+  const chosen = new Negotiator(req).encoding(OFFERED, { preferred: OFFERED });
+  return OFFERED.find((encoding) => encoding === chosen);
 }
 
 const brotliAsync = promisify(brotliCompress);
