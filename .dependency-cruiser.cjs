@@ -29,6 +29,7 @@ const LAYERS = [
       ...[
         'audit',
         'config',
+        'energy',
         'forecast',
         'grid',
         'history',
