@@ -116,6 +116,38 @@ test(
   },
 );
 
+test(
+  'on a phone each price bar is at least 6 px wide (the bars scroll sideways) and the tapped one is outlined',
+  { skip: BROWSER_SKIP },
+  async (t) => {
+    const page = await openPage(t, browser, site.url, PHONE);
+    await signIn(page);
+    await page.locator('.price-bars rect.bar').first().waitFor();
+    const widths = await page
+      .locator('.price-bars rect.bar')
+      .evaluateAll((bars) => bars.map((b) => b.getBoundingClientRect().width));
+    assert.ok(widths.length >= 24, `${widths.length} bars`);
+    assert.ok(Math.min(...widths) >= 6, `the narrowest bar is ${Math.min(...widths).toFixed(1)} px`);
+    // The current slot is in view, without scrolling by hand.
+    const now = await page.locator('.price-bars rect.bar.now').boundingBox();
+    assert.ok(
+      now && now.x >= 0 && now.x + now.width <= PHONE.width,
+      `the current slot is shown: ${JSON.stringify(now)}`,
+    );
+    const hit = page.locator('.price-bars rect.hit').nth(3);
+    await hit.scrollIntoViewIfNeeded();
+    await hit.click();
+    assert.match((await hit.getAttribute('class')) ?? '', /\bpicked\b/);
+    assert.equal(await page.locator('.price-bars rect.hit.picked').count(), 1);
+    assert.match(
+      await page.locator('#prices .bar-detail').innerText(),
+      /\d\d:\d\d( [AP]M)?–\d\d:\d\d( [AP]M)?: [\d.,]+ EUR\/kWh/,
+    );
+    assert.deepEqual(await horizontalOverflow(page), [], 'overflow');
+    await page.locator('#prices').screenshot({ path: `${ARTIFACTS}phone-price-bars.png` });
+  },
+);
+
 test('live values arrive over the WebSocket, with no polling requests', { skip: BROWSER_SKIP }, async (t) => {
   // While an instance is still starting (the backfill's first run), the page asks for the
   // plugins' states again with back-off, by design; the check is about what follows.

@@ -76,7 +76,7 @@ for (const [size, viewport] of [
   );
 
   test(
-    `${size}: device values read as words: ids as written, uptime in days or hours, totals say since when`,
+    `${size}: device values read as words: ids as written, uptime in days or hours, totals are today's`,
     { skip: BROWSER_SKIP },
     async (t) => {
       const page = await openPage(t, browser, site.url, viewport, BROWSER);
@@ -93,7 +93,21 @@ for (const [size, viewport] of [
         /\d/.test(document.querySelector('dd[data-topic="system/uptime"]')?.textContent ?? ''),
       );
       assert.match(await uptime.innerText(), /^\d+ (s|min)$|^\d+ h( \d+ min)?$/);
-      await page.getByText('PV energy (this week)').waitFor();
+      // The site's kWh totals are today's, from the same per-period answer as the Overview's.
+      await page.getByText('PV energy (today)').waitFor();
+      await page.waitForFunction(() =>
+        /^[\d.,]+ k?Wh$|^no data$/.test(document.querySelector('dd[data-topic="total/pv_energy"]')?.textContent ?? ''),
+      );
+      // Storage in the size a person reads (1024-based), not thousands of MB.
+      const storage = page.locator('dd[data-topic="system/free_storage"]');
+      if ((await storage.count()) > 0) {
+        await page.waitForFunction(() =>
+          /\d/.test(document.querySelector('dd[data-topic="system/free_storage"]')?.textContent ?? ''),
+        );
+        const text = await storage.innerText();
+        assert.match(text, /^[\d.,]+ (MB|GB|TB)$/);
+        assert.ok(!/^\d{1,3},\d{3}/.test(text), `no thousands of MB: ${text}`);
+      }
       assert.deepEqual(await horizontalOverflow(page), []);
       assert.deepEqual(await axeViolations(page), []);
       await screenshot(page, `${size}-devices-values`);

@@ -24,9 +24,12 @@ export type Site = Pick<ChildServer, 'url' | 'port' | 'dataDir' | 'pluginsFile' 
  * process on 127.0.0.1 with a temp data directory, so a test can stop it, start it again on
  * the same port, and read its log (the setup code is printed there).
  */
-export async function startSite(options: { password?: string | null; plugins?: unknown[] } = {}): Promise<Site> {
+export async function startSite(
+  options: { password?: string | null; plugins?: unknown[]; config?: Record<string, unknown> } = {},
+): Promise<Site> {
   const server = await startChildServer({
     plugins: options.plugins ?? [SIMULATOR],
+    config: options.config,
     checkoutPlugins: true,
     password: options.password === undefined ? PASSWORD : options.password,
     env: { HELIOGRAPH_LOG_LEVEL: 'info', HELIOGRAPH_MDNS: '0' },

@@ -2,10 +2,11 @@
 // The first screen: power flow now, energy today, energy by calendar period (bars, table,
 // CSV), the power chart of the period chosen there, and the price schedule.
 
+import { errorText } from './api.js';
 import { drawChart, loadChartData, type Agg, type RangeId } from './chart.js';
 import { h, replace } from './dom.js';
-import { loadPeriodEnergy, loadSiteClock } from './energy-data.js';
-import { energyFigures, loadPrices, mountEnergyHistory } from './energy-view.js';
+import { loadPeriodEnergy, loadSiteClock, RequestCache } from './energy-data.js';
+import { energyFigures, mountEnergyHistory } from './energy-view.js';
 import { mountPowerFlow } from './flow.js';
 import { periodStart } from './zone.js';
 import { mountPlan } from './plan.js';
@@ -73,18 +74,22 @@ export function mountDashboard(container: HTMLElement, ctx: ScreenContext): () =
   stops.push(mountPlan(plan, ctx.live));
   stops.push(mountPowerFlow(flow, ctx.live));
   stops.push(mountStaleNotice(stale, ctx));
+  // Each figure once per view: "Energy today" and the calendar's first day are one answer.
+  const cache = new RequestCache();
   void mountPrices(prices);
 
-  // Energy today: from the kWh totals, today in the site's zone, cost at today's prices.
+  // Energy today: the service's hours of today in the site's zone, with their money.
   let stopped = false;
   void (async () => {
     const clock = await loadSiteClock();
-    const [today, known] = await Promise.all([
-      loadPeriodEnergy(clock, 'day', periodStart(clock.zone, Date.now(), 'day')),
-      loadPrices(),
-    ]);
-    if (stopped) return;
-    energyFigures(energy, today, known);
+    try {
+      const today = await loadPeriodEnergy(clock, 'day', periodStart(clock.zone, Date.now(), 'day'), cache);
+      if (stopped) return;
+      energyFigures(energy, today);
+    } catch (err) {
+      if (stopped) return;
+      replace(energy, h('div', {}, h('dt', {}, 'Energy'), h('dd', {}, `could not be loaded: ${errorText(err)}`)));
+    }
     energy.removeAttribute('aria-busy');
   })();
 
@@ -109,10 +114,14 @@ export function mountDashboard(container: HTMLElement, ctx: ScreenContext): () =
     } else unmountChart = drawChart(chartBox, data, range, zone);
   };
   stops.push(
-    mountEnergyHistory(history, (period, from, to, zone) => {
-      shown = { range: period, from, to, zone };
-      void loadChart();
-    }),
+    mountEnergyHistory(
+      history,
+      (period, from, to, zone) => {
+        shown = { range: period, from, to, zone };
+        void loadChart();
+      },
+      cache,
+    ),
   );
   aggSelect.addEventListener('change', () => void loadChart());
   return () => {

@@ -4,14 +4,27 @@
 // why and since when.
 
 import { h, replace } from './dom.js';
-import { loadSiteClock } from './energy-data.js';
-import { formatReading } from './format.js';
+import { loadPeriodEnergy, loadSiteClock } from './energy-data.js';
+import { totalsOf, type EnergyKind } from './energy.js';
+import { NO_DATA } from './energy-view.js';
+import { formatQuantity, formatReading } from './format.js';
+import { periodStart } from './zone.js';
 import { isDeviceStale } from './plugin-statuses.js';
 import type { ScreenContext } from './screens.js';
 import { settingControl } from './setting-control.js';
 import { staleInfo } from './stale.js';
 import { deviceKey, deviceTitle } from './types.js';
 import type { LiveEntry } from './live.js';
+
+/** The site's kWh totals, by the energy figure each is. */
+const TOTAL_KINDS: Record<string, EnergyKind> = {
+  'total/pv_energy': 'pv',
+  'total/load_energy': 'load',
+  'total/grid_energy_in': 'import',
+  'total/grid_energy_out': 'export',
+  'total/battery_energy_in': 'charge',
+  'total/battery_energy_out': 'discharge',
+};
 
 const ORDER = ['total', 'inverter', 'battery', 'weather', 'system'];
 
@@ -29,18 +42,31 @@ export function mountDevices(container: HTMLElement, ctx: ScreenContext): () => 
   const settings = new Map<string, (entry: LiveEntry) => void>();
   const staleSlots = new Map<string, HTMLElement>();
   let layout = '';
-  // The kWh totals count since their reset: their labels say since when, once the site's
-  // reset period is known (set in place: a rebuild would drop a setting being changed).
-  let resetWords = 'this week';
-  const sinceLabels = new Set<HTMLElement>();
-  const since = (e: LiveEntry) => `${e.name} (${resetWords})`;
-  void loadSiteClock().then((clock) => {
-    resetWords = { daily: 'today', weekly: 'this week', monthly: 'this month' }[clock.reset];
-    for (const dt of sinceLabels) dt.textContent = `${dt.dataset.name ?? ''} (${resetWords})`;
-  });
+  // The site's kWh totals show today's energy from the service's per-period answer, the
+  // same figures as the Overview's "Energy today" (the raw counters restart at a reset
+  // period the owner may have changed since; they would disagree with the Overview).
+  const todayCells = new Map<string, HTMLElement>();
+  let today: Record<EnergyKind, number | null> | null = null;
+  const showToday = () => {
+    for (const [topic, cell] of todayCells) {
+      const kind = TOTAL_KINDS[topic]!;
+      const value = today ? today[kind] : undefined;
+      cell.textContent = value === undefined ? '…' : value === null ? NO_DATA : formatQuantity(value, 'kWh');
+    }
+  };
+  void loadSiteClock()
+    .then((clock) => loadPeriodEnergy(clock, 'day', periodStart(clock.zone, Date.now(), 'day')))
+    .then((energy) => {
+      today = totalsOf(energy.table);
+      showToday();
+    })
+    .catch(() => {
+      today = { pv: null, load: null, import: null, export: null, charge: null, discharge: null };
+      showToday();
+    });
 
   const build = () => {
-    sinceLabels.clear();
+    todayCells.clear();
     cells.clear();
     settings.clear();
     staleSlots.clear();
@@ -91,11 +117,12 @@ export function mountDevices(container: HTMLElement, ctx: ScreenContext): () => 
                 { class: 'readings', 'aria-label': `${deviceTitle(key)} readings` },
                 readings.map((e) => {
                   const dd = h('dd', { 'data-topic': e.topic, class: 'value' });
-                  cells.set(e.topic, dd);
-                  if (!/^total\/.*_energy/.test(e.topic)) return h('div', {}, h('dt', {}, e.name), dd);
-                  const dt = h('dt', { 'data-name': e.name }, since(e));
-                  sinceLabels.add(dt);
-                  return h('div', {}, dt, dd);
+                  if (!(e.topic in TOTAL_KINDS)) {
+                    cells.set(e.topic, dd);
+                    return h('div', {}, h('dt', {}, e.name), dd);
+                  }
+                  todayCells.set(e.topic, dd);
+                  return h('div', {}, h('dt', {}, `${e.name} (today)`), dd);
                 }),
               )
             : null,
@@ -134,6 +161,7 @@ export function mountDevices(container: HTMLElement, ctx: ScreenContext): () => 
     if (signature !== layout) {
       layout = signature;
       build();
+      showToday();
       changed = new Set(ctx.live.entries.keys());
     }
     const devices = new Set<string>();

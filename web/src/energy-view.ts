@@ -4,13 +4,21 @@
 // (sources up, uses down; tap a bar for its figures), and download what is shown as CSV.
 // Buckets follow the site's time zone; numbers and dates the browser's locale.
 
-import { api } from './api.js';
+import { errorText } from './api.js';
 import { h, replace, uid } from './dom.js';
-import { costNote, moneyOf, sharesOf, totalsOf, ENERGY_KINDS, type EnergyKind, type PriceInterval } from './energy.js';
-import { loadPeriodEnergy, loadSiteClock, type PeriodEnergy, type SiteClock } from './energy-data.js';
+import {
+  bucketsWithData,
+  moneyNotes,
+  moneyTotal,
+  sharesOf,
+  totalsOf,
+  ENERGY_KINDS,
+  type BucketMoney,
+  type EnergyKind,
+} from './energy.js';
+import { loadPeriodEnergy, loadSiteClock, RequestCache, type PeriodEnergy, type SiteClock } from './energy-data.js';
 import { formatNumber, formatQuantity } from './format.js';
-import type { GridAnswer } from './types.js';
-import { addPeriods, fromIsoDate, isoDate, periodStart, type Period } from './zone.js';
+import { addPeriods, fromIsoDate, isoDate, periodStart, wallTime, type Period } from './zone.js';
 
 export const ENERGY_LABELS: Record<EnergyKind, string> = {
   pv: 'Solar produced',
@@ -31,36 +39,14 @@ const CLASS: Record<EnergyKind, string> = {
   discharge: 'battery-out',
 };
 
-export interface Prices {
-  currency: string;
-  intervals: PriceInterval[];
-}
+/** What a bucket without readings reads, everywhere a figure would be. */
+export const NO_DATA = 'no data';
 
-/**
- * The price slots /grid knows, as intervals: today and ahead, or those of [from, to) (the
- * service keeps past prices); null without dynamic prices.
- */
-export async function loadPrices(range?: { from: number; to: number }): Promise<Prices | null> {
-  const query = range ? `?from=${new Date(range.from).toISOString()}&to=${new Date(range.to).toISOString()}` : '';
-  const answer = await api<GridAnswer>('GET', `/grid${query}`).catch(() => null);
-  const pricing = answer?.pricing;
-  if (!pricing) return null;
-  return {
-    currency: pricing.currency,
-    intervals: pricing.slots.map((s) => ({
-      from: Date.parse(s.from),
-      to: Date.parse(s.to),
-      importPrice: 'price' in s ? s.price : s.import_price,
-      exportPrice: 'export_price' in s ? s.export_price : null,
-    })),
-  };
-}
-
-const kwh = (value: number) => formatQuantity(value, 'kWh');
+const kwh = (value: number | null) => (value === null ? NO_DATA : formatQuantity(value, 'kWh'));
 const percent = (share: number | null) =>
   share === null ? '—' : new Intl.NumberFormat(undefined, { style: 'percent' }).format(share);
 
-function money(value: number, currency: string): string {
+export function money(value: number, currency: string): string {
   try {
     return new Intl.NumberFormat(undefined, { style: 'currency', currency }).format(value);
   } catch {
@@ -68,27 +54,38 @@ function money(value: number, currency: string): string {
   }
 }
 
-/** The figures of a period as a definition list: energy, shares, and cost where prices cover it. */
-export function energyFigures(target: HTMLElement, energy: PeriodEnergy, prices: Prices | null): void {
+/**
+ * The figures of a period as a definition list: energy, shares, and the money with what it
+ * includes (import cost, export revenue, standing charge, net) where prices cover it.
+ */
+export function energyFigures(target: HTMLElement, energy: PeriodEnergy): void {
   const totals = totalsOf(energy.table);
   const shares = sharesOf(totals);
   const rows: Array<[string, string]> = ENERGY_KINDS.map((k) => [ENERGY_LABELS[k], kwh(totals[k])]);
   rows.push(['Self-consumption', percent(shares.selfConsumption)]);
   rows.push(['Self-sufficiency', percent(shares.selfSufficiency)]);
-  let note = '';
-  if (prices) {
-    const m = moneyOf(energy.hours, energy.hourly, prices.intervals);
-    // The hours with a price are summed; those without are named, never guessed.
-    const shown = m.priced > 0 || m.unpriced === 0;
-    rows.push(['Net cost', shown ? money(m.cost, prices.currency) : '—']);
-    rows.push(['Savings', shown ? money(m.savings, prices.currency) : '—']);
-    note = costNote(m);
+  const total = moneyTotal(energy.money);
+  const withData = bucketsWithData(energy.table);
+  if (total && energy.currency && total.pricedHours > 0) {
+    const currency = energy.currency;
+    rows.push(['Import cost', money(total.importCost, currency)]);
+    rows.push(['Export revenue', money(total.exportRevenue, currency)]);
+    rows.push(['Standing charge', money(total.standingCharge, currency)]);
+    rows.push(['Net cost', money(total.netCost, currency)]);
+    rows.push(['Savings', money(total.savings, currency)]);
+  } else if (withData > 0) {
+    rows.push(['Net cost', '—']);
+    rows.push(['Savings', '—']);
   }
   replace(
     target,
     rows.map(([label, value]) => h('div', {}, h('dt', {}, label), h('dd', {}, value))),
   );
-  const notes = [energy.missing.length > 0 ? `Not recorded: ${energy.missing.join(', ')}.` : '', note].filter(Boolean);
+  const notes = [
+    withData === 0 ? 'No data recorded for this period.' : '',
+    total ? 'Net cost = import cost − export revenue + standing charge; savings leave the standing charge out.' : '',
+    ...moneyNotes(total, totals.export, withData),
+  ].filter(Boolean);
   // Beside the list, not in it: a <dl> holds only its groups (axe: definition-list).
   let box = target.nextElementSibling;
   if (!(box instanceof HTMLElement && box.classList.contains('energy-notes'))) {
@@ -107,17 +104,38 @@ interface View {
   start: number;
 }
 
-function bucketLabel(view: View, t: number, long = false): string {
-  const zone = view.clock.zone;
-  if (view.period === 'day') return new Date(t).toLocaleTimeString(undefined, { hour: '2-digit', timeZone: zone });
-  if (view.period === 'year')
+/** A bucket's label in the zone it was counted in: its hour, day or month. */
+function bucketLabel(period: Period, t: number, zone: string, long = false): string {
+  if (period === 'day') return new Date(t).toLocaleTimeString(undefined, { hour: '2-digit', timeZone: zone });
+  if (period === 'year')
     return new Date(t).toLocaleDateString(undefined, { month: long ? 'long' : 'short', timeZone: zone });
   return new Date(t).toLocaleDateString(undefined, {
     day: 'numeric',
-    ...(long || view.period === 'week' ? { weekday: 'short' } : {}),
+    ...(long || period === 'week' ? { weekday: 'short' } : {}),
     ...(long ? { month: 'short' } : {}),
     timeZone: zone,
   });
+}
+
+/**
+ * Which buckets get an axis label, and which of those give way on a phone ('minor'): every
+ * 3rd hour (6th on a phone), every day of a week, the 1st and every 5th day of a month
+ * (10th on a phone), every month of a year (every 3rd on a phone).
+ */
+export function axisLabel(period: Period, t: number, zone: string): 'major' | 'minor' | null {
+  const w = wallTime(zone, t);
+  if (period === 'day') return w.hour % 6 === 0 ? 'major' : w.hour % 3 === 0 ? 'minor' : null;
+  if (period === 'week') return 'major';
+  if (period === 'month') return w.day === 1 || w.day % 10 === 0 ? 'major' : w.day % 5 === 0 ? 'minor' : null;
+  return (w.month - 1) % 3 === 0 ? 'major' : 'minor';
+}
+
+/** The scale's top: the next of 1, 2, 2.5, 5 × 10^n at or above `max` kWh. */
+export function niceTop(max: number): number {
+  if (!(max > 0)) return 1;
+  const power = 10 ** Math.floor(Math.log10(max));
+  for (const step of [1, 2, 2.5, 5, 10]) if (step * power >= max - 1e-9) return step * power;
+  return 10 * power;
 }
 
 /** "Wednesday 25 November 2026", "Week of 23 Nov 2026", "November 2026", "2026", in the browser's words. */
@@ -137,41 +155,91 @@ function svg(tag: string, attrs: Record<string, string | number>): SVGElement {
   return el;
 }
 
-/** Bars: per bucket, sources stacked up and uses stacked down from the middle line. */
-function drawBars(energy: PeriodEnergy, onPick: (i: number) => void): SVGSVGElement {
+/** An axis label at `at` percent along (or down) its axis, set through the CSSOM (the CSP refuses style attributes). */
+function placed(className: string, at: number, text: string, side: 'left' | 'top'): HTMLElement {
+  const edge = side === 'left' ? (at < 5 ? ' start' : at > 95 ? ' end' : '') : '';
+  const span = h('span', { class: className + edge }, text);
+  span.style[side] = `${at}%`;
+  return span;
+}
+
+/**
+ * Bars: per bucket, sources stacked up and uses stacked down from the middle line, a kWh
+ * scale at the side, the buckets' hours, days or months below, a dashed mark for a bucket
+ * with no data; a tapped bar is outlined.
+ */
+function drawBars(energy: PeriodEnergy, zone: string, onPick: (i: number) => void): HTMLElement {
   const n = energy.buckets.length;
-  const up = energy.buckets.map((_, i) => SOURCES.reduce((a, k) => a + energy.table[k][i]!, 0));
-  const down = energy.buckets.map((_, i) => USES.reduce((a, k) => a + energy.table[k][i]!, 0));
-  const top = Math.max(0.001, ...up, ...down);
+  const value = (k: EnergyKind, i: number) => energy.table[k][i] ?? 0;
+  const up = energy.buckets.map((_, i) => SOURCES.reduce((a, k) => a + value(k, i), 0));
+  const down = energy.buckets.map((_, i) => USES.reduce((a, k) => a + value(k, i), 0));
+  const top = niceTop(Math.max(0, ...up, ...down));
   const chart = svg('svg', { viewBox: `0 0 ${n * 10} 200`, preserveAspectRatio: 'none', class: 'energy-bars' });
   chart.setAttribute('aria-hidden', 'true');
+  for (const level of [50, 150]) chart.append(svg('line', { x1: 0, x2: n * 10, y1: level, y2: level, class: 'grid' }));
   chart.append(svg('line', { x1: 0, x2: n * 10, y1: 100, y2: 100, class: 'axis' }));
+  const hits: SVGElement[] = [];
   for (let i = 0; i < n; i++) {
+    if (ENERGY_KINDS.every((k) => energy.table[k][i] === null))
+      chart.append(svg('rect', { x: i * 10 + 1.5, width: 7, y: 96, height: 8, class: 'nodata' }));
     let y = 100;
     for (const k of SOURCES) {
-      const hgt = (energy.table[k][i]! / top) * 98;
+      const hgt = (value(k, i) / top) * 100;
       y -= hgt;
       if (hgt > 0) chart.append(svg('rect', { x: i * 10 + 1.5, width: 7, y, height: hgt, class: `seg ${CLASS[k]}` }));
     }
     y = 100;
     for (const k of USES) {
-      const hgt = (energy.table[k][i]! / top) * 98;
+      const hgt = (value(k, i) / top) * 100;
       if (hgt > 0) chart.append(svg('rect', { x: i * 10 + 1.5, width: 7, y, height: hgt, class: `seg ${CLASS[k]}` }));
       y += hgt;
     }
-    const hit = svg('rect', { x: i * 10, width: 10, y: 0, height: 200, class: 'hit' });
-    hit.addEventListener('click', () => onPick(i));
+    const hit = svg('rect', { x: i * 10, width: 10, y: 0, height: 200, class: 'hit', 'data-bucket': i });
+    hit.addEventListener('click', () => {
+      for (const other of hits) other.classList.remove('picked');
+      hit.classList.add('picked');
+      onPick(i);
+    });
+    hits.push(hit);
     chart.append(hit);
   }
-  return chart as SVGSVGElement;
+  const scale = h(
+    'div',
+    { class: 'energy-scale', 'aria-hidden': 'true' },
+    [top, top / 2, 0, top / 2, top].map((v, i) =>
+      placed('tick', i * 25, v === 0 ? '0' : formatQuantity(v, 'kWh'), 'top'),
+    ),
+  );
+  const axis = h('div', { class: 'price-axis energy-axis', 'aria-hidden': 'true' });
+  energy.buckets.forEach((t, i) => {
+    const kind = axisLabel(energy.period, t, energy.zones[i] ?? zone);
+    if (kind)
+      axis.append(
+        placed(
+          kind === 'major' ? 'tick' : 'tick minor',
+          ((i + 0.5) / n) * 100,
+          bucketLabel(energy.period, t, energy.zones[i] ?? zone),
+          'left',
+        ),
+      );
+  });
+  return h('div', { class: 'energy-chart' }, scale, h('div', { class: 'energy-plot' }, chart, axis));
 }
 
-/** The shown table as CSV: local bucket start (with offset), then kWh of each kind. */
+/** A bucket's net cost, or "—" where it has no price (or no data). */
+function netCost(m: BucketMoney | null, currency: string): string {
+  return m === null || m.pricedHours === 0 ? '—' : money(m.netCost, currency);
+}
+
+/** The shown table as CSV: local bucket start (with the zone it was counted in), then kWh of each kind; empty for no data. */
 export function energyCsv(energy: PeriodEnergy, zone: string): string {
-  const lines = [`start (${zone}),${ENERGY_KINDS.map((k) => `${k}_kwh`).join(',')}`];
+  const cost = energy.currency ? `,net_cost_${energy.currency.toLowerCase()}` : '';
+  const lines = [`start (${zone}),${ENERGY_KINDS.map((k) => `${k}_kwh`).join(',')}${cost}`];
   energy.buckets.forEach((t, i) => {
-    const local = new Date(t).toLocaleString('sv-SE', { timeZone: zone }).replace(' ', 'T');
-    lines.push(`${local},${ENERGY_KINDS.map((k) => energy.table[k][i]).join(',')}`);
+    const local = new Date(t).toLocaleString('sv-SE', { timeZone: energy.zones[i] ?? zone }).replace(' ', 'T');
+    const m = energy.money[i];
+    const net = energy.currency ? `,${m && m.pricedHours > 0 ? m.netCost : ''}` : '';
+    lines.push(`${local},${ENERGY_KINDS.map((k) => energy.table[k][i] ?? '').join(',')}${net}`);
   });
   return `${lines.join('\n')}\n`;
 }
@@ -183,6 +251,7 @@ export function energyCsv(energy: PeriodEnergy, zone: string): string {
 export function mountEnergyHistory(
   container: HTMLElement,
   onSelect: (period: Period, start: number, end: number, zone: string) => void,
+  cache = new RequestCache(),
 ): () => void {
   let stopped = false;
   const dateId = uid('energy-date');
@@ -242,21 +311,28 @@ export function mountEnergyHistory(
     title.textContent = periodTitle(v);
     bars.setAttribute('aria-busy', 'true');
     onSelect(v.period, v.start, addPeriods(v.clock.zone, v.start, v.period, 1), v.clock.zone);
-    const end = addPeriods(v.clock.zone, v.start, v.period, 1);
-    const [energy, known] = await Promise.all([
-      loadPeriodEnergy(v.clock, v.period, v.start),
-      loadPrices({ from: v.start, to: end }),
-    ]);
+    let energy: PeriodEnergy;
+    try {
+      energy = await loadPeriodEnergy(v.clock, v.period, v.start, cache);
+    } catch (err) {
+      if (stopped || mine !== generation) return;
+      replace(figures);
+      bars.removeAttribute('aria-busy');
+      replace(bars, h('p', { class: 'message error' }, `Energy could not be loaded: ${errorText(err)}`));
+      return;
+    }
     if (stopped || mine !== generation) return;
-    energyFigures(figures, energy, known);
+    energyFigures(figures, energy);
     bars.removeAttribute('aria-busy');
+    const zoneOf = (i: number) => energy.zones[i] ?? v.clock.zone;
     const pick = (i: number) => {
-      picked.textContent = `${bucketLabel(v, energy.buckets[i]!, true)}: ${ENERGY_KINDS.map(
-        (k) => `${ENERGY_LABELS[k].toLowerCase()} ${kwh(energy.table[k][i]!)}`,
-      ).join(', ')}.`;
+      const label = bucketLabel(v.period, energy.buckets[i]!, zoneOf(i), true);
+      picked.textContent = ENERGY_KINDS.every((k) => energy.table[k][i] === null)
+        ? `${label}: ${NO_DATA}.`
+        : `${label}: ${ENERGY_KINDS.map((k) => `${ENERGY_LABELS[k].toLowerCase()} ${kwh(energy.table[k][i]!)}`).join(', ')}.`;
     };
     picked.textContent = 'Tap a bar for its figures; the table below lists them all.';
-    replace(bars, drawBars(energy, pick));
+    replace(bars, drawBars(energy, v.clock.zone, pick));
     bars.dataset.buckets = String(energy.buckets.length);
     replace(
       table,
@@ -275,6 +351,7 @@ export function mountEnergyHistory(
               {},
               h('th', { scope: 'col' }, v.period === 'day' ? 'Hour' : v.period === 'year' ? 'Month' : 'Day'),
               ENERGY_KINDS.map((k) => h('th', { scope: 'col' }, `${ENERGY_LABELS[k]} (kWh)`)),
+              energy.currency ? h('th', { scope: 'col' }, `Net cost (${energy.currency})`) : null,
             ),
           ),
           h(
@@ -283,9 +360,13 @@ export function mountEnergyHistory(
             energy.buckets.map((t, i) =>
               h(
                 'tr',
-                {},
-                h('th', { scope: 'row' }, bucketLabel(v, t, true)),
-                ENERGY_KINDS.map((k) => h('td', {}, formatNumber(energy.table[k][i]!, 2))),
+                { 'data-from': energy.keys[i] },
+                h('th', { scope: 'row' }, bucketLabel(v.period, t, zoneOf(i), true)),
+                ENERGY_KINDS.map((k) => {
+                  const cell = energy.table[k][i]!;
+                  return cell === null ? h('td', { class: 'no-data' }, NO_DATA) : h('td', {}, formatNumber(cell, 2));
+                }),
+                energy.currency ? h('td', {}, netCost(energy.money[i]!, energy.currency)) : null,
               ),
             ),
           ),

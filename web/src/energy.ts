@@ -1,80 +1,49 @@
-// Energy per calendar bucket from the core's kWh totals (total/pv_energy and the others),
-// never from averaged power: each total is a counter the core integrates from every
-// reading and restarts at the start of its period (energy.resetPeriod, at local midnight
-// in the site's zone). History keeps its last value per bucket; the energy of a bucket is
-// how far the counter rose in it. So a day has the same figure in a week, a month or a
-// year, and an unfinished bucket counts only what happened so far.
-
-import { periodStart, type Period } from './zone.js';
+// The pure parts of the energy view: totals, shares and money of the buckets the service
+// answers (GET /api/v1/energy), and the words that say what the money includes. A bucket
+// without readings is "no data" (null), never 0: it is left out of sums and named.
 
 export const ENERGY_KINDS = ['pv', 'load', 'import', 'export', 'charge', 'discharge'] as const;
 export type EnergyKind = (typeof ENERGY_KINDS)[number];
 
-/** The kWh total each figure comes from. */
-export const ENERGY_TOPICS: Record<EnergyKind, string> = {
-  pv: 'total/pv_energy',
-  load: 'total/load_energy',
-  import: 'total/grid_energy_in',
-  export: 'total/grid_energy_out',
-  charge: 'total/battery_energy_in',
-  discharge: 'total/battery_energy_out',
-};
-
 export type ResetPeriod = 'daily' | 'weekly' | 'monthly';
 
-const RESET_TO_PERIOD: Record<ResetPeriod, Period> = { daily: 'day', weekly: 'week', monthly: 'month' };
+/** kWh per kind, one entry per bucket; null where the bucket has no data. */
+export type EnergyTable = Record<EnergyKind, Array<number | null>>;
 
-/**
- * The counter's rise per history bucket: `points` are [bucket start ms, last kWh in the
- * bucket], oldest first. A bucket in a later reset period than the one before counts from
- * zero (the counter restarted at the period's start); the first bucket counts from zero
- * too, so ask from the start of a reset period (see {@link counterQueryStart}). A drop
- * within a period (a total set back) counts nothing, never negative energy.
- */
-export function counterRises(
-  points: Array<[number, number]>,
-  reset: ResetPeriod,
-  zone: string,
-): Array<[number, number]> {
-  const period = RESET_TO_PERIOD[reset];
-  const out: Array<[number, number]> = [];
-  let prev: { value: number; period: number } | null = null;
-  for (const [t, value] of points) {
-    const p = periodStart(zone, t, period);
-    const rise = prev === null || prev.period !== p ? value : Math.max(0, value - prev.value);
-    out.push([t, rise]);
-    prev = { value, period: p };
+/** The money of one bucket, as the service figured it at the prices in force then. */
+export interface BucketMoney {
+  importCost: number;
+  exportRevenue: number;
+  standingCharge: number;
+  /** importCost − exportRevenue + standingCharge. */
+  netCost: number;
+  /** What the home's use would have cost from the grid alone, less what it cost (standing charge excluded). */
+  savings: number;
+  pricedHours: number;
+  unpricedHours: number;
+}
+
+const round = (x: number, digits: number) => Math.round(x * 10 ** digits) / 10 ** digits;
+
+/** The sum of each kind over the buckets with data; null for a kind with no data at all. */
+export function totalsOf(table: EnergyTable): Record<EnergyKind, number | null> {
+  const out = {} as Record<EnergyKind, number | null>;
+  for (const kind of ENERGY_KINDS) {
+    const known = table[kind].filter((v): v is number => v !== null);
+    out[kind] =
+      known.length === 0
+        ? null
+        : round(
+            known.reduce((a, b) => a + b, 0),
+            3,
+          );
   }
   return out;
 }
 
-/** Where to start asking history so the first bucket at or after `from` has its base value. */
-export function counterQueryStart(from: number, reset: ResetPeriod, zone: string): number {
-  return periodStart(zone, from, RESET_TO_PERIOD[reset]);
-}
-
-/**
- * Sums rises into buckets starting at `starts` (ascending); the last ends at `end`. Rises
- * outside [starts[0], end) are left out. Returns one kWh figure per bucket.
- */
-export function sumIntoBuckets(rises: Array<[number, number]>, starts: number[], end: number): number[] {
-  const sums = starts.map(() => 0);
-  let b = 0;
-  for (const [t, kwh] of rises) {
-    if (t < (starts[0] ?? end) || t >= end) continue;
-    while (b + 1 < starts.length && t >= starts[b + 1]!) b += 1;
-    sums[b]! += kwh;
-  }
-  return sums.map((s) => Math.round(s * 1000) / 1000);
-}
-
-export type EnergyTable = Record<EnergyKind, number[]>;
-
-/** The sum of each kind over all buckets. */
-export function totalsOf(table: EnergyTable): Record<EnergyKind, number> {
-  const out = {} as Record<EnergyKind, number>;
-  for (const kind of ENERGY_KINDS) out[kind] = Math.round(table[kind].reduce((a, b) => a + b, 0) * 1000) / 1000;
-  return out;
+/** Buckets with data, of those shown. */
+export function bucketsWithData(table: EnergyTable): number {
+  return table.pv.filter((_, i) => ENERGY_KINDS.some((k) => table[k][i] !== null)).length;
 }
 
 export interface Shares {
@@ -85,81 +54,48 @@ export interface Shares {
 }
 
 /** Self-consumption and self-sufficiency, as Home Assistant's energy dashboard defines them. */
-export function sharesOf(e: Record<EnergyKind, number>): Shares {
+export function sharesOf(e: Record<EnergyKind, number | null>): Shares {
   const clamp = (x: number) => Math.min(1, Math.max(0, x));
+  const pv = e.pv ?? 0;
+  const load = e.load ?? 0;
   return {
-    selfConsumption: e.pv > 0 ? clamp((e.pv - e.export) / e.pv) : null,
-    selfSufficiency: e.load > 0 ? clamp((e.load - e.import) / e.load) : null,
+    selfConsumption: pv > 0 ? clamp((pv - (e.export ?? 0)) / pv) : null,
+    selfSufficiency: load > 0 ? clamp((load - (e.import ?? 0)) / load) : null,
   };
 }
 
-/** One price slot: its start and end (ms) and prices per kWh (export null when not paid). */
-export interface PriceInterval {
-  from: number;
-  to: number;
-  importPrice: number;
-  exportPrice: number | null;
-}
-
-export interface Money {
-  /** What was paid for bought energy less what sold energy earned. */
-  cost: number;
-  /** What the home's use would have cost from the grid alone, less `cost`. */
-  savings: number;
-  /** Hours (buckets) of the period with energy and a known price: what cost and savings sum. */
-  priced: number;
-  /** Hours (buckets) of the period with energy but no known price: left out of the sums. */
-  unpriced: number;
+/** The money of a period: its buckets' money summed (null when no bucket has any). */
+export function moneyTotal(money: Array<BucketMoney | null>): BucketMoney | null {
+  const known = money.filter((m): m is BucketMoney => m !== null);
+  if (known.length === 0) return null;
+  const sum = (key: keyof BucketMoney) => known.reduce((a, m) => a + m[key], 0);
+  return {
+    importCost: round(sum('importCost'), 4),
+    exportRevenue: round(sum('exportRevenue'), 4),
+    standingCharge: round(sum('standingCharge'), 4),
+    netCost: round(sum('netCost'), 4),
+    savings: round(sum('savings'), 4),
+    pricedHours: sum('pricedHours'),
+    unpricedHours: sum('unpricedHours'),
+  };
 }
 
 /**
- * Cost and savings of hourly energy at the prices in force in each hour (the mean of the
- * slots overlapping it, weighted by overlap). Hours without a price are counted in
- * `unpriced` and left out. Hours and slots are both in time order (one pass: a year of
- * quarter-hour slots is 35,000 of them).
+ * What the money leaves out, in words: hours without a price, and sold energy that earned
+ * nothing because no export price is known. Empty when it covers everything.
  */
-export function moneyOf(
-  hours: number[],
-  hourly: Pick<EnergyTable, 'import' | 'export' | 'load'>,
-  prices: PriceInterval[],
-): Money {
-  let cost = 0;
-  let without = 0;
-  let priced = 0;
-  let unpriced = 0;
-  let first = 0;
-  hours.forEach((start, i) => {
-    const end = start + 3_600_000;
-    let imp = 0;
-    let exp = 0;
-    let covered = 0;
-    while (first < prices.length && prices[first]!.to <= start) first++;
-    for (let k = first; k < prices.length && prices[k]!.from < end; k++) {
-      const p = prices[k]!;
-      const overlap = Math.min(end, p.to) - Math.max(start, p.from);
-      if (overlap <= 0) continue;
-      imp += p.importPrice * overlap;
-      exp += (p.exportPrice ?? 0) * overlap;
-      covered += overlap;
-    }
-    const bought = hourly.import[i] ?? 0;
-    const sold = hourly.export[i] ?? 0;
-    const used = hourly.load[i] ?? 0;
-    if (covered === 0) {
-      if (bought + sold + used > 0) unpriced += 1;
-      return;
-    }
-    if (bought + sold + used > 0) priced += 1;
-    cost += (bought * imp - sold * exp) / covered;
-    without += (used * imp) / covered;
-  });
-  const round = (x: number) => Math.round(x * 10000) / 10000;
-  return { cost: round(cost), savings: round(without - cost), priced, unpriced };
-}
-
-/** What the cost covers when some hours have no known price; '' when all have one. */
-export function costNote(m: Pick<Money, 'priced' | 'unpriced'>): string {
-  if (m.unpriced === 0) return '';
-  if (m.priced === 0) return `No cost for this period: none of its ${m.unpriced} h with energy has a known price.`;
-  return `Cost of ${m.priced} of ${m.priced + m.unpriced} h; ${m.unpriced} h without a price.`;
+export function moneyNotes(money: BucketMoney | null, soldKwh: number | null, withEnergy: number): string[] {
+  if (money === null)
+    return withEnergy > 0 ? ['No cost for this period: no price is known for any of its hours with energy.'] : [];
+  const notes: string[] = [];
+  const hours = money.pricedHours + money.unpricedHours;
+  if (money.unpricedHours > 0)
+    notes.push(
+      money.pricedHours === 0
+        ? `No cost for this period: none of its ${hours} h with energy has a known price.`
+        : `Cost of ${money.pricedHours} of ${hours} h; ${money.unpricedHours} h without a price.`,
+    );
+  if ((soldKwh ?? 0) > 0 && money.exportRevenue === 0 && money.pricedHours > 0)
+    notes.push('Sold energy not priced: no export price.');
+  return notes;
 }

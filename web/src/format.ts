@@ -25,14 +25,32 @@ const SCALED: Record<string, string[]> = {
   kWh: ['kWh', 'MWh', 'GWh'],
 };
 
+/** Storage, scaled by 1024 as operating systems show it: 81,586 MB → "79.7 GB". */
+const BINARY: Record<string, string[]> = {
+  B: ['B', 'KB', 'MB', 'GB', 'TB'],
+  KB: ['KB', 'MB', 'GB', 'TB'],
+  MB: ['MB', 'GB', 'TB'],
+  GB: ['GB', 'TB'],
+};
+
+/** Units as devices write them, as people read them. */
+const UNIT_WORDS: Record<string, string> = { 'W/m2': 'W/m²', m2: 'm²', m3: 'm³', kmh: 'km/h', 'm3/h': 'm³/h' };
+
+/** A unit as shown: "W/m2" → "W/m²". */
+export function displayUnit(unit: string): string {
+  return UNIT_WORDS[unit] ?? unit;
+}
+
 /** A value with its unit, scaled by thousands for power and energy: 1830 W → "1.83 kW". */
 export function formatQuantity(value: number, unit: string): string {
-  const steps = SCALED[unit];
-  if (!steps) return unit ? `${formatNumber(value)} ${unit}` : formatNumber(value);
+  const binary = BINARY[unit];
+  const steps = SCALED[unit] ?? binary;
+  if (!steps) return unit ? `${formatNumber(value)} ${displayUnit(unit)}` : formatNumber(value);
+  const base = binary ? 1024 : 1000;
   let scaled = value;
   let step = 0;
-  while (Math.abs(scaled) >= 1000 && step < steps.length - 1) {
-    scaled /= 1000;
+  while (Math.abs(scaled) >= base && step < steps.length - 1) {
+    scaled /= base;
     step += 1;
   }
   const digits = step === 0 && unit === 'W' ? 0 : Math.abs(scaled) < 10 ? 2 : 1;

@@ -8,7 +8,7 @@
 import { api } from './api.js';
 import { h, replace, uid } from './dom.js';
 import { loadSiteClock } from './energy-data.js';
-import { formatNumber } from './format.js';
+import { formatNumber, formatTime } from './format.js';
 import { cheapestWindow } from './price-window.js';
 import { addPeriods, periodStart } from './zone.js';
 import type { GridAnswer, PriceSlot } from './types.js';
@@ -42,9 +42,11 @@ export async function mountPrices(container: HTMLElement, now: () => number = Da
     return;
   }
   const slots = answer.pricing?.slots ?? [];
+  const notice = providerNotice(answer, now());
   if (!answer.pricing || slots.length === 0) {
     replace(
       container,
+      notice,
       h(
         'p',
         { class: 'hint' },
@@ -99,7 +101,11 @@ export async function mountPrices(container: HTMLElement, now: () => number = Da
       }),
     );
     const hit = svgEl('rect', { x: x(from), width: w, y: 0, height: 100, class: 'hit' });
-    hit.addEventListener('click', () => (detail.textContent = describe(slot)));
+    hit.addEventListener('click', () => {
+      chart.querySelector('.hit.picked')?.classList.remove('picked');
+      hit.classList.add('picked');
+      detail.textContent = describe(slot);
+    });
     chart.append(hit);
   });
   // Day markers at each local midnight, and hour labels every 6 h, in the site's zone.
@@ -137,8 +143,18 @@ export async function mountPrices(container: HTMLElement, now: () => number = Da
   };
   duration.addEventListener('change', showWindow);
   showWindow();
+  // On a phone the bars keep a tappable width (CSS: --slots × 8 px) and scroll sideways,
+  // opened at the current slot.
+  const plot = h('div', { class: 'price-chart' }, chart, axis);
+  plot.style.setProperty('--slots', String(slots.length));
+  const scroller = h(
+    'div',
+    { class: 'price-scroll', tabindex: 0, role: 'region', 'aria-label': 'Price bars (scroll sideways)' },
+    plot,
+  );
   replace(
     container,
+    notice,
     h(
       'p',
       { class: 'price-now' },
@@ -157,7 +173,7 @@ export async function mountPrices(container: HTMLElement, now: () => number = Da
     ),
     h('div', { class: 'chart-controls' }, h('label', { for: durationId }, 'Run for'), duration),
     windowLine,
-    h('div', { class: 'price-chart' }, chart, axis),
+    scroller,
     detail,
     h(
       'p',
@@ -178,6 +194,43 @@ export async function mountPrices(container: HTMLElement, now: () => number = Da
         slots.map((s) => h('li', {}, describe(s))),
       ),
     ),
+  );
+  if (scroller.scrollWidth > scroller.clientWidth)
+    scroller.scrollLeft = Math.max(0, (Math.min(100, Math.max(0, x(t))) / 100) * scroller.scrollWidth - 24);
+}
+
+/**
+ * The provider's trouble in words, with the time of its last good data: the answer's
+ * `status` (failed plugin, prices running out), or, from a service without it, prices that
+ * end within the hour. null while the prices can be trusted.
+ */
+export function providerNotice(answer: GridAnswer, now: number): HTMLElement | null {
+  const status = (
+    answer as GridAnswer & { status?: { state: string; message: string | null; last_data: string | null } }
+  ).status;
+  let state = status?.state ?? 'ok';
+  let message = status?.message ?? null;
+  const lastData = status?.last_data ?? null;
+  const slots = answer.pricing?.slots ?? [];
+  if (!status && answer.provider !== 'none') {
+    const end = slots.reduce((last, s) => Math.max(last, Date.parse(s.to)), -Infinity);
+    if (end < now + 3_600_000) {
+      state = 'stale';
+      message =
+        end === -Infinity
+          ? `no prices from ${answer.provider} yet`
+          : `prices end at ${formatTime(new Date(end).toISOString())}`;
+    }
+  }
+  if (state === 'ok') return null;
+  const what = state === 'failed' ? 'failing' : 'out of date';
+  return h(
+    'p',
+    { class: 'message warn provider-status', role: 'status', 'data-state': state },
+    h('strong', {}, `Prices from ${answer.provider} are ${what}`),
+    `: ${(message ?? 'no reason given').replace(/\.+$/, '')}. `,
+    lastData ? `Last good data ${formatTime(lastData)}.` : 'No good data received yet.',
+    ' The prices below may be old or missing; the plugin card under Plugins says more.',
   );
 }
 

@@ -5,7 +5,7 @@
 
 import { api, errorText } from './api.js';
 import { h, showMessage, uid } from './dom.js';
-import { formatNumber, formatValue } from './format.js';
+import { displayUnit, formatNumber, formatValue } from './format.js';
 import type { LiveEntry } from './live.js';
 
 const ON = /^(on|enabled?|yes|true)$/i;
@@ -36,7 +36,7 @@ export function settingControl(
     try {
       await api('POST', '/metrics', { body: { topic: entry.topic, value } });
       dirty = false;
-      showMessage(message, 'ok', `Saved: ${value}${entry.unit ? ` ${entry.unit}` : ''}.`);
+      showMessage(message, 'ok', `Saved: ${value}${entry.unit ? ` ${displayUnit(entry.unit)}` : ''}.`);
     } catch (err) {
       showMessage(message, 'error', `Not saved: ${errorText(err)}`);
     } finally {
@@ -80,12 +80,18 @@ export function settingControl(
   const range =
     'options' in writable
       ? null
-      : ` · ${formatNumber(writable.min)} to ${formatNumber(writable.max)} ${entry.unit}, in steps of ${formatNumber(writable.step)}`;
+      : ` · ${formatNumber(writable.min)} to ${formatNumber(writable.max)} ${displayUnit(entry.unit)}, in steps of ${formatNumber(writable.step)}`;
   const form = h(
     'form',
     { class: 'setting', novalidate: true, 'data-topic': entry.topic },
     label,
-    h('div', { class: 'setting-row' }, control, entry.unit ? h('span', { class: 'unit' }, entry.unit) : null, button),
+    h(
+      'div',
+      { class: 'setting-row' },
+      control,
+      entry.unit ? h('span', { class: 'unit' }, displayUnit(entry.unit)) : null,
+      button,
+    ),
     h('p', { class: 'hint' }, current, range),
     message,
   );
@@ -104,7 +110,7 @@ export function settingControl(
   return {
     element: form,
     update(e) {
-      current.textContent = `Now: ${formatValue(e.value)}${e.value !== null && e.unit ? ` ${e.unit}` : ''}`;
+      current.textContent = `Now: ${formatValue(e.value)}${e.value !== null && e.unit ? ` ${displayUnit(e.unit)}` : ''}`;
       if (dirty) return;
       const text = e.value === null ? '' : String(e.value);
       if (control instanceof HTMLSelectElement && ![...control.options].some((o) => o.value === text))

@@ -25,14 +25,27 @@ interface Setting {
   hint?: string;
 }
 
-/** Every zone the browser knows; '' is the device's own (`timeZone: null`). */
-function timeZones(current: string | null): Array<[string, string]> {
-  const zones = typeof Intl.supportedValuesOf === 'function' ? Intl.supportedValuesOf('timeZone') : [];
-  const all = !current || zones.includes(current) ? zones : [current, ...zones];
-  return [['', 'The device’s own time zone'], ...all.map((z): [string, string] => [z, z.replace(/_/g, ' ')])];
+/** The settings as GET /api/v1/config answers them: with the zone in force. */
+type ConfigAnswer = SiteConfig & { time_zone?: string; system_time_zone?: string };
+
+/**
+ * The device's own zone, the default: said by the service (`system_time_zone`), or, while
+ * no zone is chosen, the zone in force; undefined when neither tells.
+ */
+export function systemZone(current: ConfigAnswer): string | undefined {
+  return current.system_time_zone ?? (current.site.timeZone === null ? current.time_zone : undefined);
 }
 
-function settings(current: SiteConfig): Setting[] {
+/** Every zone the browser knows; '' is the device's own (`timeZone: null`), named where known. */
+function timeZones(current: string | null, system: string | undefined): Array<[string, string]> {
+  const zones = typeof Intl.supportedValuesOf === 'function' ? Intl.supportedValuesOf('timeZone') : [];
+  const all = !current || zones.includes(current) ? zones : [current, ...zones];
+  const own = system ? `The device’s own time zone (${system.replace(/_/g, ' ')})` : 'The device’s own time zone';
+  return [['', own], ...all.map((z): [string, string] => [z, z.replace(/_/g, ' ')])];
+}
+
+function settings(current: ConfigAnswer): Setting[] {
+  const system = systemZone(current);
   return [
     {
       section: 'site',
@@ -45,8 +58,8 @@ function settings(current: SiteConfig): Setting[] {
       section: 'site',
       key: 'timeZone',
       label: 'Time zone',
-      kind: { type: 'select', options: timeZones(current.site.timeZone) },
-      hint: 'Days for energy totals and prices start at midnight here.',
+      kind: { type: 'select', options: timeZones(current.site.timeZone, system) },
+      hint: `Days for energy totals and prices start at midnight here. The default is the device’s own zone${system ? `, ${system}` : ''}. A change applies from now on: past days keep the figures they were recorded with.`,
     },
     {
       section: 'site',
@@ -86,6 +99,7 @@ function settings(current: SiteConfig): Setting[] {
           ['monthly', 'On the 1st of each month'],
         ],
       },
+      hint: 'When the kWh counters restart. Past figures are kept as recorded, whatever this says later.',
     },
     {
       section: 'prices',
@@ -138,9 +152,9 @@ export function mountSite(container: HTMLElement, _ctx: ScreenContext): () => vo
 }
 
 async function load(container: HTMLElement): Promise<void> {
-  let current: SiteConfig;
+  let current: ConfigAnswer;
   try {
-    current = await api<SiteConfig>('GET', '/config');
+    current = await api<ConfigAnswer>('GET', '/config');
   } catch (err) {
     const text =
       err instanceof ApiError && err.status === 404

@@ -34,6 +34,8 @@ export type Series = Pick<api.HistoryResponse, 'topic' | 'unit' | 'points' | 'ne
 
 export type PriceSlot = api.PriceSlot | api.ImportExportSlot;
 export type GridAnswer = api.GridResponse;
+/** GET /api/v1/energy: energy and money per hour, day or month, each bucket as it was recorded. */
+export type EnergyAnswer = api.EnergyResponse;
 
 /**
  * The device a topic belongs to: its topic prefix (`inverter_1`, `battery_2`, `total`).

@@ -64,6 +64,11 @@ test('time axis labels follow the locale and the site zone; quantities scale', (
   assert.equal(timeTicks([midnight, midnight + 86400], 30 * 86400, 'Europe/Berlin').length, 2);
   assert.match(formatQuantity(1830, 'W'), /^1[.,]83 kW$/);
   assert.match(formatQuantity(12.345, 'kWh'), /^12[.,]3 kWh$/);
+  // Raw device units read as people write them; storage scaled by 1024 as systems show it.
+  assert.match(formatQuantity(81586, 'MB'), /^79[.,]7 GB$/);
+  assert.match(formatQuantity(512, 'MB'), /^512 MB$/);
+  assert.match(formatQuantity(431.5, 'W/m2'), /^431[.,]5 W\/m²$/);
+  assert.equal(formatReading('weather/wind_speed', 12, 'kmh'), '12 km/h');
 });
 
 test('readings as people read them: ids as written, weather by name, uptime in days and hours', () => {
