@@ -51,6 +51,7 @@ test('GET /config: the site, energy, price and alert settings in force, the zone
     prices: unknown;
     alerts: unknown;
     time_zone: string;
+    system_time_zone: string;
     schema: {
       properties: {
         site: { properties: { timeZone: { title: string; description: string } } };
@@ -70,6 +71,8 @@ test('GET /config: the site, energy, price and alert settings in force, the zone
   assert.deepEqual(body.prices, { multiplier: 1, offset: 0 });
   assert.deepEqual(body.alerts, { batteryBelowPercent: null, deviceUnavailableMinutes: null, writeRefused: true });
   assert.equal(body.time_zone, 'Europe/Berlin');
+  // What a null zone would stand for: the zone of the process, whichever the site has chosen.
+  assert.equal(body.system_time_zone, Intl.DateTimeFormat().resolvedOptions().timeZone);
   assert.deepEqual(Object.keys(body.schema.properties), ['site', 'energy', 'prices', 'alerts']);
   assert.match(body.schema.properties.site.properties.timeZone.description, /IANA time zone/);
   assert.equal(body.schema.properties.site.properties.timeZone.title, 'Time zone', 'a label for each field');

@@ -185,7 +185,12 @@ export type Config = z.infer<typeof configSchema>;
 
 /** The site time zone with `null` resolved to the system's. */
 export function siteTimeZone(config: Config): string {
-  return config.site.timeZone ?? Intl.DateTimeFormat().resolvedOptions().timeZone;
+  return config.site.timeZone ?? systemTimeZone();
+}
+
+/** The system's own zone (UTC on a fresh image): what a `null` site zone stands for. */
+export function systemTimeZone(): string {
+  return Intl.DateTimeFormat().resolvedOptions().timeZone;
 }
 
 function isValidTimeZone(tz: string): boolean {

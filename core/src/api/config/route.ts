@@ -1,6 +1,7 @@
 import Router from '@koa/router';
 import { z } from 'zod';
 import { siteSettingsPatchSchema, siteSettingsSchema, type LiveSiteSettings } from '../../config/site-settings.js';
+import { systemTimeZone } from '../../config/schema.js';
 import { errorMessage } from '../../log.js';
 import { auditText, type RecordChange } from '../change-audit.js';
 import { ApiError } from '../errors.js';
@@ -19,7 +20,7 @@ export function siteConfigRoutes(deps: { settings: LiveSiteSettings; record?: Re
   const schema = z.toJSONSchema(siteSettingsSchema, { io: 'input', unrepresentable: 'any' });
 
   router.get('/config', (ctx) => {
-    ctx.body = { ...settings.current(), time_zone: settings.timeZone(), schema };
+    ctx.body = { ...settings.current(), time_zone: settings.timeZone(), system_time_zone: systemTimeZone(), schema };
   });
 
   router.put('/config', async (ctx) => {
