@@ -48,9 +48,9 @@ test('a time-of-use tariff with a standing charge and a flat export price: the n
     clock,
     bundled: ['fixed'],
     fixtures: ['worked-day'],
-    // Weekly (the default, written out): no reset of the counters at the day's start. (Under a
-    // daily reset the minute before it, the fixture's first reading's, is counted by neither
-    // day: core/src/energy/past-energy.ts drops an interval's part before a period's start.)
+    // Weekly (the default, written out): no reset of the counters at the day's start. Under a
+    // daily reset the minute before it (the fixture's first reading, carrying hour 00's power)
+    // is the day before's, as it should be, and hour 00 would read 0.59 kWh.
     config: { site: { timeZone: 'Europe/Paris' }, energy: { resetPeriod: 'weekly' } },
     plugins: [
       { id: 'tariff', plugin: 'fixed', config: TARIFF },

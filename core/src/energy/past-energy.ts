@@ -28,6 +28,8 @@ export class PastEnergy {
   private periodEnd = -Infinity;
   private periodStart = Infinity;
   private lastPoint = -Infinity;
+  /** Where counting reached past the last reading: a period's end, counted before its reset. */
+  private countedTo = -Infinity;
 
   constructor(
     private readonly registry: TopicRegistry,
@@ -58,10 +60,16 @@ export class PastEnergy {
       for (const t of totals) t.points.push([time, roundTo(this.kwh.get(t.def.name) ?? 0, 3)]);
     };
     for (const time of times) {
-      // A period's last reading always gets its point, so its last minute is not lost.
       const newPeriod = time < this.periodStart || time >= this.periodEnd;
       const { lastTime } = this;
-      if (newPeriod && lastTime !== undefined && lastTime > this.lastPoint && time > lastTime) point(lastTime);
+      if (newPeriod && lastTime !== undefined && time > lastTime) {
+        if (time >= this.periodEnd && time - lastTime <= MAX_GAP_MS) {
+          // The part of the interval before the new period's start is the old period's: counted
+          // to its end and kept in a point just before it, so no energy is lost at a reset.
+          this.countTo(this.periodEnd);
+          point(this.periodEnd - 1);
+        } else if (lastTime > this.lastPoint) point(lastTime); // the period's last reading, so its last minute is not lost
+      }
       this.step(time, byTime.get(time)!);
       const lastOfBatch = time === times[times.length - 1];
       if (time - this.lastPoint >= POINT_EVERY_MS || lastOfBatch) point(time);
@@ -69,30 +77,40 @@ export class PastEnergy {
     return totals.map((t) => [t.meta, t.points]);
   }
 
+  /** Adds the power in force from the last reading (or where counting reached) to `end` to the period's kWh. */
+  private countTo(end: number): void {
+    const from = Math.max(this.lastTime!, this.countedTo);
+    this.accumulate(end - from);
+    this.countedTo = end;
+  }
+
+  private accumulate(dt: number): void {
+    if (dt <= 0) return;
+    for (const def of ENERGY_TOTALS) {
+      const watts = this.power.get(def.power);
+      if (watts !== undefined && watts * def.sign > 0)
+        this.kwh.set(def.name, (this.kwh.get(def.name) ?? 0) + (watts * def.sign * dt) / MS_PER_HOUR / 1000);
+    }
+  }
+
   private step(time: number, power: Map<string, number>): void {
     if (this.lastTime !== undefined && time <= this.lastTime) this.restart();
     const { lastTime } = this;
-    let from = lastTime ?? time;
+    let from = Math.max(lastTime ?? time, this.countedTo);
     if (time < this.periodStart || time >= this.periodEnd) {
       const { period, timeZone } = this.settings();
       ({ start: this.periodStart, end: this.periodEnd } = periodBounds(time, period, timeZone));
       this.kwh.clear();
       from = Math.max(from, this.periodStart);
     }
-    const dt = time - from;
-    if (lastTime !== undefined && dt > 0 && time - lastTime <= MAX_GAP_MS) {
-      for (const def of ENERGY_TOTALS) {
-        const watts = this.power.get(def.power);
-        if (watts !== undefined && watts * def.sign > 0)
-          this.kwh.set(def.name, (this.kwh.get(def.name) ?? 0) + (watts * def.sign * dt) / MS_PER_HOUR / 1000);
-      }
-    }
+    if (lastTime !== undefined && time - lastTime <= MAX_GAP_MS) this.accumulate(time - from);
     for (const [name, watts] of power) this.power.set(name, watts);
     this.lastTime = time;
   }
 
   private restart(): void {
     this.lastTime = undefined;
+    this.countedTo = -Infinity;
     this.power.clear();
     this.kwh.clear();
     this.periodStart = Infinity;
