@@ -68,7 +68,7 @@ test('GET /config: the site, energy, price and alert settings in force, the zone
     temperatureUnit: 'C',
   });
   assert.deepEqual(body.energy, { resetPeriod: 'weekly' });
-  assert.deepEqual(body.prices, { multiplier: 1, offset: 0 });
+  assert.deepEqual(body.prices, { multiplier: 1, offset: 0, exportPrice: null });
   assert.deepEqual(body.alerts, { batteryBelowPercent: null, deviceUnavailableMinutes: null, writeRefused: true });
   assert.equal(body.time_zone, 'Europe/Berlin');
   // What a null zone would stand for: the zone of the process, whichever the site has chosen.
@@ -108,7 +108,11 @@ test('new price multiplier and offset apply to /grid at once, and are saved keep
   assert.ok(before.length > 0, 'the simulator publishes demo prices');
   const res = await put({ prices: { multiplier: 2, offset: 0.1 } });
   assert.equal(res.status, 200);
-  assert.deepEqual(((await res.json()) as Record<string, unknown>).prices, { multiplier: 2, offset: 0.1 });
+  assert.deepEqual(((await res.json()) as Record<string, unknown>).prices, {
+    multiplier: 2,
+    offset: 0.1,
+    exportPrice: null,
+  });
   const after = await importPrices();
   assert.deepEqual(
     after,

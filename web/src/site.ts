@@ -115,6 +115,18 @@ function settings(current: ConfigAnswer): Setting[] {
       kind: { type: 'number', step: 'any' },
       hint: '…then this is added (grid fees per kWh, in the price currency).',
     },
+    // A service from before the export price setting has no such key (and refuses it).
+    ...('exportPrice' in current.prices
+      ? [
+          {
+            section: 'prices' as const,
+            key: 'exportPrice',
+            label: 'Export price (per kWh)',
+            kind: { type: 'number' as const, step: 'any', min: -10, max: 10, nullable: true },
+            hint: 'What each kWh sold to the grid earns, for a price provider without export prices (e.g. a feed-in tariff beside Tibber or aWATTar); multiplier and offset apply to it too. Applies from now on. Empty: sold energy is not priced.',
+          },
+        ]
+      : []),
     {
       section: 'alerts',
       key: 'batteryBelowPercent',

@@ -16,7 +16,7 @@ export type InstalledPlugin = api.InstalledPlugin;
 export interface SiteConfig {
   site: { name: string; timeZone: string | null; latitude: number; longitude: number; temperatureUnit: string };
   energy: { resetPeriod: string };
-  prices: { multiplier: number; offset: number };
+  prices: { multiplier: number; offset: number; exportPrice?: number | null };
   /** Absent from services without alerts. */
   alerts?: { batteryBelowPercent: number | null; deviceUnavailableMinutes: number | null; writeRefused: boolean };
   schema?: unknown;

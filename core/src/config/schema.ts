@@ -67,6 +67,15 @@ export const configSchema = z
           .number()
           .describe('Added to every grid price after the multiplier, in currency per kWh.')
           .meta({ title: 'Price offset (per kWh)' }),
+        exportPrice: z
+          .number()
+          .min(-10, 'must be from -10 to 10 (currency per kWh)')
+          .max(10, 'must be from -10 to 10 (currency per kWh)')
+          .nullable()
+          .describe(
+            "Flat export (feed-in) price, in the price provider's currency per kWh, for a provider that publishes import prices only (a provider's own export prices win); multiplier and offset apply to it as to every grid price. Kept from now on: past days keep the price they had. null = no export price.",
+          )
+          .meta({ title: 'Export price (per kWh)' }),
       })
       .strict(),
     alerts: z

@@ -14,7 +14,7 @@ const SITE_KEYS_FOR_PLUGINS = new Set(['site.timeZone', 'site.latitude', 'site.l
 
 /**
  * Hands changed site settings to the services that read them at start: energy totals (reset
- * period, time zone), the price book (multiplier, offset, time zone), the forecast store
+ * period, time zone), the price book (multiplier, offset, export price, time zone), the forecast store
  * (temperature unit), the alerts (thresholds) and the plugins (`ctx.site`: they restart with the new one). Returns
  * the disposer.
  */
@@ -27,8 +27,9 @@ export function applySiteSettingsLive(
     const timeZone = siteTimeZone(config);
     if (changed.has('energy.resetPeriod') || changed.has('site.timeZone'))
       services.energy.reconfigure({ period: config.energy.resetPeriod, timeZone });
-    if (changed.has('prices.multiplier') || changed.has('prices.offset') || changed.has('site.timeZone')) {
-      services.prices.reconfigure({ timeZone, multiplier: config.prices.multiplier, offset: config.prices.offset });
+    if ([...changed].some((key) => key.startsWith('prices.')) || changed.has('site.timeZone')) {
+      const { multiplier, offset, exportPrice } = config.prices;
+      services.prices.reconfigure({ timeZone, multiplier, offset, exportPrice });
     }
     if ([...changed].some((key) => key.startsWith('alerts.'))) services.alerts?.reconfigure(config.alerts);
     if (changed.has('site.temperatureUnit')) services.forecast.setTemperatureUnit(config.site.temperatureUnit);

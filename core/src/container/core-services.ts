@@ -150,6 +150,7 @@ function registerStores(di: DependencyContainer): void {
         timeZone: siteTimeZone(config),
         multiplier: config.prices.multiplier,
         offset: config.prices.offset,
+        exportPrice: config.prices.exportPrice,
         // Past prices, for the cost of past days: in the database file, through its one write path.
         history: new PriceHistory(c.resolve(DB), c.resolve(CLOCK), c.resolve(DB_WRITER)),
       });

@@ -35,6 +35,12 @@ interface SourceState {
   standing: PriceSlot[];
   /** Whether it ever published `standing`: only then does the answer carry `standing_charge`. */
   hasStanding: boolean;
+  /**
+   * Export slots at the Site settings' flat export price (a provider of import prices only),
+   * as this book recorded them: over its import slots' times, each priced when it was
+   * published or the setting changed before the slot began, never after.
+   */
+  flatExport: PriceSlot[];
 }
 
 /** What a provider publishes, as the SDK's `ctx.prices.publish` takes it. */
@@ -54,6 +60,12 @@ export interface PriceBookOptions {
   /** From config `prices`: shown price = raw * multiplier + offset. */
   multiplier: number;
   offset: number;
+  /**
+   * From config `prices.exportPrice`: the flat export (feed-in) price, raw like a provider's
+   * (multiplier and offset apply), given to the slots of a provider that publishes no export
+   * series; null or absent: none.
+   */
+  exportPrice?: number | null;
   /** Where the active provider's prices are kept for past days; without it only memory (today on). */
   history?: PriceHistory;
 }
@@ -116,12 +128,17 @@ export class PriceBook implements PriceSink {
   /**
    * The site's price settings changed (applied without a restart): the stored raw slots
    * are shown with the new multiplier and offset from the next read on, and local days
-   * follow the new time zone.
+   * follow the new time zone. A new flat export price prices the slots that have not begun
+   * (kept from now on); those begun keep the price they had.
    */
-  reconfigure(settings: Pick<PriceBookOptions, 'timeZone' | 'multiplier' | 'offset'>): void {
+  reconfigure(settings: Pick<PriceBookOptions, 'timeZone' | 'multiplier' | 'offset' | 'exportPrice'>): void {
     this.options.timeZone = settings.timeZone;
     this.options.multiplier = settings.multiplier;
     this.options.offset = settings.offset;
+    if (settings.exportPrice === undefined || settings.exportPrice === (this.options.exportPrice ?? null)) return;
+    this.options.exportPrice = settings.exportPrice;
+    const active = this.activeSource();
+    if (active) this.save(active, [], undefined, undefined, this.priceUpcoming(active));
   }
 
   declare(source: string, args: PriceProviderDeclaration): () => void {
@@ -139,6 +156,7 @@ export class PriceBook implements PriceSink {
       lastPublish: null,
       standing: [],
       hasStanding: false,
+      flatExport: [],
     };
     this.sources.set(source, state);
     const active = this.activeSource();
@@ -178,7 +196,7 @@ export class PriceBook implements PriceSink {
     }
     // The publish is saved whole (past days a provider sends too); a source that just became
     // active has had what its memory holds saved by activeSource as well.
-    if (this.activeSource() === state) this.save(state, imports, exports, standing);
+    if (this.activeSource() === state) this.save(state, imports, exports, standing, this.priceUpcoming(state));
   }
 
   /** Resolves once the prices published so far are saved (the server's close). */
@@ -194,7 +212,7 @@ export class PriceBook implements PriceSink {
     const response = this.respond(
       active,
       active.import.filter((s) => s.start >= todayStart),
-      active.export,
+      this.exportsOf(active),
     );
     if (!active.hasStanding) return response;
     return { ...response, standing_charge: this.chargeOf(active, active.standing, todayStart) };
@@ -224,6 +242,7 @@ export class PriceBook implements PriceSink {
     if (!active) return NO_PROVIDER;
     const { currency, scheduleType } = active.declaration;
     const history = this.options.history;
+    const withExport = this.exportSchedule(active);
     const overlapping = (slots: readonly PriceSlot[]) => slots.filter((s) => s.start < to && s.end > from);
     // The standing charge answered for a range is that of the local day `from` falls in.
     const fromDay = this.dayStart(from, 0);
@@ -232,19 +251,19 @@ export class PriceBook implements PriceSink {
         ? { ...response, standing_charge: this.chargeOf(active, standing, fromDay) }
         : response;
     if (!history || scheduleType === 'none' || !currency)
-      return withStanding(this.respond(active, overlapping(active.import), active.export), active.standing);
+      return withStanding(this.respond(active, overlapping(active.import), this.exportsOf(active)), active.standing);
     // Not waiting for saves in progress (a lock held by another process could hold them up):
     // what they carry for today on is in memory, merged below.
     const [pastImport, pastExport, pastStanding] = await Promise.all([
       history.read('import', from, to, currency),
-      scheduleType === 'import_export_pricing' ? history.read('export', from, to, currency) : [],
+      withExport ? history.read('export', from, to, currency) : [],
       history.read('standing', Math.min(from, fromDay), Math.max(to, this.dayStart(from, 1)), currency),
     ]);
     return withStanding(
       this.respond(
         active,
         overlapping(replaceCovered(pastImport, active.import, -Infinity)),
-        replaceCovered(pastExport, active.export, -Infinity),
+        replaceCovered(pastExport, this.exportsOf(active), -Infinity),
       ),
       replaceCovered(pastStanding, active.standing, -Infinity),
     );
@@ -281,7 +300,7 @@ export class PriceBook implements PriceSink {
       slots: [] as Array<PriceSlotJson | ImportExportSlotJson>,
     };
 
-    if (scheduleType === 'pricing') {
+    if (!this.exportSchedule(active)) {
       pricing.slots = shown.map((s, i) => ({
         from: formatUtc(s.start),
         to: formatUtc(s.end),
@@ -334,6 +353,46 @@ export class PriceBook implements PriceSink {
     return { state: 'ok', message: null, last_data: lastData };
   }
 
+  /**
+   * Whether the answer has export prices: the provider publishes an export series, or it
+   * publishes import prices only and the Site settings give a flat export price (a
+   * provider's own series wins over the setting).
+   */
+  private exportSchedule(state: SourceState): boolean {
+    const { scheduleType } = state.declaration;
+    return (
+      scheduleType === 'import_export_pricing' ||
+      (scheduleType === 'pricing' && (this.options.exportPrice ?? null) !== null)
+    );
+  }
+
+  /** The export slots in memory: the provider's series, or the flat price's over its import slots. */
+  private exportsOf(state: SourceState): PriceSlot[] {
+    return state.declaration.scheduleType === 'import_export_pricing' ? state.export : state.flatExport;
+  }
+
+  /**
+   * Prices the import slots of a provider without an export series that have not begun yet
+   * at the flat export price (the slots begun keep theirs, so no past money moves), in
+   * memory, and returns the slots to keep in the price history; undefined when there is
+   * nothing to keep. Without a flat price, the slots priced earlier are kept at 0 from now
+   * on (the history has no removal): export then earns nothing, as without a price.
+   */
+  private priceUpcoming(state: SourceState): PriceSlot[] | undefined {
+    if (state.declaration.scheduleType !== 'pricing') return undefined;
+    const now = this.options.clock.now();
+    const price = this.options.exportPrice ?? null;
+    const begun = state.flatExport.filter((s) => s.start < now);
+    if (price === null) {
+      const unpriced = state.flatExport.filter((s) => s.start >= now).map((s) => ({ ...s, price: 0 }));
+      state.flatExport = begun;
+      return unpriced.length > 0 ? unpriced : undefined;
+    }
+    const upcoming = state.import.filter((s) => s.start >= now).map((s) => ({ start: s.start, end: s.end, price }));
+    state.flatExport = [...begun.filter((s) => s.end > this.dayStart(now, -1)), ...upcoming];
+    return upcoming.length > 0 ? upcoming : undefined;
+  }
+
   /** The active provider, chosen anew when a declaration or publish calls for it (see the class). */
   private activeSource(): SourceState | undefined {
     const declared = [...this.sources.values()];
@@ -347,7 +406,8 @@ export class PriceBook implements PriceSink {
     const chosen = keep ? current : best;
     if (chosen !== this.active && chosen && this.active)
       log.info(`${chosen.declaration.provider} is now the active price provider`);
-    if (chosen !== this.active && chosen) this.save(chosen, chosen.import, chosen.export, chosen.standing);
+    if (chosen !== this.active && chosen)
+      this.save(chosen, chosen.import, chosen.export, chosen.standing, this.priceUpcoming(chosen));
     this.active = chosen;
     return chosen;
   }
@@ -358,6 +418,7 @@ export class PriceBook implements PriceSink {
     imports: readonly PriceSlot[],
     exports: readonly PriceSlot[] | undefined,
     standing: readonly PriceSlot[] | undefined,
+    flatExport: readonly PriceSlot[] | undefined,
   ): void {
     const { provider, currency, scheduleType } = state.declaration;
     const history = this.options.history;
@@ -365,6 +426,7 @@ export class PriceBook implements PriceSink {
     history.record({ kind: 'import', slots: imports, currency, provider });
     if (exports && scheduleType === 'import_export_pricing')
       history.record({ kind: 'export', slots: exports, currency, provider });
+    if (flatExport) history.record({ kind: 'export', slots: flatExport, currency, provider });
     if (standing) history.record({ kind: 'standing', slots: standing, currency, provider });
   }
 

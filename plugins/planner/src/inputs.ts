@@ -110,7 +110,7 @@ export async function readInputs(ctx: PluginContext, config: PlannerConfig, now:
     return { ok: false, device, why: 'no PV forecast for the next hours' };
 
   const last = prices[prices.length - 1]!;
-  const key = `${prices.length}:${prices[0]!.start}:${last.end}:${prices.reduce((a, p) => a + p.import, 0).toFixed(4)}:${forecast.length}:${forecast.reduce((a, p) => a + p.value, 0).toFixed(0)}`;
+  const key = `${prices.length}:${prices[0]!.start}:${last.end}:${prices.reduce((a, p) => a + p.import, 0).toFixed(4)}:${prices.reduce((a, p) => a + (p.export ?? 0), 0).toFixed(4)}:${forecast.length}:${forecast.reduce((a, p) => a + p.value, 0).toFixed(0)}`;
   return {
     ok: true,
     inputs: {
