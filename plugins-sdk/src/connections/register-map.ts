@@ -144,7 +144,9 @@ export function defineRegisterMap(input: RegisterMapInput): RegisterMap {
   for (const reference of references) {
     const key = `${reference.device ?? 'inverter'}/${reference.name}`;
     if (!registers.some((entry) => `${entry.device ?? 'inverter'}/${entry.name}` === key))
-      throw new Error(`register map: the reference at ${reference.address} names "${key}", which the map does not read`);
+      throw new Error(
+        `register map: the reference at ${reference.address} names "${key}", which the map does not read`,
+      );
   }
   return { registers, derived, blocks: planReads(registers, { maxCount, maxGap, unreadable }), references };
 }
