@@ -45,18 +45,21 @@ const MONTHS = `period=month&from=2026-10-01T00:00:00Z&to=${iso(NOW)}`;
 const DST_HOURS = 'period=hour&from=2026-10-24T22:00:00Z&to=2026-10-25T23:00:00Z';
 
 test('past figures keep their zone, bounds, kWh and money when the zone and the reset period change', async () => {
-  // The backfill runs from the oldest hour on.
+  // The backfill runs from the oldest hour on, in batches that history takes a moment to
+  // read back: the days are read until two answers a second apart agree.
+  let previous = '';
   await pollUntil(
     async () => {
       const { buckets } = await energy(`period=hour&from=${iso(NOW - H)}&to=${iso(NOW)}`);
       const days = await energy(DAYS);
-      return {
-        done: buckets[0]?.energy !== null && days.buckets.every((b) => b.money !== null),
-        seen: { lastHour: buckets[0], days: days.buckets.map((b) => b.money) },
-      };
+      const complete = buckets[0]?.energy !== null && days.buckets.every((b) => b.money !== null);
+      const now = JSON.stringify(days);
+      const settled = complete && now === previous;
+      previous = complete ? now : '';
+      return { done: settled, seen: { lastHour: buckets[0], days: days.buckets.map((b) => b.energy) } };
     },
-    'the backfilled hour before now and the prices of the backfilled days',
-    { ms: 90_000, everyMs: 250 },
+    'the backfilled hour before now, the prices of the backfilled days, and the days no longer moving',
+    { ms: 90_000, everyMs: 1000 },
   );
   const days = await energy(DAYS);
   assert.deepEqual(

@@ -73,6 +73,22 @@ export class SettingsLog {
     return this.byKey.get(key)!;
   }
 
+  /**
+   * The energy rules in force at `time`: the zone and reset period logged last before it (the
+   * earliest known for a time before the log began), or null before anything is logged.
+   */
+  energyRulesAt(time: number): { period: Config['energy']['resetPeriod']; timeZone: string } | null {
+    const at = (key: LoggedKey) => {
+      const values = this.values(key);
+      let found = values[0];
+      for (const v of values) if (v.time <= time) found = v;
+      return found?.value;
+    };
+    const timeZone = at('site.timeZone');
+    const period = at('energy.resetPeriod');
+    return timeZone && period ? { period: period as Config['energy']['resetPeriod'], timeZone } : null;
+  }
+
   /** Resolves once the rows logged so far are written (or failed). */
   flush(): Promise<void> {
     return this.last;

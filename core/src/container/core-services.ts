@@ -200,7 +200,7 @@ function registerPluginServices(di: DependencyContainer): void {
       history: c.isRegistered(HISTORY) ? c.resolve(HISTORY) : undefined,
       forecast: c.resolve(ForecastStore),
       prices: c.resolve(PriceBook),
-      energyReset: () => c.resolve(EnergyTotals).reset,
+      energyReset: (time: number) => c.resolve(SettingsLog).energyRulesAt(time) ?? c.resolve(EnergyTotals).reset,
       site: c.resolve(SITE),
       reads: {
         prices: c.resolve(PriceBook),

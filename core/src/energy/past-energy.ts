@@ -30,10 +30,13 @@ export class PastEnergy {
   private lastPoint = -Infinity;
   /** Where counting reached past the last reading: a period's end, counted before its reset. */
   private countedTo = -Infinity;
+  /** The reset period and zone the period being counted was bounded by. */
+  private rules = '';
 
   constructor(
     private readonly registry: TopicRegistry,
-    private readonly settings: () => { period: ResetPeriod; timeZone: string },
+    /** The rules in force at a reading's time (the settings log's), so a re-recorded range counts as it did. */
+    private readonly settings: (time: number) => { period: ResetPeriod; timeZone: string },
   ) {}
 
   /** The energy series the given past power totals imply (none before the energy totals exist). */
@@ -60,7 +63,7 @@ export class PastEnergy {
       for (const t of totals) t.points.push([time, roundTo(this.kwh.get(t.def.name) ?? 0, 3)]);
     };
     for (const time of times) {
-      const newPeriod = time < this.periodStart || time >= this.periodEnd;
+      const newPeriod = this.outsidePeriod(time);
       const { lastTime } = this;
       if (newPeriod && lastTime !== undefined && time > lastTime) {
         if (time >= this.periodEnd && time - lastTime <= MAX_GAP_MS) {
@@ -93,12 +96,30 @@ export class PastEnergy {
     }
   }
 
+  /**
+   * Whether `time` is outside the period being counted: past its bounds, or in another period
+   * by the rules in force at `time` (the owner changed the zone or the reset since).
+   */
+  private outsidePeriod(time: number): boolean {
+    if (time < this.periodStart || time >= this.periodEnd) return true;
+    const { period, timeZone } = this.settings(time);
+    const rules = `${period} ${timeZone}`;
+    if (rules === this.rules) return false;
+    const bounds = periodBounds(time, period, timeZone);
+    if (bounds.start !== this.periodStart) return true;
+    // The same period by the new rules (a longer one, or a zone with the same midnight): go on counting it.
+    this.rules = rules;
+    this.periodEnd = bounds.end;
+    return false;
+  }
+
   private step(time: number, power: Map<string, number>): void {
     if (this.lastTime !== undefined && time <= this.lastTime) this.restart();
     const { lastTime } = this;
     let from = Math.max(lastTime ?? time, this.countedTo);
-    if (time < this.periodStart || time >= this.periodEnd) {
-      const { period, timeZone } = this.settings();
+    if (this.outsidePeriod(time)) {
+      const { period, timeZone } = this.settings(time);
+      this.rules = `${period} ${timeZone}`;
       ({ start: this.periodStart, end: this.periodEnd } = periodBounds(time, period, timeZone));
       this.kwh.clear();
       from = Math.max(from, this.periodStart);
@@ -111,6 +132,7 @@ export class PastEnergy {
   private restart(): void {
     this.lastTime = undefined;
     this.countedTo = -Infinity;
+    this.rules = '';
     this.power.clear();
     this.kwh.clear();
     this.periodStart = Infinity;

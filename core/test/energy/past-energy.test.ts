@@ -159,6 +159,31 @@ test('readings out of order start a new count rather than count twice', async ()
   }
 });
 
+test('each reading is counted by the rules in force at its time: a re-recorded range counts as it did before a change', async () => {
+  const site = await registryWithTotals(Date.parse('2026-11-21T12:00:00Z'));
+  try {
+    const midnight = Date.parse('2026-11-20T23:00:00Z'); // Berlin's
+    const readings: Array<[number, Record<string, number>]> = [];
+    for (let t = midnight - 30 * 60_000; t <= midnight + 30 * 60_000; t += 60_000)
+      readings.push([t, { pv_power: 1200 }]);
+    // Weekly until an owner switched to daily resets at 23:50 (so this midnight is a reset),
+    // asked of each reading's time: a reading after the switch, whenever it is recorded, resets.
+    const switched = midnight - 10 * 60_000;
+    const rules = (time: number) => ({
+      period: time < switched ? ('weekly' as const) : ('daily' as const),
+      timeZone: BERLIN,
+    });
+    const pv = new PastEnergy(site.registry, rules)
+      .add(powerSeries(site.registry, readings))
+      .find(([m]) => m.topic === 'total/pv_energy')![1];
+    const [, firstAfter] = pv.find(([t]) => t >= midnight)!;
+    assert.ok(firstAfter < 0.05, `counted from 0 at midnight by the daily rule in force then: ${firstAfter}`);
+    assert.equal(pv.at(-1)![1], 0.6, 'the half hour after midnight');
+  } finally {
+    await site.close();
+  }
+});
+
 test('nothing before the energy totals exist', () => {
   const registry = new TopicRegistry(new ManualClock(0));
   new TotalsDeriver(registry).start();

@@ -56,6 +56,12 @@ test('the values in force are logged at first start, each accepted change at its
   ];
   assert.deepEqual(first.log.values('site.timeZone'), zones);
   assert.deepEqual(first.log.values('energy.resetPeriod'), resets);
+  // The rules past readings are counted by: those in force at each reading's time, the
+  // earliest known before the log began.
+  assert.deepEqual(first.log.energyRulesAt(T0 - 86_400_000), { timeZone: 'UTC', period: 'weekly' });
+  assert.deepEqual(first.log.energyRulesAt(T0 + 3_600_000 - 1), { timeZone: 'UTC', period: 'weekly' });
+  assert.deepEqual(first.log.energyRulesAt(T0 + 3_600_000), { timeZone: 'Europe/Berlin', period: 'weekly' });
+  assert.deepEqual(first.log.energyRulesAt(T0 + 7_200_000), { timeZone: 'Europe/Berlin', period: 'daily' });
   await first.close();
 
   clock.advance(3_600_000);

@@ -16,7 +16,8 @@ export interface PastReadingsOptions {
   history?: HistorySink;
   log: Logger;
   /** The kWh totals' reset period and zone; without it, past readings add no energy. */
-  energyReset?: () => { period: ResetPeriod; timeZone: string };
+  /** The energy rules (reset period, zone) in force at `time`: past readings are counted by them. */
+  energyReset?: (time: number) => { period: ResetPeriod; timeZone: string };
 }
 
 /**

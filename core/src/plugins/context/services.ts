@@ -38,7 +38,8 @@ export interface ContextServices {
   /** Makes an instance's logger (named `plugin:<id>`); default: lines on stderr. */
   logger?: (name: string) => Logger;
   /** The kWh totals' reset period and zone: past readings' energy (a backfill's) is counted by them. Without it, none is. */
-  energyReset?: () => { period: ResetPeriod; timeZone: string };
+  /** The energy rules (reset period, zone) in force at `time`: past readings are counted by them. */
+  energyReset?: (time: number) => { period: ResetPeriod; timeZone: string };
   /** Longest wait before `ctx.http` retries, in ms; default got's back-off. The plugin harness shortens it. */
   httpRetryDelayMs?: number;
 }
