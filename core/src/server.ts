@@ -5,6 +5,7 @@ import { loadConfig } from './config/load.js';
 import type { Config } from './config/schema.js';
 import { container, instanceCachingFactory, type DependencyContainer, type InjectionToken } from './container/di.js';
 import { Closers } from './container/closers.js';
+import { lockDataDir, SERVE_HINT } from './system/data-dir-lock.js';
 import { registerCoreServices } from './container/core-services.js';
 import {
   CLOCK,
@@ -142,8 +143,17 @@ export interface Heliograph {
  * once while devices are still being contacted.
  */
 export async function startHeliograph(options: ServerOptions): Promise<Heliograph> {
-  const di = compose(options);
+  // First of all: a second server on this data directory stops here, before it opens anything.
+  const lock = lockDataDir(options.dataDir, { command: 'heliograph serve', hint: SERVE_HINT });
   const closers = new Closers();
+  closers.push(() => lock.release());
+  let di: DependencyContainer;
+  try {
+    di = compose(options);
+  } catch (err) {
+    await closers.close();
+    throw err;
+  }
   try {
     await openStorage(di, closers);
     const setupCode = await besideEachOther(startAuth(di, options.password), async () => {
@@ -366,6 +376,32 @@ function webApp(di: DependencyContainer, setupCode: SetupCode): AppOptions {
   return appOptions;
 }
 
+/**
+ * A listen error in words: what is wrong with the address or port, and what to do. The port
+ * comes from --port or HELIOGRAPH_PORT (config.json has no port: it is read before the config).
+ */
+function listenFailure(err: unknown, host: string, port: number): unknown {
+  const code = (err as NodeJS.ErrnoException | undefined)?.code;
+  const where = `port ${port} on ${host}`;
+  const other =
+    'start Heliograph with --port N (or HELIOGRAPH_PORT=N in its environment; under systemd: sudo systemctl edit heliograph)';
+  if (code === 'EADDRINUSE')
+    return new Error(`${where} is in use by another program; stop it or ${other}`, { cause: err });
+  if (code === 'EACCES')
+    return new Error(
+      `${where} needs a privilege this user does not have (ports below 1024 are reserved to root); ` +
+        'start Heliograph with a port from 1024 up (--port N, or HELIOGRAPH_PORT=N in its environment), ' +
+        'or give the service the right: under systemd, AmbientCapabilities=CAP_NET_BIND_SERVICE (sudo systemctl edit heliograph)',
+      { cause: err },
+    );
+  if (code === 'EADDRNOTAVAIL')
+    return new Error(
+      `${host} is not an address of this machine; start Heliograph with --host A (or HELIOGRAPH_HOST), 0.0.0.0 for all of them`,
+      { cause: err },
+    );
+  return err;
+}
+
 /** Listens, attaches the WebSocket stream and advertises the service (mDNS) when asked. */
 async function serve(
   di: DependencyContainer,
@@ -381,7 +417,9 @@ async function serve(
   const server = await listen(app, options.host, options.port, [
     snapshotLane({ registry, auth, hosts }),
     historyLane({ ...historyDeps(di), auth, hosts }),
-  ]);
+  ]).catch((err: unknown) => {
+    throw listenFailure(err, options.host, options.port);
+  });
   closers.push(() => server.close());
   // Open sockets would hold server.close() up, so they are closed first (closers run in reverse).
   const websocket = attachWebsocket({
