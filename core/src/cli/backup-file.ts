@@ -7,7 +7,7 @@
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join, relative, sep } from 'node:path';
 import type { Db } from '../db.js';
-import { DATA_FILES } from '../system/data-dir.js';
+import { DATA_FILES, DATABASE_FILE } from '../system/data-dir.js';
 
 export const BACKUP_FORMAT = '1';
 
@@ -62,6 +62,32 @@ export function safeName(name: string): boolean {
   return parts.length > 0 && parts.every((p) => p !== '' && p !== '.' && p !== '..' && !p.includes('\\'));
 }
 
+/** C0 and C1 controls, DEL, line separators and bidirectional overrides: what rewrites a terminal or a name's look. */
+const CONTROL = /[\p{Cc}\u2028\u2029\u202a-\u202e\u2066-\u2069]/u;
+const CONTROLS = new RegExp(CONTROL.source, 'gu');
+
+/** A name as it may be shown in a message: quoted, control characters as `\uXXXX`. */
+export function printable(name: string): string {
+  return JSON.stringify(name).replace(CONTROLS, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
+}
+
+/**
+ * Why a carried file is refused, or undefined: a backup carries the data directory's own files
+ * (DATA_FILES) and plugins' files under plugins/, nothing else; above all nothing that would
+ * land on the database or its journals and replace the database restore has just checked.
+ */
+export function refusedName(name: string): string | undefined {
+  if (CONTROL.test(name)) {
+    return `a file name in the backup has control characters (${printable(name)}): refused`;
+  }
+  if (!safeName(name)) return `the backup carries a file named ${printable(name)}, outside the data directory: refused`;
+  if (name.toLowerCase().startsWith(DATABASE_FILE))
+    return `the backup carries a second database file ${printable(name)}, which would replace the database it restores: refused`;
+  if (!(DATA_FILES as readonly string[]).includes(name) && !name.startsWith('plugins/'))
+    return `the backup carries a file named ${printable(name)}, which \`heliograph backup\` never writes: refused`;
+  return undefined;
+}
+
 /** Reads what a backup carries; throws saying why the file is not a usable backup. */
 export async function readCarried(
   db: Db,
@@ -76,15 +102,33 @@ export async function readCarried(
         .join('; ')}`,
     );
   const tables = await db.all<Array<{ name: string }>>(
-    "SELECT name FROM sqlite_master WHERE type = 'table' AND name LIKE 'heliograph_backup_%'",
+    "SELECT name FROM sqlite_master WHERE type = 'table' AND name IN ('heliograph_backup_info', 'heliograph_backup_files')",
   );
   if (tables.length !== 2) throw new Error(`${file} is a database, but not one written by \`heliograph backup\``);
-  const rows = await db.all<Array<{ key: string; value: string }>>('SELECT key, value FROM heliograph_backup_info');
-  const info = Object.fromEntries(rows.map((r) => [r.key, r.value]));
+  const rows = await db.all<Array<{ key: unknown; value: unknown }>>('SELECT key, value FROM heliograph_backup_info');
+  const info = Object.fromEntries(rows.map((r) => [String(r.key), String(r.value)]));
   if (info.format !== BACKUP_FORMAT)
     throw new Error(`${file} is a backup of format ${info.format ?? '?'}; this version reads format ${BACKUP_FORMAT}`);
-  const files = await db.all<CarriedFile[]>('SELECT name, content FROM heliograph_backup_files ORDER BY name');
-  const bad = files.find((f) => !safeName(f.name));
-  if (bad) throw new Error(`${file} carries a file named ${JSON.stringify(bad.name)}, outside the data directory`);
+  const rawFiles = await db.all<Array<{ name: unknown; content: unknown }>>(
+    'SELECT name, content FROM heliograph_backup_files ORDER BY name',
+  );
+  const files: CarriedFile[] = [];
+  const seen = new Set<string>();
+  for (const { name, content } of rawFiles) {
+    if (typeof name !== 'string') throw new Error(`${file}: a file in the backup has no name: refused`);
+    const refused = refusedName(name);
+    if (refused) throw new Error(`${file}: ${refused}`);
+    if (seen.has(name)) throw new Error(`${file}: the backup carries ${printable(name)} twice: refused`);
+    seen.add(name);
+    if (!Buffer.isBuffer(content))
+      throw new Error(
+        `${file}: the file ${printable(name)} in the backup has no content (not stored as bytes): refused`,
+      );
+    files.push({ name, content });
+  }
+  // A name that is also another's folder (plugins/a and plugins/a/b) cannot both be written.
+  const folder = files.find((f) => files.some((g) => g.name.startsWith(`${f.name}/`)));
+  if (folder)
+    throw new Error(`${file}: the backup carries ${printable(folder.name)} both as a file and as a folder: refused`);
   return { info, files };
 }
