@@ -4,7 +4,7 @@ import { siteTimeZone } from '../config/schema.js';
 import { LiveSiteSettings } from '../config/site-settings.js';
 import { SettingsLog } from '../config/settings-log.js';
 import { DbWriter } from '../db-writer.js';
-import { EnergyTotals } from '../energy/kwh-totals.js';
+import { EnergyTotals, type ResetPeriod } from '../energy/kwh-totals.js';
 import { PeriodEnergy } from '../energy/period-energy.js';
 import { latestCurrency } from '../energy/period-money.js';
 import { ForecastStore } from '../forecast/store.js';
@@ -200,7 +200,7 @@ function registerPluginServices(di: DependencyContainer): void {
       history: c.isRegistered(HISTORY) ? c.resolve(HISTORY) : undefined,
       forecast: c.resolve(ForecastStore),
       prices: c.resolve(PriceBook),
-      energyReset: (time: number) => c.resolve(SettingsLog).energyRulesAt(time) ?? c.resolve(EnergyTotals).reset,
+      energyReset: energyRulesAt(c),
       site: c.resolve(SITE),
       reads: {
         prices: c.resolve(PriceBook),
@@ -286,4 +286,17 @@ function registerSiteServices(di: DependencyContainer): void {
       return () => historyStatusRow(opened, setAsideAs, storageTrouble());
     }),
   );
+}
+
+/**
+ * The energy rules in force at a past reading's time (the settings log), else those of the live
+ * totals; asked once per reading of a backfill, so the services are resolved once.
+ */
+function energyRulesAt(c: DependencyContainer): (time: number) => { period: ResetPeriod; timeZone: string } {
+  let log: SettingsLog | undefined;
+  let totals: EnergyTotals | undefined;
+  return (time) => {
+    log ??= c.resolve(SettingsLog);
+    return log.energyRulesAt(time) ?? (totals ??= c.resolve(EnergyTotals)).reset;
+  };
 }

@@ -17,6 +17,7 @@ import {
   batteryControl,
   BATTERY_CONTROL_TOPICS,
   DeviceRefusedError,
+  serialTasks,
   type batteryConfigSchema,
   type BatteryCommand,
   type BatteryControl,
@@ -101,7 +102,7 @@ export class VoltronicBatteryControl {
   /** Whether the start's reconcile is done. */
   private cleaned = false;
   /** One change of the device's settings at a time: a command, a lease's end, a target reached. */
-  private queue: Promise<unknown> = Promise.resolve();
+  private readonly serially = serialTasks();
 
   constructor(private readonly options: VoltronicBatteryControlOptions) {
     const { client } = options;
@@ -166,12 +167,6 @@ export class VoltronicBatteryControl {
     // A lease that ran out since the last poll: the device is still forced.
     if (!wrote && this.forcedUntil !== null)
       await site.write({ topic: `${device}/${BATTERY_CONTROL_TOPICS.mode}`, value: NORMAL_LABEL });
-  }
-
-  private serially<T>(work: () => Promise<T>): Promise<T> {
-    const run = this.queue.then(work, work);
-    this.queue = run.catch(() => undefined);
-    return run;
   }
 
   /** Sends what the command asks of the device, each setting only if it differs from QPIRI's. */
