@@ -1,12 +1,23 @@
 /*
- * What the battery-control driver tests share: commands written through POST /api/v1/metrics
- * (the API's write path), and the audit entries they leave.
+ * What the battery-control driver tests share: the driver started against its emulator, the
+ * emulator's units recording their writes, commands written through POST /api/v1/metrics (the
+ * API's write path), and the audit entries they leave. A family's test file keeps what only its
+ * device does: its registers, its readings and its evidence.
  */
 import assert from 'node:assert/strict';
+import { after } from 'node:test';
+import { ManualClock } from '@heliograph/core/clock';
 import type { BatteryCommand } from '@heliograph/plugins-sdk';
-import { pollUntil } from '../helpers/deadline.js';
-import type { TestServer } from '../helpers/server.js';
-import { write } from './driver-api.js';
+import {
+  ModbusException,
+  ModbusExceptionCode,
+  startModbusEmulator,
+  type ModbusDevice,
+  type RunningEmulator,
+} from '@heliograph/plugins-sdk/emulator';
+import { pollUntil, within } from '../helpers/deadline.js';
+import { startTestServer, type TestServer } from '../helpers/server.js';
+import { valuesWhen, write } from './driver-api.js';
 
 export interface AuditEntry {
   topic: string;
@@ -16,6 +27,11 @@ export interface AuditEntry {
   via: string;
   who: string;
 }
+
+export const MINUTE = 60_000;
+export const DAY = 24 * 60 * MINUTE;
+/** Night, local time of the process: no PV, the battery alone moves. 21 June 2026 is a Sunday. */
+export const NIGHT = new Date(2026, 5, 21, 22, 0).getTime();
 
 const LABELS = { normal: 'Normal', hold: 'Hold', charge: 'Charge', discharge: 'Discharge' } as const;
 
@@ -73,4 +89,191 @@ export async function assertLimitsEnforced(
     assert.equal(power.status, 422, power.body);
     assert.equal((await lastAudited(server, `${device}/battery_control_power`)).result, 'error');
   }
+}
+
+/** A write request a Modbus device took: its first register and its words. */
+export interface RegisterWrite {
+  address: number;
+  values: number[];
+}
+
+/** What {@link recordWrites} adds to a device: its write log, and a switch that has it refuse every write. */
+export interface WriteLog {
+  refuse: boolean;
+  writes: RegisterWrite[];
+}
+
+/**
+ * `device` (an emulator's unit) recording the write requests it takes (a copy of their words),
+ * and refusing them with an illegal data value, as a unit refuses a setting, once `refuse` is
+ * set. The device's own `writeRegisters` still does the write.
+ */
+export function recordWrites<D extends Pick<ModbusDevice, 'writeRegisters'>>(device: D): D & WriteLog {
+  const own = device.writeRegisters.bind(device);
+  const recording = Object.assign(device, { refuse: false, writes: [] as RegisterWrite[] });
+  recording.writeRegisters = (request) => {
+    if (recording.refuse) throw new ModbusException({ code: ModbusExceptionCode.illegalDataValue });
+    recording.writes.push({ address: request.address, values: [...request.values] });
+    own(request);
+  };
+  return recording;
+}
+
+/** The driver instance a battery-control test runs: a plugins.json entry without its connection. */
+export interface DriverUnderTest {
+  /** The bundled plugin; also the instance's id unless `id` says otherwise. */
+  plugin: string;
+  id?: string;
+  devices: string[];
+  /** The driver's config besides `connection` (the emulator's). */
+  config: Record<string, unknown>;
+  transport: 'tcp' | 'rtu-over-tcp';
+  /** The emulator's units by unit id. */
+  units: Map<number, ModbusDevice>;
+  /** The server's clock, when the test moves it. */
+  clock?: ManualClock;
+}
+
+/**
+ * The Modbus emulator with `driver.units`, and the real server polling it with the driver. The
+ * emulator closes after the server (hooks run in the order they were added), so the driver's
+ * stop writes Normal to a device still there.
+ */
+export async function startDriver(driver: DriverUnderTest): Promise<{ server: TestServer; emulator: RunningEmulator }> {
+  const emulator = await startModbusEmulator({ transport: driver.transport, units: driver.units });
+  const server = await startTestServer({
+    ...(driver.clock ? { clock: driver.clock } : {}),
+    bundled: [driver.plugin],
+    plugins: [
+      {
+        id: driver.id ?? driver.plugin,
+        plugin: driver.plugin,
+        devices: driver.devices,
+        config: {
+          connection: { type: driver.transport, host: emulator.host, port: emulator.port },
+          ...driver.config,
+        },
+      },
+    ],
+  });
+  after(() => emulator.close());
+  return { server, emulator };
+}
+
+/** How a test starts a unit on a shared clock: its model, the driver's devices, the unit's clock offset, what an earlier run left. */
+export interface SharedClockOptions<D, M = never> {
+  model?: M;
+  devices?: string[];
+  clockOffsetMs?: number;
+  prepare?: (unit: D) => void;
+}
+
+/** Asserts that no mode was audited for `device`: it was normal at the driver's start, so nothing was written. */
+export async function assertNothingWrittenAtStart(server: TestServer, device: string): Promise<void> {
+  assert.equal(
+    (await audit(server)).some((e) => e.topic === `${device}/battery_control_mode`),
+    false,
+    'the device was normal at the start: nothing written',
+  );
+}
+
+/**
+ * A unit made at `at` on a manual clock the server shares (`make` gets the unit's clock),
+ * recording its writes (`prepare` runs before, unrecorded: what an earlier run left), and the
+ * driver polling it as unit `unit`; with a battery device, once battery control is offered
+ * with its lease of 30 min.
+ */
+export async function startOnSharedClock<D extends ModbusDevice>(
+  at: number,
+  make: (now: () => Date) => D,
+  driver: Omit<DriverUnderTest, 'units' | 'clock'> & { unit: number; prepare?: ((unit: D) => void) | undefined },
+) {
+  const clock = new ManualClock(at);
+  const unit = make(() => new Date(clock.now()));
+  driver.prepare?.(unit);
+  const device = recordWrites(unit);
+  const { server, emulator } = await startDriver({ ...driver, units: new Map([[driver.unit, device]]), clock });
+  if (driver.devices.some((d) => d.startsWith('battery_')))
+    await valuesWhen(server, (v) => v.get('inverter_1/battery_control_lease') === 1800, 'a lease of 30 min as info');
+  return { clock, device, emulator, server };
+}
+
+/**
+ * Runs `run` with the link silent (nobody renews, no Normal can reach the device), then waits
+ * for a request of the driver's to have reached the silent emulator meanwhile.
+ */
+export async function whileSilent(emulator: RunningEmulator, run: () => void | Promise<void>): Promise<void> {
+  emulator.silence(true);
+  try {
+    const polled = emulator.nextRequest();
+    await run();
+    await within(polled, "a poll of the driver's reaching the silent emulator");
+  } finally {
+    emulator.silence(false);
+  }
+}
+
+/**
+ * The safeguards every driver has: {@link assertLimitsEnforced}, then the device told to refuse
+ * (`refuse`) and {@link assertRefusalAudited}.
+ */
+export async function assertLimitsAndRefusal(
+  server: TestServer,
+  device: string,
+  limits: { maxChargeW: number; minSoc: number },
+  refuse: () => void,
+  says?: RegExp,
+): Promise<void> {
+  await assertLimitsEnforced(server, device, limits);
+  refuse();
+  await assertRefusalAudited(server, device, says);
+}
+
+/**
+ * A device refusing the setting: the write answered 422 with the device's refusal (`says`),
+ * audited as an error with the value asked for.
+ */
+export async function assertRefusalAudited(
+  server: TestServer,
+  device: string,
+  says: RegExp = /the device refused/,
+): Promise<void> {
+  const refused = await write(server, `${device}/battery_control_mode`, 'Hold');
+  assert.equal(refused.status, 422);
+  assert.match(refused.body, says);
+  const audited = await lastAudited(server, `${device}/battery_control_mode`);
+  assert.deepEqual([audited.result, audited.new_value], ['error', 'Hold']);
+}
+
+/** The driver's own Normal (a forced command it found at its start, or its stop), audited as `via`. */
+export async function assertNormalAudited(server: TestServer, device: string, via: string): Promise<void> {
+  const entry = await lastAudited(server, `${device}/battery_control_mode`);
+  assert.deepEqual([entry.result, entry.new_value, entry.via], ['ok', 'Normal', via]);
+}
+
+/**
+ * A forced command left on the device (by another tool or a killed run), found at the driver's
+ * start: ended through the write path and audited as the driver's Normal (`read` shows
+ * `normal`); then a Discharge at 2400 W (`read` shows `discharging`) and the stop, which writes
+ * Normal before the connection closes.
+ */
+export async function assertEndedAtStartAndStop<T>(
+  server: TestServer,
+  device: string,
+  expected: { via: string; read: () => T; normal: NoInfer<T>; discharging: NoInfer<T> },
+): Promise<void> {
+  const { read, normal } = expected;
+  await assertNormalAudited(server, device, expected.via);
+  assert.deepEqual(read(), normal);
+  await command(server, device, { mode: 'discharge', powerW: 2400, targetSoc: 20 });
+  assert.deepEqual(read(), expected.discharging);
+  await server.close();
+  assert.deepEqual(read(), normal, 'Normal written at the stop, before the connection closed');
+}
+
+/** After a first poll: `device` offers no battery control and shows no battery limits. */
+export async function assertNoBatteryControl(server: TestServer, device: string): Promise<void> {
+  const values = await valuesWhen(server, (v) => typeof v.get(`${device}/pv_power`) === 'number', `${device} polled`);
+  assert.equal(values.has(`${device}/battery_control_mode`), false);
+  assert.equal(values.has(`${device}/battery_capacity`), false);
 }

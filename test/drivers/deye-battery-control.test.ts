@@ -7,73 +7,38 @@
 // on the days the window covers (its weekday bits, by the emulator's calendar), so a program
 // left behind comes back a week later, not the next day; slot power units (10 W on HV) are as
 // the public definitions say.
-import { after, test } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { ManualClock } from '@heliograph/core/clock';
-import { ModbusException, ModbusExceptionCode, startModbusEmulator } from '@heliograph/plugins-sdk/emulator';
 import { DeyeDevice, type DeyeEmulatorModel } from '@heliograph/plugin-deye/emulator';
 import { pollUntil } from '../helpers/deadline.js';
-import { startTestServer } from '../helpers/server.js';
 import { valuesWhen, write } from './driver-api.js';
-import { assertLimitsEnforced, audit, command, lastAudited } from './battery-control.js';
+import {
+  assertLimitsAndRefusal,
+  assertNoBatteryControl,
+  assertNormalAudited,
+  assertNothingWrittenAtStart,
+  command,
+  DAY,
+  lastAudited,
+  MINUTE,
+  NIGHT,
+  type SharedClockOptions,
+  startOnSharedClock,
+} from './battery-control.js';
 
-const MINUTE = 60_000;
-const DAY = 24 * 60 * MINUTE;
-/** Night, local time of the process: no PV, the battery alone moves. 21 June 2026 is a Sunday. */
-const NIGHT = new Date(2026, 5, 21, 22, 0).getTime();
 const BATTERY = { capacityKwh: 5.12, maxChargeW: 2500, maxDischargeW: 2500, minSoc: 20 };
 
-/** A Deye that records the write requests it gets, and can be told to refuse them. */
-class TestDeye extends DeyeDevice {
-  refuse = false;
-  readonly writes: Array<{ address: number; values: number[] }> = [];
-  override writeRegisters(request: { address: number; values: number[] }): void {
-    if (this.refuse) throw new ModbusException({ code: ModbusExceptionCode.illegalDataValue });
-    this.writes.push({ address: request.address, values: [...request.values] });
-    super.writeRegisters(request);
-  }
-}
-
-async function start(
-  options: {
-    model?: DeyeEmulatorModel;
-    devices?: string[];
-    clockOffsetMs?: number;
-    prepare?: (d: TestDeye) => void;
-  } = {},
-) {
-  const clock = new ManualClock(NIGHT);
-  const device = new TestDeye({
-    now: () => new Date(clock.now()),
-    soc: 50,
-    clockOffsetMs: options.clockOffsetMs ?? 0,
-    ...(options.model && { model: options.model }),
+function start(options: SharedClockOptions<DeyeDevice, DeyeEmulatorModel> = {}) {
+  const { model, clockOffsetMs = 0 } = options;
+  return startOnSharedClock(NIGHT, (now) => new DeyeDevice({ now, soc: 50, clockOffsetMs, ...(model && { model }) }), {
+    plugin: 'deye',
+    devices: options.devices ?? ['inverter_1', 'battery_1'],
+    config: { pollIntervalMs: 500, timeoutMs: 400, battery: BATTERY },
+    transport: 'tcp',
+    unit: 1,
+    prepare: options.prepare,
   });
-  options.prepare?.(device);
-  device.writes.length = 0;
-  const emulator = await startModbusEmulator({ transport: 'tcp', units: new Map([[1, device]]) });
-  const server = await startTestServer({
-    clock,
-    bundled: ['deye'],
-    plugins: [
-      {
-        id: 'deye',
-        plugin: 'deye',
-        devices: options.devices ?? ['inverter_1', 'battery_1'],
-        config: {
-          connection: { type: 'tcp', host: emulator.host, port: emulator.port },
-          pollIntervalMs: 500,
-          timeoutMs: 400,
-          battery: BATTERY,
-        },
-      },
-    ],
-  });
-  // After the server's close (hooks run in order): its stop writes Normal to a device still there.
-  after(() => emulator.close());
-  if ((options.devices ?? ['battery_1']).some((d) => d.startsWith('battery_')))
-    await valuesWhen(server, (v) => v.get('inverter_1/battery_control_lease') === 1800, 'a lease of 30 min as info');
-  return { clock, device, emulator, server };
 }
 
 /** Registers `from`..`from+count-1` as the emulator holds them. */
@@ -97,11 +62,7 @@ function advance(clock: ManualClock, device: DeyeDevice, minutes: number): numbe
 
 test('deye: each forced mode is a lease in the time-of-use program, and the battery follows it', async () => {
   const { clock, device, server } = await start();
-  assert.equal(
-    (await audit(server)).some((e) => e.topic === 'inverter_1/battery_control_mode'),
-    false,
-    'the device was normal at the start: nothing written',
-  );
+  await assertNothingWrittenAtStart(server, 'inverter_1');
 
   // Charge: slot 1 grid charges from the device's minute now to 30 min on, the rest self-use.
   await command(server, 'inverter_1', { mode: 'charge', powerW: 2000, targetSoc: 60 });
@@ -146,15 +107,8 @@ test('deye: each forced mode is a lease in the time-of-use program, and the batt
   const normal = advance(clock, device, 60);
   assert.ok(normal.at(-1)! < 45, `the night load discharges the battery: ${normal.at(-1)}`);
 
-  await assertLimitsEnforced(server, 'inverter_1', { maxChargeW: 2500, minSoc: 20 });
-
   // A device that refuses: reported and audited, the mode stays.
-  device.refuse = true;
-  const refused = await write(server, 'inverter_1/battery_control_mode', 'Hold');
-  assert.equal(refused.status, 422);
-  assert.match(refused.body, /the device refused/);
-  const audited = await lastAudited(server, 'inverter_1/battery_control_mode');
-  assert.deepEqual([audited.result, audited.new_value], ['error', 'Hold']);
+  await assertLimitsAndRefusal(server, 'inverter_1', { maxChargeW: 2500, minSoc: 20 }, () => (device.refuse = true));
   await valuesWhen(server, (v) => v.get('inverter_1/battery_control_mode') === 'Normal', 'the mode still Normal');
 });
 
@@ -240,8 +194,7 @@ test('deye: a forced program found at the start is ended through the write path 
     'the timer switched off at the start',
   );
   assert.equal(device.programNow(), null, 'the program does not run');
-  const entry = await lastAudited(server, 'inverter_1/battery_control_mode');
-  assert.deepEqual([entry.result, entry.new_value, entry.via], ['ok', 'Normal', 'deye']);
+  await assertNormalAudited(server, 'inverter_1', 'deye');
 
   // A stop while Charge: Normal is written before the connection closes, and audited.
   await command(server, 'inverter_1', { mode: 'charge', powerW: 2000, targetSoc: 90 });
@@ -249,8 +202,7 @@ test('deye: a forced program found at the start is ended through the write path 
   server.plugins.setEnabled('deye', false);
   await server.plugins.settled();
   assert.equal(words(device, 248, 1)[0]! & 1, 0, 'the timer off after the stop');
-  const stopped = await lastAudited(server, 'inverter_1/battery_control_mode');
-  assert.deepEqual([stopped.result, stopped.new_value, stopped.via], ['ok', 'Normal', 'deye']);
+  await assertNormalAudited(server, 'inverter_1', 'deye');
 });
 
 test('deye: a forced program left for another day is ended at the start too, though it does not run today', async () => {
@@ -266,8 +218,7 @@ test('deye: a forced program left for another day is ended at the start too, tho
     'the timer switched off at the start',
   );
   assert.deepEqual(device.writes, [{ address: 248, values: [0x02] }], 'the timer bit only, Monday left as found');
-  const entry = await lastAudited(server, 'inverter_1/battery_control_mode');
-  assert.deepEqual([entry.result, entry.new_value, entry.via], ['ok', 'Normal', 'deye']);
+  await assertNormalAudited(server, 'inverter_1', 'deye');
 });
 
 test('deye three-phase LV: the program at 146..177, slot power in W, a window across midnight and its days', async () => {
@@ -332,11 +283,5 @@ test('deye three-phase HV: slot power in tens of W (Discharge 2500 W reads 250),
 
 test('deye: no battery control without a battery device, even with config.battery', async () => {
   const { server } = await start({ devices: ['inverter_1'] });
-  const values = await valuesWhen(
-    server,
-    (v) => typeof v.get('inverter_1/pv_power') === 'number',
-    'inverter_1 identified and polled',
-  );
-  assert.equal(values.get('inverter_1/battery_control_mode'), undefined);
-  assert.equal(values.get('inverter_1/battery_capacity'), undefined);
+  await assertNoBatteryControl(server, 'inverter_1');
 });

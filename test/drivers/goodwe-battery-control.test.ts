@@ -6,67 +6,41 @@
 // groups by its own clock and is back to normal by itself when nobody renews (a silent link, a
 // drifted clock); a renewal writes one register, the group's end; a forced program found at the
 // start is ended and audited; a stop writes Normal.
-import { after, test } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { ManualClock } from '@heliograph/core/clock';
-import { ModbusException, ModbusExceptionCode, startModbusEmulator } from '@heliograph/plugins-sdk/emulator';
 import { GoodweDevice } from '@heliograph/plugin-goodwe/emulator';
 import { pollUntil } from '../helpers/deadline.js';
-import { startTestServer, type TestServer } from '../helpers/server.js';
+import type { TestServer } from '../helpers/server.js';
 import { valuesWhen, write } from './driver-api.js';
-import { assertLimitsEnforced, audit, command, lastAudited } from './battery-control.js';
+import {
+  assertLimitsAndRefusal,
+  assertNormalAudited,
+  assertNothingWrittenAtStart,
+  command,
+  DAY,
+  lastAudited,
+  MINUTE,
+  NIGHT,
+  type SharedClockOptions,
+  startOnSharedClock,
+} from './battery-control.js';
 
-const MINUTE = 60_000;
-const DAY = 24 * 60 * MINUTE;
-/** Night, local time of the process: no PV, the battery alone moves. 21 June 2026 is a Sunday (weekday bit 0). */
-const NIGHT = new Date(2026, 5, 21, 22, 0).getTime();
 const BATTERY = { capacityKwh: 10, maxChargeW: 5000, maxDischargeW: 5000, minSoc: 20 };
 const SUNDAY = 0x01;
 /** sensor.py `Schedule.encode_off`: 48:00..48:00, off, power 100, SOC 100. */
 const OFF = [0x3000, 0x3000, 0x0000, 100, 100, 0];
 
-/** A GoodWe that records the write requests it gets, and can be told to refuse them. */
-class TestGoodwe extends GoodweDevice {
-  refuse = false;
-  readonly writes: Array<{ address: number; values: number[] }> = [];
-  override writeRegisters(request: { address: number; values: number[] }): void {
-    if (this.refuse) throw new ModbusException({ code: ModbusExceptionCode.illegalDataValue });
-    this.writes.push({ address: request.address, values: [...request.values] });
-    super.writeRegisters(request);
-  }
-}
-
-async function start(options: { clockOffsetMs?: number; prepare?: (d: TestGoodwe) => void } = {}) {
-  const clock = new ManualClock(NIGHT);
-  const device = new TestGoodwe({
-    now: () => new Date(clock.now()),
-    soc: 50,
-    clockOffsetMs: options.clockOffsetMs ?? 0,
+function start(options: SharedClockOptions<GoodweDevice> = {}) {
+  const make = (now: () => Date) => new GoodweDevice({ now, soc: 50, clockOffsetMs: options.clockOffsetMs ?? 0 });
+  return startOnSharedClock(NIGHT, make, {
+    plugin: 'goodwe',
+    devices: ['inverter_1', 'battery_1'],
+    config: { pollIntervalMs: 500, timeoutMs: 400, battery: BATTERY },
+    transport: 'rtu-over-tcp',
+    unit: 0xf7,
+    prepare: options.prepare,
   });
-  options.prepare?.(device);
-  device.writes.length = 0;
-  const emulator = await startModbusEmulator({ transport: 'rtu-over-tcp', units: new Map([[0xf7, device]]) });
-  const server = await startTestServer({
-    clock,
-    bundled: ['goodwe'],
-    plugins: [
-      {
-        id: 'goodwe',
-        plugin: 'goodwe',
-        devices: ['inverter_1', 'battery_1'],
-        config: {
-          connection: { type: 'rtu-over-tcp', host: emulator.host, port: emulator.port },
-          pollIntervalMs: 500,
-          timeoutMs: 400,
-          battery: BATTERY,
-        },
-      },
-    ],
-  });
-  // After the server's close (hooks run in order): its stop writes Normal to a device still there.
-  after(() => emulator.close());
-  await valuesWhen(server, (v) => v.get('inverter_1/battery_control_lease') === 1800, 'a lease of 30 min as info');
-  return { clock, device, emulator, server };
 }
 
 const words = (device: GoodweDevice, from: number, count: number) =>
@@ -96,11 +70,7 @@ async function advance(
 
 test('goodwe: each forced mode is a lease in eco group 1, and the battery follows it', async () => {
   const { clock, device, server } = await start();
-  assert.equal(
-    (await audit(server)).some((e) => e.topic === 'inverter_1/battery_control_mode'),
-    false,
-    'the device was normal at the start: nothing written',
-  );
+  await assertNothingWrittenAtStart(server, 'inverter_1');
 
   // Charge: group 1 charges at 50 % of the rated 10 kW from 22:00 to 22:30 on Sunday, to 60 %.
   await command(server, 'inverter_1', { mode: 'charge', powerW: 5000, targetSoc: 60 });
@@ -142,15 +112,8 @@ test('goodwe: each forced mode is a lease in eco group 1, and the battery follow
   const normal = await advance(server, clock, device, 30);
   assert.ok(normal.at(-1)! < held.at(-1)!, `the night load discharges the battery: ${normal.join(' ')}`);
 
-  await assertLimitsEnforced(server, 'inverter_1', { maxChargeW: 5000, minSoc: 20 });
-
   // A device that refuses: reported and audited, the mode stays.
-  device.refuse = true;
-  const refused = await write(server, 'inverter_1/battery_control_mode', 'Hold');
-  assert.equal(refused.status, 422);
-  assert.match(refused.body, /the device refused/);
-  const audited = await lastAudited(server, 'inverter_1/battery_control_mode');
-  assert.deepEqual([audited.result, audited.new_value], ['error', 'Hold']);
+  await assertLimitsAndRefusal(server, 'inverter_1', { maxChargeW: 5000, minSoc: 20 }, () => (device.refuse = true));
   await valuesWhen(server, (v) => v.get('inverter_1/battery_control_mode') === 'Normal', 'the mode still Normal');
 });
 
@@ -238,8 +201,7 @@ test('goodwe: a forced group found at the start is ended through the write path 
   );
   assert.equal(device.programNow(), null, 'no group runs');
   assert.equal(group1(device)[2], SUNDAY, 'group 1 off');
-  const entry = await lastAudited(server, 'inverter_1/battery_control_mode');
-  assert.deepEqual([entry.result, entry.new_value, entry.via], ['ok', 'Normal', 'goodwe']);
+  await assertNormalAudited(server, 'inverter_1', 'goodwe');
 
   // A stop while Charge: Normal is written before the connection closes, and audited.
   await command(server, 'inverter_1', { mode: 'charge', powerW: 2000, targetSoc: 90 });
@@ -248,8 +210,7 @@ test('goodwe: a forced group found at the start is ended through the write path 
   await server.plugins.settled();
   assert.equal(words(device, 47000, 1)[0], 0, 'work mode General after the stop');
   assert.equal(device.programNow(), null);
-  const stopped = await lastAudited(server, 'inverter_1/battery_control_mode');
-  assert.deepEqual([stopped.result, stopped.new_value, stopped.via], ['ok', 'Normal', 'goodwe']);
+  await assertNormalAudited(server, 'inverter_1', 'goodwe');
 });
 
 test('goodwe: a forced group left for another day is ended at the start too, though it does not run now', async () => {
@@ -263,6 +224,5 @@ test('goodwe: a forced group left for another day is ended at the start too, tho
     () => Promise.resolve({ done: words(device, 47000, 1)[0] === 0, seen: words(device, 47000, 1) }),
     'work mode General at the start',
   );
-  const entry = await lastAudited(server, 'inverter_1/battery_control_mode');
-  assert.deepEqual([entry.result, entry.new_value, entry.via], ['ok', 'Normal', 'goodwe']);
+  await assertNormalAudited(server, 'inverter_1', 'goodwe');
 });

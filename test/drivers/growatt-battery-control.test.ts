@@ -7,73 +7,39 @@
 // low byte). The emulator runs the slots by its clock and is back in load first by itself when
 // nobody renews them; a renewal writes one word (the EEPROM's endurance), a forced slot found at
 // the start is ended and audited, a stop writes Normal.
-import { after, test } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { ManualClock } from '@heliograph/core/clock';
-import { ModbusException, ModbusExceptionCode, startModbusEmulator } from '@heliograph/plugins-sdk/emulator';
 import { GrowattDevice, type GrowattEmulatorModel } from '@heliograph/plugin-growatt/emulator';
 import { pollUntil } from '../helpers/deadline.js';
-import { startTestServer } from '../helpers/server.js';
 import { valuesWhen, write } from './driver-api.js';
-import { assertLimitsEnforced, audit, command, lastAudited } from './battery-control.js';
+import {
+  assertLimitsAndRefusal,
+  assertNoBatteryControl,
+  assertNormalAudited,
+  assertNothingWrittenAtStart,
+  command,
+  DAY,
+  lastAudited,
+  MINUTE,
+  NIGHT,
+  type SharedClockOptions,
+  startOnSharedClock,
+} from './battery-control.js';
 
-const MINUTE = 60_000;
-const DAY = 24 * 60 * MINUTE;
-/** Night, local time of the process: no PV, the battery alone moves. */
-const NIGHT = new Date(2026, 5, 21, 22, 0).getTime();
 const BATTERY = { capacityKwh: 6.5, maxChargeW: 3000, maxDischargeW: 3000, minSoc: 20 };
 
-/** A Growatt that records the write requests it gets, and can be told to refuse them. */
-class TestGrowatt extends GrowattDevice {
-  refuse = false;
-  readonly writes: Array<{ address: number; values: number[] }> = [];
-  override writeRegisters(request: { address: number; values: number[] }): void {
-    if (this.refuse) throw new ModbusException({ code: ModbusExceptionCode.illegalDataValue });
-    this.writes.push({ address: request.address, values: [...request.values] });
-    super.writeRegisters(request);
-  }
-}
-
-async function start(
-  options: {
-    model?: GrowattEmulatorModel;
-    devices?: string[];
-    clockOffsetMs?: number;
-    prepare?: (d: TestGrowatt) => void;
-  } = {},
-) {
-  const clock = new ManualClock(NIGHT);
-  const device = new TestGrowatt({
-    now: () => new Date(clock.now()),
-    soc: 50,
-    clockOffsetMs: options.clockOffsetMs ?? 0,
-    ...(options.model && { model: options.model }),
+function start(options: SharedClockOptions<GrowattDevice, GrowattEmulatorModel> = {}) {
+  const { model, clockOffsetMs = 0 } = options;
+  const make = (now: () => Date) => new GrowattDevice({ now, soc: 50, clockOffsetMs, ...(model && { model }) });
+  return startOnSharedClock(NIGHT, make, {
+    plugin: 'growatt',
+    devices: options.devices ?? ['inverter_1', 'battery_1'],
+    config: { pollIntervalMs: 500, timeoutMs: 400, battery: BATTERY },
+    transport: 'tcp',
+    unit: 1,
+    prepare: options.prepare,
   });
-  options.prepare?.(device);
-  device.writes.length = 0;
-  const emulator = await startModbusEmulator({ transport: 'tcp', units: new Map([[1, device]]) });
-  const server = await startTestServer({
-    clock,
-    bundled: ['growatt'],
-    plugins: [
-      {
-        id: 'growatt',
-        plugin: 'growatt',
-        devices: options.devices ?? ['inverter_1', 'battery_1'],
-        config: {
-          connection: { type: 'tcp', host: emulator.host, port: emulator.port },
-          pollIntervalMs: 500,
-          timeoutMs: 400,
-          battery: BATTERY,
-        },
-      },
-    ],
-  });
-  // After the server's close (hooks run in order): its stop writes Normal to a device still there.
-  after(() => emulator.close());
-  if ((options.devices ?? ['battery_1']).some((d) => d.startsWith('battery_')))
-    await valuesWhen(server, (v) => v.get('inverter_1/battery_control_lease') === 1800, 'a lease of 30 min as info');
-  return { clock, device, emulator, server };
 }
 
 /** Holding registers `from`..`from+count-1` as the emulator holds them. */
@@ -96,11 +62,7 @@ function advance(clock: ManualClock, device: GrowattDevice, minutes: number): nu
 
 test('growatt: each forced mode is slot 1 of its priority, and the battery follows it', async () => {
   const { clock, device, server } = await start();
-  assert.equal(
-    (await audit(server)).some((e) => e.topic === 'inverter_1/battery_control_mode'),
-    false,
-    'the device was normal at the start: nothing written',
-  );
+  await assertNothingWrittenAtStart(server, 'inverter_1');
 
   // Charge: battery first from the unit's minute now to 30 min on, AC charge on, at 100 % rate.
   await command(server, 'inverter_1', { mode: 'charge', powerW: 3000, targetSoc: 60 });
@@ -143,15 +105,8 @@ test('growatt: each forced mode is slot 1 of its priority, and the battery follo
   const normal = advance(clock, device, 60);
   assert.ok(normal.at(-1)! < 45, `the night load discharges the battery: ${normal.at(-1)}`);
 
-  await assertLimitsEnforced(server, 'inverter_1', { maxChargeW: 3000, minSoc: 20 });
-
   // A device that refuses: reported and audited, the mode stays.
-  device.refuse = true;
-  const refused = await write(server, 'inverter_1/battery_control_mode', 'Hold');
-  assert.equal(refused.status, 422);
-  assert.match(refused.body, /the device refused/);
-  const audited = await lastAudited(server, 'inverter_1/battery_control_mode');
-  assert.deepEqual([audited.result, audited.new_value], ['error', 'Hold']);
+  await assertLimitsAndRefusal(server, 'inverter_1', { maxChargeW: 3000, minSoc: 20 }, () => (device.refuse = true));
   await valuesWhen(server, (v) => v.get('inverter_1/battery_control_mode') === 'Normal', 'the mode still Normal');
 });
 
@@ -225,8 +180,7 @@ test('growatt: a forced slot found at the start is ended through the write path 
     'slot 1 switched off at the start',
   );
   assert.equal(device.settings.priority, 0, 'load first');
-  const entry = await lastAudited(server, 'inverter_1/battery_control_mode');
-  assert.deepEqual([entry.result, entry.new_value, entry.via], ['ok', 'Normal', 'growatt']);
+  await assertNormalAudited(server, 'inverter_1', 'growatt');
 
   // A stop while Charge: Normal is written before the connection closes, and audited.
   await command(server, 'inverter_1', { mode: 'charge', powerW: 3000, targetSoc: 90 });
@@ -234,8 +188,7 @@ test('growatt: a forced slot found at the start is ended through the write path 
   server.plugins.setEnabled('growatt', false);
   await server.plugins.settled();
   assert.equal(word(device, 1102), 0, 'slot 1 off after the stop');
-  const stopped = await lastAudited(server, 'inverter_1/battery_control_mode');
-  assert.deepEqual([stopped.result, stopped.new_value, stopped.via], ['ok', 'Normal', 'growatt']);
+  await assertNormalAudited(server, 'inverter_1', 'growatt');
 });
 
 test('growatt: a grid-first slot left for later in the day is ended at the start too, though it is not in force', async () => {
@@ -247,8 +200,7 @@ test('growatt: a grid-first slot left for later in the day is ended at the start
     'grid first slot 1 switched off at the start',
   );
   assert.deepEqual(device.writes, [{ address: 1082, values: [0] }], 'the switch only, the times left as found');
-  const entry = await lastAudited(server, 'inverter_1/battery_control_mode');
-  assert.deepEqual([entry.result, entry.new_value, entry.via], ['ok', 'Normal', 'growatt']);
+  await assertNormalAudited(server, 'inverter_1', 'growatt');
 });
 
 test('growatt SPA: the same registers; Discharge runs grid first and the AC-coupled battery follows', async () => {
@@ -264,11 +216,5 @@ test('growatt SPA: the same registers; Discharge runs grid first and the AC-coup
 
 test('growatt: no battery control without a battery device, even with config.battery', async () => {
   const { server } = await start({ devices: ['inverter_1'] });
-  const values = await valuesWhen(
-    server,
-    (v) => typeof v.get('inverter_1/pv_power') === 'number',
-    'inverter_1 identified and polled',
-  );
-  assert.equal(values.get('inverter_1/battery_control_mode'), undefined);
-  assert.equal(values.get('inverter_1/battery_capacity'), undefined);
+  await assertNoBatteryControl(server, 'inverter_1');
 });

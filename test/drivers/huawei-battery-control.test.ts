@@ -8,62 +8,52 @@
 // offers no battery control. The lease on the device: a Charge nobody renews ends on the
 // emulator by its own clock, a renewal writes the period and the command again and nothing
 // else, and a forced command left on the device is ended (audited) when the driver starts.
-import { after, test } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import {
-  ModbusException,
-  ModbusExceptionCode,
-  startModbusEmulator,
-  type RunningEmulator,
-} from '@heliograph/plugins-sdk/emulator';
+import type { RunningEmulator } from '@heliograph/plugins-sdk/emulator';
 import { HuaweiDevice } from '@heliograph/plugin-huawei/emulator';
 import { eventually } from '../helpers/child-server.js';
-import { within } from '../helpers/deadline.js';
-import { startTestServer, type TestServer } from '../helpers/server.js';
-import { valuesOf, valuesWhen, write } from './driver-api.js';
-import { assertLimitsEnforced, audit, command, lastAudited } from './battery-control.js';
+import type { TestServer } from '../helpers/server.js';
+import { valuesWhen, write } from './driver-api.js';
+import {
+  assertEndedAtStartAndStop,
+  assertLimitsAndRefusal,
+  assertNoBatteryControl,
+  command,
+  lastAudited,
+  MINUTE,
+  recordWrites,
+  startDriver,
+  whileSilent,
+  type WriteLog,
+} from './battery-control.js';
 
 let clock = new Date(2026, 5, 21, 22, 0); // night: no PV
-const MINUTE = 60_000;
 const [PERIOD, COMMAND, SETTING_MODE, CHARGE_W, DISCHARGE_W] = [47083, 47100, 47246, 47247, 47249];
 
+/** A unit that takes a forcible charge power but keeps at most `chargePowerCap` (the read-back then differs). */
 class TestHuawei extends HuaweiDevice {
-  refuse = false;
-  /** A unit that takes a forcible charge power but keeps at most this (the read-back then differs). */
   chargePowerCap = Infinity;
-  /** Every write request taken: its first register and its words. */
-  writes: Array<{ address: number; values: number[] }> = [];
   override writeRegisters(request: { address: number; values: number[] }): void {
-    if (this.refuse) throw new ModbusException({ code: ModbusExceptionCode.illegalDataValue });
-    this.writes.push({ address: request.address, values: request.values });
     super.writeRegisters(request);
     this.forcible.chargePower = Math.min(this.forcible.chargePower, this.chargePowerCap);
   }
 }
 
+/** A SUN2000 at `clock` recording its writes. */
+const huawei = (): TestHuawei & WriteLog => recordWrites(new TestHuawei({ now: () => clock, soc: 50 }));
+
 let emulator: RunningEmulator;
 
 async function start(device: HuaweiDevice, battery?: Record<string, number>) {
-  const running = (emulator = await startModbusEmulator({ transport: 'tcp', units: new Map([[1, device]]) }));
-  const server = await startTestServer({
-    bundled: ['huawei'],
-    plugins: [
-      {
-        id: 'huawei',
-        plugin: 'huawei',
-        devices: ['inverter_1'],
-        config: {
-          connection: { type: 'tcp', host: emulator.host, port: emulator.port },
-          pollIntervalMs: 500,
-          timeoutMs: 300,
-          connectDelayMs: 20,
-          ...(battery ? { battery } : {}),
-        },
-      },
-    ],
-  });
-  // After the server's own close (hooks run in the order they were added): its stop writes Normal to the device.
-  after(() => running.close());
+  let server: TestServer;
+  ({ server, emulator } = await startDriver({
+    plugin: 'huawei',
+    devices: ['inverter_1'],
+    config: { pollIntervalMs: 500, timeoutMs: 300, connectDelayMs: 20, ...(battery ? { battery } : {}) },
+    transport: 'tcp',
+    units: new Map([[1, device]]),
+  }));
   return server;
 }
 
@@ -108,7 +98,7 @@ async function advance(server: TestServer, device: HuaweiDevice, minutes: number
 }
 
 test('huawei: battery control through the forcible charge/discharge; the battery follows and is held at the target', async () => {
-  const device = new TestHuawei({ now: () => clock, soc: 50 });
+  const device = huawei();
   const server = await start(device);
   const info = await valuesWhen(
     server,
@@ -152,18 +142,12 @@ test('huawei: battery control through the forcible charge/discharge; the battery
   assert.equal(device.workingMode, 2, "the owner's working mode is left as it was");
   assert.ok((await advance(server, device, 60)) < 50, 'self-consumption discharges to the night load');
 
-  await assertLimitsEnforced(server, 'inverter_1', { maxChargeW: 4800, minSoc: 10 });
-  device.refuse = true;
-  const refused = await write(server, 'inverter_1/battery_control_mode', 'Hold');
-  assert.equal(refused.status, 422);
-  assert.match(refused.body, /the device refused/);
-  const audited = await lastAudited(server, 'inverter_1/battery_control_mode');
-  assert.deepEqual([audited.result, audited.new_value], ['error', 'Hold']);
+  await assertLimitsAndRefusal(server, 'inverter_1', { maxChargeW: 4800, minSoc: 10 }, () => (device.refuse = true));
 });
 
 test('huawei: a forcible power the unit does not keep is refused, named by its register', async () => {
   clock = new Date(2026, 5, 21, 22, 0);
-  const device = new TestHuawei({ now: () => clock, soc: 50 });
+  const device = huawei();
   device.chargePowerCap = 3000;
   const server = await start(device);
   await valuesWhen(server, (v) => v.get('inverter_1/battery_control_lease') === 1800, 'battery control');
@@ -177,7 +161,7 @@ test('huawei: a forcible power the unit does not keep is refused, named by its r
 
 test("huawei: a Charge nobody renews ends on the device when its period runs out by the device's clock", async () => {
   clock = new Date(2026, 5, 21, 22, 0);
-  const device = new TestHuawei({ now: () => clock, soc: 50 });
+  const device = huawei();
   const server = await start(device);
   await valuesWhen(
     server,
@@ -190,27 +174,25 @@ test("huawei: a Charge nobody renews ends on the device when its period runs out
   assert.deepEqual(commanded(device), { command: 1, chargeW: 2000 });
 
   // The link goes silent: nobody renews. The emulator's clock runs on to the period's end.
-  emulator.silence(true);
-  const polled = emulator.nextRequest();
-  clock = new Date(clock.getTime() + period * MINUTE - 1000);
-  assert.equal(forcible(device).command, 1, 'forced until the period runs out');
-  const soc = device.soc;
-  assert.ok(soc > 50, `charging meanwhile: ${soc}`);
-  clock = new Date(clock.getTime() + 2000);
-  assert.equal(forcible(device).command, 0, 'the command back to stop on the device, read from its registers');
-  clock = new Date(clock.getTime() + 30 * MINUTE);
-  device.readHoldingRegisters({ address: 37760, count: 1 });
-  assert.ok(
-    device.soc < soc,
-    `the working mode again: the night load discharges the battery (${soc} -> ${device.soc} %)`,
-  );
-  await within(polled, "a poll of the driver's reaching the silent emulator");
-  emulator.silence(false);
+  await whileSilent(emulator, () => {
+    clock = new Date(clock.getTime() + period * MINUTE - 1000);
+    assert.equal(forcible(device).command, 1, 'forced until the period runs out');
+    const soc = device.soc;
+    assert.ok(soc > 50, `charging meanwhile: ${soc}`);
+    clock = new Date(clock.getTime() + 2000);
+    assert.equal(forcible(device).command, 0, 'the command back to stop on the device, read from its registers');
+    clock = new Date(clock.getTime() + 30 * MINUTE);
+    device.readHoldingRegisters({ address: 37760, count: 1 });
+    assert.ok(
+      device.soc < soc,
+      `the working mode again: the night load discharges the battery (${soc} -> ${device.soc} %)`,
+    );
+  });
 });
 
 test('huawei: a renewal restarts the countdown on the device and writes the period and the command only', async () => {
   clock = new Date(2026, 5, 21, 22, 0);
-  const device = new TestHuawei({ now: () => clock, soc: 50 });
+  const device = huawei();
   const server = await start(device);
   await valuesWhen(server, (v) => v.get('inverter_1/battery_control_lease') === 1800, 'battery control');
   await command(server, 'inverter_1', { mode: 'charge', powerW: 2000, targetSoc: 90 });
@@ -247,32 +229,25 @@ test('huawei: a renewal restarts the countdown on the device and writes the peri
 
 test('huawei: a forced command left on the device is ended at the start, audited; the stop ends the one in force', async () => {
   clock = new Date(2026, 5, 21, 22, 0);
-  const device = new TestHuawei({ now: () => clock, soc: 50 });
+  const device = huawei();
   // A forcible charge to a SOC, which has no end on the device, left by another tool.
   Object.assign(device.forcible, { command: 1, settingMode: 1, chargePower: 3000, targetSoc: 100 });
   const server = await start(device);
-  const entry = await eventually(
-    async () => (await audit(server)).find((e) => e.topic === 'inverter_1/battery_control_mode'),
-    "the driver's audited Normal at its start",
-  );
-  assert.deepEqual([entry.new_value, entry.result, entry.via], ['Normal', 'ok', 'huawei']);
-  assert.deepEqual(commanded(device), NORMAL);
-
-  await command(server, 'inverter_1', { mode: 'discharge', powerW: 2400, targetSoc: 20 });
-  assert.deepEqual(commanded(device), { command: 2, dischargeW: 2400 });
-  await server.close();
-  assert.deepEqual(commanded(device), NORMAL, 'Normal written at the stop, before the connection closed');
+  await assertEndedAtStartAndStop(server, 'inverter_1', {
+    via: 'huawei',
+    read: () => commanded(device),
+    normal: NORMAL,
+    discharging: { command: 2, dischargeW: 2400 },
+  });
 });
 
 test('huawei: a unit without a LUNA2000 offers no battery control unless the config describes the battery', async () => {
-  const device = new TestHuawei({ now: () => clock, soc: 50 });
+  const device = huawei();
   device.lunaPresent = false;
   const server = await start(device);
-  const values = await valuesWhen(server, (v) => typeof v.get('inverter_1/pv_power') === 'number', 'a first poll');
-  assert.equal(values.has('inverter_1/battery_control_mode'), false);
-  assert.equal((await valuesOf(server)).has('inverter_1/battery_capacity'), false);
+  await assertNoBatteryControl(server, 'inverter_1');
 
-  const configured = new TestHuawei({ now: () => clock, soc: 50 });
+  const configured = huawei();
   configured.lunaPresent = false;
   const other = await start(configured, { capacityKwh: 5, maxChargeW: 2500, maxDischargeW: 2500, minSoc: 15 });
   const info = await valuesWhen(other, (v) => v.get('inverter_1/battery_capacity') === 5, 'limits from config.battery');

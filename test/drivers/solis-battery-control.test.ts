@@ -8,60 +8,45 @@
 // limits (from the config) are enforced. The lease on the inverter: a Charge nobody renews is
 // dropped by the emulator by its own clock, a renewal writes 43135 alone, and a force left on
 // the inverter is ended (audited) when the driver starts.
-import { after, test } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { ManualClock } from '@heliograph/core/clock';
-import {
-  ModbusException,
-  ModbusExceptionCode,
-  startModbusEmulator,
-  type RunningEmulator,
-} from '@heliograph/plugins-sdk/emulator';
+import type { RunningEmulator } from '@heliograph/plugins-sdk/emulator';
 import { SolisDevice } from '@heliograph/plugin-solis/emulator';
 import { eventually } from '../helpers/child-server.js';
 import { within } from '../helpers/deadline.js';
-import { startTestServer, type TestServer } from '../helpers/server.js';
-import { valuesOf, valuesWhen, write } from './driver-api.js';
-import { assertLimitsEnforced, audit, command, lastAudited } from './battery-control.js';
+import type { TestServer } from '../helpers/server.js';
+import { valuesWhen, write } from './driver-api.js';
+import {
+  assertEndedAtStartAndStop,
+  assertLimitsAndRefusal,
+  assertNoBatteryControl,
+  command,
+  lastAudited,
+  MINUTE,
+  recordWrites,
+  startDriver,
+  whileSilent,
+} from './battery-control.js';
 
 let clock = new Date(2026, 11, 21, 22, 0); // a winter night: no PV
-const MINUTE = 60_000;
 const BATTERY = { capacityKwh: 5, maxChargeW: 3000, maxDischargeW: 3000, minSoc: 20 };
 
-class TestSolis extends SolisDevice {
-  refuse = false;
-  /** Every write request taken. */
-  writes: Array<{ address: number; values: number[] }> = [];
-  override writeRegisters(request: { address: number; values: number[] }): void {
-    if (this.refuse) throw new ModbusException({ code: ModbusExceptionCode.illegalDataValue });
-    this.writes.push({ address: request.address, values: request.values });
-    super.writeRegisters(request);
-  }
-}
+/** A Solis at `clock` recording its writes. */
+const solis = () => recordWrites(new SolisDevice({ now: () => clock, soc: 50 }));
 
 let emulator: RunningEmulator;
 
 async function start(device: SolisDevice, battery: Record<string, number> | null = BATTERY, clock?: ManualClock) {
-  const running = (emulator = await startModbusEmulator({ transport: 'rtu-over-tcp', units: new Map([[1, device]]) }));
-  const server = await startTestServer({
+  let server: TestServer;
+  ({ server, emulator } = await startDriver({
+    plugin: 'solis',
+    devices: ['inverter_1', 'battery_1'],
+    config: { pollIntervalMs: 500, timeoutMs: 300, ...(battery ? { battery } : {}) },
+    transport: 'rtu-over-tcp',
+    units: new Map([[1, device]]),
     ...(clock ? { clock } : {}),
-    bundled: ['solis'],
-    plugins: [
-      {
-        id: 'solis',
-        plugin: 'solis',
-        devices: ['inverter_1', 'battery_1'],
-        config: {
-          connection: { type: 'rtu-over-tcp', host: emulator.host, port: emulator.port },
-          pollIntervalMs: 500,
-          timeoutMs: 300,
-          ...(battery ? { battery } : {}),
-        },
-      },
-    ],
-  });
-  // After the server's own close (hooks run in the order they were added): its stop writes Normal to the inverter.
-  after(() => running.close());
+  }));
   return server;
 }
 
@@ -89,7 +74,7 @@ async function advance(server: TestServer, device: SolisDevice, minutes: number)
 }
 
 test('solis: battery control through the RC registers; the battery follows and is held at the target', async () => {
-  const device = new TestSolis({ now: () => clock, soc: 50 });
+  const device = solis();
   const server = await start(device);
   const info = await valuesWhen(server, (v) => v.get('inverter_1/battery_capacity') === 5, 'limits from the config');
   assert.equal(info.get('inverter_1/battery_control_lease'), 1800, 'bounded on the inverter');
@@ -128,18 +113,12 @@ test('solis: battery control through the RC registers; the battery follows and i
   assert.deepEqual(forced(device), { mode: 0 });
   assert.ok((await advance(server, device, 60)) < 50, 'self-use discharges to the night load');
 
-  await assertLimitsEnforced(server, 'inverter_1', { maxChargeW: 3000, minSoc: 20 });
-  device.refuse = true;
-  const refused = await write(server, 'inverter_1/battery_control_mode', 'Hold');
-  assert.equal(refused.status, 422);
-  assert.match(refused.body, /the device refused/);
-  const audited = await lastAudited(server, 'inverter_1/battery_control_mode');
-  assert.deepEqual([audited.result, audited.new_value], ['error', 'Hold']);
+  await assertLimitsAndRefusal(server, 'inverter_1', { maxChargeW: 3000, minSoc: 20 }, () => (device.refuse = true));
 });
 
 test("solis: a Charge nobody renews is dropped by the inverter when its RC timeout runs out by the inverter's clock", async () => {
   clock = new Date(2026, 11, 21, 22, 0);
-  const device = new TestSolis({ now: () => clock, soc: 50 });
+  const device = solis();
   const server = await start(device);
   await valuesWhen(server, (v) => v.get('inverter_1/battery_control_lease') === 1800, 'a lease of 30 min');
   await command(server, 'inverter_1', { mode: 'charge', powerW: 1500, targetSoc: 90 });
@@ -147,23 +126,21 @@ test("solis: a Charge nobody renews is dropped by the inverter when its RC timeo
   assert.deepEqual(forced(device), { mode: 1, chargeW: 1500 });
 
   // The link goes silent: nobody renews. The emulator's clock runs on to the timeout's end.
-  emulator.silence(true);
-  const polled = emulator.nextRequest();
-  clock = new Date(clock.getTime() + timeoutMin * MINUTE - 1000);
-  assert.equal(rc(device).mode, 1, 'forced until the timeout runs out');
-  const soc = device.soc;
-  clock = new Date(clock.getTime() + 2000);
-  assert.deepEqual(forced(device), { mode: 0 }, '43135 back to 0 on the inverter, read from its registers');
-  clock = new Date(clock.getTime() + 30 * MINUTE);
-  device.readInputRegisters({ address: 33139, count: 1 });
-  assert.ok(device.soc < soc, `self-use again: the night load discharges the battery (${soc} -> ${device.soc} %)`);
-  await within(polled, "a poll of the driver's reaching the silent emulator");
-  emulator.silence(false);
+  await whileSilent(emulator, () => {
+    clock = new Date(clock.getTime() + timeoutMin * MINUTE - 1000);
+    assert.equal(rc(device).mode, 1, 'forced until the timeout runs out');
+    const soc = device.soc;
+    clock = new Date(clock.getTime() + 2000);
+    assert.deepEqual(forced(device), { mode: 0 }, '43135 back to 0 on the inverter, read from its registers');
+    clock = new Date(clock.getTime() + 30 * MINUTE);
+    device.readInputRegisters({ address: 33139, count: 1 });
+    assert.ok(device.soc < soc, `self-use again: the night load discharges the battery (${soc} -> ${device.soc} %)`);
+  });
 });
 
 test('solis: a renewal writes 43135 alone, which restarts the countdown on the inverter', async () => {
   clock = new Date(2026, 11, 21, 22, 0);
-  const device = new TestSolis({ now: () => clock, soc: 50 });
+  const device = solis();
   const server = await start(device);
   await valuesWhen(server, (v) => v.get('inverter_1/battery_control_lease') === 1800, 'battery control');
   await command(server, 'inverter_1', { mode: 'charge', powerW: 1500, targetSoc: 90 });
@@ -215,7 +192,7 @@ test('solis: a renewal writes 43135 alone, which restarts the countdown on the i
 test('solis: a force the firmware drops before its timeout is forced again while the lease runs, never past its end', async () => {
   // One clock for the server and the inverter, so the lease and the RC timeout run together.
   const manual = new ManualClock(Date.parse('2026-12-21T21:00:00Z'));
-  const device = new TestSolis({ now: () => new Date(manual.now()), soc: 50 });
+  const device = recordWrites(new SolisDevice({ now: () => new Date(manual.now()), soc: 50 }));
   const server = await start(device, BATTERY, manual);
   await valuesWhen(server, (v) => v.get('inverter_1/battery_control_lease') === 1800, 'battery control');
   await command(server, 'inverter_1', { mode: 'charge', powerW: 1500, targetSoc: 90 });
@@ -243,28 +220,21 @@ test('solis: a force the firmware drops before its timeout is forced again while
 
 test('solis: a force left on the inverter is ended at the start, audited; the stop ends the one in force', async () => {
   clock = new Date(2026, 11, 21, 22, 0);
-  const device = new TestSolis({ now: () => clock, soc: 50 });
+  const device = solis();
   // A force charge at 3 kW someone left with the longest timeout.
   device.writeRegisters({ address: 43282, values: [30] });
   device.writeRegisters({ address: 43136, values: [300] });
   device.writeRegisters({ address: 43135, values: [1] });
   const server = await start(device);
-  const entry = await eventually(
-    async () => (await audit(server)).find((e) => e.topic === 'inverter_1/battery_control_mode'),
-    "the driver's audited Normal at its start",
-  );
-  assert.deepEqual([entry.new_value, entry.result, entry.via], ['Normal', 'ok', 'solis']);
-  assert.deepEqual(forced(device), { mode: 0 });
-
-  await command(server, 'inverter_1', { mode: 'discharge', powerW: 2400, targetSoc: 20 });
-  assert.deepEqual(forced(device), { mode: 2, dischargeW: 2400 });
-  await server.close();
-  assert.deepEqual(forced(device), { mode: 0 }, 'Normal written at the stop, before the connection closed');
+  await assertEndedAtStartAndStop(server, 'inverter_1', {
+    via: 'solis',
+    read: () => forced(device),
+    normal: { mode: 0 },
+    discharging: { mode: 2, dischargeW: 2400 },
+  });
 });
 
 test('solis: without the battery in the config no battery control is offered', async () => {
   const server = await start(new SolisDevice({ now: () => clock, soc: 50 }), null);
-  const values = await valuesWhen(server, (v) => typeof v.get('inverter_1/pv_power') === 'number', 'a first poll');
-  assert.equal(values.has('inverter_1/battery_control_mode'), false);
-  assert.equal((await valuesOf(server)).has('inverter_1/battery_capacity'), false);
+  await assertNoBatteryControl(server, 'inverter_1');
 });

@@ -6,59 +6,47 @@
 // no battery control. The lease on the device: a Charge nobody renews ends on the emulator by
 // its own clock, a renewal restarts the countdown and writes nothing else, and a forced
 // command left on the device is ended (audited) when the driver starts.
-import { after, test } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import {
-  ModbusException,
-  ModbusExceptionCode,
-  startModbusEmulator,
-  type ModbusDevice,
-  type RunningEmulator,
-} from '@heliograph/plugins-sdk/emulator';
+import type { ModbusDevice, RunningEmulator } from '@heliograph/plugins-sdk/emulator';
 import { SunSpecDevice } from '@heliograph/plugin-sunspec/emulator';
 import { eventually } from '../helpers/child-server.js';
-import { within } from '../helpers/deadline.js';
-import { startTestServer, type TestServer } from '../helpers/server.js';
-import { valuesOf, valuesWhen, write } from './driver-api.js';
-import { assertLimitsEnforced, audit, command, lastAudited } from './battery-control.js';
+import type { TestServer } from '../helpers/server.js';
+import { valuesWhen, write } from './driver-api.js';
+import {
+  assertEndedAtStartAndStop,
+  assertLimitsAndRefusal,
+  assertNoBatteryControl,
+  command,
+  lastAudited,
+  MINUTE,
+  recordWrites,
+  startDriver,
+  whileSilent,
+  type WriteLog,
+} from './battery-control.js';
 import { floatInverter, modelsOf } from './sunspec-layouts.js';
 
 let clock = new Date(2026, 5, 21, 22, 0); // night: no PV
-const MINUTE = 60_000;
 const signed = (word: number) => (word >= 0x8000 ? word - 0x10000 : word);
 
-class TestSunSpec extends SunSpecDevice {
-  refuse = false;
-  /** Every write request taken: its data offset in model 124 and its words. */
-  writes: Array<{ offset: number; values: number[] }> = [];
-  override writeRegisters(request: { address: number; values: number[] }): void {
-    if (this.refuse) throw new ModbusException({ code: ModbusExceptionCode.illegalDataValue });
-    this.writes.push({ offset: request.address - this.storageAddress - 2, values: request.values });
-    super.writeRegisters(request);
-  }
-}
+/** A SunSpec hybrid at `clock` recording its writes. */
+const sunspec = () => recordWrites(new SunSpecDevice({ now: () => clock, soc: 50 }));
+/** The writes `device` took, by their data offset in model 124. */
+const offsets = (device: SunSpecDevice & WriteLog) =>
+  device.writes.map((w) => ({ offset: w.address - device.storageAddress - 2, values: w.values }));
 
 let emulator: RunningEmulator;
 
 async function start(device: ModbusDevice) {
-  const running = (emulator = await startModbusEmulator({ transport: 'tcp', units: new Map([[1, device]]) }));
-  const server = await startTestServer({
-    bundled: ['sunspec'],
-    plugins: [
-      {
-        id: 'sunspec',
-        plugin: 'sunspec',
-        devices: ['inverter_1'],
-        config: {
-          connection: { type: 'tcp', host: emulator.host, port: emulator.port },
-          pollIntervalMs: 500,
-          timeoutMs: 300,
-        },
-      },
-    ],
-  });
-  // After the server's own close (hooks run in the order they were added): its stop writes Normal to the device.
-  after(() => running.close());
+  let server: TestServer;
+  ({ server, emulator } = await startDriver({
+    plugin: 'sunspec',
+    devices: ['inverter_1'],
+    config: { pollIntervalMs: 500, timeoutMs: 300 },
+    transport: 'tcp',
+    units: new Map([[1, device]]),
+  }));
   return server;
 }
 
@@ -92,7 +80,7 @@ async function advance(server: TestServer, device: SunSpecDevice, minutes: numbe
 }
 
 test('sunspec: battery control through model 124; the battery follows and is held at the target', async () => {
-  const device = new TestSunSpec({ now: () => clock, soc: 50 });
+  const device = sunspec();
   const server = await start(device);
   const info = await valuesWhen(server, (v) => v.get('inverter_1/battery_capacity') === 10.24, 'limits from model 802');
   assert.equal(info.get('inverter_1/battery_max_charge_power'), 5000);
@@ -130,18 +118,12 @@ test('sunspec: battery control through model 124; the battery follows and is hel
   assert.deepEqual(commanded(device), NORMAL);
   assert.ok((await advance(server, device, 60)) < 50, 'self-consumption discharges to the night load');
 
-  await assertLimitsEnforced(server, 'inverter_1', { maxChargeW: 5000, minSoc: 10 });
-  device.refuse = true;
-  const refused = await write(server, 'inverter_1/battery_control_mode', 'Hold');
-  assert.equal(refused.status, 422);
-  assert.match(refused.body, /the device refused/);
-  const audited = await lastAudited(server, 'inverter_1/battery_control_mode');
-  assert.deepEqual([audited.result, audited.new_value], ['error', 'Hold']);
+  await assertLimitsAndRefusal(server, 'inverter_1', { maxChargeW: 5000, minSoc: 10 }, () => (device.refuse = true));
 });
 
 test("sunspec: a Charge nobody renews ends on the device when its revert timeout runs out by the device's clock", async () => {
   clock = new Date(2026, 5, 21, 22, 0);
-  const device = new TestSunSpec({ now: () => clock, soc: 50 });
+  const device = sunspec();
   const server = await start(device);
   await valuesWhen(
     server,
@@ -154,41 +136,39 @@ test("sunspec: a Charge nobody renews ends on the device when its revert timeout
   assert.deepEqual(commanded(device), { mode: 3, out: -50, in: 50, grid: 1 });
 
   // The link goes silent: nobody renews. The emulator's clock runs on to the timeout's end.
-  emulator.silence(true);
-  const polled = emulator.nextRequest();
-  clock = new Date(clock.getTime() + (revertS - 1) * 1000);
-  assert.equal(controls(device).mode, 3, 'forced until the timeout runs out');
-  const soc = device.soc;
-  clock = new Date(clock.getTime() + 2000);
-  assert.deepEqual(
-    controls(device),
-    { mode: 0, out: 100, in: 100, revertS, grid: 1 },
-    'StorCtl_Mod and both rates back to their defaults on the device, read from its registers',
-  );
-  clock = new Date(clock.getTime() + 30 * MINUTE);
-  device.readHoldingRegisters({ address: 40000, count: 2 });
-  assert.ok(
-    device.soc < soc,
-    `self-consumption again: the night load discharges the battery (${soc} -> ${device.soc} %)`,
-  );
-  await within(polled, "a poll of the driver's reaching the silent emulator");
-  emulator.silence(false);
+  await whileSilent(emulator, () => {
+    clock = new Date(clock.getTime() + (revertS - 1) * 1000);
+    assert.equal(controls(device).mode, 3, 'forced until the timeout runs out');
+    const soc = device.soc;
+    clock = new Date(clock.getTime() + 2000);
+    assert.deepEqual(
+      controls(device),
+      { mode: 0, out: 100, in: 100, revertS, grid: 1 },
+      'StorCtl_Mod and both rates back to their defaults on the device, read from its registers',
+    );
+    clock = new Date(clock.getTime() + 30 * MINUTE);
+    device.readHoldingRegisters({ address: 40000, count: 2 });
+    assert.ok(
+      device.soc < soc,
+      `self-consumption again: the night load discharges the battery (${soc} -> ${device.soc} %)`,
+    );
+  });
 });
 
 test('sunspec: a renewal restarts the countdown on the device and writes nothing but the revert timeout', async () => {
   clock = new Date(2026, 5, 21, 22, 0);
-  const device = new TestSunSpec({ now: () => clock, soc: 50 });
+  const device = sunspec();
   const server = await start(device);
   await valuesWhen(server, (v) => v.get('inverter_1/battery_control_lease') === 1800, 'battery control');
   await command(server, 'inverter_1', { mode: 'charge', powerW: 1500, targetSoc: 90 });
   const first = controls(device).revertS;
-  assert.deepEqual(device.writes.at(-1), { offset: 3, values: [3] }, 'StorCtl_Mod last');
+  assert.deepEqual(offsets(device).at(-1), { offset: 3, values: [3] }, 'StorCtl_Mod last');
 
   clock = new Date(clock.getTime() + 20 * MINUTE);
   device.writes = [];
   assert.equal((await write(server, 'inverter_1/battery_control_mode', 'Charge')).status, 200);
   assert.equal(device.writes.length, 1, `one request: ${JSON.stringify(device.writes)}`);
-  const [renewal] = device.writes;
+  const [renewal] = offsets(device);
   assert.equal(renewal!.offset, 13, 'InOutWRte_RvrtTms');
   assert.ok(renewal!.values[0]! > 1700 && renewal!.values[0]! <= 1800, `the lease's seconds: ${renewal!.values[0]}`);
 
@@ -202,14 +182,14 @@ test('sunspec: a renewal restarts the countdown on the device and writes nothing
   device.writes = [];
   assert.equal((await write(server, 'inverter_1/battery_control_power', '2400')).status, 200);
   assert.deepEqual(
-    device.writes.map((w) => w.offset),
+    offsets(device).map((w) => w.offset),
     [10, 13, 3],
     'the device had reverted: the rates, the timeout and StorCtl_Mod again (ChaGriSet had stayed)',
   );
   device.writes = [];
   assert.equal((await write(server, 'inverter_1/battery_control_power', '3000')).status, 200);
   assert.deepEqual(
-    device.writes.map((w) => [w.offset, w.values.length]),
+    offsets(device).map((w) => [w.offset, w.values.length]),
     [
       [10, 2],
       [13, 1],
@@ -220,26 +200,19 @@ test('sunspec: a renewal restarts the countdown on the device and writes nothing
 
 test('sunspec: a forced command left on the device is ended at the start, audited; the stop ends the one in force', async () => {
   clock = new Date(2026, 5, 21, 22, 0);
-  const device = new TestSunSpec({ now: () => clock, soc: 50 });
+  const device = sunspec();
   // Grid charging without a timeout, as the driver used to leave it: StorCtl_Mod 3, OutWRte -100 %.
   Object.assign(device.storage, { mode: 3, outRate: -10000 & 0xffff, inRate: 10000, gridCharge: 1, rvrtTms: 0 });
   const server = await start(device);
-  const entry = await eventually(
-    async () => (await audit(server)).find((e) => e.topic === 'inverter_1/battery_control_mode'),
-    "the driver's audited Normal at its start",
-  );
-  assert.deepEqual([entry.new_value, entry.result, entry.via], ['Normal', 'ok', 'sunspec']);
-  assert.deepEqual(commanded(device), NORMAL);
-
-  await command(server, 'inverter_1', { mode: 'discharge', powerW: 2400, targetSoc: 20 });
-  assert.deepEqual(commanded(device), { mode: 3, out: 80, in: -80, grid: 0 });
-  await server.close();
-  assert.deepEqual(commanded(device), NORMAL, 'Normal written at the stop, before the connection closed');
+  await assertEndedAtStartAndStop(server, 'inverter_1', {
+    via: 'sunspec',
+    read: () => commanded(device),
+    normal: NORMAL,
+    discharging: { mode: 3, out: 80, in: -80, grid: 0 },
+  });
 });
 
 test('sunspec: a device without model 124 offers no battery control', async () => {
   const server = await start(floatInverter());
-  const values = await valuesWhen(server, (v) => typeof v.get('inverter_1/pv_power') === 'number', 'a first poll');
-  assert.equal(values.has('inverter_1/battery_control_mode'), false);
-  assert.equal((await valuesOf(server)).has('inverter_1/battery_capacity'), false);
+  await assertNoBatteryControl(server, 'inverter_1');
 });

@@ -8,18 +8,25 @@
 // audited, refusals are reported, the limits are enforced. The lease on the device: a Charge
 // nobody renews ends by the emulator's own clock, a renewal moves the window's end and writes
 // nothing else of it, and a window left on the GX is ended (audited) when the driver starts.
-import { after, test } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { startModbusEmulator, type ModbusDevice, type RunningEmulator } from '@heliograph/plugins-sdk/emulator';
+import type { ModbusDevice, RunningEmulator } from '@heliograph/plugins-sdk/emulator';
 import { victronUnits, VictronSite } from '@heliograph/plugin-victron/emulator';
-import { eventually } from '../helpers/child-server.js';
-import { within } from '../helpers/deadline.js';
-import { startTestServer, type TestServer } from '../helpers/server.js';
+import type { TestServer } from '../helpers/server.js';
 import { valuesWhen, write } from './driver-api.js';
-import { assertLimitsEnforced, audit, command, lastAudited } from './battery-control.js';
+import {
+  assertLimitsAndRefusal,
+  assertNormalAudited,
+  command,
+  lastAudited,
+  MINUTE,
+  recordWrites,
+  type RegisterWrite,
+  startDriver,
+  whileSilent,
+} from './battery-control.js';
 
 let clock = new Date(2026, 5, 21, 22, 0); // night: no PV
-const MINUTE = 60_000;
 const signed = (word: number) => (word >= 0x8000 ? word - 0x10000 : word);
 const BATTERY = { capacityKwh: 10, maxChargeW: 5000, maxDischargeW: 5000, minSoc: 20 };
 
@@ -29,43 +36,23 @@ interface Gx {
   server: TestServer;
   emulator: RunningEmulator;
   /** Every write request unit 100 took: its address and words. */
-  writes: Array<{ address: number; values: number[] }>;
+  writes: RegisterWrite[];
 }
 
 async function start(prepare: (site: VictronSite) => void = () => undefined): Promise<Gx> {
   const site = new VictronSite({ now: () => clock, soc: 50 });
   prepare(site);
   const units = victronUnits(site);
-  const system = units.get(100)!;
-  const writes: Gx['writes'] = [];
-  units.set(100, {
-    readHoldingRegisters: (request) => system.readHoldingRegisters(request),
-    writeRegisters: (request) => {
-      writes.push({ address: request.address, values: [...request.values] });
-      return system.writeRegisters(request);
-    },
+  const system = recordWrites(units.get(100)!);
+  const { server, emulator } = await startDriver({
+    plugin: 'victron',
+    id: 'gx',
+    devices: ['inverter_1', 'battery_1'],
+    config: { pollIntervalMs: 500, timeoutMs: 300, batteryUnit: 225, battery: BATTERY },
+    transport: 'tcp',
+    units,
   });
-  const emulator = await startModbusEmulator({ transport: 'tcp', units });
-  const server = await startTestServer({
-    bundled: ['victron'],
-    plugins: [
-      {
-        id: 'gx',
-        plugin: 'victron',
-        devices: ['inverter_1', 'battery_1'],
-        config: {
-          connection: { type: 'tcp', host: emulator.host, port: emulator.port },
-          pollIntervalMs: 500,
-          timeoutMs: 300,
-          batteryUnit: 225,
-          battery: BATTERY,
-        },
-      },
-    ],
-  });
-  // After the server's own close (hooks run in the order they were added): its stop writes Normal.
-  after(() => emulator.close());
-  return { site, system, server, emulator, writes };
+  return { site, system, server, emulator, writes: system.writes };
 }
 
 /** Slot 0 and Dynamic ESS as the emulator's registers hold them, with the GX's time (s). */
@@ -156,15 +143,14 @@ test('victron: battery control through Dynamic ESS slot 0; the battery follows e
   const normal = slot(gx.system);
   assert.ok(normal.batteryW < 0 && normal.gridW >= 0, `self-consumption: ${JSON.stringify(normal)}`);
 
-  await assertLimitsEnforced(gx.server, 'inverter_1', { maxChargeW: 5000, minSoc: 20 });
-
   // A GX whose ESS is under external control cannot run the slot: refused, audited.
-  gx.site.hub4Mode = 3;
-  const refused = await write(gx.server, 'inverter_1/battery_control_mode', 'Hold');
-  assert.equal(refused.status, 422);
-  assert.match(refused.body, /the device refused.*External control/);
-  const audited = await lastAudited(gx.server, 'inverter_1/battery_control_mode');
-  assert.deepEqual([audited.result, audited.new_value], ['error', 'Hold']);
+  await assertLimitsAndRefusal(
+    gx.server,
+    'inverter_1',
+    { maxChargeW: 5000, minSoc: 20 },
+    () => (gx.site.hub4Mode = 3),
+    /the device refused.*External control/,
+  );
   assert.deepEqual(commanded(gx.system), { window: false }, 'nothing written');
 
   // Dynamic ESS in Auto: slot 0 is VRM's. A forced command is refused; Normal leaves the slot alone.
@@ -188,21 +174,23 @@ test("victron: a Charge nobody renews ends on the GX when its window ends by the
   assert.ok(durationS > 0 && durationS <= 1800, `the window written with Charge: ${durationS} s`);
 
   // The link goes silent: nobody renews. The emulator's clock runs on to the window's end.
-  gx.emulator.silence(true);
-  const polled = gx.emulator.nextRequest();
-  gx.site.clockOffsetMs = (begun + durationS / 2) * 1000 - clock.getTime();
-  const half = slot(gx.system);
-  assert.ok(half.batteryW > 0 && half.gridW > 0, `halfway, still grid charging: ${JSON.stringify(half)}`);
-  gx.site.clockOffsetMs = (begun + durationS + 1) * 1000 - clock.getTime();
-  const after = slot(gx.system);
-  assert.equal(after.start, begun, 'the slot stays as written');
-  assert.ok(
-    after.batteryW < 0,
-    `the regular ESS again: the night load discharges the battery ${JSON.stringify(after)}`,
-  );
-  assert.equal(gx.system.readHoldingRegisters({ address: 5404, count: 1 })[0], 3, 'Dynamic ESS: No matching schedule');
-  await within(polled, "a poll of the driver's reaching the silent emulator");
-  gx.emulator.silence(false);
+  await whileSilent(gx.emulator, () => {
+    gx.site.clockOffsetMs = (begun + durationS / 2) * 1000 - clock.getTime();
+    const half = slot(gx.system);
+    assert.ok(half.batteryW > 0 && half.gridW > 0, `halfway, still grid charging: ${JSON.stringify(half)}`);
+    gx.site.clockOffsetMs = (begun + durationS + 1) * 1000 - clock.getTime();
+    const after = slot(gx.system);
+    assert.equal(after.start, begun, 'the slot stays as written');
+    assert.ok(
+      after.batteryW < 0,
+      `the regular ESS again: the night load discharges the battery ${JSON.stringify(after)}`,
+    );
+    assert.equal(
+      gx.system.readHoldingRegisters({ address: 5404, count: 1 })[0],
+      3,
+      'Dynamic ESS: No matching schedule',
+    );
+  });
 });
 
 test('victron: a renewal moves the window end and writes nothing else of the slot', async () => {
@@ -245,11 +233,7 @@ test('victron: a window left on the GX is ended at the start, audited; the stop 
       strategy: 0,
     });
   });
-  const entry = await eventually(
-    async () => (await audit(gx.server)).find((e) => e.topic === 'inverter_1/battery_control_mode'),
-    "the driver's audited Normal at its start",
-  );
-  assert.deepEqual([entry.new_value, entry.result, entry.via], ['Normal', 'ok', 'victron']);
+  await assertNormalAudited(gx.server, 'inverter_1', 'victron');
   assert.deepEqual(commanded(gx.system), { window: false });
 
   await command(gx.server, 'inverter_1', { mode: 'discharge', powerW: 2000, targetSoc: 30 });

@@ -18,10 +18,16 @@ import { pi30Protocol, VoltronicDevice, type Pi30Model } from '@heliograph/plugi
 import { eventually } from '../helpers/child-server.js';
 import { startTestServer, type TestServer } from '../helpers/server.js';
 import { valuesWhen, write } from './driver-api.js';
-import { assertLimitsEnforced, audit, command, lastAudited, type AuditEntry } from './battery-control.js';
+import {
+  assertLimitsAndRefusal,
+  audit,
+  type AuditEntry,
+  command,
+  lastAudited,
+  MINUTE,
+  NIGHT,
+} from './battery-control.js';
 
-const NIGHT = new Date(2026, 5, 21, 22, 0).getTime(); // no PV
-const MINUTE = 60_000;
 const LIMITS = { capacityKwh: 10.24, maxChargeW: 3000, maxDischargeW: 4000, minSoc: 20 };
 
 /** An Axpert that can be told to refuse every setting. */
@@ -141,14 +147,7 @@ test('voltronic: battery control sets the priorities and the utility current; gr
 
   const discharge = await write(server, 'inverter_1/battery_control_mode', 'Discharge');
   assert.equal(discharge.status, 422, 'an off-grid inverter offers no discharge mode');
-  await assertLimitsEnforced(server, 'inverter_1', { maxChargeW: 3000, minSoc: 20 });
-
-  device.refuse = true;
-  const refused = await write(server, 'inverter_1/battery_control_mode', 'Hold');
-  assert.equal(refused.status, 422);
-  assert.match(refused.body, /the device refused/);
-  const audited = await lastAudited(server, 'inverter_1/battery_control_mode');
-  assert.deepEqual([audited.result, audited.new_value], ['error', 'Hold']);
+  await assertLimitsAndRefusal(server, 'inverter_1', { maxChargeW: 3000, minSoc: 20 }, () => (device.refuse = true));
   assert.deepEqual([device.outputPriority, device.chargerPriority], [2, 3], 'nothing changed');
 });
 

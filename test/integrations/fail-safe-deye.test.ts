@@ -10,8 +10,7 @@
 // CT, where the lease's end is the inverter's normal self, and Selling first, where it is what
 // the driver's README states.
 import { DeyeDevice } from '@heliograph/plugin-deye/emulator';
-import { startModbusEmulator } from '@heliograph/plugins-sdk/emulator';
-import { leaseOnDeviceTests, nightFrom, type DeviceReading, type LeasedDevice } from './fail-safe-setup.js';
+import { type DeviceReading, leaseOnDeviceTests, nightFrom, onModbusEmulator } from './fail-safe-setup.js';
 
 const BATTERY = { capacityKwh: 5.12, maxChargeW: 2500, maxDischargeW: 2500, minSoc: 20 };
 /** A winter evening on the device: no sun, the night load; the forced windows stay before midnight. */
@@ -105,35 +104,24 @@ function readDeye(device: DeyeDevice, layout: Layout, targetSoc: number): Device
 }
 
 /** The emulator as `model`, in the owner's work mode (0 selling first, the emulator's default; 2 zero export to CT). */
-async function deye(model: 'single-phase' | 'three-phase-hv', workMode: 0 | 2): Promise<LeasedDevice> {
+async function deye(model: 'single-phase' | 'three-phase-hv', workMode: 0 | 2) {
   const device = new DeyeDevice({ now: nightFrom(EVENING), soc: 50, model });
   device.settings.workMode = workMode;
-  const emulator = await startModbusEmulator({ transport: 'tcp', units: new Map([[1, device]]) });
   const targetSoc = 90;
-  return {
+  return onModbusEmulator({
     plugin: {
       id: 'deye',
       plugin: 'deye',
       devices: ['inverter_1', 'battery_1'],
-      config: {
-        connection: { type: 'tcp', host: emulator.host, port: emulator.port },
-        pollIntervalMs: 500,
-        timeoutMs: 400,
-        battery: BATTERY,
-      },
+      config: { timeoutMs: 400, battery: BATTERY },
     },
-    device: 'inverter_1',
-    emulator,
+    transport: 'tcp',
+    units: new Map([[1, device]]),
+    clocked: device,
     powerW: 2000,
     targetSoc,
-    get clockOffsetMs() {
-      return device.clockOffsetMs;
-    },
-    set clockOffsetMs(ms: number) {
-      device.clockOffsetMs = ms;
-    },
     read: () => readDeye(device, LAYOUT[model], targetSoc),
-  };
+  });
 }
 
 leaseOnDeviceTests('deye single-phase, zero export to CT', () => deye('single-phase', 2));

@@ -8,9 +8,8 @@
 // negative charging, SOC), the inverter's clock at 45200 (Timestamp), pbattery1 at 35182 (s32,
 // + discharging) and active_power at 35140 (s16, + export). The groups run on the emulator's
 // own clock, which the tests move on to let a lease run out.
-import { startModbusEmulator } from '@heliograph/plugins-sdk/emulator';
 import { GoodweDevice } from '@heliograph/plugin-goodwe/emulator';
-import { leaseOnDeviceTests, nightFrom, type DeviceReading, type LeasedDevice } from './fail-safe-setup.js';
+import { type DeviceReading, leaseOnDeviceTests, nightFrom, onModbusEmulator } from './fail-safe-setup.js';
 
 const signed = (word: number) => (word >= 0x8000 ? word - 0x10000 : word);
 
@@ -39,32 +38,21 @@ function readGoodwe(device: GoodweDevice): DeviceReading {
   return { mode: !inForce && batteryW >= 0 && activeW <= 0 ? 'normal' : 'other', seen };
 }
 
-leaseOnDeviceTests('goodwe', async (): Promise<LeasedDevice> => {
+leaseOnDeviceTests('goodwe', async () => {
   // A winter evening on the device: no sun, the night load.
   const device = new GoodweDevice({ now: nightFrom(new Date(2026, 11, 21, 21, 0)), soc: 50 });
-  const emulator = await startModbusEmulator({ transport: 'rtu-over-tcp', units: new Map([[0xf7, device]]) });
-  return {
+  return onModbusEmulator({
     plugin: {
       id: 'goodwe',
       plugin: 'goodwe',
       devices: ['inverter_1', 'battery_1'],
-      config: {
-        connection: { type: 'rtu-over-tcp', host: emulator.host, port: emulator.port },
-        pollIntervalMs: 500,
-        timeoutMs: 300,
-        battery: { capacityKwh: 10, maxChargeW: 5000, maxDischargeW: 5000, minSoc: 10 },
-      },
+      config: { timeoutMs: 300, battery: { capacityKwh: 10, maxChargeW: 5000, maxDischargeW: 5000, minSoc: 10 } },
     },
-    device: 'inverter_1',
-    emulator,
+    transport: 'rtu-over-tcp',
+    units: new Map([[0xf7, device]]),
+    clocked: device,
     powerW: 3000,
     targetSoc: 90,
-    get clockOffsetMs() {
-      return device.clockOffsetMs;
-    },
-    set clockOffsetMs(ms: number) {
-      device.clockOffsetMs = ms;
-    },
     read: () => readGoodwe(device),
-  };
+  });
 });

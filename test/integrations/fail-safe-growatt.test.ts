@@ -10,8 +10,7 @@
 // 0.1 W). The slots run on the emulator's own clock, which the tests move on to let a lease run
 // out.
 import { GrowattDevice, type GrowattEmulatorModel } from '@heliograph/plugin-growatt/emulator';
-import { startModbusEmulator } from '@heliograph/plugins-sdk/emulator';
-import { leaseOnDeviceTests, nightFrom, type DeviceReading, type LeasedDevice } from './fail-safe-setup.js';
+import { type DeviceReading, leaseOnDeviceTests, nightFrom, onModbusEmulator } from './fail-safe-setup.js';
 
 const BATTERY = { capacityKwh: 6.5, maxChargeW: 3000, maxDischargeW: 3000, minSoc: 20 };
 /** A winter evening on the device: no sun, the night load; the forced slots stay before midnight. */
@@ -56,34 +55,23 @@ function readGrowatt(device: GrowattDevice, targetSoc: number): DeviceReading {
   return { mode: normal ? 'normal' : 'other', seen };
 }
 
-async function growatt(model: GrowattEmulatorModel): Promise<LeasedDevice> {
+async function growatt(model: GrowattEmulatorModel) {
   const device = new GrowattDevice({ now: nightFrom(EVENING), soc: 50, model });
-  const emulator = await startModbusEmulator({ transport: 'tcp', units: new Map([[1, device]]) });
   const targetSoc = 90;
-  return {
+  return onModbusEmulator({
     plugin: {
       id: 'growatt',
       plugin: 'growatt',
       devices: ['inverter_1', 'battery_1'],
-      config: {
-        connection: { type: 'tcp', host: emulator.host, port: emulator.port },
-        pollIntervalMs: 500,
-        timeoutMs: 400,
-        battery: BATTERY,
-      },
+      config: { timeoutMs: 400, battery: BATTERY },
     },
-    device: 'inverter_1',
-    emulator,
+    transport: 'tcp',
+    units: new Map([[1, device]]),
+    clocked: device,
     powerW: 2000,
     targetSoc,
-    get clockOffsetMs() {
-      return device.clockOffsetMs;
-    },
-    set clockOffsetMs(ms: number) {
-      device.clockOffsetMs = ms;
-    },
     read: () => readGrowatt(device, targetSoc),
-  };
+  });
 }
 
 leaseOnDeviceTests('growatt SPH', () => growatt('sph'));

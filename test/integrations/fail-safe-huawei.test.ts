@@ -6,9 +6,8 @@
 // charge/discharge power at 37765 (I32, + charging) and the meter's active power at 37113 (I32,
 // + feeding the grid). The forcible period runs on the emulator's own clock, which the tests
 // move on to let a lease run out.
-import { startModbusEmulator } from '@heliograph/plugins-sdk/emulator';
 import { HuaweiDevice } from '@heliograph/plugin-huawei/emulator';
-import { leaseOnDeviceTests, nightFrom, type DeviceReading, type LeasedDevice } from './fail-safe-setup.js';
+import { type DeviceReading, leaseOnDeviceTests, nightFrom, onModbusEmulator } from './fail-safe-setup.js';
 
 const s32 = ([high, low]: number[]) => ((high! << 16) | low!) >> 0;
 
@@ -28,32 +27,21 @@ function readHuawei(device: HuaweiDevice): DeviceReading {
   return { mode: command === 0 && batteryW <= 0 && meterW <= 0 ? 'normal' : 'other', seen };
 }
 
-leaseOnDeviceTests('huawei', async (): Promise<LeasedDevice> => {
+leaseOnDeviceTests('huawei', async () => {
   // A winter evening on the device: no sun, the night load.
   const device = new HuaweiDevice({ now: nightFrom(new Date(2026, 11, 21, 21, 0)), soc: 50 });
-  const emulator = await startModbusEmulator({ transport: 'tcp', units: new Map([[1, device]]) });
-  return {
+  return onModbusEmulator({
     plugin: {
       id: 'huawei',
       plugin: 'huawei',
       devices: ['inverter_1'],
-      config: {
-        connection: { type: 'tcp', host: emulator.host, port: emulator.port },
-        pollIntervalMs: 500,
-        timeoutMs: 300,
-        connectDelayMs: 100,
-      },
+      config: { timeoutMs: 300, connectDelayMs: 100 },
     },
-    device: 'inverter_1',
-    emulator,
+    transport: 'tcp',
+    units: new Map([[1, device]]),
+    clocked: device,
     powerW: 2000,
     targetSoc: 90,
-    get clockOffsetMs() {
-      return device.clockOffsetMs;
-    },
-    set clockOffsetMs(ms: number) {
-      device.clockOffsetMs = ms;
-    },
     read: () => readHuawei(device),
-  };
+  });
 });

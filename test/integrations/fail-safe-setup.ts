@@ -6,7 +6,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { BATTERY_LEASE_MS } from '@heliograph/plugins-sdk';
-import type { RunningEmulator } from '@heliograph/plugins-sdk/emulator';
+import { startModbusEmulator, type ModbusDevice, type RunningEmulator } from '@heliograph/plugins-sdk/emulator';
 import { startChildServer, type ChildServer } from '../helpers/child-server.js';
 import { pollUntil, within } from '../helpers/deadline.js';
 import { jsonBody, tempDir } from '../helpers/server.js';
@@ -162,6 +162,49 @@ export interface LeasedDevice {
   clockOffsetMs: number;
   /** What the device does now, from its registers. */
   read(): DeviceReading;
+}
+
+/** A device polled over Modbus: its driver, its emulator's units and what the tests read and move of it. */
+export interface ModbusLeasedDevice {
+  /** The driver's plugins.json entry; its config without `connection` (the emulator's) and `pollIntervalMs` (500). */
+  plugin: DevicePlugin;
+  transport: 'tcp' | 'rtu-over-tcp';
+  units: Map<number, ModbusDevice>;
+  /** The emulated object whose own clock the tests move (`clockOffsetMs`, ms ahead of its true time). */
+  clocked: { clockOffsetMs: number };
+  powerW: number;
+  targetSoc: number;
+  read(): DeviceReading;
+}
+
+/**
+ * The Modbus emulator of `definition` started, and the {@link LeasedDevice} the fail-safe tests
+ * take: battery control on `inverter_1`, the driver polling every 500 ms.
+ */
+export async function onModbusEmulator(definition: ModbusLeasedDevice): Promise<LeasedDevice> {
+  const { plugin, clocked } = definition;
+  const emulator = await startModbusEmulator({ transport: definition.transport, units: definition.units });
+  return {
+    plugin: {
+      ...plugin,
+      config: {
+        connection: { type: definition.transport, host: emulator.host, port: emulator.port },
+        pollIntervalMs: 500,
+        ...plugin.config,
+      },
+    },
+    device: 'inverter_1',
+    emulator,
+    powerW: definition.powerW,
+    targetSoc: definition.targetSoc,
+    get clockOffsetMs() {
+      return clocked.clockOffsetMs;
+    },
+    set clockOffsetMs(ms: number) {
+      clocked.clockOffsetMs = ms;
+    },
+    read: () => definition.read(),
+  };
 }
 
 /** Waits until what `read` reads from the device is `mode`. */

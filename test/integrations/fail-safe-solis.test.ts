@@ -7,9 +7,8 @@
 // charging, 1 discharging) and 33149-33150 its power (ha-solarman `solis_hybrid.yaml`), and
 // 33263-33264 the meter's total active power, + export (Pho3niX90 `hybrid_sensors.py`). The
 // RC timeout runs on the emulator's own clock, which the tests move on to let a lease run out.
-import { startModbusEmulator } from '@heliograph/plugins-sdk/emulator';
 import { SolisDevice } from '@heliograph/plugin-solis/emulator';
-import { leaseOnDeviceTests, nightFrom, type DeviceReading, type LeasedDevice } from './fail-safe-setup.js';
+import { type DeviceReading, leaseOnDeviceTests, nightFrom, onModbusEmulator } from './fail-safe-setup.js';
 
 const s32 = ([high, low]: number[]) => ((high! << 16) | low!) >> 0;
 
@@ -32,32 +31,21 @@ function readSolis(device: SolisDevice): DeviceReading {
   return { mode: force === 0 && batteryW <= 0 && meterW <= 0 ? 'normal' : 'other', seen };
 }
 
-leaseOnDeviceTests('solis', async (): Promise<LeasedDevice> => {
+leaseOnDeviceTests('solis', async () => {
   // A winter evening on the inverter: no sun, the night load.
   const device = new SolisDevice({ now: nightFrom(new Date(2026, 11, 21, 21, 0)), soc: 50 });
-  const emulator = await startModbusEmulator({ transport: 'rtu-over-tcp', units: new Map([[1, device]]) });
-  return {
+  return onModbusEmulator({
     plugin: {
       id: 'solis',
       plugin: 'solis',
       devices: ['inverter_1', 'battery_1'],
-      config: {
-        connection: { type: 'rtu-over-tcp', host: emulator.host, port: emulator.port },
-        pollIntervalMs: 500,
-        timeoutMs: 300,
-        battery: { capacityKwh: 5, maxChargeW: 3000, maxDischargeW: 3000, minSoc: 20 },
-      },
+      config: { timeoutMs: 300, battery: { capacityKwh: 5, maxChargeW: 3000, maxDischargeW: 3000, minSoc: 20 } },
     },
-    device: 'inverter_1',
-    emulator,
+    transport: 'rtu-over-tcp',
+    units: new Map([[1, device]]),
+    clocked: device,
     powerW: 1500,
     targetSoc: 90,
-    get clockOffsetMs() {
-      return device.clockOffsetMs;
-    },
-    set clockOffsetMs(ms: number) {
-      device.clockOffsetMs = ms;
-    },
     read: () => readSolis(device),
-  };
+  });
 });

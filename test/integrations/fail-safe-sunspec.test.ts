@@ -5,10 +5,9 @@
 // StorCtl_Mod, OutWRte, InWRte, ChaGriSet and InOutWRte_RvrtTms in model 124, the battery's W in
 // model 802 (+ discharging), the grid meter's W in model 203 (+ import). The revert timeout runs
 // on the emulator's own clock, which the tests move on to let a lease run out.
-import { startModbusEmulator } from '@heliograph/plugins-sdk/emulator';
 import { SunSpecDevice } from '@heliograph/plugin-sunspec/emulator';
 import { modelsOf } from '../drivers/sunspec-layouts.js';
-import { leaseOnDeviceTests, nightFrom, type DeviceReading, type LeasedDevice } from './fail-safe-setup.js';
+import { type DeviceReading, leaseOnDeviceTests, nightFrom, onModbusEmulator } from './fail-safe-setup.js';
 
 const signed = (word: number) => (word >= 0x8000 ? word - 0x10000 : word);
 
@@ -37,31 +36,16 @@ function readSunSpec(device: SunSpecDevice): DeviceReading {
   return { mode: seen.storCtlMod === 0 && batteryW >= 0 && gridW >= 0 ? 'normal' : 'other', seen };
 }
 
-leaseOnDeviceTests('sunspec', async (): Promise<LeasedDevice> => {
+leaseOnDeviceTests('sunspec', async () => {
   // A winter evening on the device: no sun, the night load.
   const device = new SunSpecDevice({ now: nightFrom(new Date(2026, 11, 21, 21, 0)), soc: 50 });
-  const emulator = await startModbusEmulator({ transport: 'tcp', units: new Map([[1, device]]) });
-  return {
-    plugin: {
-      id: 'sunspec',
-      plugin: 'sunspec',
-      devices: ['inverter_1'],
-      config: {
-        connection: { type: 'tcp', host: emulator.host, port: emulator.port },
-        pollIntervalMs: 500,
-        timeoutMs: 300,
-      },
-    },
-    device: 'inverter_1',
-    emulator,
+  return onModbusEmulator({
+    plugin: { id: 'sunspec', plugin: 'sunspec', devices: ['inverter_1'], config: { timeoutMs: 300 } },
+    transport: 'tcp',
+    units: new Map([[1, device]]),
+    clocked: device,
     powerW: 1500,
     targetSoc: 90,
-    get clockOffsetMs() {
-      return device.clockOffsetMs;
-    },
-    set clockOffsetMs(ms: number) {
-      device.clockOffsetMs = ms;
-    },
     read: () => readSunSpec(device),
-  };
+  });
 });

@@ -7,9 +7,8 @@
 // /Ac/Grid/L1..L3/Power (820..822, int16 W, + import). The window ends by the emulator's own
 // clock, which the tests move on to let a lease run out.
 import type { ModbusDevice } from '@heliograph/plugins-sdk/emulator';
-import { startModbusEmulator } from '@heliograph/plugins-sdk/emulator';
 import { victronUnits, VictronSite } from '@heliograph/plugin-victron/emulator';
-import { leaseOnDeviceTests, nightFrom, type DeviceReading, type LeasedDevice } from './fail-safe-setup.js';
+import { type DeviceReading, leaseOnDeviceTests, nightFrom, onModbusEmulator } from './fail-safe-setup.js';
 
 const signed = (word: number) => (word >= 0x8000 ? word - 0x10000 : word);
 
@@ -40,34 +39,26 @@ function readGx(system: ModbusDevice): DeviceReading {
   return { mode: active === 0 && batteryW <= 0 && gridW >= 0 ? 'normal' : 'other', seen };
 }
 
-leaseOnDeviceTests('victron', async (): Promise<LeasedDevice> => {
+leaseOnDeviceTests('victron', async () => {
   // A winter evening on the GX: no sun, the night load.
   const site = new VictronSite({ now: nightFrom(new Date(2026, 11, 21, 21, 0)), soc: 50 });
   const units = victronUnits(site);
-  const emulator = await startModbusEmulator({ transport: 'tcp', units });
-  return {
+  return onModbusEmulator({
     plugin: {
       id: 'gx',
       plugin: 'victron',
       devices: ['inverter_1', 'battery_1'],
       config: {
-        connection: { type: 'tcp', host: emulator.host, port: emulator.port },
-        pollIntervalMs: 500,
         timeoutMs: 300,
         batteryUnit: 225,
         battery: { capacityKwh: 10, maxChargeW: 5000, maxDischargeW: 5000, minSoc: 20 },
       },
     },
-    device: 'inverter_1',
-    emulator,
+    transport: 'tcp',
+    units,
+    clocked: site,
     powerW: 1500,
     targetSoc: 90,
-    get clockOffsetMs() {
-      return site.clockOffsetMs;
-    },
-    set clockOffsetMs(ms: number) {
-      site.clockOffsetMs = ms;
-    },
     read: () => readGx(units.get(100)!),
-  };
+  });
 });

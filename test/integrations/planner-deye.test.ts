@@ -4,12 +4,10 @@
 // evening peak, and the emulator's battery follows. Each forced command is a lease of 30 min
 // on the device, renewed by the planner. Prices and the PV forecast come from the simulator
 // (one inverter, no battery).
-import { after, describe, test } from 'node:test';
+import { describe, test } from 'node:test';
 import { ManualClock } from '@heliograph/core/clock';
-import { startModbusEmulator } from '@heliograph/plugins-sdk/emulator';
 import { DeyeDevice } from '@heliograph/plugin-deye/emulator';
-import { valuesWhen } from '../drivers/driver-api.js';
-import { EVENING_BEFORE, P, plannerCommandsDevice, startWithDevice } from './planner-setup.js';
+import { deviceGoneTest, EVENING_BEFORE, plannerCommandsDevice, startWithModbusDevice } from './planner-setup.js';
 
 const clock = new ManualClock(EVENING_BEFORE);
 
@@ -19,20 +17,15 @@ async function start(plannerConfig: Record<string, unknown> = {}) {
   // Zero export to CT: the clock moves an hour at a step, past the lease between two renewals;
   // in Selling first a Deye's timer would sell the battery in the self-use slot meanwhile.
   device.settings.workMode = 2;
-  const emulator = await startModbusEmulator({ transport: 'tcp', units: new Map([[1, device]]) });
-  after(() => emulator.close());
-  const server = await startWithDevice(
+  const { emulator, server } = await startWithModbusDevice(
     clock,
     {
       id: 'deye',
       plugin: 'deye',
       devices: ['inverter_2', 'battery_1'],
-      config: {
-        connection: { type: 'tcp', host: emulator.host, port: emulator.port },
-        pollIntervalMs: 500, // the driver schema\'s least: each step of the clock waits for a poll
-        timeoutMs: 400,
-        battery: { capacityKwh: 5.12, maxChargeW: 2500, maxDischargeW: 2500, minSoc: 20 },
-      },
+      config: { timeoutMs: 400, battery: { capacityKwh: 5.12, maxChargeW: 2500, maxDischargeW: 2500, minSoc: 20 } },
+      transport: 'tcp',
+      units: new Map([[1, device]]),
     },
     plannerConfig,
   );
@@ -53,18 +46,5 @@ describe('battery planner on a Deye inverter', () => {
     }
   });
 
-  test('a device that stops answering: the planner stops planning and says why', async () => {
-    const { emulator, server } = await start({ mode: 'active' });
-    try {
-      await valuesWhen(server, (v) => String(v.get(`${P}/status`)).startsWith('active:'), 'the planner acting');
-      await emulator.close();
-      await valuesWhen(
-        server,
-        (v) => v.get(`${P}/status`) === 'normal: inverter_2 is unavailable' && v.get(`${P}/planned_mode`) === null,
-        'the unavailable device in the status',
-      );
-    } finally {
-      await server.close();
-    }
-  });
+  deviceGoneTest(start);
 });

@@ -7,11 +7,10 @@
 // leaves the device in General. Prices and the PV forecast come from the simulator (one
 // inverter, no battery).
 import assert from 'node:assert/strict';
-import { after, describe, test } from 'node:test';
+import { describe, test } from 'node:test';
 import { ManualClock } from '@heliograph/core/clock';
-import { startModbusEmulator } from '@heliograph/plugins-sdk/emulator';
 import { GoodweDevice } from '@heliograph/plugin-goodwe/emulator';
-import { EVENING_BEFORE, plannerCommandsDevice, startWithDevice } from './planner-setup.js';
+import { EVENING_BEFORE, plannerCommandsDevice, startWithModbusDevice } from './planner-setup.js';
 
 const clock = new ManualClock(EVENING_BEFORE);
 const signed = (word: number) => (word >= 0x8000 ? word - 0x10000 : word);
@@ -20,18 +19,13 @@ const minutes = (word: number) => (word >> 8) * 60 + (word & 0xff);
 describe('battery planner on a GoodWe ET', () => {
   test('charges through eco group 1 at night and spends the battery at the evening peak', async () => {
     const device = new GoodweDevice({ now: () => new Date(clock.now()), soc: 30, peakPvW: 300 });
-    const emulator = await startModbusEmulator({ transport: 'rtu-over-tcp', units: new Map([[0xf7, device]]) });
-    after(() => emulator.close());
-    const server = await startWithDevice(clock, {
+    const { server } = await startWithModbusDevice(clock, {
       id: 'goodwe',
       plugin: 'goodwe',
       devices: ['inverter_2', 'battery_1'],
-      config: {
-        connection: { type: 'rtu-over-tcp', host: emulator.host, port: emulator.port },
-        pollIntervalMs: 500, // the driver schema's least: each step of the clock waits for a poll
-        timeoutMs: 400,
-        battery: { capacityKwh: 10, maxChargeW: 5000, maxDischargeW: 5000, minSoc: 10 },
-      },
+      config: { timeoutMs: 400, battery: { capacityKwh: 10, maxChargeW: 5000, maxDischargeW: 5000, minSoc: 10 } },
+      transport: 'rtu-over-tcp',
+      units: new Map([[0xf7, device]]),
     });
     try {
       // Grid charging as the registers have it: Eco, group 1 on and in force by the device's clock, a charging power.

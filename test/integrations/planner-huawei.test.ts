@@ -7,11 +7,10 @@
 // the device stopped. Prices and the PV forecast come from the simulator (one inverter, no
 // battery).
 import assert from 'node:assert/strict';
-import { after, describe, test } from 'node:test';
+import { describe, test } from 'node:test';
 import { ManualClock } from '@heliograph/core/clock';
-import { startModbusEmulator } from '@heliograph/plugins-sdk/emulator';
 import { HuaweiDevice } from '@heliograph/plugin-huawei/emulator';
-import { EVENING_BEFORE, plannerCommandsDevice, startWithDevice } from './planner-setup.js';
+import { EVENING_BEFORE, plannerCommandsDevice, startWithModbusDevice } from './planner-setup.js';
 
 const clock = new ManualClock(EVENING_BEFORE);
 
@@ -30,18 +29,13 @@ function forcible(device: HuaweiDevice) {
 describe('battery planner on a Huawei SUN2000', () => {
   test('charges from the grid through the forcible charge at night and spends the battery at the evening peak', async () => {
     const device = new HuaweiDevice({ now: () => new Date(clock.now()), soc: 30 });
-    const emulator = await startModbusEmulator({ transport: 'tcp', units: new Map([[1, device]]) });
-    after(() => emulator.close());
-    const server = await startWithDevice(clock, {
+    const { server } = await startWithModbusDevice(clock, {
       id: 'huawei',
       plugin: 'huawei',
       devices: ['inverter_2', 'battery_1'],
-      config: {
-        connection: { type: 'tcp', host: emulator.host, port: emulator.port },
-        pollIntervalMs: 500, // the driver schema's least: each step of the clock waits for a poll
-        timeoutMs: 400,
-        connectDelayMs: 50,
-      },
+      config: { timeoutMs: 400, connectDelayMs: 50 },
+      transport: 'tcp',
+      units: new Map([[1, device]]),
     });
     try {
       const held: Array<ReturnType<typeof forcible>> = [];

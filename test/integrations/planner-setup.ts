@@ -3,7 +3,9 @@
 // emulator on the same clock (the simulator then only gives prices and the PV forecast),
 // and a step of the clock that waits until the planner and the device ran after it.
 import assert from 'node:assert/strict';
+import { after, test } from 'node:test';
 import type { ManualClock } from '@heliograph/core/clock';
+import { startModbusEmulator, type ModbusDevice, type RunningEmulator } from '@heliograph/plugins-sdk/emulator';
 import type { InstanceStatus } from '@heliograph/core/plugins/host';
 import { within } from '../helpers/deadline.js';
 import { startTestServer, type TestServer } from '../helpers/server.js';
@@ -72,6 +74,54 @@ export async function startWithDevice(
       device,
       { id: 'planner', plugin: 'planner', devices: ['planner_1'], config: { checkIntervalMs: 150, ...plannerConfig } },
     ],
+  });
+}
+
+/** A driver polling a Modbus emulator: its plugins.json entry without `connection` and `pollIntervalMs`, and the emulator's units. */
+export interface ModbusDevicePlugin extends DevicePlugin {
+  transport: 'tcp' | 'rtu-over-tcp';
+  units: Map<number, ModbusDevice>;
+}
+
+/**
+ * The Modbus emulator of `device` (closed after the server), and {@link startWithDevice} with
+ * its driver polling it every 500 ms, the driver schema's least: each step of the clock waits
+ * for a poll.
+ */
+export async function startWithModbusDevice(
+  clock: ManualClock,
+  device: ModbusDevicePlugin,
+  plannerConfig: Record<string, unknown> = {},
+): Promise<{ server: TestServer; emulator: RunningEmulator }> {
+  const { transport, units, ...plugin } = device;
+  const emulator = await startModbusEmulator({ transport, units });
+  after(() => emulator.close());
+  const connection = { type: transport, host: emulator.host, port: emulator.port };
+  const config = { connection, pollIntervalMs: 500, ...plugin.config };
+  return { emulator, server: await startWithDevice(clock, { ...plugin, config }, plannerConfig) };
+}
+
+/**
+ * The test of a driver whose device stops answering while the planner acts: the planner stops
+ * planning and its status names the unavailable `inverter_2`. `start` starts the server with
+ * the planner in `plannerConfig`'s mode.
+ */
+export function deviceGoneTest(
+  start: (plannerConfig: Record<string, unknown>) => Promise<{ server: TestServer; emulator: RunningEmulator }>,
+): void {
+  test('a device that stops answering: the planner stops planning and says why', async () => {
+    const { emulator, server } = await start({ mode: 'active' });
+    try {
+      await valuesWhen(server, (v) => String(v.get(`${P}/status`)).startsWith('active:'), 'the planner acting');
+      await emulator.close();
+      await valuesWhen(
+        server,
+        (v) => v.get(`${P}/status`) === 'normal: inverter_2 is unavailable' && v.get(`${P}/planned_mode`) === null,
+        'the unavailable device in the status',
+      );
+    } finally {
+      await server.close();
+    }
   });
 }
 

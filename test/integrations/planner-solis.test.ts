@@ -6,11 +6,10 @@
 // stop leaves the inverter without a force. Prices and the PV forecast come from the simulator
 // (one inverter, no battery).
 import assert from 'node:assert/strict';
-import { after, describe, test } from 'node:test';
+import { describe, test } from 'node:test';
 import { ManualClock } from '@heliograph/core/clock';
-import { startModbusEmulator } from '@heliograph/plugins-sdk/emulator';
 import { SolisDevice } from '@heliograph/plugin-solis/emulator';
-import { EVENING_BEFORE, plannerCommandsDevice, startWithDevice } from './planner-setup.js';
+import { EVENING_BEFORE, plannerCommandsDevice, startWithModbusDevice } from './planner-setup.js';
 
 const clock = new ManualClock(EVENING_BEFORE);
 
@@ -25,18 +24,13 @@ function rc(device: SolisDevice) {
 describe('battery planner on a Solis hybrid', () => {
   test('force charges through the RC registers at night and spends the battery at the evening peak', async () => {
     const device = new SolisDevice({ now: () => new Date(clock.now()), soc: 30 });
-    const emulator = await startModbusEmulator({ transport: 'rtu-over-tcp', units: new Map([[1, device]]) });
-    after(() => emulator.close());
-    const server = await startWithDevice(clock, {
+    const { server } = await startWithModbusDevice(clock, {
       id: 'solis',
       plugin: 'solis',
       devices: ['inverter_2', 'battery_1'],
-      config: {
-        connection: { type: 'rtu-over-tcp', host: emulator.host, port: emulator.port },
-        pollIntervalMs: 500, // the driver schema's least: each step of the clock waits for a poll
-        timeoutMs: 400,
-        battery: { capacityKwh: 5, maxChargeW: 3000, maxDischargeW: 3000, minSoc: 20 },
-      },
+      config: { timeoutMs: 400, battery: { capacityKwh: 5, maxChargeW: 3000, maxDischargeW: 3000, minSoc: 20 } },
+      transport: 'rtu-over-tcp',
+      units: new Map([[1, device]]),
     });
     try {
       const held: Array<ReturnType<typeof rc>> = [];

@@ -6,11 +6,10 @@
 // emulator's battery follows, and the stop leaves the device normal. Prices and the PV
 // forecast come from the simulator (one inverter, no battery).
 import assert from 'node:assert/strict';
-import { after, describe, test } from 'node:test';
+import { describe, test } from 'node:test';
 import { ManualClock } from '@heliograph/core/clock';
-import { startModbusEmulator } from '@heliograph/plugins-sdk/emulator';
 import { SunSpecDevice } from '@heliograph/plugin-sunspec/emulator';
-import { EVENING_BEFORE, plannerCommandsDevice, startWithDevice } from './planner-setup.js';
+import { EVENING_BEFORE, plannerCommandsDevice, startWithModbusDevice } from './planner-setup.js';
 
 const clock = new ManualClock(EVENING_BEFORE);
 const signed = (word: number) => (word >= 0x8000 ? word - 0x10000 : word);
@@ -28,17 +27,13 @@ function controls(device: SunSpecDevice) {
 describe('battery planner on a SunSpec inverter', () => {
   test('charges from the grid through model 124 at night and spends the battery at the evening peak', async () => {
     const device = new SunSpecDevice({ now: () => new Date(clock.now()), soc: 30 });
-    const emulator = await startModbusEmulator({ transport: 'tcp', units: new Map([[1, device]]) });
-    after(() => emulator.close());
-    const server = await startWithDevice(clock, {
+    const { server } = await startWithModbusDevice(clock, {
       id: 'sunspec',
       plugin: 'sunspec',
       devices: ['inverter_2', 'battery_1'],
-      config: {
-        connection: { type: 'tcp', host: emulator.host, port: emulator.port },
-        pollIntervalMs: 500, // the driver schema\'s least: each step of the clock waits for a poll
-        timeoutMs: 400,
-      },
+      config: { timeoutMs: 400 },
+      transport: 'tcp',
+      units: new Map([[1, device]]),
     });
     try {
       // Grid charging as model 124 has it: the discharge limit on with a negative OutWRte

@@ -6,11 +6,11 @@
 // on, and none at the evening peak; the emulator's battery follows, and the stop leaves the GX
 // without a window. Prices and the PV forecast come from the simulator (one inverter, no battery).
 import assert from 'node:assert/strict';
-import { after, describe, test } from 'node:test';
+import { describe, test } from 'node:test';
 import { ManualClock } from '@heliograph/core/clock';
-import { startModbusEmulator, type ModbusDevice } from '@heliograph/plugins-sdk/emulator';
+import type { ModbusDevice } from '@heliograph/plugins-sdk/emulator';
 import { victronUnits, VictronSite } from '@heliograph/plugin-victron/emulator';
-import { EVENING_BEFORE, plannerCommandsDevice, startWithDevice } from './planner-setup.js';
+import { EVENING_BEFORE, plannerCommandsDevice, startWithModbusDevice } from './planner-setup.js';
 
 const clock = new ManualClock(EVENING_BEFORE);
 const signed = (word: number) => (word >= 0x8000 ? word - 0x10000 : word);
@@ -40,19 +40,17 @@ describe('battery planner on a Victron GX', () => {
     const site = new VictronSite({ now: () => new Date(clock.now()), soc: 30 });
     const units = victronUnits(site);
     const system = units.get(100)!;
-    const emulator = await startModbusEmulator({ transport: 'tcp', units });
-    after(() => emulator.close());
-    const server = await startWithDevice(clock, {
+    const { server } = await startWithModbusDevice(clock, {
       id: 'gx',
       plugin: 'victron',
       devices: ['inverter_2', 'battery_1'],
       config: {
-        connection: { type: 'tcp', host: emulator.host, port: emulator.port },
-        pollIntervalMs: 500, // the driver schema's least: each step of the clock waits for a poll
         timeoutMs: 400,
         batteryUnit: 225,
         battery: { capacityKwh: 10, maxChargeW: 5000, maxDischargeW: 5000, minSoc: 20 },
       },
+      transport: 'tcp',
+      units,
     });
     try {
       // Grid charging as Dynamic ESS runs it: a Target SOC window in force above the battery's

@@ -45,10 +45,22 @@ export {
 } from './register-map-io.js';
 export { inverterOnUnit, unitIdDeviceConfigSchema, watchUnit, type InverterOnUnit } from './modbus-devices.js';
 export {
+  declareControlled,
   openInverterUnit,
   pollRegisterMapInverter,
+  publishControlled,
+  stopControlled,
+  type InverterControl,
   type InverterUnit,
   type InverterUnitConfig,
   type RegisterMapInverterOptions,
 } from './register-map-driver.js';
 export { chooseModel, type ModelChoice } from './model-maps.js';
+export { changedRuns, type RegisterRun } from './register-writes.js';
+export {
+  contextOf,
+  controlContext,
+  unitControl,
+  type ControlContext,
+  type UnitControlOptions,
+} from './unit-control.js';

@@ -3,11 +3,12 @@
  * Modbus unit, polled on the instance's interval with the unit's availability watched, and
  * the connection released on stop. A driver keeps only its map and its own device's bits.
  */
-import type { Device, DeviceIdentity, Disposer, PluginContext } from '../context.js';
+import type { Device, DeviceIdentity, Disposer, MetricValue, PluginContext } from '../context.js';
+import type { PolledBatteryControl } from '../polled-battery-control.js';
 import { openModbus, type ModbusClient } from './modbus.js';
 import { inverterOnUnit, watchUnit, type InverterOnUnit } from './modbus-devices.js';
 import type { RegisterMap } from './register-map.js';
-import { readRegisterMap, registerMapDeclarations } from './register-map-io.js';
+import { readRegisterMap, registerMapDeclarations, type RegisterMapValues } from './register-map-io.js';
 import type { ConnectionSpec } from './spec.js';
 
 /** The config fields an inverter-on-a-unit driver reads: its connection and the polling fields. */
@@ -121,4 +122,77 @@ export function pollRegisterMapInverter(
     if (battery) ctx.topics.publish({ device: battery.id, values: values.battery });
   });
   return unit.dispose;
+}
+
+/** What a driver's battery control on its inverter gives the driver's wiring (from `polledBatteryControl`). */
+export type InverterControl = Pick<PolledBatteryControl, 'control' | 'afterPoll' | 'stopClean'>;
+
+/**
+ * Declares each of `unit`'s devices with `map`'s metrics and settings, the inverter with
+ * `control`'s battery control too; returns the declarations' disposers (to replace them once
+ * the control is made, or the unit identified).
+ *
+ * @example
+ * undeclare = declareControlled(ctx, unit, map, { pollIntervalMs, identity: { manufacturer: 'Deye' }, control: deye });
+ */
+export function declareControlled(
+  ctx: Pick<PluginContext, 'topics'>,
+  unit: Pick<InverterUnit, 'inverter' | 'devices' | 'modbus' | 'unitId' | 'timeoutMs'>,
+  map: RegisterMap,
+  options: { pollIntervalMs: number; identity: DeviceIdentity; control: InverterControl | null | undefined },
+): Disposer[] {
+  const { inverter, modbus, unitId, timeoutMs } = unit;
+  return unit.devices.map((device) => {
+    const kind = device === inverter ? 'inverter' : 'battery';
+    const { metrics, settings } = registerMapDeclarations(map, { device: kind, modbus, unitId, timeoutMs });
+    const control = kind === 'inverter' ? (options.control?.control ?? null) : null;
+    return ctx.topics.declare({
+      device: device.id,
+      pollIntervalMs: options.pollIntervalMs,
+      metrics: control ? [...metrics, ...control.metrics] : metrics,
+      settings: control ? [...settings, ...control.settings] : settings,
+      identity: options.identity,
+    });
+  });
+}
+
+/**
+ * Publishes a poll's `values`, the inverter's with `control`'s (battery control's info and
+ * settings as they stand), then runs the control's step after the poll with the battery's `soc`.
+ *
+ * @example
+ * await publishControlled(ctx, unit, values, { control: deye, soc: values.battery.state_of_charge, signal });
+ */
+export async function publishControlled(
+  ctx: Pick<PluginContext, 'topics'>,
+  devices: { inverter: Device; battery?: Device | undefined },
+  values: Pick<RegisterMapValues, 'inverter' | 'battery'>,
+  options: { control: InverterControl | null | undefined; soc: MetricValue | undefined; signal: AbortSignal },
+): Promise<void> {
+  const { control, soc, signal } = options;
+  ctx.topics.publish({ device: devices.inverter.id, values: { ...values.inverter, ...control?.control.values() } });
+  if (devices.battery) ctx.topics.publish({ device: devices.battery.id, values: values.battery });
+  await control?.afterPoll({ soc: typeof soc === 'number' ? soc : null, signal });
+}
+
+/**
+ * The stop of a driver with battery control on `inverter`: Normal written while the connection
+ * is still open (a failure is in the audit, and logged here), then `release` in order (the
+ * unit's watch, the connection).
+ *
+ * @example
+ * return () => stopControlled(ctx, unit.inverter, deye, unit.dispose);
+ */
+export async function stopControlled(
+  ctx: Pick<PluginContext, 'log'>,
+  inverter: Device,
+  control: InverterControl | null | undefined,
+  ...release: Disposer[]
+): Promise<void> {
+  await control
+    ?.stopClean()
+    .catch((err: unknown) =>
+      ctx.log.warn(`${inverter.id}: could not set battery control to Normal at the stop`, { err }),
+    );
+  for (const dispose of release) dispose();
 }

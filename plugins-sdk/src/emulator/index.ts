@@ -16,6 +16,7 @@
 export {
   pickTransport,
   startEmulatorServer,
+  type ConnectingEmulatorModule,
   type EmulatorControls,
   type EmulatorModule,
   type EmulatorOptions,

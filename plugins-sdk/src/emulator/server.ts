@@ -96,6 +96,20 @@ export interface EmulatorModule {
   transports: readonly string[];
 }
 
+/**
+ * What the emulator of a device that connects out exports instead (an EV charger that dials
+ * its central system, `heliograph emulate ocpp-charger --url ws://...`): it takes the
+ * command line's flags after its name and connects.
+ *
+ * @example
+ * const mod = (await import(pathToFileURL(file).href)) as ConnectingEmulatorModule;
+ * const running = await mod.runEmulator(['--url', 'ws://127.0.0.1:8080/ocpp/CP1', '--password', secret]);
+ */
+export interface ConnectingEmulatorModule {
+  /** Parses `flags`, connects, and resolves once it runs; throws a message naming a wrong flag. */
+  runEmulator(flags: string[]): Promise<{ describe: string; close(): Promise<void> }>;
+}
+
 /** Requests longer than this without a complete frame are dropped, so garbage cannot pile up. */
 const MAX_PENDING_BYTES = 64 * 1024;
 

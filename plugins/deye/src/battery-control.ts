@@ -15,12 +15,10 @@ import {
   type batteryConfigSchema,
   type BatteryCommand,
   type BatteryMode,
-  type PluginStore,
   type PolledBatteryControl,
-  type SiteApi,
   type z,
 } from '@heliograph/plugins-sdk';
-import type { ModbusClient } from '@heliograph/plugins-sdk/connections';
+import { contextOf, type ModbusClient, type UnitControlOptions } from '@heliograph/plugins-sdk/connections';
 import type { TouRegisters } from './models.js';
 import {
   changedRuns,
@@ -180,24 +178,14 @@ function leaseBlock(args: {
  * (the timer switch last) and reading them back; a register that does not hold what was written
  * fails the write. The slot carries the target SOC, so the inverter stops there by itself.
  */
-export function deyeBatteryControl(args: {
-  modbus: ModbusClient;
-  unitId: number;
-  timeoutMs: number;
-  /** The identified model's programme and battery registers. */
-  tou: TouRegisters;
-  /** The unit's rated power (W): the largest slot power. */
-  ratedW: number;
-  battery: z.output<typeof batteryConfigSchema>;
-  /** The core's write path and the device the settings are on, for the start's and the stop's Normal. */
-  site: Pick<SiteApi, 'write'>;
-  device: string;
-  /** Keeps the power and target (never the mode) across restarts. */
-  store: PluginStore;
-  initial: BatteryCommand | undefined;
-  now: () => number;
-  log: (message: string) => void;
-}): PolledBatteryControl {
+export function deyeBatteryControl(
+  args: UnitControlOptions & {
+    /** The identified model's programme and battery registers. */
+    tou: TouRegisters;
+    /** The unit's rated power (W): the largest slot power. */
+    ratedW: number;
+  },
+): PolledBatteryControl {
   const { battery, now } = args;
   const io = new TouIo(args.modbus, args.unitId, args.timeoutMs, args.tou);
 
@@ -209,15 +197,10 @@ export function deyeBatteryControl(args: {
   };
 
   return polledBatteryControl({
+    ...contextOf(args),
     limits: { ...battery, modes: ['normal', 'hold', 'charge', 'discharge'] },
     boundedOnDevice: true,
     stopsAtTarget: true,
-    now,
-    store: args.store,
-    initial: args.initial,
-    site: args.site,
-    device: args.device,
-    log: args.log,
     program: ({ command, until, signal }) => program(command, until, signal),
     read: ({ signal }) => io.mode(battery.minSoc, signal),
     // The device is normal by itself; its timer off too, so the slot cannot come round on the same weekday.

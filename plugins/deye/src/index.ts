@@ -18,10 +18,13 @@ import {
 } from '@heliograph/plugins-sdk';
 import {
   connectionSchema,
+  declareControlled,
   openInverterUnit,
   pollingFields,
+  publishControlled,
   readRegisterMap,
-  registerMapDeclarations,
+  stopControlled,
+  unitControl,
   unitIdDeviceConfigSchema,
   type RegisterMap,
 } from '@heliograph/plugins-sdk/connections';
@@ -56,7 +59,7 @@ export default definePlugin({
   deviceConfigSchema: unitIdDeviceConfigSchema,
   async setup(ctx, config) {
     const unit = openInverterUnit(ctx, config, { plugin: 'deye' });
-    const { inverter, battery, unitId, devices, modbus, timeoutMs } = unit;
+    const { inverter, battery, unitId, devices, modbus } = unit;
     const { pollIntervalMs } = config;
     // Battery control through the time-of-use program, when the battery and its limits are given;
     // declared once the model (and so where its program lives) is known. Only the power and
@@ -70,17 +73,10 @@ export default definePlugin({
     /** Declares every device with `map`'s metrics and settings (and the inverter with battery control), replacing the first declaration. */
     const declare = (map: RegisterMap) => {
       for (const off of undeclare) off();
-      undeclare = devices.map((device) => {
-        const kind = device === inverter ? 'inverter' : 'battery';
-        const { metrics, settings } = registerMapDeclarations(map, { device: kind, modbus, unitId, timeoutMs });
-        const controlled = kind === 'inverter' ? (deye?.control ?? null) : null;
-        return ctx.topics.declare({
-          device: device.id,
-          pollIntervalMs,
-          metrics: controlled ? [...metrics, ...controlled.metrics] : metrics,
-          settings: controlled ? [...settings, ...controlled.settings] : settings,
-          identity: { manufacturer: 'Deye' },
-        });
+      undeclare = declareControlled(ctx, unit, map, {
+        pollIntervalMs,
+        identity: { manufacturer: 'Deye' },
+        control: deye,
       });
     };
 
@@ -97,18 +93,9 @@ export default definePlugin({
       const map = model.value.map({ ratedW, gridPowerSource: config.gridPowerFrom });
       if (battery && config.battery)
         deye = deyeBatteryControl({
-          modbus,
-          unitId,
-          timeoutMs,
+          ...unitControl(ctx, unit, config.battery, initialCommand),
           tou: model.value.tou,
           ratedW,
-          battery: config.battery,
-          site: ctx.site,
-          device: inverter.id,
-          store: ctx.store,
-          initial: initialCommand,
-          now: () => ctx.now(),
-          log: (message) => ctx.log.info(`${inverter.id}: ${message}`),
         });
       declare(map);
       for (const device of devices)
@@ -120,20 +107,10 @@ export default definePlugin({
     const poll = async (signal: AbortSignal) => {
       map ??= await identify(signal);
       const values = await readRegisterMap(modbus, unitId, map, { signal });
-      ctx.topics.publish({ device: inverter.id, values: { ...values.inverter, ...deye?.control.values() } });
-      if (battery) ctx.topics.publish({ device: battery.id, values: values.battery });
-      const soc = values.battery.state_of_charge;
-      await deye?.afterPoll({ soc: typeof soc === 'number' ? soc : null, signal });
+      await publishControlled(ctx, unit, values, { control: deye, soc: values.battery.state_of_charge, signal });
     };
     unit.startPolling(poll);
     // Normal is written while the connection is still open; a failure is in the audit and here.
-    return async () => {
-      await deye
-        ?.stopClean()
-        .catch((err: unknown) =>
-          ctx.log.warn(`${inverter.id}: could not set battery control to Normal at the stop`, { err }),
-        );
-      unit.dispose();
-    };
+    return () => stopControlled(ctx, inverter, deye, unit.dispose);
   },
 });

@@ -17,6 +17,9 @@
  */
 import type { BatteryCommand, BatteryMode } from '@heliograph/plugins-sdk';
 
+/** Only the registers that change are written (the SDK's, as every EEPROM-backed driver plans its writes). */
+export { changedRuns } from '@heliograph/plugins-sdk/connections';
+
 export const SLOTS = 6;
 export const PROGRAM_LENGTH = 5 * SLOTS;
 const DAY_MINUTES = 24 * 60;
@@ -241,26 +244,4 @@ export function programMode(args: {
     if (slotAt(times, minutesOf(times[slot]!)) === slot && slotMode(program, slot, gridCharge, minSoc) !== 'normal')
       return null;
   return 'normal';
-}
-
-/**
- * The runs of consecutive registers whose words differ, from `base`: what a write of
- * `next` over `old` must send, nothing more.
- *
- * @example
- * changedRuns(250, [1, 2, 3], [1, 5, 6]); // [{ address: 251, values: [5, 6] }]
- */
-export function changedRuns(
-  base: number,
-  old: readonly number[],
-  next: readonly number[],
-): Array<{ address: number; values: number[] }> {
-  const runs: Array<{ address: number; values: number[] }> = [];
-  next.forEach((word, i) => {
-    if (word === old[i]) return;
-    const last = runs.at(-1);
-    if (last && last.address + last.values.length === base + i) last.values.push(word);
-    else runs.push({ address: base + i, values: [word] });
-  });
-  return runs;
 }

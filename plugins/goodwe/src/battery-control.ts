@@ -18,12 +18,15 @@ import {
   type batteryConfigSchema,
   type BatteryCommand,
   type BatteryMode,
-  type PluginStore,
   type PolledBatteryControl,
-  type SiteApi,
   type z,
 } from '@heliograph/plugins-sdk';
-import { ModbusExceptionError, type ModbusClient } from '@heliograph/plugins-sdk/connections';
+import {
+  contextOf,
+  ModbusExceptionError,
+  type ModbusClient,
+  type UnitControlOptions,
+} from '@heliograph/plugins-sdk/connections';
 import {
   changedRuns,
   CLOCK,
@@ -214,33 +217,20 @@ async function writeCommand(args: {
  * run out with the device back to self-use gets its group switched off, so it cannot come round
  * on the same weekday.
  */
-export function goodweBatteryControl(args: {
-  modbus: ModbusClient;
-  unitId: number;
-  timeoutMs: number;
-  version: GroupVersion;
-  /** The inverter's rated power (W, 35001): group power is a share of it. */
-  ratedW: number;
-  battery: z.output<typeof batteryConfigSchema>;
-  site: Pick<SiteApi, 'write'>;
-  device: string;
-  store: PluginStore;
-  initial: BatteryCommand | undefined;
-  now: () => number;
-  log: (message: string) => void;
-}): PolledBatteryControl {
+export function goodweBatteryControl(
+  args: UnitControlOptions & {
+    version: GroupVersion;
+    /** The inverter's rated power (W, 35001): group power is a share of it. */
+    ratedW: number;
+  },
+): PolledBatteryControl {
   const { battery, now, log } = args;
   const io = new EcoIo(args.modbus, args.unitId, args.timeoutMs, args.version);
   return polledBatteryControl({
+    ...contextOf(args),
     limits: { ...battery, modes: ['normal', 'hold', 'charge', 'discharge'] },
     boundedOnDevice: true,
     stopsAtTarget: io.version === 'v2' ? ['charge'] : false,
-    now,
-    store: args.store,
-    initial: args.initial,
-    site: args.site,
-    device: args.device,
-    log,
     read: ({ signal }) => io.mode(signal),
     program: ({ command, until, signal }) =>
       writeCommand({

@@ -18,6 +18,9 @@
  */
 import type { BatteryCommand, BatteryMode } from '@heliograph/plugins-sdk';
 
+/** Only the registers that change are written (the SDK's, as every EEPROM-backed driver plans its writes). */
+export { changedRuns } from '@heliograph/plugins-sdk/connections';
+
 /** The work mode register and its Eco value (inverter.py `OperationMode.ECO`). */
 export const WORK_MODE = 47000;
 export const ECO = 3;
@@ -242,26 +245,4 @@ export function leaseGroup(input: LeaseInput): EcoGroup {
     soc: command.mode === 'hold' ? holdSoc : command.mode === 'charge' ? Math.round(command.targetSoc) : 100,
     months: input.permille ? ALL_MONTHS : 0,
   };
-}
-
-/**
- * The runs of consecutive registers whose words differ, from `base`: what a write of `next`
- * over `old` must send, nothing more.
- *
- * @example
- * changedRuns(47547, [1, 2, 3], [1, 5, 6]); // [{ address: 47548, values: [5, 6] }]
- */
-export function changedRuns(
-  base: number,
-  old: readonly number[],
-  next: readonly number[],
-): Array<{ address: number; values: number[] }> {
-  const runs: Array<{ address: number; values: number[] }> = [];
-  next.forEach((word, i) => {
-    if (word === old[i]) return;
-    const last = runs.at(-1);
-    if (last && last.address + last.values.length === base + i) last.values.push(word);
-    else runs.push({ address: base + i, values: [word] });
-  });
-  return runs;
 }

@@ -19,11 +19,14 @@ import {
 } from '@heliograph/plugins-sdk';
 import {
   connectionSchema,
+  declareControlled,
   ModbusExceptionError,
   openInverterUnit,
   pollingFields,
+  publishControlled,
   readRegisterMap,
-  registerMapDeclarations,
+  stopControlled,
+  unitControl,
   unitIdDeviceConfigSchema,
   type ModbusClient,
 } from '@heliograph/plugins-sdk/connections';
@@ -85,18 +88,7 @@ export default definePlugin({
     );
     const declare = () => {
       for (const off of undeclare) off();
-      undeclare = devices.map((device) => {
-        const kind = device === inverter ? 'inverter' : 'battery';
-        const { metrics, settings } = registerMapDeclarations(goodweMap, { device: kind, modbus, unitId, timeoutMs });
-        const control = kind === 'inverter' ? (goodwe?.control ?? null) : null;
-        return ctx.topics.declare({
-          device: device.id,
-          pollIntervalMs,
-          metrics: control ? [...metrics, ...control.metrics] : metrics,
-          settings: control ? [...settings, ...control.settings] : settings,
-          identity: IDENTITY,
-        });
-      });
+      undeclare = declareControlled(ctx, unit, goodweMap, { pollIntervalMs, identity: IDENTITY, control: goodwe });
     };
 
     /** Reads the device information (et.py `read_device_info`: 35000, 33 registers) and declares the devices. */
@@ -112,20 +104,7 @@ export default definePlugin({
       }
       if (battery && config.battery) {
         const version = await groupVersion(modbus, unitId, timeoutMs, signal);
-        goodwe = goodweBatteryControl({
-          modbus,
-          unitId,
-          timeoutMs,
-          version,
-          ratedW,
-          battery: config.battery,
-          site: ctx.site,
-          device: inverter.id,
-          store: ctx.store,
-          initial,
-          now: () => ctx.now(),
-          log: (message) => ctx.log.info(`${inverter.id}: ${message}`),
-        });
+        goodwe = goodweBatteryControl({ ...unitControl(ctx, unit, config.battery, initial), version, ratedW });
       }
       declare();
       for (const device of devices)
@@ -140,19 +119,9 @@ export default definePlugin({
       if (!identified) await identify(signal);
       identified = true;
       const values = await readRegisterMap(modbus, unitId, goodweMap, { signal });
-      ctx.topics.publish({ device: inverter.id, values: { ...values.inverter, ...goodwe?.control.values() } });
-      if (battery) ctx.topics.publish({ device: battery.id, values: values.battery });
-      const soc = values.battery.state_of_charge;
-      await goodwe?.afterPoll({ soc: typeof soc === 'number' ? soc : null, signal });
+      await publishControlled(ctx, unit, values, { control: goodwe, soc: values.battery.state_of_charge, signal });
     });
     // Normal is written while the connection is still open; a failure is in the audit and here.
-    return async () => {
-      await goodwe
-        ?.stopClean()
-        .catch((err: unknown) =>
-          ctx.log.warn(`${inverter.id}: could not set battery control to Normal at the stop`, { err }),
-        );
-      unit.dispose();
-    };
+    return () => stopControlled(ctx, inverter, goodwe, unit.dispose);
   },
 });

@@ -11,14 +11,10 @@
 import {
   DeviceRefusedError,
   polledBatteryControl,
-  type batteryConfigSchema,
   type BatteryCommand,
-  type PluginStore,
   type PolledBatteryControl,
-  type SiteApi,
-  type z,
 } from '@heliograph/plugins-sdk';
-import type { ModbusClient } from '@heliograph/plugins-sdk/connections';
+import { contextOf, type UnitControlOptions } from '@heliograph/plugins-sdk/connections';
 import { BLOCK_LENGTH, BLOCK_START, blockWrites, CLOCK_START, deviceTime, leaseBlock, slotMode } from './time-slots.js';
 
 /**
@@ -27,20 +23,7 @@ import { BLOCK_LENGTH, BLOCK_START, blockWrites, CLOCK_START, deviceTime, leaseB
  * the control block and the device's clock, writes the words that change (slot switches last)
  * and reads them back. The slot carries the stop SOC, so the unit stops at the target by itself.
  */
-export function growattBatteryControl(args: {
-  modbus: ModbusClient;
-  unitId: number;
-  timeoutMs: number;
-  battery: z.output<typeof batteryConfigSchema>;
-  /** The core's write path and the device the settings are on, for the start's and the stop's Normal. */
-  site: Pick<SiteApi, 'write'>;
-  device: string;
-  /** Keeps the power and target (never the mode) across restarts. */
-  store: PluginStore;
-  initial: BatteryCommand | undefined;
-  now: () => number;
-  log: (message: string) => void;
-}): PolledBatteryControl {
+export function growattBatteryControl(args: UnitControlOptions): PolledBatteryControl {
   const { modbus, unitId, timeoutMs, battery, now } = args;
   const read = (address: number, count: number, signal: AbortSignal) =>
     modbus.readHoldingRegisters({ unitId, address, count, timeoutMs, signal });
@@ -75,15 +58,10 @@ export function growattBatteryControl(args: {
   };
 
   const polled: PolledBatteryControl = polledBatteryControl({
+    ...contextOf(args),
     limits: { ...battery, modes: ['normal', 'hold', 'charge', 'discharge'] },
     boundedOnDevice: true,
     stopsAtTarget: true,
-    now,
-    store: args.store,
-    initial: args.initial,
-    site: args.site,
-    device: args.device,
-    log: args.log,
     program: ({ command, until, signal }) => program(command, until, signal),
     read: async ({ signal }) => {
       const words = await block(signal);

@@ -21,10 +21,13 @@ import {
 } from '@heliograph/plugins-sdk';
 import {
   connectionSchema,
+  declareControlled,
   openInverterUnit,
   pollingFields,
+  publishControlled,
   readRegisterMap,
-  registerMapDeclarations,
+  stopControlled,
+  unitControl,
   unitIdDeviceConfigSchema,
   type RegisterMap,
 } from '@heliograph/plugins-sdk/connections';
@@ -59,7 +62,7 @@ export default definePlugin({
   deviceConfigSchema: unitIdDeviceConfigSchema,
   async setup(ctx, config) {
     const unit = openInverterUnit(ctx, config, { plugin: 'growatt' });
-    const { inverter, battery, unitId, devices, modbus, timeoutMs } = unit;
+    const { inverter, battery, unitId, devices, modbus } = unit;
     const { pollIntervalMs } = config;
     // Only the power and target are kept across restarts; the mode starts Normal.
     const initialCommand = battery && config.battery ? await loadBatteryCommand(ctx.store) : undefined;
@@ -85,31 +88,9 @@ export default definePlugin({
       const model = growattModel(codes, config.family);
       const { map } = model.value;
       if (battery && config.battery)
-        growatt = growattBatteryControl({
-          modbus,
-          unitId,
-          timeoutMs,
-          battery: config.battery,
-          site: ctx.site,
-          device: inverter.id,
-          store: ctx.store,
-          initial: initialCommand,
-          now: () => ctx.now(),
-          log: (message) => ctx.log.info(`${inverter.id}: ${message}`),
-        });
+        growatt = growattBatteryControl(unitControl(ctx, unit, config.battery, initialCommand));
       for (const off of undeclare) off();
-      undeclare = devices.map((device) => {
-        const kind = device === inverter ? 'inverter' : 'battery';
-        const { metrics, settings } = registerMapDeclarations(map, { device: kind, modbus, unitId, timeoutMs });
-        const control = kind === 'inverter' ? (growatt?.control ?? null) : null;
-        return ctx.topics.declare({
-          device: device.id,
-          pollIntervalMs,
-          metrics: control ? [...metrics, ...control.metrics] : metrics,
-          settings: control ? [...settings, ...control.settings] : settings,
-          identity: IDENTITY,
-        });
-      });
+      undeclare = declareControlled(ctx, unit, map, { pollIntervalMs, identity: IDENTITY, control: growatt });
       for (const device of devices)
         ctx.topics.identify({ device: device.id, identity: { model: model.label, serial: String(id.serial) } });
       return map;
@@ -119,19 +100,9 @@ export default definePlugin({
     unit.startPolling(async (signal) => {
       map ??= await identify(signal);
       const values = await readRegisterMap(modbus, unitId, map, { signal });
-      ctx.topics.publish({ device: inverter.id, values: { ...values.inverter, ...growatt?.control.values() } });
-      if (battery) ctx.topics.publish({ device: battery.id, values: values.battery });
-      const soc = values.battery.state_of_charge;
-      await growatt?.afterPoll({ soc: typeof soc === 'number' ? soc : null, signal });
+      await publishControlled(ctx, unit, values, { control: growatt, soc: values.battery.state_of_charge, signal });
     });
     // Normal is written while the connection is still open; a failure is in the audit and here.
-    return async () => {
-      await growatt
-        ?.stopClean()
-        .catch((err: unknown) =>
-          ctx.log.warn(`${inverter.id}: could not set battery control to Normal at the stop`, { err }),
-        );
-      unit.dispose();
-    };
+    return () => stopControlled(ctx, inverter, growatt, unit.dispose);
   },
 });

@@ -13,6 +13,7 @@
  * while the slot stays within an hour: a renewal writes one word, the stop, and once an hour two.
  */
 import type { BatteryCommand, BatteryMode } from '@heliograph/plugins-sdk';
+import { changedRuns } from '@heliograph/plugins-sdk/connections';
 
 /** The control block battery control reads and writes: holding 1070..1102. */
 export const BLOCK_START = 1070;
@@ -166,16 +167,9 @@ export function blockWrites(
   const enables = [GRID_FIRST.enable, BATTERY_FIRST.enable];
   const off = old.map((word, i) => (enables.includes(i) && next[i] === 0 ? 0 : word));
   const settings = next.map((word, i) => (enables.includes(i) && word === 1 ? off[i]! : word));
-  return [...changedRuns(old, off), ...changedRuns(off, settings), ...changedRuns(settings, next)];
-}
-
-function changedRuns(old: readonly number[], next: readonly number[]): Array<{ address: number; values: number[] }> {
-  const runs: Array<{ address: number; values: number[] }> = [];
-  next.forEach((word, i) => {
-    if (word === old[i]) return;
-    const last = runs.at(-1);
-    if (last && last.address + last.values.length === BLOCK_START + i) last.values.push(word);
-    else runs.push({ address: BLOCK_START + i, values: [word] });
-  });
-  return runs;
+  return [
+    ...changedRuns(BLOCK_START, old, off),
+    ...changedRuns(BLOCK_START, off, settings),
+    ...changedRuns(BLOCK_START, settings, next),
+  ];
 }

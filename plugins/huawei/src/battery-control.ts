@@ -32,12 +32,10 @@ import {
   type BatteryLimits,
   type BatteryMode,
   type MetricValue,
-  type PluginStore,
   type PolledBatteryControl,
-  type SiteApi,
   type z,
 } from '@heliograph/plugins-sdk';
-import type { ModbusClient } from '@heliograph/plugins-sdk/connections';
+import { contextOf, type ControlContext, type ModbusClient } from '@heliograph/plugins-sdk/connections';
 import { FORCIBLE } from './register-map.js';
 
 /** The longest forcible period written, minutes: the SDK's lease. */
@@ -214,32 +212,21 @@ async function writeForcible(args: {
  * reconcile, the hold at the target, the end of a command kept past its lease, the stop's
  * Normal) around the forcible registers' writes.
  */
-export function huaweiBatteryControl(args: {
-  modbus: ModbusClient;
-  unitId: number;
-  timeoutMs: number;
-  settle: (signal: AbortSignal) => Promise<void>;
-  limits: BatteryLimits;
-  /** The core's write path and the device the settings are on, for the start's and the stop's Normal. */
-  site: Pick<SiteApi, 'write'>;
-  device: string;
-  now: () => number;
-  log: (message: string) => void;
-  /** Keeps the power and target across restarts (never the mode). */
-  store: PluginStore;
-  initial: BatteryCommand | undefined;
-}): PolledBatteryControl {
+export function huaweiBatteryControl(
+  args: ControlContext & {
+    modbus: ModbusClient;
+    unitId: number;
+    timeoutMs: number;
+    settle: (signal: AbortSignal) => Promise<void>;
+    limits: BatteryLimits;
+  },
+): PolledBatteryControl {
   const { now } = args;
   const io = new ForcibleIo(args.modbus, args.unitId, args.timeoutMs, args.settle);
   return polledBatteryControl({
+    ...contextOf(args),
     limits: args.limits,
-    store: args.store,
-    initial: args.initial,
     boundedOnDevice: true,
-    now,
-    site: args.site,
-    device: args.device,
-    log: args.log,
     read: async ({ signal }) => forcibleMode(await io.read(signal)),
     program: ({ command, until, signal }) => writeForcible({ io, command, until, now: now(), signal }),
   });

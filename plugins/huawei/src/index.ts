@@ -23,10 +23,13 @@ import {
 } from '@heliograph/plugins-sdk';
 import {
   connectionSchema,
+  controlContext,
+  declareControlled,
   openInverterUnit,
   pollingFields,
+  publishControlled,
   readRegisterMap,
-  registerMapDeclarations,
+  stopControlled,
   type StreamLink,
 } from '@heliograph/plugins-sdk/connections';
 import { huaweiBatteryControl, huaweiLimits } from './battery-control.js';
@@ -108,7 +111,7 @@ export default definePlugin({
   deviceConfigSchema,
   async setup(ctx, config) {
     const unit = openInverterUnit(ctx, config, { plugin: 'huawei', defaultUnitId: 1 });
-    const { inverter, battery, unitId, devices, modbus, timeoutMs } = unit;
+    const { inverter, unitId, devices, modbus, timeoutMs } = unit;
     const { pollIntervalMs } = config;
     const wait = connectWait(modbus.link, config.connectDelayMs, timeoutMs);
     const initialCommand = await loadBatteryCommand(ctx.store);
@@ -118,18 +121,7 @@ export default definePlugin({
     let undeclare: Disposer[] = [];
     const declare = () => {
       for (const off of undeclare) off();
-      undeclare = devices.map((device) => {
-        const kind = device === inverter ? 'inverter' : 'battery';
-        const { metrics, settings } = registerMapDeclarations(huaweiMap, { device: kind, modbus, unitId, timeoutMs });
-        const control = kind === 'inverter' ? storage?.control : undefined;
-        return ctx.topics.declare({
-          device: device.id,
-          pollIntervalMs,
-          metrics: control ? [...metrics, ...control.metrics] : metrics,
-          settings: control ? [...settings, ...control.settings] : settings,
-          identity: IDENTITY,
-        });
-      });
+      undeclare = declareControlled(ctx, unit, huaweiMap, { pollIntervalMs, identity: IDENTITY, control: storage });
     };
     declare();
 
@@ -154,32 +146,17 @@ export default definePlugin({
             timeoutMs,
             settle: (s) => wait.settle(s),
             limits,
-            site: ctx.site,
-            device: inverter.id,
-            now: () => ctx.now(),
-            log: (message) => ctx.log.info(`${inverter.id}: ${message}`),
-            store: ctx.store,
-            initial: initialCommand,
+            ...controlContext(ctx, inverter.id, initialCommand),
           });
           declare();
         } else ctx.log.warn(`${inverter.id}: ${NO_BATTERY}`);
       }
-      ctx.topics.publish({ device: inverter.id, values: { ...values.inverter, ...storage?.control.values() } });
-      if (battery) ctx.topics.publish({ device: battery.id, values: values.battery });
       const soc = values.inverter.battery_state_of_charge;
-      await storage?.afterPoll({ soc: typeof soc === 'number' ? soc : null, signal });
+      await publishControlled(ctx, unit, values, { control: storage, soc, signal });
     });
 
     // Normal is written while the connection is still open; a failure is in the audit and here.
-    return async () => {
-      await storage
-        ?.stopClean()
-        .catch((err: unknown) =>
-          ctx.log.warn(`${inverter.id}: could not set battery control to Normal at the stop`, { err }),
-        );
-      wait.dispose();
-      unit.dispose();
-    };
+    return () => stopControlled(ctx, inverter, storage, wait.dispose, unit.dispose);
   },
 });
 

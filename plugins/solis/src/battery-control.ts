@@ -11,14 +11,10 @@
 import {
   DeviceRefusedError,
   polledBatteryControl,
-  type batteryConfigSchema,
   type BatteryCommand,
-  type PluginStore,
   type PolledBatteryControl,
-  type SiteApi,
-  type z,
 } from '@heliograph/plugins-sdk';
-import type { ModbusClient } from '@heliograph/plugins-sdk/connections';
+import { contextOf, type ModbusClient, type UnitControlOptions } from '@heliograph/plugins-sdk/connections';
 import { GRID_CHARGE_BIT } from './register-map.js';
 import { RC, rcMismatch, rcMode, rcPlan, rcWrites, timeoutMinutes, RC_OFF, type RcWords } from './remote-control.js';
 
@@ -86,20 +82,7 @@ class RcIo {
 }
 
 /** What {@link solisBatteryControl} takes: the unit, the battery's limits (the config's), the site. */
-export interface SolisBatteryControlOptions {
-  modbus: ModbusClient;
-  unitId: number;
-  timeoutMs: number;
-  battery: z.output<typeof batteryConfigSchema>;
-  /** The core's write path and the device the settings are on, for the start's and the stop's Normal. */
-  site: Pick<SiteApi, 'write'>;
-  device: string;
-  /** Keeps the power and target (never the mode) across restarts. */
-  store: PluginStore;
-  initial: BatteryCommand | undefined;
-  now: () => number;
-  log: (message: string) => void;
-}
+export type SolisBatteryControlOptions = UnitControlOptions;
 
 /**
  * Battery control through the remote control registers: the SDK's polled control (the start's
@@ -118,14 +101,9 @@ export function solisBatteryControl(args: SolisBatteryControlOptions): PolledBat
   };
 
   return polledBatteryControl({
+    ...contextOf(args),
     limits: { ...args.battery, modes: ['normal', 'hold', 'charge', 'discharge'] },
     boundedOnDevice: true,
-    now,
-    store: args.store,
-    initial: args.initial,
-    site: args.site,
-    device: args.device,
-    log,
     read: async ({ signal }) => rcMode((await io.state(signal)).words),
     program: ({ command, until, signal }) => program(command, until, signal),
     keep: async ({ command, until, signal }) => {

@@ -14,6 +14,8 @@ import {
   pollingFields,
   readRegisterMap,
   registerMapDeclarations,
+  stopControlled,
+  unitControl,
   unitIdDeviceConfigSchema,
 } from '@heliograph/plugins-sdk/connections';
 import { solisBatteryControl } from './battery-control.js';
@@ -43,18 +45,7 @@ export default definePlugin({
     const { inverter, battery, unitId, devices, modbus, timeoutMs } = unit;
     const { pollIntervalMs } = config;
     const solis = config.battery
-      ? solisBatteryControl({
-          modbus,
-          unitId,
-          timeoutMs,
-          battery: config.battery,
-          site: ctx.site,
-          device: inverter.id,
-          store: ctx.store,
-          initial: await loadBatteryCommand(ctx.store),
-          now: () => ctx.now(),
-          log: (message) => ctx.log.info(`${inverter.id}: ${message}`),
-        })
+      ? solisBatteryControl(unitControl(ctx, unit, config.battery, await loadBatteryCommand(ctx.store)))
       : null;
     for (const device of devices) {
       const kind = device === inverter ? 'inverter' : 'battery';
@@ -78,14 +69,7 @@ export default definePlugin({
       await solis?.afterPoll({ soc: typeof soc === 'number' ? soc : null, signal });
     });
     // Normal is written while the connection is still open; a failure is in the audit and here.
-    return async () => {
-      await solis
-        ?.stopClean()
-        .catch((err: unknown) =>
-          ctx.log.warn(`${inverter.id}: could not set battery control to Normal at the stop`, { err }),
-        );
-      unit.dispose();
-    };
+    return () => stopControlled(ctx, inverter, solis, unit.dispose);
   },
 });
 

@@ -22,11 +22,10 @@ import {
   type BatteryCommand,
   type BatteryLimits,
   type BatteryMode,
-  type PluginStore,
   type PolledBatteryControl,
-  type SiteApi,
   type z,
 } from '@heliograph/plugins-sdk';
+import { contextOf, type ControlContext } from '@heliograph/plugins-sdk/connections';
 import { readModels, type ModelLocation, type ReadTarget } from './chain.js';
 import type { ModelData } from './points.js';
 
@@ -238,31 +237,20 @@ async function writeStorage(args: {
  * at the target, the end of a command kept past its lease, the stop's Normal) around model
  * 124's writes.
  */
-export function sunspecBatteryControl(args: {
-  target: StorageTarget;
-  storage: ModelLocation;
-  limits: BatteryLimits;
-  /** Whether the device implements InOutWRte_RvrtTms: without it nothing ends a forced command on the device. */
-  bounded: boolean;
-  /** The core's write path and the device the settings are on, for the start's and the stop's Normal. */
-  site: Pick<SiteApi, 'write'>;
-  device: string;
-  now: () => number;
-  log: (message: string) => void;
-  /** Keeps the power and target across restarts (never the mode). */
-  store: PluginStore;
-  initial: BatteryCommand | undefined;
-}): PolledBatteryControl {
+export function sunspecBatteryControl(
+  args: ControlContext & {
+    target: StorageTarget;
+    storage: ModelLocation;
+    limits: BatteryLimits;
+    /** Whether the device implements InOutWRte_RvrtTms: without it nothing ends a forced command on the device. */
+    bounded: boolean;
+  },
+): PolledBatteryControl {
   const { target, storage, now } = args;
   return polledBatteryControl({
+    ...contextOf(args),
     limits: args.limits,
-    store: args.store,
-    initial: args.initial,
     boundedOnDevice: args.bounded,
-    now,
-    site: args.site,
-    device: args.device,
-    log: args.log,
     read: async ({ signal }) => storageMode(await readStorageModel(target, storage, signal)),
     program: ({ command, until, signal }) => writeStorage({ target, storage, command, until, now: now(), signal }),
   });

@@ -17,9 +17,11 @@ import {
 } from '@heliograph/plugins-sdk';
 import {
   connectionSchema,
+  controlContext,
   inverterOnUnit,
   openModbus,
   pollingFields,
+  stopControlled,
   unitIdDeviceConfigSchema,
   watchUnit,
 } from '@heliograph/plugins-sdk/connections';
@@ -140,15 +142,7 @@ export default definePlugin({
     });
 
     // Normal is written while the connection is still open; a failure is in the audit and here.
-    return async () => {
-      await storage
-        ?.stopClean()
-        .catch((err: unknown) =>
-          ctx.log.warn(`${inverter.id}: could not set battery control to Normal at the stop`, { err }),
-        );
-      unit.dispose();
-      modbus.release();
-    };
+    return () => stopControlled(ctx, inverter, storage, unit.dispose, () => modbus.release());
   },
 });
 
@@ -180,11 +174,7 @@ async function storageControl(
     ...at,
     limits,
     bounded,
-    site: ctx.site,
-    now: () => ctx.now(),
-    log: (message) => ctx.log.info(`${device}: ${message}`),
-    store: ctx.store,
-    initial: await loadBatteryCommand(ctx.store),
+    ...controlContext(ctx, device, await loadBatteryCommand(ctx.store)),
   });
 }
 

@@ -13,12 +13,10 @@ import {
   polledBatteryControl,
   type batteryConfigSchema,
   type BatteryCommand,
-  type PluginStore,
   type PolledBatteryControl,
-  type SiteApi,
   type z,
 } from '@heliograph/plugins-sdk';
-import type { ModbusClient } from '@heliograph/plugins-sdk/connections';
+import { contextOf, type ModbusClient, type UnitControlOptions } from '@heliograph/plugins-sdk/connections';
 import { clockOf, DESS, DESS_MODE, slotFor, slotMode, slotOf, slotWrite, type Slot } from './dess-slot.js';
 
 /** What the GX holds of Dynamic ESS and ESS, and its clock. */
@@ -140,33 +138,17 @@ async function writeSlot(
  * window kept past its lease, the stop's Normal) around the slot's writes. The slot carries the
  * target SOC, so the GX stops there by itself.
  */
-export function victronBatteryControl(args: {
-  modbus: ModbusClient;
-  unitId: number;
-  timeoutMs: number;
-  battery: z.output<typeof batteryConfigSchema>;
-  site: Pick<SiteApi, 'write'>;
-  device: string;
-  now: () => number;
-  log: (message: string) => void;
-  store: PluginStore;
-  initial: BatteryCommand | undefined;
-}): PolledBatteryControl {
+export function victronBatteryControl(args: UnitControlOptions): PolledBatteryControl {
   const { battery, now, log } = args;
   const target: GxTarget = { modbus: args.modbus, unitId: args.unitId, timeoutMs: args.timeoutMs, now };
   /** The SOC of the last poll, where the GX's own cannot be read. */
   let polledSoc: number | null = null;
 
   const polled = polledBatteryControl({
+    ...contextOf(args),
     limits: { ...battery, modes: ['normal', 'hold', 'charge', 'discharge'] },
     boundedOnDevice: true,
     stopsAtTarget: true,
-    now,
-    store: args.store,
-    initial: args.initial,
-    site: args.site,
-    device: args.device,
-    log,
     read: async ({ signal }) => modeOf(await readState(target, polledSoc, signal)),
     program: ({ command, until, signal }) => writeSlot(target, { command, until, battery, polledSoc, log, signal }),
     // A window the GX shows past its lease that cannot be told (its SOC unknown): ended all the same.

@@ -13,14 +13,16 @@ import {
   loadBatteryCommand,
   z,
   type MetricValue,
-  type PluginContext,
 } from '@heliograph/plugins-sdk';
 import {
   connectionSchema,
+  controlContext,
   openModbus,
   pollingFields,
+  publishControlled,
   readRegisterMap,
   registerMapDeclarations,
+  stopControlled,
   watchUnit,
   type RegisterMap,
 } from '@heliograph/plugins-sdk/connections';
@@ -77,8 +79,7 @@ export default definePlugin({
           unitId: config.systemUnit,
           timeoutMs,
           battery: config.battery,
-          ...controlContext(ctx, inverter.id),
-          initial: await loadBatteryCommand(ctx.store),
+          ...controlContext(ctx, inverter.id, await loadBatteryCommand(ctx.store)),
         })
       : undefined;
 
@@ -117,10 +118,12 @@ export default definePlugin({
         Object.assign(inverterValues, values.inverter);
         Object.assign(batteryValues, values.battery);
       }
-      ctx.topics.publish({ device: inverter.id, values: { ...inverterValues, ...storage?.control.values() } });
-      if (battery) ctx.topics.publish({ device: battery.id, values: batteryValues });
-      const soc = batteryValues.state_of_charge;
-      await storage?.afterPoll({ soc: typeof soc === 'number' ? soc : null, signal });
+      const values = { inverter: inverterValues, battery: batteryValues };
+      await publishControlled(ctx, { inverter, battery }, values, {
+        control: storage,
+        soc: batteryValues.state_of_charge,
+        signal,
+      });
     };
     ctx.scheduler.every({
       name: 'poll',
@@ -128,25 +131,6 @@ export default definePlugin({
       run: ({ signal }) => unit.poll(() => poll(signal)),
     });
     // Normal is written while the connection is still open; a failure is in the audit and here.
-    return async () => {
-      await storage
-        ?.stopClean()
-        .catch((err: unknown) =>
-          ctx.log.warn(`${inverter.id}: could not set battery control to Normal at the stop`, { err }),
-        );
-      unit.dispose();
-      modbus.release();
-    };
+    return () => stopControlled(ctx, inverter, storage, unit.dispose, () => modbus.release());
   },
 });
-
-/** What battery control takes from the plugin's context: the core's write path, the clock, the log and the store. */
-function controlContext(ctx: PluginContext, device: string) {
-  return {
-    site: ctx.site,
-    device,
-    now: () => ctx.now(),
-    log: (message: string) => ctx.log.info(`${device}: ${message}`),
-    store: ctx.store,
-  };
-}
