@@ -19,24 +19,30 @@ export const BENCH_PLAN_PARAMS: PlanParams = {
 
 /**
  * The prices, PV and load of the year's quarters [from, to) as a plan request has them. PV
- * and load are the year's own (perfect foresight), or from `forecast` for every quarter after
- * the first (the current quarter is seen, not forecast).
+ * and load are the year's own (perfect foresight), or from `forecast` (noisy forecasts, for
+ * the current quarter too: a plan is made at its start, before it is measured). `window`
+ * narrows the prices: known from `pricesFrom` (a price book keeps today's past prices) to
+ * `pricesTo` (the day-ahead auction's reach), and drops the PV forecast of `noPv` quarters.
  */
 export function yearWindow(
   year: YearData,
   from: number,
   to: number,
   forecast?: { pvKw: readonly number[]; loadKw: readonly number[] },
+  window: { pricesFrom?: number; pricesTo?: number; noPv?: (j: number) => boolean } = {},
 ): { prices: PriceInput[]; pvW: Map<number, number>; loadW: Map<number, number> } {
   const prices: PriceInput[] = [];
   const pvW = new Map<number, number>();
   const loadW = new Map<number, number>();
-  for (let j = from; j < to; j++) {
+  const pricesTo = Math.min(window.pricesTo ?? to, year.times.length);
+  for (let j = Math.max(0, window.pricesFrom ?? from); j < pricesTo; j++) {
     const time = year.times[j]!;
     prices.push({ start: time, end: time + QUARTER, import: year.importPrice[j]!, export: year.exportPrice[j]! });
-    const seen = !forecast || j === from;
-    pvW.set(time, (seen ? year.pvKw[j]! : forecast.pvKw[j]!) * 1000);
-    loadW.set(time, (seen ? year.loadKw[j]! : forecast.loadKw[j]!) * 1000);
+  }
+  for (let j = from; j < Math.min(to, year.times.length); j++) {
+    const time = year.times[j]!;
+    if (!window.noPv?.(j)) pvW.set(time, (forecast ? forecast.pvKw[j]! : year.pvKw[j]!) * 1000);
+    loadW.set(time, (forecast ? forecast.loadKw[j]! : year.loadKw[j]!) * 1000);
   }
   return { prices, pvW, loadW };
 }

@@ -1,14 +1,21 @@
 // `npm run bench:planner`: a generated year of quarter hours (seeded), a 10 kWh / 5 kW
 // battery, and four ways to run it: no control (self-consumption), the planner with perfect
 // forecasts, the planner with noisy forecasts, and the perfect-foresight optimum.
-// Options: --days N (default 365), --seed N (default 19), --start-day N (default 0: 1 January).
+// Then the hard cases (planner-cases.ts): fortnights bent into what real tariffs and forecasts
+// do, each with the share of the optimum's saving the planner reaches.
+// Options: --days N (default 365), --seed N (default 19), --start-day N (default 0: 1 January),
+// --cases-only (skip the year), --case TEXT (only the cases whose name has it), --terminal use|replacement[+extend][+hold] (default: the
+// planner's own, see plan.ts DEFAULT_TERMINAL).
 import { execFileSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
+import { CASES, runCases } from './planner-cases.js';
 import { BENCH_PLAN_PARAMS, yearWindow } from './planner-params.js';
 import {
   type Command,
+  DEFAULT_TERMINAL,
   type PlanParams,
   type PlanSlot,
+  type TerminalPolicy,
   type YearData,
   forecastLoad,
   generateYear,
@@ -31,6 +38,18 @@ const option = (name: string, fallback: number) => {
 const days = option('--days', 365);
 const seed = option('--seed', 19);
 const startDay = option('--start-day', 0);
+const casesOnly = args.includes('--cases-only');
+const caseFilter = args.includes('--case') ? args[args.indexOf('--case') + 1] : undefined;
+const terminal: TerminalPolicy = (() => {
+  const i = args.indexOf('--terminal');
+  if (i < 0) return DEFAULT_TERMINAL;
+  const parts = (args[i + 1] ?? '').split('+');
+  return {
+    value: parts[0] === 'use' ? 'use' : 'replacement',
+    extend: parts.includes('extend'),
+    holdStart: parts.includes('hold'),
+  };
+})();
 
 const params: PlanParams = BENCH_PLAN_PARAMS;
 const describe = { currency: 'EUR', timeZone: ZONE };
@@ -95,6 +114,7 @@ function planner(
   highs: Highs,
   pvF: readonly number[],
   loadF: readonly number[],
+  noisy: boolean,
 ): Run & { solveMs: number[] } {
   const run = { bill: 0, wear: 0, solveMs: [] as number[] };
   let soc = 50;
@@ -103,11 +123,15 @@ function planner(
     const plan = makePlan(highs, {
       now: year.times[i]!,
       params,
-      ...yearWindow(year, i, last, { pvKw: pvF, loadKw: loadF }),
+      ...yearWindow(year, i, i + 192, noisy ? { pvKw: pvF, loadKw: loadF } : undefined, {
+        pricesFrom: i - 96,
+        pricesTo: last,
+      }),
       defaultLoadW: 500,
       socPercent: soc,
       exportPrice: 0,
       describe,
+      terminal,
     });
     run.solveMs.push(plan.solveMs);
     const a = plan.actions[0]!;
@@ -143,7 +167,12 @@ function optimum(highs: Highs, data: YearData): Run {
         pvKw: data.pvKw[j]!,
         loadKw: data.loadKw[j]!,
       });
-    const sol = solvePlan(highs, { params, slots, socPercent: soc, terminalValue: terminalValue(slots, params) });
+    const sol = solvePlan(highs, {
+      params,
+      slots,
+      socPercent: soc,
+      terminalValue: terminalValue(slots, params, terminal.value),
+    });
     const end = Math.min(keep, n - from);
     for (let t = 0; t < end; t++) {
       const grid = sol.importKw[t]! - sol.exportKw[t]!;
@@ -155,7 +184,7 @@ function optimum(highs: Highs, data: YearData): Run {
 }
 
 /** Noisy forecasts: PV off by a per-day factor and per-quarter noise; load from history. */
-function noisyForecasts(): { pv: number[]; load: number[]; loadMaeW: number | null } {
+function noisyForecasts(year: YearData, days: number): { pv: number[]; load: number[]; loadMaeW: number | null } {
   const rand = seededRandom(seed + 1);
   const gauss = () => Math.sqrt(-2 * Math.log(Math.max(rand(), 1e-12))) * Math.cos(2 * Math.PI * rand());
   const pv: number[] = [];
@@ -181,9 +210,10 @@ function solveTimes48h(highs: Highs): number[] & { cpu?: number[] } {
       makePlan(highs, {
         now: year.times[i]!,
         params,
-        ...yearWindow(year, i, i + 192),
+        ...yearWindow(year, i, i + 192, undefined, { pricesFrom: i - 96 }),
         defaultLoadW: 500,
         socPercent: 10 + (k % 90),
+        terminal,
         exportPrice: 0,
         describe,
       }).solveMs,
@@ -202,72 +232,103 @@ const money = (r: Run) =>
   `${(r.bill + r.wear).toFixed(2).padStart(9)} EUR (bill ${r.bill.toFixed(2)}, wear ${r.wear.toFixed(2)})`;
 
 const highs = await loadSolver();
-const warm = solveTimes48h(highs);
+const warm = casesOnly ? [] : solveTimes48h(highs);
 gc();
 const rssPlanner = process.memoryUsage().rss;
-const times = solveTimes48h(highs);
+const times = casesOnly ? Object.assign([], { cpu: [] }) : solveTimes48h(highs);
 
-const sum = (xs: readonly number[]) => xs.slice(0, n).reduce((a, b) => a + b, 0) / 4;
-console.log(
-  `planner benchmark: ${days} days of generated quarter hours (seed ${seed}, ${ZONE}), battery 10 kWh / 5 kW, round trip ${params.roundTripEfficiency * 100} %, wear ${params.cycleCost} EUR/kWh, reserve ${params.reserveSoc} %`,
-);
-console.log(
-  `  load ${sum(year.loadKw).toFixed(0)} kWh, PV ${sum(year.pvKw).toFixed(0)} kWh, negative spot hours ${(year.spot.slice(0, n).filter((p) => p < 0).length / 4).toFixed(0)}; import = 1.19 x (spot + 0.12), export paid at spot`,
-);
-
-const base = noControl();
-console.log(`no control (self-consumption):   ${money(base)}`);
-let started = performance.now();
-const best = optimum(highs, year);
-console.log(
-  `perfect-foresight optimum:       ${money(best)}  [9-day LPs keeping 7 days, SOC carried over; ${((performance.now() - started) / 1000).toFixed(1)} s]`,
-);
-const bestSaving = base.bill + base.wear - (best.bill + best.wear);
-const share = (r: Run) =>
-  `${((100 * (base.bill + base.wear - (r.bill + r.wear))) / bestSaving).toFixed(1)} % of the optimum's saving`;
-
-started = performance.now();
-const perfect = planner(false, highs, year.pvKw, year.loadKw);
-console.log(
-  `planner, perfect forecasts:      ${money(perfect)}  ${share(perfect)}  [PV, load and prices known 48 h ahead; re-planned every quarter hour, ${((performance.now() - started) / 1000).toFixed(0)} s]`,
-);
-const noisy = noisyForecasts();
-started = performance.now();
-const noisyRun = planner(true, highs, noisy.pv, noisy.load);
-console.log(
-  `planner, noisy forecasts:        ${money(noisyRun)}  ${share(noisyRun)}  [${((performance.now() - started) / 1000).toFixed(0)} s; PV: per-day factor e^N(0,0.3) and 15 % per quarter; load: same weekday over 4 weeks, MAE ${noisy.loadMaeW?.toFixed(0)} W; prices day-ahead]`,
-);
-console.log(
-  `solve time, 48 h horizon (192 quarter hours, ${times.length} plans): p50 ${quantile(times, 0.5).toFixed(1)} ms, p99 ${quantile(times, 0.99).toFixed(1)} ms (warm-up p99 ${quantile(warm, 0.99).toFixed(1)} ms); CPU time per whole plan p50 ${quantile(times.cpu!, 0.5).toFixed(1)} ms, p99 ${quantile(times.cpu!, 0.99).toFixed(1)} ms`,
-);
-console.log(
-  `solve time in the simulations: p50 ${quantile(perfect.solveMs, 0.5).toFixed(1)} ms, p99 ${quantile(perfect.solveMs, 0.99).toFixed(1)} ms`,
-);
-console.log(
-  `RSS added by the planner in this process (solver loaded, 800 plans of 48 h made): ${((rssPlanner - rssBefore) / 1048576).toFixed(1)} MB`,
-);
-// The same in a fresh process per set of node flags: what the service's process would add.
-const probe = fileURLToPath(new URL('./planner-rss.js', import.meta.url));
-for (const flags of [
-  ['--max-semi-space-size=1', '--v8-pool-size=0'],
-  ['--max-semi-space-size=1', '--v8-pool-size=0', '--liftoff-only'],
-]) {
-  const out = execFileSync(process.execPath, ['--expose-gc', ...flags, probe], { encoding: 'utf8' });
-  const { beforeMb, afterMb } = JSON.parse(out) as { beforeMb: number; afterMb: number };
+function printCases(): void {
+  // The cases need the whole year (the last starts mid-December), whatever --days says.
+  const full =
+    days >= 362 && startDay === 0
+      ? year
+      : generateYear({ seed, days: 365, timeZone: ZONE, startUtc: Date.UTC(2025, 0, 1) });
+  const noisy = noisyForecasts(full, 362);
+  const started = performance.now();
+  const cases = CASES.filter((c) => !caseFilter || c.name.includes(caseFilter));
+  const results = runCases({ highs, year: full, noisy, params, timeZone: ZONE, terminal, cases });
   console.log(
-    `RSS added in a fresh process with ${flags.join(' ')}: ${(afterMb - beforeMb).toFixed(1)} MB (${beforeMb.toFixed(0)} -> ${afterMb.toFixed(0)} MB)`,
+    `hard cases (re-planned every quarter hour; terminal ${terminal.value}${terminal.extend ? '+extend' : ''}${terminal.holdStart ? '+hold' : ''}): share of the optimum's saving at the planner's end state / realized (optimum free to empty the battery) [${((performance.now() - started) / 1000).toFixed(0)} s]`,
+  );
+  const pct = (v: number) => `${v.toFixed(1).padStart(5)} %`;
+  for (const r of results)
+    console.log(
+      `  ${`${r.name} (${r.days} d)`.padEnd(44)} perfect ${pct(r.perfectEqual)} / ${pct(r.perfectRealized)}   noisy ${pct(r.noisyEqual)} / ${pct(r.noisyRealized)}   solve p99 ${quantile(r.solveMs, 0.99).toFixed(1)} ms`,
+    );
+  const all = results.flatMap((r) => r.solveMs);
+  console.log(
+    `  solve time in the cases: p50 ${quantile(all, 0.5).toFixed(1)} ms, p99 ${quantile(all, 0.99).toFixed(1)} ms, max ${Math.max(...all).toFixed(1)} ms`,
   );
 }
-{
-  // As the service plans: in a child process that ends when idle (plugins/planner/src/solver.ts).
-  const flags = ['--max-semi-space-size=1', '--v8-pool-size=0'];
-  const out = execFileSync(process.execPath, ['--expose-gc', ...flags, probe, 'solver-process'], { encoding: 'utf8' });
-  const { beforeMb, afterMb, releasedMb } = JSON.parse(out) as {
-    beforeMb: number;
-    afterMb: number;
-    releasedMb: number;
-  };
+
+if (casesOnly) {
+  printCases();
+} else {
+  const sum = (xs: readonly number[]) => xs.slice(0, n).reduce((a, b) => a + b, 0) / 4;
   console.log(
-    `RSS added as the service plans (solver process) with ${flags.join(' ')}: ${(afterMb - beforeMb).toFixed(1)} MB while planning, ${(releasedMb - beforeMb).toFixed(1)} MB once the idle process ended (${beforeMb.toFixed(0)} -> ${afterMb.toFixed(0)} -> ${releasedMb.toFixed(0)} MB)`,
+    `planner benchmark: ${days} days of generated quarter hours (seed ${seed}, ${ZONE}), battery 10 kWh / 5 kW, round trip ${params.roundTripEfficiency * 100} %, wear ${params.cycleCost} EUR/kWh, reserve ${params.reserveSoc} %`,
   );
+  console.log(
+    `  load ${sum(year.loadKw).toFixed(0)} kWh, PV ${sum(year.pvKw).toFixed(0)} kWh, negative spot hours ${(year.spot.slice(0, n).filter((p) => p < 0).length / 4).toFixed(0)}; import = 1.19 x (spot + 0.12), export paid at spot`,
+  );
+
+  const base = noControl();
+  console.log(`no control (self-consumption):   ${money(base)}`);
+  let started = performance.now();
+  const best = optimum(highs, year);
+  console.log(
+    `perfect-foresight optimum:       ${money(best)}  [9-day LPs keeping 7 days, SOC carried over; ${((performance.now() - started) / 1000).toFixed(1)} s]`,
+  );
+  const bestSaving = base.bill + base.wear - (best.bill + best.wear);
+  const share = (r: Run) =>
+    `${((100 * (base.bill + base.wear - (r.bill + r.wear))) / bestSaving).toFixed(1)} % of the optimum's saving`;
+
+  started = performance.now();
+  const perfect = planner(false, highs, year.pvKw, year.loadKw, false);
+  console.log(
+    `planner, perfect forecasts:      ${money(perfect)}  ${share(perfect)}  [PV, load and prices known 48 h ahead; re-planned every quarter hour, ${((performance.now() - started) / 1000).toFixed(0)} s]`,
+  );
+  const noisy = noisyForecasts(year, days);
+  started = performance.now();
+  const noisyRun = planner(true, highs, noisy.pv, noisy.load, true);
+  console.log(
+    `planner, noisy forecasts:        ${money(noisyRun)}  ${share(noisyRun)}  [${((performance.now() - started) / 1000).toFixed(0)} s; PV: per-day factor e^N(0,0.3) and 15 % per quarter; load: same weekday over 4 weeks, MAE ${noisy.loadMaeW?.toFixed(0)} W, the current quarter forecast too; prices day-ahead]`,
+  );
+  console.log(
+    `solve time, 48 h horizon (192 quarter hours, ${times.length} plans): p50 ${quantile(times, 0.5).toFixed(1)} ms, p99 ${quantile(times, 0.99).toFixed(1)} ms (warm-up p99 ${quantile(warm, 0.99).toFixed(1)} ms); CPU time per whole plan p50 ${quantile(times.cpu!, 0.5).toFixed(1)} ms, p99 ${quantile(times.cpu!, 0.99).toFixed(1)} ms`,
+  );
+  console.log(
+    `solve time in the simulations: p50 ${quantile(perfect.solveMs, 0.5).toFixed(1)} ms, p99 ${quantile(perfect.solveMs, 0.99).toFixed(1)} ms`,
+  );
+  console.log(
+    `RSS added by the planner in this process (solver loaded, 800 plans of 48 h made): ${((rssPlanner - rssBefore) / 1048576).toFixed(1)} MB`,
+  );
+  printCases();
+  // The same in a fresh process per set of node flags: what the service's process would add.
+  const probe = fileURLToPath(new URL('./planner-rss.js', import.meta.url));
+  for (const flags of [
+    ['--max-semi-space-size=1', '--v8-pool-size=0'],
+    ['--max-semi-space-size=1', '--v8-pool-size=0', '--liftoff-only'],
+  ]) {
+    const out = execFileSync(process.execPath, ['--expose-gc', ...flags, probe], { encoding: 'utf8' });
+    const { beforeMb, afterMb } = JSON.parse(out) as { beforeMb: number; afterMb: number };
+    console.log(
+      `RSS added in a fresh process with ${flags.join(' ')}: ${(afterMb - beforeMb).toFixed(1)} MB (${beforeMb.toFixed(0)} -> ${afterMb.toFixed(0)} MB)`,
+    );
+  }
+  {
+    // As the service plans: in a child process that ends when idle (plugins/planner/src/solver.ts).
+    const flags = ['--max-semi-space-size=1', '--v8-pool-size=0'];
+    const out = execFileSync(process.execPath, ['--expose-gc', ...flags, probe, 'solver-process'], {
+      encoding: 'utf8',
+    });
+    const { beforeMb, afterMb, releasedMb } = JSON.parse(out) as {
+      beforeMb: number;
+      afterMb: number;
+      releasedMb: number;
+    };
+    console.log(
+      `RSS added as the service plans (solver process) with ${flags.join(' ')}: ${(afterMb - beforeMb).toFixed(1)} MB while planning, ${(releasedMb - beforeMb).toFixed(1)} MB once the idle process ended (${beforeMb.toFixed(0)} -> ${afterMb.toFixed(0)} -> ${releasedMb.toFixed(0)} MB)`,
+    );
+  }
 }

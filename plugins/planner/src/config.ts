@@ -55,8 +55,15 @@ export const configSchema = z.strictObject({
     .min(0)
     .max(1_000_000)
     .default(17_000)
-    .describe('Largest grid import, W.')
+    .describe(
+      'Largest grid import, W: planned for, and enforced while charging from the live grid power (the charge power is lowered).',
+    )
     .meta({ title: 'Grid import limit' }),
+  gridPowerTopic: z
+    .string()
+    .default('total/grid_power')
+    .describe('The live grid power (positive = import) the import limit is enforced on.')
+    .meta({ title: 'Grid power topic' }),
   gridExportLimitW: z
     .number()
     .min(0)

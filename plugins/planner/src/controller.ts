@@ -340,6 +340,9 @@ export class Controller {
       powerW: Math.min(power, Math.max(0, Math.round(a.powerW))),
       targetSoc: Math.min(100, Math.max(inputs.limits.minSoc, Math.round(a.targetSoc))),
     };
+    const fuse = mode === 'charge' ? await this.fuse(dev, command.powerW, values) : null;
+    if (fuse) command.powerW = fuse.powerW;
+    this.fuseLog(fuse);
     try {
       if (mode === 'charge' || mode === 'discharge') {
         if (values[`${dev}/battery_control_power`] !== command.powerW)
@@ -352,7 +355,9 @@ export class Controller {
       if (mode !== 'normal') this.renewedSlot = slot;
       this.retry = null;
       this.commanded = { ...command, at: now, leaseS: inputs.limits.leaseS };
-      this.out.publish({ status: `active: ${LABEL[mode]} on ${dev}${refused}${inputs.priceNote ?? ''}` });
+      this.out.publish({
+        status: `active: ${LABEL[mode]} on ${dev}${refused}${fuse ? `; ${fuse.note}` : ''}${inputs.priceNote ?? ''}`,
+      });
     } catch (e) {
       const delayMs = Math.min(RETRY_MAX_MS, this.retry ? this.retry.delayMs * 2 : RETRY_FIRST_MS);
       const at = now + delayMs;
@@ -361,6 +366,45 @@ export class Controller {
       await this.fallback(why);
     }
   }
+
+  /**
+   * The grid import limit at execution: the plan keeps to it with the forecast load, the
+   * fuse with the live grid power. Charging may take what the grid has left under the limit
+   * (the live import less the charging already commanded); less than planned lowers the
+   * command's power, which the write path audits like every command. Null when the planned
+   * power fits, or the grid power is not known.
+   */
+  private async fuse(
+    dev: string,
+    plannedW: number,
+    values: Record<string, unknown>,
+  ): Promise<{ powerW: number; note: string } | null> {
+    const topic = this.config.gridPowerTopic;
+    const grid = (await this.ctx.site.values({ filter: topic }))[topic];
+    if (typeof grid !== 'number' || !Number.isFinite(grid)) return null;
+    const power = values[`${dev}/battery_control_power`];
+    const charging = values[`${dev}/battery_control_mode`] === 'Charge' && typeof power === 'number' ? power : 0;
+    const limit = this.config.gridImportLimitW;
+    const room = Math.floor(limit - (grid - charging));
+    if (room >= plannedW) return null;
+    const powerW = Math.max(0, room);
+    return {
+      powerW,
+      note: `charge lowered from ${plannedW} W to ${powerW} W: the grid imports ${Math.round(grid)} W, the limit is ${limit} W`,
+    };
+  }
+
+  /** Logs the fuse's doing when its power changes, not at every check. */
+  private fuseLog(fuse: { powerW: number; note: string } | null): void {
+    const powerW = fuse?.powerW ?? null;
+    if (powerW === this.fusedW) return;
+    if (fuse) this.ctx.log.warn(fuse.note);
+    else this.ctx.log.info('charge power back to the plan: the grid is under its import limit');
+    this.fusedW = powerW;
+  }
+
+  /** The power the fuse last lowered a charge to, W; null while it did not. */
+  private fusedW: number | null = null;
 
   /**
    * The plan's mode as this device may be told it: one it does not support is Normal, and so

@@ -49,6 +49,9 @@ export default definePlugin({
         text('next_action_at', 'Next action at'),
         number('saving_today', 'Estimated saving today', ''),
         number('load_forecast_error', 'Load forecast error (MAE)', 'W'),
+        text('pv_calibration', 'PV forecast calibration (factor per hour)'),
+        number('pv_forecast_error_raw', 'PV forecast error, provider (MAE)', 'W'),
+        number('pv_forecast_error', 'PV forecast error, calibrated (MAE)', 'W'),
         number('solve_time', 'Solve time', 'ms'),
       ],
       settings: [

@@ -7,6 +7,13 @@ import type { MetricValue, PluginContext, SitePrices } from '@heliograph/plugins
 import type { PlannerConfig } from './config.js';
 import { clockTime } from './modes.js';
 import { type PriceInput, QUARTER_MS } from './plan.js';
+import {
+  applyCalibration,
+  calibratePv,
+  calibrationWindow,
+  describeFactors,
+  type PvCalibration,
+} from './pv-calibration.js';
 
 export interface Limits {
   capacityKwh: number;
@@ -104,13 +111,14 @@ export async function readInputs(ctx: PluginContext, config: PlannerConfig, now:
     return { ok: false, device, why: ['no price for now', trouble].filter(Boolean).join(': ') };
 
   const forecast = await ctx.site.forecast({ fromMs: now - QUARTER_MS, toMs: now + config.horizonHours * 3_600_000 });
-  const pvW = new Map<number, number>();
-  for (const p of forecast) pvW.set(p.time, p.value);
+  const rawPvW = new Map<number, number>();
+  for (const p of forecast) rawPvW.set(p.time, p.value);
   if (!forecast.some((p) => p.time >= now - QUARTER_MS && p.time < now + 6 * 3_600_000))
     return { ok: false, device, why: 'no PV forecast for the next hours' };
+  const pvW = applyCalibration(rawPvW, (await pvCalibration(ctx, now)).factors, ctx.site.timeZone);
 
   const last = prices[prices.length - 1]!;
-  const key = `${prices.length}:${prices[0]!.start}:${last.end}:${prices.reduce((a, p) => a + p.import, 0).toFixed(4)}:${prices.reduce((a, p) => a + (p.export ?? 0), 0).toFixed(4)}:${forecast.length}:${forecast.reduce((a, p) => a + p.value, 0).toFixed(0)}`;
+  const key = `${prices.length}:${prices[0]!.start}:${last.end}:${prices.reduce((a, p) => a + p.import, 0).toFixed(4)}:${prices.reduce((a, p) => a + (p.export ?? 0), 0).toFixed(4)}:${forecast.length}:${[...pvW.values()].reduce((a, v) => a + v, 0).toFixed(0)}`;
   return {
     ok: true,
     inputs: {
@@ -124,4 +132,34 @@ export async function readInputs(ctx: PluginContext, config: PlannerConfig, now:
       ...(trouble ? { priceNote: `; ${trouble}` } : {}),
     },
   };
+}
+
+const ACTUAL_PV = 'total/pv_power';
+const PROVIDER_PV = 'weather/pv_power_predicted';
+const calibrations = new WeakMap<PluginContext, { hour: number; calibration: PvCalibration }>();
+
+/**
+ * The PV calibration of this planner (see pv-calibration.ts), learnt again once an hour from
+ * history and published on its device then: the factors and the error before and after.
+ * Without history (a fresh install, a server without it) every factor is 1.
+ */
+async function pvCalibration(ctx: PluginContext, now: number): Promise<PvCalibration> {
+  const hour = Math.floor(now / 3_600_000);
+  const cached = calibrations.get(ctx);
+  if (cached && cached.hour === hour) return cached.calibration;
+  const window = calibrationWindow(now);
+  const read = (topic: string) => ctx.site.history({ topic, ...window, groupBy: '1h', agg: 'mean' }).catch(() => []);
+  const [actual, forecast] = await Promise.all([read(ACTUAL_PV), read(PROVIDER_PV)]);
+  const calibration = calibratePv({ actual, forecast, now, timeZone: ctx.site.timeZone });
+  calibrations.set(ctx, { hour, calibration });
+  const round = (w: number | null) => (w === null ? null : Math.round(w));
+  ctx.topics.publish({
+    device: ctx.devices[0]?.id ?? 'planner_1',
+    values: {
+      pv_calibration: describeFactors(calibration),
+      pv_forecast_error_raw: round(calibration.maeRawW),
+      pv_forecast_error: round(calibration.maeCalibratedW),
+    },
+  });
+  return calibration;
 }

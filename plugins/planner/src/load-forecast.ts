@@ -1,7 +1,9 @@
 /**
- * The load forecast: the household's power at the same weekday and local time over the last
- * weeks (falling back to the same local time on the last days, then to the mean), with its
- * error measured on the recorded days it could have predicted.
+ * The load forecast: a blend of the household's power at the same weekday and local time over
+ * the last weeks and at the same local time over the last days (either alone when the other
+ * has no history, then the mean), with its error measured on the recorded days it could have
+ * predicted. The blend's weights are those with the least error on a generated year
+ * (npm run bench:solver -- forecasts prints each one's error against same-weekday alone).
  */
 
 export interface Point {
@@ -45,9 +47,9 @@ export class LocalCalendar {
 }
 
 /**
- * Forecast `targets` from `history` (15-minute means of the load, W, any order).
- * Same weekday and local time over the last `weeks` weeks; else the same local time on the
- * last 7 days; else the mean of all history.
+ * Forecast `targets` from `history` (15-minute means of the load, W, any order): the blend of
+ * the same weekday and local time over the last `weeks` weeks and the same local time over the
+ * last `recentDays` days; either alone when the other has no history; else the mean of all.
  */
 export function forecastLoad(args: {
   history: readonly Point[];
@@ -56,8 +58,17 @@ export function forecastLoad(args: {
   weeks?: number;
   /** Days at the end of the history on which the error is measured (default 7). */
   errorDays?: number;
+  /** Share of the same-weekday average in the blend, 0-1 (default {@link SAME_WEEKDAY_SHARE}); 1: same weekday alone. */
+  sameWeekdayShare?: number;
+  /** How many last days the recent average takes (default {@link RECENT_DAYS}). */
+  recentDays?: number;
 }): LoadForecast {
   const weeks = args.weeks ?? 4;
+  const blend: Blend = {
+    weeks,
+    share: args.sameWeekdayShare ?? SAME_WEEKDAY_SHARE,
+    recentDays: args.recentDays ?? RECENT_DAYS,
+  };
   const cal = new LocalCalendar(args.timeZone);
   const byKey = new Map<string, number>();
   let sum = 0;
@@ -74,7 +85,7 @@ export function forecastLoad(args: {
     lastTime = Math.max(lastTime, p.time);
   }
   const mean = count > 0 ? sum / count : null;
-  const predict = (day: number, minute: number): number | null => predictStrict(byKey, day, minute, weeks) ?? mean;
+  const predict = (day: number, minute: number): number | null => predictStrict(byKey, day, minute, blend) ?? mean;
   const values = args.targets.map((time) => {
     const pos = cal.position(time);
     return predict(pos.day, pos.minute);
@@ -86,7 +97,7 @@ export function forecastLoad(args: {
   let samples = 0;
   for (const p of positions) {
     if (p.time <= errorFrom) continue;
-    const f = predictStrict(byKey, p.day, p.minute, weeks);
+    const f = predictStrict(byKey, p.day, p.minute, blend);
     if (f === null) continue;
     abs += Math.abs(f - p.value);
     samples++;
@@ -94,20 +105,34 @@ export function forecastLoad(args: {
   return { values, maeW: samples > 0 ? abs / samples : null, errorSamples: samples };
 }
 
-/** The same-weekday (else last-days) prediction, without the all-history mean fallback. */
-function predictStrict(byKey: Map<string, number>, day: number, minute: number, weeks: number): number | null {
+/** Share of the same-weekday average in the blend (bench: least error on the generated year). */
+export const SAME_WEEKDAY_SHARE = 0.5;
+/** Days the recent average takes. */
+export const RECENT_DAYS = 14;
+
+interface Blend {
+  weeks: number;
+  share: number;
+  recentDays: number;
+}
+
+/** The blended prediction (either part alone when the other has no history), without the all-history mean. */
+function predictStrict(byKey: Map<string, number>, day: number, minute: number, blend: Blend): number | null {
   const same: number[] = [];
-  for (let k = 1; k <= weeks; k++) {
+  for (let k = 1; k <= blend.weeks; k++) {
     const v = byKey.get(`${day - 7 * k}:${minute}`);
     if (v !== undefined) same.push(v);
   }
-  if (same.length >= 2) return average(same);
   const recent: number[] = [];
-  for (let k = 1; k <= 7; k++) {
+  for (let k = 1; k <= blend.recentDays; k++) {
     const v = byKey.get(`${day - k}:${minute}`);
     if (v !== undefined) recent.push(v);
   }
-  return recent.length > 0 ? average(recent) : null;
+  const weekday = same.length >= 2 ? average(same) : null;
+  const days = recent.length > 0 ? average(recent) : null;
+  if (weekday === null) return days;
+  if (days === null) return weekday;
+  return blend.share * weekday + (1 - blend.share) * days;
 }
 
 function average(xs: readonly number[]): number {

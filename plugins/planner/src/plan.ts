@@ -3,7 +3,15 @@
  * of charge in, the schedule of actions out. Slots are absolute UTC quarter hours (the first
  * starts now and ends at the next quarter hour); the site's zone only words the reasons.
  */
-import { type LpSolution, type PlanParams, type PlanSlot, solvePlan } from './lp.js';
+import {
+  type LpSolution,
+  netGridCost,
+  type PlanInput,
+  PlanInfeasibleError,
+  type PlanParams,
+  type PlanSlot,
+  solvePlan,
+} from './lp.js';
 import { type Describe, type SlotAction, toActions } from './modes.js';
 
 type Highs = Parameters<typeof solvePlan>[0];
@@ -35,7 +43,31 @@ export interface PlanRequest {
   exportPrice: number;
   describe: Describe;
   horizonMs?: number;
+  /** How energy left at the horizon's end is valued; default {@link DEFAULT_TERMINAL}. */
+  terminal?: TerminalPolicy;
 }
+
+/**
+ * What the plan assumes beyond what it knows. `value`: a kWh left at the end is worth its use
+ * against the load (`use`: the mean import price of the horizon's last 12 h less losses and
+ * wear, the first version's rule), or at most the cheapest way to put it back within the
+ * horizon (`replacement`: the lowest import price, or the export price forgone in a slot
+ * with PV surplus), so no purchase is ever profitable by the end value alone. `extend`:
+ * when the known prices end before the horizon, the last known day's prices are carried
+ * over to the horizon's end (the plan's actions still stop with the known prices). `holdStart`:
+ * when the prices (carried over or not) still end before the horizon, the plan ends no lower
+ * than it starts (EMHASS's `soc_final` set to the start).
+ */
+export interface TerminalPolicy {
+  value: 'use' | 'replacement';
+  extend: boolean;
+  holdStart: boolean;
+}
+
+/** Chosen by the benchmark's hard cases (plugins/planner/README.md, "The end of the horizon"). */
+export const DEFAULT_TERMINAL: TerminalPolicy = { value: 'replacement', extend: true, holdStart: true };
+
+const DAY_MS = 24 * 3_600_000;
 
 export interface Plan {
   createdAt: number;
@@ -57,7 +89,10 @@ export interface Plan {
   horizonEnd: number;
 }
 
-/** Quarter-hour slots from now to the end of the known prices (at most the horizon). */
+/**
+ * Quarter-hour slots from now to the end of the known prices (at most the horizon). Prices
+ * finer than a quarter hour (Amber's 5-minute prices) are averaged over it, weighted by time.
+ */
 export function buildSlots(req: PlanRequest): PlanSlot[] {
   const horizonEnd = req.now + (req.horizonMs ?? MAX_HORIZON_MS);
   const sorted = [...req.prices].sort((a, b) => a.start - b.start);
@@ -68,45 +103,126 @@ export function buildSlots(req: PlanRequest): PlanSlot[] {
     const quarter = Math.floor(start / QUARTER_MS) * QUARTER_MS;
     const end = Math.min(quarter + QUARTER_MS, horizonEnd);
     while (i < sorted.length && sorted[i]!.end <= start) i++;
-    const price = sorted[i];
-    if (!price || price.start > start) break;
+    if (i >= sorted.length || sorted[i]!.start > start) break;
+    // The prices covering [start, end) without a gap, weighted by the time each covers.
+    let covered = start;
+    let imp = 0;
+    let exp = 0;
+    for (let j = i; j < sorted.length && covered < end; j++) {
+      const p = sorted[j]!;
+      if (p.end <= covered) continue;
+      if (p.start > covered) break;
+      const to = Math.min(p.end, end);
+      imp += p.import * (to - covered);
+      exp += (p.export ?? req.exportPrice) * (to - covered);
+      covered = to;
+    }
+    const span = covered - start;
     slots.push({
       start,
-      end,
-      importPrice: price.import,
-      exportPrice: price.export ?? req.exportPrice,
+      end: covered,
+      importPrice: imp / span,
+      exportPrice: exp / span,
       pvKw: (req.pvW.get(quarter) ?? 0) / 1000,
       loadKw: (req.loadW.get(quarter) ?? req.defaultLoadW) / 1000,
     });
+    if (covered < end) break;
     start = end;
   }
   return slots.filter((s) => s.end - s.start >= 1000);
 }
 
 /**
- * The value of a kWh left at the horizon's end: what it would displace at the mean import
- * price of the horizon's last 12 hours, less the losses and wear of using it.
+ * The known slots carried on to the horizon's end with the last known day's prices (each
+ * quarter hour priced as the same quarter hour one or two days before), PV and load from
+ * the forecasts. Nothing is added when less than a day of prices is known.
  */
-export function terminalValue(slots: readonly PlanSlot[], params: PlanParams): number {
+export function extendSlots(req: PlanRequest, known: readonly PlanSlot[]): PlanSlot[] {
+  const horizonEnd = req.now + (req.horizonMs ?? MAX_HORIZON_MS);
+  if (known.length === 0) return [...known];
+  const lastEnd = known[known.length - 1]!.end;
+  if (lastEnd >= horizonEnd || lastEnd % QUARTER_MS !== 0) return [...known];
+  const byQuarter = new Map<number, { import: number; export: number }>();
+  for (const p of req.prices)
+    for (let q = Math.ceil(p.start / QUARTER_MS) * QUARTER_MS; q + QUARTER_MS <= p.end; q += QUARTER_MS)
+      byQuarter.set(q, { import: p.import, export: p.export ?? req.exportPrice });
+  for (const s of known)
+    if (s.start % QUARTER_MS === 0 && s.end - s.start === QUARTER_MS)
+      byQuarter.set(s.start, { import: s.importPrice, export: s.exportPrice });
+  if (!byQuarter.has(lastEnd - DAY_MS)) return [...known];
+  const out = [...known];
+  for (let q = lastEnd; q < horizonEnd; q += QUARTER_MS) {
+    const price = byQuarter.get(q - DAY_MS) ?? byQuarter.get(q - 2 * DAY_MS);
+    if (!price) break;
+    byQuarter.set(q, price);
+    out.push({
+      start: q,
+      end: Math.min(q + QUARTER_MS, horizonEnd),
+      importPrice: price.import,
+      exportPrice: price.export,
+      pvKw: (req.pvW.get(q) ?? 0) / 1000,
+      loadKw: (req.loadW.get(q) ?? req.defaultLoadW) / 1000,
+    });
+  }
+  return out;
+}
+
+/**
+ * The value of a kWh left at the horizon's end: what it would displace at the mean import
+ * price of the horizon's last 12 hours, less the losses and wear of using it; with
+ * `replacement`, no more than the cheapest way to put it back within the horizon (the lowest
+ * import price, or in a slot with PV surplus the export price forgone), so buying a kWh
+ * (of which only the charging efficiency arrives) never pays by this value alone.
+ */
+export function terminalValue(
+  slots: readonly PlanSlot[],
+  params: PlanParams,
+  value: TerminalPolicy['value'] = 'use',
+): number {
   if (slots.length === 0) return 0;
   const lastEnd = slots[slots.length - 1]!.end;
   const tail = slots.filter((s) => s.start >= lastEnd - 12 * 3_600_000);
   const mean = tail.reduce((a, s) => a + s.importPrice, 0) / tail.length;
-  return Math.max(0, mean * Math.sqrt(params.roundTripEfficiency) - params.cycleCost);
+  const use = mean * Math.sqrt(params.roundTripEfficiency) - params.cycleCost;
+  if (value === 'use') return Math.max(0, use);
+  let replace = Infinity;
+  for (const s of slots) {
+    replace = Math.min(replace, s.importPrice);
+    if (s.pvKw > s.loadKw) replace = Math.min(replace, Math.max(0, s.exportPrice));
+  }
+  return Math.max(0, Math.min(use, replace));
 }
 
 /** Solves the request; throws the solver's error when there is no plan. */
 export function makePlan(highs: Highs, req: PlanRequest): Plan {
-  const slots = buildSlots(req);
-  const input = {
+  const policy = req.terminal ?? DEFAULT_TERMINAL;
+  const known = buildSlots(req);
+  const slots = policy.extend ? extendSlots(req, known) : known;
+  // Prices that end before the horizon (and could not be carried over) are not the end of
+  // the world: the battery ends no lower than it starts.
+  const endsEarly =
+    slots.length > 0 && slots[slots.length - 1]!.end < req.now + (req.horizonMs ?? MAX_HORIZON_MS) - QUARTER_MS;
+  const full: PlanInput = {
     params: req.params,
     slots,
     socPercent: req.socPercent,
-    terminalValue: terminalValue(slots, req.params),
+    terminalValue: terminalValue(slots, req.params, policy.value),
+    ...(policy.holdStart && endsEarly ? { endSocMin: req.socPercent } : {}),
   };
   const started = performance.now();
-  const solution = solvePlan(highs, input);
+  let whole: LpSolution;
+  try {
+    whole = solvePlan(highs, full);
+  } catch (e) {
+    // The start's state of charge out of reach (a load above the grid's limit): plan without it.
+    if (!(e instanceof PlanInfeasibleError) || full.endSocMin === undefined) throw e;
+    delete full.endSocMin;
+    whole = solvePlan(highs, full);
+  }
   const solveMs = performance.now() - started;
+  // Only the known prices' part is the plan; the carried-over day only values its end.
+  const input = { ...full, slots: known };
+  const solution = truncate(whole, known.length);
   const actions = toActions(input, solution, req.describe);
   const planned = energyCost(input.slots, solution, req.params.cycleCost);
   const baseline = selfConsumptionCosts(input.slots, req.params, req.socPercent);
@@ -123,7 +239,7 @@ export function makePlan(highs: Highs, req: PlanRequest): Plan {
     energyValue: input.terminalValue,
     capacityKwh: req.params.capacityKwh,
     solveMs,
-    horizonEnd: slots.length > 0 ? slots[slots.length - 1]!.end : req.now,
+    horizonEnd: known.length > 0 ? known[known.length - 1]!.end : req.now,
   };
 }
 
@@ -131,10 +247,24 @@ function sum(xs: readonly number[]): number {
   return xs.reduce((a, b) => a + b, 0);
 }
 
-function energyCost(slots: readonly PlanSlot[], sol: LpSolution, cycleCost: number): number[] {
+function truncate(sol: LpSolution, count: number): LpSolution {
+  if (sol.importKw.length === count) return sol;
+  return {
+    importKw: sol.importKw.slice(0, count),
+    exportKw: sol.exportKw.slice(0, count),
+    chargeKw: sol.chargeKw.slice(0, count),
+    dischargeKw: sol.dischargeKw.slice(0, count),
+    curtailKw: sol.curtailKw.slice(0, count),
+    socPercent: sol.socPercent.slice(0, count),
+    objective: sol.objective,
+  };
+}
+
+/** Per slot, what the plan pays: its net grid flow as the meter bills it, plus wear. */
+export function energyCost(slots: readonly PlanSlot[], sol: LpSolution, cycleCost: number): number[] {
   return slots.map((s, t) => {
     const h = (s.end - s.start) / 3_600_000;
-    return h * (s.importPrice * sol.importKw[t]! - s.exportPrice * sol.exportKw[t]! + cycleCost * sol.dischargeKw[t]!);
+    return h * (netGridCost(s, sol.importKw[t]! - sol.exportKw[t]!) + cycleCost * sol.dischargeKw[t]!);
   });
 }
 

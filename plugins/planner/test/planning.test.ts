@@ -164,8 +164,28 @@ describe('the load forecast', () => {
       history,
       targets: [at('2026-03-29T06:00:00Z'), at('2026-03-29T07:00:00Z')],
       timeZone: 'Europe/Berlin',
+      sameWeekdayShare: 1,
     });
     assert.deepEqual(f.values, [1200, 100], '08:00 and 09:00 local, not the same UTC hours');
+  });
+
+  test('blends the same weekday with the last days, so a change in the household shows within days', () => {
+    // 400 W at noon every day for four weeks, then 800 W for the last week (a new heat pump).
+    const day = Date.UTC(2026, 0, 5);
+    const history = Array.from({ length: 35 }, (_, d) => ({
+      time: day + d * 24 * HOUR + 12 * HOUR,
+      value: d >= 28 ? 800 : 400,
+    }));
+    const target = [day + 35 * 24 * HOUR + 12 * HOUR];
+    const sameWeekday = forecastLoad({ history, targets: target, timeZone: 'UTC', sameWeekdayShare: 1 });
+    assert.deepEqual(sameWeekday.values, [500], 'same weekday alone: (800 + 400 + 400 + 400) / 4');
+    const blended = forecastLoad({ history, targets: target, timeZone: 'UTC' });
+    // Half the same weekday (500), half the last 14 days (7 x 800 + 7 x 400) / 14 = 600.
+    assert.deepEqual(blended.values, [550]);
+    assert.ok(
+      blended.maeW! < sameWeekday.maeW!,
+      `its error on the last week is lower: ${blended.maeW} < ${sameWeekday.maeW}`,
+    );
   });
 
   test('without history it says so (null), with a little it falls back to the last days', () => {

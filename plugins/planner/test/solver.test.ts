@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
+import { readdirSync, readFileSync } from 'node:fs';
 import { test } from 'node:test';
-import { PlanSolver } from '../src/solver.js';
+import { IDLE_MS, PlanSolver } from '../src/solver.js';
 import type { PlanRequest } from '../src/planning.js';
 import { nightAndEvening, planRequest } from './fixtures.js';
 
@@ -46,4 +47,50 @@ test('a plan the solver cannot make is refused with its reason, and the process 
   const plan = await solver.plan(request(prices));
   assert.equal(plan.actions.length, 96);
   await solver.close();
+});
+
+/** The processes this one has started and that still run. */
+function children(): number[] {
+  const pids: number[] = [];
+  for (const task of readdirSync('/proc/self/task'))
+    for (const pid of readFileSync(`/proc/self/task/${task}/children`, 'utf8').trim().split(/\s+/))
+      if (pid) pids.push(Number(pid));
+  return pids;
+}
+
+test('stays warm across the quarter-hour cadence: the next plans are made by the same process', async () => {
+  assert.ok(IDLE_MS > 15 * 60_000, `the solver is kept longer (${IDLE_MS} ms) than plans are apart`);
+  const solver = new PlanSolver();
+  const before = new Set(children());
+  await solver.plan(request(prices));
+  const started = children().filter((pid) => !before.has(pid));
+  assert.equal(started.length, 1, 'one solver process');
+  const cpuAfterFirst = solver.ownCpuMs;
+  assert.ok(cpuAfterFirst > 0, 'the process says the CPU it used');
+  for (let k = 0; k < 3; k++) {
+    // Time passes between plans (a quarter hour at a site), more than a released solver would wait.
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    await solver.plan(request(prices));
+  }
+  assert.deepEqual(
+    children().filter((pid) => !before.has(pid)),
+    started,
+    'the same process made every plan',
+  );
+  assert.ok(solver.ownCpuMs >= cpuAfterFirst, 'its CPU only grows: it is the same process');
+  await solver.close();
+  assert.deepEqual(
+    children().filter((pid) => !before.has(pid)),
+    [],
+    'close ends it',
+  );
+});
+
+test('as a worker thread (the benchmark compares it) it makes the same plan', async () => {
+  const inProcess = new PlanSolver();
+  const inThread = new PlanSolver(IDLE_MS, undefined, { host: 'thread' });
+  const [a, b] = [await inProcess.plan(request(prices)), await inThread.plan(request(prices))];
+  assert.deepEqual(b.actions, a.actions);
+  await Promise.all([inProcess.close(), inThread.close()]);
+  assert.equal(inThread.loaded, false);
 });
