@@ -1,7 +1,7 @@
 import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
-import type { EmulatorModule } from '@heliograph/plugins-sdk/emulator';
+import type { ConnectingEmulatorModule, EmulatorModule } from '@heliograph/plugins-sdk/emulator';
 import { ConfigError } from '../config/load.js';
 import { discoverPlugins } from '../plugins/discovery/discovery.js';
 import { pluginDirsOf, withPluginDirs } from '../plugins/discovery/plugin-dirs.js';
@@ -24,6 +24,11 @@ function intFlag(name: string, value: string | undefined, min: number, max: numb
  * Loopback only unless `--host` says otherwise.
  */
 export async function runEmulateCommand(argv: string[]): Promise<number> {
+  const [name, ...flags] = argv;
+  if (name !== undefined && !name.startsWith('-')) {
+    const connecting = await connectingEmulator(name, flags);
+    if (connecting) return runUntilSignal(connecting);
+  }
   const { values, positionals } = parseArgs({
     args: argv,
     allowPositionals: true,
@@ -40,9 +45,7 @@ export async function runEmulateCommand(argv: string[]): Promise<number> {
   });
   const [id] = positionals;
   if (!id || positionals.length > 1) throw new ConfigError('emulate: name one driver, e.g. `heliograph emulate deye`');
-  const root = process.env.HELIOGRAPH_PLUGIN_ROOT ? resolve(process.env.HELIOGRAPH_PLUGIN_ROOT) : ROOT_DIR;
-  // Found as `serve` finds plugins: installed ones, and the folders under development.
-  const plugin = withPluginDirs(discoverPlugins(root), pluginDirsOf(values['plugin-dir'])).get(id);
+  const plugin = findEmulated(id, values['plugin-dir']);
   if (!plugin)
     throw new ConfigError(
       `emulate: no plugin "${id}" is installed or in a plugin folder (--plugin-dir, HELIOGRAPH_PLUGIN_DIR)`,
@@ -63,6 +66,46 @@ export async function runEmulateCommand(argv: string[]): Promise<number> {
     ...(values.model === undefined ? {} : { model: values.model }),
   });
   process.stdout.write(`listening on ${running.host}:${running.port}\n`);
+  await new Promise<void>((done) => {
+    process.once('SIGINT', done);
+    process.once('SIGTERM', done);
+  });
+  await running.close();
+  return 0;
+}
+
+/** The plugin whose emulator `name` is: its id, or the manifest's `emulatorName`. */
+function findEmulated(name: string, pluginDirs: string[] | undefined) {
+  const root = process.env.HELIOGRAPH_PLUGIN_ROOT ? resolve(process.env.HELIOGRAPH_PLUGIN_ROOT) : ROOT_DIR;
+  // Found as `serve` finds plugins: installed ones, and the folders under development.
+  const plugins = withPluginDirs(discoverPlugins(root), pluginDirsOf(pluginDirs));
+  return plugins.get(name) ?? [...plugins.values()].find((p) => p.manifest.emulatorName === name);
+}
+
+/**
+ * An emulator that connects out (`runEmulator`, an EV charger dialling its central system)
+ * takes the flags after its name itself; `--plugin-dir DIR` among them finds it. Undefined
+ * for every other emulator, which the common flags start.
+ */
+async function connectingEmulator(
+  name: string,
+  flags: string[],
+): Promise<{ describe: string; close(): Promise<void> } | undefined> {
+  const dirs: string[] = [];
+  const own: string[] = [];
+  for (let i = 0; i < flags.length; i++) {
+    if (flags[i] === '--plugin-dir' && flags[i + 1] !== undefined) dirs.push(flags[++i]!);
+    else own.push(flags[i]!);
+  }
+  const plugin = findEmulated(name, dirs.length > 0 ? dirs : undefined);
+  if (!plugin?.manifest.emulator) return undefined;
+  const mod = (await import(pathToFileURL(join(plugin.dir, plugin.manifest.emulator)).href)) as
+    EmulatorModule | ConnectingEmulatorModule;
+  return 'runEmulator' in mod ? mod.runEmulator(own) : undefined;
+}
+
+async function runUntilSignal(running: { describe: string; close(): Promise<void> }): Promise<number> {
+  process.stdout.write(`${running.describe}\n`);
   await new Promise<void>((done) => {
     process.once('SIGINT', done);
     process.once('SIGTERM', done);

@@ -1,6 +1,7 @@
 /* eslint-disable max-lines-per-function -- attachWebsocket wires the upgrade check and the hub in one closure; to split with the api/ folders */
-import Router from '@koa/router';
-import { STATUS_CODES, type IncomingMessage, type Server } from 'node:http';
+import Router from '../router.js';
+import type { IncomingMessage, Server } from 'node:http';
+import { STATUS_CODES } from '../node-http.js';
 import type { Duplex } from 'node:stream';
 import type { TypedEmitter } from 'tiny-typed-emitter';
 import type { DefaultState } from 'koa';
@@ -10,6 +11,7 @@ import { authError, credentialsFromQuery } from '../../auth/middleware.js';
 import type { Authenticator, AuthOutcome, Identity } from '../../auth/types.js';
 import { HostPolicy } from '../host-policy.js';
 import { createLogger } from '../../log.js';
+import type { UpgradeRoutes } from '../../plugins/context/upgrades.js';
 import type { SystemInfo } from '../../system/info.js';
 import type { TopicRegistry } from '../../topics/registry.js';
 import type { WriteService } from '../../writes/service.js';
@@ -53,6 +55,11 @@ export interface WebsocketOptions {
   refreshMs?: number;
   /** Which Host and Origin headers an upgrade may carry; default: see HostPolicy. */
   hosts?: HostPolicy;
+  /**
+   * Paths plugins took (`ctx.integration.acceptUpgrades`): an upgrade on one is handed to the
+   * plugin as it came, with no credentials, Host or Origin checked here (the plugin checks).
+   */
+  upgrades?: Pick<UpgradeRoutes, 'find'>;
   /** Tells when a token is revoked (the AuthService), so its sockets close at once. */
   revocations?: Pick<TypedEmitter<{ revoked: (tokenId: string) => void }>, 'on' | 'off'>;
 }
@@ -143,6 +150,12 @@ export function attachWebsocket(options: WebsocketOptions): WebsocketEndpoint {
     // Until ws owns the socket, a client that hangs up must not become an unhandled error.
     socket.on('error', ignore);
     const url = new URL(req.url ?? '/', 'http://localhost');
+    const pluginRoute = url.pathname === WEBSOCKET_PATH ? undefined : options.upgrades?.find(url.pathname);
+    if (pluginRoute) {
+      if (closing) return refuse(socket, shuttingDown());
+      socket.off('error', ignore);
+      return pluginRoute(req, socket, head);
+    }
     if (url.pathname !== WEBSOCKET_PATH)
       return refuse(
         socket,
