@@ -30,6 +30,16 @@ export interface JobOptions {
   name: string;
   /** The work. Honour `signal`: it aborts when the plugin stops. */
   run(args: { signal: AbortSignal }): Promise<void> | void;
+  /**
+   * Longest a run may take, in ms. A run still going then is reported by the job's name
+   * (`job poll did not finish within 60 s (JOB_TIMEOUT)`) and the plugin is restarted (its
+   * process, for one that runs in a process of its own). Default: twice the interval of an
+   * `every` job, within 1 to 30 minutes; 30 minutes for a `daily` one. Since SDK 1.3.
+   *
+   * @example
+   * ctx.scheduler.every({ name: 'backfill', intervalMs: 60_000, timeoutMs: 10 * 60_000, run: backfill });
+   */
+  timeoutMs?: number;
 }
 
 /**
@@ -59,6 +69,35 @@ export interface StatusApi {
   error(args: { message: string }): void;
   /** Clears an error reported with {@link StatusApi.error}. */
   ok(): void;
+  /**
+   * Reports how far a long task has got (a history backfill, a firmware read-out): shown as
+   * `progress` in the plugin's status (`GET /api/v1/plugins`, with an estimated end) and on
+   * the page's dashboard while `done < total`, and logged at most every 5 s and at the end.
+   * Call it as often as is convenient; the last report stays in the status until the
+   * instance stops. Optional: a core older than this method has none (call it as
+   * `ctx.status.progress?.(...)`).
+   *
+   * @example
+   * ctx.status.progress?.({ what: "Recording the demo's last 7 days", done: 3, total: 7, unit: 'days' });
+   */
+  progress?(args: ProgressReport): void;
+}
+
+/**
+ * How far a long task has got, for {@link StatusApi.progress}.
+ *
+ * @example
+ * const report: ProgressReport = { what: 'Reading the logger', done: 120, total: 400, unit: 'records' };
+ */
+export interface ProgressReport {
+  /** What is being done, in words a person reads on the page: `Recording the demo's last 7 days`. */
+  what: string;
+  /** How much of `total` is done (0 to total; fractions allowed). */
+  done: number;
+  /** How much there is to do in all, in the same unit (more than 0). */
+  total: number;
+  /** The unit of `done` and `total`, plural (`days`, `records`); default none. */
+  unit?: string;
 }
 
 /**

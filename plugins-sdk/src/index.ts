@@ -23,6 +23,7 @@ export {
   type TopicDefinition,
   type TopicDiscovery,
   type TopicUpdate,
+  type UpgradeHandler,
   type WriteResult,
 } from './integration.js';
 export {
@@ -110,6 +111,7 @@ export {
   type PriceProviderDeclaration,
   type PriceSlot,
   type PricesApi,
+  type ProgressReport,
   type SchedulerApi,
   type SettingDeclaration,
   type SiteInfo,
@@ -174,6 +176,48 @@ export function definePlugin<S extends z.ZodType>(definition: PluginDefinition<S
  */
 export type PluginKind = 'inverter' | 'battery' | 'forecast' | 'prices' | 'integration';
 /**
+ * The `grants` of a plugin's manifest: what it asks to do beyond its own devices. Each is
+ * refused (`GRANT_MISSING`) until the owner approves it for the instance.
+ *
+ * @example
+ * { "writes": ["battery_1/battery_control_*", "planner_1/mode"], "prices": true, "hosts": ["api.example.com", "*.example.org"] }
+ */
+export const manifestGrantsSchema = z.strictObject({
+  /**
+   * Settings of other devices it may write (`ctx.site.write`, `ctx.integration.write`), as
+   * topic globs: `*` any run of characters including `/`, `?` one character. Its own
+   * devices' settings need no grant.
+   */
+  writes: z.array(z.string().min(1).max(256)).max(64).optional(),
+  /** It publishes grid prices (`ctx.prices.publish`). */
+  prices: z.boolean().optional(),
+  /** It publishes forecast series (`ctx.forecast.publish` with `series`; a plan alone needs none). */
+  forecast: z.boolean().optional(),
+  /**
+   * Hosts `ctx.http` may reach: a name or address (`api.example.com`, `127.0.0.1`), a
+   * sub-domain wildcard (`*.example.com`), or `*` for any (a service whose address the owner
+   * configures).
+   */
+  hosts: z
+    .array(
+      z
+        .string()
+        .regex(/^(\*|(\*\.)?[A-Za-z0-9._:[\]-]+)$/, 'a host name, "*.example.com" or "*"')
+        .max(253),
+    )
+    .max(64)
+    .optional(),
+});
+
+/**
+ * A manifest's or an approval's grants; see {@link manifestGrantsSchema}.
+ *
+ * @example
+ * const grants: PluginGrants = { writes: ['battery_1/battery_control_*'], forecast: true };
+ */
+export type PluginGrants = z.infer<typeof manifestGrantsSchema>;
+
+/**
  * The `heliograph` field of a plugin's package.json, checked before the module is imported.
  *
  * @example
@@ -214,6 +258,35 @@ export const manifestSchema = z.object({
     .optional(),
   /** A device driver's emulator module (`dist/src/emulator/main.js`), run by `heliograph emulate <id>`. */
   emulator: z.string().min(1).optional(),
+  /**
+   * The name `heliograph emulate <name>` takes for the emulator, when not the plugin's id
+   * (`ocpp-charger`: the ocpp plugin's emulator is a charge point, not the central system).
+   */
+  emulatorName: z
+    .string()
+    .regex(/^[a-z0-9][a-z0-9-]*$/, 'lower-case letters, digits and dashes')
+    .optional(),
+  /**
+   * The plugin loads native addons (serialport's binding): its sandboxed process is then
+   * allowed them, and the serial devices its instance's config names (`"/dev/ttyUSB0"`).
+   * An addon's native code is beyond the sandbox's reach, so only a driver that needs one
+   * says so; the settings page shows it. Since SDK 1.3.
+   *
+   * @example
+   * "heliograph": { "id": "acme-bms", "kind": "battery", "sdk": "^1.3", "nativeAddons": true }
+   */
+  nativeAddons: z.boolean().optional(),
+  /**
+   * What the plugin asks to do beyond its own devices; the owner approves it per instance
+   * (plugins.json `grants`, `PUT /api/v1/plugins/:id/grants`), and a call outside what was
+   * approved is refused with `code: 'GRANT_MISSING'`, logged and audited. A bundled plugin's
+   * grants are approved by default. Since SDK 1.3.
+   *
+   * @example
+   * "heliograph": { "id": "acme-planner", "kind": "integration", "sdk": "^1.3",
+   *   "grants": { "writes": ["battery_1/battery_control_*"], "hosts": ["api.acme.example"] } }
+   */
+  grants: manifestGrantsSchema.optional(),
 });
 
 /**

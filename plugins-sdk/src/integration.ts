@@ -3,6 +3,8 @@
  * mirror) needs from the core: every topic's definition, its values as they change, the
  * core's write path and the readings history records. Re-exported from the SDK's main entry.
  */
+import type { IncomingMessage } from 'node:http';
+import type { Duplex } from 'node:stream';
 import type { Disposer, MetricValue } from './basics.js';
 
 /**
@@ -155,7 +157,31 @@ export interface IntegrationApi {
   readonly dataDir: string;
   /** The site's stable id (as mDNS and `GET /api/v1/system` show it), for ids unique across sites. */
   readonly siteId: number;
+  /**
+   * Takes the WebSocket upgrades of the service's own port whose path is `prefix` or under it
+   * (`/ocpp` takes `/ocpp/CP1`): a device that connects to Heliograph, such as an EV charger
+   * speaking OCPP-J. The core checks nothing on these paths (no password, no Host or Origin
+   * policy: chargers send no Origin): the handler authenticates, and answers or destroys the
+   * socket. Only for a plugin in the service's process: in a worker process this throws
+   * (a socket cannot be handed to it); give such a plugin a port of its own instead.
+   * `prefix` starts with `/`, does not end with one, is not under `/api`, and is not taken by
+   * another instance; a wrong one throws saying which. The route ends when the plugin stops.
+   *
+   * @example
+   * const rpc = new RPCServer({ protocols: ['ocpp1.6'], strictMode: true });
+   * ctx.integration.acceptUpgrades({ prefix: '/ocpp', handler: (req, socket, head) => rpc.handleUpgrade(req, socket, head) });
+   */
+  acceptUpgrades(args: { prefix: string; handler: UpgradeHandler }): Disposer;
 }
+
+/**
+ * What takes a WebSocket upgrade handed to a plugin: Node's `upgrade` event's arguments (the
+ * request, its socket, the first bytes after the headers), as `ws` and `ocpp-rpc` take them.
+ *
+ * @example
+ * const handler: UpgradeHandler = (request, socket, head) => wss.handleUpgrade(request, socket, head, accept);
+ */
+export type UpgradeHandler = (request: IncomingMessage, socket: Duplex, head: Buffer) => void;
 
 /**
  * What {@link IntegrationApi.write} answers.
@@ -166,11 +192,11 @@ export interface IntegrationApi {
 export type WriteResult = { ok: true } | { ok: false; message: string };
 
 /**
- * An {@link IntegrationApi} for a host that has none (a worker thread, the SDK's test host):
+ * An {@link IntegrationApi} for a host that has none (a plugin's own process, the SDK's test host):
  * every use throws `ctx.integration: <reason>`, so a plugin fails where it first needs it.
  *
  * @example
- * const ctx = { ...otherApis, integration: unavailableIntegration('plugins in a worker thread cannot use it') };
+ * const ctx = { ...otherApis, integration: unavailableIntegration('plugins in a process of their own cannot use it') };
  */
 export function unavailableIntegration(reason: string): IntegrationApi {
   const fail = (): never => {
@@ -187,5 +213,6 @@ export function unavailableIntegration(reason: string): IntegrationApi {
     get siteId() {
       return fail();
     },
+    acceptUpgrades: fail,
   };
 }

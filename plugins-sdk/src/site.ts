@@ -1,7 +1,7 @@
 /*
  * `ctx.site`: what every plugin may read of the site (topics, prices, forecasts, history)
  * and its one way to change it (a setting written through the core's write path). The same
- * API in-process and in a worker thread. Re-exported from the SDK's main entry.
+ * API in-process and in a process of its own. Re-exported from the SDK's main entry.
  */
 import type { Disposer, MetricValue, SiteInfo } from './basics.js';
 import type { TopicDefinition } from './integration.js';
@@ -168,7 +168,7 @@ export interface SiteWrite {
 
 /**
  * `ctx.site`: the site's settings (time zone, position, temperature unit) and typed access
- * to everything clients of the API see, for every plugin, in-process or in a worker thread.
+ * to everything clients of the API see, for every plugin, in-process or in a process of its own.
  * Reads are answered by the running server (never a copy taken at start); subscriptions and
  * write listeners end by themselves when the plugin stops.
  *

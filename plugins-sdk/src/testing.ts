@@ -62,8 +62,22 @@ export interface TestHostOptions<S extends z.ZodType> {
   /** The instance's id (plugins.json `id`, `ctx.instanceId`); default the plugin's id. */
   instanceId?: string;
   /**
-   * The rest of the `heliograph` field of the plugin's package.json: its `kind` (default
-   * `integration`) and the `devices` it drives, checked against `devices` as the server does.
+   * The plugin's package: its folder (a path or a `file:` URL). Its package.json is checked
+   * as the server checks an installed plugin's (the `heliograph-plugin` keyword, the
+   * manifest, the `sdk` range against this SDK, the manifest's id against the code's), and
+   * its manifest is the one the test runs with. Default: the working directory, when its
+   * package.json's `heliograph.id` is the plugin's (`npm test` in the plugin's folder).
+   * Since SDK 1.3.
+   *
+   * @example
+   * const host = await startTestHost({ plugin, package: new URL('../..', import.meta.url) });
+   */
+  package?: string | URL;
+  /**
+   * Only for a plugin without a package of its own (a test's inline plugin): the rest of its
+   * `heliograph` field, its `kind` (default `integration`) and the `devices` it drives. With a
+   * package ({@link TestHostOptions.package}) the package's manifest is used, and a `manifest`
+   * that differs from it is refused.
    */
   manifest?: Partial<Pick<PluginManifest, 'kind' | 'name' | 'devices'>>;
   /**

@@ -87,6 +87,8 @@ async function makePlanner(dir: string, install: (cwd: string, ...packages: stri
   const manifestFile = join(planner, 'package.json');
   const manifest = JSON.parse(readFileSync(manifestFile, 'utf8')) as { heliograph: Record<string, unknown> };
   manifest.heliograph.devices = PLANNER_DEVICES;
+  // It writes the driver's setting: a grant its owner approves when adding it (below).
+  manifest.heliograph.grants = { writes: ['inverter_1/max_charge_current'] };
   writeFileSync(manifestFile, `${JSON.stringify(manifest, null, 2)}\n`);
   writeFileSync(join(planner, 'src', 'index.ts'), PLANNER_SOURCE);
   writeFileSync(join(planner, 'test', 'index.test.ts'), PLANNER_TEST);
@@ -105,7 +107,13 @@ async function planAndAbort(server: ChildServer) {
   const plugins = async () => (await (await server.api('/api/v1/plugins')).json()) as InstanceStatus[];
   const added = await server.api(
     '/api/v1/plugins',
-    jsonBody({ id: 'planner', plugin: 'acme-planner', devices: ['planner_1'], config: { chargeCurrent: 60 } }),
+    jsonBody({
+      id: 'planner',
+      plugin: 'acme-planner',
+      devices: ['planner_1'],
+      config: { chargeCurrent: 60 },
+      grants: { writes: ['inverter_1/max_charge_current'] },
+    }),
   );
   assert.equal(added.status, 201, await added.clone().text());
   await eventually(

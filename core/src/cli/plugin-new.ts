@@ -6,15 +6,18 @@
 import { existsSync, mkdirSync, readdirSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { manifestSchema } from '@heliograph/plugins-sdk';
 import { UsageError } from './command.js';
 import { KINDS, pluginFiles, type NewPluginKind } from './plugin-new/files.js';
 
-const sdkPackage = createRequire(import.meta.url)('@heliograph/plugins-sdk/package.json') as {
-  version: string;
-  peerDependencies?: Record<string, string>;
-};
+const require = createRequire(import.meta.url);
+const sdkPackageFile = require.resolve('@heliograph/plugins-sdk/package.json');
+const sdkPackage = require(sdkPackageFile) as { version: string; peerDependencies?: Record<string, string> };
+/** The core's own package (this file is its dist/src/cli/plugin-new.js). */
+const coreDir = fileURLToPath(new URL('../../..', import.meta.url));
+const corePackage = require(join(coreDir, 'package.json')) as { version: string };
 
 export function runPluginCommand(argv: string[]): number {
   const [sub, ...rest] = argv;
@@ -46,7 +49,30 @@ export function runPluginCommand(argv: string[]): number {
     `wrote the ${kind} plugin ${id} to ${dir}:\n${Object.keys(files)
       .sort()
       .map((path) => `  ${path}`)
-      .join('\n')}\nnext: cd ${dir} && npm install && npm run build && npm test\n`,
+      .join('\n')}\n${nextSteps(dir)}`,
   );
   return 0;
+}
+
+/**
+ * The commands that install, build and test the new package, one a line: the SDK and the core
+ * (its test host) are not on the npm registry, so they are packed from this installation.
+ */
+function nextSteps(dir: string): string {
+  const sdkTarball = `heliograph-plugins-sdk-${sdkPackage.version}.tgz`;
+  const coreTarball = `heliograph-core-${corePackage.version}.tgz`;
+  return [
+    'next (the SDK and its test host are packed from this Heliograph; they are not on the npm registry):',
+    `  cd ${quote(dir)}`,
+    `  npm pack ${quote(dirname(sdkPackageFile))} ${quote(coreDir.replace(/\/$/, ''))} --pack-destination .`,
+    `  npm install -D ./${sdkTarball} ./${coreTarball}`,
+    '  npm run build',
+    '  npm test',
+    '',
+  ].join('\n');
+}
+
+/** A path as a shell word. */
+function quote(path: string): string {
+  return /^[\w./@+-]+$/.test(path) ? path : `'${path.replaceAll("'", "'\\''")}'`;
 }

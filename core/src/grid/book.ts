@@ -68,6 +68,15 @@ export interface PriceBookOptions {
   exportPrice?: number | null;
   /** Where the active provider's prices are kept for past days; without it only memory (today on). */
   history?: PriceHistory;
+  /**
+   * The owner's chosen price source (a plugin instance id) and its fallbacks in order: only
+   * their publications are used, the first with prices to show is active, and the slots it
+   * lacks after (or before) its own are filled from the next of them in the same currency.
+   * Others' publications are kept but not used. Absent or null: the automatic choice (see
+   * {@link PriceBook}), as with a single provider.
+   */
+  source?: string | null;
+  fallbacks?: readonly string[];
 }
 
 /** The longest range GET /api/v1/grid answers: a calendar year in any zone, with a day to spare. */
@@ -131,7 +140,10 @@ export class PriceBook implements PriceSink {
    * follow the new time zone. A new flat export price prices the slots that have not begun
    * (kept from now on); those begun keep the price they had.
    */
-  reconfigure(settings: Pick<PriceBookOptions, 'timeZone' | 'multiplier' | 'offset' | 'exportPrice'>): void {
+  reconfigure(
+    settings: Pick<PriceBookOptions, 'timeZone' | 'multiplier' | 'offset' | 'exportPrice' | 'source' | 'fallbacks'>,
+  ): void {
+    if ('source' in settings || 'fallbacks' in settings) this.choose(settings.source, settings.fallbacks);
     this.options.timeZone = settings.timeZone;
     this.options.multiplier = settings.multiplier;
     this.options.offset = settings.offset;
@@ -139,6 +151,22 @@ export class PriceBook implements PriceSink {
     this.options.exportPrice = settings.exportPrice;
     const active = this.activeSource();
     if (active) this.save(active, [], undefined, undefined, this.priceUpcoming(active));
+  }
+
+  /** The owner's chosen source and fallbacks (config `prices.source`, `prices.fallbacks`); null: automatic. */
+  choose(source: string | null | undefined, fallbacks: readonly string[] = []): void {
+    this.options.source = source ?? null;
+    this.options.fallbacks = fallbacks;
+    this.activeSource();
+  }
+
+  /**
+   * Whether `source`'s publications are used: the active provider's, or a fallback's that
+   * fills its gaps. False for a source the owner did not choose (kept, not in use).
+   */
+  inUse(source: string): boolean {
+    const active = this.activeSource();
+    return active?.source === source || this.fillers(active).some((s) => s.source === source);
   }
 
   declare(source: string, args: PriceProviderDeclaration): () => void {
@@ -211,7 +239,7 @@ export class PriceBook implements PriceSink {
     const todayStart = this.dayStart(this.options.clock.now(), 0);
     const response = this.respond(
       active,
-      active.import.filter((s) => s.start >= todayStart),
+      this.withFallbacks(active).filter((s) => s.start >= todayStart),
       this.exportsOf(active),
     );
     if (!active.hasStanding) return response;
@@ -393,8 +421,36 @@ export class PriceBook implements PriceSink {
     return upcoming.length > 0 ? upcoming : undefined;
   }
 
+  /** The owner's chosen source and its fallbacks that have declared, in the owner's order; undefined: automatic. */
+  private chosen(): SourceState[] | undefined {
+    const { source, fallbacks = [] } = this.options;
+    if (!source) return undefined;
+    return [source, ...fallbacks].flatMap((id) => this.sources.get(id) ?? []);
+  }
+
+  /** The chosen sources after `active` with the same currency and import prices: they fill its gaps. */
+  private fillers(active: SourceState | undefined): SourceState[] {
+    const chosen = this.chosen();
+    if (!active || !chosen) return [];
+    const { currency, scheduleType } = active.declaration;
+    return chosen
+      .slice(chosen.indexOf(active) + 1)
+      .filter(
+        (s) => s.declaration.currency === currency && s.declaration.scheduleType !== 'none' && scheduleType !== 'none',
+      );
+  }
+
+  /** The active provider's import slots, with the fallbacks' where it has none (before or after its own). */
+  private withFallbacks(active: SourceState): PriceSlot[] {
+    let slots = active.import;
+    for (const filler of this.fillers(active)) slots = replaceCovered(filler.import, slots, -Infinity);
+    return slots;
+  }
+
   /** The active provider, chosen anew when a declaration or publish calls for it (see the class). */
   private activeSource(): SourceState | undefined {
+    const chosen = this.chosen();
+    if (chosen) return this.activate(chosen.find(hasSomethingToShow) ?? chosen[0]);
     const declared = [...this.sources.values()];
     const ranked = [...declared.filter((s) => !s.declaration.demo), ...declared.filter((s) => s.declaration.demo)];
     const best = ranked.find(hasSomethingToShow) ?? ranked[0];
@@ -403,7 +459,10 @@ export class PriceBook implements PriceSink {
       current &&
       hasSomethingToShow(current) &&
       !(current.declaration.demo && best && !best.declaration.demo && hasSomethingToShow(best));
-    const chosen = keep ? current : best;
+    return this.activate(keep ? current : best);
+  }
+
+  private activate(chosen: SourceState | undefined): SourceState | undefined {
     if (chosen !== this.active && chosen && this.active)
       log.info(`${chosen.declaration.provider} is now the active price provider`);
     if (chosen !== this.active && chosen)

@@ -245,7 +245,7 @@ test('a ConfigError from setup fails the instance once, without a retry', async 
  * `ctx.site.write` and, in its async cleanup, puts it back to Normal.
  */
 function addControlPlugins(root: string): void {
-  const plugin = (id: string, source: string) => {
+  const plugin = (id: string, source: string, grants?: { writes: string[] }) => {
     const dir = join(root, 'plugins', id);
     mkdirSync(dir);
     symlinkSync(join(REPO_ROOT, 'node_modules'), join(dir, 'node_modules'));
@@ -255,7 +255,7 @@ function addControlPlugins(root: string): void {
         name: id,
         type: 'module',
         main: 'index.js',
-        heliograph: { id, kind: 'integration', sdk: '^1' },
+        heliograph: { id, kind: 'integration', sdk: '^1', grants },
       }),
     );
     writeFileSync(join(dir, 'index.js'), source);
@@ -304,6 +304,8 @@ export default definePlugin({
   },
 });
 `,
+    // Another plugin's device: the planner's write needs its grant, as the bundled planner's.
+    { writes: ['*/battery_control_*'] },
   );
 }
 

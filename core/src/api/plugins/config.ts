@@ -1,5 +1,5 @@
 import { formatZodIssue } from '@heliograph/plugins-sdk';
-import Router from '@koa/router';
+import Router from '../router.js';
 import { z } from 'zod';
 import { errorMessage } from '../../log.js';
 import type { PluginHost } from '../../plugins/host/host.js';

@@ -1,9 +1,13 @@
-import Router from '@koa/router';
+import type { RouterContext } from '@koa/router';
+import Router from '../router.js';
 import { z } from 'zod';
 import { deviceFromId } from '@heliograph/plugins-sdk';
 import { errorMessage } from '../../log.js';
-import type { PluginHost } from '../../plugins/host/host.js';
+import type { InstanceStatus, PluginHost } from '../../plugins/host/host.js';
+import type { ProgressBoard } from '../../plugins/context/progress.js';
 import type { PluginInstanceConfig } from '../../plugins/instances/instances.js';
+import { grantsSchema } from '../../plugins/instances/grants.js';
+import { scope } from '../../auth/scopes.js';
 import { maskSecrets } from '../../plugins/instances/secrets.js';
 import { auditText, type RecordChange } from '../change-audit.js';
 import { ApiError } from '../errors.js';
@@ -39,12 +43,20 @@ export const newInstanceBody = z.strictObject(
       .default([])
       .refine((list) => new Set(list).size === list.length, 'must not name a device twice'),
     config: z.record(z.string(), z.unknown(), { error: "must be an object with the plugin's settings" }).default({}),
+    // The owner approves at add time what the page showed of the plugin's requested grants.
+    grants: grantsSchema.optional(),
+    isolation: z
+      .enum(['process', 'worker', 'process-local'], {
+        error:
+          'must be "process" (a sandboxed process of its own; "worker" is its old name) or "process-local" (bundled plugins only)',
+      })
+      .optional(),
   },
   {
     error: (issue) =>
       issue.code === 'unrecognized_keys'
         ? undefined
-        : 'the body must be a JSON object: {"id", "plugin", "enabled"?, "devices"?, "config"?}',
+        : 'the body must be a JSON object: {"id", "plugin", "enabled"?, "devices"?, "config"?, "grants"?, "isolation"?}',
   },
 );
 
@@ -56,26 +68,15 @@ export const patchBody = z.strictObject(
   },
 );
 
+/** PUT /api/v1/plugins/:id/grants: what the owner approves, within what the manifest asks. */
+export const grantsBody = grantsSchema;
+
 const unknownInstance = (id: string) =>
   new ApiError('PLUGIN_INSTANCE_NOT_FOUND', `no plugin instance "${id}": GET /api/v1/plugins lists them`);
 
-/**
- * The settings page's plugin list:
- * GET /api/v1/plugins/installed (what can be added, with config schemas),
- * POST /api/v1/plugins (add an instance), PATCH /api/v1/plugins/:id (enable, disable),
- * DELETE /api/v1/plugins/:id (stop and remove). Every accepted change is saved to
- * plugins.json at once and audited as `plugins/<id>`.
- */
-export function pluginInstancesRoutes(deps: {
-  host: PluginHost;
-  save: SavePluginEntries;
-  record?: RecordChange;
-}): Router {
-  const { host, save } = deps;
-  const record: RecordChange = deps.record ?? (async () => {});
-  const router = new Router();
-
-  const persist = async (undo: () => void) => {
+/** Saves the entries; when that fails, undoes the change and answers PLUGINS_NOT_SAVED. */
+function persister(host: PluginHost, save: SavePluginEntries) {
+  return async (undo: () => void): Promise<void> => {
     try {
       await save(host.entries());
     } catch (err) {
@@ -86,6 +87,60 @@ export function pluginInstancesRoutes(deps: {
       );
     }
   };
+}
+
+/** PUT /api/v1/plugins/:id/grants: the owner's approval, saved, audited; the instance restarts with it. */
+/** An instance's row as GET /api/v1/plugins answers it (with its progress). */
+type Answer = (id: string, fallback: InstanceStatus) => InstanceStatus & { progress: unknown };
+
+function approveGrants(
+  host: PluginHost,
+  persist: (undo: () => void) => Promise<void>,
+  record: RecordChange,
+  answer: Answer,
+) {
+  return async function approveGrants(ctx: RouterContext): Promise<void> {
+    const id = ctx.params.id!;
+    const grants = parseBody(grantsBody, ctx.request.body);
+    const outcome = await host.approveGrants(id, grants);
+    if (!outcome) throw unknownInstance(id);
+    if (!outcome.ok) throw new ValidationError(issuesText(outcome.issues), outcome.issues);
+    await persist(() => void host.approveGrants(id, outcome.previous));
+    await record({
+      who: ctx.state.who,
+      topic: `plugins/${id}`,
+      oldValue: auditText({ grants: outcome.previous }),
+      newValue: auditText({ grants }),
+    });
+    ctx.body = answer(id, outcome.status);
+  };
+}
+
+/**
+ * The settings page's plugin list:
+ * GET /api/v1/plugins/installed (what can be added, with config schemas),
+ * POST /api/v1/plugins (add an instance), PATCH /api/v1/plugins/:id (enable, disable),
+ * PUT /api/v1/plugins/:id/grants (approve what the plugin asks beyond its own devices),
+ * DELETE /api/v1/plugins/:id (stop and remove). Every accepted change is saved to
+ * plugins.json at once and audited as `plugins/<id>`.
+ */
+export function pluginInstancesRoutes(deps: {
+  host: PluginHost;
+  save: SavePluginEntries;
+  record?: RecordChange;
+  /** The instances' long tasks, for answers shaped as GET /api/v1/plugins' rows. */
+  progress?: ProgressBoard;
+}): Router {
+  const { host, save } = deps;
+  /** The instance's row as GET /api/v1/plugins answers it. */
+  const answer: Answer = (id, fallback) => ({
+    ...(host.status().find((s) => s.id === id) ?? fallback),
+    progress: deps.progress?.of(id) ?? null,
+  });
+  const record: RecordChange = deps.record ?? (async () => {});
+  const router = new Router();
+
+  const persist = persister(host, save);
   const shown = (entry: PluginInstanceConfig) =>
     auditText({ ...entry, config: maskSecrets(entry.config, host.secretsOf(entry.id)) });
 
@@ -105,7 +160,7 @@ export function pluginInstancesRoutes(deps: {
     await persist(() => host.remove(entry.id));
     await record({ who: ctx.state.who, topic: `plugins/${entry.id}`, oldValue: '', newValue: shown(entry) });
     ctx.status = 201;
-    ctx.body = host.status().find((s) => s.id === entry.id) ?? outcome.status;
+    ctx.body = answer(entry.id, outcome.status);
   });
 
   router.patch('/plugins/:id', async (ctx) => {
@@ -129,8 +184,10 @@ export function pluginInstancesRoutes(deps: {
         newValue: auditText({ enabled }),
       });
     }
-    ctx.body = host.status().find((s) => s.id === id) ?? outcome.status;
+    ctx.body = answer(id, outcome.status);
   });
+
+  router.put('/plugins/:id/grants', scope('admin'), approveGrants(host, persist, record, answer));
 
   router.delete('/plugins/:id', async (ctx) => {
     const id = ctx.params.id!;

@@ -2,7 +2,7 @@ import { fieldErrorResponse } from '../common-schemas.js';
 import type { Operations } from '../operation.js';
 import { NO_QUERY } from '../query.js';
 import { configBody } from './config.js';
-import { newInstanceBody, patchBody } from './instances.js';
+import { grantsBody, newInstanceBody, patchBody } from './instances.js';
 import {
   installedPluginsResponse,
   pluginConfigResponse,
@@ -29,6 +29,11 @@ export const pluginsOperations: Operations = {
   'PATCH /api/v1/plugins/:id': {
     summary: 'Enable or disable a plugin instance',
     body: patchBody,
+    responses: { 200: pluginStatus, 400: fieldErrorResponse },
+  },
+  'PUT /api/v1/plugins/:id/grants': {
+    summary: "Approve an instance's grants (within what its plugin asks); a running instance restarts",
+    body: grantsBody,
     responses: { 200: pluginStatus, 400: fieldErrorResponse },
   },
   'DELETE /api/v1/plugins/:id': {

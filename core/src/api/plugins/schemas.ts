@@ -1,5 +1,12 @@
 import { z } from 'zod';
+import { manifestGrantsSchema } from '@heliograph/plugins-sdk';
 import { utcTime } from '../common-schemas.js';
+
+/**
+ * Grants (plugins/instances/grants.ts): settings of other devices it may write (topic
+ * globs), whether it may publish grid prices and the forecast, the hosts ctx.http may reach.
+ */
+export const pluginGrants = manifestGrantsSchema;
 
 /** One configured plugin instance as GET /api/v1/plugins lists it. */
 export const pluginStatus = z.object({
@@ -31,6 +38,27 @@ export const pluginStatus = z.object({
   last_poll: utcTime.nullable(),
   /** Where the plugin runs: the server's thread, or a worker process of its own. */
   isolation: z.enum(['process-local', 'worker']),
+  /**
+   * What the plugin's manifest asks to do beyond its own devices, and what of it the owner
+   * approved (a bundled plugin's requests are approved unless its entry says otherwise). A
+   * call outside `approved` is refused (GRANT_MISSING). Absent on the `history` row.
+   */
+  grants: z.object({ requested: pluginGrants, approved: pluginGrants }).optional(),
+  /**
+   * How far the instance's long task has got (`ctx.status.progress`: the simulator's
+   * backfill), with its estimated end; null when it reported none in this start. On every
+   * plugin instance; the `history` row has none.
+   */
+  progress: z
+    .object({
+      what: z.string(),
+      done: z.number(),
+      total: z.number(),
+      unit: z.string().nullable(),
+      eta: utcTime.nullable(),
+    })
+    .nullable()
+    .optional(),
 });
 
 export const pluginsResponse = z.array(pluginStatus);

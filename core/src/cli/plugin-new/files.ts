@@ -1,7 +1,7 @@
 /*
  * `heliograph plugin new <id> --kind driver|prices|forecast|integration`: the files of a new
- * plugin package, complete enough that `npm install`, `npm run build` and `npm test` pass at
- * once. What a kind adds is in driver.ts and services.ts.
+ * plugin package, complete enough that the steps `plugin new` prints (pack the SDK and the
+ * core, install them, `npm run build`, `npm test`) pass at once. What a kind adds is in driver.ts and services.ts.
  */
 import { driverFiles } from './driver.js';
 import { forecastFiles, integrationFiles, pricesFiles } from './services.js';
@@ -65,15 +65,23 @@ function packageJson(t: Template, kind: NewPluginKind): Record<string, unknown> 
     heliograph: {
       id: t.id,
       kind: t.kind,
-      sdk: '^1',
+      // The SDK's major.minor it was made with: what its code may use.
+      sdk: t.sdkRange.replace(/^\^(\d+\.\d+)\.\d+$/, '^$1'),
       name: t.name,
       ...(kind === 'driver'
-        ? { devices: { kinds: ['inverter'], min: 1, max: 1 }, emulator: 'dist/src/emulator/main.js' }
+        ? {
+            devices: { kinds: ['inverter'], min: 1, max: 1 },
+            emulator: 'dist/src/emulator/main.js',
+            // A serial connection loads serialport's native binding: its sandbox allows it.
+            nativeAddons: true,
+          }
         : {}),
     },
     scripts: { build: 'tsc', test: "node --test 'dist/test/**/*.test.js'" },
     files: ['dist/src'],
     engines: { node: '>=22.12.0' },
+    // The server hands the plugin its own SDK: a peer, installed beside it for the tests.
+    peerDependencies: { '@heliograph/plugins-sdk': t.sdkRange },
     devDependencies: {
       '@heliograph/plugins-sdk': t.sdkRange,
       '@types/node': '^22.19.0',
@@ -96,7 +104,8 @@ A Heliograph ${kind === 'driver' ? 'device driver' : `${kind} plugin`}, made by 
 The plugin API is described in Heliograph's docs/plugins.md.
 
 \`\`\`sh
-npm install          # the SDK and its test host (see docs/plugins.md for installing them from tarballs)
+npm install -D ./heliograph-plugins-sdk-*.tgz ./heliograph-core-*.tgz   # the SDK and its test host, packed
+                     # from Heliograph as \`heliograph plugin new\` printed (they are not on the npm registry)
 npm run build        # tsc: src/ and test/ to dist/
 npm test             # the test host runs the plugin as the server does
 ${run}

@@ -7,6 +7,7 @@ import { createRequire } from 'node:module';
 import type { Got, HandlerFunction, Progress, RequestError, RequestPromise } from 'got';
 import { assertJsonDepth } from '@heliograph/plugins-sdk';
 import { DEFAULT_HTTP_LIMITS, type HttpLimits } from '../instances/http-limits.js';
+import { GrantMissingError, hostRefusal } from '../instances/grants.js';
 
 const require = createRequire(import.meta.url);
 
@@ -20,6 +21,13 @@ export interface BoundedHttpOptions {
    * 100 ms of noise). The plugin test host shortens it so a test of a 5xx does not sleep.
    */
   retryDelayMs?: number;
+  /**
+   * The hosts the instance's grants let it reach (instances/grants.ts); a request to another
+   * is refused before it leaves, with `code: 'GRANT_MISSING'`. Undefined: any host.
+   */
+  hosts?: readonly string[];
+  /** Called with each refused host and the refusal's sentence (the host logs and audits it). */
+  onHostRefused?(host: string, message: string): void;
 }
 
 /** An answer cut off at the instance's size limit. */
@@ -66,6 +74,11 @@ export function createBoundedHttp(options: BoundedHttpOptions): Got {
     },
     handlers: [sizeLimit(limits.maxResponseBytes)],
     hooks: {
+      // Each request, redirects included: a granted host cannot redirect to one not granted.
+      ...(options.hosts && {
+        beforeRequest: [checkHost(options.hosts, (host, message) => options.onHostRefused?.(host, message))],
+        beforeRedirect: [checkHost(options.hosts, (host, message) => options.onHostRefused?.(host, message))],
+      }),
       beforeRetry: [(error: RequestError) => reportTimeout(error, true)],
       beforeError: [
         (error: RequestError) => {
@@ -75,6 +88,22 @@ export function createBoundedHttp(options: BoundedHttpOptions): Got {
       ],
     },
   });
+}
+
+/** A hook that refuses a request to a host not among `hosts`. */
+function checkHost(hosts: readonly string[], refused?: (host: string, message: string) => void) {
+  return (options: { url?: URL | string }): void => {
+    let host: string;
+    try {
+      host = new URL(String(options.url)).hostname;
+    } catch {
+      return;
+    }
+    const message = hostRefusal(hosts, host);
+    if (message === undefined) return;
+    refused?.(host, message);
+    throw new GrantMissingError(message);
+  };
 }
 
 /** Cuts a download off once it passes `limit` bytes, or at once when Content-Length says it will. */

@@ -13,6 +13,7 @@ import type { TopicMeta, TopicRegistry } from '../../topics/registry.js';
 import type { WriteService } from '../../writes/service.js';
 import type { RecordedFeed } from './integration-recorded.js';
 import { IntegrationSubscription } from './integration-subscription.js';
+import type { UpgradeRoutes } from './upgrades.js';
 
 /** What the core gives `ctx.integration` beyond the registry and the write path. */
 export interface IntegrationServices {
@@ -20,6 +21,8 @@ export interface IntegrationServices {
   /** The service's data directory; each instance gets `plugins/<id>` under it. */
   dataDir: string;
   siteId: number;
+  /** The WebSocket upgrade paths plugins take on the service's port; without it `acceptUpgrades` throws. */
+  upgrades?: UpgradeRoutes;
 }
 
 export interface IntegrationApiOptions {
@@ -34,6 +37,8 @@ export interface IntegrationApiOptions {
   /** Keeps a registration so the instance's stop undoes it. */
   track: (dispose: Disposer) => Disposer;
   log: Logger;
+  /** The refusal's sentence when the instance's grants do not cover writing `topic` (already reported). */
+  refusedWrite?: (topic: string) => string | undefined;
 }
 
 const definitions = new WeakMap<TopicMeta, TopicDefinition>();
@@ -68,6 +73,8 @@ export function integrationApi(options: IntegrationApiOptions): IntegrationApi {
     subscribe: (subscription) => track(new IntegrationSubscription(registry, clock, subscription, log).start()),
     // Any `via` an older plugin still passes is ignored: the audit names the plugin itself.
     write: async ({ topic, value }) => {
+      const refused = options.refusedWrite?.(topic);
+      if (refused) return { ok: false, message: refused };
       const outcome = await writes.write({
         topic,
         value: writtenText(registry, topic, value),
@@ -86,6 +93,10 @@ export function integrationApi(options: IntegrationApiOptions): IntegrationApi {
     },
     get siteId() {
       return services.siteId;
+    },
+    acceptUpgrades: ({ prefix, handler }) => {
+      if (!services.upgrades) throw new Error('ctx.integration.acceptUpgrades: this host serves no port to share');
+      return track(services.upgrades.add(prefix, `instance "${instanceId}"`, handler));
     },
   };
 }

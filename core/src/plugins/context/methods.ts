@@ -50,6 +50,7 @@ export const CTX_METHODS = {
   ),
   'status.error': event(z.tuple([z.object({ message: z.unknown() })])),
   'status.ok': event(z.tuple([])),
+  'status.progress': event(z.tuple([z.unknown()])),
   'forecast.publish': event(z.tuple([record])),
   'prices.publish': event(z.tuple([record])),
   'store.get': call(z.tuple([z.string()])),
@@ -81,7 +82,8 @@ export const CTX_METHODS = {
 type MethodPath = {
   [A in keyof PluginContext]: PluginContext[A] extends object
     ? {
-        [M in keyof PluginContext[A]]: PluginContext[A][M] extends (...args: never[]) => unknown
+        // Optional methods too (`status.progress`): a newer SDK's addition a core may lack.
+        [M in keyof PluginContext[A]]-?: NonNullable<PluginContext[A][M]> extends (...args: never[]) => unknown
           ? `${A & string}.${M & string}`
           : never;
       }[keyof PluginContext[A]]

@@ -9,10 +9,13 @@ import type { Clock } from '../../clock.js';
 import type { InjectionToken } from '../../container/di.js';
 import type { Db } from '../../db.js';
 import type { DbWriter } from '../../db-writer.js';
-import type { ResetPeriod } from '../../energy/kwh-totals.js';
+import type { PastEnergySeries, ResetPeriod } from '../../energy/kwh-totals.js';
 import type { Logger } from '../../log.js';
 import type { TopicRegistry } from '../../topics/registry.js';
+import type { AuditLog } from '../../writes/audit.js';
 import type { WriteService } from '../../writes/service.js';
+import type { PluginQuotas } from '../instances/quotas.js';
+import type { PluginGrants } from '../instances/grants.js';
 import type { JobReporter, JobScheduler } from '../scheduling/scheduler.js';
 import type { IntegrationServices } from './integration.js';
 import type { SiteReaders } from './site.js';
@@ -26,6 +29,10 @@ export interface ContextServices {
   writer?: DbWriter;
   registry: TopicRegistry;
   writes: WriteService;
+  /** The audit log: a plugin's refusals (its sandbox, its quotas) are kept there with its writes. */
+  audit?: Pick<AuditLog, 'add'>;
+  /** Bounds of every instance's store and publishes (plugins.json `quotas` overrides them per instance). */
+  quotas?: Partial<PluginQuotas>;
   history?: HistorySink;
   forecast?: ForecastSink;
   prices?: PriceSink;
@@ -40,6 +47,8 @@ export interface ContextServices {
   /** The kWh totals' reset period and zone: past readings' energy (a backfill's) is counted by them. Without it, none is. */
   /** The energy rules (reset period, zone) in force at `time`: past readings are counted by them. */
   energyReset?: (time: number) => { period: ResetPeriod; timeZone: string };
+  /** The live kWh totals, given the energy series past readings add up to (EnergyTotals.addPast). */
+  pastEnergy?: (series: PastEnergySeries) => void;
   /** Longest wait before `ctx.http` retries, in ms; default got's back-off. The plugin harness shortens it. */
   httpRetryDelayMs?: number;
 }
@@ -50,6 +59,13 @@ export interface PluginInstanceScope {
   /** The plugin's id (plugins.json `plugin`): the audit's `via` of the instance's writes. */
   plugin: string;
   devices: readonly Device[];
+  /** The instance's quotas (plugins.json `quotas`), when they differ from the defaults. */
+  quotas?: Partial<PluginQuotas>;
+  /**
+   * What the instance may do beyond its own devices (instances/grants.ts); absent in a
+   * builder made by hand (a test's), which is then not checked.
+   */
+  grants?: PluginGrants;
   /** Aborts when this start is stopped. */
   abort: AbortController;
   reporter: JobReporter & {

@@ -28,6 +28,7 @@ import { compileGlob } from '../../topics/glob.js';
 import type { TopicRegistry } from '../../topics/registry.js';
 import type { AuditEntry } from '../../writes/audit.js';
 import type { WriteService } from '../../writes/service.js';
+import { GrantMissingError } from '../instances/grants.js';
 import { definitionOf, writtenText } from './integration.js';
 import { IntegrationSubscription } from './integration-subscription.js';
 
@@ -63,6 +64,8 @@ export interface SiteApiOptions {
   /** Keeps a registration so the instance's stop undoes it. */
   track: (dispose: Disposer) => Disposer;
   log: Logger;
+  /** The refusal's sentence when the instance's grants do not cover writing `topic` (already reported). */
+  refusedWrite?: (topic: string) => string | undefined;
 }
 
 /** `ctx.site` of one plugin instance. */
@@ -117,6 +120,8 @@ export function siteApi(options: SiteApiOptions): SiteApi {
       return readers.history.read({ topic, fromMs, toMs, groupMs: group.ms, agg });
     },
     write: async ({ topic, value }) => {
+      const refused = options.refusedWrite?.(topic);
+      if (refused) throw new GrantMissingError(refused);
       const outcome = await writes.write({
         topic,
         value: writtenText(registry, topic, value),

@@ -10,6 +10,9 @@
  * const host = await startPluginHarness({ plugin, config: { watts: 1234 }, devices: ['inverter_1'] });
  * await host.runJob('poll');
  */
+import { existsSync, readFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import type { Got } from 'got';
 import type { MetricValue, PluginContext, PluginDefinition } from '@heliograph/plugins-sdk';
 import type { TestHost, TestHostOptions } from '@heliograph/plugins-sdk/testing';
@@ -26,8 +29,9 @@ import { WriteRateLimiter } from '../../writes/rate-limit.js';
 import { WRITE_TIMEOUT_MS, WriteService } from '../../writes/service.js';
 import { isConfigError } from '../instances/config-checks.js';
 import { ContextBuilder, type ContextServices, type PluginInstanceScope } from '../context/context.js';
-import type { DiscoveredPlugin } from '../discovery/discovery.js';
+import { idMismatch, readPluginPackage, type DiscoveredPlugin } from '../discovery/discovery.js';
 import { PluginHost, type InstanceStatus } from '../host/host.js';
+import { requestedGrants, type PluginGrants } from '../instances/grants.js';
 import type { PluginInstanceConfig } from '../instances/instances.js';
 import { createHttpClient } from '../context/http-client.js';
 import { pluginStore, pluginStoreMigrations } from '../context/plugin-store.js';
@@ -63,8 +67,9 @@ export async function startPluginHarness<S extends z.ZodType>(options: TestHostO
   const companions = (options.companions ?? []).map((c) => companionOf(c, core.base));
 
   const discovered = new Map<string, DiscoveredPlugin>();
-  for (const p of [...companions, { plugin, options }])
-    discovered.set(p.plugin.id, discoveredOf(p.plugin, p.options.manifest));
+  for (const p of companions) discovered.set(p.plugin.id, discoveredOf(p.plugin, p.options.manifest));
+  const own = packageOf(plugin, options);
+  discovered.set(plugin.id, discoveredOf(plugin, options.manifest, own));
   const entry = instanceEntry(instanceId, plugin, options);
   let ctx: PluginContext | undefined;
   const host = new PluginHost(
@@ -72,8 +77,13 @@ export async function startPluginHarness<S extends z.ZodType>(options: TestHostO
     discovered,
     [...companions.map((c) => c.entry), entry],
     'plugins.json',
-    (instance) => {
-      const companion = companions.find((c) => c.entry.id === instance.id);
+    (started) => {
+      const companion = companions.find((c) => c.entry.id === started.id);
+      // The test host plays the owner: a plugin read from its package has every grant its
+      // manifest asks for, so a call beyond them fails as on a server, and loopback for the
+      // local fakes of its services; one handed in without a package, and the companions,
+      // are not checked.
+      const instance = { ...started, grants: companion || !own ? undefined : ownerApproved(own.manifest) };
       if (companion)
         return new ContextBuilder(instance, companion.services, (signal) =>
           createHttpClient(signal, options.httpRetryDelayMs),
@@ -235,9 +245,62 @@ function runJob(name: string, jobs: OnDemandJobs, companions: ReadonlyArray<Retu
   return companion ? companion.jobs.run(name.slice(colon + 1)) : jobs.run(name);
 }
 
-function discoveredOf(plugin: PluginDefinition, manifest: TestHostOptions<z.ZodType>['manifest']): DiscoveredPlugin {
+/**
+ * The plugin's own package, read and checked as discovery reads an installed one: the one
+ * named by `package`, else the working directory's when it is this plugin's. A mistake the
+ * server would refuse the plugin for fails the test host's start with the server's words.
+ */
+function packageOf(
+  plugin: PluginDefinition,
+  options: Pick<TestHostOptions<z.ZodType>, 'package' | 'manifest'>,
+): DiscoveredPlugin | undefined {
+  const given = options.package;
+  const dir = given === undefined ? process.cwd() : given instanceof URL ? fileURLToPath(given) : resolve(given);
+  if (given === undefined && ownManifestId(dir) !== plugin.id) return undefined;
+  const read = readPluginPackage(dir, { requireKeyword: true, bundled: false });
+  if ('notPlugin' in read)
+    throw new Error(
+      `test host: ${join(dir, 'package.json')} ${existsSync(join(dir, 'package.json')) ? 'lacks "keywords": ["heliograph-plugin"], without which the server does not find the installed package' : 'does not exist'}`,
+    );
+  if ('problem' in read) throw new Error(`test host: ${read.problem}`);
+  const mismatch = idMismatch(read.plugin, plugin.id);
+  if (mismatch) throw new Error(`test host: ${mismatch}`);
+  const manifest = read.plugin.manifest;
+  for (const key of ['kind', 'name', 'devices'] as const) {
+    const hand = options.manifest?.[key];
+    if (hand !== undefined && JSON.stringify(hand) !== JSON.stringify(manifest[key]))
+      throw new Error(
+        `test host: the manifest option's ${key} (${JSON.stringify(hand)}) is not package.json's (${JSON.stringify(manifest[key])}): remove the manifest option; the test host reads package.json`,
+      );
+  }
+  return read.plugin;
+}
+
+/** The `heliograph.id` of the package.json in `dir`, if any. */
+function ownManifestId(dir: string): unknown {
+  try {
+    const pkg = JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8')) as { heliograph?: { id?: unknown } };
+    return pkg.heliograph?.id;
+  } catch {
+    return undefined;
+  }
+}
+
+/** What the test host approves of a packaged plugin: all it asks, and loopback hosts for the fakes of its services. */
+function ownerApproved(manifest: DiscoveredPlugin['manifest']): PluginGrants {
+  const grants = requestedGrants(manifest);
+  return { ...grants, hosts: [...(grants.hosts ?? []), ...LOOPBACK] };
+}
+
+const LOOPBACK = ['127.0.0.1', '::1', 'localhost'];
+
+function discoveredOf(
+  plugin: PluginDefinition,
+  manifest: TestHostOptions<z.ZodType>['manifest'],
+  own?: DiscoveredPlugin,
+): DiscoveredPlugin {
   return {
-    manifest: { ...manifest, id: plugin.id, kind: manifest?.kind ?? 'integration', sdk: '^1' },
+    manifest: own?.manifest ?? { ...manifest, id: plugin.id, kind: manifest?.kind ?? 'integration', sdk: '^1' },
     packageName: plugin.id,
     // Only containment reads it, to pin escaped failures on a plugin by stack path; the
     // test runner's own handlers take those, as no server process handlers are installed.

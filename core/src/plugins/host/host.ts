@@ -13,6 +13,7 @@ import { createHttpClient } from '../context/http-client.js';
 import { loadDefinition, type Isolation } from '../isolation/isolation.js';
 import type { DiscoveredPlugin } from '../discovery/discovery.js';
 import type { PluginInstanceConfig } from '../instances/instances.js';
+import { beyondRequest, requestedGrants, type PluginGrants } from '../instances/grants.js';
 import { importDefinition, listInstalled, type InstalledPlugin } from '../discovery/installed.js';
 import { hideSecrets, keepSecrets, type SecretPaths } from '../instances/secrets.js';
 import { isConfigError, parseConfig } from '../instances/config-checks.js';
@@ -72,7 +73,12 @@ export class PluginHost extends SafeEmitter<{ status: (status: InstanceStatus) =
       this.instances.push(instance);
       if (!plugin) continue;
       try {
-        instance.definition = await loadDefinition(config, plugin, () => importDefinition(plugin));
+        instance.definition = await loadDefinition(
+          config,
+          plugin,
+          () => importDefinition(plugin),
+          this.services.integration?.dataDir,
+        );
       } catch (err) {
         // A manifest mistake (its id is not the code's) stops the start, as plugins.json's do.
         if (config.enabled && isConfigError(err)) {
@@ -210,9 +216,24 @@ export class PluginHost extends SafeEmitter<{ status: (status: InstanceStatus) =
   ): Promise<{ ok: true; status: InstanceStatus } | { ok: false; conflict?: boolean; issues: FieldIssue[] }> {
     const plugin = this.discovered.get(entry.plugin);
     if (!plugin) return { ok: false, issues: [{ path: ['plugin'], message: this.notInstalled(entry.plugin) }] };
+    if (entry.isolation === 'process-local' && plugin.bundled === false)
+      return {
+        ok: false,
+        issues: [
+          {
+            path: ['isolation'],
+            message: `plugin ${entry.plugin} is not bundled with Heliograph: it always runs sandboxed in a process of its own; leave "isolation" out or set "process"`,
+          },
+        ],
+      };
     let definition: PluginDefinition;
     try {
-      definition = await loadDefinition(entry, plugin, () => importDefinition(plugin));
+      definition = await loadDefinition(
+        entry,
+        plugin,
+        () => importDefinition(plugin),
+        this.services.integration?.dataDir,
+      );
     } catch (err) {
       return {
         ok: false,
@@ -226,6 +247,9 @@ export class PluginHost extends SafeEmitter<{ status: (status: InstanceStatus) =
         conflict: true,
         issues: [{ path: ['id'], message: `an instance "${entry.id}" already exists: choose another id` }],
       };
+    const beyond = beyondRequest(entry.grants ?? {}, requestedGrants(plugin.manifest));
+    if (beyond.length > 0)
+      return { ok: false, issues: beyond.map((issue) => ({ ...issue, path: ['grants', ...issue.path] })) };
     const checked = checkNewEntry(entry, definition, newDeviceProblems(entry, plugin, this.instances));
     if (!checked.ok) return checked;
     const { parsedConfig, devices } = checked;
@@ -235,10 +259,33 @@ export class PluginHost extends SafeEmitter<{ status: (status: InstanceStatus) =
     return { ok: true, status: statusOf(instance) };
   }
 
+  /**
+   * The owner's approval of an instance's grants (a subset of what its manifest asks):
+   * refused with the problems when it holds more; a running instance restarts with it.
+   */
+  async approveGrants(
+    id: string,
+    grants: PluginGrants,
+  ): Promise<
+    { ok: true; previous: PluginGrants; status: InstanceStatus } | { ok: false; issues: FieldIssue[] } | undefined
+  > {
+    const instance = this.find(id);
+    if (!instance) return undefined;
+    const requested = instance.plugin ? requestedGrants(instance.plugin.manifest) : {};
+    const beyond = beyondRequest(grants, requested);
+    if (beyond.length > 0) return { ok: false, issues: beyond };
+    const previous = statusOf(instance).grants?.approved ?? {};
+    instance.config = { ...instance.config, grants };
+    if (instance.config.enabled && instance.parsedConfig !== undefined) await this.lifecycle.restart(instance);
+    return { ok: true, previous, status: statusOf(instance) };
+  }
+
   /** Every installed plugin, for the settings page's "add plugin" (see discovery/installed.ts). */
   installed(): Promise<InstalledPlugin[]> {
     // A plugin from outside the project is described by a worker, never imported here.
-    return listInstalled(this.discovered, (plugin) => loadDefinition({}, plugin, () => importDefinition(plugin)));
+    return listInstalled(this.discovered, (plugin) =>
+      loadDefinition({}, plugin, () => importDefinition(plugin), this.services.integration?.dataDir),
+    );
   }
 
   /** Stops an instance and forgets it. False for an unknown id. */

@@ -8,6 +8,7 @@ import type { ContextBuilder } from '../context/context.js';
 import type { DiscoveredPlugin } from '../discovery/discovery.js';
 import { deviceEntryId } from '../instances/config-checks.js';
 import type { PluginInstanceConfig } from '../instances/instances.js';
+import { approvedGrants, requestedGrants, type PluginGrants } from '../instances/grants.js';
 import { secretPaths, type SecretPaths } from '../instances/secrets.js';
 import { isolationOf, type Isolation } from '../isolation/isolation.js';
 
@@ -29,6 +30,8 @@ export interface InstanceStatus {
   last_poll: string | null;
   /** Where the plugin's code runs: `worker` (a process of its own) or `process-local`. */
   isolation: Isolation;
+  /** What the plugin's manifest asks beyond its own devices, and what of it the owner approved (instances/grants.ts). */
+  grants?: { requested: PluginGrants; approved: PluginGrants };
 }
 
 /** A device of an instance as GET /api/v1/plugins shows it. */
@@ -90,7 +93,14 @@ export function statusOf(i: Instance): InstanceStatus {
     state: i.state,
     last_error: i.lastError,
     last_poll: i.lastPoll === null ? null : formatUtc(i.lastPoll),
-    isolation: i.plugin ? isolationOf(i.config, i.plugin) : (i.config.isolation ?? 'process-local'),
+    isolation: i.plugin
+      ? isolationOf(i.config, i.plugin)
+      : i.config.isolation === 'process'
+        ? 'worker'
+        : (i.config.isolation ?? 'process-local'),
+    grants: i.plugin
+      ? { requested: requestedGrants(i.plugin.manifest), approved: approvedGrants(i.plugin, i.config) }
+      : { requested: {}, approved: i.config.grants ?? {} },
   };
 }
 

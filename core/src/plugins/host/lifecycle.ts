@@ -7,6 +7,7 @@ import type { Clock } from '../../clock.js';
 import { createLogger, errorMessage } from '../../log.js';
 import type { ContextBuilder, PluginInstanceScope } from '../context/context.js';
 import { isConfigError } from '../instances/config-checks.js';
+import { approvedGrants } from '../instances/grants.js';
 import { runSetup } from '../isolation/isolation.js';
 import { ProcessCrashError } from '../isolation/worker/child.js';
 import { ErrorLog } from './error-log.js';
@@ -48,7 +49,17 @@ export class Lifecycle {
     const abort = (instance.abort = new AbortController());
     const reporter = this.reporter(instance, abort, firstRuns, progress);
     const devices = instance.devices ?? [];
-    const builder = this.options.contexts({ id: config.id, plugin: config.plugin, devices, abort, reporter });
+    const builder = this.options.contexts({
+      id: config.id,
+      plugin: config.plugin,
+      devices,
+      abort,
+      reporter,
+      // The publish rate bounds code the project did not review; a bundled bridge relaying a
+      // busy MQTT network may publish more, unless its entry says otherwise.
+      quotas: plugin.bundled === false ? config.quotas : { publishesPerSecond: Infinity, ...config.quotas },
+      grants: approvedGrants(plugin, config),
+    });
     instance.builder = builder;
     this.setState(instance, 'starting');
     try {
@@ -63,6 +74,10 @@ export class Lifecycle {
         retryDelayMs: this.options.httpRetryDelayMs,
         crashed: (message) => this.crashed(instance, abort, message),
         timedOut: (message) => this.timedOut(instance, abort, message),
+        dataDir: builder.dataDir,
+        refused: (refusal) => builder.sandboxRefused(refusal),
+        hosts: builder.hosts,
+        hostRefused: (host, message) => builder.hostRefused(host, message),
       });
       if (typeof cleanup === 'function') builder.setCleanup(cleanup);
       if (abort.signal.aborted || abort !== instance.abort) return;
@@ -140,6 +155,13 @@ export class Lifecycle {
           cleared();
           this.setState(instance, 'running');
         } else this.options.changed(statusOf(instance));
+      },
+      // A job that did not finish in time: its state cannot be trusted, so the instance (its
+      // process, for one that runs in a process) is restarted like after a crash.
+      hung: (job, message) => {
+        if (!live()) return;
+        firstRuns.ran(job);
+        this.crashed(instance, abort, message);
       },
       failed: (job, err) => {
         if (!live()) return;

@@ -1,8 +1,8 @@
 /*
  * plugins/instances: what plugins.json says should run. This file reads and writes the
  * instance entries; config-checks.ts holds the checks the plugin's schemas cannot make,
- * secrets.ts the hiding of secret fields, http-limits.ts and worker-limits.ts the bounds an
- * entry may set.
+ * secrets.ts the hiding of secret fields, http-limits.ts, worker-limits.ts and quotas.ts the
+ * bounds an entry may set.
  */
 import { readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { z } from 'zod';
@@ -10,6 +10,8 @@ import { deviceFromId, formatZodError } from '@heliograph/plugins-sdk';
 import { ConfigError } from '../../config/load.js';
 import { httpLimitsSchema } from './http-limits.js';
 import { workerLimitsSchema } from './worker-limits.js';
+import { quotasSchema } from './quotas.js';
+import { grantsSchema } from './grants.js';
 import { deviceEntryId } from './config-checks.js';
 
 const deviceId = z.string().refine((id) => {
@@ -34,10 +36,16 @@ export const instanceSchema = z
       )
       .default([]),
     config: z.record(z.string(), z.unknown()).default({}),
-    // Where the plugin's code runs; default "worker" for plugins from node_modules, "process-local" for bundled ones.
-    isolation: z.enum(['worker', 'process-local']).optional(),
+    // Where the plugin's code runs: "process" (a sandboxed process of its own; "worker", its
+    // old name, is still accepted) or "process-local" (the server's process, bundled plugins
+    // only). Default "process" for third-party plugins, which always run sandboxed, and
+    // "process-local" for bundled ones.
+    isolation: z.enum(['process', 'worker', 'process-local']).optional(),
     http: httpLimitsSchema.optional(),
     worker: workerLimitsSchema.optional(),
+    quotas: quotasSchema.optional(),
+    // What the owner approved of the grants the plugin's manifest asks for (grants.ts).
+    grants: grantsSchema.optional(),
   })
   .strict();
 

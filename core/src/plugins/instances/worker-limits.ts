@@ -1,10 +1,13 @@
 import { z } from 'zod';
 
-/** Bounds on a plugin instance that runs in a worker process. */
+/** Bounds on a plugin instance that runs in a process of its own (`worker` in plugins.json, its first name). */
 export interface WorkerLimits {
-  /** V8 old-generation heap of the worker; a leak past it ends the worker, not the process. */
+  /** V8 old-generation heap of the plugin's process; a leak past it ends that process, not the server. */
   maxMemoryMb: number;
-  /** A worker whose event loop does not answer a ping within this long is terminated. */
+  /**
+   * A process whose event loop spends this much CPU time without answering a ping is
+   * terminated (six times as long of wall clock without CPU, too).
+   */
   watchdogMs: number;
 }
 
@@ -19,14 +22,14 @@ export const workerLimitsSchema = z
       .min(16)
       .max(4096)
       .optional()
-      .describe('Heap limit of the worker in MB (default 128).'),
+      .describe("Heap limit of the plugin's process in MB (default 128)."),
     watchdogMs: z
       .number()
       .int()
       .min(100)
       .max(10 * 60_000)
       .optional()
-      .describe('Ping timeout of the worker in ms (default 10000).'),
+      .describe("CPU time in ms the plugin's process may spend without answering a ping (default 10000)."),
   })
   .strict();
 

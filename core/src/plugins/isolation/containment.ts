@@ -169,6 +169,10 @@ function scopedIntegration(
     get siteId() {
       return integration.siteId;
     },
+    // The handler runs in the plugin's scope: what it throws, or its sockets later, is the plugin's.
+    acceptUpgrades: core(
+      coreRegistration(({ prefix, handler }) => integration.acceptUpgrades({ prefix, handler: inScope(handler) })),
+    ),
   };
 }
 

@@ -1,6 +1,7 @@
 /*
  * plugins/scheduling: when a plugin's jobs run (`ctx.scheduler`: every n ms, daily at a
- * local time), on the server's clock.
+ * local time), on the server's clock, and how long a run may take before the job is called
+ * hung and its instance restarted.
  */
 import { DateTime } from 'luxon';
 import type { Clock } from '../../clock.js';
@@ -9,12 +10,19 @@ import type { Clock } from '../../clock.js';
 export interface JobReporter {
   succeeded(job: string): void;
   failed(job: string, error: unknown): void;
+  /**
+   * A run did not settle within the job's timeout: the host restarts the instance (its
+   * process). Without it (the plugin harness) the run counts as failed.
+   */
+  hung?(job: string, message: string): void;
 }
 
 export interface EveryOptions {
   name: string;
   intervalMs: number;
   immediate?: boolean;
+  /** Longest run; default {@link jobTimeoutMs}. */
+  timeoutMs?: number;
   run(args: { signal: AbortSignal }): Promise<void> | void;
 }
 
@@ -23,6 +31,8 @@ export interface DailyOptions {
   /** `HH:MM` local times. */
   times: string[];
   timeZone: string;
+  /** Longest run; default {@link jobTimeoutMs}. */
+  timeoutMs?: number;
   run(args: { signal: AbortSignal }): Promise<void> | void;
 }
 
@@ -33,6 +43,20 @@ export interface JobScheduler {
 }
 
 const MAX_BACKOFF_MS = 15 * 60_000;
+/** The least and most a run may take by default, whatever its interval. */
+const MIN_JOB_TIMEOUT_MS = 60_000;
+const MAX_JOB_TIMEOUT_MS = 30 * 60_000;
+
+/**
+ * How long a run of a job may take: its own `timeoutMs`, else twice the interval of an
+ * `every` job (a 5 s poll 1 min, an hourly fetch 30 min), within 1 to 30 minutes; 30
+ * minutes for a daily job.
+ */
+export function jobTimeoutMs(job: { timeoutMs?: number; intervalMs?: number }): number {
+  if (job.timeoutMs !== undefined && job.timeoutMs > 0) return job.timeoutMs;
+  if (job.intervalMs === undefined) return MAX_JOB_TIMEOUT_MS;
+  return Math.min(Math.max(job.intervalMs * 2, MIN_JOB_TIMEOUT_MS), MAX_JOB_TIMEOUT_MS);
+}
 
 /** Refuses an `every` job whose interval is not a positive number. */
 export function checkEvery(options: Pick<EveryOptions, 'name' | 'intervalMs'>): void {
@@ -46,24 +70,56 @@ export function dailyTimes(options: Pick<DailyOptions, 'name' | 'times'>): Array
   return options.times.map((t) => parseTimeOfDay(t, options.name));
 }
 
+/** A run that did not settle within its job's timeout. */
+export class JobTimeoutError extends Error {
+  override name = 'JobTimeoutError';
+  readonly code = 'JOB_TIMEOUT';
+}
+
 /**
  * Runs a job once and tells the reporter how it went; nothing is reported once the instance
- * stopped (`signal` aborted). Resolves with what the run threw, if it threw.
+ * stopped (`signal` aborted). Resolves with what the run threw, if it threw. A run still
+ * going after `timeoutMs` is reported hung (and left behind: nothing can stop a promise).
  */
 export async function runReported(
   name: string,
   run: EveryOptions['run'],
   signal: AbortSignal,
   reporter: JobReporter,
+  timeoutMs?: number,
 ): Promise<{ ok: true } | { ok: false; error: unknown }> {
+  let timer: NodeJS.Timeout | undefined;
+  const deadline =
+    timeoutMs === undefined
+      ? undefined
+      : new Promise<never>((_resolve, reject) => {
+          timer = setTimeout(
+            () =>
+              reject(
+                new JobTimeoutError(
+                  `job ${name} did not finish within ${formatMs(timeoutMs)} (JOB_TIMEOUT); the plugin is restarted`,
+                ),
+              ),
+            timeoutMs,
+          );
+        });
   try {
-    await run({ signal });
+    const running = Promise.resolve().then(() => run({ signal }));
+    await (deadline ? Promise.race([running, deadline]) : running);
     if (!signal.aborted) reporter.succeeded(name);
     return { ok: true };
   } catch (error) {
-    if (!signal.aborted) reporter.failed(name, error);
+    if (signal.aborted) return { ok: false, error };
+    if (error instanceof JobTimeoutError && reporter.hung) reporter.hung(name, error.message);
+    else reporter.failed(name, error);
     return { ok: false, error };
+  } finally {
+    clearTimeout(timer);
   }
+}
+
+function formatMs(ms: number): string {
+  return ms % 1000 === 0 ? `${ms / 1000} s` : `${ms} ms`;
 }
 
 /**
@@ -98,7 +154,7 @@ export class PluginScheduler implements JobScheduler {
     let timer: NodeJS.Timeout | undefined;
     const loop = async () => {
       if (stopped || this.signal.aborted) return;
-      const ok = await this.runOnce(options.name, (ctx) => options.run(ctx));
+      const ok = await this.runOnce(options.name, (ctx) => options.run(ctx), jobTimeoutMs(options));
       failures = ok ? 0 : failures + 1;
       if (!stopped) timer = this.later(loop, ok ? options.intervalMs : backoffDelay(options.intervalMs, failures));
     };
@@ -121,7 +177,7 @@ export class PluginScheduler implements JobScheduler {
     };
     const fire = async () => {
       if (stopped || this.signal.aborted) return;
-      const ok = await this.runOnce(options.name, (ctx) => options.run(ctx));
+      const ok = await this.runOnce(options.name, (ctx) => options.run(ctx), jobTimeoutMs(options));
       if (ok) {
         failures = 0;
         schedule();
@@ -140,8 +196,8 @@ export class PluginScheduler implements JobScheduler {
     };
   }
 
-  private async runOnce(name: string, run: EveryOptions['run']): Promise<boolean> {
-    return (await runReported(name, run, this.signal, this.reporter)).ok;
+  private async runOnce(name: string, run: EveryOptions['run'], timeoutMs: number): Promise<boolean> {
+    return (await runReported(name, run, this.signal, this.reporter, timeoutMs)).ok;
   }
 
   private later(fn: () => void | Promise<void>, ms: number): NodeJS.Timeout {

@@ -1,6 +1,6 @@
 /*
- * Starting a plugin's worker process and telling how it ended. A child process rather than a
- * worker thread: a native module (serialport, say) may only be entered from the thread that
+ * Starting a plugin's process (sandboxed: sandbox.ts) and telling how it ended. A child
+ * process rather than a worker thread: a native module (serialport, say) may only be entered from the thread that
  * loaded it and can abort or crash the whole process; in a process of its own that takes only
  * the plugin down. The memory limit is V8's heap limit of that process; the last lines the
  * process wrote to stderr say why it died when it could not say so itself.
@@ -8,14 +8,15 @@
 import { fork, type ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import type { WorkerLimits } from '../../instances/worker-limits.js';
+import type { Sandbox } from './sandbox.js';
 
-/** Flags of `npm start` that keep a process small on a small device; worker processes get them too. */
+/** Flags of `npm start` that keep a process small on a small device; plugin processes get them too. */
 const MEMORY_FLAGS = /^--(max-semi-space-size|v8-pool-size)=/;
 
-/** Kept of a worker process's stderr, for the reason of a death it could not report. */
+/** Kept of a plugin process's stderr, for the reason of a death it could not report. */
 const STDERR_TAIL_BYTES = 4096;
 
-/** A worker process died natively (a signal, V8's fatal error) before its setup finished. */
+/** A plugin's process died natively (a signal, V8's fatal error) before its setup finished. */
 export class ProcessCrashError extends Error {
   override name = 'ProcessCrashError';
 }
@@ -30,16 +31,19 @@ export interface ExitWatch {
 /** Forks `entry` with an IPC channel that carries structured-cloned messages. */
 export function forkPluginProcess(
   entry: URL,
-  options: { name: string; maxMemoryMb: number },
+  options: { name: string; maxMemoryMb: number; sandbox: Sandbox },
 ): { child: ChildProcess; exit: ExitWatch } {
   const child = fork(fileURLToPath(entry), [options.name], {
     serialization: 'advanced',
-    // The heap limit and the server's memory-saving V8 flags; its other flags (a test
-    // runner's, an inspector's) are not the plugin's.
+    // The heap limit, the server's memory-saving V8 flags and the sandbox; its other flags
+    // (a test runner's, an inspector's) are not the plugin's, nor is its environment.
     execArgv: [
       `--max-old-space-size=${options.maxMemoryMb}`,
       ...process.execArgv.filter((flag) => MEMORY_FLAGS.test(flag)),
+      ...options.sandbox.execArgv,
     ],
+    env: options.sandbox.env,
+    cwd: options.sandbox.cwd,
     stdio: ['ignore', 'inherit', 'pipe', 'ipc'],
   });
   let tail = '';
@@ -60,7 +64,7 @@ function outOfMemory(stderr: string): boolean {
   return /heap out of memory|Reached heap limit/.test(stderr);
 }
 
-/** Why a worker process ended, for the instance's status. */
+/** Why a plugin's process ended, for the instance's status. */
 export function describeExit(
   code: number | null,
   signal: NodeJS.Signals | null,

@@ -1,6 +1,7 @@
 /*
- * What the host knows of a plugin that runs in a worker process, learnt without importing it
- * into the server's process: its config schema, read by a short-lived process as JSON Schema and
+ * What the host knows of a plugin that runs in a process of its own, learnt without importing it
+ * into the server's process: its config schema, read by a short-lived sandboxed process (with
+ * nothing writable) as JSON Schema and
  * turned back into a zod schema here. That schema checks plugins.json and draws the settings
  * form; refinements it cannot carry are checked again by the plugin's own schema in its
  * worker before setup.
@@ -10,8 +11,9 @@ import { z } from 'zod';
 import type { PluginDefinition } from '@heliograph/plugins-sdk';
 import { ConfigError } from '../../../config/load.js';
 import { idMismatch, type DiscoveredPlugin } from '../../discovery/discovery.js';
-import { DEFAULT_WORKER_LIMITS, type WorkerLimits } from '../../instances/worker-limits.js';
+import type { WorkerLimits } from '../../instances/worker-limits.js';
 import { describeExit, forkPluginProcess } from './child.js';
+import type { Sandbox } from './sandbox.js';
 
 const ENTRY = new URL('./describe-entry.js', import.meta.url);
 /** Loading a plugin's module takes well under a second; past this it is stuck. */
@@ -30,9 +32,10 @@ const answerSchema = z.union([
 /** A stand-in definition: the plugin's id and config schema; its setup runs only in a worker. */
 export async function definitionFromWorker(
   plugin: DiscoveredPlugin,
-  limits: WorkerLimits = DEFAULT_WORKER_LIMITS,
+  limits: WorkerLimits,
+  sandbox: Sandbox,
 ): Promise<PluginDefinition> {
-  const { id, schema, deviceSchema } = await describedOnce(plugin, limits);
+  const { id, schema, deviceSchema } = await describedOnce(plugin, limits, sandbox);
   const mismatch = idMismatch(plugin, id);
   if (mismatch) throw new ConfigError(mismatch);
   return {
@@ -41,7 +44,7 @@ export async function definitionFromWorker(
     deviceConfigSchema: deviceSchema && (z.fromJSONSchema(deviceSchema) as z.ZodType<Record<string, unknown>>),
     setup() {
       throw new Error(
-        `plugin ${plugin.manifest.id} runs in a worker process; its setup is not called in the server's process`,
+        `plugin ${plugin.manifest.id} runs in a process of its own; its setup is not called in the server's process`,
       );
     },
   };
@@ -55,27 +58,28 @@ type Described = { id: string; schema: Record<string, unknown>; deviceSchema?: R
  */
 const described = new Map<string, Promise<Described>>();
 
-function describedOnce(plugin: DiscoveredPlugin, limits: WorkerLimits): Promise<Described> {
+function describedOnce(plugin: DiscoveredPlugin, limits: WorkerLimits, sandbox: Sandbox): Promise<Described> {
   let key = plugin.entry;
   try {
     key += `@${statSync(plugin.entry).mtimeMs}`;
   } catch {
-    return describeInWorker(plugin, limits); // its load says what is missing
+    return describeInWorker(plugin, limits, sandbox); // its load says what is missing
   }
   let answer = described.get(key);
   if (!answer) {
-    answer = describeInWorker(plugin, limits);
+    answer = describeInWorker(plugin, limits, sandbox);
     described.set(key, answer);
     answer.catch(() => described.delete(key));
   }
   return answer;
 }
 
-function describeInWorker(plugin: DiscoveredPlugin, limits: WorkerLimits): Promise<Described> {
+function describeInWorker(plugin: DiscoveredPlugin, limits: WorkerLimits, sandbox: Sandbox): Promise<Described> {
   return new Promise((resolve, reject) => {
     const { child, exit } = forkPluginProcess(ENTRY, {
       name: `describe:${plugin.manifest.id}`,
       maxMemoryMb: limits.maxMemoryMb,
+      sandbox,
     });
     child.send({ entry: plugin.entry });
     const timer = setTimeout(

@@ -1,5 +1,5 @@
 /*
- * The main module of a plugin's worker process: imports the plugin, parses its config with
+ * The main module of a plugin's sandboxed process (sandbox.ts): imports the plugin, parses its config with
  * the plugin's own schema, runs its setup against a context that forwards every call to the
  * host over the IPC channel, then serves the host's calls (job runs, writes, pings) until it
  * is told to stop. An exception or rejection nobody handles is reported to the host as a
@@ -12,10 +12,13 @@ import { errorToFields, type ToWorker } from './protocol.js';
 import { parseConfig } from '../../instances/config-checks.js';
 import { WorkerContext } from './worker-context.js';
 import { processPort, whenStarted } from './process-port.js';
+import { reportRefusals } from './refusals.js';
 
 const port = processPort();
 const start = await whenStarted();
 const context = new WorkerContext(port, start);
+// Before the plugin's module is imported: every refusal of the sandbox reaches the host.
+reportRefusals((refusal) => context.port.postMessage({ type: 'denied', ...refusal }));
 let cleanup: Cleanup | undefined;
 
 process.on('message', (message: ToWorker) => {

@@ -4,19 +4,25 @@
  * message per call would reach it as one run (and one update to clients, totals recomputed
  * in between) per message. So messages queue here in order and leave as one `batch`: at the
  * end of the current synchronous run, or, while a job run or write handler of the plugin is
- * under way, when the last of them settles. A request that waits for its answer (record,
- * store) sends the queue first.
+ * under way, when one of them settles. A request that waits for its answer (record, store)
+ * sends the queue first. A run that never settles holds nothing for long: what waits leaves
+ * after {@link MAX_HOLD_MS} at the latest, so the other runs' replies, writes and publishes
+ * reach the host while the hung run waits for its timeout.
  */
 import type { WorkerPort } from './process-port.js';
 
 /** Queued messages past this leave at once, so a long run cannot hold memory without bound. */
 const MAX_QUEUED = 1000;
+/** Longest a queued message waits for runs under way. */
+const MAX_HOLD_MS = 250;
 
 export class Outbox implements WorkerPort {
   private queue: unknown[] = [];
   private scheduled = false;
   /** Job runs and writes under way: their messages wait for the last to settle. */
   private running = 0;
+  /** Ends a hold that lasts too long (a run that does not settle). */
+  private holdTimer: NodeJS.Timeout | undefined;
 
   constructor(private readonly port: WorkerPort) {}
 
@@ -45,11 +51,14 @@ export class Outbox implements WorkerPort {
       return await work();
     } finally {
       this.running -= 1;
-      this.schedule();
+      // This run's messages (its reply above all) leave now, whatever else still runs.
+      this.flush();
     }
   }
 
   flush(): void {
+    clearTimeout(this.holdTimer);
+    this.holdTimer = undefined;
     if (this.queue.length === 0) return;
     const messages = this.queue;
     this.queue = [];
@@ -62,6 +71,7 @@ export class Outbox implements WorkerPort {
     queueMicrotask(() => {
       this.scheduled = false;
       if (this.running === 0) this.flush();
+      else if (this.queue.length > 0) this.holdTimer ??= setTimeout(() => this.flush(), MAX_HOLD_MS);
     });
   }
 }

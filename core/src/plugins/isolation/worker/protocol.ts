@@ -24,8 +24,20 @@ export const workerDeclarationSchema = z.object({
 const errorFields = { error: z.string().optional(), errorName: z.string().optional(), answer: z.string().optional() };
 
 export const jobScheduleSchema = z.discriminatedUnion('kind', [
-  z.object({ kind: z.literal('every'), name: z.string(), intervalMs: z.number(), immediate: z.boolean().optional() }),
-  z.object({ kind: z.literal('daily'), name: z.string(), times: z.array(z.string()), timeZone: z.string().optional() }),
+  z.object({
+    kind: z.literal('every'),
+    name: z.string(),
+    intervalMs: z.number(),
+    immediate: z.boolean().optional(),
+    timeoutMs: z.number().positive().optional(),
+  }),
+  z.object({
+    kind: z.literal('daily'),
+    name: z.string(),
+    times: z.array(z.string()),
+    timeZone: z.string().optional(),
+    timeoutMs: z.number().positive().optional(),
+  }),
 ]);
 
 /** What a worker sends. `call` numbers a request that expects a `reply`. */
@@ -54,6 +66,15 @@ export const fromWorkerSchema = z.discriminatedUnion('type', [
   }),
   z.object({ type: z.literal('dispose'), id }),
   z.object({ type: z.literal('http-timeout'), message: z.string() }),
+  /** ctx.http refused a host its grants do not name (GRANT_MISSING). */
+  z.object({ type: z.literal('http-refused'), host: z.string().max(300), message: z.string().max(2000) }),
+  /** The sandbox refused a call of the plugin (ERR_ACCESS_DENIED): refusals.ts. */
+  z.object({
+    type: z.literal('denied'),
+    permission: z.string().max(100),
+    resource: z.string().max(4096),
+    api: z.string().max(200),
+  }),
   /**
    * A method of the context as context/methods.ts describes it; `call` when the worker waits for
    * the answer. Its arguments are checked against the method's own schema when it is applied.
@@ -106,7 +127,8 @@ export type ToWorker =
   /** A write attempt for the `ctx.site.onWrite` held under `id`. */
   | { type: 'site-write'; id: number; write: SiteWrite }
   | { type: 'reply'; call: number; ok: true; value?: unknown }
-  | { type: 'reply'; call: number; ok: false; error: string };
+  /** `code`: a refusal's stable code (`STORE_QUOTA_EXCEEDED`), set on the error the plugin sees. */
+  | { type: 'reply'; call: number; ok: false; error: string; code?: string };
 
 /** What the worker process is started with (its first message, structured-cloned). */
 export interface WorkerStart {
@@ -124,4 +146,6 @@ export interface WorkerStart {
   /** The instance's config as plugins.json holds it; the worker parses it with the plugin's schema. */
   config: unknown;
   http: { maxResponseBytes: number; timeoutMs: number; maxJsonDepth: number };
+  /** The hosts ctx.http may reach (the instance's grants); absent: any. */
+  hosts?: string[];
 }

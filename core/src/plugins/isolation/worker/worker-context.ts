@@ -1,5 +1,5 @@
 /*
- * The plugin context inside a plugin's worker process: the same SDK surface, each call sent
+ * The plugin context inside a plugin's own process: the same SDK surface, each call sent
  * over the IPC channel to the host-side context. Calls that answer nothing (publish, log) are sent and
  * forgotten; those that return a promise (record, store) wait for the host's reply. Jobs and
  * write handlers stay here under ids: the host's scheduler and write service call them by id,
@@ -71,6 +71,8 @@ export class WorkerContext {
         signal: this.abort.signal,
         limits: this.start.http,
         onTimeout: (message) => send({ type: 'http-timeout', message }),
+        hosts: this.start.hosts,
+        onHostRefused: (host, message) => send({ type: 'http-refused', host, message }),
       }));
     // The plain-data methods (context/methods.ts), each sent to the host by its kind. An
     // event's arguments are copied at once: the plugin may change them before the batch leaves.
@@ -102,9 +104,21 @@ export class WorkerContext {
       status: remote.status,
       scheduler: {
         every: (job) =>
-          this.schedule({ kind: 'every', name: job.name, intervalMs: job.intervalMs, immediate: job.immediate }, job),
+          this.schedule(
+            {
+              kind: 'every',
+              name: job.name,
+              intervalMs: job.intervalMs,
+              immediate: job.immediate,
+              timeoutMs: job.timeoutMs,
+            },
+            job,
+          ),
         daily: (job) =>
-          this.schedule({ kind: 'daily', name: job.name, times: [...job.times], timeZone: job.timeZone }, job),
+          this.schedule(
+            { kind: 'daily', name: job.name, times: [...job.times], timeZone: job.timeZone, timeoutMs: job.timeoutMs },
+            job,
+          ),
       },
       forecast: remote.forecast,
       prices: {
@@ -116,7 +130,7 @@ export class WorkerContext {
         },
       },
       integration: unavailableIntegration(
-        'not available to a plugin in a worker thread; run it with "isolation": "process-local"',
+        'not available to a plugin that runs in a process of its own (third-party plugins always do); a bundled integration runs with "isolation": "process-local"',
       ),
       get http() {
         return makeHttp();
@@ -193,7 +207,7 @@ export class WorkerContext {
       const waiting = this.pending.get(message.call);
       this.pending.delete(message.call);
       if (message.ok) waiting?.resolve(message.value);
-      else waiting?.reject(new Error(message.error));
+      else waiting?.reject(Object.assign(new Error(message.error), message.code ? { code: message.code } : {}));
       return;
     }
     if (message.type !== 'call') return;

@@ -10,6 +10,7 @@
  * at risk: nothing of the plugin runs in its process.
  */
 import { type ChildProcess } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { performance } from 'node:perf_hooks';
 import type {
   DeviceDeclaration,
@@ -26,6 +27,8 @@ import type { WorkerLimits } from '../../instances/worker-limits.js';
 import type { z } from 'zod';
 import { CTX_METHODS, ctxFunction } from '../../context/methods.js';
 import { ProcessCrashError, forkPluginProcess, describeExit, type ExitWatch } from './child.js';
+import type { Refusal } from './refusals.js';
+import type { Sandbox } from './sandbox.js';
 import {
   batchSchema,
   errorFromFields,
@@ -48,6 +51,13 @@ const STOP_GRACE_MS = 8_000;
  * a plugin's dependencies blocks its event loop for a while on a small machine.
  */
 const SETUP_WATCHDOG_MS = 10_000;
+/**
+ * The watchdog counts the CPU time the plugin's process used while it did not answer, not
+ * the wall clock: on a loaded machine a healthy process waits for a core, and is not killed
+ * for it. A process silent this many times its limit without using the CPU (stuck in a
+ * blocking wait) is ended all the same.
+ */
+const SILENT_WALL_FACTOR = 6;
 
 export interface WorkerPluginOptions {
   /** The instance's host-side context; every call of the worker lands on it. */
@@ -58,6 +68,14 @@ export interface WorkerPluginOptions {
   config: unknown;
   http: HttpLimits;
   limits: WorkerLimits;
+  /** Its process's sandbox (sandbox.ts). */
+  sandbox: Sandbox;
+  /** The sandbox refused one of its calls: logged and audited by the host. */
+  refused(refusal: Refusal): void;
+  /** The hosts its grants let ctx.http reach (checked in its process); undefined: any. */
+  hosts?: readonly string[];
+  /** ctx.http in the process was refused a host. */
+  hostRefused?(host: string, message: string): void;
   /** The worker failed after its setup: threw, ran out of memory, stopped answering. */
   crashed(message: string): void;
   /** An outbound request of the plugin timed out. */
@@ -84,6 +102,8 @@ class WorkerPlugin {
   /** `stopping`: its cleanup runs and may still call the context; then `ended`. */
   private phase: 'setup' | 'running' | 'stopping' | 'ended' = 'setup';
   private lastPong = performance.now();
+  /** CPU time of the process at the last pong, when the system tells it (Linux's /proc). */
+  private cpuAtPong: number | undefined;
   private readonly watchdog: NodeJS.Timeout;
   private settle!: { resolve(cleanup: Cleanup): void; reject(error: Error): void };
   /** Resolves once a stopping worker's process has gone. */
@@ -104,11 +124,14 @@ class WorkerPlugin {
       },
       config: options.config,
       http: options.http,
+      ...(options.hosts && { hosts: [...options.hosts] }),
     };
     ({ child: this.worker, exit: this.exit } = forkPluginProcess(ENTRY, {
       name: `plugin:${ctx.instanceId}`,
       maxMemoryMb: options.limits.maxMemoryMb,
+      sandbox: options.sandbox,
     }));
+    this.cpuAtPong = cpuMsOf(this.worker.pid);
     this.worker.on('message', (message: unknown) => this.receive(message));
     this.worker.on('error', (err) => this.end(`crashed: its process could not run: ${err.message}`));
     // 'close', not 'exit': the last of its stderr ("Reached heap limit") is read by then.
@@ -128,10 +151,19 @@ class WorkerPlugin {
         ? Math.max(SETUP_WATCHDOG_MS, this.options.limits.watchdogMs)
         : this.options.limits.watchdogMs;
     if (silentMs > limit) {
-      this.end(`its worker did not answer for ${Math.round(silentMs)} ms (a busy loop?) and was terminated`);
-      return;
+      const cpu = cpuMsOf(this.worker.pid);
+      const busyMs = cpu === undefined || this.cpuAtPong === undefined ? silentMs : cpu - this.cpuAtPong;
+      if (busyMs > limit || silentMs > limit * SILENT_WALL_FACTOR) {
+        this.end(`its worker did not answer for ${Math.round(silentMs)} ms (a busy loop?) and was terminated`);
+        return;
+      }
     }
     this.send({ type: 'ping' });
+  }
+
+  private ponged(): void {
+    this.lastPong = performance.now();
+    this.cpuAtPong = cpuMsOf(this.worker.pid);
   }
 
   /** A message, or a batch of them applied in order in this one synchronous run (one tick). */
@@ -163,8 +195,9 @@ class WorkerPlugin {
     const { ctx } = this.options;
     switch (message.type) {
       case 'pong':
-        this.lastPong = performance.now();
-        return;
+        return this.ponged();
+      case 'denied':
+        return this.options.refused({ permission: message.permission, resource: message.resource, api: message.api });
       case 'crashed':
         this.crashReport = `crashed: ${message.error ?? 'an unknown error'}`;
         return;
@@ -214,8 +247,9 @@ class WorkerPlugin {
         this.registrations.delete(message.id);
         return;
       case 'http-timeout':
-        this.options.timedOut(message.message);
-        return;
+        return this.options.timedOut(message.message);
+      case 'http-refused':
+        return this.options.hostRefused?.(message.host, message.message);
       case 'site-subscribe': {
         const { id } = message;
         const onValues = (values: Record<string, MetricValue>, { time }: { time: number }) =>
@@ -262,7 +296,16 @@ class WorkerPlugin {
   private answer(call: number, result: Promise<unknown>): void {
     result.then(
       (value) => this.send({ type: 'reply', call, ok: true, value }),
-      (err: unknown) => this.send({ type: 'reply', call, ok: false, error: errorMessage(err) }),
+      (err: unknown) => {
+        const code = (err as { code?: unknown } | null)?.code;
+        this.send({
+          type: 'reply',
+          call,
+          ok: false,
+          error: errorMessage(err),
+          code: typeof code === 'string' ? code : undefined,
+        });
+      },
     );
   }
 
@@ -335,4 +378,20 @@ class WorkerPlugin {
 /** A forwarded method's arguments, checked against its schema in context/methods.ts. */
 function ctxArguments(message: Extract<FromWorker, { type: 'ctx' }>) {
   return (CTX_METHODS[message.method].args as z.ZodType<unknown[]>).safeParse(message.args);
+}
+
+/** Clock ticks per second of /proc's CPU times: 100 on every Linux Node runs on. */
+const CLOCK_TICKS = 100;
+
+/** User and system CPU time of a process in ms, from /proc; undefined where there is none. */
+function cpuMsOf(pid: number | undefined): number | undefined {
+  if (pid === undefined) return undefined;
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    // After the command's name (in parentheses, which may hold spaces): utime and stime are fields 14 and 15.
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return ((Number(fields[11]) + Number(fields[12])) * 1000) / CLOCK_TICKS;
+  } catch {
+    return undefined;
+  }
 }
