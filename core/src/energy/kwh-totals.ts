@@ -52,6 +52,9 @@ export function periodStart(time: number, period: ResetPeriod, timeZone: string)
   return periodBounds(time, period, timeZone).start;
 }
 
+/** Energy series of past readings by total name (`load_energy`): period-to-date kWh points, as PastEnergy counts them. */
+export type PastEnergySeries = ReadonlyArray<readonly [name: string, points: ReadonlyArray<readonly [number, number]>]>;
+
 /**
  * Integrates the total/* power topics into period-to-date kWh totals. Power is taken to
  * hold from one reading to the next (within 5 minutes); an interval that crosses the start
@@ -71,6 +74,12 @@ export class EnergyTotals {
   private periodEndMs = 0;
   private lastTime = 0;
   private lastPower = new Map<TopicState, number | null>();
+  /** Whether this period's count began in this process with nothing saved for it (past energy may be added). */
+  private freshPeriod = false;
+  /** The first tick with a power to count: past energy (a backfill's) is taken up to it, never after. */
+  private countingFrom = Infinity;
+  /** Each total's last past point (time, period-to-date kWh): the next one's rise is counted from it. */
+  private readonly lastPast = new Map<string, [number, number]>();
 
   constructor(
     private readonly registry: TopicRegistry,
@@ -126,6 +135,7 @@ export class EnergyTotals {
         )
       ).map((r) => [r.name, r]),
     );
+    this.freshPeriod = ![...saved.values()].some((row) => row.period_start === this.periodStartMs);
     for (const def of ENERGY_TOTALS) {
       const power = this.registry.get(`total/${def.power}`);
       if (!power) throw new Error(`total/${def.power} must be defined before energy totals start`);
@@ -172,6 +182,32 @@ export class EnergyTotals {
       });
   }
 
+  /**
+   * The energy series of past readings (a first start's backfill: period-to-date kWh by total
+   * name, `load_energy`, as PastEnergy counts them): their rises within the current period,
+   * before the live count began, are added to the live totals, so the period's figures
+   * include what was recorded of it. Read as history reads them: a drop, or a point earlier
+   * than the last, starts a new count. Ignored when the period's totals were saved before
+   * this start (they already hold what the first start added; a backfill resumed after a
+   * restart shows in history, not in the live totals).
+   */
+  addPast(series: PastEnergySeries): void {
+    if (!this.freshPeriod) return;
+    for (const [name, points] of series) {
+      const acc = this.accumulators.find((a) => a.state.meta.topic === `total/${name}`);
+      if (!acc) continue;
+      const before = acc.kwh;
+      for (const [time, kwh] of points) {
+        const last = this.lastPast.get(name);
+        const rise = last && time > last[0] && kwh >= last[1] ? kwh - last[1] : kwh;
+        this.lastPast.set(name, [time, kwh]);
+        if (time >= this.periodStartMs && time < this.periodEndMs && time <= this.countingFrom) acc.kwh += rise;
+      }
+      // Shown (and saved) at once, not at the next reading's tick, which may be a poll interval away.
+      if (acc.kwh !== before) this.registry.publish(acc.state, roundTo(acc.kwh, 3));
+    }
+  }
+
   /** Current kWh of a total (tests). */
   kwh(name: string): number | undefined {
     return this.accumulators.find((a) => a.state.meta.topic === `total/${name}`)?.kwh;
@@ -208,6 +244,7 @@ export class EnergyTotals {
       ({ start: this.periodStartMs, end: this.periodEndMs } = periodBounds(now, this.period, this.timeZone));
       for (const acc of this.accumulators) acc.kwh = 0;
       from = Math.max(from, this.periodStartMs);
+      this.freshPeriod = false;
     }
     const dt = now - from;
     if (dt > 0 && now - this.lastTime <= MAX_GAP_MS) {
@@ -220,6 +257,7 @@ export class EnergyTotals {
     for (const acc of this.accumulators) {
       const value = this.registry.visibleValue(acc.power);
       this.lastPower.set(acc.power, typeof value === 'number' ? value : null);
+      if (typeof value === 'number' && this.countingFrom === Infinity) this.countingFrom = now;
     }
     for (const acc of this.accumulators) this.registry.setDerived(acc.state, roundTo(acc.kwh, 3), tick);
     this.saveSoon();

@@ -4,22 +4,33 @@
  * inverters' power, the batteries' power, state of charge, voltage, current and
  * temperature, all from the same steps, so the charge follows the recorded battery power),
  * so memory stays flat however many days are asked for.
+ *
+ * Newest day first: a first pass runs the model through the whole span without recording
+ * (about a tenth of the work: recording is most of it), keeping the state at each local
+ * midnight and at the end; then today (from local midnight) is recorded, then yesterday, and
+ * so on, each day from its kept state. So today's figures are there within a second or two,
+ * every day joins the next without a jump, and the live simulation goes on from the end.
  */
 import type { Device, PluginContext } from '@heliograph/plugins-sdk';
+import { DateTime } from 'luxon';
 import { recordedBatteryValues, recordedInverterValues } from './declarations.js';
 import { STEP_MS } from './live.js';
-import { type BackfillProgress, STORE_KEYS } from './persisted.js';
+import { type BackfillProgress, type BackfillSegment, STORE_KEYS } from './persisted.js';
 import {
   initialState,
   type BatteryReading,
   type InverterSettings,
   type SiteModel,
   type SiteReadings,
+  type SiteState,
   step,
 } from './site.js';
 
 const CHUNK_MS = 3_600_000;
 const STEPS_PER_CHUNK = CHUNK_MS / STEP_MS;
+const DAY_MS = 86_400_000;
+/** Progress is saved after this many recorded hours (and at each day's end), so a restart loses little. */
+const SAVE_EVERY_CHUNKS = 6;
 
 /** A battery's recorded values, or none when the model has no reading for it. */
 function recordedBatteryReading(reading: BatteryReading | undefined): Record<string, number> | undefined {
@@ -88,16 +99,70 @@ class DeviceColumns {
   }
 }
 
-/** The backfill of `days` ending at `startedAt` (first reading at from, last at to - 10 s). */
-export function planBackfill(model: SiteModel, startedAt: number, days: number, initialSoc: number): BackfillProgress {
-  const to = Math.floor(startedAt / STEP_MS) * STEP_MS;
-  const from = to - days * 86_400_000;
-  return { from, to, next: from, state: initialState(model, from - STEP_MS, initialSoc), done: false };
+/** Lets the live poll and API requests in between chunks of work. */
+const yieldToLoop = () => new Promise((resolve) => setImmediate(resolve));
+
+/**
+ * The local midnights after `from` and up to the last reading (before `to`), newest first: where
+ * the backfill's days begin. On the 10-s grid, as every reading is.
+ */
+export function dayStarts(from: number, to: number, timeZone: string): number[] {
+  const starts: number[] = [];
+  let day = DateTime.fromMillis(to - STEP_MS, { zone: timeZone }).startOf('day');
+  for (let start = day.toMillis(); start > from; start = day.toMillis()) {
+    starts.push(Math.floor(start / STEP_MS) * STEP_MS);
+    day = day.minus({ days: 1 });
+  }
+  return starts;
 }
 
 /**
- * Records from `progress.next` on. Saves progress (and logs it) about every 10 %, so a
- * restart resumes rather than starts over; returns false when stopped before the end.
+ * The backfill of `days` ending at `startedAt` (first reading at from, last at to - 10 s): the
+ * first pass through the model, yielding to the event loop every simulated hour, that keeps
+ * the state at each day's start and at the end. Undefined when stopped meanwhile.
+ */
+export async function planBackfill(args: {
+  model: SiteModel;
+  startedAt: number;
+  days: number;
+  initialSoc: number;
+  timeZone: string;
+  settings: readonly InverterSettings[];
+  signal: AbortSignal;
+}): Promise<BackfillProgress | undefined> {
+  const { model, days, settings } = args;
+  const to = Math.floor(args.startedAt / STEP_MS) * STEP_MS;
+  const from = to - days * DAY_MS;
+  const bounds = [to, ...dayStarts(from, to, args.timeZone), from];
+  // Oldest first here: state after state, keeping the one just before each day's first reading.
+  let state = initialState(model, from - STEP_MS, args.initialSoc);
+  const segments: BackfillSegment[] = [];
+  for (let i = bounds.length - 1; i > 0; i--) {
+    const [next, end] = [bounds[i]!, bounds[i - 1]!];
+    segments.unshift({ next, to: end, state });
+    let steps = 0;
+    while (state.time + STEP_MS < end) {
+      state = step(model, state, STEP_MS, settings).state;
+      if (++steps % STEPS_PER_CHUNK === 0) {
+        await yieldToLoop();
+        if (args.signal.aborted) return undefined;
+      }
+    }
+  }
+  return { from, to, end: state, segments, done: false };
+}
+
+/** How many days of the span are recorded, for the progress report. */
+function daysDone(progress: BackfillProgress): number {
+  const left = progress.segments.reduce((sum, s) => sum + (s.to - s.next), 0);
+  return (progress.to - progress.from - left) / DAY_MS;
+}
+
+/**
+ * Records what `progress` has left, newest day first, reporting progress (ctx.status.progress,
+ * which the core shows and logs) after each hour and saving it every few hours and at each
+ * day's end, so a restart resumes rather than starts over; returns false when stopped before
+ * the end.
  */
 export async function runBackfill(args: {
   ctx: PluginContext;
@@ -111,42 +176,59 @@ export async function runBackfill(args: {
 }): Promise<boolean> {
   const { ctx, model, inverters, settings, signal } = args;
   const batteries = args.batteries ?? [];
-  const progress = { ...args.progress };
-  const total = progress.to - progress.from;
-  let state = progress.state;
-  let reportedTenths = Math.floor(((progress.next - progress.from) / total) * 10);
-  if (progress.next === progress.from) {
-    ctx.log.info(`backfilling ${Math.round(total / 86_400_000)} days of history`, {
-      from: new Date(progress.from).toISOString(),
+  const progress = { ...args.progress, segments: [...args.progress.segments] };
+  const days = Math.round((progress.to - progress.from) / DAY_MS);
+  const report = () =>
+    ctx.status.progress?.({
+      what: `Recording the demo's last ${days} ${days === 1 ? 'day' : 'days'}`,
+      done: daysDone(progress),
+      total: days,
+      unit: 'days',
     });
-  }
+  if (daysDone(progress) === 0)
+    ctx.log.info(`backfilling ${days} days of history, newest first`, { from: new Date(progress.from).toISOString() });
+  report();
   // One column block per device, reused chunk after chunk: a device's readings become
   // objects only for its own `record` call, and are garbage as soon as that call has them.
   const devices = [
     ...inverters.map((d, i) => new DeviceColumns(d.id, (r) => recordedInverterValues(r.inverters[i]!))),
     ...batteries.map((d, b) => new DeviceColumns(d.id, (r) => recordedBatteryReading(r.batteries[b]))),
   ];
-  while (progress.next < progress.to) {
+  let unsaved = 0;
+  while (progress.segments.length > 0) {
+    const segment = progress.segments[0]!;
     if (signal.aborted) return false;
-    const chunkEnd = Math.min(progress.next + CHUNK_MS, progress.to);
-    for (const d of devices) d.clear();
-    while (state.time + STEP_MS < chunkEnd) {
-      const result = step(model, state, STEP_MS, settings);
-      state = result.state;
-      for (const d of devices) d.add(result.readings);
-    }
+    const chunkEnd = Math.min(segment.next + CHUNK_MS, segment.to);
+    const state = recordChunk(model, segment.state, chunkEnd, settings, devices);
     for (const d of devices) await d.record(ctx);
-    progress.next = chunkEnd;
-    progress.state = state;
-    const tenths = Math.floor(((progress.next - progress.from) / total) * 10);
-    if (tenths > reportedTenths) {
-      reportedTenths = tenths;
+    const finished = chunkEnd >= segment.to;
+    if (finished) progress.segments.shift();
+    else progress.segments[0] = { next: chunkEnd, to: segment.to, state };
+    if (finished || ++unsaved >= SAVE_EVERY_CHUNKS) {
+      unsaved = 0;
       await ctx.store.set(STORE_KEYS.backfill, progress);
-      ctx.log.info(`backfill ${tenths * 10}% done`, { percent: tenths * 10 });
     }
-    // Let the live poll and API requests in between chunks even if `record` answered at once.
-    await new Promise((resolve) => setImmediate(resolve));
+    report();
+    await yieldToLoop();
   }
   await ctx.store.set(STORE_KEYS.backfill, { ...progress, done: true });
   return true;
+}
+
+/** Steps the model from `state` up to `chunkEnd`, adding each step's readings to the devices' columns. */
+function recordChunk(
+  model: SiteModel,
+  from: SiteState,
+  chunkEnd: number,
+  settings: readonly InverterSettings[],
+  devices: readonly DeviceColumns[],
+): SiteState {
+  let state = from;
+  for (const d of devices) d.clear();
+  while (state.time + STEP_MS < chunkEnd) {
+    const result = step(model, state, STEP_MS, settings);
+    state = result.state;
+    for (const d of devices) d.add(result.readings);
+  }
+  return state;
 }

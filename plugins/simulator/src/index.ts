@@ -21,7 +21,7 @@ import { configSchema, createSiteModel, isKnownTimeZone } from './config.js';
 import { BATTERY_METRICS, INVERTER_METRICS, MAX_CHARGE_CURRENT, SETTING_NAMES } from './declarations.js';
 import { demoForecast } from './forecast.js';
 import { LiveSimulation } from './live.js';
-import { loadBackfill, loadSettings, loadState, saveSettings, STORE_KEYS } from './persisted.js';
+import { type BackfillProgress, loadBackfill, loadSettings, loadState, saveSettings, STORE_KEYS } from './persisted.js';
 import { demoPriceSlots, demoPriceSlotsBetween } from './prices.js';
 import {
   initialState,
@@ -52,7 +52,10 @@ export default definePlugin({
     });
     const inverterIds = inverters.map((d) => d.id);
     const settings = await loadSettings(ctx.store, inverterIds);
-    const state = (await loadState(ctx.store)) ?? initialState(model, ctx.now(), config.initialSoc);
+    // The first start plans the backfill before the live simulation begins: the live battery
+    // goes on from the charge (and temperatures) the backfill ends with, without a jump.
+    const backfill = await prepareBackfill(ctx, { config, model, timeZone, settings, inverters });
+    const state = (await loadState(ctx.store)) ?? backfill?.end ?? initialState(model, ctx.now(), config.initialSoc);
     const sim = new LiveSimulation(ctx, model, inverters, batteries, state, settings);
 
     // Battery control steers the whole bank, declared on the first inverter. The power and
@@ -96,7 +99,9 @@ export default definePlugin({
         }
       },
     });
-    await scheduleBackfill(ctx, { config, model, inverters, batteries, settings });
+    // backfill_days 0 pauses a stored plan; any other value continues it as planned.
+    if (backfill && !backfill.done && config.backfill_days > 0)
+      scheduleBackfill(ctx, { model, inverters, batteries, settings, backfill });
     await scheduleDemoFeeds(ctx, { config, model, timeZone });
 
     // A forced command still in force is ended through the write path (audited) at the stop.
@@ -180,48 +185,76 @@ function declareDevices(
 }
 
 /**
- * The backfill runs as a scheduled job rather than a promise left running from setup:
- * setup returns at once, a failed chunk shows in the plugin's status and is retried with
- * the scheduler's back-off, it never overlaps itself, and tests can run it to the end.
- * The job unschedules itself once done; the stored progress keeps it from running again.
+ * The backfill's plan and progress: the stored one, or at the first start with
+ * `backfill_days` above 0 a new plan (the model's first pass through the span, about a second
+ * of work that yields to the event loop). Undefined when there is none to run or show.
  */
-async function scheduleBackfill(
+async function prepareBackfill(
   ctx: Ctx,
   {
     config,
     model,
+    timeZone,
+    settings,
+    inverters,
+  }: { config: Config; model: SiteModel; timeZone: string; settings: InverterSettings[]; inverters: Device[] },
+): Promise<BackfillProgress | undefined> {
+  const stored = await loadBackfill(ctx.store);
+  if (stored || config.backfill_days === 0 || inverters.length === 0) return stored;
+  const planned = await planBackfill({
+    model,
+    startedAt: ctx.now(),
+    days: config.backfill_days,
+    initialSoc: config.initialSoc,
+    timeZone,
+    settings,
+    signal: ctx.signal,
+  });
+  if (planned) await ctx.store.set(STORE_KEYS.backfill, planned);
+  return planned;
+}
+
+/**
+ * The backfill runs as a scheduled job rather than a promise left running from setup:
+ * setup returns at once, a failed chunk shows in the plugin's status and is retried with
+ * the scheduler's back-off, it never overlaps itself, and tests can run it to the end.
+ * The job unschedules itself once done; the stored progress keeps it from running again.
+ * A restart during the backfill continues the stored plan even if `backfill_days` changed.
+ */
+function scheduleBackfill(
+  ctx: Ctx,
+  {
+    model,
     inverters,
     batteries,
     settings,
-  }: { config: Config; model: SiteModel; inverters: Device[]; batteries: Device[]; settings: InverterSettings[] },
-): Promise<void> {
-  const backfill = await loadBackfill(ctx.store);
-  if (config.backfill_days > 0 && !backfill?.done && inverters.length > 0) {
-    let progress = backfill ?? planBackfill(model, ctx.now(), config.backfill_days, config.initialSoc);
-    await ctx.store.set(STORE_KEYS.backfill, progress);
-    let finished = false;
-    const stopBackfill: Disposer = ctx.scheduler.every({
-      name: 'backfill',
-      intervalMs: HOUR,
-      run: async ({ signal }) => {
-        if (finished) return;
-        progress = (await loadBackfill(ctx.store)) ?? progress;
-        finished = await runBackfill({
-          ctx,
-          model,
-          inverters,
-          batteries,
-          settings: settings.map((s) => ({ ...s })),
-          progress,
-          signal,
-        });
-        if (finished) {
-          ctx.log.info('backfill complete');
-          stopBackfill();
-        }
-      },
-    });
-  }
+    backfill,
+  }: {
+    model: SiteModel;
+    inverters: Device[];
+    batteries: Device[];
+    settings: InverterSettings[];
+    backfill: BackfillProgress;
+  },
+): void {
+  // The settings the plan was made with, for the whole span: a day recorded from a kept
+  // state must follow the same steps as the first pass, or it would not meet the next day.
+  const planned = settings.map((s) => ({ ...s }));
+  let progress = backfill;
+  let finished = false;
+  const stopBackfill: Disposer = ctx.scheduler.every({
+    name: 'backfill',
+    intervalMs: HOUR,
+    run: async ({ signal }) => {
+      if (finished) return;
+      progress = (await loadBackfill(ctx.store)) ?? progress;
+      finished = await runBackfill({ ctx, model, inverters, batteries, settings: planned, progress, signal });
+      if (finished) {
+        ctx.log.info('backfill complete');
+        stopBackfill();
+      }
+    },
+  });
 }
 
 /** The demo forecast and demo prices, hourly, when the config asks for them. */

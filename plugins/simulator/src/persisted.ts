@@ -30,17 +30,39 @@ export const siteStateSchema = z.object({
   batteryTemperatureC: z.array(z.number()),
 });
 
+/** Part of the backfill still to record: from `next` (the state just before it is `state`) to `to`. */
+const segmentSchema = z.object({
+  /** Unix ms of the first reading not yet recorded. */
+  next: z.number(),
+  /** Unix ms after the segment's last reading. */
+  to: z.number(),
+  /** The model's state just before `next`. */
+  state: siteStateSchema,
+});
+export type BackfillSegment = z.infer<typeof segmentSchema>;
+
 const backfillSchema = z.object({
   /** Unix ms of the first reading. */
   from: z.number(),
   /** Unix ms after the last reading. */
   to: z.number(),
-  /** Unix ms of the first reading not yet recorded. */
-  next: z.number(),
-  /** The model's state just before `next`. */
-  state: siteStateSchema,
+  /** The model's state after the last reading: where the live simulation of the first start goes on from. */
+  end: siteStateSchema.nullable(),
+  /** What is left to record, newest first: today (from local midnight), then each day before it. */
+  segments: z.array(segmentSchema),
   done: z.boolean(),
 });
+
+/** The progress an earlier version saved (one segment recorded oldest first), resumed as one segment. */
+const oldestFirstSchema = z
+  .object({ from: z.number(), to: z.number(), next: z.number(), state: siteStateSchema, done: z.boolean() })
+  .transform(({ from, to, next, state, done }) => ({
+    from,
+    to,
+    end: null,
+    segments: next < to ? [{ next, to, state }] : [],
+    done,
+  }));
 export type BackfillProgress = z.infer<typeof backfillSchema>;
 
 export const DEFAULT_SETTINGS: InverterSettings = { outputSourcePriority: 'SBU priority', maxChargeCurrentA: 60 };
@@ -66,6 +88,6 @@ export async function loadState(store: PluginStore): Promise<SiteState | undefin
 }
 
 export async function loadBackfill(store: PluginStore): Promise<BackfillProgress | undefined> {
-  const parsed = backfillSchema.safeParse(await store.get(STORE_KEYS.backfill));
+  const parsed = z.union([backfillSchema, oldestFirstSchema]).safeParse(await store.get(STORE_KEYS.backfill));
   return parsed.success ? parsed.data : undefined;
 }

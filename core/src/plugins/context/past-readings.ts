@@ -2,7 +2,7 @@ import type { Device } from '@heliograph/plugins-sdk';
 import type { Logger } from '../../log.js';
 import type { TopicMeta, TopicRegistry } from '../../topics/registry.js';
 import { PastEnergy } from '../../energy/past-energy.js';
-import type { ResetPeriod } from '../../energy/kwh-totals.js';
+import type { PastEnergySeries, ResetPeriod } from '../../energy/kwh-totals.js';
 import { PastTotals } from '../../topics/power-totals.js';
 import type { DeviceTopics } from './device-topics.js';
 import type { HistorySink, PastReadings as PastSeries } from '../../topics/sinks.js';
@@ -18,6 +18,8 @@ export interface PastReadingsOptions {
   /** The kWh totals' reset period and zone; without it, past readings add no energy. */
   /** The energy rules (reset period, zone) in force at `time`: past readings are counted by them. */
   energyReset?: (time: number) => { period: ResetPeriod; timeZone: string };
+  /** The live kWh totals, given the past energy series: the part of the current period a backfill recorded counts in them. */
+  pastEnergy?: (series: PastEnergySeries) => void;
 }
 
 /**
@@ -87,6 +89,9 @@ export class PastReadings {
     const { energyReset } = this.options;
     if (!energyReset) return totals;
     this.pastEnergy ??= new PastEnergy(registry, energyReset);
-    return [...totals, ...this.pastEnergy.add(totals)];
+    const energy = this.pastEnergy.add(totals);
+    if (energy.length > 0)
+      this.options.pastEnergy?.(energy.map(([meta, points]) => [meta.topic.slice('total/'.length), points] as const));
+    return [...totals, ...energy];
   }
 }
