@@ -202,6 +202,10 @@ const CASES: Array<[ErrorCode, string, () => Promise<Answer>]> = [
 /** Codes whose situation needs a setup of its own; the named test asserts the code. */
 const PROVED_ELSEWHERE: Partial<Record<ErrorCode, string>> = {
   AUTH_BUSY: 'core/test/api-web/error-situations.test.ts',
+  BACKUP_NOT_FOUND: 'test/api/backups.test.ts',
+  BACKUP_FAILED: 'test/api/backups.test.ts',
+  RESTORE_UPLOAD_INVALID: 'test/api/backups.test.ts',
+  RESTORE_REFUSED: 'test/api/backups.test.ts',
   NO_METRICS: 'core/test/api-web/error-situations.test.ts',
   REQUEST_REFUSED: 'core/test/api-web/disk-full.test.ts',
   INTERNAL_ERROR: 'core/test/api-web/disk-full.test.ts',
@@ -211,6 +215,7 @@ const PROVED_ELSEWHERE: Partial<Record<ErrorCode, string>> = {
   FORECAST_NOT_FETCHED: 'core/test/forecast/api.test.ts',
   FORECAST_NOT_PROVIDED: 'core/test/forecast/api.test.ts',
   PAGE_NOT_BUILT: 'core/test/api-web/static.test.ts',
+  GRANT_MISSING: 'test/integrations/plugin-grants.test.ts',
 };
 
 function statuses(code: ErrorCode): number[] | '4xx' {

@@ -5,6 +5,8 @@
 // hand-built JSON (history, the metrics snapshot) included.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import type { z } from 'zod';
 import * as schemas from '@heliograph/core/api-schemas';
@@ -125,6 +127,8 @@ test('plugins: list, installed, add, disable, config, remove', async () => {
   await answer('GET /api/v1/plugins/:id/config', '/api/v1/plugins/sim2/config');
   await answer('PUT /api/v1/plugins/:id/config', '/api/v1/plugins/sim2/config', put({ demoPrices: false }));
   await answer('PUT /api/v1/plugins/:id/config', '/api/v1/plugins/sim2/config', put({ demoPrices: 'no' }), 400);
+  await answer('PUT /api/v1/plugins/:id/grants', '/api/v1/plugins/sim2/grants', put({ prices: true, forecast: true }));
+  await answer('PUT /api/v1/plugins/:id/grants', '/api/v1/plugins/sim2/grants', put({ hosts: ['*'] }), 400);
   const removed = await server.api('/api/v1/plugins/sim2', { method: 'DELETE' });
   assert.equal(removed.status, 204);
   documentedEmpty('DELETE /api/v1/plugins/:id', 204);
@@ -143,6 +147,18 @@ test('site config, tokens, setup, this document and the stream’s HTTP hint', a
   const revoked = await server.api(`/api/v1/tokens/${created.id}`, { method: 'DELETE' });
   assert.equal(revoked.status, 204);
   documentedEmpty('DELETE /api/v1/tokens/:id', 204);
+  await answer('GET /api/v1/backups', '/api/v1/backups');
+  const backup = (await answer('POST /api/v1/backups', '/api/v1/backups', {}, 201)) as { name: string };
+  await answer('PUT /api/v1/backups/schedule', '/api/v1/backups/schedule', put({ keep: 3 }));
+  // A refused restore changes nothing (a good one restarts the server: test/api/backups.test.ts).
+  const cut = { headers: { 'content-type': 'application/octet-stream' }, body: new Uint8Array(100) };
+  await answer('POST /api/v1/backups/restore', '/api/v1/backups/restore', { ...cut, method: 'POST' }, 422);
+  const good = new Uint8Array(readFileSync(join(server.dataDir, 'backups', backup.name)));
+  assert.equal((await server.api(`/api/v1/backups/${backup.name}`, { method: 'DELETE' })).status, 204);
+  documentedEmpty('DELETE /api/v1/backups/:name', 204);
+  // Staged for the restart the test server only records (test/api/backups.test.ts restarts).
+  const staged = { headers: { 'content-type': 'application/octet-stream' }, body: good, method: 'POST' };
+  await answer('POST /api/v1/backups/restore', '/api/v1/backups/restore', staged, 202);
   await answer('GET /api/v1/setup', '/api/v1/setup', { auth: null } as RequestInit);
   await answer('POST /api/v1/setup', '/api/v1/setup', jsonBody({ code: 'AAAA-AAAA', password: 'x' }), 409);
   // The first password, on a unit that has none yet.

@@ -4,7 +4,7 @@
 // copied at the first start and never written.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { readFileSync, readdirSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, readdirSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { REPO_ROOT, tempDir } from '../helpers/server.js';
 import { createToken, MAIN, run, siteSnapshot, startService } from './service.js';
@@ -82,4 +82,24 @@ test('restore refuses a file that is not a backup, and changes nothing', async (
   assert.equal(result.code, 1);
   assert.match(result.output, /not a backup file/);
   assert.deepEqual(readdirSync(join(dir, 'data')), [], 'nothing written');
+});
+
+test('backup refuses to carry a plugin file whose name has control characters, naming it, and writes nothing', async () => {
+  const dir = tempDir();
+  const data = join(dir, 'data');
+  const set = await run([node, MAIN, 'password', 'set', '--data', data], { stdin: 'a-long-password\n' });
+  assert.equal(set.code, 0, set.output);
+  mkdirSync(join(data, 'plugins', 'sim'), { recursive: true });
+  writeFileSync(join(data, 'plugins', 'sim', 'state\u001b[2J.json'), '{}');
+  const file = join(dir, 'site.backup');
+  const backup = await run([node, MAIN, 'backup', file, '--data', data]);
+  assert.equal(backup.code, 1, backup.output);
+  assert.match(backup.output, /control characters \("plugins\/sim\/state\\u001b\[2J\.json"\)/);
+  assert.ok(!backup.output.includes('\u001b'), 'the name is shown escaped, not sent to the terminal');
+  assert.ok(!existsSync(file), 'no backup written');
+  assert.deepEqual(
+    readdirSync(dir).filter((n) => n.startsWith('site.backup')),
+    [],
+    'no partial file left',
+  );
 });

@@ -93,6 +93,11 @@ export const ERROR_CODES = {
     status: 409,
     meaning: 'The instance’s plugin is not installed or cannot be loaded, so it has no config form.',
   },
+  // Not an HTTP answer: a plugin's call refused, with this code in its log and the audit.
+  GRANT_MISSING: {
+    status: 403,
+    meaning: 'A plugin’s call outside the grants its owner approved: refused, in its log and the audit.',
+  },
   PLUGINS_NOT_SAVED: { status: 500, meaning: 'plugins.json could not be written; the message says what that means.' },
 
   // /api/v1/config, /api/v1/tokens, /api/v1/setup.
@@ -101,6 +106,21 @@ export const ERROR_CODES = {
   TOKEN_NAME_TAKEN: { status: 409, meaning: 'A token with this name already exists.' },
   SETUP_DONE: { status: 409, meaning: 'The first password is already set; sign in instead.' },
   SETUP_CODE_WRONG: { status: 401, meaning: 'The setup code is not the one in the service’s log.' },
+
+  // /api/v1/backups.
+  BACKUP_NOT_FOUND: { status: 404, meaning: 'No backup in the backups folder has this name.' },
+  BACKUP_FAILED: {
+    status: 500,
+    meaning: 'The backup could not be written (a full disk, a folder it may not write to); the message says why.',
+  },
+  RESTORE_UPLOAD_INVALID: {
+    status: [415, 413],
+    meaning: 'The restore’s body is not sent as `application/octet-stream`, or is larger than a backup can be.',
+  },
+  RESTORE_REFUSED: {
+    status: [422, 409],
+    meaning: 'The backup failed the restore’s checks (in words), or a restore is under way; nothing changed.',
+  },
 
   // The settings page's files.
   PAGE_NOT_BUILT: { status: 404, meaning: 'The settings page has not been built on this unit.' },

@@ -79,36 +79,53 @@ export async function runServeCommand(argv: string[]): Promise<number> {
     },
   });
   const pluginRoot = process.env.HELIOGRAPH_PLUGIN_ROOT ? resolve(process.env.HELIOGRAPH_PLUGIN_ROOT) : undefined;
-  const server = await startHeliograph({
-    ...where,
-    pluginsFile,
-    port,
-    password,
-    rootDir: pluginRoot,
-    pluginDirs: pluginDirs(pluginDirFlags),
-  });
-  closeServer = () => server.close();
   // The signals are handled before "listening on" is printed: a supervisor that stops the
   // service as soon as it answers still gets history written.
+  let stopping = false;
   const stopped = new Promise<void>((done) => {
     const stop = (signal: string) => {
       log.info(`${signal}: stopping`);
+      stopping = true;
       // A stuck plugin or disk must not keep the process alive for long: the controllers' and
       // then the drivers' cleanups (a battery put back to Normal) get up to 8 s each.
       setTimeout(() => {
         log.error(`shutdown took longer than ${SHUTDOWN_LIMIT_MS / 1000} s; exiting anyway`);
         process.exit(1);
       }, SHUTDOWN_LIMIT_MS).unref();
-      server.close().then(done, done);
+      closeServer().then(done, done);
     };
     process.once('SIGINT', () => stop('SIGINT'));
     process.once('SIGTERM', () => stop('SIGTERM'));
   });
-  process.stdout.write(`listening on ${server.url}\n`);
-  if (!(await server.auth.hasPassword()))
-    log.warn(
-      'no password is set: the API answers 403 until one is (set it in the settings page with the setup code above, or run `heliograph password set`)',
-    );
-  await stopped;
-  return 0;
+  // A restart asked for by the service itself (a restore staged from the page) closes the
+  // composition and opens a new one in this process, on the port it had: the same under
+  // systemd, `npm start` or a container, and no supervisor has to bring it back.
+  let listenPort = port;
+  for (;;) {
+    const server = await startHeliograph({
+      ...where,
+      pluginsFile,
+      port: listenPort,
+      password,
+      rootDir: pluginRoot,
+      pluginDirs: pluginDirs(pluginDirFlags),
+    });
+    listenPort = server.port;
+    closeServer = () => server.close();
+    if (stopping) {
+      await server.close();
+      return 0;
+    }
+    process.stdout.write(`listening on ${server.url}\n`);
+    if (!(await server.auth.hasPassword()))
+      log.warn(
+        'no password is set: the API answers 403 until one is (set it in the settings page with the setup code above, or run `heliograph password set`)',
+      );
+    const next = await Promise.race([stopped.then(() => undefined), server.restartRequested]);
+    if (next === undefined) return 0;
+    log.info(`restarting: ${next}`);
+    // Until the next start there is nothing to close (a signal meanwhile stops after it).
+    closeServer = () => Promise.resolve();
+    await server.close();
+  }
 }

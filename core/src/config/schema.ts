@@ -178,6 +178,45 @@ export const configSchema = z
           ),
       })
       .strict(),
+    backups: z
+      .object({
+        schedule: z
+          .enum(['daily', 'weekly', 'off'])
+          .default('daily')
+          .describe(
+            'When the service writes a backup of its data directory by itself: every day, every week (Monday), or never.',
+          )
+          .meta({
+            title: 'Scheduled backups',
+            enumLabels: { daily: 'Every day', weekly: 'Every week (Monday)', off: 'Off' },
+          }),
+        time: z
+          .string()
+          .regex(/^([01]\d|2[0-3]):[0-5]\d$/, 'a time of day such as "03:30" (24-hour, HH:MM)')
+          .default('03:30')
+          .describe("The local time of day (the site's time zone) a scheduled backup is written at, HH:MM.")
+          .meta({ title: 'Backup time' }),
+        keep: z
+          .number()
+          .int('must be a whole number')
+          .min(1, 'must be from 1 to 365')
+          .max(365, 'must be from 1 to 365')
+          .default(7)
+          .describe(
+            'How many scheduled backups are kept; the oldest beyond this are deleted (backups made by hand are kept).',
+          )
+          .meta({ title: 'Scheduled backups kept' }),
+        path: z
+          .string()
+          .min(1)
+          .nullable()
+          .default(null)
+          .describe(
+            'The folder backups are written to (created 0700); null = <data directory>/backups. Set in config.json only, never from the API.',
+          ),
+      })
+      .strict()
+      .prefault({}),
     prometheus: z
       .object({
         openScrape: z

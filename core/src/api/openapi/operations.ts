@@ -1,4 +1,5 @@
 import { auditOperations } from '../audit/openapi.js';
+import { backupsOperations } from '../backups/openapi.js';
 import { configOperations } from '../config/openapi.js';
 import { energyOperations } from '../energy/openapi.js';
 import { forecastOperations } from '../forecast/openapi.js';
@@ -34,6 +35,7 @@ export const OPERATIONS: Operations = {
   ...configOperations,
   ...auditOperations,
   ...tokensOperations,
+  ...backupsOperations,
   ...setupOperations,
   ...prometheusOperations,
   ...websocketOperations,

@@ -25,3 +25,4 @@ export { setupStatus } from '../setup/schemas.js';
 export { siteConfigResponse, siteSettings } from '../config/schemas.js';
 export { systemResponse } from '../system/schemas.js';
 export { openApiDocument } from '../openapi/schemas.js';
+export { backupEntry, backupsResponse, backupSchedule, restoreStaged } from '../backups/schemas.js';

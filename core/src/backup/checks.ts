@@ -10,7 +10,7 @@
  */
 import { closeSync, openSync, readSync, statSync } from 'node:fs';
 import { openDatabase, type Db, type Migration } from '../db.js';
-import { printable } from './backup-file.js';
+import { printable } from './file.js';
 import { historyMigrations } from '../history/migrations.js';
 import { quarantineMigrations } from '../history/damage.js';
 import { CORE_MIGRATIONS, refuseNewer, schemaState } from '../schema.js';

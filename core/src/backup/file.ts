@@ -38,7 +38,14 @@ export function carriedFiles(dataDir: string, pluginsFile: string): CarriedFile[
   for (const entry of entries.sort()) {
     const path = join(pluginsDir, entry);
     if (!statSync(path).isFile()) continue;
-    files.push({ name: relative(dataDir, path).split(sep).join('/'), content: readFileSync(path) });
+    const name = relative(dataDir, path).split(sep).join('/');
+    // Restore refuses such a name (refusedName), so a backup carrying one could never be restored.
+    if (CONTROL.test(name))
+      throw new Error(
+        `the data directory holds a plugin file whose name has control characters (${printable(name)}): ` +
+          'a backup cannot carry it, so none was written; rename or remove that file and back up again',
+      );
+    files.push({ name, content: readFileSync(path) });
   }
   return files;
 }
