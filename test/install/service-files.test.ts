@@ -38,7 +38,10 @@ test('the unit: a system user in dialout, restart on failure, data in /var/lib/h
   assert.equal(unitValue(unit, 'Service', 'UMask'), '0077');
   assert.equal(unitValue(unit, 'Install', 'WantedBy'), 'multi-user.target');
   const words = execStartWords(unit);
-  assert.equal(words[0], '/usr/bin/node', 'Debian and NodeSource both install node there');
+  // node from systemd's PATH: NodeSource's package (/usr/bin) and nodejs.org's build unpacked
+  // into /usr/local (/usr/local/bin) alike.
+  assert.deepEqual(words.slice(0, 2), ['/usr/bin/env', 'node']);
+  assert.match(words.at(-4)!, /^\/opt\/heliograph\/current\//, 'the release the installer switches to');
   assert.deepEqual(words.slice(-3), ['serve', '--data', '/var/lib/heliograph']);
 });
 
@@ -56,8 +59,7 @@ test('ExecStart as written starts the service, and its log shows the setup code'
   // What systemd does for StateDirectory= and StateDirectoryMode=.
   mkdirSync(state, { recursive: true, mode: 0o700 });
   const words = mapPaths(execStartWords(readUnit(UNIT)), {
-    '/usr/bin/node': process.execPath,
-    '/opt/heliograph/': REPO_ROOT,
+    '/opt/heliograph/current/': REPO_ROOT,
     '/var/lib/heliograph': state,
   });
   // Loopback only in tests: the unit's 0.0.0.0:8080 comes from the defaults, which the environment overrides.
@@ -88,7 +90,7 @@ test('npm start, the unit and the Dockerfile start node alike: the same flags an
   assert.ok(start.env.GLIBC_TUNABLES, 'npm start sets the C allocator (README, "Memory and the C allocator")');
   const unit = readUnit(UNIT);
   assert.deepEqual(
-    execStartWords(unit).slice(1, -4),
+    execStartWords(unit).slice(2, -4),
     start.nodeFlags,
     'the unit runs node with the flags of npm start',
   );
