@@ -215,8 +215,10 @@ test(
     // The simulator published prices for its backfilled days before the restart above; the
     // service kept them, so a past day is costed hour by hour at those prices: the
     // hours' kWh from the service's per-period answer, the prices from /grid, worked out here.
-    // The day before yesterday (Tokyo): its UTC day lies wholly in the simulator's backfill.
-    const from = todayStart - 2 * DAY;
+    // Yesterday's UTC date, which lies wholly in the simulator's 2-day backfill at any time of
+    // day (the day before yesterday in Tokyo does only from 15:00 to 24:00 UTC); `from` is the
+    // Tokyo midnight that starts that date, so isoDay(from) names it.
+    const from = Date.parse(`${new Date(Date.now() - DAY).toISOString().slice(0, 10)}T00:00:00Z`) - OFFSET;
     const range = `from=${new Date(from - DAY).toISOString()}&to=${new Date(from + 2 * DAY).toISOString()}`;
     const res = await fetch(`${site.url}/api/v1/grid?${range}`, { headers: { authorization: basic() } });
     assert.equal(res.status, 200);

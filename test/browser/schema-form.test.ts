@@ -6,7 +6,7 @@ import { z } from 'zod';
 import type { Browser, Page } from 'playwright-core';
 import { BROWSER_SKIP, launchChromium } from './browser.js';
 
-// The config form generator in chromium, bundled on its own from web/src: every kind of
+// The config form generator in chromium, bundled on its own from web/src/forms: every kind of
 // field a plugin schema produces (zod's own JSON Schema output), labelled in words, filled
 // in and read back into a config that the same zod schema accepts.
 
@@ -33,7 +33,7 @@ const config = {
 let browser: Browser;
 let bundle = '';
 if (!BROWSER_SKIP) {
-  const entry = fileURLToPath(new URL('../../../web/src/schema-form.ts', import.meta.url));
+  const entry = fileURLToPath(new URL('../../../web/src/forms/schema-form.ts', import.meta.url));
   const built = await build({
     entryPoints: [entry],
     bundle: true,

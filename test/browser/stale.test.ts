@@ -15,7 +15,7 @@ let bundle = '';
 if (!BROWSER_SKIP) {
   const built = await build({
     stdin: {
-      contents: "export { LiveStore } from './live.ts'; export { mountStaleNotice } from './stale.ts';",
+      contents: "export { LiveStore } from './state/live.ts'; export { mountStaleNotice } from './notices/stale.ts';",
       resolveDir: fileURLToPath(new URL('../../../web/src/', import.meta.url)),
       loader: 'ts',
     },

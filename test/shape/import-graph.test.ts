@@ -1,6 +1,7 @@
 // The import graph's rules (.dependency-cruiser.cjs, `npm run check:deps`) catch what they
 // are for: a small tree of core files, written to a temp folder, has a cycle of type-only
-// imports and upward imports, beside downward ones that pass.
+// imports and upward imports, beside downward ones that pass; a small tree of page files
+// (web/src) the same, and a page file outside the page's folders.
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
@@ -23,7 +24,7 @@ function write(root: string, files: Record<string, string>): void {
   }
 }
 
-async function violations(root: string): Promise<Violation[]> {
+async function violations(root: string, dir = 'core/src'): Promise<Violation[]> {
   const { stdout } = await promisify(execFile)(
     process.execPath,
     [
@@ -32,7 +33,7 @@ async function violations(root: string): Promise<Violation[]> {
       join(REPO_ROOT, '.dependency-cruiser.cjs'),
       '--output-type',
       'json',
-      'core/src',
+      dir,
     ],
     { cwd: root, maxBuffer: 1 << 24 },
   ).catch((err: { stdout?: string }) => ({ stdout: err.stdout ?? '' }));
@@ -69,6 +70,45 @@ test('a cycle and upward imports fail the check; downward imports pass', async (
       'layer-services core/src/history/up.ts -> core/src/plugins/other.ts',
       // A cycle is reported once, from the first file of it.
       'no-circular core/src/topics/a.ts -> core/src/topics/b.ts',
+    ],
+    'the rules found exactly the planted violations',
+  );
+});
+
+test('in the page, a cycle, upward imports and a file outside the folders fail; downward imports pass', async () => {
+  const root = tempDir();
+  write(root, {
+    'core/tsconfig.json': JSON.stringify({ compilerOptions: { module: 'nodenext', moduleResolution: 'nodenext' } }),
+    // The rules' tsconfig (the core's) needs a file to compile.
+    'core/src/index.ts': 'export {};\n',
+    // A cycle of type-only imports inside one folder (schema-form.ts and schema-list.ts were one).
+    'web/src/forms/a.ts': "import type { B } from './b.js';\nexport type A = { b?: B };\n",
+    'web/src/forms/b.ts': "import type { A } from './a.js';\nexport type B = { a?: A };\n",
+    // State importing a screen (a screen's context type kept beside the screens): upward.
+    'web/src/state/up.ts': "import type { S } from '../screens/s.js';\nexport type U = S;\n",
+    'web/src/screens/s.ts': 'export type S = string;\n',
+    // The API client importing the DOM helpers: upward (api < ui).
+    'web/src/api/up.ts': "import { h } from '../ui/dom.js';\nexport const U = h;\n",
+    'web/src/ui/dom.ts': 'export const h = 1;\n',
+    // A file beside main.ts, in no folder: not placed.
+    'web/src/loose.ts': "import { h } from './ui/dom.js';\nexport const L = h;\n",
+    // Downward and sideways imports are fine: a chart may use a form (one layer), a screen a
+    // card, main anything.
+    'web/src/charts/c.ts': "import type { A } from '../forms/a.js';\nexport type C = A;\n",
+    'web/src/cards/card.ts': "import type { C } from '../charts/c.js';\nexport type K = C;\n",
+    'web/src/screens/t.ts': "import type { K } from '../cards/card.js';\nexport type T = K;\n",
+    'web/src/main.ts':
+      "import type { T } from './screens/t.js';\nimport { h } from './ui/dom.js';\nexport const M: T | number = h;\n",
+  });
+  const found = await violations(root, 'web/src');
+  const seen = found.map((v) => `${v.rule.name} ${v.from} -> ${v.to}`).sort();
+  assert.deepEqual(
+    seen,
+    [
+      'layer-web-api web/src/api/up.ts -> web/src/ui/dom.ts',
+      'layer-web-state web/src/state/up.ts -> web/src/screens/s.ts',
+      'no-circular web/src/forms/a.ts -> web/src/forms/b.ts',
+      'web-unplaced web/src/loose.ts -> web/src/ui/dom.ts',
     ],
     'the rules found exactly the planted violations',
   );

@@ -11,15 +11,16 @@ import {
   storedToken,
   storeToken,
   type PageToken,
-} from './api.js';
-import { h, replace } from './dom.js';
-import { LiveStore } from './live.js';
-import { needsSetup, showSetup, showSignIn, signOut } from './session.js';
-import { PluginStatuses } from './plugin-statuses.js';
-import { mountConnectionBanner } from './connection.js';
-import { applyStoredTheme, mountThemeSwitch } from './theme.js';
-import { SCREENS, type Screen, type ScreenContext } from './screens.js';
-import type { Metric } from './types.js';
+} from './api/client.js';
+import { h, replace } from './ui/dom.js';
+import { LiveStore } from './state/live.js';
+import { needsSetup, showSetup, showSignIn, signOut } from './screens/session.js';
+import { PluginStatuses } from './state/plugin-statuses.js';
+import { mountConnectionBanner } from './notices/connection.js';
+import { applyStoredTheme, mountThemeSwitch } from './ui/theme.js';
+import { SCREENS } from './screens/tabs.js';
+import type { Screen, ScreenContext } from './state/screen-context.js';
+import type { Metric } from './api/types.js';
 
 applyStoredTheme();
 const root = document.getElementById('app')!;

@@ -2,7 +2,7 @@
 // The page's calendar in the site's zone, whatever zone the test machine is in.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { addPeriods, alignedStep, bucketsOf, fromIsoDate, isoDate, periodStart, zonedInstant } from '../zone.js';
+import { addPeriods, alignedStep, bucketsOf, fromIsoDate, isoDate, periodStart, zonedInstant } from '../state/zone.js';
 
 const BERLIN = 'Europe/Berlin';
 

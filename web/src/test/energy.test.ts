@@ -3,10 +3,10 @@
 // "no data" kept apart from 0, and money with what it includes.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { bucketsWithData, moneyNotes, moneyTotal, sharesOf, totalsOf } from '../energy.js';
-import { energyPath, periodEnergyOf, type EnergyAnswer } from '../energy-data.js';
-import { axisLabel, niceTop } from '../energy-view.js';
-import { zonedInstant } from '../zone.js';
+import { bucketsWithData, moneyNotes, moneyTotal, sharesOf, totalsOf } from '../state/energy.js';
+import { energyPath, periodEnergyOf, type EnergyAnswer } from '../state/energy-data.js';
+import { axisLabel, niceTop } from '../cards/energy-view.js';
+import { zonedInstant } from '../state/zone.js';
 
 const ZONE = 'Europe/Berlin';
 

@@ -1,9 +1,9 @@
 /// <reference types="node" />
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { cheapestWindow } from '../price-window.js';
-import { spanColumn, timeTicks } from '../chart-scale.js';
-import { formatDuration, formatQuantity, formatReading } from '../format.js';
+import { cheapestWindow } from '../cards/price-window.js';
+import { spanColumn, timeTicks } from '../charts/chart-scale.js';
+import { formatDuration, formatQuantity, formatReading } from '../ui/format.js';
 
 const Q = 900_000;
 

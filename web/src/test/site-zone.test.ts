@@ -2,7 +2,7 @@
 // The Site tab says which zone its default is: the device's own, as the service reports it.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { systemZone } from '../site.js';
+import { systemZone } from '../screens/site.js';
 
 const settings = (timeZone: string | null) => ({
   site: { name: 'Home', timeZone, latitude: 0, longitude: 0, temperatureUnit: 'C' },
