@@ -29,6 +29,9 @@ export type AuditEntry = z.infer<typeof s.auditEntry>;
 export type AuditResponse = z.infer<typeof s.auditResponse>;
 export type TokenInfo = z.infer<typeof s.tokenInfo>;
 export type CreatedToken = z.infer<typeof s.createdToken>;
+export type BackupEntry = z.infer<typeof s.backupEntry>;
+export type BackupsResponse = z.infer<typeof s.backupsResponse>;
+export type RestoreStaged = z.infer<typeof s.restoreStaged>;
 export type ErrorResponse = z.infer<typeof s.errorResponse>;
 /** The stable code of an error answer (docs/api.md lists each). */
 export type ErrorCode = z.infer<typeof s.errorCode>;

@@ -12,6 +12,10 @@ import nodeModule from 'node:module';
 import { refuseOldNode } from './node-version.js';
 
 refuseOldNode();
+// Under systemd the cache goes in the unit's CacheDirectory= (CACHE_DIRECTORY): the unit's
+// PrivateTmp= gives every start an empty temporary directory, which made every start a cold
+// one. Elsewhere Node's default, in os.tmpdir(); NODE_COMPILE_CACHE, when set, wins over both.
+const cacheDir = process.env.CACHE_DIRECTORY?.split(':')[0];
 // Looked up rather than imported by name: a Node without it still reaches the version check.
-nodeModule.enableCompileCache?.();
+nodeModule.enableCompileCache?.(cacheDir ? `${cacheDir}/node-compile-cache` : undefined);
 await import('./cli/run.js');

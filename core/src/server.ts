@@ -38,6 +38,7 @@ import { checkPluginDirs, withPluginDirs } from './plugins/discovery/plugin-dirs
 import { loadDefinition } from './plugins/isolation/isolation.js';
 import { importDefinition } from './plugins/discovery/installed.js';
 import { PluginHost } from './plugins/host/host.js';
+import { ProgressBoard } from './plugins/context/progress.js';
 import { loadPluginsFile, savePluginsFile } from './plugins/instances/instances.js';
 import { appRoutes, createApp, listen, type AppOptions } from './api/app.js';
 import type { RouteInfo } from './api/routes.js';
@@ -61,6 +62,7 @@ import { HistoryAnswers } from './api/history/answer-cache.js';
 import { openCoreDatabase, openHistory } from './history/open.js';
 import { Recorder } from './history/recorder.js';
 import { attachWebsocket, upgradeRequiredRoutes } from './api/websocket/index.js';
+import { UpgradeRoutes } from './plugins/context/upgrades.js';
 import { systemRoutes } from './api/system/route.js';
 import { SystemInfo } from './system/info.js';
 import { loadSiteId } from './system/site-id.js';
@@ -78,6 +80,12 @@ import { Alerts } from './alerts/alerts.js';
 import { openApiRoutes } from './api/openapi/route.js';
 import { prometheusRoutes } from './api/prometheus/route.js';
 import { scrapeRegistry } from './metrics-export/scrape-registry.js';
+import { Backups } from './backup/backups.js';
+import { RestartRequest } from './backup/restart.js';
+import { applyPendingRestore } from './backup/restore.js';
+import { LAST_RESTORE, registerBackupServices } from './backup/services.js';
+import { backupsRoutes } from './api/backups/route.js';
+import { restoreRoutes } from './api/backups/restore-route.js';
 
 /** The tokens a caller of startHeliograph may register over (ServerOptions.register). */
 export { CLOCK, HTTP_CLIENT } from './container/tokens.js';
@@ -130,6 +138,8 @@ export interface Heliograph {
   routes: RouteInfo[];
   /** This server's container: tests resolve the services they look at from it. */
   services: DependencyContainer;
+  /** Resolves when the service asks to be restarted (a restore staged from the page): close it and start again. */
+  restartRequested: Promise<string>;
   /** Stops plugins, flushes everything to disk and closes the server. */
   close(): Promise<void>;
 }
@@ -149,7 +159,10 @@ export async function startHeliograph(options: ServerOptions): Promise<Heliograp
   closers.push(() => lock.release());
   let di: DependencyContainer;
   try {
+    // Before anything reads the data directory: a restore staged before the restart is put in place.
+    const restored = await applyPendingRestore({ ...options, now: systemClock.now() });
     di = compose(options);
+    registerBackupServices(di, restored);
   } catch (err) {
     await closers.close();
     throw err;
@@ -177,6 +190,7 @@ export async function startHeliograph(options: ServerOptions): Promise<Heliograp
       setupCode,
       routes: appRoutes(appOptions),
       services: di,
+      restartRequested: di.resolve(RestartRequest).requested,
       close: () => closers.close(),
     };
   } catch (err) {
@@ -199,6 +213,8 @@ function compose(options: ServerOptions): DependencyContainer {
   di.register(WEB_DIR, { useValue: WEB_DIST });
   di.register(SAVE_PLUGINS, { useValue: (entries) => savePluginsFile(options.pluginsFile, entries) });
   registerCoreServices(di);
+  // One board for every instance's `ctx.status.progress`: the contexts write it, GET /plugins reads it.
+  di.register(ProgressBoard, { useFactory: instanceCachingFactory((c) => new ProgressBoard(c.resolve(CLOCK))) });
   registerWebServices(di);
   options.register?.(di);
   di.register(STARTED_AT, { useValue: di.resolve(CLOCK).now() });
@@ -293,7 +309,9 @@ async function startAuth(di: DependencyContainer, password: string | undefined):
 /** Discovers the plugins (a mistake in a --plugin-dir stops the start) and loads plugins.json's instances. */
 async function loadPlugins(di: DependencyContainer, options: ServerOptions): Promise<void> {
   const discovered = withPluginDirs(discoverPlugins(options.rootDir ?? ROOT_DIR), options.pluginDirs ?? []);
-  await checkPluginDirs(discovered, (plugin) => loadDefinition({}, plugin, () => importDefinition(plugin)));
+  await checkPluginDirs(discovered, (plugin) =>
+    loadDefinition({}, plugin, () => importDefinition(plugin), options.dataDir),
+  );
   di.register(DISCOVERED_PLUGINS, { useValue: discovered });
   await di.resolve(PluginHost).load();
 }
@@ -302,6 +320,7 @@ async function loadPlugins(di: DependencyContainer, options: ServerOptions): Pro
 function startSite(di: DependencyContainer, closers: Closers): void {
   const alerts = di.resolve(Alerts);
   closers.push(alerts.start());
+  closers.push(di.resolve(Backups).start());
   // /grid's status and ctx.site.prices name a price plugin that fails, as GET /api/v1/plugins shows it.
   const host = di.resolve(PluginHost);
   closers.push(di.resolve(PriceBook).watchHealth((source) => host.status().find((s) => s.id === source)));
@@ -356,16 +375,26 @@ function webApp(di: DependencyContainer, setupCode: SetupCode): AppOptions {
           return opened.store ? '' : opened.reason;
         },
       }),
-      pluginInstancesRoutes({ host, save, record }),
-      pluginsRoutes({ host, extra: () => [historyStatus()] }),
+      pluginInstancesRoutes({ host, save, record, progress: di.resolve(ProgressBoard) }),
+      pluginsRoutes({ host, extra: () => [historyStatus()], progress: di.resolve(ProgressBoard) }),
       pluginConfigRoutes({ host, save, record }),
       siteConfigRoutes({ settings: di.resolve(LiveSiteSettings), record }),
       auditRoutes({ audit: di.resolve(AuditLog) }),
       tokensRoutes({ auth, record }),
+      backupsRoutes({ backups: di.resolve(Backups), restored: di.resolve(LAST_RESTORE).outcome, record }),
       systemRoutes({ system: di.resolve(SystemInfo) }),
       openApiRoutes({ routes: () => appRoutes(appOptions), version: VERSION }),
     ],
-    rootRouters: config.prometheus.openScrape ? [] : [prometheus],
+    rootRouters: [
+      ...(config.prometheus.openScrape ? [] : [prometheus]),
+      // The restore's body is a database file, not the JSON /api/v1's router reads.
+      restoreRoutes({
+        dataDir: di.resolve(DATA_DIR),
+        limitBytes: (config.history.diskBudgetMb + 512) * 1024 * 1024,
+        restart: di.resolve(RestartRequest),
+        record,
+      }),
+    ],
     publicRouters: [
       ...(config.prometheus.openScrape ? [prometheus] : []),
       upgradeRequiredRoutes(),
@@ -433,6 +462,7 @@ async function serve(
     clock: di.resolve(CLOCK),
     hosts,
     revocations: auth,
+    upgrades: di.resolve(UpgradeRoutes),
   });
   closers.push(() => websocket.close());
   const mdns = options.mdns ?? { enabled: mdnsEnabled(config), interface: config.mdns.interface ?? undefined };

@@ -1,7 +1,8 @@
 import Koa from 'koa';
 import websockify from 'koa-websocket';
-import Router from '@koa/router';
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import Router from './router.js';
+import type { IncomingMessage, Server, ServerResponse } from 'node:http';
+import { createServer } from './node-http.js';
 import type { AddressInfo } from 'node:net';
 import { requireAuth } from '../auth/middleware.js';
 import type { Authenticator } from '../auth/types.js';

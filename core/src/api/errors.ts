@@ -1,5 +1,5 @@
 import type { Context, Next } from 'koa';
-import { STATUS_CODES } from 'node:http';
+import { STATUS_CODES } from './node-http.js';
 import { createLogger } from '../log.js';
 import { ApiError, errorBody } from './api-error.js';
 import type { ErrorCode } from './error-codes.js';

@@ -1,5 +1,4 @@
-import Router from '@koa/router';
-import { send } from '@koa/send';
+import Router from './router.js';
 // Not koa's Context: @types/koa-websocket adds `websocket` to it, which HTTP routes lack.
 import type { ParameterizedContext as Context } from 'koa';
 import { existsSync } from 'node:fs';
@@ -57,6 +56,9 @@ export function staticRoutes(options: { dir: string }): Router {
       // revalidated every time, so an upgrade is picked up at the next load. The build
       // writes .br and .gz beside each file; send picks one the browser accepts (and the
       // app's compression, compression.ts, leaves it as it is; a file without them it compresses).
+      // Loaded at the first file asked for: @koa/send's bundle (with resolve-path and its
+      // other dependencies) is ~390 kB of code that neither the start nor an API answer needs.
+      const { send } = await import('@koa/send');
       served = await send(ctx, path, {
         root: dir,
         maxage: 0,

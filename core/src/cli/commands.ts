@@ -106,7 +106,14 @@ until SIGINT or SIGTERM.
   --double-crc        Solarman replies end with the two trailing zero bytes some loggers add
   --model M           the model emulated, where the driver knows several
                       (deye: single-phase, three-phase-lv, three-phase-hv; growatt: sph, spa)
-  --plugin-dir DIR    also looks for the driver in DIR, as serve does (HELIOGRAPH_PLUGIN_DIR too)`,
+  --plugin-dir DIR    also looks for the driver in DIR, as serve does (HELIOGRAPH_PLUGIN_DIR too)
+
+       heliograph emulate ocpp-charger --url ws://HOST:PORT/ocpp/ID --password P [--plugged]
+                          [--authorize] [--default-current A] [--phases 1|3] [--meter-interval S]
+                          [--car-kwh N] [--car-soc N] [--plug-in-at HH:MM --unplug-at HH:MM]
+
+An EV charger speaking OCPP 1.6J that connects to a central system (the ocpp plugin) at --url
+with HTTP Basic --password; a car plugs in with --plugged, or each day at --plug-in-at.`,
     load: async () => (await import('./emulate.js')).runEmulateCommand,
   },
   {
@@ -116,7 +123,8 @@ until SIGINT or SIGTERM.
 
 Writes a new plugin package into DIR (default ./ID): manifest, definePlugin, config schema, a
 test on the SDK's test host, a README, and for a driver a register map and a device emulator.
-It passes its own test at once: cd DIR && npm install && npm run build && npm test.
+It prints the steps that install, build and test it (the SDK and the core are packed from this
+Heliograph; they are not on the npm registry).
 Refuses a folder that exists and is not empty.`,
     load: async () => {
       const { runPluginCommand } = await import('./plugin-new.js');

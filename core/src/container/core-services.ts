@@ -23,6 +23,7 @@ import {
 import { PluginHost } from '../plugins/host/host.js';
 import { createHttpClient } from '../plugins/context/http-client.js';
 import { RecordedFeed } from '../plugins/context/integration-recorded.js';
+import { UpgradeRoutes } from '../plugins/context/upgrades.js';
 import { storeHistoryReader } from '../plugins/context/site.js';
 import { SystemInfo } from '../system/info.js';
 import { TotalsDeriver } from '../topics/power-totals.js';
@@ -98,6 +99,7 @@ function registerStores(di: DependencyContainer): void {
   di.registerSingleton(TotalsDeriver);
   di.registerSingleton(AuditLog);
   di.registerSingleton(RecordedFeed);
+  di.registerSingleton(UpgradeRoutes);
   di.register(
     WriteService,
     cached((c) => new WriteService(c.resolve(TopicRegistry), c.resolve(AuditLog), c.resolve(CLOCK))),
@@ -196,11 +198,14 @@ function registerPluginServices(di: DependencyContainer): void {
       writer: c.resolve(DB_WRITER),
       registry: c.resolve(TopicRegistry),
       writes: c.resolve(WriteService),
+      audit: c.resolve(AuditLog),
       // Unregistered when the service runs without history (a damaged file).
       history: c.isRegistered(HISTORY) ? c.resolve(HISTORY) : undefined,
       forecast: c.resolve(ForecastStore),
       prices: c.resolve(PriceBook),
       energyReset: energyRulesAt(c),
+      // Today's part of a first start's backfill counts in today's live totals.
+      pastEnergy: (series) => c.resolve(EnergyTotals).addPast(series),
       site: c.resolve(SITE),
       reads: {
         prices: c.resolve(PriceBook),
@@ -209,7 +214,12 @@ function registerPluginServices(di: DependencyContainer): void {
       },
       // Registered by the composition root, which knows where the data lives.
       integration: c.isRegistered(DATA_DIR)
-        ? { recorded: c.resolve(RecordedFeed), dataDir: c.resolve(DATA_DIR), siteId: c.resolve(SITE_ID) }
+        ? {
+            recorded: c.resolve(RecordedFeed),
+            dataDir: c.resolve(DATA_DIR),
+            siteId: c.resolve(SITE_ID),
+            upgrades: c.resolve(UpgradeRoutes),
+          }
         : undefined,
     })),
   );

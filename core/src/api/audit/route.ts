@@ -1,4 +1,4 @@
-import Router from '@koa/router';
+import Router from '../router.js';
 import { z } from 'zod';
 import { scope } from '../../auth/scopes.js';
 import type { AuditLog } from '../../writes/audit.js';

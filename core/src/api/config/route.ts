@@ -1,4 +1,4 @@
-import Router from '@koa/router';
+import Router from '../router.js';
 import { z } from 'zod';
 import { siteSettingsPatchSchema, siteSettingsSchema, type LiveSiteSettings } from '../../config/site-settings.js';
 import { systemTimeZone } from '../../config/schema.js';

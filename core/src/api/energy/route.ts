@@ -1,4 +1,4 @@
-import Router from '@koa/router';
+import Router from '../router.js';
 import { z } from 'zod';
 import { scope } from '../../auth/scopes.js';
 import { ENERGY_PERIODS, formatInZone, type EnergyPeriod } from '../../energy/period-buckets.js';

@@ -1,4 +1,4 @@
-import Router from '@koa/router';
+import Router from '../router.js';
 import { z } from 'zod';
 import { AGGS, isAgg, parseGroupBy } from '../../history/params.js';
 import { isGlob, MAX_TOPIC_LENGTH } from '../../topics/glob.js';

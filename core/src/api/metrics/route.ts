@@ -1,5 +1,5 @@
 import { formatZodIssue } from '@heliograph/plugins-sdk';
-import Router from '@koa/router';
+import Router from '../router.js';
 import { z } from 'zod';
 import { scope } from '../../auth/scopes.js';
 import { MAX_TOPIC_LENGTH } from '../../topics/glob.js';

@@ -1,4 +1,4 @@
-import { STATUS_CODES } from 'node:http';
+import { STATUS_CODES } from '../node-http.js';
 import { z } from 'zod';
 import type { RouteInfo } from '../routes.js';
 import * as schemas from '../schemas/index.js';

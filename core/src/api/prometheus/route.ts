@@ -1,4 +1,4 @@
-import Router from '@koa/router';
+import Router from '../router.js';
 import type { ParameterizedContext as Context } from 'koa';
 import type { Registry } from 'prom-client';
 import { scope } from '../../auth/scopes.js';

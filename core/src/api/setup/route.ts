@@ -1,4 +1,4 @@
-import Router from '@koa/router';
+import Router from '../router.js';
 import { z } from 'zod';
 import { passwordProblem, PASSWORD_USER, type AuthService } from '../../auth/service.js';
 import { authError } from '../../auth/middleware.js';

@@ -1,5 +1,5 @@
 import { formatZodIssue } from '@heliograph/plugins-sdk';
-import Router from '@koa/router';
+import Router from '../router.js';
 import { z } from 'zod';
 import { AuthInputError, tokenNameSchema, type AuthService } from '../../auth/service.js';
 import { scope, scopeSchema } from '../../auth/scopes.js';
