@@ -112,6 +112,14 @@ module.exports = {
     ...layerRules('core/src', LAYERS, 'layer-', 'Layers'),
     ...layerRules('web/src', WEB_LAYERS, 'layer-web-', 'The page'),
     {
+      name: 'plugin-outside',
+      severity: 'error',
+      comment:
+        "A plugin imports only its own files and the SDK's public entry points, never the core's or another plugin's (docs/architecture.md, \"The packages\"; package imports are eslint's no-restricted-imports).",
+      from: { path: '^plugins/([^/]+)/src/' },
+      to: { path: '^(plugins/|core/|plugins-sdk/src/|@heliograph/core)', pathNot: ['^plugins/$1/'] },
+    },
+    {
       name: 'web-unplaced',
       severity: 'error',
       comment: 'Every page file sits in one of the folders WEB_LAYERS orders (docs/architecture.md, "The page").',

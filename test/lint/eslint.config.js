@@ -56,6 +56,26 @@ export default tseslint.config(
     },
   },
   {
+    // A plugin sees Heliograph through the SDK's public entry points only (docs/architecture.md,
+    // "The packages"): not the core, and not another plugin. Relative paths into another
+    // plugin's folder are caught by the import check (.dependency-cruiser.cjs, plugin-outside).
+    files: ['plugins/*/src/**/*.ts', 'plugins/*/test/**/*.ts'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            {
+              group: ['@heliograph/core', '@heliograph/core/*', '@heliograph/plugin-*', '@heliograph/plugin-*/*'],
+              message:
+                'A plugin imports only @heliograph/plugins-sdk (and its sub-entries), never the core or another plugin.',
+            },
+          ],
+        },
+      ],
+    },
+  },
+  {
     // Source files stay readable in one sitting: a file holds one concern (~400 lines), a
     // function one step (~80). Blank lines and comments do not count. Tests, benchmarks and
     // the web app's tests are exempt. A file or function over the limit says why in an

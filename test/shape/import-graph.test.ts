@@ -113,3 +113,64 @@ test('in the page, a cycle, upward imports and a file outside the folders fail; 
     'the rules found exactly the planted violations',
   );
 });
+
+test("a plugin reaching into the core, the SDK's source or another plugin fails; its own files pass", async () => {
+  const root = tempDir();
+  write(root, {
+    'core/tsconfig.json': JSON.stringify({ compilerOptions: { module: 'nodenext', moduleResolution: 'nodenext' } }),
+    'core/src/clock.ts': 'export type Clock = number;\n',
+    'plugins-sdk/src/index.ts': 'export type Sdk = string;\n',
+    'plugins/other/src/index.ts': 'export type O = boolean;\n',
+    'plugins/mine/src/core.ts': "import type { Clock } from '../../../core/src/clock.js';\nexport type C = Clock;\n",
+    'plugins/mine/src/sdk.ts': "import type { Sdk } from '../../../plugins-sdk/src/index.js';\nexport type S = Sdk;\n",
+    'plugins/mine/src/other.ts': "import type { O } from '../../other/src/index.js';\nexport type X = O;\n",
+    // By name: unresolved here (no node_modules), as the module name it is.
+    'plugins/mine/src/named.ts': "import type { Clock } from '@heliograph/core/clock';\nexport type N = Clock;\n",
+    // Its own files, in any folder, are fine.
+    'plugins/mine/src/emulator/main.ts': "import type { C } from '../core.js';\nexport type M = C;\n",
+  });
+  const found = await violations(root, 'plugins/mine/src');
+  const seen = found.map((v) => `${v.rule.name} ${v.from} -> ${v.to}`).sort();
+  assert.deepEqual(
+    seen,
+    [
+      'plugin-outside plugins/mine/src/core.ts -> core/src/clock.ts',
+      'plugin-outside plugins/mine/src/named.ts -> @heliograph/core/clock',
+      'plugin-outside plugins/mine/src/other.ts -> plugins/other/src/index.ts',
+      'plugin-outside plugins/mine/src/sdk.ts -> plugins-sdk/src/index.ts',
+    ],
+    'the rule found exactly the planted reaches',
+  );
+});
+
+test('eslint refuses a plugin importing the core or another plugin by package name', async () => {
+  const source = [
+    "import type { ManualClock } from '@heliograph/core/clock';",
+    "import type * as Deye from '@heliograph/plugin-deye';",
+    "import { definePlugin } from '@heliograph/plugins-sdk';",
+    'export type T = [ManualClock, typeof Deye, typeof definePlugin];',
+    '',
+  ].join('\n');
+  const child = execFile(
+    process.execPath,
+    [
+      '--require',
+      join(REPO_ROOT, 'test', 'lint', 'typescript-6.cjs'),
+      join(REPO_ROOT, 'node_modules', 'eslint', 'bin', 'eslint.js'),
+      '--format',
+      'json',
+      '--stdin',
+      '--stdin-filename',
+      // A file of the plugin's project (typed lint needs one); its text comes from stdin.
+      'plugins/jkbms/src/index.ts',
+    ],
+    { cwd: REPO_ROOT, maxBuffer: 1 << 24 },
+  );
+  child.stdin!.end(source);
+  let stdout = '';
+  child.stdout!.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+  await new Promise((resolve) => child.on('close', resolve));
+  const [result] = JSON.parse(stdout) as Array<{ messages: Array<{ ruleId: string; line: number }> }>;
+  const restricted = result!.messages.filter((m) => m.ruleId === 'no-restricted-imports').map((m) => m.line);
+  assert.deepEqual(restricted, [1, 2], 'the core and another plugin refused, the SDK allowed');
+});
