@@ -59,7 +59,13 @@ const chargerSchema = z.strictObject({
 export type ChargerConfig = z.infer<typeof chargerSchema>;
 
 const chargers = Object.fromEntries(
-  Array.from({ length: MAX_CHARGERS }, (_, i) => [`charger_${i + 1}`, chargerSchema.optional()]),
+  Array.from({ length: MAX_CHARGERS }, (_, i) => [
+    `charger_${i + 1}`,
+    chargerSchema
+      .optional()
+      .describe(`The charger that is device charger_${i + 1}: how it connects and what it may do.`)
+      .meta({ title: `Charger ${i + 1}` }),
+  ]),
 ) as Record<`charger_${number}`, z.ZodOptional<typeof chargerSchema>>;
 
 export const configSchema = z.strictObject({
@@ -107,7 +113,11 @@ export const configSchema = z.strictObject({
     .default(30)
     .describe('How long a charging profile Heliograph sets holds on the charger without renewal (at most 30).')
     .meta({ title: 'Profile lease (min)' }),
-  chargers: z.strictObject(chargers).default({}).meta({ title: 'Chargers' }),
+  chargers: z
+    .strictObject(chargers)
+    .default({})
+    .describe('One entry per charger, keyed by its device id (charger_1 ... charger_8).')
+    .meta({ title: 'Chargers' }),
 });
 
 export type OcppConfig = z.infer<typeof configSchema>;
