@@ -305,3 +305,15 @@ export async function startTestHost<S extends z.ZodType>(options: TestHostOption
       withDeadline(write(topic, value), ms, `the write of ${JSON.stringify(String(value))} to ${topic}`),
   });
 }
+export {
+  assertPriceSlots,
+  type ContractCase,
+  type ContractHost,
+  type ExpectedSlots,
+  type FakeFailure,
+  priceProviderContract,
+  type PriceProviderContractOptions,
+  priceProviderHostOptions,
+  type PriceProviderHostOptions,
+  resetFake,
+} from './price-provider-contract.js';

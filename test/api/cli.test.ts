@@ -1,31 +1,15 @@
 // The `heliograph` command as a user runs it: a real child process.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
 import { existsSync, writeFileSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
-import { basicAuth, MAIN, tempDir } from '../helpers/server.js';
+import { basicAuth, tempDir } from '../helpers/server.js';
+import { runCli } from '@heliograph/core/test/helpers/cli';
 import { within } from '../helpers/deadline.js';
 
-function run(args: string[], options: { env?: Record<string, string>; stdin?: string } = {}) {
-  const child = spawn(process.execPath, [MAIN, ...args], {
-    env: { ...process.env, HELIOGRAPH_LOG_LEVEL: 'warn', HELIOGRAPH_MDNS: '0', ...options.env },
-    stdio: ['pipe', 'pipe', 'pipe'],
-  });
-  if (options.stdin !== undefined) child.stdin.end(options.stdin);
-  let stderr = '';
-  child.stderr.on('data', (d) => (stderr += d));
-  const exit = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
-  return {
-    child,
-    /** The exit code, awaited with a deadline from here on. */
-    get exited() {
-      return within(exit, `exit of \`heliograph ${args.join(' ')}\``, 60_000);
-    },
-    stderr: () => stderr,
-  };
-}
+const run = (args: string[], options: { env?: Record<string, string>; stdin?: string } = {}) =>
+  runCli(args, { ...options, env: { HELIOGRAPH_LOG_LEVEL: 'warn', HELIOGRAPH_MDNS: '0', ...options.env } });
 
 function site(
   plugins: unknown = { plugins: [{ id: 'sim', plugin: 'simulator', devices: ['inverter_1', 'battery_1'] }] },

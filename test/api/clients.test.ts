@@ -4,11 +4,11 @@
 // discovery fields; GET /api/v1/system and the WebSocket `system` event.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { Socket, type Channel } from 'phoenix';
-import { WebSocket } from 'ws';
+import type { Socket } from 'phoenix';
 import type { ForecastResponse, HistoryResponse } from '@heliograph/core/api-types';
-import { PASSWORD, startTestServer } from '../helpers/server.js';
+import { startTestServer } from '../helpers/server.js';
 import { within } from '../helpers/deadline.js';
+import { connectPhoenix, nextEvent } from '../helpers/phoenix.js';
 
 const server = await startTestServer({
   bundled: ['simulator'],
@@ -60,26 +60,7 @@ function byTopic(rows: Row[], topic: string): Row {
   return row;
 }
 
-function connect(): Socket {
-  const socket = new Socket(server.url.replace('http', 'ws') + '/api', {
-    transport: WebSocket,
-    params: { password: PASSWORD },
-    vsn: '2.0.0',
-    reconnectAfterMs: () => 60_000,
-  });
-  socket.connect();
-  return socket;
-}
-
-function nextEvent<T>(channel: Channel, event: string): Promise<T> {
-  const next = new Promise<T>((resolve) => {
-    const ref = channel.on(event, (payload) => {
-      channel.off(event, ref);
-      resolve(payload as T);
-    });
-  });
-  return within(next, `"${event}" push on the ${channel.topic} channel`);
-}
+const connect = () => connectPhoenix(server.url);
 
 /** Joins `metrics` with a filter and resolves with the definition and system pushes. */
 async function join(topics: string[]): Promise<{ definitions: Row[]; system: Row[]; socket: Socket }> {

@@ -6,9 +6,8 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { request, type IncomingHttpHeaders } from 'node:http';
 import { brotliDecompressSync, gunzipSync } from 'node:zlib';
-import { Socket } from 'phoenix';
-import { WebSocket } from 'ws';
 import { within } from '../helpers/deadline.js';
+import { connectPhoenix } from '../helpers/phoenix.js';
 import { basicAuth, PASSWORD, startTestServer } from '../helpers/server.js';
 
 const server = await startTestServer({
@@ -130,13 +129,7 @@ test("the snapshot's fast lane compresses as koa does", async () => {
 });
 
 test('the WebSocket stream still works', async () => {
-  const socket = new Socket(server.url.replace('http', 'ws') + '/api', {
-    transport: WebSocket,
-    params: { password: PASSWORD },
-    vsn: '2.0.0',
-    reconnectAfterMs: () => 60_000,
-  });
-  socket.connect();
+  const socket = connectPhoenix(server.url);
   try {
     const channel = socket.channel('metrics', { topics: [{ topic: 'total/*' }] });
     const data = new Promise<unknown>((resolve) => channel.on('data', resolve));

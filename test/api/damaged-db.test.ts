@@ -8,6 +8,7 @@ import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { migrate, openDatabase } from '@heliograph/core/db';
 import { historyMigrations } from '@heliograph/core/history/migrations';
+import { instanceOf } from '../helpers/metrics.js';
 import { startTestServer } from '../helpers/server.js';
 
 const SIM = {
@@ -33,13 +34,7 @@ test('a file that is not a database is moved aside with a timestamped name and t
   assert.equal(metrics.status, 200);
   const history = await server.api('/api/v1/history?topic=inverter_1/pv_power');
   assert.equal(history.status, 200, 'history starts afresh');
-  const status = (
-    (await (await server.api('/api/v1/plugins')).json()) as Array<{
-      id: string;
-      state: string;
-      last_error: string | null;
-    }>
-  ).find((p) => p.id === 'history')!;
+  const status = await instanceOf(server, 'history');
   assert.equal(status.state, 'running');
   assert.match(String(status.last_error), /moved to .*heliograph\.db\.damaged-/);
 });
@@ -69,13 +64,7 @@ test('when history cannot be opened the service runs without it: live values and
     body: JSON.stringify({ topic: 'inverter_1/output_source_priority', value: 'Utility first' }),
   });
   assert.equal(write.status, 200, await write.clone().text());
-  const status = (
-    (await (await server.api('/api/v1/plugins')).json()) as Array<{
-      id: string;
-      state: string;
-      last_error: string | null;
-    }>
-  ).find((p) => p.id === 'history')!;
+  const status = await instanceOf(server, 'history');
   assert.equal(status.state, 'failed');
   assert.match(String(status.last_error), /history is off/);
 });

@@ -2,8 +2,8 @@
 // client joins `metrics` on the embedded simulator and gets definitions, values and system rows.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { Socket, type Channel } from 'phoenix';
 import { WebSocket } from 'ws';
+import { connectPhoenix, nextEvent } from '../helpers/phoenix.js';
 import { PASSWORD, startTestServer } from '../helpers/server.js';
 
 const server = await startTestServer({
@@ -11,26 +11,7 @@ const server = await startTestServer({
   plugins: [{ id: 'sim', plugin: 'simulator', devices: ['inverter_1', 'battery_1'], config: { pollIntervalMs: 1000 } }],
 });
 
-function connect(params: Record<string, string>): Socket {
-  // The Phoenix client appends /websocket to its endpoint.
-  const socket = new Socket(server.url.replace('http', 'ws') + '/api', {
-    transport: WebSocket,
-    params,
-    vsn: '2.0.0',
-    reconnectAfterMs: () => 60_000,
-  });
-  socket.connect();
-  return socket;
-}
-
-function nextEvent<T>(channel: Channel, event: string): Promise<T> {
-  return new Promise((resolve) => {
-    const ref = channel.on(event, (payload) => {
-      channel.off(event, ref);
-      resolve(payload as T);
-    });
-  });
-}
+const connect = (params: Record<string, string>) => connectPhoenix(server.url, params);
 
 test('a Phoenix client joins metrics and receives definitions, current values and system rows', async () => {
   const socket = connect({ password: PASSWORD });

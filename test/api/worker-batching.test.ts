@@ -3,9 +3,8 @@
 // totals they imply, never one inverter's new value beside a total that does not add up.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { Socket } from 'phoenix';
-import { WebSocket } from 'ws';
-import { PASSWORD, startTestServer, statusWhen } from '../helpers/server.js';
+import { connectPhoenix } from '../helpers/phoenix.js';
+import { startTestServer, statusWhen } from '../helpers/server.js';
 
 const UPDATES = 6;
 
@@ -23,13 +22,7 @@ test('one run of a worker plugin is one update over the WebSocket, totals consis
     ],
   });
   await statusWhen(server, 'pair', (s) => s.state === 'running');
-  const socket = new Socket(server.url.replace('http', 'ws') + '/api', {
-    transport: WebSocket,
-    params: { password: PASSWORD },
-    vsn: '2.0.0',
-    reconnectAfterMs: () => 60_000,
-  });
-  socket.connect();
+  const socket = connectPhoenix(server.url);
   const channel = socket.channel('metrics', {
     topics: [{ topic: 'inverter_1/pv_power' }, { topic: 'inverter_2/pv_power' }, { topic: 'total/pv_power' }],
   });

@@ -1,32 +1,26 @@
-import { test, after } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import type { Browser } from 'playwright-core';
-import { BROWSER_SKIP, launchChromium } from './browser.js';
+import { startBackfilledSite } from './backfilled-site.js';
+import { BROWSER_SKIP } from './browser.js';
 import {
   ARTIFACTS,
   axeViolations,
   horizontalOverflow,
   openPage,
+  openSignedIn,
   PHONE,
   screenshot,
   showScreen,
   signIn,
 } from './page.js';
-import { basic, startSite, type Site } from './site.js';
+import { basic } from './site.js';
 import { pollUntil } from '../helpers/deadline.js';
 
 // The overview against the real service (`heliograph serve` in a child process) with the
 // simulator: two days of backfilled history, live values every second, demo prices and
 // forecast.
 
-let browser: Browser;
-let site: Site;
-if (!BROWSER_SKIP) {
-  site = await startSite();
-  await site.waitForLog(/backfill complete/);
-  browser = await launchChromium();
-  after(() => browser.close());
-}
+const { site, browser } = await startBackfilledSite();
 
 async function writeSetting(topic: string, value: string): Promise<void> {
   const answer = await fetch(`${site.url}/api/v1/metrics`, {
@@ -41,8 +35,7 @@ test(
   'the power flow, the chart of the day with the forecast, and the price bars are drawn from the service',
   { skip: BROWSER_SKIP },
   async (t) => {
-    const page = await openPage(t, browser, site.url);
-    await signIn(page);
+    const page = await openSignedIn(t, browser, site.url);
     // Power flow: every node has a value, and the summary says it in words.
     for (const node of ['pv', 'grid', 'battery', 'home']) {
       await page.waitForFunction(

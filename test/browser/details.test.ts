@@ -1,9 +1,9 @@
-import { test, after } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { Browser } from 'playwright-core';
-import { BROWSER_SKIP, launchChromium } from './browser.js';
+import { startBackfilledSite } from './backfilled-site.js';
+import { BROWSER_SKIP } from './browser.js';
 import {
   ARTIFACTS,
   axeViolations,
@@ -22,16 +22,9 @@ import { basic, startSite, type Site } from './site.js';
 // token sending the page to sign-in, the Access button's name, and the first run with the
 // code from the data directory.
 
-let browser: Browser;
-let site: Site;
-let fresh: Site;
-if (!BROWSER_SKIP) {
-  site = await startSite();
-  fresh = await startSite({ plugins: [], password: null });
-  await site.waitForLog(/backfill complete/);
-  browser = await launchChromium();
-  after(() => browser.close());
-}
+const { site, browser } = await startBackfilledSite();
+/** A site on its first run: no password, no plugins. */
+const fresh = BROWSER_SKIP ? ({} as Site) : await startSite({ plugins: [], password: null });
 
 const BROWSER = { timezoneId: 'America/New_York', locale: 'en-GB' };
 

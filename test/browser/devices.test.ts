@@ -2,7 +2,7 @@ import { test, after } from 'node:test';
 import assert from 'node:assert/strict';
 import type { Browser } from 'playwright-core';
 import { BROWSER_SKIP, launchChromium } from './browser.js';
-import { openPage, showScreen, signIn } from './page.js';
+import { openSignedIn, showScreen } from './page.js';
 import { basic, startSite, type Site } from './site.js';
 
 // The Devices screen against the simulator: identity apart from readings, settings written
@@ -23,8 +23,7 @@ test(
   'each device card shows model, serial and firmware apart from its live readings',
   { skip: BROWSER_SKIP },
   async (t) => {
-    const page = await openPage(t, browser, site.url);
-    await signIn(page);
+    const page = await openSignedIn(t, browser, site.url);
     await showScreen(page, 'devices');
     const card = page.getByRole('article', { name: 'Inverter 1' });
     await card.locator('dl.identity dd').filter({ hasText: 'Heliograph Sim 5K' }).waitFor();
@@ -47,8 +46,7 @@ test(
   'a setting chosen in its select and a number with its step are written to the device',
   { skip: BROWSER_SKIP },
   async (t) => {
-    const page = await openPage(t, browser, site.url);
-    await signIn(page);
+    const page = await openSignedIn(t, browser, site.url);
     await showScreen(page, 'devices');
     const priority = page.locator('form[data-topic="inverter_1/output_source_priority"]');
     const options = await priority.locator('option:not([disabled])').allInnerTexts();

@@ -1,14 +1,11 @@
 import { test, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { execFile } from 'node:child_process';
-import { readFileSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
-import { promisify } from 'node:util';
+import { readFileSync } from 'node:fs';
 import type { Browser, Page } from 'playwright-core';
 import { BROWSER_SKIP, launchChromium } from './browser.js';
 import { axeViolations, DESKTOP, horizontalOverflow, openPage, PHONE, screenshot, signIn } from './page.js';
 import { basic, startSite, type Site } from './site.js';
-import { MAIN } from '../helpers/server.js';
+import { importHistory, PER_HOUR, weeklyTotalsCsv } from './totals-history.js';
 
 // Energy by calendar on the Overview, against the real service with kWh totals history
 // imported the way an owner would (`heliograph history import`): the site is in Tokyo
@@ -18,15 +15,6 @@ const SITE_ZONE = 'Asia/Tokyo';
 const OFFSET = 9 * 3_600_000;
 const HOUR = 3_600_000;
 const DAY = 24 * HOUR;
-/** kWh per hour of each total in the imported history: a full day is 24 times this. */
-const PER_HOUR = {
-  pv_energy: 0.25,
-  load_energy: 0.5,
-  grid_energy_in: 0.125,
-  grid_energy_out: 0.05,
-  battery_energy_in: 0.2,
-  battery_energy_out: 0.15,
-};
 
 /** Local midnight (Tokyo) of the day containing `ms`. */
 const tokyoMidnight = (ms: number) => Math.floor((ms + OFFSET) / DAY) * DAY - OFFSET;
@@ -36,29 +24,6 @@ const tokyoMonday = (ms: number) => {
   const weekday = (new Date(midnight + OFFSET).getUTCDay() + 6) % 7;
   return midnight - weekday * DAY;
 };
-
-/**
- * History of the six kWh totals from 40 to 3 days before today (Tokyo), one reading at the
- * end of every hour, restarting every Monday, as the core counts them. It ends before the
- * simulator's own backfilled days: two counters interleaved in one topic would not be one
- * device's readings.
- */
-function totalsCsv(todayStart: number): string {
-  const lines = ['time,topic,value'];
-  for (const [name, perHour] of Object.entries(PER_HOUR)) {
-    let value = 0;
-    let week = -1;
-    for (let t = todayStart - 40 * DAY; t < todayStart - 3 * DAY; t += HOUR) {
-      if (tokyoMonday(t) !== week) {
-        week = tokyoMonday(t);
-        value = 0;
-      }
-      value = Math.round((value + perHour) * 1000) / 1000;
-      lines.push(`${new Date(t + HOUR - 10_000).toISOString()},total/${name},${value}`);
-    }
-  }
-  return `${lines.join('\n')}\n`;
-}
 
 let browser: Browser;
 let site: Site;
@@ -74,11 +39,11 @@ if (!BROWSER_SKIP) {
   assert.equal(put.status, 200, await put.text());
   await site.stop();
   todayStart = tokyoMidnight(Date.now());
-  const csv = join(site.dataDir, 'totals.csv');
-  writeFileSync(csv, totalsCsv(todayStart));
-  await promisify(execFile)(process.execPath, [MAIN, 'history', 'import', csv, '--data', site.dataDir], {
-    env: { ...process.env, HELIOGRAPH_LOG_LEVEL: 'warn' },
-  });
+  // History of the six kWh totals from 40 to 3 days before today (Tokyo), one reading at the
+  // end of every hour, restarting every Monday, as the core counts them. It ends before the
+  // simulator's own backfilled days: two counters interleaved in one topic would not be one
+  // device's readings.
+  await importHistory(site, weeklyTotalsCsv(PER_HOUR, todayStart - 40 * DAY, todayStart - 3 * DAY, tokyoMonday));
   await site.restart();
   browser = await launchChromium();
   after(() => browser.close());

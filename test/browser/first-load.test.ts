@@ -1,10 +1,10 @@
-import { test, after } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
-import type { Browser, Request } from 'playwright-core';
-import { BROWSER_SKIP, launchChromium } from './browser.js';
+import type { Request } from 'playwright-core';
+import { startBackfilledSite } from './backfilled-site.js';
+import { BROWSER_SKIP } from './browser.js';
 import { openPage, signIn } from './page.js';
-import { startSite, type Site } from './site.js';
 import { REPO_ROOT } from '../helpers/server.js';
 
 // The Overview's first load with the demo (the checkout's plugins.json: the simulator with
@@ -24,15 +24,8 @@ interface Counted {
   encoding: string | null;
 }
 
-let browser: Browser;
-let site: Site;
-if (!BROWSER_SKIP) {
-  const demo = JSON.parse(readFileSync(`${REPO_ROOT}/plugins.json`, 'utf8')) as { plugins: unknown[] };
-  site = await startSite({ plugins: demo.plugins });
-  await site.waitForLog(/backfill complete/);
-  browser = await launchChromium();
-  after(() => browser.close());
-}
+const demo = JSON.parse(readFileSync(`${REPO_ROOT}/plugins.json`, 'utf8')) as { plugins: unknown[] };
+const { site, browser } = await startBackfilledSite({ plugins: demo.plugins });
 
 test(
   "the Overview's first load moves under 100 KB of API JSON and asks for nothing twice",

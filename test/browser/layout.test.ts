@@ -1,7 +1,7 @@
-import { test, after } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import type { Browser } from 'playwright-core';
-import { BROWSER_SKIP, launchChromium } from './browser.js';
+import { startBackfilledSite } from './backfilled-site.js';
+import { BROWSER_SKIP } from './browser.js';
 import {
   axeViolations,
   DESKTOP,
@@ -13,20 +13,12 @@ import {
   showScreen,
   signIn,
 } from './page.js';
-import { startSite, type Site } from './site.js';
 
 // Every screen at desktop and phone size: nothing wider than the screen, no serious or
 // critical axe-core finding (WCAG 2.1 A/AA: contrast, labels, names, roles), and a
 // screenshot in test-artifacts/ for people to look at.
 
-let browser: Browser;
-let site: Site;
-if (!BROWSER_SKIP) {
-  site = await startSite();
-  await site.waitForLog(/backfill complete/);
-  browser = await launchChromium();
-  after(() => browser.close());
-}
+const { site, browser } = await startBackfilledSite();
 
 for (const [size, viewport] of [
   ['phone', PHONE],

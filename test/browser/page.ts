@@ -43,6 +43,19 @@ export async function signIn(page: Page, password = PASSWORD): Promise<void> {
   await page.getByRole('navigation', { name: 'Screens' }).waitFor();
 }
 
+/** {@link openPage}, signed in with the device password: where most tests of the page start. */
+export async function openSignedIn(
+  t: TestContext,
+  browser: Browser,
+  url: string,
+  viewport = DESKTOP,
+  options: BrowserContextOptions = {},
+): Promise<Page> {
+  const page = await openPage(t, browser, url, viewport, options);
+  await signIn(page);
+  return page;
+}
+
 /** Opens a screen by its tab, as a user would. */
 export async function showScreen(page: Page, id: string): Promise<void> {
   await page.locator(`.tab[data-screen="${id}"]`).click();

@@ -2,7 +2,7 @@ import { test, after } from 'node:test';
 import assert from 'node:assert/strict';
 import type { Browser } from 'playwright-core';
 import { BROWSER_SKIP, launchChromium } from './browser.js';
-import { openPage, signIn } from './page.js';
+import { openSignedIn } from './page.js';
 import { basic, SIMULATOR, startSite, type Site } from './site.js';
 
 // The battery plan on the overview, against the real service with the simulator and the
@@ -34,8 +34,7 @@ test(
   'the plan shows with prices, planned charge and actions; the switch makes the planner active',
   { skip: BROWSER_SKIP },
   async (t) => {
-    const page = await openPage(t, browser, site.url);
-    await signIn(page);
+    const page = await openSignedIn(t, browser, site.url);
     const card = page.locator('#plan');
     await card.locator('.plan-chart canvas').waitFor();
     const points = Number(await card.locator('.plan-chart').getAttribute('data-points'));

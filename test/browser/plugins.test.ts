@@ -1,22 +1,13 @@
-import { test, after } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
-import type { Browser } from 'playwright-core';
-import { BROWSER_SKIP, launchChromium } from './browser.js';
-import { openPage, showScreen, signIn } from './page.js';
-import { startSite, type Site } from './site.js';
+import { startBackfilledSite } from './backfilled-site.js';
+import { BROWSER_SKIP } from './browser.js';
+import { openSignedIn, showScreen } from './page.js';
 
 // The Plugins and Site screens against the real service.
 
-let browser: Browser;
-let site: Site;
-if (!BROWSER_SKIP) {
-  site = await startSite();
-  // The first run (which includes the backfill) is over before the page is judged.
-  await site.waitForLog(/backfill complete/);
-  browser = await launchChromium();
-  after(() => browser.close());
-}
+const { site, browser } = await startBackfilledSite();
 const pluginsFile = () => readFileSync(site.pluginsFile, 'utf8');
 /** The instances plugins.json holds now. */
 const savedPlugins = () =>
@@ -26,8 +17,7 @@ test(
   'a config edit with a bad value is refused with the reason and saves nothing; a good one is applied',
   { skip: BROWSER_SKIP },
   async (t) => {
-    const page = await openPage(t, browser, site.url);
-    await signIn(page);
+    const page = await openSignedIn(t, browser, site.url);
     await showScreen(page, 'plugins');
     const card = page.getByRole('article', { name: 'Plugin instance sim' });
     await card.locator('.badge').filter({ hasText: 'Running' }).waitFor({ timeout: 30_000 });
@@ -60,8 +50,7 @@ test(
   'a plugin added with a bad value shows the error at the field and saves nothing; a good one starts',
   { skip: BROWSER_SKIP },
   async (t) => {
-    const page = await openPage(t, browser, site.url);
-    await signIn(page);
+    const page = await openSignedIn(t, browser, site.url);
     await showScreen(page, 'plugins');
     await page
       .getByLabel('Plugin', { exact: true })
@@ -107,8 +96,7 @@ test(
 );
 
 test('site settings are saved and a bad value is refused at its field', { skip: BROWSER_SKIP }, async (t) => {
-  const page = await openPage(t, browser, site.url);
-  await signIn(page);
+  const page = await openSignedIn(t, browser, site.url);
   await showScreen(page, 'site');
   const form = page.getByRole('form', { name: 'Site settings' });
   await form.getByLabel('Latitude').fill('123');

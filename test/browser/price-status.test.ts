@@ -4,7 +4,7 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Browser } from 'playwright-core';
 import { BROWSER_SKIP, launchChromium } from './browser.js';
-import { axeViolations, openPage, signIn } from './page.js';
+import { axeViolations, openSignedIn } from './page.js';
 import { basic, startSite, type Site } from './site.js';
 import { pollUntil } from '../helpers/deadline.js';
 
@@ -40,8 +40,7 @@ test(
       status = ((await res.json()) as { status?: { state: string; message: string | null } }).status;
       return { done: status !== undefined && status.state !== 'ok', seen: status };
     }, "the grid answer's status of the failing provider");
-    const page = await openPage(t, browser, site.url);
-    await signIn(page);
+    const page = await openSignedIn(t, browser, site.url);
     const notice = page.locator('#prices .provider-status');
     await notice.waitFor();
     const text = await notice.innerText();

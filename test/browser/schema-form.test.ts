@@ -1,10 +1,9 @@
 import { test, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { fileURLToPath } from 'node:url';
-import { build } from 'esbuild';
 import { z } from 'zod';
 import type { Browser, Page } from 'playwright-core';
 import { BROWSER_SKIP, launchChromium } from './browser.js';
+import { bundleWebModules } from './web-bundle.js';
 
 // The config form generator in chromium, bundled on its own from web/src/forms: every kind of
 // field a plugin schema produces (zod's own JSON Schema output), labelled in words, filled
@@ -33,16 +32,7 @@ const config = {
 let browser: Browser;
 let bundle = '';
 if (!BROWSER_SKIP) {
-  const entry = fileURLToPath(new URL('../../../web/src/forms/schema-form.ts', import.meta.url));
-  const built = await build({
-    entryPoints: [entry],
-    bundle: true,
-    format: 'iife',
-    globalName: 'SchemaForm',
-    write: false,
-    target: 'es2020',
-  });
-  bundle = built.outputFiles[0]!.text;
+  bundle = await bundleWebModules('SchemaForm', "export * from './forms/schema-form.ts';");
   browser = await launchChromium();
   after(() => browser.close());
 }

@@ -2,7 +2,7 @@ import { test, after } from 'node:test';
 import assert from 'node:assert/strict';
 import type { Browser } from 'playwright-core';
 import { BROWSER_SKIP, launchChromium } from './browser.js';
-import { openPage, signIn } from './page.js';
+import { openPage, openSignedIn, signIn } from './page.js';
 import { basic, PASSWORD, startSite, type Site } from './site.js';
 
 // Signing in holds a token, never the password; first run sets the password in the browser
@@ -36,8 +36,7 @@ test(
   'sign-in creates a revocable token for the page and stores only that; sign-out revokes it',
   { skip: BROWSER_SKIP },
   async (t) => {
-    const page = await openPage(t, browser, site.url);
-    await signIn(page);
+    const page = await openSignedIn(t, browser, site.url);
     const stored = await page.evaluate((): Record<string, string> => ({ ...localStorage }));
     const all = JSON.stringify(stored) + JSON.stringify(await page.evaluate(() => ({ ...sessionStorage })));
     assert.equal(all.includes(PASSWORD), false, 'the password is not kept anywhere');
@@ -157,8 +156,7 @@ test(
 );
 
 test('the theme switch sits beside the system default and is remembered', { skip: BROWSER_SKIP }, async (t) => {
-  const page = await openPage(t, browser, site.url);
-  await signIn(page);
+  const page = await openSignedIn(t, browser, site.url);
   const theme = page.getByLabel('Theme');
   assert.equal(await theme.inputValue(), 'system');
   assert.equal(

@@ -1,14 +1,10 @@
 import { test, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { execFile } from 'node:child_process';
-import { writeFileSync } from 'node:fs';
-import { join } from 'node:path';
-import { promisify } from 'node:util';
 import type { Browser, Page } from 'playwright-core';
 import { BROWSER_SKIP, launchChromium } from './browser.js';
 import { openPage, showScreen, signIn } from './page.js';
 import { basic, SIMULATOR, startSite, type Site } from './site.js';
-import { MAIN } from '../helpers/server.js';
+import { importHistory, PER_HOUR, weeklyTotalsCsv } from './totals-history.js';
 
 // Issue 45: changing the site's time zone and the energy reset period never changes a past
 // figure. The site counts in Europe/Berlin with weekly resets from its first start; its
@@ -28,15 +24,6 @@ import { MAIN } from '../helpers/server.js';
 const HOUR = 3_600_000;
 const DAY = 24 * HOUR;
 const ZONE = 'Europe/Berlin';
-/** kWh per hour of each imported total. */
-const PER_HOUR: Record<string, number> = {
-  pv_energy: 0.25,
-  load_energy: 0.5,
-  grid_energy_in: 0.125,
-  grid_energy_out: 0.05,
-  battery_energy_in: 0.2,
-  battery_energy_out: 0.15,
-};
 /** "+02:00": Berlin's offset at `ms`. */
 function offset(ms: number): string {
   const name = new Intl.DateTimeFormat('en-US', { timeZone: ZONE, timeZoneName: 'longOffset' })
@@ -74,24 +61,6 @@ function berlinMonday(ms: number): string {
   return day.toISOString().slice(0, 10);
 }
 
-/** The totals as the core counted them in Berlin with weekly resets, one reading at the end of each hour of [from, to). */
-function totalsCsv(from: number, to: number): string {
-  const lines = ['time,topic,value'];
-  for (const [name, perHour] of Object.entries(PER_HOUR)) {
-    let value = 0;
-    let week = '';
-    for (let t = from; t < to; t += HOUR) {
-      if (berlinMonday(t) !== week) {
-        week = berlinMonday(t);
-        value = 0;
-      }
-      value = Math.round((value + perHour) * 1000) / 1000;
-      lines.push(`${new Date(t + HOUR - 10_000).toISOString()},total/${name},${value}`);
-    }
-  }
-  return `${lines.join('\n')}\n`;
-}
-
 let browser: Browser;
 let site: Site;
 let historyStart = 0;
@@ -109,11 +78,8 @@ if (!BROWSER_SKIP) {
   dst = lastClockChange(backfillStart - DAY);
   historyStart = Math.min(backfillStart - 42 * DAY, Date.parse(dst.from) - 5 * DAY);
   historyStart = Math.floor(historyStart / DAY) * DAY;
-  const csv = join(site.dataDir, 'totals.csv');
-  writeFileSync(csv, totalsCsv(historyStart, backfillStart));
-  await promisify(execFile)(process.execPath, [MAIN, 'history', 'import', csv, '--data', site.dataDir], {
-    env: { ...process.env, HELIOGRAPH_LOG_LEVEL: 'warn' },
-  });
+  // The totals as the core counted them in Berlin with weekly resets.
+  await importHistory(site, weeklyTotalsCsv(PER_HOUR, historyStart, backfillStart, berlinMonday));
   await site.restart();
   browser = await launchChromium();
   after(() => browser.close());

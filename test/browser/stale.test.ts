@@ -1,9 +1,8 @@
 import { test, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { fileURLToPath } from 'node:url';
-import { build } from 'esbuild';
 import type { Browser } from 'playwright-core';
 import { BROWSER_SKIP, launchChromium } from './browser.js';
+import { bundleWebModules } from './web-bundle.js';
 
 // A device that stops answering (its readings turn null, as the API sends them) is shown
 // as not answering, with its plugin's last error and when it was last heard from, and
@@ -13,19 +12,10 @@ import { BROWSER_SKIP, launchChromium } from './browser.js';
 let browser: Browser;
 let bundle = '';
 if (!BROWSER_SKIP) {
-  const built = await build({
-    stdin: {
-      contents: "export { LiveStore } from './state/live.ts'; export { mountStaleNotice } from './notices/stale.ts';",
-      resolveDir: fileURLToPath(new URL('../../../web/src/', import.meta.url)),
-      loader: 'ts',
-    },
-    bundle: true,
-    format: 'iife',
-    globalName: 'Page',
-    write: false,
-    target: 'es2020',
-  });
-  bundle = built.outputFiles[0]!.text;
+  bundle = await bundleWebModules(
+    'Page',
+    "export { LiveStore } from './state/live.ts'; export { mountStaleNotice } from './notices/stale.ts';",
+  );
   browser = await launchChromium();
   after(() => browser.close());
 }

@@ -47,15 +47,20 @@ export interface DeviceRow {
   identity: Record<string, string>;
 }
 
+/** Instance `id` as `GET /api/v1/plugins` lists it now. */
+export async function instanceOf(
+  server: TestServer,
+  id: string,
+): Promise<{ id: string; state: string; last_error: string | null; device_status: DeviceRow[] }> {
+  const list = (await (await server.api('/api/v1/plugins')).json()) as Array<Awaited<ReturnType<typeof instanceOf>>>;
+  const instance = list.find((p) => p.id === id);
+  if (!instance) throw new Error(`no instance ${id} in GET /api/v1/plugins`);
+  return instance;
+}
+
 /** The device status rows of instance `id` in `GET /api/v1/plugins` (`device_status`). */
 export async function devicesOf(server: TestServer, id: string): Promise<DeviceRow[]> {
-  const list = (await (await server.api('/api/v1/plugins')).json()) as Array<{
-    id: string;
-    device_status: DeviceRow[];
-  }>;
-  const instance = list.find((p) => p.id === id);
-  if (!instance) throw new Error(`no instance ${id}`);
-  return instance.device_status;
+  return (await instanceOf(server, id)).device_status;
 }
 
 /** Writes a setting over REST: the status and the answer's message or result. */

@@ -10,7 +10,7 @@
 // CT, where the lease's end is the inverter's normal self, and Selling first, where it is what
 // the driver's README states.
 import { DeyeDevice } from '@heliograph/plugin-deye/emulator';
-import { type DeviceReading, leaseOnDeviceTests, nightFrom, onModbusEmulator } from './fail-safe-setup.js';
+import { type DeviceReading, driverEntry, leaseOnDeviceTests, nightFrom, onModbusEmulator } from './fail-safe-setup.js';
 
 const BATTERY = { capacityKwh: 5.12, maxChargeW: 2500, maxDischargeW: 2500, minSoc: 20 };
 /** A winter evening on the device: no sun, the night load; the forced windows stay before midnight. */
@@ -109,12 +109,7 @@ async function deye(model: 'single-phase' | 'three-phase-hv', workMode: 0 | 2) {
   device.settings.workMode = workMode;
   const targetSoc = 90;
   return onModbusEmulator({
-    plugin: {
-      id: 'deye',
-      plugin: 'deye',
-      devices: ['inverter_1', 'battery_1'],
-      config: { timeoutMs: 400, battery: BATTERY },
-    },
+    plugin: driverEntry('deye', { timeoutMs: 400, battery: BATTERY }),
     transport: 'tcp',
     units: new Map([[1, device]]),
     clocked: device,

@@ -10,7 +10,7 @@
 // 0.1 W). The slots run on the emulator's own clock, which the tests move on to let a lease run
 // out.
 import { GrowattDevice, type GrowattEmulatorModel } from '@heliograph/plugin-growatt/emulator';
-import { type DeviceReading, leaseOnDeviceTests, nightFrom, onModbusEmulator } from './fail-safe-setup.js';
+import { type DeviceReading, driverEntry, leaseOnDeviceTests, nightFrom, onModbusEmulator } from './fail-safe-setup.js';
 
 const BATTERY = { capacityKwh: 6.5, maxChargeW: 3000, maxDischargeW: 3000, minSoc: 20 };
 /** A winter evening on the device: no sun, the night load; the forced slots stay before midnight. */
@@ -59,12 +59,7 @@ async function growatt(model: GrowattEmulatorModel) {
   const device = new GrowattDevice({ now: nightFrom(EVENING), soc: 50, model });
   const targetSoc = 90;
   return onModbusEmulator({
-    plugin: {
-      id: 'growatt',
-      plugin: 'growatt',
-      devices: ['inverter_1', 'battery_1'],
-      config: { timeoutMs: 400, battery: BATTERY },
-    },
+    plugin: driverEntry('growatt', { timeoutMs: 400, battery: BATTERY }),
     transport: 'tcp',
     units: new Map([[1, device]]),
     clocked: device,

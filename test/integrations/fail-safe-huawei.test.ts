@@ -7,7 +7,7 @@
 // + feeding the grid). The forcible period runs on the emulator's own clock, which the tests
 // move on to let a lease run out.
 import { HuaweiDevice } from '@heliograph/plugin-huawei/emulator';
-import { type DeviceReading, leaseOnDeviceTests, nightFrom, onModbusEmulator } from './fail-safe-setup.js';
+import { type DeviceReading, driverEntry, leaseOnDeviceTests, nightFrom, onModbusEmulator } from './fail-safe-setup.js';
 
 const s32 = ([high, low]: number[]) => ((high! << 16) | low!) >> 0;
 
@@ -31,12 +31,7 @@ leaseOnDeviceTests('huawei', async () => {
   // A winter evening on the device: no sun, the night load.
   const device = new HuaweiDevice({ now: nightFrom(new Date(2026, 11, 21, 21, 0)), soc: 50 });
   return onModbusEmulator({
-    plugin: {
-      id: 'huawei',
-      plugin: 'huawei',
-      devices: ['inverter_1'],
-      config: { timeoutMs: 300, connectDelayMs: 100 },
-    },
+    plugin: driverEntry('huawei', { timeoutMs: 300, connectDelayMs: 100 }, ['inverter_1']),
     transport: 'tcp',
     units: new Map([[1, device]]),
     clocked: device,

@@ -37,6 +37,15 @@ export interface DevicePlugin {
   config: Record<string, unknown>;
 }
 
+/** The plugins.json entry of driver `plugin` (its instance id too) on `devices`: an inverter and its battery unless given. */
+export function driverEntry(
+  plugin: string,
+  config: Record<string, unknown>,
+  devices = ['inverter_1', 'battery_1'],
+): DevicePlugin {
+  return { id: plugin, plugin, devices, config };
+}
+
 /**
  * The server with one device plugin, started at the first `running()`, started again on the
  * same data (and port) after a kill or a stop; `end()` (in an `after` hook) kills it. `dir`

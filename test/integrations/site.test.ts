@@ -6,9 +6,8 @@ import assert from 'node:assert/strict';
 import { after, describe, test } from 'node:test';
 import type { MetricValue } from '@heliograph/plugins-sdk';
 import type { Tick } from '@heliograph/core/topics/registry';
-import { Socket, type Channel } from 'phoenix';
-import { WebSocket } from 'ws';
-import { jsonBody, PASSWORD, startTestServer, type TestServer } from '../helpers/server.js';
+import { connectPhoenix, nextEvent } from '../helpers/phoenix.js';
+import { jsonBody, startTestServer, type TestServer } from '../helpers/server.js';
 
 const WAIT_MS = 10_000;
 
@@ -155,26 +154,8 @@ test("a plugin's own device kind shows in the snapshot like a device, numbered w
   assert.equal(total, Number(await text('inverter_1/pv_power')));
 });
 
-/** The payload of the next `event` on the channel, or a rejection naming it after WAIT_MS. */
-function nextEvent<T>(channel: Channel, event: string): Promise<T> {
-  return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`no ${event} event within ${WAIT_MS} ms`)), WAIT_MS);
-    const ref = channel.on(event, (payload) => {
-      clearTimeout(timer);
-      channel.off(event, ref);
-      resolve(payload as T);
-    });
-  });
-}
-
 test("the stream carries a plugin's own device: definitions with its device fields, then its values", async () => {
-  const socket = new Socket(server.url.replace('http', 'ws') + '/api', {
-    transport: WebSocket,
-    params: { password: PASSWORD },
-    vsn: '2.0.0',
-    reconnectAfterMs: () => 60_000,
-  });
-  socket.connect();
+  const socket = connectPhoenix(server.url);
   after(() => socket.disconnect());
   const channel = socket.channel('metrics', { topics: [{ topic: 'reader_1/*' }] });
   const definition = nextEvent<{ definitions: Array<Record<string, unknown>> }>(channel, 'definition');

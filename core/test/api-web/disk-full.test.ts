@@ -2,7 +2,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import Router from '@koa/router';
-import { createApp, listen } from '../../src/api/app.js';
+import { listenRoutes } from '../helpers/routes-server.js';
 import { scope } from '../../src/auth/scopes.js';
 import { openDatabase } from '../../src/db.js';
 import { tempDir } from '../helpers/tmp.js';
@@ -19,12 +19,7 @@ test('a full disk answers 507 saying so, not 500 "internal error"', async (t) =>
     await db.run('INSERT INTO t (x) VALUES (?)', Buffer.alloc(64 * 1024));
     ctx.body = { ok: true };
   });
-  const app = createApp({
-    auth: { authenticate: () => Promise.resolve({ ok: true, who: 'admin', scope: 'admin' }) },
-    realm: 'Heliograph',
-    routers: [router],
-  });
-  const running = await listen(app, '127.0.0.1', 0);
+  const running = await listenRoutes([router]);
   t.after(() => running.close());
   const res = await fetch(`${running.url}/api/v1/fill`, {
     method: 'POST',
@@ -48,12 +43,7 @@ test('any other fault answers 500 "internal error"; a library refusal keeps its 
     // What http-errors (koa's ctx.throw, @koa/send) throws.
     throw Object.assign(new Error('Request Timeout'), { status: 408, expose: true });
   });
-  const app = createApp({
-    auth: { authenticate: () => Promise.resolve({ ok: true, who: 'admin', scope: 'admin' }) },
-    realm: 'Heliograph',
-    routers: [router],
-  });
-  const running = await listen(app, '127.0.0.1', 0);
+  const running = await listenRoutes([router]);
   t.after(() => running.close());
   const fault = await fetch(`${running.url}/api/v1/fault`);
   assert.equal(fault.status, 500);

@@ -9,7 +9,7 @@ import { createApp, listen } from '../../src/api/app.js';
 import { authError, credentialsFromHeader, credentialsFromQuery } from '../../src/auth/middleware.js';
 import { scope } from '../../src/auth/scopes.js';
 import { AuthInputError, passwordProblem } from '../../src/auth/service.js';
-import { setLogLevel, type LogLevel } from '../../src/log.js';
+import { captureLog } from '../helpers/log-lines.js';
 import { PASSWORD, START, startAuth, type AuthFixture } from './support.js';
 
 const IP = '192.168.1.30';
@@ -357,13 +357,7 @@ test('password rules count characters as written (NFC code points), at both limi
 
 test('the moment an address is locked out is logged once, naming it and the back-off', async (t) => {
   const fx = await withPassword(t);
-  const lines: string[] = [];
-  setLogLevel('warn');
-  t.mock.method(process.stderr, 'write', (chunk: string | Uint8Array) => {
-    lines.push(String(chunk));
-    return true;
-  });
-  t.after(() => setLogLevel((process.env.HELIOGRAPH_LOG_LEVEL as LogLevel | undefined) ?? 'info'));
+  const lines = captureLog(t);
   const wrong = { kind: 'password', secret: 'wrong password!' } as const;
   for (let i = 0; i < 4; i++) await fx.auth.authenticate(wrong, IP);
   assert.deepEqual(lines, [], 'no line before the lockout');

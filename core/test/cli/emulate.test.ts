@@ -1,32 +1,16 @@
 // `heliograph emulate` as a user runs it: a child process that finds the driver's package,
 // prints where its emulator listens and answers real requests there until SIGTERM.
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { test } from 'node:test';
 import { connectRaw, readHoldingOverTcp } from '@heliograph/plugins-sdk/emulator';
-import { MAIN, REPO_ROOT } from '../helpers/paths.js';
+import { runCli } from '../helpers/cli.js';
+import { REPO_ROOT } from '../helpers/paths.js';
 import { within } from '../helpers/deadline.js';
 import { tempDir } from '../helpers/tmp.js';
 
-function run(args: string[], env: NodeJS.ProcessEnv = {}) {
-  const child = spawn(process.execPath, [MAIN, 'emulate', ...args], {
-    stdio: ['ignore', 'pipe', 'pipe'],
-    env: { ...process.env, ...env },
-  });
-  let stderr = '';
-  child.stderr.on('data', (d) => (stderr += d));
-  const exit = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
-  return {
-    child,
-    /** The exit code, awaited with a deadline from here on. */
-    get exited() {
-      return within(exit, `exit of \`heliograph emulate ${args.join(' ')}\``, 60_000);
-    },
-    stderr: () => stderr,
-  };
-}
+const run = (args: string[], env: NodeJS.ProcessEnv = {}) => runCli(['emulate', ...args], { env });
 
 /** Where the emulator says it listens (its first line), or the exit it ended with first. */
 function listening(child: ReturnType<typeof run>['child']): Promise<number> {

@@ -1,24 +1,20 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { ForecastPoints } from '@heliograph/plugins-sdk';
-import { createApp, listen, type RunningServer } from '../../src/api/app.js';
+import type { RunningServer } from '../../src/api/app.js';
 import { forecastRoutes } from '../../src/api/forecast/route.js';
 import type { ErrorCode, ErrorResponse, ForecastResponse } from '../../src/api-types.js';
-import type { Authenticator } from '../../src/auth/types.js';
 import { ManualClock } from '../../src/clock.js';
 import { ForecastStore } from '../../src/forecast/store.js';
 import { TopicRegistry } from '../../src/topics/registry.js';
 import { topicMeta } from '../helpers/topics.js';
+import { assertErrorAnswer, getJson, listenRoutes } from '../helpers/routes-server.js';
 
 const Q = 15 * 60_000;
 const H = 3_600_000;
 // 10:07:33.250 UTC: inside the 10:00 quarter hour, with milliseconds the answer must drop.
 const NOW = Date.parse('2026-10-24T10:07:33.250Z');
 const SLOT = Date.parse('2026-10-24T10:00:00Z');
-
-const allowAll: Authenticator = {
-  authenticate: () => Promise.resolve({ ok: true, who: 'admin', scope: 'admin' as const }),
-};
 
 function quarterHours(from: number, to: number, value: (t: number) => number): ForecastPoints {
   const points: ForecastPoints = [];
@@ -34,27 +30,14 @@ describe('GET /api/v1/forecast', () => {
 
   before(async () => {
     registry.define(topicMeta('total/pv_power', { name: 'PV power' }));
-    server = await listen(
-      createApp({ auth: allowAll, realm: 'Heliograph', routers: [forecastRoutes({ store, clock, registry })] }),
-      '127.0.0.1',
-      0,
-    );
+    server = await listenRoutes([forecastRoutes({ store, clock, registry })]);
   });
   after(() => server.close());
 
   /** The answer, its body read as T: a ForecastResponse unless the query is expected to fail. */
-  async function get<T = ForecastResponse>(query: string): Promise<{ status: number; body: T }> {
-    const response = await fetch(`${server.url}/api/v1/forecast${query}`);
-    return { status: response.status, body: (await response.json()) as T };
-  }
-
-  async function expectError(query: string, status: number, message: RegExp, code?: ErrorCode): Promise<void> {
-    const { status: got, body } = await get<ErrorResponse>(query);
-    assert.equal(got, status, `${query}: ${JSON.stringify(body)}`);
-    assert.deepEqual(Object.keys(body), ['error', 'code']);
-    assert.match(body.error, message);
-    if (code) assert.equal(body.code, code, query);
-  }
+  const get = <T = ForecastResponse>(query: string) => getJson<T>(`${server.url}/api/v1/forecast${query}`);
+  const expectError = async (query: string, status: number, message: RegExp, code?: ErrorCode) =>
+    assertErrorAnswer(query, await get<ErrorResponse>(query), { status, message, code });
 
   it('answers 404 saying no forecast plugin is configured before one registers', async () => {
     await expectError('?topic=weather/pv_power_predicted', 404, /no forecast plugin is configured/);

@@ -1,19 +1,16 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { createApp, listen, type RunningServer } from '../../src/api/app.js';
+import type { RunningServer } from '../../src/api/app.js';
 import { forecastRoutes } from '../../src/api/forecast/route.js';
 import type { ErrorResponse, ForecastResponse } from '../../src/api-types.js';
-import type { Authenticator } from '../../src/auth/types.js';
 import { ManualClock } from '../../src/clock.js';
 import { ForecastStore } from '../../src/forecast/store.js';
 import { TopicRegistry } from '../../src/topics/registry.js';
+import { getJson, listenRoutes } from '../helpers/routes-server.js';
 
 const Q = 15 * 60_000;
 const NOW = Date.parse('2026-10-24T10:07:00Z');
 const SLOT = Date.parse('2026-10-24T10:00:00Z');
-const allowAll: Authenticator = {
-  authenticate: () => Promise.resolve({ ok: true, who: 'admin', scope: 'admin' as const }),
-};
 
 describe('GET /api/v1/forecast: plan series', () => {
   const clock = new ManualClock(NOW);
@@ -21,17 +18,10 @@ describe('GET /api/v1/forecast: plan series', () => {
   const store = new ForecastStore({ registry, clock, temperatureUnit: 'C' });
   let server: RunningServer;
   before(async () => {
-    server = await listen(
-      createApp({ auth: allowAll, realm: 'Heliograph', routers: [forecastRoutes({ store, clock, registry })] }),
-      '127.0.0.1',
-      0,
-    );
+    server = await listenRoutes([forecastRoutes({ store, clock, registry })]);
   });
   after(() => server.close());
-  const get = async <T>(query: string) => {
-    const response = await fetch(`${server.url}/api/v1/forecast${query}`);
-    return { status: response.status, body: (await response.json()) as T };
-  };
+  const get = <T>(query: string) => getJson<T>(`${server.url}/api/v1/forecast${query}`);
 
   it('serves a plugin plan as a forecast topic, replaced by each plan, without making weather available', async () => {
     const points = (n: number, v: number): Array<[number, number]> =>

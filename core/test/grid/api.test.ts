@@ -1,15 +1,12 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { createApp, listen, type RunningServer } from '../../src/api/app.js';
+import type { RunningServer } from '../../src/api/app.js';
 import { gridRoutes } from '../../src/api/grid/route.js';
 import type { GridResponse } from '../../src/api-types.js';
-import type { Authenticator } from '../../src/auth/types.js';
 import { ManualClock } from '../../src/clock.js';
 import { PriceBook } from '../../src/grid/book.js';
+import { getJson, listenRoutes } from '../helpers/routes-server.js';
 
-const allowAll: Authenticator = {
-  authenticate: () => Promise.resolve({ ok: true, who: 'admin', scope: 'admin' as const }),
-};
 const H = 3_600_000;
 
 describe('GET /api/v1/grid', () => {
@@ -18,27 +15,16 @@ describe('GET /api/v1/grid', () => {
   let server: RunningServer;
 
   before(async () => {
-    server = await listen(
-      createApp({ auth: allowAll, realm: 'Heliograph', routers: [gridRoutes({ book })] }),
-      '127.0.0.1',
-      0,
-    );
+    server = await listenRoutes([gridRoutes({ book })]);
   });
   after(() => server.close());
 
-  async function get(): Promise<{ status: number; type: string | null; body: GridResponse }> {
-    const response = await fetch(`${server.url}/api/v1/grid`);
-    return {
-      status: response.status,
-      type: response.headers.get('content-type'),
-      body: (await response.json()) as GridResponse,
-    };
-  }
+  const get = () => getJson<GridResponse>(`${server.url}/api/v1/grid`);
 
   it('answers provider "none" and pricing null while no price plugin is configured', async () => {
     const { status, type, body } = await get();
     assert.equal(status, 200);
-    assert.match(type!, /^application\/json/);
+    assert.match(type, /^application\/json/);
     assert.deepEqual(body, { provider: 'none', schedule_type: 'pricing', pricing: null });
   });
 

@@ -1,10 +1,9 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { createApp, listen, type RunningServer } from '../../src/api/app.js';
+import type { RunningServer } from '../../src/api/app.js';
 import { historyRoutes } from '../../src/api/history/route.js';
 import { historyResponse } from '../../src/api/schemas/index.js';
 import type { ErrorResponse, HistoryResponse } from '../../src/api-types.js';
-import type { Authenticator } from '../../src/auth/types.js';
 import { TopicRegistry } from '../../src/topics/registry.js';
 import {
   ManualClock,
@@ -16,12 +15,10 @@ import {
   type OpenedStore,
   type Reading,
 } from './support.js';
+import { assertErrorAnswer, getJson, listenRoutes } from '../helpers/routes-server.js';
 
 const NOW = Date.parse('2026-03-10T12:34:56.789Z');
 const DAY = 86_400_000;
-const allowAll: Authenticator = {
-  authenticate: () => Promise.resolve({ ok: true, who: 'admin', scope: 'admin' as const }),
-};
 const iso = (s: number) => new Date(s * 1000).toISOString().replace('.000Z', 'Z');
 
 describe('GET /api/v1/history', () => {
@@ -54,15 +51,7 @@ describe('GET /api/v1/history', () => {
       [NOW - DAY + 1000, 0.2],
     ]);
     registry.define(meta('total/grid_power'));
-    server = await listen(
-      createApp({
-        auth: allowAll,
-        realm: 'Heliograph',
-        routers: [historyRoutes({ registry, store: opened.store, clock })],
-      }),
-      '127.0.0.1',
-      0,
-    );
+    server = await listenRoutes([historyRoutes({ registry, store: opened.store, clock })]);
   });
   after(async () => {
     await server.close();
@@ -70,26 +59,9 @@ describe('GET /api/v1/history', () => {
   });
 
   /** The answer, its body read as T: a HistoryResponse unless the query is expected to fail. */
-  async function get<T = HistoryResponse>(
-    query: string,
-  ): Promise<{ status: number; type: string; text: string; body: T }> {
-    const response = await fetch(`${server.url}/api/v1/history${query}`);
-    const text = await response.text();
-    return {
-      status: response.status,
-      type: response.headers.get('content-type') ?? '',
-      text,
-      body: JSON.parse(text) as T,
-    };
-  }
-
-  async function expectError(query: string, status: number, message: RegExp): Promise<void> {
-    const { status: got, type, body } = await get<ErrorResponse>(query);
-    assert.equal(got, status, `${query}: ${JSON.stringify(body)}`);
-    assert.match(type, /^application\/json/);
-    assert.deepEqual(Object.keys(body), ['error', 'code']);
-    assert.match(body.error, message, query);
-  }
+  const get = <T = HistoryResponse>(query: string) => getJson<T>(`${server.url}/api/v1/history${query}`);
+  const expectError = async (query: string, status: number, message: RegExp) =>
+    assertErrorAnswer(query, await get<ErrorResponse>(query), { status, message });
 
   it('answers the last day at 10 s means by default, in pages of 2000 buckets', async () => {
     const { status, type, body } = await get('?topic=total/pv_power');

@@ -12,7 +12,7 @@ import { DeviceRefusedError, type SettingDeclaration } from '@heliograph/plugins
 import { ManualClock } from '../../src/clock.js';
 import { migrate, openDatabase } from '../../src/db.js';
 import { DbWriter } from '../../src/db-writer.js';
-import { setLogLevel, type LogLevel } from '../../src/log.js';
+import { captureLog } from '../helpers/log-lines.js';
 import { TopicRegistry } from '../../src/topics/registry.js';
 import { AuditLog, auditMigrations, type AuditEntry } from '../../src/writes/audit.js';
 import { WriteRateLimiter } from '../../src/writes/rate-limit.js';
@@ -319,13 +319,7 @@ test("a client's refused writes are logged at most once a minute, with how many 
   const clock = new ManualClock(START);
   const fx = await start({ limiter: new WriteRateLimiter(clock, 1, 0.001) });
   t.after(fx.close);
-  const lines: string[] = [];
-  setLogLevel('warn');
-  t.mock.method(process.stderr, 'write', (chunk: string | Uint8Array) => {
-    lines.push(String(chunk));
-    return true;
-  });
-  t.after(() => setLogLevel((process.env.HELIOGRAPH_LOG_LEVEL as LogLevel | undefined) ?? 'info'));
+  const lines = captureLog(t);
   assert.deepEqual(await write(fx, '10'), { ok: true });
   assert.equal((await write(fx, '20')).ok, false);
   assert.equal(lines.length, 1, 'the first refusal is logged');

@@ -1,7 +1,10 @@
 import assert from 'node:assert/strict';
 import { after, before, beforeEach, describe, test } from 'node:test';
 import type { PriceSlot } from '@heliograph/plugins-sdk';
+import { stopFakeServers } from '@heliograph/plugins-sdk/fake-server';
 import { startTestHost, stopTestHosts } from '@heliograph/plugins-sdk/testing';
+import { assertPriceSlots, type FakeFailure, priceProviderContract } from '@heliograph/plugins-sdk/testing';
+import { priceProviderHostOptions, resetFake } from '@heliograph/plugins-sdk/testing';
 import { DateTime } from 'luxon';
 import plugin from '../src/index.js';
 import { type AmberSite, type Channel, type FakeAmber, startFakeAmber } from './fake-amber.js';
@@ -33,38 +36,26 @@ function amberSite(now: number, overrides: Partial<AmberSite> = {}): AmberSite {
   };
 }
 
-function assertSlots(slots: PriceSlot[], price: (start: number) => number, step = HALF_HOUR): void {
-  for (const [i, slot] of slots.entries()) {
-    assert.equal(slot.end - slot.start, step);
-    if (i > 0) assert.equal(slot.start, slots[i - 1]!.end, `slot ${i} follows the one before`);
-    assert.ok(Math.abs(slot.price - price(slot.start)) < 1e-9, `price of slot ${i}: ${slot.price}`);
-  }
-}
+const assertSlots = (slots: PriceSlot[], price: (start: number) => number, slotMs = HALF_HOUR) =>
+  assertPriceSlots(slots, { slotMs, price });
 
 describe('Amber Electric prices', () => {
   let fake: FakeAmber;
   const start = (now: number, config: Record<string, unknown> = {}) => {
     fake.site = { ...fake.site, now };
-    return startTestHost({
-      plugin,
-      config: { siteId, apiKey, baseUrl: fake.url, ...config },
-      site: { timeZone: zone },
-      now,
-      httpRetryDelayMs: 1,
-    });
+    return startTestHost(
+      priceProviderHostOptions({
+        plugin,
+        now,
+        timeZone: zone,
+        config: { siteId, apiKey, baseUrl: fake.url, ...config },
+      }),
+    );
   };
 
-  before(async () => {
-    fake = await startFakeAmber(amberSite(0));
-  });
-  after(async () => {
-    await stopTestHosts();
-    await fake.close();
-  });
-  beforeEach(() => {
-    fake.site = amberSite(0);
-    fake.requests.length = 0;
-  });
+  before(async () => (fake = await startFakeAmber(amberSite(0))));
+  after(() => stopTestHosts().then(stopFakeServers));
+  beforeEach(() => resetFake(fake, { site: amberSite(0) }));
 
   test('declares import and export pricing in AUD and refreshes every 5 minutes', async () => {
     const host = await start(sydney('2026-11-20T10:00'));
@@ -145,26 +136,10 @@ describe('Amber Electric prices', () => {
     );
   });
 
-  for (const [status, statusText, pattern] of [
-    [429, 'Too Many Requests', /Amber answered HTTP 429 Too Many Requests .*rate limit/],
-    [503, 'Service Unavailable', /Amber answered HTTP 503 Service Unavailable .*problem on its side/],
-    [500, 'Internal Server Error', /Amber answered HTTP 500 Internal Server Error/],
-  ] as const) {
-    test(`HTTP ${status}: the job fails with a clear message and the last schedule stays`, async () => {
-      const host = await start(sydney('2026-11-20T14:10'));
-      await host.runJob('refresh');
-      const published = host.prices.schedules[0];
-      fake.site = {
-        ...fake.site,
-        failure: { status, contentType: 'application/json', body: JSON.stringify({ message: statusText }) },
-      };
-      fake.requests.length = 0;
-      await assert.rejects(host.runJob('refresh'), pattern);
-      assert.equal(fake.requests.length, status === 429 ? 1 : 3, 'a 5xx answer is tried three times, a 429 once');
-      assert.equal(host.prices.schedules.length, 1);
-      assert.equal(host.prices.schedules.at(-1), published);
-    });
-  }
+  const fail = (failure: FakeFailure) => (fake.site = { ...fake.site, failure });
+  const contract = { provider: 'Amber', answeredAs: 'json', start, fail, jobs: ['refresh'] } as const;
+  const cases = priceProviderContract({ ...contract, at: sydney('2026-11-20T14:10'), requests: () => fake.requests });
+  for (const { name, run } of cases) test(name, run);
 
   test('a malformed answer: the error names the bad field, nothing is published', async () => {
     const host = await start(sydney('2026-11-20T14:10'));

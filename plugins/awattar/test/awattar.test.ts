@@ -1,6 +1,9 @@
 import assert from 'node:assert/strict';
 import { after, before, beforeEach, describe, test } from 'node:test';
+import { stopFakeServers } from '@heliograph/plugins-sdk/fake-server';
 import { startTestHost, stopTestHosts } from '@heliograph/plugins-sdk/testing';
+import { assertPriceSlots, type FakeFailure, priceProviderContract } from '@heliograph/plugins-sdk/testing';
+import { priceProviderHostOptions, resetFake } from '@heliograph/plugins-sdk/testing';
 import { DateTime } from 'luxon';
 import plugin from '../src/index.js';
 import { type AwattarMarket, type FakeAwattar, startFakeAwattar } from './fake-awattar.js';
@@ -23,25 +26,11 @@ function market(overrides: Partial<AwattarMarket> = {}): AwattarMarket {
 describe('aWATTar prices', () => {
   let fake: FakeAwattar;
   const start = (now: number, config: Record<string, unknown> = {}) =>
-    startTestHost({
-      plugin,
-      config: { baseUrl: fake.url, ...config },
-      site: { timeZone: zone },
-      now,
-      httpRetryDelayMs: 1,
-    });
+    startTestHost(priceProviderHostOptions({ plugin, now, timeZone: zone, config: { baseUrl: fake.url, ...config } }));
 
-  before(async () => {
-    fake = await startFakeAwattar(market());
-  });
-  after(async () => {
-    await stopTestHosts();
-    await fake.close();
-  });
-  beforeEach(() => {
-    fake.market = market();
-    fake.requests.length = 0;
-  });
+  before(async () => (fake = await startFakeAwattar(market())));
+  after(() => stopTestHosts().then(stopFakeServers));
+  beforeEach(() => resetFake(fake, { market: market() }));
 
   test('declares itself and schedules a regular refresh and one after the day-ahead auction', async () => {
     const host = await start(berlin('2026-11-20T10:00'));
@@ -62,14 +51,13 @@ describe('aWATTar prices', () => {
 
     assert.equal(host.prices.schedules.length, 1);
     const slots = host.prices.schedules[0]!.import;
-    assert.equal(slots.length, 48);
-    assert.equal(slots[0]!.start, berlin('2026-11-20T00:00'));
-    assert.equal(slots.at(-1)!.end, berlin('2026-11-22T00:00'));
-    for (const [i, slot] of slots.entries()) {
-      assert.equal(slot.end - slot.start, HOUR);
-      if (i > 0) assert.equal(slot.start, slots[i - 1]!.end);
-      assert.ok(Math.abs(slot.price - marketPrice(slot.start) / 1000) < 1e-9, `price of slot ${i}`);
-    }
+    assertPriceSlots(slots, {
+      slotMs: HOUR,
+      price: (start) => marketPrice(start) / 1000,
+      count: 48,
+      from: berlin('2026-11-20T00:00'),
+      to: berlin('2026-11-22T00:00'),
+    });
     // 11:00 UTC is noon in Berlin: 85.4 + 11 * 6.37 - 120 = 35.47 EUR/MWh.
     assert.equal(slots.find((s) => s.start === berlin('2026-11-20T12:00'))?.price, 0.03547);
     assert.equal(host.prices.schedules[0]!.export, undefined);
@@ -79,10 +67,11 @@ describe('aWATTar prices', () => {
     fake.market = market({ slotMs: HOUR / 4 });
     const host = await start(berlin('2026-11-20T14:00'), { country: 'at' });
     await host.runJob('refresh');
-    const slots = host.prices.schedules[0]!.import;
-    assert.equal(slots.length, 192);
-    assert.ok(slots.every((s) => s.end - s.start === HOUR / 4));
-    assert.ok(slots.every((s) => Math.abs(s.price - marketPrice(s.start) / 1000) < 1e-9));
+    assertPriceSlots(host.prices.schedules[0]!.import, {
+      slotMs: HOUR / 4,
+      price: (start) => marketPrice(start) / 1000,
+      count: 192,
+    });
   });
 
   test('daylight-saving days: 25 hours on 2026-10-25, 23 hours on 2026-03-29', async () => {
@@ -118,25 +107,10 @@ describe('aWATTar prices', () => {
     assert.equal(host.prices.schedules[1]!.import.length, 48);
   });
 
-  for (const [status, statusText, pattern] of [
-    [429, 'Too Many Requests', /aWATTar answered HTTP 429 Too Many Requests .*rate limit/],
-    [503, 'Service Unavailable', /aWATTar answered HTTP 503 Service Unavailable .*problem on its side/],
-    [500, 'Internal Server Error', /aWATTar answered HTTP 500 Internal Server Error/],
-  ] as const) {
-    test(`HTTP ${status}: the job fails with a clear message and the last schedule stays`, async () => {
-      const host = await start(berlin('2026-11-20T14:00'));
-      await host.runJob('refresh');
-      const published = host.prices.schedules[0];
-
-      fake.market = market({ failure: { status, contentType: 'text/plain', body: statusText } });
-      fake.requests.length = 0;
-      await assert.rejects(host.runJob('refresh'), pattern);
-      assert.equal(fake.requests.length, status === 429 ? 1 : 3, 'a 5xx answer is tried three times, a 429 once');
-      await assert.rejects(host.runJob('day-ahead'), pattern);
-      assert.equal(host.prices.schedules.length, 1);
-      assert.equal(host.prices.schedules.at(-1), published);
-    });
-  }
+  const fail = (failure: FakeFailure) => (fake.market = market({ failure }));
+  const contract = { provider: 'aWATTar', answeredAs: 'text', start, fail } as const;
+  const cases = priceProviderContract({ ...contract, at: berlin('2026-11-20T14:00'), requests: () => fake.requests });
+  for (const { name, run } of cases) test(name, run);
 
   test('a malformed answer: the error names the bad field, nothing is published', async () => {
     const host = await start(berlin('2026-11-20T14:00'));

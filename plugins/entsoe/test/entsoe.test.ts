@@ -1,7 +1,10 @@
 import assert from 'node:assert/strict';
 import { after, before, beforeEach, describe, test } from 'node:test';
 import type { PriceSlot } from '@heliograph/plugins-sdk';
+import { stopFakeServers } from '@heliograph/plugins-sdk/fake-server';
 import { startTestHost, stopTestHosts } from '@heliograph/plugins-sdk/testing';
+import { assertPriceSlots, type FakeFailure, priceProviderContract } from '@heliograph/plugins-sdk/testing';
+import { priceProviderHostOptions, resetFake } from '@heliograph/plugins-sdk/testing';
 import { DateTime } from 'luxon';
 import plugin from '../src/index.js';
 import { type EntsoeMarket, type FakeEntsoe, type Resolution, startFakeEntsoe } from './fake-entsoe.js';
@@ -38,36 +41,24 @@ function market(overrides: Partial<EntsoeMarket> = {}): EntsoeMarket {
   };
 }
 
-function assertSlots(slots: PriceSlot[], resolution: Resolution, step: number): void {
-  for (const [i, slot] of slots.entries()) {
-    assert.equal(slot.end - slot.start, step);
-    if (i > 0) assert.equal(slot.start, slots[i - 1]!.end, `slot ${i} follows the one before`);
-    assert.ok(Math.abs(slot.price - price(slot.start, resolution) / 1000) < 1e-9, `price of slot ${i}: ${slot.price}`);
-  }
-}
+const assertSlots = (slots: PriceSlot[], resolution: Resolution, slotMs: number) =>
+  assertPriceSlots(slots, { slotMs, price: (start) => price(start, resolution) / 1000 });
 
 describe('ENTSO-E prices', () => {
   let fake: FakeEntsoe;
   const start = (now: number, config: Record<string, unknown> = {}) =>
-    startTestHost({
-      plugin,
-      config: { securityToken: token, area, baseUrl: fake.url, ...config },
-      site: { timeZone: zone },
-      now,
-      httpRetryDelayMs: 1,
-    });
+    startTestHost(
+      priceProviderHostOptions({
+        plugin,
+        now,
+        timeZone: zone,
+        config: { securityToken: token, area, baseUrl: fake.url, ...config },
+      }),
+    );
 
-  before(async () => {
-    fake = await startFakeEntsoe(market());
-  });
-  after(async () => {
-    await stopTestHosts();
-    await fake.close();
-  });
-  beforeEach(() => {
-    fake.market = market();
-    fake.requests.length = 0;
-  });
+  before(async () => (fake = await startFakeEntsoe(market())));
+  after(() => stopTestHosts().then(stopFakeServers));
+  beforeEach(() => resetFake(fake, { market: market() }));
 
   test('declares itself and schedules a regular refresh and one after the auction', async () => {
     const host = await start(berlin('2026-11-20T10:00'));
@@ -172,26 +163,10 @@ describe('ENTSO-E prices', () => {
     assert.doesNotMatch(error.message, /not-my-token/);
   });
 
-  for (const [status, statusText, pattern] of [
-    [429, 'Too Many Requests', /ENTSO-E answered HTTP 429 Too Many Requests .*rate limit/],
-    [503, 'Service Unavailable', /ENTSO-E answered HTTP 503 Service Unavailable .*problem on its side/],
-    [500, 'Internal Server Error', /ENTSO-E answered HTTP 500 Internal Server Error/],
-  ] as const) {
-    test(`HTTP ${status}: the job fails with a clear message and the last schedule stays`, async () => {
-      const host = await start(berlin('2026-11-20T14:00'));
-      await host.runJob('refresh');
-      const published = host.prices.schedules[0];
-      fake.market = market({
-        failure: { status, contentType: 'text/html', body: `<html><body>${statusText}</body></html>` },
-      });
-      fake.requests.length = 0;
-      await assert.rejects(host.runJob('refresh'), pattern);
-      assert.equal(fake.requests.length, status === 429 ? 1 : 3, 'a 5xx answer is tried three times, a 429 once');
-      await assert.rejects(host.runJob('day-ahead'), pattern);
-      assert.equal(host.prices.schedules.length, 1);
-      assert.equal(host.prices.schedules.at(-1), published);
-    });
-  }
+  const fail = (failure: FakeFailure) => (fake.market = market({ failure }));
+  const contract = { provider: 'ENTSO-E', answeredAs: 'html', start, fail } as const;
+  const cases = priceProviderContract({ ...contract, at: berlin('2026-11-20T14:00'), requests: () => fake.requests });
+  for (const { name, run } of cases) test(name, run);
 
   test('a malformed answer: the error names the bad element, nothing is published', async () => {
     const host = await start(berlin('2026-11-20T14:00'));

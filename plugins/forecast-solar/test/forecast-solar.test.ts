@@ -13,13 +13,8 @@ const local = (iso: string) => DateTime.fromISO(iso, { zone: ZONE }).toMillis();
 describe('forecast-solar plugin', () => {
   let fake: FakeForecastSolar;
 
-  before(async () => {
-    fake = await startFakeForecastSolar(NOW, ZONE);
-  });
-  after(async () => {
-    await stopTestHosts();
-    await fake.close();
-  });
+  before(async () => (fake = await startFakeForecastSolar(NOW, ZONE)));
+  after(() => stopTestHosts().then(() => fake.close()));
   beforeEach(() => {
     fake.requests.length = 0;
     fake.sent.length = 0;

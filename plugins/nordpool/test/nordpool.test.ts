@@ -1,7 +1,10 @@
 import assert from 'node:assert/strict';
 import { after, before, beforeEach, describe, test } from 'node:test';
 import type { PriceSlot } from '@heliograph/plugins-sdk';
+import { stopFakeServers } from '@heliograph/plugins-sdk/fake-server';
 import { startTestHost, stopTestHosts } from '@heliograph/plugins-sdk/testing';
+import { assertPriceSlots, type FakeFailure, priceProviderContract } from '@heliograph/plugins-sdk/testing';
+import { priceProviderHostOptions, resetFake } from '@heliograph/plugins-sdk/testing';
 import { DateTime } from 'luxon';
 import plugin from '../src/index.js';
 import { type FakeNordPool, type NordPoolMarket, startFakeNordPool } from './fake-nordpool.js';
@@ -21,36 +24,24 @@ function market(overrides: Partial<NordPoolMarket> = {}): NordPoolMarket {
   return { price, slotMinutes: 15, publishedThrough: '2026-11-21', ...overrides };
 }
 
-function assertSlots(slots: PriceSlot[], area: string, currency: string, slotMs = QUARTER): void {
-  for (const [i, slot] of slots.entries()) {
-    assert.equal(slot.end - slot.start, slotMs);
-    if (i > 0) assert.equal(slot.start, slots[i - 1]!.end, `slot ${i} follows the one before`);
-    assert.ok(Math.abs(slot.price - price(slot.start, area, currency) / 1000) < 1e-9, `price of slot ${i}`);
-  }
-}
+const assertSlots = (slots: PriceSlot[], area: string, currency: string) =>
+  assertPriceSlots(slots, { slotMs: QUARTER, price: (start) => price(start, area, currency) / 1000 });
 
 describe('Nord Pool prices', () => {
   let fake: FakeNordPool;
   const start = (now: number, config: Record<string, unknown> = {}, timeZone = zone) =>
-    startTestHost({
-      plugin,
-      config: { deliveryArea: 'SE3', baseUrl: fake.url, ...config },
-      site: { timeZone },
-      now,
-      httpRetryDelayMs: 1,
-    });
+    startTestHost(
+      priceProviderHostOptions({
+        plugin,
+        now,
+        timeZone,
+        config: { deliveryArea: 'SE3', baseUrl: fake.url, ...config },
+      }),
+    );
 
-  before(async () => {
-    fake = await startFakeNordPool(market());
-  });
-  after(async () => {
-    await stopTestHosts();
-    await fake.close();
-  });
-  beforeEach(() => {
-    fake.market = market();
-    fake.requests.length = 0;
-  });
+  before(async () => (fake = await startFakeNordPool(market())));
+  after(() => stopTestHosts().then(stopFakeServers));
+  beforeEach(() => resetFake(fake, { market: market() }));
 
   test('declares itself in the configured currency and schedules the day-ahead refresh', async () => {
     const host = await start(local('2026-11-20T10:00'), { currency: 'SEK' });
@@ -137,24 +128,10 @@ describe('Nord Pool prices', () => {
     assertSlots(slots, 'FI', 'EUR');
   });
 
-  for (const [status, statusText, pattern] of [
-    [429, 'Too Many Requests', /Nord Pool answered HTTP 429 Too Many Requests .*rate limit/],
-    [503, 'Service Unavailable', /Nord Pool answered HTTP 503 Service Unavailable .*problem on its side/],
-    [500, 'Internal Server Error', /Nord Pool answered HTTP 500 Internal Server Error/],
-  ] as const) {
-    test(`HTTP ${status}: the job fails with a clear message and the last schedule stays`, async () => {
-      const host = await start(local('2026-11-20T14:00'));
-      await host.runJob('refresh');
-      const published = host.prices.schedules[0];
-      fake.market = market({ failure: { status, contentType: 'text/plain', body: statusText } });
-      fake.requests.length = 0;
-      await assert.rejects(host.runJob('refresh'), pattern);
-      assert.equal(fake.requests.length, status === 429 ? 1 : 3, 'a 5xx answer is tried three times, a 429 once');
-      await assert.rejects(host.runJob('day-ahead'), pattern);
-      assert.equal(host.prices.schedules.length, 1);
-      assert.equal(host.prices.schedules.at(-1), published);
-    });
-  }
+  const fail = (failure: FakeFailure) => (fake.market = market({ failure }));
+  const contract = { provider: 'Nord Pool', answeredAs: 'text', start, fail } as const;
+  const cases = priceProviderContract({ ...contract, at: local('2026-11-20T14:00'), requests: () => fake.requests });
+  for (const { name, run } of cases) test(name, run);
 
   test('a malformed answer: the error names the entry and the missing area', async () => {
     const host = await start(local('2026-11-20T14:00'));

@@ -1,7 +1,10 @@
 import assert from 'node:assert/strict';
 import { after, before, beforeEach, describe, test } from 'node:test';
 import type { PriceSlot } from '@heliograph/plugins-sdk';
+import { stopFakeServers } from '@heliograph/plugins-sdk/fake-server';
 import { startTestHost, stopTestHosts } from '@heliograph/plugins-sdk/testing';
+import { assertPriceSlots, type FakeFailure, priceProviderContract } from '@heliograph/plugins-sdk/testing';
+import { priceProviderHostOptions, resetFake } from '@heliograph/plugins-sdk/testing';
 import { DateTime } from 'luxon';
 import plugin from '../src/index.js';
 import { type FakeOctopus, type OctopusMarket, startFakeOctopus } from './fake-octopus.js';
@@ -30,36 +33,20 @@ function market(overrides: Partial<OctopusMarket> = {}): OctopusMarket {
   };
 }
 
-function assertHalfHours(slots: PriceSlot[], price: (start: number) => number): void {
-  for (const [i, slot] of slots.entries()) {
-    assert.equal(slot.end - slot.start, HALF_HOUR);
-    if (i > 0) assert.equal(slot.start, slots[i - 1]!.end, `slot ${i} follows the one before`);
-    assert.ok(Math.abs(slot.price - price(slot.start) / 100) < 1e-9, `price of slot ${i}`);
-  }
-}
+/** Half hours at `pence(start)` p/kWh. */
+const assertHalfHours = (slots: PriceSlot[], pence: (start: number) => number) =>
+  assertPriceSlots(slots, { slotMs: HALF_HOUR, price: (start) => pence(start) / 100 });
 
 describe('Octopus Agile prices', () => {
   let fake: FakeOctopus;
   const start = (now: number, config: Record<string, unknown> = {}) =>
-    startTestHost({
-      plugin,
-      config: { region: 'C', baseUrl: fake.url, ...config },
-      site: { timeZone: zone },
-      now,
-      httpRetryDelayMs: 1,
-    });
+    startTestHost(
+      priceProviderHostOptions({ plugin, now, timeZone: zone, config: { region: 'C', baseUrl: fake.url, ...config } }),
+    );
 
-  before(async () => {
-    fake = await startFakeOctopus(market());
-  });
-  after(async () => {
-    await stopTestHosts();
-    await fake.close();
-  });
-  beforeEach(() => {
-    fake.market = market();
-    fake.requests.length = 0;
-  });
+  before(async () => (fake = await startFakeOctopus(market())));
+  after(() => stopTestHosts().then(stopFakeServers));
+  beforeEach(() => resetFake(fake, { market: market() }));
 
   test('declares import and export pricing and schedules a refresh after the 16:00 publication', async () => {
     const host = await start(london('2026-11-20T10:00'));
@@ -152,32 +139,10 @@ describe('Octopus Agile prices', () => {
     assert.equal(host.prices.schedules[1]!.import.length, 94);
   });
 
-  for (const [status, statusText, pattern] of [
-    [
-      429,
-      'Too Many Requests',
-      /Octopus Energy \(E-1R-AGILE-24-10-01-C\) answered HTTP 429 Too Many Requests .*rate limit/,
-    ],
-    [
-      503,
-      'Service Unavailable',
-      /Octopus Energy \(E-1R-AGILE-24-10-01-C\) answered HTTP 503 Service Unavailable .*problem on its side/,
-    ],
-    [500, 'Internal Server Error', /Octopus Energy \(E-1R-AGILE-24-10-01-C\) answered HTTP 500 Internal Server Error/],
-  ] as const) {
-    test(`HTTP ${status}: the job fails with a clear message and the last schedule stays`, async () => {
-      const host = await start(london('2026-11-20T17:00'));
-      await host.runJob('refresh');
-      const published = host.prices.schedules[0];
-      fake.market = market({ failure: { status, contentType: 'text/plain', body: statusText } });
-      fake.requests.length = 0;
-      await assert.rejects(host.runJob('refresh'), pattern);
-      assert.equal(fake.requests.length, status === 429 ? 1 : 3, 'a 5xx answer is tried three times, a 429 once');
-      await assert.rejects(host.runJob('day-ahead'), pattern);
-      assert.equal(host.prices.schedules.length, 1);
-      assert.equal(host.prices.schedules.at(-1), published);
-    });
-  }
+  const fail = (failure: FakeFailure) => (fake.market = market({ failure }));
+  const contract = { provider: `Octopus Energy (E-1R-${IMPORT}-C)`, answeredAs: 'text', start, fail } as const;
+  const cases = priceProviderContract({ ...contract, at: london('2026-11-20T17:00'), requests: () => fake.requests });
+  for (const { name, run } of cases) test(name, run);
 
   test('a failing export tariff: the import prices are published, the export prices stay, the job fails', async () => {
     const host = await start(london('2026-11-20T17:00'));

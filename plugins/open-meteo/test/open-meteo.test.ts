@@ -20,13 +20,8 @@ function expectedPower(kWp: number, gti: number, airC: number, acLimitW = Infini
 describe('open-meteo plugin', () => {
   let fake: FakeOpenMeteo;
 
-  before(async () => {
-    fake = await startFakeOpenMeteo(NOW);
-  });
-  after(async () => {
-    await stopTestHosts();
-    await fake.close();
-  });
+  before(async () => (fake = await startFakeOpenMeteo(NOW)));
+  after(() => stopTestHosts().then(() => fake.close()));
   beforeEach(() => {
     fake.requests.length = 0;
     fake.sent.length = 0;

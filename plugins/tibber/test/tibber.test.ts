@@ -1,6 +1,9 @@
 import assert from 'node:assert/strict';
 import { after, before, beforeEach, describe, test } from 'node:test';
+import { stopFakeServers } from '@heliograph/plugins-sdk/fake-server';
 import { startTestHost, stopTestHosts } from '@heliograph/plugins-sdk/testing';
+import { assertPriceSlots, type FakeFailure, priceProviderContract } from '@heliograph/plugins-sdk/testing';
+import { priceProviderHostOptions, resetFake } from '@heliograph/plugins-sdk/testing';
 import { DateTime } from 'luxon';
 import plugin from '../src/index.js';
 import { type FakeTibber, startFakeTibber, type TibberAccount } from './fake-tibber.js';
@@ -35,26 +38,14 @@ describe('Tibber prices', () => {
   let fake: FakeTibber;
   const start = (now: number, config: Record<string, unknown> = {}, timeZone = zone) => {
     fake.account = { ...fake.account, now };
-    return startTestHost({
-      plugin,
-      config: { token, baseUrl: fake.url, ...config },
-      site: { timeZone },
-      now,
-      httpRetryDelayMs: 1,
-    });
+    return startTestHost(
+      priceProviderHostOptions({ plugin, now, timeZone, config: { token, baseUrl: fake.url, ...config } }),
+    );
   };
 
-  before(async () => {
-    fake = await startFakeTibber(account(0));
-  });
-  after(async () => {
-    await stopTestHosts();
-    await fake.close();
-  });
-  beforeEach(() => {
-    fake.account = account(0);
-    fake.requests.length = 0;
-  });
+  before(async () => (fake = await startFakeTibber(account(0))));
+  after(() => stopTestHosts().then(stopFakeServers));
+  beforeEach(() => resetFake(fake, { account: account(0) }));
 
   test('declares itself and schedules a regular refresh and one after the day-ahead auction', async () => {
     const host = await start(berlin('2026-11-20T10:00'), { currency: 'SEK' });
@@ -72,24 +63,20 @@ describe('Tibber prices', () => {
     assert.equal(request?.headers.authorization, `Bearer ${token}`);
     assert.match(queryOf(request.body), /priceInfo\(resolution: QUARTER_HOURLY\)/);
 
-    const slots = host.prices.schedules[0]!.import;
-    assert.equal(slots.length, 192);
-    assert.equal(slots[0]!.start, berlin('2026-11-20T00:00'));
-    assert.equal(slots.at(-1)!.end, berlin('2026-11-22T00:00'));
-    for (const [i, slot] of slots.entries()) {
-      assert.equal(slot.end - slot.start, QUARTER);
-      if (i > 0) assert.equal(slot.start, slots[i - 1]!.end);
-      assert.equal(slot.price, total(slot.start, 'home-a'));
-    }
+    assertPriceSlots(host.prices.schedules[0]!.import, {
+      slotMs: QUARTER,
+      price: (start) => total(start, 'home-a'),
+      count: 192,
+      from: berlin('2026-11-20T00:00'),
+      to: berlin('2026-11-22T00:00'),
+    });
   });
 
   test('hourly resolution when configured: the slot length follows the answer', async () => {
     const host = await start(berlin('2026-11-20T14:00'), { resolution: 'HOURLY' });
     await host.runJob('refresh');
     assert.match(queryOf(fake.requests[0]!.body), /priceInfo\(resolution: HOURLY\)/);
-    const slots = host.prices.schedules[0]!.import;
-    assert.equal(slots.length, 48);
-    assert.ok(slots.every((s) => s.end - s.start === 3_600_000));
+    assertPriceSlots(host.prices.schedules[0]!.import, { slotMs: 3_600_000, count: 48 });
   });
 
   test('daylight-saving days: 100 quarter-hours on 2026-10-25, 92 on 2026-03-29', async () => {
@@ -97,10 +84,7 @@ describe('Tibber prices', () => {
     await autumn.runJob('refresh');
     const autumnSlots = autumn.prices.schedules[0]!.import;
     assert.equal(autumnSlots.filter((s) => s.start < berlin('2026-10-26T00:00')).length, 100);
-    assert.equal(autumnSlots.length, 100 + 96);
-    assert.ok(
-      autumnSlots.every((s, i) => s.end - s.start === QUARTER && (i === 0 || s.start === autumnSlots[i - 1]!.end)),
-    );
+    assertPriceSlots(autumnSlots, { slotMs: QUARTER, count: 100 + 96 });
 
     const spring = await start(berlin('2026-03-29T15:00'));
     await spring.runJob('refresh');
@@ -173,24 +157,10 @@ describe('Tibber prices', () => {
     assert.equal(host.prices.schedules.length, 0);
   });
 
-  for (const [status, statusText, pattern] of [
-    [429, 'Too Many Requests', /Tibber answered HTTP 429 Too Many Requests .*rate limit/],
-    [503, 'Service Unavailable', /Tibber answered HTTP 503 Service Unavailable .*problem on its side/],
-    [500, 'Internal Server Error', /Tibber answered HTTP 500 Internal Server Error/],
-  ] as const) {
-    test(`HTTP ${status}: the job fails with a clear message and the last schedule stays`, async () => {
-      const host = await start(berlin('2026-11-20T14:00'));
-      await host.runJob('refresh');
-      const published = host.prices.schedules[0];
-      fake.account = { ...fake.account, failure: { status, contentType: 'text/plain', body: statusText } };
-      fake.requests.length = 0;
-      await assert.rejects(host.runJob('refresh'), pattern);
-      assert.equal(fake.requests.length, status === 429 ? 1 : 3, 'a 5xx answer is tried three times, a 429 once');
-      await assert.rejects(host.runJob('day-ahead'), pattern);
-      assert.equal(host.prices.schedules.length, 1);
-      assert.equal(host.prices.schedules.at(-1), published);
-    });
-  }
+  const fail = (failure: FakeFailure) => (fake.account = { ...fake.account, failure });
+  const contract = { provider: 'Tibber', answeredAs: 'text', start, fail } as const;
+  const cases = priceProviderContract({ ...contract, at: berlin('2026-11-20T14:00'), requests: () => fake.requests });
+  for (const { name, run } of cases) test(name, run);
 
   test('a malformed answer or a GraphQL error: a clear error, nothing published', async () => {
     const host = await start(berlin('2026-11-20T14:00'));
