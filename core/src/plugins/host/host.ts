@@ -128,6 +128,7 @@ export class PluginHost extends SafeEmitter<{ status: (status: InstanceStatus) =
    * (the drivers end what is still forced before they close). Resolves when all have stopped.
    */
   async stopAll(): Promise<void> {
+    this.lifecycle.close();
     const controllers = this.services.writes.controllers;
     const first = this.instances.filter((i) => controllers.controls(i.config.id));
     await Promise.all(first.map((i) => this.lifecycle.stop(i)));

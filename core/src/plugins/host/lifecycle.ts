@@ -36,11 +36,16 @@ export interface LifecycleOptions {
 /** Runs instances: the host decides which, this decides how. */
 export class Lifecycle {
   private readonly errors = new ErrorLog(log);
+  /** Set when the host stops for good: a start asked for after that (a restart, a retry) does nothing. */
+  private closed = false;
 
   constructor(private readonly options: LifecycleOptions) {}
 
   async start(instance: Instance): Promise<void> {
     if (instance.undoing) await instance.undoing;
+    // A restart that began before the host stopped (an approval, a retry) would leave a
+    // running plugin behind the stopped server, keeping its process alive.
+    if (this.closed) return;
     const { config, definition, plugin } = instance;
     if (!definition || !plugin) return;
     const firstRuns = new FirstRuns();
@@ -100,6 +105,11 @@ export class Lifecycle {
   }
 
   /** Stops an instance and starts it afresh (a new config, the site moved), clearing its error. */
+  /** No start from now on: the host is stopping for good (see {@link start}). */
+  close(): void {
+    this.closed = true;
+  }
+
   async restart(instance: Instance): Promise<void> {
     await this.stop(instance);
     instance.failures = 0;
