@@ -24,12 +24,26 @@ async function history(topic: string, query: string): Promise<History> {
   return (await res.json()) as History;
 }
 
-/** Resolves once the backfill has reached the hour before now: checked after each plugin job run. */
+/** The simulator's backfill has ended: its progress is gone from the plugin's status. */
+async function backfillEnded(): Promise<boolean> {
+  const rows = (await (await server.api('/api/v1/plugins')).json()) as Array<{
+    id: string;
+    progress: { done: number; total: number } | null;
+  }>;
+  const progress = rows.find((r) => r.id === 'sim')?.progress;
+  return progress === null || (progress !== undefined && progress.done >= progress.total);
+}
+
+/**
+ * Resolves once the backfill has recorded all 24 hours before now and ended (it records the
+ * newest day first, so yesterday's last hour is the last one written): checked after each
+ * plugin job run.
+ */
 async function backfilled(range: string, topic = 'inverter_2/pv_power'): Promise<void> {
   const giveUpAt = Date.now() + 90_000;
   for (;;) {
     const points = (await history(topic, range)).points;
-    if (points.length >= 24) return;
+    if (points.length >= 24 && (await backfillEnded())) return;
     if (Date.now() > giveUpAt) assert.fail(`${topic} has ${points.length} of the 24 backfilled hours after 90 s`);
     await within(
       new Promise((resolve) => server.plugins.once('status', resolve)),
