@@ -5,9 +5,10 @@
 // do, each with the share of the optimum's saving the planner reaches.
 // Options: --days N (default 365), --seed N (default 19), --start-day N (default 0: 1 January),
 // --cases-only (skip the year), --case TEXT (only the cases whose name has it), --terminal use|replacement[+extend][+hold] (default: the
-// planner's own, see plan.ts DEFAULT_TERMINAL).
+// planner's own, see plan.ts DEFAULT_TERMINAL), --car (only the car: planner-car.ts), --no-car (without it).
 import { execFileSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
+import { CAR_EFFICIENCY, CAR_KWH, CAR_MAX_KW, runCar } from './planner-car.js';
 import { CASES, runCases } from './planner-cases.js';
 import { BENCH_PLAN_PARAMS, yearWindow } from './planner-params.js';
 import {
@@ -38,7 +39,9 @@ const option = (name: string, fallback: number) => {
 const days = option('--days', 365);
 const seed = option('--seed', 19);
 const startDay = option('--start-day', 0);
-const casesOnly = args.includes('--cases-only');
+const carOnly = args.includes('--car');
+const casesOnly = args.includes('--cases-only') || carOnly;
+const withCar = !args.includes('--no-car') && !args.includes('--cases-only');
 const caseFilter = args.includes('--case') ? args[args.indexOf('--case') + 1] : undefined;
 const terminal: TerminalPolicy = (() => {
   const i = args.indexOf('--terminal');
@@ -261,7 +264,24 @@ function printCases(): void {
   );
 }
 
-if (casesOnly) {
+/** The car beside the battery: planned charging against charging at plug-in (planner-car.ts). */
+function printCar(): void {
+  const started = performance.now();
+  const car = runCar({ highs, year, params, timeZone: ZONE, n });
+  console.log(
+    `car, ${CAR_KWH} kWh by 07:00 after plugging in at 18:00 on weekdays (${car.evenings} evenings; ${CAR_MAX_KW} kW charger, ${CAR_EFFICIENCY * 100} % efficiency; battery kept off the car; 2 plans of 48 h per evening, perfect foresight) [${((performance.now() - started) / 1000).toFixed(0)} s]:`,
+  );
+  console.log(
+    `  the 48 h plans' cost summed, car at plug-in at full power: ${car.atPlugIn.toFixed(2).padStart(9)} EUR (car energy at ${car.priceAtPlugIn.toFixed(3)} EUR/kWh)`,
+  );
+  console.log(
+    `                           car planned with the house: ${car.planned.toFixed(2).padStart(9)} EUR (car energy at ${car.pricePlanned.toFixed(3)} EUR/kWh)  saving ${(car.atPlugIn - car.planned).toFixed(2)} EUR over the ${days} days, ${((car.atPlugIn - car.planned) / Math.max(1, car.evenings)).toFixed(3)} EUR an evening; need not met on ${car.short} evenings; solve p50 ${quantile(car.solveMs, 0.5).toFixed(1)} ms, p99 ${quantile(car.solveMs, 0.99).toFixed(1)} ms`,
+  );
+}
+
+if (carOnly) {
+  printCar();
+} else if (casesOnly) {
   printCases();
 } else {
   const sum = (xs: readonly number[]) => xs.slice(0, n).reduce((a, b) => a + b, 0) / 4;
@@ -303,6 +323,7 @@ if (casesOnly) {
   console.log(
     `RSS added by the planner in this process (solver loaded, 800 plans of 48 h made): ${((rssPlanner - rssBefore) / 1048576).toFixed(1)} MB`,
   );
+  if (withCar) printCar();
   printCases();
   // The same in a fresh process per set of node flags: what the service's process would add.
   const probe = fileURLToPath(new URL('./planner-rss.js', import.meta.url));

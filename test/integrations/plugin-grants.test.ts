@@ -155,7 +155,9 @@ test('GET /api/v1/plugins shows what it asks and that nothing is approved; PUT .
     approved: {},
   });
   // A bundled plugin's requests are approved as it ships.
-  assert.deepEqual(list.find((p) => p.id === 'planner')?.grants?.approved, { writes: ['*/battery_control_*'] });
+  assert.deepEqual(list.find((p) => p.id === 'planner')?.grants?.approved, {
+    writes: ['*/battery_control_*', '*/planned_power'],
+  });
 
   const put = (body: unknown) =>
     server.api('/api/v1/plugins/grab/grants', {

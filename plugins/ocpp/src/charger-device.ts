@@ -175,7 +175,8 @@ export class ChargerDevice {
           voltage: VOLTAGE,
         },
         site: {
-          gridPowerW: this.site.gridPowerW ?? 0,
+          // Unknown grid power is no surplus (the rules treat NaN so), never a surplus of 0 W.
+          gridPowerW: this.site.gridPowerW ?? Number.NaN,
           batteryPowerW: this.site.batteryPowerW ?? 0,
           chargerPowerW: this.site.chargerPowerW,
           ...(this.site.batterySoc === null ? {} : { batterySoc: this.site.batterySoc }),
@@ -214,6 +215,9 @@ export class ChargerDevice {
       await this.ctx.site.write({ topic: `${this.device.id}/current_limit`, value: currentA });
     } catch (err) {
       this.refusedAt = this.ctx.now();
+      // A refused phase switch did not happen: the rules' state (phases, switch time, timers)
+      // would say it did, so they start afresh from what the charger has.
+      if (phases !== (this.applied?.phases ?? this.charger.phases)) this.ruleState = INITIAL_RULE_STATE;
       this.commandProblem = `the charger did not take the charging profile (${(err as Error).message}); it charges by its own default`;
       this.ctx.log.warn(this.commandProblem);
       // What Heliograph set before must not hold the charger instead: back to its own default.

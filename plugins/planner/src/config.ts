@@ -116,6 +116,31 @@ export const configSchema = z.strictObject({
     .default(5)
     .describe('How far the state of charge may drift from the plan before it is made again, in %.')
     .meta({ title: 'Re-plan after a drift of' }),
+  chargers: z
+    .array(z.string().regex(/^[a-z0-9_]+$/))
+    .optional()
+    .describe(
+      'The EV chargers whose car the planner plans with the house (each in charging mode `planned`, with a plan target, a car plugged in); default: every charger in mode `planned`. One car is planned at a time: the first that needs energy.',
+    )
+    .meta({ title: 'Planned chargers' }),
+  carEfficiency: z
+    .number()
+    .gt(0)
+    .max(1)
+    .default(0.9)
+    .describe(
+      "Share of the energy the charger delivers that reaches the car's battery: a plan target of 30 kWh draws 30 / 0.9 kWh.",
+    )
+    .meta({ title: 'Car charging efficiency' }),
+  carCapacityKwh: z
+    .number()
+    .min(1)
+    .max(250)
+    .default(60)
+    .describe(
+      "The car battery's capacity, kWh: turns a plan target in % into energy (when the charger reports the car's SoC).",
+    )
+    .meta({ title: 'Car battery capacity' }),
   checkIntervalMs: z
     .number()
     .int()

@@ -11,6 +11,8 @@
  */
 import type { PluginContext, SiteWrite } from '@heliograph/plugins-sdk';
 import type { PlannerConfig, PlannerMode } from './config.js';
+import { CarControl } from './car-control.js';
+import { fuse as gridFuse } from './fuse.js';
 import { type Inputs, readInputs } from './inputs.js';
 import { forecastLoad, LocalCalendar } from './load-forecast.js';
 import type { PlanParams } from './lp.js';
@@ -66,6 +68,8 @@ export class Controller {
   private retry: { at: number; delayMs: number; why: string } | null = null;
   /** Since when the controlled device has not answered. */
   private unreachableSince: number | null = null;
+  /** The chargers the planner read at the last check (the car planned, and why others are not). */
+  private readonly car: CarControl;
 
   constructor(
     private readonly ctx: PluginContext,
@@ -75,6 +79,7 @@ export class Controller {
   ) {
     this.mode = mode;
     this.calendar = new LocalCalendar(ctx.site.timeZone);
+    this.car = new CarControl(ctx, config);
   }
 
   /** One check, never two at once: re-plans if due and acts on the plan. */
@@ -152,7 +157,11 @@ export class Controller {
     const inputs = read.inputs;
     this.device = inputs.device;
     this.unreachableSince = null;
-    const due = this.replanReason(inputs, now) ?? (reason === 'mode changed' ? reason : null);
+    const carChanged = await this.car.read(now);
+    const due =
+      this.replanReason(inputs, now) ??
+      (reason === 'mode changed' ? reason : null) ??
+      (carChanged ? 'the car changed' : null);
     if (due) await this.replan(inputs, now, due);
     if (!this.plan) return;
     await this.act(inputs, now);
@@ -207,6 +216,7 @@ export class Controller {
         exportPrice: c.exportPaid ? c.exportPrice : 0,
         describe: { currency: inputs.currency, timeZone: this.ctx.site.timeZone },
         horizonMs: c.horizonHours * HOUR,
+        ...(this.car.request ? { car: this.car.request } : {}),
       });
     } catch (e) {
       this.plan = null;
@@ -302,8 +312,15 @@ export class Controller {
           unit: '',
           points: points((a) => MODE_CODE[a.mode]),
         },
+        {
+          topic: `${dev}/car_power_planned`,
+          name: 'Planned car charging power',
+          unit: 'W',
+          points: points((a) => plan.car?.powerW[plan.actions.indexOf(a)] ?? 0),
+        },
       ],
     });
+    this.out.publish({ car_plan: this.car.text(plan, now) });
   }
 
   private lastSlotSaving = 0;
@@ -315,8 +332,9 @@ export class Controller {
     const dev = inputs.device;
     const { mode, refused } = this.allowedMode(a.mode, inputs);
     if (this.mode === 'dry-run') {
+      const carNote = await this.car.write(this.plan, this.mode, now);
       this.out.publish({
-        status: `dry-run: would set ${LABEL[mode]}${mode === 'charge' || mode === 'discharge' ? ` at ${a.powerW} W to ${a.targetSoc} %` : ''} on ${dev}${refused}${inputs.priceNote ?? ''}`,
+        status: `dry-run: would set ${LABEL[mode]}${mode === 'charge' || mode === 'discharge' ? ` at ${a.powerW} W to ${a.targetSoc} %` : ''} on ${dev}${refused}${carNote}${inputs.priceNote ?? ''}`,
       });
       return;
     }
@@ -340,7 +358,8 @@ export class Controller {
       powerW: Math.min(power, Math.max(0, Math.round(a.powerW))),
       targetSoc: Math.min(100, Math.max(inputs.limits.minSoc, Math.round(a.targetSoc))),
     };
-    const fuse = mode === 'charge' ? await this.fuse(dev, command.powerW, values) : null;
+    const fuse =
+      mode === 'charge' ? await gridFuse(this.ctx, this.config, { dev, plannedW: command.powerW, values }) : null;
     if (fuse) command.powerW = fuse.powerW;
     this.fuseLog(fuse);
     try {
@@ -355,8 +374,9 @@ export class Controller {
       if (mode !== 'normal') this.renewedSlot = slot;
       this.retry = null;
       this.commanded = { ...command, at: now, leaseS: inputs.limits.leaseS };
+      const carNote = await this.car.write(this.plan, this.mode, now);
       this.out.publish({
-        status: `active: ${LABEL[mode]} on ${dev}${refused}${fuse ? `; ${fuse.note}` : ''}${inputs.priceNote ?? ''}`,
+        status: `active: ${LABEL[mode]} on ${dev}${refused}${fuse ? `; ${fuse.note}` : ''}${carNote}${inputs.priceNote ?? ''}`,
       });
     } catch (e) {
       const delayMs = Math.min(RETRY_MAX_MS, this.retry ? this.retry.delayMs * 2 : RETRY_FIRST_MS);
@@ -365,33 +385,6 @@ export class Controller {
       this.retry = { at, delayMs, why };
       await this.fallback(why);
     }
-  }
-
-  /**
-   * The grid import limit at execution: the plan keeps to it with the forecast load, the
-   * fuse with the live grid power. Charging may take what the grid has left under the limit
-   * (the live import less the charging already commanded); less than planned lowers the
-   * command's power, which the write path audits like every command. Null when the planned
-   * power fits, or the grid power is not known.
-   */
-  private async fuse(
-    dev: string,
-    plannedW: number,
-    values: Record<string, unknown>,
-  ): Promise<{ powerW: number; note: string } | null> {
-    const topic = this.config.gridPowerTopic;
-    const grid = (await this.ctx.site.values({ filter: topic }))[topic];
-    if (typeof grid !== 'number' || !Number.isFinite(grid)) return null;
-    const power = values[`${dev}/battery_control_power`];
-    const charging = values[`${dev}/battery_control_mode`] === 'Charge' && typeof power === 'number' ? power : 0;
-    const limit = this.config.gridImportLimitW;
-    const room = Math.floor(limit - (grid - charging));
-    if (room >= plannedW) return null;
-    const powerW = Math.max(0, room);
-    return {
-      powerW,
-      note: `charge lowered from ${plannedW} W to ${powerW} W: the grid imports ${Math.round(grid)} W, the limit is ${limit} W`,
-    };
   }
 
   /** Logs the fuse's doing when its power changes, not at every check. */
@@ -412,7 +405,10 @@ export class Controller {
    * the owner accepted that risk. `refused` explains a change for the status.
    */
   private allowedMode(planned: PlanMode, inputs: Inputs): { mode: PlanMode; refused: string } {
-    if (!inputs.limits.modes.includes(planned)) return { mode: 'normal', refused: '' };
+    const modes = inputs.limits.modes;
+    const held = this.car.hold(planned, this.plan, modes);
+    if (held) return held;
+    if (!modes.includes(planned)) return { mode: 'normal', refused: '' };
     const unbounded = inputs.limits.leaseS <= 0 && !this.config.acceptUnboundedControl;
     if (unbounded && (planned === 'charge' || planned === 'discharge'))
       return {
@@ -452,6 +448,7 @@ export class Controller {
       next_action: null,
       next_action_at: null,
       reason: null,
+      car_plan: `no car planned: ${why}`,
     });
     if (this.mode !== 'active' || !this.device) {
       this.out.publish({ status: `${this.mode}: not planning: ${why}` });

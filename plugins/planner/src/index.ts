@@ -53,6 +53,7 @@ export default definePlugin({
         number('pv_forecast_error_raw', 'PV forecast error, provider (MAE)', 'W'),
         number('pv_forecast_error', 'PV forecast error, calibrated (MAE)', 'W'),
         number('solve_time', 'Solve time', 'ms'),
+        text('car_plan', 'Car charging plan'),
       ],
       settings: [
         {
@@ -85,6 +86,11 @@ export default definePlugin({
           void controller.check('the site changed');
         }
       },
+    });
+    // A car plugged in or out, or its charger's plan target changed: planned at once.
+    ctx.site.subscribe({
+      filter: ['*/car_connected', '*/plan_energy', '*/plan_soc', '*/plan_deadline'],
+      onValues: () => void controller.check('a charger changed'),
     });
     ctx.scheduler.every({ name: 'plan', intervalMs: config.checkIntervalMs, run: () => controller.check() });
     // Awaited by the host before it stops the drivers: the battery is back to Normal first.

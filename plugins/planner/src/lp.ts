@@ -15,6 +15,14 @@
  * export at once (a phantom arbitrage no meter pays): there a binary per slot makes them
  * exclusive (import <= Imax * y, export <= Emax * (1 - y)) and HiGHS solves a MIP. Elsewhere
  * doing both at once only costs, so the plain LP never does it and stays an LP.
+ *
+ * An electric car (optional) is a flexible load: a power car[t] in 0..max in each slot before
+ * its deadline, taken in the balance like the house's load, and one row
+ *   sum h * car[t] + short >= need
+ * where the shortfall costs {@link CAR_SHORT_PENALTY} per kWh (the need out of reach: charge
+ * what can be charged, and say so). Unless the owner lets the home battery charge the car,
+ * in each of those slots the battery covers the house and the export, never the car:
+ *   discharge[t] - export[t] <= max(0, load[t] - pv[t])
  */
 import type { Highs } from 'highs';
 
@@ -35,6 +43,18 @@ export interface PlanParams {
   gridExportMaxKw: number;
   /** Export allowed at all (else its bound is 0). */
   exportAllowed: boolean;
+}
+
+/** An electric car's energy need, as the LP sees it. */
+export interface CarLoad {
+  /** Largest charging power, kW. */
+  maxKw: number;
+  /** Energy to draw by the deadline, kWh at the charger (the car's need over its charging efficiency). */
+  needKwh: number;
+  /** How many slots from the first the car may charge in: those ending by its deadline. */
+  slots: number;
+  /** Whether the home battery may discharge into the car. */
+  allowBattery: boolean;
 }
 
 /** One slot of the plan's inputs. */
@@ -59,6 +79,8 @@ export interface PlanInput {
   endSocMin?: number;
   /** Wall-clock budget of the branch and cut after the rounded plan, ms (default 80, and 200 nodes). */
   searchMs?: number;
+  /** The car to charge with the house, if any. */
+  car?: CarLoad;
 }
 
 /** The solved schedule, per slot. */
@@ -70,6 +92,10 @@ export interface LpSolution {
   curtailKw: number[];
   /** State of charge at each slot's end, %. */
   socPercent: number[];
+  /** The car's charging power per slot, kW (all 0 without a car). */
+  carKw: number[];
+  /** The car's energy that cannot be charged by its deadline, kWh (0: the need is met). */
+  carShortKwh: number;
   /** The objective's value (cost over the horizon, less the terminal value). */
   objective: number;
 }
@@ -88,6 +114,9 @@ const CHARGE_TIE = 1e-6;
  * must not count on it to dodge a negative export price.
  */
 const CURTAIL_PENALTY = 10;
+
+/** Cost per kWh of the car's need not met by its deadline: far above any price and curtailment. */
+const CAR_SHORT_PENALTY = 100;
 
 const VARS = 6;
 const IMP = 0;
@@ -155,7 +184,7 @@ const LP_OPTIONS = { output_flag: false, solver: 'simplex', presolve: 'off' } as
 export function solvePlan(highs: Highs, input: PlanInput): LpSolution {
   const T = input.slots.length;
   if (T === 0) throw new PlanInfeasibleError('no slots to plan');
-  const { columns, rows, matrix, binaries } = buildModel(input);
+  const { columns, rows, matrix, binaries, car } = buildModel(input);
   const model = highs.createModel({
     numCols: matrix.numCols,
     numRows: matrix.numRows,
@@ -219,7 +248,7 @@ export function solvePlan(highs: Highs, input: PlanInput): LpSolution {
   } finally {
     model.dispose();
   }
-  return readSolution(x, input, T, input.params.capacityKwh);
+  return readSolution(x, input, T, input.params.capacityKwh, car);
 }
 
 /**
@@ -239,17 +268,11 @@ function buildModel(input: PlanInput) {
   const binaryOf = new Int32Array(T).fill(-1);
   const B = exportMax > 0 && params.gridImportMaxKw > 0 ? numberBinaries(slots, binaryOf) : 0;
   const n = VARS * T;
-  const numCols = n + B;
-  const numRows = 2 * T + 2 * B;
-  const colCost = new Float64Array(numCols);
-  const colLower = new Float64Array(numCols);
-  const colUpper = new Float64Array(numCols);
-  const rowLower = new Float64Array(numRows);
-  const rowUpper = new Float64Array(numRows);
-  const starts = new Int32Array(numCols + 1);
-  const indices: number[] = [];
-  const values: number[] = [];
-  const m = { colCost, colLower, colUpper, starts, indices, values };
+  const carAt = carLayout(input, n + B, 2 * T + 2 * B);
+  const numCols = n + B + carAt.cols;
+  const numRows = 2 * T + 2 * B + carAt.rows;
+  const m = allocate(numCols, numRows);
+  const { colCost, colLower, colUpper, rowLower, rowUpper, starts, indices, values } = m;
 
   for (let t = 0; t < T; t++) {
     const s = slots[t]!;
@@ -265,20 +288,22 @@ function buildModel(input: PlanInput) {
     const k = binaryOf[t]!;
     const impEntries: Array<[number, number]> = [[bal, 1]];
     const expEntries: Array<[number, number]> = [[bal, -1]];
+    const disEntries: Array<[number, number]> = [
+      [bal, 1],
+      [dyn, h / etaD],
+    ];
     if (k >= 0) {
       impEntries.push([2 * T + 2 * k, 1]);
       expEntries.push([2 * T + 2 * k + 1, 1]);
     }
+    batteryOffCar(carAt, t, s, { rowLower, rowUpper, disEntries, expEntries });
     column(IMP, h * s.importPrice, 0, params.gridImportMaxKw, impEntries);
     column(EXP, -h * s.exportPrice, 0, exportMax, expEntries);
     column(CH, h * CHARGE_TIE * t, 0, params.maxChargeKw, [
       [bal, -1],
       [dyn, -etaC * h],
     ]);
-    column(DIS, h * params.cycleCost, 0, params.maxDischargeKw, [
-      [bal, 1],
-      [dyn, h / etaD],
-    ]);
+    column(DIS, h * params.cycleCost, 0, params.maxDischargeKw, disEntries);
     column(CURT, CURTAIL_PENALTY * h, 0, Math.max(0, s.pvKw), [[bal, -1]]);
     const socEntries: Array<[number, number]> = [[dyn, 1]];
     if (t + 1 < T) socEntries.push([dyn + 1, -1]);
@@ -296,6 +321,7 @@ function buildModel(input: PlanInput) {
     indices,
     values,
   });
+  carColumns(m, slots, carAt, rowLower, rowUpper);
   starts[numCols] = indices.length;
   return {
     columns: { colCost, colLower, colUpper },
@@ -308,10 +334,89 @@ function buildModel(input: PlanInput) {
       values: Float64Array.from(values),
     },
     binaries,
+    car: carAt.car ? { col: carAt.col, slots: carAt.slots } : null,
   };
 }
 
-function readSolution(x: ArrayLike<number>, input: PlanInput, T: number, cap: number): LpSolution {
+/** The model's arrays, empty: columns, rows and the matrix's entries (CSC). */
+function allocate(numCols: number, numRows: number) {
+  return {
+    colCost: new Float64Array(numCols),
+    colLower: new Float64Array(numCols),
+    colUpper: new Float64Array(numCols),
+    rowLower: new Float64Array(numRows),
+    rowUpper: new Float64Array(numRows),
+    starts: new Int32Array(numCols + 1),
+    indices: [] as number[],
+    values: [] as number[],
+  };
+}
+
+type CarLayout = ReturnType<typeof carLayout>;
+
+/** Slot t's row keeping the battery off the car, in its window: discharge - export <= max(0, load - pv). */
+function batteryOffCar(
+  at: CarLayout,
+  t: number,
+  s: PlanSlot,
+  m: {
+    rowLower: Float64Array;
+    rowUpper: Float64Array;
+    disEntries: Array<[number, number]>;
+    expEntries: Array<[number, number]>;
+  },
+): void {
+  if (t >= at.guardRows) return;
+  const guard = at.needRow + 1 + t;
+  m.rowLower[guard] = -Infinity;
+  m.rowUpper[guard] = Math.max(0, s.loadKw - s.pvKw);
+  m.disEntries.push([guard, 1]);
+  m.expEntries.push([guard, -1]);
+}
+
+/**
+ * Where the car is in the model: its columns follow the binaries (one power per slot of its
+ * window, then the shortfall), its rows follow theirs (the need, then per window slot the
+ * battery's, unless the battery may feed the car). No car: nothing.
+ */
+function carLayout(input: PlanInput, col: number, needRow: number) {
+  const car = input.car && input.car.needKwh > 0 && input.car.maxKw > 0 ? input.car : undefined;
+  const slots = car ? Math.max(0, Math.min(input.slots.length, car.slots)) : 0;
+  const guardRows = car && !car.allowBattery ? slots : 0;
+  return { car, slots, col, needRow, guardRows, cols: car ? slots + 1 : 0, rows: car ? 1 + guardRows : 0 };
+}
+
+/** The car's power columns (in the balance and the need) and its shortfall column. */
+function carColumns(
+  m: Parameters<typeof pushColumn>[0],
+  slots: readonly PlanSlot[],
+  at: CarLayout,
+  rowLower: Float64Array,
+  rowUpper: Float64Array,
+): void {
+  const car = at.car;
+  if (!car) return;
+  for (let t = 0; t < at.slots; t++) {
+    const s = slots[t]!;
+    const h = (s.end - s.start) / 3_600_000;
+    // Among slots of equal price the earliest, as for the battery.
+    pushColumn(m, at.col + t, h * CHARGE_TIE * t, 0, car.maxKw, [
+      [t, -1],
+      [at.needRow, h],
+    ]);
+  }
+  pushColumn(m, at.col + at.slots, CAR_SHORT_PENALTY, 0, Infinity, [[at.needRow, 1]]);
+  rowLower[at.needRow] = car.needKwh;
+  rowUpper[at.needRow] = Infinity;
+}
+
+function readSolution(
+  x: ArrayLike<number>,
+  input: PlanInput,
+  T: number,
+  cap: number,
+  car: { col: number; slots: number } | null,
+): LpSolution {
   const out: LpSolution = {
     importKw: [],
     exportKw: [],
@@ -319,6 +424,8 @@ function readSolution(x: ArrayLike<number>, input: PlanInput, T: number, cap: nu
     dischargeKw: [],
     curtailKw: [],
     socPercent: [],
+    carKw: [],
+    carShortKwh: car ? Math.max(0, x[car.col + car.slots] ?? 0) : 0,
     objective: 0,
   };
   let objective = 0;
@@ -332,6 +439,7 @@ function readSolution(x: ArrayLike<number>, input: PlanInput, T: number, cap: nu
     out.dischargeKw.push(at(DIS));
     out.curtailKw.push(at(CURT));
     out.socPercent.push(clamp((at(SOC) / cap) * 100, 0, 100));
+    out.carKw.push(car && t < car.slots ? Math.max(0, x[car.col + t] ?? 0) : 0);
     objective += h * (netGridCost(s, at(IMP) - at(EXP)) + input.params.cycleCost * at(DIS));
   }
   out.objective = objective - input.terminalValue * ((out.socPercent[T - 1]! / 100) * cap);
@@ -405,7 +513,8 @@ function exclusivityColumns(m: {
   for (let t = 0; t < T; t++) {
     const k = m.binaryOf[t]!;
     if (k < 0) continue;
-    const { importMax, exportMax } = slotGridBounds(m.input.slots[t]!, m.input.params, m.exportMax);
+    const carMax = m.input.car && t < m.input.car.slots ? m.input.car.maxKw : 0;
+    const { importMax, exportMax } = slotGridBounds(m.input.slots[t]!, m.input.params, m.exportMax, carMax);
     const impRow = 2 * T + 2 * k;
     m.rowLower[impRow] = m.rowLower[impRow + 1] = -Infinity;
     m.rowUpper[impRow] = 0;
@@ -420,9 +529,9 @@ function exclusivityColumns(m: {
 }
 
 /** The largest import and export a slot can have with the two kept apart, kW. */
-function slotGridBounds(s: PlanSlot, params: PlanParams, exportMax: number) {
+function slotGridBounds(s: PlanSlot, params: PlanParams, exportMax: number, carMaxKw: number) {
   return {
-    importMax: Math.min(params.gridImportMaxKw, s.loadKw + params.maxChargeKw),
+    importMax: Math.min(params.gridImportMaxKw, s.loadKw + params.maxChargeKw + carMaxKw),
     exportMax: Math.min(exportMax, Math.max(0, s.pvKw - s.loadKw + params.maxDischargeKw)),
   };
 }

@@ -50,7 +50,9 @@ export function toActions(input: PlanInput, sol: LpSolution, describe: Describe)
     const h = (s.end - s.start) / 3_600_000;
     const socStart = t === 0 ? input.socPercent : sol.socPercent[t - 1]!;
     const battery = sol.dischargeKw[t]! - sol.chargeKw[t]!;
-    const net = s.loadKw - s.pvKw;
+    // The site's meter sees the car as load: in Normal the battery would feed it too. So a
+    // slot where the plan keeps the battery off the car is Hold or an exact Discharge.
+    const net = s.loadKw + (sol.carKw[t] ?? 0) - s.pvKw;
     const availableKw = Math.max(0, (((socStart - params.reserveSoc) / 100) * cap * eta) / h);
     const roomKw = Math.max(0, (((params.maxSoc - socStart) / 100) * cap) / (eta * h));
     const normal =

@@ -4,6 +4,7 @@
  * starts now and ends at the next quarter hour); the site's zone only words the reasons.
  */
 import {
+  type CarLoad,
   type LpSolution,
   netGridCost,
   type PlanInput,
@@ -45,6 +46,36 @@ export interface PlanRequest {
   horizonMs?: number;
   /** How energy left at the horizon's end is valued; default {@link DEFAULT_TERMINAL}. */
   terminal?: TerminalPolicy;
+  /** An electric car to charge with the house (a charger in mode `planned`), if any. */
+  car?: CarRequest;
+}
+
+/** The car's need as the planner read it from its charger. */
+export interface CarRequest {
+  /** The charger, `charger_1`. */
+  device: string;
+  /** Energy to draw by the deadline, kWh at the charger (the car's need over its efficiency). */
+  needKwh: number;
+  /** Unix ms by which it is needed (the next occurrence of the charger's local `plan_deadline`). */
+  deadline: number;
+  /** Largest and smallest charging power, W (below the smallest the charger pauses). */
+  maxW: number;
+  minW: number;
+  /** Whether the home battery may discharge into the car (the charger's `allow_battery_to_car`). */
+  allowBattery: boolean;
+  /** What the charger reports it charges at now, W (the controller's guard; not planned with). */
+  livePowerW?: number;
+}
+
+/** The car's part of a plan. */
+export interface CarPlan {
+  device: string;
+  /** Per slot (as the actions), the charging power, W. */
+  powerW: number[];
+  /** The need, kWh at the charger, and what of it the plan cannot charge by the deadline. */
+  needKwh: number;
+  shortKwh: number;
+  deadline: number;
 }
 
 /**
@@ -87,6 +118,8 @@ export interface Plan {
   capacityKwh: number;
   solveMs: number;
   horizonEnd: number;
+  /** The car's charging, when a car was planned. */
+  car?: CarPlan;
 }
 
 /**
@@ -202,12 +235,14 @@ export function makePlan(highs: Highs, req: PlanRequest): Plan {
   // the world: the battery ends no lower than it starts.
   const endsEarly =
     slots.length > 0 && slots[slots.length - 1]!.end < req.now + (req.horizonMs ?? MAX_HORIZON_MS) - QUARTER_MS;
+  const car = carLoad(req, known);
   const full: PlanInput = {
     params: req.params,
     slots,
     socPercent: req.socPercent,
     terminalValue: terminalValue(slots, req.params, policy.value),
     ...(policy.holdStart && endsEarly ? { endSocMin: req.socPercent } : {}),
+    ...(car ? { car } : {}),
   };
   const started = performance.now();
   let whole: LpSolution;
@@ -225,7 +260,10 @@ export function makePlan(highs: Highs, req: PlanRequest): Plan {
   const solution = truncate(whole, known.length);
   const actions = toActions(input, solution, req.describe);
   const planned = energyCost(input.slots, solution, req.params.cycleCost);
-  const baseline = selfConsumptionCosts(input.slots, req.params, req.socPercent);
+  // The baseline charges the car as the plan does: the battery's saving is compared like with like.
+  const baseline = selfConsumptionCosts(input.slots, req.params, req.socPercent, car ? solution.carKw : undefined, {
+    allowBattery: car?.allowBattery ?? true,
+  });
   const baselineSoc = baseline.map((b) => b.socPercent);
   return {
     createdAt: req.now,
@@ -240,7 +278,32 @@ export function makePlan(highs: Highs, req: PlanRequest): Plan {
     capacityKwh: req.params.capacityKwh,
     solveMs,
     horizonEnd: known.length > 0 ? known[known.length - 1]!.end : req.now,
+    ...(req.car
+      ? {
+          car: {
+            device: req.car.device,
+            powerW: solution.carKw.map((kw) => Math.round(kw * 1000)),
+            needKwh: req.car.needKwh,
+            shortKwh: car ? solution.carShortKwh : 0,
+            deadline: req.car.deadline,
+          },
+        }
+      : {}),
   };
+}
+
+/**
+ * The car as the LP takes it: its window is the known prices' slots that end by the deadline
+ * (a deadline beyond the known prices: the energy is planned in the known part). None when
+ * nothing is needed or nothing can be charged.
+ */
+export function carLoad(req: PlanRequest, known: readonly PlanSlot[]): CarLoad | undefined {
+  const car = req.car;
+  if (!car || car.needKwh <= 0 || car.maxW <= 0) return undefined;
+  let count = 0;
+  while (count < known.length && known[count]!.end <= car.deadline) count++;
+  if (count === 0) return undefined;
+  return { maxKw: car.maxW / 1000, needKwh: car.needKwh, slots: count, allowBattery: car.allowBattery };
 }
 
 function sum(xs: readonly number[]): number {
@@ -256,6 +319,8 @@ function truncate(sol: LpSolution, count: number): LpSolution {
     dischargeKw: sol.dischargeKw.slice(0, count),
     curtailKw: sol.curtailKw.slice(0, count),
     socPercent: sol.socPercent.slice(0, count),
+    carKw: sol.carKw.slice(0, count),
+    carShortKwh: sol.carShortKwh,
     objective: sol.objective,
   };
 }
@@ -279,26 +344,36 @@ export function savingOver(plan: Plan, count: number): number {
   return sum(plan.slotSavings.slice(0, k + 1)) + kept;
 }
 
-/** What the same forecasts would cost per slot with the battery left in self-consumption, and its SOC. */
+/**
+ * What the same forecasts would cost per slot with the battery left in self-consumption, and
+ * its SOC. A car's power per slot (kW) counts as load; the battery covers it only where
+ * `allowBattery` (else, as the plan, it covers the house alone).
+ */
 export function selfConsumptionCosts(
   slots: readonly PlanSlot[],
   params: PlanParams,
   socPercent: number,
+  carKw?: readonly number[],
+  options: { allowBattery: boolean } = { allowBattery: true },
 ): Array<{ cost: number; socPercent: number }> {
   const eta = Math.sqrt(params.roundTripEfficiency);
   const cap = params.capacityKwh;
   const floor = (params.reserveSoc / 100) * cap;
   let soc = (socPercent / 100) * cap;
   const costs: Array<{ cost: number; socPercent: number }> = [];
-  for (const s of slots) {
+  for (const [t, s] of slots.entries()) {
     const h = (s.end - s.start) / 3_600_000;
-    const net = s.loadKw - s.pvKw;
+    const car = carKw?.[t] ?? 0;
+    const house = s.loadKw - s.pvKw;
+    const net = house + car;
+    // What the battery may cover: the car too, or the house alone.
+    const covered = options.allowBattery ? net : Math.max(0, house);
     const battery =
       net > 0
-        ? Math.min(net, params.maxDischargeKw, Math.max(0, ((soc - floor) * eta) / h))
+        ? Math.min(covered, params.maxDischargeKw, Math.max(0, ((soc - floor) * eta) / h))
         : -Math.min(-net, params.maxChargeKw, Math.max(0, (cap - soc) / (eta * h)));
     soc = battery >= 0 ? soc - (battery * h) / eta : soc - battery * h * eta;
-    const grid = net - battery;
+    const grid = house + car - battery;
     const exportMax = params.exportAllowed ? params.gridExportMaxKw : 0;
     let cost = grid >= 0 ? h * s.importPrice * grid : -h * s.exportPrice * Math.min(-grid, exportMax);
     if (battery > 0) cost += h * params.cycleCost * battery;

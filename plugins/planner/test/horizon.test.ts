@@ -143,6 +143,8 @@ describe('import and export', () => {
       dischargeKw: [0],
       curtailKw: [0],
       socPercent: [50],
+      carKw: [0],
+      carShortKwh: 0,
       objective: 0,
     };
     // 2 kW net import for a quarter hour at 0.30: 0.15, not 3 x 0.3 - 1 x 0.1 per hour.
