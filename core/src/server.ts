@@ -324,7 +324,12 @@ function startSite(di: DependencyContainer, closers: Closers): void {
   // /grid's status and ctx.site.prices name a price plugin that fails, as GET /api/v1/plugins shows it.
   const host = di.resolve(PluginHost);
   closers.push(di.resolve(PriceBook).watchHealth((source) => host.status().find((s) => s.id === source)));
-  closers.push(di.resolve(WriteService).onRefused((topic, message) => alerts.writeRefused(topic, message)));
+  const writes = di.resolve(WriteService).events;
+  const onRefused = (topic: string, message: string) => alerts.writeRefused(topic, message);
+  writes.on('refused', onRefused);
+  closers.push(() => {
+    writes.off('refused', onRefused);
+  });
   closers.push(
     applySiteSettingsLive(di.resolve(LiveSiteSettings), {
       energy: di.resolve(EnergyTotals),

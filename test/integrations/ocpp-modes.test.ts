@@ -21,7 +21,7 @@ interface Site {
   point: EmulatedChargePoint;
   /** When the write path last finished a write (system clock). */
   lastWrittenAt: number;
-  /** Writes the write path holds now (its per-topic queues: a test's look inside). */
+  /** Topics with a write in flight or queued on the write path. */
   writesInFlight(): number;
 }
 
@@ -49,8 +49,7 @@ async function startSite(charger: Record<string, unknown> = {}): Promise<Site> {
   await pointWhen(point, (p) => p.bootStatus === 'Accepted', 'boot');
   await point.plugIn();
   const writes = server.services.resolve(WriteService);
-  const queues = (writes as unknown as { queues: Map<string, unknown> }).queues;
-  const site = { server, clock, point, lastWrittenAt: 0, writesInFlight: () => queues.size };
+  const site = { server, clock, point, lastWrittenAt: 0, writesInFlight: () => writes.topicsWriting };
   writes.events.on('written', () => (site.lastWrittenAt = Date.now()));
   return site;
 }

@@ -38,6 +38,8 @@ interface Handler {
 /** Every audited write attempt, as the audit keeps it (for `ctx.site.onWrite`). */
 export interface WriteEvents {
   written: (entry: AuditEntry) => void;
+  /** A write refused, whoever refused it (the rate limit, the declaration, the device): the alerts. */
+  refused: (topic: string, message: string) => void;
 }
 
 /** How long a device may take to confirm a write. */
@@ -51,14 +53,13 @@ export const WRITE_TIMEOUT_MS = 10_000;
  * limited first (rate-limit.ts); refusals by the limit are logged, not audited one by one.
  */
 export class WriteService {
-  /** `written` after each attempt the audit records; listeners cannot break each other. */
+  /** `written` after each attempt the audit records, `refused` after each refusal; listeners cannot break each other. */
   readonly events = new SafeEmitter<WriteEvents>();
   private readonly handlers = new Map<string, Handler>();
   private readonly queues = new Map<string, Promise<unknown>>();
   private readonly limiter: WriteRateLimiter;
   /** When each client was last warned about in the log for its refused writes. */
   private readonly warned = new Map<string, { at: number; refused: number }>();
-  private readonly refusedListeners = new Set<(topic: string, message: string) => void>();
   /** Who controls which battery: one controller each. */
   readonly controllers = new BatteryControllers();
 
@@ -91,17 +92,14 @@ export class WriteService {
     return this.handlers.has(topic);
   }
 
-  /** Hears every refused write (the alerts); returns how to stop. */
-  onRefused(listener: (topic: string, message: string) => void): () => void {
-    this.refusedListeners.add(listener);
-    return () => {
-      this.refusedListeners.delete(listener);
-    };
+  /** How many topics have a write in flight or queued (a test waits for 0 before it reads what was written). */
+  get topicsWriting(): number {
+    return this.queues.size;
   }
 
   async write(request: WriteRequest): Promise<WriteOutcome> {
     const outcome = await this.writeOrRefuse(request);
-    if (!outcome.ok) for (const listener of this.refusedListeners) listener(request.topic, outcome.message);
+    if (!outcome.ok) this.events.emit('refused', request.topic, outcome.message);
     return outcome;
   }
 

@@ -122,7 +122,9 @@ test('unknown topics, read-only topics and values out of range are refused befor
   const fx = await start();
   t.after(fx.close);
   const refused: Array<[string, string]> = [];
-  const stop = fx.writes.onRefused((topic, message) => refused.push([topic, message]));
+  const onRefused = (topic: string, message: string) => refused.push([topic, message]);
+  fx.writes.events.on('refused', onRefused);
+  const stop = () => fx.writes.events.off('refused', onRefused);
   assert.deepEqual(await write(fx, '1', { topic: 'nope/nothing' }), {
     ok: false,
     message: 'unknown topic nope/nothing',
