@@ -4,7 +4,7 @@ import Router from './router.js';
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import { createServer } from './node-http.js';
 import type { AddressInfo } from 'node:net';
-import { requireAuth } from '../auth/middleware.js';
+import { requireAuth } from './auth.js';
 import type { Authenticator } from '../auth/types.js';
 import { jsonBody } from './body.js';
 import { compression } from './compression.js';

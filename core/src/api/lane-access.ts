@@ -1,5 +1,5 @@
 import type { IncomingMessage } from 'node:http';
-import { credentialsFromHeader } from '../auth/middleware.js';
+import { credentialsFromHeader } from './auth.js';
 import { scopeAllows } from '../auth/scopes.js';
 import type { Authenticator, Identity } from '../auth/types.js';
 import type { HostPolicy } from './host-policy.js';

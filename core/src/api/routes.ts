@@ -1,5 +1,5 @@
 import type Router from '@koa/router';
-import { scope, type ScopedMiddleware } from '../auth/scopes.js';
+import { scope, type ScopedMiddleware } from './auth.js';
 import type { Scope } from '../auth/types.js';
 
 /** One registered route as the routers hold it: method, path pattern and who may call it. */

@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import Router from '@koa/router';
 import { listenRoutes } from '../helpers/routes-server.js';
-import { scope } from '../../src/auth/scopes.js';
+import { scope } from '../../src/api/auth.js';
 import { openDatabase } from '../../src/db.js';
 import { tempDir } from '../helpers/tmp.js';
 

@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import Router from '@koa/router';
 import { createApp, listen } from '../../src/api/app.js';
-import { scope } from '../../src/auth/scopes.js';
+import { scope } from '../../src/api/auth.js';
 import { AuthService } from '../../src/auth/service.js';
 import { ManualClock } from '../../src/clock.js';
 import { openDatabase } from '../../src/db.js';

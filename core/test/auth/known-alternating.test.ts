@@ -3,7 +3,7 @@
 // its own address, however the values alternate.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { credentialsFromHeader } from '../../src/auth/middleware.js';
+import { credentialsFromHeader } from '../../src/api/auth.js';
 import { PASSWORD, startAuth } from './support.js';
 
 const basic = (password: string): string => `Basic ${Buffer.from(`admin:${password}`, 'utf8').toString('base64')}`;

@@ -4,7 +4,8 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { ApiError } from '../../src/api/errors.js';
-import { scope, scopeAllows, scopeMessage, scopeSchema, SCOPES } from '../../src/auth/scopes.js';
+import { scopeAllows, scopeMessage, scopeSchema, SCOPES } from '../../src/auth/scopes.js';
+import { scope } from '../../src/api/auth.js';
 
 const request = (identity?: { who: string; scope: 'read' | 'write' | 'admin' }) =>
   ({ state: { identity }, method: 'POST', path: '/api/v1/metrics' }) as never;

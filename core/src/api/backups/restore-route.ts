@@ -4,7 +4,7 @@ import { Transform } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import Router from '../router.js';
 import type { IncomingMessage } from 'node:http';
-import { scope } from '../../auth/scopes.js';
+import { scope } from '../auth.js';
 import { RestoreRefused } from '../../backup/checks.js';
 import { checkBackup, PENDING_RESTORE } from '../../backup/restore.js';
 import type { RestartRequest } from '../../backup/restart.js';

@@ -1,7 +1,7 @@
 import { createReadStream, statSync } from 'node:fs';
 import Router from '../router.js';
 import { z } from 'zod';
-import { scope } from '../../auth/scopes.js';
+import { scope } from '../auth.js';
 import type { Backups, BackupEntry } from '../../backup/backups.js';
 import type { RestoreOutcome } from '../../backup/restore.js';
 import { formatUtc } from '../../rfc3339.js';

@@ -1,6 +1,6 @@
 import Router from '../router.js';
 import { z } from 'zod';
-import { scope } from '../../auth/scopes.js';
+import { scope } from '../auth.js';
 import { ENERGY_PERIODS, formatInZone, type EnergyPeriod } from '../../energy/period-buckets.js';
 import type { PeriodEnergy } from '../../energy/period-energy.js';
 import { parseRfc3339 } from '../../rfc3339.js';

@@ -1,6 +1,6 @@
 import Router from '../router.js';
 import { z } from 'zod';
-import { scope } from '../../auth/scopes.js';
+import { scope } from '../auth.js';
 import type { Clock } from '../../clock.js';
 import { FORECAST_TOPICS, type ForecastStore } from '../../forecast/store.js';
 import { formatUtc } from '../../rfc3339.js';

@@ -1,6 +1,6 @@
 import Router from '../router.js';
 import { z } from 'zod';
-import { scope } from '../../auth/scopes.js';
+import { scope } from '../auth.js';
 import { MAX_PRICE_RANGE_MS, type PriceBook } from '../../grid/book.js';
 import { ApiError } from '../errors.js';
 import { parseQuery, rfc3339Param } from '../query.js';

@@ -2,7 +2,7 @@ import Router from '../router.js';
 import { z } from 'zod';
 import { AGGS, isAgg, parseGroupBy } from '../../history/params.js';
 import { isGlob, MAX_TOPIC_LENGTH } from '../../topics/glob.js';
-import { scope } from '../../auth/scopes.js';
+import { scope } from '../auth.js';
 import { parseQuery, rfc3339Param } from '../query.js';
 import { historyBytes, prepareHistory, type HistoryDeps } from './answer.js';
 

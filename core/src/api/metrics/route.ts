@@ -1,7 +1,7 @@
 import { formatZodIssue } from '@heliograph/plugins-sdk';
 import Router from '../router.js';
 import { z } from 'zod';
-import { scope } from '../../auth/scopes.js';
+import { scope } from '../auth.js';
 import { MAX_TOPIC_LENGTH } from '../../topics/glob.js';
 import type { TopicRegistry } from '../../topics/registry.js';
 import type { WriteService } from '../../writes/service.js';

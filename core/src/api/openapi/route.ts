@@ -1,5 +1,5 @@
 import Router from '../router.js';
-import { scope } from '../../auth/scopes.js';
+import { scope } from '../auth.js';
 import { NO_QUERY, parseQuery } from '../query.js';
 import type { RouteInfo } from '../routes.js';
 

@@ -4,7 +4,7 @@ import { z } from 'zod';
 import { errorMessage } from '../../log.js';
 import type { PluginHost } from '../../plugins/host/host.js';
 import type { PluginInstanceConfig } from '../../plugins/instances/instances.js';
-import { scope } from '../../auth/scopes.js';
+import { scope } from '../auth.js';
 import { ApiError } from '../errors.js';
 import { auditText, type RecordChange } from '../change-audit.js';
 import { ValidationError } from '../field-issues.js';

@@ -7,7 +7,7 @@ import type { InstanceStatus, PluginHost } from '../../plugins/host/host.js';
 import type { ProgressBoard } from '../../plugins/context/progress.js';
 import type { PluginInstanceConfig } from '../../plugins/instances/instances.js';
 import { grantsSchema } from '../../plugins/instances/grants.js';
-import { scope } from '../../auth/scopes.js';
+import { scope } from '../auth.js';
 import { maskSecrets } from '../../plugins/instances/secrets.js';
 import { auditText, type RecordChange } from '../change-audit.js';
 import { ApiError } from '../errors.js';

@@ -1,5 +1,5 @@
 import Router from '../router.js';
-import { scope } from '../../auth/scopes.js';
+import { scope } from '../auth.js';
 import type { InstanceStatus, PluginHost } from '../../plugins/host/host.js';
 import type { ProgressBoard } from '../../plugins/context/progress.js';
 import { NO_QUERY, parseQuery } from '../query.js';

@@ -1,7 +1,7 @@
 import Router from '../router.js';
 import type { ParameterizedContext as Context } from 'koa';
 import type { Registry } from 'prom-client';
-import { scope } from '../../auth/scopes.js';
+import { scope } from '../auth.js';
 import { NO_QUERY, parseQuery } from '../query.js';
 
 /**

@@ -1,7 +1,7 @@
 import Router from '../router.js';
 import { z } from 'zod';
 import { passwordProblem, PASSWORD_USER, type AuthService } from '../../auth/service.js';
-import { authError } from '../../auth/middleware.js';
+import { authError } from '../auth.js';
 import type { SetupCode } from '../../auth/setup-code.js';
 import type { Clock } from '../../clock.js';
 import { jsonBody } from '../body.js';

@@ -1,6 +1,6 @@
 import Router from '../router.js';
 import { z } from 'zod';
-import { scope } from '../../auth/scopes.js';
+import { scope } from '../auth.js';
 import type { SystemInfo } from '../../system/info.js';
 import { discoveryParam } from '../discovery-param.js';
 import { parseQuery } from '../query.js';

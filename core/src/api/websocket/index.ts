@@ -7,7 +7,7 @@ import type { TypedEmitter } from 'tiny-typed-emitter';
 import type { DefaultState } from 'koa';
 import type { WebSocket, WebSocketServer } from 'ws';
 import { systemClock, type Clock } from '../../clock.js';
-import { authError, credentialsFromQuery } from '../../auth/middleware.js';
+import { authError, credentialsFromQuery } from '../auth.js';
 import type { Authenticator, AuthOutcome, Identity } from '../../auth/types.js';
 import { HostPolicy } from '../host-policy.js';
 import { createLogger } from '../../log.js';

@@ -1,7 +1,14 @@
-import type { Context, Next } from 'koa';
-import { ApiError } from '../api/api-error.js';
-import type { Authenticator, AuthOutcome, Credentials } from './types.js';
-import { rememberingLast } from './rules.js';
+/*
+ * Authentication and scopes as the API applies them: credentials read from a request's
+ * header or an upgrade's query, `requireAuth` in front of every route, `scope(...)` on each
+ * route, and the error each refusal answers with. What the credentials and scopes mean is the
+ * auth layer's (auth/service.ts, auth/scopes.ts).
+ */
+import type { Context, Middleware, Next, ParameterizedContext } from 'koa';
+import { rememberingLast } from '../auth/rules.js';
+import { scopeAllows, scopeMessage } from '../auth/scopes.js';
+import type { Authenticator, AuthOutcome, Credentials, Identity, Scope } from '../auth/types.js';
+import { ApiError } from './api-error.js';
 
 /**
  * Reads `Authorization: Basic <any user>:<password>` or `Authorization: Bearer <token>`.
@@ -71,4 +78,27 @@ declare module 'koa' {
     /** Who signed in (set by requireAuth), as the audit log names them. */
     who: string;
   }
+}
+
+/** Middleware that carries its scope, so the route list can show what each route needs. */
+export type ScopedMiddleware = Middleware & { readonly scope: Scope };
+
+/**
+ * A route's required scope, declared next to the route: `router.get('/x', scope('read'), handler)`.
+ * It answers 403 naming both scopes when the signed-in client's is too small.
+ */
+export function scope(needed: Scope): ScopedMiddleware {
+  const middleware = async (ctx: ParameterizedContext, next: Next) => {
+    const identity = ctx.state.identity as Identity | undefined;
+    if (!identity || !scopeAllows(identity.scope, needed)) {
+      throw new ApiError(
+        'SCOPE_TOO_LOW',
+        identity
+          ? scopeMessage(identity, needed, `${ctx.method} ${ctx.path}`)
+          : `${ctx.method} ${ctx.path} needs scope ${needed}`,
+      );
+    }
+    await next();
+  };
+  return Object.assign(middleware, { scope: needed });
 }
