@@ -1,6 +1,6 @@
 import { api, errorText } from '../api/client.js';
 import { h, replace } from '../ui/dom.js';
-import { formatTime } from '../ui/format.js';
+import { auditValueText, formatTime } from '../ui/format.js';
 import type { AuditEntry } from '../api/types.js';
 
 /** The last 50 write attempts, refused ones included, newest first, as a list (not a table: it must fit a phone). */
@@ -32,11 +32,7 @@ export async function renderAudit(list: HTMLElement): Promise<void> {
               e.result === 'ok' ? 'done' : 'refused',
             ),
           ),
-          h(
-            'p',
-            {},
-            `${e.old_value === null || e.old_value === undefined ? '—' : valueText(e.old_value)} → ${e.new_value}`,
-          ),
+          h('p', {}, `${auditValueText(e.old_value)} → ${auditValueText(e.new_value)}`),
           e.result === 'ok' ? null : h('p', { class: 'error-text' }, e.message ?? ''),
           h('p', { class: 'hint' }, `${formatTime(e.time)} · ${e.who} · ${viaText(e.via)}`),
         ),
@@ -48,9 +44,4 @@ export async function renderAudit(list: HTMLElement): Promise<void> {
 /** Where a write came from: REST, the WebSocket, or the plugin (by id) that wrote it. */
 function viaText(via: string): string {
   return via === 'ws' ? 'WebSocket' : via === 'rest' ? 'REST' : `plugin ${via}`;
-}
-
-/** An audit value as text: a string as it is, anything else (a number, true, an object) as JSON. */
-function valueText(value: unknown): string {
-  return typeof value === 'string' ? value : JSON.stringify(value);
 }

@@ -182,3 +182,34 @@ export function formatReading(topic: string, value: Value | undefined, unit: str
   }
   return formatFlow(topic, value, unit);
 }
+
+/**
+ * An audit entry's old or new value as words: a string as it is, a change to a structured
+ * setting (saved as JSON text: an instance's grants, a backup schedule) as `key: value`
+ * pairs, lists joined by commas, nested objects in parentheses. Nothing (null, '') is a dash.
+ */
+export function auditValueText(value: unknown): string {
+  if (value === null || value === undefined || value === '') return '—';
+  if (typeof value !== 'string') return valueWords(value);
+  if (!/^[[{]/.test(value)) return value;
+  try {
+    return valueWords(JSON.parse(value));
+  } catch {
+    return value;
+  }
+}
+
+function valueWords(value: unknown): string {
+  if (Array.isArray(value)) return value.length === 0 ? 'none' : value.map(valueWords).join(', ');
+  if (value === null || typeof value !== 'object') return String(value);
+  const entries = Object.entries(value);
+  if (entries.length === 0) return 'none';
+  return entries
+    .map(([key, inner]) => {
+      const words = valueWords(inner);
+      return inner !== null && typeof inner === 'object' && !Array.isArray(inner)
+        ? `${key} (${words})`
+        : `${key}: ${words}`;
+    })
+    .join('; ');
+}
