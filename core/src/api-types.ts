@@ -23,6 +23,8 @@ export type GridResponse = z.infer<typeof s.gridResponse>;
 export type EnergyBucket = z.infer<typeof s.energyBucket>;
 export type EnergyResponse = z.infer<typeof s.energyResponse>;
 export type PluginStatus = z.infer<typeof s.pluginStatus>;
+/** What a plugin asks (or an owner approved) beyond its own devices: writes, prices, forecast, hosts. */
+export type PluginGrants = NonNullable<PluginStatus['grants']>['requested'];
 export type PluginsResponse = z.infer<typeof s.pluginsResponse>;
 export type PluginConfigResponse = z.infer<typeof s.pluginConfigResponse>;
 export type AuditEntry = z.infer<typeof s.auditEntry>;
@@ -44,6 +46,10 @@ export interface InstalledPlugin {
   /** The config schema as JSON Schema; null when the plugin's code cannot be loaded. */
   schema: unknown;
   devices: { kinds: string[]; min: number; max: number | null } | null;
+  /** What an instance will ask the owner to approve beyond its own devices; `{}` for none. */
+  grants: PluginGrants;
+  /** Shipped with Heliograph (its requests approved unless an instance's entry narrows them). */
+  bundled: boolean;
   /** Why the plugin cannot be loaded, when it cannot. */
   error?: string;
 }

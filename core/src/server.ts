@@ -213,8 +213,6 @@ function compose(options: ServerOptions): DependencyContainer {
   di.register(WEB_DIR, { useValue: WEB_DIST });
   di.register(SAVE_PLUGINS, { useValue: (entries) => savePluginsFile(options.pluginsFile, entries) });
   registerCoreServices(di);
-  // One board for every instance's `ctx.status.progress`: the contexts write it, GET /plugins reads it.
-  di.register(ProgressBoard, { useFactory: instanceCachingFactory((c) => new ProgressBoard(c.resolve(CLOCK))) });
   registerWebServices(di);
   options.register?.(di);
   di.register(STARTED_AT, { useValue: di.resolve(CLOCK).now() });
@@ -364,6 +362,7 @@ function webApp(di: DependencyContainer, setupCode: SetupCode): AppOptions {
   const save = di.resolve(SAVE_PLUGINS);
   const record: RecordChange = setupAudit(di.resolve(AuditLog), clock);
   const prometheus = prometheusRoutes({ register: scrapeRegistry(di), open: config.prometheus.openScrape });
+  const roles = { prices: di.resolve(PriceBook), forecast: di.resolve(ForecastStore) };
   const appOptions: AppOptions = {
     auth,
     hosts: di.resolve(HostPolicy),
@@ -381,7 +380,7 @@ function webApp(di: DependencyContainer, setupCode: SetupCode): AppOptions {
         },
       }),
       pluginInstancesRoutes({ host, save, record, progress: di.resolve(ProgressBoard) }),
-      pluginsRoutes({ host, extra: () => [historyStatus()], progress: di.resolve(ProgressBoard) }),
+      pluginsRoutes({ host, extra: () => [historyStatus()], progress: di.resolve(ProgressBoard), roles }),
       pluginConfigRoutes({ host, save, record }),
       siteConfigRoutes({ settings: di.resolve(LiveSiteSettings), record }),
       auditRoutes({ audit: di.resolve(AuditLog) }),

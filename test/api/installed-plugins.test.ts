@@ -36,10 +36,12 @@ test('every bundled plugin is listed with a name, a description and a config sch
     name: string;
     description: string;
     schema: JsonSchema | null;
+    bundled: boolean;
   }>;
   assert.deepEqual(list.map((p) => p.plugin).sort(), [...bundled].sort());
   for (const plugin of list) {
     assert.ok(plugin.schema, `${plugin.plugin} loads`);
+    assert.equal(plugin.bundled, true, `${plugin.plugin} is bundled`);
     assert.notEqual(plugin.name, plugin.plugin, `${plugin.plugin} has a display name`);
     assert.ok(plugin.description.length > 20, `${plugin.plugin} has a description`);
   }
@@ -73,4 +75,28 @@ test('every credential in a bundled config schema is write-only', async () => {
     credentials.filter(([, secret]) => !secret),
     [],
   );
+});
+
+test('each installed plugin says what it will ask the owner to approve, and whether it is bundled', async () => {
+  // A third-party package (node_modules) beside bundled ones: the page checks a bundled
+  // plugin's grants by default and leaves a third-party one's for the owner to tick.
+  const mixed = await startTestServer({
+    bundled: ['planner', 'deye'],
+    fixtures: ['day-prices'],
+    external: ['acme-link'],
+    plugins: [],
+  });
+  const list = (await (await mixed.api('/api/v1/plugins/installed')).json()) as Array<{
+    plugin: string;
+    bundled: boolean;
+    grants: Record<string, unknown>;
+  }>;
+  const byId = Object.fromEntries(list.map((p) => [p.plugin, { bundled: p.bundled, grants: p.grants }]));
+  assert.deepEqual(byId, {
+    'acme-link': { bundled: false, grants: { writes: ['battery_1/battery_control_*'], hosts: ['api.acme.example'] } },
+    // A prices plugin asks to publish prices by its kind alone (its manifest has no grants).
+    'day-prices': { bundled: true, grants: { prices: true } },
+    planner: { bundled: true, grants: { writes: ['*/battery_control_*', '*/planned_power'] } },
+    deye: { bundled: true, grants: {} },
+  });
 });

@@ -68,12 +68,12 @@ test('GET /config: the site, energy, price and alert settings in force, the zone
     temperatureUnit: 'C',
   });
   assert.deepEqual(body.energy, { resetPeriod: 'weekly' });
-  assert.deepEqual(body.prices, { multiplier: 1, offset: 0, exportPrice: null });
+  assert.deepEqual(body.prices, { multiplier: 1, offset: 0, exportPrice: null, source: null, fallbacks: [] });
   assert.deepEqual(body.alerts, { batteryBelowPercent: null, deviceUnavailableMinutes: null, writeRefused: true });
   assert.equal(body.time_zone, 'Europe/Berlin');
   // What a null zone would stand for: the zone of the process, whichever the site has chosen.
   assert.equal(body.system_time_zone, Intl.DateTimeFormat().resolvedOptions().timeZone);
-  assert.deepEqual(Object.keys(body.schema.properties), ['site', 'energy', 'prices', 'alerts']);
+  assert.deepEqual(Object.keys(body.schema.properties), ['site', 'energy', 'prices', 'forecast', 'alerts']);
   assert.match(body.schema.properties.site.properties.timeZone.description, /IANA time zone/);
   assert.equal(body.schema.properties.site.properties.timeZone.title, 'Time zone', 'a label for each field');
   assert.deepEqual(body.schema.properties.energy.properties.resetPeriod.enumLabels, {
@@ -112,6 +112,8 @@ test('new price multiplier and offset apply to /grid at once, and are saved keep
     multiplier: 2,
     offset: 0.1,
     exportPrice: null,
+    source: null,
+    fallbacks: [],
   });
   const after = await importPrices();
   assert.deepEqual(

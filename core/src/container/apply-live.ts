@@ -14,8 +14,8 @@ const SITE_KEYS_FOR_PLUGINS = new Set(['site.timeZone', 'site.latitude', 'site.l
 
 /**
  * Hands changed site settings to the services that read them at start: energy totals (reset
- * period, time zone), the price book (multiplier, offset, export price, time zone), the forecast store
- * (temperature unit), the alerts (thresholds) and the plugins (`ctx.site`: they restart with the new one). Returns
+ * period, time zone), the price book (multiplier, offset, export price, time zone, source), the
+ * forecast store (temperature unit, source), the alerts (thresholds) and the plugins (`ctx.site`: they restart with the new one). Returns
  * the disposer.
  */
 export function applySiteSettingsLive(
@@ -28,9 +28,10 @@ export function applySiteSettingsLive(
     if (changed.has('energy.resetPeriod') || changed.has('site.timeZone'))
       services.energy.reconfigure({ period: config.energy.resetPeriod, timeZone });
     if ([...changed].some((key) => key.startsWith('prices.')) || changed.has('site.timeZone')) {
-      const { multiplier, offset, exportPrice } = config.prices;
-      services.prices.reconfigure({ timeZone, multiplier, offset, exportPrice });
+      const { multiplier, offset, exportPrice, source, fallbacks } = config.prices;
+      services.prices.reconfigure({ timeZone, multiplier, offset, exportPrice, source, fallbacks });
     }
+    if ([...changed].some((key) => key.startsWith('forecast.'))) services.forecast.choose(config.forecast);
     if ([...changed].some((key) => key.startsWith('alerts.'))) services.alerts?.reconfigure(config.alerts);
     if (changed.has('site.temperatureUnit')) services.forecast.setTemperatureUnit(config.site.temperatureUnit);
     if ([...changed].some((key) => SITE_KEYS_FOR_PLUGINS.has(key))) {

@@ -23,6 +23,7 @@ import {
 import { PluginHost } from '../plugins/host/host.js';
 import { createHttpClient } from '../plugins/context/http-client.js';
 import { RecordedFeed } from '../plugins/context/integration-recorded.js';
+import { ProgressBoard } from '../plugins/context/progress.js';
 import { UpgradeRoutes } from '../plugins/context/upgrades.js';
 import { storeHistoryReader } from '../plugins/context/site.js';
 import { SystemInfo } from '../system/info.js';
@@ -61,13 +62,15 @@ import {
  * and resolves services in dependency order, so it also knows the order in which to close
  * them.
  *
- * Classes whose collaborators are all injectable take them by constructor injection
- * (@injectable); those configured with plain values (a time zone, a reset period) are
- * registered with a factory that reads them from CONFIG. Every service is one instance per
+ * Each service is registered with a factory that hands it its collaborators, so the domain's
+ * classes carry no DI decorators and a test builds one with `new`. The one class built by
+ * constructor injection is the plugin ContextBuilder, made in a child container per instance
+ * start (PLUGIN_INSTANCE differs in each). Every service is one instance per
  * container: two servers in one process (tests) never share one.
  */
 export function registerCoreServices(di: DependencyContainer): void {
   registerStores(di);
+  registerFedStores(di);
   registerEnergyServices(di);
   registerPluginServices(di);
   registerSiteServices(di);
@@ -76,7 +79,7 @@ export function registerCoreServices(di: DependencyContainer): void {
 /** One instance per container, made on the first resolve. */
 const cached = <T>(make: (c: DependencyContainer) => T) => ({ useFactory: instanceCachingFactory(make) });
 
-/** The registry, its derivers, the stores and the write path. */
+/** The site, the registry and its derivers, the audit and the write path. */
 function registerStores(di: DependencyContainer): void {
   di.register(
     SITE,
@@ -95,15 +98,31 @@ function registerStores(di: DependencyContainer): void {
     DB_WRITER,
     cached((c) => new DbWriter(() => c.resolve(CLOCK).now())),
   );
-  di.registerSingleton(TopicRegistry);
-  di.registerSingleton(TotalsDeriver);
-  di.registerSingleton(AuditLog);
-  di.registerSingleton(RecordedFeed);
+  di.register(
+    TopicRegistry,
+    cached((c) => new TopicRegistry(c.resolve(CLOCK))),
+  );
+  di.register(
+    TotalsDeriver,
+    cached((c) => new TotalsDeriver(c.resolve(TopicRegistry))),
+  );
+  di.register(
+    AuditLog,
+    cached((c) => new AuditLog(c.resolve(DB), c.resolve(CLOCK), c.resolve(DB_WRITER))),
+  );
+  di.register(
+    RecordedFeed,
+    cached(() => new RecordedFeed()),
+  );
   di.registerSingleton(UpgradeRoutes);
   di.register(
     WriteService,
     cached((c) => new WriteService(c.resolve(TopicRegistry), c.resolve(AuditLog), c.resolve(CLOCK))),
   );
+}
+
+/** The stores fed by the registry: energy totals, history, the forecast, prices. */
+function registerFedStores(di: DependencyContainer): void {
   di.register(
     EnergyTotals,
     cached((c) => {
@@ -140,6 +159,8 @@ function registerStores(di: DependencyContainer): void {
           registry: c.resolve(TopicRegistry),
           clock: c.resolve(CLOCK),
           temperatureUnit: c.resolve(CONFIG).site.temperatureUnit,
+          // The owner's forecast source and fallbacks: the others' forecasts are kept, not used.
+          choice: { ...c.resolve(CONFIG).forecast },
         }),
     ),
   );
@@ -153,6 +174,9 @@ function registerStores(di: DependencyContainer): void {
         multiplier: config.prices.multiplier,
         offset: config.prices.offset,
         exportPrice: config.prices.exportPrice,
+        // The owner's price source and fallbacks: the others' prices are kept, not used.
+        source: config.prices.source,
+        fallbacks: config.prices.fallbacks,
         // Past prices, for the cost of past days: in the database file, through its one write path.
         history: new PriceHistory(c.resolve(DB), c.resolve(CLOCK), c.resolve(DB_WRITER)),
       });
@@ -190,6 +214,11 @@ function registerEnergyServices(di: DependencyContainer): void {
 /** What plugins are handed (their contexts) and the host that runs them. */
 function registerPluginServices(di: DependencyContainer): void {
   di.register(HTTP_CLIENT, { useValue: createHttpClient });
+  // One board for every instance's `ctx.status.progress`: the contexts write it, GET /plugins reads it.
+  di.register(
+    ProgressBoard,
+    cached((c) => new ProgressBoard(c.resolve(CLOCK))),
+  );
   di.register(
     CONTEXT_SERVICES,
     cached((c): ContextServices => ({

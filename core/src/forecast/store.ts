@@ -6,6 +6,7 @@ import type { TopicMeta, TopicRegistry, TopicState } from '../topics/registry.js
 import { roundTo } from '../numbers.js';
 import { deviceFields } from '../topics/device.js';
 import { QUARTER_HOUR_MS, floorToQuarterHour } from './quarter-hours.js';
+import type { SourceRole } from '../grid/book.js';
 
 const log = createLogger('forecast');
 
@@ -32,13 +33,20 @@ const TOPIC_SPECS: readonly TopicSpec[] = [
 /** `weather/pv_power_predicted` and the six others. */
 export const FORECAST_TOPICS: readonly string[] = TOPIC_SPECS.map((s) => `weather/${s.name}`);
 
-/** One topic's stored forecast: points sorted by time, each covering [time, time + 15 min). */
-interface Series {
-  readonly meta: TopicMeta;
-  /** The source (plugin instance) whose runs feed this topic. */
-  source: string;
+/** One source's forecast of one topic: points sorted by time, each covering [time, time + 15 min). */
+interface Run {
+  times: number[];
+  values: number[];
   /** Its latest run was declared demo data: a real forecast may take the topic over. */
   demo: boolean;
+  lastUpdated: number;
+}
+
+/** One topic as the site uses it: defined in the registry while some source's run is in use. */
+interface Series {
+  readonly meta: TopicMeta;
+  /** The source (plugin instance) whose run is in use; fallbacks may fill before and after it. */
+  source: string;
   times: number[];
   values: number[];
   lastUpdated: number;
@@ -50,15 +58,25 @@ interface Series {
 export type ForecastLookup =
   | { kind: 'disabled' }
   | { kind: 'not-forecast' }
-  | { kind: 'not-fetched' }
+  /** Nothing in use yet; `chosen`: the owner's forecast source (config `forecast.source`), if any. */
+  | { kind: 'not-fetched'; chosen: string | null }
   | { kind: 'not-published'; published: string[] }
-  | { kind: 'found'; meta: TopicMeta; lastUpdated: number };
+  | { kind: 'found'; meta: TopicMeta; lastUpdated: number; source: string };
+
+/** The owner's forecast source and its fallbacks (config `forecast.source`, `forecast.fallbacks`). */
+export interface ForecastChoice {
+  /** A plugin instance id; null: automatic (see {@link ForecastStore}). */
+  source: string | null;
+  fallbacks: readonly string[];
+}
 
 export interface ForecastStoreOptions {
   registry: TopicRegistry;
   clock: Clock;
   /** The site's temperature unit: forecast plugins publish in it, so it is the topic's unit. */
   temperatureUnit: 'C' | 'F';
+  /** The owner's choice; absent: automatic. */
+  choice?: ForecastChoice;
 }
 
 /**
@@ -66,19 +84,29 @@ export interface ForecastStoreOptions {
  *
  * A run replaces the stored points of the range it covers (a newer model run is better
  * everywhere it speaks) and keeps the rest; points older than 48 hours are dropped. Each
- * topic is defined in the registry when its first run arrives (a PV-only provider such as
- * Forecast.Solar then adds no empty weather topics), and its live value is the forecast for
- * the current quarter hour, moved on at every quarter-hour boundary.
+ * topic is defined in the registry when a run of it is first in use (a PV-only provider such
+ * as Forecast.Solar then adds no empty weather topics), and its live value is the forecast
+ * for the current quarter hour, moved on at every quarter-hour boundary.
  *
- * When two sources publish the same topic, the first to publish it keeps it, so two
- * providers never overwrite each other in turn; only a run declared `demo` (the simulator's
- * outlook) gives way to a real one, which then replaces it entirely.
+ * Every source's runs are kept, but each topic uses one source's, so two providers never
+ * mix in one series. With the owner's choice (config `forecast.source`), that is the chosen
+ * source's, else the first of its fallbacks that has the topic, and the fallbacks after it
+ * fill the quarter hours before and after its own; any other source is on standby (kept,
+ * not used). Without a choice, the first source to publish a topic keeps it; only a run
+ * declared `demo` (the simulator's outlook) gives way to a real one. When the source in use
+ * stops, the next one with the topic stands in at once (until the keeper publishes again,
+ * or another source publishes first).
  *
  * Temperatures arrive in the site's unit: plugins read `ctx.site.temperatureUnit` and ask
  * their provider for it, so the store only labels weather/outside_temperature °C or °F.
  */
 export class ForecastStore implements ForecastSink {
+  /** The topics in use (defined in the registry). */
   private readonly series = new Map<ForecastTopic, Series>();
+  /** Every source's run of each topic, sources in the order they first published it. */
+  private readonly runs = new Map<ForecastTopic, Map<string, Run>>();
+  /** Without a choice: the source that keeps each topic (the first to publish it). */
+  private readonly keepers = new Map<ForecastTopic, string>();
   /** Registered sources and how many registrations each holds. */
   private readonly sources = new Map<string, number>();
   private readonly ignoredWarned = new Set<string>();
@@ -101,11 +129,37 @@ export class ForecastStore implements ForecastSink {
   setTemperatureUnit(unit: 'C' | 'F'): void {
     if (unit === this.options.temperatureUnit) return;
     this.options.temperatureUnit = unit;
-    const series = this.series.get('outside_temperature');
-    if (series) {
-      series.undefine();
-      this.series.delete('outside_temperature');
+    this.runs.delete('outside_temperature');
+    this.keepers.delete('outside_temperature');
+    this.refresh('outside_temperature');
+  }
+
+  /**
+   * The owner chose a forecast source and fallbacks (applied without a restart): each topic
+   * uses them from now on, with what they have published already.
+   */
+  choose(choice: ForecastChoice): void {
+    this.options.choice = { source: choice.source, fallbacks: [...choice.fallbacks] };
+    for (const name of TOPIC_SPECS.map((s) => s.name)) this.refresh(name);
+    this.updateLiveValues(true);
+  }
+
+  /**
+   * `source`'s role (GET /api/v1/plugins' `source_role`). With a chosen source: `active` for
+   * the first of the owner's list that has published (the chosen one until one has),
+   * `fallback` for the rest of the list, `standby` for any other. Without: `active` when a
+   * topic uses its forecast (or none is used yet), else `standby`.
+   */
+  roleOf(source: string): SourceRole {
+    const { source: chosen, fallbacks } = this.choice();
+    if (!chosen) {
+      const used = [...this.series.values()];
+      return used.length === 0 || used.some((s) => s.source === source) ? 'active' : 'standby';
     }
+    const order = [chosen, ...fallbacks];
+    const published = (id: string) => [...this.runs.values()].some((runs) => runs.has(id));
+    if (source === (order.find(published) ?? chosen)) return 'active';
+    return order.includes(source) ? 'fallback' : 'standby';
   }
 
   register(source: string): () => void {
@@ -120,11 +174,12 @@ export class ForecastStore implements ForecastSink {
         return;
       }
       this.sources.delete(source);
-      for (const [name, series] of this.series) {
-        if (series.source !== source) continue;
-        series.undefine();
-        this.series.delete(name);
+      for (const [name, runs] of this.runs) {
+        if (!runs.delete(source)) continue;
+        if (runs.size === 0) this.runs.delete(name);
+        this.refresh(name);
       }
+      this.updateLiveValues(true);
     };
   }
 
@@ -134,34 +189,28 @@ export class ForecastStore implements ForecastSink {
     const demo = run.demo ?? false;
     for (const [name, points] of Object.entries(run.series) as Array<[ForecastTopic, ForecastPoints | undefined]>) {
       if (!points || points.length === 0) continue;
-      const spec = TOPIC_SPECS.find((s) => s.name === name);
-      if (!spec) {
+      if (!TOPIC_SPECS.some((s) => s.name === name)) {
         this.warnOnce(
           `${source}:${name}`,
           `forecast topic "${name}" from ${source} is not a known weather topic; ignored`,
         );
         continue;
       }
-      let series = this.series.get(name);
-      if (series && series.source !== source) {
-        if (demo || !series.demo) {
-          this.warnOnce(
-            `${source}:${name}`,
-            `weather/${name} already comes from ${series.source}; the forecast of ${source} for it is ignored`,
-          );
-          continue;
-        }
-        // A real forecast takes the topic over from a demo (the simulator's): its points
-        // replace the demo's entirely rather than mixing two models in one series.
-        log.info(`weather/${name} now comes from ${source} instead of ${series.source}`);
-        series.source = source;
-        series.times = [];
-        series.values = [];
-      }
-      if (!series) series = this.define(spec, source);
-      series.demo = demo;
-      this.replace(series, points, source);
-      series.lastUpdated = fetchedAt;
+      let runs = this.runs.get(name);
+      if (!runs) this.runs.set(name, (runs = new Map<string, Run>()));
+      let stored = runs.get(source);
+      if (!stored) runs.set(source, (stored = { times: [], values: [], demo, lastUpdated: fetchedAt }));
+      this.replace(stored, points, source, name);
+      stored.demo = demo;
+      stored.lastUpdated = fetchedAt;
+      this.keep(name, source);
+      this.refresh(name);
+      const user = this.series.get(name)?.source;
+      if (user !== undefined && user !== source && this.roleOf(source) === 'standby')
+        this.warnOnce(
+          `${source}:${name}`,
+          `weather/${name} comes from ${user}; the forecast of ${source} for it is kept on standby, not used`,
+        );
     }
     this.prune();
     this.updateLiveValues(true);
@@ -201,7 +250,7 @@ export class ForecastStore implements ForecastSink {
    * kind forecast (the simulator's demo forecast) has published one without registering.
    */
   get enabled(): boolean {
-    return this.sources.size > 0 || this.series.size > 0;
+    return this.sources.size > 0 || this.runs.size > 0;
   }
 
   dropPlans(source: string): void {
@@ -254,13 +303,13 @@ export class ForecastStore implements ForecastSink {
   /** What is known about `topic`, for the API's 404 messages. */
   lookup(topic: string): ForecastLookup {
     const plan = this.plans.get(topic);
-    if (plan) return { kind: 'found', meta: plan.meta, lastUpdated: plan.lastUpdated };
+    if (plan) return { kind: 'found', meta: plan.meta, lastUpdated: plan.lastUpdated, source: plan.source };
     if (!this.enabled) return { kind: 'disabled' };
     const name = topic.startsWith('weather/') ? (topic.slice('weather/'.length) as ForecastTopic) : undefined;
     if (!name || !TOPIC_SPECS.some((s) => s.name === name)) return { kind: 'not-forecast' };
     const series = this.series.get(name);
-    if (series) return { kind: 'found', meta: series.meta, lastUpdated: series.lastUpdated };
-    if (this.series.size === 0) return { kind: 'not-fetched' };
+    if (series) return { kind: 'found', meta: series.meta, lastUpdated: series.lastUpdated, source: series.source };
+    if (this.series.size === 0) return { kind: 'not-fetched', chosen: this.choice().source };
     return { kind: 'not-published', published: [...this.series.values()].map((s) => s.meta.topic).sort() };
   }
 
@@ -275,6 +324,83 @@ export class ForecastStore implements ForecastSink {
     for (let i = first; i < series.times.length && series.times[i]! < to; i++)
       out.push([series.times[i]!, series.values[i]!]);
     return out;
+  }
+
+  private choice(): ForecastChoice {
+    return this.options.choice ?? { source: null, fallbacks: [] };
+  }
+
+  /**
+   * Without a choice, who keeps `name` after `source` published it: the keeper while it has
+   * a run of it, unless the keeper's is a demo and `source`'s is not; else `source`.
+   */
+  private keep(name: ForecastTopic, source: string): void {
+    const runs = this.runs.get(name)!;
+    const keeper = this.keepers.get(name);
+    const kept = keeper === undefined ? undefined : runs.get(keeper);
+    if (keeper === source || (kept && (runs.get(source)!.demo || !kept.demo))) return;
+    this.keepers.set(name, source);
+  }
+
+  /**
+   * The runs `name` uses, the one in use first: the owner's list's that have points of it,
+   * in order; without a choice, the keeper's alone (while it is stopped, another source's, a
+   * real one before a demo).
+   */
+  private inUse(name: ForecastTopic): Array<[string, Run]> {
+    const runs = this.runs.get(name);
+    if (!runs) return [];
+    const { source, fallbacks } = this.choice();
+    if (source)
+      return [source, ...fallbacks].flatMap((id) => {
+        const run = runs.get(id);
+        return run && run.times.length > 0 ? [[id, run] as [string, Run]] : [];
+      });
+    const keeper = this.keepers.get(name);
+    const kept = keeper === undefined ? undefined : runs.get(keeper);
+    if (kept) return [[keeper!, kept]];
+    // The keeper stopped (a restart after a reconfiguration, say): the next source stands in
+    // until it publishes again, so a restart does not hand the topic over for good.
+    const all = [...runs];
+    const standIn = all.find(([, run]) => !run.demo) ?? all[0];
+    return standIn ? [standIn] : [];
+  }
+
+  /**
+   * Sets what topic `name` shows from the runs in use: the first's points, with the quarter
+   * hours before and after them filled from the next ones in order. Defines the topic when
+   * a run comes into use, and removes it when none is left.
+   */
+  private refresh(name: ForecastTopic): void {
+    const used = this.inUse(name);
+    let series = this.series.get(name);
+    if (used.length === 0) {
+      if (series) {
+        series.undefine();
+        this.series.delete(name);
+      }
+      return;
+    }
+    const [source, first] = used[0]!;
+    if (!series)
+      series = this.define(
+        TOPIC_SPECS.find((s) => s.name === name)!,
+        source,
+      );
+    if (series.source !== source) log.info(`weather/${name} now comes from ${source} instead of ${series.source}`);
+    series.source = source;
+    series.lastUpdated = first.lastUpdated;
+    let { times, values } = first;
+    for (const [, filler] of used.slice(1)) {
+      const from = times[0]!;
+      const to = times[times.length - 1]!;
+      const before = lowerBound(filler.times, from);
+      const after = lowerBound(filler.times, to + 1);
+      times = [...filler.times.slice(0, before), ...times, ...filler.times.slice(after)];
+      values = [...filler.values.slice(0, before), ...values, ...filler.values.slice(after)];
+    }
+    series.times = times;
+    series.values = values;
   }
 
   private define(spec: TopicSpec, source: string): Series {
@@ -295,7 +421,6 @@ export class ForecastStore implements ForecastSink {
     const series: Series = {
       meta,
       source,
-      demo: false,
       times: [],
       values: [],
       lastUpdated: 0,
@@ -306,7 +431,7 @@ export class ForecastStore implements ForecastSink {
     return series;
   }
 
-  private replace(series: Series, points: ForecastPoints, source: string): void {
+  private replace(run: Run, points: ForecastPoints, source: string, name: ForecastTopic): void {
     const incoming = new Map<number, number | null>();
     let misaligned = 0;
     for (const [time, value] of points) {
@@ -318,33 +443,38 @@ export class ForecastStore implements ForecastSink {
     }
     if (misaligned > 0)
       this.warnOnce(
-        `${source}:${series.meta.topic}:misaligned`,
-        `${misaligned} point(s) of ${series.meta.topic} from ${source} are not on a quarter hour; ignored`,
+        `${source}:weather/${name}:misaligned`,
+        `${misaligned} point(s) of weather/${name} from ${source} are not on a quarter hour; ignored`,
       );
     if (incoming.size === 0) return;
     const times = [...incoming.keys()];
     const first = Math.min(...times);
     const last = Math.max(...times);
     const merged: Array<[number, number]> = [];
-    for (let i = 0; i < series.times.length; i++) {
-      const time = series.times[i]!;
-      if (time < first || time > last) merged.push([time, series.values[i]!]);
+    for (let i = 0; i < run.times.length; i++) {
+      const time = run.times[i]!;
+      if (time < first || time > last) merged.push([time, run.values[i]!]);
     }
     // A null inside the run's range means "no forecast for that quarter hour": the old
     // point is dropped and nothing takes its place.
     for (const [time, value] of incoming) if (value !== null) merged.push([time, value]);
     merged.sort((a, b) => a[0] - b[0]);
-    series.times = merged.map((p) => p[0]);
-    series.values = merged.map((p) => p[1]);
+    run.times = merged.map((p) => p[0]);
+    run.values = merged.map((p) => p[1]);
   }
 
   private prune(): void {
-    const oldest = this.options.clock.now() - FORECAST_PAST_KEPT_MS;
-    for (const series of this.series.values()) {
-      const keep = lowerBound(series.times, floorToQuarterHour(oldest));
-      if (keep === 0) continue;
-      series.times = series.times.slice(keep);
-      series.values = series.values.slice(keep);
+    const oldest = floorToQuarterHour(this.options.clock.now() - FORECAST_PAST_KEPT_MS);
+    for (const [name, runs] of this.runs) {
+      let pruned = false;
+      for (const run of runs.values()) {
+        const keep = lowerBound(run.times, oldest);
+        if (keep === 0) continue;
+        run.times = run.times.slice(keep);
+        run.values = run.values.slice(keep);
+        pruned = true;
+      }
+      if (pruned) this.refresh(name);
     }
   }
 

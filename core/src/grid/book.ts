@@ -94,6 +94,13 @@ export type PriceStatus = NonNullable<GridResponse['status']>;
  */
 export type SourceHealth = (source: string) => { state: string; last_error: string | null } | undefined;
 
+/**
+ * What the site makes of a source's publications (GET /api/v1/plugins' `source_role`):
+ * `active` is the one in use, `fallback` one the owner named after it (used where it has
+ * nothing), `standby` one kept but not used.
+ */
+export type SourceRole = 'active' | 'fallback' | 'standby';
+
 /** The grid answer when no price plugin is configured: no provider, no prices. */
 const NO_PROVIDER: GridResponse = { provider: 'none', schedule_type: 'pricing', pricing: null };
 
@@ -167,6 +174,17 @@ export class PriceBook implements PriceSink {
   inUse(source: string): boolean {
     const active = this.activeSource();
     return active?.source === source || this.fillers(active).some((s) => s.source === source);
+  }
+
+  /**
+   * `source`'s role: `active` for the active provider (with a chosen source, the chosen one
+   * while none of the owner's list has declared), `fallback` for another source the owner
+   * named (config `prices.source` or `prices.fallbacks`), `standby` for any other.
+   */
+  roleOf(source: string): SourceRole {
+    const { source: chosen, fallbacks = [] } = this.options;
+    if (source === (this.activeSource()?.source ?? chosen)) return 'active';
+    return chosen && (source === chosen || fallbacks.includes(source)) ? 'fallback' : 'standby';
   }
 
   declare(source: string, args: PriceProviderDeclaration): () => void {
@@ -318,6 +336,7 @@ export class PriceBook implements PriceSink {
 
   private respond(active: SourceState, shown: readonly PriceSlot[], exportSlots: readonly PriceSlot[]): GridResponse {
     const { provider, currency, scheduleType } = active.declaration;
+    const { source } = active;
     if (scheduleType === 'none') return { provider, schedule_type: 'pricing', pricing: null };
     const imports = shown.map((s) => this.adjust(s.price));
     const days = shown.map((s) => this.localDay(s.start));
@@ -336,7 +355,7 @@ export class PriceBook implements PriceSink {
         rank: importStats.rank[i]!,
         premium: importStats.premium[i]!,
       }));
-      return { provider, schedule_type: 'pricing', pricing, status: this.statusOf(active) };
+      return { provider, source, schedule_type: 'pricing', pricing, status: this.statusOf(active) };
     }
 
     // Export prices are matched to import slots by time, so both share one slot list even
@@ -359,7 +378,7 @@ export class PriceBook implements PriceSink {
       export_rank: exportStats.rank[i] ?? null,
       export_premium: exportStats.premium[i] ?? null,
     }));
-    return { provider, schedule_type: 'import_export_pricing', pricing, status: this.statusOf(active) };
+    return { provider, source, schedule_type: 'import_export_pricing', pricing, status: this.statusOf(active) };
   }
 
   /**

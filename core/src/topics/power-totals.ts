@@ -1,5 +1,4 @@
 import { roundTo } from '../numbers.js';
-import { injectable } from '../container/di.js';
 import { TopicRegistry, type PendingTick, type TopicMeta, type TopicState } from './registry.js';
 import type { PastColumns, PastReadings } from './sinks.js';
 
@@ -51,7 +50,6 @@ interface DerivedTotal {
  * inside the same tick, so a client sees device values and totals in one update. Stale
  * devices drop out of the sums; a total with no live source reads null.
  */
-@injectable()
 export class TotalsDeriver {
   private readonly totals: DerivedTotal[] = [];
   private readonly allSources = new Set<TopicState>();

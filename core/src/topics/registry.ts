@@ -1,8 +1,6 @@
 import type { MetricValue } from '@heliograph/plugins-sdk';
 import type { Metric } from '../api-types.js';
 import type { Clock } from '../clock.js';
-import { inject, injectable } from '../container/di.js';
-import { CLOCK } from '../container/tokens.js';
 import { SafeEmitter } from '../events.js';
 import { discoveryFields } from './discovery.js';
 import { compileGlob, type GlobMatcher } from './glob.js';
@@ -74,7 +72,6 @@ export interface Availability {
  * added their topics to it. The snapshot JSON is built once per change and per filter, not
  * once per request.
  */
-@injectable()
 export class TopicRegistry extends SafeEmitter<RegistryEvents> {
   private readonly states = new Map<string, TopicState>();
   private sorted: TopicState[] = [];
@@ -88,7 +85,7 @@ export class TopicRegistry extends SafeEmitter<RegistryEvents> {
   private readonly snapshotCache = new Map<string, Buffer>();
   private readonly globCache = new Map<string, GlobMatcher>();
 
-  constructor(@inject(CLOCK) private readonly clock: Clock) {
+  constructor(private readonly clock: Clock) {
     super();
   }
 

@@ -1,12 +1,9 @@
 import type { MetricValue } from '@heliograph/plugins-sdk';
 import type { AuditEntry as ApiAuditEntry } from '../api-types.js';
-import { inject, injectable } from '../container/di.js';
-import { DB, DB_WRITER } from '../container/tokens.js';
 import type { DbWriter } from '../db-writer.js';
 import type { Db, Migration } from '../db.js';
 import { formatUtc } from '../rfc3339.js';
 import type { Clock } from '../clock.js';
-import { CLOCK } from '../container/tokens.js';
 import { AuditQueue } from './audit-queue.js';
 
 export const auditMigrations: Migration[] = [
@@ -62,14 +59,13 @@ export function capText(text: string, limit = AUDIT_TEXT_LIMIT): string {
  * written in batches (AuditQueue) through the server's one DbWriter; `add` resolves once
  * the entry is on disk, and the write path acknowledges a write only then.
  */
-@injectable()
 export class AuditLog {
   private readonly queue: AuditQueue;
 
   constructor(
-    @inject(DB) private readonly db: Db,
-    @inject(CLOCK) clock: Clock,
-    @inject(DB_WRITER) writer: DbWriter,
+    private readonly db: Db,
+    clock: Clock,
+    writer: DbWriter,
   ) {
     this.queue = new AuditQueue(db, writer, () => clock.now());
   }

@@ -67,6 +67,7 @@ describe('GET /api/v1/forecast', () => {
       'name',
       'unit',
       'last_updated',
+      'source',
       'from',
       'to',
       'points',

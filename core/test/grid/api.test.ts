@@ -32,6 +32,7 @@ describe('GET /api/v1/grid', () => {
     book.declare('awattar', { provider: 'aWATTar', currency: 'EUR', scheduleType: 'pricing' });
     assert.deepEqual((await get()).body, {
       provider: 'aWATTar',
+      source: 'awattar',
       schedule_type: 'pricing',
       pricing: { currency: 'EUR', unit: 'EUR/kWh', slots: [] },
       status: { state: 'stale', message: 'no prices from aWATTar yet', last_data: null },

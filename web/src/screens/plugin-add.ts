@@ -1,10 +1,11 @@
 // Adding a plugin instance: choose one of the installed plugins (with its description),
-// name the instance, pick its devices if it drives any, fill in its config, save. The API
-// checks everything and saves nothing when a field is wrong.
+// name the instance, pick its devices if it drives any, approve what it asks beyond them,
+// fill in its config, save. The API checks everything and saves nothing when a field is wrong.
 
 import { api, ApiError, errorText } from '../api/client.js';
 import { h, replace, uid } from '../ui/dom.js';
 import { configForm } from '../forms/plugin-form.js';
+import { grantItems, grantsChoice, grantsHint, type GrantsChoice } from '../forms/grants-choice.js';
 import type { ScreenContext } from '../state/screen-context.js';
 import type { InstalledPlugin, PluginStatus } from '../api/types.js';
 
@@ -50,6 +51,14 @@ export async function mountAddPlugin(slot: HTMLElement, ctx: ScreenContext): Pro
       );
     });
   });
+}
+
+/** What the plugin asks beyond its own devices, if anything: a bundled plugin's ticked, a third-party one's not. */
+function grantsPart(plugin: InstalledPlugin): GrantsChoice | null {
+  // A server from before grants were listed sends none.
+  if (grantItems(plugin.grants).length === 0) return null;
+  const bundled = plugin.bundled !== false;
+  return grantsChoice({ requested: plugin.grants, approved: bundled ? plugin.grants : {}, hint: grantsHint(bundled) });
 }
 
 function drawAddForm(slot: HTMLElement, plugin: InstalledPlugin, ctx: ScreenContext, done: (id: string) => void): void {
@@ -106,6 +115,8 @@ function drawAddForm(slot: HTMLElement, plugin: InstalledPlugin, ctx: ScreenCont
       ),
     );
   }
+  const grants = grantsPart(plugin);
+  if (grants) extra.push(grants.element);
   const form = configForm({
     label: `New ${plugin.name} instance`,
     schema: plugin.schema,
@@ -117,6 +128,7 @@ function drawAddForm(slot: HTMLElement, plugin: InstalledPlugin, ctx: ScreenCont
     send: async (config) => {
       const body: Record<string, unknown> = { id: id.value.trim(), plugin: plugin.plugin, enabled: true, config };
       if (devices) body.devices = devices.value.split(/[\s,]+/).filter(Boolean);
+      if (grants) body.grants = grants.read();
       await api<PluginStatus>('POST', '/plugins', { body });
       await ctx.statuses.refresh();
       done(String(body.id));

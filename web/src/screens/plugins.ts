@@ -8,6 +8,7 @@ import { h, replace, showMessage, uid } from '../ui/dom.js';
 import { formatTime } from '../ui/format.js';
 import { configForm } from '../forms/plugin-form.js';
 import { mountAddPlugin } from './plugin-add.js';
+import { grantsPart } from './plugin-grants.js';
 import type { ScreenContext } from '../state/screen-context.js';
 import type { PluginConfig, PluginStatus } from '../api/types.js';
 
@@ -68,8 +69,13 @@ function configDetails(id: string, ctx: ScreenContext): HTMLDetailsElement {
   return details;
 }
 
-/** What the instance is, and the slots for its last error and last good run. */
-function pluginFacts(instance: PluginStatus, lastError: HTMLElement, lastPoll: HTMLElement): HTMLElement {
+/** What the instance is, and the slots for its last error, last good run and permissions. */
+function pluginFacts(
+  instance: PluginStatus,
+  lastError: HTMLElement,
+  lastPoll: HTMLElement,
+  permissions: HTMLElement,
+): HTMLElement {
   return h(
     'dl',
     { class: 'facts' },
@@ -77,11 +83,14 @@ function pluginFacts(instance: PluginStatus, lastError: HTMLElement, lastPoll: H
     h('div', {}, h('dt', {}, 'Devices'), h('dd', {}, instance.devices.length ? instance.devices.join(', ') : 'none')),
     h('div', {}, h('dt', {}, 'Last error'), lastError),
     h('div', {}, h('dt', {}, 'Last good run'), lastPoll),
+    permissions,
   );
 }
 
 function pluginCard(instance: PluginStatus, ctx: ScreenContext): Card {
   const badge = h('span', { class: 'badge' });
+  // A price or forecast source the owner did not choose (config prices.source, forecast.source): kept, not used.
+  const standby = h('span', { class: 'badge state-stopped', hidden: true }, 'Not in use');
   const lastError = h('dd');
   const lastPoll = h('dd');
   const enabledId = uid('enabled');
@@ -89,6 +98,7 @@ function pluginCard(instance: PluginStatus, ctx: ScreenContext): Card {
   const message = h('p', { class: 'message', hidden: true });
   const remove = h('button', { type: 'button', class: 'danger' }, 'Remove');
   const details = configDetails(instance.id, ctx);
+  const grants = grantsPart(instance.id, ctx);
 
   const switchEnabled = async () => {
     enabled.disabled = true;
@@ -125,8 +135,8 @@ function pluginCard(instance: PluginStatus, ctx: ScreenContext): Card {
   const element = h(
     'article',
     { class: 'card plugin', 'aria-label': `Plugin instance ${instance.id}`, 'data-plugin': instance.id },
-    h('header', {}, h('h3', {}, instance.id), badge),
-    pluginFacts(instance, lastError, lastPoll),
+    h('header', {}, h('h3', {}, instance.id), badge, standby),
+    pluginFacts(instance, lastError, lastPoll, grants.fact),
     h(
       'div',
       { class: 'plugin-actions' },
@@ -140,17 +150,20 @@ function pluginCard(instance: PluginStatus, ctx: ScreenContext): Card {
     ),
     message,
     details,
+    grants.details,
   );
   return {
     element,
     update(status) {
       badge.textContent = STATE_TEXT[status.state] ?? status.state;
       badge.className = `badge state-${status.state}`;
+      standby.hidden = status.source_role !== 'standby';
       lastError.textContent =
         status.last_error ?? (status.state === 'starting' ? 'none yet (first run not finished)' : 'none');
       lastError.classList.toggle('error-text', status.last_error !== null);
       lastPoll.textContent = formatTime(status.last_poll);
       if (!enabled.disabled) enabled.checked = status.enabled !== false;
+      grants.update(status);
     },
   };
 }

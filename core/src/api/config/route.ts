@@ -5,7 +5,8 @@ import { systemTimeZone } from '../../config/schema.js';
 import { errorMessage } from '../../log.js';
 import { auditText, type RecordChange } from '../change-audit.js';
 import { ApiError } from '../errors.js';
-import { parseBody } from '../field-issues.js';
+import { ValidationError, issuesText, parseBody } from '../field-issues.js';
+import { sourceIssues, type SourceCandidate } from './source-checks.js';
 
 /**
  * GET /api/v1/config: the site settings the settings page edits (site, energy, prices) and
@@ -13,7 +14,12 @@ import { parseBody } from '../field-issues.js';
  * issues, nothing saved), saved atomically to the user config file, applied without a
  * restart, and each changed key audited as `config/<section.key>`.
  */
-export function siteConfigRoutes(deps: { settings: LiveSiteSettings; record?: RecordChange }): Router {
+export function siteConfigRoutes(deps: {
+  settings: LiveSiteSettings;
+  record?: RecordChange;
+  /** The plugin instances that may be chosen as price or forecast source (source-checks.ts). */
+  sources?: () => SourceCandidate[];
+}): Router {
   const { settings } = deps;
   const record: RecordChange = deps.record ?? (async () => {});
   const router = new Router();
@@ -25,6 +31,8 @@ export function siteConfigRoutes(deps: { settings: LiveSiteSettings; record?: Re
 
   router.put('/config', async (ctx) => {
     const patch = parseBody(siteSettingsPatchSchema, ctx.request.body);
+    const issues = deps.sources ? sourceIssues(patch, settings.current(), deps.sources()) : [];
+    if (issues.length > 0) throw new ValidationError(issuesText(issues), issues);
     let changes;
     try {
       changes = settings.update(patch);

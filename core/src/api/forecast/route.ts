@@ -65,7 +65,9 @@ export function forecastRoutes(deps: { store: ForecastStore; clock: Clock; regis
       case 'not-fetched':
         throw new ApiError(
           'FORECAST_NOT_FETCHED',
-          'no forecast fetched yet since the service started: the forecast plugin has not delivered one (see GET /api/v1/plugins for its status)',
+          found.chosen
+            ? `no forecast fetched yet since the service started: neither the forecast source ${found.chosen} (config forecast.source) nor its fallbacks have delivered one (see GET /api/v1/plugins for their status)`
+            : 'no forecast fetched yet since the service started: the forecast plugin has not delivered one (see GET /api/v1/plugins for its status)',
         );
       case 'not-published':
         throw new ApiError(
@@ -74,7 +76,7 @@ export function forecastRoutes(deps: { store: ForecastStore; clock: Clock; regis
         );
     }
 
-    const { meta, lastUpdated } = found;
+    const { meta, lastUpdated, source } = found;
     ctx.body = {
       topic: meta.topic,
       device: meta.device,
@@ -83,6 +85,7 @@ export function forecastRoutes(deps: { store: ForecastStore; clock: Clock; regis
       name: meta.name,
       unit: meta.unit,
       last_updated: formatUtc(lastUpdated),
+      source,
       from: formatUtc(from),
       to: formatUtc(to),
       points: store.points(meta.topic, from, to).map(([time, value]) => [formatUtc(time), value]),

@@ -48,6 +48,11 @@ export const priceStatus = z.object({
  */
 export const gridResponse = z.object({
   provider: z.string(),
+  /**
+   * The plugin instance whose prices these are (GET /api/v1/plugins' id, its `source_role`
+   * `active`); absent with `pricing: null`. Slots it lacks may come from the owner's fallbacks.
+   */
+  source: z.string().optional(),
   schedule_type: z.enum(['pricing', 'import_export_pricing']),
   pricing: z
     .object({

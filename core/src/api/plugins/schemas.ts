@@ -59,6 +59,13 @@ export const pluginStatus = z.object({
     })
     .nullable()
     .optional(),
+  /**
+   * For a price or forecast source (a `prices` or `forecast` plugin, or one approved to
+   * publish them): `active` when the site uses its prices or forecast, `fallback` when the
+   * owner named it in config `prices.fallbacks` / `forecast.fallbacks` (used where the active
+   * one has nothing), `standby` when it is kept but not used (another source is chosen).
+   */
+  source_role: z.enum(['active', 'fallback', 'standby']).optional(),
 });
 
 export const pluginsResponse = z.array(pluginStatus);
@@ -85,6 +92,16 @@ export const installedPlugin = z.object({
   /** The config schema as JSON Schema; null when the plugin's code cannot be loaded. */
   schema: z.unknown(),
   devices: z.object({ kinds: z.array(z.string()), min: z.number().int(), max: z.number().int().nullable() }).nullable(),
+  /**
+   * What an instance of it will ask the owner to approve beyond its own devices (its
+   * manifest's grants, and `prices` or `forecast` for a plugin of that kind); `{}` for none.
+   */
+  grants: pluginGrants,
+  /**
+   * Shipped with Heliograph: an instance added without `grants` gets all it asks; a
+   * third-party plugin's instance gets only what POST /api/v1/plugins approves.
+   */
+  bundled: z.boolean(),
   error: z.string().optional(),
 });
 

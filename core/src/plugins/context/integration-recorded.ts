@@ -1,6 +1,5 @@
 import { randomBytes } from 'node:crypto';
 import type { RecordedReading } from '@heliograph/plugins-sdk';
-import { injectable } from '../../container/di.js';
 import { createLogger } from '../../log.js';
 
 const log = createLogger('integration');
@@ -22,7 +21,6 @@ export const KEEP_READINGS = 20_000;
  * the one it names. A mirror that stores the position of the last batch it queued thus
  * gets every reading once.
  */
-@injectable()
 export class RecordedFeed {
   private readonly handlers = new Set<Handler>();
   private readonly boot = randomBytes(4).toString('hex');

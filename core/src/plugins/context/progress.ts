@@ -6,8 +6,6 @@
 import { z } from 'zod';
 import type { ProgressReport } from '@heliograph/plugins-sdk';
 import type { Clock } from '../../clock.js';
-import { CLOCK } from '../../container/tokens.js';
-import { inject, injectable } from '../../container/di.js';
 import type { Logger } from '../../log.js';
 import { formatUtc } from '../../rfc3339.js';
 
@@ -42,11 +40,10 @@ interface Entry {
   loggedAt: number;
 }
 
-@injectable()
 export class ProgressBoard {
   private readonly entries = new Map<string, Entry>();
 
-  constructor(@inject(CLOCK) private readonly clock: Clock) {}
+  constructor(private readonly clock: Clock) {}
 
   /** Takes an instance's report (checked: a plugin in a worker sends anything); logs it when due. */
   report(instanceId: string, args: unknown, log: Logger): void {

@@ -4,14 +4,16 @@ import type { PluginDefinition } from '@heliograph/plugins-sdk';
 import { errorMessage } from '../../log.js';
 import { ConfigError } from '../../config/load.js';
 import { idMismatch, type DiscoveredPlugin } from './discovery.js';
+import { requestedGrants } from '../instances/grants.js';
 import type { InstalledPlugin } from '../../api-types.js';
 
 export type { InstalledPlugin } from '../../api-types.js';
 
 /**
  * Every installed plugin with what the settings page needs to add an instance of it: its
- * name and description, its config schema as JSON Schema, and the devices it may drive
- * (inverter and battery plugins default to one or more devices of their kind).
+ * name and description, its config schema as JSON Schema, the devices it may drive
+ * (inverter and battery plugins default to one or more devices of their kind), and the
+ * grants the owner is asked to approve.
  */
 export async function listInstalled(
   discovered: Map<string, DiscoveredPlugin>,
@@ -27,6 +29,8 @@ export async function listInstalled(
       description: plugin.description ?? '',
       schema: null,
       devices: deviceRule(plugin),
+      grants: requestedGrants(plugin.manifest),
+      bundled: plugin.bundled !== false,
     };
     try {
       entry.schema = z.toJSONSchema((await definitionOf(plugin)).configSchema, { io: 'input', unrepresentable: 'any' });
