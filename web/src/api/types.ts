@@ -16,7 +16,15 @@ export type InstalledPlugin = api.InstalledPlugin;
 export interface SiteConfig {
   site: { name: string; timeZone: string | null; latitude: number; longitude: number; temperatureUnit: string };
   energy: { resetPeriod: string };
-  prices: { multiplier: number; offset: number; exportPrice?: number | null };
+  /** `source` and `fallbacks`: absent from services from before the owner chose sources. */
+  prices: {
+    multiplier: number;
+    offset: number;
+    exportPrice?: number | null;
+    source?: string | null;
+    fallbacks?: string[];
+  };
+  forecast?: { source: string | null; fallbacks: string[] };
   /** Absent from services without alerts. */
   alerts?: { batteryBelowPercent: number | null; deviceUnavailableMinutes: number | null; writeRefused: boolean };
   schema?: unknown;

@@ -7,14 +7,14 @@ import { h, replace, showMessage, uid } from '../ui/dom.js';
 import { clearIssues, showIssues } from '../ui/field-errors.js';
 import type { ScreenContext } from '../state/screen-context.js';
 import { loadSiteClock } from '../state/energy-data.js';
-import type { SiteConfig } from '../api/types.js';
+import type { PluginStatus, SiteConfig } from '../api/types.js';
 
 type Kind =
   | { type: 'text' }
   | { type: 'number'; step: string; min?: number; max?: number; hint?: string; nullable?: boolean }
   | { type: 'select'; options: Array<[string, string]> };
 
-type Section = 'site' | 'energy' | 'prices' | 'alerts';
+type Section = 'site' | 'energy' | 'prices' | 'forecast' | 'alerts';
 
 interface Setting {
   section: Section;
@@ -169,13 +169,63 @@ const ALERT_SETTINGS: Setting[] = [
   },
 ];
 
-function settings(current: ConfigAnswer): Setting[] {
-  return [...locationSettings(current), ...ENERGY_SETTINGS, ...priceSettings(current), ...ALERT_SETTINGS];
+/** Plugin instances that may publish grid prices or the forecast, by what they publish. */
+type Sources = Record<'prices' | 'forecast', PluginStatus[]>;
+
+function sourcesOf(plugins: PluginStatus[]): Sources {
+  const publishing = (what: 'prices' | 'forecast') =>
+    plugins.filter((p) => p.kind === what || p.grants?.approved[what] === true);
+  return { prices: publishing('prices'), forecast: publishing('forecast') };
 }
 
-export function mountSite(container: HTMLElement, _ctx: ScreenContext): () => void {
+/**
+ * Which instance's prices (forecast) the site uses, and the ones that fill its gaps; only
+ * where the service has the choice (one from before it has no `source` key).
+ */
+function sourceSettings(current: ConfigAnswer, sources: Sources): Setting[] {
+  return (['prices', 'forecast'] as const).flatMap((section): Setting[] => {
+    const values = current[section] as { source?: string | null } | undefined;
+    if (!values || !('source' in values)) return [];
+    const what = section === 'prices' ? 'prices' : 'forecast';
+    const ids = sources[section].map((p) => p.id);
+    const chosen = values.source ?? '';
+    const options: Array<[string, string]> = [
+      ['', `Automatic: the first plugin that publishes ${what}`],
+      ...(chosen && !ids.includes(chosen) ? [chosen] : []).map((id): [string, string] => [id, `${id} (not installed)`]),
+      ...sources[section].map((p): [string, string] => [p.id, `${p.id} (${p.plugin})`]),
+    ];
+    return [
+      {
+        section,
+        key: 'source',
+        label: section === 'prices' ? 'Price source' : 'Forecast source',
+        kind: { type: 'select', options },
+        hint: `The plugin whose ${what} the site uses; the others are kept but not used (“Not in use” on the Plugins tab).`,
+      },
+      {
+        section,
+        key: 'fallbacks',
+        label: section === 'prices' ? 'Price fallbacks' : 'Forecast fallbacks',
+        kind: { type: 'text' },
+        hint: `Plugin ids, separated by commas, used in this order where the source has nothing${ids.length ? ` (${ids.join(', ')})` : ''}.`,
+      },
+    ];
+  });
+}
+
+function settings(current: ConfigAnswer, sources: Sources = { prices: [], forecast: [] }): Setting[] {
+  return [
+    ...locationSettings(current),
+    ...ENERGY_SETTINGS,
+    ...priceSettings(current),
+    ...sourceSettings(current, sources),
+    ...ALERT_SETTINGS,
+  ];
+}
+
+export function mountSite(container: HTMLElement, ctx: ScreenContext): () => void {
   replace(container, h('p', { class: 'hint' }, 'Loading…'));
-  void load(container);
+  void load(container, ctx);
   return () => undefined;
 }
 
@@ -184,8 +234,8 @@ type Controls = Map<string, HTMLInputElement | HTMLSelectElement>;
 /** A setting's labelled control, with its current value; added to `controls` by its path. */
 function settingField(s: Setting, current: ConfigAnswer, controls: Controls): HTMLElement {
   const id = uid('site');
-  const raw = (current[s.section] as Record<string, string | number | boolean | null | undefined>)[s.key];
-  const value = typeof raw === 'boolean' ? String(raw) : (raw ?? '');
+  const raw = (current[s.section] as Record<string, string | number | boolean | string[] | null | undefined>)[s.key];
+  const value = typeof raw === 'boolean' ? String(raw) : Array.isArray(raw) ? raw.join(', ') : (raw ?? '');
   const control =
     s.kind.type === 'select'
       ? h(
@@ -196,7 +246,7 @@ function settingField(s: Setting, current: ConfigAnswer, controls: Controls): HT
       : h('input', {
           id,
           type: s.kind.type,
-          value: value === undefined || value === null ? '' : String(value),
+          value: String(value),
           step: s.kind.type === 'number' ? s.kind.step : undefined,
           min: s.kind.type === 'number' ? s.kind.min : undefined,
           max: s.kind.type === 'number' ? s.kind.max : undefined,
@@ -236,12 +286,19 @@ function readSettings(
       }
       body[section]![key] = Number(control.value);
     } else if (path === 'alerts.writeRefused') body[section]![key] = control.value === 'true';
-    else body[section]![key] = path === 'site.timeZone' && control.value === '' ? null : control.value;
+    else if (key === 'fallbacks')
+      body[section]![key] = control.value
+        .split(',')
+        .map((id) => id.trim())
+        .filter(Boolean);
+    else
+      body[section]![key] =
+        (path === 'site.timeZone' || key === 'source') && control.value === '' ? null : control.value;
   }
   return { body, issues };
 }
 
-async function load(container: HTMLElement): Promise<void> {
+async function load(container: HTMLElement, ctx: ScreenContext): Promise<void> {
   let current: ConfigAnswer;
   try {
     current = await api<ConfigAnswer>('GET', '/config');
@@ -256,14 +313,24 @@ async function load(container: HTMLElement): Promise<void> {
   const controls: Controls = new Map();
   const message = h('p', { class: 'message', hidden: true });
   const button = h('button', { type: 'submit' }, 'Save site settings');
-  // Alerts only where the service has them.
-  const sections = (['site', 'energy', 'prices', 'alerts'] as const).filter((section) => current[section]);
+  // The sources' choices name the instances; without the list the choice still shows the one chosen.
+  const sources = sourcesOf(await api<PluginStatus[]>('GET', '/plugins').catch(() => []));
+  // Alerts (and the forecast's source) only where the service has them.
+  const sections = (['site', 'energy', 'prices', 'forecast', 'alerts'] as const).filter(
+    (section) => current[section] && settings(current, sources).some((s) => s.section === section),
+  );
   const fieldsets = sections.map((section) =>
     h(
       'fieldset',
       { class: 'fields card' },
-      h('legend', {}, { site: 'Location', energy: 'Energy totals', prices: 'Grid prices', alerts: 'Alerts' }[section]),
-      settings(current)
+      h(
+        'legend',
+        {},
+        { site: 'Location', energy: 'Energy totals', prices: 'Grid prices', forecast: 'Forecast', alerts: 'Alerts' }[
+          section
+        ],
+      ),
+      settings(current, sources)
         .filter((s) => s.section === section)
         .map((s) => settingField(s, current, controls)),
     ),
@@ -288,6 +355,7 @@ async function load(container: HTMLElement): Promise<void> {
     try {
       await api('PUT', '/config', { body });
       void loadSiteClock(true); // the calendar follows a new zone or reset period at once
+      void ctx.statuses.refresh(); // a new price or forecast source changes the plugins' roles
       showMessage(message, 'ok', 'Saved and applied.');
     } catch (err) {
       const unmatched = err instanceof ApiError ? showIssues(form, err.issues) : [];
