@@ -379,7 +379,13 @@ function webApp(di: DependencyContainer, setupCode: SetupCode): AppOptions {
           return opened.store ? '' : opened.reason;
         },
       }),
-      pluginInstancesRoutes({ host, save, record, progress: di.resolve(ProgressBoard) }),
+      pluginInstancesRoutes({
+        host,
+        save,
+        record,
+        progress: di.resolve(ProgressBoard),
+        sources: () => di.resolve(LiveSiteSettings).current(),
+      }),
       pluginsRoutes({ host, extra: () => [historyStatus()], progress: di.resolve(ProgressBoard), roles }),
       pluginConfigRoutes({ host, save, record }),
       siteConfigRoutes({ settings: di.resolve(LiveSiteSettings), record }),

@@ -106,7 +106,7 @@ test('a price fallback fills the hours the chosen source lacks, and takes over w
   assert.deepEqual(await roles(server), { spare: 'standby', today: 'fallback', twoday: 'active' });
 });
 
-test('an id that is no instance, or does not publish that, is refused in words and nothing is saved', async () => {
+test('an id that is no instance, or does not publish that, is refused in words and nothing is saved; a chosen source is not removed', async () => {
   const server = await startTestServer({
     fixtures: ['day-prices', 'flat-forecast'],
     plugins: [
@@ -129,6 +129,19 @@ test('an id that is no instance, or does not publish that, is refused in words a
   assert.equal(server.config.prices.source, null, 'nothing was applied');
   const ok = await putConfig(server, { prices: { source: 'tariff' }, forecast: { source: 'sky' } });
   assert.equal(ok.status, 200, await ok.text());
+
+  // A chosen source is not removed by surprise: the owner chooses another first.
+  const removal = await server.api('/api/v1/plugins/tariff', { method: 'DELETE' });
+  assert.equal(removal.status, 409);
+  assert.deepEqual(await removal.json(), {
+    error:
+      'instance "tariff" is the site\'s chosen source of grid prices: choose another in the site settings (Site tab) first, then remove it',
+    code: 'PLUGIN_INSTANCE_IN_USE',
+  });
+  assert.ok((await roles(server)).tariff, 'the instance is still there');
+  const automatic = await putConfig(server, { prices: { source: null } });
+  assert.equal(automatic.status, 200, await automatic.text());
+  assert.equal((await server.api('/api/v1/plugins/tariff', { method: 'DELETE' })).status, 204);
 });
 
 test('the chosen forecast source is used, a fallback fills after it and takes over, others are on standby', async () => {

@@ -5,7 +5,6 @@
  * device does: its registers, its readings and its evidence.
  */
 import assert from 'node:assert/strict';
-import { after } from 'node:test';
 import { ManualClock } from '@heliograph/core/clock';
 import type { BatteryCommand } from '@heliograph/plugins-sdk';
 import {
@@ -16,8 +15,8 @@ import {
   type RunningEmulator,
 } from '@heliograph/plugins-sdk/emulator';
 import { pollUntil, within } from '../helpers/deadline.js';
-import { startTestServer, type TestServer } from '../helpers/server.js';
-import { valuesWhen, write } from './driver-api.js';
+import type { TestServer } from '../helpers/server.js';
+import { connectionTo, serveDriver, valuesWhen, write, type DriverInstance } from './driver-api.js';
 
 export interface AuditEntry {
   topic: string;
@@ -119,19 +118,12 @@ export function recordWrites<D extends Pick<ModbusDevice, 'writeRegisters'>>(dev
   return recording;
 }
 
-/** The driver instance a battery-control test runs: a plugins.json entry without its connection. */
-export interface DriverUnderTest {
-  /** The bundled plugin; also the instance's id unless `id` says otherwise. */
-  plugin: string;
-  id?: string;
+/** The driver instance a battery-control test runs, its connection the Modbus emulator's over `transport`. */
+export interface DriverUnderTest extends Omit<DriverInstance, 'connection'> {
   devices: string[];
-  /** The driver's config besides `connection` (the emulator's). */
-  config: Record<string, unknown>;
   transport: 'tcp' | 'rtu-over-tcp';
   /** The emulator's units by unit id. */
   units: Map<number, ModbusDevice>;
-  /** The server's clock, when the test moves it. */
-  clock?: ManualClock;
 }
 
 /**
@@ -140,23 +132,9 @@ export interface DriverUnderTest {
  * stop writes Normal to a device still there.
  */
 export async function startDriver(driver: DriverUnderTest): Promise<{ server: TestServer; emulator: RunningEmulator }> {
-  const emulator = await startModbusEmulator({ transport: driver.transport, units: driver.units });
-  const server = await startTestServer({
-    ...(driver.clock ? { clock: driver.clock } : {}),
-    bundled: [driver.plugin],
-    plugins: [
-      {
-        id: driver.id ?? driver.plugin,
-        plugin: driver.plugin,
-        devices: driver.devices,
-        config: {
-          connection: { type: driver.transport, host: emulator.host, port: emulator.port },
-          ...driver.config,
-        },
-      },
-    ],
-  });
-  after(() => emulator.close());
+  const { transport, units, ...instance } = driver;
+  const emulator = await startModbusEmulator({ transport, units });
+  const server = await serveDriver(emulator, { ...instance, connection: await connectionTo(emulator, transport) });
   return { server, emulator };
 }
 
@@ -166,6 +144,40 @@ export interface SharedClockOptions<D, M = never> {
   devices?: string[];
   clockOffsetMs?: number;
   prepare?: (unit: D) => void;
+}
+
+/** A hybrid inverter family whose battery control runs by the unit's own clock (a time-of-use program, time slots). */
+export interface SharedClockFamily<D, M = never> {
+  plugin: string;
+  transport: DriverUnderTest['transport'];
+  unit: number;
+  /** The driver's `battery` config: the limits it enforces. */
+  battery: { capacityKwh: number; maxChargeW: number; maxDischargeW: number; minSoc: number };
+  /** The emulator's unit on the shared clock (`now`), its own clock `clockOffsetMs` from it. */
+  make: (options: { now: () => Date; soc: number; clockOffsetMs: number; model?: M }) => D;
+}
+
+/**
+ * The `start` of a {@link SharedClockFamily}'s tests: its unit at SOC 50 on a shared clock at
+ * {@link NIGHT} ({@link startOnSharedClock}), with the inverter and its battery unless
+ * `options.devices` says otherwise, polled every 500 ms.
+ */
+export function sharedClockStart<D extends ModbusDevice, M = never>(family: SharedClockFamily<D, M>) {
+  return (options: SharedClockOptions<D, M> = {}) => {
+    const { model, clockOffsetMs = 0 } = options;
+    return startOnSharedClock(
+      NIGHT,
+      (now) => family.make({ now, soc: 50, clockOffsetMs, ...(model !== undefined && { model }) }),
+      {
+        plugin: family.plugin,
+        devices: options.devices ?? ['inverter_1', 'battery_1'],
+        config: { pollIntervalMs: 500, timeoutMs: 400, battery: family.battery },
+        transport: family.transport,
+        unit: family.unit,
+        prepare: options.prepare,
+      },
+    );
+  };
 }
 
 /** Asserts that no mode was audited for `device`: it was normal at the driver's start, so nothing was written. */
@@ -193,9 +205,14 @@ export async function startOnSharedClock<D extends ModbusDevice>(
   driver.prepare?.(unit);
   const device = recordWrites(unit);
   const { server, emulator } = await startDriver({ ...driver, units: new Map([[driver.unit, device]]), clock });
-  if (driver.devices.some((d) => d.startsWith('battery_')))
-    await valuesWhen(server, (v) => v.get('inverter_1/battery_control_lease') === 1800, 'a lease of 30 min as info');
+  if (driver.devices.some((d) => d.startsWith('battery_'))) await leaseOffered(server);
   return { clock, device, emulator, server };
+}
+
+/** Waits until `device` offers battery control, with its lease of 30 min on the device. */
+export async function leaseOffered(server: TestServer, device = 'inverter_1'): Promise<void> {
+  const lease = `${device}/battery_control_lease`;
+  await valuesWhen(server, (v) => v.get(lease) === 1800, `${lease}: 30 min on the device`);
 }
 
 /**
@@ -214,8 +231,8 @@ export async function whileSilent(emulator: RunningEmulator, run: () => void | P
 }
 
 /**
- * The safeguards every driver has: {@link assertLimitsEnforced}, then the device told to refuse
- * (`refuse`) and {@link assertRefusalAudited}.
+ * The safeguards every driver has, checked from Normal: {@link assertLimitsEnforced}, then the
+ * device told to refuse (`refuse`) and {@link assertRefusalAudited}; the mode stays Normal.
  */
 export async function assertLimitsAndRefusal(
   server: TestServer,
@@ -227,6 +244,7 @@ export async function assertLimitsAndRefusal(
   await assertLimitsEnforced(server, device, limits);
   refuse();
   await assertRefusalAudited(server, device, says);
+  await valuesWhen(server, (v) => v.get(`${device}/battery_control_mode`) === 'Normal', 'the mode still Normal');
 }
 
 /**

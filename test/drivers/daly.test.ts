@@ -13,8 +13,8 @@ import { connectRaw } from '@heliograph/plugins-sdk/emulator';
 import { startEmulator } from '@heliograph/plugin-daly/emulator';
 import { DalyCommand, dalyFrame, dalyFrameLength, parseDalyFrame } from '@heliograph/plugin-daly/protocol';
 import { startTestServer } from '../helpers/server.js';
-import { serialBridge, SOCAT_SKIP } from '../helpers/pty-bridge.js';
-import { instanceWhen, valuesWhen } from './driver-api.js';
+import { SOCAT_SKIP } from '../helpers/pty-bridge.js';
+import { connectionTo, instanceWhen, serveDriver, valuesWhen } from './driver-api.js';
 
 const noon = () => new Date(2026, 5, 21, 12, 0);
 
@@ -40,21 +40,11 @@ for (const transport of ['tcp', 'serial'] as const) {
     },
     async () => {
       const emulator = await startEmulator({ now: noon });
-      after(() => emulator.close());
-      const connection =
-        transport === 'serial'
-          ? { type: 'serial', path: await serialBridge(emulator.port), baudRate: 9600 }
-          : { type: 'tcp', host: emulator.host, port: emulator.port };
-      const server = await startTestServer({
-        bundled: ['daly'],
-        plugins: [
-          {
-            id: 'daly',
-            plugin: 'daly',
-            devices: ['battery_1'],
-            config: { connection, pollIntervalMs: 500, timeoutMs: 400 },
-          },
-        ],
+      const server = await serveDriver(emulator, {
+        plugin: 'daly',
+        devices: ['battery_1'],
+        connection: await connectionTo(emulator, transport),
+        config: { pollIntervalMs: 500, timeoutMs: 400 },
       });
       const values = await valuesWhen(
         server,

@@ -10,9 +10,9 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { ManualClock } from '@heliograph/core/clock';
-import { DeyeDevice, type DeyeEmulatorModel } from '@heliograph/plugin-deye/emulator';
+import { DeyeDevice, type DeyeDeviceOptions } from '@heliograph/plugin-deye/emulator';
 import { pollUntil } from '../helpers/deadline.js';
-import { valuesWhen, write } from './driver-api.js';
+import { valuesOf, valuesWhen, write } from './driver-api.js';
 import {
   assertLimitsAndRefusal,
   assertNoBatteryControl,
@@ -22,24 +22,16 @@ import {
   DAY,
   lastAudited,
   MINUTE,
-  NIGHT,
-  type SharedClockOptions,
-  startOnSharedClock,
+  sharedClockStart,
 } from './battery-control.js';
 
-const BATTERY = { capacityKwh: 5.12, maxChargeW: 2500, maxDischargeW: 2500, minSoc: 20 };
-
-function start(options: SharedClockOptions<DeyeDevice, DeyeEmulatorModel> = {}) {
-  const { model, clockOffsetMs = 0 } = options;
-  return startOnSharedClock(NIGHT, (now) => new DeyeDevice({ now, soc: 50, clockOffsetMs, ...(model && { model }) }), {
-    plugin: 'deye',
-    devices: options.devices ?? ['inverter_1', 'battery_1'],
-    config: { pollIntervalMs: 500, timeoutMs: 400, battery: BATTERY },
-    transport: 'tcp',
-    unit: 1,
-    prepare: options.prepare,
-  });
-}
+const start = sharedClockStart({
+  plugin: 'deye',
+  transport: 'tcp',
+  unit: 1,
+  battery: { capacityKwh: 5.12, maxChargeW: 2500, maxDischargeW: 2500, minSoc: 20 },
+  make: (options: DeyeDeviceOptions) => new DeyeDevice(options),
+});
 
 /** Registers `from`..`from+count-1` as the emulator holds them. */
 const words = (device: DeyeDevice, from: number, count: number) =>
@@ -109,7 +101,6 @@ test('deye: each forced mode is a lease in the time-of-use program, and the batt
 
   // A device that refuses: reported and audited, the mode stays.
   await assertLimitsAndRefusal(server, 'inverter_1', { maxChargeW: 2500, minSoc: 20 }, () => (device.refuse = true));
-  await valuesWhen(server, (v) => v.get('inverter_1/battery_control_mode') === 'Normal', 'the mode still Normal');
 });
 
 test('deye: a Charge ends on the device by its own clock within 30 min, with the link silent and the clock drifted', async () => {
@@ -203,6 +194,25 @@ test('deye: a forced program found at the start is ended through the write path 
   await server.plugins.settled();
   assert.equal(words(device, 248, 1)[0]! & 1, 0, 'the timer off after the stop');
   await assertNormalAudited(server, 'inverter_1', 'deye');
+});
+
+test('deye: the power and the target are kept across a restart of the driver, the mode is not', async () => {
+  const { server } = await start();
+  await command(server, 'inverter_1', { mode: 'charge', powerW: 1800, targetSoc: 70 });
+  server.plugins.setEnabled('deye', false);
+  await server.plugins.settled();
+  const stopped = await valuesOf(server);
+  assert.equal(stopped.has('inverter_1/battery_control_power'), false, 'nothing of the stopped driver shown');
+  server.plugins.setEnabled('deye', true);
+  const values = await valuesWhen(
+    server,
+    (v) => v.has('inverter_1/battery_control_power'),
+    'battery control from the restarted driver',
+  );
+  assert.deepEqual(
+    ['mode', 'power', 'target_soc'].map((name) => values.get(`inverter_1/battery_control_${name}`)),
+    ['Normal', 1800, 70],
+  );
 });
 
 test('deye: a forced program left for another day is ended at the start too, though it does not run today', async () => {

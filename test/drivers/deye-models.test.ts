@@ -2,11 +2,11 @@
 // not from our emulator: kellerza/sunsynk (`identity.py` device types, `single_phase.py`,
 // `three_phase_common.py`, `three_phase_lv.py`, `three_phase_hv.py`) and ha-solarman
 // (`deye_hybrid.yaml`). Each device is a plain table of raw register words.
-import { after, test } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { ModbusException, ModbusExceptionCode, startModbusEmulator, toWord } from '@heliograph/plugins-sdk/emulator';
-import { startTestServer, type TestServer } from '../helpers/server.js';
-import { instanceWhen, valuesWhen, write } from './driver-api.js';
+import type { TestServer } from '../helpers/server.js';
+import { connectionTo, instanceWhen, serveDriver, valuesWhen, write } from './driver-api.js';
 
 /** Holding registers as a table; writes land in it; reads of anything absent read 0. */
 class RegisterTable {
@@ -33,22 +33,11 @@ const rated = (address: number, watts: number): Array<[number, number]> => [
 
 async function serve(table: RegisterTable, config: Record<string, unknown> = {}): Promise<TestServer> {
   const emulator = await startModbusEmulator({ transport: 'tcp', units: new Map([[1, table]]) });
-  after(() => emulator.close());
-  return startTestServer({
-    bundled: ['deye'],
-    plugins: [
-      {
-        id: 'deye',
-        plugin: 'deye',
-        devices: ['inverter_1', 'battery_1'],
-        config: {
-          connection: { type: 'tcp', host: emulator.host, port: emulator.port },
-          pollIntervalMs: 500,
-          timeoutMs: 400,
-          ...config,
-        },
-      },
-    ],
+  return serveDriver(emulator, {
+    plugin: 'deye',
+    devices: ['inverter_1', 'battery_1'],
+    connection: await connectionTo(emulator, 'tcp'),
+    config: { pollIntervalMs: 500, timeoutMs: 400, ...config },
   });
 }
 
@@ -171,21 +160,11 @@ test('Modbus diagnostics: an exception reply marks the devices unavailable namin
   }
   const table = new BusyTable([[0, 3], ...rated(16, 5000), [178, 300]]);
   const emulator = await startModbusEmulator({ transport: 'rtu-over-tcp', units: new Map([[1, table]]) });
-  after(() => emulator.close());
-  const server = await startTestServer({
-    bundled: ['deye'],
-    plugins: [
-      {
-        id: 'deye',
-        plugin: 'deye',
-        devices: ['inverter_1'],
-        config: {
-          connection: { type: 'rtu-over-tcp', host: emulator.host, port: emulator.port },
-          pollIntervalMs: 500,
-          timeoutMs: 400,
-        },
-      },
-    ],
+  const server = await serveDriver(emulator, {
+    plugin: 'deye',
+    devices: ['inverter_1'],
+    connection: await connectionTo(emulator, 'rtu-over-tcp'),
+    config: { pollIntervalMs: 500, timeoutMs: 400 },
   });
   await live(server);
   table.busy = true;

@@ -1,13 +1,13 @@
 // The deye driver in the real server against its emulator, over every connection type it
 // supports: values scaled and signed as the vocabulary says, identity, writes accepted and
 // refused, a corrupt frame skipped, and a device that stops answering and comes back.
-import { after, test } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { ModbusException, ModbusExceptionCode, startModbusEmulator } from '@heliograph/plugins-sdk/emulator';
 import { DEFAULT_LOGGER_SERIAL, DeyeDevice } from '@heliograph/plugin-deye/emulator';
 import { startTestServer, type TestServer } from '../helpers/server.js';
-import { serialBridge, SOCAT_SKIP } from '../helpers/pty-bridge.js';
-import { instanceWhen, valuesWhen, write } from './driver-api.js';
+import { SOCAT_SKIP } from '../helpers/pty-bridge.js';
+import { connectionTo, instanceWhen, serveDriver, valuesWhen, write } from './driver-api.js';
 
 let clock = new Date(2026, 5, 21, 12, 0); // the emulator's clock: noon, the sun at its peak
 const toSigned = (word: number) => (word >= 0x8000 ? word - 0x10000 : word);
@@ -31,24 +31,15 @@ async function start(transport: Transport) {
     units: new Map([[3, device]]),
     loggerSerial: DEFAULT_LOGGER_SERIAL,
   });
-  after(() => emulator.close());
-  const { host, port } = emulator;
-  const connection =
-    transport === 'serial'
-      ? { type: 'serial', path: await serialBridge(port), baudRate: 9600 }
-      : transport === 'solarman'
-        ? { type: 'solarman', host, port, loggerSerial: DEFAULT_LOGGER_SERIAL }
-        : { type: transport, host, port };
-  const server = await startTestServer({
-    bundled: ['deye'],
-    plugins: [
-      {
-        id: 'deye',
-        plugin: 'deye',
-        devices: [{ id: 'inverter_1', config: { unitId: 3 } }, 'battery_1'],
-        config: { connection, pollIntervalMs: 500, timeoutMs: 400 },
-      },
-    ],
+  const server = await serveDriver(emulator, {
+    plugin: 'deye',
+    devices: [{ id: 'inverter_1', config: { unitId: 3 } }, 'battery_1'],
+    connection: await connectionTo(
+      emulator,
+      transport,
+      transport === 'solarman' ? { loggerSerial: DEFAULT_LOGGER_SERIAL } : {},
+    ),
+    config: { pollIntervalMs: 500, timeoutMs: 400 },
   });
   return { device, emulator, server };
 }

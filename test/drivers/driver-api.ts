@@ -1,9 +1,73 @@
 /*
- * What the driver tests read from a running server over HTTP: current values by topic,
- * one instance's status with its devices, and writes.
+ * What the driver tests share: the real server running one driver instance against an
+ * emulator, and what they read from it over HTTP (current values by topic, one instance's
+ * status with its devices) and write.
  */
+import { after } from 'node:test';
+import type { Clock } from '@heliograph/core/clock';
+import type { RunningEmulator } from '@heliograph/plugins-sdk/emulator';
 import { eventually } from '../helpers/child-server.js';
-import { jsonBody, type TestServer } from '../helpers/server.js';
+import { jsonBody, startTestServer, type TestServer } from '../helpers/server.js';
+
+/** One driver instance in plugins.json: the bundled plugin, its devices and its config. */
+export interface DriverInstance {
+  plugin: string;
+  /** The instance's id; default the plugin's. */
+  id?: string;
+  /** plugins.json device entries: `"inverter_1"`, or `{ "id": "inverter_1", "config": { "unitId": 3 } }`. */
+  devices: unknown[];
+  /** How the driver reaches the emulator (see {@link connectionTo}). */
+  connection: Record<string, unknown>;
+  /** The rest of the instance's config. */
+  config?: Record<string, unknown>;
+  /** The server's clock, when the test moves it. */
+  clock?: Clock;
+}
+
+/**
+ * The driver's `connection` to `emulator` over `type`: its host and port, or for `serial` a
+ * pseudo-terminal bridged to its port at `baudRate` (default 9600); `extra` adds the
+ * transport's own fields (a logger serial, a reply prefix).
+ */
+export async function connectionTo(
+  emulator: Pick<RunningEmulator, 'host' | 'port'>,
+  type: string,
+  { baudRate = 9600, ...extra }: { baudRate?: number; [field: string]: unknown } = {},
+): Promise<Record<string, unknown>> {
+  if (type === 'serial') {
+    // Loaded only here: the module checks for socat as it loads, which a test without a serial port must not.
+    const { serialBridge } = await import('../helpers/pty-bridge.js');
+    return { type, path: await serialBridge(emulator.port), baudRate, ...extra };
+  }
+  return { type, host: emulator.host, port: emulator.port, ...extra };
+}
+
+/**
+ * The real server running `driver` against `emulator`. The emulator closes after the server
+ * (hooks run in the order they were added), so the driver's stop still reaches the device.
+ */
+export async function serveDriver(
+  emulator: Pick<RunningEmulator, 'close'>,
+  driver: DriverInstance,
+): Promise<TestServer> {
+  const { plugin } = driver;
+  try {
+    return await startTestServer({
+      ...(driver.clock ? { clock: driver.clock } : {}),
+      bundled: [plugin],
+      plugins: [
+        {
+          id: driver.id ?? plugin,
+          plugin,
+          devices: driver.devices,
+          config: { connection: driver.connection, ...driver.config },
+        },
+      ],
+    });
+  } finally {
+    after(() => emulator.close());
+  }
+}
 
 export interface InstanceState {
   state: string;

@@ -11,8 +11,8 @@ import {
 } from '@heliograph/plugins-sdk/emulator';
 import { DeyeDevice } from '@heliograph/plugin-deye/emulator';
 import { SunSpecDevice } from '@heliograph/plugin-sunspec/emulator';
-import { startTestServer } from '../helpers/server.js';
-import { instanceWhen, valuesWhen } from './driver-api.js';
+import { startTestServer, type TestServer } from '../helpers/server.js';
+import { connectionTo, instanceWhen, valuesWhen } from './driver-api.js';
 
 const noon = () => new Date(2026, 5, 21, 12, 0);
 
@@ -28,26 +28,39 @@ function unpluggable(device: DeyeDevice): ModbusDevice & { off: boolean } {
   };
 }
 
+/**
+ * A gateway with `units` on its RS485 bus, and the server with `instances` reading it through
+ * the same link, each on its own unit (the gateway closes after the server).
+ */
+async function serveGateway(
+  units: Map<number, ModbusDevice>,
+  instances: Array<{ id: string; plugin: string; devices: unknown[] }>,
+): Promise<TestServer> {
+  const gateway = await startModbusEmulator({ transport: 'rtu-over-tcp', units });
+  const config = { connection: await connectionTo(gateway, 'rtu-over-tcp'), pollIntervalMs: 500, timeoutMs: 400 };
+  try {
+    return await startTestServer({
+      bundled: [...new Set(instances.map((i) => i.plugin))],
+      plugins: instances.map((instance) => ({ ...instance, config })),
+    });
+  } finally {
+    after(() => gateway.close());
+  }
+}
+
 test('two deye instances share one RS485-over-TCP gateway by unit id', async () => {
   const first = new DeyeDevice({ now: noon, serial: 'UNIT000001', peakPvW: 4000 });
   const second = new DeyeDevice({ now: noon, serial: 'UNIT000002', peakPvW: 8000 });
-  const gateway = await startModbusEmulator({
-    transport: 'rtu-over-tcp',
-    units: new Map([
+  const server = await serveGateway(
+    new Map([
       [1, first],
       [2, second],
     ]),
-  });
-  after(() => gateway.close());
-  const connection = { type: 'rtu-over-tcp', host: gateway.host, port: gateway.port };
-  const config = { connection, pollIntervalMs: 500, timeoutMs: 400 };
-  const server = await startTestServer({
-    bundled: ['deye'],
-    plugins: [
-      { id: 'garage', plugin: 'deye', devices: ['inverter_1', 'battery_1'], config },
-      { id: 'roof', plugin: 'deye', devices: [{ id: 'inverter_2', config: { unitId: 2 } }], config },
+    [
+      { id: 'garage', plugin: 'deye', devices: ['inverter_1', 'battery_1'] },
+      { id: 'roof', plugin: 'deye', devices: [{ id: 'inverter_2', config: { unitId: 2 } }] },
     ],
-  });
+  );
   const values = await valuesWhen(
     server,
     (v) => typeof v.get('inverter_1/pv_power') === 'number' && typeof v.get('inverter_2/pv_power') === 'number',
@@ -66,26 +79,16 @@ test('two deye instances share one RS485-over-TCP gateway by unit id', async () 
 
 test('one silent unit on a shared gateway goes unavailable alone, and comes back', async () => {
   const quiet = unpluggable(new DeyeDevice({ now: noon }));
-  const gateway = await startModbusEmulator({
-    transport: 'rtu-over-tcp',
-    units: new Map<number, ModbusDevice>([
+  const server = await serveGateway(
+    new Map<number, ModbusDevice>([
       [1, new DeyeDevice({ now: noon })],
       [2, quiet],
     ]),
-  });
-  after(() => gateway.close());
-  const config = {
-    connection: { type: 'rtu-over-tcp', host: gateway.host, port: gateway.port },
-    pollIntervalMs: 500,
-    timeoutMs: 400,
-  };
-  const server = await startTestServer({
-    bundled: ['deye'],
-    plugins: [
-      { id: 'one', plugin: 'deye', devices: ['inverter_1'], config },
-      { id: 'two', plugin: 'deye', devices: [{ id: 'inverter_2', config: { unitId: 2 } }], config },
+    [
+      { id: 'one', plugin: 'deye', devices: ['inverter_1'] },
+      { id: 'two', plugin: 'deye', devices: [{ id: 'inverter_2', config: { unitId: 2 } }] },
     ],
-  });
+  );
   await valuesWhen(server, (v) => typeof v.get('inverter_2/pv_power') === 'number', 'unit 2 to be read');
   quiet.off = true;
   await valuesWhen(server, (v) => v.get('inverter_2/pv_power') === null, 'unit 2 to read null');
@@ -101,26 +104,16 @@ test('one silent unit on a shared gateway goes unavailable alone, and comes back
 
 test('deye and sunspec share one RS485-over-TCP gateway', async () => {
   const deye = new DeyeDevice({ now: noon, serial: 'UNIT000001' });
-  const gateway = await startModbusEmulator({
-    transport: 'rtu-over-tcp',
-    units: new Map<number, ModbusDevice>([
+  const server = await serveGateway(
+    new Map<number, ModbusDevice>([
       [1, deye],
       [2, new SunSpecDevice({ now: noon })],
     ]),
-  });
-  after(() => gateway.close());
-  const config = {
-    connection: { type: 'rtu-over-tcp', host: gateway.host, port: gateway.port },
-    pollIntervalMs: 500,
-    timeoutMs: 400,
-  };
-  const server = await startTestServer({
-    bundled: ['deye', 'sunspec'],
-    plugins: [
-      { id: 'deye', plugin: 'deye', devices: ['inverter_1', 'battery_1'], config },
-      { id: 'sunspec', plugin: 'sunspec', devices: [{ id: 'inverter_2', config: { unitId: 2 } }, 'battery_2'], config },
+    [
+      { id: 'deye', plugin: 'deye', devices: ['inverter_1', 'battery_1'] },
+      { id: 'sunspec', plugin: 'sunspec', devices: [{ id: 'inverter_2', config: { unitId: 2 } }, 'battery_2'] },
     ],
-  });
+  );
   const values = await valuesWhen(
     server,
     (v) => typeof v.get('inverter_1/pv_power') === 'number' && typeof v.get('battery_2/state_of_charge') === 'number',

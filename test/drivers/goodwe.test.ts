@@ -12,8 +12,8 @@ import { createSocket } from 'node:dgram';
 import { once } from 'node:events';
 import { startModbusEmulator, startUdpModbusEmulator } from '@heliograph/plugins-sdk/emulator';
 import { GoodweDevice } from '@heliograph/plugin-goodwe/emulator';
-import { startTestServer, type TestServer } from '../helpers/server.js';
-import { valuesWhen, write } from './driver-api.js';
+import type { TestServer } from '../helpers/server.js';
+import { connectionTo, serveDriver, valuesWhen, write } from './driver-api.js';
 
 const signed = (word: number) => (word >= 0x8000 ? word - 0x10000 : word);
 
@@ -34,21 +34,14 @@ async function start(transport: 'udp' | 'rtu-over-tcp') {
     transport === 'udp'
       ? await startUdpModbusEmulator({ units, replyPrefix: 'aa55' })
       : await startModbusEmulator({ transport: 'rtu-over-tcp', units });
-  after(() => emulator.close());
-  const connection =
-    transport === 'udp'
-      ? { type: 'rtu-over-udp', host: emulator.host, port: emulator.port, replyPrefix: 'aa55' }
-      : { type: 'rtu-over-tcp', host: emulator.host, port: emulator.port };
-  const server = await startTestServer({
-    bundled: ['goodwe'],
-    plugins: [
-      {
-        id: 'goodwe',
-        plugin: 'goodwe',
-        devices: ['inverter_1', 'battery_1'],
-        config: { connection, pollIntervalMs: 500, timeoutMs: 400 },
-      },
-    ],
+  const server = await serveDriver(emulator, {
+    plugin: 'goodwe',
+    devices: ['inverter_1', 'battery_1'],
+    connection:
+      transport === 'udp'
+        ? await connectionTo(emulator, 'rtu-over-udp', { replyPrefix: 'aa55' })
+        : await connectionTo(emulator, 'rtu-over-tcp'),
+    config: { pollIntervalMs: 500, timeoutMs: 400 },
   });
   return { device, emulator, server };
 }

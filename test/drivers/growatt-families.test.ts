@@ -8,11 +8,11 @@
 // another one), and the work modes SPH units report in input 0 (0xAHA/Growatt_ModbusTCP issue
 // #363: 6 in bat on-grid operation). Each device is a plain table of raw register words that
 // answers only its type's ranges, as the protocols list them.
-import { after, test } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { ModbusException, ModbusExceptionCode, startModbusEmulator, toWord } from '@heliograph/plugins-sdk/emulator';
-import { startTestServer, type TestServer } from '../helpers/server.js';
-import { instanceWhen, valuesWhen, write } from './driver-api.js';
+import type { TestServer } from '../helpers/server.js';
+import { connectionTo, instanceWhen, serveDriver, valuesWhen, write } from './driver-api.js';
 
 type Ranges = Array<[number, number]>;
 
@@ -105,22 +105,11 @@ function spaTable(dtc: number): RegisterTable {
 
 async function serve(table: RegisterTable, config: Record<string, unknown> = {}): Promise<TestServer> {
   const emulator = await startModbusEmulator({ transport: 'rtu-over-tcp', units: new Map([[1, table]]) });
-  after(() => emulator.close());
-  return startTestServer({
-    bundled: ['growatt'],
-    plugins: [
-      {
-        id: 'growatt',
-        plugin: 'growatt',
-        devices: ['inverter_1', 'battery_1'],
-        config: {
-          connection: { type: 'rtu-over-tcp', host: emulator.host, port: emulator.port },
-          pollIntervalMs: 1000,
-          timeoutMs: 400,
-          ...config,
-        },
-      },
-    ],
+  return serveDriver(emulator, {
+    plugin: 'growatt',
+    devices: ['inverter_1', 'battery_1'],
+    connection: await connectionTo(emulator, 'rtu-over-tcp'),
+    config: { pollIntervalMs: 1000, timeoutMs: 400, ...config },
   });
 }
 

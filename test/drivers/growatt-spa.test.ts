@@ -9,27 +9,27 @@
 // 3-1), 1044 priority in force (read-only), 1071 grid-first stop SOC, 1080-1082 grid-first slot
 // 1, 1091 battery-first stop SOC, 1092 AC charge, 1100-1102 battery-first slot 1 (hour in the
 // high byte, minute in the low byte).
-import { after, test } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { ModbusException, startModbusEmulator } from '@heliograph/plugins-sdk/emulator';
+import { ModbusException, startModbusEmulator, type RunningEmulator } from '@heliograph/plugins-sdk/emulator';
 import { GrowattDevice, MAX_BATTERY_W, startEmulator } from '@heliograph/plugin-growatt/emulator';
-import { startTestServer, type TestServer } from '../helpers/server.js';
-import { serialBridge, SOCAT_SKIP } from '../helpers/pty-bridge.js';
-import { instanceWhen, valuesWhen, write } from './driver-api.js';
+import type { TestServer } from '../helpers/server.js';
+import { SOCAT_SKIP } from '../helpers/pty-bridge.js';
+import { connectionTo, instanceWhen, serveDriver, valuesWhen, write } from './driver-api.js';
 
 const clock = new Date(2026, 5, 21, 12, 0);
 
-function serve(connection: Record<string, unknown>, config: Record<string, unknown> = {}): Promise<TestServer> {
-  return startTestServer({
-    bundled: ['growatt'],
-    plugins: [
-      {
-        id: 'growatt',
-        plugin: 'growatt',
-        devices: ['inverter_1', 'battery_1'],
-        config: { connection, pollIntervalMs: 1000, timeoutMs: 400, ...config },
-      },
-    ],
+/** The server polling `emulator` over `transport` with the growatt driver. */
+async function serve(
+  emulator: RunningEmulator,
+  transport: string,
+  config: Record<string, unknown> = {},
+): Promise<TestServer> {
+  return serveDriver(emulator, {
+    plugin: 'growatt',
+    devices: ['inverter_1', 'battery_1'],
+    connection: await connectionTo(emulator, transport),
+    config: { pollIntervalMs: 1000, timeoutMs: 400, ...config },
   });
 }
 
@@ -39,12 +39,7 @@ async function start(transport: 'tcp' | 'rtu-over-tcp' | 'serial') {
     transport: transport === 'serial' ? 'rtu-over-tcp' : transport,
     units: new Map([[1, device]]),
   });
-  after(() => emulator.close());
-  const connection =
-    transport === 'serial'
-      ? { type: 'serial', path: await serialBridge(emulator.port), baudRate: 9600 }
-      : { type: transport, host: emulator.host, port: emulator.port };
-  return { device, server: await serve(connection) };
+  return { device, server: await serve(emulator, transport) };
 }
 
 const u32Tenths = (device: GrowattDevice, address: number) => {
@@ -125,10 +120,9 @@ for (const transport of ['tcp', 'rtu-over-tcp', 'serial'] as const) {
 
 test('heliograph emulate growatt --model spa: the SPA family, which the driver identifies on its own', async () => {
   const emulator = await startEmulator({ transport: 'tcp', model: 'spa', now: () => clock });
-  after(() => emulator.close());
+  const server = await serve(emulator, 'tcp');
   assert.equal(emulator.device.model, 'spa');
   assert.equal(emulator.device.readHoldingRegisters({ address: 30000, count: 1 })[0], 3701);
-  const server = await serve({ type: 'tcp', host: emulator.host, port: emulator.port });
   const values = await live(server);
   assert.equal(values.get('inverter_1/model'), 'SPA 1000-3000TL BL');
   await assert.rejects(startEmulator({ model: 'spx' }), /spx/);
@@ -137,8 +131,7 @@ test('heliograph emulate growatt --model spa: the SPA family, which the driver i
 test('an SPA with family "sph" configured is refused naming the code it reports, and nothing is written', async () => {
   const device = new GrowattDevice({ now: () => clock, model: 'spa' });
   const emulator = await startModbusEmulator({ transport: 'tcp', units: new Map([[1, device]]) });
-  after(() => emulator.close());
-  const server = await serve({ type: 'tcp', host: emulator.host, port: emulator.port }, { family: 'sph' });
+  const server = await serve(emulator, 'tcp', { family: 'sph' });
   const failed = await instanceWhen(server, 'growatt', (i) => i.state === 'failed', 'the instance to fail');
   assert.match(failed.last_error ?? '', /family "sph" is configured, but the unit reports device type code 3701/);
   assert.equal((await write(server, 'inverter_1/charge_stop_soc', '50')).status >= 400, true);

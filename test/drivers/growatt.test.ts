@@ -7,13 +7,13 @@
 // 1029-1030 Pactogrid total, 1037-1038 PLocalLoad total (u32 in 0.1 W), 1040 battery
 // temperature (s16, 0.1 °C); holding 1044 priority (read-only), 1091 charge stop SOC, 1092 AC
 // charge, 608 discharge stop SOC; the VPP protocol's DTC in holding 30000 (Table 3-1).
-import { after, test } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { startModbusEmulator } from '@heliograph/plugins-sdk/emulator';
 import { GrowattDevice } from '@heliograph/plugin-growatt/emulator';
-import { startTestServer, type TestServer } from '../helpers/server.js';
-import { serialBridge, SOCAT_SKIP } from '../helpers/pty-bridge.js';
-import { instanceWhen, valuesWhen, write } from './driver-api.js';
+import type { TestServer } from '../helpers/server.js';
+import { SOCAT_SKIP } from '../helpers/pty-bridge.js';
+import { connectionTo, instanceWhen, serveDriver, valuesWhen, write } from './driver-api.js';
 
 const clock = new Date(2026, 5, 21, 12, 0);
 
@@ -23,21 +23,11 @@ async function start(transport: 'tcp' | 'rtu-over-tcp' | 'serial') {
     transport: transport === 'serial' ? 'rtu-over-tcp' : transport,
     units: new Map([[1, device]]),
   });
-  after(() => emulator.close());
-  const connection =
-    transport === 'serial'
-      ? { type: 'serial', path: await serialBridge(emulator.port), baudRate: 9600 }
-      : { type: transport, host: emulator.host, port: emulator.port };
-  const server = await startTestServer({
-    bundled: ['growatt'],
-    plugins: [
-      {
-        id: 'growatt',
-        plugin: 'growatt',
-        devices: ['inverter_1', 'battery_1'],
-        config: { connection, pollIntervalMs: 500, timeoutMs: 400 },
-      },
-    ],
+  const server = await serveDriver(emulator, {
+    plugin: 'growatt',
+    devices: ['inverter_1', 'battery_1'],
+    connection: await connectionTo(emulator, transport),
+    config: { pollIntervalMs: 500, timeoutMs: 400 },
   });
   return { device, emulator, server };
 }

@@ -10,7 +10,6 @@
 // else, and a forced command left on the device is ended (audited) when the driver starts.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import type { RunningEmulator } from '@heliograph/plugins-sdk/emulator';
 import { HuaweiDevice } from '@heliograph/plugin-huawei/emulator';
 import { eventually } from '../helpers/child-server.js';
 import type { TestServer } from '../helpers/server.js';
@@ -21,6 +20,7 @@ import {
   assertNoBatteryControl,
   command,
   lastAudited,
+  leaseOffered,
   MINUTE,
   recordWrites,
   startDriver,
@@ -43,18 +43,14 @@ class TestHuawei extends HuaweiDevice {
 /** A SUN2000 at `clock` recording its writes. */
 const huawei = (): TestHuawei & WriteLog => recordWrites(new TestHuawei({ now: () => clock, soc: 50 }));
 
-let emulator: RunningEmulator;
-
-async function start(device: HuaweiDevice, battery?: Record<string, number>) {
-  let server: TestServer;
-  ({ server, emulator } = await startDriver({
+function start(device: HuaweiDevice, battery?: Record<string, number>) {
+  return startDriver({
     plugin: 'huawei',
     devices: ['inverter_1'],
     config: { pollIntervalMs: 500, timeoutMs: 300, connectDelayMs: 20, ...(battery ? { battery } : {}) },
     transport: 'tcp',
     units: new Map([[1, device]]),
-  }));
-  return server;
+  });
 }
 
 /** The forcible registers as the emulator's registers hold them. */
@@ -99,7 +95,7 @@ async function advance(server: TestServer, device: HuaweiDevice, minutes: number
 
 test('huawei: battery control through the forcible charge/discharge; the battery follows and is held at the target', async () => {
   const device = huawei();
-  const server = await start(device);
+  const { server } = await start(device);
   const info = await valuesWhen(
     server,
     (v) => v.get('inverter_1/battery_capacity') === 10,
@@ -149,8 +145,8 @@ test('huawei: a forcible power the unit does not keep is refused, named by its r
   clock = new Date(2026, 5, 21, 22, 0);
   const device = huawei();
   device.chargePowerCap = 3000;
-  const server = await start(device);
-  await valuesWhen(server, (v) => v.get('inverter_1/battery_control_lease') === 1800, 'battery control');
+  const { server } = await start(device);
+  await leaseOffered(server);
   assert.equal((await write(server, 'inverter_1/battery_control_power', '4000')).status, 200);
   const refused = await write(server, 'inverter_1/battery_control_mode', 'Charge');
   assert.equal(refused.status, 422);
@@ -162,12 +158,8 @@ test('huawei: a forcible power the unit does not keep is refused, named by its r
 test("huawei: a Charge nobody renews ends on the device when its period runs out by the device's clock", async () => {
   clock = new Date(2026, 5, 21, 22, 0);
   const device = huawei();
-  const server = await start(device);
-  await valuesWhen(
-    server,
-    (v) => v.get('inverter_1/battery_control_lease') === 1800,
-    'a lease of 30 min on the device',
-  );
+  const { server, emulator } = await start(device);
+  await leaseOffered(server);
   await command(server, 'inverter_1', { mode: 'charge', powerW: 2000, targetSoc: 90 });
   const { period } = forcible(device);
   assert.equal(period, 30, 'the whole lease, in minutes');
@@ -193,8 +185,8 @@ test("huawei: a Charge nobody renews ends on the device when its period runs out
 test('huawei: a renewal restarts the countdown on the device and writes the period and the command only', async () => {
   clock = new Date(2026, 5, 21, 22, 0);
   const device = huawei();
-  const server = await start(device);
-  await valuesWhen(server, (v) => v.get('inverter_1/battery_control_lease') === 1800, 'battery control');
+  const { server } = await start(device);
+  await leaseOffered(server);
   await command(server, 'inverter_1', { mode: 'charge', powerW: 2000, targetSoc: 90 });
   assert.deepEqual(
     device.writes.map((w) => w.address),
@@ -232,7 +224,7 @@ test('huawei: a forced command left on the device is ended at the start, audited
   const device = huawei();
   // A forcible charge to a SOC, which has no end on the device, left by another tool.
   Object.assign(device.forcible, { command: 1, settingMode: 1, chargePower: 3000, targetSoc: 100 });
-  const server = await start(device);
+  const { server } = await start(device);
   await assertEndedAtStartAndStop(server, 'inverter_1', {
     via: 'huawei',
     read: () => commanded(device),
@@ -244,12 +236,17 @@ test('huawei: a forced command left on the device is ended at the start, audited
 test('huawei: a unit without a LUNA2000 offers no battery control unless the config describes the battery', async () => {
   const device = huawei();
   device.lunaPresent = false;
-  const server = await start(device);
+  const { server } = await start(device);
   await assertNoBatteryControl(server, 'inverter_1');
 
   const configured = huawei();
   configured.lunaPresent = false;
-  const other = await start(configured, { capacityKwh: 5, maxChargeW: 2500, maxDischargeW: 2500, minSoc: 15 });
+  const { server: other } = await start(configured, {
+    capacityKwh: 5,
+    maxChargeW: 2500,
+    maxDischargeW: 2500,
+    minSoc: 15,
+  });
   const info = await valuesWhen(other, (v) => v.get('inverter_1/battery_capacity') === 5, 'limits from config.battery');
   assert.equal(info.get('inverter_1/battery_min_soc'), 15);
 });

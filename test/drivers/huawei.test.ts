@@ -14,8 +14,7 @@ import { connect, createServer, type AddressInfo } from 'node:net';
 import assert from 'node:assert/strict';
 import { connectRaw, modbusTcpLength, readHoldingOverTcp } from '@heliograph/plugins-sdk/emulator';
 import { startEmulator, type HuaweiDevice } from '@heliograph/plugin-huawei/emulator';
-import { startTestServer } from '../helpers/server.js';
-import { valuesWhen, write } from './driver-api.js';
+import { serveDriver, valuesWhen, write } from './driver-api.js';
 
 const NOON = () => new Date(2026, 5, 21, 12, 0);
 const s32 = ([high, low]: number[]) => ((high! << 16) | low!) >> 0;
@@ -23,23 +22,12 @@ const s16 = (word: number) => (word >= 0x8000 ? word - 0x10000 : word);
 
 async function start(unitId?: number, connectDelayMs = 50, port?: number) {
   const emulator = await startEmulator({ now: NOON });
-  after(() => emulator.close());
-  const server = await startTestServer({
-    bundled: ['huawei'],
-    plugins: [
-      {
-        id: 'huawei',
-        plugin: 'huawei',
-        devices:
-          unitId === undefined ? ['inverter_1', 'battery_1'] : [{ id: 'inverter_1', config: { unitId } }, 'battery_1'],
-        config: {
-          connection: { type: 'tcp', host: emulator.host, port: port ?? emulator.port },
-          pollIntervalMs: 500,
-          timeoutMs: 400,
-          connectDelayMs,
-        },
-      },
-    ],
+  const server = await serveDriver(emulator, {
+    plugin: 'huawei',
+    devices:
+      unitId === undefined ? ['inverter_1', 'battery_1'] : [{ id: 'inverter_1', config: { unitId } }, 'battery_1'],
+    connection: { type: 'tcp', host: emulator.host, port: port ?? emulator.port },
+    config: { pollIntervalMs: 500, timeoutMs: 400, connectDelayMs },
   });
   return { device: emulator.device, emulator, server };
 }

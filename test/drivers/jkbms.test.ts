@@ -21,9 +21,8 @@ import {
   parseJkFrame,
   readAllRequest,
 } from '@heliograph/plugin-jkbms/protocol';
-import { startTestServer } from '../helpers/server.js';
-import { serialBridge, SOCAT_SKIP } from '../helpers/pty-bridge.js';
-import { instanceWhen, valuesWhen } from './driver-api.js';
+import { SOCAT_SKIP } from '../helpers/pty-bridge.js';
+import { connectionTo, instanceWhen, serveDriver, valuesWhen } from './driver-api.js';
 
 const noon = () => new Date(2026, 5, 21, 12, 0);
 
@@ -136,21 +135,12 @@ for (const transport of ['tcp', 'serial'] as const) {
     { skip: transport === 'serial' && SOCAT_SKIP },
     async () => {
       const emulator = await startEmulator({ now: noon });
-      after(() => emulator.close());
-      const connection =
-        transport === 'serial'
-          ? { type: 'serial', path: await serialBridge(emulator.port), baudRate: 115200 }
-          : { type: 'tcp', host: emulator.host, port: emulator.port };
-      const server = await startTestServer({
-        bundled: ['jkbms'],
-        plugins: [
-          {
-            id: 'jk',
-            plugin: 'jkbms',
-            devices: ['battery_1'],
-            config: { connection, pollIntervalMs: 1000, timeoutMs: 500 },
-          },
-        ],
+      const server = await serveDriver(emulator, {
+        plugin: 'jkbms',
+        id: 'jk',
+        devices: ['battery_1'],
+        connection: await connectionTo(emulator, transport, { baudRate: 115200 }),
+        config: { pollIntervalMs: 1000, timeoutMs: 500 },
       });
       const values = await valuesWhen(
         server,

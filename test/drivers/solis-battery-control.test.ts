@@ -11,7 +11,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { ManualClock } from '@heliograph/core/clock';
-import type { RunningEmulator } from '@heliograph/plugins-sdk/emulator';
 import { SolisDevice } from '@heliograph/plugin-solis/emulator';
 import { eventually } from '../helpers/child-server.js';
 import { within } from '../helpers/deadline.js';
@@ -23,6 +22,7 @@ import {
   assertNoBatteryControl,
   command,
   lastAudited,
+  leaseOffered,
   MINUTE,
   recordWrites,
   startDriver,
@@ -35,19 +35,15 @@ const BATTERY = { capacityKwh: 5, maxChargeW: 3000, maxDischargeW: 3000, minSoc:
 /** A Solis at `clock` recording its writes. */
 const solis = () => recordWrites(new SolisDevice({ now: () => clock, soc: 50 }));
 
-let emulator: RunningEmulator;
-
-async function start(device: SolisDevice, battery: Record<string, number> | null = BATTERY, clock?: ManualClock) {
-  let server: TestServer;
-  ({ server, emulator } = await startDriver({
+function start(device: SolisDevice, battery: Record<string, number> | null = BATTERY, clock?: ManualClock) {
+  return startDriver({
     plugin: 'solis',
     devices: ['inverter_1', 'battery_1'],
     config: { pollIntervalMs: 500, timeoutMs: 300, ...(battery ? { battery } : {}) },
     transport: 'rtu-over-tcp',
     units: new Map([[1, device]]),
     ...(clock ? { clock } : {}),
-  }));
-  return server;
+  });
 }
 
 /** The remote control registers as the emulator holds them: the force, both powers in W, the timeout in minutes. */
@@ -75,7 +71,7 @@ async function advance(server: TestServer, device: SolisDevice, minutes: number)
 
 test('solis: battery control through the RC registers; the battery follows and is held at the target', async () => {
   const device = solis();
-  const server = await start(device);
+  const { server } = await start(device);
   const info = await valuesWhen(server, (v) => v.get('inverter_1/battery_capacity') === 5, 'limits from the config');
   assert.equal(info.get('inverter_1/battery_control_lease'), 1800, 'bounded on the inverter');
 
@@ -119,8 +115,8 @@ test('solis: battery control through the RC registers; the battery follows and i
 test("solis: a Charge nobody renews is dropped by the inverter when its RC timeout runs out by the inverter's clock", async () => {
   clock = new Date(2026, 11, 21, 22, 0);
   const device = solis();
-  const server = await start(device);
-  await valuesWhen(server, (v) => v.get('inverter_1/battery_control_lease') === 1800, 'a lease of 30 min');
+  const { server, emulator } = await start(device);
+  await leaseOffered(server);
   await command(server, 'inverter_1', { mode: 'charge', powerW: 1500, targetSoc: 90 });
   const { timeoutMin } = rc(device);
   assert.deepEqual(forced(device), { mode: 1, chargeW: 1500 });
@@ -141,8 +137,8 @@ test("solis: a Charge nobody renews is dropped by the inverter when its RC timeo
 test('solis: a renewal writes 43135 alone, which restarts the countdown on the inverter', async () => {
   clock = new Date(2026, 11, 21, 22, 0);
   const device = solis();
-  const server = await start(device);
-  await valuesWhen(server, (v) => v.get('inverter_1/battery_control_lease') === 1800, 'battery control');
+  const { server } = await start(device);
+  await leaseOffered(server);
   await command(server, 'inverter_1', { mode: 'charge', powerW: 1500, targetSoc: 90 });
   assert.deepEqual(
     device.writes.map((w) => w.address),
@@ -193,8 +189,8 @@ test('solis: a force the firmware drops before its timeout is forced again while
   // One clock for the server and the inverter, so the lease and the RC timeout run together.
   const manual = new ManualClock(Date.parse('2026-12-21T21:00:00Z'));
   const device = recordWrites(new SolisDevice({ now: () => new Date(manual.now()), soc: 50 }));
-  const server = await start(device, BATTERY, manual);
-  await valuesWhen(server, (v) => v.get('inverter_1/battery_control_lease') === 1800, 'battery control');
+  const { server, emulator } = await start(device, BATTERY, manual);
+  await leaseOffered(server);
   await command(server, 'inverter_1', { mode: 'charge', powerW: 1500, targetSoc: 90 });
   assert.deepEqual(rc(device), { mode: 1, chargeW: 1500, dischargeW: 0, timeoutMin: 30 });
 
@@ -225,7 +221,7 @@ test('solis: a force left on the inverter is ended at the start, audited; the st
   device.writeRegisters({ address: 43282, values: [30] });
   device.writeRegisters({ address: 43136, values: [300] });
   device.writeRegisters({ address: 43135, values: [1] });
-  const server = await start(device);
+  const { server } = await start(device);
   await assertEndedAtStartAndStop(server, 'inverter_1', {
     via: 'solis',
     read: () => forced(device),
@@ -235,6 +231,6 @@ test('solis: a force left on the inverter is ended at the start, audited; the st
 });
 
 test('solis: without the battery in the config no battery control is offered', async () => {
-  const server = await start(new SolisDevice({ now: () => clock, soc: 50 }), null);
+  const { server } = await start(new SolisDevice({ now: () => clock, soc: 50 }), null);
   await assertNoBatteryControl(server, 'inverter_1');
 });

@@ -9,12 +9,12 @@
 // the emulator's backup port (33148) is in the house load but not in the grid port's power,
 // as the defect "Solis grid power is computed as load - output instead of read from the meter"
 // showed.
-import { after, test } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { startModbusEmulator } from '@heliograph/plugins-sdk/emulator';
 import { DEFAULT_LOGGER_SERIAL, SolisDevice } from '@heliograph/plugin-solis/emulator';
-import { startTestServer, type TestServer } from '../helpers/server.js';
-import { valuesWhen, write } from './driver-api.js';
+import type { TestServer } from '../helpers/server.js';
+import { connectionTo, serveDriver, valuesWhen, write } from './driver-api.js';
 
 const s32 = (high: number, low: number) => ((high << 16) | low) >> 0;
 
@@ -25,21 +25,15 @@ async function start(transport: 'tcp' | 'rtu-over-tcp' | 'solarman', hour: numbe
     units: new Map([[1, device]]),
     loggerSerial: DEFAULT_LOGGER_SERIAL,
   });
-  after(() => emulator.close());
-  const connection =
-    transport === 'solarman'
-      ? { type: 'solarman', host: emulator.host, port: emulator.port, loggerSerial: DEFAULT_LOGGER_SERIAL }
-      : { type: transport, host: emulator.host, port: emulator.port };
-  const server = await startTestServer({
-    bundled: ['solis'],
-    plugins: [
-      {
-        id: 'solis',
-        plugin: 'solis',
-        devices: ['inverter_1', 'battery_1'],
-        config: { connection, pollIntervalMs: 500, timeoutMs: 400 },
-      },
-    ],
+  const server = await serveDriver(emulator, {
+    plugin: 'solis',
+    devices: ['inverter_1', 'battery_1'],
+    connection: await connectionTo(
+      emulator,
+      transport,
+      transport === 'solarman' ? { loggerSerial: DEFAULT_LOGGER_SERIAL } : {},
+    ),
+    config: { pollIntervalMs: 500, timeoutMs: 400 },
   });
   return { device, server };
 }

@@ -8,7 +8,7 @@
 // command left on the device is ended (audited) when the driver starts.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import type { ModbusDevice, RunningEmulator } from '@heliograph/plugins-sdk/emulator';
+import type { ModbusDevice } from '@heliograph/plugins-sdk/emulator';
 import { SunSpecDevice } from '@heliograph/plugin-sunspec/emulator';
 import { eventually } from '../helpers/child-server.js';
 import type { TestServer } from '../helpers/server.js';
@@ -19,6 +19,7 @@ import {
   assertNoBatteryControl,
   command,
   lastAudited,
+  leaseOffered,
   MINUTE,
   recordWrites,
   startDriver,
@@ -36,18 +37,14 @@ const sunspec = () => recordWrites(new SunSpecDevice({ now: () => clock, soc: 50
 const offsets = (device: SunSpecDevice & WriteLog) =>
   device.writes.map((w) => ({ offset: w.address - device.storageAddress - 2, values: w.values }));
 
-let emulator: RunningEmulator;
-
-async function start(device: ModbusDevice) {
-  let server: TestServer;
-  ({ server, emulator } = await startDriver({
+function start(device: ModbusDevice) {
+  return startDriver({
     plugin: 'sunspec',
     devices: ['inverter_1'],
     config: { pollIntervalMs: 500, timeoutMs: 300 },
     transport: 'tcp',
     units: new Map([[1, device]]),
-  }));
-  return server;
+  });
 }
 
 /**
@@ -81,7 +78,7 @@ async function advance(server: TestServer, device: SunSpecDevice, minutes: numbe
 
 test('sunspec: battery control through model 124; the battery follows and is held at the target', async () => {
   const device = sunspec();
-  const server = await start(device);
+  const { server } = await start(device);
   const info = await valuesWhen(server, (v) => v.get('inverter_1/battery_capacity') === 10.24, 'limits from model 802');
   assert.equal(info.get('inverter_1/battery_max_charge_power'), 5000);
   assert.equal(info.get('inverter_1/battery_min_soc'), 10, "model 124's MinRsvPct");
@@ -124,12 +121,8 @@ test('sunspec: battery control through model 124; the battery follows and is hel
 test("sunspec: a Charge nobody renews ends on the device when its revert timeout runs out by the device's clock", async () => {
   clock = new Date(2026, 5, 21, 22, 0);
   const device = sunspec();
-  const server = await start(device);
-  await valuesWhen(
-    server,
-    (v) => v.get('inverter_1/battery_control_lease') === 1800,
-    'a lease of 30 min on the device',
-  );
+  const { server, emulator } = await start(device);
+  await leaseOffered(server);
   await command(server, 'inverter_1', { mode: 'charge', powerW: 1500, targetSoc: 90 });
   const { revertS } = controls(device);
   assert.ok(revertS > 0 && revertS <= 1800, `the revert timeout written with Charge: ${revertS} s`);
@@ -158,8 +151,8 @@ test("sunspec: a Charge nobody renews ends on the device when its revert timeout
 test('sunspec: a renewal restarts the countdown on the device and writes nothing but the revert timeout', async () => {
   clock = new Date(2026, 5, 21, 22, 0);
   const device = sunspec();
-  const server = await start(device);
-  await valuesWhen(server, (v) => v.get('inverter_1/battery_control_lease') === 1800, 'battery control');
+  const { server } = await start(device);
+  await leaseOffered(server);
   await command(server, 'inverter_1', { mode: 'charge', powerW: 1500, targetSoc: 90 });
   const first = controls(device).revertS;
   assert.deepEqual(offsets(device).at(-1), { offset: 3, values: [3] }, 'StorCtl_Mod last');
@@ -203,7 +196,7 @@ test('sunspec: a forced command left on the device is ended at the start, audite
   const device = sunspec();
   // Grid charging without a timeout, as the driver used to leave it: StorCtl_Mod 3, OutWRte -100 %.
   Object.assign(device.storage, { mode: 3, outRate: -10000 & 0xffff, inRate: 10000, gridCharge: 1, rvrtTms: 0 });
-  const server = await start(device);
+  const { server } = await start(device);
   await assertEndedAtStartAndStop(server, 'inverter_1', {
     via: 'sunspec',
     read: () => commanded(device),
@@ -213,6 +206,6 @@ test('sunspec: a forced command left on the device is ended at the start, audite
 });
 
 test('sunspec: a device without model 124 offers no battery control', async () => {
-  const server = await start(floatInverter());
+  const { server } = await start(floatInverter());
   await assertNoBatteryControl(server, 'inverter_1');
 });

@@ -9,8 +9,8 @@ import { startModbusEmulator, type ModbusDevice } from '@heliograph/plugins-sdk/
 import { startTestHost } from '@heliograph/plugins-sdk/testing';
 import sunspec from '@heliograph/plugin-sunspec';
 import { SunSpecDevice } from '@heliograph/plugin-sunspec/emulator';
-import { startTestServer, type TestServer } from '../helpers/server.js';
-import { instanceWhen, valuesWhen } from './driver-api.js';
+import type { TestServer } from '../helpers/server.js';
+import { connectionTo, instanceWhen, serveDriver, valuesWhen } from './driver-api.js';
 import { floatInverter, modelsOf, RelocatedSunSpec } from './sunspec-layouts.js';
 
 let clock = new Date(2026, 5, 21, 12, 0); // the emulator's clock: noon, the sun at its peak
@@ -20,21 +20,11 @@ const acc32 = (words: number[], at: number) => words[at]! * 0x10000 + words[at +
 
 async function startServer(transport: 'tcp' | 'rtu-over-tcp', device: ModbusDevice) {
   const emulator = await startModbusEmulator({ transport, units: new Map([[2, device]]) });
-  after(() => emulator.close());
-  const server = await startTestServer({
-    bundled: ['sunspec'],
-    plugins: [
-      {
-        id: 'sunspec',
-        plugin: 'sunspec',
-        devices: [{ id: 'inverter_1', config: { unitId: 2 } }, 'battery_1'],
-        config: {
-          connection: { type: transport, host: emulator.host, port: emulator.port },
-          pollIntervalMs: 500,
-          timeoutMs: 400,
-        },
-      },
-    ],
+  const server = await serveDriver(emulator, {
+    plugin: 'sunspec',
+    devices: [{ id: 'inverter_1', config: { unitId: 2 } }, 'battery_1'],
+    connection: await connectionTo(emulator, transport),
+    config: { pollIntervalMs: 500, timeoutMs: 400 },
   });
   return { emulator, server };
 }

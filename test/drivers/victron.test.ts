@@ -5,12 +5,11 @@
 // 842 /Dc/Battery/Power (int16), 843 Soc; settings 2700 AcPowerSetPoint (int16 W) and 2901
 // MinimumSocLimit (factor 10); unit 225 (battery) 259 voltage (factor 100), 266 Soc
 // (factor 10); unit 227 (vebus) 31 /State, 33 /Mode (1 Charger Only .. 4 Off).
-import { after, test } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { startModbusEmulator, type ModbusDevice } from '@heliograph/plugins-sdk/emulator';
 import { victronUnits, VictronSite } from '@heliograph/plugin-victron/emulator';
-import { startTestServer } from '../helpers/server.js';
-import { instanceWhen, valuesWhen, write } from './driver-api.js';
+import { connectionTo, instanceWhen, serveDriver, valuesWhen, write } from './driver-api.js';
 
 const clock = new Date(2026, 5, 21, 12, 0);
 const signed = (word: number) => (word >= 0x8000 ? word - 0x10000 : word);
@@ -20,22 +19,12 @@ async function start(config: Record<string, unknown>) {
   const site = new VictronSite({ now: () => clock });
   const units = victronUnits(site);
   const emulator = await startModbusEmulator({ transport: 'tcp', units });
-  after(() => emulator.close());
-  const server = await startTestServer({
-    bundled: ['victron'],
-    plugins: [
-      {
-        id: 'gx',
-        plugin: 'victron',
-        devices: ['inverter_1', 'battery_1'],
-        config: {
-          connection: { type: 'tcp', host: emulator.host, port: emulator.port },
-          pollIntervalMs: 500,
-          timeoutMs: 400,
-          ...config,
-        },
-      },
-    ],
+  const server = await serveDriver(emulator, {
+    plugin: 'victron',
+    id: 'gx',
+    devices: ['inverter_1', 'battery_1'],
+    connection: await connectionTo(emulator, 'tcp'),
+    config: { pollIntervalMs: 500, timeoutMs: 400, ...config },
   });
   return { site, units, server, emulator };
 }

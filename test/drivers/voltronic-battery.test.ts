@@ -2,12 +2,11 @@
 // battery's values on battery_1 (and so in total/*). The device side answers QPIGS with the
 // example reply of mpp-solar's PI30 documentation; its field list (8 battery voltage,
 // 9 charging current, 10 capacity, 15 discharge current) is mpp-solar's.
-import { after, test } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { startEmulatorServer } from '@heliograph/plugins-sdk/emulator';
 import { pi30Protocol, VoltronicDevice } from '@heliograph/plugin-voltronic/emulator';
-import { startTestServer } from '../helpers/server.js';
-import { valuesWhen } from './driver-api.js';
+import { connectionTo, serveDriver, valuesWhen } from './driver-api.js';
 
 const QPIGS =
   '(000.0 00.0 230.0 49.9 0161 0119 003 460 57.50 012 100 0069 0014 103.8 57.45 00000 00110110 00 00 00856 010';
@@ -20,17 +19,12 @@ class PublicExample extends VoltronicDevice {
 
 test('voltronic with a battery device: voltage, current, power and state of charge on battery_1', async () => {
   const emulator = await startEmulatorServer({ protocol: pi30Protocol(new PublicExample()) });
-  after(() => emulator.close());
-  const server = await startTestServer({
-    bundled: ['voltronic'],
-    plugins: [
-      {
-        id: 'axpert',
-        plugin: 'voltronic',
-        devices: ['inverter_1', 'battery_1'],
-        config: { connection: { type: 'tcp', host: emulator.host, port: emulator.port }, pollIntervalMs: 500 },
-      },
-    ],
+  const server = await serveDriver(emulator, {
+    plugin: 'voltronic',
+    id: 'axpert',
+    devices: ['inverter_1', 'battery_1'],
+    connection: await connectionTo(emulator, 'tcp'),
+    config: { pollIntervalMs: 500 },
   });
   const values = await valuesWhen(
     server,

@@ -89,6 +89,11 @@ export const ERROR_CODES = {
   // /api/v1/plugins and an instance's config.
   PLUGIN_INSTANCE_NOT_FOUND: { status: 404, meaning: 'No plugin instance has this id.' },
   PLUGIN_INSTANCE_EXISTS: { status: 409, meaning: 'An instance with this id already exists.' },
+  PLUGIN_INSTANCE_IN_USE: {
+    status: 409,
+    meaning:
+      'The instance is the site’s chosen price or forecast source, or one of their fallbacks: choose another first.',
+  },
   PLUGIN_NOT_LOADABLE: {
     status: 409,
     meaning: 'The instance’s plugin is not installed or cannot be loaded, so it has no config form.',

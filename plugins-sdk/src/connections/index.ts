@@ -55,6 +55,11 @@ export {
   type InverterUnitConfig,
   type RegisterMapInverterOptions,
 } from './register-map-driver.js';
+export {
+  pollIdentifiedInverter,
+  type IdentifiedInverter,
+  type IdentifiedInverterOptions,
+} from './identified-inverter.js';
 export { chooseModel, type ModelChoice } from './model-maps.js';
 export { changedRuns, type RegisterRun } from './register-writes.js';
 export {

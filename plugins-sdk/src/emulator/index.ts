@@ -47,4 +47,5 @@ export {
 export { startUdpEmulatorServer } from './udp-server.js';
 export { connectRaw, modbusTcpLength, readHoldingOverTcp, type RawClient } from './raw-client.js';
 export { clamp, DayIntegrator, householdLoad, sunFraction } from './day.js';
+export { DeviceClockSteps } from './device-clock.js';
 export { EmulatedSite, imageWords, startOneUnitEmulator, type ReadableRanges } from './one-unit.js';

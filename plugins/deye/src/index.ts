@@ -8,25 +8,14 @@
  * ends a forced command found on the device, and the stop writes Normal before the
  * connection closes.
  */
-import {
-  batteryConfigSchema,
-  definePlugin,
-  loadBatteryCommand,
-  z,
-  type Disposer,
-  type PolledBatteryControl,
-} from '@heliograph/plugins-sdk';
+import { batteryConfigSchema, definePlugin, z } from '@heliograph/plugins-sdk';
 import {
   connectionSchema,
-  declareControlled,
   openInverterUnit,
+  pollIdentifiedInverter,
   pollingFields,
-  publishControlled,
   readRegisterMap,
-  stopControlled,
-  unitControl,
   unitIdDeviceConfigSchema,
-  type RegisterMap,
 } from '@heliograph/plugins-sdk/connections';
 import { deyeBatteryControl } from './battery-control.js';
 import { deyeModel, identityMap, ratedPowerMap } from './models.js';
@@ -57,60 +46,32 @@ export default definePlugin({
   id: 'deye',
   configSchema,
   deviceConfigSchema: unitIdDeviceConfigSchema,
-  async setup(ctx, config) {
+  setup(ctx, config) {
     const unit = openInverterUnit(ctx, config, { plugin: 'deye' });
-    const { inverter, battery, unitId, devices, modbus } = unit;
-    const { pollIntervalMs } = config;
-    // Battery control through the time-of-use program, when the battery and its limits are given;
-    // declared once the model (and so where its program lives) is known. Only the power and
-    // target are kept across restarts; the mode starts Normal.
-    const initialCommand = battery && config.battery ? await loadBatteryCommand(ctx.store) : undefined;
-    let deye: PolledBatteryControl | null = null;
-
-    let undeclare: Disposer[] = devices.map((device) =>
-      ctx.topics.declare({ device: device.id, pollIntervalMs, metrics: [], identity: { manufacturer: 'Deye' } }),
-    );
-    /** Declares every device with `map`'s metrics and settings (and the inverter with battery control), replacing the first declaration. */
-    const declare = (map: RegisterMap) => {
-      for (const off of undeclare) off();
-      undeclare = declareControlled(ctx, unit, map, {
-        pollIntervalMs,
-        identity: { manufacturer: 'Deye' },
-        control: deye,
-      });
-    };
-
-    /** Identifies the unit, chooses its map (ConfigError for a model this driver does not know). */
-    const identify = async (signal: AbortSignal): Promise<RegisterMap> => {
-      const { inverter: id } = await readRegisterMap(modbus, unitId, identityMap, { signal });
-      const model = deyeModel(Number(id.device_type));
-      const rated = await readRegisterMap(modbus, unitId, ratedPowerMap(model.value), { signal });
-      let ratedW = Number(rated.inverter.rated_power);
-      if (!(ratedW > 0)) {
-        ctx.log.warn(`unit ${unitId} reports no rated power; max sell power allows up to ${FALLBACK_RATED_W} W`);
-        ratedW = FALLBACK_RATED_W;
-      }
-      const map = model.value.map({ ratedW, gridPowerSource: config.gridPowerFrom });
-      if (battery && config.battery)
-        deye = deyeBatteryControl({
-          ...unitControl(ctx, unit, config.battery, initialCommand),
-          tou: model.value.tou,
-          ratedW,
-        });
-      declare(map);
-      for (const device of devices)
-        ctx.topics.identify({ device: device.id, identity: { model: model.label, serial: String(id.serial) } });
-      return map;
-    };
-
-    let map: RegisterMap | undefined;
-    const poll = async (signal: AbortSignal) => {
-      map ??= await identify(signal);
-      const values = await readRegisterMap(modbus, unitId, map, { signal });
-      await publishControlled(ctx, unit, values, { control: deye, soc: values.battery.state_of_charge, signal });
-    };
-    unit.startPolling(poll);
-    // Normal is written while the connection is still open; a failure is in the audit and here.
-    return () => stopControlled(ctx, inverter, deye, unit.dispose);
+    const { unitId, modbus } = unit;
+    return pollIdentifiedInverter(ctx, unit, {
+      pollIntervalMs: config.pollIntervalMs,
+      identity: { manufacturer: 'Deye' },
+      battery: config.battery,
+      /**
+       * Identifies the unit, chooses its map (ConfigError for a model this driver does not know)
+       * and makes battery control through the time-of-use program where the model's program lives.
+       */
+      async identify(signal, control) {
+        const { inverter: id } = await readRegisterMap(modbus, unitId, identityMap, { signal });
+        const model = deyeModel(Number(id.device_type));
+        const rated = await readRegisterMap(modbus, unitId, ratedPowerMap(model.value), { signal });
+        let ratedW = Number(rated.inverter.rated_power);
+        if (!(ratedW > 0)) {
+          ctx.log.warn(`unit ${unitId} reports no rated power; max sell power allows up to ${FALLBACK_RATED_W} W`);
+          ratedW = FALLBACK_RATED_W;
+        }
+        return {
+          map: model.value.map({ ratedW, gridPowerSource: config.gridPowerFrom }),
+          control: control && deyeBatteryControl({ ...control, tou: model.value.tou, ratedW }),
+          identity: { model: model.label, serial: String(id.serial) },
+        };
+      },
+    });
   },
 });

@@ -9,24 +9,13 @@
  * declaration ends a forced command found on the device, and the stop writes Normal before the
  * connection closes.
  */
-import {
-  batteryConfigSchema,
-  definePlugin,
-  loadBatteryCommand,
-  z,
-  type Disposer,
-  type PolledBatteryControl,
-} from '@heliograph/plugins-sdk';
+import { batteryConfigSchema, definePlugin, z } from '@heliograph/plugins-sdk';
 import {
   connectionSchema,
-  declareControlled,
   ModbusExceptionError,
   openInverterUnit,
+  pollIdentifiedInverter,
   pollingFields,
-  publishControlled,
-  readRegisterMap,
-  stopControlled,
-  unitControl,
   unitIdDeviceConfigSchema,
   type ModbusClient,
 } from '@heliograph/plugins-sdk/connections';
@@ -75,53 +64,32 @@ export default definePlugin({
   id: 'goodwe',
   configSchema,
   deviceConfigSchema: unitIdDeviceConfigSchema,
-  async setup(ctx, config) {
+  setup(ctx, config) {
     // GoodWe's communication address is 0xF7 (247) unless set otherwise on the inverter.
     const unit = openInverterUnit(ctx, config, { plugin: 'goodwe', defaultUnitId: 0xf7 });
-    const { inverter, battery, unitId, devices, modbus, timeoutMs } = unit;
-    const { pollIntervalMs } = config;
-    const initial = battery && config.battery ? await loadBatteryCommand(ctx.store) : undefined;
-    let goodwe: PolledBatteryControl | null = null;
-
-    let undeclare: Disposer[] = devices.map((device) =>
-      ctx.topics.declare({ device: device.id, pollIntervalMs, metrics: [], identity: IDENTITY }),
-    );
-    const declare = () => {
-      for (const off of undeclare) off();
-      undeclare = declareControlled(ctx, unit, goodweMap, { pollIntervalMs, identity: IDENTITY, control: goodwe });
-    };
-
-    /** Reads the device information (et.py `read_device_info`: 35000, 33 registers) and declares the devices. */
-    const identify = async (signal: AbortSignal) => {
-      const info = await deviceInfo(modbus, { unitId, timeoutMs, signal });
-      let { ratedW } = info;
-      const { serial, model } = info;
-      if (!(ratedW > 0)) {
-        ctx.log.warn(
-          `unit ${unitId} reports no rated power (35001); eco group power is taken as a share of ${FALLBACK_RATED_W} W`,
-        );
-        ratedW = FALLBACK_RATED_W;
-      }
-      if (battery && config.battery) {
-        const version = await groupVersion(modbus, unitId, timeoutMs, signal);
-        goodwe = goodweBatteryControl({ ...unitControl(ctx, unit, config.battery, initial), version, ratedW });
-      }
-      declare();
-      for (const device of devices)
-        ctx.topics.identify({
-          device: device.id,
-          identity: { model: model || 'ET/EH', ...(serial ? { serial } : {}) },
-        });
-    };
-
-    let identified = false;
-    unit.startPolling(async (signal) => {
-      if (!identified) await identify(signal);
-      identified = true;
-      const values = await readRegisterMap(modbus, unitId, goodweMap, { signal });
-      await publishControlled(ctx, unit, values, { control: goodwe, soc: values.battery.state_of_charge, signal });
+    const { unitId, modbus, timeoutMs } = unit;
+    return pollIdentifiedInverter(ctx, unit, {
+      pollIntervalMs: config.pollIntervalMs,
+      identity: IDENTITY,
+      battery: config.battery,
+      /** Reads the device information (et.py `read_device_info`: 35000, 33 registers) and the eco mode's version. */
+      async identify(signal, control) {
+        const info = await deviceInfo(modbus, { unitId, timeoutMs, signal });
+        let { ratedW } = info;
+        const { serial, model } = info;
+        if (!(ratedW > 0)) {
+          ctx.log.warn(
+            `unit ${unitId} reports no rated power (35001); eco group power is taken as a share of ${FALLBACK_RATED_W} W`,
+          );
+          ratedW = FALLBACK_RATED_W;
+        }
+        let eco = null;
+        if (control) {
+          const version = await groupVersion(modbus, unitId, timeoutMs, signal);
+          eco = goodweBatteryControl({ ...control, version, ratedW });
+        }
+        return { map: goodweMap, control: eco, identity: { model: model || 'ET/EH', ...(serial ? { serial } : {}) } };
+      },
     });
-    // Normal is written while the connection is still open; a failure is in the audit and here.
-    return () => stopControlled(ctx, inverter, goodwe, unit.dispose);
   },
 });

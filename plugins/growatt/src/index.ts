@@ -10,26 +10,14 @@
  * writes Normal before the connection closes. A unit it cannot identify, or of another
  * family than the one configured, stops the instance with the codes it read.
  */
-import {
-  batteryConfigSchema,
-  definePlugin,
-  DeviceRefusedError,
-  loadBatteryCommand,
-  z,
-  type Disposer,
-  type PolledBatteryControl,
-} from '@heliograph/plugins-sdk';
+import { batteryConfigSchema, definePlugin, DeviceRefusedError, z } from '@heliograph/plugins-sdk';
 import {
   connectionSchema,
-  declareControlled,
   openInverterUnit,
+  pollIdentifiedInverter,
   pollingFields,
-  publishControlled,
   readRegisterMap,
-  stopControlled,
-  unitControl,
   unitIdDeviceConfigSchema,
-  type RegisterMap,
 } from '@heliograph/plugins-sdk/connections';
 import { growattBatteryControl } from './battery-control.js';
 import { growattModel } from './models.js';
@@ -54,22 +42,13 @@ const configSchema = z.strictObject({
     .meta({ title: 'Family' }),
 });
 
-const IDENTITY = { manufacturer: 'Growatt' } as const;
-
 export default definePlugin({
   id: 'growatt',
   configSchema,
   deviceConfigSchema: unitIdDeviceConfigSchema,
-  async setup(ctx, config) {
+  setup(ctx, config) {
     const unit = openInverterUnit(ctx, config, { plugin: 'growatt' });
-    const { inverter, battery, unitId, devices, modbus } = unit;
-    const { pollIntervalMs } = config;
-    // Only the power and target are kept across restarts; the mode starts Normal.
-    const initialCommand = battery && config.battery ? await loadBatteryCommand(ctx.store) : undefined;
-    let growatt: PolledBatteryControl | null = null;
-    let undeclare: Disposer[] = devices.map((device) =>
-      ctx.topics.declare({ device: device.id, pollIntervalMs, metrics: [], identity: IDENTITY }),
-    );
+    const { unitId, modbus } = unit;
 
     /** The VPP device type code (holding 30000), or null from a unit that refuses the VPP range. */
     const vppCode = async (signal: AbortSignal): Promise<number | null> => {
@@ -81,28 +60,21 @@ export default definePlugin({
       }
     };
 
-    /** Identifies the unit and declares its family's metrics and settings (ConfigError for a unit it does not read). */
-    const identify = async (signal: AbortSignal): Promise<RegisterMap> => {
-      const { inverter: id } = await readRegisterMap(modbus, unitId, identityMap, { signal });
-      const codes = { vpp: await vppCode(signal), legacy: Number(id.device_type) };
-      const model = growattModel(codes, config.family);
-      const { map } = model.value;
-      if (battery && config.battery)
-        growatt = growattBatteryControl(unitControl(ctx, unit, config.battery, initialCommand));
-      for (const off of undeclare) off();
-      undeclare = declareControlled(ctx, unit, map, { pollIntervalMs, identity: IDENTITY, control: growatt });
-      for (const device of devices)
-        ctx.topics.identify({ device: device.id, identity: { model: model.label, serial: String(id.serial) } });
-      return map;
-    };
-
-    let map: RegisterMap | undefined;
-    unit.startPolling(async (signal) => {
-      map ??= await identify(signal);
-      const values = await readRegisterMap(modbus, unitId, map, { signal });
-      await publishControlled(ctx, unit, values, { control: growatt, soc: values.battery.state_of_charge, signal });
+    return pollIdentifiedInverter(ctx, unit, {
+      pollIntervalMs: config.pollIntervalMs,
+      identity: { manufacturer: 'Growatt' },
+      battery: config.battery,
+      /** Identifies the unit and picks its family's map (ConfigError for a unit it does not read). */
+      async identify(signal, control) {
+        const { inverter: id } = await readRegisterMap(modbus, unitId, identityMap, { signal });
+        const codes = { vpp: await vppCode(signal), legacy: Number(id.device_type) };
+        const model = growattModel(codes, config.family);
+        return {
+          map: model.value.map,
+          control: control && growattBatteryControl(control),
+          identity: { model: model.label, serial: String(id.serial) },
+        };
+      },
     });
-    // Normal is written while the connection is still open; a failure is in the audit and here.
-    return () => stopControlled(ctx, inverter, growatt, unit.dispose);
   },
 });

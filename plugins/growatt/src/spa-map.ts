@@ -14,6 +14,7 @@ import {
   INVERTER_STATES,
   labelsOf,
   OFF_ON,
+  percentSetting,
   prioritySettings,
   signedFlows,
   socSetting,
@@ -22,17 +23,6 @@ import {
   tenths32,
   V124,
 } from './storage-block.js';
-
-/** A power rate setting, 0..100 % of the rated power. */
-const rateSetting = (name: string, displayName: string, address: number): RegisterEntry => ({
-  name,
-  displayName,
-  unit: '%',
-  table: 'holding',
-  address,
-  type: 'u16',
-  writable: { min: 0, max: 100, step: 1 },
-});
 
 /**
  * One time slot of a priority as settings: start and stop (hour in the high byte, minute in
@@ -76,10 +66,10 @@ export const spaMap = defineRegisterMap({
     { ...inverterMetrics.temperature, address: 2093, type: 'u16', scale: 0.1 },
     ...storageRegisters,
     ...prioritySettings,
-    rateSetting('grid_first_discharge_rate', 'Grid first: discharge power rate', 1070),
+    percentSetting('grid_first_discharge_rate', 'Grid first: discharge power rate', 1070),
     socSetting('grid_first_stop_soc', 'Grid first: discharge stop SOC', 1071),
     ...timeSlotSettings('grid_first_slot_1', 'Grid first slot 1', 1080),
-    rateSetting('battery_first_charge_rate', 'Battery first: charge power rate', 1090),
+    percentSetting('battery_first_charge_rate', 'Battery first: charge power rate', 1090),
     ...timeSlotSettings('battery_first_slot_1', 'Battery first slot 1', 1100),
   ],
   derived: [...signedFlows],

@@ -47,16 +47,20 @@ export const V124 =
 export const labelsOf = (options: ReadonlyArray<{ value: number; label: string }>): Record<number, string> =>
   Object.fromEntries(options.map((o) => [o.value, o.label]));
 
-/** A percentage setting of 10..100 % (the floor keeps a write from emptying the battery). */
-export const socSetting = (name: string, displayName: string, address: number): RegisterEntry => ({
+/** A percentage setting in one holding word, `min`..100 %: a power rate (of the rated power), a stop SOC. */
+export const percentSetting = (name: string, displayName: string, address: number, min = 0): RegisterEntry => ({
   name,
   displayName,
   unit: '%',
   table: 'holding',
   address,
   type: 'u16',
-  writable: { min: 10, max: 100, step: 1 },
+  writable: { min, max: 100, step: 1 },
 });
+
+/** A stop SOC of 10..100 % (the floor keeps a write from emptying the battery). */
+export const socSetting = (name: string, displayName: string, address: number): RegisterEntry =>
+  percentSetting(name, displayName, address, 10);
 
 /**
  * The storage block both families answer (input 1009..1060, protocol v1.24): Pdischarge1

@@ -7,6 +7,7 @@
  */
 import { timingSafeEqual } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import type { Duplex } from 'node:stream';
 import { RPCServer } from 'ocpp-rpc';
 import type { ChargerDevice } from './charger-device.js';
@@ -56,6 +57,12 @@ export class CentralSystem {
   /** A port of the plugin's own (config `port`) instead of the service's. */
   async listen(port: number, host: string): Promise<void> {
     await this.rpc.listen(port, host);
+  }
+
+  /** A listener on loopback at a free port (the demo's charge point in this process); resolves with the port. */
+  async listenLoopback(): Promise<number> {
+    const server = await this.rpc.listen(0, '127.0.0.1');
+    return (server.address() as AddressInfo).port;
   }
 
   async close(): Promise<void> {

@@ -30,6 +30,16 @@ interface Applied {
   until: number;
 }
 
+/** What the plugin gives a charger beyond its config. */
+export interface ChargerOptions {
+  /** Owner settings to start from instead of the usual defaults (the demo's charger); stored ones win. */
+  defaults?: Partial<OwnerSettings>;
+  /** Called after each look at the inputs (the plugin's home battery hold follows the chargers). */
+  onChange?: () => void;
+  /** The home battery's part of `reason` while this charger's car draws with the battery kept out. */
+  batteryNote?: () => string;
+}
+
 /** The site's power as the rules read it (total/* topics), kept from the subscription. */
 interface SitePower {
   gridPowerW: number | null;
@@ -62,12 +72,15 @@ export class ChargerDevice {
   private readonly leaseMs: number;
   private publishTimer: NodeJS.Timeout | null = null;
   private lastPublishAt = 0;
+  /** Set by stop(): the device's topics are undeclared, nothing is published or decided after it. */
+  private stopped = false;
 
   constructor(
     private readonly ctx: PluginContext,
     readonly device: Device,
     readonly charger: ChargerConfig,
     private readonly config: OcppConfig,
+    private readonly options: ChargerOptions = {},
   ) {
     this.leaseMs = config.leaseMinutes * 60_000;
     this.nextPhases = charger.phases;
@@ -77,13 +90,15 @@ export class ChargerDevice {
       events: {
         changed: () => this.changed(),
         metered: () => this.changed(),
-        booted: () => void this.startClean(),
+        booted: () => {
+          if (!this.stopped) void this.startClean();
+        },
       },
     });
   }
 
   async start(): Promise<void> {
-    this.settings = await loadSettings(this.ctx.store, this.device.id, this.charger);
+    this.settings = await loadSettings(this.ctx.store, this.device.id, this.charger, this.options.defaults);
     this.ctx.topics.declare(chargerDeclaration(this));
     this.publish();
   }
@@ -119,6 +134,7 @@ export class ChargerDevice {
     this.applied = { currentA, phases, at: this.ctx.now(), until };
     this.refusedAt = null;
     this.commandProblem = null;
+    if (this.stopped) return;
     this.ctx.topics.publish({
       device: this.device.id,
       values: { current_limit: currentA, active_phases: phases, lease_end: new Date(until).toISOString() },
@@ -141,6 +157,7 @@ export class ChargerDevice {
 
   /** Runs on every input and on the plugin's tick: decides when the interval has passed, and checks silence. */
   changed(): void {
+    if (this.stopped) return;
     this.checkSilence();
     const now = this.ctx.now();
     if (now - this.lastDecideAt >= this.config.decideIntervalMs) {
@@ -148,6 +165,16 @@ export class ChargerDevice {
       this.runRules(now);
     }
     this.publish();
+    this.options.onChange?.();
+  }
+
+  /**
+   * Whether the home battery is to be kept out of this charger's car now: the rules say so
+   * (current offered, battery-to-car not allowed) and the car draws.
+   */
+  needsBatteryHold(): boolean {
+    if (!this.decision?.holdHomeBattery || !this.link.carPlugged) return false;
+    return (this.link.state.meter.powerW ?? 0) > 0 || this.link.state.status === 'Charging';
   }
 
   private checkSilence(): void {
@@ -220,8 +247,9 @@ export class ChargerDevice {
       if (phases !== (this.applied?.phases ?? this.charger.phases)) this.ruleState = INITIAL_RULE_STATE;
       this.commandProblem = `the charger did not take the charging profile (${(err as Error).message}); it charges by its own default`;
       this.ctx.log.warn(this.commandProblem);
-      // What Heliograph set before must not hold the charger instead: back to its own default.
-      if (this.applied) await this.clearAfterRefusal();
+      // What Heliograph set before must not hold the charger instead: back to its own default
+      // (after a stop the stop has cleared it).
+      if (this.applied && !this.stopped) await this.clearAfterRefusal();
     } finally {
       this.sending = false;
     }
@@ -273,7 +301,9 @@ export class ChargerDevice {
     if (state.offlineReason) return state.offlineReason;
     if (!state.booted) return 'waiting for the charger’s BootNotification';
     if (this.commandProblem) return this.commandProblem;
-    return this.decision?.reason ?? 'deciding';
+    const reason = this.decision?.reason ?? 'deciding';
+    const battery = this.options.batteryNote && this.needsBatteryHold() ? this.options.batteryNote() : null;
+    return battery ? `${reason}; ${battery}` : reason;
   }
 
   /**
@@ -281,7 +311,7 @@ export class ChargerDevice {
    * out at the end of the wait): a charger's burst of messages is one update.
    */
   publish(): void {
-    if (this.publishTimer) return;
+    if (this.publishTimer || this.stopped) return;
     const wait = this.lastPublishAt + PUBLISH_EVERY_MS - Date.now();
     if (wait <= 0) return this.publishNow();
     this.publishTimer = setTimeout(() => {
@@ -291,6 +321,7 @@ export class ChargerDevice {
   }
 
   private publishNow(): void {
+    if (this.stopped) return;
     this.lastPublishAt = Date.now();
     const { state } = this.link;
     const meter = state.meter;
@@ -321,7 +352,9 @@ export class ChargerDevice {
   }
 
   async stop(): Promise<void> {
+    this.stopped = true;
     if (this.publishTimer) clearTimeout(this.publishTimer);
+    this.publishTimer = null;
     await this.link.detach();
   }
 }

@@ -10,7 +10,7 @@ import { secret, z } from '@heliograph/plugins-sdk';
 /** At most this many chargers per instance (the manifest's `devices.max`). */
 export const MAX_CHARGERS = 8;
 
-const chargerSchema = z.strictObject({
+export const chargerSchema = z.strictObject({
   chargePointId: z
     .string()
     .regex(/^[A-Za-z0-9._~:-]{1,48}$/, 'must be 1 to 48 letters, digits or . _ ~ : - (OCPP 1.6 CiString48 in the URL)')
@@ -68,6 +68,32 @@ const chargers = Object.fromEntries(
   ]),
 ) as Record<`charger_${number}`, z.ZodOptional<typeof chargerSchema>>;
 
+const clockTime = (title: string, fallback: string, what: string) =>
+  z
+    .string()
+    .regex(/^([01]\d|2[0-3]):[0-5]\d$/, 'must be a local time HH:MM, such as "18:00"')
+    .default(fallback)
+    .describe(what)
+    .meta({ title });
+
+/** The demo's car (`demoChargePoint`): when it plugs in and out, site time, and its battery. */
+const demoCarSchema = z
+  .strictObject({
+    plugInAt: clockTime('Plugs in at', '18:00', 'The demo car plugs in at this local time of the site each day.'),
+    unplugAt: clockTime('Unplugs at', '07:00', 'The demo car is unplugged at this local time of the site.'),
+    capacityKWh: z
+      .number()
+      .int()
+      .min(10)
+      .max(200)
+      .default(60)
+      .describe("The demo car's battery, kWh; it comes home at 40 to 60 % each evening.")
+      .meta({ title: 'Car battery (kWh)' }),
+  })
+  .default({ plugInAt: '18:00', unplugAt: '07:00', capacityKWh: 60 })
+  .describe('The demo car of the demo charge point.')
+  .meta({ title: 'Demo car' });
+
 export const configSchema = z.strictObject({
   path: z
     .string()
@@ -118,6 +144,14 @@ export const configSchema = z.strictObject({
     .default({})
     .describe('One entry per charger, keyed by its device id (charger_1 ... charger_8).')
     .meta({ title: 'Chargers' }),
+  demoChargePoint: z
+    .boolean()
+    .default(false)
+    .describe(
+      'For the demo: the first charger device is an emulated charge point run by the plugin itself over loopback (no chargers entry needed, a random password each start), with a car that plugs in each evening. Off for a real charger.',
+    )
+    .meta({ title: 'Demo charge point' }),
+  demoCar: demoCarSchema,
 });
 
 export type OcppConfig = z.infer<typeof configSchema>;

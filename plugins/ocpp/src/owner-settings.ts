@@ -43,9 +43,17 @@ export function defaultSettings(config: ChargerConfig): OwnerSettings {
   };
 }
 
-/** The stored settings over the defaults; what no longer fits the config (a lowered rating) is left out. */
-export async function loadSettings(store: PluginStore, device: string, config: ChargerConfig): Promise<OwnerSettings> {
-  const settings = defaultSettings(config);
+/**
+ * The stored settings over the defaults (with `defaults` over the usual ones: the demo's
+ * charger); what no longer fits the config (a lowered rating) is left out.
+ */
+export async function loadSettings(
+  store: PluginStore,
+  device: string,
+  config: ChargerConfig,
+  defaults: Partial<OwnerSettings> = {},
+): Promise<OwnerSettings> {
+  const settings = { ...defaultSettings(config), ...defaults };
   const stored = (await store.get<Partial<OwnerSettings>>(`settings:${device}`)) ?? {};
   if (stored.mode !== undefined && CHARGE_MODES.includes(stored.mode)) settings.mode = stored.mode;
   if (isAmps(stored.maxCurrentA, config)) settings.maxCurrentA = stored.maxCurrentA;

@@ -18,12 +18,10 @@ import {
 import {
   connectionSchema,
   controlContext,
-  inverterOnUnit,
-  openModbus,
+  openInverterUnit,
   pollingFields,
   stopControlled,
   unitIdDeviceConfigSchema,
-  watchUnit,
 } from '@heliograph/plugins-sdk/connections';
 import { storageLimits, sunspecBatteryControl } from './battery-control.js';
 import { discoverChain, type ReadTarget } from './chain.js';
@@ -68,10 +66,8 @@ export default definePlugin({
   configSchema,
   deviceConfigSchema: unitIdDeviceConfigSchema,
   setup(ctx, config) {
-    const { inverter, battery, unitId } = inverterOnUnit(ctx.devices, 'sunspec');
-    const timeoutMs = Math.min(config.timeoutMs, config.pollIntervalMs / 2);
-    const modbus = openModbus(config.connection, { timeoutMs });
-    const unit = watchUnit(ctx, { modbus, unitId, devices: battery ? [inverter, battery] : [inverter] });
+    const unit = openInverterUnit(ctx, config, { plugin: 'sunspec' });
+    const { inverter, battery, unitId, modbus, timeoutMs } = unit;
     const where = `unit ${unitId} at ${modbus.link.description}`;
     const { pollIntervalMs } = config;
 
@@ -135,14 +131,10 @@ export default definePlugin({
         throw err;
       }
     };
-    ctx.scheduler.every({
-      name: 'poll',
-      intervalMs: pollIntervalMs,
-      run: ({ signal }) => unit.poll(() => poll(signal)),
-    });
+    unit.startPolling(poll);
 
     // Normal is written while the connection is still open; a failure is in the audit and here.
-    return () => stopControlled(ctx, inverter, storage, unit.dispose, () => modbus.release());
+    return () => stopControlled(ctx, inverter, storage, unit.dispose);
   },
 });
 

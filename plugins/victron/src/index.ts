@@ -6,24 +6,16 @@
  * Modbus TCP -> Available services on the GX. With `battery` given, the inverter offers battery
  * control through the GX's Dynamic ESS schedule slot 0 (battery-control.ts).
  */
-import {
-  batteryConfigSchema,
-  ConfigError,
-  definePlugin,
-  loadBatteryCommand,
-  z,
-  type MetricValue,
-} from '@heliograph/plugins-sdk';
+import { batteryConfigSchema, definePlugin, loadBatteryCommand, z, type MetricValue } from '@heliograph/plugins-sdk';
 import {
   connectionSchema,
   controlContext,
-  openModbus,
+  openInverterUnit,
   pollingFields,
   publishControlled,
   readRegisterMap,
   registerMapDeclarations,
   stopControlled,
-  watchUnit,
   type RegisterMap,
 } from '@heliograph/plugins-sdk/connections';
 import { victronBatteryControl } from './battery-control.js';
@@ -56,18 +48,9 @@ export default definePlugin({
   id: 'victron',
   configSchema,
   async setup(ctx, config) {
-    const inverters = ctx.devices.filter((d) => d.kind === 'inverter');
-    const batteries = ctx.devices.filter((d) => d.kind === 'battery');
-    if (inverters.length !== 1 || batteries.length > 1)
-      throw new ConfigError(
-        `a victron instance reads one GX system and at most its battery (["inverter_1"] or ["inverter_1", "battery_1"]), not ${JSON.stringify(ctx.devices.map((d) => d.id))}`,
-      );
-    const inverter = inverters[0]!;
-    const battery = batteries[0];
-    const timeoutMs = Math.min(config.timeoutMs, config.pollIntervalMs / 2);
-    const modbus = openModbus(config.connection, { timeoutMs });
-    const devices = battery ? [inverter, battery] : [inverter];
-    const unit = watchUnit(ctx, { modbus, unitId: config.systemUnit, devices });
+    // The GX system is the inverter, on the system unit.
+    const unit = openInverterUnit(ctx, config, { plugin: 'victron', defaultUnitId: config.systemUnit });
+    const { inverter, battery, devices, modbus, timeoutMs } = unit;
     /** The maps to read, each on its unit. */
     const reads: Array<{ unitId: number; map: RegisterMap }> = [{ unitId: config.systemUnit, map: systemMap }];
     if (config.batteryUnit !== undefined) reads.push({ unitId: config.batteryUnit, map: batteryMap });
@@ -125,12 +108,8 @@ export default definePlugin({
         signal,
       });
     };
-    ctx.scheduler.every({
-      name: 'poll',
-      intervalMs: config.pollIntervalMs,
-      run: ({ signal }) => unit.poll(() => poll(signal)),
-    });
+    unit.startPolling(poll);
     // Normal is written while the connection is still open; a failure is in the audit and here.
-    return () => stopControlled(ctx, inverter, storage, unit.dispose, () => modbus.release());
+    return () => stopControlled(ctx, inverter, storage, unit.dispose);
   },
 });

@@ -130,6 +130,8 @@ export function pluginInstancesRoutes(deps: {
   record?: RecordChange;
   /** The instances' long tasks, for answers shaped as GET /api/v1/plugins' rows. */
   progress?: ProgressBoard;
+  /** The owner's price and forecast sources (config `prices`, `forecast`): one of them is not removed. */
+  sources?: () => SourceChoices;
 }): Router {
   const { host, save } = deps;
   /** The instance's row as GET /api/v1/plugins answers it. */
@@ -193,6 +195,12 @@ export function pluginInstancesRoutes(deps: {
     const id = ctx.params.id!;
     const before = host.entries().find((e) => e.id === id);
     if (!before) throw unknownInstance(id);
+    const use = deps.sources && sourceUse(id, deps.sources());
+    if (use)
+      throw new ApiError(
+        'PLUGIN_INSTANCE_IN_USE',
+        `instance "${id}" is ${use}: choose another in the site settings (Site tab) first, then remove it`,
+      );
     const oldValue = shown(before);
     host.remove(id);
     await host.settled();
@@ -209,4 +217,17 @@ export function pluginInstancesRoutes(deps: {
   });
 
   return router;
+}
+
+/** The sources an owner chose, as the site settings hold them. */
+export type SourceChoices = Record<'prices' | 'forecast', { source: string | null; fallbacks: readonly string[] }>;
+
+/** What `id` is to the site's sources, in words, or undefined when it is none of them. */
+function sourceUse(id: string, choices: SourceChoices): string | undefined {
+  const what = { prices: 'grid prices', forecast: 'the forecast' } as const;
+  for (const section of ['prices', 'forecast'] as const) {
+    if (choices[section].source === id) return `the site's chosen source of ${what[section]}`;
+    if (choices[section].fallbacks.includes(id)) return `a fallback source of ${what[section]}`;
+  }
+  return undefined;
 }

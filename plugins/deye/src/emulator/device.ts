@@ -1,14 +1,15 @@
 /**
  * An emulated Deye / Sunsynk hybrid inverter with its battery: the holding registers of the
- * real device (the map in shared/reference/providers.md and the public definitions),
+ * real device (at the addresses of the public definitions the driver's maps cite),
  * recomputed from the site's flows at each request, its writable settings with the device's
  * checks, its clock (settable, and drifting as a test says) and the time-of-use program it
  * runs by that clock.
  */
 import {
   clamp,
-  DayIntegrator,
+  DeviceClockSteps,
   ModbusException,
+  type DayIntegrator,
   ModbusExceptionCode,
   type ModbusDevice,
 } from '@heliograph/plugins-sdk/emulator';
@@ -19,9 +20,6 @@ import { TouProgram, type TouEffect } from './tou.js';
 
 /** Holding registers 0..999 can be read (unmapped ones read 0); beyond is an illegal address. */
 const REGISTER_COUNT = 1000;
-const MINUTE = 60_000;
-/** At most this much time is caught up at one request, so a paused process does not drain a battery at once. */
-const HOUR = 3_600_000;
 
 export interface DeyeDeviceOptions {
   /** The true time (the sun, the load, the battery's physics); default the system clock. */
@@ -61,10 +59,9 @@ export class DeyeDevice implements ModbusDevice {
   clockOffsetMs: number;
   readonly model: DeyeEmulatorModel;
   private readonly now: () => Date;
+  /** The battery moved on a minute of the device's clock at a time, and today's counters. */
+  private readonly steps: DeviceClockSteps;
   private readonly day: DayIntegrator;
-  /** The moment the day integrator is at, while a request catches up minute by minute. */
-  private stepTime: Date;
-  private last: number;
   private readonly serial: string;
   private readonly peakPvW: number;
   private readonly capacityWh: number;
@@ -72,10 +69,9 @@ export class DeyeDevice implements ModbusDevice {
 
   constructor(options: DeyeDeviceOptions = {}) {
     this.now = options.now ?? (() => new Date());
-    this.stepTime = this.now();
-    this.last = this.stepTime.getTime();
-    this.day = new DayIntegrator(() => this.stepTime);
     this.clockOffsetMs = options.clockOffsetMs ?? 0;
+    this.steps = new DeviceClockSteps(this.now, () => this.clockOffsetMs);
+    this.day = this.steps.day;
     this.serial = options.serial ?? '2203140123';
     this.peakPvW = options.peakPvW ?? 6000;
     this.capacityWh = (options.capacityAh ?? 100) * 51.2;
@@ -142,31 +138,11 @@ export class DeyeDevice implements ModbusDevice {
   }
 
   /**
-   * Moves the battery and today's counters on to now, a minute at a time so that the
-   * program's slot boundaries take effect when they pass (at most the last hour is caught up);
-   * returns the flows now.
+   * Moves the battery and today's counters on to now, a minute of the device's clock at a time
+   * so that the program's slot boundaries take effect when they pass; returns the flows now.
    */
   private step(): Flows {
-    const end = this.now().getTime();
-    if (end < this.last) {
-      // The clock was set back: nothing to integrate, go on from there.
-      this.last = end;
-      this.stepTime = new Date(end);
-      this.day.advance();
-    }
-    const from = Math.max(this.last, end - HOUR);
-    if (from > this.last) {
-      // Skipped time is not integrated; the day's counters still see the date it reached.
-      this.stepTime = new Date(from);
-      this.day.advance();
-    }
-    for (let t = from; t < end;) {
-      const next = Math.min(end, t + MINUTE - ((t + this.clockOffsetMs) % MINUTE));
-      this.integrate(new Date(t), new Date(next));
-      t = next;
-    }
-    this.last = end;
-    return this.flowsAt(new Date(end));
+    return this.flowsAt(this.steps.run((from, hours) => this.integrate(from, hours)));
   }
 
   private flowsAt(time: Date): Flows {
@@ -174,10 +150,8 @@ export class DeyeDevice implements ModbusDevice {
     return siteFlows({ time, soc: this.soc, settings: this.settings, peakPvW: this.peakPvW, tou });
   }
 
-  /** The battery and the counters from `from` to `to`, with the flows at `from` (both within one minute of the device's clock). */
-  private integrate(from: Date, to: Date): void {
-    this.stepTime = to;
-    const hours = this.day.advance();
+  /** The battery and the counters for `hours` from `from`, with the flows at `from` (within one minute of the device's clock). */
+  private integrate(from: Date, hours: number): void {
     const flows = this.flowsAt(from);
     const tou = this.tou.effect(new Date(from.getTime() + this.clockOffsetMs));
     let soc = clamp(this.soc + ((flows.charge - flows.discharge) * hours * 100) / this.capacityWh, 0, 100);

@@ -10,13 +10,14 @@
  */
 import {
   clamp,
-  DayIntegrator,
+  DeviceClockSteps,
   householdLoad,
   ModbusException,
   ModbusExceptionCode,
   sunFraction,
   textWords,
   wordsOf32,
+  type DayIntegrator,
   type ModbusDevice,
 } from '@heliograph/plugins-sdk/emulator';
 import { CLOCK, clockWords, deviceTime, EMS_MODE, WORK_MODE } from '../eco-mode.js';
@@ -113,9 +114,9 @@ export class GoodweDevice implements ModbusDevice {
   readonly ratedW = 10_000;
   readonly settings = new Map<number, number>(SETTINGS.map(([address, value]) => [address, value]));
   private readonly now: () => Date;
+  /** The battery moved on a minute of the device's clock at a time, and today's counters. */
+  private readonly steps: DeviceClockSteps;
   private readonly day: DayIntegrator;
-  private stepTime: Date;
-  private last: number;
   private readonly peakPvW: number;
   /** Lifetime counters, kWh, before today. */
   private readonly totals = {
@@ -129,10 +130,9 @@ export class GoodweDevice implements ModbusDevice {
 
   constructor(options: GoodweDeviceOptions = {}) {
     this.now = options.now ?? (() => new Date());
-    this.stepTime = this.now();
-    this.last = this.stepTime.getTime();
-    this.day = new DayIntegrator(() => this.stepTime);
     this.clockOffsetMs = options.clockOffsetMs ?? 0;
+    this.steps = new DeviceClockSteps(this.now, () => this.clockOffsetMs);
+    this.day = this.steps.day;
     this.soc = options.soc ?? 50;
     this.peakPvW = options.peakPvW ?? 6000;
     this.seedToday();
@@ -268,29 +268,10 @@ export class GoodweDevice implements ModbusDevice {
 
   /** Moves the battery and today's counters on to now a minute of the device's clock at a time (at most the last hour). */
   private step(): GoodweFlows {
-    const end = this.now().getTime();
-    if (end < this.last) {
-      this.last = end;
-      this.stepTime = new Date(end);
-      this.day.advance();
-    }
-    const from = Math.max(this.last, end - HOUR);
-    if (from > this.last) {
-      this.stepTime = new Date(from);
-      this.day.advance();
-    }
-    for (let t = from; t < end;) {
-      const next = Math.min(end, t + MINUTE - ((((t + this.clockOffsetMs) % MINUTE) + MINUTE) % MINUTE));
-      this.integrate(new Date(t), new Date(next));
-      t = next;
-    }
-    this.last = end;
-    return this.flowsAt(new Date(end));
+    return this.flowsAt(this.steps.run((from, hours) => this.integrate(from, hours)));
   }
 
-  private integrate(from: Date, to: Date): void {
-    this.stepTime = to;
-    const hours = this.day.advance();
+  private integrate(from: Date, hours: number): void {
     const flows = this.flowsAt(from);
     const effect = this.program.effect(
       deviceTime(clockWords(new Date(from.getTime() + this.clockOffsetMs))),

@@ -146,10 +146,13 @@ export class EmulatedChargePoint {
     await this.sendStatus();
   }
 
-  /** Plugs the car in: Preparing, then (after Authorize when configured) StartTransaction. */
-  async plugIn(idTag = 'CAR-TAG-1'): Promise<void> {
+  /**
+   * Plugs the car in: Preparing, then (after Authorize when configured) StartTransaction. The
+   * car comes at `carSoc` (default the options' `car.soc`).
+   */
+  async plugIn(idTag = 'CAR-TAG-1', carSoc = this.options.car.soc): Promise<void> {
     this.plugged = true;
-    this.carSoc = this.options.car.soc;
+    this.carSoc = carSoc;
     await this.setStatus('Preparing');
     await this.startTransaction(idTag);
   }
