@@ -1,10 +1,11 @@
 import { join } from 'node:path';
 import { systemClock } from './clock.js';
-import { ROOT_DIR, VERSION, WEB_DIST } from './install-root.js';
+import { VERSION, WEB_DIST } from './install-root.js';
 import { loadConfig } from './config/load.js';
 import type { Config } from './config/schema.js';
 import { container, instanceCachingFactory, type DependencyContainer, type InjectionToken } from './container/di.js';
 import { Closers } from './container/closers.js';
+import { discoverAll, loadPlugins } from './container/plugin-load.js';
 import { lockDataDir, SERVE_HINT } from './system/data-dir-lock.js';
 import { registerCoreServices } from './container/core-services.js';
 import {
@@ -33,14 +34,12 @@ import { AuditLog } from './writes/audit.js';
 import { WriteService } from './writes/service.js';
 import { CORE_MIGRATIONS, prepareSchema } from './schema.js';
 import { AuthService } from './auth/service.js';
-import { discoverPlugins } from './plugins/discovery/discovery.js';
-import { checkPluginDirs, withPluginDirs } from './plugins/discovery/plugin-dirs.js';
-import { loadDefinition } from './plugins/isolation/isolation.js';
-import { importDefinition } from './plugins/discovery/installed.js';
 import { PluginHost } from './plugins/host/host.js';
 import { ProgressBoard } from './plugins/context/progress.js';
 import { loadPluginsFile, savePluginsFile } from './plugins/instances/instances.js';
 import { appRoutes, createApp, listen, type AppOptions } from './api/app.js';
+import { pluginsLoadedLane } from './api/loading-lane.js';
+import { listenFailure } from './api/listen-failure.js';
 import type { RouteInfo } from './api/routes.js';
 import { HostPolicy } from './api/host-policy.js';
 import { metricsRoutes } from './api/metrics/route.js';
@@ -119,6 +118,11 @@ export interface ServerOptions {
   pluginDirs?: string[];
   /** mDNS advertisement; overrides HELIOGRAPH_MDNS and the config (tests turn it off, or bind it to loopback). */
   mdns?: { enabled: boolean; interface?: string };
+  /**
+   * Called once the server answers, before the plugins are discovered and loaded (`serve`
+   * prints "listening on" here); the promise startHeliograph returns resolves after they are.
+   */
+  onListening?: (url: string) => void;
 }
 
 export interface Heliograph {
@@ -149,8 +153,10 @@ export interface Heliograph {
  * so two servers in one process share nothing) knows how every service is made
  * (container/core-services.ts, and the web side below); what opens asynchronously is opened
  * first and registered as a value. The steps below resolve the services in dependency order
- * and push each one's closer; plugins start after the server listens, so the API answers at
- * once while devices are still being contacted.
+ * and push each one's closer. The server listens before the plugins are discovered and
+ * loaded (their code is a third of the start's CPU), so the API answers at once; a request
+ * about plugins waits for the load (pluginsLoadedLane), and a plugins.json mistake the load
+ * finds still stops the start.
  */
 export async function startHeliograph(options: ServerOptions): Promise<Heliograph> {
   // First of all: a second server on this data directory stops here, before it opens anything.
@@ -169,15 +175,21 @@ export async function startHeliograph(options: ServerOptions): Promise<Heliograp
   }
   try {
     await openStorage(di, closers);
-    const setupCode = await besideEachOther(startAuth(di, options.password), async () => {
-      await startCore(di, closers);
-      await loadPlugins(di, options);
-    });
+    const setupCode = await besideEachOther(startAuth(di, options.password), () => startCore(di, closers));
     startSite(di, closers);
     const appOptions = webApp(di, setupCode);
-    const url = await serve(di, closers, appOptions, options);
+    // Plugin folders under development (--plugin-dir) are checked before the server answers:
+    // a mistake there stops the start before "listening on", as a developer expects.
+    const checkedEarly = Boolean(options.pluginDirs?.length);
+    if (checkedEarly) await discoverAll(di, options);
+    let loaded = (): void => undefined;
+    const pluginsLoaded = new Promise<void>((resolve) => (loaded = resolve));
+    const url = await serve(di, closers, appOptions, options, pluginsLoaded);
     const plugins = di.resolve(PluginHost);
     closers.push(() => plugins.stopAll());
+    options.onListening?.(url.url);
+    // Whether the load succeeds or stops the start, the requests waiting for it go on.
+    await loadPlugins(di, options, checkedEarly).finally(loaded);
     const pluginsStarted = plugins.startAll();
     return {
       ...url,
@@ -208,6 +220,8 @@ function compose(options: ServerOptions): DependencyContainer {
   di.register(PLUGINS_FILE, { useValue: options.pluginsFile });
   // A bad key stops the start, naming the key, before anything is opened.
   di.register(PLUGIN_INSTANCES, { useValue: loadPluginsFile(options.pluginsFile) });
+  // Filled by loadPlugins once the server answers; the PluginHost holds this same map.
+  di.register(DISCOVERED_PLUGINS, { useValue: new Map() });
   di.register(CLOCK, { useValue: systemClock });
   di.register(DATA_DIR, { useValue: options.dataDir });
   di.register(WEB_DIR, { useValue: WEB_DIST });
@@ -288,7 +302,7 @@ async function startCore(di: DependencyContainer, closers: Closers): Promise<voi
  * Runs `other` while `first` is under way and answers what `first` does, once both have
  * finished (so nothing is left running when a failure closes what was opened): the start
  * hashes or checks HELIOGRAPH_PASSWORD (a scrypt: 65 ms on this machine, several times that on
- * a Pi) on libuv's threads while the core and the plugins load on this one.
+ * a Pi) on libuv's threads while the core's services start on this one.
  */
 async function besideEachOther<T>(first: Promise<T>, other: () => Promise<void>): Promise<T> {
   const [a, b] = await Promise.allSettled([first, other()]);
@@ -302,16 +316,6 @@ async function startAuth(di: DependencyContainer, password: string | undefined):
   const auth = di.resolve(AuthService);
   if (password) await auth.ensurePassword(password);
   return SetupCode.forStart(await auth.hasPassword(), join(di.resolve(DATA_DIR), 'setup-code'));
-}
-
-/** Discovers the plugins (a mistake in a --plugin-dir stops the start) and loads plugins.json's instances. */
-async function loadPlugins(di: DependencyContainer, options: ServerOptions): Promise<void> {
-  const discovered = withPluginDirs(discoverPlugins(options.rootDir ?? ROOT_DIR), options.pluginDirs ?? []);
-  await checkPluginDirs(discovered, (plugin) =>
-    loadDefinition({}, plugin, () => importDefinition(plugin), options.dataDir),
-  );
-  di.register(DISCOVERED_PLUGINS, { useValue: discovered });
-  await di.resolve(PluginHost).load();
 }
 
 /** Alerts, refused writes shown as alerts, and site settings applied without a restart. */
@@ -388,7 +392,7 @@ function webApp(di: DependencyContainer, setupCode: SetupCode): AppOptions {
       }),
       pluginsRoutes({ host, extra: () => [historyStatus()], progress: di.resolve(ProgressBoard), roles }),
       pluginConfigRoutes({ host, save, record }),
-      siteConfigRoutes({ settings: di.resolve(LiveSiteSettings), record }),
+      siteConfigRoutes({ settings: di.resolve(LiveSiteSettings), record, sources: () => host.status() }),
       auditRoutes({ audit: di.resolve(AuditLog) }),
       tokensRoutes({ auth, record }),
       backupsRoutes({ backups: di.resolve(Backups), restored: di.resolve(LAST_RESTORE).outcome, record }),
@@ -415,38 +419,13 @@ function webApp(di: DependencyContainer, setupCode: SetupCode): AppOptions {
   return appOptions;
 }
 
-/**
- * A listen error in words: what is wrong with the address or port, and what to do. The port
- * comes from --port or HELIOGRAPH_PORT (config.json has no port: it is read before the config).
- */
-function listenFailure(err: unknown, host: string, port: number): unknown {
-  const code = (err as NodeJS.ErrnoException | undefined)?.code;
-  const where = `port ${port} on ${host}`;
-  const other =
-    'start Heliograph with --port N (or HELIOGRAPH_PORT=N in its environment; under systemd: sudo systemctl edit heliograph)';
-  if (code === 'EADDRINUSE')
-    return new Error(`${where} is in use by another program; stop it or ${other}`, { cause: err });
-  if (code === 'EACCES')
-    return new Error(
-      `${where} needs a privilege this user does not have (ports below 1024 are reserved to root); ` +
-        'start Heliograph with a port from 1024 up (--port N, or HELIOGRAPH_PORT=N in its environment), ' +
-        'or give the service the right: under systemd, AmbientCapabilities=CAP_NET_BIND_SERVICE (sudo systemctl edit heliograph)',
-      { cause: err },
-    );
-  if (code === 'EADDRNOTAVAIL')
-    return new Error(
-      `${host} is not an address of this machine; start Heliograph with --host A (or HELIOGRAPH_HOST), 0.0.0.0 for all of them`,
-      { cause: err },
-    );
-  return err;
-}
-
 /** Listens, attaches the WebSocket stream and advertises the service (mDNS) when asked. */
 async function serve(
   di: DependencyContainer,
   closers: Closers,
   appOptions: AppOptions,
   options: ServerOptions,
+  pluginsLoaded: Promise<void>,
 ): Promise<{ url: string; port: number }> {
   const config = di.resolve(CONFIG);
   const registry = di.resolve(TopicRegistry);
@@ -456,6 +435,7 @@ async function serve(
   const server = await listen(app, options.host, options.port, [
     snapshotLane({ registry, auth, hosts }),
     historyLane({ ...historyDeps(di), auth, hosts }),
+    pluginsLoadedLane(pluginsLoaded),
   ]).catch((err: unknown) => {
     throw listenFailure(err, options.host, options.port);
   });

@@ -1,12 +1,12 @@
 // npm run bench:memory: the demo as a user first meets it. `heliograph serve` as `npm start`
 // runs it with the checkout's own plugins.json (the simulator with its 7-day backfill), and
 // beside it, in the same run and on the same core, the same devices without backfill (started
-// first, so the two starts do not share the core) and a bare node:http process (the floor of any node service). Prints RSS 60 s after start (and its
-// private part), the CPU each used after its first answer, start to first answer, and for the
+// first, so the two starts do not share the core) and a bare node:http process (the floor of any node service). Prints RSS 60 s after start (its
+// private and file-backed parts), the CPU each used after its first answer, start to "listening on" and to first answer, and for the
 // demo's first minute: when today's totals (the README's Quick start curl) are above 0 and when
 // the backfill's progress (GET /api/v1/plugins) reached its end. BENCH_MEMORY_S sets the 60 s.
 import { readFileSync } from 'node:fs';
-import { startBare, tableRow } from './shipped.js';
+import { loadAverage, startBare, tableRow } from './shipped.js';
 import {
   basicAuth,
   cpuMsOf,
@@ -66,8 +66,9 @@ async function watchFirstMinute(
   return { todayMs, backfilledMs };
 }
 
-const anonOf = (pid: number) =>
-  Number(/RssAnon:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1]) * 1024;
+/** A part of a process's RSS from /proc (RssAnon: private, RssFile: file-backed, the node binary's pages among them). */
+const rssPartOf = (pid: number, part: 'RssAnon' | 'RssFile') =>
+  Number(new RegExp(`${part}:\\s+(\\d+) kB`).exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1]) * 1024;
 
 async function main(): Promise<void> {
   const demo = JSON.parse(readFileSync(join(REPO_ROOT, 'plugins.json'), 'utf8')) as PluginsFile;
@@ -79,27 +80,42 @@ async function main(): Promise<void> {
   };
   // One after the other, so neither start shares the core with the other's backfill; each
   // is sampled AFTER_S after its own start.
+  // The server answers from its "listening on" line (its plugins load after it): the CPU to
+  // that line is read as soon as it is seen.
   const without = await startServerProcess({ plugins: plain, password: PASSWORD });
+  const listenPlainCpuMs = cpuMsOf(without.child.pid!);
   const firstPlain = await firstAnswer(without);
   const withBackfill = await startServerProcess({ plugins: demo, password: PASSWORD });
+  const listenCpuMs = cpuMsOf(withBackfill.child.pid!);
   const first = await firstAnswer(withBackfill);
   const firstMinute = watchFirstMinute(withBackfill, AFTER_S * 1000 - 2000);
   const bare = await startBare({}, 'cached');
   const sample = async (s: ServerProcess) => {
     await new Promise((resolve) => setTimeout(resolve, Math.max(0, s.startedAt + AFTER_S * 1000 - performance.now())));
-    return { rss: rssOf(s.child.pid!), anon: anonOf(s.child.pid!), cpuAfterFirst: cpuMsOf(s.child.pid!) };
+    const pid = s.child.pid!;
+    return {
+      rss: rssOf(pid),
+      anon: rssPartOf(pid, 'RssAnon'),
+      file: rssPartOf(pid, 'RssFile'),
+      cpuAfterFirst: cpuMsOf(pid),
+    };
   };
   const b = await sample(without);
   const a = await sample(withBackfill);
   const { todayMs, backfilledMs } = await firstMinute;
   const bareRss = rssOf(bare.child.pid!);
+  const bareAnon = rssPartOf(bare.child.pid!, 'RssAnon');
+  const bareFile = rssPartOf(bare.child.pid!, 'RssFile');
   await Promise.all([withBackfill.stop(), without.stop(), bare.stop()]);
   const mb = (bytes: number) => `${(bytes / 1048576).toFixed(1)} MB`;
-  console.log(`\nthe demo (checkout's plugins.json), ${AFTER_S} s after start; ${SHIPPED_NODE}`);
-  row('RSS with the 7-day backfill', `${mb(a.rss)} (private ${mb(a.anon)})`, '<= 80 MB');
-  row('RSS without backfill', `${mb(b.rss)} (private ${mb(b.anon)})`);
+  console.log(
+    `\nthe demo (checkout's plugins.json), ${AFTER_S} s after start; ${SHIPPED_NODE}; load average ${loadAverage()}`,
+  );
+  const parts = (anon: number, file: number) => `(private ${mb(anon)}, file-backed ${mb(file)})`;
+  row('RSS with the 7-day backfill', `${mb(a.rss)} ${parts(a.anon, a.file)}`, '<= 80 MB');
+  row('RSS without backfill', `${mb(b.rss)} ${parts(b.anon, b.file)}`);
   row('difference', mb(a.rss - b.rss), '<= 3 MB');
-  row('bare node:http process', mb(bareRss));
+  row('bare node:http process', `${mb(bareRss)} ${parts(bareAnon, bareFile)}`);
   row(
     'CPU after first answer, with / without backfill',
     `${((a.cpuAfterFirst - first.cpuMs) / 1000).toFixed(1)} s / ${((b.cpuAfterFirst - firstPlain.cpuMs) / 1000).toFixed(1)} s`,
@@ -112,6 +128,10 @@ async function main(): Promise<void> {
   // CPU time, unlike the wall clock, hardly moves with what else the machine runs: it is what
   // one quiet core would take to the first answer.
   row('CPU to first answer, with / without backfill', `${first.cpuMs} ms / ${firstPlain.cpuMs} ms`);
+  row(
+    'CPU to "listening on", with / without backfill',
+    `${listenCpuMs} ms / ${listenPlainCpuMs} ms (${withBackfill.listeningAfterMs.toFixed(0)} / ${without.listeningAfterMs.toFixed(0)} ms wall)`,
+  );
   const seconds = (ms: number | null) => (ms === null ? `not within ${AFTER_S} s` : `${(ms / 1000).toFixed(1)} s`);
   row("today's totals above 0 (total/load_energy) after start", seconds(todayMs), '~1 s');
   row('backfill progress at its end after start', seconds(backfilledMs));

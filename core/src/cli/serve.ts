@@ -109,6 +109,8 @@ export async function runServeCommand(argv: string[]): Promise<number> {
       password,
       rootDir: pluginRoot,
       pluginDirs: pluginDirs(pluginDirFlags),
+      // Printed once the server answers, while the plugins are still being discovered and loaded.
+      onListening: (url) => process.stdout.write(`listening on ${url}\n`),
     });
     listenPort = server.port;
     closeServer = () => server.close();
@@ -116,7 +118,6 @@ export async function runServeCommand(argv: string[]): Promise<number> {
       await server.close();
       return 0;
     }
-    process.stdout.write(`listening on ${server.url}\n`);
     if (!(await server.auth.hasPassword()))
       log.warn(
         'no password is set: the API answers 403 until one is (set it in the settings page with the setup code above, or run `heliograph password set`)',
