@@ -1,7 +1,7 @@
 /*
  * One controller per battery. A plugin instance that writes a device's `battery_control_*`
  * settings through `ctx.site.write` (a planner) becomes that battery's controller until it
- * stops; another instance's writes to the same battery are refused with a message naming the
+ * stops or sets it back to normal; another instance's writes to the same battery are refused with a message naming the
  * controller, so two planners cannot rewrite each other's commands. People (REST, WebSocket)
  * and integrations writing for them (the MQTT bridge) are not controllers: their writes go
  * through, and a planner pauses for them. The device's own driver (ending a forced command at
@@ -27,6 +27,11 @@ export class BatteryControllers {
     if (owner !== undefined && owner !== instance) return { ok: false, owner };
     this.owners.set(device, instance);
     return { ok: true };
+  }
+
+  /** `instance` set `device`'s battery back to normal: it is free, if `instance` had it. */
+  releaseDevice(device: string, instance: string): void {
+    if (this.owners.get(device) === instance) this.owners.delete(device);
   }
 
   /** The instance stopped: every battery it controlled is free. */

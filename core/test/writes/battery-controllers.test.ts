@@ -1,6 +1,6 @@
 // One controller per battery, on the write path with a real registry and an audit in a real
 // SQLite file: the first plugin instance that writes a battery's `battery_control_*` through
-// ctx.site.write keeps it until it stops; another instance is refused (audited, naming the
+// ctx.site.write keeps it until it stops or sets it back to Normal; another instance is refused (audited, naming the
 // first), while people, integrations and the device's own driver still write.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -134,7 +134,7 @@ test('a stopped controller lets its batteries go; the next one takes them', asyn
   assert.equal(fx.writes.controllers.controls('first'), true);
   fx.writes.controllers.release('first');
   assert.equal(fx.writes.controllers.controls('first'), false);
-  assert.deepEqual(await fx.write(MODE, 'Normal', fx.plugin('second')), { ok: true });
+  assert.deepEqual(await fx.write(MODE, 'Charge', fx.plugin('second')), { ok: true });
   assert.equal(fx.writes.controllers.ownerOf('inverter_1'), 'second');
 });
 
@@ -154,4 +154,18 @@ test('claims per device, and the topics that name a controlled battery', () => {
   assert.equal(controlledBattery('inverter_1/battery_control_modes'), null);
   assert.equal(controlledBattery('x/inverter_1/battery_control_mode'), null);
   assert.equal(controlledBattery('inverter_1/max_charge_current'), null);
+});
+
+test("a controller that sets its battery back to Normal lets it go (a charger's hold ended); other settings keep it", async (t) => {
+  const fx = await start();
+  t.after(fx.close);
+  assert.deepEqual(await fx.write(MODE, 'Charge', fx.plugin('first')), { ok: true });
+  assert.deepEqual(await fx.write(POWER, '0', fx.plugin('first')), { ok: true });
+  assert.equal(fx.writes.controllers.ownerOf('inverter_1'), 'first', 'a power write is no release');
+  assert.deepEqual(await fx.write(MODE, 'Normal', fx.plugin('second')), { ok: false, message: refusal });
+  assert.equal(fx.writes.controllers.ownerOf('inverter_1'), 'first', "another's Normal, refused, releases nothing");
+  assert.deepEqual(await fx.write(MODE, 'Normal', fx.plugin('first')), { ok: true });
+  assert.equal(fx.writes.controllers.ownerOf('inverter_1'), undefined);
+  assert.deepEqual(await fx.write(MODE, 'Charge', fx.plugin('second')), { ok: true }, 'the next one takes it');
+  assert.equal(fx.writes.controllers.ownerOf('inverter_1'), 'second');
 });
