@@ -10,6 +10,24 @@ import { z } from 'zod';
 const LATITUDE_RANGE = 'must be from -90 to 90 (degrees; south is negative)';
 const LONGITUDE_RANGE = 'must be from -180 to 180 (degrees; west is negative)';
 
+/** The owner's choice of one source (config `prices`, `forecast`): an instance id and its fallbacks. */
+function sourceChoice(what: 'Price' | 'Forecast', source: string, fallbacks: string) {
+  return {
+    source: z
+      .string()
+      .min(1, 'must not be empty: a plugin instance id, or null for the automatic choice')
+      .nullable()
+      .default(null)
+      .describe(source)
+      .meta({ title: `${what} source` }),
+    fallbacks: z
+      .array(z.string().min(1, 'must not be empty: a plugin instance id'))
+      .default([])
+      .describe(fallbacks)
+      .meta({ title: `${what} fallbacks` }),
+  };
+}
+
 export const configSchema = z
   .object({
     site: z
@@ -76,42 +94,20 @@ export const configSchema = z
             "Flat export (feed-in) price, in the price provider's currency per kWh, for a provider that publishes import prices only (a provider's own export prices win); multiplier and offset apply to it as to every grid price. Kept from now on: past days keep the price they had. null = no export price.",
           )
           .meta({ title: 'Export price (per kWh)' }),
-        source: z
-          .string()
-          .min(1, 'must not be empty: a plugin instance id, or null for the automatic choice')
-          .nullable()
-          .default(null)
-          .describe(
-            "The plugin instance id whose prices the site uses (GET /api/v1/plugins lists them); other price plugins are kept on standby, their prices not used. null = automatic: the first price plugin that declares and has prices (a real provider before the simulator's demo prices).",
-          )
-          .meta({ title: 'Price source' }),
-        fallbacks: z
-          .array(z.string().min(1, 'must not be empty: a plugin instance id'))
-          .default([])
-          .describe(
-            'Plugin instance ids used in this order when the price source has no prices: the first with prices takes over, and later hours the source lacks are filled from them (same currency only). Only with a price source chosen.',
-          )
-          .meta({ title: 'Price fallbacks' }),
+        ...sourceChoice(
+          'Price',
+          "The plugin instance id whose prices the site uses (GET /api/v1/plugins lists them); other price plugins are kept on standby, their prices not used. null = automatic: the first price plugin that declares and has prices (a real provider before the simulator's demo prices).",
+          'Plugin instance ids used in this order when the price source has no prices: the first with prices takes over, and later hours the source lacks are filled from them (same currency only). Only with a price source chosen.',
+        ),
       })
       .strict(),
     forecast: z
       .object({
-        source: z
-          .string()
-          .min(1, 'must not be empty: a plugin instance id, or null for the automatic choice')
-          .nullable()
-          .default(null)
-          .describe(
-            "The plugin instance id whose weather and PV forecast the site uses (the planner's too); other forecast plugins are kept on standby, their forecasts not used. null = automatic: for each forecast topic, the first forecast plugin that publishes it (a real forecast before the simulator's demo one).",
-          )
-          .meta({ title: 'Forecast source' }),
-        fallbacks: z
-          .array(z.string().min(1, 'must not be empty: a plugin instance id'))
-          .default([])
-          .describe(
-            'Plugin instance ids used in this order for a forecast topic the forecast source does not publish, and for the quarter hours before or after its own. Only with a forecast source chosen.',
-          )
-          .meta({ title: 'Forecast fallbacks' }),
+        ...sourceChoice(
+          'Forecast',
+          "The plugin instance id whose weather and PV forecast the site uses (the planner's too); other forecast plugins are kept on standby, their forecasts not used. null = automatic: for each forecast topic, the first forecast plugin that publishes it (a real forecast before the simulator's demo one).",
+          'Plugin instance ids used in this order for a forecast topic the forecast source does not publish, and for the quarter hours before or after its own. Only with a forecast source chosen.',
+        ),
       })
       .strict()
       .prefault({}),
