@@ -11,6 +11,8 @@ import {
   type YearData,
   LocalCalendar,
   makePlan,
+  type Plan,
+  plannedGrid,
   solvePlan,
   stepBattery,
 } from '@heliograph/plugin-planner/planning';
@@ -170,21 +172,27 @@ function replay(
 ): Run {
   const run: Run = { bill: 0, endSoc: 50, solveMs: [] };
   let soc = 50;
+  let last: Plan | undefined;
   for (let i = 0; i < n; i++) {
-    const plan = makePlan(highs, {
+    const plan: Plan = makePlan(highs, {
       now: data.times[i]!,
       params,
-      ...yearWindow(data, i, i + 192, forecast, {
+      // From the quarter before: its forecast against what was measured in it (`measured`).
+      ...yearWindow(data, Math.max(0, i - 1), i + 192, forecast, {
         pricesFrom: i - DAY_Q,
         pricesTo: known ? known[i]! : i + 192,
         ...(noPv ? { noPv } : {}),
       }),
+      ...(i > 0 ? { measured: { pvW: data.pvKw[i - 1]! * 1000, loadW: data.loadKw[i - 1]! * 1000 } } : {}),
       defaultLoadW: 500,
       socPercent: soc,
       exportPrice: 0,
       describe: { currency: 'EUR', timeZone: opts.timeZone },
       ...(opts.terminal ? { terminal: opts.terminal } : {}),
+      // As the controller plans: from where the last plan's search ended.
+      ...(last ? { previousGridW: plannedGrid(last) } : {}),
     });
+    last = plan;
     run.solveMs.push(plan.solveMs);
     const a = plan.actions[0]!;
     const step = stepBattery({

@@ -5,7 +5,8 @@
 // do, each with the share of the optimum's saving the planner reaches.
 // Options: --days N (default 365), --seed N (default 19), --start-day N (default 0: 1 January),
 // --cases-only (skip the year), --case TEXT (only the cases whose name has it), --terminal use|replacement[+extend][+hold] (default: the
-// planner's own, see plan.ts DEFAULT_TERMINAL), --car (only the car: planner-car.ts), --no-car (without it).
+// planner's own, see plan.ts DEFAULT_TERMINAL), --car (only the car: planner-car.ts), --no-car (without it),
+// --year-only (the year without the hard cases).
 import { execFileSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { CAR_EFFICIENCY, CAR_KWH, CAR_MAX_KW, runCar } from './planner-car.js';
@@ -23,6 +24,8 @@ import {
   LocalCalendar,
   loadSolver,
   makePlan,
+  type Plan,
+  plannedGrid,
   seededRandom,
   solvePlan,
   stepBattery,
@@ -121,21 +124,27 @@ function planner(
 ): Run & { solveMs: number[] } {
   const run = { bill: 0, wear: 0, solveMs: [] as number[] };
   let soc = 50;
+  let previous: Plan | undefined;
   for (let i = 0; i < n; i++) {
     const last = Math.min(pricesKnownDayAhead ? knownUntil[i]! : Infinity, i + 192, year.times.length);
-    const plan = makePlan(highs, {
+    const plan: Plan = makePlan(highs, {
       now: year.times[i]!,
       params,
-      ...yearWindow(year, i, i + 192, noisy ? { pvKw: pvF, loadKw: loadF } : undefined, {
+      // From the quarter before: its forecast against what was measured in it (`measured`).
+      ...yearWindow(year, Math.max(0, i - 1), i + 192, noisy ? { pvKw: pvF, loadKw: loadF } : undefined, {
         pricesFrom: i - 96,
         pricesTo: last,
       }),
+      ...(i > 0 ? { measured: { pvW: year.pvKw[i - 1]! * 1000, loadW: year.loadKw[i - 1]! * 1000 } } : {}),
       defaultLoadW: 500,
       socPercent: soc,
       exportPrice: 0,
       describe,
       terminal,
+      // As the controller plans: from where the last plan's search ended.
+      ...(previous ? { previousGridW: plannedGrid(previous) } : {}),
     });
+    previous = plan;
     run.solveMs.push(plan.solveMs);
     const a = plan.actions[0]!;
     const step = stepBattery({
@@ -312,7 +321,7 @@ if (carOnly) {
   started = performance.now();
   const noisyRun = planner(true, highs, noisy.pv, noisy.load, true);
   console.log(
-    `planner, noisy forecasts:        ${money(noisyRun)}  ${share(noisyRun)}  [${((performance.now() - started) / 1000).toFixed(0)} s; PV: per-day factor e^N(0,0.3) and 15 % per quarter; load: same weekday over 4 weeks, MAE ${noisy.loadMaeW?.toFixed(0)} W, the current quarter forecast too; prices day-ahead]`,
+    `planner, noisy forecasts:        ${money(noisyRun)}  ${share(noisyRun)}  [${((performance.now() - started) / 1000).toFixed(0)} s; PV: per-day factor e^N(0,0.3) and 15 % per quarter; load: same weekday over 4 weeks, MAE ${noisy.loadMaeW?.toFixed(0)} W, the current quarter forecast too, corrected by the last one measured; prices day-ahead]`,
   );
   console.log(
     `solve time, 48 h horizon (192 quarter hours, ${times.length} plans): p50 ${quantile(times, 0.5).toFixed(1)} ms, p99 ${quantile(times, 0.99).toFixed(1)} ms (warm-up p99 ${quantile(warm, 0.99).toFixed(1)} ms); CPU time per whole plan p50 ${quantile(times.cpu!, 0.5).toFixed(1)} ms, p99 ${quantile(times.cpu!, 0.99).toFixed(1)} ms`,
@@ -324,7 +333,7 @@ if (carOnly) {
     `RSS added by the planner in this process (solver loaded, 800 plans of 48 h made): ${((rssPlanner - rssBefore) / 1048576).toFixed(1)} MB`,
   );
   if (withCar) printCar();
-  printCases();
+  if (!args.includes('--year-only')) printCases();
   // The same in a fresh process per set of node flags: what the service's process would add.
   const probe = fileURLToPath(new URL('./planner-rss.js', import.meta.url));
   for (const flags of [

@@ -10,7 +10,11 @@
 //
 // `npm run bench:solver -- forecasts` prints instead the load forecast's error over a generated
 // year: forecast at each local midnight for the day ahead from the five weeks before, for
-// same-weekday alone (the forecast before) and for blends with the last days' average.
+// same-weekday alone (the forecast before) and for blends with the last days' average; then
+// the planner's blend without and with the temperature term, on the year as generated and on
+// the year with a heat pump's load (year.ts `generateTemperature`, `withHeatPump`), the
+// forecaster given the measured temperature for the past and a day-ahead forecast of it
+// (the generator's truth with a day's bias and hourly noise) for the day.
 //
 // The cases: `cold process` is each plan in a fresh child process (what a 60 s idle release
 // gave at a 15-minute cadence), `warm process` a child kept between plans, `cold thread` /
@@ -22,11 +26,14 @@ import { BENCH_PLAN_PARAMS, yearWindow } from './planner-params.js';
 import { NODE_FLAGS, pinned, SERVER_CORE, SHIPPED_NODE, shippedEnv } from './support.js';
 import {
   forecastLoad,
+  generateTemperature,
   generateYear,
   LocalCalendar,
   loadSolver,
   makePlan,
   PlanSolver,
+  seededRandom,
+  withHeatPump,
   type PlanRequest,
 } from '@heliograph/plugin-planner/planning';
 
@@ -136,20 +143,29 @@ function loadError(
   year: ReturnType<typeof generateYear>,
   midnights: readonly number[],
   blend: { share: number; recentDays: number },
+  /** The outside temperature as the forecaster knows it, °C per quarter hour: measured, and forecast a day ahead. */
+  temperature?: { measured: readonly number[]; forecast: readonly number[] },
 ): number {
   let abs = 0;
   let n = 0;
   for (const start of midnights) {
     const history = [];
-    for (let j = Math.max(0, start - 35 * 96); j < start; j++)
+    const temperatureC = [];
+    for (let j = Math.max(0, start - 35 * 96); j < start; j++) {
       history.push({ time: year.times[j]!, value: year.loadKw[j]! * 1000 });
+      if (temperature) temperatureC.push({ time: year.times[j]!, value: temperature.measured[j]! });
+    }
     const targets = year.times.slice(start, start + 96);
+    if (temperature)
+      for (let j = start; j < start + 96; j++)
+        temperatureC.push({ time: year.times[j]!, value: temperature.forecast[j]! });
     const f = forecastLoad({
       history,
       targets,
       timeZone: 'Europe/Berlin',
       sameWeekdayShare: blend.share,
       recentDays: blend.recentDays,
+      ...(temperature ? { temperatureC } : {}),
     });
     targets.forEach((_, k) => {
       abs += Math.abs(f.values[k]! - year.loadKw[start + k]! * 1000);
@@ -185,7 +201,47 @@ if (process.argv[2] === 'forecasts') {
     const name = blend.share === 1 ? '1 (same weekday alone: before)' : String(blend.share);
     console.log(`| ${name} | ${blend.share === 1 ? '-' : blend.recentDays} | ${mae.toFixed(1)} |`);
   }
+  temperatureTable(year, midnights, zone);
   process.exit(0);
+}
+
+/** The planner's blend without and with the temperature term, on the year and the year with a heat pump. */
+function temperatureTable(year: ReturnType<typeof generateYear>, midnights: readonly number[], zone: string): void {
+  const truth = generateTemperature({ seed: 19, times: year.times, timeZone: zone });
+  // What the forecaster knows: the past as measured (0.3 K off), the day ahead as forecast
+  // (a bias per day of 1 K spread and 0.7 K of noise that drifts over hours).
+  const rand = seededRandom(1919);
+  const gauss = () => Math.sqrt(-2 * Math.log(Math.max(rand(), 1e-12))) * Math.cos(2 * Math.PI * rand());
+  const measured = truth.map((c) => c + 0.3 * gauss());
+  let bias = 0;
+  let drift = 0;
+  const forecast = truth.map((c, i) => {
+    if (i % 96 === 0) bias = gauss();
+    drift = 0.95 * drift + 0.7 * Math.sqrt(1 - 0.95 * 0.95) * gauss();
+    return c + bias + drift;
+  });
+  const mean = (xs: readonly number[]) => xs.reduce((a, b) => a + b, 0) / xs.length;
+  const forecastMae = mean(
+    midnights.flatMap((s) => truth.slice(s, s + 96).map((c, k) => Math.abs(forecast[s + k]! - c))),
+  );
+  const heated = withHeatPump(year, truth, { timeZone: zone, seed: 19 });
+  const heatKwh = (mean(heated.loadKw) - mean(year.loadKw)) * 24 * 365;
+  console.log(
+    `\n# the same days, the blend (0.5, 14 days) without and with the temperature term; outside ${mean(truth).toFixed(1)} °C on average ` +
+      `(${Math.min(...truth).toFixed(1)} to ${Math.max(...truth).toFixed(1)}), its day-ahead forecast off by ${forecastMae.toFixed(2)} K (MAE); ` +
+      `the heat pump (160 W/K, heating limit 15 °C) adds ${heatKwh.toFixed(0)} kWh a year to ${(mean(year.loadKw) * 24 * 365).toFixed(0)}`,
+  );
+  console.log('| load | blend alone (before) MAE W | with temperature MAE W |');
+  console.log('|---|---|---|');
+  const blend = { share: 0.5, recentDays: 14 };
+  for (const [name, y] of [
+    ['as generated (no heating)', year],
+    ['with a heat pump', heated],
+  ] as const) {
+    const before = loadError(y, midnights, blend);
+    const after = loadError(y, midnights, blend, { measured, forecast });
+    console.log(`| ${name} | ${before.toFixed(1)} | ${after.toFixed(1)} |`);
+  }
 }
 
 if (process.argv[2] === 'case') {

@@ -91,9 +91,16 @@ test(
     const money = new Intl.NumberFormat('en-GB', { style: 'currency', currency: grid.pricing.currency })
       .formatToParts(0)
       .find((p) => p.type === 'currency')!.value;
+    const currency = money.replace(/[$]/g, '\\$');
+    // Today's and the whole plan's (planner_1/saving_planned), once the plan's is published.
+    await page.waitForFunction(() =>
+      /over the whole plan/.test(document.querySelector('#plan .plan-saving')?.textContent ?? ''),
+    );
     assert.match(
       await card.locator('.plan-saving').innerText(),
-      new RegExp(`^Estimated saving today: -?${money.replace(/[$]/g, '\\$')}`),
+      new RegExp(
+        `^Estimated saving today: -?${currency}[\\d.,]+, -?${currency}[\\d.,]+ over the whole plan \\(against`,
+      ),
     );
 
     // The chart: price in its unit, the battery's power on its own axis (titles drawn on the canvas).

@@ -229,3 +229,31 @@ test('a charger that disappears is left out of the plan, and the car plan says w
     await server.close();
   }
 });
+
+test('a car charging in `now` with the planner active: the planner holds the home battery off it', async () => {
+  const clock = new ManualClock(PLUG_IN);
+  const { server, point } = await startSite(clock);
+  try {
+    await set(server, 'charger_1/mode', 'now');
+    await point.plugIn();
+    point.tick();
+    await point.sendMeterValues(true);
+    await valuesWhen(server, (v) => Number(v.get('charger_1/power')) > 0, 'the car drawing in `now`');
+    // The evening's dear prices and a battery at 90 %: the plan would discharge or go Normal.
+    await step(server, clock, 0);
+    await valuesWhen(
+      server,
+      (v) => v.get('inverter_1/battery_control_mode') === 'Hold',
+      'the battery on Hold while the car draws',
+    );
+    const holds = (await audit(server)).filter(
+      (e) => e.topic === 'inverter_1/battery_control_mode' && e.new_value === 'Hold' && e.result === 'ok',
+    );
+    assert.ok(
+      holds.length > 0 && holds.every((e) => e.via === 'planner'),
+      `held by the planner alone, the battery's one controller: ${JSON.stringify(holds.map((e) => e.via))}`,
+    );
+  } finally {
+    await server.close();
+  }
+});

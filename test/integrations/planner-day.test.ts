@@ -31,6 +31,26 @@ describe('battery planner on the simulator, night and evening', () => {
         'never below the reserve',
       );
       assert.equal((await audit(server)).filter((e) => e.via === 'planner').length, 0, 'dry-run writes nothing');
+      // The plan's saving over its whole horizon (the price book's currency), in the discovery.
+      const saving = await valuesWhen(
+        server,
+        (v) => typeof v.get(`${P}/saving_planned`) === 'number',
+        'saving_planned',
+      );
+      const planned = saving.get(`${P}/saving_planned`) as number;
+      assert.ok(planned > 0, `the plan saves something over its horizon: ${planned}`);
+      const rows = (await (await server.api(`/api/v1/metrics?topic=${P}/saving_*&discovery`)).json()) as Array<{
+        topic: string;
+        name: string;
+        platform: string;
+      }>;
+      assert.deepEqual(
+        rows.map((r) => [r.topic, r.name, r.platform]),
+        [
+          [`${P}/saving_planned`, 'Estimated saving over the plan', 'sensor'],
+          [`${P}/saving_today`, 'Estimated saving today', 'sensor'],
+        ],
+      );
 
       const switched = await write(server, `${P}/mode`, 'active');
       assert.equal(switched.status, 200, switched.body);

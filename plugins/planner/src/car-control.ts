@@ -11,7 +11,7 @@ import { type CarRequest, type Plan, QUARTER_MS } from './plan.js';
 
 export class CarControl {
   /** The chargers as last read: the car planned, and why others are not. */
-  private cars: CarRead = { car: null, notes: [], done: [], key: '' };
+  private cars: CarRead = { car: null, notes: [], done: [], drawing: [], key: '' };
   /** Per charger, the quarter hour whose `planned_power` was last written, and the power. */
   private readonly written = new Map<string, { slot: number; powerW: number }>();
   /** Why the last `planned_power` write failed; null when it went through. */
@@ -33,6 +33,7 @@ export class CarControl {
       car: null,
       notes: [`chargers not read: ${String(e)}`],
       done: [],
+      drawing: [],
       key: 'error',
     }));
     const changed = cars.key !== this.cars.key;
@@ -69,13 +70,20 @@ export class CarControl {
   }
 
   /**
-   * Whether the car charges now (planned, or as its charger reports: a charge it began by
-   * itself, such as its minimum run) with the home battery to be kept off it.
+   * Whether a car charges now with the home battery to be kept off it: the planned one (as
+   * planned, or as its charger reports: a charge it began by itself, such as its minimum run),
+   * or one on a charger in another mode (`now`, `min+pv`, `pv`) that draws.
    */
   blocksBattery(plan: Plan | null): boolean {
+    return this.blockingCharger(plan) !== null;
+  }
+
+  /** The charger whose car the battery is kept off now (see {@link blocksBattery}), or null. */
+  private blockingCharger(plan: Plan | null): string | null {
     const car = this.cars.car;
     const power = this.powerNow(plan);
-    return car !== null && !car.allowBattery && ((power?.powerW ?? 0) > 0 || (car.livePowerW ?? 0) > 0);
+    if (car !== null && !car.allowBattery && ((power?.powerW ?? 0) > 0 || (car.livePowerW ?? 0) > 0)) return car.device;
+    return this.cars.drawing[0] ?? null;
   }
 
   /**
@@ -87,11 +95,12 @@ export class CarControl {
   hold(planned: PlanMode, plan: Plan | null, modes: readonly string[]): { mode: PlanMode; refused: string } | null {
     const charging = (plan?.actions[0]?.batteryW ?? 0) < 0;
     const feeds = planned === 'discharge' || (planned === 'normal' && !charging);
-    if (!feeds || !this.blocksBattery(plan) || !modes.includes('hold')) return null;
+    const charger = this.blockingCharger(plan);
+    if (!feeds || charger === null || !modes.includes('hold')) return null;
     const label = planned === 'discharge' ? 'Discharge' : 'Normal';
     return {
       mode: 'hold',
-      refused: ` (the plan says ${label}; Hold while the car charges on ${this.cars.car!.device}: the battery may not feed it)`,
+      refused: ` (the plan says ${label}; Hold while the car charges on ${charger}: the battery may not feed it)`,
     };
   }
 

@@ -13,11 +13,12 @@ import type { PluginContext, SiteWrite } from '@heliograph/plugins-sdk';
 import type { PlannerConfig, PlannerMode } from './config.js';
 import { CarControl } from './car-control.js';
 import { fuse as gridFuse } from './fuse.js';
-import { type Inputs, readInputs } from './inputs.js';
-import { forecastLoad, LocalCalendar } from './load-forecast.js';
+import { type Inputs, loadForecast, readInputs } from './inputs.js';
+import { LocalCalendar } from './load-forecast.js';
+import { lastQuarter } from './measured.js';
 import type { PlanParams } from './lp.js';
 import { clockTime, type PlanMode, type SlotAction } from './modes.js';
-import { type Plan, QUARTER_MS, savingOver } from './plan.js';
+import { type Plan, plannedGrid, QUARTER_MS, savingOver } from './plan.js';
 import { PlanSolver } from './solver.js';
 
 const HOUR = 3_600_000;
@@ -217,6 +218,9 @@ export class Controller {
         describe: { currency: inputs.currency, timeZone: this.ctx.site.timeZone },
         horizonMs: c.horizonHours * HOUR,
         ...(this.car.request ? { car: this.car.request } : {}),
+        // Import and export kept apart: the search goes on from the last plan's choice.
+        ...(this.plan ? { previousGridW: plannedGrid(this.plan) } : {}),
+        measured: await lastQuarter(this.ctx, c, now),
       });
     } catch (e) {
       this.plan = null;
@@ -228,30 +232,13 @@ export class Controller {
     this.publishPlan(this.plan, load.maeW, now);
   }
 
-  /** The load forecast from history, made again at most hourly. */
+  /** The load forecast from history and the outside temperature, made again at most hourly. */
   private async loadForecast(now: number): Promise<{ values: Map<number, number>; maeW: number | null }> {
     // Hourly, or at every plan while there is no history to learn from yet (a fresh install).
     const cache = this.loadCache;
     if (cache && cache.maeW !== null && now - cache.at < HOUR && now >= cache.at) return cache;
-    const c = this.config;
-    const history = await this.ctx.site
-      .history({
-        topic: c.loadTopic,
-        fromMs: now - c.historyWeeks * 7 * 24 * HOUR,
-        toMs: now,
-        groupBy: '15m',
-        agg: 'mean',
-      })
-      .catch(() => []);
-    const start = Math.floor(now / QUARTER_MS) * QUARTER_MS;
-    const targets = Array.from({ length: (c.horizonHours * HOUR) / QUARTER_MS + 1 }, (_, i) => start + i * QUARTER_MS);
-    const f = forecastLoad({ history, targets, timeZone: this.ctx.site.timeZone, weeks: c.historyWeeks });
-    const values = new Map<number, number>();
-    targets.forEach((t, i) => {
-      const v = f.values[i];
-      if (v !== null && v !== undefined) values.set(t, v);
-    });
-    this.loadCache = { at: now, values, maeW: f.maeW };
+    const { values, maeW } = await loadForecast(this.ctx, this.config, now);
+    this.loadCache = { at: now, values, maeW };
     return this.loadCache;
   }
 
@@ -278,6 +265,7 @@ export class Controller {
         : 'none planned',
       next_action_at: next ? new Date(next.start).toISOString().replace(/\.\d{3}Z$/, 'Z') : null,
       saving_today: Math.round((this.savedToday.amount + planned) * 100) / 100,
+      saving_planned: Math.round(savingOver(plan, plan.actions.length) * 100) / 100,
       load_forecast_error: maeW === null ? null : Math.round(maeW),
       solve_time: Math.round(plan.solveMs * 10) / 10,
     });
@@ -448,6 +436,7 @@ export class Controller {
       next_action: null,
       next_action_at: null,
       reason: null,
+      saving_planned: null,
       car_plan: `no car planned: ${why}`,
     });
     if (this.mode !== 'active' || !this.device) {

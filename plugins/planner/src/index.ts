@@ -48,6 +48,7 @@ export default definePlugin({
         text('next_action', 'Next action'),
         text('next_action_at', 'Next action at'),
         number('saving_today', 'Estimated saving today', ''),
+        number('saving_planned', 'Estimated saving over the plan', ''),
         number('load_forecast_error', 'Load forecast error (MAE)', 'W'),
         text('pv_calibration', 'PV forecast calibration (factor per hour)'),
         number('pv_forecast_error_raw', 'PV forecast error, provider (MAE)', 'W'),

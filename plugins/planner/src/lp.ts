@@ -25,6 +25,9 @@
  *   discharge[t] - export[t] <= max(0, load[t] - pv[t])
  */
 import type { Highs } from 'highs';
+import { improveByFlips, numberBinaries } from './exclusive.js';
+
+export { needsExclusivity } from './exclusive.js';
 
 /** The battery and grid as the plan sees them. */
 export interface PlanParams {
@@ -81,6 +84,12 @@ export interface PlanInput {
   searchMs?: number;
   /** The car to charge with the house, if any. */
   car?: CarLoad;
+  /**
+   * Per slot, which side the last plan's net grid flow was on (true: import, false: export;
+   * undefined: not planned then): a third rounding of the binaries to start from. Plans are
+   * made again every quarter hour, so each search goes on from where the last one ended.
+   */
+  importHint?: ReadonlyArray<boolean | undefined>;
 }
 
 /** The solved schedule, per slot. */
@@ -141,16 +150,6 @@ export function loadSolver(): Promise<Highs> {
 }
 
 /**
- * Whether import and export must be kept apart in this slot by a binary. Only where export
- * pays more than import costs: elsewhere (negative prices included) the cost of the net flow
- * is convex (max of import price x flow and export price x flow), so doing both at once only
- * costs and the LP never does it.
- */
-export function needsExclusivity(slot: PlanSlot): boolean {
-  return slot.importPrice < slot.exportPrice;
-}
-
-/**
  * HiGHS's branch and cut as an improvement on the rounded plan: no presolve, strong branching
  * or primal heuristics (the rounded plan is the start), within {@link MIP_MS} of wall clock.
  */
@@ -175,8 +174,9 @@ const LP_OPTIONS = { output_flag: false, solver: 'simplex', presolve: 'off' } as
  * Solves the plan; throws {@link PlanInfeasibleError} when HiGHS finds no optimum.
  *
  * With binaries the relaxation's plan is rounded first: each slot that needs one imports or
- * exports as its net flow (or its binary) in the relaxation says, the LP is solved again with
- * that choice fixed, and the cheaper of the two roundings is an exclusive plan. HiGHS's branch
+ * exports as its net flow (or its binary) in the relaxation says, or as the last plan had it
+ * ({@link PlanInput.importHint}), the LP is solved again with that choice fixed, and the
+ * cheapest rounding is an exclusive plan. HiGHS's branch
  * and cut then starts from it within a budget, and its plan replaces the rounded one when it
  * is cheaper. Branch and cut alone took 0.2-4 s CPU per 48 h plan with 50 such slots (a
  * negative import price under a fixed feed-in; WebAssembly, one thread).
@@ -209,24 +209,31 @@ export function solvePlan(highs: Highs, input: PlanInput): LpSolution {
     x = lp;
     if (binaries.length > 0) {
       const relaxed = x;
-      const fix = (rule: (col: number, slot: number) => number) => {
-        for (const { col, slot } of binaries) {
-          const y = rule(col, slot);
-          model.changeColBounds(col, y, y);
-        }
+      const bound = (col: number, y: number) => model.changeColBounds(col, y, y);
+      const solve = () => {
         const fixed = solveLp();
         return fixed ? { x: fixed, objective: model.getObjectiveValue() } : null;
+      };
+      const fix = (rule: (col: number, slot: number) => number) => {
+        for (const { col, slot } of binaries) bound(col, rule(col, slot));
+        return solve();
       };
       const byNet = (_: number, slot: number) =>
         (relaxed[VARS * slot + IMP] ?? 0) - (relaxed[VARS * slot + EXP] ?? 0) >= 0 ? 1 : 0;
       const byY = (col: number) => ((relaxed[col] ?? 0) >= 0.5 ? 1 : 0);
+      const hint = input.importHint;
+      const byHint = (col: number, slot: number) =>
+        hint?.[slot] === undefined ? byNet(col, slot) : hint[slot] ? 1 : 0;
       // A rounding may leave a slot that only exports without the energy for its load: then
-      // the other, and import everywhere (always feasible: PV can be curtailed) as the last.
-      let best = fix(byNet);
-      const other = fix(byY);
-      if (other && (!best || other.objective < best.objective)) best = other;
+      // another, and import everywhere (always feasible: PV can be curtailed) as the last.
+      let best: { x: Float64Array; objective: number } | null = null;
+      for (const rule of hint ? [byNet, byY, byHint] : [byNet, byY]) {
+        const fixed = fix(rule);
+        if (fixed && (!best || fixed.objective < best.objective)) best = fixed;
+      }
       best ??= fix(() => 1);
       if (!best) throw infeasible();
+      best = improveByFlips(best, binaries, { fix, bound, solve }) ?? best;
       x = best.x;
       for (const { col } of binaries) {
         model.changeColBounds(col, 0, 1);
@@ -469,13 +476,6 @@ function pushColumn(
     m.indices.push(row);
     m.values.push(value);
   }
-}
-
-/** Numbers the slots that need a binary in `binaryOf` (-1: none); their count. */
-function numberBinaries(slots: readonly PlanSlot[], binaryOf: Int32Array): number {
-  let count = 0;
-  for (let t = 0; t < slots.length; t++) if (needsExclusivity(slots[t]!)) binaryOf[t] = count++;
-  return count;
 }
 
 /** The state of charge's bounds, kWh: at the start, in every slot, and at the horizon's end. */

@@ -137,3 +137,79 @@ function bump(hour: number, center: number, width: number): number {
 function round4(v: number): number {
   return Math.round(v * 10_000) / 10_000;
 }
+
+export interface TemperatureOptions {
+  seed: number;
+  /** The quarter hours to give a temperature for (a year's `times`). */
+  times: readonly number[];
+  timeZone?: string;
+}
+
+/**
+ * Outside temperature, °C, at each of `times`: a Central European lowland climate (about
+ * 1.5 °C in mid-January, 20 °C in mid-July, 10.5 °C over the year), a daily cycle coldest
+ * before sunrise and warmest mid-afternoon (5 K from low to high in winter, 10 K in summer,
+ * wider on clear days), and spells of warmer or colder weather that last days (a random
+ * process with a 3-day memory and a spread of 3.5 K, 4 K in winter). Drawn from a generator of
+ * its own, so the year's other series come out as without it.
+ */
+export function generateTemperature(opts: TemperatureOptions): number[] {
+  const rand = seededRandom(opts.seed ^ 0x5eed7e);
+  const cal = new LocalCalendar(opts.timeZone ?? 'Europe/Berlin');
+  const out: number[] = [];
+  const memoryDays = 3;
+  const step = QUARTER / DAY / memoryDays;
+  let spell = 0;
+  let day = Number.NaN;
+  let clearness = 1;
+  for (const time of opts.times) {
+    const pos = cal.position(time + QUARTER / 2);
+    if (pos.day !== day) {
+      day = pos.day;
+      clearness = 0.5 + 0.8 * rand();
+    }
+    const yearStart = Date.UTC(new Date(time).getUTCFullYear(), 0, 1);
+    const winter = Math.cos((2 * Math.PI * (time - yearStart - 15 * DAY)) / (365 * DAY)); // 1 mid-January
+    const spread = 3.5 + 0.5 * winter;
+    spell += -spell * step + spread * Math.sqrt(2 * step) * gaussian(rand);
+    const halfRange = (3.75 - 1.25 * winter) * clearness;
+    const daily = halfRange * Math.cos((2 * Math.PI * (pos.minute / 60 - 15)) / 24);
+    out.push(Math.round((10.5 - 9 * winter + daily + spell + 0.15 * gaussian(rand)) * 10) / 10);
+  }
+  return out;
+}
+
+export interface HeatPumpOptions {
+  /** The house's heat loss, W per K of outside below its heating limit (default 160: a 2000s house of 150 m²). */
+  lossWPerK?: number;
+  /** The outside temperature above which the house needs no heating, °C (default 15). */
+  heatingLimitC?: number;
+  timeZone?: string;
+  seed?: number;
+}
+
+/**
+ * The year with a heat pump's electric power added to the load (kW): the heat the house
+ * loses (`lossWPerK` times how far the outside, lagged by the building's mass over some 10
+ * hours, is below `heatingLimitC`) over a COP that falls with the cold (3.2 at 0 °C, 0.08 a K,
+ * 2 to 5), at 70 % from 22:00 to 05:00 (a night setback) and 130 % from 05:00 to 08:00 (the
+ * house warmed back up), with 10 % noise per quarter hour (the compressor's cycling).
+ */
+export function withHeatPump(year: YearData, outsideC: readonly number[], opts: HeatPumpOptions = {}): YearData {
+  const loss = opts.lossWPerK ?? 160;
+  const limit = opts.heatingLimitC ?? 15;
+  const cal = new LocalCalendar(opts.timeZone ?? 'Europe/Berlin');
+  const rand = seededRandom((opts.seed ?? 1) ^ 0x4ea7);
+  const lag = QUARTER / (10 * 3_600_000);
+  let felt = outsideC[0] ?? limit;
+  const loadKw = year.loadKw.map((kw, i) => {
+    felt += ((outsideC[i] ?? felt) - felt) * lag;
+    const hour = cal.position(year.times[i]! + QUARTER / 2).minute / 60;
+    const setback = hour >= 22 || hour < 5 ? 0.7 : hour < 8 ? 1.3 : 1;
+    const cop = Math.min(5, Math.max(2, 3.2 + 0.08 * (outsideC[i] ?? felt)));
+    const heatW = Math.max(0, limit - felt) * loss * setback;
+    const electricW = (heatW / cop) * Math.max(0, 1 + 0.1 * gaussian(rand));
+    return round4(kw + electricW / 1000);
+  });
+  return { ...year, loadKw };
+}

@@ -323,7 +323,10 @@ export function mountPlan(container: HTMLElement, live: LiveStore, cache = new R
       return;
     }
     const { currency } = await siteInfo();
-    saving.textContent = `Estimated saving today: ${currency ? money(amount, currency) : formatNumber(amount, 2)} (against the battery left to itself)`;
+    const say = (v: number) => (currency ? money(v, currency) : formatNumber(v, 2));
+    const whole = live.value(`${dev}/saving_planned`);
+    const plan = typeof whole === 'number' ? `, ${say(whole)} over the whole plan` : '';
+    saving.textContent = `Estimated saving today: ${say(amount)}${plan} (against the battery left to itself)`;
     saving.hidden = false;
   };
 
