@@ -89,10 +89,10 @@ function persister(host: PluginHost, save: SavePluginEntries) {
   };
 }
 
-/** PUT /api/v1/plugins/:id/grants: the owner's approval, saved, audited; the instance restarts with it. */
 /** An instance's row as GET /api/v1/plugins answers it (with its progress). */
 type Answer = (id: string, fallback: InstanceStatus) => InstanceStatus & { progress: unknown };
 
+/** PUT /api/v1/plugins/:id/grants: the owner's approval, saved, audited; the instance restarts with it. */
 function approveGrants(
   host: PluginHost,
   persist: (undo: () => void) => Promise<void>,
@@ -195,12 +195,7 @@ export function pluginInstancesRoutes(deps: {
     const id = ctx.params.id!;
     const before = host.entries().find((e) => e.id === id);
     if (!before) throw unknownInstance(id);
-    const use = deps.sources && sourceUse(id, deps.sources());
-    if (use)
-      throw new ApiError(
-        'PLUGIN_INSTANCE_IN_USE',
-        `instance "${id}" is ${use}: choose another in the site settings (Site tab) first, then remove it`,
-      );
+    if (deps.sources) refuseSourceRemoval(id, deps.sources());
     const oldValue = shown(before);
     host.remove(id);
     await host.settled();
@@ -222,12 +217,20 @@ export function pluginInstancesRoutes(deps: {
 /** The sources an owner chose, as the site settings hold them. */
 export type SourceChoices = Record<'prices' | 'forecast', { source: string | null; fallbacks: readonly string[] }>;
 
-/** What `id` is to the site's sources, in words, or undefined when it is none of them. */
-function sourceUse(id: string, choices: SourceChoices): string | undefined {
+/** Refuses removing one of the site's chosen sources (or fallbacks): the owner chooses another first. */
+function refuseSourceRemoval(id: string, choices: SourceChoices): void {
   const what = { prices: 'grid prices', forecast: 'the forecast' } as const;
   for (const section of ['prices', 'forecast'] as const) {
-    if (choices[section].source === id) return `the site's chosen source of ${what[section]}`;
-    if (choices[section].fallbacks.includes(id)) return `a fallback source of ${what[section]}`;
+    const use =
+      choices[section].source === id
+        ? `the site's chosen source of ${what[section]}`
+        : choices[section].fallbacks.includes(id)
+          ? `a fallback source of ${what[section]}`
+          : null;
+    if (use)
+      throw new ApiError(
+        'PLUGIN_INSTANCE_IN_USE',
+        `instance "${id}" is ${use}: choose another in the site settings (Site tab) first, then remove it`,
+      );
   }
-  return undefined;
 }
