@@ -194,12 +194,8 @@ export class WriteService {
     this.registry.publish(state, parsed.write.shown);
     // A controller that set its battery back to normal has let it go: another (the planner
     // after a charger's hold) may command it now.
-    if (
-      battery &&
-      request.controller &&
-      request.topic.endsWith('/battery_control_mode') &&
-      String(parsed.write.args.value).toLowerCase() === 'normal'
-    )
+    // (Only the mode takes the value normal: its power and target are numbers.)
+    if (battery && request.controller && String(parsed.write.args.value).toLowerCase() === 'normal')
       this.controllers.releaseDevice(battery, request.controller);
     return { ok: true };
   }

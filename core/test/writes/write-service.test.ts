@@ -152,9 +152,46 @@ test('unknown topics, read-only topics and values out of range are refused befor
       ['error', null],
     ],
   );
+  assert.deepEqual(await write(fx, '60'), { ok: true });
+  assert.equal(refused.length, 4, 'a write that went through is no refusal');
   stop();
   await write(fx, '1', { topic: 'nope/nothing' });
   assert.equal(refused.length, 4, 'a stopped listener hears no more');
+});
+
+test('topicsWriting counts the settings with a write in flight, and falls back to 0 when they are done', async (t) => {
+  const fx = await start();
+  t.after(fx.close);
+  let confirm = () => {};
+  fx.device.write = (value) => {
+    fx.taken.push(value);
+    return new Promise<void>((resolve) => (confirm = resolve));
+  };
+  assert.equal(fx.writes.topicsWriting, 0);
+  const first = write(fx, '60');
+  const second = write(fx, '70');
+  await within(
+    (async () => {
+      while (fx.taken.length === 0) await new Promise((resolve) => setImmediate(resolve));
+    })(),
+    'the device asked for the first write',
+    2000,
+  );
+  assert.equal(fx.writes.topicsWriting, 1, 'two writes queued on one setting: one topic writing');
+  confirm();
+  assert.deepEqual(await first, { ok: true });
+  await within(
+    (async () => {
+      while (fx.taken.length < 2) await new Promise((resolve) => setImmediate(resolve));
+    })(),
+    'the device asked for the second write',
+    2000,
+  );
+  assert.equal(fx.writes.topicsWriting, 1, 'the second still in flight');
+  confirm();
+  assert.deepEqual(await second, { ok: true });
+  await new Promise((resolve) => setImmediate(resolve));
+  assert.equal(fx.writes.topicsWriting, 0, 'nothing left writing');
 });
 
 test("a device's refusal and its silence answer with the reason and tell the plugin", async (t) => {
