@@ -216,6 +216,7 @@ const PROVED_ELSEWHERE: Partial<Record<ErrorCode, string>> = {
   FORECAST_NOT_PROVIDED: 'core/test/forecast/api.test.ts',
   PAGE_NOT_BUILT: 'core/test/api-web/static.test.ts',
   GRANT_MISSING: 'test/integrations/plugin-grants.test.ts',
+  PLUGIN_INSTANCE_IN_USE: 'test/api/source-choice.test.ts',
 };
 
 function statuses(code: ErrorCode): number[] | '4xx' {

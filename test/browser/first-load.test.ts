@@ -59,7 +59,11 @@ test(
     // The Overview has settled once every card that loads from the API has drawn.
     await page.locator('#energy-card dl.energy:not([aria-busy])').waitFor({ timeout: 30_000 });
     await page.locator('.energy-history .bars-box:not([aria-busy]) svg').waitFor({ timeout: 30_000 });
-    await page.locator('.chart:not([aria-busy]) canvas').waitFor({ timeout: 30_000 });
+    // The power chart once drawn (the demo's planner draws a battery plan chart beside it).
+    await page
+      .getByRole('region', { name: 'Power', exact: true })
+      .locator('.chart:not([aria-busy]) canvas')
+      .waitFor({ timeout: 30_000 });
     await page.locator('.prices .price-bars').waitFor({ timeout: 30_000 });
     await page.waitForLoadState('networkidle', { timeout: 30_000 });
     // One answer drew both: today's figures on the card and the calendar's first day agree.
