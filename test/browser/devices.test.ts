@@ -49,6 +49,8 @@ test(
     const page = await openSignedIn(t, browser, site.url);
     await showScreen(page, 'devices');
     const priority = page.locator('form[data-topic="inverter_1/output_source_priority"]');
+    // The select is filled from the setting's declaration: wait for its choices before reading them.
+    await priority.locator('option:not([disabled])').nth(1).waitFor({ state: 'attached', timeout: 30_000 });
     const options = await priority.locator('option:not([disabled])').allInnerTexts();
     const current = await valueOf('inverter_1/output_source_priority');
     const next = options.find((o) => o !== current)!;
