@@ -152,10 +152,10 @@ test('live values arrive over the WebSocket, with no polling requests', { skip: 
     }>;
     return { done: list.every((p) => p.state !== 'starting'), seen: list.map((p) => p.state) };
   }, 'every plugin instance past starting');
-  // Opened on the devices screen, which loads nothing of its own: after sign-in the page
-  // asks for the snapshot and the plugin list once, and opens the socket. The count starts
-  // once the list's answer and the first data frame have arrived, so a start-up request
-  // whose event reaches this process late (a loaded host) is not counted as polling.
+  // Opened on the devices screen: after sign-in the page asks for the snapshot and the
+  // plugin list once, opens the socket, and the screen asks once for today's totals (after
+  // the site's zone). The count starts once those answers and the first data frame have
+  // arrived, so a start-up request that comes late (a loaded host) is not counted as polling.
   const page = await openPage(t, browser, `${site.url}/#devices`);
   const requests: string[] = [];
   page.on('request', (r) => {
@@ -166,11 +166,12 @@ test('live values arrive over the WebSocket, with no polling requests', { skip: 
     .waitForEvent('websocket')
     .then((ws) => ws.waitForEvent('framereceived', { predicate: (f) => String(f.payload).includes('"data"') }));
   const pluginList = page.waitForResponse((r) => new URL(r.url()).pathname === '/api/v1/plugins');
+  const todayTotals = page.waitForResponse((r) => new URL(r.url()).pathname === '/api/v1/energy');
   await signIn(page);
   await page.locator('.tab[data-screen="devices"][aria-current="page"]').waitFor();
   const cell = page.locator('dd[data-topic="inverter_1/load_power"]');
   await cell.waitFor();
-  await Promise.all([pluginList, live]);
+  await Promise.all([pluginList, todayTotals, live]);
   const first = await cell.innerText();
   assert.deepEqual(
     requests.filter((path) => path === '/api/v1/plugins'),
