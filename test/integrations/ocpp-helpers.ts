@@ -44,6 +44,22 @@ export async function chargePoint(options: ChargePointOptions): Promise<Emulated
   return point;
 }
 
+/**
+ * Charge point CP1 of a test server, on the server's manual clock, with meter values once an
+ * hour and a 60 kWh car at 20 % to plug in; resolves once its boot is accepted.
+ */
+export async function bootedPoint(serverUrl: string, now: () => number): Promise<EmulatedChargePoint> {
+  const point = await chargePoint({
+    url: `${serverUrl.replace(/^http/, 'ws')}/ocpp/CP1`,
+    password: PASSWORD_1,
+    now,
+    meterIntervalS: 3600,
+    car: { capacityKWh: 60, soc: 20 },
+  });
+  await pointWhen(point, (p) => p.bootStatus === 'Accepted', 'the charge point booted');
+  return point;
+}
+
 /** The HTTP status an OCPP upgrade request gets (101 when it is taken). */
 export function upgradeStatus(url: string, authorization?: string): Promise<number> {
   return new Promise((resolve, reject) => {

@@ -10,7 +10,7 @@ import { WriteService } from '@heliograph/core/writes/service';
 import type { EmulatedChargePoint } from '@heliograph/plugin-ocpp/emulator';
 import { pollUntil } from '../helpers/deadline.js';
 import { jsonBody, startTestServer, type TestServer } from '../helpers/server.js';
-import { chargePoint, ocppEntry, PASSWORD_1, pointWhen, valueOf, valueWhen } from './ocpp-helpers.js';
+import { bootedPoint, ocppEntry, PASSWORD_1, valueOf, valueWhen } from './ocpp-helpers.js';
 
 const MINUTE = 60_000;
 const LOAD_W = 600;
@@ -39,14 +39,7 @@ async function startSite(charger: Record<string, unknown> = {}): Promise<Site> {
     fixtures: ['scripted-site'],
     clock,
   });
-  const point = await chargePoint({
-    url: `${server.url.replace(/^http/, 'ws')}/ocpp/CP1`,
-    password: PASSWORD_1,
-    now: () => clock.now(),
-    meterIntervalS: 3600,
-    car: { capacityKWh: 60, soc: 20 },
-  });
-  await pointWhen(point, (p) => p.bootStatus === 'Accepted', 'boot');
+  const point = await bootedPoint(server.url, () => clock.now());
   await point.plugIn();
   const writes = server.services.resolve(WriteService);
   const site = { server, clock, point, lastWrittenAt: 0, writesInFlight: () => writes.topicsWriting };

@@ -13,7 +13,7 @@ import { pollUntil } from '../helpers/deadline.js';
 import { startTestServer, type TestServer } from '../helpers/server.js';
 import { audit } from '../drivers/battery-control.js';
 import { valuesOf, valuesWhen, write } from '../drivers/driver-api.js';
-import { chargePoint, ocppEntry, PASSWORD_1, pointWhen } from './ocpp-helpers.js';
+import { bootedPoint, ocppEntry } from './ocpp-helpers.js';
 import { P, QUARTER, step } from './planner-setup.js';
 
 const HOUR = 3_600_000;
@@ -39,14 +39,7 @@ async function startSite(clock: ManualClock): Promise<{ server: TestServer; poin
       ocppEntry({ heartbeatIntervalS: 3600 }, ['charger_1']),
     ],
   });
-  const point = await chargePoint({
-    url: `${server.url.replace(/^http/, 'ws')}/ocpp/CP1`,
-    password: PASSWORD_1,
-    now: () => clock.now(),
-    meterIntervalS: 3600,
-    car: { capacityKWh: 60, soc: 20 },
-  });
-  await pointWhen(point, (p) => p.bootStatus === 'Accepted', 'the charge point booted');
+  const point = await bootedPoint(server.url, () => clock.now());
   return { server, point };
 }
 
@@ -216,14 +209,7 @@ test('a charger that disappears is left out of the plan, and the car plan says w
     );
     // Back again, so the server stops with the charger connected as in the other tests (the
     // OCPP plugin's stop with a charger gone can publish after its device is undeclared: reported).
-    const again = await chargePoint({
-      url: `${server.url.replace(/^http/, 'ws')}/ocpp/CP1`,
-      password: PASSWORD_1,
-      now: () => clock.now(),
-      meterIntervalS: 3600,
-      car: { capacityKWh: 60, soc: 20 },
-    });
-    await pointWhen(again, (p) => p.bootStatus === 'Accepted', 'the charge point booted again');
+    await bootedPoint(server.url, () => clock.now());
     await delay(300);
   } finally {
     await server.close();
