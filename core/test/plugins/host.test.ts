@@ -55,7 +55,7 @@ export default definePlugin({
 
 async function makeHost(
   configs: Array<Partial<PluginInstanceConfig> & { id: string; plugin: string }>,
-  options: { slowPlugin?: boolean; controlPlugins?: boolean } = {},
+  options: { slowPlugin?: boolean; controlPlugins?: boolean; countingPlugin?: boolean } = {},
 ) {
   const db = await openDatabase(join(tempDir(), 'h.db'));
   await migrate(db, [...auditMigrations, ...pluginStoreMigrations]);
@@ -65,6 +65,7 @@ async function makeHost(
   const root = pluginRoot({ fixtures: ['crashing', 'flaky', 'echo', 'sdk11'] });
   if (options.slowPlugin) addSlowPlugin(root);
   if (options.controlPlugins) addControlPlugins(root);
+  if (options.countingPlugin) addCountingPlugin(root);
   const host = new PluginHost(
     { clock, db, registry, writes, site: { timeZone: 'UTC', latitude: 0, longitude: 0, temperatureUnit: 'C' } },
     discoverPlugins(root),
@@ -199,6 +200,60 @@ test('a plugin stopped while its setup still runs stays stopped, and nothing it 
   };
   assert.deepEqual(plugin.cleanups, ['finishes'], 'the cleanup setup returned has run');
   await h.close();
+});
+
+/** A plugin whose setup takes a moment and keeps, in `live`, every start not yet stopped. */
+function addCountingPlugin(root: string): void {
+  const dir = join(root, 'plugins', 'counting');
+  mkdirSync(dir);
+  symlinkSync(join(REPO_ROOT, 'node_modules'), join(dir, 'node_modules'));
+  writeFileSync(
+    join(dir, 'package.json'),
+    JSON.stringify({
+      name: 'counting',
+      type: 'module',
+      main: 'index.js',
+      heliograph: { id: 'counting', kind: 'integration', sdk: '^1' },
+    }),
+  );
+  writeFileSync(
+    join(dir, 'index.js'),
+    `import { definePlugin, z } from '@heliograph/plugins-sdk';
+export const live = new Set();
+let starts = 0;
+export default definePlugin({
+  id: 'counting',
+  configSchema: z.object({ n: z.number() }),
+  async setup(ctx, config) {
+    const start = \`start \${++starts} (n \${config.n})\`;
+    live.add(start);
+    ctx.signal.addEventListener('abort', () => live.delete(start));
+    await new Promise((resolve) => setTimeout(resolve, 30));
+    ctx.scheduler.every({ name: 'poll', intervalMs: 5000, run() {} });
+  },
+});
+`,
+  );
+}
+
+test('two config changes at once leave one run of the plugin, not a second one nobody stops', async () => {
+  const h = await makeHost([{ id: 'c', plugin: 'counting', config: { n: 0 } }], { countingPlugin: true });
+  await h.host.load();
+  await h.host.startAll();
+  const plugin = (await import(pathToFileURL(join(h.root, 'plugins', 'counting', 'index.js')).href)) as {
+    live: Set<string>;
+  };
+  assert.deepEqual([...plugin.live], ['start 1 (n 0)']);
+  // Two saves of the form at once (a double click, two tabs): each restarts the instance.
+  const answers = await Promise.all([h.host.reconfigure('c', { n: 1 }), h.host.reconfigure('c', { n: 2 })]);
+  assert.deepEqual(
+    answers.map((a) => a?.ok),
+    [true, true],
+  );
+  assert.equal(plugin.live.size, 1, `one run left, not ${[...plugin.live].join(', ')}`);
+  await h.waitFor('c', (s) => s.state === 'running');
+  await h.close();
+  assert.equal(plugin.live.size, 0, `nothing runs after the stop: ${[...plugin.live].join(', ')}`);
 });
 
 test('configuration mistakes stop the start with the exact key: unknown keys, device rules, device config', async () => {

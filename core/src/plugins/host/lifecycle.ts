@@ -43,6 +43,9 @@ export class Lifecycle {
 
   async start(instance: Instance): Promise<void> {
     if (instance.undoing) await instance.undoing;
+    // Another start of this instance still runs (two config changes at once): it is stopped
+    // first, or its jobs would run on beside this one's, unseen, after every later stop.
+    while (instance.abort && !instance.abort.signal.aborted) await this.stop(instance);
     // A restart that began before the host stopped (an approval, a retry) would leave a
     // running plugin behind the stopped server, keeping its process alive.
     if (this.closed) return;
@@ -104,12 +107,12 @@ export class Lifecycle {
     }
   }
 
-  /** Stops an instance and starts it afresh (a new config, the site moved), clearing its error. */
   /** No start from now on: the host is stopping for good (see {@link start}). */
   close(): void {
     this.closed = true;
   }
 
+  /** Stops an instance and starts it afresh (a new config, the site moved), clearing its error. */
   async restart(instance: Instance): Promise<void> {
     await this.stop(instance);
     instance.failures = 0;
