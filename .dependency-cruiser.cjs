@@ -20,29 +20,9 @@ const LAYERS = [
       'topics/',
       'auth/',
       'config/',
-      'api-types',
       'container/tokens',
-      // The answers' zod schemas (the `api-schemas` entry) and the error codes: data, which every layer may describe.
-      'api/schemas/',
-      'api/common-schemas',
-      'api/error-codes',
-      'api/api-error',
-      'api/field-issues',
-      ...[
-        'audit',
-        'backups',
-        'config',
-        'energy',
-        'forecast',
-        'grid',
-        'history',
-        'metrics',
-        'openapi',
-        'plugins',
-        'setup',
-        'system',
-        'tokens',
-      ].map((resource) => `api/${resource}/schemas`),
+      // The API's contract: the answers' zod schemas (`api-schemas`), their types (`api-types`), the error codes, ApiError: data, which every layer may describe.
+      'contract/',
     ],
   },
   {
@@ -55,7 +35,7 @@ const LAYERS = [
   { name: 'api', paths: ['api/'] },
   { name: 'server', paths: ['server'] },
   { name: 'cli', paths: ['cli/'] },
-  { name: 'entry', paths: ['main', 'index'] },
+  { name: 'entry', paths: ['main', 'index', 'testing'] },
 ];
 
 /** The page's folders under web/src, lowest first: a screen is drawn from cards, charts, forms and notices, which read the state, which calls the API. */

@@ -8,7 +8,7 @@ import type { Context, Middleware, Next, ParameterizedContext } from 'koa';
 import { rememberingLast } from '../auth/rules.js';
 import { scopeAllows, scopeMessage } from '../auth/scopes.js';
 import type { Authenticator, AuthOutcome, Credentials, Identity, Scope } from '../auth/types.js';
-import { ApiError } from './api-error.js';
+import { ApiError } from '../contract/api-error.js';
 
 /**
  * Reads `Authorization: Basic <any user>:<password>` or `Authorization: Bearer <token>`.

@@ -1,8 +1,8 @@
 import type { Context, Next } from 'koa';
 import { STATUS_CODES } from './node-http.js';
 import { createLogger } from '../log.js';
-import { ApiError, errorBody } from './api-error.js';
-import type { ErrorCode } from './error-codes.js';
+import { ApiError, errorBody } from '../contract/api-error.js';
+import type { ErrorCode } from '../contract/error-codes.js';
 
 export { ApiError, errorBody };
 

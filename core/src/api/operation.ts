@@ -15,7 +15,7 @@ export interface OtherContent {
 }
 
 /**
- * One answer of an operation: a response schema exported from api/schemas/index.ts (JSON), another
+ * One answer of an operation: a response schema exported from contract/schemas.ts (JSON), another
  * content type, or `null` for an answer without a body (204).
  */
 export type Answer = z.ZodType | OtherContent | readonly [z.ZodType, OtherContent] | null;

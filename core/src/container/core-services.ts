@@ -205,7 +205,7 @@ function registerEnergyServices(di: DependencyContainer): void {
         timeZone: () => siteTimeZone(config),
         now: () => c.resolve(CLOCK).now(),
         priceAdjust: () => config.prices,
-        currency: async () => book.toResponse().pricing?.currency ?? (await latestCurrency(db)),
+        currency: async () => book.schedule().pricing?.currency ?? (await latestCurrency(db)),
       });
     }),
   );

@@ -2,7 +2,7 @@
  * Tokens only the composition uses, naming services of the layers above the lowest one
  * (container/tokens.ts holds those any service may inject).
  */
-import type { PluginStatus } from '../api-types.js';
+import type { PluginStatus } from '../contract/types.js';
 import type { OpenedHistory } from '../history/open.js';
 import type { HistoryStore } from '../history/store.js';
 import type { ContextBuilder, PluginInstanceScope } from '../plugins/context/context.js';

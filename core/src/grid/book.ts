@@ -3,25 +3,16 @@ import { DateTime } from 'luxon';
 import type { Clock } from '../clock.js';
 import { roundTo } from '../numbers.js';
 import { createLogger } from '../log.js';
-import type {
-  GridResponse,
-  ImportExportSlot as ImportExportSlotJson,
-  PriceSlot as PriceSlotJson,
-} from '../api-types.js';
 import type { PriceSink } from '../topics/sinks.js';
 import { formatUtc } from '../rfc3339.js';
 import type { PriceHistory } from './price-history.js';
+import type { GridSchedule, ScheduleSlot, ScheduleStatus, StandingCharge } from './schedule.js';
 
 const log = createLogger('grid');
 
 export type ScheduleType = 'pricing' | 'import_export_pricing' | 'none';
 
-/** The body of GET /api/v1/grid and its slots, as api/grid/schemas.ts defines them. */
-export type {
-  GridResponse,
-  ImportExportSlot as ImportExportSlotJson,
-  PriceSlot as PriceSlotJson,
-} from '../api-types.js';
+export type { GridSchedule, ScheduleSlot, ScheduleStatus, StandingCharge } from './schedule.js';
 
 interface SourceState {
   declaration: PriceProviderDeclaration;
@@ -33,7 +24,7 @@ interface SourceState {
   lastPublish: number | null;
   /** Standing charge slots: the charge for the whole slot, never adjusted. */
   standing: PriceSlot[];
-  /** Whether it ever published `standing`: only then does the answer carry `standing_charge`. */
+  /** Whether it ever published `standing`: only then does the schedule carry a standing charge. */
   hasStanding: boolean;
   /**
    * Export slots at the Site settings' flat export price (a provider of import prices only),
@@ -49,9 +40,6 @@ export interface PriceSchedule {
   export?: PriceSlot[];
   standing?: PriceSlot[];
 }
-
-/** The grid answer's `standing_charge`: the charge of one local day. */
-export type StandingCharge = NonNullable<GridResponse['standing_charge']>;
 
 export interface PriceBookOptions {
   clock: Clock;
@@ -82,11 +70,8 @@ export interface PriceBookOptions {
 /** The longest range GET /api/v1/grid answers: a calendar year in any zone, with a day to spare. */
 export const MAX_PRICE_RANGE_MS = 367 * 86_400_000;
 
-/** Prices that end sooner than this from now are `stale` in the grid answer's status. */
+/** Prices that end sooner than this from now are `stale` in the schedule's status. */
 export const STALE_WITHIN_MS = 3_600_000;
-
-/** The grid answer's `status`: whether the active provider's prices can be trusted. */
-export type PriceStatus = NonNullable<GridResponse['status']>;
 
 /**
  * What the plugin host says of a price plugin instance (GET /api/v1/plugins' `state` and
@@ -101,8 +86,8 @@ export type SourceHealth = (source: string) => { state: string; last_error: stri
  */
 export type SourceRole = 'active' | 'fallback' | 'standby';
 
-/** The grid answer when no price plugin is configured: no provider, no prices. */
-const NO_PROVIDER: GridResponse = { provider: 'none', schedule_type: 'pricing', pricing: null };
+/** The schedule when no price plugin is configured: no provider, no prices. */
+const NO_PROVIDER: GridSchedule = { provider: null, scheduleType: 'pricing', pricing: null };
 
 /**
  * The grid price schedule of the active price provider, as GET /api/v1/grid shows it.
@@ -250,8 +235,8 @@ export class PriceBook implements PriceSink {
     await this.options.history?.flush();
   }
 
-  /** The grid answer: slots from the start of the current local day to the last published one. */
-  toResponse(): GridResponse {
+  /** The schedule from the start of the current local day to the last published slot (GET /api/v1/grid). */
+  schedule(): GridSchedule {
     const active = this.activeSource();
     if (!active) return NO_PROVIDER;
     const todayStart = this.dayStart(this.options.clock.now(), 0);
@@ -261,7 +246,7 @@ export class PriceBook implements PriceSink {
       this.exportsOf(active),
     );
     if (!active.hasStanding) return response;
-    return { ...response, standing_charge: this.chargeOf(active, active.standing, todayStart) };
+    return { ...response, standingCharge: this.chargeOf(active, active.standing, todayStart) };
   }
 
   /**
@@ -279,11 +264,11 @@ export class PriceBook implements PriceSink {
   }
 
   /**
-   * The grid answer for the slots overlapping [from, to): the saved past with what memory
-   * holds (memory wins over the range it covers: it has the latest publish). Ranks and
-   * premiums are per local day among the slots answered.
+   * The schedule of the slots overlapping [from, to): the saved past with what memory holds
+   * (memory wins over the range it covers: it has the latest publish). Ranks and premiums are
+   * per local day among the slots answered.
    */
-  async rangeResponse(from: number, to: number): Promise<GridResponse> {
+  async rangeSchedule(from: number, to: number): Promise<GridSchedule> {
     const active = this.activeSource();
     if (!active) return NO_PROVIDER;
     const { currency, scheduleType } = active.declaration;
@@ -292,10 +277,10 @@ export class PriceBook implements PriceSink {
     const overlapping = (slots: readonly PriceSlot[]) => slots.filter((s) => s.start < to && s.end > from);
     // The standing charge answered for a range is that of the local day `from` falls in.
     const fromDay = this.dayStart(from, 0);
-    const withStanding = (response: GridResponse, standing: readonly PriceSlot[]): GridResponse =>
+    const withStanding = (schedule: GridSchedule, standing: readonly PriceSlot[]): GridSchedule =>
       active.hasStanding || standing.length > 0
-        ? { ...response, standing_charge: this.chargeOf(active, standing, fromDay) }
-        : response;
+        ? { ...schedule, standingCharge: this.chargeOf(active, standing, fromDay) }
+        : schedule;
     if (!history || scheduleType === 'none' || !currency)
       return withStanding(this.respond(active, overlapping(active.import), this.exportsOf(active)), active.standing);
     // Not waiting for saves in progress (a lock held by another process could hold them up):
@@ -331,31 +316,35 @@ export class PriceBook implements PriceSink {
       found = true;
       perDay += (s.price * overlap) / (s.end - s.start);
     }
-    return found && currency ? { currency, per_day: roundTo(perDay, 5) } : null;
+    return found && currency ? { currency, perDay: roundTo(perDay, 5) } : null;
   }
 
-  private respond(active: SourceState, shown: readonly PriceSlot[], exportSlots: readonly PriceSlot[]): GridResponse {
+  private respond(active: SourceState, shown: readonly PriceSlot[], exportSlots: readonly PriceSlot[]): GridSchedule {
     const { provider, currency, scheduleType } = active.declaration;
     const { source } = active;
-    if (scheduleType === 'none') return { provider, schedule_type: 'pricing', pricing: null };
+    if (scheduleType === 'none') return { provider, scheduleType: 'pricing', pricing: null };
     const imports = shown.map((s) => this.adjust(s.price));
     const days = shown.map((s) => this.localDay(s.start));
     const importStats = dayStats(imports, days, 'cheapest');
-    const pricing = {
-      currency: currency!,
-      unit: `${currency}/kWh`,
-      slots: [] as Array<PriceSlotJson | ImportExportSlotJson>,
-    };
 
     if (!this.exportSchedule(active)) {
-      pricing.slots = shown.map((s, i) => ({
-        from: formatUtc(s.start),
-        to: formatUtc(s.end),
-        price: imports[i]!,
-        rank: importStats.rank[i]!,
-        premium: importStats.premium[i]!,
+      const slots = shown.map((s, i): ScheduleSlot => ({
+        start: s.start,
+        end: s.end,
+        importPrice: imports[i]!,
+        importRank: importStats.rank[i]!,
+        importPremium: importStats.premium[i]!,
+        exportPrice: null,
+        exportRank: null,
+        exportPremium: null,
       }));
-      return { provider, source, schedule_type: 'pricing', pricing, status: this.statusOf(active) };
+      return {
+        provider,
+        source,
+        scheduleType: 'pricing',
+        pricing: { currency: currency!, slots },
+        status: this.statusOf(active),
+      };
     }
 
     // Export prices are matched to import slots by time, so both share one slot list even
@@ -368,36 +357,42 @@ export class PriceBook implements PriceSink {
       return covering && covering.start <= s.start ? this.adjust(covering.price) : null;
     });
     const exportStats = dayStats(exports, days, 'highest');
-    pricing.slots = shown.map((s, i) => ({
-      from: formatUtc(s.start),
-      to: formatUtc(s.end),
-      import_price: imports[i]!,
-      import_rank: importStats.rank[i]!,
-      import_premium: importStats.premium[i]!,
-      export_price: exports[i]!,
-      export_rank: exportStats.rank[i] ?? null,
-      export_premium: exportStats.premium[i] ?? null,
+    const slots = shown.map((s, i): ScheduleSlot => ({
+      start: s.start,
+      end: s.end,
+      importPrice: imports[i]!,
+      importRank: importStats.rank[i]!,
+      importPremium: importStats.premium[i]!,
+      exportPrice: exports[i]!,
+      exportRank: exportStats.rank[i] ?? null,
+      exportPremium: exportStats.premium[i] ?? null,
     }));
-    return { provider, source, schedule_type: 'import_export_pricing', pricing, status: this.statusOf(active) };
+    return {
+      provider,
+      source,
+      scheduleType: 'import_export_pricing',
+      pricing: { currency: currency!, slots },
+      status: this.statusOf(active),
+    };
   }
 
   /**
    * Whether the active provider's prices can be trusted: `failed` while its plugin instance
    * is failed or has an error (GET /api/v1/plugins' state and last_error, through
    * {@link watchHealth}), else `stale` when its slots end within the hour (or it has
-   * published none yet), else `ok`; `last_data` is the time of its last publish.
+   * published none yet), else `ok`; `lastData` is the time of its last publish.
    */
-  private statusOf(active: SourceState): PriceStatus {
+  private statusOf(active: SourceState): ScheduleStatus {
     const { provider } = active.declaration;
-    const lastData = active.lastPublish === null ? null : formatUtc(active.lastPublish);
+    const lastData = active.lastPublish;
     const health = this.health?.(active.source);
     if (health && (health.state === 'failed' || health.last_error !== null))
-      return { state: 'failed', message: health.last_error ?? `${provider} failed`, last_data: lastData };
+      return { state: 'failed', message: health.last_error ?? `${provider} failed`, lastData };
     const end = active.import.reduce((last, s) => Math.max(last, s.end), -Infinity);
-    if (end === -Infinity) return { state: 'stale', message: `no prices from ${provider} yet`, last_data: lastData };
+    if (end === -Infinity) return { state: 'stale', message: `no prices from ${provider} yet`, lastData };
     if (end < this.options.clock.now() + STALE_WITHIN_MS)
-      return { state: 'stale', message: `prices from ${provider} end at ${formatUtc(end)}`, last_data: lastData };
-    return { state: 'ok', message: null, last_data: lastData };
+      return { state: 'stale', message: `prices from ${provider} end at ${formatUtc(end)}`, lastData };
+    return { state: 'ok', message: null, lastData };
   }
 
   /**

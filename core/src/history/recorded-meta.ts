@@ -1,4 +1,4 @@
-import { ApiError } from '../api/api-error.js';
+import { ApiError } from '../contract/api-error.js';
 import type { TopicRegistry } from '../topics/registry.js';
 import type { HistoryStore } from './store.js';
 import { BATTERY_TOPIC, isRecorded, type StoredMeta } from './topic-record.js';

@@ -6,7 +6,7 @@
  * database file that wait to be retried (the audit, the energy totals, a lock held by
  * another process) are named in `last_error` too: this row is the storage's.
  */
-import type { PluginStatus as InstanceStatus } from '../api-types.js';
+import type { PluginStatus as InstanceStatus } from '../contract/types.js';
 import type { OpenedHistory } from './open.js';
 
 export function historyStatusRow(

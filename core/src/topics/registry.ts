@@ -1,8 +1,6 @@
 import type { MetricValue } from '@heliograph/plugins-sdk';
-import type { Metric } from '../api-types.js';
 import type { Clock } from '../clock.js';
 import { SafeEmitter } from '../events.js';
-import { discoveryFields } from './discovery.js';
 import { compileGlob, type GlobMatcher } from './glob.js';
 import type { TopicMeta } from './topic-meta.js';
 
@@ -69,8 +67,8 @@ export interface Availability {
  *
  * Readings published in one synchronous run (one plugin publish call, say) are gathered and
  * delivered as one tick on the next microtask, after the derivers (totals, energy) have
- * added their topics to it. The snapshot JSON is built once per change and per filter, not
- * once per request.
+ * added their topics to it. {@link revision} tells a reader that caches what it made of the
+ * values (the API's snapshot JSON) when to make it anew.
  */
 export class TopicRegistry extends SafeEmitter<RegistryEvents> {
   private readonly states = new Map<string, TopicState>();
@@ -82,7 +80,7 @@ export class TopicRegistry extends SafeEmitter<RegistryEvents> {
   private flushQueued = false;
   /** Number of the tick being gathered. */
   private tickNumber = 1;
-  private readonly snapshotCache = new Map<string, Buffer>();
+  private revisionNumber = 0;
   private readonly globCache = new Map<string, GlobMatcher>();
 
   constructor(private readonly clock: Clock) {
@@ -138,7 +136,7 @@ export class TopicRegistry extends SafeEmitter<RegistryEvents> {
     if (this.states.get(meta.topic) !== state) throw new Error(`topic ${meta.topic} is not defined`);
     const old = state.meta;
     (state as { meta: TopicMeta }).meta = meta;
-    this.snapshotCache.clear();
+    this.revisionNumber++;
     this.emit('definitions', [], [old]);
     this.emit('definitions', [state], []);
   }
@@ -250,47 +248,16 @@ export class TopicRegistry extends SafeEmitter<RegistryEvents> {
     this.pendingChanged = [];
     this.tickNumber++;
     for (const derive of this.derivers) derive(tick);
-    if (tick.changed.length > 0) this.snapshotCache.clear();
+    if (tick.changed.length > 0) this.revisionNumber++;
     this.emit('tick', tick);
   }
 
   /**
-   * Snapshot of the topics matching `glob` (all without one) as UTF-8 JSON, built once per
-   * change and filter: a dashboard polling many times a second costs no serialisation.
-   * `discovery` adds the discovery fields to every row (`GET /api/v1/metrics?discovery`).
+   * Changes whenever a visible value or the set of topics changes (not for a reading that
+   * repeats its value): what was read at the same revision still holds.
    */
-  snapshot(glob?: string, discovery = false): Buffer {
-    const key = `${discovery ? 'd' : '-'}${glob ?? ''}`;
-    let body = this.snapshotCache.get(key);
-    if (body === undefined) {
-      const states = glob === undefined ? this.sorted : this.match(glob);
-      body = Buffer.from(JSON.stringify(states.map((s) => this.toMetric(s, discovery))));
-      if (this.snapshotCache.size > 64) this.snapshotCache.clear();
-      this.snapshotCache.set(key, body);
-    }
-    return body;
-  }
-
-  /** {@link snapshot} as a string. */
-  snapshotJson(glob?: string): string {
-    return this.snapshot(glob).toString('utf8');
-  }
-
-  /** The API's Metric object of a topic, with the discovery fields when asked. */
-  toMetric(state: TopicState, discovery = false): Metric {
-    const { meta } = state;
-    const metric: Metric = {
-      topic: meta.topic,
-      device: meta.device,
-      number: meta.number,
-      group: meta.group,
-      name: meta.name,
-      value: this.visibleValue(state),
-      unit: meta.unit,
-    };
-    const { writable } = meta;
-    if (writable) metric.writable = 'options' in writable ? { options: writable.options } : writable;
-    return discovery ? Object.assign(metric, discoveryFields(meta)) : metric;
+  get revision(): number {
+    return this.revisionNumber;
   }
 
   private answered(device: DeviceLiveness, now: number): void {
@@ -324,7 +291,7 @@ export class TopicRegistry extends SafeEmitter<RegistryEvents> {
     this.sorted = [...this.states.values()].sort((a, b) =>
       a.meta.topic < b.meta.topic ? -1 : a.meta.topic > b.meta.topic ? 1 : 0,
     );
-    this.snapshotCache.clear();
+    this.revisionNumber++;
   }
 
   private compile(glob: string): GlobMatcher {

@@ -1,5 +1,5 @@
 import type { MetricValue } from '@heliograph/plugins-sdk';
-import type { AuditEntry as ApiAuditEntry } from '../api-types.js';
+import type { AuditEntry as ApiAuditEntry } from '../contract/types.js';
 import type { DbWriter } from '../db-writer.js';
 import type { Db, Migration } from '../db.js';
 import { formatUtc } from '../rfc3339.js';

@@ -2,7 +2,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { z } from 'zod';
 import { secret } from '@heliograph/plugins-sdk';
-import { parseBody, ValidationError } from '../../src/api/field-issues.js';
+import { parseBody, ValidationError } from '../../src/contract/field-issues.js';
 import { hideSecrets, keepSecrets, maskSecrets, secretPaths } from '../../src/plugins/instances/secrets.js';
 
 const schema = z.strictObject({

@@ -9,7 +9,7 @@ import assert from 'node:assert/strict';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { historyLane } from '../../src/api/history/lane.js';
 import { HostPolicy } from '../../src/api/host-policy.js';
-import type { HistoryResponse } from '../../src/api-types.js';
+import type { HistoryResponse } from '../../src/contract/types.js';
 import { TopicRegistry } from '../../src/topics/registry.js';
 import { PASSWORD, startAuth } from '../auth/support.js';
 import { basicAuth } from '../helpers/basic-auth.js';

@@ -3,7 +3,7 @@ import { after, before, describe, it } from 'node:test';
 import type { ForecastPoints } from '@heliograph/plugins-sdk';
 import type { RunningServer } from '../../src/api/app.js';
 import { forecastRoutes } from '../../src/api/forecast/route.js';
-import type { ErrorCode, ErrorResponse, ForecastResponse } from '../../src/api-types.js';
+import type { ErrorCode, ErrorResponse, ForecastResponse } from '../../src/contract/types.js';
 import { ManualClock } from '../../src/clock.js';
 import { ForecastStore } from '../../src/forecast/store.js';
 import { TopicRegistry } from '../../src/topics/registry.js';

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { RunningServer } from '../../src/api/app.js';
 import { forecastRoutes } from '../../src/api/forecast/route.js';
-import type { ErrorResponse, ForecastResponse } from '../../src/api-types.js';
+import type { ErrorResponse, ForecastResponse } from '../../src/contract/types.js';
 import { ManualClock } from '../../src/clock.js';
 import { ForecastStore } from '../../src/forecast/store.js';
 import { TopicRegistry } from '../../src/topics/registry.js';

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { RunningServer } from '../../src/api/app.js';
 import { gridRoutes } from '../../src/api/grid/route.js';
-import type { GridResponse } from '../../src/api-types.js';
+import type { GridResponse } from '../../src/contract/types.js';
 import { ManualClock } from '../../src/clock.js';
 import { PriceBook } from '../../src/grid/book.js';
 import { getJson, listenRoutes } from '../helpers/routes-server.js';

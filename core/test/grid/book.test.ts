@@ -3,7 +3,9 @@ import { describe, it } from 'node:test';
 import type { PriceSlot } from '@heliograph/plugins-sdk';
 import { DateTime } from 'luxon';
 import { ManualClock } from '../../src/clock.js';
-import { PriceBook, type ImportExportSlotJson, type PriceSlotJson } from '../../src/grid/book.js';
+import { gridAnswer } from '../../src/api/grid/answer.js';
+import type { ImportExportSlot as ImportExportSlotJson, PriceSlot as PriceSlotJson } from '../../src/contract/types.js';
+import { PriceBook } from '../../src/grid/book.js';
 
 const ZONE = 'Europe/Berlin';
 const Q = 15 * 60_000;
@@ -55,7 +57,7 @@ function book(now: string, options: { multiplier?: number; offset?: number } = {
 
 describe('PriceBook', () => {
   it('answers provider "none" without prices when no price plugin is configured', () => {
-    assert.deepEqual(book('2026-10-25T08:00:00Z').book.toResponse(), {
+    assert.deepEqual(gridAnswer(book('2026-10-25T08:00:00Z').book.schedule()), {
       provider: 'none',
       schedule_type: 'pricing',
       pricing: null,
@@ -65,7 +67,7 @@ describe('PriceBook', () => {
   it('answers pricing null for a provider without dynamic prices', () => {
     const { book: b } = book('2026-10-25T08:00:00Z');
     b.declare('fixed', { provider: 'Fixed tariff', scheduleType: 'none' });
-    assert.deepEqual(b.toResponse(), { provider: 'Fixed tariff', schedule_type: 'pricing', pricing: null });
+    assert.deepEqual(gridAnswer(b.schedule()), { provider: 'Fixed tariff', schedule_type: 'pricing', pricing: null });
   });
 
   it('ranks each local day 1..n (ties earlier first) and premiums sum to zero, on both DST days', () => {
@@ -76,7 +78,7 @@ describe('PriceBook', () => {
       const { book: b } = book(`${day}T00:30:00Z`);
       b.declare('tibber', { provider: 'Tibber', currency: 'EUR', scheduleType: 'pricing' });
       b.publish('tibber', { import: localDays(day, 2, tiedPrice) });
-      const response = b.toResponse();
+      const response = gridAnswer(b.schedule());
       assert.equal(response.pricing!.unit, 'EUR/kWh');
       assert.equal(response.pricing!.currency, 'EUR');
       const slots = response.pricing!.slots as PriceSlotJson[];
@@ -114,7 +116,7 @@ describe('PriceBook', () => {
     const { book: b } = book('2026-06-01T08:00:00Z', { multiplier: 1.19, offset: 0.1 });
     b.declare('awattar', { provider: 'aWATTar', currency: 'EUR', scheduleType: 'pricing' });
     b.publish('awattar', { import: localDays('2026-06-01', 1, (i) => [0.2002, 0.1, -0.05][i % 3]!, 3_600_000) });
-    const slots = b.toResponse().pricing!.slots as PriceSlotJson[];
+    const slots = gridAnswer(b.schedule()).pricing!.slots as PriceSlotJson[];
     assert.equal(slots.length, 24, 'hourly slots keep their length');
     assert.deepEqual(
       slots.slice(0, 3).map((s) => s.price),
@@ -130,7 +132,7 @@ describe('PriceBook', () => {
     const imports = localDays('2026-10-25', 1, tiedPrice, 30 * 60_000);
     const exports = localDays('2026-10-25', 1, (i) => tiedPrice(i + 3) / 2, 30 * 60_000);
     b.publish('octopus', { import: imports, export: exports });
-    const response = b.toResponse();
+    const response = gridAnswer(b.schedule());
     assert.equal(response.schedule_type, 'import_export_pricing');
     const slots = response.pricing!.slots as ImportExportSlotJson[];
     assert.equal(slots.length, 50, '2026-10-25 has 50 half hours in Berlin');
@@ -173,25 +175,25 @@ describe('PriceBook', () => {
     const { book: b, clock } = book('2026-06-02T10:00:00Z');
     b.declare('nordpool', { provider: 'Nord Pool', currency: 'EUR', scheduleType: 'pricing' });
     b.publish('nordpool', { import: localDays('2026-06-01', 2, () => 0.1) });
-    let slots = b.toResponse().pricing!.slots as PriceSlotJson[];
+    let slots = gridAnswer(b.schedule()).pricing!.slots as PriceSlotJson[];
     assert.equal(slots[0]!.from, '2026-06-01T22:00:00Z', 'yesterday is not shown');
     assert.equal(slots.length, 96);
     // Tomorrow arrives: today stays as it was.
     b.publish('nordpool', { import: localDays('2026-06-03', 1, () => 0.3) });
-    slots = b.toResponse().pricing!.slots as PriceSlotJson[];
+    slots = gridAnswer(b.schedule()).pricing!.slots as PriceSlotJson[];
     assert.equal(slots.length, 192);
     assert.equal(slots.at(-1)!.to, '2026-06-03T22:00:00Z', 'up to the last published slot');
     // A corrected afternoon replaces just those slots.
     const afternoon = localDays('2026-06-02', 1, () => 0.2).slice(56, 64);
     b.publish('nordpool', { import: afternoon });
-    slots = b.toResponse().pricing!.slots as PriceSlotJson[];
+    slots = gridAnswer(b.schedule()).pricing!.slots as PriceSlotJson[];
     assert.equal(slots.length, 192);
     assert.deepEqual(
       slots.slice(55, 65).map((s) => s.price),
       [0.1, 0.2, 0.2, 0.2, 0.2, 0.2, 0.2, 0.2, 0.2, 0.1],
     );
     clock.set(Date.parse('2026-06-03T06:00:00Z'));
-    slots = b.toResponse().pricing!.slots as PriceSlotJson[];
+    slots = gridAnswer(b.schedule()).pricing!.slots as PriceSlotJson[];
     assert.equal(slots.length, 96, 'at the next local day only it is shown');
   });
 
@@ -201,24 +203,28 @@ describe('PriceBook', () => {
     b.declare('tibber', { provider: 'Tibber', currency: 'EUR', scheduleType: 'pricing' });
     b.publish('awattar', { import: localDays('2026-06-01', 1, () => 0.1) });
     b.publish('tibber', { import: localDays('2026-06-01', 1, () => 0.2) });
-    assert.equal(b.toResponse().provider, 'aWATTar');
-    assert.equal((b.toResponse().pricing!.slots[0] as PriceSlotJson).price, 0.1);
+    assert.equal(gridAnswer(b.schedule()).provider, 'aWATTar');
+    assert.equal((gridAnswer(b.schedule()).pricing!.slots[0] as PriceSlotJson).price, 0.1);
     stopFirst();
-    assert.equal(b.toResponse().provider, 'Tibber');
-    assert.equal((b.toResponse().pricing!.slots[0] as PriceSlotJson).price, 0.2);
+    assert.equal(gridAnswer(b.schedule()).provider, 'Tibber');
+    assert.equal((gridAnswer(b.schedule()).pricing!.slots[0] as PriceSlotJson).price, 0.2);
   });
 
   it('prefers a real price provider over declared demo prices, whichever declared first', () => {
     const { book: b } = book('2026-06-01T10:00:00Z');
     b.declare('sim', { provider: 'Simulator', currency: 'EUR', scheduleType: 'pricing', demo: true });
     b.publish('sim', { import: localDays('2026-06-01', 1, () => 0.3) });
-    assert.equal(b.toResponse().provider, 'Simulator');
+    assert.equal(gridAnswer(b.schedule()).provider, 'Simulator');
     const stop = b.declare('awattar', { provider: 'aWATTar', currency: 'EUR', scheduleType: 'pricing' });
     b.publish('awattar', { import: localDays('2026-06-01', 1, () => 0.1) });
-    assert.equal(b.toResponse().provider, 'aWATTar');
-    assert.equal((b.toResponse().pricing!.slots[0] as PriceSlotJson).price, 0.1);
+    assert.equal(gridAnswer(b.schedule()).provider, 'aWATTar');
+    assert.equal((gridAnswer(b.schedule()).pricing!.slots[0] as PriceSlotJson).price, 0.1);
     stop();
-    assert.equal(b.toResponse().provider, 'Simulator', 'the demo stands in again when the price plugin stops');
+    assert.equal(
+      gridAnswer(b.schedule()).provider,
+      'Simulator',
+      'the demo stands in again when the price plugin stops',
+    );
   });
 
   it('keeps a provider with slots active when it is declared anew behind a standby that has none', () => {
@@ -231,22 +237,30 @@ describe('PriceBook', () => {
     stopWorking();
     b.declare('awattar', { provider: 'aWATTar', currency: 'EUR', scheduleType: 'pricing' });
     b.publish('awattar', { import: localDays('2026-06-01', 1, () => 0.1) });
-    const response = b.toResponse();
+    const response = gridAnswer(b.schedule());
     assert.equal(response.provider, 'aWATTar');
     assert.equal(response.pricing!.slots.length, 96);
     b.publish('tibber', { import: localDays('2026-06-01', 1, () => 0.2) });
-    assert.equal(b.toResponse().provider, 'aWATTar', 'once both have slots, the earlier declared stays active');
+    assert.equal(
+      gridAnswer(b.schedule()).provider,
+      'aWATTar',
+      'once both have slots, the earlier declared stays active',
+    );
   });
 
   it('prefers a demo with slots to nothing, but any real provider with slots to the demo', () => {
     const { book: b } = book('2026-06-01T10:00:00Z');
     b.declare('tibber', { provider: 'Tibber', currency: 'EUR', scheduleType: 'pricing' });
     b.declare('sim', { provider: 'Simulator', currency: 'EUR', scheduleType: 'pricing', demo: true });
-    assert.equal(b.toResponse().provider, 'Tibber', 'while nobody has slots, a real provider is named');
+    assert.equal(gridAnswer(b.schedule()).provider, 'Tibber', 'while nobody has slots, a real provider is named');
     b.publish('sim', { import: localDays('2026-06-01', 1, () => 0.3) });
-    assert.equal(b.toResponse().provider, 'Simulator', 'the demo shows its slots while the real one has none');
+    assert.equal(
+      gridAnswer(b.schedule()).provider,
+      'Simulator',
+      'the demo shows its slots while the real one has none',
+    );
     b.publish('tibber', { import: localDays('2026-06-01', 1, () => 0.2) });
-    assert.equal(b.toResponse().provider, 'Tibber');
+    assert.equal(gridAnswer(b.schedule()).provider, 'Tibber');
   });
 
   it('refuses a declaration without currency and a publish before declare', () => {

@@ -5,7 +5,9 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { PriceSlot } from '@heliograph/plugins-sdk';
 import { ManualClock } from '../../src/clock.js';
-import { PriceBook, type PriceSlotJson } from '../../src/grid/book.js';
+import { gridAnswer } from '../../src/api/grid/answer.js';
+import type { PriceSlot as PriceSlotJson } from '../../src/contract/types.js';
+import { PriceBook } from '../../src/grid/book.js';
 
 const HOUR = 3_600_000;
 const NOW = Date.parse('2026-11-22T00:00:00Z');
@@ -25,19 +27,20 @@ function threeProviders(options: { source?: string; fallbacks?: string[] } = {})
   return book;
 }
 
-const prices = (book: PriceBook) => (book.toResponse().pricing?.slots ?? []).map((s) => (s as PriceSlotJson).price);
+const prices = (book: PriceBook) =>
+  (gridAnswer(book.schedule()).pricing?.slots ?? []).map((s) => (s as PriceSlotJson).price);
 
 describe('the chosen price source', () => {
   it('without a choice, the first declared provider with prices is active (as before)', () => {
     const book = threeProviders();
     book.publish('tibber', { import: hours(NOW, 24, 0.3) });
-    assert.equal(book.toResponse().provider, 'Grabber');
+    assert.equal(gridAnswer(book.schedule()).provider, 'Grabber');
   });
 
   it("uses only the chosen source's prices; a source nobody chose is kept, not in use", () => {
     const book = threeProviders({ source: 'tibber', fallbacks: ['awattar'] });
     book.publish('tibber', { import: hours(NOW, 24, 0.3) });
-    assert.equal(book.toResponse().provider, 'Tibber');
+    assert.equal(gridAnswer(book.schedule()).provider, 'Tibber');
     assert.deepEqual(new Set(prices(book)), new Set([0.3]));
     assert.equal(book.inUse('tibber'), true);
     assert.equal(book.inUse('grabber'), false, 'the unchosen -5 EUR prices are not in use');
@@ -46,10 +49,10 @@ describe('the chosen price source', () => {
   it('a fallback is active while the chosen source has nothing, and fills the slots it lacks', () => {
     const book = threeProviders({ source: 'tibber', fallbacks: ['awattar'] });
     book.publish('awattar', { import: hours(NOW, 48, 0.2) });
-    assert.equal(book.toResponse().provider, 'aWATTar', 'the chosen one has published nothing yet');
+    assert.equal(gridAnswer(book.schedule()).provider, 'aWATTar', 'the chosen one has published nothing yet');
     // Tibber knows today only; tomorrow comes from aWATTar, in Tibber's schedule.
     book.publish('tibber', { import: hours(NOW, 24, 0.3) });
-    const response = book.toResponse();
+    const response = gridAnswer(book.schedule());
     assert.equal(response.provider, 'Tibber');
     assert.deepEqual(prices(book), [...Array<number>(24).fill(0.3), ...Array<number>(24).fill(0.2)]);
     assert.equal(book.inUse('awattar'), true);
@@ -70,10 +73,10 @@ describe('the chosen price source', () => {
     const book = threeProviders();
     book.publish('awattar', { import: hours(NOW, 24, 0.2) });
     book.choose('awattar');
-    assert.equal(book.toResponse().provider, 'aWATTar');
+    assert.equal(gridAnswer(book.schedule()).provider, 'aWATTar');
     book.choose(null);
-    assert.equal(book.toResponse().provider, 'aWATTar', 'the active one stays while it has prices');
+    assert.equal(gridAnswer(book.schedule()).provider, 'aWATTar', 'the active one stays while it has prices');
     book.choose('nobody');
-    assert.equal(book.toResponse().provider, 'none', 'a chosen source that never declared shows no prices');
+    assert.equal(gridAnswer(book.schedule()).provider, 'none', 'a chosen source that never declared shows no prices');
   });
 });

@@ -7,7 +7,8 @@ import { join } from 'node:path';
 import { test } from 'node:test';
 import { ManualClock } from '../../src/clock.js';
 import { migrate, openDatabase } from '../../src/db.js';
-import type { GridResponse, ImportExportSlotJson } from '../../src/grid/book.js';
+import { gridAnswer } from '../../src/api/grid/answer.js';
+import type { GridResponse, ImportExportSlot as ImportExportSlotJson } from '../../src/contract/types.js';
 import { PriceBook } from '../../src/grid/book.js';
 import { PriceHistory, priceMigrations } from '../../src/grid/price-history.js';
 import { tempDir } from '../helpers/tmp.js';
@@ -38,7 +39,7 @@ test('a provider without export prices and a flat export price: /grid answers ex
   const { db, book, exportsKept } = await open(0.08, { multiplier: 1.5, offset: 0.01 });
   book.declare('tibber', { provider: 'Tibber', currency: 'EUR', scheduleType: 'pricing' });
   book.publish('tibber', { import: hours(DAY_START, 24, (i) => 0.1 + i / 100) });
-  const grid = book.toResponse();
+  const grid = gridAnswer(book.schedule());
   assert.equal(grid.schedule_type, 'import_export_pricing');
   const slots = slotsOf(grid);
   assert.equal(slots.length, 24);
@@ -59,7 +60,7 @@ test('without the setting the answer stays `pricing`, and nothing is kept as exp
   const { db, book, exportsKept } = await open(null);
   book.declare('tibber', { provider: 'Tibber', currency: 'EUR', scheduleType: 'pricing' });
   book.publish('tibber', { import: hours(DAY_START, 24, () => 0.2) });
-  const grid = book.toResponse();
+  const grid = gridAnswer(book.schedule());
   assert.equal(grid.schedule_type, 'pricing');
   assert.ok(grid.pricing!.slots.every((s) => 'price' in s));
   assert.deepEqual(await exportsKept(), []);
@@ -70,7 +71,7 @@ test("a provider's own export series wins over the setting", async () => {
   const { db, book, exportsKept } = await open(0.08);
   book.declare('octopus', { provider: 'Octopus', currency: 'EUR', scheduleType: 'import_export_pricing' });
   book.publish('octopus', { import: hours(DAY_START, 24, () => 0.2), export: hours(DAY_START, 24, () => 0.15) });
-  assert.deepEqual(new Set(slotsOf(book.toResponse()).map((s) => s.export_price)), new Set([0.15]));
+  assert.deepEqual(new Set(slotsOf(gridAnswer(book.schedule())).map((s) => s.export_price)), new Set([0.15]));
   assert.deepEqual(await exportsKept(), Array<number>(24).fill(0.15));
   await db.close();
 });
@@ -85,7 +86,7 @@ test('a change of the setting prices the slots not begun yet; those begun keep t
   book.reconfigure({ ...settings, exportPrice: 0.1 });
   const expected = [...Array<number>(11).fill(0.08), ...Array<number>(13).fill(0.1)];
   assert.deepEqual(
-    slotsOf(book.toResponse()).map((s) => s.export_price),
+    slotsOf(gridAnswer(book.schedule())).map((s) => s.export_price),
     expected,
   );
   assert.deepEqual(await exportsKept(), expected);
@@ -94,7 +95,7 @@ test('a change of the setting prices the slots not begun yet; those begun keep t
   clock.set(DAY_START + 12.5 * H);
   book.publish('tibber', { import: hours(DAY_START, 48, () => 0.25) });
   assert.deepEqual(await exportsKept(), [...expected, ...Array<number>(24).fill(0.1)]);
-  const range = await book.rangeResponse(DAY_START, DAY_START + 24 * H);
+  const range = gridAnswer(await book.rangeSchedule(DAY_START, DAY_START + 24 * H));
   assert.deepEqual(
     slotsOf(range).map((s) => s.export_price),
     expected,
@@ -103,7 +104,7 @@ test('a change of the setting prices the slots not begun yet; those begun keep t
   // Off at 20:30: the hours not begun earn nothing from then on (kept at 0); the answer has no export prices.
   clock.set(DAY_START + 20.5 * H);
   book.reconfigure({ ...settings, exportPrice: null });
-  assert.equal(book.toResponse().schedule_type, 'pricing');
+  assert.equal(gridAnswer(book.schedule()).schedule_type, 'pricing');
   assert.deepEqual(await exportsKept(), [
     ...Array<number>(11).fill(0.08),
     ...Array<number>(10).fill(0.1),
@@ -120,10 +121,10 @@ test('a provider of import prices that becomes active gets the flat price from t
   book.declare('awattar', { provider: 'aWATTar', currency: 'EUR', scheduleType: 'pricing' });
   book.publish('awattar', { import: hours(DAY_START, 24, () => 0.2) });
   drop();
-  assert.equal(book.toResponse().provider, 'aWATTar');
+  assert.equal(gridAnswer(book.schedule()).provider, 'aWATTar');
   assert.deepEqual(await exportsKept(), Array<number>(24).fill(0.07));
   assert.deepEqual(
-    slotsOf(book.toResponse()).map((s) => s.export_price),
+    slotsOf(gridAnswer(book.schedule())).map((s) => s.export_price),
     [...Array<null>(6).fill(null), ...Array<number>(18).fill(0.07)],
     'the hours begun before it took over keep what was kept (the demo source’s price)',
   );

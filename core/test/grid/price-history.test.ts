@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { test } from 'node:test';
 import { ManualClock } from '../../src/clock.js';
 import { migrate, openDatabase } from '../../src/db.js';
+import { gridAnswer } from '../../src/api/grid/answer.js';
 import { PriceBook } from '../../src/grid/book.js';
 import { PriceHistory, priceMigrations, PRICE_RETENTION_DAYS } from '../../src/grid/price-history.js';
 import { tempDir } from '../helpers/tmp.js';
@@ -39,7 +40,7 @@ test('a publish replaces the saved slots its range covers, keeps the others, and
 
   const again = await open(file, clock);
   again.book.declare('p', { provider: 'P', currency: 'EUR', scheduleType: 'import_export_pricing' });
-  const answer = await again.book.rangeResponse(day, day + 7 * DAY);
+  const answer = gridAnswer(await again.book.rangeSchedule(day, day + 7 * DAY));
   assert.equal(answer.schedule_type, 'import_export_pricing');
   const slots = answer.pricing!.slots as Array<{ from: string; import_price: number; export_price: number | null }>;
   assert.equal(slots.length, 168);

@@ -2,7 +2,7 @@
 import assert from 'node:assert/strict';
 import { createApp, listen, type RunningServer } from '../../src/api/app.js';
 import type Router from '../../src/api/router.js';
-import type { ErrorCode, ErrorResponse } from '../../src/api-types.js';
+import type { ErrorCode, ErrorResponse } from '../../src/contract/types.js';
 import type { Authenticator } from '../../src/auth/types.js';
 
 /** Signs every request in as the admin. */

@@ -2,8 +2,8 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { RunningServer } from '../../src/api/app.js';
 import { historyRoutes } from '../../src/api/history/route.js';
-import { historyResponse } from '../../src/api/schemas/index.js';
-import type { ErrorResponse, HistoryResponse } from '../../src/api-types.js';
+import { historyResponse } from '../../src/contract/schemas.js';
+import type { ErrorResponse, HistoryResponse } from '../../src/contract/types.js';
 import { TopicRegistry } from '../../src/topics/registry.js';
 import {
   ManualClock,

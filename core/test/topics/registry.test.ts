@@ -1,10 +1,14 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import type { Metric } from '../../src/api-types.js';
+import type { Metric } from '../../src/contract/types.js';
 import { ManualClock } from '../../src/clock.js';
 import { TopicRegistry, type Tick } from '../../src/topics/registry.js';
 import { compileGlob } from '../../src/topics/glob.js';
 import { topicMeta } from '../helpers/topics.js';
+import { metricsSnapshot } from '../../src/api/metrics/snapshot.js';
+
+/** GET /api/v1/metrics' JSON of the registry, as the API layer serialises it. */
+const snapshotJson = (registry: TopicRegistry, glob?: string) => metricsSnapshot(registry).body(glob).toString('utf8');
 
 const meta = topicMeta;
 
@@ -54,7 +58,7 @@ test('snapshot is sorted by topic and rebuilt after a change', async () => {
   registry.define(meta('total/pv_power'));
   registry.define(meta('battery_1/voltage', { unit: 'V' }));
   registry.define(meta('inverter_1/pv_power'));
-  const before = JSON.parse(registry.snapshotJson()) as Metric[];
+  const before = JSON.parse(snapshotJson(registry)) as Metric[];
   assert.deepEqual(
     before.map((m) => m.topic),
     ['battery_1/voltage', 'inverter_1/pv_power', 'total/pv_power'],
@@ -62,7 +66,8 @@ test('snapshot is sorted by topic and rebuilt after a change', async () => {
   assert.equal(before[0]!.value, null, 'no reading yet reads null');
   registry.publish(registry.get('battery_1/voltage')!, 52.1);
   await nextTick(registry);
-  const after = JSON.parse(registry.snapshotJson('battery*')) as Metric[];
+  assert.equal((JSON.parse(snapshotJson(registry)) as Metric[])[0]!.value, 52.1, 'the cached snapshot is built anew');
+  const after = JSON.parse(snapshotJson(registry, 'battery*')) as Metric[];
   assert.deepEqual(after, [
     {
       topic: 'battery_1/voltage',
@@ -74,6 +79,10 @@ test('snapshot is sorted by topic and rebuilt after a change', async () => {
       unit: 'V',
     },
   ]);
+  const dispose = registry.define(meta('battery_1/current', { unit: 'A' }));
+  assert.equal((JSON.parse(snapshotJson(registry, 'battery*')) as Metric[]).length, 2, 'a new topic is in it');
+  dispose();
+  assert.equal((JSON.parse(snapshotJson(registry, 'battery*')) as Metric[]).length, 1, 'a removed one is not');
 });
 
 test('a device that stops answering reads null until it answers again, and clients are told', async () => {
@@ -96,7 +105,7 @@ test('a device that stops answering reads null until it answers again, and clien
     ['inverter_1/pv_power'],
   );
   assert.equal(registry.visibleValue(state), null);
-  assert.equal((JSON.parse(registry.snapshotJson()) as Metric[])[0]!.value, null);
+  assert.equal((JSON.parse(snapshotJson(registry)) as Metric[])[0]!.value, null);
   const back = nextTick(registry);
   registry.publish(state, 800);
   assert.equal((await back).changed.length, 1, 'coming back is a change even with the same value');

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import type { ErrorResponse } from '../../src/api-types.js';
+import type { ErrorResponse } from '../../src/contract/types.js';
 import type { AuthOutcome } from '../../src/auth/types.js';
 import { within } from '../helpers/deadline.js';
 import { PASSWORD, REALM, startStream, TOKEN, type StreamServer } from './harness.js';

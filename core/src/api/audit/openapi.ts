@@ -1,6 +1,6 @@
 import type { Operations } from '../operation.js';
 import { auditQuery } from './route.js';
-import { auditResponse } from './schemas.js';
+import { auditResponse } from '../../contract/audit.js';
 
 export const auditOperations: Operations = {
   'GET /api/v1/audit': {

@@ -1,7 +1,7 @@
 import { siteSettingsPatchSchema } from '../../config/site-settings.js';
-import { fieldErrorResponse } from '../common-schemas.js';
+import { fieldErrorResponse } from '../../contract/common-schemas.js';
 import type { Operations } from '../operation.js';
-import { siteConfigResponse, siteSettings } from './schemas.js';
+import { siteConfigResponse, siteSettings } from '../../contract/config.js';
 
 export const configOperations: Operations = {
   'GET /api/v1/config': {

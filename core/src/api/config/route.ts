@@ -5,7 +5,7 @@ import { systemTimeZone } from '../../config/schema.js';
 import { errorMessage } from '../../log.js';
 import { auditText, type RecordChange } from '../change-audit.js';
 import { ApiError } from '../errors.js';
-import { ValidationError, issuesText, parseBody } from '../field-issues.js';
+import { ValidationError, issuesText, parseBody } from '../../contract/field-issues.js';
 import { sourceIssues, type SourceCandidate } from './source-checks.js';
 
 /**

@@ -1,6 +1,6 @@
 import type { SiteSettings, SiteSettingsPatch } from '../../config/site-settings.js';
 import type { InstanceStatus } from '../../plugins/host/host.js';
-import type { FieldIssue } from '../field-issues.js';
+import type { FieldIssue } from '../../contract/field-issues.js';
 
 /** A plugin instance as GET /api/v1/plugins shows it: its grants say what it may publish. */
 export type SourceCandidate = Pick<InstanceStatus, 'id' | 'plugin' | 'grants'>;

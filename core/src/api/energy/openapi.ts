@@ -1,6 +1,6 @@
 import type { Operations } from '../operation.js';
 import { energyQuery } from './route.js';
-import { energyResponse } from './schemas.js';
+import { energyResponse } from '../../contract/energy.js';
 
 export const energyOperations: Operations = {
   'GET /api/v1/energy': {

@@ -6,7 +6,7 @@ import type { PeriodEnergy } from '../../energy/period-energy.js';
 import { parseRfc3339 } from '../../rfc3339.js';
 import { ApiError } from '../errors.js';
 import { parseQuery } from '../query.js';
-import type { EnergyResponse } from '../../api-types.js';
+import type { EnergyResponse } from '../../contract/types.js';
 
 const DAY_MS = 86_400_000;
 

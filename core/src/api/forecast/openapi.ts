@@ -1,6 +1,6 @@
 import type { Operations } from '../operation.js';
 import { forecastQuery } from './route.js';
-import { forecastResponse } from './schemas.js';
+import { forecastResponse } from '../../contract/forecast.js';
 
 export const forecastOperations: Operations = {
   'GET /api/v1/forecast': {

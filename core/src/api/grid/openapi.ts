@@ -1,6 +1,6 @@
 import type { Operations } from '../operation.js';
 import { gridQuery } from './route.js';
-import { gridResponse } from './schemas.js';
+import { gridResponse } from '../../contract/grid.js';
 
 export const gridOperations: Operations = {
   'GET /api/v1/grid': {

@@ -3,6 +3,7 @@ import { z } from 'zod';
 import { scope } from '../auth.js';
 import { MAX_PRICE_RANGE_MS, type PriceBook } from '../../grid/book.js';
 import { ApiError } from '../errors.js';
+import { gridAnswer } from './answer.js';
 import { parseQuery, rfc3339Param } from '../query.js';
 
 /** Both or neither: without them the answer is today onwards, as before they existed. */
@@ -14,7 +15,7 @@ export function gridRoutes(deps: { book: PriceBook }): Router {
   router.get('/grid', scope('read'), async (ctx) => {
     const { from, to } = parseQuery(gridQuery, ctx.query);
     if (from === undefined && to === undefined) {
-      ctx.body = deps.book.toResponse();
+      ctx.body = gridAnswer(deps.book.schedule());
       return;
     }
     if (from === undefined || to === undefined)
@@ -22,7 +23,7 @@ export function gridRoutes(deps: { book: PriceBook }): Router {
     if (from >= to) throw new ApiError('GRID_RANGE_INVALID', 'from must be before to');
     if (to - from > MAX_PRICE_RANGE_MS)
       throw new ApiError('GRID_RANGE_INVALID', 'from and to may be at most 367 days apart');
-    ctx.body = await deps.book.rangeResponse(from, to);
+    ctx.body = gridAnswer(await deps.book.rangeSchedule(from, to));
   });
   return router;
 }

@@ -1,6 +1,6 @@
 import type { Operations } from '../operation.js';
 import { historyQuery } from './route.js';
-import { historyResponse } from './schemas.js';
+import { historyResponse } from '../../contract/history.js';
 
 export const historyOperations: Operations = {
   'GET /api/v1/history': {

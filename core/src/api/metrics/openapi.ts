@@ -1,6 +1,6 @@
 import { text, type Operations } from '../operation.js';
 import { snapshotQuery, writeBody } from './route.js';
-import { metricsResponse, writeResponse } from './schemas.js';
+import { metricsResponse, writeResponse } from '../../contract/metrics.js';
 
 export const metricsOperations: Operations = {
   'GET /api/v1/metrics': {

@@ -8,6 +8,7 @@ import type { WriteService } from '../../writes/service.js';
 import { discoveryParam } from '../discovery-param.js';
 import { ApiError } from '../errors.js';
 import { parseQuery } from '../query.js';
+import { metricsSnapshot } from './snapshot.js';
 
 export const snapshotQuery = z.strictObject({
   topic: z
@@ -31,12 +32,13 @@ export const writeBody = z.object(
 export function metricsRoutes(deps: { registry: TopicRegistry; writes: WriteService }): Router {
   const { registry, writes } = deps;
   const router = new Router();
+  const snapshot = metricsSnapshot(registry);
 
   router.get('/metrics', scope('read'), (ctx) => {
     const query = parseQuery(snapshotQuery, ctx.query);
     if (query.value !== '1') {
       ctx.type = 'application/json';
-      ctx.body = registry.snapshot(query.topic, query.discovery);
+      ctx.body = snapshot.body(query.topic, query.discovery);
       return;
     }
     const { topic } = query;

@@ -1,8 +1,8 @@
 import { STATUS_CODES } from '../node-http.js';
 import { z } from 'zod';
 import type { RouteInfo } from '../routes.js';
-import * as schemas from '../schemas/index.js';
-import { errorResponse } from '../common-schemas.js';
+import * as schemas from '../../contract/schemas.js';
+import { errorResponse } from '../../contract/common-schemas.js';
 import type { Answer, Operation, OtherContent } from '../operation.js';
 import { OPERATIONS } from './operations.js';
 
@@ -32,7 +32,7 @@ function strip(schema: JsonSchema): JsonSchema {
 }
 
 /**
- * Every schema api/schemas/index.ts exports, as a component named after its export (`metricsResponse`),
+ * Every schema contract/schemas.ts exports, as a component named after its export (`metricsResponse`),
  * with `$ref`s between them. Answers are described as the server sends them (`io: output`).
  */
 function components(): { schemas: Record<string, JsonSchema>; names: Map<z.ZodType, string> } {
@@ -88,7 +88,7 @@ function parameters(route: RouteInfo, operation: Operation): JsonSchema[] {
 function responses(operation: Operation, names: Map<z.ZodType, string>): Record<string, JsonSchema> {
   const ref = (schema: z.ZodType) => {
     const name = names.get(schema);
-    if (name === undefined) throw new Error('an answer schema must be exported from api/schemas/index.ts');
+    if (name === undefined) throw new Error('an answer schema must be exported from contract/schemas.ts');
     return { $ref: SCHEMA_REF + name };
   };
   const other = (content: OtherContent) =>
@@ -125,7 +125,7 @@ function security(route: RouteInfo): JsonSchema {
 /**
  * The OpenAPI 3.1 document of every route the app registers (`routes`, read from the
  * routers), with the security each needs, the query and body schemas the handlers validate
- * with, and the answer schemas of api/schemas/index.ts as components.
+ * with, and the answer schemas of contract/schemas.ts as components.
  */
 export function openApiDocument(routes: readonly RouteInfo[], version: string): JsonSchema {
   const { schemas: componentSchemas, names } = components();

@@ -1,6 +1,6 @@
 import type { Operations } from '../operation.js';
 import { NO_QUERY } from '../query.js';
-import { openApiDocument } from './schemas.js';
+import { openApiDocument } from '../../contract/openapi.js';
 
 export const openApiOperations: Operations = {
   'GET /api/v1/openapi.json': {

@@ -7,7 +7,7 @@ import type { PluginInstanceConfig } from '../../plugins/instances/instances.js'
 import { scope } from '../auth.js';
 import { ApiError } from '../errors.js';
 import { auditText, type RecordChange } from '../change-audit.js';
-import { ValidationError } from '../field-issues.js';
+import { ValidationError } from '../../contract/field-issues.js';
 import { maskSecrets } from '../../plugins/instances/secrets.js';
 import { NO_QUERY, parseQuery } from '../query.js';
 

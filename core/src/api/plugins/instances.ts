@@ -11,7 +11,7 @@ import { scope } from '../auth.js';
 import { maskSecrets } from '../../plugins/instances/secrets.js';
 import { auditText, type RecordChange } from '../change-audit.js';
 import { ApiError } from '../errors.js';
-import { issuesText, parseBody, ValidationError } from '../field-issues.js';
+import { issuesText, parseBody, ValidationError } from '../../contract/field-issues.js';
 import type { SavePluginEntries } from './config.js';
 
 const isDeviceId = (id: string) => {

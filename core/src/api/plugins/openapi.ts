@@ -1,4 +1,4 @@
-import { fieldErrorResponse } from '../common-schemas.js';
+import { fieldErrorResponse } from '../../contract/common-schemas.js';
 import type { Operations } from '../operation.js';
 import { NO_QUERY } from '../query.js';
 import { configBody } from './config.js';
@@ -9,7 +9,7 @@ import {
   pluginConfigValues,
   pluginsResponse,
   pluginStatus,
-} from './schemas.js';
+} from '../../contract/plugins.js';
 
 export const pluginsOperations: Operations = {
   'GET /api/v1/plugins': {

@@ -1,8 +1,8 @@
-import { fieldErrorResponse } from '../common-schemas.js';
+import { fieldErrorResponse } from '../../contract/common-schemas.js';
 import type { Operations } from '../operation.js';
-import { createdToken } from '../tokens/schemas.js';
+import { createdToken } from '../../contract/tokens.js';
 import { setupBody } from './route.js';
-import { setupStatus } from './schemas.js';
+import { setupStatus } from '../../contract/setup.js';
 
 export const setupOperations: Operations = {
   'GET /api/v1/setup': {

@@ -7,7 +7,7 @@ import type { Clock } from '../../clock.js';
 import { jsonBody } from '../body.js';
 import type { RecordChange } from '../change-audit.js';
 import { ApiError } from '../errors.js';
-import { parseBody, ValidationError } from '../field-issues.js';
+import { parseBody, ValidationError } from '../../contract/field-issues.js';
 
 export const setupBody = z.strictObject(
   {

@@ -1,6 +1,6 @@
 import type { Operations } from '../operation.js';
 import { systemQuery } from './route.js';
-import { systemResponse } from './schemas.js';
+import { systemResponse } from '../../contract/system.js';
 
 export const systemOperations: Operations = {
   'GET /api/v1/system': {

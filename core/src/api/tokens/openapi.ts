@@ -1,7 +1,7 @@
 import type { Operations } from '../operation.js';
 import { NO_QUERY } from '../query.js';
 import { createTokenBody } from './route.js';
-import { createdToken, tokensResponse } from './schemas.js';
+import { createdToken, tokensResponse } from '../../contract/tokens.js';
 
 export const tokensOperations: Operations = {
   'POST /api/v1/tokens': {

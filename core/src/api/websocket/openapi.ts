@@ -1,4 +1,4 @@
-import { errorResponse } from '../common-schemas.js';
+import { errorResponse } from '../../contract/common-schemas.js';
 import type { Operation, Operations } from '../operation.js';
 
 const stream: Operation = {

@@ -5,9 +5,9 @@ import { errorMessage } from '../../log.js';
 import { ConfigError } from '../../config/load.js';
 import { idMismatch, type DiscoveredPlugin } from './discovery.js';
 import { requestedGrants } from '../instances/grants.js';
-import type { InstalledPlugin } from '../../api-types.js';
+import type { InstalledPlugin } from '../../contract/types.js';
 
-export type { InstalledPlugin } from '../../api-types.js';
+export type { InstalledPlugin } from '../../contract/types.js';
 
 /**
  * Every installed plugin with what the settings page needs to add an instance of it: its

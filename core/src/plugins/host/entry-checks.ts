@@ -4,7 +4,7 @@
  * (an entry added or switched on through the API).
  */
 import type { Device, PluginDefinition } from '@heliograph/plugins-sdk';
-import { fieldIssues, issuesText, plainErrorMap, type FieldIssue } from '../../api/field-issues.js';
+import { fieldIssues, issuesText, plainErrorMap, type FieldIssue } from '../../contract/field-issues.js';
 import type { DiscoveredPlugin } from '../discovery/discovery.js';
 import { deviceRule } from '../discovery/installed.js';
 import { deviceEntryId, deviceRuleProblems, parseConfig, parseDevices } from '../instances/config-checks.js';

@@ -17,7 +17,7 @@ import { beyondRequest, requestedGrants, type PluginGrants } from '../instances/
 import { importDefinition, listInstalled, type InstalledPlugin } from '../discovery/installed.js';
 import { hideSecrets, keepSecrets, type SecretPaths } from '../instances/secrets.js';
 import { isConfigError, parseConfig } from '../instances/config-checks.js';
-import { plainErrorMap, fieldIssues, issuesText, type FieldIssue } from '../../api/field-issues.js';
+import { plainErrorMap, fieldIssues, issuesText, type FieldIssue } from '../../contract/field-issues.js';
 import { checkNewEntry, checkStoredEntry, fileDeviceProblems, newDeviceProblems } from './entry-checks.js';
 import { formOf, newInstance, statusOf, type Instance, type InstanceStatus } from './instance.js';
 import { Lifecycle } from './lifecycle.js';

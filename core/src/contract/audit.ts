@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { utcTime } from '../common-schemas.js';
+import { utcTime } from './common-schemas.js';
 
 /** One write attempt, refused ones included (GET /api/v1/audit, newest first). */
 export const auditEntry = z.object({

@@ -3,7 +3,7 @@ import { ERROR_CODE_NAMES } from './error-codes.js';
 
 /*
  * The pieces several resources' answers share. Each resource's own answer schemas live in
- * its folder (`metrics/schemas.ts`, ...) and schemas/index.ts gathers them for clients.
+ * its file beside this one (`metrics.ts`, ...) and schemas.ts gathers them for clients.
  */
 
 /** RFC 3339 in UTC at second precision, as every API time is written (`2026-11-22T10:00:00Z`). */
@@ -22,7 +22,7 @@ export const errorCode = z
 /** Every error answer: `{"error": "what was wrong and what to do", "code": "WRITE_REFUSED"}`. */
 export const errorResponse = z.object({ error: z.string(), code: errorCode });
 
-/** One problem with one field of a request body (api/field-issues.ts). */
+/** One problem with one field of a request body (field-issues.ts). */
 export const fieldIssue = z.object({
   path: z.array(z.union([z.string(), z.number()])),
   message: z.string(),

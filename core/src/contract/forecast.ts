@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { topicHeader, utcTime } from '../common-schemas.js';
+import { topicHeader, utcTime } from './common-schemas.js';
 
 /** GET /api/v1/forecast: one weather topic's quarter hours, `[start, value]`. */
 export const forecastResponse = z.object({

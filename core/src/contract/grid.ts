@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { utcTime } from '../common-schemas.js';
+import { utcTime } from './common-schemas.js';
 
 /** A slot of a `pricing` schedule: rank 1 is the day's cheapest; premium is price minus the day's mean. */
 export const priceSlot = z.object({

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { siteSettingsSchema } from '../../config/site-settings.js';
+import { siteSettingsSchema } from '../config/site-settings.js';
 
 /** PUT /api/v1/config: the site settings in force (site, energy, prices). */
 export const siteSettings = siteSettingsSchema;

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { utcTime } from '../common-schemas.js';
+import { utcTime } from './common-schemas.js';
 
 /** An API token as GET /api/v1/tokens lists it: never its secret. */
 export const tokenInfo = z.object({

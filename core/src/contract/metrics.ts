@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { metricValue } from '../common-schemas.js';
+import { metricValue } from './common-schemas.js';
 
 /** How a setting may be written: one of its options, or a number in a range on a step. */
 export const writable = z.union([

@@ -1,6 +1,6 @@
 /**
- * The REST API's answer types, inferred from the zod schemas each resource folder under api/
- * keeps (gathered in api/schemas/index.ts). A types-only entry point (`@heliograph/core/api-types`):
+ * The REST API's answer types, inferred from the zod schemas of each resource's file in this
+ * folder (gathered in schemas.ts). A types-only entry point (`@heliograph/core/api-types`):
  * `import type` from it costs a client nothing at runtime, and the types cannot drift from
  * what the tests check the server against.
  *
@@ -8,7 +8,7 @@
  * import type { Metric, GridResponse } from '@heliograph/core/api-types';
  */
 import type { z } from 'zod';
-import type * as s from './api/schemas/index.js';
+import type * as s from './schemas.js';
 
 export type MetricValue = z.infer<typeof s.metricValue>;
 export type Writable = z.infer<typeof s.writable>;

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { manifestGrantsSchema } from '@heliograph/plugins-sdk';
-import { utcTime } from '../common-schemas.js';
+import { utcTime } from './common-schemas.js';
 
 /**
  * Grants (plugins/instances/grants.ts): settings of other devices it may write (topic

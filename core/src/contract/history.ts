@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { topicHeader, utcTime } from '../common-schemas.js';
+import { topicHeader, utcTime } from './common-schemas.js';
 
 /**
  * GET /api/v1/history: one topic's buckets, `[bucket start, value]`, oldest first; `next`
