@@ -6,8 +6,7 @@ import { randomBytes } from 'node:crypto';
 import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
-import { migrate, openDatabase } from '@heliograph/core/db';
-import { historyMigrations } from '@heliograph/core/history/migrations';
+import { historyMigrations, migrate, openDatabase } from '@heliograph/core/testing';
 import { instanceOf } from '../helpers/metrics.js';
 import { startTestServer } from '../helpers/server.js';
 

@@ -8,7 +8,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdirSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
-import { ERROR_CODES, type ErrorCode } from '@heliograph/core/api/error-codes';
+import { ERROR_CODES, type ErrorCode } from '@heliograph/core/testing';
 import { jsonBody, PASSWORD, REPO_ROOT, startTestServer, type TestServer } from '../helpers/server.js';
 import { rawRequest } from '../helpers/raw-http.js';
 

@@ -7,8 +7,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { ManualClock } from '@heliograph/core/clock';
-import { openDatabase } from '@heliograph/core/db';
-import { HistoryStore } from '@heliograph/core/history/store';
+import { HistoryStore, openDatabase } from '@heliograph/core/testing';
 import { topicMeta } from '@heliograph/core/test/helpers/topics';
 import { basicAuth, jsonBody, PASSWORD, startTestServer } from '../helpers/server.js';
 

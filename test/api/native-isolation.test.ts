@@ -6,7 +6,7 @@ import { after, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { startModbusEmulator } from '@heliograph/plugins-sdk/emulator';
 import { DEFAULT_LOGGER_SERIAL, DeyeDevice } from '@heliograph/plugin-deye/emulator';
-import type { InstanceStatus } from '@heliograph/core/plugins/host';
+import type { InstanceStatus } from '@heliograph/core/testing';
 import { jsonBody, startTestServer, statusWhen } from '../helpers/server.js';
 import { serialBridge, SOCAT_SKIP } from '../helpers/pty-bridge.js';
 

@@ -3,7 +3,7 @@
 // not have, a body where it says none. Made-up answers against a real server's document.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { assertMatches, checked, routesCheck } from '@heliograph/core/test/openapi-check';
+import { assertMatches, checked, routesCheck } from '@heliograph/core/test/helpers/openapi-check';
 import { startTestServer } from '../helpers/server.js';
 
 const server = await startTestServer({ plugins: [] });

@@ -3,7 +3,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
-import type { InstanceStatus } from '@heliograph/core/plugins/host';
+import type { InstanceStatus } from '@heliograph/core/testing';
 import { jsonBody, startTestServer, type TestServer } from '../helpers/server.js';
 
 const server = await startTestServer({

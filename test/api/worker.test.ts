@@ -2,7 +2,7 @@
 // a busy loop, a leak or a crash ends the worker (restarted with back-off), never the service.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import type { InstanceStatus } from '@heliograph/core/plugins/host';
+import type { InstanceStatus } from '@heliograph/core/testing';
 import { jsonBody, startTestServer, statusWhen } from '../helpers/server.js';
 import { within } from '../helpers/deadline.js';
 

@@ -9,7 +9,7 @@
 import { once } from 'node:events';
 import { setFlagsFromString } from 'node:v8';
 import { Worker } from 'node:worker_threads';
-import { compileGlob } from '@heliograph/core/topics/glob';
+import { compileGlob } from '@heliograph/core/testing';
 import { loadAverage, tableRow } from './shipped.js';
 
 // Before the first RegExp with the `l` flag is compiled; V8 reads it then.

@@ -7,14 +7,18 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { Agent, request } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createApp, listen } from '@heliograph/core/api/app';
-import { historyRoutes } from '@heliograph/core/api/history';
-import type { Authenticator } from '@heliograph/core/auth/types';
+import {
+  createApp,
+  historyRoutes,
+  HistoryStore,
+  listen,
+  openDatabase,
+  Recorder,
+  TopicRegistry,
+  type Authenticator,
+  type TopicState,
+} from '@heliograph/core/testing';
 import { ManualClock } from '@heliograph/core/clock';
-import { openDatabase } from '@heliograph/core/db';
-import { Recorder } from '@heliograph/core/history/recorder';
-import { HistoryStore } from '@heliograph/core/history/store';
-import { TopicRegistry, type TopicState } from '@heliograph/core/topics/registry';
 import { YEAR_TOPICS, type YearSeries } from './gen-year.js';
 import { buildYearDb, HISTORY, meta, YEAR_END } from './year-db.js';
 import { historyLoad } from './history-load.js';

@@ -33,7 +33,7 @@ function drain(url: string): Promise<number> {
 if (process.argv[2] === 'child') {
   const [, , , mode, url] = process.argv;
   const signal = new AbortController().signal;
-  const { createBoundedHttp } = await import('@heliograph/core/plugins/context/bounded-got');
+  const { createBoundedHttp } = await import('@heliograph/core/testing');
   const { default: got } = await import('got');
   const http =
     mode === 'bounded' ? createBoundedHttp({ signal }) : got.extend({ timeout: { request: 60_000 }, signal });

@@ -7,16 +7,22 @@
 import { performance } from 'node:perf_hooks';
 import { tmpdir } from 'node:os';
 import { getHeapSpaceStatistics } from 'node:v8';
-import { createApp, listen } from '@heliograph/core/api/app';
-import { attachWebsocket } from '@heliograph/core/api/websocket/index';
-import type { Authenticator } from '@heliograph/core/auth/types';
+import {
+  attachWebsocket,
+  AuditLog,
+  auditMigrations,
+  createApp,
+  DbWriter,
+  listen,
+  migrate,
+  openDatabase,
+  SystemInfo,
+  TopicRegistry,
+  WriteService,
+  type Authenticator,
+  type TopicState,
+} from '@heliograph/core/testing';
 import { systemClock } from '@heliograph/core/clock';
-import { migrate, openDatabase } from '@heliograph/core/db';
-import { DbWriter } from '@heliograph/core/db-writer';
-import { SystemInfo } from '@heliograph/core/system/info';
-import { TopicRegistry, type TopicState } from '@heliograph/core/topics/registry';
-import { AuditLog, auditMigrations } from '@heliograph/core/writes/audit';
-import { WriteService } from '@heliograph/core/writes/service';
 import { topicMeta } from '@heliograph/core/test/helpers/topics';
 import { BENCH_PASSWORD, TIMESTAMP_TOPIC, TOPIC_COUNT, type BenchReply, type BenchRequest } from './ws-bench-shared.js';
 

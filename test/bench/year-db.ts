@@ -4,9 +4,7 @@
 import { existsSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { ManualClock } from '@heliograph/core/clock';
-import { openDatabase, type Db } from '@heliograph/core/db';
-import { HistoryStore } from '@heliograph/core/history/store';
-import { TopicRegistry, type TopicMeta } from '@heliograph/core/topics/registry';
+import { HistoryStore, openDatabase, TopicRegistry, type Db, type TopicMeta } from '@heliograph/core/testing';
 import { topicMeta } from '@heliograph/core/test/helpers/topics';
 import { generateYear, UNITS, YEAR_START, YEAR_TOPICS, type YearSeries } from './gen-year.js';
 

@@ -2,7 +2,7 @@
 // over HTTP, with a manual clock (a device goes stale after 30 s at least, too long to wait
 // for in real time), each case on a server of its own.
 import { ManualClock } from '@heliograph/core/clock';
-import type { InstanceStatus } from '@heliograph/core/plugins/host';
+import type { InstanceStatus } from '@heliograph/core/testing';
 import { jsonBody, startTestServer, statusWhen, type TestServer } from '../helpers/server.js';
 import { pluginContract, type ContractHost } from './plugin-contract.js';
 

@@ -5,7 +5,7 @@
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
 import { WebSocket } from 'ws';
-import type { RouteInfo } from '@heliograph/core/api/routes';
+import type { RouteInfo } from '@heliograph/core/testing';
 import { basicAuth, jsonBody, PASSWORD, startTestServer, type TestServer } from '../helpers/server.js';
 
 export async function startFuzzTarget(): Promise<{ server: TestServer; tokens: Record<'read' | 'write', string> }> {

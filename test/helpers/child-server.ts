@@ -8,7 +8,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { linkPlugins } from '@heliograph/core/test/helpers/plugins';
-import { checked, registerServer, servedCheck } from '@heliograph/core/test/openapi-check';
+import { checked, registerServer, servedCheck } from '@heliograph/core/test/helpers/openapi-check';
 import { within } from './deadline.js';
 import { basicAuth, MAIN, tempDir } from './server.js';
 

@@ -1,6 +1,6 @@
 import { request } from 'node:http';
 import { WebSocket } from 'ws';
-import { assertAnswer, checkOf } from '@heliograph/core/test/openapi-check';
+import { assertAnswer, checkOf } from '@heliograph/core/test/helpers/openapi-check';
 
 export interface RawAnswer {
   status: number;

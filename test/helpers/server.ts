@@ -1,10 +1,10 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after } from 'node:test';
-import { CLOCK, startHeliograph, type Heliograph, type ServerOptions } from '@heliograph/core/server';
+import { startHeliograph, type Heliograph, type ServerOptions } from '@heliograph/core';
+import { CLOCK, type InstanceStatus } from '@heliograph/core/testing';
 import type { Clock } from '@heliograph/core/clock';
-import type { InstanceStatus } from '@heliograph/core/plugins/host';
-import { checked, registerServer, routesCheck } from '@heliograph/core/test/openapi-check';
+import { checked, registerServer, routesCheck } from '@heliograph/core/test/helpers/openapi-check';
 import { basicAuth } from '@heliograph/core/test/helpers/basic-auth';
 import { FIXTURE_PLUGINS } from '@heliograph/core/test/helpers/paths';
 import { linkPlugins } from '@heliograph/core/test/helpers/plugins';

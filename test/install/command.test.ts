@@ -4,7 +4,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { openDatabase } from '@heliograph/core/db';
+import { openDatabase } from '@heliograph/core/testing';
 import { REPO_ROOT, tempDir } from '../helpers/server.js';
 import { MAIN, run } from './service.js';
 

@@ -6,7 +6,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { InstanceStatus } from '@heliograph/core/plugins/host';
+import type { InstanceStatus } from '@heliograph/core/testing';
 import { startChildServer } from '../helpers/child-server.js';
 import { within } from '../helpers/deadline.js';
 import { tempDir } from '../helpers/server.js';

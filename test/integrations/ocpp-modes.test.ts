@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { setTimeout as delay } from 'node:timers/promises';
 import { ManualClock } from '@heliograph/core/clock';
-import { WriteService } from '@heliograph/core/writes/service';
+import { WriteService } from '@heliograph/core/testing';
 import type { EmulatedChargePoint } from '@heliograph/plugin-ocpp/emulator';
 import { pollUntil } from '../helpers/deadline.js';
 import { jsonBody, startTestServer, type TestServer } from '../helpers/server.js';

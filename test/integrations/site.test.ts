@@ -5,7 +5,7 @@
 import assert from 'node:assert/strict';
 import { after, describe, test } from 'node:test';
 import type { MetricValue } from '@heliograph/plugins-sdk';
-import type { Tick } from '@heliograph/core/topics/registry';
+import type { Tick } from '@heliograph/core/testing';
 import { connectPhoenix, nextEvent } from '../helpers/phoenix.js';
 import { jsonBody, startTestServer, type TestServer } from '../helpers/server.js';
 

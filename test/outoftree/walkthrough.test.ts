@@ -18,7 +18,7 @@ import { cpSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { promisify } from 'node:util';
-import type { InstanceStatus } from '@heliograph/core/plugins/host';
+import type { InstanceStatus } from '@heliograph/core/testing';
 import { eventually, MAIN, startChildServer, type ChildServer } from '../helpers/child-server.js';
 import { serialBridge, SOCAT_SKIP } from '../helpers/pty-bridge.js';
 import { jsonBody, REPO_ROOT, tempDir } from '../helpers/server.js';
