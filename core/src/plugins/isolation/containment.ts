@@ -10,9 +10,8 @@ import { AsyncLocalStorage } from 'node:async_hooks';
 import { realpathSync } from 'node:fs';
 import { sep } from 'node:path';
 import type { Got } from 'got';
-import type { Disposer, PluginContext, SettingDeclaration } from '@heliograph/plugins-sdk';
-import type { AnySettingWrite as AnyWrite } from '../../writes/setting-values.js';
-import { ctxFunction, ctxMethods } from '../context/methods.js';
+import type { Disposer, PluginContext } from '@heliograph/plugins-sdk';
+import { ctxFunction, ctxMethods, withCallbacks } from '../context/methods.js';
 
 /** Whom an escaped failure belongs to. */
 export interface PluginScope {
@@ -62,12 +61,13 @@ export function attributeFailure(error: unknown): PluginScope | undefined {
 }
 
 /**
- * The context as the plugin sees it. The two kinds of callbacks the core calls from its own
- * async context (job runs from the scheduler, write handlers from an API request) are wrapped
- * to run in the plugin's scope, so what they leave behind is attributed too. The other way
- * round, every call into the core leaves the scope: a timer the core starts while handling a
- * plugin's publish (a WebSocket throttle, a history flush) is the core's, and a failure in it
- * must not be pinned on the plugin.
+ * The context as the plugin sees it. The callbacks the core calls from its own async context
+ * (job runs from the scheduler, write handlers from an API request, subscriptions: each
+ * function context/methods.ts says a method hands over) are wrapped to run in the plugin's
+ * scope, so what they leave behind is attributed too. The other way round, every call into
+ * the core leaves the scope: a timer the core starts while handling a plugin's publish (a
+ * WebSocket throttle, a history flush) is the core's, and a failure in it must not be pinned
+ * on the plugin.
  */
 export function scopedContext(
   ctx: PluginContext,
@@ -75,13 +75,21 @@ export function scopedContext(
   overrides: { http?: () => Got } = {},
 ): PluginContext {
   const inScope = inScopeOf(scope);
-  const scopedSetting = (s: SettingDeclaration): SettingDeclaration => ({
-    ...s,
-    write: inScope((s.write as AnyWrite).bind(s)),
+  const { integration, site } = ctx;
+  // Every method of context/methods.ts is a call into the core; a registration's disposer
+  // too, and the functions it hands over run in the plugin's scope.
+  const methods = ctxMethods((path, kind) => {
+    const method = ctxFunction(ctx, path);
+    if (kind !== 'register') return core(method);
+    return core(
+      coreRegistration(
+        (...args: unknown[]) =>
+          method(
+            ...withCallbacks(path, args, (fn, holder) => inScope((fn as (...a: unknown[]) => unknown).bind(holder))),
+          ) as Disposer,
+      ),
+    );
   });
-  const { topics, scheduler, prices, integration, site } = ctx;
-  // Every plain-data method (context/methods.ts) is a call into the core.
-  const methods = ctxMethods((path) => core(ctxFunction(ctx, path)));
   const scoped: Omit<PluginContext, 'http'> = {
     instanceId: ctx.instanceId,
     log: ctx.log,
@@ -92,28 +100,12 @@ export function scopedContext(
       longitude: site.longitude,
       temperatureUnit: site.temperatureUnit,
       ...methods.site,
-      subscribe: core(
-        coreRegistration((options) =>
-          site.subscribe({ ...options, onValues: inScope(options.onValues.bind(options)) }),
-        ),
-      ),
-      onWrite: core(coreRegistration((args) => site.onWrite({ ...args, handler: inScope(args.handler.bind(args)) }))),
     },
-    topics: {
-      ...methods.topics,
-      declare: core(
-        coreRegistration((declaration) =>
-          topics.declare({ ...declaration, settings: declaration.settings?.map(scopedSetting) }),
-        ),
-      ),
-    },
+    topics: methods.topics,
     status: methods.status,
-    scheduler: {
-      every: core(coreRegistration((job) => scheduler.every({ ...job, run: inScope(job.run.bind(job)) }))),
-      daily: core(coreRegistration((job) => scheduler.daily({ ...job, run: inScope(job.run.bind(job)) }))),
-    },
+    scheduler: methods.scheduler,
     forecast: methods.forecast,
-    prices: { ...methods.prices, declare: core(coreRegistration((args) => prices.declare(args))) },
+    prices: methods.prices,
     integration: scopedIntegration(integration, inScope),
     store: methods.store,
     signal: ctx.signal,

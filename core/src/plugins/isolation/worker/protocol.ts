@@ -1,44 +1,19 @@
 /*
  * The messages between a plugin's worker process and the host-side context that serves it.
- * The worker holds the plugin's functions (job runs, write handlers) under numeric ids; the
- * host holds the registrations (topics, jobs, prices) and calls back by id. Messages from
- * the worker are checked with these schemas: the worker runs code the core does not trust.
+ * The worker holds the plugin's functions (job runs, write handlers, subscriptions) under
+ * numeric ids; the host holds the registrations (topics, jobs, prices) and calls back by id.
+ * Messages from the worker are checked with these schemas: the worker runs code the core
+ * does not trust.
  */
-import type { DeviceKind, MetricValue, SiteWrite } from '@heliograph/plugins-sdk';
+import type { DeviceKind } from '@heliograph/plugins-sdk';
 import { z } from 'zod';
 import { ctxMethodNames } from '../../context/methods.js';
 
 const id = z.number().int().nonnegative();
 const record = z.record(z.string(), z.unknown());
 
-/** A device declaration with each setting's write handler replaced by the id it is held under. */
-export const workerDeclarationSchema = z.object({
-  device: z.string(),
-  metrics: z.array(record.and(z.object({ name: z.string(), displayName: z.string() }))),
-  settings: z.array(record.and(z.object({ name: z.string(), displayName: z.string(), writeId: id }))).optional(),
-  pollIntervalMs: z.number().optional(),
-  identity: record.optional(),
-});
-
 /** An error's name and a refusal's answer travel with its message, so the host tells them apart. */
 const errorFields = { error: z.string().optional(), errorName: z.string().optional(), answer: z.string().optional() };
-
-export const jobScheduleSchema = z.discriminatedUnion('kind', [
-  z.object({
-    kind: z.literal('every'),
-    name: z.string(),
-    intervalMs: z.number(),
-    immediate: z.boolean().optional(),
-    timeoutMs: z.number().positive().optional(),
-  }),
-  z.object({
-    kind: z.literal('daily'),
-    name: z.string(),
-    times: z.array(z.string()),
-    timeZone: z.string().optional(),
-    timeoutMs: z.number().positive().optional(),
-  }),
-]);
 
 /** What a worker sends. `call` numbers a request that expects a `reply`. */
 export const fromWorkerSchema = z.discriminatedUnion('type', [
@@ -52,18 +27,7 @@ export const fromWorkerSchema = z.discriminatedUnion('type', [
     message: z.string(),
     fields: record.optional(),
   }),
-  z.object({ type: z.literal('declare'), id, declaration: workerDeclarationSchema }),
-  z.object({ type: z.literal('schedule'), id, job: jobScheduleSchema }),
-  z.object({
-    type: z.literal('prices-declare'),
-    id,
-    args: z.object({
-      provider: z.string(),
-      currency: z.string().optional(),
-      scheduleType: z.enum(['pricing', 'import_export_pricing', 'none']),
-      demo: z.boolean().optional(),
-    }),
-  }),
+  /** The registration under `id` (a method of kind `register`) is disposed of. */
   z.object({ type: z.literal('dispose'), id }),
   z.object({ type: z.literal('http-timeout'), message: z.string() }),
   /** ctx.http refused a host its grants do not name (GRANT_MISSING). */
@@ -77,12 +41,16 @@ export const fromWorkerSchema = z.discriminatedUnion('type', [
   }),
   /**
    * A method of the context as context/methods.ts describes it; `call` when the worker waits for
-   * the answer. Its arguments are checked against the method's own schema when it is applied.
+   * the answer, `id` for a registration. Its arguments are checked against the method's own
+   * schema when it is applied.
    */
-  z.object({ type: z.literal('ctx'), method: z.enum(ctxMethodNames), args: z.array(z.unknown()), call: id.optional() }),
-  /** `ctx.site.subscribe` / `onWrite`, held under `id`: the host sends `site-values` / `site-write` for it. */
-  z.object({ type: z.literal('site-subscribe'), id, filter: z.array(z.string()) }),
-  z.object({ type: z.literal('site-on-write'), id, filter: z.array(z.string()) }),
+  z.object({
+    type: z.literal('ctx'),
+    method: z.enum(ctxMethodNames),
+    args: z.array(z.unknown()),
+    call: id.optional(),
+    id: id.optional(),
+  }),
   z.object({ type: z.literal('reply'), call: id, ok: z.boolean(), ...errorFields }),
 ]);
 
@@ -93,8 +61,6 @@ export type FromWorker = z.infer<typeof fromWorkerSchema>;
  * they publish makes one tick. Each is checked with {@link fromWorkerSchema}.
  */
 export const batchSchema = z.object({ type: z.literal('batch'), messages: z.array(z.unknown()).min(1) });
-export type WorkerDeclaration = z.infer<typeof workerDeclarationSchema>;
-export type JobSchedule = z.infer<typeof jobScheduleSchema>;
 
 /** The fields of {@link errorFields} for an error thrown in the worker. */
 export function errorToFields(err: unknown): { error: string; errorName?: string; answer?: string } {
@@ -120,12 +86,10 @@ export type ToWorker =
   | { type: 'start'; start: WorkerStart }
   | { type: 'ping' }
   | { type: 'stop' }
-  /** Runs a job or a write handler held under `id`. */
-  | { type: 'call'; call: number; op: 'run' | 'write'; id: number; args?: { value: unknown; label?: string } }
-  /** One tick's values for the `ctx.site.subscribe` held under `id`. */
-  | { type: 'site-values'; id: number; values: Record<string, MetricValue>; time: number }
-  /** A write attempt for the `ctx.site.onWrite` held under `id`. */
-  | { type: 'site-write'; id: number; write: SiteWrite }
+  /** Runs a function held under `id` that the host waits for (a `call` callback: a job, a write handler). */
+  | { type: 'call'; call: number; id: number; args: unknown[] }
+  /** Runs a function held under `id` and answers nothing (an `event` callback: a subscription). */
+  | { type: 'callback'; id: number; args: unknown[] }
   | { type: 'reply'; call: number; ok: true; value?: unknown }
   /** `code`: a refusal's stable code (`STORE_QUOTA_EXCEEDED`), set on the error the plugin sees. */
   | { type: 'reply'; call: number; ok: false; error: string; code?: string };

@@ -12,20 +12,12 @@
 import { type ChildProcess } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { performance } from 'node:perf_hooks';
-import type {
-  DeviceDeclaration,
-  Cleanup,
-  Disposer,
-  MetricValue,
-  PluginContext,
-  SettingDeclaration,
-  SiteWrite,
-} from '@heliograph/plugins-sdk';
+import type { Cleanup, Disposer, PluginContext } from '@heliograph/plugins-sdk';
 import { errorMessage } from '../../../log.js';
 import type { HttpLimits } from '../../instances/http-limits.js';
 import type { WorkerLimits } from '../../instances/worker-limits.js';
 import type { z } from 'zod';
-import { CTX_METHODS, ctxFunction } from '../../context/methods.js';
+import { CTX_METHODS, ctxFunction, withCallbacks } from '../../context/methods.js';
 import { ProcessCrashError, forkPluginProcess, describeExit, type ExitWatch } from './child.js';
 import type { Refusal } from './refusals.js';
 import type { Sandbox } from './sandbox.js';
@@ -218,30 +210,6 @@ class WorkerPlugin {
       case 'log':
         ctx.log[message.level](message.message, message.fields);
         return;
-      case 'declare': {
-        const settings = message.declaration.settings?.map(
-          ({ writeId, ...setting }) =>
-            ({
-              ...setting,
-              write: ({ value, label }: { value: unknown; label?: string }) =>
-                this.call('write', writeId, { value, label }),
-            }) as unknown as SettingDeclaration,
-        );
-        const declaration = { ...message.declaration, settings } as DeviceDeclaration;
-        this.registrations.set(message.id, ctx.topics.declare(declaration));
-        return;
-      }
-      case 'schedule': {
-        const run = () => this.call('run', message.id);
-        const { job } = message;
-        const dispose =
-          job.kind === 'every' ? ctx.scheduler.every({ ...job, run }) : ctx.scheduler.daily({ ...job, run });
-        this.registrations.set(message.id, dispose);
-        return;
-      }
-      case 'prices-declare':
-        this.registrations.set(message.id, ctx.prices.declare(message.args));
-        return;
       case 'dispose':
         this.registrations.get(message.id)?.();
         this.registrations.delete(message.id);
@@ -250,19 +218,6 @@ class WorkerPlugin {
         return this.options.timedOut(message.message);
       case 'http-refused':
         return this.options.hostRefused?.(message.host, message.message);
-      case 'site-subscribe': {
-        const { id } = message;
-        const onValues = (values: Record<string, MetricValue>, { time }: { time: number }) =>
-          this.send({ type: 'site-values', id, values, time });
-        this.registrations.set(id, ctx.site.subscribe({ filter: message.filter, onValues }));
-        return;
-      }
-      case 'site-on-write': {
-        const { id } = message;
-        const handler = (write: SiteWrite) => this.send({ type: 'site-write', id, write });
-        this.registrations.set(id, ctx.site.onWrite({ filter: message.filter, handler }));
-        return;
-      }
       case 'reply': {
         const waiting = this.pending.get(message.call);
         this.pending.delete(message.call);
@@ -275,21 +230,33 @@ class WorkerPlugin {
 
   /**
    * A method of the context the worker forwarded (see context/methods.ts), applied to the
-   * instance's host-side context: an event at once, a call answered with its outcome.
+   * instance's host-side context: an event at once, a call answered with its outcome, a
+   * registration with each function id replaced by one that calls the worker's function.
    */
   private dispatch(message: Extract<FromWorker, { type: 'ctx' }>, args: unknown[]): void {
+    const { kind } = CTX_METHODS[message.method];
+    if (kind === 'register') {
+      if (message.id === undefined) throw new Error('a registration without an id');
+      const withFunctions = withCallbacks(message.method, args, (held, _holder, callback) =>
+        callback.kind === 'call'
+          ? (...a: unknown[]) => this.call(held as number, a.map(withoutSignal))
+          : (...a: unknown[]) => this.send({ type: 'callback', id: held as number, args: a.map(withoutSignal) }),
+      );
+      const dispose = ctxFunction(this.options.ctx, message.method)(...withFunctions) as Disposer;
+      this.registrations.set(message.id, dispose);
+      return;
+    }
     const result = ctxFunction(this.options.ctx, message.method)(...args);
-    if (CTX_METHODS[message.method].kind === 'call' && message.call !== undefined)
-      this.answer(message.call, Promise.resolve(result));
+    if (kind === 'call' && message.call !== undefined) this.answer(message.call, Promise.resolve(result));
   }
 
-  /** Runs a job or write handler held in the worker; settles with its outcome. */
-  private call(op: 'run' | 'write', id: number, args?: { value: unknown; label?: string }): Promise<void> {
+  /** Runs a function held in the worker (a job, a write handler); settles with its outcome. */
+  private call(id: number, args: unknown[]): Promise<void> {
     if (this.phase === 'ended') return Promise.reject(new Error("the plugin's worker has ended"));
     const call = this.nextCall++;
     return new Promise((resolve, reject) => {
       this.pending.set(call, { resolve, reject });
-      this.send({ type: 'call', call, op, id, args });
+      this.send({ type: 'call', call, id, args });
     });
   }
 
@@ -378,6 +345,14 @@ class WorkerPlugin {
 /** A forwarded method's arguments, checked against its schema in context/methods.ts. */
 function ctxArguments(message: Extract<FromWorker, { type: 'ctx' }>) {
   return (CTX_METHODS[message.method].args as z.ZodType<unknown[]>).safeParse(message.args);
+}
+
+/** A callback's argument as it crosses to the worker: without its AbortSignal, which does not clone. */
+function withoutSignal(arg: unknown): unknown {
+  if (arg === null || typeof arg !== 'object' || !((arg as { signal?: unknown }).signal instanceof AbortSignal))
+    return arg;
+  const { signal: _signal, ...rest } = arg as { signal: AbortSignal };
+  return rest;
 }
 
 /** Clock ticks per second of /proc's CPU times: 100 on every Linux Node runs on. */
