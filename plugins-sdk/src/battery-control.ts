@@ -8,7 +8,7 @@
  */
 import { z } from 'zod';
 import type { MetricDeclaration, PluginStore, SettingDeclaration, SettingOption } from './context.js';
-import type { SiteApi } from './site.js';
+import type { SettingsTogether, SiteApi } from './site.js';
 
 /**
  * What the battery is told to do.
@@ -232,6 +232,30 @@ const LABELS: Record<BatteryMode, string> = {
   discharge: 'Discharge',
 };
 
+/**
+ * The label clients see for a mode (the `battery_control_mode` option's label): the one copy
+ * of the labels; code keeps modes by identifier and converts only where it shows them.
+ *
+ * @example
+ * batteryModeLabel('charge'); // 'Charge'
+ */
+export function batteryModeLabel(mode: BatteryMode): string {
+  return LABELS[mode];
+}
+
+/**
+ * The mode a `battery_control_mode` value names (its label as clients see it, or the
+ * identifier), case-insensitively; null for anything else (null, a stale value, another text).
+ *
+ * @example
+ * batteryModeOf((await ctx.site.values({ filter: 'inverter_1/battery_control_mode' }))['inverter_1/battery_control_mode']); // 'charge'
+ */
+export function batteryModeOf(value: unknown): BatteryMode | null {
+  if (typeof value !== 'string') return null;
+  const text = value.trim().toLowerCase();
+  return BATTERY_MODES.find((m) => m === text || LABELS[m].toLowerCase() === text) ?? null;
+}
+
 /** The limits' problem, or null when they make sense. */
 function limitsProblem(limits: BatteryLimits): string | null {
   const { capacityKwh, maxChargeW, maxDischargeW, minSoc, modes } = limits;
@@ -272,8 +296,10 @@ export function commandProblem(limits: BatteryLimits, command: BatteryCommand): 
  * - info metrics `battery_capacity` (kWh), `battery_max_charge_power` (W),
  *   `battery_max_discharge_power` (W), `battery_min_soc` (%).
  *
- * Writing the mode calls `apply` with the current power and target; writing the power or the
- * target while the mode is `charge` or `discharge` applies the command again. A command that
+ * Writing the mode calls `apply` with the current power and target, or with the power and
+ * target written together with it (SDK 1.4, `ctx.site.write`'s `together`: one write, one
+ * audit entry, one `apply`); writing the power or the target alone while the mode is
+ * `charge` or `discharge` applies the command again. A command that
  * does not fit the limits (a charge power above `maxChargeW`, say) is refused before `apply`
  * runs, and the write is reported as failed. The new value shows once `apply` resolved.
  *
@@ -368,7 +394,8 @@ function controlSettings(
       displayName: 'Battery control mode',
       options: modeOptions,
       initial: LABELS.normal,
-      write: ({ value, signal }) => change({ mode: value as BatteryMode }, signal),
+      // The power and target written together with the mode make one command: one `apply`.
+      write: ({ value, signal, together }) => change({ mode: value as BatteryMode, ...commandPart(together) }, signal),
     },
     {
       name: T.power,
@@ -393,6 +420,16 @@ function controlSettings(
       write: ({ value, signal }) => change({ targetSoc: value }, signal),
     },
   ];
+}
+
+/** The power and target a mode write carries (`together`); a value of another type is left out. */
+function commandPart(together: SettingsTogether | undefined): Partial<BatteryCommand> {
+  const power = together?.[BATTERY_CONTROL_TOPICS.power];
+  const target = together?.[BATTERY_CONTROL_TOPICS.targetSoc];
+  return {
+    ...(typeof power === 'number' ? { powerW: power } : {}),
+    ...(typeof target === 'number' ? { targetSoc: target } : {}),
+  };
 }
 
 const info = (name: string, displayName: string, unit: string): MetricDeclaration => ({

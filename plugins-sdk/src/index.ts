@@ -36,7 +36,9 @@ export {
   type SitePriceSlot,
   type SitePriceStatus,
   type SiteSubscribeOptions,
+  type SettingsTogether,
   type SiteWrite,
+  type SiteWriteValue,
   type TopicFilter,
 } from './site.js';
 
@@ -61,6 +63,8 @@ export {
   batteryCommandSchema,
   batteryConfigSchema,
   batteryControl,
+  batteryModeLabel,
+  batteryModeOf,
   commandProblem,
   loadBatteryCommand,
   BATTERY_COMMAND_KEY,

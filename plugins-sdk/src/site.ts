@@ -5,6 +5,7 @@
  */
 import type { Disposer, MetricValue, SiteInfo } from './basics.js';
 import type { TopicDefinition } from './integration.js';
+import type { SiteWriteValue } from './topics.js';
 
 /**
  * Topic globs as the API defines them: `*` any run of characters including `/`, `?` one
@@ -166,6 +167,8 @@ export interface SiteWrite {
   byDriver?: boolean;
 }
 
+export type { SettingsTogether, SiteWriteValue } from './topics.js';
+
 /**
  * `ctx.site`: the site's settings (time zone, position, temperature unit) and typed access
  * to everything clients of the API see, for every plugin, in-process or in a process of its own.
@@ -207,8 +210,25 @@ export interface SiteApi extends SiteInfo {
    * the message the API would answer (`value "200" is not allowed; ...`, `the device refused: ...`).
    * A switch takes `true`/`false` as well as its on/off text. Writes to one topic run one
    * at a time, so never await a write of a topic from inside that topic's own handler.
+   *
+   * Typed values keep their type (SDK 1.4): a number for a range, an option's value (as
+   * declared) or its label for options, a boolean for a switch; text is parsed as the API does.
+   *
+   * `together` (SDK 1.4) writes other settings of the same device with this one, by setting
+   * name: every part is validated against its declaration and granted, or the whole write is
+   * refused and nothing reaches the device; it takes one rate-limit token, makes one audit
+   * entry under `topic` (its value in words, `Charge, 3000 W, 90 %`), and calls `topic`'s
+   * handler once with the companions' values as `together` (their own handlers are not
+   * called); the companions' shown values update with it. A core older than 1.4 ignores it.
+   *
+   * @example
+   * await ctx.site.write({
+   *   topic: 'inverter_1/battery_control_mode',
+   *   value: 'charge',
+   *   together: { battery_control_power: 3000, battery_control_target_soc: 90 },
+   * });
    */
-  write(args: { topic: string; value: string | number | boolean }): Promise<void>;
+  write(args: { topic: string; value: SiteWriteValue; together?: Record<string, SiteWriteValue> }): Promise<void>;
   /** Every write attempt from now on, refused ones included, whoever made it (this plugin too). */
   onWrite(args: { filter?: TopicFilter; handler(write: SiteWrite): void }): Disposer;
 }

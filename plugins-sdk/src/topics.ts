@@ -5,6 +5,19 @@
 import type { Disposer, MetricValue } from './basics.js';
 import type { DeviceIdentity } from './devices.js';
 
+/** A value `ctx.site.write` takes: text as the API takes it, or the typed value. */
+export type SiteWriteValue = string | number | boolean;
+
+/**
+ * What a setting's handler gets as `together` when it is written with companions
+ * ({@link SiteApi.write}): each companion's value by setting name, converted as its own
+ * handler would get it (a number, an option's value, a boolean).
+ *
+ * @example
+ * write: async ({ value, together }) => { await device.command({ mode: value, powerW: Number(together?.battery_control_power ?? 0) }); }
+ */
+export type SettingsTogether = Readonly<Record<string, SiteWriteValue>>;
+
 /**
  * Home Assistant's classes for a metric or setting, for the discovery fields clients read
  * (`GET /api/v1/metrics?discovery`, the WebSocket `definition` event). The core derives
@@ -104,7 +117,7 @@ export interface OptionsSettingDeclaration<V extends string | number = string | 
   min?: never;
   max?: never;
   /** Writes the chosen option; resolves once the device confirmed it. */
-  write(args: { value: V; label: string; signal: AbortSignal }): Promise<void>;
+  write(args: { value: V; label: string; signal: AbortSignal; together?: SettingsTogether }): Promise<void>;
 }
 
 /**
@@ -125,7 +138,7 @@ export interface RangeSettingDeclaration extends SettingBase {
   step?: number;
   options?: never;
   /** Writes the number; resolves once the device confirmed it. */
-  write(args: { value: number; signal: AbortSignal }): Promise<void>;
+  write(args: { value: number; signal: AbortSignal; together?: SettingsTogether }): Promise<void>;
 }
 
 /**
@@ -150,7 +163,7 @@ export interface SwitchSettingDeclaration extends SettingBase {
   min?: never;
   max?: never;
   /** Writes the state; resolves once the device confirmed it. */
-  write(args: { value: boolean; signal: AbortSignal }): Promise<void>;
+  write(args: { value: boolean; signal: AbortSignal; together?: SettingsTogether }): Promise<void>;
 }
 
 /**

@@ -4,7 +4,10 @@ import {
   batteryCommandSchema,
   batteryConfigSchema,
   batteryControl,
+  batteryModeLabel,
+  batteryModeOf,
   BATTERY_LEASE_MS,
+  BATTERY_MODES,
   commandProblem,
   loadBatteryCommand,
   definePlugin,
@@ -363,6 +366,50 @@ describe('batteryControl', () => {
     await control.settings[0]!.write({ value: 'hold', label: 'Hold', signal } as never);
     assert.equal(await control.stopClean({ site, device: 'inverter_1' }), true, 'the hold ended');
     assert.deepEqual(writes, ['inverter_1/battery_control_mode=Normal', 'inverter_1/battery_control_mode=Normal']);
+  });
+
+  test('a mode written together with its power and target (SDK 1.4) is one apply of the whole command', async () => {
+    const applied: BatteryCommand[] = [];
+    const control = batteryControl({
+      limits: LIMITS,
+      apply: ({ command }) => {
+        applied.push(command);
+        return Promise.resolve();
+      },
+      boundedOnDevice: true,
+      now: Date.now,
+    });
+    const signal = new AbortController().signal;
+    const together = { battery_control_power: 2500, battery_control_target_soc: 80 };
+    await control.settings[0]!.write({ value: 'charge', label: 'Charge', signal, together } as never);
+    assert.deepEqual(applied, [{ mode: 'charge', powerW: 2500, targetSoc: 80 }], 'one apply, the merged command');
+    assert.deepEqual([control.values().battery_control_power, control.values().battery_control_target_soc], [2500, 80]);
+    // A companion over the limit refuses the whole command: nothing applied, nothing kept.
+    await assert.rejects(
+      control.settings[0]!.write({
+        value: 'charge',
+        label: 'Charge',
+        signal,
+        together: { battery_control_power: 4000, battery_control_target_soc: 80 },
+      } as never),
+      /charge power 4000 W is above the battery's max charge power 3000 W/,
+    );
+    assert.equal(applied.length, 1);
+    assert.deepEqual(control.current(), { mode: 'charge', powerW: 2500, targetSoc: 80 });
+  });
+
+  test('modes by identifier: one copy of the labels', () => {
+    assert.deepEqual(BATTERY_MODES.map(batteryModeLabel), ['Normal', 'Hold', 'Charge', 'Discharge']);
+    assert.deepEqual(['Charge', 'charge', ' HOLD ', 'Normal', 'Discharge', 'Boost', null, 3].map(batteryModeOf), [
+      'charge',
+      'charge',
+      'hold',
+      'normal',
+      'discharge',
+      null,
+      null,
+      null,
+    ]);
   });
 
   test('an initial power or target that no longer fits the limits falls back to full power to 100 %', () => {

@@ -5,7 +5,7 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { ManualClock } from '@heliograph/core/clock';
-import { WriteService } from '@heliograph/core/writes/service';
+import { WriteService } from '@heliograph/core/testing';
 import { audit } from '../drivers/battery-control.js';
 import { valuesOf, valuesWhen } from '../drivers/driver-api.js';
 import { startTestServer, type TestServer } from '../helpers/server.js';
@@ -102,9 +102,10 @@ describe('the grid import limit at execution', () => {
           `^active: Charge on inverter_1; charge lowered from ${planned} W to ${expected} W: the grid imports \\d+ W, the limit is ${LIMIT_W} W`,
         ),
       );
-      const entry = (await audit(server)).find((e) => e.topic === 'inverter_1/battery_control_power');
+      // The lowered command is one write: the mode with its power and target (SDK 1.4).
+      const entry = (await audit(server)).find((e) => e.topic === 'inverter_1/battery_control_mode');
       assert.equal(entry?.via, 'planner');
-      assert.equal(entry?.new_value, String(expected));
+      assert.match(entry?.new_value ?? '', new RegExp(`^Charge, ${expected} W, \\d+ %$`));
 
       // The heat pump stops: the plan's charge power again.
       const back = await siteLoad(server, clock, houseW);

@@ -86,11 +86,11 @@ describe('battery planner on a Voltronic off-grid inverter', () => {
       );
       const modes = await plannerModes(server, 'inverter_2');
       assert.ok(
-        modes.some((e) => e.new_value === 'Charge' && e.result === 'ok'),
+        modes.some((e) => e.new_value.startsWith('Charge') && e.result === 'ok'),
         'Charge audited via planner',
       );
       assert.ok(
-        modes.every((e) => e.new_value !== 'Discharge' && e.result === 'ok'),
+        modes.every((e) => !e.new_value.startsWith('Discharge') && e.result === 'ok'),
         `no discharge asked of an off-grid inverter: ${modes.map((e) => e.new_value).join(', ')}`,
       );
       assert.deepEqual(
@@ -122,7 +122,7 @@ describe('battery planner on a Voltronic off-grid inverter', () => {
       assert.deepEqual(charged, [], 'the utility never charged the battery');
       const modes = await plannerModes(server, 'inverter_2');
       assert.ok(
-        modes.every((e) => e.new_value !== 'Charge'),
+        modes.every((e) => !e.new_value.startsWith('Charge')),
         `no Charge written: ${modes.map((e) => e.new_value).join(', ')}`,
       );
     } finally {

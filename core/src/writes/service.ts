@@ -1,4 +1,4 @@
-import type { SettingDeclaration } from '@heliograph/plugins-sdk';
+import type { MetricValue, SettingDeclaration } from '@heliograph/plugins-sdk';
 import type { Clock } from '../clock.js';
 import { SafeEmitter } from '../events.js';
 import { createLogger } from '../log.js';
@@ -6,13 +6,27 @@ import type { TopicRegistry, TopicState } from '../topics/registry.js';
 import { capText, type AuditEntry, type AuditLog, type WriteVia } from './audit.js';
 import { BatteryControllers, controlledBattery, secondControllerMessage } from './battery-controllers.js';
 import { WRITE_BURST, WRITE_RATE, WriteRateLimiter } from './rate-limit.js';
-import { callWrite, parseSettingValue, writeFailureMessage } from './setting-values.js';
+import {
+  callWrite,
+  parseWrittenValue,
+  writeFailureMessage,
+  type ParsedWrite,
+  type WrittenValue,
+} from './setting-values.js';
 
 const log = createLogger('writes');
 
 export interface WriteRequest {
   topic: string;
-  value: string;
+  /** Text from a client (REST, WebSocket, MQTT); a plugin's `ctx.site.write` keeps its type. */
+  value: WrittenValue;
+  /**
+   * Other settings of the same device written with this one (`ctx.site.write`'s `together`,
+   * by setting name): each validated against its own declaration, all or nothing, as one
+   * write (one rate-limit token, one audit entry under `topic`, one call of `topic`'s handler
+   * with the companions' values as `together`).
+   */
+  together?: Record<string, WrittenValue>;
   /** `admin` for the password, else the token's name. */
   who: string;
   via: WriteVia;
@@ -110,12 +124,14 @@ export class WriteService {
       request.who.startsWith('plugin:') ? `${request.who} ${request.topic}` : request.who,
     );
     if (retryAfterS > 0) return this.refuseForRate(request, retryAfterS);
-    const previous = this.queues.get(request.topic) ?? Promise.resolve();
+    // A together-write waits for the writes of each of its topics and holds them all.
+    const topics = [request.topic, ...companionTopics(request)];
+    const previous = Promise.all(topics.map((t) => this.queues.get(t) ?? Promise.resolve()));
     const run = previous.then(() => this.writeNow(request));
     const settled = run.catch(() => undefined);
-    this.queues.set(request.topic, settled);
+    for (const t of topics) this.queues.set(t, settled);
     void settled.then(() => {
-      if (this.queues.get(request.topic) === settled) this.queues.delete(request.topic);
+      for (const t of topics) if (this.queues.get(t) === settled) this.queues.delete(t);
     });
     return run;
   }
@@ -142,7 +158,8 @@ export class WriteService {
 
   private async writeNow(request: WriteRequest): Promise<WriteOutcome> {
     const state = this.registry.get(request.topic);
-    const oldValue = state ? this.registry.visibleValue(state) : null;
+    const companions = companionTopics(request);
+    const oldValue = companions.length > 0 ? this.inWords([request.topic, ...companions]) : this.visible(request.topic);
     const outcome = await this.attempt(request, state);
     const entry: AuditEntry = {
       time: this.clock.now(),
@@ -150,7 +167,7 @@ export class WriteService {
       via: request.via,
       topic: request.topic,
       oldValue,
-      newValue: request.value,
+      newValue: outcome.ok ? outcome.written : capText(attempted(request)),
       result: outcome.ok ? 'ok' : 'error',
       message: outcome.ok ? null : outcome.message,
       ...(request.controller !== undefined && request.controller === this.handlers.get(request.topic)?.owner
@@ -161,10 +178,42 @@ export class WriteService {
     // lose it (docs/api.md, audit).
     await this.audit.add(entry);
     this.events.emit('written', entry);
-    return outcome;
+    return outcome.ok ? { ok: true } : outcome;
   }
 
-  private async attempt(request: WriteRequest, state: TopicState | undefined): Promise<WriteOutcome> {
+  private visible(topic: string): MetricValue {
+    const state = this.registry.get(topic);
+    return state ? this.registry.visibleValue(state) : null;
+  }
+
+  /** Values of several settings as one text: `Charge, 3000 W, 90 %` (the audit's words for a together-write). */
+  private inWords(topics: string[], shown?: MetricValue[]): string {
+    return topics
+      .map((topic, i) => {
+        const value = shown ? shown[i] : this.visible(topic);
+        const unit = this.registry.get(topic)?.meta.unit;
+        return `${String(value)}${unit && typeof value === 'number' ? ` ${unit}` : ''}`;
+      })
+      .join(', ');
+  }
+
+  /** Validates one part of a write: its topic is a writable setting, its value one the declaration allows. */
+  private validate(
+    topic: string,
+    value: WrittenValue,
+  ): { ok: true; state: TopicState; handler: Handler; parsed: ParsedWrite } | { ok: false; message: string } {
+    const state = this.registry.get(topic);
+    if (!state) return { ok: false, message: `unknown topic ${capText(topic)}` };
+    const handler = this.handlers.get(topic);
+    if (!state.meta.writable || !handler) return { ok: false, message: `${topic} is not writable` };
+    const parsed = parseWrittenValue(handler.setting, state.meta.writable, value);
+    return parsed.ok ? { ok: true, state, handler, parsed: parsed.write } : parsed;
+  }
+
+  private async attempt(
+    request: WriteRequest,
+    state: TopicState | undefined,
+  ): Promise<{ ok: true; written: string } | { ok: false; message: string }> {
     if (!state) return { ok: false, message: `unknown topic ${capText(request.topic)}` };
     const handler = this.handlers.get(request.topic);
     if (!state.meta.writable || !handler) return { ok: false, message: `${request.topic} is not writable` };
@@ -173,15 +222,29 @@ export class WriteService {
       const claim = this.controllers.claim(battery, request.controller);
       if (!claim.ok) return { ok: false, message: secondControllerMessage(battery, claim.owner, request.controller) };
     }
-    const parsed = parseSettingValue(handler.setting, state.meta.writable, request.value);
-    if (!parsed.ok) return parsed;
+    const main = this.validate(request.topic, request.value);
+    if (!main.ok) return main;
+    const parsed = main.parsed;
+    // Every companion is checked before anything is written: one refused part refuses the whole write.
+    const parts: Array<{ name: string; state: TopicState; parsed: ParsedWrite }> = [];
+    for (const [name, value] of Object.entries(request.together ?? {})) {
+      const topic = `${state.meta.deviceId}/${name}`;
+      if (topic === request.topic)
+        return { ok: false, message: `${name} is the setting written; it cannot be its own companion` };
+      const part = this.validate(topic, value);
+      if (!part.ok) return { ok: false, message: `${name}: ${part.message}` };
+      if (part.handler.owner !== handler.owner)
+        return { ok: false, message: `${topic} is not declared by the plugin that declares ${request.topic}` };
+      parts.push({ name, state: part.state, parsed: part.parsed });
+    }
+    const together = parts.length > 0 ? Object.fromEntries(parts.map((p) => [p.name, p.parsed.args.value])) : undefined;
     // A timer of our own rather than AbortSignal.timeout, whose unref'd timer would let a
     // process with nothing else to do exit in the middle of a write.
     const timeout = new AbortController();
     const timer = setTimeout(() => timeout.abort(new Error('timeout')), this.timeoutMs);
     const signal = AbortSignal.any([timeout.signal, handler.signal]);
     try {
-      await raceAbort(callWrite(handler.setting, parsed.write, signal), signal);
+      await raceAbort(callWrite(handler.setting, parsed, signal, together), signal);
     } catch (err) {
       const message = timeout.signal.aborted
         ? `the device did not answer: no confirmation within ${this.timeoutMs / 1000} s`
@@ -191,14 +254,36 @@ export class WriteService {
     } finally {
       clearTimeout(timer);
     }
-    this.registry.publish(state, parsed.write.shown);
+    this.registry.publish(state, parsed.shown);
+    for (const p of parts) this.registry.publish(p.state, p.parsed.shown);
     // A controller that set its battery back to normal has let it go: another (the planner
     // after a charger's hold) may command it now.
     // (Only the mode takes the value normal: its power and target are numbers.)
-    if (battery && request.controller && String(parsed.write.args.value).toLowerCase() === 'normal')
+    if (battery && request.controller && String(parsed.args.value).toLowerCase() === 'normal')
       this.controllers.releaseDevice(battery, request.controller);
-    return { ok: true };
+    const written =
+      parts.length > 0
+        ? this.inWords(
+            [request.topic, ...parts.map((p) => p.state.meta.topic)],
+            [parsed.shown, ...parts.map((p) => p.parsed.shown)],
+          )
+        : // A client's text as it wrote it; a plugin's (typed) value as clients see it (`charge` → `Charge`).
+          request.controller === undefined && typeof request.value === 'string'
+          ? request.value
+          : String(parsed.shown);
+    return { ok: true, written };
   }
+}
+
+/** What a refused write asked for, as text: its value, then its companions' (`charge, 9000, 90`). */
+function attempted(request: WriteRequest): string {
+  return [request.value, ...Object.values(request.together ?? {})].map(String).join(', ');
+}
+
+/** The topics of a together-write's companions (on the main topic's device). */
+function companionTopics(request: WriteRequest): string[] {
+  const device = request.topic.split('/')[0]!;
+  return Object.keys(request.together ?? {}).map((name) => `${device}/${name}`);
 }
 
 function raceAbort<T>(promise: Promise<T>, signal: AbortSignal): Promise<T> {

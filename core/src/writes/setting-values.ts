@@ -81,6 +81,44 @@ export function parseSettingValue(
   return accepted({ value: onStepGrid(value, min, max, step) }, onStepGrid(value, min, max, step));
 }
 
+/** What a plugin may write to a setting (`ctx.site.write`): text as the API takes it, or the typed value. */
+export type WrittenValue = string | number | boolean;
+
+/**
+ * Validates a plugin's typed value against a setting without a text round trip: an options
+ * setting takes an option's value (as declared) or its label, a range setting a number in
+ * range (rounded to the step grid), a switch a boolean. Text goes through
+ * {@link parseSettingValue}, as the API's writes do.
+ */
+export function parseWrittenValue(
+  setting: SettingDeclaration,
+  writable: Writable,
+  value: WrittenValue,
+): { ok: true; write: ParsedWrite } | { ok: false; message: string } {
+  if (typeof value === 'boolean') {
+    if ('options' in writable && writable.switch) {
+      const { on, off } = writable.switch;
+      return accepted({ value }, value ? on : off);
+    }
+    return { ok: false, message: `value "${value}" is not allowed; only a switch takes true or false` };
+  }
+  if ('options' in writable && !writable.switch) {
+    const match = optionPairs(setting.options).find((o) => o.value === value);
+    if (match !== undefined) return accepted({ value: match.value, label: match.label }, match.label);
+  }
+  if (typeof value === 'number' && 'min' in writable) {
+    const { min, max, step } = writable;
+    if (!Number.isFinite(value) || value < min || value > max)
+      return {
+        ok: false,
+        message: `value "${value}" is not allowed; expected a number from ${min} to ${max}${step ? ` in steps of ${step}` : ''}`,
+      };
+    const onGrid = onStepGrid(value, min, max, step);
+    return accepted({ value: onGrid }, onGrid);
+  }
+  return parseSettingValue(setting, writable, String(value));
+}
+
 /** A number as people write it: digits, an optional fraction and exponent; no hex, octal or binary. */
 const DECIMAL = /^[+-]?(\d+(\.\d*)?|\.\d+)(e[+-]?\d+)?$/i;
 
@@ -102,11 +140,22 @@ function accepted(args: ParsedWrite['args'], shown: MetricValue): { ok: true; wr
 }
 
 /** Any kind's write handler, for code that passes handlers on without calling them itself. */
-export type AnySettingWrite = (args: ParsedWrite['args'] & { signal: AbortSignal }) => Promise<void>;
+export type AnySettingWrite = (
+  args: ParsedWrite['args'] & { signal: AbortSignal; together?: Record<string, string | number | boolean> },
+) => Promise<void>;
 
 /** Calls a setting's handler with a value {@link parseSettingValue} produced for it. */
-export function callWrite(setting: SettingDeclaration, parsed: ParsedWrite, signal: AbortSignal): Promise<void> {
-  return (setting.write as AnySettingWrite).call(setting, { ...parsed.args, signal });
+export function callWrite(
+  setting: SettingDeclaration,
+  parsed: ParsedWrite,
+  signal: AbortSignal,
+  together?: Record<string, string | number | boolean>,
+): Promise<void> {
+  return (setting.write as AnySettingWrite).call(setting, {
+    ...parsed.args,
+    signal,
+    ...(together ? { together } : {}),
+  });
 }
 
 /**

@@ -9,7 +9,14 @@
  * no car draws, or the owner allows battery-to-car, it writes Normal back. A person who sets
  * the battery otherwise while it is held wins until the car stops drawing.
  */
-import { BATTERY_LEASE_MS, type Disposer, type PluginContext, type TopicDefinition } from '@heliograph/plugins-sdk';
+import {
+  BATTERY_LEASE_MS,
+  batteryModeLabel,
+  batteryModeOf,
+  type Disposer,
+  type PluginContext,
+  type TopicDefinition,
+} from '@heliograph/plugins-sdk';
 
 const MODE = 'battery_control_mode';
 /** A hold is written again after a third of its lease, as the planner renews its commands. */
@@ -110,16 +117,17 @@ export class HomeBatteryHold {
     const refused: string[] = [];
     for (const device of batteries) {
       const at = this.held.get(device);
-      const mode = values[`${device}/${MODE}`];
+      const shown = values[`${device}/${MODE}`];
+      const mode = batteryModeOf(shown);
       // Ours is written again when due; another's command (Charge, a person's Discharge) stands.
       if (this.overridden.has(device)) continue;
-      if (at === undefined && mode !== 'Normal') {
-        problems.push(`${device} is in ${String(mode)}, left so`);
+      if (at === undefined && mode !== 'normal') {
+        problems.push(`${device} is in ${String(shown)}, left so`);
         continue;
       }
-      if (at !== undefined && now - at < RENEW_MS && mode === 'Hold') continue;
+      if (at !== undefined && now - at < RENEW_MS && mode === 'hold') continue;
       try {
-        await this.ctx.site.write({ topic: `${device}/${MODE}`, value: 'Hold' });
+        await this.ctx.site.write({ topic: `${device}/${MODE}`, value: 'hold' });
         this.held.set(device, now);
       } catch (err) {
         this.held.delete(device);
@@ -142,9 +150,9 @@ export class HomeBatteryHold {
     const values = await this.ctx.site.values({ filter: devices.map((d) => `${d}/${MODE}`) });
     for (const device of devices) {
       // Back to Normal only what is still this hold (not a lease that ran out, not a person's choice).
-      if (values[`${device}/${MODE}`] !== 'Hold') continue;
+      if (batteryModeOf(values[`${device}/${MODE}`]) !== 'hold') continue;
       try {
-        await this.ctx.site.write({ topic: `${device}/${MODE}`, value: 'Normal' });
+        await this.ctx.site.write({ topic: `${device}/${MODE}`, value: 'normal' });
       } catch (err) {
         this.ctx.log.warn(
           `${device}: back to Normal after the car failed: ${(err as Error).message}; its lease ends the Hold`,
@@ -160,7 +168,9 @@ export class HomeBatteryHold {
       const options = d.writable !== null && 'options' in d.writable ? d.writable.options : [];
       return wanted.every((o) => options.includes(o));
     };
-    const batteries = defs.filter((d) => d.topic.endsWith(`/${MODE}`) && offers(d, 'Hold')).map((d) => d.deviceId);
+    const batteries = defs
+      .filter((d) => d.topic.endsWith(`/${MODE}`) && offers(d, batteryModeLabel('hold')))
+      .map((d) => d.deviceId);
     const planners = defs.filter((d) => d.topic === `${d.deviceId}/mode` && offers(d, 'dry-run', 'active'));
     if (planners.length === 0) return { batteries, planner: null };
     const values = await this.ctx.site.values({ filter: planners.map((d) => d.topic) });

@@ -3,7 +3,7 @@
  * check, words the car's plan, writes each planned charger's `planned_power` through the
  * audited write path, and says when the home battery must be kept off the car.
  */
-import type { PluginContext } from '@heliograph/plugins-sdk';
+import { batteryModeLabel, type PluginContext } from '@heliograph/plugins-sdk';
 import type { PlannerConfig, PlannerMode } from './config.js';
 import { type CarRead, readCar } from './inputs.js';
 import { clockTime, type PlanMode } from './modes.js';
@@ -97,10 +97,9 @@ export class CarControl {
     const feeds = planned === 'discharge' || (planned === 'normal' && !charging);
     const charger = this.blockingCharger(plan);
     if (!feeds || charger === null || !modes.includes('hold')) return null;
-    const label = planned === 'discharge' ? 'Discharge' : 'Normal';
     return {
       mode: 'hold',
-      refused: ` (the plan says ${label}; Hold while the car charges on ${charger}: the battery may not feed it)`,
+      refused: ` (the plan says ${batteryModeLabel(planned)}; Hold while the car charges on ${charger}: the battery may not feed it)`,
     };
   }
 

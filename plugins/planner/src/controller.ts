@@ -9,7 +9,7 @@
  * to Normal by itself within the lease when the planner is gone. A refused write is tried again
  * after a back-off (30 s, doubling to 5 min); Normal is never held back by it.
  */
-import type { PluginContext, SiteWrite } from '@heliograph/plugins-sdk';
+import { batteryModeLabel, batteryModeOf, type PluginContext, type SiteWrite } from '@heliograph/plugins-sdk';
 import type { PlannerConfig, PlannerMode } from './config.js';
 import { CarControl } from './car-control.js';
 import { fuse as gridFuse } from './fuse.js';
@@ -22,7 +22,6 @@ import { type Plan, plannedGrid, QUARTER_MS, savingOver } from './plan.js';
 import { PlanSolver } from './solver.js';
 
 const HOUR = 3_600_000;
-const LABEL = { normal: 'Normal', hold: 'Hold', charge: 'Charge', discharge: 'Discharge' } as const;
 /** The first wait after a refused write, doubled after each refusal up to {@link RETRY_MAX_MS}. */
 export const RETRY_FIRST_MS = 30_000;
 const RETRY_MAX_MS = 5 * 60_000;
@@ -256,12 +255,12 @@ export class Controller {
     const todayCount = plan.actions.filter((a) => this.calendar.position(a.start).day === today).length;
     const planned = savingOver(plan, todayCount);
     this.out.publish({
-      planned_mode: LABEL[first.mode],
+      planned_mode: batteryModeLabel(first.mode),
       planned_power: first.powerW,
       planned_target_soc: first.targetSoc,
       reason: first.reason,
       next_action: next
-        ? `${LABEL[next.mode]} at ${clockTime(next.start, now, this.ctx.site.timeZone)}`
+        ? `${batteryModeLabel(next.mode)} at ${clockTime(next.start, now, this.ctx.site.timeZone)}`
         : 'none planned',
       next_action_at: next ? new Date(next.start).toISOString().replace(/\.\d{3}Z$/, 'Z') : null,
       saving_today: Math.round((this.savedToday.amount + planned) * 100) / 100,
@@ -322,7 +321,7 @@ export class Controller {
     if (this.mode === 'dry-run') {
       const carNote = await this.car.write(this.plan, this.mode, now);
       this.out.publish({
-        status: `dry-run: would set ${LABEL[mode]}${mode === 'charge' || mode === 'discharge' ? ` at ${a.powerW} W to ${a.targetSoc} %` : ''} on ${dev}${refused}${carNote}${inputs.priceNote ?? ''}`,
+        status: `dry-run: would set ${batteryModeLabel(mode)}${mode === 'charge' || mode === 'discharge' ? ` at ${a.powerW} W to ${a.targetSoc} %` : ''} on ${dev}${refused}${carNote}${inputs.priceNote ?? ''}`,
       });
       return;
     }
@@ -351,20 +350,27 @@ export class Controller {
     if (fuse) command.powerW = fuse.powerW;
     this.fuseLog(fuse);
     try {
-      if (mode === 'charge' || mode === 'discharge') {
-        if (values[`${dev}/battery_control_power`] !== command.powerW)
-          await this.ctx.site.write({ topic: `${dev}/battery_control_power`, value: command.powerW });
-        if (values[`${dev}/battery_control_target_soc`] !== command.targetSoc)
-          await this.ctx.site.write({ topic: `${dev}/battery_control_target_soc`, value: command.targetSoc });
-      }
-      if (values[`${dev}/battery_control_mode`] !== LABEL[mode] || renew)
-        await this.ctx.site.write({ topic: `${dev}/battery_control_mode`, value: LABEL[mode] });
+      // One write: the mode with the power and target it runs at (one audit entry, one apply).
+      const forced = mode === 'charge' || mode === 'discharge';
+      const changed =
+        batteryModeOf(values[`${dev}/battery_control_mode`]) !== mode ||
+        (forced &&
+          (values[`${dev}/battery_control_power`] !== command.powerW ||
+            values[`${dev}/battery_control_target_soc`] !== command.targetSoc));
+      if (changed || renew)
+        await this.ctx.site.write({
+          topic: `${dev}/battery_control_mode`,
+          value: mode,
+          ...(forced
+            ? { together: { battery_control_power: command.powerW, battery_control_target_soc: command.targetSoc } }
+            : {}),
+        });
       if (mode !== 'normal') this.renewedSlot = slot;
       this.retry = null;
       this.commanded = { ...command, at: now, leaseS: inputs.limits.leaseS };
       const carNote = await this.car.write(this.plan, this.mode, now);
       this.out.publish({
-        status: `active: ${LABEL[mode]} on ${dev}${refused}${fuse ? `; ${fuse.note}` : ''}${carNote}${inputs.priceNote ?? ''}`,
+        status: `active: ${batteryModeLabel(mode)} on ${dev}${refused}${fuse ? `; ${fuse.note}` : ''}${carNote}${inputs.priceNote ?? ''}`,
       });
     } catch (e) {
       const delayMs = Math.min(RETRY_MAX_MS, this.retry ? this.retry.delayMs * 2 : RETRY_FIRST_MS);
@@ -401,7 +407,7 @@ export class Controller {
     if (unbounded && (planned === 'charge' || planned === 'discharge'))
       return {
         mode: 'normal',
-        refused: ` (the plan says ${LABEL[planned]}, refused: ${inputs.device} cannot end a forced command by itself; acceptUnboundedControl allows it)`,
+        refused: ` (the plan says ${batteryModeLabel(planned)}, refused: ${inputs.device} cannot end a forced command by itself; acceptUnboundedControl allows it)`,
       };
     return { mode: planned, refused: '' };
   }
@@ -418,8 +424,8 @@ export class Controller {
     if (this.mode !== 'active' || !c || c.mode === 'normal') return `${device} is unavailable`;
     const what =
       c.mode === 'charge' || c.mode === 'discharge'
-        ? `${LABEL[c.mode]} ${c.powerW} W to ${c.targetSoc} %`
-        : LABEL[c.mode];
+        ? `${batteryModeLabel(c.mode)} ${c.powerW} W to ${c.targetSoc} %`
+        : batteryModeLabel(c.mode);
     const end =
       c.leaseS > 0
         ? `; it returns to Normal by itself by ${clockTime(c.at + c.leaseS * 1000, now, tz)}`
@@ -456,8 +462,8 @@ export class Controller {
     try {
       const values = await this.ctx.site.values({ filter: `${device}/battery_control_mode` });
       const mode = values[`${device}/battery_control_mode`];
-      if (mode !== undefined && mode !== null && mode !== 'Normal') {
-        await this.ctx.site.write({ topic: `${device}/battery_control_mode`, value: 'Normal' });
+      if (mode !== undefined && mode !== null && batteryModeOf(mode) !== 'normal') {
+        await this.ctx.site.write({ topic: `${device}/battery_control_mode`, value: 'normal' });
         this.commanded = { mode: 'normal', powerW: 0, targetSoc: 0, at: this.ctx.now(), leaseS: 0 };
       }
     } catch (e) {

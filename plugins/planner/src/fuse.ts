@@ -1,5 +1,5 @@
 /** The controller's fuse: the grid import limit held on the live grid power while charging. */
-import type { PluginContext } from '@heliograph/plugins-sdk';
+import { batteryModeOf, type PluginContext } from '@heliograph/plugins-sdk';
 import type { PlannerConfig } from './config.js';
 
 /**
@@ -18,7 +18,8 @@ export async function fuse(
   const grid = (await ctx.site.values({ filter: topic }))[topic];
   if (typeof grid !== 'number' || !Number.isFinite(grid)) return null;
   const power = values[`${dev}/battery_control_power`];
-  const charging = values[`${dev}/battery_control_mode`] === 'Charge' && typeof power === 'number' ? power : 0;
+  const charging =
+    batteryModeOf(values[`${dev}/battery_control_mode`]) === 'charge' && typeof power === 'number' ? power : 0;
   const limit = config.gridImportLimitW;
   const room = Math.floor(limit - (grid - charging));
   if (room >= plannedW) return null;

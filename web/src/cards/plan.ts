@@ -22,7 +22,12 @@ interface ForecastAnswer {
   points: Array<[string, number]>;
 }
 
-const MODES = ['Normal', 'Hold', 'Charge', 'Discharge'] as const;
+/** The planner's modes by the codes of its `planned_battery_mode` series (0..3), by identifier. */
+const MODES = ['normal', 'hold', 'charge', 'discharge'] as const;
+type Mode = (typeof MODES)[number];
+
+/** How the page names a mode: the battery control's labels as the API shows them. */
+const LABEL: Record<Mode, string> = { normal: 'Normal', hold: 'Hold', charge: 'Charge', discharge: 'Discharge' };
 
 /** The planner's device: the one whose `mode` setting offers dry-run and active. */
 export function plannerDevice(live: LiveStore): string | null {
@@ -43,7 +48,7 @@ async function series(topic: string): Promise<ForecastAnswer | null> {
 export interface Block {
   from: number;
   to: number;
-  mode: (typeof MODES)[number];
+  mode: Mode;
   minPrice: number;
   maxPrice: number;
 }
@@ -51,7 +56,7 @@ export interface Block {
 export function blocks(times: number[], modes: number[], prices: number[]): Block[] {
   const out: Block[] = [];
   times.forEach((t, i) => {
-    const mode = MODES[modes[i] ?? 0] ?? 'Normal';
+    const mode = MODES[modes[i] ?? 0] ?? 'normal';
     const price = prices[i] ?? 0;
     const last = out[out.length - 1];
     if (last && last.mode === mode) {
@@ -72,17 +77,17 @@ export function siteTime(zone: string, now: number): (ms: number) => string {
 }
 
 const DOING = {
-  Charge: 'Charging from the grid',
-  Discharge: 'Discharging to cover the house',
-  Hold: 'Holding the charge',
-  Normal: 'Running by itself (charging from surplus sun, covering the house)',
+  charge: 'Charging from the grid',
+  discharge: 'Discharging to cover the house',
+  hold: 'Holding the charge',
+  normal: 'Running by itself (charging from surplus sun, covering the house)',
 } as const;
 
 const THEN = {
-  Charge: 'charging from the grid',
-  Discharge: 'discharging',
-  Hold: 'holding the charge',
-  Normal: 'running by itself',
+  charge: 'charging from the grid',
+  discharge: 'discharging',
+  hold: 'holding the charge',
+  normal: 'running by itself',
 } as const;
 
 /**
@@ -96,19 +101,19 @@ export function nextActionWords(plan: Block[], when: (ms: number) => string, uni
   const cheapest = Math.min(...plan.map((b) => b.minPrice));
   const dearest = Math.max(...plan.map((b) => b.maxPrice));
   const why =
-    now.mode === 'Charge'
+    now.mode === 'charge'
       ? ` (${price(now.minPrice)}${now.minPrice <= cheapest ? ', the cheapest ahead' : ''})`
-      : now.mode === 'Discharge'
+      : now.mode === 'discharge'
         ? ` (${price(now.maxPrice)}${now.maxPrice >= dearest ? ', the dearest ahead' : ''})`
         : '';
   let words = next ? `${DOING[now.mode]} until ${when(now.to)}${why}` : `${DOING[now.mode]}${why} to the plan's end`;
   if (next) {
     // Held or charged for what: the next discharge and its price.
-    const use = plan.slice(1).find((b) => b.mode === 'Discharge');
+    const use = plan.slice(1).find((b) => b.mode === 'discharge');
     const purpose =
-      (next.mode === 'Hold' || next.mode === 'Charge') && use
+      (next.mode === 'hold' || next.mode === 'charge') && use
         ? ` for ${when(use.from)} (${price(use.maxPrice)})`
-        : next.mode === 'Discharge'
+        : next.mode === 'discharge'
           ? ` at ${price(next.maxPrice)}`
           : '';
     words += `; then ${THEN[next.mode]}${purpose}`;
@@ -264,7 +269,7 @@ function renderPlan(
   next.textContent = nextActionWords(planned, when, unit);
   replace(
     actions,
-    planned.map((b) => h('li', { 'data-mode': b.mode.toLowerCase() }, `${b.mode} ${when(b.from)}–${when(b.to)}`)),
+    planned.map((b) => h('li', { 'data-mode': b.mode }, `${LABEL[b.mode]} ${when(b.from)}–${when(b.to)}`)),
   );
   return unmount;
 }

@@ -15,7 +15,7 @@ import type {
   TopicFilter,
 } from '@heliograph/plugins-sdk';
 import { recordedMeta } from '../../history/recorded-meta.js';
-import type { GridResponse } from '../../api-types.js';
+import type { GridSchedule } from '../../grid/schedule.js';
 import type { Clock } from '../../clock.js';
 import type { ForecastStore } from '../../forecast/store.js';
 import { FORECAST_TOPICS } from '../../forecast/store.js';
@@ -23,13 +23,12 @@ import { AGGS, isAgg, parseGroupBy } from '../../history/params.js';
 import type { Agg } from '../../history/slots.js';
 import type { HistoryStore } from '../../history/store.js';
 import type { Logger } from '../../log.js';
-import { parseRfc3339 } from '../../rfc3339.js';
 import { compileGlob } from '../../topics/glob.js';
 import type { TopicRegistry } from '../../topics/registry.js';
 import type { AuditEntry } from '../../writes/audit.js';
 import type { WriteService } from '../../writes/service.js';
 import { GrantMissingError } from '../instances/grants.js';
-import { definitionOf, writtenText } from './integration.js';
+import { definitionOf } from './integration.js';
 import { IntegrationSubscription } from './integration-subscription.js';
 
 const FORECAST_DEFAULT_SPAN_MS = 4 * 86_400_000;
@@ -45,7 +44,7 @@ export interface SiteHistoryRead {
 
 /** What `ctx.site` reads besides the registry; a host without one of them says so when asked. */
 export interface SiteReaders {
-  prices?: { toResponse(): GridResponse };
+  prices?: { schedule(): GridSchedule };
   forecast?: Pick<ForecastStore, 'lookup' | 'points'>;
   /** Buckets with data, all pages; throws the API's message for a topic history does not record. */
   history?: { read(query: SiteHistoryRead): Promise<SitePoint[]> };
@@ -103,7 +102,7 @@ export function siteApi(options: SiteApiOptions): SiteApi {
     },
     prices: () => {
       if (!readers.prices) return Promise.reject(new Error('ctx.site.prices: this host has no price book'));
-      return Promise.resolve(pricesOf(readers.prices.toResponse()));
+      return Promise.resolve(pricesOf(readers.prices.schedule()));
     },
     // Async, so a bad topic rejects rather than throws (a worker's call waits for an answer).
     // eslint-disable-next-line @typescript-eslint/require-await
@@ -119,12 +118,18 @@ export function siteApi(options: SiteApiOptions): SiteApi {
       if (!(fromMs < toMs)) throw new Error(`fromMs must be before toMs, got ${fromMs} and ${toMs}`);
       return readers.history.read({ topic, fromMs, toMs, groupMs: group.ms, agg });
     },
-    write: async ({ topic, value }) => {
-      const refused = options.refusedWrite?.(topic);
-      if (refused) throw new GrantMissingError(refused);
+    write: async ({ topic, value, together }) => {
+      // Each part must be granted: the companions are settings of the same device.
+      const device = topic.split('/')[0]!;
+      for (const t of [topic, ...Object.keys(together ?? {}).map((name) => `${device}/${name}`)]) {
+        const refused = options.refusedWrite?.(t);
+        if (refused) throw new GrantMissingError(refused);
+      }
+      // The typed value as it is (SDK 1.4): the write path validates it without a text round trip.
       const outcome = await writes.write({
         topic,
-        value: writtenText(registry, topic, value),
+        value,
+        ...(together ? { together } : {}),
         who: `plugin:${instanceId}`,
         via: pluginId,
         controller: instanceId,
@@ -164,37 +169,11 @@ function siteWriteOf(entry: AuditEntry): SiteWrite {
   };
 }
 
-/** The grid answer as plugins read it: times in ms, one slot shape for both schedule types. */
-export function pricesOf(grid: GridResponse): SitePrices {
-  if (!grid.pricing) return { provider: grid.provider === 'none' ? null : grid.provider, currency: null, slots: [] };
-  const slots = grid.pricing.slots.map((slot) => {
-    const times = { start: parseRfc3339(slot.from)!, end: parseRfc3339(slot.to)! };
-    if ('price' in slot)
-      return {
-        ...times,
-        importPrice: slot.price,
-        importRank: slot.rank,
-        importPremium: slot.premium,
-        exportPrice: null,
-        exportRank: null,
-        exportPremium: null,
-      };
-    return {
-      ...times,
-      importPrice: slot.import_price,
-      importRank: slot.import_rank,
-      importPremium: slot.import_premium,
-      exportPrice: slot.export_price,
-      exportRank: slot.export_rank,
-      exportPremium: slot.export_premium,
-    };
-  });
-  const status = grid.status && {
-    state: grid.status.state,
-    message: grid.status.message,
-    lastData: grid.status.last_data === null ? null : parseRfc3339(grid.status.last_data)!,
-  };
-  return { provider: grid.provider, currency: grid.pricing.currency, slots, ...(status ? { status } : {}) };
+/** The price book's schedule as plugins read it: the same slots, `currency` null without prices. */
+export function pricesOf(schedule: GridSchedule): SitePrices {
+  const { provider, pricing, status } = schedule;
+  if (!pricing) return { provider, currency: null, slots: [] };
+  return { provider, currency: pricing.currency, slots: pricing.slots, ...(status ? { status } : {}) };
 }
 
 function forecastPoints(store: SiteReaders['forecast'], topic: string, from: number, to: number): SitePoint[] {
