@@ -81,6 +81,7 @@ import { prometheusRoutes } from './api/prometheus/route.js';
 import { scrapeRegistry } from './metrics-export/scrape-registry.js';
 import { Backups } from './backup/backups.js';
 import { RestartRequest } from './backup/restart.js';
+import { RestoreStaging } from './backup/stage.js';
 import { applyPendingRestore } from './backup/restore.js';
 import { LAST_RESTORE, registerBackupServices } from './backup/services.js';
 import { backupsRoutes } from './api/backups/route.js';
@@ -395,7 +396,12 @@ function webApp(di: DependencyContainer, setupCode: SetupCode): AppOptions {
       siteConfigRoutes({ settings: di.resolve(LiveSiteSettings), record, sources: () => host.status() }),
       auditRoutes({ audit: di.resolve(AuditLog) }),
       tokensRoutes({ auth, record }),
-      backupsRoutes({ backups: di.resolve(Backups), restored: di.resolve(LAST_RESTORE).outcome, record }),
+      backupsRoutes({
+        backups: di.resolve(Backups),
+        restored: di.resolve(LAST_RESTORE).outcome,
+        record,
+        staging: di.resolve(RestoreStaging),
+      }),
       systemRoutes({ system: di.resolve(SystemInfo) }),
       openApiRoutes({ routes: () => appRoutes(appOptions), version: VERSION }),
     ],
@@ -403,9 +409,8 @@ function webApp(di: DependencyContainer, setupCode: SetupCode): AppOptions {
       ...(config.prometheus.openScrape ? [] : [prometheus]),
       // The restore's body is a database file, not the JSON /api/v1's router reads.
       restoreRoutes({
-        dataDir: di.resolve(DATA_DIR),
+        staging: di.resolve(RestoreStaging),
         limitBytes: (config.history.diskBudgetMb + 512) * 1024 * 1024,
-        restart: di.resolve(RestartRequest),
         record,
       }),
     ],

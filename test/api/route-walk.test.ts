@@ -4,8 +4,7 @@
 // and each route answers exactly the scopes it declares.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { scopeAllows } from '@heliograph/core/auth/scopes';
-import type { RouteInfo } from '@heliograph/core/api/routes';
+import { scopeAllows, type RouteInfo } from '@heliograph/core/testing';
 import { basicAuth, jsonBody, PASSWORD, startTestServer } from '../helpers/server.js';
 
 const server = await startTestServer({
@@ -43,6 +42,7 @@ const EXPECTED_SCOPES: Record<string, RouteInfo['scope']> = {
   'GET /api/v1/backups/:name': 'admin',
   'DELETE /api/v1/backups/:name': 'admin',
   'POST /api/v1/backups/restore': 'admin',
+  'POST /api/v1/backups/:name/restore': 'admin',
   'POST /api/v1/tokens': 'admin',
   'GET /api/v1/tokens': 'admin',
   'DELETE /api/v1/tokens/:id': 'admin',

@@ -1,6 +1,6 @@
 // Backups on the Access screen: the schedule, the list with downloads, "Back up now",
-// delete, and a restore from a file, which the service checks before anything changes and
-// then puts in place by restarting; the page waits for it to come back.
+// delete, and a restore of a listed backup or from a file, which the service checks before
+// anything changes and then puts in place by restarting; the page waits for it to come back.
 
 import type { BackupEntry, BackupsResponse, RestoreStaged } from '@heliograph/core/api-types';
 import { api, ApiError, errorText, storedToken } from '../api/client.js';
@@ -172,6 +172,12 @@ export class BackupsSection {
             'Delete',
           );
           remove.addEventListener('click', () => void this.remove(b.name, remove));
+          const restore = h(
+            'button',
+            { type: 'button', class: 'danger', 'aria-label': `Restore backup ${b.name}` },
+            'Restore…',
+          );
+          restore.addEventListener('click', () => void this.restoreListed(b, restore));
           return h(
             'li',
             { class: 'token-row backup-row' },
@@ -186,6 +192,7 @@ export class BackupsSection {
               ),
             ),
             link,
+            restore,
             remove,
           );
         }),
@@ -217,6 +224,27 @@ export class BackupsSection {
       showMessage(this.message, 'error', `Not deleted: ${errorText(err)}`);
     }
     await this.refresh();
+  }
+
+  /** Restores a backup of the list: the service checks and stages it as it does an upload. */
+  private async restoreListed(backup: BackupEntry, button: HTMLButtonElement): Promise<void> {
+    const question =
+      `Restore the backup made ${formatTime(backup.created_at)} (${backup.name})? ` +
+      "The service restarts on this backup's data: settings, tokens, plugins and history become the backup's; " +
+      'what is there now is kept aside on the device as heliograph.db.before-restore-<time>. ' +
+      'This page may ask you to sign in again.';
+    if (!window.confirm(question)) return;
+    button.disabled = true;
+    showMessage(this.message, 'info', `Checking the backup ${backup.name}…`);
+    let staged: RestoreStaged;
+    try {
+      staged = await api<RestoreStaged>('POST', `/backups/${encodeURIComponent(backup.name)}/restore`);
+    } catch (err) {
+      showMessage(this.message, 'error', `Not restored: ${errorText(err)}`);
+      button.disabled = false;
+      return;
+    }
+    await this.staged(staged, this.message);
   }
 
   private restoreForm(): HTMLFormElement {
@@ -262,7 +290,11 @@ export class BackupsSection {
       showMessage(message, 'error', `Not restored: ${await refusal(response)}`);
       return;
     }
-    const staged = (await response.json()) as RestoreStaged;
+    await this.staged((await response.json()) as RestoreStaged, message);
+  }
+
+  /** Says what was staged, then waits for the service to come back with it in place. */
+  private async staged(staged: RestoreStaged, message: HTMLElement): Promise<void> {
     const stripped = staged.stripped.length ? ` Removed from it: ${staged.stripped.join(', ')}.` : '';
     showMessage(
       message,

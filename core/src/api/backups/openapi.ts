@@ -1,8 +1,8 @@
-import { fieldErrorResponse } from '../common-schemas.js';
+import { fieldErrorResponse } from '../../contract/common-schemas.js';
 import type { Operations } from '../operation.js';
 import { NO_QUERY } from '../query.js';
 import { scheduleBody } from './route.js';
-import { backupEntry, backupSchedule, backupsResponse, restoreStaged } from './schemas.js';
+import { backupEntry, backupSchedule, backupsResponse, restoreStaged } from '../../contract/backups.js';
 
 export const backupsOperations: Operations = {
   'GET /api/v1/backups': {
@@ -41,6 +41,13 @@ export const backupsOperations: Operations = {
     summary: 'Restore a backup: the body is the file (application/octet-stream)',
     description:
       'Runs the checks of `heliograph restore`; a refusal answers 422 in words and nothing changes. A backup that passes is staged and the service restarts in its process to put it in place.',
+    query: NO_QUERY,
+    responses: { 202: restoreStaged },
+  },
+  'POST /api/v1/backups/:name/restore': {
+    summary: 'Restore a listed backup: the same checks and staging as an uploaded one',
+    description:
+      'Runs the checks of `heliograph restore` on a copy of the listed backup (the file itself is left as it is); a refusal answers 422 in words and nothing changes. A backup that passes is staged and the service restarts in its process to put it in place.',
     query: NO_QUERY,
     responses: { 202: restoreStaged },
   },

@@ -1,4 +1,5 @@
 import { createReadStream, statSync } from 'node:fs';
+import type { RouterContext } from '@koa/router';
 import Router from '../router.js';
 import { z } from 'zod';
 import { scope } from '../auth.js';
@@ -7,9 +8,10 @@ import type { RestoreOutcome } from '../../backup/restore.js';
 import { formatUtc } from '../../rfc3339.js';
 import { auditText, type RecordChange } from '../change-audit.js';
 import { ApiError } from '../errors.js';
-import { parseBody } from '../field-issues.js';
+import { parseBody } from '../../contract/field-issues.js';
 import { NO_QUERY, parseQuery } from '../query.js';
-import { backupSchedule } from './schemas.js';
+import { backupSchedule } from '../../contract/backups.js';
+import { stageRestore, type StagingDeps } from './restore-route.js';
 
 /** PUT /api/v1/backups/schedule: any of schedule, time, keep (the folder is config.json's alone). */
 export const scheduleBody = z.strictObject(
@@ -41,12 +43,40 @@ function notFound(name: string): ApiError {
   return new ApiError('BACKUP_NOT_FOUND', `no backup named "${name}": GET /api/v1/backups lists them`);
 }
 
+/** POST /api/v1/backups/{name}/restore: the upload's staging, checks and answer (restore-route.ts) with a file of the list. */
+function restoreListed(backups: Backups, deps: StagingDeps) {
+  return async (ctx: RouterContext): Promise<void> => {
+    parseQuery(NO_QUERY, ctx.query);
+    const name = ctx.params.name!;
+    if (!backups.file(name)) throw notFound(name);
+    const called = `the backup ${name}`;
+    await stageRestore(ctx, deps, {
+      prepare: () => {
+        // Looked up again as the one restore under way: a name deleted meanwhile is not found.
+        const path = backups.file(name);
+        if (!path) throw notFound(name);
+        return path;
+      },
+      called,
+      named: called,
+      which: ` from ${name}`,
+    });
+  };
+}
+
 /**
  * All admin: the list with the schedule and the last outcome, a backup made now, one
- * downloaded or deleted by name (a name from the list, nothing else reaches the disk), and
- * the schedule changed. Creations, deletions and schedule changes are audited.
+ * downloaded, deleted or restored by name (a name from the list, nothing else reaches the
+ * disk), and the schedule changed. Creations, deletions, restores and schedule changes are
+ * audited.
  */
-export function backupsRoutes(deps: { backups: Backups; restored?: RestoreOutcome; record?: RecordChange }): Router {
+export function backupsRoutes(deps: {
+  backups: Backups;
+  restored?: RestoreOutcome;
+  record?: RecordChange;
+  /** Restores a listed backup as an uploaded one is restored (restore-route.ts). */
+  staging: StagingDeps['staging'];
+}): Router {
   const { backups } = deps;
   const record: RecordChange = deps.record ?? (async () => {});
   const router = new Router();
@@ -122,6 +152,8 @@ export function backupsRoutes(deps: { backups: Backups; restored?: RestoreOutcom
     await record({ who: ctx.state.who, topic: `backups/${name}`, oldValue: 'kept', newValue: 'deleted' });
     ctx.status = 204;
   });
+
+  router.post('/backups/:name/restore', scope('admin'), restoreListed(backups, { staging: deps.staging, record }));
 
   return router;
 }
