@@ -236,10 +236,16 @@ export function nowcast(slots: PlanSlot[], req: PlanRequest): PlanSlot[] {
   });
 }
 
+/** Known prices shorter than this before their end are not a day to carry over. */
+const MIN_CARRY_MS = 12 * 3_600_000;
+
 /**
  * The known slots carried on to the horizon's end with the last known day's prices (each
  * quarter hour priced as the same quarter hour one or two days before), PV and load from
- * the forecasts. Nothing is added when less than a day of prices is known.
+ * the forecasts. When the day before the known prices' end is not known from its start
+ * (at least {@link MIN_CARRY_MS} of it is), its missing quarters take the first known one's
+ * prices. Nothing is added when less is known. The carried prices are smoothed
+ * ({@link smoothCarried}).
  */
 export function extendSlots(req: PlanRequest, known: readonly PlanSlot[]): PlanSlot[] {
   const horizonEnd = req.now + (req.horizonMs ?? MAX_HORIZON_MS);
@@ -253,10 +259,16 @@ export function extendSlots(req: PlanRequest, known: readonly PlanSlot[]): PlanS
   for (const s of known)
     if (s.start % QUARTER_MS === 0 && s.end - s.start === QUARTER_MS)
       byQuarter.set(s.start, { import: s.importPrice, export: s.exportPrice });
-  if (!byQuarter.has(lastEnd - DAY_MS)) return [...known];
+  // A day short of its first hours (the service just started, the book not a day old):
+  // those hours take the first known quarter's prices.
+  const first = Math.min(...byQuarter.keys());
+  if (!byQuarter.has(lastEnd - DAY_MS) && lastEnd - first < MIN_CARRY_MS) return [...known];
   const out = [...known];
   for (let q = lastEnd; q < horizonEnd; q += QUARTER_MS) {
-    const price = byQuarter.get(q - DAY_MS) ?? byQuarter.get(q - 2 * DAY_MS);
+    const price =
+      byQuarter.get(q - DAY_MS) ??
+      byQuarter.get(q - 2 * DAY_MS) ??
+      (q - DAY_MS < first ? byQuarter.get(first) : undefined);
     if (!price) break;
     byQuarter.set(q, price);
     out.push({
@@ -268,7 +280,39 @@ export function extendSlots(req: PlanRequest, known: readonly PlanSlot[]): PlanS
       loadKw: (req.loadW.get(q) ?? req.defaultLoadW) / 1000,
     });
   }
-  return out;
+  return smoothCarried(out, known.length);
+}
+
+/** The carried-over prices are averaged over this many quarter hours either side. */
+const CARRY_SMOOTH_QUARTERS = 2;
+
+/**
+ * The carried-over slots (from `from`) priced at the mean of the carried prices within
+ * {@link CARRY_SMOOTH_QUARTERS} either side: a quarter hour's noise in yesterday's prices
+ * says nothing of tomorrow's, and the cheapest carried quarter (the end value's replacement)
+ * would otherwise be its noise. Bench, prices ending at midnight: unsmoothed 83.2 / 83.2 %,
+ * 2 either side 90.9 / 87.0 %, 4: 89.4 / 83.3 %, 8: 89.4 / 77.6 % (perfect / noisy); it
+ * costs the noisy March and April (`--days 42 --start-day 60`) 64.1 -> 62.7 %.
+ */
+function smoothCarried(slots: PlanSlot[], from: number): PlanSlot[] {
+  const imp = slots.map((s) => s.importPrice);
+  const exp = slots.map((s) => s.exportPrice);
+  for (let t = from; t < slots.length; t++) {
+    let a = 0;
+    let b = 0;
+    let n = 0;
+    for (
+      let u = Math.max(from, t - CARRY_SMOOTH_QUARTERS);
+      u <= Math.min(slots.length - 1, t + CARRY_SMOOTH_QUARTERS);
+      u++
+    ) {
+      a += imp[u]!;
+      b += exp[u]!;
+      n++;
+    }
+    slots[t] = { ...slots[t]!, importPrice: a / n, exportPrice: b / n };
+  }
+  return slots;
 }
 
 /**

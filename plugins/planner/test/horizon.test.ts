@@ -3,6 +3,7 @@ import { describe, test } from 'node:test';
 import {
   buildSlots,
   energyCost,
+  extendSlots,
   loadSolver,
   makePlan,
   type PlanSlot,
@@ -88,6 +89,49 @@ describe("the end of the plan's horizon", () => {
     assert.equal(plan.horizonEnd, midnight, 'the actions stop with the known prices');
     const end = plan.actions[plan.actions.length - 1]!.socPercent;
     assert.ok(end >= 59, `kept for the dear night after midnight: ${end} % at midnight (started at 60 %)`);
+  });
+
+  test('a known day short of its first hours (the book not a day old) is still carried over', async () => {
+    const highs = await loadSolver();
+    const midnight = Date.UTC(2026, 0, 13);
+    const now = midnight - 6 * HOUR;
+    // Known from 01:00 (the service started then) to midnight: dear nights and mornings, a
+    // cheap evening. Carried over (00:00-01:00 at 01:00's price), tomorrow morning is dear,
+    // so the cheap evening fills the battery; the first version had no day to carry, held
+    // the start (60 %) and bought 3 kWh less.
+    const shape = (h: number) => (h < 9 ? 0.4 : h >= 18 ? 0.1 : 0.25);
+    const prices = hourly(midnight - 23 * HOUR, 23, shape);
+    const plan = makePlan(highs, {
+      ...planRequest(prices, now),
+      loadW: flat(now, now + 2 * DAY, 2000),
+      defaultLoadW: 2000,
+      socPercent: 60,
+    });
+    assert.equal(plan.horizonEnd, midnight, 'the actions stop with the known prices');
+    const end = plan.actions[plan.actions.length - 1]!.socPercent;
+    assert.ok(end >= 95, `filled in the cheap evening for the dear morning: ${end} % at midnight`);
+  });
+
+  test("the carried-over day's prices are smoothed: a quarter hour's noise is not tomorrow's", () => {
+    const midnight = Date.UTC(2026, 0, 13);
+    const now = midnight - 2 * HOUR;
+    // Yesterday's quarters alternate 0.20 / 0.40: carried as they are, every other quarter of
+    // tomorrow would look like a bargain (and the cheapest, 0.20, the end value's replacement).
+    const prices: PriceInput[] = Array.from({ length: 96 }, (_, k) => ({
+      start: midnight - DAY + k * QUARTER,
+      end: midnight - DAY + (k + 1) * QUARTER,
+      import: k % 2 === 0 ? 0.2 : 0.4,
+      export: 0,
+    }));
+    const req = { ...planRequest(prices, now), loadW: flat(now, now + 2 * DAY, 500) };
+    const known = buildSlots(req);
+    const carried = extendSlots(req, known).slice(known.length);
+    assert.ok(carried.length > 96, `${carried.length} quarters carried over`);
+    const inner = carried.slice(2, -2).map((s) => s.importPrice);
+    assert.ok(
+      inner.every((p) => p >= 0.28 - 1e-9 && p <= 0.32 + 1e-9),
+      `within 0.28-0.32: ${Math.min(...inner)}-${Math.max(...inner)}`,
+    );
   });
 
   test('without a known day to carry over, the plan ends no lower than it starts', async () => {
