@@ -7,12 +7,8 @@
 // the device stopped. Prices and the PV forecast come from the simulator (one inverter, no
 // battery).
 import assert from 'node:assert/strict';
-import { describe, test } from 'node:test';
-import { ManualClock } from '@heliograph/core/clock';
 import { HuaweiDevice } from '@heliograph/plugin-huawei/emulator';
-import { EVENING_BEFORE, plannerCommandsDevice, startWithModbusDevice } from './planner-setup.js';
-
-const clock = new ManualClock(EVENING_BEFORE);
+import { plannerFamilyContract } from './planner-family.js';
 
 /** The forcible registers as the emulator's registers hold them. */
 function forcible(device: HuaweiDevice) {
@@ -26,40 +22,29 @@ function forcible(device: HuaweiDevice) {
   };
 }
 
-describe('battery planner on a Huawei SUN2000', () => {
-  test('charges from the grid through the forcible charge at night and spends the battery at the evening peak', async () => {
-    const device = new HuaweiDevice({ now: () => new Date(clock.now()), soc: 30 });
-    const { server } = await startWithModbusDevice(clock, {
-      id: 'huawei',
-      plugin: 'huawei',
-      devices: ['inverter_2', 'battery_1'],
-      config: { timeoutMs: 400, connectDelayMs: 50 },
-      transport: 'tcp',
-      units: new Map([[1, device]]),
-    });
-    try {
-      const held: Array<ReturnType<typeof forcible>> = [];
-      await plannerCommandsDevice(server, clock, {
-        instance: 'huawei',
-        charging: () => {
-          const f = forcible(device);
-          const on = f.command === 1 && f.chargeW > 0;
-          if (on) held.push(f);
-          return on;
-        },
-        forced: () => forcible(device).command !== 0,
-      });
-      assert.ok(
-        held.every((f) => f.chargeW <= 4800),
-        `within the LUNA2000's max charging power: ${JSON.stringify(held)}`,
-      );
-      assert.ok(
-        held.every((f) => f.settingMode === 0 && f.period >= 1 && f.period <= 30),
-        `each by duration for at most 30 min: ${JSON.stringify(held)}`,
-      );
-    } finally {
-      await server.close();
-    }
-    assert.equal(forcible(device).command, 0, 'the stop leaves the forcible charge/discharge stopped');
-  });
+plannerFamilyContract({
+  family: 'a Huawei SUN2000',
+  test: 'charges from the grid through the forcible charge at night and spends the battery at the evening peak',
+  driver: {
+    id: 'huawei',
+    config: { timeoutMs: 400, connectDelayMs: 50 },
+    transport: 'tcp',
+  },
+  start: (now) => {
+    const device = new HuaweiDevice({ now, soc: 30 });
+    return { units: new Map([[1, device]]), read: () => forcible(device) };
+  },
+  charging: (f) => f.command === 1 && f.chargeW > 0,
+  forced: (f) => f.command !== 0,
+  evidence: (held) => {
+    assert.ok(
+      held.every((f) => f.chargeW <= 4800),
+      `within the LUNA2000's max charging power: ${JSON.stringify(held)}`,
+    );
+    assert.ok(
+      held.every((f) => f.settingMode === 0 && f.period >= 1 && f.period <= 30),
+      `each by duration for at most 30 min: ${JSON.stringify(held)}`,
+    );
+  },
+  stopped: (f) => assert.equal(f.command, 0, 'the stop leaves the forcible charge/discharge stopped'),
 });

@@ -6,12 +6,8 @@
 // stop leaves the inverter without a force. Prices and the PV forecast come from the simulator
 // (one inverter, no battery).
 import assert from 'node:assert/strict';
-import { describe, test } from 'node:test';
-import { ManualClock } from '@heliograph/core/clock';
 import { SolisDevice } from '@heliograph/plugin-solis/emulator';
-import { EVENING_BEFORE, plannerCommandsDevice, startWithModbusDevice } from './planner-setup.js';
-
-const clock = new ManualClock(EVENING_BEFORE);
+import { plannerFamilyContract } from './planner-family.js';
 
 /** The remote control registers as the emulator holds them (Pho3niX90/solis_modbus RC_*_REG). */
 function rc(device: SolisDevice) {
@@ -21,36 +17,24 @@ function rc(device: SolisDevice) {
   return { force: force!, chargeW: chargePower! * 10, timeoutMin: timeoutMin! };
 }
 
-describe('battery planner on a Solis hybrid', () => {
-  test('force charges through the RC registers at night and spends the battery at the evening peak', async () => {
-    const device = new SolisDevice({ now: () => new Date(clock.now()), soc: 30 });
-    const { server } = await startWithModbusDevice(clock, {
-      id: 'solis',
-      plugin: 'solis',
-      devices: ['inverter_2', 'battery_1'],
-      config: { timeoutMs: 400, battery: { capacityKwh: 5, maxChargeW: 3000, maxDischargeW: 3000, minSoc: 20 } },
-      transport: 'rtu-over-tcp',
-      units: new Map([[1, device]]),
-    });
-    try {
-      const held: Array<ReturnType<typeof rc>> = [];
-      await plannerCommandsDevice(server, clock, {
-        instance: 'solis',
-        charging: () => {
-          const c = rc(device);
-          const on = c.force === 1 && c.chargeW > 0;
-          if (on) held.push(c);
-          return on;
-        },
-        forced: () => rc(device).force !== 0,
-      });
-      assert.ok(
-        held.every((c) => c.chargeW <= 3000 && c.timeoutMin >= 1 && c.timeoutMin <= 30),
-        `each within the max charge power, under an RC timeout of at most 30 min: ${JSON.stringify(held)}`,
-      );
-    } finally {
-      await server.close();
-    }
-    assert.equal(rc(device).force, 0, 'the stop leaves the inverter without a force');
-  });
+plannerFamilyContract({
+  family: 'a Solis hybrid',
+  test: 'force charges through the RC registers at night and spends the battery at the evening peak',
+  driver: {
+    id: 'solis',
+    config: { timeoutMs: 400, battery: { capacityKwh: 5, maxChargeW: 3000, maxDischargeW: 3000, minSoc: 20 } },
+    transport: 'rtu-over-tcp',
+  },
+  start: (now) => {
+    const device = new SolisDevice({ now, soc: 30 });
+    return { units: new Map([[1, device]]), read: () => rc(device) };
+  },
+  charging: (c) => c.force === 1 && c.chargeW > 0,
+  forced: (c) => c.force !== 0,
+  evidence: (held) =>
+    assert.ok(
+      held.every((c) => c.chargeW <= 3000 && c.timeoutMin >= 1 && c.timeoutMin <= 30),
+      `each within the max charge power, under an RC timeout of at most 30 min: ${JSON.stringify(held)}`,
+    ),
+  stopped: (c) => assert.equal(c.force, 0, 'the stop leaves the inverter without a force'),
 });

@@ -6,12 +6,9 @@
 // emulator's battery follows, and the stop leaves the device normal. Prices and the PV
 // forecast come from the simulator (one inverter, no battery).
 import assert from 'node:assert/strict';
-import { describe, test } from 'node:test';
-import { ManualClock } from '@heliograph/core/clock';
 import { SunSpecDevice } from '@heliograph/plugin-sunspec/emulator';
-import { EVENING_BEFORE, plannerCommandsDevice, startWithModbusDevice } from './planner-setup.js';
+import { plannerFamilyContract } from './planner-family.js';
 
-const clock = new ManualClock(EVENING_BEFORE);
 const signed = (word: number) => (word >= 0x8000 ? word - 0x10000 : word);
 
 /**
@@ -24,42 +21,31 @@ function controls(device: SunSpecDevice) {
   return { mode: data[3]!, out: pct(data[10]!), in: pct(data[11]!), revertS: data[13]!, grid: data[15]! };
 }
 
-describe('battery planner on a SunSpec inverter', () => {
-  test('charges from the grid through model 124 at night and spends the battery at the evening peak', async () => {
-    const device = new SunSpecDevice({ now: () => new Date(clock.now()), soc: 30 });
-    const { server } = await startWithModbusDevice(clock, {
-      id: 'sunspec',
-      plugin: 'sunspec',
-      devices: ['inverter_2', 'battery_1'],
-      config: { timeoutMs: 400 },
-      transport: 'tcp',
-      units: new Map([[1, device]]),
-    });
-    try {
-      // Grid charging as model 124 has it: the discharge limit on with a negative OutWRte
-      // (forced charging), from the grid (ChaGriSet 1).
-      const held: Array<ReturnType<typeof controls>> = [];
-      await plannerCommandsDevice(server, clock, {
-        instance: 'sunspec',
-        charging: () => {
-          const c = controls(device);
-          const on = (c.mode & 2) === 2 && c.out < 0 && c.grid === 1;
-          if (on) held.push(c);
-          return on;
-        },
-        forced: () => controls(device).mode !== 0,
-      });
-      assert.ok(
-        held.every((c) => c.mode === 3 && c.in === -c.out && c.out >= -100),
-        `forced charging within WChaMax: ${JSON.stringify(held)}`,
-      );
-      assert.ok(
-        held.every((c) => c.revertS > 0 && c.revertS <= 1800),
-        `each under a revert timeout of at most 30 min: ${JSON.stringify(held)}`,
-      );
-    } finally {
-      await server.close();
-    }
-    assert.equal(controls(device).mode, 0, 'the stop leaves model 124 without limits');
-  });
+plannerFamilyContract({
+  family: 'a SunSpec inverter',
+  test: 'charges from the grid through model 124 at night and spends the battery at the evening peak',
+  driver: {
+    id: 'sunspec',
+    config: { timeoutMs: 400 },
+    transport: 'tcp',
+  },
+  start: (now) => {
+    const device = new SunSpecDevice({ now, soc: 30 });
+    return { units: new Map([[1, device]]), read: () => controls(device) };
+  },
+  // Grid charging as model 124 has it: the discharge limit on with a negative OutWRte (forced
+  // charging), from the grid (ChaGriSet 1).
+  charging: (c) => (c.mode & 2) === 2 && c.out < 0 && c.grid === 1,
+  forced: (c) => c.mode !== 0,
+  evidence: (held) => {
+    assert.ok(
+      held.every((c) => c.mode === 3 && c.in === -c.out && c.out >= -100),
+      `forced charging within WChaMax: ${JSON.stringify(held)}`,
+    );
+    assert.ok(
+      held.every((c) => c.revertS > 0 && c.revertS <= 1800),
+      `each under a revert timeout of at most 30 min: ${JSON.stringify(held)}`,
+    );
+  },
+  stopped: (c) => assert.equal(c.mode, 0, 'the stop leaves model 124 without limits'),
 });

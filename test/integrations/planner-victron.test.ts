@@ -6,13 +6,10 @@
 // on, and none at the evening peak; the emulator's battery follows, and the stop leaves the GX
 // without a window. Prices and the PV forecast come from the simulator (one inverter, no battery).
 import assert from 'node:assert/strict';
-import { describe, test } from 'node:test';
-import { ManualClock } from '@heliograph/core/clock';
 import type { ModbusDevice } from '@heliograph/plugins-sdk/emulator';
 import { victronUnits, VictronSite } from '@heliograph/plugin-victron/emulator';
-import { EVENING_BEFORE, plannerCommandsDevice, startWithModbusDevice } from './planner-setup.js';
+import { plannerFamilyContract } from './planner-family.js';
 
-const clock = new ManualClock(EVENING_BEFORE);
 const signed = (word: number) => (word >= 0x8000 ? word - 0x10000 : word);
 
 /** Slot 0, whether Dynamic ESS runs a window, the GX's time (s) and the battery, from unit 100's registers. */
@@ -35,44 +32,33 @@ function slot(system: ModbusDevice) {
   };
 }
 
-describe('battery planner on a Victron GX', () => {
-  test('charges from the grid through Dynamic ESS slot 0 at night and spends the battery at the evening peak', async () => {
-    const site = new VictronSite({ now: () => new Date(clock.now()), soc: 30 });
-    const units = victronUnits(site);
+plannerFamilyContract({
+  family: 'a Victron GX',
+  test: 'charges from the grid through Dynamic ESS slot 0 at night and spends the battery at the evening peak',
+  driver: {
+    id: 'gx',
+    plugin: 'victron',
+    config: {
+      timeoutMs: 400,
+      batteryUnit: 225,
+      battery: { capacityKwh: 10, maxChargeW: 5000, maxDischargeW: 5000, minSoc: 20 },
+    },
+    transport: 'tcp',
+  },
+  start: (now) => {
+    const units = victronUnits(new VictronSite({ now, soc: 30 }));
     const system = units.get(100)!;
-    const { server } = await startWithModbusDevice(clock, {
-      id: 'gx',
-      plugin: 'victron',
-      devices: ['inverter_2', 'battery_1'],
-      config: {
-        timeoutMs: 400,
-        batteryUnit: 225,
-        battery: { capacityKwh: 10, maxChargeW: 5000, maxDischargeW: 5000, minSoc: 20 },
-      },
-      transport: 'tcp',
-      units,
-    });
-    try {
-      // Grid charging as Dynamic ESS runs it: a Target SOC window in force above the battery's
-      // SOC, grid to battery not restricted, the battery taking power.
-      const held: Array<ReturnType<typeof slot>> = [];
-      await plannerCommandsDevice(server, clock, {
-        instance: 'gx',
-        charging: () => {
-          const s = slot(system);
-          const on = s.active === 1 && s.strategy === 0 && s.soc > s.batterySoc && (s.restrictions & 2) === 0;
-          if (on) held.push(s);
-          return on && s.batteryW > 0;
-        },
-        forced: () => slot(system).start !== 0,
-      });
-      assert.ok(
-        held.every((s) => s.start <= s.nowS && s.start + s.durationS - s.nowS <= 1800),
-        `each window ends within 30 min of the GX's time: ${JSON.stringify(held)}`,
-      );
-    } finally {
-      await server.close();
-    }
-    assert.equal(slot(system).start, 0, 'the stop leaves slot 0 without a window');
-  });
+    return { units, read: () => slot(system) };
+  },
+  // Grid charging as Dynamic ESS runs it: a Target SOC window in force above the battery's SOC,
+  // grid to battery not restricted, the battery taking power.
+  charging: (s) => s.active === 1 && s.strategy === 0 && s.soc > s.batterySoc && (s.restrictions & 2) === 0,
+  flowing: (s) => s.batteryW > 0,
+  forced: (s) => s.start !== 0,
+  evidence: (held) =>
+    assert.ok(
+      held.every((s) => s.start <= s.nowS && s.start + s.durationS - s.nowS <= 1800),
+      `each window ends within 30 min of the GX's time: ${JSON.stringify(held)}`,
+    ),
+  stopped: (s) => assert.equal(s.start, 0, 'the stop leaves slot 0 without a window'),
 });
