@@ -17,25 +17,31 @@ import { WriteService } from '../../src/writes/service.js';
 import { pluginRoot, REPO_ROOT } from '../helpers/plugins.js';
 import { tempDir } from '../helpers/tmp.js';
 
-/**
- * A plugin whose setup waits on a device until it is stopped, as one reaching a device that
- * does not answer does; then it fails (`reject`) or carries on regardless (`finish`).
- */
-function addSlowPlugin(root: string): void {
-  const dir = join(root, 'plugins', 'slow');
+/** Writes an integration plugin `id` with `source` as its index.js under the test root's plugins. */
+function addPlugin(root: string, id: string, source: string, grants?: { writes: string[] }): void {
+  const dir = join(root, 'plugins', id);
   mkdirSync(dir);
   symlinkSync(join(REPO_ROOT, 'node_modules'), join(dir, 'node_modules'));
   writeFileSync(
     join(dir, 'package.json'),
     JSON.stringify({
-      name: 'slow',
+      name: id,
       type: 'module',
       main: 'index.js',
-      heliograph: { id: 'slow', kind: 'integration', sdk: '^1' },
+      heliograph: { id, kind: 'integration', sdk: '^1', grants },
     }),
   );
-  writeFileSync(
-    join(dir, 'index.js'),
+  writeFileSync(join(dir, 'index.js'), source);
+}
+
+/**
+ * A plugin whose setup waits on a device until it is stopped, as one reaching a device that
+ * does not answer does; then it fails (`reject`) or carries on regardless (`finish`).
+ */
+function addSlowPlugin(root: string): void {
+  addPlugin(
+    root,
+    'slow',
     `import { definePlugin, z } from '@heliograph/plugins-sdk';
 export const cleanups = [];
 export default definePlugin({
@@ -204,20 +210,9 @@ test('a plugin stopped while its setup still runs stays stopped, and nothing it 
 
 /** A plugin whose setup takes a moment and keeps, in `live`, every start not yet stopped. */
 function addCountingPlugin(root: string): void {
-  const dir = join(root, 'plugins', 'counting');
-  mkdirSync(dir);
-  symlinkSync(join(REPO_ROOT, 'node_modules'), join(dir, 'node_modules'));
-  writeFileSync(
-    join(dir, 'package.json'),
-    JSON.stringify({
-      name: 'counting',
-      type: 'module',
-      main: 'index.js',
-      heliograph: { id: 'counting', kind: 'integration', sdk: '^1' },
-    }),
-  );
-  writeFileSync(
-    join(dir, 'index.js'),
+  addPlugin(
+    root,
+    'counting',
     `import { definePlugin, z } from '@heliograph/plugins-sdk';
 export const live = new Set();
 let starts = 0;
@@ -300,21 +295,7 @@ test('a ConfigError from setup fails the instance once, without a retry', async 
  * `ctx.site.write` and, in its async cleanup, puts it back to Normal.
  */
 function addControlPlugins(root: string): void {
-  const plugin = (id: string, source: string, grants?: { writes: string[] }) => {
-    const dir = join(root, 'plugins', id);
-    mkdirSync(dir);
-    symlinkSync(join(REPO_ROOT, 'node_modules'), join(dir, 'node_modules'));
-    writeFileSync(
-      join(dir, 'package.json'),
-      JSON.stringify({
-        name: id,
-        type: 'module',
-        main: 'index.js',
-        heliograph: { id, kind: 'integration', sdk: '^1', grants },
-      }),
-    );
-    writeFileSync(join(dir, 'index.js'), source);
-  };
+  const plugin = (id: string, source: string, grants?: { writes: string[] }) => addPlugin(root, id, source, grants);
   plugin(
     'battery-driver',
     `import { definePlugin, z } from '@heliograph/plugins-sdk';
