@@ -59,3 +59,37 @@ export function minutesField(options: {
     .describe(options.description)
     .meta({ title: options.title });
 }
+
+/**
+ * The address of an outside service's API, defaulting to the real service; tests point it at
+ * a fake that answers as the real one does, and an owner may point it at a proxy.
+ *
+ * @example
+ * import { apiAddressField, z } from '@heliograph/plugins-sdk';
+ * const configSchema = z.object({
+ *   baseUrl: apiAddressField({ default: 'https://api.tibber.com', description: 'Address of the Tibber API.' }),
+ * });
+ */
+export function apiAddressField(options: { default: string; description: string }) {
+  return z.url().default(options.default).describe(options.description).meta({ title: 'API address' });
+}
+
+/**
+ * A three-letter currency code (ISO 4217) with a default, refused in plain words ("a
+ * three-letter currency code such as EUR or SEK"): the currency a price source publishes in.
+ *
+ * @example
+ * import { currencyField, z } from '@heliograph/plugins-sdk';
+ * const configSchema = z.object({
+ *   currency: currencyField({ default: 'EUR', examples: 'EUR or SEK', description: 'Currency to ask prices in.' }),
+ * });
+ */
+export function currencyField(options: { default: string; examples?: string; description: string }) {
+  const refused = `a three-letter currency code${options.examples ? ` such as ${options.examples}` : ''}`;
+  return z
+    .string()
+    .regex(/^[A-Z]{3}$/, refused)
+    .default(options.default)
+    .describe(options.description)
+    .meta({ title: 'Currency' });
+}

@@ -43,7 +43,7 @@ export {
 } from './site.js';
 
 export { z };
-export { secret, isSecretSchema, minutesField } from './config.js';
+export { apiAddressField, currencyField, secret, isSecretSchema, minutesField } from './config.js';
 export { pvArraySchema, pvPlantFields, type PvArray } from './pv-arrays.js';
 export {
   localDays,

@@ -7,7 +7,15 @@
  * 5 minutes by default, well within Amber's 50 requests per 5 minutes) is the whole schedule.
  * Forecasts that do not yet reach the end of tomorrow are not an error.
  */
-import { definePlugin, localDays, minutesField, requestFailure, secret, z } from '@heliograph/plugins-sdk';
+import {
+  apiAddressField,
+  definePlugin,
+  localDays,
+  minutesField,
+  requestFailure,
+  secret,
+  z,
+} from '@heliograph/plugins-sdk';
 import { parseIntervals } from './parse.js';
 
 export const configSchema = z.object({
@@ -24,11 +32,7 @@ export const configSchema = z.object({
     .default(30)
     .describe('Interval length in minutes: 30, or 5 for sites billed on 5-minute intervals.')
     .meta({ title: 'Interval length (minutes)' }),
-  baseUrl: z
-    .url()
-    .default('https://api.amber.com.au')
-    .describe('Address of the Amber API.')
-    .meta({ title: 'API address' }),
+  baseUrl: apiAddressField({ default: 'https://api.amber.com.au', description: 'Address of the Amber API.' }),
   refreshMinutes: minutesField({
     min: 1,
     max: 60,

@@ -6,6 +6,8 @@
  * until the auction results are out (~13:00 CET), which is not an error; for today it is.
  */
 import {
+  apiAddressField,
+  currencyField,
   definePlugin,
   localDays,
   minutesField,
@@ -28,17 +30,14 @@ export const configSchema = z.object({
       'EIC code of the bidding zone, e.g. 10Y1001A1001A82H (DE-LU), 10YAT-APG------L (AT), 10YNL----------L (NL), 10YFR-RTE------C (FR).',
     )
     .meta({ title: 'Bidding zone (EIC code)' }),
-  currency: z
-    .string()
-    .regex(/^[A-Z]{3}$/, 'a three-letter currency code')
-    .default('EUR')
-    .describe('Currency of the published prices; ENTSO-E publishes day-ahead prices in EUR.')
-    .meta({ title: 'Currency' }),
-  baseUrl: z
-    .url()
-    .default('https://web-api.tp.entsoe.eu')
-    .describe('Address of the ENTSO-E Transparency Platform API.')
-    .meta({ title: 'API address' }),
+  currency: currencyField({
+    default: 'EUR',
+    description: 'Currency of the published prices; ENTSO-E publishes day-ahead prices in EUR.',
+  }),
+  baseUrl: apiAddressField({
+    default: 'https://web-api.tp.entsoe.eu',
+    description: 'Address of the ENTSO-E Transparency Platform API.',
+  }),
   refreshMinutes: minutesField({
     min: 15,
     max: 1440,

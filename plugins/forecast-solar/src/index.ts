@@ -6,7 +6,7 @@
  * most half of that is used (other tools on the same network may share the quota). After
  * an HTTP 429 no call goes out before the answer's `retry-at`, even across a restart.
  */
-import { definePlugin, minutesField, pvPlantFields, secret, z } from '@heliograph/plugins-sdk';
+import { apiAddressField, definePlugin, minutesField, pvPlantFields, secret, z } from '@heliograph/plugins-sdk';
 import { fetchWatts, RateLimitedError } from './client.js';
 import { resampleWatts } from './resample.js';
 
@@ -15,11 +15,7 @@ const FREE_CALLS_PER_HOUR = 12;
 const RETRY_AT_KEY = 'retryAt';
 
 export const configSchema = z.object({
-  baseUrl: z
-    .url()
-    .default('https://api.forecast.solar')
-    .describe('Forecast.Solar API base URL.')
-    .meta({ title: 'API address' }),
+  baseUrl: apiAddressField({ default: 'https://api.forecast.solar', description: 'Forecast.Solar API base URL.' }),
   apiKey: secret(z.string().min(1, 'must not be empty'))
     .optional()
     .describe('API key of a paid plan; without one the free plan is used.')

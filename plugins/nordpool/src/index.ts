@@ -6,7 +6,16 @@
  * straddle two CET days (e.g. a site in Finland), so every CET day that overlaps them is
  * fetched and the slots are cut to the site's today and tomorrow.
  */
-import { definePlugin, localDays, minutesField, requestFailure, z, type PriceSlot } from '@heliograph/plugins-sdk';
+import {
+  apiAddressField,
+  currencyField,
+  definePlugin,
+  localDays,
+  minutesField,
+  requestFailure,
+  z,
+  type PriceSlot,
+} from '@heliograph/plugins-sdk';
 import { DateTime } from 'luxon';
 import { parseDayAheadPrices } from './parse.js';
 
@@ -20,17 +29,15 @@ export const configSchema = z.object({
       'Delivery area (bidding zone) as Nord Pool names it: SE1-SE4, NO1-NO5, DK1, DK2, FI, EE, LV, LT, GER, AT, BE, FR, NL, PL...',
     )
     .meta({ title: 'Delivery area' }),
-  currency: z
-    .string()
-    .regex(/^[A-Z]{3}$/, 'a three-letter currency code such as EUR or SEK')
-    .default('EUR')
-    .describe('Currency to ask prices in: EUR, SEK, NOK, DKK, PLN...')
-    .meta({ title: 'Currency' }),
-  baseUrl: z
-    .url()
-    .default('https://dataportal-api.nordpoolgroup.com')
-    .describe('Address of the Nord Pool data portal API.')
-    .meta({ title: 'API address' }),
+  currency: currencyField({
+    default: 'EUR',
+    examples: 'EUR or SEK',
+    description: 'Currency to ask prices in: EUR, SEK, NOK, DKK, PLN...',
+  }),
+  baseUrl: apiAddressField({
+    default: 'https://dataportal-api.nordpoolgroup.com',
+    description: 'Address of the Nord Pool data portal API.',
+  }),
   refreshMinutes: minutesField({
     min: 15,
     max: 1440,

@@ -8,6 +8,7 @@
  * times after 16:00 Europe/London.
  */
 import {
+  apiAddressField,
   definePlugin,
   localDays,
   minutesField,
@@ -58,11 +59,10 @@ export const configSchema = z.object({
     .default('AGILE-OUTGOING-19-05-13')
     .describe('Product code of the export tariff (Agile Outgoing); empty for no export tariff (import prices only).')
     .meta({ title: 'Export product code' }),
-  baseUrl: z
-    .url()
-    .default('https://api.octopus.energy')
-    .describe('Address of the Octopus Energy API.')
-    .meta({ title: 'API address' }),
+  baseUrl: apiAddressField({
+    default: 'https://api.octopus.energy',
+    description: 'Address of the Octopus Energy API.',
+  }),
   refreshMinutes: minutesField({
     min: 15,
     max: 1440,

@@ -11,6 +11,7 @@
  * instantaneous values (temperature, cloud cover, wind, weather code, day) keep their time.
  */
 import {
+  apiAddressField,
   definePlugin,
   minutesField,
   pvPlantFields,
@@ -24,11 +25,7 @@ import { arrayPowerW, fahrenheitToCelsius, type PanelArray, type PvModel } from 
 const QUARTER_HOUR_MS = 15 * 60_000;
 
 export const configSchema = z.object({
-  baseUrl: z
-    .url()
-    .default('https://api.open-meteo.com')
-    .describe('Open-Meteo API base URL.')
-    .meta({ title: 'API address' }),
+  baseUrl: apiAddressField({ default: 'https://api.open-meteo.com', description: 'Open-Meteo API base URL.' }),
   ...pvPlantFields,
   // Open-Meteo's model runs update hourly at best and its free limit is 10,000 calls a day,
   // so every 30 minutes keeps the forecast fresh at a few hundred calls a day.

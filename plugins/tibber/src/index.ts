@@ -7,7 +7,16 @@
  * local today and tomorrow, which differ from the home's days when the site's time zone does.
  * Refreshed every `refreshMinutes` and shortly after 13:00 CET.
  */
-import { definePlugin, localDays, minutesField, requestFailure, secret, z } from '@heliograph/plugins-sdk';
+import {
+  apiAddressField,
+  currencyField,
+  definePlugin,
+  localDays,
+  minutesField,
+  requestFailure,
+  secret,
+  z,
+} from '@heliograph/plugins-sdk';
 import { graphqlErrors, parsePriceInfo, priceQuery } from './parse.js';
 
 export const configSchema = z.object({
@@ -21,22 +30,20 @@ export const configSchema = z.object({
       'Id of the home to use when the account has several. Default: the first home with an active subscription.',
     )
     .meta({ title: 'Home id' }),
-  currency: z
-    .string()
-    .regex(/^[A-Z]{3}$/, 'a three-letter currency code such as EUR, NOK or SEK')
-    .default('EUR')
-    .describe('Currency of the Tibber subscription: EUR (Germany, Netherlands), NOK (Norway) or SEK (Sweden).')
-    .meta({ title: 'Currency' }),
+  currency: currencyField({
+    default: 'EUR',
+    examples: 'EUR, NOK or SEK',
+    description: 'Currency of the Tibber subscription: EUR (Germany, Netherlands), NOK (Norway) or SEK (Sweden).',
+  }),
   resolution: z
     .enum(['QUARTER_HOURLY', 'HOURLY'])
     .default('QUARTER_HOURLY')
     .describe('Price resolution to ask Tibber for. Tibber prices change every 15 minutes since 2025-10-01.')
     .meta({ title: 'Price resolution', enumLabels: { QUARTER_HOURLY: 'Every 15 minutes', HOURLY: 'Hourly' } }),
-  baseUrl: z
-    .url()
-    .default('https://api.tibber.com')
-    .describe('Address of the Tibber API (the GraphQL endpoint is /v1-beta/gql).')
-    .meta({ title: 'API address' }),
+  baseUrl: apiAddressField({
+    default: 'https://api.tibber.com',
+    description: 'Address of the Tibber API (the GraphQL endpoint is /v1-beta/gql).',
+  }),
   refreshMinutes: minutesField({
     min: 15,
     max: 1440,
