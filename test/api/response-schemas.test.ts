@@ -159,6 +159,10 @@ test('site config, tokens, setup, this document and the stream’s HTTP hint', a
   // Staged for the restart the test server only records (test/api/backups.test.ts restarts).
   const staged = { headers: { 'content-type': 'application/octet-stream' }, body: good, method: 'POST' };
   await answer('POST /api/v1/backups/restore', '/api/v1/backups/restore', staged, 202);
+  // A listed backup is staged the same way, on a server of its own: one restore is staged at a time.
+  const listing = await startTestServer({ plugins: [] });
+  const listed = (await (await listing.api('/api/v1/backups', { method: 'POST' })).json()) as { name: string };
+  await answer('POST /api/v1/backups/:name/restore', `/api/v1/backups/${listed.name}/restore`, {}, 202, listing);
   await answer('GET /api/v1/setup', '/api/v1/setup', { auth: null } as RequestInit);
   await answer('POST /api/v1/setup', '/api/v1/setup', jsonBody({ code: 'AAAA-AAAA', password: 'x' }), 409);
   // The first password, on a unit that has none yet.

@@ -196,10 +196,12 @@ test('solis: a force the firmware drops before its timeout is forced again while
 
   // Firmware that ignores 43282 drops the force after about 5 minutes (Pho3niX90/solis_modbus #352).
   manual.advance(5 * MINUTE);
+  device.writes = [];
   device.rc.drop();
+  // The force goes first and the timeout last: read the registers once the timeout is written.
   await eventually(
-    () => Promise.resolve(rc(device).mode === 1 ? true : undefined),
-    'the driver to force the charge again',
+    () => Promise.resolve(device.writes.some((w) => w.address === 43282) ? true : undefined),
+    'the driver to force the charge again, down to its timeout (43282)',
   );
   assert.deepEqual(rc(device), { mode: 1, chargeW: 1500, dischargeW: 0, timeoutMin: 25 }, "to the lease's end");
 
