@@ -1,32 +1,19 @@
-import { test, after } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { Browser, Page } from 'playwright-core';
 import { within } from '../helpers/deadline.js';
-import { BROWSER_SKIP, launchChromium } from './browser.js';
-import { PHONE, showScreen, signIn } from './page.js';
-import { basic, startSite, type Site } from './site.js';
+import { startSiteOnScreen } from './backfilled-site.js';
+import { BROWSER_SKIP } from './browser.js';
+import { restoredShown } from './page.js';
+import { basic } from './site.js';
 
 // Restore from the backups list on the Access screen against the real service (a child
 // process): each row has a Restore button that asks first, in words, then shows the service's
 // refusal of a damaged file or, for a good one, the staged answer while the service restarts
 // on the backup's data, and the restored outcome once it is back.
 
-let browser: Browser;
-let site: Site;
-let page: Page;
-if (!BROWSER_SKIP) {
-  site = await startSite({ plugins: [] });
-  browser = await launchChromium();
-  after(() => browser.close());
-  const context = await browser.newContext({ viewport: PHONE });
-  page = await context.newPage();
-  page.setDefaultTimeout(10_000);
-  await page.goto(site.url);
-  await signIn(page);
-  await showScreen(page, 'access');
-}
+const { site, page } = await startSiteOnScreen('access', { plugins: [] });
 
 const admin = (path: string, init: RequestInit = {}) =>
   fetch(`${site.url}/api/v1${path}`, {
@@ -92,15 +79,7 @@ test(
       .getByRole('status')
       .filter({ hasText: 'The backup passed the checks; the service is restarting to put it in place' })
       .waitFor();
-    await page
-      .locator('#backups')
-      .getByRole('status')
-      .filter({ hasText: /^Restored\.$/ })
-      .waitFor({ timeout: 60_000 });
-    await page
-      .locator('#backups')
-      .getByText(/Restored the backup made/)
-      .waitFor();
+    await restoredShown(page);
     assert.ok(!(await tokenNames()).includes('after'), 'the data is the backup’s again');
     await row(name).waitFor();
   },

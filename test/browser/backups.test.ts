@@ -1,32 +1,19 @@
-import { test, after } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { Browser, Page } from 'playwright-core';
 import { tempDir } from '../helpers/server.js';
-import { BROWSER_SKIP, launchChromium } from './browser.js';
-import { axeViolations, horizontalOverflow, PHONE, showScreen, signIn } from './page.js';
-import { basic, startSite, type Site } from './site.js';
+import { startSiteOnScreen } from './backfilled-site.js';
+import { BROWSER_SKIP } from './browser.js';
+import { axeViolations, horizontalOverflow, restoredShown } from './page.js';
+import { basic } from './site.js';
 
 // Backups on the Access screen against the real service (a child process): "Back up now"
 // lists a new backup, Download saves the very file, Delete removes it, a file that is not a
 // backup is refused with the service's words, and a good one is restored while the page
 // waits for the service to restart.
 
-let browser: Browser;
-let site: Site;
-let page: Page;
-if (!BROWSER_SKIP) {
-  site = await startSite({ plugins: [] });
-  browser = await launchChromium();
-  after(() => browser.close());
-  const context = await browser.newContext({ viewport: PHONE, acceptDownloads: true });
-  page = await context.newPage();
-  page.setDefaultTimeout(10_000);
-  await page.goto(site.url);
-  await signIn(page);
-  await showScreen(page, 'access');
-}
+const { site, page } = await startSiteOnScreen('access', { plugins: [] }, { acceptDownloads: true });
 
 const listed = async () =>
   (
@@ -80,15 +67,7 @@ test(
     await page.getByLabel('Backup file to restore').setInputFiles(join(site.dataDir, 'backups', name!));
     await page.getByRole('button', { name: 'Restore…' }).click();
     // The backup was made after this page signed in, so its token comes back with it.
-    await page
-      .locator('#backups')
-      .getByRole('status')
-      .filter({ hasText: /^Restored\.$/ })
-      .waitFor({ timeout: 60_000 });
-    await page
-      .locator('#backups')
-      .getByText(/Restored the backup made/)
-      .waitFor();
+    await restoredShown(page);
 
     page.once('dialog', (dialog) => void dialog.accept());
     await rows()

@@ -1,20 +1,14 @@
-import { test, after } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import type { Browser } from 'playwright-core';
-import { BROWSER_SKIP, launchChromium } from './browser.js';
+import { startSiteInBrowser } from './backfilled-site.js';
+import { BROWSER_SKIP } from './browser.js';
 import { openSignedIn, showScreen } from './page.js';
-import { basic, startSite, type Site } from './site.js';
+import { basic } from './site.js';
 
 // The Devices screen against the simulator: identity apart from readings, settings written
 // through controls that fit their type.
 
-let browser: Browser;
-let site: Site;
-if (!BROWSER_SKIP) {
-  site = await startSite();
-  browser = await launchChromium();
-  after(() => browser.close());
-}
+const { site, browser } = await startSiteInBrowser();
 
 const valueOf = async (topic: string) =>
   (await fetch(`${site.url}/api/v1/metrics?topic=${topic}&value=1`, { headers: { authorization: basic() } })).text();

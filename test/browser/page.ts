@@ -56,6 +56,19 @@ export async function openSignedIn(
   return page;
 }
 
+/**
+ * Waits for the Access screen's backups section to say a restore is done and which backup it
+ * put in place (the service restarts meanwhile, hence the longer wait).
+ */
+export async function restoredShown(page: Page): Promise<void> {
+  const backups = page.locator('#backups');
+  await backups
+    .getByRole('status')
+    .filter({ hasText: /^Restored\.$/ })
+    .waitFor({ timeout: 60_000 });
+  await backups.getByText(/Restored the backup made/).waitFor();
+}
+
 /** Opens a screen by its tab, as a user would. */
 export async function showScreen(page: Page, id: string): Promise<void> {
   await page.locator(`.tab[data-screen="${id}"]`).click();

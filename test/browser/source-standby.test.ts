@@ -1,27 +1,20 @@
-import { test, after } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
-import type { Browser } from 'playwright-core';
-import { BROWSER_SKIP, launchChromium } from './browser.js';
+import { startSiteInBrowser } from './backfilled-site.js';
+import { BROWSER_SKIP } from './browser.js';
 import { openSignedIn, showScreen } from './page.js';
-import { startSite, type Site } from './site.js';
 
 // Two price plugins and the owner's choice of one (config prices.source): the Plugins tab
 // marks the other "Not in use", and the chosen one not; the Site tab changes the choice.
 
-let browser: Browser;
-let site: Site;
-if (!BROWSER_SKIP) {
-  site = await startSite({
-    plugins: [
-      { id: 'tariff', plugin: 'fixed', config: { provider: 'Stadtwerke', currency: 'EUR', importPrice: 0.3 } },
-      { id: 'offer', plugin: 'fixed', config: { provider: 'Other offer', currency: 'EUR', importPrice: 0.2 } },
-    ],
-    config: { prices: { source: 'offer' } },
-  });
-  browser = await launchChromium();
-  after(() => browser.close());
-}
+const { site, browser } = await startSiteInBrowser({
+  plugins: [
+    { id: 'tariff', plugin: 'fixed', config: { provider: 'Stadtwerke', currency: 'EUR', importPrice: 0.3 } },
+    { id: 'offer', plugin: 'fixed', config: { provider: 'Other offer', currency: 'EUR', importPrice: 0.2 } },
+  ],
+  config: { prices: { source: 'offer' } },
+});
 
 test('a price plugin the owner did not choose is marked "Not in use"', { skip: BROWSER_SKIP }, async (t) => {
   const page = await openSignedIn(t, browser, site.url);

@@ -1,28 +1,15 @@
-import { test, after } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import type { Browser, Page } from 'playwright-core';
-import { BROWSER_SKIP, launchChromium } from './browser.js';
-import { showScreen, signIn } from './page.js';
-import { basic, startSite, type Site } from './site.js';
+import { startSiteOnScreen } from './backfilled-site.js';
+import { BROWSER_SKIP } from './browser.js';
+import { basic } from './site.js';
 
 // Access tokens on the Access screen against the real service: the secret is shown once,
 // works as a bearer token, and stops working when revoked.
 
-let browser: Browser;
-let site: Site;
-let page: Page;
-if (!BROWSER_SKIP) {
-  site = await startSite({ plugins: [] });
-  browser = await launchChromium();
-  after(() => browser.close());
-  const context = await browser.newContext({ viewport: { width: 390, height: 844 } });
-  await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: site.url });
-  page = await context.newPage();
-  page.setDefaultTimeout(10_000);
-  await page.goto(site.url);
-  await signIn(page);
-  await showScreen(page, 'access');
-}
+const { site, page } = await startSiteOnScreen('access', { plugins: [] }, {}, (context, site) =>
+  context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: site.url }),
+);
 
 const bearer = (token: string) =>
   fetch(`${site.url}/api/v1/metrics`, { headers: { authorization: `Bearer ${token}` } });
