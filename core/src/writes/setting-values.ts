@@ -70,15 +70,24 @@ export function parseSettingValue(
       };
     return accepted({ value: match.value, label: match.label }, match.label);
   }
-  const { min, max, step } = writable;
   // Decimal numbers only: Number() would also take hex, octal and binary literals ("0x10").
-  const value = DECIMAL.test(text) ? Number(text) : NaN;
+  return inRange(writable, DECIMAL.test(text) ? Number(text) : NaN, raw);
+}
+
+/** A number for a range setting: in range and rounded to its step grid, or refused saying what `written` should be. */
+function inRange(
+  writable: Extract<Writable, { min: number }>,
+  value: number,
+  written: string | number,
+): { ok: true; write: ParsedWrite } | { ok: false; message: string } {
+  const { min, max, step } = writable;
   if (!Number.isFinite(value) || value < min || value > max)
     return {
       ok: false,
-      message: `value "${raw}" is not allowed; expected a number from ${min} to ${max}${step ? ` in steps of ${step}` : ''}`,
+      message: `value "${written}" is not allowed; expected a number from ${min} to ${max}${step ? ` in steps of ${step}` : ''}`,
     };
-  return accepted({ value: onStepGrid(value, min, max, step) }, onStepGrid(value, min, max, step));
+  const onGrid = onStepGrid(value, min, max, step);
+  return accepted({ value: onGrid }, onGrid);
 }
 
 /** What a plugin may write to a setting (`ctx.site.write`): text as the API takes it, or the typed value. */
@@ -106,16 +115,7 @@ export function parseWrittenValue(
     const match = optionPairs(setting.options).find((o) => o.value === value);
     if (match !== undefined) return accepted({ value: match.value, label: match.label }, match.label);
   }
-  if (typeof value === 'number' && 'min' in writable) {
-    const { min, max, step } = writable;
-    if (!Number.isFinite(value) || value < min || value > max)
-      return {
-        ok: false,
-        message: `value "${value}" is not allowed; expected a number from ${min} to ${max}${step ? ` in steps of ${step}` : ''}`,
-      };
-    const onGrid = onStepGrid(value, min, max, step);
-    return accepted({ value: onGrid }, onGrid);
-  }
+  if (typeof value === 'number' && 'min' in writable) return inRange(writable, value, value);
   return parseSettingValue(setting, writable, String(value));
 }
 

@@ -8,6 +8,7 @@ import {
   callWrite,
   optionPairs,
   parseSettingValue,
+  parseWrittenValue,
   settingKind,
   writableOf,
   writeFailureMessage,
@@ -144,6 +145,42 @@ test('a range takes a number from min to max, rounded to the step grid counted f
     ok: false,
     message: 'value "2" is not allowed; expected a number from 0 to 1',
   });
+});
+
+test('a signed number is a number; a typed one from a plugin keeps the same rules without text', () => {
+  const signed = range({ min: -10, max: 10, step: 1 });
+  assert.deepEqual(parse(signed, '-5'), { ok: true, write: { args: { value: -5 }, shown: -5 } });
+  assert.deepEqual(parse(signed, '+5'), { ok: true, write: { args: { value: 5 }, shown: 5 } });
+  assert.equal(parse(signed, '~5').ok, false);
+  const typed = (setting: SettingDeclaration, value: string | number | boolean) =>
+    parseWrittenValue(setting, writableOf(setting, 'inverter_1/x'), value);
+  const s = range({ min: 10, max: 20, step: 2.5 });
+  assert.deepEqual(typed(s, 10), { ok: true, write: { args: { value: 10 }, shown: 10 } }, 'min is in range');
+  assert.deepEqual(typed(s, 20), { ok: true, write: { args: { value: 20 }, shown: 20 } }, 'max is in range');
+  assert.deepEqual(typed(s, 11.25), { ok: true, write: { args: { value: 12.5 }, shown: 12.5 } });
+  assert.deepEqual(typed(s, 20.01), {
+    ok: false,
+    message: 'value "20.01" is not allowed; expected a number from 10 to 20 in steps of 2.5',
+  });
+  assert.deepEqual(typed(toggle(), true), { ok: true, write: { args: { value: true }, shown: 'ON' } });
+  assert.deepEqual(typed(options([{ value: 'charge', label: 'Charge' }]), true), {
+    ok: false,
+    message: 'value "true" is not allowed; only a switch takes true or false',
+  });
+  assert.deepEqual(typed(s, true).ok, false, 'nor does a range');
+  const modes = options([
+    { value: 'charge', label: 'Charge' },
+    { value: 'normal', label: 'Normal' },
+  ]);
+  assert.deepEqual(typed(modes, 'charge'), {
+    ok: true,
+    write: { args: { value: 'charge', label: 'Charge' }, shown: 'Charge' },
+  });
+  assert.deepEqual(
+    typed(modes, 'Normal'),
+    { ok: true, write: { args: { value: 'normal', label: 'Normal' }, shown: 'Normal' } },
+    'a label too',
+  );
 });
 
 test("callWrite calls the setting's own handler with the parsed value and the signal", async () => {
