@@ -70,7 +70,14 @@ if (!BROWSER_SKIP) {
     plugins: [{ ...SIMULATOR, config: { backfill_days: 7, pollIntervalMs: 1000 } }],
     config: { site: { timeZone: ZONE }, energy: { resetPeriod: 'weekly' } },
   });
-  await site.waitForLog(/backfill complete/);
+  // The backfill logs its progress every few seconds: wait while it moves (slower on a loaded
+  // machine than the minute one line may take), up to a bounded number of progress lines.
+  for (let from = 0, lines = 0; ; lines++) {
+    const line = await site.waitForLog(/backfill complete|Recording the demo's last 7 days: [\d.]+ of 7 days/, from);
+    if (line[0] === 'backfill complete') break;
+    assert.ok(lines < 200, 'the backfill completes within 200 progress lines');
+    from += line.index! + line[0].length;
+  }
   await site.stop();
   // Two months up to the day before the simulator's backfilled week: one device's counters, never two interleaved.
   const backfillStart = Math.floor((Date.now() - 8 * DAY) / DAY) * DAY;
