@@ -152,6 +152,12 @@ test('a signed number is a number; a typed one from a plugin keeps the same rule
   assert.deepEqual(parse(signed, '-5'), { ok: true, write: { args: { value: -5 }, shown: -5 } });
   assert.deepEqual(parse(signed, '+5'), { ok: true, write: { args: { value: 5 }, shown: 5 } });
   assert.equal(parse(signed, '~5').ok, false);
+  for (const [raw, value] of [
+    ['1.5e+1', 15],
+    ['150e-01', 15],
+    ['.25e2', 25],
+  ] as const)
+    assert.deepEqual(parse(range(), raw), { ok: true, write: { args: { value }, shown: value } }, raw);
   const typed = (setting: SettingDeclaration, value: string | number | boolean) =>
     parseWrittenValue(setting, writableOf(setting, 'inverter_1/x'), value);
   const s = range({ min: 10, max: 20, step: 2.5 });
@@ -175,6 +181,11 @@ test('a signed number is a number; a typed one from a plugin keeps the same rule
   assert.deepEqual(typed(modes, 'charge'), {
     ok: true,
     write: { args: { value: 'charge', label: 'Charge' }, shown: 'Charge' },
+  });
+  // An option's value that is not its label is found by the value, not read as text.
+  assert.deepEqual(typed(options([{ value: 'mode_2', label: 'Charge' }]), 'mode_2'), {
+    ok: true,
+    write: { args: { value: 'mode_2', label: 'Charge' }, shown: 'Charge' },
   });
   assert.deepEqual(
     typed(modes, 'Normal'),
