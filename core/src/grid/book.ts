@@ -327,30 +327,12 @@ export class PriceBook implements PriceSink {
     const days = shown.map((s) => this.localDay(s.start));
     const importStats = dayStats(imports, days, 'cheapest');
 
-    if (!this.exportSchedule(active)) {
-      const slots = shown.map((s, i): ScheduleSlot => ({
-        start: s.start,
-        end: s.end,
-        importPrice: imports[i]!,
-        importRank: importStats.rank[i]!,
-        importPremium: importStats.premium[i]!,
-        exportPrice: null,
-        exportRank: null,
-        exportPremium: null,
-      }));
-      return {
-        provider,
-        source,
-        scheduleType: 'pricing',
-        pricing: { currency: currency!, slots },
-        status: this.statusOf(active),
-      };
-    }
-
+    const withExport = this.exportSchedule(active);
     // Export prices are matched to import slots by time, so both share one slot list even
     // when a provider publishes them at different resolutions.
     let next = 0;
     const exports = shown.map((s) => {
+      if (!withExport) return null;
       // Both lists are in time order: one pass, however long the range.
       while (next < exportSlots.length && exportSlots[next]!.end <= s.start) next++;
       const covering = exportSlots[next];
@@ -363,14 +345,14 @@ export class PriceBook implements PriceSink {
       importPrice: imports[i]!,
       importRank: importStats.rank[i]!,
       importPremium: importStats.premium[i]!,
-      exportPrice: exports[i]!,
+      exportPrice: exports[i] ?? null,
       exportRank: exportStats.rank[i] ?? null,
       exportPremium: exportStats.premium[i] ?? null,
     }));
     return {
       provider,
       source,
-      scheduleType: 'import_export_pricing',
+      scheduleType: withExport ? 'import_export_pricing' : 'pricing',
       pricing: { currency: currency!, slots },
       status: this.statusOf(active),
     };
