@@ -228,7 +228,7 @@ export class WriteService {
     // Every companion is checked before anything is written: one refused part refuses the whole write.
     const parts: Array<{ name: string; state: TopicState; parsed: ParsedWrite }> = [];
     for (const [name, value] of Object.entries(request.together ?? {})) {
-      const topic = `${state.meta.deviceId}/${name}`;
+      const topic = companionTopic(request.topic, name);
       if (topic === request.topic)
         return { ok: false, message: `${name} is the setting written; it cannot be its own companion` };
       const part = this.validate(topic, value);
@@ -282,8 +282,12 @@ function attempted(request: WriteRequest): string {
 
 /** The topics of a together-write's companions (on the main topic's device). */
 function companionTopics(request: WriteRequest): string[] {
-  const device = request.topic.split('/')[0]!;
-  return Object.keys(request.together ?? {}).map((name) => `${device}/${name}`);
+  return Object.keys(request.together ?? {}).map((name) => companionTopic(request.topic, name));
+}
+
+/** The topic of the setting `name` on the device of `topic`. */
+function companionTopic(topic: string, name: string): string {
+  return `${topic.slice(0, topic.indexOf('/'))}/${name}`;
 }
 
 function raceAbort<T>(promise: Promise<T>, signal: AbortSignal): Promise<T> {
