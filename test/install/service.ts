@@ -32,10 +32,18 @@ export async function run(
 ): Promise<{ code: number | null; output: string }> {
   const child = spawn(command[0]!, command.slice(1), {
     env: { ...process.env, HELIOGRAPH_MDNS: '0', ...options.env },
-    stdio: ['pipe', 'pipe', 'pipe'],
+    // Without input the command reads /dev/null: a pipe closed by a command that ends
+    // before it reads would fail the test with EPIPE.
+    stdio: [options.stdin === undefined ? 'ignore' : 'pipe', 'pipe', 'pipe'],
     cwd: options.cwd,
   });
-  child.stdin.end(options.stdin ?? '');
+  if (options.stdin !== undefined) {
+    // A command may end without reading what it was given; that is its answer, not ours.
+    child.stdin!.on('error', (error: NodeJS.ErrnoException) => {
+      if (error.code !== 'EPIPE') throw error;
+    });
+    child.stdin!.end(options.stdin);
+  }
   const watched = watchOutput(child, DEADLINE_MS);
   const timer = setTimeout(() => child.kill('SIGKILL'), options.deadlineMs ?? DEADLINE_MS);
   const code = await watched.exited;

@@ -12,7 +12,13 @@ export function runCli(args: string[], options: { env?: NodeJS.ProcessEnv; stdin
     env: { ...process.env, ...options.env },
     stdio: ['pipe', 'pipe', 'pipe'],
   });
-  if (options.stdin !== undefined) child.stdin.end(options.stdin);
+  if (options.stdin !== undefined) {
+    // A command may end without reading what it was given (a refusal): not an error here.
+    child.stdin.on('error', (error: NodeJS.ErrnoException) => {
+      if (error.code !== 'EPIPE') throw error;
+    });
+    child.stdin.end(options.stdin);
+  }
   let stderr = '';
   child.stderr.on('data', (d) => (stderr += d));
   const exit = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
