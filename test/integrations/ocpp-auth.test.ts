@@ -1,11 +1,14 @@
 // OCPP 1.6J chargers connect to the service's own port at /ocpp/<id> (issue 42): boot and
 // authorization (free charging and a local list), and the refusals: an unknown charge point
-// id, a wrong password and none at all are answered 401 on the upgrade, with no socket.
+// id, a wrong password and none at all are answered 401 on the upgrade, with no socket; a
+// message that breaks OCPP 1.6's JSON schemas is answered with the CALLERROR they name.
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
+import { once } from 'node:events';
 import { after, test } from 'node:test';
+import { WebSocket } from 'ws';
 import { watchOutput } from '../helpers/child-server.js';
-import { within } from '../helpers/deadline.js';
+import { pollUntil, within } from '../helpers/deadline.js';
 import { jsonBody, MAIN, startTestServer, type TestServer } from '../helpers/server.js';
 import {
   basic,
@@ -140,4 +143,38 @@ test('`heliograph emulate ocpp-charger` connects as a charger would, a car plugg
   await valueWhen(server, 'charger_1/car_connected', (v) => v === true, 'the emulated car');
   child.kill('SIGTERM');
   assert.equal(await within(output.exited, 'the emulator ending on SIGTERM'), 0);
+});
+
+test("a charger's messages are checked against OCPP 1.6's schemas: a malformed one gets its CALLERROR, the same one whole is taken", async () => {
+  const server = await start();
+  // A bare socket, answering none of the central system's calls, as a charger that hangs: the
+  // plugin's stop at the end waits for its ClearChargingProfile until its cleanup's deadline,
+  // and what the plugin publishes after that is dropped (it once threw out of the service).
+  const socket = new WebSocket(wsUrl(server, 'CP1'), 'ocpp1.6', {
+    headers: { authorization: basic('CP1', PASSWORD_1) },
+  });
+  after(() => socket.terminate());
+  const replies = new Map<string, unknown[]>();
+  socket.on('message', (data: Buffer) => {
+    const frame = JSON.parse(data.toString('utf8')) as unknown[];
+    replies.set(String(frame[1]), frame);
+  });
+  await within(once(socket, 'open'), 'the charger socket open');
+  const call = async (id: string, payload: Record<string, unknown>) => {
+    socket.send(JSON.stringify([2, id, 'BootNotification', payload]));
+    await pollUntil(
+      () => Promise.resolve({ done: replies.has(id), seen: [...replies.keys()] }),
+      `the answer to call ${id}`,
+    );
+    return replies.get(id)!;
+  };
+  // BootNotification.req requires chargePointVendor, at most 20 characters (OCPP 1.6 schemas,
+  // BootNotification.json); the error codes are ocpp-rpc's for 1.6 (OCPP-J 1.6 §4.2.3 spells FormationViolation).
+  const refused = await call('m1', { chargePointModel: 'Wallbox' });
+  assert.deepEqual(refused.slice(0, 3), [4, 'm1', 'OccurrenceConstraintViolation'], JSON.stringify(refused));
+  const tooLong = await call('m2', { chargePointVendor: 'V'.repeat(21), chargePointModel: 'Wallbox' });
+  assert.deepEqual(tooLong.slice(0, 3), [4, 'm2', 'FormationViolation'], 'maxLength 20: ' + JSON.stringify(tooLong));
+  const taken = await call('m3', { chargePointVendor: 'Vendor', chargePointModel: 'Wallbox' });
+  assert.equal(taken[0], 3, JSON.stringify(taken));
+  assert.equal((taken[2] as { status?: string }).status, 'Accepted');
 });

@@ -9,7 +9,7 @@ import { timingSafeEqual } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Duplex } from 'node:stream';
-import { RPCServer } from 'ocpp-rpc';
+import { RPCServer } from './rpc.js';
 import type { ChargerDevice } from './charger-device.js';
 import type { RpcPeer } from './charger-link.js';
 

@@ -48,11 +48,16 @@ export class DeviceTopics {
     this.identity = new IdentityRows(options.registry);
   }
 
-  /** A declared device's topics by metric name; throws for a device not declared (yet). */
-  declaredOf(deviceId: string, action: string): ReadonlyMap<string, TopicState> {
+  /**
+   * A declared device's topics by metric name; throws for a device not declared (yet). Once
+   * the instance has stopped, undefined: a stop cut off at its deadline took the device's topics
+   * away while the plugin's callbacks were still finishing, and what they say about the device
+   * is no longer the plugin's to say (dropped, not a crash of the service).
+   */
+  declaredOf(deviceId: string, action: string): ReadonlyMap<string, TopicState> | undefined {
     const byName = this.declared.get(deviceId);
-    if (!byName) throw new Error(`${action} for device "${deviceId}" before declaring it`);
-    return byName;
+    if (byName || this.options.signal.aborted) return byName;
+    throw new Error(`${action} for device "${deviceId}" before declaring it`);
   }
 
   declare(declaration: DeviceDeclaration): Disposer {
@@ -102,6 +107,7 @@ export class DeviceTopics {
 
   publish(deviceId: string, values: Record<string, MetricValue>): void {
     const byName = this.declaredOf(deviceId, 'publish');
+    if (!byName) return;
     const { registry } = this.options;
     for (const name in values) {
       const state = byName.get(name);
@@ -112,23 +118,22 @@ export class DeviceTopics {
 
   /** Merges what a device says it is into its identity rows. */
   identify(deviceId: string, identity: DeviceIdentity): void {
-    this.declaredOf(deviceId, 'identify');
-    this.identity.set(deviceId, identity);
+    if (this.declaredOf(deviceId, 'identify')) this.identity.set(deviceId, identity);
   }
 
   markUnavailable(deviceId: string, reason: string): void {
-    this.declaredOf(deviceId, 'markUnavailable');
-    this.options.registry.markUnavailable(deviceId, reason);
+    if (this.declaredOf(deviceId, 'markUnavailable')) this.options.registry.markUnavailable(deviceId, reason);
   }
 
   markAvailable(deviceId: string): void {
-    this.declaredOf(deviceId, 'markAvailable');
-    this.options.registry.markAvailable(deviceId);
+    if (this.declaredOf(deviceId, 'markAvailable')) this.options.registry.markAvailable(deviceId);
   }
 
   /** Changes a declared setting's range or options; clients get the new definition. */
   updateSetting(update: SettingUpdate): void {
-    const state = this.declaredOf(update.device, 'updateSetting').get(update.name);
+    const byName = this.declaredOf(update.device, 'updateSetting');
+    if (!byName) return;
+    const state = byName.get(update.name);
     const old = state && this.settings.get(state.meta.topic);
     if (!state || !old) throw new Error(`updateSetting: ${update.device} declares no setting "${update.name}"`);
     const kind = settingKind(old);

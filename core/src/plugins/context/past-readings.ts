@@ -50,6 +50,7 @@ export class PastReadings {
     const { history, topics } = this.options;
     if (!history) return Promise.resolve();
     const byName = topics.declaredOf(deviceId, 'record');
+    if (!byName) return Promise.resolve();
     // Columns of numbers, not a pair per reading: a backfill hands over hours at a time.
     const series = new Map<TopicMeta, { times: number[]; values: number[] }>();
     for (const reading of readings) {

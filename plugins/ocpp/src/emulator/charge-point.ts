@@ -6,7 +6,7 @@
  * Authorize §4.1 when configured), and obeys charging profiles (§3.13, §5.16) until they end,
  * then charges at its own default again. The car's battery fills at the current offered.
  */
-import { RPCClient, createRPCError } from 'ocpp-rpc';
+import { RPCClient, createRPCError } from '../rpc.js';
 import { isoTime, type ChargingProfile, type SampledValue } from '../ocpp16.js';
 import { ProfileStore, type Limit } from './profiles.js';
 
