@@ -80,7 +80,11 @@ export function readPluginPackage(dir: string, options: { requireKeyword: boolea
   if (!existsSync(pkgFile)) return { notPlugin: true };
   let json: unknown;
   try {
-    json = JSON.parse(readFileSync(pkgFile, 'utf8'));
+    const text = readFileSync(pkgFile, 'utf8');
+    // Most of node_modules is not a plugin: a package.json without the keyword anywhere in its
+    // text is passed over unparsed (the service's start reads every one of them).
+    if (options.requireKeyword && !text.includes(PLUGIN_KEYWORD)) return { notPlugin: true };
+    json = JSON.parse(text);
   } catch (err) {
     return { problem: `${pkgFile}: not valid JSON (${errorMessage(err)})` };
   }
@@ -120,10 +124,12 @@ export function readPluginPackage(dir: string, options: { requireKeyword: boolea
   };
 }
 
+const PLUGIN_KEYWORD = 'heliograph-plugin';
+
 /** Whether a package.json names the keyword, read before the rest is checked: other packages are passed over quietly. */
 function hasPluginKeyword(json: unknown): boolean {
   const keywords = (json as { keywords?: unknown } | null)?.keywords;
-  return Array.isArray(keywords) && keywords.includes('heliograph-plugin');
+  return Array.isArray(keywords) && keywords.includes(PLUGIN_KEYWORD);
 }
 
 /**
