@@ -88,10 +88,11 @@ export interface ServerProcess {
   stop(): Promise<void>;
 }
 
-/** Starts `heliograph serve` in a child process on a free port with a fresh data dir. */
+/** Starts `heliograph serve` in a child process on a free port with a fresh data dir (or `data`). */
 export async function startServerProcess(options: {
   plugins: unknown;
-  password: string;
+  /** Set at start (HELIOGRAPH_PASSWORD); without it, the one `data` already holds. */
+  password?: string;
   env?: Record<string, string>;
   /** The data dir (default: a fresh one). */
   data?: string;
