@@ -157,10 +157,9 @@ export class WriteService {
   }
 
   private async writeNow(request: WriteRequest): Promise<WriteOutcome> {
-    const state = this.registry.get(request.topic);
     const companions = companionTopics(request);
     const oldValue = companions.length > 0 ? this.inWords([request.topic, ...companions]) : this.visible(request.topic);
-    const outcome = await this.attempt(request, state);
+    const outcome = await this.attempt(request);
     const entry: AuditEntry = {
       time: this.clock.now(),
       who: request.who,
@@ -212,19 +211,16 @@ export class WriteService {
 
   private async attempt(
     request: WriteRequest,
-    state: TopicState | undefined,
   ): Promise<{ ok: true; written: string } | { ok: false; message: string }> {
-    if (!state) return { ok: false, message: `unknown topic ${capText(request.topic)}` };
-    const handler = this.handlers.get(request.topic);
-    if (!state.meta.writable || !handler) return { ok: false, message: `${request.topic} is not writable` };
+    const main = this.validate(request.topic, request.value);
+    if (!main.ok) return main;
+    const { state, handler, parsed } = main;
+    // A write the device would not take claims no battery.
     const battery = controlledBattery(request.topic);
     if (battery && request.controller && request.controller !== handler.owner) {
       const claim = this.controllers.claim(battery, request.controller);
       if (!claim.ok) return { ok: false, message: secondControllerMessage(battery, claim.owner, request.controller) };
     }
-    const main = this.validate(request.topic, request.value);
-    if (!main.ok) return main;
-    const parsed = main.parsed;
     // Every companion is checked before anything is written: one refused part refuses the whole write.
     const parts: Array<{ name: string; state: TopicState; parsed: ParsedWrite }> = [];
     for (const [name, value] of Object.entries(request.together ?? {})) {
@@ -241,7 +237,7 @@ export class WriteService {
     // A timer of our own rather than AbortSignal.timeout, whose unref'd timer would let a
     // process with nothing else to do exit in the middle of a write.
     const timeout = new AbortController();
-    const timer = setTimeout(() => timeout.abort(new Error('timeout')), this.timeoutMs);
+    const timer = setTimeout(() => timeout.abort(), this.timeoutMs);
     const signal = AbortSignal.any([timeout.signal, handler.signal]);
     try {
       await raceAbort(callWrite(handler.setting, parsed, signal, together), signal);

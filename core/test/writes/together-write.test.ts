@@ -23,6 +23,8 @@ const MODE = 'inverter_1/battery_control_mode';
 const POWER = 'inverter_1/battery_control_power';
 const TARGET = 'inverter_1/battery_control_target_soc';
 const GRID_CHARGE = 'inverter_1/grid_charge';
+/** A reading of the device, not a setting. */
+const PV = 'inverter_1/pv_power';
 /** Declared by another plugin on the same device id (a mistake, refused as a companion). */
 const FOREIGN = 'inverter_1/foreign_limit';
 
@@ -117,6 +119,7 @@ async function start() {
       'other',
     ],
   ];
+  registry.define(meta(PV, { unit: 'W', recorded: false }), 1200);
   for (const [topic, setting, fields, initial, owner] of settings) {
     registry.define(meta(topic, { group: 'Settings', recorded: false, ...fields }), initial);
     writes.register(topic, { setting, owner, onError: () => undefined, signal: new AbortController().signal });
@@ -188,6 +191,7 @@ test('a companion out of range, unknown, mistyped or of another plugin refuses t
       /^battery_control_power: value "true" is not allowed; only a switch takes true or false/,
     ],
     [{ nothing_here: 1 }, /^nothing_here: unknown topic inverter_1\/nothing_here/],
+    [{ pv_power: 1 }, /^pv_power: inverter_1\/pv_power is not writable/],
     [
       { foreign_limit: 1 },
       /^inverter_1\/foreign_limit is not declared by the plugin that declares inverter_1\/battery_control_mode/,
@@ -221,6 +225,10 @@ test("plugin writes keep their types: a number, an option's value or label, a bo
       ['switch', true],
     ],
   );
+  assert.ok(
+    fx.calls.every((c) => !('together' in c.args)),
+    'a write of one setting hands its handler no together',
+  );
   assert.deepEqual(
     fx.heard.map((e) => e.newValue),
     ['2500', 'Charge', 'ON'],
@@ -230,7 +238,32 @@ test("plugin writes keep their types: a number, an option's value or label, a bo
   assert.equal(wrong.ok, false);
   const text = await fx.write({ topic: TARGET, value: '0x50' });
   assert.equal(text.ok, false, 'text is parsed as the API parses it: decimal only');
-  // A client's text stays as it wrote it.
+  // A client's text stays as it wrote it; a number it sent (a WebSocket client's JSON) is audited as text.
   assert.deepEqual(await fx.writes.write({ topic: MODE, value: 'normal', who: 'admin', via: 'rest' }), { ok: true });
   assert.equal(fx.heard.at(-1)?.newValue, 'normal');
+  assert.deepEqual(await fx.writes.write({ topic: POWER, value: 1800, who: 'admin', via: 'ws' }), { ok: true });
+  assert.equal(fx.heard.at(-1)?.newValue, '1800');
+});
+
+test("a plugin's write to a topic that is no setting is refused and audited, and claims no battery", async (t) => {
+  const fx = await start();
+  t.after(fx.close);
+  const unknown = await fx.write({ topic: 'inverter_1/nothing_here', value: 1 });
+  assert.deepEqual(unknown, { ok: false, message: 'unknown topic inverter_1/nothing_here' });
+  const reading = await fx.write({ topic: PV, value: 1 });
+  assert.deepEqual(reading, { ok: false, message: `${PV} is not writable` });
+  // A value the setting refuses claims nothing either: another controller may still command the battery.
+  assert.equal((await fx.write({ value: 'discharge' })).ok, false);
+  assert.deepEqual(await fx.write({ value: 'charge', controller: 'ocpp', who: 'plugin:ocpp', via: 'ocpp' }), {
+    ok: true,
+  });
+  assert.deepEqual(
+    fx.heard.map((e) => [e.topic, e.result, e.byDriver ?? false]),
+    [
+      ['inverter_1/nothing_here', 'error', false],
+      [PV, 'error', false],
+      [MODE, 'error', false],
+      [MODE, 'ok', false],
+    ],
+  );
 });
