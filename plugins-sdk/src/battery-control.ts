@@ -129,7 +129,8 @@ export interface BatteryControl {
    * The start-up reconcile, for the driver's first poll after the device is declared: reads
    * what the device is doing (`read`) and, when it is forced or cannot be told, ends it by
    * writing Normal through the core's write path (so it is audited). No controller owns a
-   * command at a driver's start; an active planner writes its own again. Resolves with what
+   * command at a driver's start; an active planner writes its own again. A command this run
+   * already gave (before the first poll) that the device shows is left in force. Resolves with what
    * was found; a failure to write is thrown for the poll to report.
    */
   startClean(args: { site: Pick<SiteApi, 'write'>; device: string; signal: AbortSignal }): Promise<BatteryMode | null>;
@@ -367,7 +368,11 @@ export function batteryControl(options: BatteryControlOptions): BatteryControl {
     },
     startClean: async ({ site, device, signal }) => {
       const found = options.read ? await options.read({ signal }) : null;
-      if (found !== 'normal') await site.write({ topic: `${device}/${T.mode}`, value: LABELS.normal });
+      // A command of this run that came before the driver's first poll is what the device
+      // shows then: no leftover of an earlier run, so it stays.
+      const ours = current().mode;
+      if (found !== 'normal' && !(ours !== 'normal' && found === ours))
+        await site.write({ topic: `${device}/${T.mode}`, value: LABELS.normal });
       return found;
     },
     stopClean: async ({ site, device }) => {

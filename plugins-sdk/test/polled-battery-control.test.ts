@@ -75,6 +75,21 @@ test('the first poll ends a forced command found on the device, through the writ
   assert.deepEqual(r.written.length, 1, 'the reconcile runs once');
 });
 
+test('a command of this run that came before the first poll is not ended as a leftover; another mode found is', async () => {
+  const r = rig();
+  await r.command({ mode: 'charge', powerW: 2000, targetSoc: 90 });
+  await r.poll(50);
+  assert.deepEqual(r.written, [], 'the charge it was just told is no leftover');
+  assert.deepEqual(modes(r.programmed), ['charge']);
+  assert.equal(r.polled.control.current().mode, 'charge');
+  // The device showing something else than this run's command: ended at the first poll.
+  const other = rig();
+  await other.command({ mode: 'charge', powerW: 2000, targetSoc: 90 });
+  other.device.mode = 'discharge';
+  await other.poll(50);
+  assert.deepEqual(other.written, ['inverter_1/battery_control_mode=Normal']);
+});
+
 test('a device found normal at the start, or one that cannot tell, is left or ended', async () => {
   const normal = rig();
   await normal.poll(50);
