@@ -254,16 +254,24 @@ test("a plugin's write to a topic that is no setting is refused and audited, and
   assert.deepEqual(reading, { ok: false, message: `${PV} is not writable` });
   // A value the setting refuses claims nothing either: another controller may still command the battery.
   assert.equal((await fx.write({ value: 'discharge' })).ok, false);
-  assert.deepEqual(await fx.write({ value: 'charge', controller: 'ocpp', who: 'plugin:ocpp', via: 'ocpp' }), {
-    ok: true,
-  });
+  const ocpp = { controller: 'ocpp', who: 'plugin:ocpp', via: 'ocpp' };
+  assert.deepEqual(await fx.write({ value: 'charge', ...ocpp }), { ok: true });
+  // The claim holds through a forced command, and ends with the controller's Normal.
+  const second = await fx.write({ value: 'normal' });
+  assert.match(second.ok ? '' : second.message, /already controlled by ocpp/);
+  assert.deepEqual(await fx.write({ value: 'normal', ...ocpp }), { ok: true });
+  assert.deepEqual(await fx.write({ value: 'charge' }), { ok: true }, 'the planner may command it again');
   assert.deepEqual(
-    fx.heard.map((e) => [e.topic, e.result, e.byDriver ?? false]),
+    fx.heard.map((e) => [e.topic, e.result, e.newValue]),
     [
-      ['inverter_1/nothing_here', 'error', false],
-      [PV, 'error', false],
-      [MODE, 'error', false],
-      [MODE, 'ok', false],
+      ['inverter_1/nothing_here', 'error', '1'],
+      [PV, 'error', '1'],
+      [MODE, 'error', 'discharge'],
+      [MODE, 'ok', 'Charge'],
+      [MODE, 'error', 'normal'],
+      [MODE, 'ok', 'Normal'],
+      [MODE, 'ok', 'Charge'],
     ],
+    "a plugin's option value is audited by its label",
   );
 });
