@@ -372,12 +372,12 @@ export function batteryControl(options: BatteryControlOptions): BatteryControl {
       // shows then: no leftover of an earlier run, so it stays.
       const ours = current().mode;
       if (found !== 'normal' && !(ours !== 'normal' && found === ours))
-        await site.write({ topic: `${device}/${T.mode}`, value: LABELS.normal });
+        await site.write({ topic: `${device}/${T.mode}`, value: 'normal' });
       return found;
     },
     stopClean: async ({ site, device }) => {
       if (current().mode === 'normal') return false;
-      await site.write({ topic: `${device}/${T.mode}`, value: LABELS.normal });
+      await site.write({ topic: `${device}/${T.mode}`, value: 'normal' });
       return true;
     },
   };

@@ -176,7 +176,7 @@ export function polledBatteryControl(options: PolledBatteryControlOptions): Poll
       const kept = await exclusive(() => check(signal));
       if (!kept) return;
       log(`${kept.mode} still in force after its lease ended at ${new Date(kept.end).toISOString()}: set to Normal`);
-      await site.write({ topic: `${device}/${BATTERY_CONTROL_TOPICS.mode}`, value: 'Normal' });
+      await site.write({ topic: `${device}/${BATTERY_CONTROL_TOPICS.mode}`, value: 'normal' });
     },
     async stopClean() {
       await control.stopClean({ site, device });

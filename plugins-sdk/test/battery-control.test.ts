@@ -361,11 +361,11 @@ describe('batteryControl', () => {
     assert.equal(signals[0], signal);
     found.mode = 'normal';
     assert.equal(await control.startClean({ site, device: 'inverter_1', signal }), 'normal');
-    assert.deepEqual(writes, ['inverter_1/battery_control_mode=Normal']);
+    assert.deepEqual(writes, ['inverter_1/battery_control_mode=normal']);
     assert.equal(await control.stopClean({ site, device: 'inverter_1' }), false, 'normal: nothing to end');
     await control.settings[0]!.write({ value: 'hold', label: 'Hold', signal } as never);
     assert.equal(await control.stopClean({ site, device: 'inverter_1' }), true, 'the hold ended');
-    assert.deepEqual(writes, ['inverter_1/battery_control_mode=Normal', 'inverter_1/battery_control_mode=Normal']);
+    assert.deepEqual(writes, ['inverter_1/battery_control_mode=normal', 'inverter_1/battery_control_mode=normal']);
   });
 
   test('a mode written together with its power and target (SDK 1.4) is one apply of the whole command', async () => {

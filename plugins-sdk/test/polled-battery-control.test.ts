@@ -68,7 +68,7 @@ test('the first poll ends a forced command found on the device, through the writ
   const r = rig();
   r.device.mode = 'charge';
   await r.poll(50);
-  assert.deepEqual(r.written, ['inverter_1/battery_control_mode=Normal']);
+  assert.deepEqual(r.written, ['inverter_1/battery_control_mode=normal']);
   assert.deepEqual(modes(r.programmed), ['normal']);
   assert.match(r.logs.join('\n'), /charge in force on the device at the start/);
   await r.poll(50);
@@ -87,7 +87,7 @@ test('a command of this run that came before the first poll is not ended as a le
   await other.command({ mode: 'charge', powerW: 2000, targetSoc: 90 });
   other.device.mode = 'discharge';
   await other.poll(50);
-  assert.deepEqual(other.written, ['inverter_1/battery_control_mode=Normal']);
+  assert.deepEqual(other.written, ['inverter_1/battery_control_mode=normal']);
 });
 
 test('a device found normal at the start, or one that cannot tell, is left or ended', async () => {
@@ -97,7 +97,7 @@ test('a device found normal at the start, or one that cannot tell, is left or en
   const unknown = rig();
   unknown.device.mode = null;
   await unknown.poll(50);
-  assert.deepEqual(unknown.written, ['inverter_1/battery_control_mode=Normal'], 'cannot tell: Normal');
+  assert.deepEqual(unknown.written, ['inverter_1/battery_control_mode=normal'], 'cannot tell: Normal');
 });
 
 test('a charge is held once a poll reads its target reached, once, and its renewal stays a hold', async () => {
@@ -152,7 +152,7 @@ test('a forced command the device kept past its lease is ended through the write
   assert.deepEqual(r.written, [], 'within the lease: nothing');
   r.clock.now += 1;
   await r.poll(60);
-  assert.deepEqual(r.written, ['inverter_1/battery_control_mode=Normal']);
+  assert.deepEqual(r.written, ['inverter_1/battery_control_mode=normal']);
   assert.deepEqual(modes(r.programmed), ['charge', 'normal']);
   assert.match(r.logs.join('\n'), /charge still in force after its lease ended at 2026-01-01T22:30:00.000Z/);
 });
@@ -209,7 +209,7 @@ test('stopClean ends a forced command in force, and writes nothing in normal', a
   assert.deepEqual(r.written, [], 'normal: nothing');
   await r.command({ mode: 'hold', powerW: 2000, targetSoc: 60 });
   await r.polled.stopClean();
-  assert.deepEqual(r.written, ['inverter_1/battery_control_mode=Normal']);
+  assert.deepEqual(r.written, ['inverter_1/battery_control_mode=normal']);
   assert.deepEqual(modes(r.programmed), ['hold', 'normal']);
 });
 
