@@ -1,8 +1,12 @@
 /*
  * What the battery-control driver tests share: the driver started against its emulator, the
  * emulator's units recording their writes, commands written through POST /api/v1/metrics (the
- * API's write path), and the audit entries they leave. A family's test file keeps what only its
- * device does: its registers, its readings and its evidence.
+ * API's write path), and the audit entries they leave; a unit's clock moved on while its SOC is
+ * read (`advance`), on a clock of its own (`ownClockRig`) or one it shares with the server
+ * (`sharedClockStart`), and the steps of a lease every family takes (charging to a target and
+ * holding, a Charge running out on the device, a forced program ended at the start, the stop).
+ * A family's test file keeps what only its device does: its registers, its readings and its
+ * evidence.
  */
 import assert from 'node:assert/strict';
 import { ManualClock } from '@heliograph/core/clock';
@@ -14,6 +18,7 @@ import {
   type ModbusDevice,
   type RunningEmulator,
 } from '@heliograph/plugins-sdk/emulator';
+import { eventually } from '../helpers/child-server.js';
 import { pollUntil, within } from '../helpers/deadline.js';
 import type { TestServer } from '../helpers/server.js';
 import { connectionTo, serveDriver, valuesWhen, write, type DriverInstance } from './driver-api.js';
@@ -180,6 +185,120 @@ export function sharedClockStart<D extends ModbusDevice, M = never>(family: Shar
   };
 }
 
+/** A family whose unit ends a forced command by its own timer, the unit on a manual clock of its own, the server on the real one. */
+export interface OwnClockFamily<D extends ModbusDevice & { soc: number }> {
+  plugin: string;
+  transport: DriverUnderTest['transport'];
+  /** The driver's devices: the inverter alone unless given. */
+  devices?: string[];
+  /** The driver's config beyond its polling (every 500 ms, 300 ms a request) and its battery. */
+  config?: Record<string, unknown>;
+  /** The driver's `battery` config, unless a start says otherwise. */
+  battery?: Record<string, number>;
+  /** Where the unit's clock starts: at night, no PV. */
+  at: number;
+  /** The unit (unit id 1) at its clock's time `now`, its battery at SOC 50. */
+  make: (now: () => Date) => D;
+  /** Reads the register that brings the unit's battery up to its clock's time. */
+  touch: (device: D) => void;
+  /** How the server shows the unit's SOC: its topic and its decimals. */
+  socShown: { topic: string; decimals: number };
+}
+
+/** What the tests of an {@link OwnClockFamily} start and move: its unit, its clock, the driver on it. */
+export interface OwnClockRig<D extends ModbusDevice & { soc: number }> {
+  /** The clock of the unit made last. */
+  readonly clock: ManualClock;
+  /** A unit recording its writes, on a clock of its own from the family's `at`. */
+  unit(): D & WriteLog;
+  /** The driver polling `device` (the family's, or another unit), with the family's battery config unless `battery` says otherwise (null: none), on `clock` if given. */
+  start(
+    device: ModbusDevice,
+    options?: { battery?: Record<string, number> | null; clock?: ManualClock },
+  ): ReturnType<typeof startDriver>;
+  /** A new unit and the driver, its lease offered on the device, told to Charge at `powerW` to 90 %. */
+  charging(powerW: number): Promise<Awaited<ReturnType<typeof startDriver>> & { device: D & WriteLog }>;
+  /** The unit's battery on its clock, for {@link advance}; as `server` shows it, if given. */
+  battery(device: D, server?: TestServer): SocProbe;
+}
+
+/** The {@link OwnClockRig} of `family`. */
+export function ownClockRig<D extends ModbusDevice & { soc: number }>(family: OwnClockFamily<D>): OwnClockRig<D> {
+  let clock = new ManualClock(family.at);
+  const rig: OwnClockRig<D> = {
+    get clock() {
+      return clock;
+    },
+    unit() {
+      const own = (clock = new ManualClock(family.at));
+      return recordWrites(family.make(() => new Date(own.now())));
+    },
+    start(device, options = {}) {
+      const battery = options.battery === undefined ? family.battery : options.battery;
+      return startDriver({
+        plugin: family.plugin,
+        devices: family.devices ?? ['inverter_1'],
+        config: { pollIntervalMs: 500, timeoutMs: 300, ...family.config, ...(battery && { battery }) },
+        transport: family.transport,
+        units: new Map([[1, device]]),
+        ...(options.clock && { clock: options.clock }),
+      });
+    },
+    async charging(powerW) {
+      const device = rig.unit();
+      const started = await rig.start(device);
+      await leaseOffered(started.server);
+      await command(started.server, 'inverter_1', { mode: 'charge', powerW, targetSoc: 90 });
+      return { ...started, device };
+    },
+    battery(device, server) {
+      const { topic, decimals } = family.socShown;
+      const soc = () => {
+        family.touch(device);
+        return Math.round(device.soc * 10 ** decimals) / 10 ** decimals;
+      };
+      return { clock, soc, ...(server && { shown: { server, topic } }) };
+    },
+  };
+  return rig;
+}
+
+/**
+ * A Charge nobody renews on a unit whose clock is `drift` off the site's: with the link silent
+ * only the unit's clock moves, and `forced` asserts it still forced at 29 min on (a minute
+ * before the window's end), `ended` what it does from 30 min on (and later) by itself.
+ */
+export function assertWindowRunsOutSilently(
+  emulator: RunningEmulator,
+  unit: { clockOffsetMs: number },
+  drift: number,
+  checks: { forced: () => void; ended: () => void },
+): void {
+  emulator.silence(true);
+  try {
+    unit.clockOffsetMs = drift + 29 * MINUTE;
+    checks.forced();
+    unit.clockOffsetMs = drift + 30 * MINUTE;
+    checks.ended();
+  } finally {
+    emulator.silence(false);
+  }
+}
+
+/**
+ * A forced program found at driver `plugin`'s start: ended on the unit (`ended` reads whether
+ * it is, and what the unit holds; `what` names it), audited as the driver's own Normal.
+ */
+export async function assertEndedAtStart(
+  server: TestServer,
+  plugin: string,
+  ended: () => { done: boolean; seen: unknown },
+  what: string,
+): Promise<void> {
+  await pollUntil(() => Promise.resolve(ended()), what);
+  await assertNormalAudited(server, 'inverter_1', plugin);
+}
+
 /** Asserts that no mode was audited for `device`: it was normal at the driver's start, so nothing was written. */
 export async function assertNothingWrittenAtStart(server: TestServer, device: string): Promise<void> {
   assert.equal(
@@ -265,8 +384,44 @@ export async function assertRefusalAudited(
 
 /** The driver's own Normal (a forced command it found at its start, or its stop), audited as `via`. */
 export async function assertNormalAudited(server: TestServer, device: string, via: string): Promise<void> {
-  const entry = await lastAudited(server, `${device}/battery_control_mode`);
-  assert.deepEqual([entry.result, entry.new_value, entry.via], ['ok', 'Normal', via]);
+  await assertModeAudited(server, device, ['ok', 'Normal', via]);
+}
+
+/**
+ * A stop while Charge at `powerW`: driver `plugin` disabled writes Normal to `inverter_1` before
+ * the connection closes, audited as its own; `read` shows the unit `[forced, normal]`.
+ */
+export async function assertStopWritesNormal<T>(
+  server: TestServer,
+  plugin: string,
+  powerW: number,
+  read: () => T,
+  [forced, normal]: [NoInfer<T>, NoInfer<T>],
+  says: string,
+): Promise<void> {
+  await command(server, 'inverter_1', { mode: 'charge', powerW, targetSoc: 90 });
+  assert.equal(read(), forced);
+  server.plugins.setEnabled(plugin, false);
+  await server.plugins.settled();
+  assert.equal(read(), normal, says);
+  await assertNormalAudited(server, 'inverter_1', plugin);
+}
+
+/**
+ * Nobody renews: once the lease is over on the site's clock too (`clock` moved on by
+ * `minutes`), the driver shows Normal, then ends the forced program on the unit itself
+ * (`ended` reads whether it did and what the unit holds, `what` names it).
+ */
+export async function assertLeaseEndedByDriver(
+  server: TestServer,
+  clock: ManualClock,
+  minutes: number,
+  ended: () => { done: boolean; seen: unknown },
+  what: string,
+): Promise<void> {
+  clock.advance(minutes * MINUTE);
+  await valuesWhen(server, (v) => v.get('inverter_1/battery_control_mode') === 'Normal', 'the lease shown as over');
+  await pollUntil(() => Promise.resolve(ended()), what);
 }
 
 /**
@@ -287,6 +442,132 @@ export async function assertEndedAtStartAndStop<T>(
   assert.deepEqual(read(), expected.discharging);
   await server.close();
   assert.deepEqual(read(), normal, 'Normal written at the stop, before the connection closed');
+}
+
+/** What {@link advance} moves and reads: a unit's clock, and the SOC the unit holds at its time now. */
+export interface SocProbe {
+  /** The unit's clock (the server's too where they share one). */
+  clock: { advance(ms: number): void };
+  /** The SOC the unit holds now (reading it brings its battery up to its clock's time), rounded as the server shows it. */
+  soc: () => number;
+  /** Where the server shows the SOC: each step waits until the server has read the unit's. */
+  shown?: { server: TestServer; topic: string };
+}
+
+/**
+ * Moves the unit's clock on by `minutes`, `stepMinutes` at a time (minute by minute unless
+ * told), reading the SOC after each step and, with `probe.shown`, waiting until the server has
+ * read it too; returns the readings.
+ */
+export async function advance(probe: SocProbe, minutes: number, stepMinutes = 1): Promise<number[]> {
+  const socs: number[] = [];
+  for (let moved = 0; moved < minutes; moved += stepMinutes) {
+    probe.clock.advance(Math.min(stepMinutes, minutes - moved) * MINUTE);
+    const soc = probe.soc();
+    socs.push(soc);
+    if (probe.shown) {
+      const { server, topic } = probe.shown;
+      await valuesWhen(server, (v) => v.get(topic) === soc, `${topic} at ${soc}: the server to read SOC ${soc}`);
+    }
+  }
+  return socs;
+}
+
+/** {@link advance} in one step of `minutes`: the SOC the unit holds then, once the server read it. */
+export async function socAfter(probe: SocProbe, minutes: number): Promise<number> {
+  return (await advance(probe, minutes, minutes)).at(-1)!;
+}
+
+/**
+ * Moves the unit's clock on `stepMinutes` at a time (at most 60 steps) until the server has read
+ * the SOC `to` from `from` (a charge must raise it from the first step), then waits until the
+ * driver holds the battery there, as `holding` reads the unit's registers (`what` names it);
+ * returns the readings.
+ */
+export async function runToTarget(
+  probe: SocProbe,
+  [from, target]: [from: number, to: number],
+  stepMinutes: number,
+  holding: { now: () => boolean; what: string },
+): Promise<number[]> {
+  const rising = target > from;
+  const socs: number[] = [];
+  const reached = () => socs.length > 0 && (rising ? socs.at(-1)! >= target : socs.at(-1)! <= target);
+  // Until the server read the target; the driver's hold follows in the same poll.
+  while (socs.length < 60 && !reached()) socs.push(await socAfter(probe, stepMinutes));
+  if (rising) assert.ok(socs[0]! > from, `SOC rises: ${socs.join(' ')}`);
+  await eventually(() => Promise.resolve(holding.now() ? true : undefined), holding.what);
+  return socs;
+}
+
+/**
+ * A forced command nobody renews (the link silent: {@link whileSilent}) running out on the unit
+ * by its own clock: still forced a second before the end of the `leaseMs` it took (`forced`
+ * asserts it, the battery charging meanwhile), back to its own behaviour a second after
+ * (`back` asserts it, from its registers), and half an hour on the night load discharging the
+ * battery (`again` says what the unit does then).
+ */
+export async function assertRunsOutSilently(
+  emulator: RunningEmulator,
+  probe: Pick<SocProbe, 'clock'> & { soc: () => number },
+  leaseMs: number,
+  unit: { forced: () => void; back: () => void; again: string },
+): Promise<void> {
+  await whileSilent(emulator, () => {
+    probe.clock.advance(leaseMs - 1000);
+    unit.forced();
+    const soc = probe.soc();
+    assert.ok(soc > 50, `charging meanwhile: ${soc}`);
+    probe.clock.advance(2000);
+    unit.back();
+    probe.clock.advance(30 * MINUTE);
+    const later = probe.soc();
+    assert.ok(later < soc, `${unit.again}: the night load discharges the battery (${soc} -> ${later} %)`);
+  });
+}
+
+/** The newest audit entry of `device`'s mode: its result, value and who wrote it (`via`). */
+export async function assertModeAudited(
+  server: TestServer,
+  device: string,
+  expected: [result: AuditEntry['result'], value: string, via: string],
+): Promise<void> {
+  const entry = await lastAudited(server, `${device}/battery_control_mode`);
+  assert.deepEqual([entry.result, entry.new_value, entry.via], expected);
+}
+
+/**
+ * `inverter_1`'s `name` written `value` through the API, which must be accepted: returns the
+ * writes the unit took for it (its write log, emptied before).
+ */
+export async function writesFor(
+  server: TestServer,
+  unit: WriteLog,
+  name: string,
+  value: string,
+): Promise<RegisterWrite[]> {
+  unit.writes.length = 0;
+  const answer = await write(server, `inverter_1/${name}`, value);
+  assert.equal(answer.status, 200, `inverter_1/${name} = ${value}: ${answer.body}`);
+  return unit.writes;
+}
+
+/**
+ * A renewal of the Charge in force `minutes` on, on the clock the server and the unit share
+ * (`why` names the time): the mode written again as the planner does, which must be accepted;
+ * returns the writes the unit took for it.
+ */
+export async function renewCharge(
+  server: TestServer,
+  clock: ManualClock,
+  unit: WriteLog,
+  why: string,
+  minutes = 15,
+): Promise<RegisterWrite[]> {
+  unit.writes.length = 0;
+  clock.advance(minutes * MINUTE);
+  assert.equal((await write(server, 'inverter_1/battery_control_mode', 'Charge')).status, 200, why);
+  return unit.writes.splice(0);
 }
 
 /** After a first poll: `device` offers no battery control and shows no battery limits. */

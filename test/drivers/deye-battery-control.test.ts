@@ -11,18 +11,23 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { ManualClock } from '@heliograph/core/clock';
 import { DeyeDevice, type DeyeDeviceOptions } from '@heliograph/plugin-deye/emulator';
-import { pollUntil } from '../helpers/deadline.js';
 import { valuesOf, valuesWhen, write } from './driver-api.js';
 import {
+  advance,
+  assertLeaseEndedByDriver,
   assertLimitsAndRefusal,
+  assertEndedAtStart,
+  assertModeAudited,
   assertNoBatteryControl,
-  assertNormalAudited,
   assertNothingWrittenAtStart,
+  assertStopWritesNormal,
+  assertWindowRunsOutSilently,
   command,
   DAY,
-  lastAudited,
   MINUTE,
+  renewCharge,
   sharedClockStart,
+  type SocProbe,
 } from './battery-control.js';
 
 const start = sharedClockStart({
@@ -42,15 +47,13 @@ const hhmm = (device: DeyeDevice, minutes = 0) => {
   return t.getHours() * 100 + t.getMinutes();
 };
 
-/** Moves the shared clock on minute by minute, reading the SOC after each; returns the readings. */
-function advance(clock: ManualClock, device: DeyeDevice, minutes: number): number[] {
-  const socs: number[] = [];
-  for (let i = 0; i < minutes; i++) {
-    clock.advance(MINUTE);
-    socs.push(words(device, 184, 1)[0]!);
-  }
-  return socs;
-}
+/** The SOC at 184 on the shared clock, for {@link advance}. */
+const battery = (clock: ManualClock, device: DeyeDevice): SocProbe => ({ clock, soc: () => words(device, 184, 1)[0]! });
+/** Whether the use timer (248 bit 0) is off, and the word: what the driver's ending of it waits for. */
+const timerOff = (device: DeyeDevice) => ({
+  done: (words(device, 248, 1)[0]! & 1) === 0,
+  seen: words(device, 248, 1)[0],
+});
 
 test('deye: each forced mode is a lease in the time-of-use program, and the battery follows it', async () => {
   const { clock, device, server } = await start();
@@ -70,10 +73,9 @@ test('deye: each forced mode is a lease in the time-of-use program, and the batt
   );
   const amps = words(device, 230, 1)[0]!;
   assert.ok(amps >= 30 && amps <= 2000 / 48, `grid charge current ${amps} A from 2000 W`);
-  const entry = await lastAudited(server, 'inverter_1/battery_control_mode');
-  assert.deepEqual([entry.result, entry.new_value, entry.via], ['ok', 'Charge', 'rest']);
+  await assertModeAudited(server, 'inverter_1', ['ok', 'Charge', 'rest']);
 
-  const charging = advance(clock, device, 20);
+  const charging = await advance(battery(clock, device), 20);
   assert.ok(charging[5]! > 50, `SOC rises: ${charging.join(' ')}`);
   assert.equal(Math.max(...charging), 60, 'stops at the target');
   assert.equal(charging.at(-1), 60);
@@ -84,19 +86,19 @@ test('deye: each forced mode is a lease in the time-of-use program, and the batt
   assert.equal(words(device, 256, 1)[0], 0);
   assert.equal(words(device, 268, 1)[0], 60);
   assert.equal(words(device, 274, 1)[0]! & 1, 0);
-  assert.deepEqual(new Set(advance(clock, device, 20)), new Set([60]), 'hold keeps the SOC');
+  assert.deepEqual(new Set(await advance(battery(clock, device), 20)), new Set([60]), 'hold keeps the SOC');
 
   // Discharge (selling first): down to the target at the slot power, then it stops.
   await command(server, 'inverter_1', { mode: 'discharge', powerW: 2500, targetSoc: 45 });
   assert.deepEqual([words(device, 256, 1)[0], words(device, 268, 1)[0]], [2500, 45]);
-  const discharging = advance(clock, device, 25);
+  const discharging = await advance(battery(clock, device), 25);
   assert.ok(discharging[5]! < 60, `SOC falls: ${discharging.join(' ')}`);
   assert.equal(Math.min(...discharging), 45, 'stops at the target');
 
   // Normal: the timer off; the battery serves the night load again.
   await command(server, 'inverter_1', { mode: 'normal', powerW: 2500, targetSoc: 45 });
   assert.equal(words(device, 248, 1)[0]! & 1, 0, 'use timer off');
-  const normal = advance(clock, device, 60);
+  const normal = await advance(battery(clock, device), 60);
   assert.ok(normal.at(-1)! < 45, `the night load discharges the battery: ${normal.at(-1)}`);
 
   // A device that refuses: reported and audited, the mode stays.
@@ -115,31 +117,33 @@ test('deye: a Charge ends on the device by its own clock within 30 min, with the
   assert.ok(device.flowsNow().charge > 0);
 
   // Nobody renews: the link goes silent; only the device's clock moves.
-  emulator.silence(true);
-  device.clockOffsetMs = drift + 29 * MINUTE;
-  assert.equal(device.programNow()?.gridChargeToSoc, 90, 'still in the window at 19:11:40');
-  device.clockOffsetMs = drift + 30 * MINUTE;
-  const now = device.programNow();
-  assert.deepEqual(
-    now && { slot: now.slot, floorSoc: now.floorSoc, maxDischargeW: now.maxDischargeW, grid: now.gridChargeToSoc },
-    { slot: 1, floorSoc: 20, maxDischargeW: 2500, grid: null },
-    'at 19:12:40 the slot in force is self-use: the minimum SOC, full power, no grid charge',
-  );
-  const flows = device.flowsNow();
-  assert.equal(flows.charge, 0, 'no charging');
-  assert.ok(flows.gridImport <= flows.load, 'the grid feeds at most the house');
+  assertWindowRunsOutSilently(emulator, device, drift, {
+    forced: () => {
+      assert.equal(device.programNow()?.gridChargeToSoc, 90, 'still in the window at 19:11:40');
+    },
+    ended: () => {
+      const now = device.programNow();
+      assert.deepEqual(
+        now && { slot: now.slot, floorSoc: now.floorSoc, maxDischargeW: now.maxDischargeW, grid: now.gridChargeToSoc },
+        { slot: 1, floorSoc: 20, maxDischargeW: 2500, grid: null },
+        'at 19:12:40 the slot in force is self-use: the minimum SOC, full power, no grid charge',
+      );
+      const flows = device.flowsNow();
+      assert.equal(flows.charge, 0, 'no charging');
+      assert.ok(flows.gridImport <= flows.load, 'the grid feeds at most the house');
 
-  // Heliograph gone for good: the program stays. A day on, at the same time of day, the
-  // inverter's timer does not run (Monday's bit is not set): its own default behaviour.
-  device.clockOffsetMs = drift + DAY + 5 * MINUTE;
-  assert.equal(device.clock().getDay(), 1, 'Monday 18:47 on the device');
-  assert.equal(device.programNow(), null, 'no program on Monday: no forced slot');
-  assert.equal(device.flowsNow().charge, 0, 'no charging on Monday');
-  // The same weekday comes round a week later: the program left behind forces it again, once a
-  // week (the driver's clean-up, the timer off after the lease, cannot reach a silent device).
-  device.clockOffsetMs = drift + 7 * DAY + 5 * MINUTE;
-  assert.equal(device.programNow()?.gridChargeToSoc, 90, 'Sunday a week later, 18:47: the forced slot again');
-  emulator.silence(false);
+      // Heliograph gone for good: the program stays. A day on, at the same time of day, the
+      // inverter's timer does not run (Monday's bit is not set): its own default behaviour.
+      device.clockOffsetMs = drift + DAY + 5 * MINUTE;
+      assert.equal(device.clock().getDay(), 1, 'Monday 18:47 on the device');
+      assert.equal(device.programNow(), null, 'no program on Monday: no forced slot');
+      assert.equal(device.flowsNow().charge, 0, 'no charging on Monday');
+      // The same weekday comes round a week later: the program left behind forces it again, once a
+      // week (the driver's clean-up, the timer off after the lease, cannot reach a silent device).
+      device.clockOffsetMs = drift + 7 * DAY + 5 * MINUTE;
+      assert.equal(device.programNow()?.gridChargeToSoc, 90, 'Sunday a week later, 18:47: the forced slot again');
+    },
+  });
 });
 
 test('deye: a renewal writes one register, the end of the forced window; the lease run out, the driver switches the timer off', async () => {
@@ -154,12 +158,7 @@ test('deye: a renewal writes one register, the end of the forced window; the lea
 
   // Nobody renews; once the lease is over on the site's clock too, the timer goes off, so the
   // forced slot cannot come round again tomorrow at 22:00.
-  clock.advance(30 * MINUTE);
-  await valuesWhen(server, (v) => v.get('inverter_1/battery_control_mode') === 'Normal', 'the lease shown as over');
-  await pollUntil(
-    () => Promise.resolve({ done: (words(device, 248, 1)[0]! & 1) === 0, seen: words(device, 248, 1)[0] }),
-    'the timer switched off after the lease',
-  );
+  await assertLeaseEndedByDriver(server, clock, 30, () => timerOff(device), 'the timer switched off after the lease');
   assert.deepEqual(device.writes.splice(0), [{ address: 248, values: [0x80] }], 'only the timer bit, Sunday kept');
 });
 
@@ -180,20 +179,18 @@ test('deye: a forced program found at the start is ended through the write path 
       assert.equal(d.programNow()?.gridChargeToSoc, 90);
     },
   });
-  await pollUntil(
-    () => Promise.resolve({ done: (words(device, 248, 1)[0]! & 1) === 0, seen: words(device, 248, 1)[0] }),
-    'the timer switched off at the start',
-  );
+  await assertEndedAtStart(server, 'deye', () => timerOff(device), 'the timer switched off at the start');
   assert.equal(device.programNow(), null, 'the program does not run');
-  await assertNormalAudited(server, 'inverter_1', 'deye');
 
   // A stop while Charge: Normal is written before the connection closes, and audited.
-  await command(server, 'inverter_1', { mode: 'charge', powerW: 2000, targetSoc: 90 });
-  assert.equal(words(device, 248, 1)[0]! & 1, 1);
-  server.plugins.setEnabled('deye', false);
-  await server.plugins.settled();
-  assert.equal(words(device, 248, 1)[0]! & 1, 0, 'the timer off after the stop');
-  await assertNormalAudited(server, 'inverter_1', 'deye');
+  await assertStopWritesNormal(
+    server,
+    'deye',
+    2000,
+    () => words(device, 248, 1)[0]! & 1,
+    [1, 0],
+    'the timer off after the stop',
+  );
 });
 
 test('deye: the power and the target are kept across a restart of the driver, the mode is not', async () => {
@@ -223,12 +220,8 @@ test('deye: a forced program left for another day is ended at the start too, tho
       assert.equal(d.programNow(), null, 'the timer does not run on Sunday');
     },
   });
-  await pollUntil(
-    () => Promise.resolve({ done: (words(device, 248, 1)[0]! & 1) === 0, seen: words(device, 248, 1)[0] }),
-    'the timer switched off at the start',
-  );
+  await assertEndedAtStart(server, 'deye', () => timerOff(device), 'the timer switched off at the start');
   assert.deepEqual(device.writes, [{ address: 248, values: [0x02] }], 'the timer bit only, Monday left as found');
-  await assertNormalAudited(server, 'inverter_1', 'deye');
 });
 
 test('deye three-phase LV: the program at 146..177, slot power in W, a window across midnight and its days', async () => {
@@ -245,12 +238,7 @@ test('deye three-phase LV: the program at 146..177, slot power in W, a window ac
   assert.deepEqual(words(device, 248, 32), new Array<number>(32).fill(0), 'nothing at the single-phase addresses');
   assert.equal(device.programNow()?.gridChargeToSoc, 60, 'the emulator runs it: the day bit is set');
 
-  const renew = async (why: string) => {
-    device.writes.length = 0;
-    clock.advance(15 * MINUTE);
-    assert.equal((await write(server, 'inverter_1/battery_control_mode', 'Charge')).status, 200, why);
-    return device.writes.splice(0);
-  };
+  const renew = (why: string) => renewCharge(server, clock, device, why);
   assert.deepEqual(
     await renew('23:35, the window reaches 00:05'),
     [

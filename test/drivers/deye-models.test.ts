@@ -6,7 +6,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { ModbusException, ModbusExceptionCode, startModbusEmulator, toWord } from '@heliograph/plugins-sdk/emulator';
 import type { TestServer } from '../helpers/server.js';
-import { connectionTo, instanceWhen, serveDriver, valuesWhen, write } from './driver-api.js';
+import { connectionTo, instanceWhen, malformedWhileCorrupt, serveDriver, valuesWhen, write } from './driver-api.js';
 
 /** Holding registers as a table; writes land in it; reads of anything absent read 0. */
 class RegisterTable {
@@ -174,13 +174,7 @@ test('Modbus diagnostics: an exception reply marks the devices unavailable namin
   table.busy = false;
   await live(server);
 
-  emulator.corruptNext(1_000_000); // every reply with a bad CRC
-  const bad = await instanceWhen(
-    server,
-    'deye',
-    (i) => /malformed/.test(i.device_status[0]?.reason ?? ''),
-    'a malformed-reply reason',
-  );
+  const bad = await malformedWhileCorrupt(server, 'deye', emulator); // every reply with a bad CRC
   assert.match(bad.device_status[0]?.reason ?? '', /malformed reply from unit 1 .*bad CRC/);
   assert.doesNotMatch(bad.device_status[0]?.reason ?? '', /no answer/);
   emulator.corruptNext(0);

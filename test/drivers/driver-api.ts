@@ -114,6 +114,24 @@ export function instanceWhen(
   }, what);
 }
 
+/**
+ * Has `emulator` corrupt every reply (until the caller sets `corruptNext(0)`), and waits until
+ * instance `id` reports a malformed reply for its first device: returns that status.
+ */
+export function malformedWhileCorrupt(
+  server: TestServer,
+  id: string,
+  emulator: Pick<RunningEmulator, 'corruptNext'>,
+): Promise<InstanceState> {
+  emulator.corruptNext(1_000_000);
+  return instanceWhen(
+    server,
+    id,
+    (i) => /malformed/.test(i.device_status[0]?.reason ?? ''),
+    'a malformed-reply reason',
+  );
+}
+
 /** POST /api/v1/metrics: the HTTP status and the answer's message. */
 export async function write(
   server: TestServer,

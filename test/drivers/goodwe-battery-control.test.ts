@@ -12,16 +12,21 @@ import { ManualClock } from '@heliograph/core/clock';
 import { GoodweDevice } from '@heliograph/plugin-goodwe/emulator';
 import { pollUntil } from '../helpers/deadline.js';
 import type { TestServer } from '../helpers/server.js';
-import { valuesWhen, write } from './driver-api.js';
+import { write } from './driver-api.js';
 import {
+  advance,
+  assertLeaseEndedByDriver,
   assertLimitsAndRefusal,
-  assertNormalAudited,
+  assertEndedAtStart,
+  assertModeAudited,
   assertNothingWrittenAtStart,
+  assertStopWritesNormal,
+  assertWindowRunsOutSilently,
   command,
   DAY,
-  lastAudited,
   MINUTE,
   sharedClockStart,
+  type SocProbe,
 } from './battery-control.js';
 
 const SUNDAY = 0x01;
@@ -44,22 +49,14 @@ const time = (h: number, m: number) => (h << 8) | m;
 const pct = (p: number) => p & 0xffff;
 const soc = (device: GoodweDevice) => words(device, 37007, 1)[0]!;
 
-/** Moves the shared clock on minute by minute, each time waiting for the driver to poll the SOC; returns the readings. */
-async function advance(
-  server: TestServer,
-  clock: ManualClock,
-  device: GoodweDevice,
-  minutes: number,
-): Promise<number[]> {
-  const socs: number[] = [];
-  for (let i = 0; i < minutes; i++) {
-    clock.advance(MINUTE);
-    const now = soc(device);
-    socs.push(now);
-    await valuesWhen(server, (v) => v.get('battery_1/state_of_charge') === now, `battery_1/state_of_charge at ${now}`);
-  }
-  return socs;
-}
+/** The SOC at 37007 on the shared clock, as `server` shows it, for {@link advance}. */
+const battery = (server: TestServer, clock: ManualClock, device: GoodweDevice): SocProbe => ({
+  clock,
+  soc: () => soc(device),
+  shown: { server, topic: 'battery_1/state_of_charge' },
+});
+/** Whether the work mode is General (47000 = 0), and the word: what the driver's ending of it waits for. */
+const general = (device: GoodweDevice) => ({ done: words(device, 47000, 1)[0] === 0, seen: words(device, 47000, 1) });
 
 test('goodwe: each forced mode is a lease in eco group 1, and the battery follows it', async () => {
   const { clock, device, server } = await start();
@@ -70,9 +67,8 @@ test('goodwe: each forced mode is a lease in eco group 1, and the battery follow
   assert.equal(words(device, 47000, 1)[0], 3, 'work mode Eco');
   assert.deepEqual(group1(device), [time(22, 0), time(22, 30), 0xff00 | SUNDAY, pct(-50), 60, 0]);
   assert.deepEqual(words(device, 47553, 18), [...OFF, ...OFF, ...OFF], 'groups 2..4 off');
-  const entry = await lastAudited(server, 'inverter_1/battery_control_mode');
-  assert.deepEqual([entry.result, entry.new_value, entry.via], ['ok', 'Charge', 'rest']);
-  const charging = await advance(server, clock, device, 20);
+  await assertModeAudited(server, 'inverter_1', ['ok', 'Charge', 'rest']);
+  const charging = await advance(battery(server, clock, device), 20);
   assert.ok(charging[3]! > 50, `SOC rises: ${charging.join(' ')}`);
   assert.equal(Math.max(...charging), 60, 'stops at the group SOC');
   assert.equal(charging.at(-1), 60);
@@ -80,18 +76,18 @@ test('goodwe: each forced mode is a lease in eco group 1, and the battery follow
   // Hold: a charge group at the least power (1 %) to the SOC now; at night the SOC stays.
   await command(server, 'inverter_1', { mode: 'hold', powerW: 5000, targetSoc: 60 });
   assert.deepEqual(group1(device).slice(2, 5), [0xff00 | SUNDAY, pct(-1), 60]);
-  assert.deepEqual(new Set(await advance(server, clock, device, 10)), new Set([60]), 'hold keeps the SOC');
+  assert.deepEqual(new Set(await advance(battery(server, clock, device), 10)), new Set([60]), 'hold keeps the SOC');
 
   // Discharge: +50 % down to the target; the device knows no discharge target, the driver holds there.
   await command(server, 'inverter_1', { mode: 'discharge', powerW: 5000, targetSoc: 45 });
   assert.deepEqual(group1(device).slice(2, 5), [0xff00 | SUNDAY, 50, 100]);
-  const discharging = await advance(server, clock, device, 25);
+  const discharging = await advance(battery(server, clock, device), 25);
   assert.ok(discharging[3]! < 60, `SOC falls: ${discharging.join(' ')}`);
   await pollUntil(
     () => Promise.resolve({ done: group1(device)[3] === pct(-1), seen: group1(device) }),
     'held at the discharge target',
   );
-  const held = await advance(server, clock, device, 4);
+  const held = await advance(battery(server, clock, device), 4);
   assert.ok(
     Math.min(...discharging, ...held) >= 44,
     `stops at the target: ${discharging.join(' ')} | ${held.join(' ')}`,
@@ -102,7 +98,7 @@ test('goodwe: each forced mode is a lease in eco group 1, and the battery follow
   await command(server, 'inverter_1', { mode: 'normal', powerW: 5000, targetSoc: 45 });
   assert.equal(words(device, 47000, 1)[0], 0, 'work mode General');
   assert.equal(group1(device)[2], SUNDAY, 'group 1 off (on/off byte 0), its day kept');
-  const normal = await advance(server, clock, device, 30);
+  const normal = await advance(battery(server, clock, device), 30);
   assert.ok(normal.at(-1)! < held.at(-1)!, `the night load discharges the battery: ${normal.join(' ')}`);
 
   // A device that refuses: reported and audited, the mode stays.
@@ -128,22 +124,24 @@ test('goodwe: a Charge ends on the device by its own clock within 30 min, with t
   assert.ok(device.flowsNow().charge > 0);
 
   // Nobody renews: the link goes silent; only the device's clock moves.
-  emulator.silence(true);
-  device.clockOffsetMs = drift + 29 * MINUTE;
-  assert.equal(device.programNow()?.powerW, 4000, 'still in the group at 19:11:40');
-  device.clockOffsetMs = drift + 30 * MINUTE;
-  assert.equal(device.programNow(), null, 'at 19:12:40 no group is in force: self-use');
-  const flows = device.flowsNow();
-  assert.equal(flows.charge, 0, 'no charging');
-  assert.ok(flows.grid <= flows.load, 'the grid feeds at most the house');
-  // Heliograph gone for good: the group stays, on Sunday only. Monday at the same time: nothing.
-  device.clockOffsetMs = drift + DAY + 5 * MINUTE;
-  assert.equal(device.clock().getDay(), 1);
-  assert.equal(device.programNow(), null, 'no group on Monday');
-  // The same weekday a week later, at most the window again (the driver's clean-up cannot reach a silent device).
-  device.clockOffsetMs = drift + 7 * DAY + 5 * MINUTE;
-  assert.equal(device.programNow()?.powerW, 4000, 'Sunday a week later, 18:47: the group again');
-  emulator.silence(false);
+  assertWindowRunsOutSilently(emulator, device, drift, {
+    forced: () => {
+      assert.equal(device.programNow()?.powerW, 4000, 'still in the group at 19:11:40');
+    },
+    ended: () => {
+      assert.equal(device.programNow(), null, 'at 19:12:40 no group is in force: self-use');
+      const flows = device.flowsNow();
+      assert.equal(flows.charge, 0, 'no charging');
+      assert.ok(flows.grid <= flows.load, 'the grid feeds at most the house');
+      // Heliograph gone for good: the group stays, on Sunday only. Monday at the same time: nothing.
+      device.clockOffsetMs = drift + DAY + 5 * MINUTE;
+      assert.equal(device.clock().getDay(), 1);
+      assert.equal(device.programNow(), null, 'no group on Monday');
+      // The same weekday a week later, at most the window again (the driver's clean-up cannot reach a silent device).
+      device.clockOffsetMs = drift + 7 * DAY + 5 * MINUTE;
+      assert.equal(device.programNow()?.powerW, 4000, 'Sunday a week later, 18:47: the group again');
+    },
+  });
   void server;
 });
 
@@ -158,12 +156,7 @@ test('goodwe: a renewal writes one register, the end of group 1; the lease run o
 
   // Nobody renews; once the lease is over on the site's clock too, the group goes off and the
   // work mode back to General, so the group cannot come round next Sunday.
-  clock.advance(31 * MINUTE);
-  await valuesWhen(server, (v) => v.get('inverter_1/battery_control_mode') === 'Normal', 'the lease shown as over');
-  await pollUntil(
-    () => Promise.resolve({ done: words(device, 47000, 1)[0] === 0, seen: words(device, 47000, 1) }),
-    'work mode General after the lease',
-  );
+  await assertLeaseEndedByDriver(server, clock, 31, () => general(device), 'work mode General after the lease');
   assert.deepEqual(
     device.writes.splice(0),
     [
@@ -187,22 +180,20 @@ test('goodwe: a forced group found at the start is ended through the write path 
       assert.equal(d.programNow()?.powerW, 3000);
     },
   });
-  await pollUntil(
-    () => Promise.resolve({ done: words(device, 47000, 1)[0] === 0, seen: words(device, 47000, 1) }),
-    'work mode General at the start',
-  );
+  await assertEndedAtStart(server, 'goodwe', () => general(device), 'work mode General at the start');
   assert.equal(device.programNow(), null, 'no group runs');
   assert.equal(group1(device)[2], SUNDAY, 'group 1 off');
-  await assertNormalAudited(server, 'inverter_1', 'goodwe');
 
   // A stop while Charge: Normal is written before the connection closes, and audited.
-  await command(server, 'inverter_1', { mode: 'charge', powerW: 2000, targetSoc: 90 });
-  assert.equal(words(device, 47000, 1)[0], 3);
-  server.plugins.setEnabled('goodwe', false);
-  await server.plugins.settled();
-  assert.equal(words(device, 47000, 1)[0], 0, 'work mode General after the stop');
+  await assertStopWritesNormal(
+    server,
+    'goodwe',
+    2000,
+    () => words(device, 47000, 1)[0],
+    [3, 0],
+    'work mode General after the stop',
+  );
   assert.equal(device.programNow(), null);
-  await assertNormalAudited(server, 'inverter_1', 'goodwe');
 });
 
 test('goodwe: a forced group left for another day is ended at the start too, though it does not run now', async () => {
@@ -212,9 +203,5 @@ test('goodwe: a forced group left for another day is ended at the start too, tho
       assert.equal(d.programNow(), null);
     },
   });
-  await pollUntil(
-    () => Promise.resolve({ done: words(device, 47000, 1)[0] === 0, seen: words(device, 47000, 1) }),
-    'work mode General at the start',
-  );
-  await assertNormalAudited(server, 'inverter_1', 'goodwe');
+  await assertEndedAtStart(server, 'goodwe', () => general(device), 'work mode General at the start');
 });

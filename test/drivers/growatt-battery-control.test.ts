@@ -11,18 +11,23 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { ManualClock } from '@heliograph/core/clock';
 import { GrowattDevice, type GrowattDeviceOptions } from '@heliograph/plugin-growatt/emulator';
-import { pollUntil } from '../helpers/deadline.js';
-import { valuesWhen, write } from './driver-api.js';
+import { valuesWhen } from './driver-api.js';
 import {
+  advance,
+  assertLeaseEndedByDriver,
   assertLimitsAndRefusal,
+  assertEndedAtStart,
+  assertModeAudited,
   assertNoBatteryControl,
-  assertNormalAudited,
   assertNothingWrittenAtStart,
+  assertStopWritesNormal,
+  assertWindowRunsOutSilently,
   command,
   DAY,
-  lastAudited,
   MINUTE,
+  renewCharge,
   sharedClockStart,
+  type SocProbe,
 } from './battery-control.js';
 
 const start = sharedClockStart({
@@ -41,15 +46,13 @@ const soc = (device: GrowattDevice) => device.readInputRegisters({ address: 1014
 /** A time word: hour in the high byte, minute in the low byte. */
 const hm = (hour: number, minute: number) => (hour << 8) | minute;
 
-/** Moves the shared clock on minute by minute, reading the SOC after each; returns the readings. */
-function advance(clock: ManualClock, device: GrowattDevice, minutes: number): number[] {
-  const socs: number[] = [];
-  for (let i = 0; i < minutes; i++) {
-    clock.advance(MINUTE);
-    socs.push(soc(device));
-  }
-  return socs;
-}
+/** The SOC at input 1014 on the shared clock, for {@link advance}. */
+const battery = (clock: ManualClock, device: GrowattDevice): SocProbe => ({ clock, soc: () => soc(device) });
+/** Whether slot 1 of a priority (its switch at `from` + 2) is off, and the slot: what the driver's ending of it waits for. */
+const slotOff = (device: GrowattDevice, from: number) => ({
+  done: word(device, from + 2) === 0,
+  seen: words(device, from, 3),
+});
 
 test('growatt: each forced mode is slot 1 of its priority, and the battery follows it', async () => {
   const { clock, device, server } = await start();
@@ -61,10 +64,9 @@ test('growatt: each forced mode is slot 1 of its priority, and the battery follo
   assert.deepEqual(words(device, 1090, 3), [100, 60, 1], 'charge rate 100 %, stop SOC 60 %, AC charge on');
   assert.equal(word(device, 1082), 0, 'grid first slot 1 off');
   assert.equal(word(device, 1044), 1, 'the unit reports battery first in force');
-  const entry = await lastAudited(server, 'inverter_1/battery_control_mode');
-  assert.deepEqual([entry.result, entry.new_value, entry.via], ['ok', 'Charge', 'rest']);
+  await assertModeAudited(server, 'inverter_1', ['ok', 'Charge', 'rest']);
 
-  const charging = advance(clock, device, 20);
+  const charging = await advance(battery(clock, device), 20);
   assert.ok(charging[3]! > 50, `SOC rises: ${charging.join(' ')}`);
   assert.equal(Math.max(...charging), 60, 'stops at the target');
   assert.equal(charging.at(-1), 60);
@@ -74,14 +76,14 @@ test('growatt: each forced mode is slot 1 of its priority, and the battery follo
   await command(server, 'inverter_1', { mode: 'hold', powerW: 3000, targetSoc: 60 });
   assert.deepEqual(words(device, 1100, 3), [hm(22, 0), hm(22, 50), 1], 'the same slot, its stop moved');
   assert.equal(word(device, 1092), 0, 'AC charge off');
-  assert.deepEqual(new Set(advance(clock, device, 20)), new Set([60]), 'hold keeps the SOC');
+  assert.deepEqual(new Set(await advance(battery(clock, device), 20)), new Set([60]), 'hold keeps the SOC');
 
   // Discharge: grid first at 80 % rate (2400 of 3000 W) down to the target, then it stops.
   await command(server, 'inverter_1', { mode: 'discharge', powerW: 2400, targetSoc: 45 });
   assert.deepEqual(words(device, 1080, 3), [hm(22, 40), hm(23, 10), 1], 'grid first 22:40..23:10, on');
   assert.deepEqual(words(device, 1070, 2), [80, 45], 'discharge rate 80 %, stop SOC 45 %');
   assert.equal(word(device, 1102), 0, 'battery first slot 1 off');
-  const discharging = advance(clock, device, 29);
+  const discharging = await advance(battery(clock, device), 29);
   assert.ok(discharging[5]! < 60, `SOC falls: ${discharging.join(' ')}`);
   assert.equal(Math.min(...discharging), 45, 'stops at the target');
 
@@ -93,7 +95,7 @@ test('growatt: each forced mode is slot 1 of its priority, and the battery follo
     device.writes.every((w) => w.address + w.values.length <= 1103 && w.address >= 1070),
     'nothing written outside 1070..1102',
   );
-  const normal = advance(clock, device, 60);
+  const normal = await advance(battery(clock, device), 60);
   assert.ok(normal.at(-1)! < 45, `the night load discharges the battery: ${normal.at(-1)}`);
 
   // A device that refuses: reported and audited, the mode stays.
@@ -110,33 +112,31 @@ test('growatt: a Charge ends on the device by its own clock within 30 min, with 
   assert.ok(device.flowsNow().charge > 0, 'grid charging now');
 
   // Nobody renews: the link goes silent; only the unit's clock moves.
-  emulator.silence(true);
-  device.clockOffsetMs = drift + 29 * MINUTE;
-  assert.equal(device.settings.priority, 1, 'still battery first at 19:11:40');
-  assert.ok(device.flowsNow().charge > 0);
-  device.clockOffsetMs = drift + 30 * MINUTE;
-  assert.equal(device.settings.priority, 0, 'at 19:12:40 load first, the unit by itself');
-  const flows = device.flowsNow();
-  assert.equal(flows.charge, 0, 'no charging');
-  assert.ok(flows.grid <= flows.load, 'the grid feeds at most the house');
+  assertWindowRunsOutSilently(emulator, device, drift, {
+    forced: () => {
+      assert.equal(device.settings.priority, 1, 'still battery first at 19:11:40');
+      assert.ok(device.flowsNow().charge > 0);
+    },
+    ended: () => {
+      assert.equal(device.settings.priority, 0, 'at 19:12:40 load first, the unit by itself');
+      const flows = device.flowsNow();
+      assert.equal(flows.charge, 0, 'no charging');
+      assert.ok(flows.grid <= flows.load, 'the grid feeds at most the house');
 
-  // Heliograph gone for good: the slot stays enabled, and the protocol's slots have no date, so
-  // it runs again the next day at 18:42 for its 30 min (README: what a lease cannot do); the
-  // driver's next start ends it.
-  device.clockOffsetMs = drift + DAY + 5 * MINUTE;
-  assert.equal(device.settings.priority, 1, 'the next day at 18:47: the slot again');
-  emulator.silence(false);
+      // Heliograph gone for good: the slot stays enabled, and the protocol's slots have no date, so
+      // it runs again the next day at 18:42 for its 30 min (README: what a lease cannot do); the
+      // driver's next start ends it.
+      device.clockOffsetMs = drift + DAY + 5 * MINUTE;
+      assert.equal(device.settings.priority, 1, 'the next day at 18:47: the slot again');
+    },
+  });
 });
 
 test('growatt: a renewal writes one word, the stop; the lease run out, the driver switches slot 1 off', async () => {
   const { clock, device, server } = await start();
   await command(server, 'inverter_1', { mode: 'charge', powerW: 3000, targetSoc: 90 });
   assert.ok(device.writes.splice(0).length > 0);
-  const renew = async (why: string) => {
-    clock.advance(15 * MINUTE);
-    assert.equal((await write(server, 'inverter_1/battery_control_mode', 'Charge')).status, 200, why);
-    return device.writes.splice(0);
-  };
+  const renew = (why: string) => renewCharge(server, clock, device, why);
   assert.deepEqual(await renew('22:15'), [{ address: 1101, values: [hm(22, 45)] }], 'one request, one register');
   assert.deepEqual(await renew('22:30'), [{ address: 1101, values: [hm(23, 0)] }], 'the slot is an hour long');
   assert.deepEqual(
@@ -147,12 +147,7 @@ test('growatt: a renewal writes one word, the stop; the lease run out, the drive
 
   // Nobody renews; once the lease is over on the site's clock too, slot 1 goes off, so it does
   // not come round again tomorrow at 22:45.
-  clock.advance(30 * MINUTE);
-  await valuesWhen(server, (v) => v.get('inverter_1/battery_control_mode') === 'Normal', 'the lease shown as over');
-  await pollUntil(
-    () => Promise.resolve({ done: word(device, 1102) === 0, seen: words(device, 1100, 3) }),
-    'slot 1 switched off after the lease',
-  );
+  await assertLeaseEndedByDriver(server, clock, 30, () => slotOff(device, 1100), 'slot 1 switched off after the lease');
   assert.deepEqual(device.writes.splice(0), [{ address: 1102, values: [0] }], 'only the switch');
 });
 
@@ -165,32 +160,24 @@ test('growatt: a forced slot found at the start is ended through the write path 
       assert.equal(d.settings.priority, 1);
     },
   });
-  await pollUntil(
-    () => Promise.resolve({ done: word(device, 1102) === 0, seen: words(device, 1100, 3) }),
-    'slot 1 switched off at the start',
-  );
+  await assertEndedAtStart(server, 'growatt', () => slotOff(device, 1100), 'slot 1 switched off at the start');
   assert.equal(device.settings.priority, 0, 'load first');
-  await assertNormalAudited(server, 'inverter_1', 'growatt');
 
   // A stop while Charge: Normal is written before the connection closes, and audited.
-  await command(server, 'inverter_1', { mode: 'charge', powerW: 3000, targetSoc: 90 });
-  assert.equal(word(device, 1102), 1);
-  server.plugins.setEnabled('growatt', false);
-  await server.plugins.settled();
-  assert.equal(word(device, 1102), 0, 'slot 1 off after the stop');
-  await assertNormalAudited(server, 'inverter_1', 'growatt');
+  await assertStopWritesNormal(server, 'growatt', 3000, () => word(device, 1102), [1, 0], 'slot 1 off after the stop');
 });
 
 test('growatt: a grid-first slot left for later in the day is ended at the start too, though it is not in force', async () => {
   const { device, server } = await start({
     prepare: (d) => d.writeRegisters({ address: 1080, values: [hm(6, 0), hm(6, 30), 1] }),
   });
-  await pollUntil(
-    () => Promise.resolve({ done: word(device, 1082) === 0, seen: words(device, 1080, 3) }),
+  await assertEndedAtStart(
+    server,
+    'growatt',
+    () => slotOff(device, 1080),
     'grid first slot 1 switched off at the start',
   );
   assert.deepEqual(device.writes, [{ address: 1082, values: [0] }], 'the switch only, the times left as found');
-  await assertNormalAudited(server, 'inverter_1', 'growatt');
 });
 
 test('growatt SPA: the same registers; Discharge runs grid first and the AC-coupled battery follows', async () => {
@@ -200,7 +187,7 @@ test('growatt SPA: the same registers; Discharge runs grid first and the AC-coup
   assert.deepEqual(words(device, 1070, 2), [100, 40]);
   assert.deepEqual(words(device, 1080, 3), [hm(22, 0), hm(22, 30), 1]);
   assert.equal(device.flowsNow().discharge, 3000, 'grid first at full rate');
-  const socs = advance(clock, device, 20);
+  const socs = await advance(battery(clock, device), 20);
   assert.equal(socs.at(-1), 40, `down to the stop SOC: ${socs.join(' ')}`);
 });
 

@@ -11,24 +11,23 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { HuaweiDevice } from '@heliograph/plugin-huawei/emulator';
-import { eventually } from '../helpers/child-server.js';
-import type { TestServer } from '../helpers/server.js';
 import { valuesWhen, write } from './driver-api.js';
 import {
   assertEndedAtStartAndStop,
   assertLimitsAndRefusal,
   assertNoBatteryControl,
+  assertRunsOutSilently,
   command,
   lastAudited,
   leaseOffered,
   MINUTE,
-  recordWrites,
-  startDriver,
-  whileSilent,
-  type WriteLog,
+  NIGHT,
+  ownClockRig,
+  runToTarget,
+  socAfter,
+  writesFor,
 } from './battery-control.js';
 
-let clock = new Date(2026, 5, 21, 22, 0); // night: no PV
 const [PERIOD, COMMAND, SETTING_MODE, CHARGE_W, DISCHARGE_W] = [47083, 47100, 47246, 47247, 47249];
 
 /** A unit that takes a forcible charge power but keeps at most `chargePowerCap` (the read-back then differs). */
@@ -40,18 +39,16 @@ class TestHuawei extends HuaweiDevice {
   }
 }
 
-/** A SUN2000 at `clock` recording its writes. */
-const huawei = (): TestHuawei & WriteLog => recordWrites(new TestHuawei({ now: () => clock, soc: 50 }));
-
-function start(device: HuaweiDevice, battery?: Record<string, number>) {
-  return startDriver({
-    plugin: 'huawei',
-    devices: ['inverter_1'],
-    config: { pollIntervalMs: 500, timeoutMs: 300, connectDelayMs: 20, ...(battery ? { battery } : {}) },
-    transport: 'tcp',
-    units: new Map([[1, device]]),
-  });
-}
+/** A SUN2000 on a clock of its own, polled over Modbus TCP. */
+const rig = ownClockRig({
+  plugin: 'huawei',
+  transport: 'tcp',
+  config: { connectDelayMs: 20 },
+  at: NIGHT,
+  make: (now) => new TestHuawei({ now, soc: 50 }),
+  touch: (device) => device.readHoldingRegisters({ address: 37760, count: 1 }),
+  socShown: { topic: 'inverter_1/battery_state_of_charge', decimals: 1 },
+});
 
 /** The forcible registers as the emulator's registers hold them. */
 function forcible(device: HuaweiDevice) {
@@ -84,18 +81,9 @@ function commanded(device: HuaweiDevice) {
 
 const NORMAL = { command: 0 };
 
-/** Moves the emulator's clock on, then waits until the server has read the SOC it holds now. */
-async function advance(server: TestServer, device: HuaweiDevice, minutes: number): Promise<number> {
-  clock = new Date(clock.getTime() + minutes * MINUTE);
-  device.readHoldingRegisters({ address: 37760, count: 1 }); // brings the battery up to the new time
-  const soc = Math.round(device.soc * 10) / 10;
-  await valuesWhen(server, (v) => v.get('inverter_1/battery_state_of_charge') === soc, `the server to read SOC ${soc}`);
-  return soc;
-}
-
 test('huawei: battery control through the forcible charge/discharge; the battery follows and is held at the target', async () => {
-  const device = huawei();
-  const { server } = await start(device);
+  const device = rig.unit();
+  const { server } = await rig.start(device);
   const info = await valuesWhen(
     server,
     (v) => v.get('inverter_1/battery_capacity') === 10,
@@ -108,25 +96,18 @@ test('huawei: battery control through the forcible charge/discharge; the battery
   await command(server, 'inverter_1', { mode: 'charge', powerW: 2000, targetSoc: 53 });
   assert.deepEqual(commanded(device), { command: 1, chargeW: 2000 });
   assert.equal((await lastAudited(server, 'inverter_1/battery_control_mode')).result, 'ok');
-  const socs: number[] = [];
-  // Until the server read the target; the driver's hold follows in the same poll.
-  while (socs.length < 40 && !(socs.at(-1)! >= 53)) socs.push(await advance(server, device, 2));
-  assert.ok(socs[0]! > 50, `SOC rises: ${socs.join(' ')}`);
-  await eventually(
-    () => Promise.resolve(forcible(device).command === 2 && forcible(device).dischargeW === 0 ? true : undefined),
-    'the driver to hold at the target (a forcible discharge at 0 W)',
-  );
+  const holding = () => forcible(device).command === 2 && forcible(device).dischargeW === 0;
+  await runToTarget(rig.battery(device, server), [50, 53], 2, {
+    now: holding,
+    what: 'the driver to hold at the target (a forcible discharge at 0 W)',
+  });
   const held = Math.round(device.soc);
   assert.equal(held, 53);
-  assert.equal(Math.round(await advance(server, device, 25)), held, 'held: no discharge at night');
+  assert.equal(Math.round(await socAfter(rig.battery(device, server), 25)), held, 'held: no discharge at night');
 
   await command(server, 'inverter_1', { mode: 'discharge', powerW: 2400, targetSoc: 51 });
   assert.deepEqual(commanded(device), { command: 2, dischargeW: 2400 });
-  for (let i = 0, soc = 53; i < 60 && soc > 51; i++) soc = await advance(server, device, 1);
-  await eventually(
-    () => Promise.resolve(forcible(device).command === 2 && forcible(device).dischargeW === 0 ? true : undefined),
-    'the driver to hold at 51 %',
-  );
+  await runToTarget(rig.battery(device, server), [53, 51], 1, { now: holding, what: 'the driver to hold at 51 %' });
   assert.equal(Math.round(device.soc), 51);
 
   await command(server, 'inverter_1', { mode: 'charge', powerW: 2400, targetSoc: 90 });
@@ -136,16 +117,15 @@ test('huawei: battery control through the forcible charge/discharge; the battery
   await command(server, 'inverter_1', { mode: 'normal', powerW: 2400, targetSoc: 90 });
   assert.deepEqual(commanded(device), NORMAL);
   assert.equal(device.workingMode, 2, "the owner's working mode is left as it was");
-  assert.ok((await advance(server, device, 60)) < 50, 'self-consumption discharges to the night load');
+  assert.ok((await socAfter(rig.battery(device, server), 60)) < 50, 'self-consumption discharges to the night load');
 
   await assertLimitsAndRefusal(server, 'inverter_1', { maxChargeW: 4800, minSoc: 10 }, () => (device.refuse = true));
 });
 
 test('huawei: a forcible power the unit does not keep is refused, named by its register', async () => {
-  clock = new Date(2026, 5, 21, 22, 0);
-  const device = huawei();
+  const device = rig.unit();
   device.chargePowerCap = 3000;
-  const { server } = await start(device);
+  const { server } = await rig.start(device);
   await leaseOffered(server);
   assert.equal((await write(server, 'inverter_1/battery_control_power', '4000')).status, 200);
   const refused = await write(server, 'inverter_1/battery_control_mode', 'Charge');
@@ -156,38 +136,22 @@ test('huawei: a forcible power the unit does not keep is refused, named by its r
 });
 
 test("huawei: a Charge nobody renews ends on the device when its period runs out by the device's clock", async () => {
-  clock = new Date(2026, 5, 21, 22, 0);
-  const device = huawei();
-  const { server, emulator } = await start(device);
-  await leaseOffered(server);
-  await command(server, 'inverter_1', { mode: 'charge', powerW: 2000, targetSoc: 90 });
+  const { device, emulator } = await rig.charging(2000);
   const { period } = forcible(device);
   assert.equal(period, 30, 'the whole lease, in minutes');
   assert.deepEqual(commanded(device), { command: 1, chargeW: 2000 });
 
   // The link goes silent: nobody renews. The emulator's clock runs on to the period's end.
-  await whileSilent(emulator, () => {
-    clock = new Date(clock.getTime() + period * MINUTE - 1000);
-    assert.equal(forcible(device).command, 1, 'forced until the period runs out');
-    const soc = device.soc;
-    assert.ok(soc > 50, `charging meanwhile: ${soc}`);
-    clock = new Date(clock.getTime() + 2000);
-    assert.equal(forcible(device).command, 0, 'the command back to stop on the device, read from its registers');
-    clock = new Date(clock.getTime() + 30 * MINUTE);
-    device.readHoldingRegisters({ address: 37760, count: 1 });
-    assert.ok(
-      device.soc < soc,
-      `the working mode again: the night load discharges the battery (${soc} -> ${device.soc} %)`,
-    );
+  await assertRunsOutSilently(emulator, rig.battery(device), period * MINUTE, {
+    forced: () => assert.equal(forcible(device).command, 1, 'forced until the period runs out'),
+    back: () =>
+      assert.equal(forcible(device).command, 0, 'the command back to stop on the device, read from its registers'),
+    again: 'the working mode again',
   });
 });
 
 test('huawei: a renewal restarts the countdown on the device and writes the period and the command only', async () => {
-  clock = new Date(2026, 5, 21, 22, 0);
-  const device = huawei();
-  const { server } = await start(device);
-  await leaseOffered(server);
-  await command(server, 'inverter_1', { mode: 'charge', powerW: 2000, targetSoc: 90 });
+  const { device, server } = await rig.charging(2000);
   assert.deepEqual(
     device.writes.map((w) => w.address),
     [CHARGE_W, PERIOD, COMMAND],
@@ -195,23 +159,21 @@ test('huawei: a renewal restarts the countdown on the device and writes the peri
   );
   assert.deepEqual(device.writes.at(-1), { address: COMMAND, values: [1] });
 
-  clock = new Date(clock.getTime() + 20 * MINUTE);
-  device.writes = [];
-  assert.equal((await write(server, 'inverter_1/battery_control_mode', 'Charge')).status, 200);
+  rig.clock.advance(20 * MINUTE);
+  await writesFor(server, device, 'battery_control_mode', 'Charge');
   assert.deepEqual(device.writes, [
     { address: PERIOD, values: [30] },
     { address: COMMAND, values: [1] },
   ]);
 
   // Past the first period's end, within the renewed one: still forced.
-  clock = new Date(clock.getTime() + 11 * MINUTE);
+  rig.clock.advance(11 * MINUTE);
   assert.deepEqual(commanded(device), { command: 1, chargeW: 2000 });
-  clock = new Date(clock.getTime() + 20 * MINUTE);
+  rig.clock.advance(20 * MINUTE);
   assert.equal(forcible(device).command, 0, 'the renewed period ran out too');
 
   // A new power while charging: the power, the period and the command again.
-  device.writes = [];
-  assert.equal((await write(server, 'inverter_1/battery_control_power', '3000')).status, 200);
+  await writesFor(server, device, 'battery_control_power', '3000');
   assert.deepEqual(
     device.writes.map((w) => w.address),
     [CHARGE_W, PERIOD, COMMAND],
@@ -220,11 +182,10 @@ test('huawei: a renewal restarts the countdown on the device and writes the peri
 });
 
 test('huawei: a forced command left on the device is ended at the start, audited; the stop ends the one in force', async () => {
-  clock = new Date(2026, 5, 21, 22, 0);
-  const device = huawei();
+  const device = rig.unit();
   // A forcible charge to a SOC, which has no end on the device, left by another tool.
   Object.assign(device.forcible, { command: 1, settingMode: 1, chargePower: 3000, targetSoc: 100 });
-  const { server } = await start(device);
+  const { server } = await rig.start(device);
   await assertEndedAtStartAndStop(server, 'inverter_1', {
     via: 'huawei',
     read: () => commanded(device),
@@ -234,18 +195,15 @@ test('huawei: a forced command left on the device is ended at the start, audited
 });
 
 test('huawei: a unit without a LUNA2000 offers no battery control unless the config describes the battery', async () => {
-  const device = huawei();
+  const device = rig.unit();
   device.lunaPresent = false;
-  const { server } = await start(device);
+  const { server } = await rig.start(device);
   await assertNoBatteryControl(server, 'inverter_1');
 
-  const configured = huawei();
+  const configured = rig.unit();
   configured.lunaPresent = false;
-  const { server: other } = await start(configured, {
-    capacityKwh: 5,
-    maxChargeW: 2500,
-    maxDischargeW: 2500,
-    minSoc: 15,
+  const { server: other } = await rig.start(configured, {
+    battery: { capacityKwh: 5, maxChargeW: 2500, maxDischargeW: 2500, minSoc: 15 },
   });
   const info = await valuesWhen(other, (v) => v.get('inverter_1/battery_capacity') === 5, 'limits from config.battery');
   assert.equal(info.get('inverter_1/battery_min_soc'), 15);

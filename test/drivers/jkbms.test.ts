@@ -22,7 +22,7 @@ import {
   readAllRequest,
 } from '@heliograph/plugin-jkbms/protocol';
 import { SOCAT_SKIP } from '../helpers/pty-bridge.js';
-import { connectionTo, instanceWhen, serveDriver, valuesWhen } from './driver-api.js';
+import { connectionTo, instanceWhen, malformedWhileCorrupt, serveDriver, valuesWhen } from './driver-api.js';
 
 const noon = () => new Date(2026, 5, 21, 12, 0);
 
@@ -175,13 +175,7 @@ for (const transport of ['tcp', 'serial'] as const) {
         JSON.stringify(after1),
       );
 
-      emulator.corruptNext(1_000_000); // every reply with a wrong checksum
-      const bad = await instanceWhen(
-        server,
-        'jk',
-        (i) => /malformed/.test(i.device_status[0]?.reason ?? ''),
-        'a malformed-reply reason',
-      );
+      const bad = await malformedWhileCorrupt(server, 'jk', emulator); // every reply with a wrong checksum
       assert.match(bad.device_status[0]?.reason ?? '', /malformed reply \(bad checksum/);
       assert.match(bad.last_error ?? '', /battery_1/);
       emulator.corruptNext(0);

@@ -14,37 +14,34 @@ import { ManualClock } from '@heliograph/core/clock';
 import { SolisDevice } from '@heliograph/plugin-solis/emulator';
 import { eventually } from '../helpers/child-server.js';
 import { within } from '../helpers/deadline.js';
-import type { TestServer } from '../helpers/server.js';
 import { valuesWhen, write } from './driver-api.js';
 import {
   assertEndedAtStartAndStop,
   assertLimitsAndRefusal,
   assertNoBatteryControl,
+  assertRunsOutSilently,
   command,
   lastAudited,
   leaseOffered,
   MINUTE,
+  ownClockRig,
+  runToTarget,
   recordWrites,
-  startDriver,
-  whileSilent,
+  socAfter,
+  writesFor,
 } from './battery-control.js';
 
-let clock = new Date(2026, 11, 21, 22, 0); // a winter night: no PV
-const BATTERY = { capacityKwh: 5, maxChargeW: 3000, maxDischargeW: 3000, minSoc: 20 };
-
-/** A Solis at `clock` recording its writes. */
-const solis = () => recordWrites(new SolisDevice({ now: () => clock, soc: 50 }));
-
-function start(device: SolisDevice, battery: Record<string, number> | null = BATTERY, clock?: ManualClock) {
-  return startDriver({
-    plugin: 'solis',
-    devices: ['inverter_1', 'battery_1'],
-    config: { pollIntervalMs: 500, timeoutMs: 300, ...(battery ? { battery } : {}) },
-    transport: 'rtu-over-tcp',
-    units: new Map([[1, device]]),
-    ...(clock ? { clock } : {}),
-  });
-}
+/** A Solis on a clock of its own from a winter night (no PV), behind an RS485 gateway. */
+const rig = ownClockRig({
+  plugin: 'solis',
+  transport: 'rtu-over-tcp',
+  devices: ['inverter_1', 'battery_1'],
+  battery: { capacityKwh: 5, maxChargeW: 3000, maxDischargeW: 3000, minSoc: 20 },
+  at: new Date(2026, 11, 21, 22, 0).getTime(),
+  make: (now) => new SolisDevice({ now, soc: 50 }),
+  touch: (device) => device.readInputRegisters({ address: 33139, count: 1 }),
+  socShown: { topic: 'battery_1/state_of_charge', decimals: 0 },
+});
 
 /** The remote control registers as the emulator holds them: the force, both powers in W, the timeout in minutes. */
 function rc(device: SolisDevice) {
@@ -60,18 +57,9 @@ function forced(device: SolisDevice) {
   return mode === 1 ? { mode, chargeW } : mode === 2 ? { mode, dischargeW } : { mode };
 }
 
-/** Moves the emulator's clock on, then waits until the server has read the SOC it holds now. */
-async function advance(server: TestServer, device: SolisDevice, minutes: number): Promise<number> {
-  clock = new Date(clock.getTime() + minutes * MINUTE);
-  device.readInputRegisters({ address: 33139, count: 1 }); // brings the battery up to the new time
-  const soc = Math.round(device.soc);
-  await valuesWhen(server, (v) => v.get('battery_1/state_of_charge') === soc, `the server to read SOC ${soc}`);
-  return soc;
-}
-
 test('solis: battery control through the RC registers; the battery follows and is held at the target', async () => {
-  const device = solis();
-  const { server } = await start(device);
+  const device = rig.unit();
+  const { server } = await rig.start(device);
   const info = await valuesWhen(server, (v) => v.get('inverter_1/battery_capacity') === 5, 'limits from the config');
   assert.equal(info.get('inverter_1/battery_control_lease'), 1800, 'bounded on the inverter');
 
@@ -80,25 +68,24 @@ test('solis: battery control through the RC registers; the battery follows and i
   assert.deepEqual(forced(device), { mode: 1, chargeW: 1500 });
   assert.equal(rc(device).timeoutMin, 30, "the RC timeout: the lease's 30 minutes");
   assert.equal((await lastAudited(server, 'inverter_1/battery_control_mode')).result, 'ok');
-  const socs: number[] = [];
-  while (socs.length < 40 && !(socs.at(-1)! >= 53)) socs.push(await advance(server, device, 1));
-  assert.ok(socs[0]! > 50, `SOC rises: ${socs.join(' ')}`);
-  await eventually(
-    () => Promise.resolve(rc(device).chargeW === 0 ? true : undefined),
-    'the driver to hold at the target',
-  );
+  await runToTarget(rig.battery(device, server), [50, 53], 1, {
+    now: () => rc(device).chargeW === 0,
+    what: 'the driver to hold at the target',
+  });
   assert.deepEqual(forced(device), { mode: 1, chargeW: 0 }, 'a force charge at 0 W');
   const held = Math.round(device.soc);
   assert.equal(held, 53);
-  assert.equal(await advance(server, device, 25), held, 'held: no discharge at night');
+  assert.equal(await socAfter(rig.battery(device, server), 25), held, 'held: no discharge at night');
 
   // Discharge at 2400 W down to 51 %.
   await command(server, 'inverter_1', { mode: 'discharge', powerW: 2400, targetSoc: 51 });
   assert.deepEqual(forced(device), { mode: 2, dischargeW: 2400 });
   const [meterHigh, meterLow] = device.readInputRegisters({ address: 33263, count: 2 });
   assert.ok(((meterHigh! << 16) | meterLow!) >> 0 > 0, 'the surplus over the night load goes to the grid (+ export)');
-  for (let i = 0, soc = 53; i < 60 && soc > 51; i++) soc = await advance(server, device, 1);
-  await eventually(() => Promise.resolve(rc(device).mode === 1 ? true : undefined), 'the driver to hold at 51 %');
+  await runToTarget(rig.battery(device, server), [53, 51], 1, {
+    now: () => rc(device).mode === 1,
+    what: 'the driver to hold at 51 %',
+  });
   assert.deepEqual(forced(device), { mode: 1, chargeW: 0 });
   assert.equal(Math.round(device.soc), 51);
 
@@ -107,48 +94,35 @@ test('solis: battery control through the RC registers; the battery follows and i
   assert.deepEqual(forced(device), { mode: 1, chargeW: 0 });
   await command(server, 'inverter_1', { mode: 'normal', powerW: 2400, targetSoc: 51 });
   assert.deepEqual(forced(device), { mode: 0 });
-  assert.ok((await advance(server, device, 60)) < 50, 'self-use discharges to the night load');
+  assert.ok((await socAfter(rig.battery(device, server), 60)) < 50, 'self-use discharges to the night load');
 
   await assertLimitsAndRefusal(server, 'inverter_1', { maxChargeW: 3000, minSoc: 20 }, () => (device.refuse = true));
 });
 
 test("solis: a Charge nobody renews is dropped by the inverter when its RC timeout runs out by the inverter's clock", async () => {
-  clock = new Date(2026, 11, 21, 22, 0);
-  const device = solis();
-  const { server, emulator } = await start(device);
-  await leaseOffered(server);
-  await command(server, 'inverter_1', { mode: 'charge', powerW: 1500, targetSoc: 90 });
+  const { device, emulator } = await rig.charging(1500);
   const { timeoutMin } = rc(device);
   assert.deepEqual(forced(device), { mode: 1, chargeW: 1500 });
 
   // The link goes silent: nobody renews. The emulator's clock runs on to the timeout's end.
-  await whileSilent(emulator, () => {
-    clock = new Date(clock.getTime() + timeoutMin * MINUTE - 1000);
-    assert.equal(rc(device).mode, 1, 'forced until the timeout runs out');
-    const soc = device.soc;
-    clock = new Date(clock.getTime() + 2000);
-    assert.deepEqual(forced(device), { mode: 0 }, '43135 back to 0 on the inverter, read from its registers');
-    clock = new Date(clock.getTime() + 30 * MINUTE);
-    device.readInputRegisters({ address: 33139, count: 1 });
-    assert.ok(device.soc < soc, `self-use again: the night load discharges the battery (${soc} -> ${device.soc} %)`);
+  await assertRunsOutSilently(emulator, rig.battery(device), timeoutMin * MINUTE, {
+    forced: () => assert.equal(rc(device).mode, 1, 'forced until the timeout runs out'),
+    back: () =>
+      assert.deepEqual(forced(device), { mode: 0 }, '43135 back to 0 on the inverter, read from its registers'),
+    again: 'self-use again',
   });
 });
 
 test('solis: a renewal writes 43135 alone, which restarts the countdown on the inverter', async () => {
-  clock = new Date(2026, 11, 21, 22, 0);
-  const device = solis();
-  const { server } = await start(device);
-  await leaseOffered(server);
-  await command(server, 'inverter_1', { mode: 'charge', powerW: 1500, targetSoc: 90 });
+  const { device, server } = await rig.charging(1500);
   assert.deepEqual(
     device.writes.map((w) => w.address),
     [43135, 43136, 43282],
     'the force first, then its power and timeout (Pho3niX90/solis_modbus issue #352)',
   );
 
-  clock = new Date(clock.getTime() + 20 * MINUTE);
-  device.writes = [];
-  assert.equal((await write(server, 'inverter_1/battery_control_mode', 'Charge')).status, 200);
+  rig.clock.advance(20 * MINUTE);
+  await writesFor(server, device, 'battery_control_mode', 'Charge');
   assert.deepEqual(
     device.writes,
     [{ address: 43135, values: [1] }],
@@ -156,14 +130,13 @@ test('solis: a renewal writes 43135 alone, which restarts the countdown on the i
   );
 
   // Past the first countdown's end, within the renewed one: still forced.
-  clock = new Date(clock.getTime() + 11 * MINUTE);
+  rig.clock.advance(11 * MINUTE);
   assert.deepEqual(forced(device), { mode: 1, chargeW: 1500 });
-  clock = new Date(clock.getTime() + 20 * MINUTE);
+  rig.clock.advance(20 * MINUTE);
   assert.equal(rc(device).mode, 0, 'the renewed countdown ran out too');
 
   // A new power while charging: the force and the power, the timeout is still 30.
-  device.writes = [];
-  assert.equal((await write(server, 'inverter_1/battery_control_power', '2400')).status, 200);
+  await writesFor(server, device, 'battery_control_power', '2400');
   assert.deepEqual(
     device.writes.map((w) => [w.address, w.values[0]]),
     [
@@ -174,8 +147,7 @@ test('solis: a renewal writes 43135 alone, which restarts the countdown on the i
   // A target the battery is above: the charge holds there (a force charge at 0 W).
   assert.equal((await write(server, 'inverter_1/battery_control_target_soc', '30')).status, 200);
   assert.deepEqual(forced(device), { mode: 1, chargeW: 0 });
-  device.writes = [];
-  assert.equal((await write(server, 'inverter_1/battery_control_mode', 'Discharge')).status, 200);
+  await writesFor(server, device, 'battery_control_mode', 'Discharge');
   assert.deepEqual(
     device.writes.map((w) => [w.address, w.values[0]]),
     [
@@ -189,7 +161,7 @@ test('solis: a force the firmware drops before its timeout is forced again while
   // One clock for the server and the inverter, so the lease and the RC timeout run together.
   const manual = new ManualClock(Date.parse('2026-12-21T21:00:00Z'));
   const device = recordWrites(new SolisDevice({ now: () => new Date(manual.now()), soc: 50 }));
-  const { server, emulator } = await start(device, BATTERY, manual);
+  const { server, emulator } = await rig.start(device, { clock: manual });
   await leaseOffered(server);
   await command(server, 'inverter_1', { mode: 'charge', powerW: 1500, targetSoc: 90 });
   assert.deepEqual(rc(device), { mode: 1, chargeW: 1500, dischargeW: 0, timeoutMin: 30 });
@@ -217,13 +189,12 @@ test('solis: a force the firmware drops before its timeout is forced again while
 });
 
 test('solis: a force left on the inverter is ended at the start, audited; the stop ends the one in force', async () => {
-  clock = new Date(2026, 11, 21, 22, 0);
-  const device = solis();
+  const device = rig.unit();
   // A force charge at 3 kW someone left with the longest timeout.
   device.writeRegisters({ address: 43282, values: [30] });
   device.writeRegisters({ address: 43136, values: [300] });
   device.writeRegisters({ address: 43135, values: [1] });
-  const { server } = await start(device);
+  const { server } = await rig.start(device);
   await assertEndedAtStartAndStop(server, 'inverter_1', {
     via: 'solis',
     read: () => forced(device),
@@ -233,6 +204,6 @@ test('solis: a force left on the inverter is ended at the start, audited; the st
 });
 
 test('solis: without the battery in the config no battery control is offered', async () => {
-  const { server } = await start(new SolisDevice({ now: () => clock, soc: 50 }), null);
+  const { server } = await rig.start(rig.unit(), { battery: null });
   await assertNoBatteryControl(server, 'inverter_1');
 });

@@ -8,44 +8,39 @@
 // command left on the device is ended (audited) when the driver starts.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import type { ModbusDevice } from '@heliograph/plugins-sdk/emulator';
 import { SunSpecDevice } from '@heliograph/plugin-sunspec/emulator';
-import { eventually } from '../helpers/child-server.js';
-import type { TestServer } from '../helpers/server.js';
-import { valuesWhen, write } from './driver-api.js';
+import { valuesWhen } from './driver-api.js';
 import {
   assertEndedAtStartAndStop,
   assertLimitsAndRefusal,
   assertNoBatteryControl,
+  assertRunsOutSilently,
   command,
   lastAudited,
-  leaseOffered,
   MINUTE,
-  recordWrites,
-  startDriver,
-  whileSilent,
+  NIGHT,
+  ownClockRig,
+  runToTarget,
+  socAfter,
   type WriteLog,
+  writesFor,
 } from './battery-control.js';
 import { floatInverter, modelsOf } from './sunspec-layouts.js';
 
-let clock = new Date(2026, 5, 21, 22, 0); // night: no PV
 const signed = (word: number) => (word >= 0x8000 ? word - 0x10000 : word);
 
-/** A SunSpec hybrid at `clock` recording its writes. */
-const sunspec = () => recordWrites(new SunSpecDevice({ now: () => clock, soc: 50 }));
+/** A SunSpec hybrid on a clock of its own, polled over Modbus TCP. */
+const rig = ownClockRig({
+  plugin: 'sunspec',
+  transport: 'tcp',
+  at: NIGHT,
+  make: (now) => new SunSpecDevice({ now, soc: 50 }),
+  touch: (device) => device.readHoldingRegisters({ address: 40000, count: 2 }),
+  socShown: { topic: 'inverter_1/battery_state_of_charge', decimals: 1 },
+});
 /** The writes `device` took, by their data offset in model 124. */
 const offsets = (device: SunSpecDevice & WriteLog) =>
   device.writes.map((w) => ({ offset: w.address - device.storageAddress - 2, values: w.values }));
-
-function start(device: ModbusDevice) {
-  return startDriver({
-    plugin: 'sunspec',
-    devices: ['inverter_1'],
-    config: { pollIntervalMs: 500, timeoutMs: 300 },
-    transport: 'tcp',
-    units: new Map([[1, device]]),
-  });
-}
 
 /**
  * Model 124's control points as the emulator's registers hold them: StorCtl_Mod, OutWRte and
@@ -67,18 +62,9 @@ function commanded(device: SunSpecDevice) {
 
 const NORMAL = { mode: 0, out: 100, in: 100, grid: 0 };
 
-/** Moves the emulator's clock on, then waits until the server has read the SOC it holds now. */
-async function advance(server: TestServer, device: SunSpecDevice, minutes: number): Promise<number> {
-  clock = new Date(clock.getTime() + minutes * MINUTE);
-  device.readHoldingRegisters({ address: 40000, count: 2 }); // brings the battery up to the new time
-  const soc = Math.round(device.soc * 10) / 10;
-  await valuesWhen(server, (v) => v.get('inverter_1/battery_state_of_charge') === soc, `the server to read SOC ${soc}`);
-  return soc;
-}
-
 test('sunspec: battery control through model 124; the battery follows and is held at the target', async () => {
-  const device = sunspec();
-  const { server } = await start(device);
+  const device = rig.unit();
+  const { server } = await rig.start(device);
   const info = await valuesWhen(server, (v) => v.get('inverter_1/battery_capacity') === 10.24, 'limits from model 802');
   assert.equal(info.get('inverter_1/battery_max_charge_power'), 5000);
   assert.equal(info.get('inverter_1/battery_min_soc'), 10, "model 124's MinRsvPct");
@@ -87,25 +73,21 @@ test('sunspec: battery control through model 124; the battery follows and is hel
   await command(server, 'inverter_1', { mode: 'charge', powerW: 1500, targetSoc: 53 });
   assert.deepEqual(commanded(device), { mode: 3, out: -50, in: 50, grid: 1 });
   assert.equal((await lastAudited(server, 'inverter_1/battery_control_mode')).result, 'ok');
-  const socs: number[] = [];
-  // Until the server read the target; the driver's hold follows in the same poll.
-  while (socs.length < 40 && !(socs.at(-1)! >= 53)) socs.push(await advance(server, device, 2));
-  assert.ok(socs[0]! > 50, `SOC rises: ${socs.join(' ')}`);
-  await eventually(
-    () => Promise.resolve(controls(device).mode === 2 ? true : undefined),
-    'the driver to hold at the target',
-  );
+  const holding = () => controls(device).mode === 2;
+  await runToTarget(rig.battery(device, server), [50, 53], 2, {
+    now: holding,
+    what: 'the driver to hold at the target',
+  });
   assert.deepEqual(commanded(device), { mode: 2, out: 0, in: 100, grid: 0 });
   const held = Math.round(device.soc);
   assert.equal(held, 53);
   // Within the hold's revert timeout, which the hold at the target restarted.
-  assert.equal(Math.round(await advance(server, device, 25)), held, 'held: no discharge at night');
+  assert.equal(Math.round(await socAfter(rig.battery(device, server), 25)), held, 'held: no discharge at night');
 
   // Discharge at 2400 W down to 51 %.
   await command(server, 'inverter_1', { mode: 'discharge', powerW: 2400, targetSoc: 51 });
   assert.deepEqual(commanded(device), { mode: 3, out: 80, in: -80, grid: 0 });
-  for (let i = 0, soc = 53; i < 60 && soc > 51; i++) soc = await advance(server, device, 1);
-  await eventually(() => Promise.resolve(controls(device).mode === 2 ? true : undefined), 'the driver to hold at 51 %');
+  await runToTarget(rig.battery(device, server), [53, 51], 1, { now: holding, what: 'the driver to hold at 51 %' });
   assert.equal(Math.round(device.soc), 51);
 
   // Hold, then normal: StorCtl_Mod 2 with OutWRte 0, then everything off.
@@ -113,74 +95,56 @@ test('sunspec: battery control through model 124; the battery follows and is hel
   assert.deepEqual(commanded(device), { mode: 2, out: 0, in: 100, grid: 0 });
   await command(server, 'inverter_1', { mode: 'normal', powerW: 2400, targetSoc: 51 });
   assert.deepEqual(commanded(device), NORMAL);
-  assert.ok((await advance(server, device, 60)) < 50, 'self-consumption discharges to the night load');
+  assert.ok((await socAfter(rig.battery(device, server), 60)) < 50, 'self-consumption discharges to the night load');
 
   await assertLimitsAndRefusal(server, 'inverter_1', { maxChargeW: 5000, minSoc: 10 }, () => (device.refuse = true));
 });
 
 test("sunspec: a Charge nobody renews ends on the device when its revert timeout runs out by the device's clock", async () => {
-  clock = new Date(2026, 5, 21, 22, 0);
-  const device = sunspec();
-  const { server, emulator } = await start(device);
-  await leaseOffered(server);
-  await command(server, 'inverter_1', { mode: 'charge', powerW: 1500, targetSoc: 90 });
+  const { device, emulator } = await rig.charging(1500);
   const { revertS } = controls(device);
   assert.ok(revertS > 0 && revertS <= 1800, `the revert timeout written with Charge: ${revertS} s`);
   assert.deepEqual(commanded(device), { mode: 3, out: -50, in: 50, grid: 1 });
 
   // The link goes silent: nobody renews. The emulator's clock runs on to the timeout's end.
-  await whileSilent(emulator, () => {
-    clock = new Date(clock.getTime() + (revertS - 1) * 1000);
-    assert.equal(controls(device).mode, 3, 'forced until the timeout runs out');
-    const soc = device.soc;
-    clock = new Date(clock.getTime() + 2000);
-    assert.deepEqual(
-      controls(device),
-      { mode: 0, out: 100, in: 100, revertS, grid: 1 },
-      'StorCtl_Mod and both rates back to their defaults on the device, read from its registers',
-    );
-    clock = new Date(clock.getTime() + 30 * MINUTE);
-    device.readHoldingRegisters({ address: 40000, count: 2 });
-    assert.ok(
-      device.soc < soc,
-      `self-consumption again: the night load discharges the battery (${soc} -> ${device.soc} %)`,
-    );
+  await assertRunsOutSilently(emulator, rig.battery(device), revertS * 1000, {
+    forced: () => assert.equal(controls(device).mode, 3, 'forced until the timeout runs out'),
+    back: () =>
+      assert.deepEqual(
+        controls(device),
+        { mode: 0, out: 100, in: 100, revertS, grid: 1 },
+        'StorCtl_Mod and both rates back to their defaults on the device, read from its registers',
+      ),
+    again: 'self-consumption again',
   });
 });
 
 test('sunspec: a renewal restarts the countdown on the device and writes nothing but the revert timeout', async () => {
-  clock = new Date(2026, 5, 21, 22, 0);
-  const device = sunspec();
-  const { server } = await start(device);
-  await leaseOffered(server);
-  await command(server, 'inverter_1', { mode: 'charge', powerW: 1500, targetSoc: 90 });
+  const { device, server } = await rig.charging(1500);
   const first = controls(device).revertS;
   assert.deepEqual(offsets(device).at(-1), { offset: 3, values: [3] }, 'StorCtl_Mod last');
 
-  clock = new Date(clock.getTime() + 20 * MINUTE);
-  device.writes = [];
-  assert.equal((await write(server, 'inverter_1/battery_control_mode', 'Charge')).status, 200);
+  rig.clock.advance(20 * MINUTE);
+  await writesFor(server, device, 'battery_control_mode', 'Charge');
   assert.equal(device.writes.length, 1, `one request: ${JSON.stringify(device.writes)}`);
   const [renewal] = offsets(device);
   assert.equal(renewal!.offset, 13, 'InOutWRte_RvrtTms');
   assert.ok(renewal!.values[0]! > 1700 && renewal!.values[0]! <= 1800, `the lease's seconds: ${renewal!.values[0]}`);
 
   // Past the first countdown's end, within the renewed one: still forced.
-  clock = new Date(clock.getTime() + (first - 20 * 60 + 60) * 1000);
+  rig.clock.advance((first - 20 * 60 + 60) * 1000);
   assert.deepEqual(commanded(device), { mode: 3, out: -50, in: 50, grid: 1 });
-  clock = new Date(clock.getTime() + 30 * MINUTE);
+  rig.clock.advance(30 * MINUTE);
   assert.equal(controls(device).mode, 0, 'the renewed countdown ran out too');
 
   // A new power while charging: the rates and the timeout, nothing else.
-  device.writes = [];
-  assert.equal((await write(server, 'inverter_1/battery_control_power', '2400')).status, 200);
+  await writesFor(server, device, 'battery_control_power', '2400');
   assert.deepEqual(
     offsets(device).map((w) => w.offset),
     [10, 13, 3],
     'the device had reverted: the rates, the timeout and StorCtl_Mod again (ChaGriSet had stayed)',
   );
-  device.writes = [];
-  assert.equal((await write(server, 'inverter_1/battery_control_power', '3000')).status, 200);
+  await writesFor(server, device, 'battery_control_power', '3000');
   assert.deepEqual(
     offsets(device).map((w) => [w.offset, w.values.length]),
     [
@@ -192,11 +156,10 @@ test('sunspec: a renewal restarts the countdown on the device and writes nothing
 });
 
 test('sunspec: a forced command left on the device is ended at the start, audited; the stop ends the one in force', async () => {
-  clock = new Date(2026, 5, 21, 22, 0);
-  const device = sunspec();
+  const device = rig.unit();
   // Grid charging without a timeout, as the driver used to leave it: StorCtl_Mod 3, OutWRte -100 %.
   Object.assign(device.storage, { mode: 3, outRate: -10000 & 0xffff, inRate: 10000, gridCharge: 1, rvrtTms: 0 });
-  const { server } = await start(device);
+  const { server } = await rig.start(device);
   await assertEndedAtStartAndStop(server, 'inverter_1', {
     via: 'sunspec',
     read: () => commanded(device),
@@ -206,6 +169,6 @@ test('sunspec: a forced command left on the device is ended at the start, audite
 });
 
 test('sunspec: a device without model 124 offers no battery control', async () => {
-  const { server } = await start(floatInverter());
+  const { server } = await rig.start(floatInverter());
   await assertNoBatteryControl(server, 'inverter_1');
 });

@@ -10,6 +10,7 @@
 // nothing else of it, and a window left on the GX is ended (audited) when the driver starts.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import { ManualClock } from '@heliograph/core/clock';
 import type { ModbusDevice, RunningEmulator } from '@heliograph/plugins-sdk/emulator';
 import { victronUnits, VictronSite } from '@heliograph/plugin-victron/emulator';
 import type { TestServer } from '../helpers/server.js';
@@ -20,13 +21,17 @@ import {
   command,
   lastAudited,
   MINUTE,
+  NIGHT,
   recordWrites,
   type RegisterWrite,
+  socAfter,
+  type SocProbe,
   startDriver,
   whileSilent,
 } from './battery-control.js';
 
-let clock = new Date(2026, 5, 21, 22, 0); // night: no PV
+/** The emulator's clock, at night (no PV) at each test's start. */
+let clock = new ManualClock(NIGHT);
 const signed = (word: number) => (word >= 0x8000 ? word - 0x10000 : word);
 const BATTERY = { capacityKwh: 10, maxChargeW: 5000, maxDischargeW: 5000, minSoc: 20 };
 
@@ -40,7 +45,7 @@ interface Gx {
 }
 
 async function start(prepare: (site: VictronSite) => void = () => undefined): Promise<Gx> {
-  const site = new VictronSite({ now: () => clock, soc: 50 });
+  const site = new VictronSite({ now: () => new Date(clock.now()), soc: 50 });
   prepare(site);
   const units = victronUnits(site);
   const system = recordWrites(units.get(100)!);
@@ -86,17 +91,18 @@ function commanded(system: ModbusDevice) {
   return { window: true, feedIn: s.feedIn, restrictions: s.restrictions, soc: s.soc, strategy: s.strategy };
 }
 
-/** Moves the emulator's clock on, then waits until the server has read the SOC it holds now. */
-async function advance(gx: Gx, minutes: number): Promise<number> {
-  clock = new Date(clock.getTime() + minutes * MINUTE);
-  gx.system.readHoldingRegisters({ address: 842, count: 1 }); // brings the battery up to the new time
-  const soc = Math.round(gx.site.soc * 10) / 10;
-  await valuesWhen(gx.server, (v) => v.get('battery_1/state_of_charge') === soc, `the server to read SOC ${soc}`);
-  return soc;
-}
+/** The emulator's battery on `clock`, as the server shows it. */
+const battery = (gx: Gx): SocProbe => ({
+  clock,
+  soc: () => {
+    gx.system.readHoldingRegisters({ address: 842, count: 1 }); // brings the battery up to the clock's time
+    return Math.round(gx.site.soc * 10) / 10;
+  },
+  shown: { server: gx.server, topic: 'battery_1/state_of_charge' },
+});
 
 test('victron: battery control through Dynamic ESS slot 0; the battery follows each mode', async () => {
-  clock = new Date(2026, 5, 21, 22, 0);
+  clock = new ManualClock(NIGHT);
   const gx = await start();
   const info = await valuesWhen(
     gx.server,
@@ -114,13 +120,13 @@ test('victron: battery control through Dynamic ESS slot 0; the battery follows e
   assert.equal((await lastAudited(gx.server, 'inverter_1/battery_control_mode')).result, 'ok');
   const charging = slot(gx.system);
   assert.ok(charging.batteryW > 2900 && charging.gridW > 2900, `from the grid: ${JSON.stringify(charging)}`);
-  const charged = await advance(gx, 10);
+  const charged = await socAfter(battery(gx), 10);
   assert.ok(charged > 54 && charged < 56, `about 3000 W for 10 min: ${charged} %`);
 
   // Hold: PV only (grid to battery restricted), nothing discharges at night.
   await command(gx.server, 'inverter_1', { mode: 'hold', powerW: 3000, targetSoc: 80 });
   assert.deepEqual(commanded(gx.system), { window: true, feedIn: 0, restrictions: 2, soc: 100, strategy: 0 });
-  assert.equal(await advance(gx, 10), charged, 'held: no discharge at night');
+  assert.equal(await socAfter(battery(gx), 10), charged, 'held: no discharge at night');
 
   // Discharge at 2000 W to 30 %: to the grid (feed-in allowed), aiming 10 % lower by the end
   // than the SOC Dynamic ESS works with (/Dc/Battery/Soc, 843, whole %).
@@ -135,7 +141,7 @@ test('victron: battery control through Dynamic ESS slot 0; the battery follows e
   });
   const selling = slot(gx.system);
   assert.ok(selling.batteryW < -1500 && selling.gridW < 0, `to the grid: ${JSON.stringify(selling)}`);
-  assert.ok((await advance(gx, 10)) < charged - 3, 'discharged');
+  assert.ok((await socAfter(battery(gx), 10)) < charged - 3, 'discharged');
 
   // Normal: the window ends (Start 0), the regular ESS covers the night load.
   await command(gx.server, 'inverter_1', { mode: 'normal', powerW: 2000, targetSoc: 30 });
@@ -166,7 +172,7 @@ test('victron: battery control through Dynamic ESS slot 0; the battery follows e
 });
 
 test("victron: a Charge nobody renews ends on the GX when its window ends by the GX's clock", async () => {
-  clock = new Date(2026, 5, 21, 22, 0);
+  clock = new ManualClock(NIGHT);
   const gx = await start();
   await valuesWhen(gx.server, (v) => v.get('inverter_1/battery_control_lease') === 1800, 'battery control');
   await command(gx.server, 'inverter_1', { mode: 'charge', powerW: 3000, targetSoc: 90 });
@@ -175,10 +181,10 @@ test("victron: a Charge nobody renews ends on the GX when its window ends by the
 
   // The link goes silent: nobody renews. The emulator's clock runs on to the window's end.
   await whileSilent(gx.emulator, () => {
-    gx.site.clockOffsetMs = (begun + durationS / 2) * 1000 - clock.getTime();
+    gx.site.clockOffsetMs = (begun + durationS / 2) * 1000 - clock.now();
     const half = slot(gx.system);
     assert.ok(half.batteryW > 0 && half.gridW > 0, `halfway, still grid charging: ${JSON.stringify(half)}`);
-    gx.site.clockOffsetMs = (begun + durationS + 1) * 1000 - clock.getTime();
+    gx.site.clockOffsetMs = (begun + durationS + 1) * 1000 - clock.now();
     const after = slot(gx.system);
     assert.equal(after.start, begun, 'the slot stays as written');
     assert.ok(
@@ -194,14 +200,14 @@ test("victron: a Charge nobody renews ends on the GX when its window ends by the
 });
 
 test('victron: a renewal moves the window end and writes nothing else of the slot', async () => {
-  clock = new Date(2026, 5, 21, 22, 0);
+  clock = new ManualClock(NIGHT);
   const gx = await start();
   await valuesWhen(gx.server, (v) => v.get('inverter_1/battery_control_lease') === 1800, 'battery control');
   await valuesWhen(gx.server, (v) => v.get('battery_1/state_of_charge') === 50, 'a first SOC');
   await command(gx.server, 'inverter_1', { mode: 'hold', powerW: 3000, targetSoc: 90 });
   const first = slot(gx.system);
 
-  clock = new Date(clock.getTime() + 20 * MINUTE);
+  clock.advance(20 * MINUTE);
   gx.writes.length = 0;
   assert.equal((await write(gx.server, 'inverter_1/battery_control_mode', 'Hold')).status, 200);
   assert.deepEqual(
@@ -215,19 +221,19 @@ test('victron: a renewal moves the window end and writes nothing else of the slo
   assert.ok(left > 1790 && left <= 1800, `the window ends a lease from now: ${left} s`);
 
   // Past the first window's end, within the renewed one: still held.
-  gx.site.clockOffsetMs = (first.start + first.durationS + 60) * 1000 - clock.getTime();
+  gx.site.clockOffsetMs = (first.start + first.durationS + 60) * 1000 - clock.now();
   assert.equal(slot(gx.system).strategy, 0);
   assert.equal(gx.system.readHoldingRegisters({ address: 5400, count: 1 })[0], 1, 'Dynamic ESS active');
 });
 
 test('victron: a window left on the GX is ended at the start, audited; the stop ends the one in force', async () => {
-  clock = new Date(2026, 5, 21, 22, 0);
+  clock = new ManualClock(NIGHT);
   const gx = await start((site) => {
     // Grid charging in slot 0 for two more hours, as another controller (or a crash) left it.
     Object.assign(site.dess, {
       mode: 4,
       capacityTenths: 100,
-      start: Math.floor(clock.getTime() / 1000) - 60,
+      start: Math.floor(clock.now() / 1000) - 60,
       durationS: 7200,
       soc: 95,
       strategy: 0,

@@ -10,14 +10,14 @@
 // only 00, 01, 03 to the MS / MKS (PI30_HS_MS_MSX_RS232_Protocol_20140822 3.7,
 // PI30_Communication-Protocol-20150924-Customer 3.11, PI30_PIP-GK_MK-Protocol 3.12); mppsolar/protocols/pi30.py
 // `PCP` says "PCP02 (HS only...)". The emulated MKS refuses PCP02, the emulated MK PCP00.
-import { after, test } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { ManualClock } from '@heliograph/core/clock';
-import { startEmulatorServer } from '@heliograph/plugins-sdk/emulator';
-import { pi30Protocol, VoltronicDevice, type Pi30Model } from '@heliograph/plugin-voltronic/emulator';
+import { VoltronicDevice, type Pi30Model } from '@heliograph/plugin-voltronic/emulator';
 import { eventually } from '../helpers/child-server.js';
-import { startTestServer, type TestServer } from '../helpers/server.js';
+import type { TestServer } from '../helpers/server.js';
 import { valuesWhen, write } from './driver-api.js';
+import { servePi30 } from './pi30.js';
 import {
   assertLimitsAndRefusal,
   audit,
@@ -26,6 +26,8 @@ import {
   lastAudited,
   MINUTE,
   NIGHT,
+  socAfter,
+  type SocProbe,
 } from './battery-control.js';
 
 const LIMITS = { capacityKwh: 10.24, maxChargeW: 3000, maxDischargeW: 4000, minSoc: 20 };
@@ -52,42 +54,22 @@ async function start(
   const clock = new ManualClock(NIGHT);
   const device = new TestVoltronic({ now: () => new Date(clock.now()), soc: options.soc ?? 50, model: options.model });
   Object.assign(device, options.before);
-  const emulator = await startEmulatorServer({ protocol: pi30Protocol(device) });
-  after(() => emulator.close());
-  const server = await startTestServer({
-    clock,
-    bundled: ['voltronic'],
-    plugins: [
-      {
-        id: 'axpert',
-        plugin: 'voltronic',
-        devices: ['inverter_1'],
-        config: {
-          connection: { type: 'tcp', host: '127.0.0.1', port: emulator.port },
-          pollIntervalMs: 500,
-          timeoutMs: 300,
-          battery: LIMITS,
-        },
-      },
-    ],
-  });
+  const { server } = await servePi30(device, clock, LIMITS);
   await valuesWhen(server, (v) => v.get('inverter_1/battery_capacity') === 10.24, 'the battery limits as info');
   return { device, server, clock };
 }
 
 type Rig = Awaited<ReturnType<typeof start>>;
 
-/**
- * Moves the emulator's clock on by `minutes`, then waits until the server has polled the SOC
- * the emulator holds at the new time; returns it.
- */
-async function advance({ server, device, clock }: Rig, minutes: number): Promise<number> {
-  clock.advance(minutes * MINUTE);
-  device.answer('QPIGS'); // brings the emulator's battery up to the new time
-  const soc = Math.round(device.soc);
-  await valuesWhen(server, (v) => v.get('inverter_1/battery_state_of_charge') === soc, `the server to read SOC ${soc}`);
-  return soc;
-}
+/** The emulator's battery on the clock it shares with the server, as the server shows it. */
+const battery = ({ server, device, clock }: Rig): SocProbe => ({
+  clock,
+  soc: () => {
+    device.answer('QPIGS'); // brings the emulator's battery up to the clock's time
+    return Math.round(device.soc);
+  },
+  shown: { server, topic: 'inverter_1/battery_state_of_charge' },
+});
 
 /** The audit entries of `inverter_1/battery_control_mode`, oldest first. */
 async function modes(server: TestServer): Promise<AuditEntry[]> {
@@ -123,7 +105,7 @@ test('voltronic: battery control sets the priorities and the utility current; gr
   // Until the server read the target, renewed every 10 minutes; the driver ends grid charging in the same poll.
   while (socs.length < 40 && !(socs.at(-1)! >= 54)) {
     if (socs.length % 5 === 4) await renew(server, 'Charge');
-    socs.push(await advance(rig, 2));
+    socs.push(await socAfter(battery(rig), 2));
   }
   assert.ok(socs[0]! >= 50 && socs.at(-1)! >= 54, `SOC rises to the target: ${socs.join(' ')}`);
   await eventually(
@@ -134,16 +116,16 @@ test('voltronic: battery control sets the priorities and the utility current; gr
   const atTarget = Math.round(device.soc);
   assert.equal(atTarget, 54);
   await renew(server, 'Charge');
-  assert.equal(await advance(rig, 20), atTarget, 'no further charging, no discharging');
+  assert.equal(await socAfter(battery(rig), 20), atTarget, 'no further charging, no discharging');
   assert.deepEqual([device.outputPriority, device.chargerPriority], [0, 3], 'the renewal kept the charge ended');
 
   await command(server, 'inverter_1', { mode: 'hold', powerW: 1500, targetSoc: 54 });
   assert.deepEqual([device.outputPriority, device.chargerPriority], [0, 3]);
-  assert.equal(await advance(rig, 20), atTarget, 'hold keeps the SOC at night');
+  assert.equal(await socAfter(battery(rig), 20), atTarget, 'hold keeps the SOC at night');
 
   await command(server, 'inverter_1', { mode: 'normal', powerW: 1500, targetSoc: 54 });
   assert.deepEqual([device.outputPriority, device.chargerPriority], [2, 3], 'SBU, only solar');
-  assert.ok((await advance(rig, 60)) < atTarget, 'SBU discharges to the night load');
+  assert.ok((await socAfter(battery(rig), 60)) < atTarget, 'SBU discharges to the night load');
 
   const discharge = await write(server, 'inverter_1/battery_control_mode', 'Discharge');
   assert.equal(discharge.status, 422, 'an off-grid inverter offers no discharge mode');
@@ -160,7 +142,7 @@ test('voltronic: only the settings that change are sent; a renewal sends nothing
   assert.deepEqual(device.writes, ['MUCHGC020', 'POP00', 'PCP02']);
   device.writes.length = 0;
   await renew(server, 'Charge');
-  await advance(rig, 5);
+  await socAfter(battery(rig), 5);
   await renew(server, 'Charge');
   assert.deepEqual(device.writes, [], 'renewed twice, the battery voltage moving: nothing sent');
 
@@ -176,7 +158,7 @@ test('voltronic: a forced command nobody renews is ended by the driver at the le
   const { device, server } = rig;
   await command(server, 'inverter_1', { mode: 'charge', powerW: 1500, targetSoc: 90 });
   assert.deepEqual([device.outputPriority, device.chargerPriority], [0, 2]);
-  const rising = await advance(rig, 25);
+  const rising = await socAfter(battery(rig), 25);
   assert.deepEqual([device.outputPriority, device.chargerPriority], [0, 2], 'in the lease: still charging');
   assert.ok(rising > 50);
 
@@ -192,7 +174,7 @@ test('voltronic: a forced command nobody renews is ended by the driver at the le
     ['Charge'],
     'as a device timer would: no write of Normal through the write path for a planner to take as a person',
   );
-  assert.ok((await advance(rig, 60)) < rising, 'SBU: the battery feeds the night load again');
+  assert.ok((await socAfter(battery(rig), 60)) < rising, 'SBU: the battery feeds the night load again');
 });
 
 test('voltronic: a forced priority found at the start is ended, audited; the stop ends the one in force', async () => {
@@ -239,7 +221,7 @@ test('voltronic: the charger priority the model takes (MKS: utility first; MK: s
   await command(mk.server, 'inverter_1', { mode: 'charge', powerW: 1500, targetSoc: 90 });
   assert.equal(mk.device.charger, 'solar and utility');
   assert.deepEqual(mk.device.writes, ['MUCHGC020', 'POP00', 'PCP02']);
-  assert.ok((await advance(mk, 20)) > 50, 'the utility charges the battery');
+  assert.ok((await socAfter(battery(mk), 20)) > 50, 'the utility charges the battery');
   await mk.server.close();
   assert.deepEqual([mk.device.outputPriority, mk.device.charger], [2, 'only solar'], 'normal at the stop');
 
@@ -252,7 +234,7 @@ test('voltronic: the charger priority the model takes (MKS: utility first; MK: s
   await command(lv.server, 'inverter_1', { mode: 'charge', powerW: 1500, targetSoc: 90 });
   assert.equal(lv.device.charger, 'solar and utility');
   assert.deepEqual(lv.device.writes, ['MUCHGC0020', 'POP00', 'PCP01']);
-  const soc = await advance(lv, 20);
+  const soc = await socAfter(battery(lv), 20);
   assert.ok(soc > 50, `the utility charges the battery: ${soc} %`);
   await lv.server.close();
   assert.equal(lv.device.charger, 'only solar', 'normal at the stop: PCP02 on this model');

@@ -10,11 +10,9 @@
 // CT, where the lease's end is the inverter's normal self, and Selling first, where it is what
 // the driver's README states.
 import { DeyeDevice } from '@heliograph/plugin-deye/emulator';
-import { type DeviceReading, driverEntry, leaseOnDeviceTests, nightFrom, onModbusEmulator } from './fail-safe-setup.js';
+import { type DeviceReading, driverEntry, leaseOnDeviceTests, onModbusUnitAtNight } from './fail-safe-setup.js';
 
 const BATTERY = { capacityKwh: 5.12, maxChargeW: 2500, maxDischargeW: 2500, minSoc: 20 };
-/** A winter evening on the device: no sun, the night load; the forced windows stay before midnight. */
-const EVENING = new Date(2026, 11, 21, 21, 0);
 
 /** Where each model keeps its clock and its program, and the unit of its slot powers. */
 const LAYOUT: Record<'single-phase' | 'three-phase-hv', Layout> = {
@@ -103,19 +101,22 @@ function readDeye(device: DeyeDevice, layout: Layout, targetSoc: number): Device
   return { mode: 'other', seen: inForce };
 }
 
-/** The emulator as `model`, in the owner's work mode (0 selling first, the emulator's default; 2 zero export to CT). */
-async function deye(model: 'single-phase' | 'three-phase-hv', workMode: 0 | 2) {
-  const device = new DeyeDevice({ now: nightFrom(EVENING), soc: 50, model });
-  device.settings.workMode = workMode;
-  const targetSoc = 90;
-  return onModbusEmulator({
+/**
+ * The emulator as `model` on a winter evening (the forced windows stay before midnight), in the
+ * owner's work mode (0 selling first, the emulator's default; 2 zero export to CT).
+ */
+function deye(model: 'single-phase' | 'three-phase-hv', workMode: 0 | 2) {
+  return onModbusUnitAtNight({
     plugin: driverEntry('deye', { timeoutMs: 400, battery: BATTERY }),
     transport: 'tcp',
-    units: new Map([[1, device]]),
-    clocked: device,
+    unit: 1,
+    make: (options) => {
+      const device = new DeyeDevice({ ...options, model });
+      device.settings.workMode = workMode;
+      return device;
+    },
     powerW: 2000,
-    targetSoc,
-    read: () => readDeye(device, LAYOUT[model], targetSoc),
+    read: (device, targetSoc) => readDeye(device, LAYOUT[model], targetSoc),
   });
 }
 

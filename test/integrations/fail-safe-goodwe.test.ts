@@ -9,7 +9,7 @@
 // + discharging) and active_power at 35140 (s16, + export). The groups run on the emulator's
 // own clock, which the tests move on to let a lease run out.
 import { GoodweDevice } from '@heliograph/plugin-goodwe/emulator';
-import { type DeviceReading, driverEntry, leaseOnDeviceTests, nightFrom, onModbusEmulator } from './fail-safe-setup.js';
+import { type DeviceReading, driverEntry, leaseOnDeviceTests, onModbusUnitAtNight } from './fail-safe-setup.js';
 
 const signed = (word: number) => (word >= 0x8000 ? word - 0x10000 : word);
 
@@ -38,19 +38,16 @@ function readGoodwe(device: GoodweDevice): DeviceReading {
   return { mode: !inForce && batteryW >= 0 && activeW <= 0 ? 'normal' : 'other', seen };
 }
 
-leaseOnDeviceTests('goodwe', async () => {
-  // A winter evening on the device: no sun, the night load.
-  const device = new GoodweDevice({ now: nightFrom(new Date(2026, 11, 21, 21, 0)), soc: 50 });
-  return onModbusEmulator({
+leaseOnDeviceTests('goodwe', () =>
+  onModbusUnitAtNight({
     plugin: driverEntry('goodwe', {
       timeoutMs: 300,
       battery: { capacityKwh: 10, maxChargeW: 5000, maxDischargeW: 5000, minSoc: 10 },
     }),
     transport: 'rtu-over-tcp',
-    units: new Map([[0xf7, device]]),
-    clocked: device,
+    unit: 0xf7,
+    make: (options) => new GoodweDevice(options),
     powerW: 3000,
-    targetSoc: 90,
-    read: () => readGoodwe(device),
-  });
-});
+    read: readGoodwe,
+  }),
+);

@@ -10,11 +10,9 @@
 // 0.1 W). The slots run on the emulator's own clock, which the tests move on to let a lease run
 // out.
 import { GrowattDevice, type GrowattEmulatorModel } from '@heliograph/plugin-growatt/emulator';
-import { type DeviceReading, driverEntry, leaseOnDeviceTests, nightFrom, onModbusEmulator } from './fail-safe-setup.js';
+import { type DeviceReading, driverEntry, leaseOnDeviceTests, onModbusUnitAtNight } from './fail-safe-setup.js';
 
 const BATTERY = { capacityKwh: 6.5, maxChargeW: 3000, maxDischargeW: 3000, minSoc: 20 };
-/** A winter evening on the device: no sun, the night load; the forced slots stay before midnight. */
-const EVENING = new Date(2026, 11, 21, 21, 0);
 
 /**
  * What the unit does now by its registers: the slot in force at the time on its clock (battery
@@ -55,17 +53,15 @@ function readGrowatt(device: GrowattDevice, targetSoc: number): DeviceReading {
   return { mode: normal ? 'normal' : 'other', seen };
 }
 
-async function growatt(model: GrowattEmulatorModel) {
-  const device = new GrowattDevice({ now: nightFrom(EVENING), soc: 50, model });
-  const targetSoc = 90;
-  return onModbusEmulator({
+/** The emulator as `model` on a winter evening: the forced slots stay before midnight. */
+function growatt(model: GrowattEmulatorModel) {
+  return onModbusUnitAtNight({
     plugin: driverEntry('growatt', { timeoutMs: 400, battery: BATTERY }),
     transport: 'tcp',
-    units: new Map([[1, device]]),
-    clocked: device,
+    unit: 1,
+    make: (options) => new GrowattDevice({ ...options, model }),
     powerW: 2000,
-    targetSoc,
-    read: () => readGrowatt(device, targetSoc),
+    read: readGrowatt,
   });
 }
 

@@ -7,7 +7,7 @@
 // + feeding the grid). The forcible period runs on the emulator's own clock, which the tests
 // move on to let a lease run out.
 import { HuaweiDevice } from '@heliograph/plugin-huawei/emulator';
-import { type DeviceReading, driverEntry, leaseOnDeviceTests, nightFrom, onModbusEmulator } from './fail-safe-setup.js';
+import { type DeviceReading, driverEntry, leaseOnDeviceTests, onModbusUnitAtNight } from './fail-safe-setup.js';
 
 const s32 = ([high, low]: number[]) => ((high! << 16) | low!) >> 0;
 
@@ -27,16 +27,13 @@ function readHuawei(device: HuaweiDevice): DeviceReading {
   return { mode: command === 0 && batteryW <= 0 && meterW <= 0 ? 'normal' : 'other', seen };
 }
 
-leaseOnDeviceTests('huawei', async () => {
-  // A winter evening on the device: no sun, the night load.
-  const device = new HuaweiDevice({ now: nightFrom(new Date(2026, 11, 21, 21, 0)), soc: 50 });
-  return onModbusEmulator({
+leaseOnDeviceTests('huawei', () =>
+  onModbusUnitAtNight({
     plugin: driverEntry('huawei', { timeoutMs: 300, connectDelayMs: 100 }, ['inverter_1']),
     transport: 'tcp',
-    units: new Map([[1, device]]),
-    clocked: device,
+    unit: 1,
+    make: (options) => new HuaweiDevice(options),
     powerW: 2000,
-    targetSoc: 90,
-    read: () => readHuawei(device),
-  });
-});
+    read: readHuawei,
+  }),
+);

@@ -216,6 +216,38 @@ export async function onModbusEmulator(definition: ModbusLeasedDevice): Promise<
   };
 }
 
+/** A winter evening on a device's clock: no sun, the night load; the forced windows stay before midnight. */
+export const WINTER_EVENING = new Date(2026, 11, 21, 21, 0);
+
+/** One Modbus unit at SOC 50 on a night from {@link WINTER_EVENING}, and the Charge the tests ask of it, to 90 %. */
+export interface ModbusUnitAtNight<D extends ModbusDevice & { clockOffsetMs: number }> {
+  plugin: DevicePlugin;
+  transport: ModbusLeasedDevice['transport'];
+  /** Its unit id on the emulator. */
+  unit: number;
+  make: (options: { now: () => Date; soc: number }) => D;
+  powerW: number;
+  /** What the unit does now, from its registers, the Charge's target given. */
+  read: (device: D, targetSoc: number) => DeviceReading;
+}
+
+/** The unit of `definition` made and on its Modbus emulator: {@link onModbusEmulator}. */
+export function onModbusUnitAtNight<D extends ModbusDevice & { clockOffsetMs: number }>(
+  definition: ModbusUnitAtNight<D>,
+): Promise<LeasedDevice> {
+  const device = definition.make({ now: nightFrom(WINTER_EVENING), soc: 50 });
+  const targetSoc = 90;
+  return onModbusEmulator({
+    plugin: definition.plugin,
+    transport: definition.transport,
+    units: new Map([[definition.unit, device]]),
+    clocked: device,
+    powerW: definition.powerW,
+    targetSoc,
+    read: () => definition.read(device, targetSoc),
+  });
+}
+
 /** Waits until what `read` reads from the device is `mode`. */
 export function deviceShows(read: () => DeviceReading, mode: DeviceReading['mode'], what: string): Promise<void> {
   return pollUntil(

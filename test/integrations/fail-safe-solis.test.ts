@@ -8,7 +8,7 @@
 // 33263-33264 the meter's total active power, + export (Pho3niX90 `hybrid_sensors.py`). The
 // RC timeout runs on the emulator's own clock, which the tests move on to let a lease run out.
 import { SolisDevice } from '@heliograph/plugin-solis/emulator';
-import { type DeviceReading, driverEntry, leaseOnDeviceTests, nightFrom, onModbusEmulator } from './fail-safe-setup.js';
+import { type DeviceReading, driverEntry, leaseOnDeviceTests, onModbusUnitAtNight } from './fail-safe-setup.js';
 
 const s32 = ([high, low]: number[]) => ((high! << 16) | low!) >> 0;
 
@@ -31,19 +31,16 @@ function readSolis(device: SolisDevice): DeviceReading {
   return { mode: force === 0 && batteryW <= 0 && meterW <= 0 ? 'normal' : 'other', seen };
 }
 
-leaseOnDeviceTests('solis', async () => {
-  // A winter evening on the inverter: no sun, the night load.
-  const device = new SolisDevice({ now: nightFrom(new Date(2026, 11, 21, 21, 0)), soc: 50 });
-  return onModbusEmulator({
+leaseOnDeviceTests('solis', () =>
+  onModbusUnitAtNight({
     plugin: driverEntry('solis', {
       timeoutMs: 300,
       battery: { capacityKwh: 5, maxChargeW: 3000, maxDischargeW: 3000, minSoc: 20 },
     }),
     transport: 'rtu-over-tcp',
-    units: new Map([[1, device]]),
-    clocked: device,
+    unit: 1,
+    make: (options) => new SolisDevice(options),
     powerW: 1500,
-    targetSoc: 90,
-    read: () => readSolis(device),
-  });
-});
+    read: readSolis,
+  }),
+);

@@ -7,7 +7,7 @@
 // on the emulator's own clock, which the tests move on to let a lease run out.
 import { SunSpecDevice } from '@heliograph/plugin-sunspec/emulator';
 import { modelsOf } from '../drivers/sunspec-layouts.js';
-import { type DeviceReading, leaseOnDeviceTests, nightFrom, onModbusEmulator } from './fail-safe-setup.js';
+import { type DeviceReading, driverEntry, leaseOnDeviceTests, onModbusUnitAtNight } from './fail-safe-setup.js';
 
 const signed = (word: number) => (word >= 0x8000 ? word - 0x10000 : word);
 
@@ -36,16 +36,13 @@ function readSunSpec(device: SunSpecDevice): DeviceReading {
   return { mode: seen.storCtlMod === 0 && batteryW >= 0 && gridW >= 0 ? 'normal' : 'other', seen };
 }
 
-leaseOnDeviceTests('sunspec', async () => {
-  // A winter evening on the device: no sun, the night load.
-  const device = new SunSpecDevice({ now: nightFrom(new Date(2026, 11, 21, 21, 0)), soc: 50 });
-  return onModbusEmulator({
-    plugin: { id: 'sunspec', plugin: 'sunspec', devices: ['inverter_1'], config: { timeoutMs: 300 } },
+leaseOnDeviceTests('sunspec', () =>
+  onModbusUnitAtNight({
+    plugin: driverEntry('sunspec', { timeoutMs: 300 }, ['inverter_1']),
     transport: 'tcp',
-    units: new Map([[1, device]]),
-    clocked: device,
+    unit: 1,
+    make: (options) => new SunSpecDevice(options),
     powerW: 1500,
-    targetSoc: 90,
-    read: () => readSunSpec(device),
-  });
-});
+    read: readSunSpec,
+  }),
+);

@@ -15,8 +15,10 @@ import { ManualClock } from '@heliograph/core/clock';
 import { startEmulatorServer } from '@heliograph/plugins-sdk/emulator';
 import { pi30Protocol, VoltronicDevice } from '@heliograph/plugin-voltronic/emulator';
 import { pollUntil, within } from '../helpers/deadline.js';
-import { startTestServer, tempDir } from '../helpers/server.js';
-import { valuesWhen as inProcessValuesWhen, write as inProcessWrite } from '../drivers/driver-api.js';
+import { tempDir } from '../helpers/server.js';
+import { command } from '../drivers/battery-control.js';
+import { valuesWhen as inProcessValuesWhen } from '../drivers/driver-api.js';
+import { servePi30 } from '../drivers/pi30.js';
 import {
   assertDevice,
   audited,
@@ -132,33 +134,10 @@ test('voltronic: the link silent past the lease, the first poll it answers ends 
   // clock cannot show.
   const clock = new ManualClock(new Date(2026, 11, 21, 21, 0).getTime());
   const silent = new VoltronicDevice({ now: () => new Date(clock.now()), soc: 50 });
-  const link = await startEmulatorServer({ protocol: pi30Protocol(silent) });
-  const server = await startTestServer({
-    clock,
-    bundled: ['voltronic'],
-    plugins: [
-      {
-        id: 'axpert',
-        plugin: 'voltronic',
-        devices: [DEVICE],
-        config: {
-          connection: { type: 'tcp', host: '127.0.0.1', port: link.port },
-          pollIntervalMs: 500,
-          timeoutMs: 300,
-          battery: BATTERY,
-        },
-      },
-    ],
-  });
-  // After the server's close, which startTestServer's hook does at the end of this test.
-  after(() => link.close());
+  // The emulator closes after the server, which startTestServer's hook closes at the end of this test.
+  const { server, emulator: link } = await servePi30(silent, clock, BATTERY);
   await inProcessValuesWhen(server, (v) => v.get(`${DEVICE}/battery_control_lease`) === 0, 'battery control');
-  for (const [topic, value] of [
-    [`${DEVICE}/battery_control_power`, '1500'],
-    [`${DEVICE}/battery_control_target_soc`, '90'],
-    [MODE, 'Charge'],
-  ] as const)
-    assert.equal((await inProcessWrite(server, topic, value)).status, 200, topic);
+  await command(server, DEVICE, { mode: 'charge', powerW: 1500, targetSoc: 90 });
   assertDevice(() => readVoltronic(silent), 'charge', 'the Charge written');
 
   link.silence(true);

@@ -10,11 +10,11 @@ import { setTimeout as delay } from 'node:timers/promises';
 import { ManualClock } from '@heliograph/core/clock';
 import type { EmulatedChargePoint } from '@heliograph/plugin-ocpp/emulator';
 import { pollUntil } from '../helpers/deadline.js';
-import { startTestServer, type TestServer } from '../helpers/server.js';
+import type { TestServer } from '../helpers/server.js';
 import { audit } from '../drivers/battery-control.js';
 import { valuesOf, valuesWhen, write } from '../drivers/driver-api.js';
 import { bootedPoint, ocppEntry } from './ocpp-helpers.js';
-import { P, QUARTER, step } from './planner-setup.js';
+import { P, QUARTER, start, step } from './planner-setup.js';
 
 const HOUR = 3_600_000;
 /** 18:00 in Berlin, the car plugged in. */
@@ -23,22 +23,17 @@ const PLUG_IN = Date.parse('2026-12-21T17:00:00Z');
 const MAX_W = 16 * 3 * 230;
 
 async function startSite(clock: ManualClock): Promise<{ server: TestServer; point: EmulatedChargePoint }> {
-  const server = await startTestServer({
+  const server = await start(
     clock,
-    bundled: ['simulator', 'planner', 'ocpp'],
-    config: { site: { timeZone: 'Europe/Berlin', latitude: 52.5, longitude: 13.4 } },
-    plugins: [
-      {
-        id: 'sim',
-        plugin: 'simulator',
-        devices: ['inverter_1', 'battery_1'],
-        config: { pollIntervalMs: 1000, initialSoc: 90, backfill_days: 0, pvPeakW: 300 },
-      },
-      { id: 'planner', plugin: 'planner', devices: [P], config: { checkIntervalMs: 150, mode: 'active' } },
+    { mode: 'active' },
+    {
+      bundled: ['ocpp'],
+      fixtures: [],
+      sim: { initialSoc: 90 },
       // Heartbeats every hour: the charger is not silent across the clock's quarter-hour steps.
-      ocppEntry({ heartbeatIntervalS: 3600 }, ['charger_1']),
-    ],
-  });
+      plugins: [ocppEntry({ heartbeatIntervalS: 3600 }, ['charger_1'])],
+    },
+  );
   const point = await bootedPoint(server.url, () => clock.now());
   return { server, point };
 }

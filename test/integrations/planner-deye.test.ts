@@ -7,29 +7,18 @@
 import { describe, test } from 'node:test';
 import { ManualClock } from '@heliograph/core/clock';
 import { DeyeDevice } from '@heliograph/plugin-deye/emulator';
-import { deviceGoneTest, EVENING_BEFORE, plannerCommandsDevice, startWithModbusDevice } from './planner-setup.js';
+import { deviceGoneTest, EVENING_BEFORE, plannerCommandsDevice, startWithUnit } from './planner-setup.js';
 
 const clock = new ManualClock(EVENING_BEFORE);
 
 /** The deye emulator on the shared clock, the simulator for prices and forecast, the planner. */
-async function start(plannerConfig: Record<string, unknown> = {}) {
+function start(plannerConfig: Record<string, unknown> = {}) {
   const device = new DeyeDevice({ now: () => new Date(clock.now()), soc: 30, peakPvW: 300 });
   // Zero export to CT: the clock moves an hour at a step, past the lease between two renewals;
   // in Selling first a Deye's timer would sell the battery in the self-use slot meanwhile.
   device.settings.workMode = 2;
-  const { emulator, server } = await startWithModbusDevice(
-    clock,
-    {
-      id: 'deye',
-      plugin: 'deye',
-      devices: ['inverter_2', 'battery_1'],
-      config: { timeoutMs: 400, battery: { capacityKwh: 5.12, maxChargeW: 2500, maxDischargeW: 2500, minSoc: 20 } },
-      transport: 'tcp',
-      units: new Map([[1, device]]),
-    },
-    plannerConfig,
-  );
-  return { device, emulator, server };
+  const battery = { capacityKwh: 5.12, maxChargeW: 2500, maxDischargeW: 2500, minSoc: 20 };
+  return startWithUnit(clock, 'deye', device, battery, plannerConfig);
 }
 
 describe('battery planner on a Deye inverter', () => {

@@ -8,43 +8,26 @@ import { ManualClock } from '@heliograph/core/clock';
 import { WriteService } from '@heliograph/core/testing';
 import { audit } from '../drivers/battery-control.js';
 import { valuesOf, valuesWhen } from '../drivers/driver-api.js';
-import { startTestServer, type TestServer } from '../helpers/server.js';
-import { EVENING_BEFORE, P, step } from './planner-setup.js';
+import type { TestServer } from '../helpers/server.js';
+import { EVENING_BEFORE, P, start, step } from './planner-setup.js';
 
 // A small connection: the plan charges through every cheap quarter of the night at what the
 // limit leaves over the forecast load, so 03:00 is a Charge whichever plan is made.
 const LIMIT_W = 800;
 
-async function start(clock: ManualClock): Promise<TestServer> {
-  return startTestServer({
+/** The simulator's battery from 30 %, the site's meter (its grid power is what the test publishes) and the planner holding to the limit. */
+function startSite(clock: ManualClock): Promise<TestServer> {
+  return start(
     clock,
-    bundled: ['simulator', 'planner'],
-    fixtures: ['scripted-site'],
-    config: { site: { timeZone: 'Europe/Berlin', latitude: 52.5, longitude: 13.4 } },
-    plugins: [
-      {
-        id: 'sim',
-        plugin: 'simulator',
-        devices: ['inverter_1', 'battery_1'],
-        config: { pollIntervalMs: 1000, initialSoc: 30, backfill_days: 0, pvPeakW: 300 },
-      },
-      // The site's meter: its grid power is what the test publishes.
-      { id: 'meter', plugin: 'scripted-site', devices: ['meter_1'] },
-      {
-        id: 'planner',
-        plugin: 'planner',
-        devices: ['planner_1'],
-        config: {
-          checkIntervalMs: 150,
-          mode: 'active',
-          gridImportLimitW: LIMIT_W,
-          gridPowerTopic: 'meter_1/grid_power',
-          // Never published: the load forecast stays at its 500 W default, the plan as made first.
-          loadTopic: 'meter_1/load_power',
-        },
-      },
-    ],
-  });
+    {
+      mode: 'active',
+      gridImportLimitW: LIMIT_W,
+      gridPowerTopic: 'meter_1/grid_power',
+      // Never published: the load forecast stays at its 500 W default, the plan as made first.
+      loadTopic: 'meter_1/load_power',
+    },
+    { fixtures: ['scripted-site'], plugins: [{ id: 'meter', plugin: 'scripted-site', devices: ['meter_1'] }] },
+  );
 }
 
 function meter(server: TestServer, gridW: number): void {
@@ -76,7 +59,7 @@ async function siteLoad(server: TestServer, clock: ManualClock, siteW: number): 
 describe('the grid import limit at execution', () => {
   test('import above the limit lowers the charge power, audited and said; under it the plan returns', async () => {
     const clock = new ManualClock(EVENING_BEFORE + 6 * 3_600_000); // 03:00 local: the cheapest hour
-    const server = await start(clock);
+    const server = await startSite(clock);
     try {
       meter(server, 200); // the house at night
       const charging = await valuesWhen(

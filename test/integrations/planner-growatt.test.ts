@@ -7,26 +7,15 @@
 import { describe, test } from 'node:test';
 import { ManualClock } from '@heliograph/core/clock';
 import { GrowattDevice } from '@heliograph/plugin-growatt/emulator';
-import { deviceGoneTest, EVENING_BEFORE, plannerCommandsDevice, startWithModbusDevice } from './planner-setup.js';
+import { deviceGoneTest, EVENING_BEFORE, plannerCommandsDevice, startWithUnit } from './planner-setup.js';
 
 const clock = new ManualClock(EVENING_BEFORE);
 
 /** The growatt emulator on the shared clock, the simulator for prices and forecast, the planner. */
-async function start(plannerConfig: Record<string, unknown> = {}) {
+function start(plannerConfig: Record<string, unknown> = {}) {
   const device = new GrowattDevice({ now: () => new Date(clock.now()), soc: 30, peakPvW: 300 });
-  const { emulator, server } = await startWithModbusDevice(
-    clock,
-    {
-      id: 'growatt',
-      plugin: 'growatt',
-      devices: ['inverter_2', 'battery_1'],
-      config: { timeoutMs: 400, battery: { capacityKwh: 6.5, maxChargeW: 3000, maxDischargeW: 3000, minSoc: 20 } },
-      transport: 'tcp',
-      units: new Map([[1, device]]),
-    },
-    plannerConfig,
-  );
-  return { device, emulator, server };
+  const battery = { capacityKwh: 6.5, maxChargeW: 3000, maxDischargeW: 3000, minSoc: 20 };
+  return startWithUnit(clock, 'growatt', device, battery, plannerConfig);
 }
 
 describe('battery planner on a Growatt SPH', () => {

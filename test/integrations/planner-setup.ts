@@ -21,12 +21,21 @@ export const P = 'planner_1';
 export async function start(
   clock: ManualClock,
   plannerConfig: Record<string, unknown> = {},
-  more: { plugins?: unknown[]; dataDir?: string; sim?: Record<string, unknown>; simDevices?: string[] } = {},
+  more: {
+    plugins?: unknown[];
+    /** The bundled plugins `plugins` take beyond the simulator and the planner. */
+    bundled?: string[];
+    /** The fixture plugins `plugins` take: the refusing battery unless given. */
+    fixtures?: string[];
+    dataDir?: string;
+    sim?: Record<string, unknown>;
+    simDevices?: string[];
+  } = {},
 ): Promise<TestServer> {
   return startTestServer({
     clock,
-    bundled: ['simulator', 'planner'],
-    fixtures: more.plugins ? ['refusing-battery'] : [],
+    bundled: ['simulator', 'planner', ...(more.bundled ?? [])],
+    fixtures: more.fixtures ?? (more.plugins ? ['refusing-battery'] : []),
     ...(more.dataDir ? { dataDir: more.dataDir } : {}),
     config: { site: { timeZone: 'Europe/Berlin', latitude: 52.5, longitude: 13.4 } },
     plugins: [
@@ -99,6 +108,32 @@ export async function startWithModbusDevice(
   const connection = { type: transport, host: emulator.host, port: emulator.port };
   const config = { connection, pollIntervalMs: 500, ...plugin.config };
   return { emulator, server: await startWithDevice(clock, { ...plugin, config }, plannerConfig) };
+}
+
+/**
+ * {@link startWithModbusDevice} with driver `id` polling `unit` (unit id 1, over Modbus TCP)
+ * as `inverter_2` and `battery_1`, 400 ms a request, its battery as `battery` describes.
+ */
+export async function startWithUnit<D extends ModbusDevice>(
+  clock: ManualClock,
+  id: string,
+  unit: D,
+  battery: Record<string, number>,
+  plannerConfig: Record<string, unknown> = {},
+): Promise<{ device: D; server: TestServer; emulator: RunningEmulator }> {
+  const { emulator, server } = await startWithModbusDevice(
+    clock,
+    {
+      id,
+      plugin: id,
+      devices: ['inverter_2', 'battery_1'],
+      config: { timeoutMs: 400, battery },
+      transport: 'tcp',
+      units: new Map([[1, unit]]),
+    },
+    plannerConfig,
+  );
+  return { device: unit, emulator, server };
 }
 
 /**

@@ -32,6 +32,24 @@ function flat(from: number, to: number, watts: number): Map<number, number> {
   return m;
 }
 
+/**
+ * The plan from `now` on `prices` with a flat 2 kW load for two days and the battery at 60 %:
+ * where its actions stop, and the SOC they end at.
+ */
+function planFrom60(
+  highs: Awaited<ReturnType<typeof loadSolver>>,
+  prices: PriceInput[],
+  now: number,
+): { horizonEnd: number; end: number } {
+  const plan = makePlan(highs, {
+    ...planRequest(prices, now),
+    loadW: flat(now, now + 2 * DAY, 2000),
+    defaultLoadW: 2000,
+    socPercent: 60,
+  });
+  return { horizonEnd: plan.horizonEnd, end: plan.actions[plan.actions.length - 1]!.socPercent };
+}
+
 describe("the end of the plan's horizon", () => {
   test('no purchase is made profitable by the value of the energy left at the end', async () => {
     const highs = await loadSolver();
@@ -80,14 +98,8 @@ describe("the end of the plan's horizon", () => {
     // version spent the battery on 22:00-23:00 as if the world ended at midnight.
     const shape = (h: number) => (h === 22 ? 0.35 : h === 23 ? 0.3 : h < 9 ? 0.4 : 0.25);
     const prices = hourly(midnight - DAY, 24, shape);
-    const plan = makePlan(highs, {
-      ...planRequest(prices, now),
-      loadW: flat(now, now + 2 * DAY, 2000),
-      defaultLoadW: 2000,
-      socPercent: 60,
-    });
-    assert.equal(plan.horizonEnd, midnight, 'the actions stop with the known prices');
-    const end = plan.actions[plan.actions.length - 1]!.socPercent;
+    const { horizonEnd, end } = planFrom60(highs, prices, now);
+    assert.equal(horizonEnd, midnight, 'the actions stop with the known prices');
     assert.ok(end >= 59, `kept for the dear night after midnight: ${end} % at midnight (started at 60 %)`);
   });
 
@@ -101,14 +113,8 @@ describe("the end of the plan's horizon", () => {
     // the start (60 %) and bought 3 kWh less.
     const shape = (h: number) => (h < 9 ? 0.4 : h >= 18 ? 0.1 : 0.25);
     const prices = hourly(midnight - 23 * HOUR, 23, shape);
-    const plan = makePlan(highs, {
-      ...planRequest(prices, now),
-      loadW: flat(now, now + 2 * DAY, 2000),
-      defaultLoadW: 2000,
-      socPercent: 60,
-    });
-    assert.equal(plan.horizonEnd, midnight, 'the actions stop with the known prices');
-    const end = plan.actions[plan.actions.length - 1]!.socPercent;
+    const { horizonEnd, end } = planFrom60(highs, prices, now);
+    assert.equal(horizonEnd, midnight, 'the actions stop with the known prices');
     assert.ok(end >= 95, `filled in the cheap evening for the dear morning: ${end} % at midnight`);
   });
 
@@ -139,13 +145,7 @@ describe("the end of the plan's horizon", () => {
     const midnight = Date.UTC(2026, 0, 13);
     const now = midnight - 2 * HOUR;
     const prices = hourly(now, 2, (h) => (h === 22 ? 0.35 : 0.3));
-    const plan = makePlan(highs, {
-      ...planRequest(prices, now),
-      loadW: flat(now, now + 2 * DAY, 2000),
-      defaultLoadW: 2000,
-      socPercent: 60,
-    });
-    const end = plan.actions[plan.actions.length - 1]!.socPercent;
+    const { end } = planFrom60(highs, prices, now);
     assert.ok(end >= 60 - 1e-6, `ends at ${end} %`);
   });
 });
