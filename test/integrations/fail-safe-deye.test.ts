@@ -8,9 +8,25 @@
 // plugins/deye/src/emulator/tou.ts). The program runs on the emulator's own clock, which the
 // tests move on to let a lease run out. Each unit runs in the owner's work mode: Zero export to
 // CT, where the lease's end is the inverter's normal self, and Selling first, where it is what
-// the driver's README states.
+// the driver's README states. The last test holds the battery for the car (the ocpp plugin's
+// Hold while its demo charge point charges) and kills the server: the Hold is a lease too.
+import assert from 'node:assert/strict';
+import { after, test } from 'node:test';
 import { DeyeDevice } from '@heliograph/plugin-deye/emulator';
-import { type DeviceReading, driverEntry, leaseOnDeviceTests, onModbusUnitAtNight } from './fail-safe-setup.js';
+import { startChildServer } from '../helpers/child-server.js';
+import { within } from '../helpers/deadline.js';
+import { tempDir } from '../helpers/server.js';
+import {
+  assertDevice,
+  type DeviceReading,
+  deviceShows,
+  driverEntry,
+  leaseOnDeviceTests,
+  MINUTE,
+  onModbusUnitAtNight,
+  PAST_LEASE_MS,
+  valuesWhen,
+} from './fail-safe-setup.js';
 
 const BATTERY = { capacityKwh: 5.12, maxChargeW: 2500, maxDischargeW: 2500, minSoc: 20 };
 
@@ -134,3 +150,44 @@ const sellingFirst = {
 } as const;
 leaseOnDeviceTests('deye single-phase, selling first', () => deye('single-phase', 0), sellingFirst);
 leaseOnDeviceTests('deye three-phase HV, selling first', () => deye('three-phase-hv', 0), sellingFirst);
+
+test('deye single-phase: kill -9 while the ocpp plugin holds the battery for the car, normal by its own clock within the lease', async () => {
+  const device = await deye('single-phase', 2);
+  after(() => device.emulator.close());
+  // The demo charge point's car home from an hour ago (UTC) for two hours, charging at its
+  // minimum with no plan: the ocpp plugin holds the home battery so it does not feed the car.
+  const hhmm = (ms: number) => new Date(ms).toISOString().slice(11, 16);
+  const car = { plugInAt: hhmm(Date.now() - 60 * MINUTE), unplugAt: hhmm(Date.now() + 60 * MINUTE) };
+  const server = await startChildServer({
+    plugins: [
+      device.plugin,
+      { plugin: 'planner', id: 'planner', devices: ['planner_1'], config: { chargers: ['charger_1'] } },
+      { plugin: 'ocpp', id: 'ocpp', devices: ['charger_1'], config: { demoChargePoint: true, demoCar: car } },
+    ],
+    bundled: ['deye', 'planner', 'ocpp'],
+    env: { HELIOGRAPH_MDNS: '0' },
+    config: { site: { timeZone: 'UTC' } },
+    dir: tempDir(),
+  });
+  after(() => server.child.kill('SIGKILL'));
+  await valuesWhen(server, (v) => v.get('inverter_1/battery_control_mode') === 'Hold', 'the battery held for the car');
+  // Held, by the registers: a timer slot that is not the self-use one, and the battery neither
+  // charging nor serving the evening's load.
+  const held = (): DeviceReading => {
+    const reading = device.read();
+    const flows = reading.seen as { charge: number; discharge: number; load: number };
+    const still = reading.mode === 'other' && flows.charge === 0 && flows.discharge === 0 && flows.load > 0;
+    return { mode: still ? 'other' : reading.mode === 'other' ? 'charge' : reading.mode, seen: reading.seen };
+  };
+  await deviceShows(held, 'other', 'the Hold in the registers: the battery idle under the evening load');
+  const at = device.clockOffsetMs;
+
+  server.child.kill('SIGKILL');
+  await within(server.exited, 'exit of `heliograph serve` after SIGKILL');
+  device.clockOffsetMs = at + 15 * MINUTE;
+  assertDevice(held, 'other', 'halfway through the lease, still held');
+  device.clockOffsetMs = at + PAST_LEASE_MS;
+  assertDevice(() => device.read(), 'normal', `${PAST_LEASE_MS / MINUTE} min on by its clock`);
+  const { discharge } = device.read().seen as { discharge: number };
+  assert.ok(discharge > 0, `the battery serves the evening load again: ${discharge} W`);
+});
