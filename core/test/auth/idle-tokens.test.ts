@@ -1,15 +1,13 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { AuthService } from '../../src/auth/service.js';
-import { AUTH_OPTIONS, PASSWORD, startAuth } from './support.js';
+import { AUTH_OPTIONS, withPassword } from './support.js';
 
 const IP = '192.168.1.20';
 const DAY = 86_400_000;
 
 test('a sign-in token (idle_expiry) stays valid while used, expires after the idle days unused, and is then deleted', async (t) => {
-  const fx = await startAuth();
-  t.after(fx.close);
-  await fx.auth.setPassword(PASSWORD);
+  const fx = await withPassword(t);
   const page = await fx.auth.createToken({ name: 'Settings page', scope: 'admin', idleExpiry: true });
   const plain = await fx.auth.createToken({ name: 'home-assistant' });
   assert.equal(page.idle_expiry, true);
@@ -33,9 +31,7 @@ test('a sign-in token (idle_expiry) stays valid while used, expires after the id
 });
 
 test('the last use is saved: a restart keeps the idle clock of a token used after it was created', async (t) => {
-  const fx = await startAuth();
-  t.after(fx.close);
-  await fx.auth.setPassword(PASSWORD);
+  const fx = await withPassword(t);
   const page = await fx.auth.createToken({ name: 'Settings page', scope: 'admin', idleExpiry: true });
   fx.clock.advance(25 * DAY);
   assert.equal((await fx.auth.authenticate({ kind: 'token', secret: page.token }, IP)).ok, true);

@@ -4,7 +4,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { credentialsFromHeader } from '../../src/api/auth.js';
-import { PASSWORD, startAuth } from './support.js';
+import { PASSWORD, startAuth, withPassword } from './support.js';
 
 const basic = (password: string): string => `Basic ${Buffer.from(`admin:${password}`, 'utf8').toString('base64')}`;
 const known = (fx: Awaited<ReturnType<typeof startAuth>>, header: string, ip: string) => {
@@ -13,9 +13,7 @@ const known = (fx: Awaited<ReturnType<typeof startAuth>>, header: string, ip: st
 };
 
 test('alternating passwords, tokens and addresses: each request is decided by its own', async (t) => {
-  const fx = await startAuth();
-  t.after(fx.close);
-  await fx.auth.setPassword(PASSWORD);
+  const fx = await withPassword(t);
   assert.equal((await fx.auth.authenticate({ kind: 'password', secret: PASSWORD }, '10.0.0.1')).ok, true);
   const reader = await fx.auth.createToken({ name: 'reader', scope: 'read' });
   const writer = await fx.auth.createToken({ name: 'writer', scope: 'write' });

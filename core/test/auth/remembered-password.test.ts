@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { createHook } from 'node:async_hooks';
 import { openDatabase } from '../../src/db.js';
 import { AuthService } from '../../src/auth/service.js';
-import { AUTH_OPTIONS, PASSWORD, startAuth } from './support.js';
+import { AUTH_OPTIONS, PASSWORD, startAuth, withPassword } from './support.js';
 
 const IP = '192.168.1.30';
 
@@ -37,9 +37,7 @@ test('the password set at start answers the first request without another scrypt
 });
 
 test('a password confirmed at a later start is remembered too, and a changed one is not', async (t) => {
-  const fx = await startAuth();
-  t.after(fx.close);
-  await fx.auth.setPassword(PASSWORD);
+  const fx = await withPassword(t);
 
   // The next start: a fresh service on the same file, given the same HELIOGRAPH_PASSWORD.
   const db = await openDatabase(fx.file);
@@ -58,9 +56,7 @@ test('a password confirmed at a later start is remembered too, and a changed one
 });
 
 test("a remembered password does not wait behind the same address's pending guesses", async (t) => {
-  const fx = await startAuth();
-  t.after(fx.close);
-  await fx.auth.setPassword(PASSWORD);
+  const fx = await withPassword(t);
   const right = { kind: 'password' as const, secret: PASSWORD };
   // Read the stored hash once, as the first request of a polling client does.
   assert.equal((await fx.auth.authenticate(right, IP)).ok, true);

@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { ManualClock } from '../../src/clock.js';
 import { openDatabase } from '../../src/db.js';
 import { AuthInputError, AuthService } from '../../src/auth/service.js';
-import { AUTH_OPTIONS, PASSWORD, START, startAuth } from './support.js';
+import { assertRefused, AUTH_OPTIONS, PASSWORD, START, startAuth, withPassword } from './support.js';
 
 const IP = '192.168.1.20';
 
@@ -21,10 +21,7 @@ test('before a password is set, every request is refused with 403 saying how to 
     { kind: 'token', secret: 'hg_x' } as const,
   ]) {
     const outcome = await fx.auth.authenticate(credentials, IP);
-    assert.equal(outcome.ok, false);
-    if (outcome.ok) return;
-    assert.equal(outcome.status, 403);
-    assert.match(outcome.message, /heliograph password set/);
+    assertRefused(outcome, 403, /heliograph password set/);
     assert.match(outcome.message, /HELIOGRAPH_PASSWORD/);
     assert.match(outcome.message, /HELIOGRAPH_PASSWORD/);
   }
@@ -51,9 +48,7 @@ test('setPassword refuses empty, short and control-character passwords with a cl
 });
 
 test('the password is stored as a salted scrypt hash with its parameters, and checked', async (t) => {
-  const fx = await startAuth();
-  t.after(fx.close);
-  await fx.auth.setPassword(PASSWORD);
+  const fx = await withPassword(t);
   const first = await fx.db.get<{ hash: string }>('SELECT hash FROM auth_password');
   assert.match(first!.hash, /^\$scrypt\$ln=15,r=8,p=1\$[A-Za-z0-9+/]{22}\$[A-Za-z0-9+/]{43}$/);
   assert.ok(!first!.hash.includes(PASSWORD));
@@ -68,29 +63,17 @@ test('the password is stored as a salted scrypt hash with its parameters, and ch
     scope: 'admin',
   });
   const wrong = await fx.auth.authenticate({ kind: 'password', secret: `${PASSWORD}!` }, IP);
-  assert.equal(wrong.ok, false);
-  if (!wrong.ok) {
-    assert.equal(wrong.status, 401);
-    assert.match(wrong.message, /wrong password/);
-  }
+  assertRefused(wrong, 401, /wrong password/);
 });
 
 test('missing credentials answer 401 once a password is set', async (t) => {
-  const fx = await startAuth();
-  t.after(fx.close);
-  await fx.auth.setPassword(PASSWORD);
+  const fx = await withPassword(t);
   const outcome = await fx.auth.authenticate(undefined, IP);
-  assert.equal(outcome.ok, false);
-  if (!outcome.ok) {
-    assert.equal(outcome.status, 401);
-    assert.match(outcome.message, /credentials required/);
-  }
+  assertRefused(outcome, 401, /credentials required/);
 });
 
 test('a password changed by another process takes effect within a second, even after a remembered success', async (t) => {
-  const fx = await startAuth();
-  t.after(fx.close);
-  await fx.auth.setPassword(PASSWORD);
+  const fx = await withPassword(t);
   assert.equal((await fx.auth.authenticate({ kind: 'password', secret: PASSWORD }, IP)).ok, true);
   assert.equal((await fx.auth.authenticate({ kind: 'password', secret: PASSWORD }, IP)).ok, true);
 
@@ -135,9 +118,7 @@ test('ensurePassword keeps a password that is already current and replaces anoth
 });
 
 test('tokens: created with a random secret stored only as its sha256, listed without it, used, revoked', async (t) => {
-  const fx = await startAuth();
-  t.after(fx.close);
-  await fx.auth.setPassword(PASSWORD);
+  const fx = await withPassword(t);
   const created = await fx.auth.createToken({ name: 'home-assistant' });
   assert.match(created.token, /^hg_[A-Za-z0-9_-]{43}$/);
   assert.match(created.id, /^[0-9a-f]{16}$/);
@@ -205,20 +186,14 @@ test('tokens: created with a random secret stored only as its sha256, listed wit
 });
 
 test('tokens expire by the clock, at second precision', async (t) => {
-  const fx = await startAuth();
-  t.after(fx.close);
-  await fx.auth.setPassword(PASSWORD);
+  const fx = await withPassword(t);
   const created = await fx.auth.createToken({ name: 'short-lived', expiresAt: START + 60_000 + 750 });
   assert.equal(created.expires_at, '2025-06-01T12:01:00Z');
   fx.clock.advance(59_999);
   assert.equal((await fx.auth.authenticate({ kind: 'token', secret: created.token }, IP)).ok, true);
   fx.clock.advance(1);
   const expired = await fx.auth.authenticate({ kind: 'token', secret: created.token }, IP);
-  assert.equal(expired.ok, false);
-  if (!expired.ok) {
-    assert.equal(expired.status, 401);
-    assert.match(expired.message, /token "short-lived" expired at 2025-06-01T12:01:00Z/);
-  }
+  assertRefused(expired, 401, /token "short-lived" expired at 2025-06-01T12:01:00Z/);
   assert.deepEqual(
     (await fx.auth.listTokens()).map((token) => token.name),
     ['short-lived'],
@@ -254,9 +229,7 @@ test('createToken refuses a past expiry, a duplicate name and the reserved name 
 });
 
 test('password and tokens survive reopening the database file', async (t) => {
-  const fx = await startAuth();
-  t.after(fx.close);
-  await fx.auth.setPassword(PASSWORD);
+  const fx = await withPassword(t);
   const created = await fx.auth.createToken({ name: 'persisted' });
   await fx.db.close();
   fx.db = await openDatabase(fx.file);
@@ -272,9 +245,7 @@ test('password and tokens survive reopening the database file', async (t) => {
 });
 
 test('the password followed by NUL bytes does not sign in (scrypt pads HMAC keys with NULs)', async (t) => {
-  const fx = await startAuth();
-  t.after(fx.close);
-  await fx.auth.setPassword(PASSWORD);
+  const fx = await withPassword(t);
   for (const candidate of [`${PASSWORD}\0`, `${PASSWORD}\0\0\0`]) {
     const outcome = await fx.auth.authenticate({ kind: 'password', secret: candidate }, IP);
     assert.equal(!outcome.ok && outcome.status, 401);
@@ -315,9 +286,7 @@ test('password checks share a few scrypt slots: beyond them 503 with Retry-After
 });
 
 test('a revocation listener that throws cannot fail the revocation: the token is gone and the next listener hears it', async (t) => {
-  const fx = await startAuth();
-  t.after(fx.close);
-  await fx.auth.setPassword(PASSWORD);
+  const fx = await withPassword(t);
   const token = await fx.auth.createToken({ name: 'hass' });
   const heard: string[] = [];
   fx.auth.on('revoked', () => {

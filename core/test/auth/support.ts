@@ -1,9 +1,11 @@
+import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ManualClock } from '../../src/clock.js';
 import { openDatabase, type Db } from '../../src/db.js';
 import { AuthService } from '../../src/auth/service.js';
+import type { AuthOutcome } from '../../src/auth/types.js';
 
 /** decisions.md: 5 failures within 15 minutes. */
 export const AUTH_OPTIONS = { maxFailedLogins: 5, failedLoginWindowMs: 15 * 60_000 };
@@ -38,4 +40,24 @@ export async function startAuth(): Promise<AuthFixture> {
     },
   };
   return fixture;
+}
+
+/** Checks that `outcome` refuses the client with `status`, its message matching `message`. */
+export function assertRefused(
+  outcome: AuthOutcome,
+  status: number,
+  message: RegExp,
+): asserts outcome is Extract<AuthOutcome, { ok: false }> {
+  assert.equal(outcome.ok, false);
+  if (outcome.ok) return;
+  assert.equal(outcome.status, status);
+  assert.match(outcome.message, message);
+}
+
+/** {@link startAuth} with {@link PASSWORD} set, closed after the test `t`. */
+export async function withPassword(t: { after(fn: () => Promise<void>): void }): Promise<AuthFixture> {
+  const fx = await startAuth();
+  t.after(fx.close);
+  await fx.auth.setPassword(PASSWORD);
+  return fx;
 }

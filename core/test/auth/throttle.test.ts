@@ -4,7 +4,7 @@ import { ManualClock } from '../../src/clock.js';
 import { LoginThrottle, MAX_BACKOFF_MS } from '../../src/auth/throttle.js';
 import { throttleKey } from '../../src/auth/client-key.js';
 import type { AuthOutcome, Credentials } from '../../src/auth/types.js';
-import { PASSWORD, START, startAuth, type AuthFixture } from './support.js';
+import { PASSWORD, START, withPassword, type AuthFixture } from './support.js';
 
 const IP = '192.168.1.20';
 const WINDOW_MS = 15 * 60_000;
@@ -26,15 +26,8 @@ async function probe(fx: AuthFixture, ip = IP): Promise<AuthOutcome> {
   return fx.auth.authenticate(undefined, ip);
 }
 
-async function throttledAuth(t: { after(fn: () => Promise<void>): void }): Promise<AuthFixture> {
-  const fx = await startAuth();
-  t.after(fx.close);
-  await fx.auth.setPassword(PASSWORD);
-  return fx;
-}
-
 test('five failures start a 1 s back-off that refuses even the right password', async (t) => {
-  const fx = await throttledAuth(t);
+  const fx = await withPassword(t);
   await fail(fx, 4);
   assert.equal(statusOf(await probe(fx)), 401, 'four failures are not yet throttled');
   await fail(fx, 1);
@@ -56,7 +49,7 @@ test('five failures start a 1 s back-off that refuses even the right password', 
 });
 
 test('each further failure doubles the back-off, up to 15 minutes', async (t) => {
-  const fx = await throttledAuth(t);
+  const fx = await withPassword(t);
   await fail(fx, 5);
   const seen: number[] = [];
   for (let further = 0; further < 13; further++) {
@@ -83,14 +76,14 @@ test('each further failure doubles the back-off, up to 15 minutes', async (t) =>
 });
 
 test('requests without credentials do not count as failed logins', async (t) => {
-  const fx = await throttledAuth(t);
+  const fx = await withPassword(t);
   await fail(fx, 4);
   for (let i = 0; i < 20; i++) assert.equal(statusOf(await probe(fx)), 401);
   assert.deepEqual(await fx.auth.authenticate(RIGHT, IP), { ok: true, who: 'admin', scope: 'admin' });
 });
 
 test('wrong passwords, revoked and expired tokens count alike', async (t) => {
-  const fx = await throttledAuth(t);
+  const fx = await withPassword(t);
   const revoked = await fx.auth.createToken({ name: 'revoked' });
   await fx.auth.revokeToken(revoked.id);
   const expiring = await fx.auth.createToken({ name: 'expiring', expiresAt: START + 1000 });
@@ -107,7 +100,7 @@ test('wrong passwords, revoked and expired tokens count alike', async (t) => {
 });
 
 test('failures count within a sliding 15-minute window', async (t) => {
-  const fx = await throttledAuth(t);
+  const fx = await withPassword(t);
   await fail(fx, 4);
   fx.clock.advance(WINDOW_MS);
   await fail(fx, 1);
@@ -121,7 +114,7 @@ test('failures count within a sliding 15-minute window', async (t) => {
 });
 
 test('a throttled address is forgotten after its back-off and a quiet window', async (t) => {
-  const fx = await throttledAuth(t);
+  const fx = await withPassword(t);
   await fail(fx, 5);
   fx.clock.advance(1000 + WINDOW_MS - 1);
   await fail(fx, 1);
@@ -133,14 +126,14 @@ test('a throttled address is forgotten after its back-off and a quiet window', a
 });
 
 test('throttling is per address; the IPv4-mapped form is the same address', async (t) => {
-  const fx = await throttledAuth(t);
+  const fx = await withPassword(t);
   await fail(fx, 5);
   assert.equal(statusOf(await probe(fx, `::ffff:${IP}`)), 429);
   assert.deepEqual(await fx.auth.authenticate(RIGHT, '192.168.1.21'), { ok: true, who: 'admin', scope: 'admin' });
 });
 
 test('concurrent guesses from one address are counted one by one', async (t) => {
-  const fx = await throttledAuth(t);
+  const fx = await withPassword(t);
   const wrong: Credentials = { kind: 'password', secret: 'not the password' };
   const outcomes = await Promise.all(Array.from({ length: 20 }, () => fx.auth.authenticate(wrong, IP)));
   assert.deepEqual(outcomes.map(statusOf), [...Array<number>(5).fill(401), ...Array<number>(15).fill(429)]);
@@ -169,7 +162,7 @@ test('the throttle remembers a bounded number of addresses, sweeping expired one
 });
 
 test('many addresses failing once each cannot flush an address under back-off', async (t) => {
-  const fx = await throttledAuth(t);
+  const fx = await withPassword(t);
   await fail(fx, 5);
   for (let i = 0; i < 10_050; i++)
     await fx.auth.authenticate(UNKNOWN_TOKEN, `10.${(i >> 16) & 255}.${(i >> 8) & 255}.${i & 255}`);
@@ -177,7 +170,7 @@ test('many addresses failing once each cannot flush an address under back-off', 
 });
 
 test('IPv6 clients are counted by their /64', async (t) => {
-  const fx = await throttledAuth(t);
+  const fx = await withPassword(t);
   for (let i = 1; i <= 5; i++) await fx.auth.authenticate(UNKNOWN_TOKEN, `2001:db8:1:2::${i.toString(16)}`);
   assert.equal(statusOf(await probe(fx, '2001:db8:1:2:ffff:1:2:3')), 429, 'another address in the same /64');
   assert.equal(statusOf(await probe(fx, '2001:0db8:0001:0002:0000:0000:0000:0009')), 429, 'written out in full');
@@ -188,7 +181,7 @@ test('IPv6 clients are counted by their /64', async (t) => {
 });
 
 test('a valid token is never throttled and does not reset the count; a throttled address answers 429 before any hashing', async (t) => {
-  const fx = await throttledAuth(t);
+  const fx = await withPassword(t);
   const token = await fx.auth.createToken({ name: 'panel', scope: 'read' });
   await fail(fx, 5);
   for (let i = 0; i < 3; i++)

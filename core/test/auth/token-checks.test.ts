@@ -10,7 +10,7 @@ import { authError, credentialsFromHeader, credentialsFromQuery } from '../../sr
 import { scope } from '../../src/api/auth.js';
 import { AuthInputError, passwordProblem } from '../../src/auth/service.js';
 import { captureLog } from '../helpers/log-lines.js';
-import { PASSWORD, START, startAuth, type AuthFixture } from './support.js';
+import { PASSWORD, START, startAuth, withPassword } from './support.js';
 
 const IP = '192.168.1.30';
 const DAY = 86_400_000;
@@ -104,13 +104,6 @@ test('over HTTP a signed-in request carries who and the identity (no outcome fla
   assert.equal(refused.headers.get('www-authenticate'), 'Bearer realm="Heliograph"');
   assert.match(((await refused.json()) as { error: string }).error, /credentials required/);
 });
-
-async function withPassword(t: { after(fn: () => Promise<void>): void }): Promise<AuthFixture> {
-  const fx = await startAuth();
-  t.after(fx.close);
-  await fx.auth.setPassword(PASSWORD);
-  return fx;
-}
 
 test('a token works until the second of its expiry; the expiry is cut to whole seconds and must be in the future', async (t) => {
   const fx = await withPassword(t);
@@ -240,9 +233,7 @@ test('a sign-in token records its use at most once a minute and ends exactly aft
 });
 
 test('deleting idle tokens forgets the cached ones, so a deleted token fails at once', async (t) => {
-  const fx = await startAuth();
-  t.after(fx.close);
-  await fx.auth.setPassword(PASSWORD);
+  const fx = await withPassword(t);
   const created = await fx.auth.createToken({ name: 'idle', idleExpiry: true });
   const token = { kind: 'token', secret: created.token } as const;
   assert.equal((await fx.auth.authenticate(token, IP)).ok, true, 'cached by its first use');

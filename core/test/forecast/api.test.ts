@@ -8,7 +8,7 @@ import { ManualClock } from '../../src/clock.js';
 import { ForecastStore } from '../../src/forecast/store.js';
 import { TopicRegistry } from '../../src/topics/registry.js';
 import { topicMeta } from '../helpers/topics.js';
-import { assertErrorAnswer, getJson, listenRoutes } from '../helpers/routes-server.js';
+import { assertErrorAnswer, assertSeriesHead, getJson, listenRoutes } from '../helpers/routes-server.js';
 
 const Q = 15 * 60_000;
 const H = 3_600_000;
@@ -59,25 +59,18 @@ describe('GET /api/v1/forecast', () => {
     });
     const { status, body } = await get('?topic=weather/pv_power_predicted');
     assert.equal(status, 200);
-    assert.deepEqual(Object.keys(body), [
-      'topic',
-      'device',
-      'number',
-      'group',
-      'name',
-      'unit',
-      'last_updated',
-      'source',
-      'from',
-      'to',
-      'points',
-    ]);
-    assert.equal(body.topic, 'weather/pv_power_predicted');
-    assert.equal(body.device, 'weather');
-    assert.equal(body.number, null);
-    assert.equal(body.group, 'Status');
-    assert.equal(body.name, 'PV power predicted');
-    assert.equal(body.unit, 'W');
+    assertSeriesHead(
+      body,
+      {
+        topic: 'weather/pv_power_predicted',
+        device: 'weather',
+        number: null,
+        group: 'Status',
+        name: 'PV power predicted',
+        unit: 'W',
+      },
+      ['last_updated', 'source', 'from', 'to', 'points'],
+    );
     assert.equal(body.last_updated, '2026-10-24T10:05:33Z');
     assert.equal(body.from, '2026-10-24T10:07:33Z');
     assert.equal(body.to, '2026-10-28T10:07:33Z');

@@ -2,7 +2,7 @@
 import assert from 'node:assert/strict';
 import { createApp, listen, type RunningServer } from '../../src/api/app.js';
 import type Router from '../../src/api/router.js';
-import type { ErrorCode, ErrorResponse } from '../../src/contract/types.js';
+import type { ErrorCode, ErrorResponse, HistoryResponse } from '../../src/contract/types.js';
 import type { Authenticator } from '../../src/auth/types.js';
 
 /** Signs every request in as the admin. */
@@ -46,4 +46,15 @@ export function assertErrorAnswer(
   assert.deepEqual(Object.keys(body), ['error', 'code']);
   assert.match(body.error, expected.message, what);
   if (expected.code) assert.equal(body.code, expected.code, what);
+}
+
+const HEAD = ['topic', 'device', 'number', 'group', 'name', 'unit'] as const;
+
+/** What a series answer (history, forecast) opens with: the topic and how clients name it. */
+export type SeriesHead = Pick<HistoryResponse, (typeof HEAD)[number]>;
+
+/** Checks a series answer's keys (the head's, then `rest` in order) and its head's values. */
+export function assertSeriesHead(body: SeriesHead, expected: SeriesHead, rest: string[]): void {
+  assert.deepEqual(Object.keys(body), [...HEAD, ...rest]);
+  for (const key of HEAD) assert.equal(body[key], expected[key], key);
 }

@@ -15,7 +15,7 @@ import {
   type OpenedStore,
   type Reading,
 } from './support.js';
-import { assertErrorAnswer, getJson, listenRoutes } from '../helpers/routes-server.js';
+import { assertErrorAnswer, assertSeriesHead, getJson, listenRoutes } from '../helpers/routes-server.js';
 
 const NOW = Date.parse('2026-03-10T12:34:56.789Z');
 const DAY = 86_400_000;
@@ -67,26 +67,11 @@ describe('GET /api/v1/history', () => {
     const { status, type, body } = await get('?topic=total/pv_power');
     assert.equal(status, 200);
     assert.match(type, /^application\/json/);
-    assert.deepEqual(Object.keys(body), [
-      'topic',
-      'device',
-      'number',
-      'group',
-      'name',
-      'unit',
-      'agg',
-      'group_by',
-      'from',
-      'to',
-      'points',
-      'next',
-    ]);
-    assert.equal(body.topic, 'total/pv_power');
-    assert.equal(body.device, 'totals');
-    assert.equal(body.number, null);
-    assert.equal(body.group, 'Status');
-    assert.equal(body.name, 'PV power');
-    assert.equal(body.unit, 'W');
+    assertSeriesHead(
+      body,
+      { topic: 'total/pv_power', device: 'totals', number: null, group: 'Status', name: 'PV power', unit: 'W' },
+      ['agg', 'group_by', 'from', 'to', 'points', 'next'],
+    );
     assert.equal(body.agg, 'mean');
     assert.equal(body.group_by, '10s');
     assert.equal(body.from, '2026-03-09T12:34:56Z');

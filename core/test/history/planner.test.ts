@@ -9,6 +9,7 @@ import { openDatabase } from '../../src/db.js';
 import { ManualClock, meta, openStore, tempDbFile } from './support.js';
 
 const HOUR = 3_600_000;
+const DAY = 86_400_000;
 const T = Date.parse('2026-06-10T10:00:00Z');
 const TOPIC = 'inverter_1/pv_power';
 
@@ -94,16 +95,25 @@ class EvictingCache extends RowCache {
   }
 }
 
-test('rows that leave memory while a query loads them are loaded again; a cache too small to hold them fails clearly', async () => {
-  const DAY = 86_400_000;
-  const start = Date.parse('2026-06-01T00:00:00Z');
-  const clock = new ManualClock(start + 5 * DAY);
+/** A store file holding `TOPIC` at 100 every `stepMs` for three days from `start`; how many readings it holds. */
+async function threeDaysStored(
+  start: number,
+  stepMs: number,
+  clock: ManualClock,
+): Promise<{ file: string; readings: number }> {
   const file = tempDbFile();
   const first = await openStore(file, clock);
   const readings: Array<[number, number]> = [];
-  for (let t = start; t < start + 3 * DAY; t += 60_000) readings.push([t, 100]);
+  for (let t = start; t < start + 3 * DAY; t += stepMs) readings.push([t, 100]);
   await first.store.recordPast(meta(TOPIC), readings);
   await first.close();
+  return { file, readings: readings.length };
+}
+
+test('rows that leave memory while a query loads them are loaded again; a cache too small to hold them fails clearly', async () => {
+  const start = Date.parse('2026-06-01T00:00:00Z');
+  const clock = new ManualClock(start + 5 * DAY);
+  const { file, readings } = await threeDaysStored(start, 60_000, clock);
 
   const opened = await openStore(file, clock);
   const rec = opened.store.topic(meta(TOPIC));
@@ -119,21 +129,15 @@ test('rows that leave memory while a query loads them are loaded again; a cache 
   assert.equal(twice.loads, 2, 'loaded, dropped, loaded again');
   let count = 0;
   for (let b = 0; b < page.buckets.n; b++) count += page.buckets.count[b]!;
-  assert.equal(count, readings.length, 'every reading, once');
+  assert.equal(count, readings, 'every reading, once');
   await opened.close();
 });
 
 test("a damage report names only the damaged tier's part of the page, in time order, and nothing for a page that ends where it starts", async () => {
-  const DAY = 86_400_000;
   const start = Date.parse('2025-06-01T00:00:00Z');
   const day2 = start + DAY;
   const clock = new ManualClock(start + 4 * DAY + 5_000);
-  const file = tempDbFile();
-  const first = await openStore(file, clock);
-  const readings: Array<[number, number]> = [];
-  for (let t = start; t < start + 3 * DAY; t += 10_000) readings.push([t, 100]);
-  await first.store.recordPast(meta(TOPIC), readings);
-  await first.close();
+  const { file } = await threeDaysStored(start, 10_000, clock);
   const db = await openDatabase(file);
   const day3 = day2 + DAY;
   for (const day of [day2, day3])

@@ -439,23 +439,21 @@ test('decoded segments are trimmed only over their limit, down to exactly 80 % o
   assert.equal(probe.heldBytes - rowBytes, one);
   for (const r of rows) r.container = null;
 
+  /** Three segments decoded in a cache of `limit` bytes: a trim keeps all three. */
+  const assertThreeKept = async (limit: number) => {
+    const cache = new RowCache(f.db, undefined, limit);
+    await cache.load(rows);
+    const kept = rows.slice(0, 3).map((r) => cache.segment(r, r.start)!);
+    cache.trimDecoded();
+    kept.forEach((seg, i) => assert.equal(cache.segment(rows[i]!, rows[i]!.start), seg, `segment ${i} kept`));
+    for (const r of rows) r.container = null;
+  };
   // At exactly the limit nothing goes.
-  const atLimit = new RowCache(f.db, undefined, 3 * one);
-  await atLimit.load(rows);
-  const kept = rows.slice(0, 3).map((r) => atLimit.segment(r, r.start)!);
-  atLimit.trimDecoded();
-  kept.forEach((seg, i) => assert.equal(atLimit.segment(rows[i]!, rows[i]!.start), seg, `segment ${i} kept`));
-
+  await assertThreeKept(3 * one);
   // Under the limit but over 80 % of it nothing goes either.
-  for (const r of rows) r.container = null;
-  const under = new RowCache(f.db, undefined, 3.5 * one);
-  await under.load(rows);
-  const kept2 = rows.slice(0, 3).map((r) => under.segment(r, r.start)!);
-  under.trimDecoded();
-  kept2.forEach((seg, i) => assert.equal(under.segment(rows[i]!, rows[i]!.start), seg, `segment ${i} kept`));
+  await assertThreeKept(3.5 * one);
 
   // Over it: down to 80 %, and a segment landing exactly there stays.
-  for (const r of rows) r.container = null;
   const limit = 3.75 * one;
   assert.equal(limit * 0.8, 3 * one, 'the test needs 80 % of the limit to be exactly three segments');
   const over = new RowCache(f.db, undefined, limit);
