@@ -15,11 +15,11 @@ import { fork, spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { createServer } from 'node:net';
 import { fileURLToPath } from 'node:url';
-import { cpus, loadavg } from 'node:os';
 import { existsSync } from 'node:fs';
 import { setTimeout as delay } from 'node:timers/promises';
 import mqtt from 'mqtt';
-import { basicAuth, row, startServerProcess } from './support.js';
+import { probeRest, reportFloodVerdict, reportRest } from './rest-probe.js';
+import { row, startServerProcess } from './support.js';
 
 const MESSAGES = Number(process.env.BENCH_FLOOD_MESSAGES ?? 20_000);
 const NICE = Number(process.env.BENCH_FLOOD_NICE ?? 10);
@@ -64,36 +64,8 @@ async function broker(): Promise<{ url: string; name: string; stop(): Promise<vo
   };
 }
 
-function percentile(sorted: readonly number[], p: number): number {
-  return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)] ?? NaN;
-}
-
-/** Asks the snapshot back to back until `until` resolves; returns each answer's latency in ms. */
-async function probe(url: string, until: Promise<unknown>): Promise<number[]> {
-  let done = false;
-  void until.then(() => (done = true));
-  const latencies: number[] = [];
-  const headers = { authorization: basicAuth(PASSWORD) };
-  while (!done) {
-    const started = performance.now();
-    const res = await fetch(`${url}/api/v1/metrics?topic=total/*`, { headers });
-    await res.arrayBuffer();
-    if (res.status !== 200) throw new Error(`GET /api/v1/metrics answered ${res.status}`);
-    latencies.push(performance.now() - started);
-    await delay(10);
-  }
-  return latencies;
-}
-
-function report(label: string, latencies: number[]): number {
-  const sorted = [...latencies].sort((a, b) => a - b);
-  const p99 = percentile(sorted, 99);
-  row(
-    `REST ${label} (${sorted.length} requests)`,
-    `p50 ${percentile(sorted, 50).toFixed(1)} ms, p99 ${p99.toFixed(1)} ms, max ${sorted.at(-1)!.toFixed(1)} ms`,
-  );
-  return p99;
-}
+const METRICS = ['/api/v1/metrics?topic=total/*'];
+const probe = (url: string, until: Promise<unknown>) => probeRest(url, PASSWORD, METRICS, until);
 
 const mq = await broker();
 const server = await startServerProcess({
@@ -130,7 +102,7 @@ console.log(
     `REST GET /api/v1/metrics?topic=total/* back to back from another process`,
 );
 await probe(server.url, delay(1000)); // the first answer checks the password; later ones are remembered
-report('before the flood', await probe(server.url, delay(5000)));
+reportRest('before the flood', await probe(server.url, delay(5000)));
 
 const done = once(publisher, 'message') as Promise<
   [{ answers: number; kinds: Record<string, number>; seconds: number }]
@@ -138,16 +110,10 @@ const done = once(publisher, 'message') as Promise<
 publisher.send('go');
 const flood = await probe(server.url, done);
 const [result] = await done;
-const p99 = report('during the flood', flood);
+const p99 = reportRest('during the flood', flood);
 row('writes answered on set_response', `${result.answers} of ${MESSAGES} in ${result.seconds.toFixed(1)} s`);
 for (const [kind, n] of Object.entries(result.kinds)) row(`  ${kind}`, String(n));
-row(
-  'REST p99 during the flood',
-  `${p99.toFixed(1)} ms`,
-  `< ${TARGET_P99_MS} ms ${p99 < TARGET_P99_MS ? 'ok' : 'MISSED'}`,
-);
-// The figures move with what else the machine runs: a niced service waits for every other process.
-row('load average (1 min) / CPUs', `${loadavg()[0]!.toFixed(1)} / ${cpus().length}`);
+reportFloodVerdict(p99, TARGET_P99_MS);
 
 await server.stop();
 await mq.stop();

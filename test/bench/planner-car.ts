@@ -7,16 +7,15 @@
 // grid bill, the battery's wear and the energy left in it at the plan's value).
 import {
   type PlanParams,
-  type PlanSlot,
   type YearData,
   LocalCalendar,
   solvePlan,
   terminalValue,
 } from '@heliograph/plugin-planner/planning';
+import { yearSlots } from './planner-replay.js';
 
 type Highs = Parameters<typeof solvePlan>[0];
 
-const QUARTER = 15 * 60_000;
 /** The car's need, kWh into its battery, and the charging efficiency (the planner's default). */
 export const CAR_KWH = 12;
 export const CAR_EFFICIENCY = 0.9;
@@ -60,16 +59,7 @@ export function runCar(args: {
   for (let i = 0; i + 192 <= year.times.length && i < n; i++) {
     const time = year.times[i]!;
     if (cal.position(time).minute !== 18 * 60 || ['Sat', 'Sun'].includes(weekday.format(time))) continue;
-    const slots: PlanSlot[] = [];
-    for (let j = i; j < i + 192; j++)
-      slots.push({
-        start: year.times[j]!,
-        end: year.times[j]! + QUARTER,
-        importPrice: year.importPrice[j]!,
-        exportPrice: year.exportPrice[j]!,
-        pvKw: year.pvKw[j]!,
-        loadKw: year.loadKw[j]!,
-      });
+    const slots = yearSlots(year, i, i + 192);
     // 07:00 local the next morning: 13 hours on, or the quarter the local clock shows it.
     let until = 52;
     while (until < slots.length && cal.position(slots[until]!.start).minute !== 7 * 60) until++;

@@ -4,23 +4,15 @@
 // replayed quarter hour by quarter hour as the service plans (re-planned every 15 min) and
 // compared with the perfect-foresight optimum of the same days.
 import {
-  type Command,
   type PlanParams,
-  type PlanSlot,
   type TerminalPolicy,
   type YearData,
   LocalCalendar,
-  makePlan,
-  type Plan,
-  plannedGrid,
   solvePlan,
-  stepBattery,
 } from '@heliograph/plugin-planner/planning';
-import { yearWindow } from './planner-params.js';
+import { dayAheadUntil, newRun, noControl, replay, type Run, settle, yearSlots } from './planner-replay.js';
 
-type Highs = Parameters<typeof makePlan>[0];
-
-const QUARTER = 15 * 60_000;
+type Highs = Parameters<typeof solvePlan>[0];
 const DAY_Q = 96;
 
 export interface BenchCase {
@@ -85,11 +77,7 @@ export interface CaseResult {
   solveMs: number[];
 }
 
-interface Run {
-  bill: number;
-  endSoc: number;
-  solveMs: number[];
-}
+const cost = (run: Run) => run.bill + run.wear;
 
 /** The window's data (`days` + 2 more for the last plans' horizon), bent by the case. */
 function caseData(year: YearData, c: BenchCase, cal: LocalCalendar): YearData {
@@ -130,11 +118,12 @@ export function runCases(args: {
       loadKw: args.noisy.load.slice(offset, offset + data.times.length),
     };
     const known = knownUntil(data, cal, c.dayAhead === true);
-    const perfect = replay(highs, data, n, params, args, undefined, c.dayAhead ? known : undefined, c.noPv);
-    const noisyRun = replay(highs, data, n, params, args, noisy, known, c.noPv);
-    const base = noControl(data, n, params);
+    const common = { describe: { currency: 'EUR', timeZone: args.timeZone }, terminal: args.terminal, noPv: c.noPv };
+    const perfect = replay(highs, data, n, params, { ...common, pricesTo: (i) => (c.dayAhead ? known[i]! : i + 192) });
+    const noisyRun = replay(highs, data, n, params, { ...common, forecast: noisy, pricesTo: (i) => known[i]! });
+    const base = cost(noControl(data, n, params));
     const free = optimum(highs, data, n, params, undefined);
-    const share = (run: Run, best: number) => (100 * (base - run.bill)) / (base - best);
+    const share = (run: Run, best: number) => (100 * (base - cost(run))) / (base - best);
     results.push({
       name: c.name,
       days: c.days,
@@ -150,110 +139,21 @@ export function runCases(args: {
 
 /** Per quarter, the end (exclusive index) of the prices known then. */
 function knownUntil(data: YearData, cal: LocalCalendar, dayAhead: boolean): number[] {
-  return data.times.map((time, i) => {
-    if (!dayAhead) return i + 192;
-    const { minute } = cal.position(time);
-    return i + Math.round((24 * 60 - minute) / 15) + (minute >= 13 * 60 ? DAY_Q : 0);
-  });
-}
-
-const bill = (data: YearData, i: number, gridKw: number) =>
-  0.25 * gridKw * (gridKw >= 0 ? data.importPrice[i]! : data.exportPrice[i]!);
-
-function replay(
-  highs: Highs,
-  data: YearData,
-  n: number,
-  params: PlanParams,
-  opts: { timeZone: string; terminal?: TerminalPolicy },
-  forecast: { pvKw: readonly number[]; loadKw: readonly number[] } | undefined,
-  known: readonly number[] | undefined,
-  noPv: ((j: number) => boolean) | undefined,
-): Run {
-  const run: Run = { bill: 0, endSoc: 50, solveMs: [] };
-  let soc = 50;
-  let last: Plan | undefined;
-  for (let i = 0; i < n; i++) {
-    const plan: Plan = makePlan(highs, {
-      now: data.times[i]!,
-      params,
-      // From the quarter before: its forecast against what was measured in it (`measured`).
-      ...yearWindow(data, Math.max(0, i - 1), i + 192, forecast, {
-        pricesFrom: i - DAY_Q,
-        pricesTo: known ? known[i]! : i + 192,
-        ...(noPv ? { noPv } : {}),
-      }),
-      ...(i > 0 ? { measured: { pvW: data.pvKw[i - 1]! * 1000, loadW: data.loadKw[i - 1]! * 1000 } } : {}),
-      defaultLoadW: 500,
-      socPercent: soc,
-      exportPrice: 0,
-      describe: { currency: 'EUR', timeZone: opts.timeZone },
-      ...(opts.terminal ? { terminal: opts.terminal } : {}),
-      // As the controller plans: from where the last plan's search ended.
-      ...(last ? { previousGridW: plannedGrid(last) } : {}),
-    });
-    last = plan;
-    run.solveMs.push(plan.solveMs);
-    const a = plan.actions[0]!;
-    const step = stepBattery({
-      command: { mode: a.mode, powerW: a.powerW, targetSoc: a.targetSoc },
-      socPercent: soc,
-      pvKw: data.pvKw[i]!,
-      loadKw: data.loadKw[i]!,
-      hours: 0.25,
-      params,
-      minSoc: params.reserveSoc,
-    });
-    run.bill += bill(data, i, step.gridKw) + (step.batteryKw > 0 ? 0.25 * step.batteryKw * params.cycleCost : 0);
-    soc = step.socPercent;
-  }
-  run.endSoc = soc;
-  return run;
-}
-
-function noControl(data: YearData, n: number, params: PlanParams): number {
-  let cost = 0;
-  let soc = 50;
-  const command: Command = { mode: 'normal', powerW: 0, targetSoc: 0 };
-  for (let i = 0; i < n; i++) {
-    const step = stepBattery({
-      command,
-      socPercent: soc,
-      pvKw: data.pvKw[i]!,
-      loadKw: data.loadKw[i]!,
-      hours: 0.25,
-      params,
-      minSoc: params.reserveSoc,
-    });
-    cost += bill(data, i, step.gridKw) + (step.batteryKw > 0 ? 0.25 * step.batteryKw * params.cycleCost : 0);
-    soc = step.socPercent;
-  }
-  return cost;
+  return dayAhead ? dayAheadUntil(data, cal) : data.times.map((_, i) => i + 192);
 }
 
 /** The case's cost with perfect foresight: one plan over all its days, ending at `endSoc` or above (none: free). */
 function optimum(highs: Highs, data: YearData, n: number, params: PlanParams, endSoc: number | undefined): number {
-  const slots: PlanSlot[] = [];
-  for (let j = 0; j < n; j++)
-    slots.push({
-      start: data.times[j]!,
-      end: data.times[j]! + QUARTER,
-      importPrice: data.importPrice[j]!,
-      exportPrice: data.exportPrice[j]!,
-      pvKw: data.pvKw[j]!,
-      loadKw: data.loadKw[j]!,
-    });
   const sol = solvePlan(highs, {
     params,
-    slots,
+    slots: yearSlots(data, 0, n),
     socPercent: 50,
     terminalValue: 0,
     // Branch and cut to the end (or a minute): the reference must be the optimum.
     searchMs: 60_000,
     ...(endSoc === undefined ? {} : { endSocMin: endSoc }),
   });
-  let cost = 0;
-  for (let j = 0; j < n; j++)
-    cost += bill(data, j, sol.importKw[j]! - sol.exportKw[j]!) + 0.25 * sol.dischargeKw[j]! * params.cycleCost;
-  return cost;
+  const run = newRun();
+  for (let j = 0; j < n; j++) settle(run, data, j, sol.importKw[j]! - sol.exportKw[j]!, sol.dischargeKw[j]!, params);
+  return run.bill + run.wear;
 }

@@ -12,11 +12,10 @@ import { fileURLToPath } from 'node:url';
 import { CAR_EFFICIENCY, CAR_KWH, CAR_MAX_KW, runCar } from './planner-car.js';
 import { CASES, runCases } from './planner-cases.js';
 import { BENCH_PLAN_PARAMS, yearWindow } from './planner-params.js';
+import { dayAheadUntil, newRun, noControl, replay, type Run, settle, yearSlots } from './planner-replay.js';
 import {
-  type Command,
   DEFAULT_TERMINAL,
   type PlanParams,
-  type PlanSlot,
   type TerminalPolicy,
   type YearData,
   forecastLoad,
@@ -24,15 +23,11 @@ import {
   LocalCalendar,
   loadSolver,
   makePlan,
-  type Plan,
-  plannedGrid,
   seededRandom,
   solvePlan,
-  stepBattery,
   terminalValue,
 } from '@heliograph/plugin-planner/planning';
 
-const QUARTER = 15 * 60_000;
 const ZONE = 'Europe/Berlin';
 const args = process.argv.slice(2);
 const option = (name: string, fallback: number) => {
@@ -60,11 +55,6 @@ const terminal: TerminalPolicy = (() => {
 const params: PlanParams = BENCH_PLAN_PARAMS;
 const describe = { currency: 'EUR', timeZone: ZONE };
 
-interface Run {
-  bill: number;
-  wear: number;
-}
-
 function gc(): void {
   (globalThis as { gc?: () => void }).gc?.();
 }
@@ -73,42 +63,7 @@ const year = generateYear({ seed, days: days + 3, timeZone: ZONE, startUtc: Date
 const n = days * 96;
 const cal = new LocalCalendar(ZONE);
 
-/** Day-ahead: before 13:00 local the prices reach the end of today, after it the end of tomorrow. */
-const knownUntil: number[] = (() => {
-  const out: number[] = [];
-  for (let i = 0; i < year.times.length; i++) {
-    const { minute } = cal.position(year.times[i]!);
-    const left = Math.round((24 * 60 - minute) / 15);
-    out.push(i + left + (minute >= 13 * 60 ? 96 : 0));
-  }
-  return out;
-})();
-
-function settle(run: Run, i: number, gridKw: number, batteryKw: number): void {
-  const h = 0.25;
-  run.bill += gridKw >= 0 ? h * gridKw * year.importPrice[i]! : h * gridKw * year.exportPrice[i]!;
-  if (batteryKw > 0) run.wear += h * batteryKw * params.cycleCost;
-}
-
-function noControl(): Run {
-  const run: Run = { bill: 0, wear: 0 };
-  let soc = 50;
-  const command: Command = { mode: 'normal', powerW: 0, targetSoc: 0 };
-  for (let i = 0; i < n; i++) {
-    const step = stepBattery({
-      command,
-      socPercent: soc,
-      pvKw: year.pvKw[i]!,
-      loadKw: year.loadKw[i]!,
-      hours: 0.25,
-      params,
-      minSoc: params.reserveSoc,
-    });
-    settle(run, i, step.gridKw, step.batteryKw);
-    soc = step.socPercent;
-  }
-  return run;
-}
+const knownUntil = dayAheadUntil(year, cal);
 
 gc();
 const rssBefore = process.memoryUsage().rss;
@@ -121,64 +76,22 @@ function planner(
   pvF: readonly number[],
   loadF: readonly number[],
   noisy: boolean,
-): Run & { solveMs: number[] } {
-  const run = { bill: 0, wear: 0, solveMs: [] as number[] };
-  let soc = 50;
-  let previous: Plan | undefined;
-  for (let i = 0; i < n; i++) {
-    const last = Math.min(pricesKnownDayAhead ? knownUntil[i]! : Infinity, i + 192, year.times.length);
-    const plan: Plan = makePlan(highs, {
-      now: year.times[i]!,
-      params,
-      // From the quarter before: its forecast against what was measured in it (`measured`).
-      ...yearWindow(year, Math.max(0, i - 1), i + 192, noisy ? { pvKw: pvF, loadKw: loadF } : undefined, {
-        pricesFrom: i - 96,
-        pricesTo: last,
-      }),
-      ...(i > 0 ? { measured: { pvW: year.pvKw[i - 1]! * 1000, loadW: year.loadKw[i - 1]! * 1000 } } : {}),
-      defaultLoadW: 500,
-      socPercent: soc,
-      exportPrice: 0,
-      describe,
-      terminal,
-      // As the controller plans: from where the last plan's search ended.
-      ...(previous ? { previousGridW: plannedGrid(previous) } : {}),
-    });
-    previous = plan;
-    run.solveMs.push(plan.solveMs);
-    const a = plan.actions[0]!;
-    const step = stepBattery({
-      command: { mode: a.mode, powerW: a.powerW, targetSoc: a.targetSoc },
-      socPercent: soc,
-      pvKw: year.pvKw[i]!,
-      loadKw: year.loadKw[i]!,
-      hours: 0.25,
-      params,
-      minSoc: params.reserveSoc,
-    });
-    settle(run, i, step.gridKw, step.batteryKw);
-    soc = step.socPercent;
-  }
-  return run;
+): Run {
+  return replay(highs, year, n, params, {
+    describe,
+    terminal,
+    forecast: noisy ? { pvKw: pvF, loadKw: loadF } : undefined,
+    pricesTo: (i) => Math.min(pricesKnownDayAhead ? knownUntil[i]! : Infinity, i + 192, year.times.length),
+  });
 }
 
 /** Perfect foresight: 9-day LPs of which the first 7 days are kept, the SOC carried over. */
 function optimum(highs: Highs, data: YearData): Run {
-  const run: Run = { bill: 0, wear: 0 };
+  const run = newRun();
   let soc = 50;
   const keep = 7 * 96;
   for (let from = 0; from < n; from += keep) {
-    const to = Math.min(from + 9 * 96, data.times.length);
-    const slots: PlanSlot[] = [];
-    for (let j = from; j < to; j++)
-      slots.push({
-        start: data.times[j]!,
-        end: data.times[j]! + QUARTER,
-        importPrice: data.importPrice[j]!,
-        exportPrice: data.exportPrice[j]!,
-        pvKw: data.pvKw[j]!,
-        loadKw: data.loadKw[j]!,
-      });
+    const slots = yearSlots(data, from, Math.min(from + 9 * 96, data.times.length));
     const sol = solvePlan(highs, {
       params,
       slots,
@@ -188,7 +101,7 @@ function optimum(highs: Highs, data: YearData): Run {
     const end = Math.min(keep, n - from);
     for (let t = 0; t < end; t++) {
       const grid = sol.importKw[t]! - sol.exportKw[t]!;
-      settle(run, from + t, grid, sol.dischargeKw[t]!);
+      settle(run, data, from + t, grid, sol.dischargeKw[t]!, params);
     }
     soc = sol.socPercent[end - 1]!;
   }
@@ -301,7 +214,7 @@ if (carOnly) {
     `  load ${sum(year.loadKw).toFixed(0)} kWh, PV ${sum(year.pvKw).toFixed(0)} kWh, negative spot hours ${(year.spot.slice(0, n).filter((p) => p < 0).length / 4).toFixed(0)}; import = 1.19 x (spot + 0.12), export paid at spot`,
   );
 
-  const base = noControl();
+  const base = noControl(year, n, params);
   console.log(`no control (self-consumption):   ${money(base)}`);
   let started = performance.now();
   const best = optimum(highs, year);

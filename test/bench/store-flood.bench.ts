@@ -7,9 +7,9 @@
  * what the audit holds, through the same write path as the store) back to back. Prints REST
  * latency before and during the flood (target: p99 under 250 ms) and how much was written.
  */
-import { loadavg, cpus } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as delay } from 'node:timers/promises';
+import { probeRest, reportFloodVerdict, reportRest } from './rest-probe.js';
 import { basicAuth, REPO_ROOT, row, startServerProcess } from './support.js';
 
 const SECONDS = Number(process.env.BENCH_STORE_FLOOD_SECONDS ?? 15);
@@ -22,36 +22,9 @@ const RAISED = VALUE_BYTES > 1024 * 1024;
 const PASSWORD = 'store-flood-bench-password';
 const TARGET_P99_MS = 250;
 
-function percentile(sorted: readonly number[], p: number): number {
-  return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)] ?? NaN;
-}
-
 /** Asks both paths in turn, back to back, for `ms`; returns each answer's latency in ms. */
-async function probe(url: string, ms: number): Promise<number[]> {
-  const latencies: number[] = [];
-  const headers = { authorization: basicAuth(PASSWORD) };
-  const end = performance.now() + ms;
-  for (let i = 0; performance.now() < end; i++) {
-    const path = i % 2 === 0 ? '/api/v1/metrics?topic=total/*' : '/api/v1/audit?limit=5';
-    const started = performance.now();
-    const res = await fetch(url + path, { headers });
-    await res.arrayBuffer();
-    if (res.status !== 200) throw new Error(`GET ${path} answered ${res.status}`);
-    latencies.push(performance.now() - started);
-    await delay(10);
-  }
-  return latencies;
-}
-
-function report(label: string, latencies: number[]): number {
-  const sorted = [...latencies].sort((a, b) => a - b);
-  const p99 = percentile(sorted, 99);
-  row(
-    `REST ${label} (${sorted.length} requests)`,
-    `p50 ${percentile(sorted, 50).toFixed(1)} ms, p99 ${p99.toFixed(1)} ms, max ${sorted.at(-1)!.toFixed(1)} ms`,
-  );
-  return p99;
-}
+const probe = (url: string, ms: number) =>
+  probeRest(url, PASSWORD, ['/api/v1/metrics?topic=total/*', '/api/v1/audit?limit=5'], delay(ms));
 
 async function value(url: string, topic: string): Promise<string> {
   const res = await fetch(`${url}/api/v1/metrics?topic=${topic}&value=1`, {
@@ -84,24 +57,19 @@ console.log(
     'REST GET /api/v1/metrics?topic=total/* and /api/v1/audit?limit=5 back to back',
 );
 await probe(server.url, 1000); // the first answer checks the password; later ones are remembered
-report('before the flood', await probe(server.url, 5000));
+reportRest('before the flood', await probe(server.url, 5000));
 const on = await fetch(`${server.url}/api/v1/plugins/flood`, {
   method: 'PATCH',
   headers: auth,
   body: JSON.stringify({ enabled: true }),
 });
 if (on.status !== 200) throw new Error(`switching the flood on answered ${on.status}: ${await on.text()}`);
-const p99 = report('during the flood', await probe(server.url, SECONDS * 1000));
+const p99 = reportRest('during the flood', await probe(server.url, SECONDS * 1000));
 const written = Number(await value(server.url, 'flood_1/written'));
 row(
   'store writes taken',
   `${written} (${((written * VALUE_BYTES) / 1e6 / SECONDS).toFixed(0)} MB/s), refused ${await value(server.url, 'flood_1/refused')}`,
 );
-row(
-  'REST p99 during the flood',
-  `${p99.toFixed(1)} ms`,
-  `< ${TARGET_P99_MS} ms ${p99 < TARGET_P99_MS ? 'ok' : 'MISSED'}`,
-);
-row('load average (1 min) / CPUs', `${loadavg()[0]!.toFixed(1)} / ${cpus().length}`);
+reportFloodVerdict(p99, TARGET_P99_MS);
 await server.stop();
 process.exit(0);

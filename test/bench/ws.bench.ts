@@ -17,6 +17,7 @@ import { performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
 import { WebSocket } from 'ws';
 import { tableRow } from './shipped.js';
+import { percentile } from './soak-window.js';
 import { LOAD_CORE, NODE_FLAGS, pinProcess, SERVER_CORE, shippedEnv } from './support.js';
 import { BENCH_PASSWORD, TIMESTAMP_TOPIC, TOPIC_COUNT, type BenchReply, type BenchRequest } from './ws-bench-shared.js';
 
@@ -103,11 +104,6 @@ function connectClient(port: number, stats: Stats): Promise<WebSocket> {
       stats.dataMessages++;
     });
   });
-}
-
-function percentile(sorted: readonly number[], p: number): number {
-  if (sorted.length === 0) return NaN;
-  return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)]!;
 }
 
 function line(label: string, figure: string, target: string, ok: boolean): string {
