@@ -4,7 +4,8 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { REPO_ROOT, startTestServer } from '../helpers/server.js';
+import type { InstalledPlugin } from '@heliograph/core/api-types';
+import { REPO_ROOT, startTestServer, type TestServer } from '../helpers/server.js';
 
 const bundled = readdirSync(join(REPO_ROOT, 'plugins'));
 const server = await startTestServer({ bundled, plugins: [] });
@@ -30,14 +31,15 @@ function fields(schema: JsonSchema, prefix = ''): Array<[string, JsonSchema]> {
   return out;
 }
 
+/** An installed plugin as GET /api/v1/plugins/installed lists it, its config schema read as JSON Schema. */
+type Installed = Omit<InstalledPlugin, 'schema'> & { schema: JsonSchema | null };
+
+async function installed(on: TestServer): Promise<Installed[]> {
+  return (await (await on.api('/api/v1/plugins/installed')).json()) as Installed[];
+}
+
 test('every bundled plugin is listed with a name, a description and a config schema', async () => {
-  const list = (await (await server.api('/api/v1/plugins/installed')).json()) as Array<{
-    plugin: string;
-    name: string;
-    description: string;
-    schema: JsonSchema | null;
-    bundled: boolean;
-  }>;
+  const list = await installed(server);
   assert.deepEqual(list.map((p) => p.plugin).sort(), [...bundled].sort());
   for (const plugin of list) {
     assert.ok(plugin.schema, `${plugin.plugin} loads`);
@@ -48,12 +50,9 @@ test('every bundled plugin is listed with a name, a description and a config sch
 });
 
 test('every field of every bundled config schema has a title and a description', async () => {
-  const list = (await (await server.api('/api/v1/plugins/installed')).json()) as Array<{
-    plugin: string;
-    schema: JsonSchema;
-  }>;
+  const list = await installed(server);
   const missing = list.flatMap((p) =>
-    fields(p.schema)
+    fields(p.schema!)
       .filter(([, node]) => !node.title || !node.description)
       .map(([path]) => `${p.plugin}: ${path}`),
   );
@@ -61,12 +60,9 @@ test('every field of every bundled config schema has a title and a description',
 });
 
 test('every credential in a bundled config schema is write-only', async () => {
-  const list = (await (await server.api('/api/v1/plugins/installed')).json()) as Array<{
-    plugin: string;
-    schema: JsonSchema;
-  }>;
+  const list = await installed(server);
   const credentials = list.flatMap((p) =>
-    fields(p.schema)
+    fields(p.schema!)
       .filter(([path]) => /(token|key|password|secret)$/i.test(path))
       .map(([path, node]) => [`${p.plugin}: ${path}`, node.writeOnly === true]),
   );
@@ -86,11 +82,7 @@ test('each installed plugin says what it will ask the owner to approve, and whet
     external: ['acme-link'],
     plugins: [],
   });
-  const list = (await (await mixed.api('/api/v1/plugins/installed')).json()) as Array<{
-    plugin: string;
-    bundled: boolean;
-    grants: Record<string, unknown>;
-  }>;
+  const list = await installed(mixed);
   const byId = Object.fromEntries(list.map((p) => [p.plugin, { bundled: p.bundled, grants: p.grants }]));
   assert.deepEqual(byId, {
     'acme-link': { bundled: false, grants: { writes: ['battery_1/battery_control_*'], hosts: ['api.acme.example'] } },

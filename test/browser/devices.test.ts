@@ -2,7 +2,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { startSiteInBrowser } from './backfilled-site.js';
 import { BROWSER_SKIP } from './browser.js';
-import { openSignedIn, showScreen } from './page.js';
+import { openScreen } from './page.js';
 import { basic } from './site.js';
 
 // The Devices screen against the simulator: identity apart from readings, settings written
@@ -17,8 +17,7 @@ test(
   'each device card shows model, serial and firmware apart from its live readings',
   { skip: BROWSER_SKIP },
   async (t) => {
-    const page = await openSignedIn(t, browser, site.url);
-    await showScreen(page, 'devices');
+    const page = await openScreen(t, browser, site.url, 'devices');
     const card = page.getByRole('article', { name: 'Inverter 1' });
     await card.locator('dl.identity dd').filter({ hasText: 'Heliograph Sim 5K' }).waitFor();
     assert.match(await card.locator('dl.identity').innerText(), /Serial number\s+HGS\d{10}/);
@@ -40,8 +39,7 @@ test(
   'a setting chosen in its select and a number with its step are written to the device',
   { skip: BROWSER_SKIP },
   async (t) => {
-    const page = await openSignedIn(t, browser, site.url);
-    await showScreen(page, 'devices');
+    const page = await openScreen(t, browser, site.url, 'devices');
     const priority = page.locator('form[data-topic="inverter_1/output_source_priority"]');
     // The select is filled from the setting's declaration: wait for its choices before reading them.
     await priority.locator('option:not([disabled])').nth(1).waitFor({ state: 'attached', timeout: 30_000 });

@@ -56,6 +56,13 @@ export async function openSignedIn(
   return page;
 }
 
+/** {@link openSignedIn} at desktop size, then the screen `id` opened by its tab. */
+export async function openScreen(t: TestContext, browser: Browser, url: string, id: string): Promise<Page> {
+  const page = await openSignedIn(t, browser, url);
+  await showScreen(page, id);
+  return page;
+}
+
 /**
  * Waits for the Access screen's backups section to say a restore is done and which backup it
  * put in place (the service restarts meanwhile, hence the longer wait).

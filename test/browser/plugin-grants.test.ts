@@ -8,7 +8,7 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { startChildServer, type ChildServer } from '../helpers/child-server.js';
 import { BROWSER_SKIP, launchChromium } from './browser.js';
-import { openSignedIn, screenshot, showScreen } from './page.js';
+import { openScreen, screenshot } from './page.js';
 import { PASSWORD } from './site.js';
 import type { Browser, Page } from 'playwright-core';
 
@@ -56,8 +56,7 @@ test(
   "the add dialog shows a plugin's permissions in words, ticked for a bundled plugin and not for a third-party one",
   { skip: BROWSER_SKIP },
   async (t) => {
-    const page = await openSignedIn(t, browser, server.url);
-    await showScreen(page, 'plugins');
+    const page = await openScreen(t, browser, server.url, 'plugins');
 
     await choosePlugin(page, 'Simulator (inverter)');
     const simBox = page.getByRole('group', { name: 'Permissions' });
@@ -77,8 +76,7 @@ test(
   'the owner approves one grant when adding, then the second with "Edit permissions"; the instance restarts with both',
   { skip: BROWSER_SKIP },
   async (t) => {
-    const page = await openSignedIn(t, browser, server.url);
-    await showScreen(page, 'plugins');
+    const page = await openScreen(t, browser, server.url, 'plugins');
     await choosePlugin(page, 'Acme Link (integration)');
     const form = page.locator('form.config-form').filter({ has: page.getByLabel('Instance name') });
     await form.getByLabel(`Change settings of ${WRITE}`).check();
@@ -115,8 +113,7 @@ test(
 
 // The instance added above tried, at each start, a write none of its grants covers.
 test('a write outside its grants reads as a refusal in the audit list, in words', { skip: BROWSER_SKIP }, async (t) => {
-  const page = await openSignedIn(t, browser, server.url);
-  await showScreen(page, 'access');
+  const page = await openScreen(t, browser, server.url, 'access');
   const entry = page.locator('ol.audit li').filter({ hasText: 'GRANT_MISSING' }).first();
   await entry.waitFor();
   await screenshot(page, 'audit-grant-missing');

@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { startBackfilledSite } from './backfilled-site.js';
 import { BROWSER_SKIP } from './browser.js';
-import { openSignedIn, showScreen } from './page.js';
+import { openScreen } from './page.js';
 
 // The Plugins and Site screens against the real service.
 
@@ -17,8 +17,7 @@ test(
   'a config edit with a bad value is refused with the reason and saves nothing; a good one is applied',
   { skip: BROWSER_SKIP },
   async (t) => {
-    const page = await openSignedIn(t, browser, site.url);
-    await showScreen(page, 'plugins');
+    const page = await openScreen(t, browser, site.url, 'plugins');
     const card = page.getByRole('article', { name: 'Plugin instance sim' });
     await card.locator('.badge').filter({ hasText: 'Running' }).waitFor({ timeout: 30_000 });
     await card.getByText('Edit config').click();
@@ -50,8 +49,7 @@ test(
   'a plugin added with a bad value shows the error at the field and saves nothing; a good one starts',
   { skip: BROWSER_SKIP },
   async (t) => {
-    const page = await openSignedIn(t, browser, site.url);
-    await showScreen(page, 'plugins');
+    const page = await openScreen(t, browser, site.url, 'plugins');
     await page
       .getByLabel('Plugin', { exact: true })
       .selectOption({ label: 'Simulator (inverter)' })
@@ -96,8 +94,7 @@ test(
 );
 
 test('site settings are saved and a bad value is refused at its field', { skip: BROWSER_SKIP }, async (t) => {
-  const page = await openSignedIn(t, browser, site.url);
-  await showScreen(page, 'site');
+  const page = await openScreen(t, browser, site.url, 'site');
   const form = page.getByRole('form', { name: 'Site settings' });
   await form.getByLabel('Latitude').fill('123');
   await form.getByRole('button', { name: 'Save site settings' }).click();

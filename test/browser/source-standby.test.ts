@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { startSiteInBrowser } from './backfilled-site.js';
 import { BROWSER_SKIP } from './browser.js';
-import { openSignedIn, showScreen } from './page.js';
+import { openScreen, showScreen } from './page.js';
 
 // Two price plugins and the owner's choice of one (config prices.source): the Plugins tab
 // marks the other "Not in use", and the chosen one not; the Site tab changes the choice.
@@ -17,8 +17,7 @@ const { site, browser } = await startSiteInBrowser({
 });
 
 test('a price plugin the owner did not choose is marked "Not in use"', { skip: BROWSER_SKIP }, async (t) => {
-  const page = await openSignedIn(t, browser, site.url);
-  await showScreen(page, 'plugins');
+  const page = await openScreen(t, browser, site.url, 'plugins');
   const card = (id: string) => page.getByRole('article', { name: `Plugin instance ${id}` });
   await card('tariff').getByText('Not in use').waitFor({ timeout: 30_000 });
   assert.equal(await card('offer').getByText('Not in use').isVisible(), false, 'the chosen source is in use');
@@ -28,8 +27,7 @@ test(
   'the owner picks the price source on the Site tab; the other is then the one not in use',
   { skip: BROWSER_SKIP },
   async (t) => {
-    const page = await openSignedIn(t, browser, site.url);
-    await showScreen(page, 'site');
+    const page = await openScreen(t, browser, site.url, 'site');
     const form = page.getByRole('form', { name: 'Site settings' });
     const source = form.getByLabel('Price source');
     assert.equal(await source.inputValue(), 'offer', 'the choice in force is shown');

@@ -7,34 +7,14 @@
 // install scripts (SQLite's driver would fetch a binary): the checkout's built one is lent.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { execFile } from 'node:child_process';
-import { cpSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { promisify } from 'node:util';
 import { MAIN } from '../helpers/child-server.js';
+import { lendSqliteBinary, run } from './author-shell.js';
 import { REPO_ROOT, tempDir } from '../helpers/server.js';
 
-const exec = promisify(execFile);
-const SQLITE_BINARY = join('node_modules', 'sqlite3', 'build', 'Release', 'node_sqlite3.node');
 /** What the test adds to the printed `npm install`: the cache first, no install scripts. */
 const OFFLINE = ['--prefer-offline', '--no-audit', '--no-fund', '--ignore-scripts'];
-
-/** The environment an author's shell has: no npm_* settings or test-runner context of this run. */
-function authorEnv(): NodeJS.ProcessEnv {
-  return Object.fromEntries(
-    Object.entries(process.env).filter(([name]) => !/^npm_/i.test(name) && name !== 'NODE_TEST_CONTEXT'),
-  );
-}
-
-async function run(command: string, args: string[], cwd: string): Promise<string> {
-  try {
-    const { stdout } = await exec(command, args, { cwd, env: authorEnv(), maxBuffer: 16 << 20 });
-    return stdout;
-  } catch (err) {
-    const { stdout, stderr } = err as { stdout?: string; stderr?: string };
-    throw new Error(`${command} ${args.join(' ')} failed in ${cwd}:\n${stdout ?? ''}\n${stderr ?? ''}`, { cause: err });
-  }
-}
 
 test('plugin new: the printed steps install, build and test the package', async () => {
   const dir = tempDir('heliograph-plugin-new-');
@@ -66,7 +46,7 @@ test('plugin new: the printed steps install, build and test the package', async 
   for (const step of steps) {
     const [command, ...args] = step.split(' ');
     if (args[0] === 'install') args.push(...OFFLINE);
-    if (args[0] === 'test') cpSync(join(REPO_ROOT, SQLITE_BINARY), join(pkgDir, SQLITE_BINARY));
+    if (args[0] === 'test') lendSqliteBinary(pkgDir);
     const out = await run(command!, args, pkgDir);
     if (args[0] === 'test') {
       assert.match(out, /^(#|ℹ) pass [1-9]\d*$/m, out);

@@ -13,44 +13,22 @@
 // built one instead; a plugin's CI with network access needs no such step.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { execFile, spawn } from 'node:child_process';
-import { cpSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { spawn } from 'node:child_process';
+import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
-import { promisify } from 'node:util';
 import type { InstanceStatus } from '@heliograph/core/testing';
 import { eventually, MAIN, startChildServer, type ChildServer } from '../helpers/child-server.js';
 import { serialBridge, SOCAT_SKIP } from '../helpers/pty-bridge.js';
 import { jsonBody, REPO_ROOT, tempDir } from '../helpers/server.js';
+import { lendSqliteBinary, run } from './author-shell.js';
 import { PLANNER_DEVICES, PLANNER_SOURCE, PLANNER_TEST } from './planner-files.js';
 
 const SDK_VERSION = (
   JSON.parse(readFileSync(join(REPO_ROOT, 'plugins-sdk', 'package.json'), 'utf8')) as { version: string }
 ).version;
 
-const exec = promisify(execFile);
 const npm = process.platform === 'win32' ? 'npm.cmd' : 'npm';
-
-/**
- * The environment of a command run as the author would in a shell: without what `npm test`
- * (npm_* settings naming this repository) or node's test runner (NODE_TEST_CONTEXT, which
- * would make the plugin's own `node --test` report to this runner) put there.
- */
-function authorEnv(): NodeJS.ProcessEnv {
-  return Object.fromEntries(
-    Object.entries(process.env).filter(([name]) => !/^npm_/i.test(name) && name !== 'NODE_TEST_CONTEXT'),
-  );
-}
-
-async function run(command: string, args: string[], cwd: string): Promise<string> {
-  try {
-    const { stdout } = await exec(command, args, { cwd, env: authorEnv(), maxBuffer: 16 << 20 });
-    return stdout;
-  } catch (err) {
-    const { stdout, stderr } = err as { stdout?: string; stderr?: string };
-    throw new Error(`${command} ${args.join(' ')} failed in ${cwd}:\n${stdout ?? ''}\n${stderr ?? ''}`, { cause: err });
-  }
-}
 
 /** `heliograph emulate` in the plugin's folder; resolves with its port once it listens. */
 async function emulate(cwd: string): Promise<{ port: number; stop(): Promise<void> }> {
@@ -74,8 +52,6 @@ async function emulate(cwd: string): Promise<{ port: number; stop(): Promise<voi
   return { port, stop: async () => void (child.kill('SIGTERM'), await exited) };
 }
 
-const SQLITE_BINARY = join('node_modules', 'sqlite3', 'build', 'Release', 'node_sqlite3.node');
-
 /**
  * The walk's second package: `plugin new --kind integration` rewritten as a planner that reads
  * prices and writes the driver's setting through ctx.site; installed, built and tested as the
@@ -93,7 +69,7 @@ async function makePlanner(dir: string, install: (cwd: string, ...packages: stri
   writeFileSync(join(planner, 'src', 'index.ts'), PLANNER_SOURCE);
   writeFileSync(join(planner, 'test', 'index.test.ts'), PLANNER_TEST);
   await install(planner, `../heliograph-plugins-sdk-${SDK_VERSION}.tgz`, '../heliograph-core-0.1.0.tgz');
-  cpSync(join(REPO_ROOT, SQLITE_BINARY), join(planner, SQLITE_BINARY));
+  lendSqliteBinary(planner);
   await run(process.execPath, [join(planner, 'node_modules', 'typescript', 'bin', 'tsc')], planner);
   const testRun = await run(npm, ['test'], planner);
   assert.match(testRun, /^(#|ℹ) pass 1$/m, testRun);
@@ -196,7 +172,7 @@ test('plugin new, SDK and core from tarballs, own tests, emulate, serve over a s
   assert.match(withoutCore, /install it next to the SDK with `npm install -D @heliograph\/core`/, withoutCore);
 
   await install('../heliograph-core-0.1.0.tgz');
-  cpSync(join(REPO_ROOT, SQLITE_BINARY), join(plugin, SQLITE_BINARY));
+  lendSqliteBinary(plugin);
   const testRun = await run(npm, ['test'], plugin);
   // Node's default reporter writes `# pass 2` (TAP) on some versions and `ℹ pass 2` (spec) on others.
   assert.match(testRun, /^(#|ℹ) pass 2$/m, testRun);

@@ -24,6 +24,20 @@ function write(root: string, files: Record<string, string>): void {
   }
 }
 
+/**
+ * The violations found in a tree of `files` (beside the core's tsconfig, which the rules
+ * use) below `dir`, each as `rule from -> to`, sorted.
+ */
+async function planted(files: Record<string, string>, dir = 'core/src'): Promise<string[]> {
+  const root = tempDir();
+  write(root, {
+    'core/tsconfig.json': JSON.stringify({ compilerOptions: { module: 'nodenext', moduleResolution: 'nodenext' } }),
+    ...files,
+  });
+  const found = await violations(root, dir);
+  return found.map((v) => `${v.rule.name} ${v.from} -> ${v.to}`).sort();
+}
+
 async function violations(root: string, dir = 'core/src'): Promise<Violation[]> {
   const { stdout } = await promisify(execFile)(
     process.execPath,
@@ -41,9 +55,7 @@ async function violations(root: string, dir = 'core/src'): Promise<Violation[]> 
 }
 
 test('a cycle and upward imports fail the check; downward imports pass', async () => {
-  const root = tempDir();
-  write(root, {
-    'core/tsconfig.json': JSON.stringify({ compilerOptions: { module: 'nodenext', moduleResolution: 'nodenext' } }),
+  const seen = await planted({
     // A cycle of type-only imports inside one folder.
     'core/src/topics/a.ts': "import type { B } from './b.js';\nexport type A = { b?: B };\n",
     'core/src/topics/b.ts': "import type { A } from './a.js';\nexport type B = { a?: A };\n",
@@ -60,8 +72,6 @@ test('a cycle and upward imports fail the check; downward imports pass', async (
     // Downward imports are fine: the server may import anything, a service a domain file.
     'core/src/history/low.ts': "import type { A } from '../topics/a.js';\nexport type L = A;\n",
   });
-  const found = await violations(root);
-  const seen = found.map((v) => `${v.rule.name} ${v.from} -> ${v.to}`).sort();
   assert.deepEqual(
     seen,
     [
@@ -76,32 +86,31 @@ test('a cycle and upward imports fail the check; downward imports pass', async (
 });
 
 test('in the page, a cycle, upward imports and a file outside the folders fail; downward imports pass', async () => {
-  const root = tempDir();
-  write(root, {
-    'core/tsconfig.json': JSON.stringify({ compilerOptions: { module: 'nodenext', moduleResolution: 'nodenext' } }),
-    // The rules' tsconfig (the core's) needs a file to compile.
-    'core/src/index.ts': 'export {};\n',
-    // A cycle of type-only imports inside one folder (schema-form.ts and schema-list.ts were one).
-    'web/src/forms/a.ts': "import type { B } from './b.js';\nexport type A = { b?: B };\n",
-    'web/src/forms/b.ts': "import type { A } from './a.js';\nexport type B = { a?: A };\n",
-    // State importing a screen (a screen's context type kept beside the screens): upward.
-    'web/src/state/up.ts': "import type { S } from '../screens/s.js';\nexport type U = S;\n",
-    'web/src/screens/s.ts': 'export type S = string;\n',
-    // The API client importing the DOM helpers: upward (api < ui).
-    'web/src/api/up.ts': "import { h } from '../ui/dom.js';\nexport const U = h;\n",
-    'web/src/ui/dom.ts': 'export const h = 1;\n',
-    // A file beside main.ts, in no folder: not placed.
-    'web/src/loose.ts': "import { h } from './ui/dom.js';\nexport const L = h;\n",
-    // Downward and sideways imports are fine: a chart may use a form (one layer), a screen a
-    // card, main anything.
-    'web/src/charts/c.ts': "import type { A } from '../forms/a.js';\nexport type C = A;\n",
-    'web/src/cards/card.ts': "import type { C } from '../charts/c.js';\nexport type K = C;\n",
-    'web/src/screens/t.ts': "import type { K } from '../cards/card.js';\nexport type T = K;\n",
-    'web/src/main.ts':
-      "import type { T } from './screens/t.js';\nimport { h } from './ui/dom.js';\nexport const M: T | number = h;\n",
-  });
-  const found = await violations(root, 'web/src');
-  const seen = found.map((v) => `${v.rule.name} ${v.from} -> ${v.to}`).sort();
+  const seen = await planted(
+    {
+      // The rules' tsconfig (the core's) needs a file to compile.
+      'core/src/index.ts': 'export {};\n',
+      // A cycle of type-only imports inside one folder (schema-form.ts and schema-list.ts were one).
+      'web/src/forms/a.ts': "import type { B } from './b.js';\nexport type A = { b?: B };\n",
+      'web/src/forms/b.ts': "import type { A } from './a.js';\nexport type B = { a?: A };\n",
+      // State importing a screen (a screen's context type kept beside the screens): upward.
+      'web/src/state/up.ts': "import type { S } from '../screens/s.js';\nexport type U = S;\n",
+      'web/src/screens/s.ts': 'export type S = string;\n',
+      // The API client importing the DOM helpers: upward (api < ui).
+      'web/src/api/up.ts': "import { h } from '../ui/dom.js';\nexport const U = h;\n",
+      'web/src/ui/dom.ts': 'export const h = 1;\n',
+      // A file beside main.ts, in no folder: not placed.
+      'web/src/loose.ts': "import { h } from './ui/dom.js';\nexport const L = h;\n",
+      // Downward and sideways imports are fine: a chart may use a form (one layer), a screen a
+      // card, main anything.
+      'web/src/charts/c.ts': "import type { A } from '../forms/a.js';\nexport type C = A;\n",
+      'web/src/cards/card.ts': "import type { C } from '../charts/c.js';\nexport type K = C;\n",
+      'web/src/screens/t.ts': "import type { K } from '../cards/card.js';\nexport type T = K;\n",
+      'web/src/main.ts':
+        "import type { T } from './screens/t.js';\nimport { h } from './ui/dom.js';\nexport const M: T | number = h;\n",
+    },
+    'web/src',
+  );
   assert.deepEqual(
     seen,
     [
@@ -115,22 +124,22 @@ test('in the page, a cycle, upward imports and a file outside the folders fail; 
 });
 
 test("a plugin reaching into the core, the SDK's source or another plugin fails; its own files pass", async () => {
-  const root = tempDir();
-  write(root, {
-    'core/tsconfig.json': JSON.stringify({ compilerOptions: { module: 'nodenext', moduleResolution: 'nodenext' } }),
-    'core/src/clock.ts': 'export type Clock = number;\n',
-    'plugins-sdk/src/index.ts': 'export type Sdk = string;\n',
-    'plugins/other/src/index.ts': 'export type O = boolean;\n',
-    'plugins/mine/src/core.ts': "import type { Clock } from '../../../core/src/clock.js';\nexport type C = Clock;\n",
-    'plugins/mine/src/sdk.ts': "import type { Sdk } from '../../../plugins-sdk/src/index.js';\nexport type S = Sdk;\n",
-    'plugins/mine/src/other.ts': "import type { O } from '../../other/src/index.js';\nexport type X = O;\n",
-    // By name: unresolved here (no node_modules), as the module name it is.
-    'plugins/mine/src/named.ts': "import type { Clock } from '@heliograph/core/clock';\nexport type N = Clock;\n",
-    // Its own files, in any folder, are fine.
-    'plugins/mine/src/emulator/main.ts': "import type { C } from '../core.js';\nexport type M = C;\n",
-  });
-  const found = await violations(root, 'plugins/mine/src');
-  const seen = found.map((v) => `${v.rule.name} ${v.from} -> ${v.to}`).sort();
+  const seen = await planted(
+    {
+      'core/src/clock.ts': 'export type Clock = number;\n',
+      'plugins-sdk/src/index.ts': 'export type Sdk = string;\n',
+      'plugins/other/src/index.ts': 'export type O = boolean;\n',
+      'plugins/mine/src/core.ts': "import type { Clock } from '../../../core/src/clock.js';\nexport type C = Clock;\n",
+      'plugins/mine/src/sdk.ts':
+        "import type { Sdk } from '../../../plugins-sdk/src/index.js';\nexport type S = Sdk;\n",
+      'plugins/mine/src/other.ts': "import type { O } from '../../other/src/index.js';\nexport type X = O;\n",
+      // By name: unresolved here (no node_modules), as the module name it is.
+      'plugins/mine/src/named.ts': "import type { Clock } from '@heliograph/core/clock';\nexport type N = Clock;\n",
+      // Its own files, in any folder, are fine.
+      'plugins/mine/src/emulator/main.ts': "import type { C } from '../core.js';\nexport type M = C;\n",
+    },
+    'plugins/mine/src',
+  );
   assert.deepEqual(
     seen,
     [
