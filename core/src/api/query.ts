@@ -40,16 +40,22 @@ export function rfc3339Param(name: string) {
   return z
     .string()
     .optional()
-    .transform((text, ctx) => {
-      if (text === undefined) return undefined;
-      const ms = parseRfc3339(text);
-      if (ms === undefined) {
-        ctx.addIssue({
-          code: 'custom',
-          message: `${name} must be an RFC 3339 time such as 2026-11-22T10:00:00Z, got "${text}"`,
-        });
-        return z.NEVER;
-      }
-      return ms;
-    });
+    .transform((text, ctx) => (text === undefined ? undefined : toMs(name, text, ctx)));
+}
+
+/** A required RFC 3339 time parameter, parsed to Unix ms; the error names the parameter. */
+export function requiredRfc3339Param(name: string) {
+  return z
+    .string({ error: `${name} is required: an RFC 3339 time such as 2026-11-22T00:00:00Z` })
+    .transform((text, ctx) => toMs(name, text, ctx));
+}
+
+function toMs(name: string, text: string, ctx: z.RefinementCtx): number {
+  const ms = parseRfc3339(text);
+  if (ms !== undefined) return ms;
+  ctx.addIssue({
+    code: 'custom',
+    message: `${name} must be an RFC 3339 time such as 2026-11-22T10:00:00Z, got "${text}"`,
+  });
+  return z.NEVER;
 }

@@ -3,9 +3,8 @@ import { z } from 'zod';
 import { scope } from '../auth.js';
 import { ENERGY_PERIODS, formatInZone, type EnergyPeriod } from '../../energy/period-buckets.js';
 import type { PeriodEnergy } from '../../energy/period-energy.js';
-import { parseRfc3339 } from '../../rfc3339.js';
 import { ApiError } from '../errors.js';
-import { parseQuery } from '../query.js';
+import { parseQuery, requiredRfc3339Param } from '../query.js';
 import type { EnergyResponse } from '../../contract/types.js';
 
 const DAY_MS = 86_400_000;
@@ -13,29 +12,12 @@ const DAY_MS = 86_400_000;
 /** The longest range of each period: a month of hours, a year of days, ten years of months or years. */
 export const MAX_RANGE_DAYS: Record<EnergyPeriod, number> = { hour: 31, day: 367, month: 3660, year: 3660 };
 
-/** A required RFC 3339 time parameter, parsed to Unix ms; the error names the parameter. */
-function requiredTime(name: string) {
-  return z
-    .string({ error: `${name} is required: an RFC 3339 time such as 2026-11-22T00:00:00Z` })
-    .transform((text, ctx) => {
-      const ms = parseRfc3339(text);
-      if (ms === undefined) {
-        ctx.addIssue({
-          code: 'custom',
-          message: `${name} must be an RFC 3339 time such as 2026-11-22T10:00:00Z, got "${text}"`,
-        });
-        return z.NEVER;
-      }
-      return ms;
-    });
-}
-
 export const energyQuery = z.strictObject({
   period: z.enum(ENERGY_PERIODS, {
     error: `period is required: one of ${ENERGY_PERIODS.join(', ')}`,
   }),
-  from: requiredTime('from'),
-  to: requiredTime('to'),
+  from: requiredRfc3339Param('from'),
+  to: requiredRfc3339Param('to'),
 });
 
 /** The parameters alone: an unknown one is refused first, whatever the values of the others. */
