@@ -199,6 +199,15 @@ export const batteryConfigSchema = z
   .describe('The battery behind the inverter, for battery control. Without it, none is offered.')
   .meta({ title: 'Battery control' });
 
+/**
+ * A parsed {@link batteryConfigSchema} value: the battery's capacity, power limits and lowest
+ * state of charge.
+ *
+ * @example
+ * function myBatteryControl(battery: BatteryConfig) { return battery.maxChargeW; }
+ */
+export type BatteryConfig = z.output<typeof batteryConfigSchema>;
+
 /** The store key {@link batteryControl} keeps the command in force under. */
 export const BATTERY_COMMAND_KEY = 'battery_control';
 

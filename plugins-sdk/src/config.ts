@@ -61,6 +61,29 @@ export function minutesField(options: {
 }
 
 /**
+ * The `refreshMinutes` field of a price or forecast source: a {@link minutesField} titled
+ * "Refresh every (minutes)", by default 15 to 1440 minutes, 60 when left out, with
+ * "Minutes between regular refreshes." as its help; any of these can be given instead.
+ * {@link schedulePriceRefresh} reads it.
+ *
+ * @example
+ * const configSchema = z.object({ refreshMinutes: refreshMinutesField() });
+ * const amber = z.object({ refreshMinutes: refreshMinutesField({ min: 1, max: 60, default: 5 }) });
+ */
+export function refreshMinutesField(
+  options: { min?: number; max?: number; default?: number; description?: string } = {},
+) {
+  return minutesField({
+    min: 15,
+    max: 1440,
+    default: 60,
+    title: 'Refresh every (minutes)',
+    description: 'Minutes between regular refreshes.',
+    ...options,
+  });
+}
+
+/**
  * The address of an outside service's API, defaulting to the real service; tests point it at
  * a fake that answers as the real one does, and an owner may point it at a proxy.
  *

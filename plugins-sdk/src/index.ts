@@ -43,8 +43,9 @@ export {
 } from './site.js';
 
 export { z };
-export { apiAddressField, currencyField, secret, isSecretSchema, minutesField } from './config.js';
-export { pvArraySchema, pvPlantFields, type PvArray } from './pv-arrays.js';
+export { apiAddressField, currencyField, secret, isSecretSchema, minutesField, refreshMinutesField } from './config.js';
+export { schedulePriceRefresh, type PriceRefreshOptions } from './price-refresh.js';
+export { fetchIntervalField, plantLocation, pvArraySchema, pvPlantFields, type PvArray } from './pv-arrays.js';
 export {
   localDays,
   parseAnswer,
@@ -58,7 +59,14 @@ export {
 export { assertJsonDepth, JsonTooDeepError, MAX_JSON_DEPTH } from './json-depth.js';
 export { ConfigError, DeviceRefusedError, NoAnswerError } from './errors.js';
 export { formatZodError, formatZodIssue, formatZodPath, type ZodErrorFormatOptions } from './zod-errors.js';
-export { batteryMetrics, inverterMetrics, pvStringMetrics, temperatureMetric } from './vocabulary.js';
+export {
+  batteryMetrics,
+  bmsPackMetrics,
+  cellTemperatureMetrics,
+  inverterMetrics,
+  pvStringMetrics,
+  temperatureMetric,
+} from './vocabulary.js';
 export {
   batteryCommandSchema,
   batteryConfigSchema,
@@ -72,6 +80,7 @@ export {
   BATTERY_CONTROL_TOPICS,
   BATTERY_MODES,
   type BatteryCommand,
+  type BatteryConfig,
   type BatteryControl,
   type BatteryControlOptions,
   type BatteryLimits,

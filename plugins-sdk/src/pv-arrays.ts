@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { minutesField } from './config.js';
 
 /**
  * One PV panel array as forecast plugins take it in their config: tilt, azimuth, peak power
@@ -69,3 +70,28 @@ export const pvPlantFields = {
     .describe('Panel arrays, one per orientation.')
     .meta({ title: 'Panel arrays' }),
 };
+
+/**
+ * Where the panels of a {@link pvPlantFields} config are: its `latitude` and `longitude`, each
+ * the site's when the config leaves it out.
+ *
+ * @example
+ * const { latitude, longitude } = plantLocation(config, ctx.site);
+ */
+export function plantLocation(
+  config: { latitude?: number | undefined; longitude?: number | undefined },
+  site: { latitude: number; longitude: number },
+): { latitude: number; longitude: number } {
+  return { latitude: config.latitude ?? site.latitude, longitude: config.longitude ?? site.longitude };
+}
+
+/**
+ * A forecast source's `intervalMinutes` field: minutes between fetches, 15 to 360, 30 when
+ * left out, titled "Fetch every (minutes)", with the source's own help text.
+ *
+ * @example
+ * const configSchema = z.object({ ...pvPlantFields, intervalMinutes: fetchIntervalField({ description: 'Minutes between fetches.' }) });
+ */
+export function fetchIntervalField(options: { description: string }) {
+  return minutesField({ min: 15, max: 360, default: 30, title: 'Fetch every (minutes)', ...options });
+}

@@ -107,6 +107,37 @@ export function temperatureMetric(name: string, displayName: string): MetricDecl
 }
 
 /**
+ * What a BMS driver reads of its pack besides the extras of its model, in the order the
+ * bundled BMS drivers declare them: voltage, current, power, state of charge, temperature,
+ * the lowest and highest cell voltage and the remaining capacity.
+ *
+ * @example
+ * ctx.topics.declare({ device, metrics: [...bmsPackMetrics, batteryMetrics.cycles, ...cellTemperatureMetrics] });
+ */
+export const bmsPackMetrics: readonly MetricDeclaration[] = [
+  batteryMetrics.voltage,
+  batteryMetrics.current,
+  batteryMetrics.power,
+  batteryMetrics.state_of_charge,
+  batteryMetrics.temperature,
+  batteryMetrics.cell_voltage_min,
+  batteryMetrics.cell_voltage_max,
+  batteryMetrics.remaining_capacity,
+];
+
+/**
+ * The lowest and highest cell temperature a BMS reports (`cell_temperature_min`,
+ * `cell_temperature_max`, in °C).
+ *
+ * @example
+ * ctx.topics.declare({ device, metrics: [...bmsPackMetrics, ...cellTemperatureMetrics] });
+ */
+export const cellTemperatureMetrics: readonly MetricDeclaration[] = [
+  temperatureMetric('cell_temperature_min', 'Lowest cell temperature'),
+  temperatureMetric('cell_temperature_max', 'Highest cell temperature'),
+];
+
+/**
  * Per-string PV readings of an inverter with `count` MPPT inputs: `pv_power_N`,
  * `pv_voltage_N` and `pv_current_N` for N from 1 to `count`.
  *

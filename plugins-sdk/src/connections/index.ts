@@ -9,15 +9,17 @@
  */
 export {
   connectionSchema,
+  inverterConfigFields,
   pollingFields,
   streamConnectionSchema,
+  streamDeviceFields,
   type ConnectionInput,
   type ConnectionSpec,
   type StreamConnectionSpec,
 } from './spec.js';
 export type { LinkEvents, LinkOptions, LinkRequestOptions, LinkStats, ReconnectOptions } from './link.js';
 export { openStreamLink, type StreamLink } from './registry.js';
-export { pollStreamDevice } from './stream-device.js';
+export { byteSum, pollStreamDevice, requestCommandReply } from './stream-device.js';
 export {
   openModbus,
   ModbusExceptionError,
@@ -55,6 +57,11 @@ export {
   type InverterUnitConfig,
   type RegisterMapInverterOptions,
 } from './register-map-driver.js';
+export {
+  identifiedInverterPlugin,
+  type IdentifiedInverterConfig,
+  type IdentifiedInverterPluginOptions,
+} from './identified-inverter-plugin.js';
 export {
   pollIdentifiedInverter,
   type IdentifiedInverter,

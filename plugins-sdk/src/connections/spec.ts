@@ -3,6 +3,7 @@
  * (a TCP host:port or a serial device) is shared by every user in the process.
  */
 import { z } from 'zod';
+import { batteryConfigSchema } from '../battery-control.js';
 
 const host = z
   .string()
@@ -141,6 +142,34 @@ export const pollingFields = {
     .default(1500)
     .describe('How long one request waits for the reply before the device counts as silent, in milliseconds.')
     .meta({ title: 'Reply timeout (ms)' }),
+};
+
+/**
+ * The config fields of an inverter driver on one Modbus unit: `connection`
+ * ({@link connectionSchema}), the {@link pollingFields}, and `battery` (the battery's limits,
+ * {@link batteryConfigSchema}), whose presence turns battery control on. Spread them into the
+ * driver's schema, before its own fields.
+ *
+ * @example
+ * const configSchema = z.strictObject({ ...inverterConfigFields, family: z.enum(['auto', 'sph']).default('auto') });
+ */
+/**
+ * The config fields of a driver of one device on a byte-protocol link (a BMS, an inverter's
+ * serial port): `connection` ({@link streamConnectionSchema}) and the {@link pollingFields}.
+ * Spread them into the driver's schema, before its own fields.
+ *
+ * @example
+ * const configSchema = z.strictObject({ ...streamDeviceFields, port: z.enum(['rs485', 'uart']).default('rs485') });
+ */
+export const streamDeviceFields = {
+  connection: streamConnectionSchema,
+  ...pollingFields,
+};
+
+export const inverterConfigFields = {
+  connection: connectionSchema,
+  ...pollingFields,
+  battery: batteryConfigSchema.optional(),
 };
 
 /**

@@ -51,3 +51,51 @@ export function pollStreamDevice(
     link.release();
   };
 }
+
+/**
+ * Sends `request` and resolves with the parsed reply to `command`: a frame `parse` refuses
+ * fails the check as "bad checksum", one answering another command as "reply to command
+ * 9a"; either makes the link write the request once more before the reply counts as missing.
+ *
+ * @example
+ * const { data } = await requestCommandReply(link, { request: frame(0x90), command: 0x90, complete: frameLength, parse: parseFrame, timeoutMs, signal });
+ */
+export async function requestCommandReply<F extends { command: number }>(
+  link: StreamLink,
+  options: {
+    request: Buffer;
+    command: number;
+    /** Length of a complete frame at the start of `buf`, or -1 while more bytes are needed. */
+    complete: (buf: Buffer) => number;
+    /** The frame's fields, or undefined when its length, markers or checksum are wrong. */
+    parse: (frame: Buffer) => F | undefined;
+    timeoutMs: number;
+    signal: AbortSignal;
+  },
+): Promise<F> {
+  const { command, parse } = options;
+  const reply = await link.request(options.request, {
+    complete: options.complete,
+    check: (frame) => {
+      const parsed = parse(frame);
+      if (!parsed) return 'bad checksum';
+      return parsed.command === command || `reply to command ${parsed.command.toString(16)}`;
+    },
+    resendOnBadFrame: 1,
+    timeoutMs: options.timeoutMs,
+    signal: options.signal,
+  });
+  return parse(reply)!;
+}
+
+/**
+ * The sum of `bytes`, which byte protocols cut to their checksum's width (`& 0xff`, `& 0xffff`).
+ *
+ * @example
+ * const checksum = byteSum(frame.subarray(0, 12)) & 0xff;
+ */
+export function byteSum(bytes: Uint8Array): number {
+  let sum = 0;
+  for (const byte of bytes) sum += byte;
+  return sum;
+}

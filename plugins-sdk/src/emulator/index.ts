@@ -45,6 +45,7 @@ export {
   type ModbusUnits,
 } from './modbus-transports.js';
 export { startUdpEmulatorServer } from './udp-server.js';
+export { flipLastByte, startFrameEmulator } from './frame-emulator.js';
 export { connectRaw, modbusTcpLength, readHoldingOverTcp, type RawClient } from './raw-client.js';
 export { clamp, DayIntegrator, householdLoad, sunFraction } from './day.js';
 export { DeviceClockSteps } from './device-clock.js';

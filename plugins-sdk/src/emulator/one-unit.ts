@@ -53,7 +53,9 @@ export function imageWords(
 /**
  * Starts `device` on one unit (`options.unitId`, default 1) behind the transport the options
  * pick from `transports` (the first when none is given); a Solarman logger answers to
- * `options.loggerSerial`, else `defaultLoggerSerial`. Returns the emulator with `device`.
+ * `options.loggerSerial`, else `defaultLoggerSerial`; `alsoOnUnits` are further unit ids the
+ * same device answers on (a Huawei inverter's own port answers on 0). Returns the emulator
+ * with `device`.
  *
  * @example
  * export const startEmulator = (options: EmulatorOptions = {}) =>
@@ -63,12 +65,16 @@ export async function startOneUnitEmulator<D extends ModbusDevice>(
   device: D,
   options: EmulatorOptions,
   transports: readonly ModbusTransport[],
-  { defaultLoggerSerial, doubleCrc }: { defaultLoggerSerial?: number; doubleCrc?: boolean } = {},
+  {
+    defaultLoggerSerial,
+    doubleCrc,
+    alsoOnUnits = [],
+  }: { defaultLoggerSerial?: number; doubleCrc?: boolean; alsoOnUnits?: readonly number[] } = {},
 ): Promise<RunningEmulator & { device: D }> {
   const loggerSerial = options.loggerSerial ?? defaultLoggerSerial;
   const running = await startModbusEmulator({
     transport: pickTransport(options.transport, transports),
-    units: new Map([[options.unitId ?? 1, device]]),
+    units: new Map([options.unitId ?? 1, ...alsoOnUnits].map((unit) => [unit, device])),
     ...(loggerSerial === undefined ? {} : { loggerSerial }),
     ...(doubleCrc === undefined ? {} : { doubleCrc }),
     host: options.host,

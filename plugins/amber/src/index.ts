@@ -11,8 +11,9 @@ import {
   apiAddressField,
   definePlugin,
   localDays,
-  minutesField,
+  refreshMinutesField,
   requestFailure,
+  schedulePriceRefresh,
   secret,
   z,
 } from '@heliograph/plugins-sdk';
@@ -33,11 +34,10 @@ export const configSchema = z.object({
     .describe('Interval length in minutes: 30, or 5 for sites billed on 5-minute intervals.')
     .meta({ title: 'Interval length (minutes)' }),
   baseUrl: apiAddressField({ default: 'https://api.amber.com.au', description: 'Address of the Amber API.' }),
-  refreshMinutes: minutesField({
+  refreshMinutes: refreshMinutesField({
     min: 1,
     max: 60,
     default: 5,
-    title: 'Refresh every (minutes)',
     description: 'Minutes between refreshes. Amber allows 50 requests per 5 minutes.',
   }),
 });
@@ -90,7 +90,7 @@ export default definePlugin({
       );
     }
 
-    ctx.scheduler.every({ name: 'refresh', intervalMs: config.refreshMinutes * 60_000, run: refresh });
+    schedulePriceRefresh(ctx, { refreshMinutes: config.refreshMinutes, run: refresh });
   },
 });
 

@@ -5,7 +5,14 @@
  * day-ahead auction results appear (about 13:00 CET), so tomorrow shows up soon after
  * publication. Until then only today is published, which is not an error.
  */
-import { definePlugin, localDays, minutesField, requestFailure, z } from '@heliograph/plugins-sdk';
+import {
+  definePlugin,
+  localDays,
+  refreshMinutesField,
+  requestFailure,
+  schedulePriceRefresh,
+  z,
+} from '@heliograph/plugins-sdk';
 import { parseMarketdata } from './parse.js';
 
 const serviceUrls = { de: 'https://api.awattar.de', at: 'https://api.awattar.at' } as const;
@@ -23,11 +30,8 @@ export const configSchema = z.object({
     .meta({ title: 'API address' }),
   // aWATTar allows 100 requests a day per client. Every 15 minutes would spend 96 of them,
   // plus the day-ahead fetches, leaving nothing for retries or restarts; every 30 spends 51.
-  refreshMinutes: minutesField({
+  refreshMinutes: refreshMinutesField({
     min: 30,
-    max: 1440,
-    default: 60,
-    title: 'Refresh every (minutes)',
     description: 'Minutes between regular refreshes (30 at least: aWATTar allows 100 requests a day per client).',
   }),
 });
@@ -65,7 +69,10 @@ export default definePlugin({
       );
     }
 
-    ctx.scheduler.every({ name: 'refresh', intervalMs: config.refreshMinutes * 60_000, run: refresh });
-    ctx.scheduler.daily({ name: 'day-ahead', times: dayAheadTimes, timeZone: 'Europe/Berlin', run: refresh });
+    schedulePriceRefresh(ctx, {
+      refreshMinutes: config.refreshMinutes,
+      dayAhead: { times: dayAheadTimes, timeZone: 'Europe/Berlin' },
+      run: refresh,
+    });
   },
 });

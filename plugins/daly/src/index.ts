@@ -3,12 +3,12 @@
  * temperature ranges, MOSFET state and status (commands 90..94) over its UART / RS485 port
  * (a USB adapter, or a TCP serial bridge), and publishes one battery.
  */
-import { batteryMetrics, definePlugin, temperatureMetric, z } from '@heliograph/plugins-sdk';
+import { batteryMetrics, bmsPackMetrics, cellTemperatureMetrics, definePlugin, z } from '@heliograph/plugins-sdk';
 import {
   openStreamLink,
-  pollingFields,
   pollStreamDevice,
-  streamConnectionSchema,
+  requestCommandReply,
+  streamDeviceFields,
 } from '@heliograph/plugins-sdk/connections';
 import { DalyCommand, dalyFrame, dalyFrameLength, dalyValues, parseDalyFrame } from './protocol.js';
 
@@ -19,8 +19,7 @@ import { DalyCommand, dalyFrame, dalyFrameLength, dalyValues, parseDalyFrame } f
  * { "connection": { "type": "serial", "path": "/dev/ttyUSB0", "baudRate": 9600 }, "port": "rs485", "currentSign": "normal" }
  */
 const configSchema = z.strictObject({
-  connection: streamConnectionSchema,
-  ...pollingFields,
+  ...streamDeviceFields,
   port: z
     .enum(['rs485', 'uart'])
     .default('rs485')
@@ -46,35 +45,20 @@ export default definePlugin({
     ctx.topics.declare({
       device,
       pollIntervalMs: config.pollIntervalMs,
-      metrics: [
-        batteryMetrics.voltage,
-        batteryMetrics.current,
-        batteryMetrics.power,
-        batteryMetrics.state_of_charge,
-        batteryMetrics.temperature,
-        batteryMetrics.cell_voltage_min,
-        batteryMetrics.cell_voltage_max,
-        batteryMetrics.remaining_capacity,
-        batteryMetrics.cycles,
-        temperatureMetric('cell_temperature_min', 'Lowest cell temperature'),
-        temperatureMetric('cell_temperature_max', 'Highest cell temperature'),
-      ],
+      metrics: [...bmsPackMetrics, batteryMetrics.cycles, ...cellTemperatureMetrics],
       identity: { manufacturer: 'Daly', model: 'Smart BMS' },
     });
 
     const ask = async (command: number, signal: AbortSignal): Promise<Buffer> => {
-      const reply = await link.request(dalyFrame(address, command), {
+      const reply = await requestCommandReply(link, {
+        request: dalyFrame(address, command),
+        command,
         complete: dalyFrameLength,
-        check: (frame) => {
-          const parsed = parseDalyFrame(frame);
-          if (!parsed) return 'bad checksum';
-          return parsed.command === command || `reply to command ${parsed.command.toString(16)}`;
-        },
-        resendOnBadFrame: 1,
+        parse: parseDalyFrame,
         timeoutMs: config.timeoutMs,
         signal,
       });
-      return parseDalyFrame(reply)!.data;
+      return reply.data;
     };
 
     return pollStreamDevice(ctx, {

@@ -4,6 +4,7 @@
  * the BMS), the command (90..98), the data length 08, eight data bytes and a checksum (the
  * low byte of the sum of the twelve bytes before it).
  */
+import { byteSum } from '@heliograph/plugins-sdk/connections';
 
 export const FRAME_LENGTH = 13;
 
@@ -18,9 +19,7 @@ export const DalyCommand = {
 
 /** The low byte of the sum of `bytes`. */
 export function dalyChecksum(bytes: Buffer): number {
-  let sum = 0;
-  for (const byte of bytes) sum += byte;
-  return sum & 0xff;
+  return byteSum(bytes) & 0xff;
 }
 
 /** A frame: A5, `address`, `command`, 08, `data` (8 bytes, zero-padded), checksum. */

@@ -12,11 +12,10 @@
 import {
   DeviceRefusedError,
   polledBatteryControl,
-  type batteryConfigSchema,
   type BatteryCommand,
+  type BatteryConfig,
   type BatteryMode,
   type PolledBatteryControl,
-  type z,
 } from '@heliograph/plugins-sdk';
 import { contextOf, type ModbusClient, type UnitControlOptions } from '@heliograph/plugins-sdk/connections';
 import type { TouRegisters } from './models.js';
@@ -135,7 +134,7 @@ function leaseBlock(args: {
   state: DeviceState;
   command: BatteryCommand;
   leaseMs: number;
-  battery: z.output<typeof batteryConfigSchema>;
+  battery: BatteryConfig;
   ratedW: number;
 }): number[] {
   const { io, state, command, battery } = args;

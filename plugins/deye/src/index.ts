@@ -8,15 +8,8 @@
  * ends a forced command found on the device, and the stop writes Normal before the
  * connection closes.
  */
-import { batteryConfigSchema, definePlugin, z } from '@heliograph/plugins-sdk';
-import {
-  connectionSchema,
-  openInverterUnit,
-  pollIdentifiedInverter,
-  pollingFields,
-  readRegisterMap,
-  unitIdDeviceConfigSchema,
-} from '@heliograph/plugins-sdk/connections';
+import { z } from '@heliograph/plugins-sdk';
+import { identifiedInverterPlugin, inverterConfigFields, readRegisterMap } from '@heliograph/plugins-sdk/connections';
 import { deyeBatteryControl } from './battery-control.js';
 import { deyeModel, identityMap, ratedPowerMap } from './models.js';
 
@@ -30,9 +23,7 @@ const FALLBACK_RATED_W = 12_000;
  * { "connection": { "type": "solarman", "host": "192.168.1.40", "loggerSerial": 2712345678 }, "pollIntervalMs": 5000 }
  */
 const configSchema = z.strictObject({
-  connection: connectionSchema,
-  ...pollingFields,
-  battery: batteryConfigSchema.optional(),
+  ...inverterConfigFields,
   gridPowerFrom: z
     .enum(['auto', 'ct', 'inverter'])
     .default('auto')
@@ -42,36 +33,28 @@ const configSchema = z.strictObject({
     .meta({ title: 'Grid power from' }),
 });
 
-export default definePlugin({
+export default identifiedInverterPlugin({
   id: 'deye',
   configSchema,
-  deviceConfigSchema: unitIdDeviceConfigSchema,
-  setup(ctx, config) {
-    const unit = openInverterUnit(ctx, config, { plugin: 'deye' });
-    const { unitId, modbus } = unit;
-    return pollIdentifiedInverter(ctx, unit, {
-      pollIntervalMs: config.pollIntervalMs,
-      identity: { manufacturer: 'Deye' },
-      battery: config.battery,
-      /**
-       * Identifies the unit, chooses its map (ConfigError for a model this driver does not know)
-       * and makes battery control through the time-of-use program where the model's program lives.
-       */
-      async identify(signal, control) {
-        const { inverter: id } = await readRegisterMap(modbus, unitId, identityMap, { signal });
-        const model = deyeModel(Number(id.device_type));
-        const rated = await readRegisterMap(modbus, unitId, ratedPowerMap(model.value), { signal });
-        let ratedW = Number(rated.inverter.rated_power);
-        if (!(ratedW > 0)) {
-          ctx.log.warn(`unit ${unitId} reports no rated power; max sell power allows up to ${FALLBACK_RATED_W} W`);
-          ratedW = FALLBACK_RATED_W;
-        }
-        return {
-          map: model.value.map({ ratedW, gridPowerSource: config.gridPowerFrom }),
-          control: control && deyeBatteryControl({ ...control, tou: model.value.tou, ratedW }),
-          identity: { model: model.label, serial: String(id.serial) },
-        };
-      },
-    });
-  },
+  identity: { manufacturer: 'Deye' },
+  /**
+   * Identifies the unit, chooses its map (ConfigError for a model this driver does not know)
+   * and makes battery control through the time-of-use program where the model's program lives.
+   */
+  identifier: (ctx, config, { unitId, modbus }) =>
+    async function identify(signal, control) {
+      const { inverter: id } = await readRegisterMap(modbus, unitId, identityMap, { signal });
+      const model = deyeModel(Number(id.device_type));
+      const rated = await readRegisterMap(modbus, unitId, ratedPowerMap(model.value), { signal });
+      let ratedW = Number(rated.inverter.rated_power);
+      if (!(ratedW > 0)) {
+        ctx.log.warn(`unit ${unitId} reports no rated power; max sell power allows up to ${FALLBACK_RATED_W} W`);
+        ratedW = FALLBACK_RATED_W;
+      }
+      return {
+        map: model.value.map({ ratedW, gridPowerSource: config.gridPowerFrom }),
+        control: control && deyeBatteryControl({ ...control, tou: model.value.tou, ratedW }),
+        identity: { model: model.label, serial: String(id.serial) },
+      };
+    },
 });

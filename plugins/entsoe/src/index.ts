@@ -10,8 +10,9 @@ import {
   currencyField,
   definePlugin,
   localDays,
-  minutesField,
+  refreshMinutesField,
   requestFailure,
+  schedulePriceRefresh,
   secret,
   z,
   type PriceSlot,
@@ -38,11 +39,7 @@ export const configSchema = z.object({
     default: 'https://web-api.tp.entsoe.eu',
     description: 'Address of the ENTSO-E Transparency Platform API.',
   }),
-  refreshMinutes: minutesField({
-    min: 15,
-    max: 1440,
-    default: 60,
-    title: 'Refresh every (minutes)',
+  refreshMinutes: refreshMinutesField({
     description: 'Minutes between regular refreshes (ENTSO-E allows 400 requests a minute).',
   }),
 });
@@ -110,7 +107,10 @@ export default definePlugin({
       );
     }
 
-    ctx.scheduler.every({ name: 'refresh', intervalMs: config.refreshMinutes * 60_000, run: refresh });
-    ctx.scheduler.daily({ name: 'day-ahead', times: dayAheadTimes, timeZone: 'Europe/Berlin', run: refresh });
+    schedulePriceRefresh(ctx, {
+      refreshMinutes: config.refreshMinutes,
+      dayAhead: { times: dayAheadTimes, timeZone: 'Europe/Berlin' },
+      run: refresh,
+    });
   },
 });

@@ -6,7 +6,15 @@
  * most half of that is used (other tools on the same network may share the quota). After
  * an HTTP 429 no call goes out before the answer's `retry-at`, even across a restart.
  */
-import { apiAddressField, definePlugin, minutesField, pvPlantFields, secret, z } from '@heliograph/plugins-sdk';
+import {
+  apiAddressField,
+  definePlugin,
+  fetchIntervalField,
+  plantLocation,
+  pvPlantFields,
+  secret,
+  z,
+} from '@heliograph/plugins-sdk';
 import { fetchWatts, RateLimitedError } from './client.js';
 import { resampleWatts } from './resample.js';
 
@@ -21,11 +29,7 @@ export const configSchema = z.object({
     .describe('API key of a paid plan; without one the free plan is used.')
     .meta({ title: 'API key' }),
   ...pvPlantFields,
-  intervalMinutes: minutesField({
-    min: 15,
-    max: 360,
-    default: 30,
-    title: 'Fetch every (minutes)',
+  intervalMinutes: fetchIntervalField({
     description: 'Minutes between fetches; on the free plan at least 10 per array.',
   }),
 });
@@ -42,8 +46,7 @@ export default definePlugin({
   id: 'forecast-solar',
   configSchema,
   setup(ctx, config) {
-    const latitude = config.latitude ?? ctx.site.latitude;
-    const longitude = config.longitude ?? ctx.site.longitude;
+    const { latitude, longitude } = plantLocation(config, ctx.site);
     const intervalMinutes = fetchIntervalMinutes(config);
     if (intervalMinutes !== config.intervalMinutes)
       ctx.log.info(

@@ -15,11 +15,10 @@
 import {
   DeviceRefusedError,
   polledBatteryControl,
-  type batteryConfigSchema,
   type BatteryCommand,
+  type BatteryConfig,
   type BatteryMode,
   type PolledBatteryControl,
-  type z,
 } from '@heliograph/plugins-sdk';
 import {
   contextOf,
@@ -179,7 +178,7 @@ async function writeCommand(args: {
   until: number | null;
   /** How long the lease has left, ms. */
   leaseMs: number;
-  battery: z.output<typeof batteryConfigSchema>;
+  battery: BatteryConfig;
   ratedW: number;
   signal: AbortSignal;
 }): Promise<void> {

@@ -9,14 +9,11 @@
  * declaration ends a forced command found on the device, and the stop writes Normal before the
  * connection closes.
  */
-import { batteryConfigSchema, definePlugin, z } from '@heliograph/plugins-sdk';
+import { z } from '@heliograph/plugins-sdk';
 import {
-  connectionSchema,
+  identifiedInverterPlugin,
+  inverterConfigFields,
   ModbusExceptionError,
-  openInverterUnit,
-  pollIdentifiedInverter,
-  pollingFields,
-  unitIdDeviceConfigSchema,
   type ModbusClient,
 } from '@heliograph/plugins-sdk/connections';
 import { goodweBatteryControl, groupVersion } from './battery-control.js';
@@ -29,9 +26,7 @@ import { goodweMap } from './register-map.js';
  * { "connection": { "type": "rtu-over-udp", "host": "192.168.1.60", "replyPrefix": "aa55" }, "battery": { "capacityKwh": 10.2, "maxChargeW": 5000, "maxDischargeW": 5000, "minSoc": 10 } }
  */
 const configSchema = z.strictObject({
-  connection: connectionSchema,
-  ...pollingFields,
-  battery: batteryConfigSchema.optional(),
+  ...inverterConfigFields,
 });
 
 const IDENTITY = { manufacturer: 'GoodWe' } as const;
@@ -60,36 +55,29 @@ async function deviceInfo(
   return { ratedW: info[1]!, serial: text(info.slice(3, 11)), model: text(info.slice(11, 16)) };
 }
 
-export default definePlugin({
+export default identifiedInverterPlugin({
   id: 'goodwe',
   configSchema,
-  deviceConfigSchema: unitIdDeviceConfigSchema,
-  setup(ctx, config) {
-    // GoodWe's communication address is 0xF7 (247) unless set otherwise on the inverter.
-    const unit = openInverterUnit(ctx, config, { plugin: 'goodwe', defaultUnitId: 0xf7 });
-    const { unitId, modbus, timeoutMs } = unit;
-    return pollIdentifiedInverter(ctx, unit, {
-      pollIntervalMs: config.pollIntervalMs,
-      identity: IDENTITY,
-      battery: config.battery,
-      /** Reads the device information (et.py `read_device_info`: 35000, 33 registers) and the eco mode's version. */
-      async identify(signal, control) {
-        const info = await deviceInfo(modbus, { unitId, timeoutMs, signal });
-        let { ratedW } = info;
-        const { serial, model } = info;
-        if (!(ratedW > 0)) {
-          ctx.log.warn(
-            `unit ${unitId} reports no rated power (35001); eco group power is taken as a share of ${FALLBACK_RATED_W} W`,
-          );
-          ratedW = FALLBACK_RATED_W;
-        }
-        let eco = null;
-        if (control) {
-          const version = await groupVersion(modbus, unitId, timeoutMs, signal);
-          eco = goodweBatteryControl({ ...control, version, ratedW });
-        }
-        return { map: goodweMap, control: eco, identity: { model: model || 'ET/EH', ...(serial ? { serial } : {}) } };
-      },
-    });
-  },
+  identity: IDENTITY,
+  // GoodWe's communication address is 0xF7 (247) unless set otherwise on the inverter.
+  defaultUnitId: 0xf7,
+  /** Reads the device information (et.py `read_device_info`: 35000, 33 registers) and the eco mode's version. */
+  identifier: (ctx, _config, { unitId, modbus, timeoutMs }) =>
+    async function identify(signal, control) {
+      const info = await deviceInfo(modbus, { unitId, timeoutMs, signal });
+      let { ratedW } = info;
+      const { serial, model } = info;
+      if (!(ratedW > 0)) {
+        ctx.log.warn(
+          `unit ${unitId} reports no rated power (35001); eco group power is taken as a share of ${FALLBACK_RATED_W} W`,
+        );
+        ratedW = FALLBACK_RATED_W;
+      }
+      let eco = null;
+      if (control) {
+        const version = await groupVersion(modbus, unitId, timeoutMs, signal);
+        eco = goodweBatteryControl({ ...control, version, ratedW });
+      }
+      return { map: goodweMap, control: eco, identity: { model: model || 'ET/EH', ...(serial ? { serial } : {}) } };
+    },
 });

@@ -10,15 +10,8 @@
  * writes Normal before the connection closes. A unit it cannot identify, or of another
  * family than the one configured, stops the instance with the codes it read.
  */
-import { batteryConfigSchema, definePlugin, DeviceRefusedError, z } from '@heliograph/plugins-sdk';
-import {
-  connectionSchema,
-  openInverterUnit,
-  pollIdentifiedInverter,
-  pollingFields,
-  readRegisterMap,
-  unitIdDeviceConfigSchema,
-} from '@heliograph/plugins-sdk/connections';
+import { DeviceRefusedError, z } from '@heliograph/plugins-sdk';
+import { identifiedInverterPlugin, inverterConfigFields, readRegisterMap } from '@heliograph/plugins-sdk/connections';
 import { growattBatteryControl } from './battery-control.js';
 import { growattModel } from './models.js';
 import { identityMap, vppTypeMap } from './register-map.js';
@@ -30,9 +23,7 @@ import { identityMap, vppTypeMap } from './register-map.js';
  * { "connection": { "type": "serial", "path": "/dev/ttyUSB0", "baudRate": 9600 }, "family": "auto", "pollIntervalMs": 5000 }
  */
 const configSchema = z.strictObject({
-  connection: connectionSchema,
-  ...pollingFields,
-  battery: batteryConfigSchema.optional(),
+  ...inverterConfigFields,
   family: z
     .enum(['auto', 'sph', 'spa'])
     .default('auto')
@@ -42,14 +33,11 @@ const configSchema = z.strictObject({
     .meta({ title: 'Family' }),
 });
 
-export default definePlugin({
+export default identifiedInverterPlugin({
   id: 'growatt',
   configSchema,
-  deviceConfigSchema: unitIdDeviceConfigSchema,
-  setup(ctx, config) {
-    const unit = openInverterUnit(ctx, config, { plugin: 'growatt' });
-    const { unitId, modbus } = unit;
-
+  identity: { manufacturer: 'Growatt' },
+  identifier(_ctx, config, { unitId, modbus }) {
     /** The VPP device type code (holding 30000), or null from a unit that refuses the VPP range. */
     const vppCode = async (signal: AbortSignal): Promise<number | null> => {
       try {
@@ -60,21 +48,16 @@ export default definePlugin({
       }
     };
 
-    return pollIdentifiedInverter(ctx, unit, {
-      pollIntervalMs: config.pollIntervalMs,
-      identity: { manufacturer: 'Growatt' },
-      battery: config.battery,
-      /** Identifies the unit and picks its family's map (ConfigError for a unit it does not read). */
-      async identify(signal, control) {
-        const { inverter: id } = await readRegisterMap(modbus, unitId, identityMap, { signal });
-        const codes = { vpp: await vppCode(signal), legacy: Number(id.device_type) };
-        const model = growattModel(codes, config.family);
-        return {
-          map: model.value.map,
-          control: control && growattBatteryControl(control),
-          identity: { model: model.label, serial: String(id.serial) },
-        };
-      },
-    });
+    /** Identifies the unit and picks its family's map (ConfigError for a unit it does not read). */
+    return async function identify(signal, control) {
+      const { inverter: id } = await readRegisterMap(modbus, unitId, identityMap, { signal });
+      const codes = { vpp: await vppCode(signal), legacy: Number(id.device_type) };
+      const model = growattModel(codes, config.family);
+      return {
+        map: model.value.map,
+        control: control && growattBatteryControl(control),
+        identity: { model: model.label, serial: String(id.serial) },
+      };
+    };
   },
 });

@@ -27,13 +27,12 @@ import {
   BATTERY_LEASE_MS,
   DeviceRefusedError,
   polledBatteryControl,
-  type batteryConfigSchema,
   type BatteryCommand,
+  type BatteryConfig,
   type BatteryLimits,
   type BatteryMode,
   type MetricValue,
   type PolledBatteryControl,
-  type z,
 } from '@heliograph/plugins-sdk';
 import { contextOf, type ControlContext, type ModbusClient } from '@heliograph/plugins-sdk/connections';
 import { FORCIBLE } from './register-map.js';
@@ -138,7 +137,7 @@ export function forcibleMode(forcible: Forcible): BatteryMode | null {
  * as one poll read them. Null when neither says how large the battery is (no LUNA2000).
  */
 export function huaweiLimits(
-  config: z.output<typeof batteryConfigSchema> | undefined,
+  config: BatteryConfig | undefined,
   read: { battery: Record<string, MetricValue>; inverter: Record<string, MetricValue> },
 ): BatteryLimits | null {
   const modes = ['normal', 'hold', 'charge', 'discharge'] as const;

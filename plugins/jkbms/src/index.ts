@@ -3,12 +3,19 @@
  * protocol over the BMS's RS485 / UART port (a USB adapter, or a TCP serial bridge) and
  * publishes one battery, with the identity the BMS reports.
  */
-import { batteryMetrics, definePlugin, temperatureMetric, z } from '@heliograph/plugins-sdk';
+import {
+  batteryMetrics,
+  bmsPackMetrics,
+  cellTemperatureMetrics,
+  definePlugin,
+  temperatureMetric,
+  z,
+} from '@heliograph/plugins-sdk';
 import {
   openStreamLink,
-  pollingFields,
   pollStreamDevice,
-  streamConnectionSchema,
+  requestCommandReply,
+  streamDeviceFields,
 } from '@heliograph/plugins-sdk/connections';
 import { jkFields, jkFrameLength, jkIdentity, jkValues, parseJkFrame, READ_ALL, readAllRequest } from './protocol.js';
 
@@ -19,8 +26,7 @@ import { jkFields, jkFrameLength, jkIdentity, jkValues, parseJkFrame, READ_ALL, 
  * { "connection": { "type": "serial", "path": "/dev/ttyUSB0", "baudRate": 115200 }, "currentEncoding": "auto" }
  */
 const configSchema = z.strictObject({
-  connection: streamConnectionSchema,
-  ...pollingFields,
+  ...streamDeviceFields,
   currentEncoding: z
     .enum(['auto', 'sign-bit', 'offset'])
     .default('auto')
@@ -41,18 +47,10 @@ export default definePlugin({
       device,
       pollIntervalMs: config.pollIntervalMs,
       metrics: [
-        batteryMetrics.voltage,
-        batteryMetrics.current,
-        batteryMetrics.power,
-        batteryMetrics.state_of_charge,
-        batteryMetrics.temperature,
-        batteryMetrics.cell_voltage_min,
-        batteryMetrics.cell_voltage_max,
-        batteryMetrics.remaining_capacity,
+        ...bmsPackMetrics,
         batteryMetrics.full_capacity,
         batteryMetrics.cycles,
-        temperatureMetric('cell_temperature_min', 'Lowest cell temperature'),
-        temperatureMetric('cell_temperature_max', 'Highest cell temperature'),
+        ...cellTemperatureMetrics,
         temperatureMetric('mos_temperature', 'MOSFET temperature'),
       ],
       identity: { manufacturer: 'JK BMS' },
@@ -64,18 +62,15 @@ export default definePlugin({
       device,
       pollIntervalMs: config.pollIntervalMs,
       poll: async (signal) => {
-        const reply = await link.request(readAllRequest(), {
+        const reply = await requestCommandReply(link, {
+          request: readAllRequest(),
+          command: READ_ALL,
           complete: jkFrameLength,
-          check: (frame) => {
-            const parsed = parseJkFrame(frame);
-            if (!parsed) return 'bad checksum';
-            return parsed.command === READ_ALL || `reply to command ${parsed.command.toString(16)}`;
-          },
-          resendOnBadFrame: 1,
+          parse: parseJkFrame,
           timeoutMs: config.timeoutMs,
           signal,
         });
-        const fields = jkFields(parseJkFrame(reply)!.info);
+        const fields = jkFields(reply.info);
         const identity = jkIdentity(fields);
         if (JSON.stringify(identity) !== identified) {
           identified = JSON.stringify(identity);

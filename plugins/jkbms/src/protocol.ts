@@ -7,6 +7,7 @@
  * before the checksum. A reply's information field is a run of data ids, each followed by a
  * value of the id's fixed size (0x79, the cell voltages, by its own length byte).
  */
+import { byteSum } from '@heliograph/plugins-sdk/connections';
 
 export const READ_ALL = 0x06;
 const HEADER = 11;
@@ -55,9 +56,7 @@ export const JkField = {
 
 /** The 16-bit sum of `bytes`. */
 export function jkChecksum(bytes: Buffer): number {
-  let sum = 0;
-  for (const byte of bytes) sum += byte;
-  return sum & 0xffff;
+  return byteSum(bytes) & 0xffff;
 }
 
 /** A whole frame around `info`: the header (command, source, transport), record number 0, 68, checksum. */

@@ -11,8 +11,9 @@ import {
   currencyField,
   definePlugin,
   localDays,
-  minutesField,
+  refreshMinutesField,
   requestFailure,
+  schedulePriceRefresh,
   z,
   type PriceSlot,
 } from '@heliograph/plugins-sdk';
@@ -38,13 +39,7 @@ export const configSchema = z.object({
     default: 'https://dataportal-api.nordpoolgroup.com',
     description: 'Address of the Nord Pool data portal API.',
   }),
-  refreshMinutes: minutesField({
-    min: 15,
-    max: 1440,
-    default: 60,
-    title: 'Refresh every (minutes)',
-    description: 'Minutes between regular refreshes.',
-  }),
+  refreshMinutes: refreshMinutesField(),
 });
 
 /** Wall-clock times (CET) to look for tomorrow's prices, after the ~12:45-13:00 publication. */
@@ -104,8 +99,11 @@ export default definePlugin({
       );
     }
 
-    ctx.scheduler.every({ name: 'refresh', intervalMs: config.refreshMinutes * 60_000, run: refresh });
-    ctx.scheduler.daily({ name: 'day-ahead', times: dayAheadTimes, timeZone: marketZone, run: refresh });
+    schedulePriceRefresh(ctx, {
+      refreshMinutes: config.refreshMinutes,
+      dayAhead: { times: dayAheadTimes, timeZone: marketZone },
+      run: refresh,
+    });
   },
 });
 

@@ -11,8 +11,9 @@ import {
   apiAddressField,
   definePlugin,
   localDays,
-  minutesField,
+  refreshMinutesField,
   requestFailure,
+  schedulePriceRefresh,
   z,
   type LocalDays,
   type PriceSlot,
@@ -63,13 +64,7 @@ export const configSchema = z.object({
     default: 'https://api.octopus.energy',
     description: 'Address of the Octopus Energy API.',
   }),
-  refreshMinutes: minutesField({
-    min: 15,
-    max: 1440,
-    default: 60,
-    title: 'Refresh every (minutes)',
-    description: 'Minutes between regular refreshes.',
-  }),
+  refreshMinutes: refreshMinutesField(),
 });
 
 /** Wall-clock times (Europe/London) to look for tomorrow's Agile prices, after the ~16:00 publication. */
@@ -165,7 +160,10 @@ export default definePlugin({
       if (exportFailure) throw exportFailure.error;
     }
 
-    ctx.scheduler.every({ name: 'refresh', intervalMs: config.refreshMinutes * 60_000, run: refresh });
-    ctx.scheduler.daily({ name: 'day-ahead', times: dayAheadTimes, timeZone: 'Europe/London', run: refresh });
+    schedulePriceRefresh(ctx, {
+      refreshMinutes: config.refreshMinutes,
+      dayAhead: { times: dayAheadTimes, timeZone: 'Europe/London' },
+      run: refresh,
+    });
   },
 });

@@ -13,7 +13,8 @@
 import {
   apiAddressField,
   definePlugin,
-  minutesField,
+  fetchIntervalField,
+  plantLocation,
   pvPlantFields,
   z,
   type ForecastPoints,
@@ -29,13 +30,7 @@ export const configSchema = z.object({
   ...pvPlantFields,
   // Open-Meteo's model runs update hourly at best and its free limit is 10,000 calls a day,
   // so every 30 minutes keeps the forecast fresh at a few hundred calls a day.
-  intervalMinutes: minutesField({
-    min: 15,
-    max: 360,
-    default: 30,
-    title: 'Fetch every (minutes)',
-    description: 'Minutes between fetches.',
-  }),
+  intervalMinutes: fetchIntervalField({ description: 'Minutes between fetches.' }),
   forecastDays: z
     .number()
     .int()
@@ -66,8 +61,7 @@ export default definePlugin({
   id: 'open-meteo',
   configSchema,
   setup(ctx, config) {
-    const latitude = config.latitude ?? ctx.site.latitude;
-    const longitude = config.longitude ?? ctx.site.longitude;
+    const { latitude, longitude } = plantLocation(config, ctx.site);
     const model: PvModel = {
       performanceRatio: config.performanceRatio,
       temperatureCoefficient: config.temperatureCoefficient,

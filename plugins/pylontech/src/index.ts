@@ -12,13 +12,12 @@ import {
   NoAnswerError,
   z,
 } from '@heliograph/plugins-sdk';
-import { openStreamLink, pollingFields, streamConnectionSchema } from '@heliograph/plugins-sdk/connections';
+import { openStreamLink, streamDeviceFields } from '@heliograph/plugins-sdk/connections';
 import { analogValues, manufacturerInfo, moduleSerial, packTemperatureMetrics } from './analog.js';
 import { PylonClient } from './client.js';
 
 const configSchema = z.strictObject({
-  connection: streamConnectionSchema,
-  ...pollingFields,
+  ...streamDeviceFields,
   addresses: z
     .array(z.number().int().min(0).max(255))
     .min(1)

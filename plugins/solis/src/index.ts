@@ -7,11 +7,10 @@
  * first poll ends a forced command found on the inverter, and the stop writes Normal before
  * the connection closes.
  */
-import { batteryConfigSchema, definePlugin, loadBatteryCommand, z } from '@heliograph/plugins-sdk';
+import { definePlugin, loadBatteryCommand, z } from '@heliograph/plugins-sdk';
 import {
-  connectionSchema,
+  inverterConfigFields,
   openInverterUnit,
-  pollingFields,
   readRegisterMap,
   registerMapDeclarations,
   stopControlled,
@@ -29,9 +28,7 @@ import { solisMap } from './register-map.js';
  *   "battery": { "capacityKwh": 10.24, "maxChargeW": 3000, "maxDischargeW": 3000, "minSoc": 20 } }
  */
 const configSchema = z.strictObject({
-  connection: connectionSchema,
-  ...pollingFields,
-  battery: batteryConfigSchema.optional(),
+  ...inverterConfigFields,
 });
 
 const IDENTITY = { manufacturer: 'Solis', model: 'Hybrid' } as const;

@@ -18,12 +18,11 @@ import {
   BATTERY_LEASE_MS,
   DeviceRefusedError,
   polledBatteryControl,
-  type batteryConfigSchema,
   type BatteryCommand,
+  type BatteryConfig,
   type BatteryLimits,
   type BatteryMode,
   type PolledBatteryControl,
-  type z,
 } from '@heliograph/plugins-sdk';
 import { contextOf, type ControlContext } from '@heliograph/plugins-sdk/connections';
 import { readModels, type ModelLocation, type ReadTarget } from './chain.js';
@@ -65,7 +64,7 @@ export const MAX_REVERT_S = BATTERY_LEASE_MS / 1000;
  * with model 124's MinRsvPct. Null when neither says how large the battery is.
  */
 export function storageLimits(
-  config: z.output<typeof batteryConfigSchema> | undefined,
+  config: BatteryConfig | undefined,
   storage: ModelData,
   battery: ModelData | undefined,
 ): BatteryLimits | null {

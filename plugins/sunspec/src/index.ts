@@ -6,20 +6,19 @@
  * storage controls it declares battery control (battery-control.ts); otherwise read-only.
  */
 import {
-  batteryConfigSchema,
   definePlugin,
   DeviceRefusedError,
   loadBatteryCommand,
   z,
+  type BatteryConfig,
   type Disposer,
   type PluginContext,
   type PolledBatteryControl,
 } from '@heliograph/plugins-sdk';
 import {
-  connectionSchema,
   controlContext,
+  inverterConfigFields,
   openInverterUnit,
-  pollingFields,
   stopControlled,
   unitIdDeviceConfigSchema,
 } from '@heliograph/plugins-sdk/connections';
@@ -46,9 +45,7 @@ import {
  * { "connection": { "type": "tcp", "host": "192.168.1.50", "port": 502 }, "pollIntervalMs": 5000 }
  */
 const configSchema = z.strictObject({
-  connection: connectionSchema,
-  ...pollingFields,
-  battery: batteryConfigSchema.optional(),
+  ...inverterConfigFields,
   meterSign: z
     .enum(['auto', 'import-positive', 'export-positive'])
     .default('auto')
@@ -147,7 +144,7 @@ async function storageControl(
   args: {
     /** Where model 124 is, and the device whose settings battery control adds. */
     at: Pick<Parameters<typeof sunspecBatteryControl>[0], 'target' | 'storage' | 'device'>;
-    battery: z.output<typeof batteryConfigSchema> | undefined;
+    battery: BatteryConfig | undefined;
     controls: ModelData;
     bank: ModelData | undefined;
   },

@@ -12,8 +12,9 @@ import {
   currencyField,
   definePlugin,
   localDays,
-  minutesField,
+  refreshMinutesField,
   requestFailure,
+  schedulePriceRefresh,
   secret,
   z,
 } from '@heliograph/plugins-sdk';
@@ -44,13 +45,7 @@ export const configSchema = z.object({
     default: 'https://api.tibber.com',
     description: 'Address of the Tibber API (the GraphQL endpoint is /v1-beta/gql).',
   }),
-  refreshMinutes: minutesField({
-    min: 15,
-    max: 1440,
-    default: 60,
-    title: 'Refresh every (minutes)',
-    description: 'Minutes between regular refreshes.',
-  }),
+  refreshMinutes: refreshMinutesField(),
 });
 
 /** Wall-clock times (Europe/Berlin) to look for tomorrow's prices, after the ~13:00 publication. */
@@ -102,7 +97,10 @@ export default definePlugin({
       );
     }
 
-    ctx.scheduler.every({ name: 'refresh', intervalMs: config.refreshMinutes * 60_000, run: refresh });
-    ctx.scheduler.daily({ name: 'day-ahead', times: dayAheadTimes, timeZone: 'Europe/Berlin', run: refresh });
+    schedulePriceRefresh(ctx, {
+      refreshMinutes: config.refreshMinutes,
+      dayAhead: { times: dayAheadTimes, timeZone: 'Europe/Berlin' },
+      run: refresh,
+    });
   },
 });

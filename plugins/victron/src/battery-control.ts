@@ -11,10 +11,9 @@
 import {
   DeviceRefusedError,
   polledBatteryControl,
-  type batteryConfigSchema,
   type BatteryCommand,
+  type BatteryConfig,
   type PolledBatteryControl,
-  type z,
 } from '@heliograph/plugins-sdk';
 import { contextOf, type ModbusClient, type UnitControlOptions } from '@heliograph/plugins-sdk/connections';
 import { clockOf, DESS, DESS_MODE, slotFor, slotMode, slotOf, slotWrite, type Slot } from './dess-slot.js';
@@ -90,7 +89,7 @@ async function writeSlot(
   args: {
     command: BatteryCommand;
     until: number | null;
-    battery: z.output<typeof batteryConfigSchema>;
+    battery: BatteryConfig;
     polledSoc: number | null;
     log: (message: string) => void;
     signal: AbortSignal;

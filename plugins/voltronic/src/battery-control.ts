@@ -18,13 +18,12 @@ import {
   BATTERY_CONTROL_TOPICS,
   DeviceRefusedError,
   serialTasks,
-  type batteryConfigSchema,
   type BatteryCommand,
+  type BatteryConfig,
   type BatteryControl,
   type BatteryMode,
   type PluginStore,
   type SiteApi,
-  type z,
 } from '@heliograph/plugins-sdk';
 import type { Pi30Client } from './client.js';
 import { PI30_CHARGER, type ChargerFamily } from './models.js';
@@ -69,7 +68,7 @@ export function modeOf(
 
 export interface VoltronicBatteryControlOptions {
   client: Pi30Client;
-  battery: z.output<typeof batteryConfigSchema>;
+  battery: BatteryConfig;
   device: string;
   site: Pick<SiteApi, 'write'>;
   now: () => number;

@@ -24,15 +24,14 @@ import {
   type SettingDeclaration,
   type SettingOption,
 } from '@heliograph/plugins-sdk';
-import { openStreamLink, pollingFields, streamConnectionSchema } from '@heliograph/plugins-sdk/connections';
+import { openStreamLink, streamDeviceFields } from '@heliograph/plugins-sdk/connections';
 import { VoltronicBatteryControl } from './battery-control.js';
 import { Pi30Client } from './client.js';
 import { chargerFamily, maxChargeCurrentCommands, PI30_CHARGER, type ChargerFamily } from './models.js';
 import { batteryValues, chargeCurrents, gridPower, qmodMode, qpigsValues, qpiriSettings } from './qpigs.js';
 
 const configSchema = z.strictObject({
-  connection: streamConnectionSchema,
-  ...pollingFields,
+  ...streamDeviceFields,
   battery: batteryConfigSchema.optional(),
 });
 

@@ -6,9 +6,9 @@
 import {
   clamp,
   EmulatedSite,
+  flipLastByte,
   householdLoad,
-  pickTransport,
-  startEmulatorServer,
+  startFrameEmulator,
   sunFraction,
   type EmulatorOptions,
   type FrameProtocol,
@@ -97,11 +97,7 @@ export function dalyProtocol(pack: DalyPack): FrameProtocol {
       const data = pack.answer(parsed.command);
       return data && dalyFrame(0x01, parsed.command, data);
     },
-    corrupt(reply) {
-      const copy = Buffer.from(reply);
-      copy[12] = copy[12]! ^ 0xff;
-      return copy;
-    },
+    corrupt: flipLastByte,
   };
 }
 
@@ -114,8 +110,6 @@ export function dalyProtocol(pack: DalyPack): FrameProtocol {
 export async function startEmulator(
   options: EmulatorOptions & { currentSign?: 'normal' | 'inverted' } = {},
 ): Promise<RunningEmulator & { pack: DalyPack }> {
-  pickTransport(options.transport, transports);
   const pack = new DalyPack({ now: options.now, currentSign: options.currentSign });
-  const running = await startEmulatorServer({ protocol: dalyProtocol(pack), host: options.host, port: options.port });
-  return Object.assign(running, { pack });
+  return startFrameEmulator(options, { transports, name: 'pack', device: pack, protocol: dalyProtocol });
 }

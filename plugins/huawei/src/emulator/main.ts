@@ -4,12 +4,7 @@
  * forwards to its first inverter, and on unit 0, as the inverter's own port answers; or on RTU
  * frames over TCP (an RS485 gateway on the inverter's COM port).
  */
-import {
-  pickTransport,
-  startModbusEmulator,
-  type EmulatorOptions,
-  type RunningEmulator,
-} from '@heliograph/plugins-sdk/emulator';
+import { startOneUnitEmulator, type EmulatorOptions, type RunningEmulator } from '@heliograph/plugins-sdk/emulator';
 import { HuaweiDevice } from './device.js';
 
 export { HuaweiDevice } from './device.js';
@@ -25,15 +20,5 @@ export const transports = ['tcp', 'rtu-over-tcp'] as const;
 export async function startEmulator(
   options: EmulatorOptions = {},
 ): Promise<RunningEmulator & { device: HuaweiDevice }> {
-  const device = new HuaweiDevice({ now: options.now });
-  const running = await startModbusEmulator({
-    transport: pickTransport(options.transport, transports),
-    units: new Map([
-      [options.unitId ?? 1, device],
-      [0, device],
-    ]),
-    host: options.host,
-    port: options.port,
-  });
-  return Object.assign(running, { device });
+  return startOneUnitEmulator(new HuaweiDevice({ now: options.now }), options, transports, { alsoOnUnits: [0] });
 }

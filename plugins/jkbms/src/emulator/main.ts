@@ -8,9 +8,9 @@
 import {
   clamp,
   EmulatedSite,
+  flipLastByte,
   householdLoad,
-  pickTransport,
-  startEmulatorServer,
+  startFrameEmulator,
   sunFraction,
   type EmulatorOptions,
   type FrameProtocol,
@@ -155,11 +155,7 @@ export function jkProtocol(pack: JkPack): FrameProtocol {
       if (!parsed || parsed.command !== READ_ALL || parsed.transport !== 0x00) return undefined;
       return jkFrame({ command: READ_ALL, source: 0x00, transport: 0x01, info: pack.readAll() });
     },
-    corrupt(reply) {
-      const copy = Buffer.from(reply);
-      copy[copy.length - 1] = copy[copy.length - 1]! ^ 0xff;
-      return copy;
-    },
+    corrupt: flipLastByte,
   };
 }
 
@@ -170,8 +166,6 @@ export function jkProtocol(pack: JkPack): FrameProtocol {
  * const emulator = await startEmulator({ port: 0 });
  */
 export async function startEmulator(options: EmulatorOptions = {}): Promise<RunningEmulator & { pack: JkPack }> {
-  pickTransport(options.transport, transports);
   const pack = new JkPack({ now: options.now });
-  const running = await startEmulatorServer({ protocol: jkProtocol(pack), host: options.host, port: options.port });
-  return Object.assign(running, { pack });
+  return startFrameEmulator(options, { transports, name: 'pack', device: pack, protocol: jkProtocol });
 }

@@ -5,8 +5,7 @@
  * pack has gets no answer.
  */
 import {
-  pickTransport,
-  startEmulatorServer,
+  startFrameEmulator,
   type EmulatorOptions,
   type FrameProtocol,
   type RunningEmulator,
@@ -51,12 +50,6 @@ export function pylontechProtocol(stack: PylontechStack): FrameProtocol {
 export async function startEmulator(
   options: EmulatorOptions & { packs?: number } = {},
 ): Promise<RunningEmulator & { stack: PylontechStack }> {
-  pickTransport(options.transport, transports);
   const stack = new PylontechStack({ now: options.now, packs: options.packs });
-  const running = await startEmulatorServer({
-    protocol: pylontechProtocol(stack),
-    host: options.host,
-    port: options.port,
-  });
-  return Object.assign(running, { stack });
+  return startFrameEmulator(options, { transports, name: 'stack', device: stack, protocol: pylontechProtocol });
 }

@@ -4,8 +4,7 @@
  * one the device does not take, is answered `(NAK`.
  */
 import {
-  pickTransport,
-  startEmulatorServer,
+  startFrameEmulator,
   type EmulatorOptions,
   type FrameProtocol,
   type RunningEmulator,
@@ -45,8 +44,6 @@ export function pi30Protocol(device: VoltronicDevice): FrameProtocol {
 export async function startEmulator(
   options: EmulatorOptions & { model?: Pi30Model } = {},
 ): Promise<RunningEmulator & { device: VoltronicDevice }> {
-  pickTransport(options.transport, transports);
   const device = new VoltronicDevice({ now: options.now, model: options.model });
-  const running = await startEmulatorServer({ protocol: pi30Protocol(device), host: options.host, port: options.port });
-  return Object.assign(running, { device });
+  return startFrameEmulator(options, { transports, name: 'device', device, protocol: pi30Protocol });
 }
