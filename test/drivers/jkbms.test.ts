@@ -166,9 +166,12 @@ for (const transport of ['tcp', 'serial'] as const) {
       assert.equal(values.get('battery_1/serial_number'), 'JK2026A0001234');
       assert.equal(values.get('battery_1/firmware_version'), '11.XW_S11.26');
 
+      // One bad reply: the device stays available. That the request is sent again at once is
+      // the SDK's requestCommandReply's (plugins-sdk/test/connections/stream-command.test.ts):
+      // from here the next poll, asking the same, cannot be told from the resend.
       emulator.corruptNext(1);
-      const corrupted = await emulator.nextRequest();
-      assert.ok((await emulator.nextRequest()).equals(corrupted), 'the request sent again after a bad checksum');
+      await emulator.nextRequest();
+      await emulator.nextRequest();
       const after1 = await instanceWhen(server, 'jk', () => true, 'status');
       assert.ok(
         after1.device_status.every((d) => d.available),
