@@ -2,6 +2,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { pollUntil } from '../helpers/deadline.js';
 import { startBackfilledSite } from './backfilled-site.js';
 import { BROWSER_SKIP } from './browser.js';
 import {
@@ -179,14 +180,8 @@ for (const [size, viewport] of [
     const field = page.getByLabel('Battery below (%)');
     await field.waitFor();
     assert.deepEqual(await axeViolations(page), [], 'site tab with alerts');
-    const soc = Number(
-      await (
-        await fetch(`${site.url}/api/v1/metrics?topic=total/battery_state_of_charge&value=1`, {
-          headers: { authorization: basic() },
-        })
-      ).text(),
-    );
-    await field.fill(String(Math.min(100, Math.floor(soc) + 1)));
+    const soc = await socBelowFull();
+    await field.fill(String(Math.floor(soc) + 1));
     await page.getByRole('button', { name: 'Save site settings' }).click();
     await page.getByText('Saved and applied.').waitFor();
     await showScreen(page, 'home');
@@ -201,4 +196,40 @@ for (const [size, viewport] of [
     await showScreen(page, 'home');
     await page.locator('.alerts').waitFor({ state: 'hidden' });
   });
+}
+
+/**
+ * The site's state of charge, below 100 %: a full battery is below no threshold, and the
+ * simulator's is full around midday, so it is discharged a little first (and left to itself
+ * again, Normal).
+ */
+async function socBelowFull(): Promise<number> {
+  const headers = { authorization: basic() };
+  const soc = async () =>
+    Number(
+      await (await fetch(`${site.url}/api/v1/metrics?topic=total/battery_state_of_charge&value=1`, { headers })).text(),
+    );
+  if ((await soc()) < 100) return soc();
+  const write = async (name: string, value: string) => {
+    const res = await fetch(`${site.url}/api/v1/metrics`, {
+      method: 'POST',
+      headers: { ...headers, 'content-type': 'application/json' },
+      body: JSON.stringify({ topic: `inverter_1/${name}`, value }),
+    });
+    assert.equal(res.status, 200, `${name} = ${value}: ${await res.text()}`);
+  };
+  // Down to 90 % (a discharge stops at its target, 100 % by default).
+  await write('battery_control_target_soc', '90');
+  await write('battery_control_mode', 'Discharge');
+  let now = 100;
+  await pollUntil(
+    async () => {
+      now = await soc();
+      return { done: now < 100, seen: now };
+    },
+    'the full battery discharged below 100 %',
+    { ms: 60_000, everyMs: 500 },
+  );
+  await write('battery_control_mode', 'Normal');
+  return now;
 }
