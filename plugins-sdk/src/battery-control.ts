@@ -379,8 +379,7 @@ export function batteryControl(options: BatteryControlOptions): BatteryControl {
       const found = options.read ? await options.read({ signal }) : null;
       // A command of this run that came before the driver's first poll is what the device
       // shows then: no leftover of an earlier run, so it stays.
-      const ours = current().mode;
-      if (found !== 'normal' && !(ours !== 'normal' && found === ours))
+      if (found !== 'normal' && found !== current().mode)
         await site.write({ topic: `${device}/${T.mode}`, value: 'normal' });
       return found;
     },

@@ -145,15 +145,6 @@ export const pollingFields = {
 };
 
 /**
- * The config fields of an inverter driver on one Modbus unit: `connection`
- * ({@link connectionSchema}), the {@link pollingFields}, and `battery` (the battery's limits,
- * {@link batteryConfigSchema}), whose presence turns battery control on. Spread them into the
- * driver's schema, before its own fields.
- *
- * @example
- * const configSchema = z.strictObject({ ...inverterConfigFields, family: z.enum(['auto', 'sph']).default('auto') });
- */
-/**
  * The config fields of a driver of one device on a byte-protocol link (a BMS, an inverter's
  * serial port): `connection` ({@link streamConnectionSchema}) and the {@link pollingFields}.
  * Spread them into the driver's schema, before its own fields.
@@ -166,6 +157,15 @@ export const streamDeviceFields = {
   ...pollingFields,
 };
 
+/**
+ * The config fields of an inverter driver on one Modbus unit: `connection`
+ * ({@link connectionSchema}), the {@link pollingFields}, and `battery` (the battery's limits,
+ * {@link batteryConfigSchema}), whose presence turns battery control on. Spread them into the
+ * driver's schema, before its own fields.
+ *
+ * @example
+ * const configSchema = z.strictObject({ ...inverterConfigFields, family: z.enum(['auto', 'sph']).default('auto') });
+ */
 export const inverterConfigFields = {
   connection: connectionSchema,
   ...pollingFields,

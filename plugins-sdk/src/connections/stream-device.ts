@@ -74,18 +74,22 @@ export async function requestCommandReply<F extends { command: number }>(
   },
 ): Promise<F> {
   const { command, parse } = options;
-  const reply = await link.request(options.request, {
+  // The frame the check took, parsed once.
+  let taken: F | undefined;
+  await link.request(options.request, {
     complete: options.complete,
     check: (frame) => {
       const parsed = parse(frame);
       if (!parsed) return 'bad checksum';
-      return parsed.command === command || `reply to command ${parsed.command.toString(16)}`;
+      if (parsed.command !== command) return `reply to command ${parsed.command.toString(16)}`;
+      taken = parsed;
+      return true;
     },
     resendOnBadFrame: 1,
     timeoutMs: options.timeoutMs,
     signal: options.signal,
   });
-  return parse(reply)!;
+  return taken!;
 }
 
 /**
