@@ -75,6 +75,8 @@ const child = spawn(
     // A file whose tests are done exits even if a handle is left open (a leak the suite should
     // still find and fix): without it one such file keeps the whole run waiting for ever.
     '--test-force-exit',
+    // …and reports all of its results before it exits (node passes `--import` on to each file).
+    `--import=${pathToFileURL(join(root, 'test', 'blocking-stdout.mjs')).href}`,
     `--test-reporter=${reporter}`,
     '--test-reporter-destination=stdout',
     `--test-reporter=${pathToFileURL(join(root, 'test', 'failures-reporter.mjs')).href}`,
