@@ -2,7 +2,7 @@
  * What a battery does in one slot under a mode, given the PV and the load that actually
  * happen: the reference behaviour the benchmark simulates and the planner's commands assume.
  */
-import type { PlanParams } from './lp.js';
+import type { PlanParams } from './plan-input.js';
 import type { PlanMode } from './modes.js';
 
 export interface Command {

@@ -16,7 +16,7 @@ import { fuse as gridFuse } from './fuse.js';
 import { type Inputs, loadForecast, readInputs } from './inputs.js';
 import { LocalCalendar } from './load-forecast.js';
 import { lastQuarter } from './measured.js';
-import type { PlanParams } from './lp.js';
+import type { PlanParams } from './plan-input.js';
 import { clockTime, type PlanMode, type SlotAction } from './modes.js';
 import { type Plan, plannedGrid, QUARTER_MS, savingOver } from './plan.js';
 import { PlanSolver } from './solver.js';

@@ -26,88 +26,12 @@
  */
 import type { Highs } from 'highs';
 import { improveByFlips, numberBinaries } from './exclusive.js';
+import type { LpSolution, PlanInput, PlanParams, PlanSlot } from './plan-input.js';
+import { signsByDp } from './sign-dp.js';
 
 export { needsExclusivity } from './exclusive.js';
 
-/** The battery and grid as the plan sees them. */
-export interface PlanParams {
-  capacityKwh: number;
-  maxChargeKw: number;
-  maxDischargeKw: number;
-  /** Lowest planned state of charge, % (the reserve; never below the device's minimum). */
-  reserveSoc: number;
-  /** Highest planned state of charge, %. */
-  maxSoc: number;
-  /** Round-trip efficiency, 0..1 (split evenly between charging and discharging). */
-  roundTripEfficiency: number;
-  /** Wear cost per kWh discharged, currency. */
-  cycleCost: number;
-  gridImportMaxKw: number;
-  gridExportMaxKw: number;
-  /** Export allowed at all (else its bound is 0). */
-  exportAllowed: boolean;
-}
-
-/** An electric car's energy need, as the LP sees it. */
-export interface CarLoad {
-  /** Largest charging power, kW. */
-  maxKw: number;
-  /** Energy to draw by the deadline, kWh at the charger (the car's need over its charging efficiency). */
-  needKwh: number;
-  /** How many slots from the first the car may charge in: those ending by its deadline. */
-  slots: number;
-  /** Whether the home battery may discharge into the car. */
-  allowBattery: boolean;
-}
-
-/** One slot of the plan's inputs. */
-export interface PlanSlot {
-  start: number;
-  end: number;
-  importPrice: number;
-  /** Currency per kWh paid for export (0 when export is not paid). */
-  exportPrice: number;
-  pvKw: number;
-  loadKw: number;
-}
-
-export interface PlanInput {
-  params: PlanParams;
-  slots: readonly PlanSlot[];
-  /** State of charge now, %. */
-  socPercent: number;
-  /** Value of a kWh left in the battery at the horizon's end, currency. */
-  terminalValue: number;
-  /** Lowest state of charge at the horizon's end, % (capped at what the battery may hold). */
-  endSocMin?: number;
-  /** Wall-clock budget of the branch and cut after the rounded plan, ms (default 80, and 200 nodes). */
-  searchMs?: number;
-  /** The car to charge with the house, if any. */
-  car?: CarLoad;
-  /**
-   * Per slot, which side the last plan's net grid flow was on (true: import, false: export;
-   * undefined: not planned then): a third rounding of the binaries to start from. Plans are
-   * made again every quarter hour, so each search goes on from where the last one ended.
-   */
-  importHint?: ReadonlyArray<boolean | undefined>;
-}
-
-/** The solved schedule, per slot. */
-export interface LpSolution {
-  importKw: number[];
-  exportKw: number[];
-  chargeKw: number[];
-  dischargeKw: number[];
-  curtailKw: number[];
-  /** State of charge at each slot's end, %. */
-  socPercent: number[];
-  /** The car's charging power per slot, kW (all 0 without a car). */
-  carKw: number[];
-  /** The car's energy that cannot be charged by its deadline, kWh (0: the need is met). */
-  carShortKwh: number;
-  /** The objective's value (cost over the horizon, less the terminal value). */
-  objective: number;
-}
+export type { CarLoad, LpSolution, PlanInput, PlanParams, PlanSlot } from './plan-input.js';
 
 export class PlanInfeasibleError extends Error {}
 
@@ -173,11 +97,13 @@ const LP_OPTIONS = { output_flag: false, solver: 'simplex', presolve: 'off' } as
 /**
  * Solves the plan; throws {@link PlanInfeasibleError} when HiGHS finds no optimum.
  *
- * With binaries the relaxation's plan is rounded first: each slot that needs one imports or
- * exports as its net flow (or its binary) in the relaxation says, or as the last plan had it
- * ({@link PlanInput.importHint}), the LP is solved again with that choice fixed, and the
- * cheapest rounding is an exclusive plan. HiGHS's branch
- * and cut then starts from it within a budget, and its plan replaces the rounded one when it
+ * With binaries the relaxation's plan is rounded: each slot that needs one imports or exports
+ * as its net flow (or its binary) in the relaxation says, as the last plan had it
+ * ({@link PlanInput.importHint}), or as the cheapest path of a dynamic program over the whole
+ * horizon has it (sign-dp.ts); the LP is solved again with each choice fixed, and the cheapest
+ * is the plan. Without the dynamic program (a car in the plan) and for a reference
+ * ({@link PlanInput.searchMs}) each binary is then flipped once (exclusive.ts) and HiGHS's branch
+ * and cut starts from the result within a budget, its plan replacing the rounded one when it
  * is cheaper. Branch and cut alone took 0.2-4 s CPU per 48 h plan with 50 such slots (a
  * negative import price under a fixed feed-in; WebAssembly, one thread).
  */
@@ -208,7 +134,6 @@ export function solvePlan(highs: Highs, input: PlanInput): LpSolution {
     if (!lp) throw infeasible();
     x = lp;
     if (binaries.length > 0) {
-      const relaxed = x;
       const bound = (col: number, y: number) => model.changeColBounds(col, y, y);
       const solve = () => {
         const fixed = solveLp();
@@ -218,44 +143,70 @@ export function solvePlan(highs: Highs, input: PlanInput): LpSolution {
         for (const { col, slot } of binaries) bound(col, rule(col, slot));
         return solve();
       };
-      const byNet = (_: number, slot: number) =>
-        (relaxed[VARS * slot + IMP] ?? 0) - (relaxed[VARS * slot + EXP] ?? 0) >= 0 ? 1 : 0;
-      const byY = (col: number) => ((relaxed[col] ?? 0) >= 0.5 ? 1 : 0);
-      const hint = input.importHint;
-      const byHint = (col: number, slot: number) =>
-        hint?.[slot] === undefined ? byNet(col, slot) : hint[slot] ? 1 : 0;
-      // A rounding may leave a slot that only exports without the energy for its load: then
-      // another, and import everywhere (always feasible: PV can be curtailed) as the last.
-      let best: { x: Float64Array; objective: number } | null = null;
-      for (const rule of hint ? [byNet, byY, byHint] : [byNet, byY]) {
-        const fixed = fix(rule);
-        if (fixed && (!best || fixed.objective < best.objective)) best = fixed;
-      }
-      best ??= fix(() => 1);
+      // The whole horizon's rounding, by dynamic programming: without a car (see sign-dp.ts).
+      const dp = car
+        ? null
+        : signsByDp(input, {
+            ...socBounds(input),
+            exportMax: input.params.exportAllowed ? input.params.gridExportMaxKw : 0,
+            curtailCost: CURTAIL_PENALTY,
+          });
+      let best = cheapestRounding(x, input.importHint, dp, fix);
       if (!best) throw infeasible();
-      best = improveByFlips(best, binaries, { fix, bound, solve }) ?? best;
       x = best.x;
-      for (const { col } of binaries) {
-        model.changeColBounds(col, 0, 1);
-        model.changeColIntegrality(col, highs.constants.variableType.integer);
+      // With the dynamic program's rounding a plan ends here: the flips and 80 ms of branch
+      // and cut after it changed no share of the optimum's saving and tripled the solve time
+      // (see the planner's README). Without it (a car), and for a reference (searchMs), they run.
+      if (!dp || input.searchMs !== undefined) {
+        best = improveByFlips(best, binaries, { fix, bound, solve }) ?? best;
+        x = best.x;
+        for (const { col } of binaries) {
+          model.changeColBounds(col, 0, 1);
+          model.changeColIntegrality(col, highs.constants.variableType.integer);
+        }
+        model.setSolution({ colValue: x });
+        model.options.set(input.searchMs === undefined ? MIP_OPTIONS : { ...MIP_OPTIONS, mip_max_nodes: 10_000_000 });
+        // HiGHS's own time_limit counts every earlier run of the model: the budget is kept here.
+        const until = performance.now() + (input.searchMs ?? MIP_MS);
+        model.run({
+          [highs.constants.callbackType.mipInterrupt](event) {
+            if (performance.now() > until) event.interrupt();
+          },
+        });
+        // 2: a feasible solution (HiGHS's SolutionStatus), also when the budget ended the search.
+        if (Number(model.info.get('primal_solution_status')) === 2 && model.getObjectiveValue() < best.objective - 1e-9)
+          x = model.getSolution().colValue;
       }
-      model.setSolution({ colValue: x });
-      model.options.set(input.searchMs === undefined ? MIP_OPTIONS : { ...MIP_OPTIONS, mip_max_nodes: 10_000_000 });
-      // HiGHS's own time_limit counts every earlier run of the model: the budget is kept here.
-      const until = performance.now() + (input.searchMs ?? MIP_MS);
-      model.run({
-        [highs.constants.callbackType.mipInterrupt](event) {
-          if (performance.now() > until) event.interrupt();
-        },
-      });
-      // 2: a feasible solution (HiGHS's SolutionStatus), also when the budget ended the search.
-      if (Number(model.info.get('primal_solution_status')) === 2 && model.getObjectiveValue() < best.objective - 1e-9)
-        x = model.getSolution().colValue;
     }
   } finally {
     model.dispose();
   }
   return readSolution(x, input, T, input.params.capacityKwh, car);
+}
+
+/**
+ * The cheapest of the binaries' roundings, each solved as an LP with them fixed: as the
+ * relaxation's net flow or its binary says, as the last plan had it, as the dynamic program's
+ * path has it. A rounding may leave a slot that only exports without the energy for its load:
+ * then another, and import everywhere (always feasible: PV can be curtailed) as the last.
+ */
+function cheapestRounding(
+  relaxed: Float64Array,
+  hint: PlanInput['importHint'],
+  dp: Uint8Array | null,
+  fix: (rule: (col: number, slot: number) => number) => { x: Float64Array; objective: number } | null,
+): { x: Float64Array; objective: number } | null {
+  const byNet = (_: number, slot: number) =>
+    (relaxed[VARS * slot + IMP] ?? 0) - (relaxed[VARS * slot + EXP] ?? 0) >= 0 ? 1 : 0;
+  const byY = (col: number) => ((relaxed[col] ?? 0) >= 0.5 ? 1 : 0);
+  const byHint = (col: number, slot: number) => (hint?.[slot] === undefined ? byNet(col, slot) : hint[slot] ? 1 : 0);
+  const byDp = (_: number, slot: number) => dp![slot]!;
+  let best: { x: Float64Array; objective: number } | null = null;
+  for (const rule of [byNet, byY, ...(hint ? [byHint] : []), ...(dp ? [byDp] : [])]) {
+    const fixed = fix(rule);
+    if (fixed && (!best || fixed.objective < best.objective)) best = fixed;
+  }
+  return best ?? fix(() => 1);
 }
 
 /**

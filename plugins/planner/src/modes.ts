@@ -2,7 +2,7 @@
  * Turns the LP's flows into what an inverter can be told: one battery mode per slot, with
  * the power and target state of charge of the command and a reason in words.
  */
-import type { LpSolution, PlanInput } from './lp.js';
+import type { LpSolution, PlanInput } from './plan-input.js';
 
 export type PlanMode = 'normal' | 'hold' | 'charge' | 'discharge';
 
