@@ -20,8 +20,16 @@ export const energyQuery = z.strictObject({
   to: requiredRfc3339Param('to'),
 });
 
-/** The parameters alone: an unknown one is refused first, whatever the values of the others. */
-const energyKeys = z.strictObject({ period: z.unknown(), from: z.unknown(), to: z.unknown() });
+/**
+ * The parameters alone: an unknown one is refused first, whatever the values of the others.
+ * Each may be absent here (zod counts an absent key as missing unless its schema is optional),
+ * so a missing one is named by energyQuery's own words.
+ */
+const energyKeys = z.strictObject({
+  period: z.unknown().optional(),
+  from: z.unknown().optional(),
+  to: z.unknown().optional(),
+});
 
 /**
  * GET /api/v1/energy: energy and money per calendar hour, day, month or year overlapping
