@@ -101,7 +101,7 @@ const LP_OPTIONS = { output_flag: false, solver: 'simplex', presolve: 'off' } as
  * as its net flow (or its binary) in the relaxation says, as the last plan had it
  * ({@link PlanInput.importHint}), or as the cheapest path of a dynamic program over the whole
  * horizon has it (sign-dp.ts); the LP is solved again with each choice fixed, and the cheapest
- * is the plan. Without the dynamic program (a car in the plan) and for a reference
+ * is the plan. With a car in the plan (the dynamic program's car is a guess) and for a reference
  * ({@link PlanInput.searchMs}) each binary is then flipped once (exclusive.ts) and HiGHS's branch
  * and cut starts from the result within a budget, its plan replacing the rounded one when it
  * is cheaper. Branch and cut alone took 0.2-4 s CPU per 48 h plan with 50 such slots (a
@@ -143,21 +143,30 @@ export function solvePlan(highs: Highs, input: PlanInput): LpSolution {
         for (const { col, slot } of binaries) bound(col, rule(col, slot));
         return solve();
       };
-      // The whole horizon's rounding, by dynamic programming: without a car (see sign-dp.ts).
-      const dp = car
-        ? null
-        : signsByDp(input, {
-            ...socBounds(input),
-            exportMax: input.params.exportAllowed ? input.params.gridExportMaxKw : 0,
-            curtailCost: CURTAIL_PENALTY,
-          });
+      // The whole horizon's rounding, by dynamic programming (sign-dp.ts). It has no car: a car
+      // in the plan is taken as the load the relaxation gave it.
+      const relaxed = x;
+      const slots = car
+        ? input.slots.map((s, t) =>
+            t < car.slots ? { ...s, loadKw: s.loadKw + Math.max(0, relaxed[car.col + t] ?? 0) } : s,
+          )
+        : input.slots;
+      const dp = signsByDp(
+        { ...input, slots },
+        {
+          ...socBounds(input),
+          exportMax: input.params.exportAllowed ? input.params.gridExportMaxKw : 0,
+          curtailCost: CURTAIL_PENALTY,
+        },
+      );
       let best = cheapestRounding(x, input.importHint, dp, fix);
       if (!best) throw infeasible();
       x = best.x;
       // With the dynamic program's rounding a plan ends here: the flips and 80 ms of branch
       // and cut after it changed no share of the optimum's saving and tripled the solve time
-      // (see the planner's README). Without it (a car), and for a reference (searchMs), they run.
-      if (!dp || input.searchMs !== undefined) {
+      // (see the planner's README). With a car (whose load the rounding guessed), without the
+      // rounding, and for a reference (searchMs), they run.
+      if (!dp || car || input.searchMs !== undefined) {
         best = improveByFlips(best, binaries, { fix, bound, solve }) ?? best;
         x = best.x;
         for (const { col } of binaries) {

@@ -8,7 +8,8 @@
  * LP, which then sets the powers exactly. Measured with `npm run bench:planner` (the negative
  * import case), see the planner's README.
  *
- * The car is not in it (its power is a second store): lp.ts does not ask for it with a car.
+ * The car is not in it (its power is a second store): lp.ts gives a car's power as load, as the
+ * LP's relaxation planned it.
  */
 
 import type { PlanInput } from './plan-input.js';
