@@ -2,10 +2,11 @@
  * Import and export kept apart where export pays more than import costs (see lp.ts): which
  * slots need a binary, and the local search that improves on the rounded plan before HiGHS's
  * branch and cut where the dynamic program's rounding (sign-dp.ts) is not the end: a plan with
- * a car (whose load the rounding guessed), and a reference solved to the end. HiGHS's search within its budget (200 nodes, 80
- * ms) left 0.3-0.8 EUR on six 48 h plans with 36-47 such quarter hours (a negative import
- * price under a fixed feed-in) against a search run to the end; one pass of flips took 60-96 %
- * of it back, about 1 ms of CPU a flip (npm run bench:planner, the negative import case).
+ * a car (whose load the rounding guessed), and a reference solved to the end. HiGHS's search
+ * within its budget (200 nodes, 80 ms) left 0.3-0.8 EUR on six 48 h plans with 36-47 such
+ * quarter hours (a negative import price under a fixed feed-in) against a search run to the
+ * end; one pass of flips took 60-96 % of it back, about 1 ms of CPU a flip (npm run
+ * bench:planner, the negative import case).
  */
 
 /** What decides whether a slot needs a binary. */

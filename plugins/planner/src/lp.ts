@@ -110,7 +110,7 @@ const LP_OPTIONS = { output_flag: false, solver: 'simplex', presolve: 'off' } as
 export function solvePlan(highs: Highs, input: PlanInput): LpSolution {
   const T = input.slots.length;
   if (T === 0) throw new PlanInfeasibleError('no slots to plan');
-  const { columns, rows, matrix, binaries, car } = buildModel(input);
+  const { columns, rows, matrix, binaries, car, bounds } = buildModel(input);
   const model = highs.createModel({
     numCols: matrix.numCols,
     numRows: matrix.numRows,
@@ -151,14 +151,7 @@ export function solvePlan(highs: Highs, input: PlanInput): LpSolution {
             t < car.slots ? { ...s, loadKw: s.loadKw + Math.max(0, relaxed[car.col + t] ?? 0) } : s,
           )
         : input.slots;
-      const dp = signsByDp(
-        { ...input, slots },
-        {
-          ...socBounds(input),
-          exportMax: input.params.exportAllowed ? input.params.gridExportMaxKw : 0,
-          curtailCost: CURTAIL_PENALTY,
-        },
-      );
+      const dp = signsByDp({ ...input, slots }, { ...bounds, curtailCost: CURTAIL_PENALTY });
       let best = cheapestRounding(x, input.importHint, dp, fix);
       if (!best) throw infeasible();
       x = best.x;
@@ -229,8 +222,8 @@ function buildModel(input: PlanInput) {
   const T = slots.length;
   const etaC = Math.sqrt(params.roundTripEfficiency);
   const etaD = etaC;
-  const { soc0, socMin, socMax, endMin } = socBounds(input);
-  const exportMax = params.exportAllowed ? params.gridExportMaxKw : 0;
+  const bounds = { ...socBounds(input), exportMax: params.exportAllowed ? params.gridExportMaxKw : 0 };
+  const { soc0, socMin, socMax, endMin, exportMax } = bounds;
   // Slot t's binary is column n + k and its rows 2T + 2k (import) and 2T + 2k + 1 (export).
   const binaryOf = new Int32Array(T).fill(-1);
   const B = exportMax > 0 && params.gridImportMaxKw > 0 ? numberBinaries(slots, binaryOf) : 0;
@@ -302,6 +295,8 @@ function buildModel(input: PlanInput) {
     },
     binaries,
     car: carAt.car ? { col: carAt.col, slots: carAt.slots } : null,
+    /** The energy (kWh) and export (kW) bounds the model holds, for the dynamic program's rounding. */
+    bounds,
   };
 }
 

@@ -20,25 +20,39 @@ const QUARTER = 15 * 60_000;
 const HOUR = 3_600_000;
 
 /**
- * A June day from 09:00 UTC under a dynamic import tariff that goes negative at the sunny
- * midday (spot + 0.14, the spot pushed down by up to 0.30 with the PV) and a fixed feed-in of
- * 0.08: import is cheaper than export in 14 quarter hours, each of which needs a binary.
+ * `count` quarter hours of a generated June from quarter `from`, in `timeZone`, under a dynamic
+ * import tariff that goes negative at the sunny midday (spot + 0.14, the spot pushed down by up
+ * to 0.30 with the PV, around `peakHour`) and a fixed feed-in of 0.08, with the year's PV and
+ * load as forecasts.
  */
-function negativeMidday(): PlanRequest {
-  const year = generateYear({ seed: 7, days: 3, timeZone: 'UTC', startUtc: Date.UTC(2025, 5, 10) });
-  const from = 36;
-  const now = year.times[from]!;
+function negativeTariff(opts: { seed: number; timeZone: string; from: number; count: number; peakHour: number }) {
+  const year = generateYear({ seed: opts.seed, days: 3, timeZone: opts.timeZone, startUtc: Date.UTC(2025, 5, 10) });
+  const cal = new LocalCalendar(opts.timeZone);
   const pvW = new Map<number, number>();
   const loadW = new Map<number, number>();
   const prices: PriceInput[] = [];
-  for (let j = from; j < from + 96; j++) {
+  for (let j = opts.from; j < opts.from + opts.count; j++) {
     const time = year.times[j]!;
-    const hour = new Date(time).getUTCHours() + new Date(time).getUTCMinutes() / 60;
-    const spot = year.spot[j]! - 0.3 * Math.exp(-((hour - 12) ** 2) / 8) * Math.min(1, year.pvKw[j]! / 3);
-    prices.push({ start: time, end: time + QUARTER, import: Math.round((spot + 0.14) * 1e4) / 1e4, export: 0.08 });
+    const hour = cal.position(time).minute / 60;
+    const dip = 0.3 * Math.exp(-((hour - opts.peakHour) ** 2) / 8) * Math.min(1, year.pvKw[j]! / 3);
+    prices.push({
+      start: time,
+      end: time + QUARTER,
+      import: Math.round((year.spot[j]! - dip + 0.14) * 1e4) / 1e4,
+      export: 0.08,
+    });
     pvW.set(time, year.pvKw[j]! * 1000);
     loadW.set(time, year.loadKw[j]! * 1000);
   }
+  return { now: year.times[opts.from]!, prices, pvW, loadW };
+}
+
+/**
+ * A June day from 09:00 UTC under the negative-midday tariff: import is cheaper than export in
+ * 14 quarter hours, each of which needs a binary.
+ */
+function negativeMidday(): PlanRequest {
+  const { now, prices, pvW, loadW } = negativeTariff({ seed: 7, timeZone: 'UTC', from: 36, count: 96, peakHour: 12 });
   return { ...planRequest(prices, now), pvW, loadW, socPercent: 30, horizonMs: 24 * HOUR };
 }
 
@@ -71,25 +85,17 @@ describe('import and export kept apart by binaries', () => {
 });
 
 /**
- * Two June days in Berlin from midnight under the negative-midday tariff (spot + 0.14, the spot
- * pushed down by up to 0.30 with the PV, a fixed feed-in of 0.08), with a car to charge 15 kWh
- * within 20 hours (the home battery kept off it).
+ * Two June days in Berlin from midnight under the negative-midday tariff, with a car to charge
+ * 15 kWh within 20 hours (the home battery kept off it).
  */
 function negativeMiddayWithCar(): PlanRequest {
-  const year = generateYear({ seed: 19, days: 3, timeZone: 'Europe/Berlin', startUtc: Date.UTC(2025, 5, 10) });
-  const cal = new LocalCalendar('Europe/Berlin');
-  const now = year.times[0]!;
-  const pvW = new Map<number, number>();
-  const loadW = new Map<number, number>();
-  const prices: PriceInput[] = [];
-  for (let j = 0; j < 192; j++) {
-    const time = year.times[j]!;
-    const hour = cal.position(time).minute / 60;
-    const spot = year.spot[j]! - 0.3 * Math.exp(-((hour - 13) ** 2) / 8) * Math.min(1, year.pvKw[j]! / 3);
-    prices.push({ start: time, end: time + QUARTER, import: Math.round((spot + 0.14) * 1e4) / 1e4, export: 0.08 });
-    pvW.set(time, year.pvKw[j]! * 1000);
-    loadW.set(time, year.loadKw[j]! * 1000);
-  }
+  const { now, prices, pvW, loadW } = negativeTariff({
+    seed: 19,
+    timeZone: 'Europe/Berlin',
+    from: 0,
+    count: 192,
+    peakHour: 13,
+  });
   const car = {
     device: 'charger_1',
     needKwh: 15,
