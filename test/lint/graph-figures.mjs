@@ -2,13 +2,15 @@
 // cycles, upward imports between the core's layers and the page's folders
 // (.dependency-cruiser.cjs), source files over 400 lines and the longest functions.
 // Counts lines as `wc -l` does (comments and blank lines included); the lint's limits skip
-// them (eslint max-lines, max-lines-per-function). Another checkout's figures are taken
-// with this checkout's rules, so two versions compare by one measure.
+// them (eslint max-lines, max-lines-per-function). Last, duplicated code (duplicates.mjs,
+// jscpd) against its limit. Another checkout's figures are taken with this checkout's rules,
+// so two versions compare by one measure.
 import { execFileSync } from 'node:child_process';
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { CLONE_LIMIT, findClones } from './duplicates.mjs';
 
 const here = fileURLToPath(new URL('.', import.meta.url));
 const repo = resolve(here, '../..');
@@ -97,3 +99,4 @@ console.log(`source files over 400 lines: ${long.length}`);
 for (const [lines, name] of long) console.log(`  ${lines} ${name}`);
 console.log(`functions over 80 lines: ${functions.filter(([n]) => n > 80).length}; longest:`);
 for (const [lines, name] of functions.slice(0, 5)) console.log(`  ${lines} ${name}`);
+console.log(`duplicated code (jscpd clones of 6+ lines): ${(await findClones(root)).length} (limit ${CLONE_LIMIT})`);
