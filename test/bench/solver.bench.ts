@@ -34,6 +34,7 @@ import {
   PlanSolver,
   seededRandom,
   withHeatPump,
+  zoneOffsets,
   type PlanRequest,
 } from '@heliograph/plugin-planner/planning';
 
@@ -81,7 +82,12 @@ async function runCase(name: Case): Promise<Result> {
     defaultLoadW: 500,
     socPercent: 20 + ((k * 7) % 70),
     exportPrice: 0,
-    describe: { currency: 'EUR', timeZone: 'Europe/Berlin' },
+    // As the planner's controller asks: with the zone's offsets, so the solver needs no ICU.
+    describe: {
+      currency: 'EUR',
+      timeZone: 'Europe/Berlin',
+      offsets: zoneOffsets('Europe/Berlin', year.times[k]!, year.times[k]! + 49 * 3_600_000),
+    },
   }));
   const gc = () => (globalThis as { gc?: () => void }).gc?.();
   const cold = name.startsWith('cold');

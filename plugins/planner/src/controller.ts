@@ -17,7 +17,7 @@ import { type Inputs, loadForecast, readInputs } from './inputs.js';
 import { LocalCalendar } from './load-forecast.js';
 import { lastQuarter } from './measured.js';
 import type { PlanParams } from './plan-input.js';
-import { clockTime, type PlanMode, type SlotAction } from './modes.js';
+import { clockTime, type PlanMode, type SlotAction, zoneOffsets } from './modes.js';
 import { type Plan, plannedGrid, QUARTER_MS, savingOver } from './plan.js';
 import { PlanSolver } from './solver.js';
 
@@ -214,7 +214,12 @@ export class Controller {
         defaultLoadW: 500,
         socPercent: inputs.socPercent,
         exportPrice: c.exportPaid ? c.exportPrice : 0,
-        describe: { currency: inputs.currency, timeZone: this.ctx.site.timeZone },
+        // The zone's offsets from here: the solver's process words the plan without ICU.
+        describe: {
+          currency: inputs.currency,
+          timeZone: this.ctx.site.timeZone,
+          offsets: zoneOffsets(this.ctx.site.timeZone, now, now + (c.horizonHours + 1) * HOUR),
+        },
         horizonMs: c.horizonHours * HOUR,
         ...(this.car.request ? { car: this.car.request } : {}),
         // Import and export kept apart: the search goes on from the last plan's choice.

@@ -30,6 +30,43 @@ const EPS_KW = 0.05;
 export interface Describe {
   currency: string;
   timeZone: string;
+  /**
+   * The zone's offsets over the plan ({@link zoneOffsets}), made by the service: with them
+   * the solver's own process words its reasons without loading ICU, which costs a fresh
+   * process about 20 ms of CPU at its first plan. Without them, Intl.
+   */
+  offsets?: ZoneOffsets;
+}
+
+/** A time zone's UTC offsets from `from` to `until` (ms): each change's offset holds from its `at` on. */
+export interface ZoneOffsets {
+  timeZone: string;
+  from: number;
+  until: number;
+  changes: Array<{ at: number; offsetMs: number }>;
+}
+
+const QUARTER_MS = 15 * 60_000;
+const DAY_MS = 24 * 3_600_000;
+
+/**
+ * `timeZone`'s offsets over [from, until), read at every quarter hour (the offsets in use
+ * today are whole quarter hours, so their changes fall on quarter hours in UTC).
+ */
+export function zoneOffsets(timeZone: string, from: number, until: number): ZoneOffsets {
+  const fmt = new Intl.DateTimeFormat('en-US', { timeZone, timeZoneName: 'longOffset' });
+  const offsetAt = (time: number) => {
+    const name = fmt.formatToParts(time).find((p) => p.type === 'timeZoneName')!.value; // GMT, GMT+05:45
+    const m = /^GMT([+-])(\d\d):(\d\d)$/.exec(name);
+    return m ? (m[1] === '-' ? -1 : 1) * (Number(m[2]) * 60 + Number(m[3])) * 60_000 : 0;
+  };
+  const start = Math.floor(from / QUARTER_MS) * QUARTER_MS;
+  const changes = [{ at: start, offsetMs: offsetAt(start) }];
+  for (let t = start + QUARTER_MS; t < until; t += QUARTER_MS) {
+    const offsetMs = offsetAt(t);
+    if (offsetMs !== changes[changes.length - 1]!.offsetMs) changes.push({ at: t, offsetMs });
+  }
+  return { timeZone, from: start, until, changes };
 }
 
 /**
@@ -96,7 +133,8 @@ function reasonFor(input: PlanInput, actions: readonly SlotAction[], t: number, 
   const price = (p: number) => `${p.toFixed(2)} ${d.currency}/kWh`;
   const now = `${price(a.importPrice)} now`;
   const later = actions.slice(t + 1);
-  const at = (x: SlotAction) => `${x.importPrice.toFixed(2)} at ${clockTime(x.start, a.start, d.timeZone)}`;
+  const at = (x: SlotAction) =>
+    `${x.importPrice.toFixed(2)} at ${clockTime(x.start, a.start, d.offsets ?? d.timeZone)}`;
   switch (a.mode) {
     case 'charge': {
       const peak =
@@ -129,15 +167,30 @@ function reasonFor(input: PlanInput, actions: readonly SlotAction[], t: number, 
 
 const formatters = new Map<string, { hm: Intl.DateTimeFormat; day: Intl.DateTimeFormat }>();
 
-/** `18:00`, or `Tue 18:00` when not on the same local day as `ref`. */
-export function clockTime(time: number, ref: number, timeZone: string): string {
-  let f = formatters.get(timeZone);
+const WEEKDAYS = ['Sun', 'Mon', 'Tue', 'Wed', 'Thu', 'Fri', 'Sat'];
+const two = (n: number) => String(n).padStart(2, '0');
+
+/**
+ * `18:00`, or `Tue 18:00` when not on the same local day as `ref`, in a time zone; by its
+ * offsets when they span both times (the same words, without ICU).
+ */
+export function clockTime(time: number, ref: number, zone: string | ZoneOffsets): string {
+  if (typeof zone !== 'string') {
+    const local = (t: number) =>
+      t >= zone.from && t < zone.until ? t + zone.changes.findLast((c) => c.at <= t)!.offsetMs : undefined;
+    const [at, atRef] = [local(time), local(ref)];
+    if (at === undefined || atRef === undefined) return clockTime(time, ref, zone.timeZone);
+    const d = new Date(at);
+    const hm = `${two(d.getUTCHours())}:${two(d.getUTCMinutes())}`;
+    return Math.floor(at / DAY_MS) === Math.floor(atRef / DAY_MS) ? hm : `${WEEKDAYS[d.getUTCDay()]} ${hm}`;
+  }
+  let f = formatters.get(zone);
   if (!f) {
     f = {
-      hm: new Intl.DateTimeFormat('en-GB', { timeZone, hour: '2-digit', minute: '2-digit', hourCycle: 'h23' }),
-      day: new Intl.DateTimeFormat('en-GB', { timeZone, weekday: 'short', day: '2-digit' }),
+      hm: new Intl.DateTimeFormat('en-GB', { timeZone: zone, hour: '2-digit', minute: '2-digit', hourCycle: 'h23' }),
+      day: new Intl.DateTimeFormat('en-GB', { timeZone: zone, weekday: 'short', day: '2-digit' }),
     };
-    formatters.set(timeZone, f);
+    formatters.set(zone, f);
   }
   const hm = f.hm.format(time);
   if (f.day.format(time) === f.day.format(ref)) return hm;
