@@ -72,6 +72,15 @@ function driver(limits: BatteryLimits = LIMITS) {
   return { plugin, applied, leases, device };
 }
 
+/** A {@link driver} whose device is in `mode` at its start, on a test host, polled once. */
+async function polledOnce(mode: BatteryMode) {
+  const started = driver();
+  started.device.mode = mode;
+  const host = await startTestHost({ plugin: started.plugin, devices: ['inverter_1'] });
+  await host.runJob('poll');
+  return { ...started, host };
+}
+
 describe('batteryControl', () => {
   test('declares the mode, power and target settings with the limits as info', async () => {
     const { plugin } = driver();
@@ -113,19 +122,13 @@ describe('batteryControl', () => {
   });
 
   test('at start a forced command found on the device is ended through the write path; a normal one is left', async () => {
-    const forced = driver();
-    forced.device.mode = 'charge';
-    const host = await startTestHost({ plugin: forced.plugin, devices: ['inverter_1'] });
-    await host.runJob('poll');
+    const forced = await polledOnce('charge');
     assert.deepEqual(forced.applied, [{ mode: 'normal', powerW: 5000, targetSoc: 100 }], 'Normal written once');
-    await host.stop();
+    await forced.host.stop();
 
-    const calm = driver();
-    calm.device.mode = 'normal';
-    const again = await startTestHost({ plugin: calm.plugin, devices: ['inverter_1'] });
-    await again.runJob('poll');
+    const calm = await polledOnce('normal');
     assert.deepEqual(calm.applied, [], 'nothing written to a device already normal');
-    await again.stop();
+    await calm.host.stop();
   });
 
   test('a mode write applies the current power and target; power and target re-apply only while charging', async () => {
@@ -180,21 +183,16 @@ describe('batteryControl', () => {
   });
 
   test('a stop ends a forced command through the write path before the driver goes; a normal device is left alone', async () => {
-    const forced = driver();
-    forced.device.mode = 'normal';
-    const host = await startTestHost({ plugin: forced.plugin, devices: ['inverter_1'] });
-    await host.runJob('poll');
+    const forced = await polledOnce('normal');
+    const { host } = forced;
     await host.write('inverter_1/battery_control_power', 2000);
     await host.write('inverter_1/battery_control_mode', 'Charge');
     await host.stop();
     assert.deepEqual(forced.applied.at(-1), { mode: 'normal', powerW: 2000, targetSoc: 100 }, 'Normal at the stop');
     assert.equal(forced.leases.at(-1), null);
 
-    const calm = driver();
-    calm.device.mode = 'normal';
-    const again = await startTestHost({ plugin: calm.plugin, devices: ['inverter_1'] });
-    await again.runJob('poll');
-    await again.stop();
+    const calm = await polledOnce('normal');
+    await calm.host.stop();
     assert.deepEqual(calm.applied, [], 'nothing written at a stop in normal');
   });
 

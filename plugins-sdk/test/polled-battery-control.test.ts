@@ -64,10 +64,42 @@ function rig(options: Partial<PolledBatteryControlOptions> = {}) {
 
 const modes = (programmed: Array<{ command: BatteryCommand }>) => programmed.map((p) => p.command.mode);
 
-test('the first poll ends a forced command found on the device, through the write path, once', async () => {
+/** A {@link rig} whose device is in `mode` at the start (null: it cannot tell), after its first poll at SOC 50. */
+async function startedIn(mode: BatteryMode | null): Promise<ReturnType<typeof rig>> {
   const r = rig();
-  r.device.mode = 'charge';
+  r.device.mode = mode;
   await r.poll(50);
+  return r;
+}
+
+/** A {@link rig} polled at SOC `before`, told `command`, then polled at SOC `after`. */
+async function toldBetween(before: number | null, command: BatteryCommand, after: number | null) {
+  const r = rig();
+  await r.poll(before);
+  await r.command(command);
+  await r.poll(after);
+  return r;
+}
+
+/** A `lapsed` hook, and the modes it heard the device was found in, one a call. */
+function lapsedLog(): [Array<BatteryMode | null>, NonNullable<PolledBatteryControlOptions['lapsed']>] {
+  const found: Array<BatteryMode | null> = [];
+  const hook: NonNullable<PolledBatteryControlOptions['lapsed']> = ({ found: mode }) => {
+    found.push(mode);
+    return Promise.resolve();
+  };
+  return [found, hook];
+}
+
+/** The first poll (at SOC 50), then a Charge at 2000 W to 90 %, then the clock moved on `ms`: the whole lease unless told. */
+async function chargeFor(r: ReturnType<typeof rig>, ms = BATTERY_LEASE_MS): Promise<void> {
+  await r.poll(50);
+  await r.command({ mode: 'charge', powerW: 2000, targetSoc: 90 });
+  r.clock.now += ms;
+}
+
+test('the first poll ends a forced command found on the device, through the write path, once', async () => {
+  const r = await startedIn('charge');
   assert.deepEqual(r.written, ['inverter_1/battery_control_mode=normal']);
   assert.deepEqual(modes(r.programmed), ['normal']);
   assert.match(r.logs.join('\n'), /charge in force on the device at the start/);
@@ -91,20 +123,14 @@ test('a command of this run that came before the first poll is not ended as a le
 });
 
 test('a device found normal at the start, or one that cannot tell, is left or ended', async () => {
-  const normal = rig();
-  await normal.poll(50);
+  const normal = await startedIn('normal');
   assert.deepEqual(normal.written, [], 'normal: nothing written');
-  const unknown = rig();
-  unknown.device.mode = null;
-  await unknown.poll(50);
+  const unknown = await startedIn(null);
   assert.deepEqual(unknown.written, ['inverter_1/battery_control_mode=normal'], 'cannot tell: Normal');
 });
 
 test('a charge is held once a poll reads its target reached, once, and its renewal stays a hold', async () => {
-  const r = rig();
-  await r.poll(70);
-  await r.command({ mode: 'charge', powerW: 2000, targetSoc: 80 });
-  await r.poll(79);
+  const r = await toldBetween(70, { mode: 'charge', powerW: 2000, targetSoc: 80 }, 79);
   assert.deepEqual(modes(r.programmed), ['charge']);
   await r.poll(80);
   assert.deepEqual(modes(r.programmed), ['charge', 'hold'], 'held at the target');
@@ -145,9 +171,7 @@ test('stopsAtTarget: the device stops there itself, for both modes or the ones n
 
 test('a forced command the device kept past its lease is ended through the write path', async () => {
   const r = rig();
-  await r.poll(50);
-  await r.command({ mode: 'charge', powerW: 2000, targetSoc: 90 });
-  r.clock.now += BATTERY_LEASE_MS - 1;
+  await chargeFor(r, BATTERY_LEASE_MS - 1);
   await r.poll(55);
   assert.deepEqual(r.written, [], 'within the lease: nothing');
   r.clock.now += 1;
@@ -158,16 +182,9 @@ test('a forced command the device kept past its lease is ended through the write
 });
 
 test('a lease the device ended by itself: no write, and `lapsed` clears what the program left', async () => {
-  const lapsed: Array<BatteryMode | null> = [];
-  const r = rig({
-    lapsed: ({ found }) => {
-      lapsed.push(found);
-      return Promise.resolve();
-    },
-  });
-  await r.poll(50);
-  await r.command({ mode: 'charge', powerW: 2000, targetSoc: 90 });
-  r.clock.now += BATTERY_LEASE_MS;
+  const [lapsed, onLapsed] = lapsedLog();
+  const r = rig({ lapsed: onLapsed });
+  await chargeFor(r);
   r.device.mode = 'normal'; // its own timer ran
   await r.poll(60);
   await r.poll(60);
@@ -236,38 +253,24 @@ test('one change of the device at a time: the poll waits for a command being pro
 });
 
 test('the start logs what it ended: a forced mode, or a command it cannot tell; a normal device is not logged', async () => {
-  const forced = rig();
-  forced.device.mode = 'discharge';
-  await forced.poll(50);
+  const forced = await startedIn('discharge');
   assert.deepEqual(forced.logs, ['discharge in force on the device at the start: set to Normal']);
-  const unknown = rig();
-  unknown.device.mode = null;
-  await unknown.poll(50);
+  const unknown = await startedIn(null);
   assert.deepEqual(unknown.logs, ['a command it cannot tell in force on the device at the start: set to Normal']);
-  const normal = rig();
-  await normal.poll(50);
+  const normal = await startedIn('normal');
   assert.deepEqual(normal.logs, [], 'nothing to say about a normal device');
 });
 
 test('a charge or discharge short of its target is programmed as given, without a word of holding', async () => {
-  const discharge = rig();
-  await discharge.poll(50);
-  await discharge.command({ mode: 'discharge', powerW: 2000, targetSoc: 20 });
-  await discharge.poll(49);
+  const discharge = await toldBetween(50, { mode: 'discharge', powerW: 2000, targetSoc: 20 }, 49);
   assert.deepEqual(modes(discharge.programmed), ['discharge']);
-  const charge = rig();
-  await charge.poll(50);
-  await charge.command({ mode: 'charge', powerW: 2000, targetSoc: 90 });
-  await charge.poll(51);
+  const charge = await toldBetween(50, { mode: 'charge', powerW: 2000, targetSoc: 90 }, 51);
   assert.deepEqual(modes(charge.programmed), ['charge']);
   assert.deepEqual([...discharge.logs, ...charge.logs], []);
 });
 
 test('an unknown SOC never counts as a target reached', async () => {
-  const r = rig();
-  await r.poll(null);
-  await r.command({ mode: 'discharge', powerW: 2000, targetSoc: 40 });
-  await r.poll(null);
+  const r = await toldBetween(null, { mode: 'discharge', powerW: 2000, targetSoc: 40 }, null);
   await r.command({ mode: 'charge', powerW: 2000, targetSoc: 60 });
   await r.poll(null);
   // The target's write re-applies the discharge before the mode turns to charge.
@@ -276,10 +279,7 @@ test('an unknown SOC never counts as a target reached', async () => {
 });
 
 test('the hold at the target is logged once, through the poll and the renewals', async () => {
-  const r = rig();
-  await r.poll(70);
-  await r.command({ mode: 'charge', powerW: 2000, targetSoc: 80 });
-  await r.poll(80);
+  const r = await toldBetween(70, { mode: 'charge', powerW: 2000, targetSoc: 80 }, 80);
   assert.deepEqual(r.logs, ['battery at 80 %, the charge target 80 %: holding']);
   r.clock.now += 15 * 60_000;
   await r.command({ mode: 'charge', powerW: 2000, targetSoc: 80 });
@@ -289,13 +289,10 @@ test('the hold at the target is logged once, through the poll and the renewals',
 });
 
 test('after Normal nothing is left to end: no `lapsed`, no `keep`, no write at a later poll', async () => {
-  const lapsed: Array<BatteryMode | null> = [];
+  const [lapsed, onLapsed] = lapsedLog();
   const kept: BatteryMode[] = [];
   const r = rig({
-    lapsed: ({ found }) => {
-      lapsed.push(found);
-      return Promise.resolve();
-    },
+    lapsed: onLapsed,
     keep: ({ command }) => {
       kept.push(command.mode);
       return Promise.resolve();
@@ -314,21 +311,16 @@ test('after Normal nothing is left to end: no `lapsed`, no `keep`, no write at a
 });
 
 test('a lease ended on a device that cannot tell its mode: no write, `lapsed` hears null, the read gets the poll signal', async () => {
-  const lapsed: Array<BatteryMode | null> = [];
+  const [lapsed, onLapsed] = lapsedLog();
   const reads: AbortSignal[] = [];
   const r = rig({
     read: ({ signal: given }) => {
       reads.push(given);
       return Promise.resolve(r.device.mode);
     },
-    lapsed: ({ found }) => {
-      lapsed.push(found);
-      return Promise.resolve();
-    },
+    lapsed: onLapsed,
   });
-  await r.poll(50);
-  await r.command({ mode: 'charge', powerW: 2000, targetSoc: 90 });
-  r.clock.now += BATTERY_LEASE_MS;
+  await chargeFor(r);
   r.device.mode = null;
   const stop = new AbortController();
   await r.polled.afterPoll({ soc: 60, signal: stop.signal });

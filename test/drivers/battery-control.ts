@@ -263,6 +263,61 @@ export function ownClockRig<D extends ModbusDevice & { soc: number }>(family: Ow
   return rig;
 }
 
+/** A unit's clock 3 h 17 min 20 s behind the site's: a window placed on it starts 40 s into its minute. */
+export const DRIFT_MS = -(197 * MINUTE + 20_000);
+
+/** A unit of a {@link SharedClockFamily} that runs a program by its own clock, offset from the site's. */
+export interface DriftingUnit extends ModbusDevice {
+  clockOffsetMs: number;
+  /** The unit's power flows now, by its program. */
+  flowsNow(): { charge: number };
+}
+
+/**
+ * A Charge at `powerW` to 90 % on a unit whose clock is {@link DRIFT_MS} behind the site's
+ * (`start` a {@link sharedClockStart}): `placed` asserts the window placed on the unit's clock
+ * and the unit charges from the grid at once; then nobody renews
+ * ({@link assertWindowRunsOutSilently}), `forced` asserting it still forced, `ended` what it
+ * does by itself.
+ */
+export async function assertDriftedChargeRunsOut<D extends DriftingUnit>(
+  start: (options: {
+    clockOffsetMs: number;
+  }) => Promise<{ device: D & WriteLog; emulator: RunningEmulator; server: TestServer }>,
+  powerW: number,
+  unit: { placed: (device: D) => void; forced: (device: D) => void; ended: (device: D) => void },
+): Promise<void> {
+  const { device, emulator, server } = await start({ clockOffsetMs: DRIFT_MS });
+  await command(server, 'inverter_1', { mode: 'charge', powerW, targetSoc: 90 });
+  unit.placed(device);
+  assert.ok(device.flowsNow().charge > 0, 'grid charging now');
+
+  // Nobody renews: the link goes silent; only the unit's clock moves.
+  assertWindowRunsOutSilently(emulator, device, DRIFT_MS, {
+    forced: () => unit.forced(device),
+    ended: () => unit.ended(device),
+  });
+}
+
+/**
+ * Heliograph gone for good, a program left on a silent unit (the driver's clean-up cannot reach
+ * it) runs on the weekdays it was written for only: from a Sunday window, a day on (5 min into
+ * the window's time of day, by the unit's clock `drift` off the site's) no program runs and
+ * `monday` asserts what the unit does then; a week on `again` asserts the window in force again.
+ */
+export function assertWeekdayOnly(
+  unit: { clockOffsetMs: number; clock(): Date; programNow(): unknown },
+  drift: number,
+  checks: { monday?: () => void; again: () => void },
+): void {
+  unit.clockOffsetMs = drift + DAY + 5 * MINUTE;
+  assert.equal(unit.clock().getDay(), 1, 'Monday on the unit, 5 min into the window');
+  assert.equal(unit.programNow(), null, 'no program on Monday: no forced window');
+  checks.monday?.();
+  unit.clockOffsetMs = drift + 7 * DAY + 5 * MINUTE;
+  checks.again();
+}
+
 /**
  * A Charge nobody renews on a unit whose clock is `drift` off the site's: with the link silent
  * only the unit's clock moves, and `forced` asserts it still forced at 29 min on (a minute

@@ -6,7 +6,16 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { ModbusException, ModbusExceptionCode, startModbusEmulator, toWord } from '@heliograph/plugins-sdk/emulator';
 import type { TestServer } from '../helpers/server.js';
-import { connectionTo, instanceWhen, malformedWhileCorrupt, serveDriver, valuesWhen, write } from './driver-api.js';
+import {
+  assertShown,
+  connectionTo,
+  instanceWhen,
+  malformedWhileCorrupt,
+  modbusUnitServer,
+  serveDriver,
+  valuesWhen,
+  write,
+} from './driver-api.js';
 
 /** Holding registers as a table; writes land in it; reads of anything absent read 0. */
 class RegisterTable {
@@ -31,15 +40,12 @@ const rated = (address: number, watts: number): Array<[number, number]> => [
   [address + 1, Math.floor((watts * 10) / 0x10000)],
 ];
 
-async function serve(table: RegisterTable, config: Record<string, unknown> = {}): Promise<TestServer> {
-  const emulator = await startModbusEmulator({ transport: 'tcp', units: new Map([[1, table]]) });
-  return serveDriver(emulator, {
-    plugin: 'deye',
-    devices: ['inverter_1', 'battery_1'],
-    connection: await connectionTo(emulator, 'tcp'),
-    config: { pollIntervalMs: 500, timeoutMs: 400, ...config },
-  });
-}
+const serve = modbusUnitServer({
+  plugin: 'deye',
+  transport: 'tcp',
+  devices: ['inverter_1', 'battery_1'],
+  config: { pollIntervalMs: 500, timeoutMs: 400 },
+});
 
 const live = (server: TestServer) =>
   valuesWhen(server, (v) => typeof v.get('inverter_1/load_power') === 'number', 'inverter_1/load_power published');
@@ -68,12 +74,14 @@ test('single-phase (type 3): load 178 signed, grid from the CT (172), sell limit
   ]);
   const server = await serve(table);
   const values = await live(server);
-  assert.equal(values.get('inverter_1/load_power'), -200);
   assert.equal(values.get('inverter_1/grid_power'), -1500, 'grid power from the CT where one is fitted');
-  assert.equal(values.get('inverter_1/device_mode'), 'Activating');
-  assert.equal(values.get('inverter_1/pv_power'), 1700);
-  assert.equal(values.get('battery_1/power'), 400);
-  assert.equal(values.get('inverter_1/model'), 'Single-phase hybrid');
+  assertShown(values, {
+    'inverter_1/load_power': -200,
+    'inverter_1/device_mode': 'Activating',
+    'inverter_1/pv_power': 1700,
+    'battery_1/power': 400,
+    'inverter_1/model': 'Single-phase hybrid',
+  });
   assert.equal(await writableMax(server, 'inverter_1/max_sell_power'), 3600);
   assert.equal((await write(server, 'inverter_1/max_sell_power', '5000')).status >= 400, true, 'above rated power');
   assert.equal((await write(server, 'inverter_1/max_sell_power', '2500')).status, 200);
@@ -104,14 +112,16 @@ test('three-phase LV (type 5, SG04LP3): its own map, and settings written at 108
   ]);
   const server = await serve(table);
   const values = await live(server);
-  assert.equal(values.get('inverter_1/model'), 'Three-phase hybrid (LV)');
-  assert.equal(values.get('inverter_1/load_power'), 3000);
-  assert.equal(values.get('inverter_1/grid_power'), 2400);
-  assert.equal(values.get('inverter_1/pv_power'), 2200);
-  assert.equal(values.get('battery_1/voltage'), 52.3);
-  assert.equal(values.get('battery_1/state_of_charge'), 81);
-  assert.equal(values.get('battery_1/power'), -1500);
-  assert.equal(values.get('inverter_1/max_sell_power'), 9000);
+  assertShown(values, {
+    'inverter_1/model': 'Three-phase hybrid (LV)',
+    'inverter_1/load_power': 3000,
+    'inverter_1/grid_power': 2400,
+    'inverter_1/pv_power': 2200,
+    'battery_1/voltage': 52.3,
+    'battery_1/state_of_charge': 81,
+    'battery_1/power': -1500,
+    'inverter_1/max_sell_power': 9000,
+  });
   assert.equal(await writableMax(server, 'inverter_1/max_sell_power'), 12000);
   assert.equal((await write(server, 'inverter_1/work_mode', 'Zero export to CT')).status, 200);
   assert.deepEqual(table.writes.at(-1), { address: 142, values: [2] });
@@ -132,11 +142,13 @@ test('three-phase HV (type 6, SG01HP3): power in tens of watts, battery voltage 
   ]);
   const server = await serve(table);
   const values = await live(server);
-  assert.equal(values.get('inverter_1/model'), 'Three-phase hybrid (HV)');
-  assert.equal(values.get('battery_1/voltage'), 410);
-  assert.equal(values.get('battery_1/power'), 2500);
-  assert.equal(values.get('inverter_1/pv_power'), 4500);
-  assert.equal(values.get('inverter_1/max_sell_power'), 10000);
+  assertShown(values, {
+    'inverter_1/model': 'Three-phase hybrid (HV)',
+    'battery_1/voltage': 410,
+    'battery_1/power': 2500,
+    'inverter_1/pv_power': 4500,
+    'inverter_1/max_sell_power': 10000,
+  });
   assert.equal((await write(server, 'inverter_1/max_sell_power', '8000')).status, 200);
   assert.deepEqual(table.writes.at(-1), { address: 143, values: [800] });
 });

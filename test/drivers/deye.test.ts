@@ -7,7 +7,15 @@ import { ModbusException, ModbusExceptionCode, startModbusEmulator } from '@heli
 import { DEFAULT_LOGGER_SERIAL, DeyeDevice } from '@heliograph/plugin-deye/emulator';
 import { startTestServer, type TestServer } from '../helpers/server.js';
 import { SOCAT_SKIP } from '../helpers/pty-bridge.js';
-import { connectionTo, instanceWhen, serveDriver, valuesWhen, write } from './driver-api.js';
+import {
+  assertSilentUnit,
+  connectionTo,
+  instanceWhen,
+  runningAgain,
+  serveDriver,
+  valuesWhen,
+  write,
+} from './driver-api.js';
 
 let clock = new Date(2026, 5, 21, 12, 0); // the emulator's clock: noon, the sun at its peak
 const toSigned = (word: number) => (word >= 0x8000 ? word - 0x10000 : word);
@@ -120,23 +128,10 @@ for (const transport of ['tcp', 'rtu-over-tcp', 'solarman', 'serial'] as const) 
 
     // Silence: the values read null within a poll, the status names the device; then it recovers.
     emulator.silence(true);
-    await valuesWhen(
-      server,
-      (v) => v.get('inverter_1/pv_power') === null && v.get('battery_1/state_of_charge') === null,
-      'the silent device to read null',
-    );
-    const silent = await instanceWhen(server, 'deye', (i) => i.device_status.some((d) => !d.available), 'unavailable');
-    assert.match(silent.last_error ?? '', /inverter_1, battery_1: no answer from unit 3/);
-    assert.match(silent.device_status.find((d) => d.id === 'inverter_1')?.reason ?? '', /no answer from unit 3/);
-    assert.equal((await valuesWhen(server, () => true, 'values')).get('inverter_1/serial_number'), '2306011234');
+    assert.equal((await assertSilentUnit(server, 'deye', 3)).get('inverter_1/serial_number'), '2306011234');
     emulator.silence(false);
     await live(server);
-    await instanceWhen(
-      server,
-      'deye',
-      (i) => i.device_status.every((d) => d.available) && i.state === 'running',
-      'back',
-    );
+    await runningAgain(server, 'deye');
   });
 }
 

@@ -5,7 +5,8 @@
  */
 import { after } from 'node:test';
 import type { Clock } from '@heliograph/core/clock';
-import type { RunningEmulator } from '@heliograph/plugins-sdk/emulator';
+import assert from 'node:assert/strict';
+import { type ModbusDevice, type RunningEmulator, startModbusEmulator } from '@heliograph/plugins-sdk/emulator';
 import { eventually } from '../helpers/child-server.js';
 import { jsonBody, startTestServer, type TestServer } from '../helpers/server.js';
 
@@ -69,6 +70,31 @@ export async function serveDriver(
   }
 }
 
+/** A driver instance polling one Modbus unit (unit id 1) over `transport`. */
+export interface ModbusUnitDriver extends Omit<DriverInstance, 'connection'> {
+  transport: 'tcp' | 'rtu-over-tcp';
+}
+
+/**
+ * How the tests of `driver` start it: the Modbus emulator with `unit` as unit 1 and the real
+ * server polling it, `config` added to the driver's own.
+ */
+export function modbusUnitServer(
+  driver: ModbusUnitDriver,
+): (unit: ModbusDevice, config?: Record<string, unknown>) => Promise<TestServer> {
+  const { transport, ...instance } = driver;
+  return async (unit, config = {}) => {
+    const emulator = await startModbusEmulator({ transport, units: new Map([[1, unit]]) });
+    const connection = await connectionTo(emulator, transport);
+    return serveDriver(emulator, { ...instance, connection, config: { ...instance.config, ...config } });
+  };
+}
+
+/** Asserts each topic's value in `values` (current values by topic) as `expected` has it; a failure names the topic. */
+export function assertShown(values: Map<string, unknown>, expected: Record<string, unknown>): void {
+  for (const [topic, value] of Object.entries(expected)) assert.equal(values.get(topic), value, topic);
+}
+
 export interface InstanceState {
   state: string;
   last_error: string | null;
@@ -112,6 +138,31 @@ export function instanceWhen(
     const instance = await instanceOf(server, id);
     return check(instance) ? instance : undefined;
   }, what);
+}
+
+/**
+ * A device gone silent: waits until the inverter's PV power and the battery's SOC read null,
+ * then until instance `id` shows a device unavailable, its error and the inverter's reason
+ * saying that unit `unit` does not answer; returns the values shown then.
+ */
+export async function assertSilentUnit(server: TestServer, id: string, unit: number): Promise<Map<string, unknown>> {
+  await valuesWhen(
+    server,
+    (v) => v.get('inverter_1/pv_power') === null && v.get('battery_1/state_of_charge') === null,
+    'the silent device to read null',
+  );
+  const silent = await instanceWhen(server, id, (i) => i.device_status.some((d) => !d.available), 'unavailable');
+  assert.match(silent.last_error ?? '', new RegExp(`inverter_1, battery_1: no answer from unit ${unit}`));
+  assert.match(
+    silent.device_status.find((d) => d.id === 'inverter_1')?.reason ?? '',
+    new RegExp(`no answer from unit ${unit}`),
+  );
+  return valuesWhen(server, () => true, 'values');
+}
+
+/** Waits until instance `id` is running again with every device available. */
+export function runningAgain(server: TestServer, id: string): Promise<InstanceState> {
+  return instanceWhen(server, id, (i) => i.device_status.every((d) => d.available) && i.state === 'running', 'back');
 }
 
 /**

@@ -10,9 +10,9 @@
 // answers only its type's ranges, as the protocols list them.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { ModbusException, ModbusExceptionCode, startModbusEmulator, toWord } from '@heliograph/plugins-sdk/emulator';
-import type { TestServer } from '../helpers/server.js';
-import { connectionTo, instanceWhen, serveDriver, valuesWhen, write } from './driver-api.js';
+import { ModbusException, ModbusExceptionCode, toWord } from '@heliograph/plugins-sdk/emulator';
+import { assertShown, instanceWhen, modbusUnitServer, write } from './driver-api.js';
+import { live } from './growatt-storage.js';
 
 type Ranges = Array<[number, number]>;
 
@@ -103,39 +103,35 @@ function spaTable(dtc: number): RegisterTable {
   return new RegisterTable(SPA_RANGES, input, holding);
 }
 
-async function serve(table: RegisterTable, config: Record<string, unknown> = {}): Promise<TestServer> {
-  const emulator = await startModbusEmulator({ transport: 'rtu-over-tcp', units: new Map([[1, table]]) });
-  return serveDriver(emulator, {
-    plugin: 'growatt',
-    devices: ['inverter_1', 'battery_1'],
-    connection: await connectionTo(emulator, 'rtu-over-tcp'),
-    config: { pollIntervalMs: 1000, timeoutMs: 400, ...config },
-  });
-}
-
-const live = (server: TestServer) =>
-  valuesWhen(server, (v) => typeof v.get('battery_1/state_of_charge') === 'number', 'battery_1 published');
+const serve = modbusUnitServer({
+  plugin: 'growatt',
+  transport: 'rtu-over-tcp',
+  devices: ['inverter_1', 'battery_1'],
+  config: { pollIntervalMs: 1000, timeoutMs: 400 },
+});
 
 test('SPA 4000-10000TL3 BH (DTC 3725) from the protocol layout: values, signs, a time-slot write that keeps the other byte', async () => {
   const table = spaTable(3725);
   const server = await serve(table);
   const values = await live(server);
-  assert.equal(values.get('inverter_1/model'), 'SPA 4000-10000TL3 BH');
-  assert.equal(values.get('inverter_1/serial_number'), 'SPA10K3725');
   assert.equal(values.get('battery_1/power'), -1850, '+ charging: discharging reads negative');
   assert.equal(values.get('inverter_1/grid_power'), 450, '+ import');
-  assert.equal(values.get('inverter_1/load_power'), 2300);
-  assert.equal(values.get('inverter_1/output_power'), 1850);
-  assert.equal(values.get('inverter_1/grid_frequency'), 49.98);
-  assert.equal(values.get('inverter_1/grid_voltage'), 231.7);
-  assert.equal(values.get('inverter_1/temperature'), 41.2);
-  assert.equal(values.get('battery_1/voltage'), 512.4);
-  assert.equal(values.get('battery_1/state_of_charge'), 64);
   assert.equal(values.get('battery_1/temperature'), -3.5, 'signed battery temperature (1040)');
-  assert.equal(values.get('inverter_1/grid_import_energy_today'), 3.2);
-  assert.equal(values.get('inverter_1/battery_discharge_energy_today'), 4.1);
-  assert.equal(values.get('inverter_1/battery_first_slot_1_start_hour'), 1);
-  assert.equal(values.get('inverter_1/battery_first_slot_1_start_minute'), 48);
+  assertShown(values, {
+    'inverter_1/model': 'SPA 4000-10000TL3 BH',
+    'inverter_1/serial_number': 'SPA10K3725',
+    'inverter_1/load_power': 2300,
+    'inverter_1/output_power': 1850,
+    'inverter_1/grid_frequency': 49.98,
+    'inverter_1/grid_voltage': 231.7,
+    'inverter_1/temperature': 41.2,
+    'battery_1/voltage': 512.4,
+    'battery_1/state_of_charge': 64,
+    'inverter_1/grid_import_energy_today': 3.2,
+    'inverter_1/battery_discharge_energy_today': 4.1,
+    'inverter_1/battery_first_slot_1_start_hour': 1,
+    'inverter_1/battery_first_slot_1_start_minute': 48,
+  });
   assert.equal((await write(server, 'inverter_1/battery_first_slot_1_start_hour', '5')).status, 200);
   assert.deepEqual(table.writes.at(-1), { address: 1100, values: [0x0530] }, '05:48, the minute kept');
   assert.ok(!table.writes.some((w) => w.address < 1000), 'nothing written outside the SPA holding block');

@@ -16,6 +16,7 @@ import { GrowattDevice, MAX_BATTERY_W, startEmulator } from '@heliograph/plugin-
 import type { TestServer } from '../helpers/server.js';
 import { SOCAT_SKIP } from '../helpers/pty-bridge.js';
 import { connectionTo, instanceWhen, serveDriver, valuesWhen, write } from './driver-api.js';
+import { assertStoragePowers, live, u32Tenths } from './growatt-storage.js';
 
 const clock = new Date(2026, 5, 21, 12, 0);
 
@@ -42,14 +43,7 @@ async function start(transport: 'tcp' | 'rtu-over-tcp' | 'serial') {
   return { device, server: await serve(emulator, transport) };
 }
 
-const u32Tenths = (device: GrowattDevice, address: number) => {
-  const [high, low] = device.readInputRegisters({ address, count: 2 });
-  return (high! * 0x10000 + low!) / 10;
-};
 const holding = (device: GrowattDevice, address: number) => device.readHoldingRegisters({ address, count: 1 })[0];
-
-const live = (server: TestServer) =>
-  valuesWhen(server, (v) => typeof v.get('battery_1/state_of_charge') === 'number', 'battery_1 published');
 
 for (const transport of ['tcp', 'rtu-over-tcp', 'serial'] as const) {
   test(
@@ -62,12 +56,7 @@ for (const transport of ['tcp', 'rtu-over-tcp', 'serial'] as const) {
       assert.equal(values.get('inverter_1/serial_number'), 'SPA0000042');
       assert.throws(() => device.readInputRegisters({ address: 0, count: 1 }), ModbusException, 'no input 0..124');
       assert.equal(values.has('inverter_1/pv_power'), false, 'an SPA has no PV inputs');
-      const charge = u32Tenths(device, 1011);
-      const discharge = u32Tenths(device, 1009);
-      assert.ok(charge > 0, 'the AC-coupled PV surplus charges the battery at noon');
-      assert.equal(values.get('battery_1/power'), charge - discharge, '+ charging');
-      assert.equal(values.get('inverter_1/battery_power'), charge - discharge);
-      assert.equal(values.get('inverter_1/grid_power'), u32Tenths(device, 1021) - u32Tenths(device, 1029), '+ import');
+      assertStoragePowers(values, device, 'the AC-coupled PV surplus charges the battery at noon');
       assert.ok((values.get('inverter_1/grid_power') as number) < 0, 'exporting the rest of the surplus');
       assert.equal(values.get('inverter_1/load_power'), u32Tenths(device, 1037));
       assert.equal(values.get('inverter_1/output_power'), u32Tenths(device, 2035));

@@ -11,9 +11,9 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { startModbusEmulator } from '@heliograph/plugins-sdk/emulator';
 import { GrowattDevice } from '@heliograph/plugin-growatt/emulator';
-import type { TestServer } from '../helpers/server.js';
 import { SOCAT_SKIP } from '../helpers/pty-bridge.js';
 import { connectionTo, instanceWhen, serveDriver, valuesWhen, write } from './driver-api.js';
+import { assertStoragePowers, live, u32Tenths } from './growatt-storage.js';
 
 const clock = new Date(2026, 5, 21, 12, 0);
 
@@ -32,15 +32,6 @@ async function start(transport: 'tcp' | 'rtu-over-tcp' | 'serial') {
   return { device, emulator, server };
 }
 
-/** Public decode: a u32 (high word first) in tenths at `address` of the input registers. */
-const u32Tenths = (device: GrowattDevice, address: number) => {
-  const [high, low] = device.readInputRegisters({ address, count: 2 });
-  return (high! * 0x10000 + low!) / 10;
-};
-
-const live = (server: TestServer) =>
-  valuesWhen(server, (v) => typeof v.get('battery_1/state_of_charge') === 'number', 'battery_1 published');
-
 for (const transport of ['tcp', 'rtu-over-tcp', 'serial'] as const) {
   test(
     `growatt over ${transport}: values at the public addresses, signs, identity, writes`,
@@ -50,12 +41,7 @@ for (const transport of ['tcp', 'rtu-over-tcp', 'serial'] as const) {
     async () => {
       const { device, server } = await start(transport);
       const values = await live(server);
-      const charge = u32Tenths(device, 1011);
-      const discharge = u32Tenths(device, 1009);
-      assert.ok(charge > 0, 'the emulator charges its battery at noon');
-      assert.equal(values.get('battery_1/power'), charge - discharge, '+ charging');
-      assert.equal(values.get('inverter_1/battery_power'), charge - discharge);
-      assert.equal(values.get('inverter_1/grid_power'), u32Tenths(device, 1021) - u32Tenths(device, 1029), '+ import');
+      assertStoragePowers(values, device, 'the emulator charges its battery at noon');
       assert.equal(values.get('inverter_1/pv_power'), u32Tenths(device, 1));
       assert.equal(values.get('inverter_1/pv_power_1'), u32Tenths(device, 5));
       assert.equal(values.get('inverter_1/load_power'), u32Tenths(device, 1037));

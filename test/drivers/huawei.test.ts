@@ -14,7 +14,7 @@ import { connect, createServer, type AddressInfo } from 'node:net';
 import assert from 'node:assert/strict';
 import { connectRaw, modbusTcpLength, readHoldingOverTcp } from '@heliograph/plugins-sdk/emulator';
 import { startEmulator, type HuaweiDevice } from '@heliograph/plugin-huawei/emulator';
-import { serveDriver, valuesWhen, write } from './driver-api.js';
+import { assertShown, serveDriver, valuesWhen, write } from './driver-api.js';
 
 const NOON = () => new Date(2026, 5, 21, 12, 0);
 const s32 = ([high, low]: number[]) => ((high! << 16) | low!) >> 0;
@@ -57,14 +57,16 @@ test('huawei: values at the library addresses with the signs turned to the vocab
     values.get('inverter_1/load_power'),
     (values.get('inverter_1/output_power') as number) + (values.get('inverter_1/grid_power') as number),
   );
-  assert.equal(values.get('inverter_1/device_mode'), 'On-grid');
-  assert.equal(values.get('inverter_1/working_mode'), 'Maximise self consumption');
-  assert.equal(values.get('battery_1/rated_capacity'), 10);
-  // The LUNA2000's limits become battery control's: 47075, 47077, 47082 and 37758.
-  assert.equal(values.get('inverter_1/battery_max_charge_power'), 4800);
-  assert.equal(values.get('inverter_1/battery_max_discharge_power'), 4500);
-  assert.equal(values.get('inverter_1/battery_min_soc'), 10);
-  assert.equal(values.get('inverter_1/battery_capacity'), 10);
+  assertShown(values, {
+    'inverter_1/device_mode': 'On-grid',
+    'inverter_1/working_mode': 'Maximise self consumption',
+    'battery_1/rated_capacity': 10,
+    // The LUNA2000's limits become battery control's: 47075, 47077, 47082 and 37758.
+    'inverter_1/battery_max_charge_power': 4800,
+    'inverter_1/battery_max_discharge_power': 4500,
+    'inverter_1/battery_min_soc': 10,
+    'inverter_1/battery_capacity': 10,
+  });
 });
 
 test('huawei: settings written as the library writes them and read back', async () => {

@@ -10,7 +10,7 @@ import { startTestHost } from '@heliograph/plugins-sdk/testing';
 import sunspec from '@heliograph/plugin-sunspec';
 import { SunSpecDevice } from '@heliograph/plugin-sunspec/emulator';
 import type { TestServer } from '../helpers/server.js';
-import { connectionTo, instanceWhen, serveDriver, valuesWhen } from './driver-api.js';
+import { assertSilentUnit, connectionTo, instanceWhen, runningAgain, serveDriver, valuesWhen } from './driver-api.js';
 import { floatInverter, modelsOf, RelocatedSunSpec } from './sunspec-layouts.js';
 
 let clock = new Date(2026, 5, 21, 12, 0); // the emulator's clock: noon, the sun at its peak
@@ -113,27 +113,14 @@ test('a silent SunSpec device reads null at once, records no history and comes b
   await live(server);
   emulator.silence(true);
   const silentFrom = Date.now();
-  await valuesWhen(
-    server,
-    (v) => v.get('inverter_1/pv_power') === null && v.get('battery_1/state_of_charge') === null,
-    'the silent device to read null',
-  );
-  const silent = await instanceWhen(server, 'sunspec', (i) => i.device_status.some((d) => !d.available), 'unavailable');
-  assert.match(silent.last_error ?? '', /inverter_1, battery_1: no answer from unit 2/);
-  assert.match(silent.device_status.find((d) => d.id === 'inverter_1')?.reason ?? '', /no answer from unit 2/);
-  const quiet = await valuesWhen(server, () => true, 'values');
+  const quiet = await assertSilentUnit(server, 'sunspec', 2);
   assert.equal(quiet.get('inverter_1/serial_number'), 'HG5K-000123', 'identity stays');
   // Stay silent past the end of a whole 10-s history slot that began after the silence did.
   const slotAfter = Math.ceil(silentFrom / 10_000) * 10_000;
   while (Date.now() < slotAfter + 10_000) await emulator.nextRequest();
   emulator.silence(false);
   await live(server);
-  await instanceWhen(
-    server,
-    'sunspec',
-    (i) => i.device_status.every((d) => d.available) && i.state === 'running',
-    'back',
-  );
+  await runningAgain(server, 'sunspec');
   const range = `from=${new Date(slotAfter).toISOString()}&to=${new Date(slotAfter + 10_000).toISOString()}`;
   const history = (await (await server.api(`/api/v1/history?topic=inverter_1/pv_power&${range}`)).json()) as {
     points: unknown[];

@@ -212,31 +212,22 @@ test('voltronic: the charger priority the model takes (MKS: utility first; MK: s
   await mks.server.close();
 
   // PIP-GK / MK protocol: PCP 01..03, no 00 (utility first): solar and utility charges it.
-  const mk = await start({ model: 'MK' });
-  await valuesWhen(
-    mk.server,
-    (v) => v.get('inverter_1/charger_source_priority') === 'Only solar',
-    'the first poll (after QGMN 023, a PIP-5048MK)',
-  );
-  await command(mk.server, 'inverter_1', { mode: 'charge', powerW: 1500, targetSoc: 90 });
-  assert.equal(mk.device.charger, 'solar and utility');
-  assert.deepEqual(mk.device.writes, ['MUCHGC020', 'POP00', 'PCP02']);
-  assert.ok((await socAfter(battery(mk), 20)) > 50, 'the utility charges the battery');
-  await mk.server.close();
-  assert.deepEqual([mk.device.outputPriority, mk.device.charger], [2, 'only solar'], 'normal at the stop');
-
-  const lv = await start({ model: 'LV6548' });
-  await valuesWhen(
-    lv.server,
-    (v) => v.get('inverter_1/charger_source_priority') === 'Only solar',
-    'QGMN 045 read: its PCP02 is only solar',
-  );
-  await command(lv.server, 'inverter_1', { mode: 'charge', powerW: 1500, targetSoc: 90 });
-  assert.equal(lv.device.charger, 'solar and utility');
-  assert.deepEqual(lv.device.writes, ['MUCHGC0020', 'POP00', 'PCP01']);
-  const soc = await socAfter(battery(lv), 20);
-  assert.ok(soc > 50, `the utility charges the battery: ${soc} %`);
-  await lv.server.close();
-  assert.equal(lv.device.charger, 'only solar', 'normal at the stop: PCP02 on this model');
-  assert.equal(lv.device.outputPriority, 2);
+  for (const [model, firstPoll, writes] of [
+    ['MK', 'the first poll (after QGMN 023, a PIP-5048MK)', ['MUCHGC020', 'POP00', 'PCP02']],
+    ['LV6548', 'QGMN 045 read: its PCP02 is only solar', ['MUCHGC0020', 'POP00', 'PCP01']],
+  ] as const) {
+    const unit = await start({ model });
+    await valuesWhen(unit.server, (v) => v.get('inverter_1/charger_source_priority') === 'Only solar', firstPoll);
+    await command(unit.server, 'inverter_1', { mode: 'charge', powerW: 1500, targetSoc: 90 });
+    assert.equal(unit.device.charger, 'solar and utility', model);
+    assert.deepEqual(unit.device.writes, writes);
+    const soc = await socAfter(battery(unit), 20);
+    assert.ok(soc > 50, `${model}: the utility charges the battery: ${soc} %`);
+    await unit.server.close();
+    assert.deepEqual(
+      [unit.device.outputPriority, unit.device.charger],
+      [2, 'only solar'],
+      `${model}: normal at the stop (PCP02 on the LV6548)`,
+    );
+  }
 });

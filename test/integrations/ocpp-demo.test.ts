@@ -54,6 +54,20 @@ async function set(server: TestServer, topic: string, value: string): Promise<vo
   assert.equal(answer.status, 200, `${topic} = ${value}: ${answer.body}`);
 }
 
+/**
+ * The demo on a clock at {@link BEFORE}: once the demo charge point is connected `topic` is set
+ * to `value`, then the clock moves on a minute and the demo car plugs in (18:00).
+ */
+async function carHomeAfter(topic: string, value: string): Promise<{ clock: ManualClock; server: TestServer }> {
+  const clock = new ManualClock(BEFORE);
+  const server = await startDemo(clock);
+  await valueWhen(server, 'charger_1/online', (v) => v === true, 'the demo charge point connected');
+  await set(server, topic, value);
+  clock.set(BEFORE + MINUTE);
+  await valueWhen(server, 'charger_1/car_connected', (v) => v === true, 'the demo car plugged in (18:00)');
+  return { clock, server };
+}
+
 /** The ocpp plugin's battery control writes in the audit, oldest first: `Hold ok`. */
 async function batteryWrites(server: TestServer): Promise<string[]> {
   return (await audit(server))
@@ -107,12 +121,7 @@ test('the demo car: charger_1 needs no setup, its car plugs in at 18:00, charges
 });
 
 test('the home battery is held while the car draws in now, back to Normal after; left alone when allowed or set by hand', async () => {
-  const clock = new ManualClock(BEFORE);
-  const server = await startDemo(clock);
-  await valueWhen(server, 'charger_1/online', (v) => v === true, 'the demo charge point connected');
-  await set(server, 'charger_1/mode', 'off');
-  clock.set(BEFORE + MINUTE);
-  await valueWhen(server, 'charger_1/car_connected', (v) => v === true, 'the demo car plugged in (18:00)');
+  const { clock, server } = await carHomeAfter('charger_1/mode', 'off');
   assert.equal(await valueOf(server, MODE), 'Normal', 'the battery in Normal while the car waits (mode off)');
 
   await set(server, 'charger_1/mode', 'now');
@@ -152,12 +161,7 @@ test('the home battery is held while the car draws in now, back to Normal after;
 });
 
 test('with the planner active the battery is the planner’s alone: the ocpp plugin writes nothing to it', async () => {
-  const clock = new ManualClock(BEFORE);
-  const server = await startDemo(clock);
-  await valueWhen(server, 'charger_1/online', (v) => v === true, 'the demo charge point connected');
-  await set(server, 'planner_1/mode', 'active');
-  clock.set(BEFORE + MINUTE);
-  await valueWhen(server, 'charger_1/car_connected', (v) => v === true, 'the demo car plugged in (18:00)');
+  const { server } = await carHomeAfter('planner_1/mode', 'active');
   await set(server, 'charger_1/mode', 'now');
   await valueWhen(server, 'charger_1/status', (v) => v === 'Charging', 'charging');
   await valueWhen(

@@ -44,20 +44,26 @@ export async function chargePoint(options: ChargePointOptions): Promise<Emulated
   return point;
 }
 
+/** Charge point CP1 of the server at `serverUrl`, with `options`; resolves once its boot is accepted. */
+export async function bootedCp1(
+  serverUrl: string,
+  options: Omit<ChargePointOptions, 'url' | 'password'>,
+): Promise<EmulatedChargePoint> {
+  const point = await chargePoint({
+    url: `${serverUrl.replace(/^http/, 'ws')}/ocpp/CP1`,
+    password: PASSWORD_1,
+    ...options,
+  });
+  await pointWhen(point, (p) => p.bootStatus === 'Accepted', 'the charge point booted');
+  return point;
+}
+
 /**
  * Charge point CP1 of a test server, on the server's manual clock, with meter values once an
  * hour and a 60 kWh car at 20 % to plug in; resolves once its boot is accepted.
  */
-export async function bootedPoint(serverUrl: string, now: () => number): Promise<EmulatedChargePoint> {
-  const point = await chargePoint({
-    url: `${serverUrl.replace(/^http/, 'ws')}/ocpp/CP1`,
-    password: PASSWORD_1,
-    now,
-    meterIntervalS: 3600,
-    car: { capacityKWh: 60, soc: 20 },
-  });
-  await pointWhen(point, (p) => p.bootStatus === 'Accepted', 'the charge point booted');
-  return point;
+export function bootedPoint(serverUrl: string, now: () => number): Promise<EmulatedChargePoint> {
+  return bootedCp1(serverUrl, { now, meterIntervalS: 3600, car: { capacityKWh: 60, soc: 20 } });
 }
 
 /** The HTTP status an OCPP upgrade request gets (101 when it is taken). */

@@ -9,7 +9,7 @@ import { after, test } from 'node:test';
 import { startChildServer, type ChildServer } from '../helpers/child-server.js';
 import { jsonBody } from '../helpers/server.js';
 import { pollUntil, within } from '../helpers/deadline.js';
-import { chargePoint, ocppEntry, PASSWORD_1, pointWhen, valueWhen } from './ocpp-helpers.js';
+import { bootedCp1, ocppEntry, pointWhen, valueWhen } from './ocpp-helpers.js';
 
 const MINUTE = 60_000;
 
@@ -66,13 +66,7 @@ async function audited(server: ChildServer): Promise<string[]> {
 
 test('kill -9 while a profile holds 6 A: the charger keeps it to its end, then charges at its default', async () => {
   const server = await startServer();
-  const point = await chargePoint({
-    url: `${server.url.replace(/^http/, 'ws')}/ocpp/CP1`,
-    password: PASSWORD_1,
-    defaultCurrentA: 16,
-    meterIntervalS: 1,
-  });
-  await pointWhen(point, (p) => p.bootStatus === 'Accepted', 'boot');
+  const point = await bootedCp1(server.url, { defaultCurrentA: 16, meterIntervalS: 1 });
   await point.plugIn();
   await write(server, 'charger_1/mode', 'min+pv');
   await pointWhen(point, (p) => p.offered().currentA === 6 && p.powerW === 6 * 3 * 230, 'charging at 6 A (min+pv)');
@@ -105,13 +99,7 @@ test('kill -9 while a profile holds 6 A: the charger keeps it to its end, then c
 test('SIGTERM while a profile holds the car: the stop clears it, the charger is at its own default, the exit is 0', async () => {
   const server = await startServer();
   // The charger's own default (32 A) is not what Heliograph sets (at most its 16 A rating).
-  const point = await chargePoint({
-    url: `${server.url.replace(/^http/, 'ws')}/ocpp/CP1`,
-    password: PASSWORD_1,
-    defaultCurrentA: 32,
-    meterIntervalS: 1,
-  });
-  await pointWhen(point, (p) => p.bootStatus === 'Accepted', 'boot');
+  const point = await bootedCp1(server.url, { defaultCurrentA: 32, meterIntervalS: 1 });
   await point.plugIn();
   await write(server, 'charger_1/mode', 'now');
   await pointWhen(
@@ -179,12 +167,7 @@ test('SIGTERM while the home battery is held for the car: Normal again before th
 
 test('a charger that stops reporting shows as offline with the reason, and back when it reports again', async () => {
   const server = await startServer();
-  const point = await chargePoint({
-    url: `${server.url.replace(/^http/, 'ws')}/ocpp/CP1`,
-    password: PASSWORD_1,
-    meterIntervalS: 1,
-  });
-  await pointWhen(point, (p) => p.bootStatus === 'Accepted', 'boot');
+  const point = await bootedCp1(server.url, { meterIntervalS: 1 });
   await valueWhen(server, 'charger_1/online', (v) => v === true, 'online');
   point.silent = true;
   await valueWhen(server, 'charger_1/status', (v) => v === 'Offline', 'Offline once silent for 3 heartbeats');

@@ -4,8 +4,9 @@
 // evidence (what every charging sample and the stopped device must show), not a copy.
 import { describe, test } from 'node:test';
 import { ManualClock } from '@heliograph/core/clock';
-import { EVENING_BEFORE, plannerCommandsDevice, startWithModbusDevice } from './planner-setup.js';
-import type { ModbusDevicePlugin } from './planner-setup.js';
+import type { ModbusDevice } from '@heliograph/plugins-sdk/emulator';
+import { deviceGoneTest, EVENING_BEFORE, plannerCommandsDevice, startWithModbusDevice } from './planner-setup.js';
+import { startWithUnit, type ModbusDevicePlugin } from './planner-setup.js';
 
 /** A driver family under the planner, with `S` the sample its registers read as. */
 export interface PlannerFamily<S> {
@@ -56,5 +57,53 @@ export function plannerFamilyContract<S>(family: PlannerFamily<S>): void {
       }
       family.stopped(read());
     });
+  });
+}
+
+/**
+ * A driver family whose unit (unit id 1, over Modbus TCP) runs forced commands by the test's
+ * clock, under the planner: `D` its emulated device.
+ */
+export interface PlannerUnitFamily<D extends ModbusDevice> {
+  /** The device, for the suite's name: `a Deye inverter`. */
+  family: string;
+  /** The test's name: how the device charges at night. */
+  test: string;
+  /** The driver: its plugin and its instance's id. */
+  id: string;
+  /** The driver's `battery` config. */
+  battery: Record<string, number>;
+  /** The emulated unit on the test's clock `now`. */
+  make: (now: () => Date) => D;
+  /** Grid charging as the unit's registers have it now. */
+  charging: (device: D) => boolean;
+}
+
+/**
+ * The suite of `family`: {@link plannerCommandsDevice} on its unit, then {@link deviceGoneTest},
+ * both on one clock from {@link EVENING_BEFORE}.
+ */
+export function plannerUnitContract<D extends ModbusDevice>(family: PlannerUnitFamily<D>): void {
+  const clock = new ManualClock(EVENING_BEFORE);
+  const { id, battery } = family;
+  const start = (plannerConfig: Record<string, unknown> = {}) =>
+    startWithUnit(
+      clock,
+      id,
+      family.make(() => new Date(clock.now())),
+      battery,
+      plannerConfig,
+    );
+  describe(`battery planner on ${family.family}`, () => {
+    test(family.test, async () => {
+      const { device, server } = await start();
+      try {
+        await plannerCommandsDevice(server, clock, { instance: id, charging: () => family.charging(device) });
+      } finally {
+        await server.close();
+      }
+    });
+
+    deviceGoneTest(start);
   });
 }

@@ -4,33 +4,15 @@
 // and not at the evening peak, and the emulator's battery follows. Each forced command is a
 // lease of 30 min on the unit, renewed by the planner. Prices and the PV forecast come from the
 // simulator (one inverter, no battery).
-import { describe, test } from 'node:test';
-import { ManualClock } from '@heliograph/core/clock';
 import { GrowattDevice } from '@heliograph/plugin-growatt/emulator';
-import { deviceGoneTest, EVENING_BEFORE, plannerCommandsDevice, startWithUnit } from './planner-setup.js';
+import { plannerUnitContract } from './planner-family.js';
 
-const clock = new ManualClock(EVENING_BEFORE);
-
-/** The growatt emulator on the shared clock, the simulator for prices and forecast, the planner. */
-function start(plannerConfig: Record<string, unknown> = {}) {
-  const device = new GrowattDevice({ now: () => new Date(clock.now()), soc: 30, peakPvW: 300 });
-  const battery = { capacityKwh: 6.5, maxChargeW: 3000, maxDischargeW: 3000, minSoc: 20 };
-  return startWithUnit(clock, 'growatt', device, battery, plannerConfig);
-}
-
-describe('battery planner on a Growatt SPH', () => {
-  test('charges through a battery-first slot at night and spends the battery at the evening peak', async () => {
-    const { device, server } = await start();
-    try {
-      // Grid charging as the emulator's slots have it now: battery first in force with AC charge on.
-      await plannerCommandsDevice(server, clock, {
-        instance: 'growatt',
-        charging: () => device.settings.priority === 1 && device.settings.gridCharge === 1,
-      });
-    } finally {
-      await server.close();
-    }
-  });
-
-  deviceGoneTest(start);
+plannerUnitContract({
+  family: 'a Growatt SPH',
+  test: 'charges through a battery-first slot at night and spends the battery at the evening peak',
+  id: 'growatt',
+  battery: { capacityKwh: 6.5, maxChargeW: 3000, maxDischargeW: 3000, minSoc: 20 },
+  make: (now) => new GrowattDevice({ now, soc: 30, peakPvW: 300 }),
+  // Grid charging as the emulator's slots have it now: battery first in force with AC charge on.
+  charging: (device) => device.settings.priority === 1 && device.settings.gridCharge === 1,
 });

@@ -1,12 +1,34 @@
 /*
  * A small Modbus device for the connection tests, and servers on 127.0.0.1 that speak it as
  * Modbus TCP, RTU over TCP and a Solarman V5 logger. The framing comes from the SDK's own
- * codec; frames.test.ts pins that codec to bytes written out by hand.
+ * codec; frames.test.ts pins that codec to bytes written out by hand. For the stream link's
+ * tests, a server on 127.0.0.1 speaking whatever they give it, and a link to it.
  */
 import { once } from 'node:events';
 import { createServer, type AddressInfo, type Server, type Socket } from 'node:net';
+import { after } from 'node:test';
+import { openStreamLink, type StreamLink } from '../../src/connections/index.js';
 import * as frames from '../../src/connections/modbus-frames.js';
 import { parseSolarman, rtuOfSolarmanRequest, solarmanLength, solarmanReply } from '../../src/connections/solarman.js';
+
+/** A server on 127.0.0.1 whose connections `serve` answers, closed after the tests: resolves with its port. */
+export async function loopbackServer(serve: (socket: Socket) => void): Promise<number> {
+  const server = createServer(serve);
+  server.listen(0, '127.0.0.1');
+  await once(server, 'listening');
+  after(() => new Promise((resolve) => server.close(resolve)));
+  return (server.address() as AddressInfo).port;
+}
+
+/** Runs `use` with a stream link to 127.0.0.1:`port`, released after it. */
+export async function withTcpLink<T>(port: number, use: (link: StreamLink) => Promise<T>): Promise<T> {
+  const link = openStreamLink({ type: 'tcp', host: '127.0.0.1', port });
+  try {
+    return await use(link);
+  } finally {
+    link.release();
+  }
+}
 
 /** Registers by address; an address not in the map answers exception 2. */
 export class FakeModbusDevice {

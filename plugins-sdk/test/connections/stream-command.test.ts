@@ -1,9 +1,8 @@
 import assert from 'node:assert/strict';
-import { once } from 'node:events';
-import { createServer, type AddressInfo } from 'node:net';
-import { after, test } from 'node:test';
+import { test } from 'node:test';
 import { NoAnswerError } from '../../src/errors.js';
-import { byteSum, openStreamLink, requestCommandReply } from '../../src/connections/index.js';
+import { byteSum, requestCommandReply } from '../../src/connections/index.js';
+import { loopbackServer, withTcpLink } from './fake-device.js';
 
 // Three-byte frames: A5, the command, the low byte of the sum of both. The device answers each
 // request as the next queued fault says (a wrong checksum, a reply to the command after), then
@@ -17,7 +16,7 @@ const parse = (bytes: Buffer) =>
     ? { command: bytes[1]! }
     : undefined;
 
-const server = createServer((socket) => {
+const port = await loopbackServer((socket) => {
   let pending = Buffer.alloc(0);
   socket.on('data', (chunk: Buffer) => {
     pending = Buffer.concat([pending, chunk]);
@@ -31,10 +30,6 @@ const server = createServer((socket) => {
     }
   });
 });
-server.listen(0, '127.0.0.1');
-await once(server, 'listening');
-const port = (server.address() as AddressInfo).port;
-after(() => new Promise((resolve) => server.close(resolve)));
 
 test('byteSum adds every byte; protocols cut it to their width', () => {
   assert.equal(byteSum(Buffer.of(0xff, 0xff, 0x03)), 0x201);
@@ -42,8 +37,7 @@ test('byteSum adds every byte; protocols cut it to their width', () => {
 });
 
 test('requestCommandReply: a reply with a bad checksum is asked for again, the good one parsed', async () => {
-  const link = openStreamLink({ type: 'tcp', host: '127.0.0.1', port });
-  try {
+  await withTcpLink(port, async (link) => {
     faults.splice(0, faults.length, 'bad-checksum');
     const signal = new AbortController().signal;
     const reply = await requestCommandReply(link, {
@@ -57,14 +51,11 @@ test('requestCommandReply: a reply with a bad checksum is asked for again, the g
     assert.deepEqual(reply, { command: 0x90 });
     assert.equal(link.stats.requests, 2, 'written again after the bad checksum');
     assert.equal(link.stats.badFrames, 1);
-  } finally {
-    link.release();
-  }
+  });
 });
 
 test('requestCommandReply: replies to another command fail, naming the command, after one resend', async () => {
-  const link = openStreamLink({ type: 'tcp', host: '127.0.0.1', port });
-  try {
+  await withTcpLink(port, async (link) => {
     faults.splice(0, faults.length, 'other-command', 'other-command');
     const signal = new AbortController().signal;
     const ask = requestCommandReply(link, {
@@ -81,7 +72,5 @@ test('requestCommandReply: replies to another command fail, naming the command, 
       return true;
     });
     assert.equal(link.stats.requests, 2, 'one resend, no more');
-  } finally {
-    link.release();
-  }
+  });
 });

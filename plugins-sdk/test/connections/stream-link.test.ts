@@ -1,15 +1,16 @@
 import assert from 'node:assert/strict';
 import { once } from 'node:events';
 import { createServer, type AddressInfo } from 'node:net';
-import { after, test } from 'node:test';
+import { test } from 'node:test';
 import { NoAnswerError } from '../../src/errors.js';
 import { openStreamLink } from '../../src/connections/index.js';
+import { loopbackServer, withTcpLink } from './fake-device.js';
 
 const untilCr = (buf: Buffer) => buf.indexOf(0x0d) + 1 || -1;
 
 // A line device on TCP that answers "(<command>\r", never answers "SLEEP\r", and garbles its
 // first answer to "GARBLE\r" (as a device with line noise would) but not the answer after.
-const server = createServer((socket) => {
+const port = await loopbackServer((socket) => {
   let text = '';
   let garbled = false;
   socket.on('data', (chunk) => {
@@ -24,14 +25,9 @@ const server = createServer((socket) => {
     }
   });
 });
-server.listen(0, '127.0.0.1');
-await once(server, 'listening');
-const port = (server.address() as AddressInfo).port;
-after(() => new Promise((resolve) => server.close(resolve)));
 
 test('a request with no reply times out as NoAnswerError and the next one is answered', async () => {
-  const link = openStreamLink({ type: 'tcp', host: '127.0.0.1', port });
-  try {
+  await withTcpLink(port, async (link) => {
     await assert.rejects(
       link.request(Buffer.from('SLEEP\r'), { complete: untilCr, timeoutMs: 50 }),
       (error: unknown) => {
@@ -44,14 +40,11 @@ test('a request with no reply times out as NoAnswerError and the next one is ans
     const reply = await link.request(Buffer.from('QMOD\r'), { complete: untilCr, timeoutMs: 1000 });
     assert.equal(reply.toString(), '(QMOD\r');
     assert.equal(link.stats.timeouts, 1);
-  } finally {
-    link.release();
-  }
+  });
 });
 
 test('a queued request can be aborted before its turn; the others keep their order', async () => {
-  const link = openStreamLink({ type: 'tcp', host: '127.0.0.1', port });
-  try {
+  await withTcpLink(port, async (link) => {
     const controller = new AbortController();
     const ask = (command: string, signal?: AbortSignal) =>
       link.request(Buffer.from(`${command}\r`), { complete: untilCr, timeoutMs: 1000, ...(signal ? { signal } : {}) });
@@ -62,9 +55,7 @@ test('a queued request can be aborted before its turn; the others keep their ord
     await assert.rejects(second, { name: 'AbortError' });
     assert.deepEqual((await Promise.all([first, third])).map(String), ['(A\r', '(C\r']);
     assert.equal(link.stats.requests, 2, 'the aborted request never reached the wire');
-  } finally {
-    link.release();
-  }
+  });
 });
 
 test('a released handle refuses requests; nothing listens on a closed port: NoAnswerError', async () => {
@@ -88,8 +79,7 @@ test('a released handle refuses requests; nothing listens on a closed port: NoAn
 });
 
 test('resendOnBadFrame writes the request again after a reply that fails its check', async () => {
-  const link = openStreamLink({ type: 'tcp', host: '127.0.0.1', port });
-  try {
+  await withTcpLink(port, async (link) => {
     const check = (frame: Buffer) => frame[0] === 0x28; // "("
     const reply = await link.request(Buffer.from('GARBLE\r'), {
       complete: untilCr,
@@ -100,7 +90,5 @@ test('resendOnBadFrame writes the request again after a reply that fails its che
     assert.equal(reply.toString(), '(GARBLE\r');
     assert.equal(link.stats.badFrames, 1);
     assert.equal(link.stats.requests, 2, 'written twice: once, then again after the garbled reply');
-  } finally {
-    link.release();
-  }
+  });
 });

@@ -28,25 +28,21 @@ test('the period is the whole minutes left to the lease end, rounded up, 1..30',
 });
 
 test('each mode as the forcible registers; Normal is the stop alone', () => {
-  assert.deepEqual(forciblePlan({ mode: 'normal', powerW: 3000, targetSoc: 90 }, 0), { command: 0 });
-  assert.deepEqual(forciblePlan({ mode: 'hold', powerW: 3000, targetSoc: 90 }, 30), {
-    dischargePower: 0,
-    period: 30,
-    settingMode: 0,
-    command: 2,
-  });
-  assert.deepEqual(forciblePlan({ mode: 'charge', powerW: 2500.4, targetSoc: 90 }, 30), {
-    chargePower: 2500,
-    period: 30,
-    settingMode: 0,
-    command: 1,
-  });
-  assert.deepEqual(forciblePlan({ mode: 'discharge', powerW: 2000, targetSoc: 20 }, 12), {
-    dischargePower: 2000,
-    period: 12,
-    settingMode: 0,
-    command: 2,
-  });
+  for (const [command, period, registers] of [
+    [{ mode: 'normal', powerW: 3000, targetSoc: 90 }, 0, { command: 0 }],
+    [{ mode: 'hold', powerW: 3000, targetSoc: 90 }, 30, { dischargePower: 0, period: 30, settingMode: 0, command: 2 }],
+    [
+      { mode: 'charge', powerW: 2500.4, targetSoc: 90 },
+      30,
+      { chargePower: 2500, period: 30, settingMode: 0, command: 1 },
+    ],
+    [
+      { mode: 'discharge', powerW: 2000, targetSoc: 20 },
+      12,
+      { dischargePower: 2000, period: 12, settingMode: 0, command: 2 },
+    ],
+  ] as const)
+    assert.deepEqual(forciblePlan(command, period), registers, command.mode);
 });
 
 test('the writes: what differs, the command last; a renewal writes the period and the command only', () => {

@@ -70,19 +70,20 @@ function site(wPerK: number, targetMean: number, levelW = 0) {
   return { history, temperatureC, forecastC, targets, actual };
 }
 
+/** The load forecast for `s`'s day, with `temperatureC` where given (none: no temperature term asked for). */
+const forecastFor = (s: Pick<ReturnType<typeof site>, 'history' | 'targets'>, temperatureC?: Point[]) =>
+  forecastLoad({ history: s.history, targets: s.targets, timeZone: ZONE, ...(temperatureC && { temperatureC }) });
+/** The load forecast for `s`'s day from its past temperatures and its day's forecast. */
+const withForecastC = (s: ReturnType<typeof site>) => forecastFor(s, [...s.temperatureC, ...s.forecastC]);
+
 const mae = (a: readonly (number | null)[], b: readonly number[]) =>
   b.reduce((s, v, i) => s + Math.abs((a[i] ?? 0) - v), 0) / b.length;
 
 describe('the load forecast with the outside temperature', () => {
   test('follows a cold day where the load rises with the cold, and its error says so', () => {
     const s = site(60, -6);
-    const blend = forecastLoad({ history: s.history, targets: s.targets, timeZone: ZONE });
-    const warm = forecastLoad({
-      history: s.history,
-      targets: s.targets,
-      timeZone: ZONE,
-      temperatureC: [...s.temperatureC, ...s.forecastC],
-    });
+    const blend = forecastFor(s);
+    const warm = withForecastC(s);
     assert.ok(warm.temperature, 'a temperature term');
     assert.ok(
       Math.abs(warm.temperature.heatingAllHours - 60) < 6,
@@ -105,26 +106,16 @@ describe('the load forecast with the outside temperature', () => {
 
   test('falls back to the blend where the temperature is missing', () => {
     const s = site(60, -6);
-    const blend = forecastLoad({ history: s.history, targets: s.targets, timeZone: ZONE });
-    const none = forecastLoad({ history: s.history, targets: s.targets, timeZone: ZONE, temperatureC: [] });
+    const blend = forecastFor(s);
+    const none = forecastFor(s, []);
     assert.equal(none.temperature, null);
     assert.deepEqual(none.values, blend.values);
     // Learnt from the past, but no forecast of the temperature for the day: the blend for it.
-    const pastOnly = forecastLoad({
-      history: s.history,
-      targets: s.targets,
-      timeZone: ZONE,
-      temperatureC: s.temperatureC,
-    });
+    const pastOnly = forecastFor(s, s.temperatureC);
     assert.ok(pastOnly.temperature, 'the term is learnt from the past');
     assert.deepEqual(pastOnly.values, blend.values);
     // A forecast for the first half of the day only: the second half is the blend's.
-    const half = forecastLoad({
-      history: s.history,
-      targets: s.targets,
-      timeZone: ZONE,
-      temperatureC: [...s.temperatureC, ...s.forecastC.slice(0, 48)],
-    });
+    const half = forecastFor(s, [...s.temperatureC, ...s.forecastC.slice(0, 48)]);
     assert.deepEqual(half.values.slice(48), blend.values.slice(48));
     assert.ok(half.values[44]! > blend.values[44]! + 300, `11:00 follows the cold: ${half.values[44]} W`);
   });
@@ -132,22 +123,12 @@ describe('the load forecast with the outside temperature', () => {
   test('has no term where the load does not follow the temperature, nor beyond its bound', () => {
     // Days 200 W up or down for reasons of their own, none of them the temperature.
     const s = site(0, -6, 200);
-    const blend = forecastLoad({ history: s.history, targets: s.targets, timeZone: ZONE });
-    const f = forecastLoad({
-      history: s.history,
-      targets: s.targets,
-      timeZone: ZONE,
-      temperatureC: [...s.temperatureC, ...s.forecastC],
-    });
+    const blend = forecastFor(s);
+    const f = withForecastC(s);
     assert.equal(f.temperature, null, 'nothing to explain: no term');
     assert.deepEqual(f.values, blend.values);
     const huge = site(1000, 10); // twice the bound
-    const g = forecastLoad({
-      history: huge.history,
-      targets: huge.targets,
-      timeZone: ZONE,
-      temperatureC: [...huge.temperatureC, ...huge.forecastC],
-    });
+    const g = withForecastC(huge);
     assert.ok(g.temperature && Math.max(...g.temperature.heatingWPerK) <= MAX_W_PER_K, 'bounded');
   });
 });

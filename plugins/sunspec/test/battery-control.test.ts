@@ -60,30 +60,25 @@ function written(data: ModelData, writes: Array<{ offset: number; values: number
 const CHARGE: StoragePlan = { mode: 3, out: -50, in: 50, grid: 1 };
 
 test('each mode as StorCtl_Mod, OutWRte, InWRte (% of WChaMax) and ChaGriSet', () => {
-  assert.deepEqual(storagePlan({ mode: 'normal', powerW: 1000, targetSoc: 80 }, 4000), {
-    mode: 0,
-    out: 100,
-    in: 100,
-    grid: 0,
-  });
-  assert.deepEqual(storagePlan({ mode: 'hold', powerW: 1000, targetSoc: 80 }, 4000), {
-    mode: 2,
-    out: 0,
-    in: 100,
-    grid: 0,
-  });
-  assert.deepEqual(storagePlan({ mode: 'charge', powerW: 1000, targetSoc: 80 }, 4000), {
-    mode: 3,
-    out: -25,
-    in: 25,
-    grid: 1,
-  });
-  assert.deepEqual(storagePlan({ mode: 'discharge', powerW: 9000, targetSoc: 30 }, 4000), {
-    mode: 3,
-    out: 100,
-    in: -100,
-    grid: 0,
-  });
+  for (const [command, plan] of [
+    [
+      { mode: 'normal', powerW: 1000, targetSoc: 80 },
+      { mode: 0, out: 100, in: 100, grid: 0 },
+    ],
+    [
+      { mode: 'hold', powerW: 1000, targetSoc: 80 },
+      { mode: 2, out: 0, in: 100, grid: 0 },
+    ],
+    [
+      { mode: 'charge', powerW: 1000, targetSoc: 80 },
+      { mode: 3, out: -25, in: 25, grid: 1 },
+    ],
+    [
+      { mode: 'discharge', powerW: 9000, targetSoc: 30 },
+      { mode: 3, out: 100, in: -100, grid: 0 },
+    ],
+  ] as const)
+    assert.deepEqual(storagePlan(command, 4000), plan, command.mode);
 });
 
 test('the revert timeout: the seconds left of the lease, 1..1800, never 0', () => {
