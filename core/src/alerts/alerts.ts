@@ -10,6 +10,7 @@
 import type { Clock } from '../clock.js';
 import type { Config } from '../config/schema.js';
 import type { TopicMeta, TopicRegistry, TopicState } from '../topics/registry.js';
+import { ownTopicMeta } from '../topics/topic-meta.js';
 
 export type AlertsConfig = Config['alerts'];
 
@@ -19,17 +20,7 @@ export const WRITE_REFUSED_HOLD_MS = 10 * 60_000;
 const CHECK_INTERVAL_MS = 15_000;
 
 function alertMeta(name: string, displayName: string, type: 'boolean' | 'string'): TopicMeta {
-  return {
-    topic: `system/${name}`,
-    deviceId: 'system',
-    device: 'system',
-    number: null,
-    group: 'Status',
-    name: displayName,
-    unit: '',
-    type,
-    recorded: false,
-  };
+  return ownTopicMeta('system', { name, displayName, unit: '', type, recorded: false });
 }
 
 export class Alerts {

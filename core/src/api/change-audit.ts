@@ -1,6 +1,7 @@
 import type { Clock } from '../clock.js';
-import { createLogger } from '../log.js';
+import { createLogger, errorMessage } from '../log.js';
 import type { AuditLog } from '../writes/audit.js';
+import { ApiError } from './errors.js';
 
 const log = createLogger('audit');
 
@@ -43,6 +44,41 @@ export function setupAudit(audit: AuditLog, clock: Clock): RecordChange {
       return Promise.resolve();
     }
   };
+}
+
+/** A change of one thing from one value to another, each shown as {@link auditText} shows it. */
+export function recordValueChange(
+  record: RecordChange,
+  who: string,
+  topic: string,
+  oldValue: unknown,
+  newValue: unknown,
+): Promise<void> {
+  return record({ who, topic, oldValue: auditText(oldValue), newValue: auditText(newValue) });
+}
+
+/**
+ * Saves a change of settings (`save` returns what it changed), then audits each setting
+ * changed (`config/<key>`) in order, each on disk before the next. A failure to save answers
+ * SETTINGS_NOT_SAVED naming `what`.
+ */
+export async function saveSettingChanges(
+  what: string,
+  save: () => Iterable<{ key: string; oldValue: unknown; newValue: unknown }>,
+  record: RecordChange,
+  who: string,
+): Promise<void> {
+  let changes;
+  try {
+    changes = save();
+  } catch (err) {
+    throw new ApiError(
+      'SETTINGS_NOT_SAVED',
+      `${what} could not be saved, so nothing was changed: ${errorMessage(err)}`,
+    );
+  }
+  for (const change of changes)
+    await recordValueChange(record, who, `config/${change.key}`, change.oldValue, change.newValue);
 }
 
 /** A value as the audit log shows it: strings as they are, anything else as JSON. */

@@ -1,6 +1,7 @@
 import { formatZodIssue } from '@heliograph/plugins-sdk';
 import { z } from 'zod';
-import { parseRfc3339 } from '../rfc3339.js';
+import type { ErrorCode } from '../contract/error-codes.js';
+import { formatUtc, parseRfc3339 } from '../rfc3339.js';
 import { ApiError } from './errors.js';
 
 /** The query of a route that takes no parameters. */
@@ -33,6 +34,34 @@ export function parseQuery<S extends z.ZodObject>(
     throw new ApiError('QUERY_INVALID', formatZodIssue(issue));
   }
   return result.data;
+}
+
+/** How {@link refuseEmptyRange} words its refusal. */
+export interface RangeWords {
+  code: ErrorCode;
+  /** Said when `from` was left out, e.g. `from defaults to now`. */
+  fromDefault: string;
+  /** Said when `to` was left out. */
+  toDefault: string;
+  /** Also name the two times the range came to. */
+  showTimes?: boolean;
+}
+
+/**
+ * Refuses a range whose `from` is not before its `to`, saying which end was a default: a
+ * client that left one out may not know what it came to.
+ */
+export function refuseEmptyRange(
+  given: { from?: number | undefined; to?: number | undefined },
+  from: number,
+  to: number,
+  words: RangeWords,
+): void {
+  if (from < to) return;
+  const defaults =
+    given.from === undefined ? ` (${words.fromDefault})` : given.to === undefined ? ` (${words.toDefault})` : '';
+  const times = words.showTimes ? `, got from ${formatUtc(from)} and to ${formatUtc(to)}` : '';
+  throw new ApiError(words.code, `from must be before to${defaults}${times}`);
 }
 
 /** An optional RFC 3339 time parameter, parsed to Unix ms; the error names the parameter. */

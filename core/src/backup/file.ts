@@ -11,6 +11,14 @@ import { DATA_FILES, DATABASE_FILE } from '../system/data-dir.js';
 
 export const BACKUP_FORMAT = '1';
 
+/** Deletes the claim on history (history/owner.ts) that a copy of the database carries, if it has the table. */
+export async function dropHistoryClaim(db: Db): Promise<void> {
+  const owner = await db.get<{ 1: number }>(
+    "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'history_owner'",
+  );
+  if (owner) await db.exec('DELETE FROM history_owner');
+}
+
 export interface CarriedFile {
   /** Path in the data directory, `/`-separated. */
   name: string;

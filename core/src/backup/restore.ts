@@ -13,7 +13,7 @@ import sqlite3 from 'sqlite3';
 import { createLogger, errorMessage } from '../log.js';
 import { DATA_FILES, DATABASE_FILE } from '../system/data-dir.js';
 import { checkWholeFile, cleanSchema, inWords, RestoreRefused } from './checks.js';
-import { readCarried, type CarriedFile } from './file.js';
+import { dropHistoryClaim, readCarried, type CarriedFile } from './file.js';
 
 /** The checked upload the next start restores. */
 export const PENDING_RESTORE = 'restore-pending.backup';
@@ -77,10 +77,7 @@ export async function putInPlace(options: {
     await db.exec('DROP TABLE heliograph_backup_info; DROP TABLE heliograph_backup_files');
     // The claim of the process that was writing history when the backup was made is not data:
     // kept, it would lock the restored service out of its history while that process lives.
-    const owner = await db.get<{ 1: number }>(
-      "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'history_owner'",
-    );
-    if (owner) await db.exec('DELETE FROM history_owner');
+    await dropHistoryClaim(db);
   } finally {
     await db.close();
   }

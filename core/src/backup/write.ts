@@ -11,7 +11,7 @@ import { onlineBackup, openDatabase } from '../db.js';
 import { VERSION } from '../install-root.js';
 import { refuseNewer, schemaState } from '../schema.js';
 import { DATABASE_FILE } from '../system/data-dir.js';
-import { BACKUP_FORMAT, carriedFiles, writeCarried } from './file.js';
+import { BACKUP_FORMAT, carriedFiles, dropHistoryClaim, writeCarried } from './file.js';
 
 export interface BackupRequest {
   dataDir: string;
@@ -61,10 +61,7 @@ export async function writeBackup(request: BackupRequest): Promise<WrittenBackup
       // One self-contained file: no -wal beside it.
       await out.exec('PRAGMA journal_mode = DELETE');
       // The running service's claim on history (history/owner.ts) belongs to that process, not to the data.
-      const owner = await out.get<{ 1: number }>(
-        "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'history_owner'",
-      );
-      if (owner) await out.exec('DELETE FROM history_owner');
+      await dropHistoryClaim(out);
       const siteId =
         files
           .find((f) => f.name === 'site-id')

@@ -1,22 +1,16 @@
 /** `heliograph backup FILE`: a consistent copy of the data directory, also of a running service. */
 import { join, resolve } from 'node:path';
 import { writeBackup } from '../backup/write.js';
-import { locations, parseFlags, UsageError } from './command.js';
+import { fileAndLocations } from './command.js';
 
 export async function runBackupCommand(argv: string[]): Promise<number> {
-  const { values, positionals } = parseFlags({
-    args: argv,
-    allowPositionals: true,
-    options: { data: { type: 'string' }, config: { type: 'string' }, plugins: { type: 'string' } },
-  });
-  if (positionals.length !== 1) throw new UsageError('name the one file to write, e.g. heliograph-backup.db');
+  const { file, where } = fileAndLocations(argv, 'name the one file to write, e.g. heliograph-backup.db');
   // The backup holds the password hash, tokens and API keys: readable by this user only.
   process.umask(0o077);
-  const where = locations(values);
   const written = await writeBackup({
     dataDir: where.dataDir,
     pluginsFile: where.pluginsFile ?? join(where.dataDir, 'plugins.json'),
-    target: resolve(positionals[0]!),
+    target: resolve(file),
     now: Date.now(),
   });
   const mb = (written.size / 1e6).toFixed(1);

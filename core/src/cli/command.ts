@@ -63,6 +63,21 @@ export interface Locations {
   configFile: string;
 }
 
+/**
+ * A command on one file and the data directory (`backup FILE`, `restore FILE`): the file as
+ * named and where the data lives (--data, --config, --plugins). `missing` is the usage error
+ * for anything but one file.
+ */
+export function fileAndLocations(argv: string[], missing: string): { file: string; where: Locations } {
+  const { values, positionals } = parseFlags({
+    args: argv,
+    allowPositionals: true,
+    options: { data: { type: 'string' }, config: { type: 'string' }, plugins: { type: 'string' } },
+  });
+  if (positionals.length !== 1) throw new UsageError(missing);
+  return { file: positionals[0]!, where: locations(values) };
+}
+
 /** Where things live: flags first, then the environment, then the defaults. */
 export function locations(values: Record<string, string | boolean | undefined>): Locations {
   const env = process.env;

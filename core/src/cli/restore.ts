@@ -6,7 +6,7 @@ import { openDatabase } from '../db.js';
 import { claimHistory, releaseHistory } from '../history/owner.js';
 import { DATABASE_FILE } from '../system/data-dir.js';
 import { lockDataDir, STOPPED_HINT } from '../system/data-dir-lock.js';
-import { locations, parseFlags, UsageError } from './command.js';
+import { fileAndLocations } from './command.js';
 
 /** Refuses while a service (any process writing history) runs on this database. */
 async function refuseRunning(dbFile: string): Promise<void> {
@@ -29,15 +29,9 @@ async function refuseRunning(dbFile: string): Promise<void> {
 }
 
 export async function runRestoreCommand(argv: string[]): Promise<number> {
-  const { values, positionals } = parseFlags({
-    args: argv,
-    allowPositionals: true,
-    options: { data: { type: 'string' }, config: { type: 'string' }, plugins: { type: 'string' } },
-  });
-  if (positionals.length !== 1) throw new UsageError('name the one backup file to restore');
+  const { file, where } = fileAndLocations(argv, 'name the one backup file to restore');
   process.umask(0o077);
-  const where = locations(values);
-  const source = resolve(positionals[0]!);
+  const source = resolve(file);
   if (!existsSync(source)) throw new Error(`${source}: no such file`);
   mkdirSync(where.dataDir, { recursive: true, mode: 0o700 });
   // Held while the files are replaced: a service starting meanwhile is refused too.

@@ -6,9 +6,12 @@ import { z } from 'zod';
  * or --config FILE) overrides any subset of them. Every key is described here, and
  * config/schema.json is generated from this schema (`npm run config:schema`).
  */
-// Range messages say what is refused, for the settings page's fields and the config file's errors.
-const LATITUDE_RANGE = 'must be from -90 to 90 (degrees; south is negative)';
-const LONGITUDE_RANGE = 'must be from -180 to 180 (degrees; west is negative)';
+/** A coordinate of the site in degrees, from -limit to limit, `negative` the side below zero. */
+function degrees(limit: number, negative: 'south' | 'west', description: string, title: string) {
+  // Range messages say what is refused, for the settings page's fields and the config file's errors.
+  const range = `must be from -${limit} to ${limit} (degrees; ${negative} is negative)`;
+  return z.number().min(-limit, range).max(limit, range).describe(description).meta({ title });
+}
 
 /** The owner's choice of one source (config `prices`, `forecast`): an instance id and its fallbacks. */
 function sourceChoice(what: 'Price' | 'Forecast', source: string, fallbacks: string) {
@@ -44,18 +47,8 @@ export const configSchema = z
           .refine((tz) => tz === null || isValidTimeZone(tz), 'an IANA time zone such as "Europe/Berlin"')
           .describe('IANA time zone of the site; null = the system time zone. Energy periods and price days follow it.')
           .meta({ title: 'Time zone' }),
-        latitude: z
-          .number()
-          .min(-90, LATITUDE_RANGE)
-          .max(90, LATITUDE_RANGE)
-          .describe('Latitude of the site, degrees.')
-          .meta({ title: 'Latitude' }),
-        longitude: z
-          .number()
-          .min(-180, LONGITUDE_RANGE)
-          .max(180, LONGITUDE_RANGE)
-          .describe('Longitude of the site, degrees.')
-          .meta({ title: 'Longitude' }),
+        latitude: degrees(90, 'south', 'Latitude of the site, degrees.', 'Latitude'),
+        longitude: degrees(180, 'west', 'Longitude of the site, degrees.', 'Longitude'),
         temperatureUnit: z
           .enum(['C', 'F'])
           .describe('Unit of weather/outside_temperature.')

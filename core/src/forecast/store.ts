@@ -3,6 +3,7 @@ import type { Clock } from '../clock.js';
 import { createLogger } from '../log.js';
 import type { ForecastSink } from '../topics/sinks.js';
 import type { TopicMeta, TopicRegistry, TopicState } from '../topics/registry.js';
+import { ownTopicMeta } from '../topics/topic-meta.js';
 import { roundTo } from '../numbers.js';
 import { deviceFields } from '../topics/device.js';
 import { QUARTER_HOUR_MS, floorToQuarterHour } from './quarter-hours.js';
@@ -405,18 +406,13 @@ export class ForecastStore implements ForecastSink {
 
   private define(spec: TopicSpec, source: string): Series {
     const { registry, temperatureUnit } = this.options;
-    const meta: TopicMeta = {
-      topic: `weather/${spec.name}`,
-      deviceId: 'weather',
-      device: 'weather',
-      number: null,
-      group: 'Status',
-      name: spec.displayName,
+    const meta = ownTopicMeta('weather', {
+      name: spec.name,
+      displayName: spec.displayName,
       unit: spec.name === 'outside_temperature' ? `°${temperatureUnit}` : spec.unit,
-      type: 'number',
       // The prediction as it stood at each moment is what history shows for this one topic.
       recorded: spec.name === 'pv_power_predicted',
-    };
+    });
     const undefine = registry.define(meta);
     const series: Series = {
       meta,

@@ -29,6 +29,37 @@ export function scaleFor(value: number, current: number): number {
   return k;
 }
 
+/** The columns an hour's slots and a query's buckets keep their aggregates in. */
+interface AggregateColumns {
+  readonly count: Float64Array;
+  readonly sum: Float64Array;
+  readonly min: Float64Array;
+  readonly max: Float64Array;
+}
+
+/** Merges an aggregate into entry i (its count, sum, min and max); true when the entry was empty. */
+function mergeAggregate(
+  cols: AggregateColumns,
+  i: number,
+  count: number,
+  sum: number,
+  min: number,
+  max: number,
+): boolean {
+  if (cols.count[i] === 0) {
+    cols.count[i] = count;
+    cols.sum[i] = sum;
+    cols.min[i] = min;
+    cols.max[i] = max;
+    return true;
+  }
+  cols.count[i]! += count;
+  cols.sum[i]! += sum;
+  if (min < cols.min[i]!) cols.min[i] = min;
+  if (max > cols.max[i]!) cols.max[i] = max;
+  return false;
+}
+
 /** Hour buffers kept for reuse: about 1 MB, enough for a backfill call's topic-hours. */
 const MAX_SPARE = 64;
 const spare: HourBuffer[] = [];
@@ -87,18 +118,7 @@ export class HourBuffer {
   /** Adds one reading (or a slot's worth of aggregate) to slot i. */
   add(i: number, count: number, sum: number, min: number, max: number, last: number): void {
     this.version++;
-    if (this.count[i] === 0) {
-      this.slots++;
-      this.count[i] = count;
-      this.sum[i] = sum;
-      this.min[i] = min;
-      this.max[i] = max;
-    } else {
-      this.count[i]! += count;
-      this.sum[i]! += sum;
-      if (min < this.min[i]!) this.min[i] = min;
-      if (max > this.max[i]!) this.max[i] = max;
-    }
+    if (mergeAggregate(this, i, count, sum, min, max)) this.slots++;
     this.last[i] = last;
     this.dirty[i] = 1;
     this.anyDirty = true;
@@ -174,17 +194,7 @@ export class Buckets {
   }
 
   fold(b: number, count: number, sum: number, min: number, max: number, last: number, lastAt: number): void {
-    if (this.count[b] === 0) {
-      this.count[b] = count;
-      this.sum[b] = sum;
-      this.min[b] = min;
-      this.max[b] = max;
-    } else {
-      this.count[b]! += count;
-      this.sum[b]! += sum;
-      if (min < this.min[b]!) this.min[b] = min;
-      if (max > this.max[b]!) this.max[b] = max;
-    }
+    mergeAggregate(this, b, count, sum, min, max);
     if (lastAt >= this.lastAt[b]!) {
       this.last[b] = last;
       this.lastAt[b] = lastAt;

@@ -98,51 +98,67 @@ export function prometheusRegistry(sources: PrometheusSources): Registry {
 
 /** Plugin health, one series per instance (and history's own row, id `history`). */
 function pluginGauges(sources: PrometheusSources, registers: Registry[]): void {
-  new Gauge({
+  const gauge = (options: Omit<PluginGauge, 'registers' | 'plugins'>) =>
+    pluginGauge({ ...options, registers, plugins: () => sources.plugins() });
+  gauge({
     name: 'heliograph_plugin_up',
     help: 'Whether a plugin instance is running (1) or starting, failed or stopped (0)',
-    labelNames: ['id', 'plugin', 'kind'] as const,
-    registers,
-    collect() {
-      this.reset();
-      for (const p of sources.plugins())
-        this.set({ id: p.id, plugin: p.plugin, kind: p.kind }, p.state === 'running' ? 1 : 0);
-    },
+    label: 'kind',
+    series: (p, set) => set(p.state === 'running' ? 1 : 0, p.kind),
   });
-
-  new Gauge({
+  gauge({
     name: 'heliograph_plugin_state',
     help: 'State of a plugin instance: 1 for the state it is in, 0 for the others',
-    labelNames: ['id', 'plugin', 'state'] as const,
-    registers,
-    collect() {
-      this.reset();
-      for (const p of sources.plugins())
-        for (const state of STATES) this.set({ id: p.id, plugin: p.plugin, state }, p.state === state ? 1 : 0);
+    label: 'state',
+    series: (p, set) => {
+      for (const state of STATES) set(p.state === state ? 1 : 0, state);
     },
   });
-
-  new Gauge({
+  gauge({
     name: 'heliograph_plugin_last_error_info',
     help: 'The last error of a plugin instance (GET /api/v1/plugins last_error) in the error label; absent without one',
-    labelNames: ['id', 'plugin', 'error'] as const,
-    registers,
-    collect() {
-      this.reset();
-      for (const p of sources.plugins())
-        if (p.last_error !== null) this.set({ id: p.id, plugin: p.plugin, error: p.last_error }, 1);
+    label: 'error',
+    series: (p, set) => {
+      if (p.last_error !== null) set(1, p.last_error);
     },
   });
-
-  new Gauge({
+  gauge({
     name: 'heliograph_plugin_last_poll_timestamp_seconds',
     help: 'End of the last successful job run of a plugin instance, Unix seconds; absent before the first',
-    labelNames: ['id', 'plugin'] as const,
-    registers,
+    series: (p, set) => {
+      if (p.last_poll !== null) set(Date.parse(p.last_poll) / 1000);
+    },
+  });
+}
+
+interface PluginGauge {
+  name: string;
+  help: string;
+  /** A third label besides `id` and `plugin`. */
+  label?: string;
+  registers: Registry[];
+  plugins: () => InstanceStatus[];
+  /** The instance's series: `set` once per value, with the third label's value. */
+  series: (p: InstanceStatus, set: (value: number, labelValue?: string) => void) => void;
+}
+
+/** A gauge labelled by plugin instance (`id`, `plugin`), its series rebuilt at each scrape. */
+function pluginGauge(options: PluginGauge): void {
+  const { label, series, plugins } = options;
+  new Gauge({
+    name: options.name,
+    help: options.help,
+    labelNames: label === undefined ? ['id', 'plugin'] : ['id', 'plugin', label],
+    registers: options.registers,
     collect() {
       this.reset();
-      for (const p of sources.plugins())
-        if (p.last_poll !== null) this.set({ id: p.id, plugin: p.plugin }, Date.parse(p.last_poll) / 1000);
+      for (const p of plugins())
+        series(p, (value, labelValue) =>
+          this.set(
+            label === undefined ? { id: p.id, plugin: p.plugin } : { id: p.id, plugin: p.plugin, [label]: labelValue! },
+            value,
+          ),
+        );
     },
   });
 }

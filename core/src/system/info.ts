@@ -3,6 +3,7 @@ import type { Clock } from '../clock.js';
 import { createLogger, errorMessage } from '../log.js';
 import { discoveryFields } from '../topics/discovery.js';
 import type { TopicMeta } from '../topics/registry.js';
+import { ownTopicMeta } from '../topics/topic-meta.js';
 import { readCpuTemperature } from './cpu-temperature.js';
 
 const log = createLogger('system');
@@ -113,18 +114,7 @@ function meta(
   discovery?: TopicMeta['discovery'],
   type: TopicMeta['type'] = 'number',
 ): TopicMeta {
-  return {
-    topic: `system/${name}`,
-    deviceId: 'system',
-    device: 'system',
-    number: null,
-    group,
-    name: displayName,
-    unit,
-    type,
-    recorded: false,
-    discovery,
-  };
+  return ownTopicMeta('system', { name, group, displayName, unit, type, recorded: false, discovery });
 }
 
 function row(m: TopicMeta, value: Value, discovery: boolean): Record<string, unknown> {

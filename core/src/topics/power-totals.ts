@@ -1,5 +1,6 @@
 import { roundTo } from '../numbers.js';
 import { TopicRegistry, type PendingTick, type TopicMeta, type TopicState } from './registry.js';
+import { ownTopicMeta } from './topic-meta.js';
 import type { PastColumns, PastReadings } from './sinks.js';
 
 /** The total/* power topics and how each is derived from device topics. */
@@ -25,17 +26,7 @@ const POWER_TOTALS = [
 ] as const;
 
 export function totalMeta(name: string, displayName: string, unit: string): TopicMeta {
-  return {
-    topic: `total/${name}`,
-    deviceId: 'total',
-    device: 'totals',
-    number: null,
-    group: 'Status',
-    name: displayName,
-    unit,
-    type: 'number',
-    recorded: true,
-  };
+  return ownTopicMeta('total', { name, displayName, unit, recorded: true });
 }
 
 interface DerivedTotal {

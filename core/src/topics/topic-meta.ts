@@ -1,4 +1,4 @@
-import type { DeviceFields } from './device.js';
+import { deviceFields, type DeviceFields } from './device.js';
 
 /*
  * What a topic is, as the registry holds it and every consumer reads it: the lowest file of
@@ -41,4 +41,50 @@ export interface TopicMeta {
   discovery?: DiscoveryOverride;
   /** What the device says it is (manufacturer, model...): never nulled by staleness or unavailability. */
   identity?: boolean;
+}
+
+/**
+ * What names a topic in the API's answers, in the order a definition (WebSocket) and a
+ * forecast give them: its topic, device, number, group, name and unit.
+ */
+export function topicFields(meta: TopicMeta) {
+  return {
+    topic: meta.topic,
+    device: meta.device,
+    number: meta.number,
+    group: meta.group,
+    name: meta.name,
+    unit: meta.unit,
+  };
+}
+
+/**
+ * A topic of a device the core names itself (`total/...`, `system/...`, `weather/...`), not
+ * writable: its device and number follow from the device id.
+ */
+export function ownTopicMeta(
+  deviceId: string,
+  fields: {
+    /** The topic's part after the device: `pv_power`. */
+    name: string;
+    displayName: string;
+    unit: string;
+    recorded: boolean;
+    group?: Group;
+    type?: TopicMeta['type'];
+    discovery?: DiscoveryOverride | undefined;
+  },
+): TopicMeta {
+  const meta: TopicMeta = {
+    topic: `${deviceId}/${fields.name}`,
+    deviceId,
+    ...deviceFields(deviceId),
+    group: fields.group ?? 'Status',
+    name: fields.displayName,
+    unit: fields.unit,
+    type: fields.type ?? 'number',
+    recorded: fields.recorded,
+  };
+  if (fields.discovery) meta.discovery = fields.discovery;
+  return meta;
 }

@@ -1,14 +1,10 @@
 import assert from 'node:assert/strict';
-import { after, before, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import type { ForecastPoints } from '@heliograph/plugins-sdk';
-import type { RunningServer } from '../../src/api/app.js';
-import { forecastRoutes } from '../../src/api/forecast/route.js';
-import type { ErrorCode, ErrorResponse, ForecastResponse } from '../../src/contract/types.js';
-import { ManualClock } from '../../src/clock.js';
-import { ForecastStore } from '../../src/forecast/store.js';
-import { TopicRegistry } from '../../src/topics/registry.js';
+import type { ErrorCode, ErrorResponse } from '../../src/contract/types.js';
 import { topicMeta } from '../helpers/topics.js';
-import { assertErrorAnswer, assertSeriesHead, getJson, listenRoutes } from '../helpers/routes-server.js';
+import { assertErrorAnswer, assertSeriesHead } from '../helpers/routes-server.js';
+import { forecastApi } from './support.js';
 
 const Q = 15 * 60_000;
 const H = 3_600_000;
@@ -23,19 +19,9 @@ function quarterHours(from: number, to: number, value: (t: number) => number): F
 }
 
 describe('GET /api/v1/forecast', () => {
-  const clock = new ManualClock(NOW);
-  const registry = new TopicRegistry(clock);
-  const store = new ForecastStore({ registry, clock, temperatureUnit: 'C' });
-  let server: RunningServer;
-
-  before(async () => {
-    registry.define(topicMeta('total/pv_power', { name: 'PV power' }));
-    server = await listenRoutes([forecastRoutes({ store, clock, registry })]);
-  });
-  after(() => server.close());
-
-  /** The answer, its body read as T: a ForecastResponse unless the query is expected to fail. */
-  const get = <T = ForecastResponse>(query: string) => getJson<T>(`${server.url}/api/v1/forecast${query}`);
+  const { store, get } = forecastApi(NOW, (registry) =>
+    registry.define(topicMeta('total/pv_power', { name: 'PV power' })),
+  );
   const expectError = async (query: string, status: number, message: RegExp, code?: ErrorCode) =>
     assertErrorAnswer(query, await get<ErrorResponse>(query), { status, message, code });
 

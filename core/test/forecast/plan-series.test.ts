@@ -1,27 +1,14 @@
 import assert from 'node:assert/strict';
-import { after, before, describe, it } from 'node:test';
-import type { RunningServer } from '../../src/api/app.js';
-import { forecastRoutes } from '../../src/api/forecast/route.js';
+import { describe, it } from 'node:test';
 import type { ErrorResponse, ForecastResponse } from '../../src/contract/types.js';
-import { ManualClock } from '../../src/clock.js';
-import { ForecastStore } from '../../src/forecast/store.js';
-import { TopicRegistry } from '../../src/topics/registry.js';
-import { getJson, listenRoutes } from '../helpers/routes-server.js';
+import { forecastApi } from './support.js';
 
 const Q = 15 * 60_000;
 const NOW = Date.parse('2026-10-24T10:07:00Z');
 const SLOT = Date.parse('2026-10-24T10:00:00Z');
 
 describe('GET /api/v1/forecast: plan series', () => {
-  const clock = new ManualClock(NOW);
-  const registry = new TopicRegistry(clock);
-  const store = new ForecastStore({ registry, clock, temperatureUnit: 'C' });
-  let server: RunningServer;
-  before(async () => {
-    server = await listenRoutes([forecastRoutes({ store, clock, registry })]);
-  });
-  after(() => server.close());
-  const get = <T>(query: string) => getJson<T>(`${server.url}/api/v1/forecast${query}`);
+  const { store, get } = forecastApi(NOW);
 
   it('serves a plugin plan as a forecast topic, replaced by each plan, without making weather available', async () => {
     const points = (n: number, v: number): Array<[number, number]> =>

@@ -1,18 +1,16 @@
 import assert from 'node:assert/strict';
-import { after, before, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import type { ErrorResponse } from '../../src/contract/types.js';
 import type { AuthOutcome } from '../../src/auth/types.js';
 import { within } from '../helpers/deadline.js';
-import { PASSWORD, REALM, startStream, TOKEN, type StreamServer } from './harness.js';
+import { PASSWORD, REALM, startStream, TOKEN, useStream } from './harness.js';
 import { RawClient } from './raw-client.js';
 
 describe('WebSocket auth: checked before the upgrade', { timeout: 10_000 }, () => {
-  let server: StreamServer;
-  before(async () => (server = await startStream()));
-  after(() => server.stop());
+  const server = useStream();
 
   it('refuses an upgrade without credentials with 401, the Bearer challenge and a JSON error', async () => {
-    const refusal = await RawClient.refused(server.wsUrl, { vsn: '2.0.0' });
+    const refusal = await RawClient.refused(server().wsUrl, { vsn: '2.0.0' });
     assert.equal(refusal.status, 401);
     assert.equal(refusal.headers['www-authenticate'], `Bearer realm="${REALM}"`);
     assert.match(String(refusal.headers['content-type']), /^application\/json/);
@@ -20,13 +18,13 @@ describe('WebSocket auth: checked before the upgrade', { timeout: 10_000 }, () =
       error: 'credentials required: pass ?password= or ?token=',
       code: 'AUTH_FAILED',
     });
-    assert.equal(server.endpoint.clientCount, 0);
+    assert.equal(server().endpoint.clientCount, 0);
   });
 
   it('lets in the password and a token, in the query', async () => {
-    const byPassword = await RawClient.connect(server.wsUrl, { query: { password: PASSWORD } });
-    const byToken = await RawClient.connect(server.wsUrl, { query: { token: TOKEN } });
-    assert.equal(server.endpoint.clientCount, 2);
+    const byPassword = await RawClient.connect(server().wsUrl, { query: { password: PASSWORD } });
+    const byToken = await RawClient.connect(server().wsUrl, { query: { token: TOKEN } });
+    assert.equal(server().endpoint.clientCount, 2);
     await byPassword.barrier();
     await byToken.barrier();
     byPassword.close();
@@ -35,7 +33,7 @@ describe('WebSocket auth: checked before the upgrade', { timeout: 10_000 }, () =
   });
 
   it('answers 404 for an upgrade on another path', async () => {
-    const refusal = await RawClient.refused(server.wsUrl.replace('/api/websocket', '/api/socket'), {
+    const refusal = await RawClient.refused(server().wsUrl.replace('/api/websocket', '/api/socket'), {
       password: PASSWORD,
     });
     assert.equal(refusal.status, 404);
@@ -43,7 +41,7 @@ describe('WebSocket auth: checked before the upgrade', { timeout: 10_000 }, () =
   });
 
   it('answers a plain HTTP request to the stream with 426 and what to do', async () => {
-    const response = await fetch(`${server.httpUrl}/api/websocket`);
+    const response = await fetch(`${server().httpUrl}/api/websocket`);
     assert.equal(response.status, 426);
     assert.equal(response.headers.get('upgrade'), 'websocket');
     assert.match(((await response.json()) as { error: string }).error, /is a WebSocket endpoint/);
@@ -51,11 +49,11 @@ describe('WebSocket auth: checked before the upgrade', { timeout: 10_000 }, () =
 
   it('counts failed upgrades: after five, 429 with Retry-After even with the right password', async () => {
     for (let i = 0; i < 5; i++) {
-      const refusal = await RawClient.refused(server.wsUrl, { password: 'wrong' });
+      const refusal = await RawClient.refused(server().wsUrl, { password: 'wrong' });
       assert.equal(refusal.status, 401);
       assert.deepEqual(JSON.parse(refusal.body), { error: 'wrong password or token', code: 'AUTH_FAILED' });
     }
-    const throttled = await RawClient.refused(server.wsUrl, { password: PASSWORD });
+    const throttled = await RawClient.refused(server().wsUrl, { password: PASSWORD });
     assert.equal(throttled.status, 429);
     assert.equal(throttled.headers['retry-after'], '1');
     assert.equal(throttled.headers['www-authenticate'], undefined);

@@ -1,16 +1,14 @@
 import assert from 'node:assert/strict';
-import { after, before, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import { CLOSE_IDLE } from '../../src/api/websocket/index.js';
-import { startStream, type StreamServer } from './harness.js';
+import { useStream } from './harness.js';
 import { RawClient } from './raw-client.js';
 
 describe('WebSocket frames: serializers, heartbeat, errors', { timeout: 10_000 }, () => {
-  let server: StreamServer;
-  before(async () => (server = await startStream()));
-  after(() => server.stop());
+  const server = useStream();
 
   it('answers a heartbeat in the v1 object form without vsn', async () => {
-    const client = await RawClient.connect(server.wsUrl, { form: 'v1' });
+    const client = await RawClient.connect(server().wsUrl, { form: 'v1' });
     const reply = await client.request('phoenix', 'heartbeat', {});
     assert.deepEqual(reply.raw, {
       topic: 'phoenix',
@@ -22,14 +20,14 @@ describe('WebSocket frames: serializers, heartbeat, errors', { timeout: 10_000 }
   });
 
   it('answers a heartbeat in the v2 array form with vsn=2.0.0', async () => {
-    const client = await RawClient.connect(server.wsUrl, { form: 'v2' });
+    const client = await RawClient.connect(server().wsUrl, { form: 'v2' });
     const reply = await client.request('phoenix', 'heartbeat', {});
     assert.deepEqual(reply.raw, [null, '1', 'phoenix', 'phx_reply', { status: 'ok', response: {} }]);
     client.close();
   });
 
   it('answers a join on any other topic with "unmatched topic", in the client\'s form', async () => {
-    const v2 = await RawClient.connect(server.wsUrl, { form: 'v2' });
+    const v2 = await RawClient.connect(server().wsUrl, { form: 'v2' });
     const reply = await v2.request('rooms:lobby', 'phx_join', {}, '7');
     assert.deepEqual(reply.raw, [
       '7',
@@ -38,7 +36,7 @@ describe('WebSocket frames: serializers, heartbeat, errors', { timeout: 10_000 }
       'phx_reply',
       { status: 'error', response: { reason: 'unmatched topic' } },
     ]);
-    const v1 = await RawClient.connect(server.wsUrl, { form: 'v1' });
+    const v1 = await RawClient.connect(server().wsUrl, { form: 'v1' });
     const v1Reply = await v1.request('metrics:other', 'phx_join', {});
     assert.deepEqual(v1Reply.raw, {
       topic: 'metrics:other',
@@ -51,7 +49,7 @@ describe('WebSocket frames: serializers, heartbeat, errors', { timeout: 10_000 }
   });
 
   it('answers malformed frames with an error where they carry a ref, and keeps the socket open', async () => {
-    const v2 = await RawClient.connect(server.wsUrl, { form: 'v2' });
+    const v2 = await RawClient.connect(server().wsUrl, { form: 'v2' });
     v2.sendRaw('{not json');
     v2.ws.send(Buffer.from([1, 2, 3]), { binary: true });
     v2.sendRaw({ topic: 'phoenix', event: 'heartbeat', payload: {}, ref: '40' });
@@ -68,7 +66,7 @@ describe('WebSocket frames: serializers, heartbeat, errors', { timeout: 10_000 }
     await v2.barrier();
     assert.deepEqual(v2.pending(), []);
 
-    const v1 = await RawClient.connect(server.wsUrl, { form: 'v1' });
+    const v1 = await RawClient.connect(server().wsUrl, { form: 'v1' });
     v1.sendRaw(['j', null, 'phoenix', 'heartbeat', {}]);
     v1.sendRaw({ topic: 'phoenix', ref: '9' });
     const missingEvent = await v1.take((f) => f.ref === '9');
@@ -76,13 +74,13 @@ describe('WebSocket frames: serializers, heartbeat, errors', { timeout: 10_000 }
     assert.match(missingEvent.payload.response.reason, /expected a frame \{"topic", "event", "payload", "ref"\}/);
     await v1.barrier();
     assert.deepEqual(v1.pending(), []);
-    assert.equal(server.endpoint.clientCount, 2);
+    assert.equal(server().endpoint.clientCount, 2);
     v1.close();
     v2.close();
   });
 
   it('drops a frame nested thousands of levels deep without harm, and keeps the socket open', async () => {
-    const client = await RawClient.connect(server.wsUrl, { form: 'v2' });
+    const client = await RawClient.connect(server().wsUrl, { form: 'v2' });
     const deep = '['.repeat(5000) + ']'.repeat(5000);
     client.sendRaw(`[null, "60", "metrics", "set", ${deep}]`);
     await client.barrier();
@@ -93,7 +91,7 @@ describe('WebSocket frames: serializers, heartbeat, errors', { timeout: 10_000 }
   });
 
   it('explains a bad join payload, an unknown event, and events sent before joining', async () => {
-    const client = await RawClient.connect(server.wsUrl, { form: 'v1' });
+    const client = await RawClient.connect(server().wsUrl, { form: 'v1' });
     const notJoined = await client.request('metrics', 'topics', { topics: [{ topic: 'total/*' }] });
     assert.equal(notJoined.payload.status, 'error');
     assert.match(notJoined.payload.response.reason, /not joined: join topic metrics/);
@@ -114,21 +112,19 @@ describe('WebSocket frames: serializers, heartbeat, errors', { timeout: 10_000 }
 });
 
 describe('WebSocket idle close', { timeout: 10_000 }, () => {
-  let server: StreamServer;
-  before(async () => (server = await startStream()));
-  after(() => server.stop());
+  const server = useStream();
 
   it('closes a socket from which no frame arrived for 60 s, counting from its last frame', async () => {
-    const quiet = await RawClient.connect(server.wsUrl, { form: 'v2' });
-    server.timers.advance(30_000);
+    const quiet = await RawClient.connect(server().wsUrl, { form: 'v2' });
+    server().timers.advance(30_000);
     await quiet.barrier(); // a heartbeat at 30 s
-    server.timers.advance(45_000); // 75 s: only 45 s since the last frame
-    assert.equal(server.endpoint.clientCount, 1);
+    server().timers.advance(45_000); // 75 s: only 45 s since the last frame
+    assert.equal(server().endpoint.clientCount, 1);
     assert.equal(quiet.ws.readyState, quiet.ws.OPEN);
-    server.timers.advance(15_000); // 90 s: 60 s of silence
+    server().timers.advance(15_000); // 90 s: 60 s of silence
     const closed = await quiet.closed;
     assert.equal(closed.code, CLOSE_IDLE);
     assert.match(closed.reason, /^idle: no frame for 60 s/);
-    assert.equal(server.endpoint.clientCount, 0);
+    assert.equal(server().endpoint.clientCount, 0);
   });
 });

@@ -3,6 +3,7 @@ import { DeviceRefusedError, type MetricValue, type SettingDeclaration } from '@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { after, afterEach, before, beforeEach } from 'node:test';
 import { createApp, listen, type RunningServer } from '../../src/api/app.js';
 import {
   attachWebsocket,
@@ -198,6 +199,20 @@ export async function startStream(overrides: Partial<WebsocketOptions> = {}): Pr
     },
   };
   return server;
+}
+
+/**
+ * The stream server of a describe block: started before its tests (before each test with
+ * `each`), stopped after. Call it in the block; `server()` is the one running.
+ */
+export function useStream(options: { each?: boolean; overrides?: Partial<WebsocketOptions> } = {}): () => StreamServer {
+  let server: StreamServer | undefined;
+  const [start, stop] = options.each ? [beforeEach, afterEach] : [before, after];
+  start(async () => {
+    server = await startStream(options.overrides);
+  });
+  stop(() => server!.stop());
+  return () => server!;
 }
 
 /** A topic's metadata the way the plugin host would build it. */

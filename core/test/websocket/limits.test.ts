@@ -22,14 +22,12 @@ describe('WebSocket scopes and filter limits', { timeout: 20_000 }, () => {
   };
 
   it('a read token watches but its set is refused, naming the scope it needs; a write token writes', async () => {
+    // The same set, sent by each token.
+    const setPriority = (client: RawClient) =>
+      client.request('metrics', 'set', { topic: 'inverter_1/output_source_priority', value: 'utility first' }, 'j1');
     const reader = await connect({ token: READ_TOKEN });
     await reader.joinAndSync({ topics: [{ topic: 'inverter_1/*' }] });
-    const refused = await reader.request(
-      'metrics',
-      'set',
-      { topic: 'inverter_1/output_source_priority', value: 'utility first' },
-      'j1',
-    );
+    const refused = await setPriority(reader);
     assert.equal(refused.payload.status, 'error');
     assert.match(
       String((refused.payload.response as { reason: string }).reason),
@@ -39,12 +37,7 @@ describe('WebSocket scopes and filter limits', { timeout: 20_000 }, () => {
 
     const writer = await connect({ token: TOKEN });
     await writer.joinAndSync({ topics: [{ topic: 'inverter_1/*' }] });
-    const ack = await writer.request(
-      'metrics',
-      'set',
-      { topic: 'inverter_1/output_source_priority', value: 'utility first' },
-      'j1',
-    );
+    const ack = await setPriority(writer);
     assert.equal(ack.payload.status, 'ok');
     assert.equal((await writer.next('set_result')).payload.result, 'ok');
   });

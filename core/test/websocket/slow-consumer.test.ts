@@ -1,18 +1,16 @@
 import assert from 'node:assert/strict';
-import { after, before, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import { CLOSE_TOO_SLOW } from '../../src/api/websocket/index.js';
-import { meta, publish, startStream, type StreamServer } from './harness.js';
+import { meta, publish, useStream } from './harness.js';
 import { RawClient, valuesOf } from './raw-client.js';
 
 describe('WebSocket slow consumer', { timeout: 20_000 }, () => {
-  let server: StreamServer;
-  before(async () => (server = await startStream({ maxBufferedBytes: 64 * 1024 })));
-  after(() => server.stop());
+  const server = useStream({ overrides: { maxBufferedBytes: 64 * 1024 } });
 
   it('closes a socket that stops reading (4008) while another keeps receiving every tick', async () => {
-    server.registry.define(meta('inverter_1/event_log', { type: 'string', unit: '' }), '');
-    const fast = await RawClient.connect(server.wsUrl, { form: 'v2' });
-    const slow = await RawClient.connect(server.wsUrl, { form: 'v1' });
+    server().registry.define(meta('inverter_1/event_log', { type: 'string', unit: '' }), '');
+    const fast = await RawClient.connect(server().wsUrl, { form: 'v2' });
+    const slow = await RawClient.connect(server().wsUrl, { form: 'v1' });
     await fast.joinAndSync({ topics: [{ topic: 'inverter_1/event_log' }] });
     await slow.joinAndSync({ topics: [{ topic: 'inverter_1/event_log' }] });
     slow.ws.pause(); // stops reading: the kernel buffers fill, then the server's send queue grows
@@ -20,18 +18,22 @@ describe('WebSocket slow consumer', { timeout: 20_000 }, () => {
     const chunk = 'x'.repeat(256 * 1024);
     let rounds = 0;
     // Enough bytes to fill both kernel socket buffers many times over; stops once dropped.
-    while (server.endpoint.clientCount === 2 && rounds < 400) {
+    while (server().endpoint.clientCount === 2 && rounds < 400) {
       rounds++;
-      await publish(server.registry, { 'inverter_1/event_log': `${rounds}:${chunk}` });
+      await publish(server().registry, { 'inverter_1/event_log': `${rounds}:${chunk}` });
       const data = await fast.next('data');
       assert.ok(
         String(valuesOf(data)['inverter_1/event_log']).startsWith(`${rounds}:`),
         'the fast socket gets every tick, in order',
       );
     }
-    assert.equal(server.endpoint.clientCount, 1, `the slow socket was still served after ${rounds} rounds of 256 KiB`);
+    assert.equal(
+      server().endpoint.clientCount,
+      1,
+      `the slow socket was still served after ${rounds} rounds of 256 KiB`,
+    );
 
-    await publish(server.registry, { 'inverter_1/event_log': 'after' });
+    await publish(server().registry, { 'inverter_1/event_log': 'after' });
     assert.deepEqual(valuesOf(await fast.next('data')), { 'inverter_1/event_log': 'after' });
 
     slow.ws.resume();

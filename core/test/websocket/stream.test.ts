@@ -1,15 +1,13 @@
 import assert from 'node:assert/strict';
-import { afterEach, beforeEach, describe, it } from 'node:test';
-import { DEFAULT_SELECTED, meta, publish, SITE_ID, startStream, type StreamServer } from './harness.js';
+import { describe, it } from 'node:test';
+import { DEFAULT_SELECTED, meta, publish, SITE_ID, useStream } from './harness.js';
 import { RawClient, topicsOf, valuesOf } from './raw-client.js';
 
 describe('WebSocket stream: join, definitions, data, system', { timeout: 10_000 }, () => {
-  let server: StreamServer;
-  beforeEach(async () => (server = await startStream()));
-  afterEach(() => server.stop());
+  const server = useStream({ each: true });
 
   it('answers a join with ok, then definitions, current values and system rows for the default filter', async () => {
-    const client = await RawClient.connect(server.wsUrl, { form: 'v1' });
+    const client = await RawClient.connect(server().wsUrl, { form: 'v1' });
     const reply = await client.join();
     assert.deepEqual(reply.raw, {
       topic: 'metrics',
@@ -84,15 +82,15 @@ describe('WebSocket stream: join, definitions, data, system', { timeout: 10_000 
   });
 
   it('delivers the changes of one tick as one data message, and nothing for unchanged values', async () => {
-    const client = await RawClient.connect(server.wsUrl, { form: 'v2' });
+    const client = await RawClient.connect(server().wsUrl, { form: 'v2' });
     await client.joinAndSync({ topics: [{ topic: 'total/*' }, { topic: 'battery_1/voltage' }] });
-    await publish(server.registry, {
+    await publish(server().registry, {
       'total/pv_power': 3300,
       'total/load_power': 950,
       'battery_1/voltage': 52.3,
       'weather/cloud_cover': 80,
     });
-    await publish(server.registry, { 'total/pv_power': 3300, 'total/grid_power': -2300 }); // no change
+    await publish(server().registry, { 'total/pv_power': 3300, 'total/grid_power': -2300 }); // no change
     await client.barrier();
     const data = client.pending('data');
     assert.equal(data.length, 1);
@@ -113,30 +111,30 @@ describe('WebSocket stream: join, definitions, data, system', { timeout: 10_000 
   });
 
   it('sends a value published twice in one tick once, with its last value', async () => {
-    const client = await RawClient.connect(server.wsUrl, { form: 'v2' });
+    const client = await RawClient.connect(server().wsUrl, { form: 'v2' });
     await client.joinAndSync({ topics: [{ topic: 'total/pv_power' }] });
-    const state = server.registry.get('total/pv_power')!;
-    server.registry.publish(state, 1);
-    server.registry.publish(state, 2);
-    server.registry.flush();
+    const state = server().registry.get('total/pv_power')!;
+    server().registry.publish(state, 1);
+    server().registry.publish(state, 2);
+    server().registry.flush();
     assert.deepEqual((await client.next('data')).payload, { metrics: [{ topic: 'total/pv_power', value: 2 }] });
     client.close();
   });
 
   it('shows a stale device as null and its return as the value', async () => {
-    const untrack = server.registry.trackDevice('battery_1', 30_000);
-    const client = await RawClient.connect(server.wsUrl, { form: 'v1' });
+    const untrack = server().registry.trackDevice('battery_1', 30_000);
+    const client = await RawClient.connect(server().wsUrl, { form: 'v1' });
     await client.joinAndSync({ topics: [{ topic: 'battery_1/*' }] });
-    server.clock.advance(31_000);
-    server.registry.checkStale();
-    server.registry.flush();
+    server().clock.advance(31_000);
+    server().registry.checkStale();
+    server().registry.flush();
     assert.deepEqual(valuesOf(await client.next('data')), {
       'battery_1/voltage': null,
       'battery_1/state_of_charge': null,
       'battery_1/cell_temperature_max': null,
     });
     // The device answers again: all its topics read their values again, the new one included.
-    await publish(server.registry, { 'battery_1/voltage': 51.9 });
+    await publish(server().registry, { 'battery_1/voltage': 51.9 });
     assert.deepEqual(valuesOf(await client.next('data')), {
       'battery_1/voltage': 51.9,
       'battery_1/state_of_charge': 64,
@@ -147,11 +145,11 @@ describe('WebSocket stream: join, definitions, data, system', { timeout: 10_000 
   });
 
   it('gives a later join the current values, also of changes made while no socket was joined', async () => {
-    const first = await RawClient.connect(server.wsUrl, { form: 'v2' });
+    const first = await RawClient.connect(server().wsUrl, { form: 'v2' });
     await first.joinAndSync({ topics: [{ topic: 'total/pv_power' }] });
     assert.equal((await first.request('metrics', 'phx_leave', {}, 'j1')).payload.status, 'ok');
-    await publish(server.registry, { 'total/pv_power': 4100 });
-    const second = await RawClient.connect(server.wsUrl, { form: 'v2' });
+    await publish(server().registry, { 'total/pv_power': 4100 });
+    const second = await RawClient.connect(server().wsUrl, { form: 'v2' });
     assert.deepEqual(valuesOf(await second.joinAndSync({ topics: [{ topic: 'total/pv_power' }] })), {
       'total/pv_power': 4100,
     });
@@ -160,7 +158,7 @@ describe('WebSocket stream: join, definitions, data, system', { timeout: 10_000 
   });
 
   it('replaces the filter on "topics": definitions and values of newly selected topics only', async () => {
-    const client = await RawClient.connect(server.wsUrl, { form: 'v2' });
+    const client = await RawClient.connect(server().wsUrl, { form: 'v2' });
     await client.joinAndSync({ topics: [{ topic: 'total/pv_power' }, { topic: 'battery_1/voltage' }] });
     const reply = await client.request(
       'metrics',
@@ -181,7 +179,7 @@ describe('WebSocket stream: join, definitions, data, system', { timeout: 10_000 
       'weather/cloud_cover': 40,
     });
 
-    await publish(server.registry, { 'total/pv_power': 10, 'battery_1/voltage': 50, 'weather/cloud_cover': 41 });
+    await publish(server().registry, { 'total/pv_power': 10, 'battery_1/voltage': 50, 'weather/cloud_cover': 41 });
     assert.deepEqual(valuesOf(await client.next('data')), { 'battery_1/voltage': 50, 'weather/cloud_cover': 41 });
 
     for (const payload of [{ topics: [] }, {}, { topics: [{ name: 'x' }] }]) {
@@ -189,7 +187,7 @@ describe('WebSocket stream: join, definitions, data, system', { timeout: 10_000 
       assert.equal(refused.payload.status, 'error', JSON.stringify(payload));
       assert.match(refused.payload.response.reason, /topic/);
     }
-    await publish(server.registry, { 'weather/cloud_cover': 42 });
+    await publish(server().registry, { 'weather/cloud_cover': 42 });
     assert.deepEqual(
       valuesOf(await client.next('data')),
       { 'weather/cloud_cover': 42 },
@@ -199,25 +197,25 @@ describe('WebSocket stream: join, definitions, data, system', { timeout: 10_000 
   });
 
   it('sends definitions, then values, for topics that appear later and match the filter', async () => {
-    const client = await RawClient.connect(server.wsUrl, { form: 'v1' });
+    const client = await RawClient.connect(server().wsUrl, { form: 'v1' });
     await client.joinAndSync();
-    server.registry.define(meta('battery_2/voltage', { unit: 'V' }), 51.2);
-    server.registry.define(meta('battery_2/power'));
-    server.registry.define(meta('battery_2/cycle_count', { unit: '' }), 12);
+    server().registry.define(meta('battery_2/voltage', { unit: 'V' }), 51.2);
+    server().registry.define(meta('battery_2/power'));
+    server().registry.define(meta('battery_2/cycle_count', { unit: '' }), 12);
     const definition = await client.next('definition');
     assert.deepEqual(topicsOf(definition, 'definitions'), ['battery_2/voltage', 'battery_2/power']);
     assert.deepEqual(valuesOf(await client.next('data')), { 'battery_2/voltage': 51.2, 'battery_2/power': null });
-    await publish(server.registry, { 'battery_2/power': -800, 'battery_2/cycle_count': 13 });
+    await publish(server().registry, { 'battery_2/power': -800, 'battery_2/cycle_count': 13 });
     assert.deepEqual(valuesOf(await client.next('data')), { 'battery_2/power': -800 });
     client.close();
   });
 
   it('serves v1 and v2 clients of the same filter the same data, each in its own form', async () => {
-    const v1 = await RawClient.connect(server.wsUrl, { form: 'v1' });
-    const v2 = await RawClient.connect(server.wsUrl, { form: 'v2' });
+    const v1 = await RawClient.connect(server().wsUrl, { form: 'v1' });
+    const v2 = await RawClient.connect(server().wsUrl, { form: 'v2' });
     await v1.joinAndSync({ topics: [{ topic: 'total/*' }] });
     await v2.joinAndSync({ topics: [{ topic: 'total/*' }] });
-    await publish(server.registry, { 'total/grid_power': 150 });
+    await publish(server().registry, { 'total/grid_power': 150 });
     const [a, b] = await Promise.all([v1.next('data'), v2.next('data')]);
     assert.deepEqual(a.raw, {
       topic: 'metrics',
@@ -231,21 +229,21 @@ describe('WebSocket stream: join, definitions, data, system', { timeout: 10_000 
   });
 
   it('pushes system rows once a minute with the uptime, and stops pushing after a leave', async () => {
-    const client = await RawClient.connect(server.wsUrl, { form: 'v2' });
+    const client = await RawClient.connect(server().wsUrl, { form: 'v2' });
     await client.joinAndSync({ topics: [{ topic: 'total/pv_power' }] });
     await client.next('system');
-    server.timers.advance(30_000);
+    server().timers.advance(30_000);
     await client.barrier(); // heartbeats keep the socket from being closed as idle
-    server.timers.advance(30_000);
+    server().timers.advance(30_000);
     const system = await client.next('system');
     assert.equal(system.payload.metrics[4]!.topic, 'system/uptime');
     assert.equal(system.payload.metrics[4]!.value, 60);
     const left = await client.request('metrics', 'phx_leave', {}, 'j1');
     assert.equal(left.payload.status, 'ok');
-    await publish(server.registry, { 'total/pv_power': 1 });
-    server.timers.advance(30_000);
+    await publish(server().registry, { 'total/pv_power': 1 });
+    server().timers.advance(30_000);
     await client.barrier();
-    server.timers.advance(30_000);
+    server().timers.advance(30_000);
     await client.barrier();
     assert.deepEqual(client.pending(), []);
     client.close();

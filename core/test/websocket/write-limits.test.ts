@@ -2,19 +2,17 @@
 // per client (set_result error on the stream), the audit keeps length-capped topics, and its
 // entries reach the database in batches.
 import assert from 'node:assert/strict';
-import { afterEach, beforeEach, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import { AUDIT_TEXT_LIMIT } from '../../src/writes/audit.js';
 import { WRITE_BURST, WRITE_RATE } from '../../src/writes/rate-limit.js';
-import { startStream, type StreamServer } from './harness.js';
+import { useStream } from './harness.js';
 import { RawClient } from './raw-client.js';
 
 describe('write limits', { timeout: 30_000 }, () => {
-  let server: StreamServer;
-  beforeEach(async () => (server = await startStream()));
-  afterEach(() => server.stop());
+  const server = useStream({ each: true });
 
   it('a burst of set frames for unknown 30 KB topics: the first are refused as unknown, the rest by the rate limit', async () => {
-    const client = await RawClient.connect(server.wsUrl);
+    const client = await RawClient.connect(server().wsUrl);
     await client.joinAndSync({ topics: [{ topic: 'inverter_1/*' }] });
     const burst = 200;
     for (let i = 0; i < burst; i++)
@@ -34,7 +32,7 @@ describe('write limits', { timeout: 30_000 }, () => {
       'nor does the echoed topic',
     );
 
-    const rows = await server.audit.list(1000);
+    const rows = await server().audit.list(1000);
     assert.equal(rows.length, WRITE_BURST, 'refusals by the limit are not audited one by one');
     for (const row of rows)
       assert.ok(
@@ -44,7 +42,7 @@ describe('write limits', { timeout: 30_000 }, () => {
     assert.match(String(rows[0]!.topic), /\.\.\. \(\d+ more characters\)$/);
 
     // A second later the bucket holds WRITE_RATE writes again; a real write goes through.
-    server.clock.advance(1000);
+    server().clock.advance(1000);
     client.send('metrics', 'set', { topic: 'inverter_1/output_source_priority', value: 'SBU' });
     assert.deepEqual((await client.next('set_result')).payload, {
       topic: 'inverter_1/output_source_priority',
@@ -59,11 +57,11 @@ describe('write limits', { timeout: 30_000 }, () => {
   });
 
   it('another client is not held back by one that is limited', async () => {
-    const flood = await RawClient.connect(server.wsUrl);
+    const flood = await RawClient.connect(server().wsUrl);
     await flood.joinAndSync({});
     for (let i = 0; i < WRITE_BURST + 5; i++) flood.send('metrics', 'set', { topic: 'nope/x', value: '1' });
     for (let i = 0; i < WRITE_BURST + 5; i++) await flood.next('set_result');
-    const outcome = await server.writes.write({
+    const outcome = await server().writes.write({
       topic: 'inverter_1/output_source_priority',
       value: 'SBU',
       who: 'home-assistant',

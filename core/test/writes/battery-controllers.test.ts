@@ -4,30 +4,22 @@
 // first), while people, integrations and the device's own driver still write.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import type { SettingDeclaration } from '@heliograph/plugins-sdk';
 import { ManualClock } from '../../src/clock.js';
-import { migrate, openDatabase } from '../../src/db.js';
-import { DbWriter } from '../../src/db-writer.js';
 import { TopicRegistry } from '../../src/topics/registry.js';
-import { AuditLog, auditMigrations } from '../../src/writes/audit.js';
 import { BatteryControllers, controlledBattery } from '../../src/writes/battery-controllers.js';
 import { WriteService, type WriteRequest } from '../../src/writes/service.js';
 import { meta } from '../websocket/harness.js';
+import { tempAudit } from './support.js';
 
 const MODE = 'inverter_1/battery_control_mode';
 const POWER = 'inverter_1/battery_control_power';
 const OTHER = 'inverter_1/max_charge_current';
 
 async function start() {
-  const dir = mkdtempSync(join(tmpdir(), 'heliograph-controllers-'));
-  const db = await openDatabase(join(dir, 'heliograph.db'));
-  await migrate(db, auditMigrations);
   const clock = new ManualClock(Date.parse('2026-11-27T14:00:00Z'));
   const registry = new TopicRegistry(clock);
-  const audit = new AuditLog(db, clock, new DbWriter());
+  const { db, audit, close } = await tempAudit(clock, 'heliograph-controllers-');
   const writes = new WriteService(registry, audit, clock);
   const taken: string[] = [];
   const signal = new AbortController().signal;
@@ -75,11 +67,7 @@ async function start() {
       db.all<Array<{ who: string; topic: string; result: string; message: string | null }>>(
         'SELECT who, topic, result, message FROM audit ORDER BY id',
       ),
-    close: async () => {
-      audit.close();
-      await db.close();
-      rmSync(dir, { recursive: true, force: true });
-    },
+    close,
   };
 }
 

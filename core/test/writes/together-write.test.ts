@@ -5,18 +5,14 @@
 // calls the main setting's handler once with the companions, and shows every part's new value.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import type { SettingDeclaration } from '@heliograph/plugins-sdk';
 import { ManualClock } from '../../src/clock.js';
-import { migrate, openDatabase } from '../../src/db.js';
-import { DbWriter } from '../../src/db-writer.js';
 import { TopicRegistry } from '../../src/topics/registry.js';
-import { AuditLog, auditMigrations, type AuditEntry } from '../../src/writes/audit.js';
+import type { AuditEntry } from '../../src/writes/audit.js';
 import { WriteRateLimiter } from '../../src/writes/rate-limit.js';
 import { WriteService, type WriteRequest } from '../../src/writes/service.js';
 import { meta } from '../websocket/harness.js';
+import { tempAudit } from './support.js';
 
 const START = Date.parse('2026-11-22T10:00:00Z');
 const MODE = 'inverter_1/battery_control_mode';
@@ -44,12 +40,9 @@ class CountingLimiter extends WriteRateLimiter {
 }
 
 async function start() {
-  const dir = mkdtempSync(join(tmpdir(), 'heliograph-together-'));
-  const db = await openDatabase(join(dir, 'heliograph.db'));
-  await migrate(db, auditMigrations);
   const clock = new ManualClock(START);
   const registry = new TopicRegistry(clock);
-  const audit = new AuditLog(db, clock, new DbWriter());
+  const { audit, close } = await tempAudit(clock, 'heliograph-together-');
   const limiter = new CountingLimiter(clock);
   const writes = new WriteService(registry, audit, clock, undefined, limiter);
   const calls: Call[] = [];
@@ -135,11 +128,7 @@ async function start() {
     heard,
     shown,
     write,
-    close: async () => {
-      audit.close();
-      await db.close();
-      rmSync(dir, { recursive: true, force: true });
-    },
+    close,
   };
 }
 

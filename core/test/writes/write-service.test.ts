@@ -5,20 +5,16 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { getEventListeners } from 'node:events';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { DeviceRefusedError, type SettingDeclaration } from '@heliograph/plugins-sdk';
 import { ManualClock } from '../../src/clock.js';
-import { migrate, openDatabase } from '../../src/db.js';
-import { DbWriter } from '../../src/db-writer.js';
 import { captureLog } from '../helpers/log-lines.js';
 import { TopicRegistry } from '../../src/topics/registry.js';
-import { AuditLog, auditMigrations, type AuditEntry } from '../../src/writes/audit.js';
+import type { AuditEntry, AuditLog } from '../../src/writes/audit.js';
 import { WriteRateLimiter } from '../../src/writes/rate-limit.js';
 import { WriteService, type WriteRequest } from '../../src/writes/service.js';
 import { within } from '../helpers/deadline.js';
 import { meta } from '../websocket/harness.js';
+import { tempAudit } from './support.js';
 
 const START = Date.parse('2026-11-22T10:00:00Z');
 const CURRENT = 'inverter_1/max_charge_current';
@@ -39,12 +35,9 @@ interface Fixture {
 }
 
 async function start(options: { timeoutMs?: number; limiter?: WriteRateLimiter } = {}): Promise<Fixture> {
-  const dir = mkdtempSync(join(tmpdir(), 'heliograph-writes-'));
-  const db = await openDatabase(join(dir, 'heliograph.db'));
-  await migrate(db, auditMigrations);
   const clock = new ManualClock(START);
   const registry = new TopicRegistry(clock);
-  const audit = new AuditLog(db, clock, new DbWriter());
+  const { audit, close } = await tempAudit(clock, 'heliograph-writes-');
   const writes = new WriteService(registry, audit, clock, options.timeoutMs, options.limiter);
   const taken: Array<string | number> = [];
   const errors: string[] = [];
@@ -79,11 +72,7 @@ async function start(options: { timeoutMs?: number; limiter?: WriteRateLimiter }
     device,
     errors,
     handlerAbort,
-    close: async () => {
-      audit.close();
-      await db.close();
-      rmSync(dir, { recursive: true, force: true });
-    },
+    close,
   };
 }
 

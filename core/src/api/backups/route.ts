@@ -6,7 +6,7 @@ import { scope } from '../auth.js';
 import type { Backups, BackupEntry } from '../../backup/backups.js';
 import type { RestoreOutcome } from '../../backup/restore.js';
 import { formatUtc } from '../../rfc3339.js';
-import { auditText, type RecordChange } from '../change-audit.js';
+import { saveSettingChanges, type RecordChange } from '../change-audit.js';
 import { ApiError } from '../errors.js';
 import { parseBody } from '../../contract/field-issues.js';
 import { NO_QUERY, parseQuery } from '../query.js';
@@ -112,22 +112,7 @@ export function backupsRoutes(deps: {
   router.put('/backups/schedule', scope('admin'), async (ctx) => {
     parseQuery(NO_QUERY, ctx.query);
     const patch = parseBody(scheduleBody, ctx.request.body);
-    let changes;
-    try {
-      changes = backups.updateSchedule(patch);
-    } catch (err) {
-      throw new ApiError(
-        'SETTINGS_NOT_SAVED',
-        `the schedule could not be saved, so nothing was changed: ${(err as Error).message}`,
-      );
-    }
-    for (const change of changes)
-      await record({
-        who: ctx.state.who,
-        topic: `config/${change.key}`,
-        oldValue: auditText(change.oldValue),
-        newValue: auditText(change.newValue),
-      });
+    await saveSettingChanges('the schedule', () => backups.updateSchedule(patch), record, ctx.state.who);
     ctx.body = backups.schedule();
   });
 

@@ -2,9 +2,7 @@ import Router from '../router.js';
 import { z } from 'zod';
 import { siteSettingsPatchSchema, siteSettingsSchema, type LiveSiteSettings } from '../../config/site-settings.js';
 import { systemTimeZone } from '../../config/schema.js';
-import { errorMessage } from '../../log.js';
-import { auditText, type RecordChange } from '../change-audit.js';
-import { ApiError } from '../errors.js';
+import { saveSettingChanges, type RecordChange } from '../change-audit.js';
 import { ValidationError, issuesText, parseBody } from '../../contract/field-issues.js';
 import { sourceIssues, type SourceCandidate } from './source-checks.js';
 
@@ -33,23 +31,7 @@ export function siteConfigRoutes(deps: {
     const patch = parseBody(siteSettingsPatchSchema, ctx.request.body);
     const issues = deps.sources ? sourceIssues(patch, settings.current(), deps.sources()) : [];
     if (issues.length > 0) throw new ValidationError(issuesText(issues), issues);
-    let changes;
-    try {
-      changes = settings.update(patch);
-    } catch (err) {
-      throw new ApiError(
-        'SETTINGS_NOT_SAVED',
-        `the settings could not be saved, so nothing was changed: ${errorMessage(err)}`,
-      );
-    }
-    for (const change of changes) {
-      await record({
-        who: ctx.state.who,
-        topic: `config/${change.key}`,
-        oldValue: auditText(change.oldValue),
-        newValue: auditText(change.newValue),
-      });
-    }
+    await saveSettingChanges('the settings', () => settings.update(patch), record, ctx.state.who);
     ctx.body = settings.current();
   });
 

@@ -6,8 +6,9 @@ import { FORECAST_TOPICS, type ForecastStore } from '../../forecast/store.js';
 import { formatUtc } from '../../rfc3339.js';
 import { MAX_TOPIC_LENGTH } from '../../topics/glob.js';
 import type { TopicRegistry } from '../../topics/registry.js';
+import { topicFields } from '../../topics/topic-meta.js';
 import { ApiError } from '../errors.js';
-import { parseQuery, rfc3339Param } from '../query.js';
+import { parseQuery, refuseEmptyRange, rfc3339Param } from '../query.js';
 
 /** Default end of the range: the whole stored forecast (about 3 days ahead) fits in it. */
 const DEFAULT_SPAN_MS = 4 * 24 * 3_600_000;
@@ -35,15 +36,11 @@ export function forecastRoutes(deps: { store: ForecastStore; clock: Clock; regis
     const now = clock.now();
     const from = query.from ?? now;
     const to = query.to ?? now + DEFAULT_SPAN_MS;
-    if (from >= to) {
-      const defaults =
-        query.from === undefined
-          ? ' (from defaults to now)'
-          : query.to === undefined
-            ? ' (to defaults to 4 days after now)'
-            : '';
-      throw new ApiError('FORECAST_RANGE_INVALID', `from must be before to${defaults}`);
-    }
+    refuseEmptyRange(query, from, to, {
+      code: 'FORECAST_RANGE_INVALID',
+      fromDefault: 'from defaults to now',
+      toDefault: 'to defaults to 4 days after now',
+    });
 
     const found = store.lookup(query.topic);
     switch (found.kind) {
@@ -78,12 +75,7 @@ export function forecastRoutes(deps: { store: ForecastStore; clock: Clock; regis
 
     const { meta, lastUpdated, source } = found;
     ctx.body = {
-      topic: meta.topic,
-      device: meta.device,
-      number: meta.number,
-      group: meta.group,
-      name: meta.name,
-      unit: meta.unit,
+      ...topicFields(meta),
       last_updated: formatUtc(lastUpdated),
       source,
       from: formatUtc(from),

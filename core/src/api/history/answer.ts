@@ -8,6 +8,7 @@ import { formatUtc } from '../../rfc3339.js';
 import { deviceFieldsOfTopic } from '../../topics/device.js';
 import type { TopicRegistry } from '../../topics/registry.js';
 import { ApiError } from '../errors.js';
+import { refuseEmptyRange } from '../query.js';
 import type { HistoryAnswers } from './answer-cache.js';
 import { JsonBytes } from './json.js';
 
@@ -57,18 +58,12 @@ export function prepareHistory(deps: HistoryDeps, q: ParsedHistoryQuery): Prepar
     );
   const to = q.to ?? deps.clock.now();
   const from = q.from ?? to - DAY_MS;
-  if (from >= to) {
-    const defaults =
-      q.from === undefined
-        ? ' (from defaults to one day before to)'
-        : q.to === undefined
-          ? ' (to defaults to now)'
-          : '';
-    throw new ApiError(
-      'HISTORY_RANGE_INVALID',
-      `from must be before to${defaults}, got from ${formatUtc(from)} and to ${formatUtc(to)}`,
-    );
-  }
+  refuseEmptyRange(q, from, to, {
+    code: 'HISTORY_RANGE_INVALID',
+    fromDefault: 'from defaults to one day before to',
+    toDefault: 'to defaults to now',
+    showTimes: true,
+  });
   const meta = recordedMeta(deps.registry, store, q.topic);
   const range = { fromMs: from, toMs: to, groupMs: q.group_by.ms, agg: q.agg };
   return { store, answers: deps.answers, q, meta, range };

@@ -6,7 +6,7 @@ import type { PluginHost } from '../../plugins/host/host.js';
 import type { PluginInstanceConfig } from '../../plugins/instances/instances.js';
 import { scope } from '../auth.js';
 import { ApiError } from '../errors.js';
-import { auditText, type RecordChange } from '../change-audit.js';
+import { recordValueChange, type RecordChange } from '../change-audit.js';
 import { ValidationError } from '../../contract/field-issues.js';
 import { maskSecrets } from '../../plugins/instances/secrets.js';
 import { NO_QUERY, parseQuery } from '../query.js';
@@ -72,12 +72,13 @@ export function pluginConfigRoutes(deps: { host: PluginHost; save: SavePluginEnt
       );
     }
     const secrets = host.secretsOf(id);
-    await record({
-      who: ctx.state.who,
-      topic: `plugins/${id}`,
-      oldValue: auditText({ config: maskSecrets(outcome.previous, secrets) }),
-      newValue: auditText({ config: maskSecrets(host.entries().find((e) => e.id === id)?.config ?? {}, secrets) }),
-    });
+    await recordValueChange(
+      record,
+      ctx.state.who,
+      `plugins/${id}`,
+      { config: maskSecrets(outcome.previous, secrets) },
+      { config: maskSecrets(host.entries().find((e) => e.id === id)?.config ?? {}, secrets) },
+    );
     ctx.body = outcome.config;
   });
 

@@ -9,7 +9,7 @@ import type { PluginInstanceConfig } from '../../plugins/instances/instances.js'
 import { grantsSchema } from '../../plugins/instances/grants.js';
 import { scope } from '../auth.js';
 import { maskSecrets } from '../../plugins/instances/secrets.js';
-import { auditText, type RecordChange } from '../change-audit.js';
+import { auditText, recordValueChange, type RecordChange } from '../change-audit.js';
 import { ApiError } from '../errors.js';
 import { issuesText, parseBody, ValidationError } from '../../contract/field-issues.js';
 import type { SavePluginEntries } from './config.js';
@@ -106,12 +106,7 @@ function approveGrants(
     if (!outcome) throw unknownInstance(id);
     if (!outcome.ok) throw new ValidationError(issuesText(outcome.issues), outcome.issues);
     await persist(() => void host.approveGrants(id, outcome.previous));
-    await record({
-      who: ctx.state.who,
-      topic: `plugins/${id}`,
-      oldValue: auditText({ grants: outcome.previous }),
-      newValue: auditText({ grants }),
-    });
+    await recordValueChange(record, ctx.state.who, `plugins/${id}`, { grants: outcome.previous }, { grants });
     ctx.body = answer(id, outcome.status);
   };
 }
@@ -179,12 +174,7 @@ export function pluginInstancesRoutes(deps: {
       await persist(() => {
         host.setEnabled(id, before.enabled);
       });
-      await record({
-        who: ctx.state.who,
-        topic: `plugins/${id}`,
-        oldValue: auditText({ enabled: before.enabled }),
-        newValue: auditText({ enabled }),
-      });
+      await recordValueChange(record, ctx.state.who, `plugins/${id}`, { enabled: before.enabled }, { enabled });
     }
     ctx.body = answer(id, outcome.status);
   });

@@ -30,3 +30,11 @@ export class Client {
     this.lastFrameAt = now;
   }
 }
+
+/** What the hub lends the parts that write to joined sockets: its selections and its sends. */
+export interface HubOutlets {
+  /** The hub's selections, one per distinct filter. */
+  selections: ReadonlyMap<string, Selection<Client>>;
+  send(client: Client, frame: string | Buffer): void;
+  push(client: Client, event: string, payloadJson: string): void;
+}

@@ -1,14 +1,11 @@
 import type { TopicMeta, TopicRegistry, TopicState } from '../../topics/registry.js';
-import type { Client } from './client.js';
-import { definitionsPayload, type Selection } from './selection.js';
+import type { HubOutlets } from './client.js';
+import { definitionsPayload } from './selection.js';
 import type { ValueFanOut } from './value-fan-out.js';
 
-export interface DefinitionFanOutOptions {
+export interface DefinitionFanOutOptions extends Pick<HubOutlets, 'selections' | 'push'> {
   registry: TopicRegistry;
-  /** The hub's selections, one per distinct filter. */
-  selections: ReadonlyMap<string, Selection<Client>>;
   values: ValueFanOut;
-  push(client: Client, event: string, payloadJson: string): void;
 }
 
 /**

@@ -1,6 +1,7 @@
 import { discoveryFields } from '../../topics/discovery.js';
 import type { TopicMeta, TopicState } from '../../topics/registry.js';
 import { TopicSelection } from '../../topics/selection.js';
+import { topicFields } from '../../topics/topic-meta.js';
 import { SharedPush, type FilterEntry } from './protocol.js';
 
 /** What a client gets when it joins without naming topics (decisions.md, WebSocket). */
@@ -97,14 +98,7 @@ const definitionCache = new WeakMap<TopicMeta, string>();
 export function definitionJson(meta: TopicMeta): string {
   let json = definitionCache.get(meta);
   if (json === undefined) {
-    const definition: Record<string, unknown> = {
-      topic: meta.topic,
-      device: meta.device,
-      number: meta.number,
-      group: meta.group,
-      name: meta.name,
-      unit: meta.unit,
-    };
+    const definition: Record<string, unknown> = topicFields(meta);
     if (meta.writable) definition.writable = meta.writable;
     // Clients create their entities from the definition, so it always carries these.
     json = JSON.stringify(Object.assign(definition, discoveryFields(meta)));

@@ -1,20 +1,16 @@
 import { createLogger } from '../../log.js';
 import type { SystemInfo } from '../../system/info.js';
-import type { Client } from './client.js';
+import type { Client, HubOutlets } from './client.js';
 import { SharedPush } from './protocol.js';
-import type { Selection } from './selection.js';
 import type { Timers } from './timers.js';
 
 const log = createLogger('websocket');
 
-export interface SystemPushOptions {
+/** Joined sockets (the hub's selections) get the rows. */
+export interface SystemPushOptions extends HubOutlets {
   system: SystemInfo;
   timers: Timers;
   intervalMs: number;
-  /** The hub's selections: joined sockets get the rows. */
-  selections: ReadonlyMap<string, Selection<Client>>;
-  send(client: Client, frame: string | Buffer): void;
-  push(client: Client, event: string, payloadJson: string): void;
 }
 
 /** The `system` rows: to each socket as it joins, and to every joined socket each interval. */

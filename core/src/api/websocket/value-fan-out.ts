@@ -1,19 +1,15 @@
 import type { Clock } from '../../clock.js';
 import type { Tick, TopicMeta, TopicRegistry, TopicState } from '../../topics/registry.js';
-import type { Client } from './client.js';
+import type { Client, HubOutlets } from './client.js';
 import { SharedPush } from './protocol.js';
 import type { Selection } from './selection.js';
 import { ThrottleWindows } from './throttle.js';
 import type { Timers } from './timers.js';
 
-export interface ValueFanOutOptions {
+export interface ValueFanOutOptions extends HubOutlets {
   registry: TopicRegistry;
   clock: Clock;
   timers: Timers;
-  /** The hub's selections, one per distinct filter. */
-  selections: ReadonlyMap<string, Selection<Client>>;
-  send(client: Client, frame: string | Buffer): void;
-  push(client: Client, event: string, payloadJson: string): void;
 }
 
 /**

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { limitField, withDefaults } from './limit-fields.js';
 
 /**
  * Bounds on one plugin instance's outbound HTTP (`ctx.http`). A provider answer of 200 MB
@@ -22,27 +23,12 @@ export const DEFAULT_HTTP_LIMITS: HttpLimits = {
 /** The `http` key of a plugins.json instance entry; every field optional. */
 export const httpLimitsSchema = z
   .object({
-    maxResponseBytes: z
-      .number()
-      .int()
-      .min(1024)
-      .max(512 * 1024 * 1024)
-      .optional()
-      .describe('Largest answer accepted, in bytes (default 10 MiB).'),
-    timeoutMs: z
-      .number()
-      .int()
-      .min(100)
-      .max(10 * 60_000)
-      .optional()
-      .describe('Time for one request attempt in ms (default 15000).'),
-    maxJsonDepth: z.number().int().min(2).max(1000).optional().describe('Deepest JSON nesting accepted (default 64).'),
+    maxResponseBytes: limitField(1024, 512 * 1024 * 1024, 'Largest answer accepted, in bytes (default 10 MiB).'),
+    timeoutMs: limitField(100, 10 * 60_000, 'Time for one request attempt in ms (default 15000).'),
+    maxJsonDepth: limitField(2, 1000, 'Deepest JSON nesting accepted (default 64).'),
   })
   .strict();
 
 export function httpLimitsOf(configured: z.infer<typeof httpLimitsSchema> | undefined): HttpLimits {
-  return {
-    ...DEFAULT_HTTP_LIMITS,
-    ...Object.fromEntries(Object.entries(configured ?? {}).filter(([, v]) => v !== undefined)),
-  };
+  return withDefaults(DEFAULT_HTTP_LIMITS, configured);
 }

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { limitField, withDefaults } from './limit-fields.js';
 
 /** What one plugin instance may take of the server's shared resources. */
 export interface PluginQuotas {
@@ -25,35 +26,21 @@ export const DEFAULT_QUOTAS: PluginQuotas = {
 /** The `quotas` key of a plugins.json instance entry; every field optional. */
 export const quotasSchema = z
   .object({
-    storeMaxBytes: z
-      .number()
-      .int()
-      .min(1024)
-      .max(1024 * 1024 * 1024)
-      .optional()
-      .describe('Bytes of ctx.store the instance may hold (default 10485760, 10 MB).'),
-    storeMaxValueBytes: z
-      .number()
-      .int()
-      .min(1024)
-      .max(16 * 1024 * 1024)
-      .optional()
-      .describe('Bytes of one ctx.store value (default 1048576, 1 MB).'),
-    publishesPerSecond: z
-      .number()
-      .int()
-      .min(1)
-      .max(10_000)
-      .optional()
-      .describe('Publishes per second, sustained (default 50; bursts of twice that pass).'),
+    storeMaxBytes: limitField(
+      1024,
+      1024 * 1024 * 1024,
+      'Bytes of ctx.store the instance may hold (default 10485760, 10 MB).',
+    ),
+    storeMaxValueBytes: limitField(1024, 16 * 1024 * 1024, 'Bytes of one ctx.store value (default 1048576, 1 MB).'),
+    publishesPerSecond: limitField(
+      1,
+      10_000,
+      'Publishes per second, sustained (default 50; bursts of twice that pass).',
+    ),
   })
   .strict();
 
 /** The defaults, overridden by the server's and then the instance's own settings. */
 export function quotasOf(...layers: Array<Partial<PluginQuotas> | undefined>): PluginQuotas {
-  const quotas = { ...DEFAULT_QUOTAS };
-  for (const layer of layers)
-    for (const [key, value] of Object.entries(layer ?? {}))
-      if (value !== undefined) quotas[key as keyof PluginQuotas] = value;
-  return quotas;
+  return withDefaults(DEFAULT_QUOTAS, ...layers);
 }
