@@ -135,13 +135,15 @@ function reasonFor(input: PlanInput, actions: readonly SlotAction[], t: number, 
   const later = actions.slice(t + 1);
   const at = (x: SlotAction) =>
     `${x.importPrice.toFixed(2)} at ${clockTime(x.start, a.start, d.offsets ?? d.timeZone)}`;
+  // The dearest quarter the battery is planned to supply, else the dearest of all.
+  const dearestLater = () =>
+    maxBy(
+      later.filter((x) => x.batteryW > 0),
+      (x) => x.importPrice,
+    ) ?? maxBy(later, (x) => x.importPrice);
   switch (a.mode) {
     case 'charge': {
-      const peak =
-        maxBy(
-          later.filter((x) => x.batteryW > 0),
-          (x) => x.importPrice,
-        ) ?? maxBy(later, (x) => x.importPrice);
+      const peak = dearestLater();
       const exportNow = input.slots[t]!.exportPrice;
       if (input.slots[t]!.importPrice < 0) return `charge: ${now} (paid to take power)`;
       return peak ? `charge: ${now}, ${at(peak)}` : `charge: ${now}; export would earn ${price(exportNow)}`;
@@ -153,11 +155,7 @@ function reasonFor(input: PlanInput, actions: readonly SlotAction[], t: number, 
       return `discharge: ${now}, export pays ${price(exportNow)}${low ? `; ${at(low)} to refill` : ''}`;
     }
     case 'hold': {
-      const peak =
-        maxBy(
-          later.filter((x) => x.batteryW > 0),
-          (x) => x.importPrice,
-        ) ?? maxBy(later, (x) => x.importPrice);
+      const peak = dearestLater();
       return `hold: ${now}, keeping the battery for ${peak ? at(peak) : 'later'}`;
     }
     default:
