@@ -7,6 +7,7 @@ import { createInterface } from 'node:readline';
 import { basicAuth, tempDir } from '../helpers/server.js';
 import { runCli } from '@heliograph/core/test/helpers/cli';
 import { within } from '../helpers/deadline.js';
+import { serveArgs } from '../helpers/serve-command.js';
 
 const run = (args: string[], options: { env?: Record<string, string>; stdin?: string } = {}) =>
   runCli(args, { ...options, env: { HELIOGRAPH_LOG_LEVEL: 'warn', HELIOGRAPH_MDNS: '0', ...options.env } });
@@ -33,7 +34,7 @@ function listeningUrl(child: ReturnType<typeof run>['child']): Promise<string> {
 
 test('serve --port 0 prints the address once it answers, and SIGTERM exits 0', async () => {
   const s = site();
-  const server = run(['serve', '--host', '127.0.0.1', '--port', '0', '--data', s.data, '--plugins', s.pluginsFile], {
+  const server = run(serveArgs({ data: s.data, plugins: s.pluginsFile }), {
     env: { HELIOGRAPH_PASSWORD: 'a-long-password' },
   });
   const url = await listeningUrl(server.child);
@@ -67,7 +68,7 @@ test('password set reads the password from stdin; the server then accepts it', a
   const s = site();
   const set = run(['password', 'set', '--data', s.data], { stdin: 'from-stdin-secret\n' });
   assert.equal(await set.exited, 0, set.stderr());
-  const server = run(['serve', '--host', '127.0.0.1', '--port', '0', '--data', s.data, '--plugins', s.pluginsFile]);
+  const server = run(serveArgs({ data: s.data, plugins: s.pluginsFile }));
   const url = await listeningUrl(server.child);
   assert.equal(
     (await fetch(`${url}/api/v1/plugins`, { headers: { authorization: basicAuth('from-stdin-secret') } })).status,

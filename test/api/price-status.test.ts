@@ -62,9 +62,15 @@ function plannerStatusWhen(server: TestServer, pattern: RegExp, what: string): P
   );
 }
 
-/** The server with the simulator (battery and PV forecast), aWATTar on the fake and the planner. */
-function start(clock: ManualClock): Promise<TestServer> {
-  return startTestServer({
+/**
+ * The market answering with prices until `pricesUntil`, and the server on a manual clock at
+ * START with the simulator (battery and PV forecast), aWATTar on the fake and the planner.
+ */
+async function start(pricesUntil: string): Promise<{ server: TestServer; clock: ManualClock }> {
+  market.down = false;
+  market.until = Date.parse(pricesUntil);
+  const clock = new ManualClock(START);
+  const server = await startTestServer({
     clock,
     bundled: ['simulator', 'awattar', 'planner'],
     config: { site: { timeZone: 'Europe/Berlin', latitude: 52.5, longitude: 13.4 } },
@@ -79,13 +85,11 @@ function start(clock: ManualClock): Promise<TestServer> {
       { id: 'planner', plugin: 'planner', devices: [P], config: { checkIntervalMs: 150 } },
     ],
   });
+  return { server, clock };
 }
 
 test('a failing provider: /grid says failed with the reason and its last good data; the planner names it', async () => {
-  market.down = false;
-  market.until = Date.parse('2026-12-21T15:00:00Z');
-  const clock = new ManualClock(START);
-  const server = await start(clock);
+  const { server, clock } = await start('2026-12-21T15:00:00Z');
 
   const ok = await gridWhen(server, (s) => s?.state === 'ok', 'the aWATTar prices, ok');
   assert.deepEqual(ok, { state: 'ok', message: null, last_data: '2026-12-21T12:04:55Z' });
@@ -116,10 +120,7 @@ test('a failing provider: /grid says failed with the reason and its last good da
 });
 
 test('prices that end within the hour are stale, and the planner names their end once they ran out', async () => {
-  market.down = false;
-  market.until = Date.parse('2026-12-21T13:00:00Z');
-  const clock = new ManualClock(START);
-  const server = await start(clock);
+  const { server, clock } = await start('2026-12-21T13:00:00Z');
 
   const stale = await gridWhen(server, (s) => s?.state === 'stale', '/grid status stale');
   assert.deepEqual(stale, {

@@ -10,19 +10,9 @@ import { join } from 'node:path';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import type { z } from 'zod';
 import * as schemas from '@heliograph/core/api-schemas';
-import { jsonBody, startTestServer, type TestServer } from '../helpers/server.js';
+import { DEMO_SITE_PLUGIN, jsonBody, startTestServer, type TestServer } from '../helpers/server.js';
 
-const server = await startTestServer({
-  bundled: ['simulator'],
-  plugins: [
-    {
-      id: 'sim',
-      plugin: 'simulator',
-      devices: ['inverter_1', 'battery_1'],
-      config: { demoForecast: true, demoPrices: true },
-    },
-  ],
-});
+const server = await startTestServer({ bundled: ['simulator'], plugins: [DEMO_SITE_PLUGIN] });
 
 type Responses = Record<string, { content?: Record<string, { schema?: { $ref?: string } }> }>;
 const document = (await (await server.api('/api/v1/openapi.json')).json()) as {

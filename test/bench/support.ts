@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 
 import { MAIN, REPO_ROOT } from '@heliograph/core/test/helpers/paths';
+import { serveArgs } from '../helpers/serve-command.js';
 import { assignments, startScript } from '../install/unit-file.js';
 
 export { MAIN, REPO_ROOT };
@@ -115,15 +116,7 @@ export async function startServerProcess(options: {
     ...(options.nodeFlags ?? NODE_FLAGS),
     ...(options.extraFlags ?? []),
     MAIN,
-    'serve',
-    '--host',
-    '127.0.0.1',
-    '--port',
-    '0',
-    '--data',
-    options.data ?? join(dir, 'data'),
-    '--plugins',
-    pluginsFile,
+    ...serveArgs({ data: options.data ?? join(dir, 'data'), plugins: pluginsFile }),
   ]);
   const child = ownChild(
     spawn(command, args, {

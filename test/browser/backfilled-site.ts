@@ -22,9 +22,14 @@ export async function startSiteInBrowser(
   if (BROWSER_SKIP) return {} as SiteInBrowser;
   const site = await startSite(options);
   await ready(site);
+  return { site, browser: await chromiumForFile() };
+}
+
+/** Headless Chromium for the file's tests, closed after them. */
+export async function chromiumForFile(): Promise<Browser> {
   const browser = await launchChromium();
   after(() => browser.close());
-  return { site, browser };
+  return browser;
 }
 
 /**

@@ -76,8 +76,7 @@ test(
   "on a phone the chart's legend is one row that scrolls sideways, and a tap hides a line",
   { skip: BROWSER_SKIP },
   async (t) => {
-    const page = await openPage(t, browser, site.url, PHONE);
-    await signIn(page);
+    const page = await openSignedIn(t, browser, site.url, PHONE);
     await page.locator('.chart:not([aria-busy]) canvas').waitFor();
     const legend = page.locator('.chart .u-legend');
     const box = await legend.evaluate((el) => {
@@ -113,8 +112,7 @@ test(
   'on a phone each price bar is at least 6 px wide (the bars scroll sideways) and the tapped one is outlined',
   { skip: BROWSER_SKIP },
   async (t) => {
-    const page = await openPage(t, browser, site.url, PHONE);
-    await signIn(page);
+    const page = await openSignedIn(t, browser, site.url, PHONE);
     await page.locator('.price-bars rect.bar').first().waitFor();
     const widths = await page
       .locator('.price-bars rect.bar')

@@ -11,10 +11,10 @@ import {
   DESKTOP,
   horizontalOverflow,
   openPage,
+  openSignedIn,
   PHONE,
   screenshot,
   showScreen,
-  signIn,
 } from './page.js';
 import { basic, startSite, type Site } from './site.js';
 
@@ -37,8 +37,7 @@ for (const [size, viewport] of [
     `${size}: prices show days, hours, a bar's figures by tap and the cheapest window`,
     { skip: BROWSER_SKIP },
     async (t) => {
-      const page = await openPage(t, browser, site.url, viewport, BROWSER);
-      await signIn(page);
+      const page = await openSignedIn(t, browser, site.url, viewport, BROWSER);
       const prices = page.locator('#prices');
       await prices.locator('.price-bars').waitFor();
       // Hour labels every 6 h in 24-hour form (en-GB), and a day marker at each midnight.
@@ -73,8 +72,7 @@ for (const [size, viewport] of [
     `${size}: device values read as words: ids as written, uptime in days or hours, totals are today's`,
     { skip: BROWSER_SKIP },
     async (t) => {
-      const page = await openPage(t, browser, site.url, viewport, BROWSER);
-      await signIn(page);
+      const page = await openSignedIn(t, browser, site.url, viewport, BROWSER);
       await showScreen(page, 'devices');
       const siteId = page.locator('dd[data-topic="system/site_id"]');
       await siteId.waitFor();
@@ -112,8 +110,7 @@ for (const [size, viewport] of [
     `${size}: a revoked token shows the sign-in form, not a reconnecting banner`,
     { skip: BROWSER_SKIP },
     async (t) => {
-      const page = await openPage(t, browser, site.url, viewport, BROWSER);
-      await signIn(page);
+      const page = await openSignedIn(t, browser, site.url, viewport, BROWSER);
       await showScreen(page, 'access');
       // The own token's button reads "Sign out" and its name starts so.
       const own = page.getByRole('button', { name: /^Sign out: revoke this page's token Settings page/ });
@@ -174,8 +171,7 @@ for (const [size, viewport] of [
   ['phone', PHONE],
 ] as const) {
   test(`${size}: an alert set on the Site tab shows on the Overview, live`, { skip: BROWSER_SKIP }, async (t) => {
-    const page = await openPage(t, browser, site.url, viewport, BROWSER);
-    await signIn(page);
+    const page = await openSignedIn(t, browser, site.url, viewport, BROWSER);
     await showScreen(page, 'site');
     const field = page.getByLabel('Battery below (%)');
     await field.waitFor();

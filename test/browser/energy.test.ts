@@ -1,9 +1,10 @@
-import { test, after } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import type { Browser, Page } from 'playwright-core';
-import { BROWSER_SKIP, launchChromium } from './browser.js';
-import { axeViolations, DESKTOP, horizontalOverflow, openPage, PHONE, screenshot, signIn } from './page.js';
+import { BROWSER_SKIP } from './browser.js';
+import { chromiumForFile } from './backfilled-site.js';
+import { axeViolations, DESKTOP, horizontalOverflow, openSignedIn, PHONE, screenshot } from './page.js';
 import { basic, startSite, type Site } from './site.js';
 import { importHistory, PER_HOUR, weeklyTotalsCsv } from './totals-history.js';
 
@@ -45,8 +46,7 @@ if (!BROWSER_SKIP) {
   // device's readings.
   await importHistory(site, weeklyTotalsCsv(PER_HOUR, todayStart - 40 * DAY, todayStart - 3 * DAY, tokyoMonday));
   await site.restart();
-  browser = await launchChromium();
-  after(() => browser.close());
+  browser = await chromiumForFile();
 }
 
 const BROWSER = { timezoneId: 'America/Los_Angeles', locale: 'en-GB' };
@@ -75,8 +75,7 @@ for (const [size, viewport] of [
     `${size}: a day has the same kWh in its day, week, month and year, in the site's zone`,
     { skip: BROWSER_SKIP },
     async (t) => {
-      const page = await openPage(t, browser, site.url, viewport, BROWSER);
-      await signIn(page);
+      const page = await openSignedIn(t, browser, site.url, viewport, BROWSER);
       // "Today" is the site's (Tokyo) date, not the browser's (Los Angeles).
       await page.locator('.bars-box:not([aria-busy])').waitFor();
       assert.equal(await page.getByLabel('Date').inputValue(), isoDay(Date.now()));
@@ -219,8 +218,7 @@ test(
       sold += bucket.energy.grid_out;
     }
 
-    const page = await openPage(t, browser, site.url, DESKTOP, BROWSER);
-    await signIn(page);
+    const page = await openSignedIn(t, browser, site.url, DESKTOP, BROWSER);
     await page.locator('.bars-box:not([aria-busy])').waitFor();
     await choose(page, 'day', isoDay(from));
     const figures = page.locator('.energy-history dl.energy');

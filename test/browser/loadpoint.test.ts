@@ -2,8 +2,9 @@ import { test, after } from 'node:test';
 import assert from 'node:assert/strict';
 import type { Browser } from 'playwright-core';
 import { EmulatedChargePoint } from '@heliograph/plugin-ocpp/emulator';
-import { BROWSER_SKIP, launchChromium } from './browser.js';
-import { openPage, signIn } from './page.js';
+import { BROWSER_SKIP } from './browser.js';
+import { chromiumForFile } from './backfilled-site.js';
+import { openSignedIn } from './page.js';
 import { basic, SIMULATOR, startSite, type Site } from './site.js';
 import { pollUntil } from '../helpers/deadline.js';
 import { ocppEntry, PASSWORD_1, pointWhen } from '../integrations/ocpp-helpers.js';
@@ -30,16 +31,14 @@ if (!BROWSER_SKIP) {
   await point.start();
   await pointWhen(point, (p) => p.bootStatus === 'Accepted', 'boot');
   await point.plugIn();
-  browser = await launchChromium();
-  after(() => browser.close());
+  browser = await chromiumForFile();
 }
 
 test(
   'the loadpoint says what the charger does and why, and its mode changes the current',
   { skip: BROWSER_SKIP },
   async (t) => {
-    const page = await openPage(t, browser, site.url);
-    await signIn(page);
+    const page = await openSignedIn(t, browser, site.url);
     const card = page.locator('#loadpoints-card');
     await card.waitFor();
     const loadpoint = card.locator('.loadpoint[data-device="charger_1"]');

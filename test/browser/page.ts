@@ -44,14 +44,8 @@ export async function signIn(page: Page, password = PASSWORD): Promise<void> {
 }
 
 /** {@link openPage}, signed in with the device password: where most tests of the page start. */
-export async function openSignedIn(
-  t: TestContext,
-  browser: Browser,
-  url: string,
-  viewport = DESKTOP,
-  options: BrowserContextOptions = {},
-): Promise<Page> {
-  const page = await openPage(t, browser, url, viewport, options);
+export async function openSignedIn(...args: Parameters<typeof openPage>): Promise<Page> {
+  const page = await openPage(...args);
   await signIn(page);
   return page;
 }

@@ -1,8 +1,9 @@
-import { test, after } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { Browser } from 'playwright-core';
-import { BROWSER_SKIP, launchChromium } from './browser.js';
-import { openPage, signIn } from './page.js';
+import { BROWSER_SKIP } from './browser.js';
+import { chromiumForFile } from './backfilled-site.js';
+import { openSignedIn } from './page.js';
 import { basic, SIMULATOR, startSite, type Site } from './site.js';
 
 // The plan in words an owner understands, against the real service with the simulator and
@@ -23,8 +24,7 @@ if (!BROWSER_SKIP) {
       { id: 'planner', plugin: 'planner', devices: ['planner_1'], config: { mode: 'dry-run', checkIntervalMs: 1000 } },
     ],
   });
-  browser = await launchChromium();
-  after(() => browser.close());
+  browser = await chromiumForFile();
 }
 
 async function get<T>(path: string): Promise<T> {
@@ -43,8 +43,7 @@ test(
   "the plan says what the battery does next in words, in the site's zone with day names, its saving in currency, and the chart its units",
   { skip: BROWSER_SKIP },
   async (t) => {
-    const page = await openPage(t, browser, site.url, undefined, BROWSER);
-    await signIn(page);
+    const page = await openSignedIn(t, browser, site.url, undefined, BROWSER);
     const card = page.locator('#plan');
     await card.locator('.plan-chart canvas').waitFor();
     const words = card.locator('.plan-next');

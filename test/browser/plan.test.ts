@@ -1,7 +1,8 @@
-import { test, after } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { Browser } from 'playwright-core';
-import { BROWSER_SKIP, launchChromium } from './browser.js';
+import { BROWSER_SKIP } from './browser.js';
+import { chromiumForFile } from './backfilled-site.js';
 import { openSignedIn } from './page.js';
 import { basic, SIMULATOR, startSite, type Site } from './site.js';
 
@@ -18,8 +19,7 @@ if (!BROWSER_SKIP) {
       { id: 'planner', plugin: 'planner', devices: ['planner_1'], config: { mode: 'dry-run', checkIntervalMs: 1000 } },
     ],
   });
-  browser = await launchChromium();
-  after(() => browser.close());
+  browser = await chromiumForFile();
 }
 
 async function plannerMode(): Promise<unknown> {

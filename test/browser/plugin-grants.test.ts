@@ -7,7 +7,8 @@ import { test, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { startChildServer, type ChildServer } from '../helpers/child-server.js';
-import { BROWSER_SKIP, launchChromium } from './browser.js';
+import { BROWSER_SKIP } from './browser.js';
+import { chromiumForFile } from './backfilled-site.js';
 import { openScreen, screenshot } from './page.js';
 import { PASSWORD } from './site.js';
 import type { Browser, Page } from 'playwright-core';
@@ -28,8 +29,7 @@ if (!BROWSER_SKIP) {
     env: { HELIOGRAPH_LOG_LEVEL: 'info', HELIOGRAPH_MDNS: '0' },
   });
   after(() => server.stop());
-  browser = await launchChromium();
-  after(() => browser.close());
+  browser = await chromiumForFile();
 }
 
 type Grants = { writes?: string[]; prices?: boolean; forecast?: boolean; hosts?: string[] };

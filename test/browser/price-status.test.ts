@@ -3,7 +3,8 @@ import assert from 'node:assert/strict';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Browser } from 'playwright-core';
-import { BROWSER_SKIP, launchChromium } from './browser.js';
+import { BROWSER_SKIP } from './browser.js';
+import { chromiumForFile } from './backfilled-site.js';
 import { axeViolations, openSignedIn } from './page.js';
 import { basic, startSite, type Site } from './site.js';
 import { pollUntil } from '../helpers/deadline.js';
@@ -25,8 +26,7 @@ if (!BROWSER_SKIP) {
   site = await startSite({
     plugins: [{ id: 'prices', plugin: 'awattar', config: { country: 'de', baseUrl: `http://127.0.0.1:${port}` } }],
   });
-  browser = await launchChromium();
-  after(() => browser.close());
+  browser = await chromiumForFile();
 }
 
 test(

@@ -1,8 +1,9 @@
-import { test, after } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { z } from 'zod';
 import type { Browser, Page } from 'playwright-core';
-import { BROWSER_SKIP, launchChromium } from './browser.js';
+import { BROWSER_SKIP } from './browser.js';
+import { chromiumForFile } from './backfilled-site.js';
 import { bundleWebModules } from './web-bundle.js';
 
 // The config form generator in chromium, bundled on its own from web/src/forms: every kind of
@@ -33,8 +34,7 @@ let browser: Browser;
 let bundle = '';
 if (!BROWSER_SKIP) {
   bundle = await bundleWebModules('SchemaForm', "export * from './forms/schema-form.ts';");
-  browser = await launchChromium();
-  after(() => browser.close());
+  browser = await chromiumForFile();
 }
 
 async function drawForm(t: { after(fn: () => Promise<void>): void }) {

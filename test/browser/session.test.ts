@@ -1,7 +1,8 @@
-import { test, after } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { Browser } from 'playwright-core';
-import { BROWSER_SKIP, launchChromium } from './browser.js';
+import { BROWSER_SKIP } from './browser.js';
+import { chromiumForFile } from './backfilled-site.js';
 import { openPage, openSignedIn, signIn } from './page.js';
 import { basic, PASSWORD, startSite, type Site } from './site.js';
 
@@ -14,8 +15,7 @@ let fresh: Site;
 if (!BROWSER_SKIP) {
   site = await startSite({ plugins: [] });
   fresh = await startSite({ plugins: [], password: null });
-  browser = await launchChromium();
-  after(() => browser.close());
+  browser = await chromiumForFile();
 }
 
 const tokens = async () =>

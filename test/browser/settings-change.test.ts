@@ -1,8 +1,9 @@
-import { test, after } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { Browser, Page } from 'playwright-core';
-import { BROWSER_SKIP, launchChromium } from './browser.js';
-import { openPage, showScreen, signIn } from './page.js';
+import { BROWSER_SKIP } from './browser.js';
+import { chromiumForFile } from './backfilled-site.js';
+import { openSignedIn, showScreen } from './page.js';
 import { basic, SIMULATOR, startSite, type Site } from './site.js';
 import { importHistory, PER_HOUR, weeklyTotalsCsv } from './totals-history.js';
 
@@ -88,8 +89,7 @@ if (!BROWSER_SKIP) {
   // The totals as the core counted them in Berlin with weekly resets.
   await importHistory(site, weeklyTotalsCsv(PER_HOUR, historyStart, backfillStart, berlinMonday));
   await site.restart();
-  browser = await launchChromium();
-  after(() => browser.close());
+  browser = await chromiumForFile();
 }
 
 interface Bucket {
@@ -202,8 +202,7 @@ test(
       `${dst.date}: ${dst.hours} hours of solar, ${dstDay.energy?.pv} kWh`,
     );
 
-    const page = await openPage(t, browser, site.url, undefined, { timezoneId: 'Asia/Tokyo', locale: 'en-GB' });
-    await signIn(page);
+    const page = await openSignedIn(t, browser, site.url, undefined, { timezoneId: 'Asia/Tokyo', locale: 'en-GB' });
     await page.locator('.energy-history .bars-box:not([aria-busy])').waitFor();
     const keys = [...before.keys()];
     const shownBefore = await pageFigures(page, keys);

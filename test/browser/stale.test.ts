@@ -1,7 +1,8 @@
-import { test, after } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { Browser } from 'playwright-core';
-import { BROWSER_SKIP, launchChromium } from './browser.js';
+import { BROWSER_SKIP } from './browser.js';
+import { chromiumForFile } from './backfilled-site.js';
 import { bundleWebModules } from './web-bundle.js';
 
 // A device that stops answering (its readings turn null, as the API sends them) is shown
@@ -16,8 +17,7 @@ if (!BROWSER_SKIP) {
     'Page',
     "export { LiveStore } from './state/live.ts'; export { mountStaleNotice } from './notices/stale.ts';",
   );
-  browser = await launchChromium();
-  after(() => browser.close());
+  browser = await chromiumForFile();
 }
 
 test(

@@ -6,19 +6,25 @@ import assert from 'node:assert/strict';
 import fc from 'fast-check';
 import { WebSocket } from 'ws';
 import type { RouteInfo } from '@heliograph/core/testing';
-import { basicAuth, jsonBody, PASSWORD, startTestServer, type TestServer } from '../helpers/server.js';
+import {
+  basicAuth,
+  DEMO_SITE_PLUGIN,
+  jsonBody,
+  PASSWORD,
+  startTestServer,
+  type TestServer,
+} from '../helpers/server.js';
 
-export async function startFuzzTarget(): Promise<{ server: TestServer; tokens: Record<'read' | 'write', string> }> {
+/** The service the campaign runs against, and a token of each scope for it. */
+export interface FuzzTarget {
+  server: TestServer;
+  tokens: Record<'read' | 'write', string>;
+}
+
+export async function startFuzzTarget(): Promise<FuzzTarget> {
   const server = await startTestServer({
     bundled: ['simulator'],
-    plugins: [
-      {
-        id: 'sim',
-        plugin: 'simulator',
-        devices: ['inverter_1', 'battery_1'],
-        config: { demoForecast: true, demoPrices: true },
-      },
-    ],
+    plugins: [DEMO_SITE_PLUGIN],
     config: { auth: { maxFailedLogins: 1_000_000 } },
   });
   const tokens = { read: '', write: '' };
@@ -149,11 +155,7 @@ export function fuzzSeed(): { seed: number; line: string } {
 }
 
 /** REST: any route, any query, body, content type and credentials: never a 5xx, always the error shape. */
-export async function fuzzRest(
-  target: { server: TestServer; tokens: Record<'read' | 'write', string> },
-  numRuns: number,
-  seed?: number,
-): Promise<void> {
+export async function fuzzRest(target: FuzzTarget, numRuns: number, seed?: number): Promise<void> {
   const { server, tokens } = target;
   const routes = server.routes;
   await fc.assert(
@@ -224,11 +226,7 @@ interface Reply {
 }
 
 /** The stream: random frames on one v2 socket per run, then a heartbeat must still be answered. */
-export async function fuzzWebsocket(
-  target: { server: TestServer; tokens: Record<'read' | 'write', string> },
-  numRuns: number,
-  seed?: number,
-): Promise<void> {
+export async function fuzzWebsocket(target: FuzzTarget, numRuns: number, seed?: number): Promise<void> {
   const { server, tokens } = target;
   const base = server.url.replace('http', 'ws') + '/api/websocket?vsn=2.0.0&';
   await fc.assert(

@@ -10,6 +10,7 @@ import { join } from 'node:path';
 import { linkPlugins } from '@heliograph/core/test/helpers/plugins';
 import { checked, registerServer, servedCheck } from '@heliograph/core/test/helpers/openapi-check';
 import { within } from './deadline.js';
+import { serveArgs } from './serve-command.js';
 import { basicAuth, MAIN, tempDir } from './server.js';
 
 export { MAIN } from './server.js';
@@ -137,19 +138,7 @@ export async function startChildServer(options: ChildServerOptions): Promise<Chi
   const launch = async () => {
     const child = spawn(
       process.execPath,
-      [
-        MAIN,
-        'serve',
-        '--host',
-        '127.0.0.1',
-        '--port',
-        String(port),
-        '--data',
-        dataDir,
-        '--plugins',
-        pluginsFile,
-        ...(options.args ?? []),
-      ],
+      [MAIN, ...serveArgs({ port, data: dataDir, plugins: pluginsFile }), ...(options.args ?? [])],
       {
         env: {
           ...process.env,

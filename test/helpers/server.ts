@@ -17,6 +17,17 @@ export { tempDir } from '@heliograph/core/test/helpers/tmp';
 
 export const PASSWORD = 'correct horse battery';
 
+/**
+ * The simulator with an inverter, a battery and its demo prices and forecast: a site where
+ * every route has something to answer (the response-schema check and the fuzz campaign).
+ */
+export const DEMO_SITE_PLUGIN = {
+  id: 'sim',
+  plugin: 'simulator',
+  devices: ['inverter_1', 'battery_1'],
+  config: { demoForecast: true, demoPrices: true },
+};
+
 export interface TestServer extends Heliograph {
   dataDir: string;
   /**

@@ -11,6 +11,7 @@ import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { startChildServer } from '../helpers/child-server.js';
 import { within } from '../helpers/deadline.js';
+import { serveArgs } from '../helpers/serve-command.js';
 import { REPO_ROOT, tempDir } from '../helpers/server.js';
 import { MAIN, run } from './service.js';
 
@@ -42,19 +43,7 @@ test('a second serve on a held data directory refuses in words; after kill -9 of
     assert.equal((JSON.parse(readFileSync(lockFile, 'utf8')) as { pid: number }).pid, pid, 'the lock names the server');
 
     const second = await within(
-      run([
-        node,
-        MAIN,
-        'serve',
-        '--host',
-        '127.0.0.1',
-        '--port',
-        '0',
-        '--data',
-        first.dataDir,
-        '--plugins',
-        first.pluginsFile,
-      ]),
+      run([node, MAIN, ...serveArgs({ data: first.dataDir, plugins: first.pluginsFile })]),
       'exit of the second `heliograph serve` on the same data directory',
       REFUSAL_MS,
     );

@@ -8,6 +8,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { within } from '../helpers/deadline.js';
+import { serveArgs } from '../helpers/serve-command.js';
 import { tempDir } from '../helpers/server.js';
 import { MAIN, run } from './service.js';
 
@@ -30,19 +31,7 @@ test('serve on a port in use by another program refuses in words, exit 1', async
     writeFileSync(pluginsFile, '{ "plugins": [] }');
     const data = join(dir, 'data');
     const result = await within(
-      run([
-        process.execPath,
-        MAIN,
-        'serve',
-        '--host',
-        '127.0.0.1',
-        '--port',
-        String(port),
-        '--data',
-        data,
-        '--plugins',
-        pluginsFile,
-      ]),
+      run([process.execPath, MAIN, ...serveArgs({ port, data, plugins: pluginsFile })]),
       'exit of `heliograph serve` on a port in use',
       REFUSAL_MS,
     );

@@ -118,6 +118,15 @@ export function errorText(err: unknown): string {
   return err instanceof ApiError ? err.message : String(err);
 }
 
+/**
+ * What to say when loading `what` failed: `missing` where the service answers 404 (a version
+ * without that part of the API, so nothing is wrong), else the error.
+ */
+export function loadFailure(err: unknown, what: string, missing: string): { missing: boolean; text: string } {
+  const absent = err instanceof ApiError && err.status === 404;
+  return { missing: absent, text: absent ? missing : `Cannot ${what}: ${errorText(err)}` };
+}
+
 /** What to tell the user when the device refuses a sign-in or the stored token. */
 export function authFailureMessage(err: ApiError, signingIn: boolean): string {
   switch (err.status) {

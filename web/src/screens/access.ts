@@ -1,11 +1,16 @@
 // Access: the tokens that reach the API (this page's own among them), the audit log and backups.
 
 import { storeToken } from '../api/client.js';
-import { h, replace } from '../ui/dom.js';
+import { card, h, replace } from '../ui/dom.js';
 import { renderAudit } from './audit.js';
 import { BackupsSection } from './backups.js';
 import type { ScreenContext } from '../state/screen-context.js';
 import { TokensSection } from './tokens.js';
+
+/** A card whose heading is followed by a line saying what it is for. */
+function hintedCard(title: string, id: string, hint: string, body: HTMLElement): HTMLElement {
+  return card(title, id, h('p', { class: 'hint' }, hint), body);
+}
 
 export function mountAccess(container: HTMLElement, ctx: ScreenContext): () => void {
   const tokensBody = h('div');
@@ -15,15 +20,10 @@ export function mountAccess(container: HTMLElement, ctx: ScreenContext): () => v
   refresh.addEventListener('click', () => void renderAudit(auditBody));
   replace(
     container,
-    h(
-      'section',
-      { class: 'card', id: 'tokens', 'aria-labelledby': 'tokens-title' },
-      h('h3', { id: 'tokens-title' }, 'Access tokens'),
-      h(
-        'p',
-        { class: 'hint' },
-        'Tokens let other clients (Home Assistant, scripts) and this page use the API without the device password.',
-      ),
+    hintedCard(
+      'Access tokens',
+      'tokens',
+      'Tokens let other clients (Home Assistant, scripts) and this page use the API without the device password.',
       tokensBody,
     ),
     h(
@@ -33,15 +33,10 @@ export function mountAccess(container: HTMLElement, ctx: ScreenContext): () => v
       h('p', { class: 'hint' }, 'The last 50 changes and write attempts, refused ones included, newest first.'),
       auditBody,
     ),
-    h(
-      'section',
-      { class: 'card', id: 'backups', 'aria-labelledby': 'backups-title' },
-      h('h3', { id: 'backups-title' }, 'Backups'),
-      h(
-        'p',
-        { class: 'hint' },
-        'A backup holds the database (history, tokens, the password), the settings and the plugin setup.',
-      ),
+    hintedCard(
+      'Backups',
+      'backups',
+      'A backup holds the database (history, tokens, the password), the settings and the plugin setup.',
       backupsBody,
     ),
   );

@@ -3,8 +3,9 @@
 // anything changes and then puts in place by restarting; the page waits for it to come back.
 
 import type { BackupEntry, BackupsResponse, RestoreStaged } from '@heliograph/core/api-types';
-import { api, ApiError, errorText, storedToken } from '../api/client.js';
+import { api, ApiError, errorText, loadFailure, storedToken } from '../api/client.js';
 import { h, replace, showMessage, uid } from '../ui/dom.js';
+import { listRow, showRows } from '../ui/rows.js';
 import { formatTime } from '../ui/format.js';
 
 /** How long the page waits for the service to come back after a restore. */
@@ -72,11 +73,12 @@ export class BackupsSection {
     try {
       answer = await api<BackupsResponse>('GET', '/backups');
     } catch (err) {
-      const text =
-        err instanceof ApiError && err.status === 404
-          ? 'This version of Heliograph has no backups in the page: use `heliograph backup FILE` on the device.'
-          : `Cannot load the backups: ${errorText(err)}`;
-      showMessage(this.message, err instanceof ApiError && err.status === 404 ? 'info' : 'error', text);
+      const failed = loadFailure(
+        err,
+        'load the backups',
+        'This version of Heliograph has no backups in the page: use `heliograph backup FILE` on the device.',
+      );
+      showMessage(this.message, failed.missing ? 'info' : 'error', failed.text);
       return;
     }
     this.lastRestoreAt = answer.restored?.at ?? null;
@@ -149,55 +151,37 @@ export class BackupsSection {
   }
 
   private renderList(backups: BackupEntry[]): void {
-    if (backups.length === 0) {
-      replace(this.list, h('p', {}, 'No backups yet.'));
-      return;
-    }
-    replace(
-      this.list,
-      h(
-        'ul',
-        { class: 'token-rows backup-rows' },
-        backups.map((b) => {
-          const link = h('a', { href: `/api/v1/backups/${encodeURIComponent(b.name)}`, download: b.name }, 'Download');
-          link.addEventListener('click', (event) => {
-            event.preventDefault();
-            void download(b.name).catch((err: unknown) =>
-              showMessage(this.message, 'error', `Not downloaded: ${errorText(err)}`),
-            );
-          });
-          const remove = h(
-            'button',
-            { type: 'button', class: 'danger', 'aria-label': `Delete backup ${b.name}` },
-            'Delete',
+    showRows(this.list, {
+      className: 'token-rows backup-rows',
+      none: 'No backups yet.',
+      rows: backups.map((b) => {
+        const link = h('a', { href: `/api/v1/backups/${encodeURIComponent(b.name)}`, download: b.name }, 'Download');
+        link.addEventListener('click', (event) => {
+          event.preventDefault();
+          void download(b.name).catch((err: unknown) =>
+            showMessage(this.message, 'error', `Not downloaded: ${errorText(err)}`),
           );
-          remove.addEventListener('click', () => void this.remove(b.name, remove));
-          const restore = h(
-            'button',
-            { type: 'button', class: 'danger', 'aria-label': `Restore backup ${b.name}` },
-            'Restore…',
-          );
-          restore.addEventListener('click', () => void this.restoreListed(b, restore));
-          return h(
-            'li',
-            { class: 'token-row backup-row' },
-            h(
-              'div',
-              {},
-              h('p', { class: 'token-name' }, formatTime(b.created_at)),
-              h(
-                'p',
-                { class: 'hint' },
-                `${b.kind === 'scheduled' ? 'Scheduled' : 'Made by hand'} · ${formatSize(b.size)} · ${b.name}`,
-              ),
-            ),
-            link,
-            restore,
-            remove,
-          );
-        }),
-      ),
-    );
+        });
+        const remove = h(
+          'button',
+          { type: 'button', class: 'danger', 'aria-label': `Delete backup ${b.name}` },
+          'Delete',
+        );
+        remove.addEventListener('click', () => void this.remove(b.name, remove));
+        const restore = h(
+          'button',
+          { type: 'button', class: 'danger', 'aria-label': `Restore backup ${b.name}` },
+          'Restore…',
+        );
+        restore.addEventListener('click', () => void this.restoreListed(b, restore));
+        return listRow({
+          className: 'token-row backup-row',
+          name: [formatTime(b.created_at)],
+          hint: `${b.kind === 'scheduled' ? 'Scheduled' : 'Made by hand'} · ${formatSize(b.size)} · ${b.name}`,
+          actions: [link, restore, remove],
+        });
+      }),
+    });
   }
 
   private async backUpNow(): Promise<void> {

@@ -3,7 +3,7 @@
 
 import { errorText } from '../api/client.js';
 import { drawChart, loadChartData, type Agg, type RangeId } from '../charts/chart.js';
-import { h, replace } from '../ui/dom.js';
+import { card, h, replace } from '../ui/dom.js';
 import { loadPeriodEnergy, loadSiteClock, RequestCache } from '../state/energy-data.js';
 import { energyFigures } from '../cards/energy-view.js';
 import { mountEnergyHistory } from '../cards/energy-history.js';
@@ -16,15 +16,6 @@ import { mountProgressNotice } from '../notices/progress-notice.js';
 import type { ScreenContext } from '../state/screen-context.js';
 import type { LiveStore } from '../state/live.js';
 import { mountStaleNotice } from '../notices/stale.js';
-
-function card(title: string, id: string, ...content: HTMLElement[]): HTMLElement {
-  return h(
-    'section',
-    { class: 'card', 'aria-labelledby': `${id}-title`, id },
-    h('h3', { id: `${id}-title` }, title),
-    ...content,
-  );
-}
 
 /** The alerts the owner set up (Site tab), live from system/alerts. */
 function mountAlerts(alerts: HTMLElement, live: LiveStore): () => void {

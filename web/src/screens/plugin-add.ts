@@ -2,7 +2,7 @@
 // name the instance, pick its devices if it drives any, approve what it asks beyond them,
 // fill in its config, save. The API checks everything and saves nothing when a field is wrong.
 
-import { api, ApiError, errorText } from '../api/client.js';
+import { api, loadFailure } from '../api/client.js';
 import { h, replace, uid } from '../ui/dom.js';
 import { configForm } from '../forms/plugin-form.js';
 import { grantItems, grantsChoice, grantsHint, type GrantsChoice } from '../forms/grants-choice.js';
@@ -20,11 +20,12 @@ export async function mountAddPlugin(slot: HTMLElement, ctx: ScreenContext): Pro
   try {
     installed = await api<InstalledPlugin[]>('GET', '/plugins/installed');
   } catch (err) {
-    const text =
-      err instanceof ApiError && err.status === 404
-        ? 'This version of Heliograph cannot add plugins from the page: add them to plugins.json on the device and restart it.'
-        : `Cannot list the installed plugins: ${errorText(err)}`;
-    slot.append(h('p', { class: 'hint' }, text));
+    const failed = loadFailure(
+      err,
+      'list the installed plugins',
+      'This version of Heliograph cannot add plugins from the page: add them to plugins.json on the device and restart it.',
+    );
+    slot.append(h('p', { class: 'hint' }, failed.text));
     return;
   }
   const pickId = uid('add-plugin');
@@ -61,59 +62,54 @@ function grantsPart(plugin: InstalledPlugin): GrantsChoice | null {
   return grantsChoice({ requested: plugin.grants, approved: bundled ? plugin.grants : {}, hint: grantsHint(bundled) });
 }
 
-function drawAddForm(slot: HTMLElement, plugin: InstalledPlugin, ctx: ScreenContext, done: (id: string) => void): void {
-  const idId = uid('new-id');
-  const id = h('input', {
-    id: idId,
+/** A text field of the form (`path` names it in the API's issues), with a hint under it that screen readers read too. */
+function textField(options: { path: string; label: string; value: string; hint: string; required?: boolean }): {
+  element: HTMLElement;
+  input: HTMLInputElement;
+} {
+  const inputId = uid(`new-${options.path}`);
+  const input = h('input', {
+    id: inputId,
     type: 'text',
+    required: options.required,
+    value: options.value,
+    spellcheck: false,
+    autocomplete: 'off',
+    'aria-describedby': `${inputId}-hint`,
+  });
+  const element = h(
+    'div',
+    { class: 'field', 'data-path': options.path },
+    h('label', { for: inputId }, options.label),
+    input,
+    h('p', { class: 'hint', id: `${inputId}-hint` }, options.hint),
+  );
+  return { element, input };
+}
+
+function drawAddForm(slot: HTMLElement, plugin: InstalledPlugin, ctx: ScreenContext, done: (id: string) => void): void {
+  const id = textField({
+    path: 'id',
+    label: 'Instance name',
     required: true,
     value: freeId(
       plugin.plugin,
       ctx.statuses.list.map((p: PluginStatus) => p.id),
     ),
-    spellcheck: false,
-    autocomplete: 'off',
-    'aria-describedby': `${idId}-hint`,
+    hint: 'A short name of your choice (letters, digits, - and _), used in plugins.json and the audit log.',
   });
-  const extra: HTMLElement[] = [
-    h('p', { class: 'hint' }, plugin.description),
-    h(
-      'div',
-      { class: 'field', 'data-path': 'id' },
-      h('label', { for: idId }, 'Instance name'),
-      id,
-      h(
-        'p',
-        { class: 'hint', id: `${idId}-hint` },
-        'A short name of your choice (letters, digits, - and _), used in plugins.json and the audit log.',
-      ),
-    ),
-  ];
+  const extra: HTMLElement[] = [h('p', { class: 'hint' }, plugin.description), id.element];
   let devices: HTMLInputElement | null = null;
   if (plugin.devices) {
-    const devId = uid('new-devices');
     const kinds = plugin.devices.kinds;
-    devices = h('input', {
-      id: devId,
-      type: 'text',
-      spellcheck: false,
-      autocomplete: 'off',
+    const field = textField({
+      path: 'devices',
+      label: 'Devices',
       value: kinds.map((k) => `${k}_1`).join(', '),
-      'aria-describedby': `${devId}-hint`,
+      hint: `The devices it drives, separated by commas: ${kinds.map((k) => `${k}_1, ${k}_2…`).join(' or ')}.`,
     });
-    extra.push(
-      h(
-        'div',
-        { class: 'field', 'data-path': 'devices' },
-        h('label', { for: devId }, 'Devices'),
-        devices,
-        h(
-          'p',
-          { class: 'hint', id: `${devId}-hint` },
-          `The devices it drives, separated by commas: ${kinds.map((k) => `${k}_1, ${k}_2…`).join(' or ')}.`,
-        ),
-      ),
-    );
+    devices = field.input;
+    extra.push(field.element);
   }
   const grants = grantsPart(plugin);
   if (grants) extra.push(grants.element);
@@ -126,7 +122,7 @@ function drawAddForm(slot: HTMLElement, plugin: InstalledPlugin, ctx: ScreenCont
     configKey: 'config',
     extra,
     send: async (config) => {
-      const body: Record<string, unknown> = { id: id.value.trim(), plugin: plugin.plugin, enabled: true, config };
+      const body: Record<string, unknown> = { id: id.input.value.trim(), plugin: plugin.plugin, enabled: true, config };
       if (devices) body.devices = devices.value.split(/[\s,]+/).filter(Boolean);
       if (grants) body.grants = grants.read();
       await api<PluginStatus>('POST', '/plugins', { body });

@@ -2,7 +2,7 @@
 // and the price multiplier and offset. Saved with PUT /api/v1/config and applied by the
 // service without a restart.
 
-import { api, ApiError, errorText, type Issue } from '../api/client.js';
+import { api, ApiError, errorText, loadFailure, type Issue } from '../api/client.js';
 import { h, replace, showMessage, uid } from '../ui/dom.js';
 import { clearIssues, showIssues } from '../ui/field-errors.js';
 import type { ScreenContext } from '../state/screen-context.js';
@@ -303,11 +303,12 @@ async function load(container: HTMLElement, ctx: ScreenContext): Promise<void> {
   try {
     current = await api<ConfigAnswer>('GET', '/config');
   } catch (err) {
-    const text =
-      err instanceof ApiError && err.status === 404
-        ? 'This version of Heliograph cannot change site settings from the page: edit config.json in its data directory and restart it.'
-        : `Cannot load the site settings: ${errorText(err)}`;
-    replace(container, h('p', { class: 'message info' }, text));
+    const failed = loadFailure(
+      err,
+      'load the site settings',
+      'This version of Heliograph cannot change site settings from the page: edit config.json in its data directory and restart it.',
+    );
+    replace(container, h('p', { class: 'message info' }, failed.text));
     return;
   }
   const controls: Controls = new Map();

@@ -1,5 +1,6 @@
-import { api, ApiError } from '../api/client.js';
+import { api, errorText, loadFailure } from '../api/client.js';
 import { h, replace, showMessage, uid } from '../ui/dom.js';
+import { listRow, showRows } from '../ui/rows.js';
 import { formatTime } from '../ui/format.js';
 import type { CreatedToken, TokenInfo } from '../api/types.js';
 
@@ -29,10 +30,9 @@ export class TokensSection {
       showMessage(this.listMessage, 'info', '');
       this.form.hidden = false;
     } catch (err) {
-      if (err instanceof ApiError && err.status === 404) {
-        this.form.hidden = true;
-        showMessage(this.listMessage, 'info', 'This device does not offer access tokens.');
-      } else showMessage(this.listMessage, 'error', `Cannot load the tokens: ${errorText(err)}`);
+      const failed = loadFailure(err, 'load the tokens', 'This device does not offer access tokens.');
+      if (failed.missing) this.form.hidden = true;
+      showMessage(this.listMessage, failed.missing ? 'info' : 'error', failed.text);
     }
   }
 
@@ -141,69 +141,44 @@ export class TokensSection {
   }
 
   private renderList(tokens: TokenInfo[]): void {
-    if (tokens.length === 0) {
-      replace(this.list, h('p', {}, 'No access tokens yet.'));
-      return;
-    }
-    replace(
-      this.list,
-      h(
-        'ul',
-        { class: 'token-rows' },
-        tokens.map((t) => {
-          const own = t.id === this.ownId;
-          const revoke = h(
-            'button',
-            {
-              type: 'button',
-              class: 'danger',
-              // The name starts with the visible words (WCAG 2.5.3), then says what it does.
-              'aria-label': own ? `Sign out: revoke this page's token ${t.name}` : `Revoke token ${t.name}`,
-            },
-            own ? 'Sign out' : 'Revoke',
-          );
-          const revokeToken = async () => {
-            const question = own
-              ? "Revoke this page's own token? The page signs out."
-              : `Revoke the token "${t.name}"? Clients using it lose access at once.`;
-            if (!window.confirm(question)) return;
-            revoke.disabled = true;
-            try {
-              await api('DELETE', `/tokens/${encodeURIComponent(t.id)}`);
-            } catch (err) {
-              showMessage(this.listMessage, 'error', `Not revoked: ${errorText(err)}`);
-            }
-            if (own) return this.onOwnRevoked();
-            await this.refresh();
-          };
-          // revokeToken shows its own failures on the page, so its promise can be let go.
-          revoke.addEventListener('click', () => void revokeToken());
-          return h(
-            'li',
-            { class: 'token-row' },
-            h(
-              'div',
-              {},
-              h(
-                'p',
-                { class: 'token-name' },
-                t.name,
-                own ? h('span', { class: 'badge state-running' }, 'this page') : null,
-              ),
-              h(
-                'p',
-                { class: 'hint' },
-                `Created ${formatTime(t.created_at)} · expires ${t.expires_at ? formatTime(t.expires_at) : t.idle_expiry ? 'when unused for a while (30 days unless set otherwise)' : 'never'}`,
-              ),
-            ),
-            revoke,
-          );
-        }),
-      ),
-    );
+    showRows(this.list, {
+      className: 'token-rows',
+      none: 'No access tokens yet.',
+      rows: tokens.map((t) => {
+        const own = t.id === this.ownId;
+        const revoke = h(
+          'button',
+          {
+            type: 'button',
+            class: 'danger',
+            // The name starts with the visible words (WCAG 2.5.3), then says what it does.
+            'aria-label': own ? `Sign out: revoke this page's token ${t.name}` : `Revoke token ${t.name}`,
+          },
+          own ? 'Sign out' : 'Revoke',
+        );
+        const revokeToken = async () => {
+          const question = own
+            ? "Revoke this page's own token? The page signs out."
+            : `Revoke the token "${t.name}"? Clients using it lose access at once.`;
+          if (!window.confirm(question)) return;
+          revoke.disabled = true;
+          try {
+            await api('DELETE', `/tokens/${encodeURIComponent(t.id)}`);
+          } catch (err) {
+            showMessage(this.listMessage, 'error', `Not revoked: ${errorText(err)}`);
+          }
+          if (own) return this.onOwnRevoked();
+          await this.refresh();
+        };
+        // revokeToken shows its own failures on the page, so its promise can be let go.
+        revoke.addEventListener('click', () => void revokeToken());
+        return listRow({
+          className: 'token-row',
+          name: [t.name, own ? h('span', { class: 'badge state-running' }, 'this page') : null],
+          hint: `Created ${formatTime(t.created_at)} · expires ${t.expires_at ? formatTime(t.expires_at) : t.idle_expiry ? 'when unused for a while (30 days unless set otherwise)' : 'never'}`,
+          actions: [revoke],
+        });
+      }),
+    });
   }
-}
-
-function errorText(err: unknown): string {
-  return err instanceof ApiError ? err.message : String(err);
 }

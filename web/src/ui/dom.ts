@@ -1,7 +1,7 @@
 // A tiny element builder. Text always goes in as text nodes, never as HTML, so values that
 // come from devices or plugins cannot inject markup.
 
-type Child = Node | string | number | null | undefined | false;
+export type Child = Node | string | number | null | undefined | false;
 type Attributes = Record<string, string | number | boolean | null | undefined>;
 
 export function h<K extends keyof HTMLElementTagNameMap>(
@@ -37,6 +37,16 @@ let nextId = 0;
 export function uid(prefix: string): string {
   nextId += 1;
   return `${prefix}-${nextId}`;
+}
+
+/** A card: a section named by its heading, `title` with the id `<id>-title`. */
+export function card(title: string, id: string, ...content: HTMLElement[]): HTMLElement {
+  return h(
+    'section',
+    { class: 'card', 'aria-labelledby': `${id}-title`, id },
+    h('h3', { id: `${id}-title` }, title),
+    ...content,
+  );
 }
 
 /** A status line under a form: `role=alert` for errors so screen readers announce them. */
