@@ -317,3 +317,13 @@ export {
   type PriceProviderHostOptions,
   resetFake,
 } from './price-provider-contract.js';
+export {
+  assertDaylightSavingDays,
+  assertMalformedAnswers,
+  assertProviderDeclared,
+  assertTomorrowFollows,
+  type DaylightSavingDay,
+  type ExpectedDeclaration,
+  type PriceProviderHost,
+  type TomorrowFollows,
+} from './price-provider-checks.js';

@@ -47,6 +47,7 @@ export {
 export { startUdpEmulatorServer } from './udp-server.js';
 export { flipLastByte, startFrameEmulator } from './frame-emulator.js';
 export { connectRaw, modbusTcpLength, readHoldingOverTcp, type RawClient } from './raw-client.js';
+export { connectRawTo, sendUnanswered, type RawSession } from './test-client.js';
 export { clamp, DayIntegrator, householdLoad, sunFraction } from './day.js';
 export { DeviceClockSteps } from './device-clock.js';
 export { EmulatedSite, imageWords, startOneUnitEmulator, type ReadableRanges } from './one-unit.js';

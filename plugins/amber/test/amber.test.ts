@@ -5,6 +5,11 @@ import { stopFakeServers } from '@heliograph/plugins-sdk/fake-server';
 import { startTestHost, stopTestHosts } from '@heliograph/plugins-sdk/testing';
 import { assertPriceSlots, type FakeFailure, priceProviderContract } from '@heliograph/plugins-sdk/testing';
 import { priceProviderHostOptions, resetFake } from '@heliograph/plugins-sdk/testing';
+import {
+  assertDaylightSavingDays,
+  assertMalformedAnswers,
+  assertProviderDeclared,
+} from '@heliograph/plugins-sdk/testing';
 import { DateTime } from 'luxon';
 import plugin from '../src/index.js';
 import { type AmberSite, type Channel, type FakeAmber, startFakeAmber } from './fake-amber.js';
@@ -59,12 +64,12 @@ describe('Amber Electric prices', () => {
 
   test('declares import and export pricing in AUD and refreshes every 5 minutes', async () => {
     const host = await start(sydney('2026-11-20T10:00'));
-    assert.deepEqual(host.prices.provider, {
+    assertProviderDeclared(host, {
       provider: 'Amber Electric',
       currency: 'AUD',
       scheduleType: 'import_export_pricing',
+      refreshMs: 300_000,
     });
-    assert.equal(host.jobs.get('refresh')?.intervalMs, 300_000);
   });
 
   test('a normal day: general and feed-in half hours from local midnight to the end of tomorrow', async () => {
@@ -106,18 +111,26 @@ describe('Amber Electric prices', () => {
   });
 
   test('daylight-saving days in Sydney: 50 half hours on 2026-04-05, 46 on 2026-10-04', async () => {
-    const autumn = await start(sydney('2026-04-05T15:00'));
-    await autumn.runJob('refresh');
-    const autumnSlots = autumn.prices.schedules[0]!.import;
-    assert.equal(autumnSlots.filter((s) => s.start < sydney('2026-04-06T00:00')).length, 50);
-    assert.equal(autumnSlots[0]!.start, sydney('2026-04-05T00:00'));
-    assertSlots(autumnSlots, (start) => perKwh(start, 'general') / 100);
-
-    const spring = await start(sydney('2026-10-04T15:00'));
-    await spring.runJob('refresh');
-    const springSlots = spring.prices.schedules[0]!.export!;
-    assert.equal(springSlots.filter((s) => s.start < sydney('2026-10-05T00:00')).length, 46);
-    assertSlots(springSlots, (start) => -perKwh(start, 'feedIn') / 100);
+    await assertDaylightSavingDays({
+      start,
+      autumn: {
+        at: sydney('2026-04-05T15:00'),
+        end: sydney('2026-04-06T00:00'),
+        count: 50,
+        slots: {
+          slotMs: HALF_HOUR,
+          price: (start) => perKwh(start, 'general') / 100,
+          from: sydney('2026-04-05T00:00'),
+        },
+      },
+      spring: {
+        at: sydney('2026-10-04T15:00'),
+        end: sydney('2026-10-05T00:00'),
+        count: 46,
+        series: 'export',
+        slots: { slotMs: HALF_HOUR, price: (start) => -perKwh(start, 'feedIn') / 100 },
+      },
+    });
   });
 
   test('a forecast that does not reach tomorrow yet: what there is gets published', async () => {
@@ -143,11 +156,13 @@ describe('Amber Electric prices', () => {
 
   test('a malformed answer: the error names the bad field, nothing is published', async () => {
     const host = await start(sydney('2026-11-20T14:10'));
-    fake.site = { ...fake.site, corrupt: 'wrong-type' };
-    await assert.rejects(host.runJob('refresh'), /Amber answer: \[3\]\.perKwh: expected number, received string/);
-    fake.site = { ...fake.site, corrupt: 'not-json' };
-    await assert.rejects(host.runJob('refresh'), /Amber answer is not JSON/);
-    assert.equal(host.prices.schedules.length, 0);
+    await assertMalformedAnswers(host, [
+      [
+        () => (fake.site = { ...fake.site, corrupt: 'wrong-type' }),
+        /Amber answer: \[3\]\.perKwh: expected number, received string/,
+      ],
+      [() => (fake.site = { ...fake.site, corrupt: 'not-json' }), /Amber answer is not JSON/],
+    ]);
   });
 
   test('the config needs a site id and an API key', async () => {

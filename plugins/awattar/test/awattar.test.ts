@@ -4,6 +4,8 @@ import { stopFakeServers } from '@heliograph/plugins-sdk/fake-server';
 import { startTestHost, stopTestHosts } from '@heliograph/plugins-sdk/testing';
 import { assertPriceSlots, type FakeFailure, priceProviderContract } from '@heliograph/plugins-sdk/testing';
 import { priceProviderHostOptions, resetFake } from '@heliograph/plugins-sdk/testing';
+import { assertDaylightSavingDays, assertMalformedAnswers } from '@heliograph/plugins-sdk/testing';
+import { assertProviderDeclared, assertTomorrowFollows } from '@heliograph/plugins-sdk/testing';
 import { DateTime } from 'luxon';
 import plugin from '../src/index.js';
 import { type AwattarMarket, type FakeAwattar, startFakeAwattar } from './fake-awattar.js';
@@ -34,10 +36,13 @@ describe('aWATTar prices', () => {
 
   test('declares itself and schedules a regular refresh and one after the day-ahead auction', async () => {
     const host = await start(berlin('2026-11-20T10:00'));
-    assert.deepEqual(host.prices.provider, { provider: 'aWATTar', currency: 'EUR', scheduleType: 'pricing' });
-    assert.equal(host.jobs.get('refresh')?.intervalMs, HOUR);
-    assert.equal(host.jobs.get('day-ahead')?.kind, 'daily');
-    assert.ok(host.jobs.get('day-ahead')?.times?.every((t) => t >= '13:00' && t <= '15:00'));
+    assertProviderDeclared(host, {
+      provider: 'aWATTar',
+      currency: 'EUR',
+      scheduleType: 'pricing',
+      refreshMs: HOUR,
+      dayAhead: { from: '13:00', to: '15:00' },
+    });
   });
 
   test('a normal day: today and tomorrow as hourly EUR/kWh slots', async () => {
@@ -75,36 +80,35 @@ describe('aWATTar prices', () => {
   });
 
   test('daylight-saving days: 25 hours on 2026-10-25, 23 hours on 2026-03-29', async () => {
-    fake.market = market({ publishedUntil: berlin('2026-10-27T00:00') });
-    const autumn = await start(berlin('2026-10-25T15:00'));
-    await autumn.runJob('refresh');
-    const autumnSlots = autumn.prices.schedules[0]!.import;
-    const autumnToday = autumnSlots.filter((s) => s.start < berlin('2026-10-26T00:00'));
-    assert.equal(autumnToday.length, 25);
-    assert.equal(autumnSlots.length, 25 + 24);
-    assert.equal(autumnSlots[0]!.start, berlin('2026-10-25T00:00'));
-
-    fake.market = market({ slotMs: HOUR / 4, publishedUntil: berlin('2026-03-31T00:00') });
-    const spring = await start(berlin('2026-03-29T15:00'));
-    await spring.runJob('refresh');
-    const springToday = spring.prices.schedules[0]!.import.filter((s) => s.start < berlin('2026-03-30T00:00'));
-    assert.equal(springToday.length, 92);
-    assert.equal(springToday.at(-1)!.end, berlin('2026-03-30T00:00'));
+    await assertDaylightSavingDays({
+      start,
+      autumn: {
+        prepare: () => (fake.market = market({ publishedUntil: berlin('2026-10-27T00:00') })),
+        at: berlin('2026-10-25T15:00'),
+        end: berlin('2026-10-26T00:00'),
+        count: 25,
+        slots: { slotMs: HOUR, count: 25 + 24, from: berlin('2026-10-25T00:00') },
+      },
+      spring: {
+        prepare: () => (fake.market = market({ slotMs: HOUR / 4, publishedUntil: berlin('2026-03-31T00:00') })),
+        at: berlin('2026-03-29T15:00'),
+        end: berlin('2026-03-30T00:00'),
+        count: 92,
+      },
+    });
   });
 
   test('tomorrow not yet published: today is published, tomorrow follows after the auction', async () => {
-    fake.market = market({ publishedUntil: berlin('2026-11-21T00:00') });
-    const host = await start(berlin('2026-11-20T09:00'));
-    await host.runJob('refresh');
-    assert.equal(host.prices.schedules.length, 1);
-    assert.equal(host.prices.schedules[0]!.import.length, 24);
-    assert.ok(host.logs.some((line) => line.includes('2026-11-21 is not published yet')));
-
-    fake.market = market({ publishedUntil: berlin('2026-11-22T00:00') });
-    host.setTime(berlin('2026-11-20T13:05'));
-    await host.runJob('day-ahead');
-    assert.equal(host.prices.schedules.length, 2);
-    assert.equal(host.prices.schedules[1]!.import.length, 48);
+    await assertTomorrowFollows({
+      start,
+      unpublished: () => (fake.market = market({ publishedUntil: berlin('2026-11-21T00:00') })),
+      at: berlin('2026-11-20T09:00'),
+      today: 24,
+      log: '2026-11-21 is not published yet',
+      published: () => (fake.market = market({ publishedUntil: berlin('2026-11-22T00:00') })),
+      auction: berlin('2026-11-20T13:05'),
+      both: 48,
+    });
   });
 
   const fail = (failure: FakeFailure) => (fake.market = market({ failure }));
@@ -114,14 +118,13 @@ describe('aWATTar prices', () => {
 
   test('a malformed answer: the error names the bad field, nothing is published', async () => {
     const host = await start(berlin('2026-11-20T14:00'));
-    fake.market = market({ corrupt: 'wrong-type' });
-    await assert.rejects(
-      host.runJob('refresh'),
-      /aWATTar answer: data\[3\]\.marketprice: expected number, received string/,
-    );
-    fake.market = market({ corrupt: 'not-json' });
-    await assert.rejects(host.runJob('refresh'), /aWATTar answer is not JSON/);
-    assert.equal(host.prices.schedules.length, 0);
+    await assertMalformedAnswers(host, [
+      [
+        () => (fake.market = market({ corrupt: 'wrong-type' })),
+        /aWATTar answer: data\[3\]\.marketprice: expected number, received string/,
+      ],
+      [() => (fake.market = market({ corrupt: 'not-json' })), /aWATTar answer is not JSON/],
+    ]);
 
     fake.market = market();
     await host.runJob('refresh');

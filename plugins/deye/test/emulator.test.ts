@@ -4,10 +4,11 @@
 import { test, after } from 'node:test';
 import assert from 'node:assert/strict';
 import {
-  connectRaw,
+  connectRawTo,
   hasValidModbusCrc,
   modbusTcpLength,
   readHoldingOverTcp,
+  sendUnanswered,
   startModbusEmulator,
   withModbusCrc,
   type RawClient,
@@ -41,12 +42,8 @@ async function readAll(client: RawClient, tid: number): Promise<number[]> {
   return [...(await readTcp(client, tid, 0, 100)), ...(await readTcp(client, tid + 1000, 100, 100))];
 }
 
-const tcp = await startEmulator({ now, port: 0 });
-const client = await connectRaw({ port: tcp.port });
-after(async () => {
-  client.close();
-  await tcp.close();
-});
+const { emulator: tcp, client, close } = await connectRawTo(startEmulator({ now, port: 0 }));
+after(close);
 
 test('Modbus TCP: registers follow the sun and add up like a real site', async () => {
   const r = await readAll(client, 1);
@@ -106,11 +103,7 @@ test('Modbus TCP: a write changes behaviour; bad values and addresses get except
 });
 
 test('Modbus TCP: silence drops requests, corruption breaks the next reply only', async () => {
-  tcp.silence(true);
-  const seen = tcp.nextRequest();
-  client.send(Buffer.from([0, 20, 0, 0, 0, 6, 1, 3, 0, 0xb8, 0, 1]));
-  await seen;
-  tcp.silence(false);
+  await sendUnanswered(tcp, client, Buffer.from([0, 20, 0, 0, 0, 6, 1, 3, 0, 0xb8, 0, 1]));
   // Had request 20 been answered, this read would get its reply and reject.
   assert.equal((await readTcp(client, 21, 184, 1)).length, 1, 'the silenced request got no answer');
   tcp.corruptNext(1);
@@ -119,9 +112,12 @@ test('Modbus TCP: silence drops requests, corruption breaks the next reply only'
 });
 
 test('RTU over TCP: the real request bytes, CRC checked both ways, silence and corruption', async (t) => {
-  const rtu = await startEmulator({ now, transport: 'rtu-over-tcp' });
-  const c = await connectRaw({ port: rtu.port });
-  t.after(() => (c.close(), rtu.close()));
+  const {
+    emulator: rtu,
+    client: c,
+    close: closeRtu,
+  } = await connectRawTo(startEmulator({ now, transport: 'rtu-over-tcp' }));
+  t.after(closeRtu);
   const request = Buffer.from('010300b8000104' + '2f', 'hex'); // read SOC from unit 1
   assert.deepEqual(rtuRead(1, 184, 1), request);
   c.send(request);
@@ -136,11 +132,7 @@ test('RTU over TCP: the real request bytes, CRC checked both ways, silence and c
   rtu.corruptNext(1);
   c.send(request);
   assert.equal(hasValidModbusCrc(await c.read(rtuLength)), false);
-  rtu.silence(true);
-  const seen = rtu.nextRequest();
-  c.send(request);
-  await seen;
-  rtu.silence(false);
+  await sendUnanswered(rtu, c, request);
   c.send(rtuRead(1, 183, 2));
   const next = await c.read(rtuLength);
   assert.ok(hasValidModbusCrc(next));
@@ -173,9 +165,12 @@ const v5ChecksumOk = (frame: Buffer) => {
 
 test('Solarman V5: logger serial and checksum checked, the RTU reply wrapped', async (t) => {
   const serial = 1234567890;
-  const logger = await startEmulator({ now, transport: 'solarman', loggerSerial: serial });
-  const c = await connectRaw({ port: logger.port });
-  t.after(() => (c.close(), logger.close()));
+  const {
+    emulator: logger,
+    client: c,
+    close,
+  } = await connectRawTo(startEmulator({ now, transport: 'solarman', loggerSerial: serial }));
+  t.after(close);
   c.send(solarmanRequest(serial, 0x0142, rtuRead(1, 184, 1)));
   const reply = await c.read(v5Length);
   assert.equal(reply[0], 0xa5);
@@ -206,9 +201,8 @@ test('a gateway hosts two inverters on one RTU-over-TCP bus by unit id', async (
     [1, new DeyeDevice({ now, soc: 30, serial: '2203140001' })],
     [2, new DeyeDevice({ now, soc: 80, serial: '2203140002' })],
   ]);
-  const gateway = await startModbusEmulator({ transport: 'rtu-over-tcp', units });
-  const c = await connectRaw({ port: gateway.port });
-  t.after(() => (c.close(), gateway.close()));
+  const { client: c, close } = await connectRawTo(startModbusEmulator({ transport: 'rtu-over-tcp', units }));
+  t.after(close);
   c.send(rtuRead(1, 184, 1));
   assert.deepEqual([...(await c.read(rtuLength)).subarray(0, 5)], [1, 3, 2, 0, 30]);
   c.send(rtuRead(2, 184, 1));

@@ -5,6 +5,8 @@ import { stopFakeServers } from '@heliograph/plugins-sdk/fake-server';
 import { startTestHost, stopTestHosts } from '@heliograph/plugins-sdk/testing';
 import { assertPriceSlots, type FakeFailure, priceProviderContract } from '@heliograph/plugins-sdk/testing';
 import { priceProviderHostOptions, resetFake } from '@heliograph/plugins-sdk/testing';
+import { assertDaylightSavingDays, assertMalformedAnswers } from '@heliograph/plugins-sdk/testing';
+import { assertProviderDeclared, assertTomorrowFollows } from '@heliograph/plugins-sdk/testing';
 import { DateTime } from 'luxon';
 import plugin from '../src/index.js';
 import { type EntsoeMarket, type FakeEntsoe, type Resolution, startFakeEntsoe } from './fake-entsoe.js';
@@ -62,9 +64,13 @@ describe('ENTSO-E prices', () => {
 
   test('declares itself and schedules a regular refresh and one after the auction', async () => {
     const host = await start(berlin('2026-11-20T10:00'));
-    assert.deepEqual(host.prices.provider, { provider: 'ENTSO-E', currency: 'EUR', scheduleType: 'pricing' });
-    assert.equal(host.jobs.get('refresh')?.intervalMs, 3_600_000);
-    assert.equal(host.jobs.get('day-ahead')?.kind, 'daily');
+    assertProviderDeclared(host, {
+      provider: 'ENTSO-E',
+      currency: 'EUR',
+      scheduleType: 'pricing',
+      refreshMs: 3_600_000,
+      dayAhead: true,
+    });
   });
 
   test('a normal day: the quarter-hour series, forward-filled, of today and tomorrow', async () => {
@@ -109,35 +115,41 @@ describe('ENTSO-E prices', () => {
   }
 
   test('daylight-saving days: 100 quarter hours on 2026-10-25, 92 on 2026-03-29', async () => {
-    fake.market = market({ publishedThrough: '2026-10-26' });
-    const autumn = await start(berlin('2026-10-25T15:00'));
-    await autumn.runJob('refresh');
+    const slots = { slotMs: QUARTER, price: (start: number) => price(start, 'PT15M') / 1000 };
+    await assertDaylightSavingDays({
+      start,
+      autumn: {
+        prepare: () => (fake.market = market({ publishedThrough: '2026-10-26' })),
+        at: berlin('2026-10-25T15:00'),
+        end: berlin('2026-10-26T00:00'),
+        count: 100,
+        slots,
+      },
+      spring: {
+        prepare: () => (fake.market = market({ publishedThrough: '2026-03-30' })),
+        at: berlin('2026-03-29T15:00'),
+        end: berlin('2026-03-30T00:00'),
+        count: 92,
+        slots,
+      },
+    });
+    // The autumn day's request asks for its 25 hours, from 22:00 UTC the day before.
     assert.equal(fake.requests[0]!.query.get('periodStart'), '202610242200');
     assert.equal(fake.requests[0]!.query.get('periodEnd'), '202610252300');
-    const autumnSlots = autumn.prices.schedules[0]!.import;
-    assert.equal(autumnSlots.filter((s) => s.start < berlin('2026-10-26T00:00')).length, 100);
-    assertSlots(autumnSlots, 'PT15M', QUARTER);
-
-    fake.market = market({ publishedThrough: '2026-03-30' });
-    const spring = await start(berlin('2026-03-29T15:00'));
-    await spring.runJob('refresh');
-    const springSlots = spring.prices.schedules[0]!.import;
-    assert.equal(springSlots.filter((s) => s.start < berlin('2026-03-30T00:00')).length, 92);
-    assertSlots(springSlots, 'PT15M', QUARTER);
   });
 
   for (const noDataStatus of [200, 400]) {
     test(`tomorrow not yet published (reason 999, HTTP ${noDataStatus}): today is published`, async () => {
-      fake.market = market({ publishedThrough: '2026-11-20', noDataStatus });
-      const host = await start(berlin('2026-11-20T09:00'));
-      await host.runJob('refresh');
-      assert.equal(host.prices.schedules[0]!.import.length, 96);
-      assert.ok(host.logs.some((line) => line.includes('2026-11-21 is not published yet (No matching data found')));
-
-      fake.market = market();
-      host.setTime(berlin('2026-11-20T13:15'));
-      await host.runJob('day-ahead');
-      assert.equal(host.prices.schedules[1]!.import.length, 192);
+      await assertTomorrowFollows({
+        start,
+        unpublished: () => (fake.market = market({ publishedThrough: '2026-11-20', noDataStatus })),
+        at: berlin('2026-11-20T09:00'),
+        today: 96,
+        log: '2026-11-21 is not published yet (No matching data found',
+        published: () => (fake.market = market()),
+        auction: berlin('2026-11-20T13:15'),
+        both: 192,
+      });
     });
   }
 
@@ -170,14 +182,13 @@ describe('ENTSO-E prices', () => {
 
   test('a malformed answer: the error names the bad element, nothing is published', async () => {
     const host = await start(berlin('2026-11-20T14:00'));
-    fake.market = market({ resolutions: ['PT15M'], corrupt: 'wrong-type' });
-    await assert.rejects(
-      host.runJob('refresh'),
-      /ENTSO-E answer: Publication_MarketDocument\.TimeSeries\[0\]\.Period\[0\]\.Point\[3\]\.price\.amount: expected a decimal number/,
-    );
-    fake.market = market({ corrupt: 'broken-xml' });
-    await assert.rejects(host.runJob('refresh'), /ENTSO-E answer is not valid XML \(line \d+: /);
-    assert.equal(host.prices.schedules.length, 0);
+    await assertMalformedAnswers(host, [
+      [
+        () => (fake.market = market({ resolutions: ['PT15M'], corrupt: 'wrong-type' })),
+        /ENTSO-E answer: Publication_MarketDocument\.TimeSeries\[0\]\.Period\[0\]\.Point\[3\]\.price\.amount: expected a decimal number/,
+      ],
+      [() => (fake.market = market({ corrupt: 'broken-xml' })), /ENTSO-E answer is not valid XML \(line \d+: /],
+    ]);
   });
 
   test('the config needs a token and a valid area code', async () => {

@@ -5,6 +5,8 @@ import { stopFakeServers } from '@heliograph/plugins-sdk/fake-server';
 import { startTestHost, stopTestHosts } from '@heliograph/plugins-sdk/testing';
 import { assertPriceSlots, type FakeFailure, priceProviderContract } from '@heliograph/plugins-sdk/testing';
 import { priceProviderHostOptions, resetFake } from '@heliograph/plugins-sdk/testing';
+import { assertDaylightSavingDays, assertMalformedAnswers } from '@heliograph/plugins-sdk/testing';
+import { assertProviderDeclared, assertTomorrowFollows } from '@heliograph/plugins-sdk/testing';
 import { DateTime } from 'luxon';
 import plugin from '../src/index.js';
 import { type FakeNordPool, type NordPoolMarket, startFakeNordPool } from './fake-nordpool.js';
@@ -45,9 +47,13 @@ describe('Nord Pool prices', () => {
 
   test('declares itself in the configured currency and schedules the day-ahead refresh', async () => {
     const host = await start(local('2026-11-20T10:00'), { currency: 'SEK' });
-    assert.deepEqual(host.prices.provider, { provider: 'Nord Pool', currency: 'SEK', scheduleType: 'pricing' });
-    assert.equal(host.jobs.get('refresh')?.intervalMs, 3_600_000);
-    assert.equal(host.jobs.get('day-ahead')?.kind, 'daily');
+    assertProviderDeclared(host, {
+      provider: 'Nord Pool',
+      currency: 'SEK',
+      scheduleType: 'pricing',
+      refreshMs: 3_600_000,
+      dayAhead: true,
+    });
   });
 
   test('a normal day: 96 quarter hours today and tomorrow, per kWh in the asked currency', async () => {
@@ -75,33 +81,37 @@ describe('Nord Pool prices', () => {
   });
 
   test('daylight-saving days: 100 quarter hours on 2026-10-25, 92 on 2026-03-29', async () => {
-    fake.market = market({ publishedThrough: '2026-10-26' });
-    const autumn = await start(local('2026-10-25T15:00'));
-    await autumn.runJob('refresh');
-    const autumnSlots = autumn.prices.schedules[0]!.import;
-    assert.equal(autumnSlots.filter((s) => s.start < local('2026-10-26T00:00')).length, 100);
-    assert.equal(autumnSlots.length, 196);
-    assertSlots(autumnSlots, 'SE3', 'EUR');
-
-    fake.market = market({ publishedThrough: '2026-03-30' });
-    const spring = await start(local('2026-03-29T15:00'));
-    await spring.runJob('refresh');
-    const springSlots = spring.prices.schedules[0]!.import;
-    assert.equal(springSlots.filter((s) => s.start < local('2026-03-30T00:00')).length, 92);
-    assertSlots(springSlots, 'SE3', 'EUR');
+    const slots = { slotMs: QUARTER, price: (start: number) => price(start, 'SE3', 'EUR') / 1000 };
+    await assertDaylightSavingDays({
+      start,
+      autumn: {
+        prepare: () => (fake.market = market({ publishedThrough: '2026-10-26' })),
+        at: local('2026-10-25T15:00'),
+        end: local('2026-10-26T00:00'),
+        count: 100,
+        slots: { ...slots, count: 196 },
+      },
+      spring: {
+        prepare: () => (fake.market = market({ publishedThrough: '2026-03-30' })),
+        at: local('2026-03-29T15:00'),
+        end: local('2026-03-30T00:00'),
+        count: 92,
+        slots,
+      },
+    });
   });
 
   test('tomorrow not yet published (204): today is published, tomorrow follows after the auction', async () => {
-    fake.market = market({ publishedThrough: '2026-11-20' });
-    const host = await start(local('2026-11-20T09:00'));
-    await host.runJob('refresh');
-    assert.equal(host.prices.schedules[0]!.import.length, 96);
-    assert.ok(host.logs.some((line) => line.includes('delivery day 2026-11-21 is not published yet')));
-
-    fake.market = market();
-    host.setTime(local('2026-11-20T13:00'));
-    await host.runJob('day-ahead');
-    assert.equal(host.prices.schedules[1]!.import.length, 192);
+    await assertTomorrowFollows({
+      start,
+      unpublished: () => (fake.market = market({ publishedThrough: '2026-11-20' })),
+      at: local('2026-11-20T09:00'),
+      today: 96,
+      log: 'delivery day 2026-11-21 is not published yet',
+      published: () => (fake.market = market()),
+      auction: local('2026-11-20T13:00'),
+      both: 192,
+    });
   });
 
   test('a 204 for a delivery day that has begun is an error', async () => {
@@ -135,14 +145,13 @@ describe('Nord Pool prices', () => {
 
   test('a malformed answer: the error names the entry and the missing area', async () => {
     const host = await start(local('2026-11-20T14:00'));
-    fake.market = market({ corrupt: 'missing-area' });
-    await assert.rejects(
-      host.runJob('refresh'),
-      /Nord Pool answer: multiAreaEntries\[5\]\.entryPerArea\.SE3: expected number, received undefined/,
-    );
-    fake.market = market({ corrupt: 'not-json' });
-    await assert.rejects(host.runJob('refresh'), /Nord Pool answer is not JSON/);
-    assert.equal(host.prices.schedules.length, 0);
+    await assertMalformedAnswers(host, [
+      [
+        () => (fake.market = market({ corrupt: 'missing-area' })),
+        /Nord Pool answer: multiAreaEntries\[5\]\.entryPerArea\.SE3: expected number, received undefined/,
+      ],
+      [() => (fake.market = market({ corrupt: 'not-json' })), /Nord Pool answer is not JSON/],
+    ]);
   });
 
   test('the config needs a delivery area', async () => {

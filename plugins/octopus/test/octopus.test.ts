@@ -5,6 +5,8 @@ import { stopFakeServers } from '@heliograph/plugins-sdk/fake-server';
 import { startTestHost, stopTestHosts } from '@heliograph/plugins-sdk/testing';
 import { assertPriceSlots, type FakeFailure, priceProviderContract } from '@heliograph/plugins-sdk/testing';
 import { priceProviderHostOptions, resetFake } from '@heliograph/plugins-sdk/testing';
+import { assertDaylightSavingDays, assertMalformedAnswers } from '@heliograph/plugins-sdk/testing';
+import { assertProviderDeclared, assertTomorrowFollows } from '@heliograph/plugins-sdk/testing';
 import { DateTime } from 'luxon';
 import plugin from '../src/index.js';
 import { type FakeOctopus, type OctopusMarket, startFakeOctopus } from './fake-octopus.js';
@@ -50,13 +52,13 @@ describe('Octopus Agile prices', () => {
 
   test('declares import and export pricing and schedules a refresh after the 16:00 publication', async () => {
     const host = await start(london('2026-11-20T10:00'));
-    assert.deepEqual(host.prices.provider, {
+    assertProviderDeclared(host, {
       provider: 'Octopus Energy',
       currency: 'GBP',
       scheduleType: 'import_export_pricing',
+      refreshMs: 3_600_000,
+      dayAhead: { from: '16:00' },
     });
-    assert.equal(host.jobs.get('refresh')?.intervalMs, 3_600_000);
-    assert.ok(host.jobs.get('day-ahead')?.times?.every((t) => t >= '16:00'));
   });
 
   test('a normal day: import and export half hours in GBP, oldest first', async () => {
@@ -110,33 +112,39 @@ describe('Octopus Agile prices', () => {
   });
 
   test('daylight-saving days: 50 half hours on 2026-10-25, 46 on 2026-03-29', async () => {
-    fake.market = market({ publishedUntil: london('2026-10-27T00:00') });
-    const autumn = await start(london('2026-10-25T17:00'));
-    await autumn.runJob('refresh');
+    await assertDaylightSavingDays({
+      start,
+      autumn: {
+        prepare: () => (fake.market = market({ publishedUntil: london('2026-10-27T00:00') })),
+        at: london('2026-10-25T17:00'),
+        end: london('2026-10-26T00:00'),
+        count: 50,
+        slots: { slotMs: HALF_HOUR, price: (start) => agile(start) / 100 },
+      },
+      spring: {
+        prepare: () => (fake.market = market({ publishedUntil: london('2026-03-31T00:00') })),
+        at: london('2026-03-29T17:00'),
+        end: london('2026-03-30T00:00'),
+        count: 46,
+        series: 'export',
+        slots: { slotMs: HALF_HOUR, price: (start) => outgoing(start) / 100 },
+      },
+    });
+    // The autumn day starts at midnight BST, 23:00 UTC the day before.
     assert.equal(fake.requests[0]!.query.get('period_from'), '2026-10-24T23:00:00Z');
-    const autumnSlots = autumn.prices.schedules[0]!.import;
-    assert.equal(autumnSlots.filter((s) => s.start < london('2026-10-26T00:00')).length, 50);
-    assertHalfHours(autumnSlots, agile);
-
-    fake.market = market({ publishedUntil: london('2026-03-31T00:00') });
-    const spring = await start(london('2026-03-29T17:00'));
-    await spring.runJob('refresh');
-    const springSlots = spring.prices.schedules[0]!.export!;
-    assert.equal(springSlots.filter((s) => s.start < london('2026-03-30T00:00')).length, 46);
-    assertHalfHours(springSlots, outgoing);
   });
 
   test('tomorrow not yet published: today is published, tomorrow follows after 16:00', async () => {
-    fake.market = market({ publishedUntil: london('2026-11-20T23:00') });
-    const host = await start(london('2026-11-20T11:00'));
-    await host.runJob('refresh');
-    assert.equal(host.prices.schedules[0]!.import.length, 46);
-    assert.ok(host.logs.some((line) => line.includes('2026-11-21 is not published yet')));
-
-    fake.market = market();
-    host.setTime(london('2026-11-20T16:10'));
-    await host.runJob('day-ahead');
-    assert.equal(host.prices.schedules[1]!.import.length, 94);
+    await assertTomorrowFollows({
+      start,
+      unpublished: () => (fake.market = market({ publishedUntil: london('2026-11-20T23:00') })),
+      at: london('2026-11-20T11:00'),
+      today: 46,
+      log: '2026-11-21 is not published yet',
+      published: () => (fake.market = market()),
+      auction: london('2026-11-20T16:10'),
+      both: 94,
+    });
   });
 
   const fail = (failure: FakeFailure) => (fake.market = market({ failure }));
@@ -182,14 +190,13 @@ describe('Octopus Agile prices', () => {
 
   test('a malformed answer: the error names the tariff and the bad field', async () => {
     const host = await start(london('2026-11-20T17:00'));
-    fake.market = market({ corrupt: 'wrong-type' });
-    await assert.rejects(
-      host.runJob('refresh'),
-      /Octopus answer for E-1R-AGILE-24-10-01-C: results\[3\]\.value_inc_vat: expected number, received string/,
-    );
-    fake.market = market({ corrupt: 'not-json' });
-    await assert.rejects(host.runJob('refresh'), /Octopus answer for E-1R-AGILE-24-10-01-C is not JSON/);
-    assert.equal(host.prices.schedules.length, 0);
+    await assertMalformedAnswers(host, [
+      [
+        () => (fake.market = market({ corrupt: 'wrong-type' })),
+        /Octopus answer for E-1R-AGILE-24-10-01-C: results\[3\]\.value_inc_vat: expected number, received string/,
+      ],
+      [() => (fake.market = market({ corrupt: 'not-json' })), /Octopus answer for E-1R-AGILE-24-10-01-C is not JSON/],
+    ]);
   });
 
   test('the config needs a region letter', async () => {

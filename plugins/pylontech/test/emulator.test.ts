@@ -3,17 +3,13 @@
 // damaged requests, several packs on one bus, silence and corruption.
 import { test, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { connectRaw } from '@heliograph/plugins-sdk/emulator';
+import { connectRawTo, sendUnanswered } from '@heliograph/plugins-sdk/emulator';
 import { checksum, parsePylonFrame, pylonFrame, pylonFrameLength, Rtn, type PylonFrame } from '../src/protocol.js';
 import { startEmulator } from '../src/emulator/main.js';
 
 let clock = new Date(2026, 5, 21, 12, 0);
-const emulator = await startEmulator({ now: () => clock, packs: 3 });
-const client = await connectRaw({ port: emulator.port });
-after(async () => {
-  client.close();
-  await emulator.close();
-});
+const { emulator, client, close } = await connectRawTo(startEmulator({ now: () => clock, packs: 3 }));
+after(close);
 
 async function ask(request: Buffer): Promise<PylonFrame> {
   client.send(request);
@@ -108,11 +104,7 @@ test('damaged or unknown requests get the return codes; absent addresses no answ
 });
 
 test('silence drops requests; corruption breaks the next CHKSUM only', async () => {
-  emulator.silence(true);
-  const seen = emulator.nextRequest();
-  client.send(request(2, 0x42, '02'));
-  await seen;
-  emulator.silence(false);
+  await sendUnanswered(emulator, client, request(2, 0x42, '02'));
   assert.equal((await ask(request(3, 0x4f))).adr, 3, 'the silenced request got no answer');
   emulator.corruptNext(1);
   client.send(request(2, 0x4f));

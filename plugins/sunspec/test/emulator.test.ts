@@ -4,16 +4,12 @@
 // storage control that changes the battery, exceptions, silence and corruption.
 import { test, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { connectRaw, readHoldingOverTcp, type RawClient } from '@heliograph/plugins-sdk/emulator';
+import { connectRawTo, readHoldingOverTcp, sendUnanswered, type RawClient } from '@heliograph/plugins-sdk/emulator';
 import { startEmulator, SunSpecDevice } from '../src/emulator/main.js';
 
 let clock = new Date(2026, 5, 21, 12, 0);
-const emulator = await startEmulator({ now: () => clock });
-const client = await connectRaw({ port: emulator.port });
-after(async () => {
-  client.close();
-  await emulator.close();
-});
+const { emulator, client, close } = await connectRawTo(startEmulator({ now: () => clock }));
+after(close);
 
 let transaction = 0;
 const read = (address: number, count: number) =>
@@ -203,20 +199,16 @@ test("the device's clock offset lets a revert timeout run out without touching t
 });
 
 test('RTU over TCP, silence and corruption', async () => {
-  emulator.silence(true);
-  const seen = emulator.nextRequest();
-  client.send(Buffer.from([0, 200, 0, 0, 0, 6, 1, 3, 0x9c, 0x40, 0, 2]));
-  await seen;
-  emulator.silence(false);
+  await sendUnanswered(emulator, client, Buffer.from([0, 200, 0, 0, 0, 6, 1, 3, 0x9c, 0x40, 0, 2]));
   assert.deepEqual(await read(40000, 2), [0x5375, 0x6e53], 'the silenced request got no answer');
   emulator.corruptNext(1);
   await assert.rejects(read(40000, 2), /does not match/);
   assert.deepEqual(await read(40000, 2), [0x5375, 0x6e53]);
-  const rtu = await startEmulator({ now: () => clock, transport: 'rtu-over-tcp' });
-  const c = await connectRaw({ port: rtu.port });
+  const { client: c, close: closeRtu } = await connectRawTo(
+    startEmulator({ now: () => clock, transport: 'rtu-over-tcp' }),
+  );
   c.send(Buffer.from('01039c400002eb8f', 'hex'));
   const reply = await c.read((b) => (b.length >= 9 ? 9 : -1));
   assert.equal(reply.subarray(3, 7).toString(), 'SunS');
-  c.close();
-  await rtu.close();
+  await closeRtu();
 });

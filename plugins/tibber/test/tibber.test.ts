@@ -4,6 +4,8 @@ import { stopFakeServers } from '@heliograph/plugins-sdk/fake-server';
 import { startTestHost, stopTestHosts } from '@heliograph/plugins-sdk/testing';
 import { assertPriceSlots, type FakeFailure, priceProviderContract } from '@heliograph/plugins-sdk/testing';
 import { priceProviderHostOptions, resetFake } from '@heliograph/plugins-sdk/testing';
+import { assertDaylightSavingDays, assertMalformedAnswers } from '@heliograph/plugins-sdk/testing';
+import { assertProviderDeclared, assertTomorrowFollows } from '@heliograph/plugins-sdk/testing';
 import { DateTime } from 'luxon';
 import plugin from '../src/index.js';
 import { type FakeTibber, startFakeTibber, type TibberAccount } from './fake-tibber.js';
@@ -49,9 +51,13 @@ describe('Tibber prices', () => {
 
   test('declares itself and schedules a regular refresh and one after the day-ahead auction', async () => {
     const host = await start(berlin('2026-11-20T10:00'), { currency: 'SEK' });
-    assert.deepEqual(host.prices.provider, { provider: 'Tibber', currency: 'SEK', scheduleType: 'pricing' });
-    assert.equal(host.jobs.get('refresh')?.intervalMs, 3_600_000);
-    assert.equal(host.jobs.get('day-ahead')?.kind, 'daily');
+    assertProviderDeclared(host, {
+      provider: 'Tibber',
+      currency: 'SEK',
+      scheduleType: 'pricing',
+      refreshMs: 3_600_000,
+      dayAhead: true,
+    });
   });
 
   test('a normal day: 96 quarter-hours today and tomorrow at the total price', async () => {
@@ -80,30 +86,29 @@ describe('Tibber prices', () => {
   });
 
   test('daylight-saving days: 100 quarter-hours on 2026-10-25, 92 on 2026-03-29', async () => {
-    const autumn = await start(berlin('2026-10-25T15:00'));
-    await autumn.runJob('refresh');
-    const autumnSlots = autumn.prices.schedules[0]!.import;
-    assert.equal(autumnSlots.filter((s) => s.start < berlin('2026-10-26T00:00')).length, 100);
-    assertPriceSlots(autumnSlots, { slotMs: QUARTER, count: 100 + 96 });
-
-    const spring = await start(berlin('2026-03-29T15:00'));
-    await spring.runJob('refresh');
-    const springSlots = spring.prices.schedules[0]!.import;
-    assert.equal(springSlots.filter((s) => s.start < berlin('2026-03-30T00:00')).length, 92);
-    assert.equal(springSlots[91]!.end, berlin('2026-03-30T00:00'));
+    await assertDaylightSavingDays({
+      start,
+      autumn: {
+        at: berlin('2026-10-25T15:00'),
+        end: berlin('2026-10-26T00:00'),
+        count: 100,
+        slots: { slotMs: QUARTER, count: 100 + 96 },
+      },
+      spring: { at: berlin('2026-03-29T15:00'), end: berlin('2026-03-30T00:00'), count: 92 },
+    });
   });
 
   test('tomorrow not yet published: today is published, tomorrow follows after the auction', async () => {
-    fake.account = account(0, { tomorrowPublished: false });
-    const host = await start(berlin('2026-11-20T09:00'));
-    await host.runJob('refresh');
-    assert.equal(host.prices.schedules[0]!.import.length, 96);
-    assert.ok(host.logs.some((line) => line.includes('tomorrow is not published yet')));
-
-    fake.account = account(berlin('2026-11-20T13:10'));
-    host.setTime(berlin('2026-11-20T13:10'));
-    await host.runJob('day-ahead');
-    assert.equal(host.prices.schedules[1]!.import.length, 192);
+    await assertTomorrowFollows({
+      start,
+      unpublished: () => (fake.account = account(0, { tomorrowPublished: false })),
+      at: berlin('2026-11-20T09:00'),
+      today: 96,
+      log: 'tomorrow is not published yet',
+      published: () => (fake.account = account(berlin('2026-11-20T13:10'))),
+      auction: berlin('2026-11-20T13:10'),
+      both: 192,
+    });
   });
 
   test("a site in another time zone than the home: the slots are cut to the site's today and tomorrow", async () => {
@@ -164,16 +169,17 @@ describe('Tibber prices', () => {
 
   test('a malformed answer or a GraphQL error: a clear error, nothing published', async () => {
     const host = await start(berlin('2026-11-20T14:00'));
-    fake.account = { ...fake.account, corrupt: 'wrong-type' };
-    await assert.rejects(
-      host.runJob('refresh'),
-      /Tibber answer: data\.viewer\.homes\[0\]\.currentSubscription\.priceInfo\.today\[3\]\.total: expected number, received string/,
-    );
-    fake.account = { ...fake.account, corrupt: 'graphql-error' };
-    await assert.rejects(host.runJob('refresh'), /Tibber answered with an error: "An internal server error occurred"/);
-    fake.account = { ...fake.account, corrupt: 'not-json' };
-    await assert.rejects(host.runJob('refresh'), /Tibber answer is not JSON/);
-    assert.equal(host.prices.schedules.length, 0);
+    await assertMalformedAnswers(host, [
+      [
+        () => (fake.account = { ...fake.account, corrupt: 'wrong-type' }),
+        /Tibber answer: data\.viewer\.homes\[0\]\.currentSubscription\.priceInfo\.today\[3\]\.total: expected number, received string/,
+      ],
+      [
+        () => (fake.account = { ...fake.account, corrupt: 'graphql-error' }),
+        /Tibber answered with an error: "An internal server error occurred"/,
+      ],
+      [() => (fake.account = { ...fake.account, corrupt: 'not-json' }), /Tibber answer is not JSON/],
+    ]);
   });
 
   test('the config needs a token', async () => {

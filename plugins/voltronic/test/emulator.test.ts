@@ -4,17 +4,13 @@
 import { test, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { crc16xmodem } from 'crc';
-import { connectRaw } from '@heliograph/plugins-sdk/emulator';
+import { connectRawTo, sendUnanswered } from '@heliograph/plugins-sdk/emulator';
 import { pi30Frame, pi30FrameLength, pi30Text } from '../src/pi30.js';
 import { startEmulator } from '../src/emulator/main.js';
 
 let clock = new Date(2026, 5, 21, 12, 0);
-const emulator = await startEmulator({ now: () => clock });
-const client = await connectRaw({ port: emulator.port });
-after(async () => {
-  client.close();
-  await emulator.close();
-});
+const { emulator, client, close } = await connectRawTo(startEmulator({ now: () => clock }));
+after(close);
 
 /** Sends a command and returns the reply's text, its CRC checked. */
 async function ask(command: string): Promise<string> {
@@ -100,11 +96,7 @@ test('a command with a wrong CRC gets a NAK', async () => {
 });
 
 test('silence drops commands; corruption breaks the next reply only', async () => {
-  emulator.silence(true);
-  const seen = emulator.nextRequest();
-  client.send(pi30Frame('QPIGS'));
-  await seen;
-  emulator.silence(false);
+  await sendUnanswered(emulator, client, pi30Frame('QPIGS'));
   assert.equal(await ask('QMOD'), '(B', 'the silenced QPIGS got no answer');
   emulator.corruptNext(1);
   client.send(pi30Frame('QMOD'));
