@@ -1,6 +1,6 @@
 // The duplicate check (test/lint/duplicates.mjs, jscpd) holds the checkout to its limit, and
 // catches what it is for: a block copied between two files of a small git tree, and not two
-// files that only share their shape.
+// files that only share their shape or an import list.
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
@@ -58,8 +58,14 @@ test('a block copied into a second file is a clone, named with both places', asy
   assert.match(out, /1 clones, above the limit of 0/);
 });
 
-test('files that only share their shape are not clones', async () => {
-  const root = await gitTree({ 'src/a.ts': body('first', 1), 'src/b.ts': body('second', 20) });
+/** An import of 30 names from one module, one name a line as prettier writes it. */
+const IMPORTS = `import {\n${Array.from({ length: 30 }, (_, i) => `  name${i},\n`).join('')}} from './names.js';\n`;
+
+test('files that only share their shape or their imports are not clones', async () => {
+  const root = await gitTree({
+    'src/a.ts': IMPORTS + body('first', 1),
+    'src/b.ts': IMPORTS + body('second', 20),
+  });
   const { code, out } = await check(root, ['--max', '0']);
   assert.equal(code, 0, out);
   assert.match(out, /clones of 6\+ lines\): 0\n/);
