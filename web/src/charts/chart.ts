@@ -14,7 +14,7 @@ export type RangeId = 'day' | 'week' | 'month' | 'year';
 export type Agg = 'mean' | 'max' | 'min';
 
 export const RANGES: Record<RangeId, { label: string; days: number; groupBy: string; bucketH: number }> = {
-  day: { label: 'Day', days: 1, groupBy: '5m', bucketH: 5 / 60 },
+  day: { label: 'Day', days: 1, groupBy: '10m', bucketH: 10 / 60 },
   week: { label: 'Week', days: 7, groupBy: '1h', bucketH: 1 },
   month: { label: 'Month', days: 30, groupBy: '6h', bucketH: 6 },
   year: { label: 'Year', days: 365, groupBy: '1d', bucketH: 24 },
