@@ -22,13 +22,19 @@ export function scaledReading(rec: TopicRecord, value: number): number {
   return r;
 }
 
-/**
- * Adds to the 10-s slot holding timeMs (values scaled). With `marks`, a reading or slot of a
- * bulk write of the past: the write's first in a slot replaces it.
- */
-export function addSlot(
+/** Adds one live reading (scaled) to the 10-s slot holding timeMs. */
+export function addReading(rec: TopicRecord, timeMs: number, r: number): void {
+  const slot = slotOfMs(timeMs);
+  const hour = floorTo(slot, HOUR_S);
+  let buf = rec.cur;
+  if (buf === null || buf.hour !== hour) buf = rec.cur = rec.hourBuffer(hour);
+  buf.add((slot - hour) / SLOT_S, 1, r, r, r, r);
+}
+
+/** A reading or slot of a bulk write of the past (values scaled): the write's first in a slot replaces it. */
+export function addPastSlot(
   rec: TopicRecord,
-  marks: PastMarks | null,
+  marks: PastMarks,
   timeMs: number,
   count: number,
   sum: number,
@@ -39,12 +45,6 @@ export function addSlot(
   const slot = slotOfMs(timeMs);
   const hour = floorTo(slot, HOUR_S);
   const i = (slot - hour) / SLOT_S;
-  if (marks === null) {
-    let buf = rec.cur;
-    if (buf === null || buf.hour !== hour) buf = rec.cur = rec.hourBuffer(hour);
-    buf.add(i, count, sum, min, max, last);
-    return;
-  }
   const buf = rec.hourBuffer(hour);
   if (marks.claim(rec.id, hour, i)) buf.put(i, count, sum, min, max, last);
   else buf.add(i, count, sum, min, max, last);
@@ -67,7 +67,7 @@ export function addImportedSlot(rec: TopicRecord, marks: PastMarks, s: SlotAggre
     if (scale > rec.scale) rec.rescale(scale);
   }
   const p = POW10[rec.scale]!;
-  addSlot(
+  addPastSlot(
     rec,
     marks,
     s.timeMs,

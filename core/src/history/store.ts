@@ -20,7 +20,7 @@ import type { Config } from '../config/schema.js';
 import { createLogger, errorMessage } from '../log.js';
 import type { HistorySink, PastReadings } from '../topics/sinks.js';
 import type { TopicMeta } from '../topics/registry.js';
-import { addImportedSlot, addSlot, scaledReading, type SlotAggregate } from './fold.js';
+import { addImportedSlot, addPastSlot, addReading, scaledReading, type SlotAggregate } from './fold.js';
 import { TopicIndex } from './topic-index.js';
 import { HourBuffer } from './slots.js';
 import { HistoryDamageError, quarantineMigrations, type HistoryHealth } from './damage.js';
@@ -200,14 +200,14 @@ export class HistoryStore implements HistorySink {
   record(rec: TopicHandle, timeMs: number, value: number): void {
     if (!Number.isFinite(value)) return;
     const r = scaledReading(rec, value);
-    addSlot(rec, null, timeMs, 1, r, r, r, r);
+    addReading(rec, timeMs, r);
   }
 
   /** One past reading of a bulk write (the import command's `value` lines). */
   recordPastReading(rec: TopicHandle, marks: PastMarks, timeMs: number, value: number): void {
     if (!Number.isFinite(value)) return;
     const r = scaledReading(rec, value);
-    addSlot(rec, marks, timeMs, 1, r, r, r, r);
+    addPastSlot(rec, marks, timeMs, 1, r, r, r, r);
   }
 
   /** Flushes when a bulk write holds many unsaved hours, so memory stays bounded. */
