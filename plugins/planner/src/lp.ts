@@ -42,6 +42,17 @@ export class PlanInfeasibleError extends Error {}
 const CHARGE_TIE = 1e-6;
 
 /**
+ * Among quarter hours of equal price the latest discharges (a tie broken at 1e-6 per kWh and
+ * slot, less each slot on): energy the plan has no use for is exported at the last quarter
+ * hour its price allows, not now. Under a flat feed-in price a plan is otherwise free to empty
+ * the battery at 16:00 for an evening the forecast made too small; kept, the energy is there
+ * when the evening takes more, and the next plan (made every quarter hour) sees it first.
+ * Negative import under a fixed feed-in, noisy forecasts: 88.1 -> 93.9 % of the optimum's
+ * saving (plugins/planner/README.md).
+ */
+const DISCHARGE_TIE = 1e-6;
+
+/**
  * Cost per kWh of curtailed PV in the objective: far above any price. Curtailing is only a
  * way out (export not allowed, battery full): the battery modes cannot order it, so the plan
  * must not count on it to dodge a negative export price.
@@ -263,7 +274,7 @@ function buildModel(input: PlanInput) {
       [bal, -1],
       [dyn, -etaC * h],
     ]);
-    column(DIS, h * params.cycleCost, 0, params.maxDischargeKw, disEntries);
+    column(DIS, h * (params.cycleCost + DISCHARGE_TIE * (T - t)), 0, params.maxDischargeKw, disEntries);
     column(CURT, CURTAIL_PENALTY * h, 0, Math.max(0, s.pvKw), [[bal, -1]]);
     const socEntries: Array<[number, number]> = [[dyn, 1]];
     if (t + 1 < T) socEntries.push([dyn + 1, -1]);

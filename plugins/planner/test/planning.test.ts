@@ -88,6 +88,37 @@ describe('the plan (HiGHS LP)', () => {
     );
   });
 
+  test('exports what the battery can spare as late as the price allows, not now', async () => {
+    // A full battery at 15:00, a flat feed-in of 0.08, import at 0.25 until the cheap hours
+    // from 01:00 local: the evening's 500 W comes from the battery, and what is left over is
+    // exported before the cheap hours. Every quarter hour until then exports at the same price,
+    // so the plan could empty the battery now; it keeps it, in case the evening takes more.
+    const highs = await loadSolver();
+    const start = Date.UTC(2026, 5, 10, 13);
+    const cheapFrom = start + 10 * HOUR;
+    const prices = [];
+    for (let t = start; t < start + 12 * HOUR; t += QUARTER)
+      prices.push({ start: t, end: t + QUARTER, import: t >= cheapFrom ? 0.02 : 0.25, export: 0.08 });
+    const plan = makePlan(highs, {
+      now: start,
+      params,
+      prices,
+      pvW: new Map(),
+      loadW: flat(start, 12, 500),
+      defaultLoadW: 500,
+      socPercent: 100,
+      exportPrice: 0.08,
+      describe: describeIn,
+    });
+    const exports = plan.actions.filter((a) => a.gridW < -1);
+    assert.ok(exports.length > 0, 'the battery has more than the evening needs, and exports it');
+    assert.ok(
+      exports.every((a) => a.start >= cheapFrom - HOUR && a.end <= cheapFrom) && exports.at(-1)!.end === cheapFrom,
+      `exported in the last hour before the cheap hours, up to them: ${exports.map((a) => new Date(a.start).toISOString()).join(', ')}`,
+    );
+    assert.equal(plan.actions[0]!.mode, 'normal', 'the battery serves the house now');
+  });
+
   test('slots are absolute quarter hours; the first one is cut at now, and the horizon ends with the prices', async () => {
     const highs = await loadSolver();
     const start = Date.UTC(2026, 2, 29); // the night Europe/Berlin moves to summer time
