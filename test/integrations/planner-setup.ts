@@ -185,17 +185,37 @@ export async function step(
   return valuesOf(server);
 }
 
-/** Resolves once `count` runs of instance `id` ended from now on (each run's end emits its status). */
-function runsEnded(server: TestServer, id: string, count: number, what: string): Promise<void> {
+/**
+ * Resolves once `count` runs of instance `id` ended from now on (each run's end emits its
+ * status), of those whose status `counts` accepts when given.
+ */
+function runsEnded(
+  server: TestServer,
+  id: string,
+  count: number,
+  what: string,
+  counts: (status: InstanceStatus) => boolean = () => true,
+): Promise<void> {
   let ended = 0;
   let listener: ((status: InstanceStatus) => void) | undefined;
   const done = new Promise<void>((resolve) => {
     listener = (status) => {
-      if (status.id === id && ++ended >= count) resolve();
+      if (status.id === id && counts(status) && ++ended >= count) resolve();
     };
     server.plugins.on('status', listener);
   });
   return within(done, what).finally(() => server.plugins.off('status', listener!));
+}
+
+/**
+ * The values once `id` polled twice more. The poll {@link step} waits for may have read the
+ * device before the clock moved (its last_poll is stamped when it ends): the SOC the evening's
+ * check compares is taken from a poll begun after the move, the second of two that end.
+ */
+async function polledAgain(server: TestServer, id: string): Promise<Map<string, unknown>> {
+  const polled = (status: InstanceStatus) => status.state === 'running' && status.last_error === null;
+  await runsEnded(server, id, 2, `two more polls of ${id}`, polled);
+  return valuesOf(server);
 }
 
 /** What a device test saw of the emulator through the night and the evening. */
@@ -231,12 +251,12 @@ export async function nightAndEvening(
     risen = Math.max(risen, now - low);
   }
   for (let t = 0; t < 11; t++) await step(server, clock, 4 * QUARTER, [device]);
-  const before = soc(await valuesOf(server));
+  const before = soc(await polledAgain(server, device));
   for (let t = 0; t < 3; t++) {
     await step(server, clock, 4 * QUARTER, [device]);
     assert.equal(charging(), false, `no grid charging at the peak (${new Date(clock.now()).toISOString()})`);
   }
-  return { charged, risen, before, after: soc(await valuesOf(server)) };
+  return { charged, risen, before, after: soc(await polledAgain(server, device)) };
 }
 
 /**
