@@ -164,7 +164,9 @@ export function deviceGoneTest(
  * Moves the clock on and waits until the instances `ids` (the device plugin; by default the
  * simulator) and then the planner ran after the move. A run that ends after the move may have
  * begun before it, with the state before it: the planner's status and plan are taken from the
- * second of its runs that end after the move, which began after the first ended.
+ * second of its runs that end after the move, which began after the first ended. The devices'
+ * values may still be a poll's that read the device before the move (a poll's last_poll is
+ * stamped when it ends); a reading compared across the move is taken by {@link polledAgain}.
  */
 export async function step(
   server: TestServer,
