@@ -47,7 +47,7 @@ test(
       await page.locator('#flow-summary').innerText(),
       /^Solar .* k?W.*, grid .*, battery .*, home using .* k?W\.$/,
     );
-    // The chart: uPlot's canvas over the backfilled day, in 5-minute buckets.
+    // The chart: uPlot's canvas over the backfilled day, in 10-minute buckets (web/src/charts/chart.ts RANGES.day).
     await page.locator('.chart canvas').waitFor();
     const points = Number(await page.locator('.chart[data-points]').getAttribute('data-points'));
     assert.ok(points > 12, `the day's chart has ${points} points`);
