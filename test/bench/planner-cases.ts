@@ -75,10 +75,11 @@ export interface CaseResult {
   noisyEqual: number;
   noisyRealized: number;
   /**
-   * Day-ahead cases: the perfect run's share at equal end state had the planner known every
-   * price 48 h ahead: what is left of the shortfall without the unpublished prices' guess.
+   * Day-ahead cases: the perfect and the noisy run's shares at equal end state had the planner
+   * known every price 48 h ahead: what is left of each shortfall without the unpublished
+   * prices' guess.
    */
-  perfectAllPrices?: number;
+  allPrices?: { perfect: number; noisy: number };
   solveMs: number[];
 }
 
@@ -129,15 +130,21 @@ export function runCases(args: {
     const base = cost(noControl(data, n, params));
     const free = optimum(highs, data, n, params, undefined);
     const share = (run: Run, best: number) => (100 * (base - cost(run))) / (base - best);
-    const allPrices = c.dayAhead ? replay(highs, data, n, params, { ...common, pricesTo: (i) => i + 192 }) : undefined;
+    const equal = (run: Run) => share(run, optimum(highs, data, n, params, run.endSoc));
+    const allPrices = c.dayAhead
+      ? {
+          perfect: equal(replay(highs, data, n, params, { ...common, pricesTo: (i) => i + 192 })),
+          noisy: equal(replay(highs, data, n, params, { ...common, forecast: noisy, pricesTo: (i) => i + 192 })),
+        }
+      : undefined;
     results.push({
       name: c.name,
       days: c.days,
-      perfectEqual: share(perfect, optimum(highs, data, n, params, perfect.endSoc)),
+      perfectEqual: equal(perfect),
       perfectRealized: share(perfect, free),
-      noisyEqual: share(noisyRun, optimum(highs, data, n, params, noisyRun.endSoc)),
+      noisyEqual: equal(noisyRun),
       noisyRealized: share(noisyRun, free),
-      ...(allPrices ? { perfectAllPrices: share(allPrices, optimum(highs, data, n, params, allPrices.endSoc)) } : {}),
+      ...(allPrices ? { allPrices } : {}),
       solveMs: [...perfect.solveMs, ...noisyRun.solveMs],
     });
   }

@@ -178,7 +178,7 @@ function printCases(): void {
   const pct = (v: number) => `${v.toFixed(1).padStart(5)} %`;
   for (const r of results)
     console.log(
-      `  ${`${r.name} (${r.days} d)`.padEnd(44)} perfect ${pct(r.perfectEqual)} / ${pct(r.perfectRealized)}   noisy ${pct(r.noisyEqual)} / ${pct(r.noisyRealized)}   solve p99 ${quantile(r.solveMs, 0.99).toFixed(1)} ms${r.perfectAllPrices === undefined ? '' : `   (perfect with every price known 48 h ahead: ${pct(r.perfectAllPrices)})`}`,
+      `  ${`${r.name} (${r.days} d)`.padEnd(44)} perfect ${pct(r.perfectEqual)} / ${pct(r.perfectRealized)}   noisy ${pct(r.noisyEqual)} / ${pct(r.noisyRealized)}   solve p99 ${quantile(r.solveMs, 0.99).toFixed(1)} ms${r.allPrices === undefined ? '' : `   (with every price known 48 h ahead: perfect ${pct(r.allPrices.perfect)}, noisy ${pct(r.allPrices.noisy)})`}`,
     );
   const all = results.flatMap((r) => r.solveMs);
   console.log(
