@@ -1,5 +1,5 @@
 /*
- * Times as the API writes and reads them: RFC 3339, UTC, whole seconds (decisions.md).
+ * Times as the API writes and reads them: RFC 3339, UTC, whole seconds (docs/api.md, "Conventions").
  * One place, so every endpoint and stored record shows time the same way.
  */
 import { DateTime } from 'luxon';

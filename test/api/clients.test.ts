@@ -1,6 +1,6 @@
 // What the official clients (Home Assistant, Homey, the Python and Go clients) read, over
-// real HTTP and WebSocket against the whole service (decisions.md, "What the official clients
-// expect"): device/number on every row, definition, history and forecast answer; the
+// real HTTP and WebSocket against the whole service (the API contract's "What the official
+// clients expect"; docs/api.md "Metric object", "Discovery fields"): device/number on every row, definition, history and forecast answer; the
 // discovery fields; GET /api/v1/system and the WebSocket `system` event.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -28,7 +28,7 @@ async function getJson<T>(path: string): Promise<T> {
   return (await res.json()) as T;
 }
 
-/** What decisions.md says `device` and `number` are for a topic. */
+/** What the API contract says `device` and `number` are for a topic (docs/api.md, "Metric object"). */
 function expectedDevice(topic: string): [string, number | null] {
   const prefix = topic.split('/')[0]!;
   const numbered = /^(inverter|battery)_(\d+)$/.exec(prefix);

@@ -1,5 +1,5 @@
-// GET and POST /api/v1/metrics over real HTTP against the whole service, every rule of
-// local-api.md and decisions.md, with the `echo` fixture inverters (fixed values) beside a
+// GET and POST /api/v1/metrics over real HTTP against the whole service, every rule of the
+// API contract (docs/api.md, "Metrics"), with the `echo` fixture inverters (fixed values) beside a
 // simulated inverter and battery.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';

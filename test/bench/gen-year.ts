@@ -3,8 +3,8 @@
 // load (morning and evening peaks, appliance spikes), a 10 kWh battery (state of charge,
 // voltage, power), the grid taking the rest, and the inverter's temperature.
 //
-// This is the generator the benchmark used to take from outside the repository
-// (shared/bench/gen-year.js), ported as it was: same PRNG (mulberry32, seed 20250101), same
+// This is the generator the benchmark used to take from outside the repository, ported as it
+// was: same PRNG (mulberry32, seed 20250101), same
 // draws in the same order and the same arithmetic, so its five series come out identical and
 // the benchmark's figures stay comparable with earlier runs. Grid and battery power are
 // derived from them without further draws. Values are rounded to what a device reports

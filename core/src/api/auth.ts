@@ -12,7 +12,7 @@ import { ApiError } from '../contract/api-error.js';
 
 /**
  * Reads `Authorization: Basic <any user>:<password>` or `Authorization: Bearer <token>`.
- * decisions.md: the password is what counts, any user name is accepted (an official client
+ * The API contract (docs/api.md, "Authentication"): the password is what counts, any user name is accepted (an official client
  * sends `solar-assistant`).
  */
 export function credentialsFromHeader(header: string | undefined): Credentials | undefined {

@@ -96,7 +96,7 @@ export class AuthService extends SafeEmitter<AuthEvents> implements Authenticato
   }
 
   /**
-   * decisions.md, Errors: throttling guards the password. A bearer token is checked at once
+   * The API contract (docs/api.md, "Authentication"): throttling guards the password. A bearer token is checked at once
    * (a sha256 and an indexed lookup) and a valid one is never throttled, queued or counted,
    * so a client with a bad password on the same address cannot lock the others out. Unknown
    * tokens count as failures like wrong passwords.

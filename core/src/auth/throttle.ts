@@ -5,9 +5,9 @@ export const MAX_BACKOFF_MS = 15 * 60_000;
 const FIRST_BACKOFF_MS = 1000;
 
 export interface ThrottleOptions {
-  /** Failed logins within the window that start the back-off (decisions.md: 5). */
+  /** Failed logins within the window that start the back-off (the API contract: 5). */
   maxFailures: number;
-  /** Window in which failures are counted (decisions.md: 15 minutes). */
+  /** Window in which failures are counted (the API contract: 15 minutes). */
   windowMs: number;
   /**
    * Addresses remembered at most. Over it, expired records go first, then the least recently
@@ -26,7 +26,8 @@ interface AddressRecord {
 }
 
 /**
- * Failed-login counting per client address, as decisions.md lays it out: `maxFailures`
+ * Failed-login counting per client address, as the API contract lays it out (docs/api.md,
+ * "Authentication"): `maxFailures`
  * failures within `windowMs` start a back-off of 1 s that doubles with every further failure
  * up to 15 minutes; while it runs every request from the address is refused. A success
  * (which can only happen outside the back-off) forgets the address.

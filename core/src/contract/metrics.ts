@@ -8,7 +8,7 @@ export const writable = z.union([
 ]);
 
 /**
- * The Home Assistant discovery fields (decisions.md, "What the official clients expect"):
+ * The Home Assistant discovery fields (docs/api.md, "Discovery fields"):
  * on every row of `?discovery` and every WebSocket definition; null where one does not apply.
  */
 export const discoveryFields = z.object({

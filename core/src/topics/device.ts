@@ -1,6 +1,6 @@
 /**
- * `device` and `number` of a topic as the official clients group by them (decisions.md, "What
- * the official clients expect"): the lower-case device category and the 0-based index of the
+ * `device` and `number` of a topic as the official clients group by them (docs/api.md, "Metric
+ * object"): the lower-case device category and the 0-based index of the
  * device within it. Clients build their own labels from these ("Inverters 1", "Totals"), so
  * a display name here would show up twice ("Inverter 1 1").
  */

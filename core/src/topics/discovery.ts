@@ -5,8 +5,8 @@ export type { DiscoveryOverride, StateClass } from './topic-meta.js';
 
 /**
  * Discovery fields: what the Home Assistant integration (and the other official clients)
- * need to create the right entity for a topic without a table of their own (decisions.md,
- * "What the official clients expect"). Everything is derived from what a plugin already
+ * need to create the right entity for a topic without a table of their own (docs/api.md,
+ * "Discovery fields"). Everything is derived from what a plugin already
  * declares (unit, writable options or range, value type); a declaration may replace the
  * two classes.
  */

@@ -12,7 +12,7 @@ writeFileSync(join(site, 'index.html'), '<!doctype html><title>Heliograph</title
 const server = await startWebServer({ staticDir: site });
 after(() => server.close());
 
-// decisions.md: every 4xx/5xx body is {"error": ...} (with its "code"), also when no route answers at all.
+// The API contract (docs/api.md, "Conventions"): every 4xx/5xx body is {"error": ...} (with its "code"), also when no route answers at all.
 test('a method a route does not take answers 405 in JSON, naming the methods it does take', async () => {
   for (const [method, path] of [
     ['PUT', '/api/v1/metrics'],

@@ -7,7 +7,7 @@ import { openDatabase, type Db } from '../../src/db.js';
 import { AuthService } from '../../src/auth/service.js';
 import type { AuthOutcome } from '../../src/auth/types.js';
 
-/** decisions.md: 5 failures within 15 minutes. */
+/** The API contract: 5 failures within 15 minutes (docs/api.md, "Authentication"). */
 export const AUTH_OPTIONS = { maxFailedLogins: 5, failedLoginWindowMs: 15 * 60_000 };
 export const START = Date.parse('2025-06-01T12:00:00Z');
 export const PASSWORD = 'correct horse battery';

@@ -69,7 +69,7 @@ export async function fetchMinutely15(http: PluginContext['http'], request: Fore
     wind_speed_unit: 'kmh',
     timezone: 'GMT',
     timeformat: 'unixtime',
-    // Two past days so the stored forecast reaches about 48 h back (decisions.md).
+    // Two past days so the stored forecast reaches about 48 h back (docs/api.md, "Forecast").
     past_days: '2',
     forecast_days: String(request.forecastDays),
   };

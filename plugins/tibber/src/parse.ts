@@ -7,7 +7,7 @@ export type TibberResolution = 'QUARTER_HOURLY' | 'HOURLY';
 
 const resolutionMs: Record<TibberResolution, number> = { QUARTER_HOURLY: 900_000, HOURLY: 3_600_000 };
 
-/** The GraphQL query of providers.md, asking for the configured resolution. */
+/** The GraphQL query of Tibber's API for a home's price info, asking for the configured resolution. */
 export function priceQuery(resolution: TibberResolution): string {
   return `{ viewer { homes { id currentSubscription { priceInfo(resolution: ${resolution}) {
   current { total energy tax startsAt currency level }

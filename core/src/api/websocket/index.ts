@@ -45,7 +45,7 @@ export interface WebsocketOptions {
   system: SystemInfo;
   clock?: Clock;
   timers?: Timers;
-  /** Default 60 s (decisions.md). */
+  /** Default 60 s (the API contract; docs/api.md, "WebSocket"). */
   idleTimeoutMs?: number;
   /** How often `system` rows are pushed; default one minute. */
   systemIntervalMs?: number;
@@ -82,7 +82,7 @@ const MAX_FRAME_BYTES = 64 * 1024;
 
 /**
  * Serves the live stream at /api/websocket on an HTTP server: Phoenix Channels, both
- * serializers, channel `metrics` (decisions.md, WebSocket). Choices the spec leaves open:
+ * serializers, channel `metrics` (docs/api.md, "WebSocket"). Choices the spec leaves open:
  * - server pushes carry `join_ref` null, like Phoenix broadcasts, so one framed push serves
  *   every socket; replies echo the request's `join_ref` and `ref`;
  * - close codes: 4000 idle (no frame for 60 s), 4008 too slow (send queue over the bound,

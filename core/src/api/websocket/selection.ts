@@ -4,7 +4,7 @@ import { TopicSelection } from '../../topics/selection.js';
 import { topicFields } from '../../topics/topic-meta.js';
 import { SharedPush, type FilterEntry } from './protocol.js';
 
-/** What a client gets when it joins without naming topics (decisions.md, WebSocket). */
+/** What a client gets when it joins without naming topics (docs/api.md, "WebSocket"). */
 export const DEFAULT_FILTER: readonly FilterEntry[] = [
   { topic: 'total/*' },
   ...['voltage', 'state_of_charge', 'power', 'temperature'].map((m) => ({ topic: `battery_*/${m}` })),
