@@ -154,7 +154,7 @@ export class Victoria {
     const proc = this.child;
     if (!proc || proc.exitCode !== null) return;
     proc.kill('SIGINT');
-    await once(proc, 'exit');
+    await within(once(proc, 'exit'), 'VictoriaMetrics to exit after SIGINT');
   }
 
   /** Every sample of the series `selector` VictoriaMetrics holds, oldest first (after a flush of its buffers). */

@@ -11,6 +11,7 @@ import { join } from 'node:path';
 import { after } from 'node:test';
 import { Aedes, type Client } from 'aedes';
 import mqtt, { type MqttClient } from 'mqtt';
+import { within } from './deadline.js';
 import { tempDir } from './server.js';
 
 export interface TestBroker {
@@ -107,7 +108,7 @@ export async function startMosquitto(): Promise<TestBroker | null> {
       const proc = child!;
       if (proc.exitCode !== null) return;
       proc.kill('SIGTERM');
-      await once(proc, 'exit');
+      await within(once(proc, 'exit'), 'mosquitto to exit after SIGTERM');
     },
     dropClient(prefix) {
       connections.drop(prefix);

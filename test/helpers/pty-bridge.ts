@@ -10,6 +10,7 @@ import { once } from 'node:events';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { after } from 'node:test';
+import { within } from './deadline.js';
 import { requireProgram } from './programs.js';
 import { tempDir } from './server.js';
 
@@ -34,7 +35,7 @@ export async function serialBridge(port: number): Promise<string> {
   after(async () => {
     if (child.exitCode !== null) return;
     child.kill('SIGTERM');
-    await once(child, 'exit');
+    await within(once(child, 'exit'), 'socat to exit after SIGTERM');
   });
   // socat -d -d logs "starting data transfer loop" once both ends are open.
   for await (const line of createInterface({ input: child.stderr })) {

@@ -7,6 +7,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { once } from 'node:events';
 import { createInterface } from 'node:readline';
+import { within } from './deadline.js';
 
 const SOCAT = ['/usr/bin/socat', '/usr/local/bin/socat'].find((path) => existsSync(path));
 
@@ -49,7 +50,7 @@ export async function openPtyPair(links?: {
     async close() {
       if (child.exitCode !== null) return;
       child.kill('SIGTERM');
-      await once(child, 'exit');
+      await within(once(child, 'exit'), 'socat to exit after SIGTERM');
     },
   };
 }

@@ -7,6 +7,7 @@ import { SerialPort, SerialPortMock } from 'serialport';
 import { NoAnswerError } from '../../src/errors.js';
 import { ModbusExceptionError, openModbus, openStreamLink } from '../../src/connections/index.js';
 import { rtuRequestLength } from '../../src/connections/modbus-frames.js';
+import { within } from './deadline.js';
 import { FakeModbusDevice, rtuServer } from './fake-device.js';
 import { openPtyPair, SOCAT_SKIP } from './pty-pair.js';
 
@@ -134,7 +135,7 @@ describe('Modbus RTU through a real pseudo-terminal pair (socat)', { skip: SOCAT
       assert.equal((await ask()).toString(), '(QMOD\r');
       // socat ends: Linux hangs up both ptys, and every read of a hung-up tty returns 0 bytes.
       await pty.close();
-      await within(disconnected, 5000, 'the link to report the hang-up');
+      await within(disconnected, 'the link to report the hang-up', 5000);
       assert.match(reasons[0]!, /hung up/);
       assert.equal(link.connected, false);
       await new Promise((resolve) => device.close(resolve));
@@ -149,19 +150,6 @@ describe('Modbus RTU through a real pseudo-terminal pair (socat)', { skip: SOCAT
     }
   });
 });
-
-/** `promise`, or a rejection naming `what` after `ms`. */
-async function within<T>(promise: Promise<T>, ms: number, what: string): Promise<T> {
-  let timer: NodeJS.Timeout | undefined;
-  const deadline = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new Error(`waited ${ms} ms for ${what}`)), ms);
-  });
-  try {
-    return await Promise.race([promise, deadline]);
-  } finally {
-    clearTimeout(timer);
-  }
-}
 
 /** `attempt()` again after each failure (a port still being reopened) until it succeeds; gives up after `ms`. */
 async function retryFor<T>(attempt: () => Promise<T>, ms: number, what: string): Promise<T> {
