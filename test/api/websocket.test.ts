@@ -3,6 +3,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { WebSocket } from 'ws';
+import { within } from '../helpers/deadline.js';
 import { connectPhoenix, nextEvent } from '../helpers/phoenix.js';
 import { PASSWORD, startTestServer } from '../helpers/server.js';
 
@@ -19,7 +20,10 @@ test('a Phoenix client joins metrics and receives definitions, current values an
   const definition = nextEvent<{ definitions: unknown }>(channel, 'definition');
   const data = nextEvent<{ metrics: unknown }>(channel, 'data');
   const system = nextEvent<{ metrics: unknown }>(channel, 'system');
-  const joined = await new Promise((resolve) => channel.join().receive('ok', resolve).receive('error', resolve));
+  const joined = await within(
+    new Promise((resolve) => channel.join().receive('ok', resolve).receive('error', resolve)),
+    'the reply to the join',
+  );
   assert.deepEqual(joined, {});
   const definitions = (await definition).definitions as Array<Record<string, unknown>>;
   assert.ok(
@@ -47,8 +51,9 @@ test('a Phoenix client joins metrics and receives definitions, current values an
 
 test('a wrong password is refused before the upgrade with 401', async () => {
   const ws = new WebSocket(server.url.replace('http', 'ws') + '/api/websocket?vsn=2.0.0&password=wrong-password');
-  const status = await new Promise<number>((resolve) =>
-    ws.on('unexpected-response', (_req, res) => resolve(res.statusCode!)),
+  const status = await within(
+    new Promise<number>((resolve) => ws.on('unexpected-response', (_req, res) => resolve(res.statusCode!))),
+    'the refused upgrade',
   );
   assert.equal(status, 401);
 });

@@ -5,6 +5,7 @@ import assert from 'node:assert/strict';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { request } from 'node:http';
 import { join } from 'node:path';
+import { within } from '../helpers/deadline.js';
 import { basicAuth, tempDir } from '../helpers/server.js';
 import { MAIN, startService } from './service.js';
 
@@ -36,17 +37,20 @@ test('debug: requests logged without secrets; a lockout names the address; every
     );
 
     // A client that goes away in the middle of a large answer.
-    await new Promise<void>((resolve) => {
-      const req = request(`${service.url}/api/v1/history?topic=total/pv_power`, {
-        headers: { authorization: wrong },
-      });
-      req.on('response', (res) => {
-        res.destroy();
-        resolve();
-      });
-      req.on('error', () => resolve());
-      req.end();
-    });
+    await within(
+      new Promise<void>((resolve) => {
+        const req = request(`${service.url}/api/v1/history?topic=total/pv_power`, {
+          headers: { authorization: wrong },
+        });
+        req.on('response', (res) => {
+          res.destroy();
+          resolve();
+        });
+        req.on('error', () => resolve());
+        req.end();
+      }),
+      'the head of the answer to the client that goes away',
+    );
     await service.stop();
     const lines = service.output().trimEnd().split('\n');
     const untimed = lines.filter(

@@ -8,6 +8,7 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { test } from 'node:test';
 import { promisify } from 'node:util';
+import { within } from '../helpers/deadline.js';
 import { REPO_ROOT, tempDir } from '../helpers/server.js';
 
 interface Violation {
@@ -178,7 +179,7 @@ test('eslint refuses a plugin importing the core or another plugin by package na
   child.stdin!.end(source);
   let stdout = '';
   child.stdout!.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
-  await new Promise((resolve) => child.on('close', resolve));
+  await within(new Promise((resolve) => child.on('close', resolve)), "ESLint's verdict on the planted file", 120_000);
   const [result] = JSON.parse(stdout) as Array<{ messages: Array<{ ruleId: string; line: number }> }>;
   const restricted = result!.messages.filter((m) => m.ruleId === 'no-restricted-imports').map((m) => m.line);
   assert.deepEqual(restricted, [1, 2], 'the core and another plugin refused, the SDK allowed');

@@ -15,6 +15,7 @@ import {
   scopedContext,
   type PluginScope,
 } from '../../src/plugins/isolation/containment.js';
+import { within } from '../helpers/deadline.js';
 
 /** What attribution says for a failure raised in a later timer: whose is it? */
 function ownerOfLaterFailure(): Promise<PluginScope | undefined> {
@@ -71,7 +72,7 @@ test("the plugin's callbacks and what they start are its own; what the core star
   const declared: SettingDeclaration[] = [];
   const ctx = scopedContext(fakeContext(coreSide, declared), scope);
   const pluginSide: Array<Promise<PluginScope | undefined>> = [];
-  await new Promise<void>((jobRan) => {
+  const ran = new Promise<void>((jobRan) => {
     runInScope(scope, () => {
       ctx.topics.publish({ device: 'inverter_1', values: {} });
       ctx.forecast.publish({ series: {} });
@@ -86,6 +87,7 @@ test("the plugin's callbacks and what they start are its own; what the core star
       });
     });
   });
+  await within(ran, 'the first run of the scheduled job');
   runInScope(scope, () =>
     ctx.topics.declare({
       device: 'inverter_1',

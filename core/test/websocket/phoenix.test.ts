@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { afterEach, beforeEach, describe, it } from 'node:test';
 import type { Socket } from 'phoenix';
+import { within } from '../helpers/deadline.js';
 import { publish, startStream, type StreamServer } from './harness.js';
 import { ChannelInbox, joinChannel, phoenixSocket, pushAndWait } from './phoenix-client.js';
 
@@ -40,7 +41,10 @@ describe('WebSocket with the official Phoenix client (vsn 2.0.0)', { timeout: 10
     await publish(server.registry, { 'total/load_power': 1200, 'inverter_1/pv_power': 10 });
     assert.deepEqual(await inbox.next('data'), { metrics: [{ topic: 'total/load_power', value: 1200 }] });
 
-    const latency = await new Promise<number>((resolve) => socket.ping(resolve));
+    const latency = await within(
+      new Promise<number>((resolve) => socket.ping(resolve)),
+      'the answer to a WebSocket ping',
+    );
     assert.ok(latency >= 0);
   });
 
