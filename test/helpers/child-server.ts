@@ -75,7 +75,7 @@ export interface ChildServer {
   readonly port: number;
   dataDir: string;
   pluginsFile: string;
-  /** Resolves with the exit code of the running process. */
+  /** Resolves with the exit code of the running process; rejects, naming it, after the output deadline. */
   readonly exited: Promise<number | null>;
   /** Everything the service wrote to stdout and stderr, across restarts. */
   output: () => string;
@@ -186,7 +186,7 @@ export async function startChildServer(options: ChildServerOptions): Promise<Chi
     dataDir,
     pluginsFile,
     get exited() {
-      return running.watched.exited;
+      return within(running.watched.exited, 'exit of `heliograph serve`', OUTPUT_DEADLINE_MS);
     },
     output: () => output,
     stderr: () => stderr,

@@ -4,6 +4,7 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { watchOutput } from '../helpers/child-server.js';
+import { within } from '../helpers/deadline.js';
 import { basicAuth } from '../helpers/server.js';
 
 export { MAIN } from '../helpers/server.js';
@@ -79,7 +80,7 @@ export async function startService(
       fetch(url + path, { ...init, headers: { authorization, ...(init.headers as Record<string, string>) } }),
     stop: async () => {
       child.kill('SIGTERM');
-      return watched.exited;
+      return within(watched.exited, 'exit of the service after SIGTERM', DEADLINE_MS);
     },
   };
 }
