@@ -38,8 +38,11 @@ export async function serialBridge(port: number): Promise<string> {
     await within(once(child, 'exit'), 'socat to exit after SIGTERM');
   });
   // socat -d -d logs "starting data transfer loop" once both ends are open.
-  for await (const line of createInterface({ input: child.stderr })) {
-    if (/starting data transfer loop/.test(line)) return path;
-  }
-  throw new Error(`socat ended before bridging ${path} to port ${port}`);
+  const bridged = async () => {
+    for await (const line of createInterface({ input: child.stderr })) {
+      if (/starting data transfer loop/.test(line)) return path;
+    }
+    throw new Error(`socat ended before bridging ${path} to port ${port}`);
+  };
+  return within(bridged(), `socat bridging ${path} to port ${port}`);
 }

@@ -5,6 +5,7 @@ import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { describe, it } from 'node:test';
 import { allPages, ManualClock, openStore, tempDbFile } from './support.js';
+import { within } from '../helpers/deadline.js';
 
 const CHILD = fileURLToPath(new URL('./fixtures/record-child.js', import.meta.url));
 
@@ -17,16 +18,22 @@ describe('a recording process killed with SIGKILL', () => {
     let flushedUpTo = 0;
     let flushes = 0;
     // Reads to the end of the output, so readings written just before the kill are known too.
-    for await (const line of createInterface({ input: child.stdout })) {
-      const [kind, a, b] = line.split(' ');
-      if (kind === 'r') seen.push({ n: Number(a), t: Number(b) });
-      if (kind === 'f') {
-        flushedUpTo = Math.max(flushedUpTo, Number(a));
-        // Several flushes in, with readings under way: pull the plug.
-        if (++flushes === 4) child.kill('SIGKILL');
+    const readToEnd = async () => {
+      for await (const line of createInterface({ input: child.stdout })) {
+        const [kind, a, b] = line.split(' ');
+        if (kind === 'r') seen.push({ n: Number(a), t: Number(b) });
+        if (kind === 'f') {
+          flushedUpTo = Math.max(flushedUpTo, Number(a));
+          // Several flushes in, with readings under way: pull the plug.
+          if (++flushes === 4) child.kill('SIGKILL');
+        }
       }
-    }
-    const [code, signal] = (await exited) as [number | null, NodeJS.Signals | null];
+    };
+    await within(readToEnd(), () => `the writer's 4th flush and its end (${flushes} flushes seen)`, 60_000);
+    const [code, signal] = (await within(exited, 'the killed writer to exit')) as [
+      number | null,
+      NodeJS.Signals | null,
+    ];
     assert.equal(signal, 'SIGKILL', `the child was killed (exit code ${code})`);
 
     const opened = await openStore(file, new ManualClock(Date.now()));

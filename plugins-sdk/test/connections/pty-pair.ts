@@ -38,11 +38,14 @@ export async function openPtyPair(links?: {
   });
   const paths: string[] = [];
   // socat -d -d logs "N PTY is /dev/pts/7" for each end, then "starting data transfer loop".
-  for await (const line of createInterface({ input: child.stderr! })) {
-    const pty = / PTY is (\S+)/.exec(line);
-    if (pty) paths.push(pty[1]!);
-    if (/starting data transfer loop/.test(line)) break;
-  }
+  const opened = async () => {
+    for await (const line of createInterface({ input: child.stderr! })) {
+      const pty = / PTY is (\S+)/.exec(line);
+      if (pty) paths.push(pty[1]!);
+      if (/starting data transfer loop/.test(line)) break;
+    }
+  };
+  await within(opened(), 'socat to open a pair of ptys');
   if (paths.length !== 2) throw new Error(`socat did not open two ptys (got ${paths.join(', ') || 'none'})`);
   return {
     a: links?.a ?? paths[0]!,
