@@ -27,6 +27,7 @@ import {
   readdirSync,
   readFileSync,
   readlinkSync,
+  realpathSync,
   renameSync,
   rmSync,
   statSync,
@@ -34,6 +35,7 @@ import {
 } from 'node:fs';
 import { hostname } from 'node:os';
 import { basename, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 
 const ROOT = process.env.HELIOGRAPH_FS_ROOT ?? '';
 const OPT = `${ROOT}/opt/heliograph`;
@@ -84,14 +86,25 @@ function journalSince(seconds) {
 }
 
 /**
+ * Resolves once the wall clock (Date.now()) has reached `ms`. A timer alone is not enough: it
+ * runs on the event loop's own clock, in whole ms, and ends up to 1 ms before the wall clock
+ * gets there (3 of 300 short timers on Node 24, 1 of 300 on Node 22). Waiting for the next
+ * second that way could end in the second before, where a failed start's "Main process
+ * exited" would then be read as the next start's.
+ */
+export async function untilClock(ms) {
+  while (Date.now() < ms) await new Promise((resolve) => setTimeout(resolve, Math.max(1, ms - Date.now())));
+}
+
+/**
  * Starts the unit and waits until it answers. Resolves with the address it answers on, or
  * rejects with why not and its last log lines.
  */
 async function startAndWait() {
   // The journal is asked from the second the start is in, so the stop's lines are not read
   // as the new start's: wait for the next second to begin.
-  await new Promise((resolve) => setTimeout(resolve, 1000 - (Date.now() % 1000)));
-  const since = Math.floor(Date.now() / 1000);
+  const since = Math.floor(Date.now() / 1000) + 1;
+  await untilClock(since * 1000);
   run('systemctl', ['start', 'heliograph']);
   const deadline = Date.now() + DEADLINE_MS;
   for (;;) {
@@ -259,13 +272,20 @@ async function rollback() {
   welcome(previous, url);
 }
 
-const [verb, dir] = process.argv.slice(2);
-try {
-  if (verb === 'install' && dir) await install(dir);
-  else if (verb === 'rollback') await rollback();
-  else throw new Stop('usage: installer.mjs install DIR | rollback (see install.sh)');
-} catch (err) {
-  if (!(err instanceof Stop)) throw err;
-  console.error(`heliograph install: ${err.message}`);
-  process.exitCode = 1;
+/** What install.sh runs; nothing when a test imports this file for untilClock. */
+async function main() {
+  const [verb, dir] = process.argv.slice(2);
+  try {
+    if (verb === 'install' && dir) await install(dir);
+    else if (verb === 'rollback') await rollback();
+    else throw new Stop('usage: installer.mjs install DIR | rollback (see install.sh)');
+  } catch (err) {
+    if (!(err instanceof Stop)) throw err;
+    console.error(`heliograph install: ${err.message}`);
+    process.exitCode = 1;
+  }
 }
+
+// Node runs a symlinked script by its real path (import.meta.url), install.sh may name it
+// through /opt/heliograph/current: compared as real paths.
+if (process.argv[1] && realpathSync(process.argv[1]) === fileURLToPath(import.meta.url)) await main();
