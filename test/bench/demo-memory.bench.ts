@@ -1,15 +1,16 @@
 // npm run bench:memory: the demo as a user first meets it. `heliograph serve` as `npm start`
 // runs it with the checkout's own plugins.json (the simulator with its 7-day backfill), and
 // beside it, in the same run and on the same core, the same devices without backfill (started
-// first, so the two starts do not share the core) and a bare node:http process (the floor of
-// any node service). Prints RSS 60 s after start (its private and file-backed parts), the CPU
+// first, so the two starts do not share the core), a bare node:http process (the floor of
+// any node service) and the packages the design names, each used once and nothing of the
+// service's own code (packages-floor.ts: the floor of any service built on them). Prints RSS 60 s after start (its private and file-backed parts), the CPU
 // each used after its first answer, and for the demo's first minute: when today's totals (the
 // README's Quick start curl) are above 0 and when the backfill's progress (GET /api/v1/plugins)
 // reached its end. Start to "listening on" and to first answer are measured before, by starts
 // of their own as a restarted service makes them: the owner's password and a Home Assistant
 // token made before, the first answer a token holder's (the password's first check adds one
 // scrypt). BENCH_MEMORY_S sets the 60 s.
-import { loadAverage, startBare, tableRow } from './shipped.js';
+import { loadAverage, startBare, startPackagesFloor, tableRow } from './shipped.js';
 import {
   basicAuth,
   cpuMsOf,
@@ -132,6 +133,7 @@ async function main(): Promise<void> {
   const first = await firstAnswer(withBackfill, basicAuth(PASSWORD));
   const firstMinute = watchFirstMinute(withBackfill, AFTER_S * 1000 - 2000);
   const bare = await startBare({}, 'cached');
+  const floor = await startPackagesFloor();
   const sample = async (s: ServerProcess) => {
     await new Promise((resolve) => setTimeout(resolve, Math.max(0, s.startedAt + AFTER_S * 1000 - performance.now())));
     const pid = s.child.pid!;
@@ -148,7 +150,13 @@ async function main(): Promise<void> {
   const bareRss = rssOf(bare.child.pid!);
   const bareAnon = rssPartOf(bare.child.pid!, 'RssAnon');
   const bareFile = rssPartOf(bare.child.pid!, 'RssFile');
-  await Promise.all([withBackfill.stop(), without.stop(), bare.stop()]);
+  const floorPid = floor.child.pid!;
+  const [floorRss, floorAnon, floorFile] = [
+    rssOf(floorPid),
+    rssPartOf(floorPid, 'RssAnon'),
+    rssPartOf(floorPid, 'RssFile'),
+  ];
+  await Promise.all([withBackfill.stop(), without.stop(), bare.stop(), floor.stop()]);
   const mb = (bytes: number) => `${(bytes / 1048576).toFixed(1)} MB`;
   console.log(
     `\nthe demo (checkout's plugins.json), ${AFTER_S} s after start; ${SHIPPED_NODE}; load average ${loadAverage()}`,
@@ -158,6 +166,7 @@ async function main(): Promise<void> {
   row('RSS without backfill', `${mb(b.rss)} ${parts(b.anon, b.file)}`);
   row('difference', mb(a.rss - b.rss), '<= 3 MB');
   row('bare node:http process', `${mb(bareRss)} ${parts(bareAnon, bareFile)}`);
+  row('the named packages, each used once', `${mb(floorRss)} ${parts(floorAnon, floorFile)}`);
   row(
     'CPU after first answer, with / without backfill',
     `${((a.cpuAfterFirst - first.cpuMs) / 1000).toFixed(1)} s / ${((b.cpuAfterFirst - firstPlain.cpuMs) / 1000).toFixed(1)} s`,
@@ -187,7 +196,7 @@ async function main(): Promise<void> {
   tableRow({
     figure: `demo RSS ${AFTER_S} s after start, 7-day backfill`,
     value: `${mb(a.rss)}, ${mb(a.rss - b.rss)} above no backfill`,
-    anchor: `no backfill ${mb(b.rss)}, bare node:http ${mb(bareRss)}`,
+    anchor: `no backfill ${mb(b.rss)}, bare node:http ${mb(bareRss)}, the named packages alone ${mb(floorRss)}`,
     target: '<= 80 MB, <= 3 MB above',
     met: a.rss <= 80 * 1048576 && a.rss - b.rss <= 3 * 1048576,
   });

@@ -78,6 +78,14 @@ export async function startBare(body: unknown, mode: 'json' | 'cached'): Promise
 }
 
 /**
+ * The packages the service's design names, each used once, in a process of their own
+ * (packages-floor.ts): the floor under the service's memory.
+ */
+export function startPackagesFloor(): Promise<Anchor> {
+  return startAnchor('packages floor', 'packages-floor.js', []);
+}
+
+/**
  * One of the anchors' scripts (next to this file) on the server core, with the same node
  * flags and C allocator settings as the service, so the two differ in their code only;
  * resolves once it listens.
