@@ -45,7 +45,7 @@ export async function runEmulateCommand(argv: string[]): Promise<number> {
   });
   const [id] = positionals;
   if (!id || positionals.length > 1) throw new ConfigError('emulate: name one driver, e.g. `heliograph emulate deye`');
-  const plugin = findEmulated(id, values['plugin-dir']);
+  const plugin = await findEmulated(id, values['plugin-dir']);
   if (!plugin)
     throw new ConfigError(
       `emulate: no plugin "${id}" is installed or in a plugin folder (--plugin-dir, HELIOGRAPH_PLUGIN_DIR)`,
@@ -75,10 +75,10 @@ export async function runEmulateCommand(argv: string[]): Promise<number> {
 }
 
 /** The plugin whose emulator `name` is: its id, or the manifest's `emulatorName`. */
-function findEmulated(name: string, pluginDirs: string[] | undefined) {
+async function findEmulated(name: string, pluginDirs: string[] | undefined) {
   const root = process.env.HELIOGRAPH_PLUGIN_ROOT ? resolve(process.env.HELIOGRAPH_PLUGIN_ROOT) : ROOT_DIR;
   // Found as `serve` finds plugins: installed ones, and the folders under development.
-  const plugins = withPluginDirs(discoverPlugins(root), pluginDirsOf(pluginDirs));
+  const plugins = withPluginDirs(await discoverPlugins(root), pluginDirsOf(pluginDirs));
   return plugins.get(name) ?? [...plugins.values()].find((p) => p.manifest.emulatorName === name);
 }
 
@@ -97,7 +97,7 @@ async function connectingEmulator(
     if (flags[i] === '--plugin-dir' && flags[i + 1] !== undefined) dirs.push(flags[++i]!);
     else own.push(flags[i]!);
   }
-  const plugin = findEmulated(name, dirs.length > 0 ? dirs : undefined);
+  const plugin = await findEmulated(name, dirs.length > 0 ? dirs : undefined);
   if (!plugin?.manifest.emulator) return undefined;
   const mod = (await import(pathToFileURL(join(plugin.dir, plugin.manifest.emulator)).href)) as
     EmulatorModule | ConnectingEmulatorModule;

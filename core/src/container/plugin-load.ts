@@ -4,6 +4,7 @@
  * Between the steps, each a burst of file reads, zod and module loading on the one thread,
  * the requests that came in meanwhile are answered.
  */
+import { setImmediate as nextTurn } from 'node:timers/promises';
 import { ROOT_DIR } from '../install-root.js';
 import { discoverPlugins } from '../plugins/discovery/discovery.js';
 import { importDefinition } from '../plugins/discovery/installed.js';
@@ -22,15 +23,13 @@ export interface PluginSources {
   pluginDirs?: string[];
 }
 
-const answerWaiting = () => new Promise<void>((resolve) => setImmediate(resolve));
-
 /**
  * Discovers the installed plugins and those in the --plugin-dir folders (a mistake in one
  * stops the start) into DISCOVERED_PLUGINS, the map the PluginHost holds.
  */
 export async function discoverAll(di: DependencyContainer, sources: PluginSources): Promise<void> {
-  const discovered = withPluginDirs(discoverPlugins(sources.rootDir ?? ROOT_DIR), sources.pluginDirs ?? []);
-  await answerWaiting();
+  const discovered = withPluginDirs(await discoverPlugins(sources.rootDir ?? ROOT_DIR), sources.pluginDirs ?? []);
+  await nextTurn();
   await checkPluginDirs(discovered, (plugin) =>
     loadDefinition({}, plugin, () => importDefinition(plugin), sources.dataDir),
   );
@@ -44,6 +43,6 @@ export async function discoverAll(di: DependencyContainer, sources: PluginSource
  */
 export async function loadPlugins(di: DependencyContainer, sources: PluginSources, discovered: boolean): Promise<void> {
   if (!discovered) await discoverAll(di, sources);
-  await answerWaiting();
+  await nextTurn();
   await di.resolve(PluginHost).load();
 }

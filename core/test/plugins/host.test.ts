@@ -14,6 +14,7 @@ import { instanceSchema, type PluginInstanceConfig } from '../../src/plugins/ins
 import { TopicRegistry } from '../../src/topics/registry.js';
 import { AuditLog, auditMigrations } from '../../src/writes/audit.js';
 import { WriteService } from '../../src/writes/service.js';
+import { within } from '../helpers/deadline.js';
 import { pluginRoot, REPO_ROOT } from '../helpers/plugins.js';
 import { tempDir } from '../helpers/tmp.js';
 
@@ -74,21 +75,25 @@ async function makeHost(
   if (options.countingPlugin) addCountingPlugin(root);
   const host = new PluginHost(
     { clock, db, registry, writes, site: { timeZone: 'UTC', latitude: 0, longitude: 0, temperatureUnit: 'C' } },
-    discoverPlugins(root),
+    await discoverPlugins(root),
     configs.map((c) => instanceSchema.parse(c)),
   );
-  const waitFor = (id: string, predicate: (s: InstanceStatus) => boolean) =>
-    new Promise<InstanceStatus>((resolve) => {
+  const waitFor = (id: string, predicate: (s: InstanceStatus) => boolean) => {
+    let listener: (s: InstanceStatus) => void = () => undefined;
+    const reached = new Promise<InstanceStatus>((resolve) => {
       const current = host.status().find((s) => s.id === id);
       if (current && predicate(current)) return resolve(current);
-      const listener = (s: InstanceStatus) => {
-        if (s.id === id && predicate(s)) {
-          host.off('status', listener);
-          resolve(s);
-        }
+      listener = (s: InstanceStatus) => {
+        if (s.id === id && predicate(s)) resolve(s);
       };
       host.on('status', listener);
     });
+    return within(
+      reached,
+      () =>
+        `instance ${id} to reach ${predicate.toString()} (it is ${JSON.stringify(host.status().find((s) => s.id === id))})`,
+    ).finally(() => host.off('status', listener));
+  };
   return { db, host, registry, writes, waitFor, root, close: async () => (await host.stopAll(), await db.close()) };
 }
 
@@ -186,10 +191,10 @@ test('a plugin stopped while its setup still runs stays stopped, and nothing it 
   );
   await h.host.load();
   const started = h.host.startAll();
-  assert.deepEqual(
-    h.host.status().map((s) => s.state),
-    ['starting', 'starting'],
-  );
+  // Each start comes a turn of the event loop after the one before (startAll); both setups
+  // then wait for the stop.
+  await h.waitFor('fails', (s) => s.state === 'starting');
+  await h.waitFor('finishes', (s) => s.state === 'starting');
   await h.host.stopAll();
   await started;
   assert.deepEqual(

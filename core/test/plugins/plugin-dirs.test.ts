@@ -38,8 +38,8 @@ test('a plugin folder is the package itself, or a folder of packages', () => {
   assert.equal(solo.bundled, false, 'runs as third-party code: in a worker by default');
 });
 
-test('the installed plugins are kept next to the ones under development', () => {
-  const installed = discoverPlugins(pluginRoot({ fixtures: ['ticker'] }));
+test('the installed plugins are kept next to the ones under development', async () => {
+  const installed = await discoverPlugins(pluginRoot({ fixtures: ['ticker'] }));
   const found = withPluginDirs(installed, [writePlugin(tempDir(), manifest('solo'))]);
   assert.deepEqual([...found.keys()].sort(), ['solo', 'ticker']);
 });
@@ -86,7 +86,7 @@ test('an sdk range this SDK does not satisfy is refused with both versions', () 
   );
 });
 
-test('an id found twice names both folders', () => {
+test('an id found twice names both folders', async () => {
   const first = writePlugin(tempDir(), manifest('twin'));
   const second = writePlugin(tempDir(), manifest('twin'));
   assert.throws(
@@ -95,7 +95,7 @@ test('an id found twice names both folders', () => {
       err instanceof ConfigError &&
       err.message.startsWith(`plugin folders: two plugins have the id "twin": ${second} and ${first}`),
   );
-  const installed = discoverPlugins(pluginRoot({ fixtures: ['ticker'] }));
+  const installed = await discoverPlugins(pluginRoot({ fixtures: ['ticker'] }));
   assert.throws(() => withPluginDirs(installed, [writePlugin(tempDir(), manifest('ticker'))]), /the id "ticker"/);
 });
 

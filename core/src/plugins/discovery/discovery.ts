@@ -6,6 +6,7 @@
 import { readdirSync, readFileSync, existsSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { isAbsolute, join, normalize, sep } from 'node:path';
+import { setImmediate as nextTurn } from 'node:timers/promises';
 import { z } from 'zod';
 // Only the function used: the whole package is ~50 modules loaded at every start.
 import satisfies from 'semver/functions/satisfies.js';
@@ -133,28 +134,44 @@ function hasPluginKeyword(json: unknown): boolean {
 }
 
 /**
+ * Work discovery does between two turns of the event loop at most, ms. It reads every
+ * package.json in node_modules (about 500, some 40 ms on one core), while the server already
+ * answers: in slices, a request that came in meanwhile is answered between two of them.
+ */
+const SLICE_MS = 4;
+
+/**
  * Finds plugin packages: every package under `<root>/plugins/`, and every package in
  * `<root>/node_modules` (scoped ones included) with the keyword `heliograph-plugin`. Broken
  * or incompatible packages there are logged and skipped; the first package found for an id
  * wins. Plugin folders under development are added by plugin-dirs.ts.
  */
-export function discoverPlugins(root: string): Map<string, DiscoveredPlugin> {
+export async function discoverPlugins(root: string): Promise<Map<string, DiscoveredPlugin>> {
   const found = new Map<string, DiscoveredPlugin>();
-  const consider = (dir: string, requireKeyword: boolean) => {
+  let sliceStart = performance.now();
+  for (const { dir, requireKeyword } of packageDirs(root)) {
     const read = readPluginPackage(dir, { requireKeyword, bundled: !requireKeyword });
     if ('problem' in read) log.warn(`skipping ${read.problem}`);
     if ('plugin' in read && !found.has(read.plugin.manifest.id)) found.set(read.plugin.manifest.id, read.plugin);
-  };
+    if (performance.now() - sliceStart > SLICE_MS) {
+      await nextTurn();
+      sliceStart = performance.now();
+    }
+  }
+  return found;
+}
 
+/** The package folders discovery reads, in its order: the project's plugins/, then node_modules (where the keyword is required). */
+function* packageDirs(root: string): Generator<{ dir: string; requireKeyword: boolean }> {
   const pluginsDir = join(root, 'plugins');
-  for (const name of listDirs(pluginsDir)) consider(join(pluginsDir, name), false);
+  for (const name of listDirs(pluginsDir)) yield { dir: join(pluginsDir, name), requireKeyword: false };
   const modules = join(root, 'node_modules');
   for (const name of listDirs(modules)) {
     if (name.startsWith('.')) continue;
-    if (name.startsWith('@')) for (const sub of listDirs(join(modules, name))) consider(join(modules, name, sub), true);
-    else consider(join(modules, name), true);
+    if (name.startsWith('@'))
+      for (const sub of listDirs(join(modules, name))) yield { dir: join(modules, name, sub), requireKeyword: true };
+    else yield { dir: join(modules, name), requireKeyword: true };
   }
-  return found;
 }
 
 /** The sub-folders of a folder (symbolic links included), sorted; none when it cannot be read. */

@@ -4,6 +4,7 @@
  * lifecycle.ts starts, stops and contains one, entry-checks.ts checks an entry against its
  * plugin, first-runs.ts and error-log.ts serve the status.
  */
+import { setImmediate as nextTurn } from 'node:timers/promises';
 import { formatZodError, type PluginDefinition } from '@heliograph/plugins-sdk';
 import { ConfigError } from '../../config/load.js';
 import { SafeEmitter } from '../../events.js';
@@ -63,6 +64,9 @@ export class PluginHost extends SafeEmitter<{ status: (status: InstanceStatus) =
   async load(): Promise<void> {
     const problems: string[] = [];
     for (const [index, config] of this.configs.entries()) {
+      // One plugin's code at a time: the server answers while the service starts, and a
+      // request that came in meanwhile is answered between two of them.
+      await nextTurn();
       const plugin = this.discovered.get(config.plugin);
       if (!plugin && config.enabled) {
         problems.push(`${this.source}: plugins[${index}].plugin: ${this.notInstalled(config.plugin)}`);
@@ -113,13 +117,19 @@ export class PluginHost extends SafeEmitter<{ status: (status: InstanceStatus) =
     if (problems.length > 0) throw new ConfigError(problems.join('\n'));
   }
 
-  /** Starts every loaded instance; resolves when each has started or failed. */
+  /**
+   * Starts every loaded instance, each a turn of the event loop after the one before (a
+   * request that came in meanwhile is answered in between), without waiting for one to have
+   * started before the next; resolves when each has started or failed.
+   */
   async startAll(): Promise<void> {
-    await Promise.all(
-      this.instances
-        .filter((i) => i.config.enabled && i.definition && i.parsedConfig !== undefined)
-        .map((i) => this.lifecycle.start(i)),
-    );
+    const starting: Array<Promise<void>> = [];
+    for (const instance of this.instances) {
+      if (!instance.config.enabled || !instance.definition || instance.parsedConfig === undefined) continue;
+      await nextTurn();
+      starting.push(this.lifecycle.start(instance));
+    }
+    await Promise.all(starting);
   }
 
   /**
