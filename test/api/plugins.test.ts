@@ -1,8 +1,7 @@
 // Failure containment over the whole service: a plugin that throws never takes the API down.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { within } from '../helpers/deadline.js';
-import { startTestServer } from '../helpers/server.js';
+import { startTestServer, statusWhen } from '../helpers/server.js';
 
 const server = await startTestServer({
   bundled: ['simulator'],
@@ -60,15 +59,7 @@ test('a plugin that throws in setup is listed as failed with its error; the rest
 });
 
 test('a plugin whose job keeps failing is failed, and the API keeps answering', async () => {
-  await within(
-    new Promise<void>((resolve) => {
-      const check = () => server.plugins.status().find((p) => p.id === 'flaky')?.state === 'failed';
-      if (check()) return resolve();
-      server.plugins.on('status', () => check() && resolve());
-    }),
-    "the flaky plugin's state `failed`",
-    60_000,
-  );
+  await statusWhen(server, 'flaky', (s) => s.state === 'failed', { what: 'state `failed`', timeoutMs: 60_000 });
   const flaky = server.plugins.status().find((p) => p.id === 'flaky')!;
   assert.match(flaky.last_error!, /job poll failed: device timeout #\d+/);
   const res = await server.api('/api/v1/metrics?topic=inverter_1/pv_power&value=1');

@@ -98,6 +98,13 @@ async function watchFirstMinute(
 const rssPartOf = (pid: number, part: 'RssAnon' | 'RssFile') =>
   Number(new RegExp(`${part}:\\s+(\\d+) kB`).exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1]) * 1024;
 
+/** A process's RSS and its private and file-backed parts, bytes. */
+const memoryOf = (pid: number) => ({
+  rss: rssOf(pid),
+  anon: rssPartOf(pid, 'RssAnon'),
+  file: rssPartOf(pid, 'RssFile'),
+});
+
 async function main(): Promise<void> {
   const demo = JSON.parse(readFileSync(join(REPO_ROOT, 'plugins.json'), 'utf8')) as PluginsFile;
   const plain: PluginsFile = {
@@ -137,36 +144,24 @@ async function main(): Promise<void> {
   const sample = async (s: ServerProcess) => {
     await new Promise((resolve) => setTimeout(resolve, Math.max(0, s.startedAt + AFTER_S * 1000 - performance.now())));
     const pid = s.child.pid!;
-    return {
-      rss: rssOf(pid),
-      anon: rssPartOf(pid, 'RssAnon'),
-      file: rssPartOf(pid, 'RssFile'),
-      cpuAfterFirst: cpuMsOf(pid),
-    };
+    return { ...memoryOf(pid), cpuAfterFirst: cpuMsOf(pid) };
   };
   const b = await sample(without);
   const a = await sample(withBackfill);
   const { todayMs, backfilledMs } = await firstMinute;
-  const bareRss = rssOf(bare.child.pid!);
-  const bareAnon = rssPartOf(bare.child.pid!, 'RssAnon');
-  const bareFile = rssPartOf(bare.child.pid!, 'RssFile');
-  const floorPid = floor.child.pid!;
-  const [floorRss, floorAnon, floorFile] = [
-    rssOf(floorPid),
-    rssPartOf(floorPid, 'RssAnon'),
-    rssPartOf(floorPid, 'RssFile'),
-  ];
+  const bareMemory = memoryOf(bare.child.pid!);
+  const floorMemory = memoryOf(floor.child.pid!);
   await Promise.all([withBackfill.stop(), without.stop(), bare.stop(), floor.stop()]);
   const mb = (bytes: number) => `${(bytes / 1048576).toFixed(1)} MB`;
   console.log(
     `\nthe demo (checkout's plugins.json), ${AFTER_S} s after start; ${SHIPPED_NODE}; load average ${loadAverage()}`,
   );
-  const parts = (anon: number, file: number) => `(private ${mb(anon)}, file-backed ${mb(file)})`;
-  row('RSS with the 7-day backfill', `${mb(a.rss)} ${parts(a.anon, a.file)}`, '<= 80 MB');
-  row('RSS without backfill', `${mb(b.rss)} ${parts(b.anon, b.file)}`);
+  const parts = (m: { anon: number; file: number }) => `(private ${mb(m.anon)}, file-backed ${mb(m.file)})`;
+  row('RSS with the 7-day backfill', `${mb(a.rss)} ${parts(a)}`, '<= 80 MB');
+  row('RSS without backfill', `${mb(b.rss)} ${parts(b)}`);
   row('difference', mb(a.rss - b.rss), '<= 3 MB');
-  row('bare node:http process', `${mb(bareRss)} ${parts(bareAnon, bareFile)}`);
-  row('the named packages, each used once', `${mb(floorRss)} ${parts(floorAnon, floorFile)}`);
+  row('bare node:http process', `${mb(bareMemory.rss)} ${parts(bareMemory)}`);
+  row('the named packages, each used once', `${mb(floorMemory.rss)} ${parts(floorMemory)}`);
   row(
     'CPU after first answer, with / without backfill',
     `${((a.cpuAfterFirst - first.cpuMs) / 1000).toFixed(1)} s / ${((b.cpuAfterFirst - firstPlain.cpuMs) / 1000).toFixed(1)} s`,
@@ -196,7 +191,7 @@ async function main(): Promise<void> {
   tableRow({
     figure: `demo RSS ${AFTER_S} s after start, 7-day backfill`,
     value: `${mb(a.rss)}, ${mb(a.rss - b.rss)} above no backfill`,
-    anchor: `no backfill ${mb(b.rss)}, bare node:http ${mb(bareRss)}, the named packages alone ${mb(floorRss)}`,
+    anchor: `no backfill ${mb(b.rss)}, bare node:http ${mb(bareMemory.rss)}, the named packages alone ${mb(floorMemory.rss)}`,
     target: '<= 80 MB, <= 3 MB above',
     met: a.rss <= 80 * 1048576 && a.rss - b.rss <= 3 * 1048576,
   });
