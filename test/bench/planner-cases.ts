@@ -80,6 +80,12 @@ export interface CaseResult {
    * prices' guess.
    */
   allPrices?: { perfect: number; noisy: number };
+  /**
+   * With `attribute`: the noisy run's share at equal end state with only the PV noisy (the load
+   * as it came), with only the load noisy, and with each day's PV told as it will come once the
+   * day has had an hour of sun (the most that watching the day could learn of it).
+   */
+  attribution?: { pvAlone: number; loadAlone: number; daySeen: number };
   solveMs: number[];
 }
 
@@ -111,6 +117,8 @@ export function runCases(args: {
   timeZone: string;
   terminal?: TerminalPolicy;
   cases?: readonly BenchCase[];
+  /** Also replay the noisy run split by its sources ({@link CaseResult.attribution}). */
+  attribute?: boolean;
 }): CaseResult[] {
   const { highs, params } = args;
   const cal = new LocalCalendar(args.timeZone);
@@ -137,6 +145,32 @@ export function runCases(args: {
           noisy: equal(replay(highs, data, n, params, { ...common, forecast: noisy, pricesTo: (i) => i + 192 })),
         }
       : undefined;
+    const attribution = args.attribute
+      ? {
+          pvAlone: equal(
+            replay(highs, data, n, params, {
+              ...common,
+              forecast: { pvKw: noisy.pvKw, loadKw: data.loadKw },
+              pricesTo: (i) => known[i]!,
+            }),
+          ),
+          loadAlone: equal(
+            replay(highs, data, n, params, {
+              ...common,
+              forecast: { pvKw: data.pvKw, loadKw: noisy.loadKw },
+              pricesTo: (i) => known[i]!,
+            }),
+          ),
+          daySeen: equal(
+            replay(highs, data, n, params, {
+              ...common,
+              forecast: noisy,
+              pricesTo: (i) => known[i]!,
+              pvTold: toldAfterSunrise(data),
+            }),
+          ),
+        }
+      : undefined;
     results.push({
       name: c.name,
       days: c.days,
@@ -145,10 +179,33 @@ export function runCases(args: {
       noisyEqual: equal(noisyRun),
       noisyRealized: share(noisyRun, free),
       ...(allPrices ? { allPrices } : {}),
+      ...(attribution ? { attribution } : {}),
       solveMs: [...perfect.solveMs, ...noisyRun.solveMs],
     });
   }
   return results;
+}
+
+/** Quarters with at least this much PV (kW) have sun. */
+const SUN_KW = 0.2;
+
+/**
+ * For the noisy run told each day's PV once seen: quarter j's true PV is told to the plan at
+ * quarter i when both are in the same day of the noisy forecast (its error is one factor per
+ * 96 quarters of the year, and a window starts at such a day) and that day has had an hour
+ * (four quarters) of sun before i.
+ */
+function toldAfterSunrise(data: YearData): (i: number, j: number) => boolean {
+  const sunrise = new Map<number, number>();
+  for (let k = 0; k < data.pvKw.length; k++) {
+    const day = Math.floor(k / DAY_Q);
+    if (!sunrise.has(day) && data.pvKw[k]! >= SUN_KW) sunrise.set(day, k);
+  }
+  return (i, j) => {
+    const day = Math.floor(i / DAY_Q);
+    const first = sunrise.get(day);
+    return Math.floor(j / DAY_Q) === day && first !== undefined && i >= first + 4;
+  };
 }
 
 /** Per quarter, the end (exclusive index) of the prices known then. */

@@ -7,7 +7,7 @@ import {
   type PlanSlot,
   type TerminalPolicy,
   type YearData,
-  type LocalCalendar,
+  LocalCalendar,
   makePlan,
   type Plan,
   plannedGrid,
@@ -71,7 +71,7 @@ export function noControl(data: YearData, n: number, params: PlanParams): Run {
 
 /**
  * The first `n` quarters as the service runs them: a 48 h plan at each quarter's start (from
- * the last plan's grid, with the quarter before measured), its first action stepped. PV and
+ * the last plan's grid, with the quarter before and today's PV so far measured), its first action stepped. PV and
  * load come from `forecast` (none: the year's own); prices are known up to `pricesTo(i)`.
  */
 export function replay(
@@ -85,22 +85,38 @@ export function replay(
     forecast?: { pvKw: readonly number[]; loadKw: readonly number[] } | undefined;
     pricesTo: (i: number) => number;
     noPv?: ((j: number) => boolean) | undefined;
+    /** Whether the plan at quarter `i` is told quarter `j`'s true PV instead of its forecast. */
+    pvTold?: ((i: number, j: number) => boolean) | undefined;
   },
 ): Run {
   const run = newRun();
+  const cal = new LocalCalendar(opts.describe.timeZone);
   let soc = 50;
   let last: Plan | undefined;
   for (let i = 0; i < n; i++) {
+    const told = opts.pvTold;
+    const forecast =
+      opts.forecast && told
+        ? { ...opts.forecast, pvKw: opts.forecast.pvKw.map((v, j) => (told(i, j) ? data.pvKw[j]! : v)) }
+        : opts.forecast;
     const plan: Plan = makePlan(highs, {
       now: data.times[i]!,
       params,
       // From the quarter before: its forecast against what was measured in it (`measured`).
-      ...yearWindow(data, Math.max(0, i - 1), i + 192, opts.forecast, {
+      ...yearWindow(data, Math.max(0, i - 1), i + 192, forecast, {
         pricesFrom: i - 96,
         pricesTo: opts.pricesTo(i),
         ...(opts.noPv ? { noPv: opts.noPv } : {}),
       }),
-      ...(i > 0 ? { measured: { pvW: data.pvKw[i - 1]! * 1000, loadW: data.loadKw[i - 1]! * 1000 } } : {}),
+      ...(i > 0
+        ? {
+            measured: {
+              pvW: data.pvKw[i - 1]! * 1000,
+              loadW: data.loadKw[i - 1]! * 1000,
+              pvToday: pvToday(data, i, cal, forecast?.pvKw, opts.noPv),
+            },
+          }
+        : {}),
       defaultLoadW: 500,
       socPercent: soc,
       exportPrice: 0,
@@ -116,6 +132,29 @@ export function replay(
   }
   run.endSoc = soc;
   return run;
+}
+
+/**
+ * Today's PV so far as the service reads it before the plan at quarter `i`: from the local
+ * midnight (or the window's start) to quarter `i`, what was made and what the plan's forecast
+ * said of the same quarters (those it has), kWh; and the next local midnight.
+ */
+function pvToday(
+  data: YearData,
+  i: number,
+  cal: LocalCalendar,
+  forecast: readonly number[] | undefined,
+  noPv: ((j: number) => boolean) | undefined,
+): { madeKwh: number; forecastKwh: number; dayEnd: number } {
+  const { minute } = cal.position(data.times[i]!);
+  let madeKwh = 0;
+  let forecastKwh = 0;
+  for (let j = Math.max(0, i - Math.round(minute / 15)); j < i; j++) {
+    if (noPv?.(j)) continue;
+    madeKwh += data.pvKw[j]! * 0.25;
+    forecastKwh += (forecast ? forecast[j]! : data.pvKw[j]!) * 0.25;
+  }
+  return { madeKwh, forecastKwh, dayEnd: data.times[i]! + (24 * 60 - minute) * 60_000 };
 }
 
 /** The year's quarters [from, to) as the LP's slots. */

@@ -6,7 +6,8 @@
 // Options: --days N (default 365), --seed N (default 19), --start-day N (default 0: 1 January),
 // --cases-only (skip the year), --case TEXT (only the cases whose name has it), --terminal use|replacement[+extend][+hold] (default: the
 // planner's own, see plan.ts DEFAULT_TERMINAL), --car (only the car: planner-car.ts), --no-car (without it),
-// --year-only (the year without the hard cases).
+// --year-only (the year without the hard cases), --attribute (each case's noisy run again with
+// the PV alone noisy, the load alone, and each day's PV told after its first hour of sun).
 import { execFileSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { CAR_EFFICIENCY, CAR_KWH, CAR_MAX_KW, runCar } from './planner-car.js';
@@ -41,6 +42,7 @@ const carOnly = args.includes('--car');
 const casesOnly = args.includes('--cases-only') || carOnly;
 const withCar = !args.includes('--no-car') && !args.includes('--cases-only');
 const caseFilter = args.includes('--case') ? args[args.indexOf('--case') + 1] : undefined;
+const attribute = args.includes('--attribute');
 const terminal: TerminalPolicy = (() => {
   const i = args.indexOf('--terminal');
   if (i < 0) return DEFAULT_TERMINAL;
@@ -171,14 +173,18 @@ function printCases(): void {
   const noisy = noisyForecasts(full, 362);
   const started = performance.now();
   const cases = CASES.filter((c) => !caseFilter || c.name.includes(caseFilter));
-  const results = runCases({ highs, year: full, noisy, params, timeZone: ZONE, terminal, cases });
+  const results = runCases({ highs, year: full, noisy, params, timeZone: ZONE, terminal, cases, attribute });
   console.log(
     `hard cases (re-planned every quarter hour; terminal ${terminal.value}${terminal.extend ? '+extend' : ''}${terminal.holdStart ? '+hold' : ''}): share of the optimum's saving at the planner's end state / realized (optimum free to empty the battery) [${((performance.now() - started) / 1000).toFixed(0)} s]`,
   );
   const pct = (v: number) => `${v.toFixed(1).padStart(5)} %`;
   for (const r of results)
     console.log(
-      `  ${`${r.name} (${r.days} d)`.padEnd(44)} perfect ${pct(r.perfectEqual)} / ${pct(r.perfectRealized)}   noisy ${pct(r.noisyEqual)} / ${pct(r.noisyRealized)}   solve p99 ${quantile(r.solveMs, 0.99).toFixed(1)} ms${r.allPrices === undefined ? '' : `   (with every price known 48 h ahead: perfect ${pct(r.allPrices.perfect)}, noisy ${pct(r.allPrices.noisy)})`}`,
+      `  ${`${r.name} (${r.days} d)`.padEnd(44)} perfect ${pct(r.perfectEqual)} / ${pct(r.perfectRealized)}   noisy ${pct(r.noisyEqual)} / ${pct(r.noisyRealized)}   solve p99 ${quantile(r.solveMs, 0.99).toFixed(1)} ms${r.allPrices === undefined ? '' : `   (with every price known 48 h ahead: perfect ${pct(r.allPrices.perfect)}, noisy ${pct(r.allPrices.noisy)})`}${
+        r.attribution === undefined
+          ? ''
+          : `\n  ${''.padEnd(44)} noisy PV alone ${pct(r.attribution.pvAlone)}, noisy load alone ${pct(r.attribution.loadAlone)}, each day's PV told after its first hour of sun ${pct(r.attribution.daySeen)}`
+      }`,
     );
   const all = results.flatMap((r) => r.solveMs);
   console.log(
@@ -234,7 +240,7 @@ if (carOnly) {
   started = performance.now();
   const noisyRun = planner(true, highs, noisy.pv, noisy.load, true);
   console.log(
-    `planner, noisy forecasts:        ${money(noisyRun)}  ${share(noisyRun)}  [${((performance.now() - started) / 1000).toFixed(0)} s; PV: per-day factor e^N(0,0.3) and 15 % per quarter; load: same weekday over 4 weeks, MAE ${noisy.loadMaeW?.toFixed(0)} W, the current quarter forecast too, corrected by the last one measured; prices day-ahead]`,
+    `planner, noisy forecasts:        ${money(noisyRun)}  ${share(noisyRun)}  [${((performance.now() - started) / 1000).toFixed(0)} s; PV: per-day factor e^N(0,0.3) and 15 % per quarter; load: same weekday over 4 weeks, MAE ${noisy.loadMaeW?.toFixed(0)} W, the current quarter forecast too, corrected by the last one measured and by today's PV so far; prices day-ahead]`,
   );
   console.log(
     `solve time, 48 h horizon (192 quarter hours, ${times.length} plans): p50 ${quantile(times, 0.5).toFixed(1)} ms, p99 ${quantile(times, 0.99).toFixed(1)} ms (warm-up p99 ${quantile(warm, 0.99).toFixed(1)} ms); CPU time per whole plan p50 ${quantile(times.cpu!, 0.5).toFixed(1)} ms, p99 ${quantile(times.cpu!, 0.99).toFixed(1)} ms`,

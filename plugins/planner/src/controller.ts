@@ -15,7 +15,7 @@ import { CarControl } from './car-control.js';
 import { fuse as gridFuse } from './fuse.js';
 import { type Inputs, loadForecast, readInputs } from './inputs.js';
 import { LocalCalendar } from './load-forecast.js';
-import { lastQuarter } from './measured.js';
+import { measuredSoFar } from './measured.js';
 import type { PlanParams } from './plan-input.js';
 import { clockTime, type PlanMode, type SlotAction, zoneOffsets } from './modes.js';
 import { type Plan, plannedGrid, QUARTER_MS, savingOver } from './plan.js';
@@ -224,7 +224,7 @@ export class Controller {
         ...(this.car.request ? { car: this.car.request } : {}),
         // Import and export kept apart: the search goes on from the last plan's choice.
         ...(this.plan ? { previousGridW: plannedGrid(this.plan) } : {}),
-        measured: await lastQuarter(this.ctx, c, now),
+        measured: await measuredSoFar(this.ctx, c, now, inputs.pvW),
       });
     } catch (e) {
       this.plan = null;

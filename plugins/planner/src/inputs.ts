@@ -111,7 +111,12 @@ export async function readInputs(ctx: PluginContext, config: PlannerConfig, now:
   if (!prices.some((p) => p.start <= now && p.end > now))
     return { ok: false, device, why: ['no price for now', trouble].filter(Boolean).join(': ') };
 
-  const forecast = await ctx.site.forecast({ fromMs: now - QUARTER_MS, toMs: now + config.horizonHours * 3_600_000 });
+  // From today's local midnight: the plan compares today's PV so far with it (measured.ts).
+  const midnight = now - new LocalCalendar(ctx.site.timeZone).position(now).minute * 60_000;
+  const forecast = await ctx.site.forecast({
+    fromMs: Math.min(now - QUARTER_MS, Math.floor(midnight / QUARTER_MS) * QUARTER_MS),
+    toMs: now + config.horizonHours * 3_600_000,
+  });
   const rawPvW = new Map<number, number>();
   for (const p of forecast) rawPvW.set(p.time, p.value);
   if (!forecast.some((p) => p.time >= now - QUARTER_MS && p.time < now + 6 * 3_600_000))

@@ -188,3 +188,39 @@ describe("the last quarter hour's forecast error", () => {
     assert.deepEqual(nowcast(buildSlots(req), req)[0], buildSlots(req)[0]);
   });
 });
+
+describe("today's PV so far against its forecast", () => {
+  const now = Date.UTC(2026, 5, 10, 9);
+  const dayEnd = Date.UTC(2026, 5, 10, 22); // the next local midnight (UTC+2)
+  const prices = Array.from({ length: 24 }, (_, h) => ({
+    start: now + h * HOUR,
+    end: now + (h + 1) * HOUR,
+    import: 0.3,
+    export: 0.05,
+  }));
+  const pvW = new Map<number, number>();
+  const loadW = new Map<number, number>();
+  for (let t = now - QUARTER; t < now + 24 * HOUR; t += QUARTER) {
+    pvW.set(t, 3000);
+    loadW.set(t, 500);
+  }
+  const base = { ...planRequest(prices, now), pvW, loadW, socPercent: 50 };
+  const at = (slots: ReturnType<typeof nowcast>, hours: number) => slots.find((s) => s.start === now + hours * HOUR)!;
+
+  test('scales the rest of today by it; the last quarter leads for three hours; tomorrow is left', () => {
+    // The morning made 3 of the 6 kWh forecast; the last quarter came at 90 % of its forecast.
+    const req = { ...base, measured: { pvW: 2700, pvToday: { madeKwh: 3, forecastKwh: 6, dayEnd } } };
+    const slots = nowcast(buildSlots(req), req);
+    assert.ok(Math.abs(slots[0]!.pvKw - 2.7) < 1e-9, "now: the last quarter's ratio");
+    assert.ok(Math.abs(at(slots, 1.5).pvKw - 3 * (0.5 + 0.4 * 0.5)) < 1e-9, 'half way: between the two');
+    assert.ok(Math.abs(at(slots, 6).pvKw - 1.5) < 1e-9, "later today: today's ratio");
+    assert.equal(at(slots, 14).pvKw, 3, 'tomorrow as forecast');
+  });
+
+  test('says nothing before half a kWh was forecast, and is bounded as the calibration', () => {
+    const early = { ...base, measured: { pvToday: { madeKwh: 0.1, forecastKwh: 0.4, dayEnd } } };
+    assert.deepEqual(nowcast(buildSlots(early), early), buildSlots(early));
+    const bright = { ...base, measured: { pvToday: { madeKwh: 20, forecastKwh: 5, dayEnd } } };
+    assert.ok(Math.abs(at(nowcast(buildSlots(bright), bright), 6).pvKw - 4.5) < 1e-9, 'at most 1.5');
+  });
+});
