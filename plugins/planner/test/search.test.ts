@@ -154,22 +154,31 @@ describe('a PV forecast with gaps', () => {
   });
 });
 
+/**
+ * `hours` hours from `now` at 0.30 / 0.05 a kWh, with a forecast of `pv` W of PV and 500 W load
+ * every quarter hour from the quarter before `now` (what the nowcast compares with).
+ */
+function flatHours(now: number, hours: number, pv: number) {
+  const prices = Array.from({ length: hours }, (_, h) => ({
+    start: now + h * HOUR,
+    end: now + (h + 1) * HOUR,
+    import: 0.3,
+    export: 0.05,
+  }));
+  const pvW = new Map<number, number>();
+  const loadW = new Map<number, number>();
+  for (let t = now - QUARTER; t < now + hours * HOUR; t += QUARTER) {
+    pvW.set(t, pv);
+    loadW.set(t, 500);
+  }
+  return { prices, pvW, loadW };
+}
+
 describe("the last quarter hour's forecast error", () => {
   test("carries into the next hours' PV, fading out over three, and the current quarter's load", async () => {
     const highs = await loadSolver();
     const now = Date.UTC(2026, 5, 10, 11);
-    const prices = Array.from({ length: 6 }, (_, h) => ({
-      start: now + h * HOUR,
-      end: now + (h + 1) * HOUR,
-      import: 0.3,
-      export: 0.05,
-    }));
-    const pvW = new Map<number, number>();
-    const loadW = new Map<number, number>();
-    for (let t = now - QUARTER; t < now + 6 * HOUR; t += QUARTER) {
-      pvW.set(t, 4000);
-      loadW.set(t, 500);
-    }
+    const { prices, pvW, loadW } = flatHours(now, 6, 4000);
     // Half the PV forecast came, and the load took 1 kW more: a cloudy day, the oven on.
     const req = { ...planRequest(prices, now), pvW, loadW, socPercent: 100, measured: { pvW: 2000, loadW: 1500 } };
     const slots = nowcast(buildSlots(req), req);
@@ -192,18 +201,7 @@ describe("the last quarter hour's forecast error", () => {
 describe("today's PV so far against its forecast", () => {
   const now = Date.UTC(2026, 5, 10, 9);
   const dayEnd = Date.UTC(2026, 5, 10, 22); // the next local midnight (UTC+2)
-  const prices = Array.from({ length: 24 }, (_, h) => ({
-    start: now + h * HOUR,
-    end: now + (h + 1) * HOUR,
-    import: 0.3,
-    export: 0.05,
-  }));
-  const pvW = new Map<number, number>();
-  const loadW = new Map<number, number>();
-  for (let t = now - QUARTER; t < now + 24 * HOUR; t += QUARTER) {
-    pvW.set(t, 3000);
-    loadW.set(t, 500);
-  }
+  const { prices, pvW, loadW } = flatHours(now, 24, 3000);
   const base = { ...planRequest(prices, now), pvW, loadW, socPercent: 50 };
   const at = (slots: ReturnType<typeof nowcast>, hours: number) => slots.find((s) => s.start === now + hours * HOUR)!;
 
