@@ -6,6 +6,7 @@
 import type { MetricValue, PluginContext, SitePrices } from '@heliograph/plugins-sdk';
 import type { PlannerConfig } from './config.js';
 import { forecastLoad, LocalCalendar } from './load-forecast.js';
+import { localMidnight } from './measured.js';
 import { clockTime } from './modes.js';
 import { type CarRequest, type PriceInput, QUARTER_MS } from './plan.js';
 import {
@@ -112,9 +113,8 @@ export async function readInputs(ctx: PluginContext, config: PlannerConfig, now:
     return { ok: false, device, why: ['no price for now', trouble].filter(Boolean).join(': ') };
 
   // From today's local midnight: the plan compares today's PV so far with it (measured.ts).
-  const midnight = now - new LocalCalendar(ctx.site.timeZone).position(now).minute * 60_000;
   const forecast = await ctx.site.forecast({
-    fromMs: Math.min(now - QUARTER_MS, Math.floor(midnight / QUARTER_MS) * QUARTER_MS),
+    fromMs: Math.min(now - QUARTER_MS, localMidnight(ctx.site.timeZone, now)),
     toMs: now + config.horizonHours * 3_600_000,
   });
   const rawPvW = new Map<number, number>();

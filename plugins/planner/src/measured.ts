@@ -13,11 +13,19 @@ const ACTUAL_PV = 'total/pv_power';
 const DAY_MS = 24 * 3_600_000;
 
 /**
+ * The start of the local day `time` is in, ms. Counted back by the clock's minutes: on the
+ * night a clock changes it is an hour off, when there is no sun to count.
+ */
+export function localMidnight(timeZone: string, time: number): number {
+  const minute = Math.floor(time / 60_000) * 60_000;
+  return minute - new LocalCalendar(timeZone).position(minute).minute * 60_000;
+}
+
+/**
  * The last whole quarter hour's mean PV and load, W (a topic without a record there is left
  * out), and today's PV: from local midnight to the current quarter hour, the energy made and
  * the energy `pvW` (the calibrated forecast, W per quarter-hour start) gave the same quarter
- * hours, kWh. Local midnight is counted back by the clock's minutes: on the night a clock
- * changes it is an hour off, when there is no sun to count.
+ * hours, kWh ({@link localMidnight}).
  */
 export async function measuredSoFar(
   ctx: PluginContext,
@@ -26,7 +34,7 @@ export async function measuredSoFar(
   pvW: ReadonlyMap<number, number>,
 ): Promise<NonNullable<PlanRequest['measured']>> {
   const to = Math.floor(now / QUARTER_MS) * QUARTER_MS;
-  const midnight = to - new LocalCalendar(ctx.site.timeZone).position(to).minute * 60_000;
+  const midnight = localMidnight(ctx.site.timeZone, to);
   const means = (topic: string, fromMs: number) =>
     ctx.site
       .history({ topic, fromMs, toMs: to, groupBy: '15m', agg: 'mean' })
