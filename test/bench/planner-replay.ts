@@ -146,15 +146,15 @@ function pvToday(
   forecast: readonly number[] | undefined,
   noPv: ((j: number) => boolean) | undefined,
 ): { madeKwh: number; forecastKwh: number; dayEnd: number } {
-  const { minute } = cal.position(data.times[i]!);
+  const midnight = cal.dayStart(data.times[i]!);
   let madeKwh = 0;
   let forecastKwh = 0;
-  for (let j = Math.max(0, i - Math.round(minute / 15)); j < i; j++) {
+  for (let j = Math.max(0, i - Math.round((data.times[i]! - midnight) / QUARTER)); j < i; j++) {
     if (noPv?.(j)) continue;
     madeKwh += data.pvKw[j]! * 0.25;
     forecastKwh += (forecast ? forecast[j]! : data.pvKw[j]!) * 0.25;
   }
-  return { madeKwh, forecastKwh, dayEnd: data.times[i]! + (24 * 60 - minute) * 60_000 };
+  return { madeKwh, forecastKwh, dayEnd: midnight + 24 * 3_600_000 };
 }
 
 /** The year's quarters [from, to) as the LP's slots. */

@@ -224,7 +224,7 @@ export class Controller {
         ...(this.car.request ? { car: this.car.request } : {}),
         // Import and export kept apart: the search goes on from the last plan's choice.
         ...(this.plan ? { previousGridW: plannedGrid(this.plan) } : {}),
-        measured: await measuredSoFar(this.ctx, c, now, inputs.pvW),
+        measured: await measuredSoFar(this.ctx, c, now, inputs.pvW, this.calendar),
       });
     } catch (e) {
       this.plan = null;

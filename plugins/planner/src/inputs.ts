@@ -6,7 +6,6 @@
 import type { MetricValue, PluginContext, SitePrices } from '@heliograph/plugins-sdk';
 import type { PlannerConfig } from './config.js';
 import { forecastLoad, LocalCalendar } from './load-forecast.js';
-import { localMidnight } from './measured.js';
 import { clockTime } from './modes.js';
 import { type CarRequest, type PriceInput, QUARTER_MS } from './plan.js';
 import {
@@ -114,7 +113,7 @@ export async function readInputs(ctx: PluginContext, config: PlannerConfig, now:
 
   // From today's local midnight: the plan compares today's PV so far with it (measured.ts).
   const forecast = await ctx.site.forecast({
-    fromMs: Math.min(now - QUARTER_MS, localMidnight(ctx.site.timeZone, now)),
+    fromMs: Math.min(now - QUARTER_MS, new LocalCalendar(ctx.site.timeZone).dayStart(now)),
     toMs: now + config.horizonHours * 3_600_000,
   });
   const rawPvW = new Map<number, number>();

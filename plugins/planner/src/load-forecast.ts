@@ -57,6 +57,15 @@ export class LocalCalendar {
     const day = Math.round(Date.UTC(parts.year ?? 1970, (parts.month ?? 1) - 1, parts.day ?? 1) / DAY_MS);
     return { day, minute: (parts.hour ?? 0) * 60 + (parts.minute ?? 0) };
   }
+
+  /**
+   * The start of the local day `time` is in, ms. Counted back by the clock's minutes: on the
+   * night a clock changes it is an hour off.
+   */
+  dayStart(time: number): number {
+    const minute = Math.floor(time / 60_000) * 60_000;
+    return minute - this.position(minute).minute * 60_000;
+  }
 }
 
 /**

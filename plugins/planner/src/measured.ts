@@ -5,7 +5,7 @@
  */
 import type { PluginContext } from '@heliograph/plugins-sdk';
 import type { PlannerConfig } from './config.js';
-import { LocalCalendar } from './load-forecast.js';
+import type { LocalCalendar } from './load-forecast.js';
 import { type PlanRequest, QUARTER_MS } from './plan.js';
 
 /** The site's total PV power (what inputs.ts calibrates the forecast against). */
@@ -13,28 +13,21 @@ const ACTUAL_PV = 'total/pv_power';
 const DAY_MS = 24 * 3_600_000;
 
 /**
- * The start of the local day `time` is in, ms. Counted back by the clock's minutes: on the
- * night a clock changes it is an hour off, when there is no sun to count.
- */
-export function localMidnight(timeZone: string, time: number): number {
-  const minute = Math.floor(time / 60_000) * 60_000;
-  return minute - new LocalCalendar(timeZone).position(minute).minute * 60_000;
-}
-
-/**
  * The last whole quarter hour's mean PV and load, W (a topic without a record there is left
  * out), and today's PV: from local midnight to the current quarter hour, the energy made and
  * the energy `pvW` (the calibrated forecast, W per quarter-hour start) gave the same quarter
- * hours, kWh ({@link localMidnight}).
+ * hours, kWh. Midnight by the site's `calendar` (on the night a clock changes an hour off,
+ * when there is no sun to count).
  */
 export async function measuredSoFar(
   ctx: PluginContext,
   config: PlannerConfig,
   now: number,
   pvW: ReadonlyMap<number, number>,
+  calendar: LocalCalendar,
 ): Promise<NonNullable<PlanRequest['measured']>> {
   const to = Math.floor(now / QUARTER_MS) * QUARTER_MS;
-  const midnight = localMidnight(ctx.site.timeZone, to);
+  const midnight = calendar.dayStart(to);
   const means = (topic: string, fromMs: number) =>
     ctx.site
       .history({ topic, fromMs, toMs: to, groupBy: '15m', agg: 'mean' })

@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import type { PluginContext } from '@heliograph/plugins-sdk';
 import type { PlannerConfig } from '../src/config.js';
+import { LocalCalendar } from '../src/load-forecast.js';
 import { measuredSoFar } from '../src/measured.js';
 
 const QUARTER = 15 * 60_000;
@@ -27,7 +28,8 @@ test("today's PV is read from the site's local midnight, and counted only where 
   // The forecast said 4 kW, but has nothing before 06:00 local.
   const pvW = new Map<number, number>();
   for (let t = midnight + 6 * HOUR; t < now + HOUR; t += QUARTER) pvW.set(t, 4000);
-  const m = await measuredSoFar(ctx, { loadTopic: 'total/load_power' } as PlannerConfig, now, pvW);
+  const config = { loadTopic: 'total/load_power' } as PlannerConfig;
+  const m = await measuredSoFar(ctx, config, now, pvW, new LocalCalendar('Europe/Berlin'));
   const to = Date.UTC(2026, 5, 10, 8);
   assert.deepEqual(
     asked.map((q) => [q.topic, q.fromMs, q.toMs]),
