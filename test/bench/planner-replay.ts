@@ -154,7 +154,7 @@ function pvToday(
     madeKwh += data.pvKw[j]! * 0.25;
     forecastKwh += (forecast ? forecast[j]! : data.pvKw[j]!) * 0.25;
   }
-  return { madeKwh, forecastKwh, dayEnd: midnight + 24 * 3_600_000 };
+  return { madeKwh, forecastKwh, dayEnd: cal.dayEnd(data.times[i]!) };
 }
 
 /** The year's quarters [from, to) as the LP's slots. */

@@ -52,19 +52,35 @@ export class LocalCalendar {
 
   /** `{ day, minute }`: local date as a day number and minute of the local day. */
   position(time: number): { day: number; minute: number } {
-    const parts: Record<string, number> = {};
-    for (const p of this.fmt.formatToParts(time)) if (p.type !== 'literal') parts[p.type] = Number(p.value);
-    const day = Math.round(Date.UTC(parts.year ?? 1970, (parts.month ?? 1) - 1, parts.day ?? 1) / DAY_MS);
-    return { day, minute: (parts.hour ?? 0) * 60 + (parts.minute ?? 0) };
+    const clock = this.clock(time);
+    const day = Math.floor(clock / DAY_MS);
+    return { day, minute: Math.round((clock - day * DAY_MS) / 60_000) };
   }
 
   /**
-   * The start of the local day `time` is in, ms. Counted back by the clock's minutes: on the
-   * night a clock changes it is an hour off.
+   * The start of the local day `time` is in, ms: local midnight, where the zone's offset is
+   * the one of that moment (on the night a clock changes, not the one of `time`). Where a
+   * clock change skips midnight, the day's first minute.
    */
   dayStart(time: number): number {
     const minute = Math.floor(time / 60_000) * 60_000;
-    return minute - this.position(minute).minute * 60_000;
+    const clock = this.clock(minute);
+    const midnight = Math.floor(clock / DAY_MS) * DAY_MS;
+    // Back by the offset of now, then by the offset found at that moment.
+    const guess = midnight - (clock - minute);
+    return midnight - (this.clock(guess) - guess);
+  }
+
+  /** The start of the next local day after the one `time` is in, ms (23 or 25 hours later on the days a clock changes). */
+  dayEnd(time: number): number {
+    return this.dayStart(this.dayStart(time) + 26 * HOUR_MS);
+  }
+
+  /** What the local clock shows at `time`, as the UTC time with that reading, ms (whole minutes). */
+  private clock(time: number): number {
+    const parts: Record<string, number> = {};
+    for (const p of this.fmt.formatToParts(time)) if (p.type !== 'literal') parts[p.type] = Number(p.value);
+    return Date.UTC(parts.year ?? 1970, (parts.month ?? 1) - 1, parts.day ?? 1, parts.hour ?? 0, parts.minute ?? 0);
   }
 }
 

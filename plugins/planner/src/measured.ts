@@ -10,14 +10,12 @@ import { type PlanRequest, QUARTER_MS } from './plan.js';
 
 /** The site's total PV power (what inputs.ts calibrates the forecast against). */
 const ACTUAL_PV = 'total/pv_power';
-const DAY_MS = 24 * 3_600_000;
 
 /**
  * The last whole quarter hour's mean PV and load, W (a topic without a record there is left
  * out), and today's PV: from local midnight to the current quarter hour, the energy made and
  * the energy `pvW` (the calibrated forecast, W per quarter-hour start) gave the same quarter
- * hours, kWh. Midnight by the site's `calendar` (on the night a clock changes an hour off,
- * when there is no sun to count).
+ * hours, kWh. Midnight by the site's `calendar`.
  */
 export async function measuredSoFar(
   ctx: PluginContext,
@@ -48,6 +46,6 @@ export async function measuredSoFar(
   return {
     ...(pvLast === undefined ? {} : { pvW: pvLast }),
     ...(loadLast === undefined ? {} : { loadW: loadLast }),
-    pvToday: { madeKwh, forecastKwh, dayEnd: midnight + DAY_MS },
+    pvToday: { madeKwh, forecastKwh, dayEnd: calendar.dayEnd(to) },
   };
 }

@@ -43,3 +43,31 @@ test("today's PV is read from the site's local midnight, and counted only where 
   assert.equal(m.pvW, 2000, 'the last whole quarter');
   assert.equal(m.loadW, 600);
 });
+
+test('the local day starts at local midnight and ends at the next on the days a clock changes', () => {
+  const berlin = new LocalCalendar('Europe/Berlin');
+  // 30 March 2025, 10:00 summer time (08:00 UTC): the day began at 00:00 winter time.
+  const spring = Date.UTC(2025, 2, 30, 8);
+  assert.equal(berlin.dayStart(spring), Date.UTC(2025, 2, 29, 23));
+  assert.equal(berlin.dayEnd(spring), Date.UTC(2025, 2, 30, 22), '23 hours');
+  // 26 October 2025, 10:00 winter time (09:00 UTC): the day began at 00:00 summer time.
+  const autumn = Date.UTC(2025, 9, 26, 9);
+  assert.equal(berlin.dayStart(autumn), Date.UTC(2025, 9, 25, 22));
+  assert.equal(berlin.dayEnd(autumn), Date.UTC(2025, 9, 26, 23), '25 hours');
+  // Before the change the same night: 01:30 summer time is in the day that began at 00:00 summer time.
+  assert.equal(berlin.dayStart(Date.UTC(2025, 9, 25, 23, 30)), Date.UTC(2025, 9, 25, 22));
+  // The last minute of a day, and its midnight itself.
+  assert.equal(berlin.dayStart(Date.UTC(2025, 5, 10, 21, 59, 59)), Date.UTC(2025, 5, 9, 22));
+  assert.equal(berlin.dayStart(Date.UTC(2025, 5, 10, 22)), Date.UTC(2025, 5, 10, 22));
+  // Havana's clock skips from 00:00 to 01:00 on 9 March 2025: the day's first minute is 01:00 (05:00 UTC).
+  const havana = new LocalCalendar('America/Havana');
+  assert.equal(havana.dayStart(Date.UTC(2025, 2, 9, 15)), Date.UTC(2025, 2, 9, 5));
+  assert.equal(havana.dayEnd(Date.UTC(2025, 2, 8, 15)), Date.UTC(2025, 2, 9, 5));
+  // A zone without summer time, east of UTC by a half hour's part.
+  const kolkata = new LocalCalendar('Asia/Kolkata');
+  assert.equal(kolkata.dayStart(Date.UTC(2025, 2, 30, 8)), Date.UTC(2025, 2, 29, 18, 30));
+  assert.deepEqual(kolkata.position(Date.UTC(2025, 2, 30, 8)), {
+    day: Date.UTC(2025, 2, 30) / 86_400_000,
+    minute: 13 * 60 + 30,
+  });
+});
