@@ -127,8 +127,13 @@ export function runCases(args: {
     const data = caseData(args.year, c, cal);
     const n = c.days * DAY_Q;
     const offset = c.day * DAY_Q;
+    // The forecast's error as generated for the year (its ratio to the year's PV), on the
+    // case's own weather: a dark fortnight is forecast dark, with the same error.
     const noisy = {
-      pvKw: args.noisy.pv.slice(offset, offset + data.times.length),
+      pvKw: data.pvKw.map((v, j) => {
+        const generated = args.year.pvKw[offset + j]!;
+        return generated > 0 ? (v * args.noisy.pv[offset + j]!) / generated : 0;
+      }),
       loadKw: args.noisy.load.slice(offset, offset + data.times.length),
     };
     const known = knownUntil(data, cal, c.dayAhead === true);
