@@ -240,7 +240,7 @@ if (carOnly) {
   started = performance.now();
   const noisyRun = planner(true, highs, noisy.pv, noisy.load, true);
   console.log(
-    `planner, noisy forecasts:        ${money(noisyRun)}  ${share(noisyRun)}  [${((performance.now() - started) / 1000).toFixed(0)} s; PV: per-day factor e^N(0,0.3) and 15 % per quarter; load: same weekday over 4 weeks, MAE ${noisy.loadMaeW?.toFixed(0)} W, the current quarter forecast too, corrected by the last one measured and by today's PV so far; prices day-ahead]`,
+    `planner, noisy forecasts:        ${money(noisyRun)}  ${share(noisyRun)}  [${((performance.now() - started) / 1000).toFixed(0)} s; PV: per-day factor e^N(0,0.3) and 15 % per quarter; load: the blend of past days (same weekday and last days, the highest day left out), MAE ${noisy.loadMaeW?.toFixed(0)} W, the current quarter forecast too, corrected by the last one measured and by today's PV so far; prices day-ahead]`,
   );
   console.log(
     `solve time, 48 h horizon (192 quarter hours, ${times.length} plans): p50 ${quantile(times, 0.5).toFixed(1)} ms, p99 ${quantile(times, 0.99).toFixed(1)} ms (warm-up p99 ${quantile(warm, 0.99).toFixed(1)} ms); CPU time per whole plan p50 ${quantile(times.cpu!, 0.5).toFixed(1)} ms, p99 ${quantile(times.cpu!, 0.99).toFixed(1)} ms`,

@@ -167,6 +167,11 @@ describe('the battery under a mode', () => {
 });
 
 describe('the load forecast', () => {
+  /** The one forecast value, to floating point's rounding. */
+  const near = (values: Array<number | null>, expected: number, what: string) => {
+    assert.equal(values.length, 1);
+    assert.ok(Math.abs(values[0]! - expected) < 1e-9, `${what}: ${values[0]} against ${expected}`);
+  };
   test('same weekday and local time over the last weeks, with its error measured', () => {
     const year = generateYear({ seed: 7, days: 42 });
     const history = year.times.slice(0, 35 * 96).map((time, i) => ({ time, value: year.loadKw[i]! * 1000 }));
@@ -209,14 +214,30 @@ describe('the load forecast', () => {
     }));
     const target = [day + 35 * 24 * HOUR + 12 * HOUR];
     const sameWeekday = forecastLoad({ history, targets: target, timeZone: 'UTC', sameWeekdayShare: 1 });
-    assert.deepEqual(sameWeekday.values, [500], 'same weekday alone: (800 + 400 + 400 + 400) / 4');
+    near(sameWeekday.values, 400, 'same weekday alone: 800 + 400 + 400 + 400, the highest left out');
     const blended = forecastLoad({ history, targets: target, timeZone: 'UTC' });
-    // Half the same weekday (500), half the last 14 days (7 x 800 + 7 x 400) / 14 = 600.
-    assert.deepEqual(blended.values, [550]);
+    // Half the same weekday, half the last 14 days (7 x 800 + 7 x 400), the highest day (a week
+    // ago, 800, weight 1/8) left out and the rest scaled up: (3/8 x 400 + 1/2 x 600) / (7/8).
+    near(blended.values, 450 / 0.875, 'blended');
     assert.ok(
       blended.maeW! < sameWeekday.maeW!,
       `its error on the last week is lower: ${blended.maeW} < ${sameWeekday.maeW}`,
     );
+  });
+
+  test("one day's appliance run is left out; a load that comes every day is not", () => {
+    // 400 W at noon for 28 days; on one of them a washing machine ran (2400 W).
+    const day = Date.UTC(2026, 0, 5);
+    const noon = (d: number) => day + d * 24 * HOUR + 12 * HOUR;
+    const history = Array.from({ length: 28 }, (_, d) => ({ time: noon(d), value: d === 24 ? 2400 : 400 }));
+    near(forecastLoad({ history, targets: [noon(28)], timeZone: 'UTC' }).values, 400, 'one run');
+    // On two days: the second run still counts, once.
+    history[20]!.value = 2400;
+    const twice = forecastLoad({ history, targets: [noon(28)], timeZone: 'UTC' }).values[0]!;
+    assert.ok(twice > 400 && twice < 600, `${twice}`);
+    // 1 kW every day is the household's, not a run.
+    const daily = history.map((p) => ({ ...p, value: 1000 }));
+    near(forecastLoad({ history: daily, targets: [noon(28)], timeZone: 'UTC' }).values, 1000, 'every day');
   });
 
   test('without history it says so (null), with a little it falls back to the last days', () => {
