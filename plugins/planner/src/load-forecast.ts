@@ -2,8 +2,9 @@
  * The load forecast: a blend of the household's power at the same weekday and local time over
  * the last weeks and at the same local time over the last days (either alone when the other
  * has no history, then the mean), the day with the highest load at that time left out, with
- * its error measured on the recorded days it could have predicted. The blend's weights are those with the least error on a generated year
- * (npm run bench:solver -- forecasts prints each one's error against same-weekday alone).
+ * its error measured on the recorded days it could have predicted. The blend's weights are
+ * those with the least error on a generated year (npm run bench:solver -- forecasts prints
+ * each one's error against same-weekday alone).
  * Where the outside temperature is known for a slot and for the days the blend takes, a
  * temperature term (load-temperature.ts) adds what a colder or warmer day than those draws.
  */
