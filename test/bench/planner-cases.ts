@@ -1,6 +1,7 @@
 // The planner benchmark's hard cases: weeks (a fortnight for the dark winter) cut from the seeded year and bent into what
 // real tariffs and forecasts do (export dearer than import, negative prices, prices that end
-// at midnight until the day-ahead auction, a dark winter, a day without PV forecast). Each is
+// at midnight until the day-ahead auction, a dark winter, a day without PV forecast, a
+// two-rate tariff with a low feed-in). Each is
 // replayed quarter hour by quarter hour as the service plans (re-planned every 15 min) and
 // compared with the perfect-foresight optimum of the same days.
 import {
@@ -34,6 +35,17 @@ const byLocalHour =
   (d: YearData, cal: LocalCalendar): void =>
     d.times.forEach((t, j) => bend(d, j, cal.position(t).minute / 60));
 
+/**
+ * France's two-rate tariff (HP/HC): off-peak 22-6 h at 0.1696, else 0.2146, and a fixed 0.04
+ * feed-in. Its spread barely pays a round trip's loss and wear, so the optimum's saving over
+ * self-consumption is a few tenths of a euro a week: the shares say little, what is lost
+ * against the optimum (EUR) says it.
+ */
+const twoRate = byLocalHour((d, j, h) => {
+  d.importPrice[j] = h >= 22 || h < 6 ? 0.1696 : 0.2146;
+  d.exportPrice[j] = 0.04;
+});
+
 export const CASES: BenchCase[] = [
   { name: 'spring, as generated', day: 95, days: 7 },
   {
@@ -64,16 +76,23 @@ export const CASES: BenchCase[] = [
     bend: (d) => d.pvKw.forEach((v, j) => (d.pvKw[j] = Math.round(v * 0.15 * 10_000) / 10_000)),
   },
   { name: 'a day without PV forecast', day: 180, days: 7, noPv: (j) => j >= 3 * DAY_Q && j < 4 * DAY_Q },
+  { name: 'two-rate tariff (HP/HC), winter', day: 20, days: 7, bend: twoRate },
+  { name: 'two-rate tariff (HP/HC), summer', day: 190, days: 7, bend: twoRate },
 ];
 
 export interface CaseResult {
   name: string;
   days: number;
-  /** Share of the optimum's saving (against no control) at the planner's end state, %. */
+  /**
+   * Share of the optimum's saving (against no control) at the planner's end state, %; NaN
+   * where that saving is under {@link SHARE_FROM_EUR} (no share of it means anything).
+   */
   perfectEqual: number;
   perfectRealized: number;
   noisyEqual: number;
   noisyRealized: number;
+  /** What each run cost more than the optimum ending at the same state of charge, EUR. */
+  lostEur: { perfect: number; noisy: number };
   /**
    * Day-ahead cases: the perfect and the noisy run's shares at equal end state had the planner
    * known every price 48 h ahead: what is left of each shortfall without the unpublished
@@ -90,6 +109,9 @@ export interface CaseResult {
 }
 
 const cost = (run: Run) => run.bill + run.wear;
+
+/** Below this saving at stake (EUR over the case's days) a share is not given. */
+const SHARE_FROM_EUR = 0.05;
 
 /** The window's data (`days` + 2 more for the last plans' horizon), bent by the case. */
 function caseData(year: YearData, c: BenchCase, cal: LocalCalendar): YearData {
@@ -142,8 +164,10 @@ export function runCases(args: {
     const noisyRun = replay(highs, data, n, params, { ...common, forecast: noisy, pricesTo: (i) => known[i]! });
     const base = cost(noControl(data, n, params));
     const free = optimum(highs, data, n, params, undefined);
-    const share = (run: Run, best: number) => (100 * (base - cost(run))) / (base - best);
+    const share = (run: Run, best: number) =>
+      base - best < SHARE_FROM_EUR ? NaN : (100 * (base - cost(run))) / (base - best);
     const equal = (run: Run) => share(run, optimum(highs, data, n, params, run.endSoc));
+    const lost = (run: Run) => cost(run) - optimum(highs, data, n, params, run.endSoc);
     const allPrices = c.dayAhead
       ? {
           perfect: equal(replay(highs, data, n, params, { ...common, pricesTo: (i) => i + 192 })),
@@ -183,6 +207,7 @@ export function runCases(args: {
       perfectRealized: share(perfect, free),
       noisyEqual: equal(noisyRun),
       noisyRealized: share(noisyRun, free),
+      lostEur: { perfect: lost(perfect), noisy: lost(noisyRun) },
       ...(allPrices ? { allPrices } : {}),
       ...(attribution ? { attribution } : {}),
       solveMs: [...perfect.solveMs, ...noisyRun.solveMs],

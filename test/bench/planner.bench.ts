@@ -2,7 +2,7 @@
 // battery, and four ways to run it: no control (self-consumption), the planner with perfect
 // forecasts, the planner with noisy forecasts, and the perfect-foresight optimum.
 // Then the hard cases (planner-cases.ts): fortnights bent into what real tariffs and forecasts
-// do, each with the share of the optimum's saving the planner reaches.
+// do, each with the share of the optimum's saving the planner reaches and what it lost (EUR).
 // Options: --days N (default 365), --seed N (default 19), --start-day N (default 0: 1 January),
 // --cases-only (skip the year), --case TEXT (only the cases whose name has it), --terminal use|replacement[+extend][+hold] (default: the
 // planner's own, see plan.ts DEFAULT_TERMINAL), --car (only the car: planner-car.ts), --no-car (without it),
@@ -175,12 +175,14 @@ function printCases(): void {
   const cases = CASES.filter((c) => !caseFilter || c.name.includes(caseFilter));
   const results = runCases({ highs, year: full, noisy, params, timeZone: ZONE, terminal, cases, attribute });
   console.log(
-    `hard cases (re-planned every quarter hour; terminal ${terminal.value}${terminal.extend ? '+extend' : ''}${terminal.holdStart ? '+hold' : ''}): share of the optimum's saving at the planner's end state / realized (optimum free to empty the battery) [${((performance.now() - started) / 1000).toFixed(0)} s]`,
+    `hard cases (re-planned every quarter hour; terminal ${terminal.value}${terminal.extend ? '+extend' : ''}${terminal.holdStart ? '+hold' : ''}): share of the optimum's saving at the planner's end state / realized (optimum free to empty the battery), '-' under 0.05 EUR at stake; lost: EUR over the optimum at the same end state, perfect / noisy [${((performance.now() - started) / 1000).toFixed(0)} s]`,
   );
-  const pct = (v: number) => `${v.toFixed(1).padStart(5)} %`;
+  const pct = (v: number) => (Number.isNaN(v) ? '    - %' : `${v.toFixed(1).padStart(5)} %`);
+  // The optimum is solved to HiGHS's tolerance: a run may come out a hair cheaper.
+  const eur = (v: number) => (v > -0.005 ? Math.max(0, v) : v).toFixed(2);
   for (const r of results)
     console.log(
-      `  ${`${r.name} (${r.days} d)`.padEnd(44)} perfect ${pct(r.perfectEqual)} / ${pct(r.perfectRealized)}   noisy ${pct(r.noisyEqual)} / ${pct(r.noisyRealized)}   solve p99 ${quantile(r.solveMs, 0.99).toFixed(1)} ms${r.allPrices === undefined ? '' : `   (with every price known 48 h ahead: perfect ${pct(r.allPrices.perfect)}, noisy ${pct(r.allPrices.noisy)})`}${
+      `  ${`${r.name} (${r.days} d)`.padEnd(44)} perfect ${pct(r.perfectEqual)} / ${pct(r.perfectRealized)}   noisy ${pct(r.noisyEqual)} / ${pct(r.noisyRealized)}   lost ${eur(r.lostEur.perfect)} / ${eur(r.lostEur.noisy)} EUR   solve p99 ${quantile(r.solveMs, 0.99).toFixed(1)} ms${r.allPrices === undefined ? '' : `   (with every price known 48 h ahead: perfect ${pct(r.allPrices.perfect)}, noisy ${pct(r.allPrices.noisy)})`}${
         r.attribution === undefined
           ? ''
           : `\n  ${''.padEnd(44)} noisy PV alone ${pct(r.attribution.pvAlone)}, noisy load alone ${pct(r.attribution.loadAlone)}, each day's PV told after its first hour of sun ${pct(r.attribution.daySeen)}`
