@@ -55,6 +55,11 @@ export interface PlanInput {
   terminalValue: number;
   /** Lowest state of charge at the horizon's end, % (capped at what the battery may hold). */
   endSocMin?: number;
+  /**
+   * Count the forecast's PV surplus kept in the battery instead of exported in the plan's
+   * favour (lp.ts `KEEP_PV`): the planner's plans do, a perfect-foresight reference does not.
+   */
+  keepPv?: boolean;
   /** Wall-clock budget of the branch and cut after the rounded plan, ms (default 80, and 200 nodes). */
   searchMs?: number;
   /** The car to charge with the house, if any. */

@@ -376,6 +376,7 @@ export function makePlan(highs: Highs, req: PlanRequest): Plan {
     slots,
     socPercent: req.socPercent,
     terminalValue: terminalValue(slots, req.params, policy.value),
+    keepPv: true,
     ...(policy.holdStart && endsEarly ? { endSocMin: req.socPercent } : {}),
     ...(car ? { car } : {}),
     ...(req.previousGridW ? { importHint: importHint(slots, req.previousGridW) } : {}),
