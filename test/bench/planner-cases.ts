@@ -104,7 +104,7 @@ export interface CaseResult {
    * as it came), with only the load noisy, and with each day's PV told as it will come once the
    * day has had an hour of sun (the most that watching the day could learn of it).
    */
-  attribution?: { pvAlone: number; loadAlone: number; daySeen: number };
+  attribution?: Record<'pvAlone' | 'loadAlone' | 'daySeen', { share: number; lostEur: number }>;
   solveMs: number[];
 }
 
@@ -174,30 +174,18 @@ export function runCases(args: {
           noisy: equal(replay(highs, data, n, params, { ...common, forecast: noisy, pricesTo: (i) => i + 192 })),
         }
       : undefined;
+    const split = (
+      forecast: { pvKw: readonly number[]; loadKw: readonly number[] },
+      pvTold?: (i: number, j: number) => boolean,
+    ) => {
+      const run = replay(highs, data, n, params, { ...common, forecast, pricesTo: (i) => known[i]!, pvTold });
+      return { share: equal(run), lostEur: lost(run) };
+    };
     const attribution = args.attribute
       ? {
-          pvAlone: equal(
-            replay(highs, data, n, params, {
-              ...common,
-              forecast: { pvKw: noisy.pvKw, loadKw: data.loadKw },
-              pricesTo: (i) => known[i]!,
-            }),
-          ),
-          loadAlone: equal(
-            replay(highs, data, n, params, {
-              ...common,
-              forecast: { pvKw: data.pvKw, loadKw: noisy.loadKw },
-              pricesTo: (i) => known[i]!,
-            }),
-          ),
-          daySeen: equal(
-            replay(highs, data, n, params, {
-              ...common,
-              forecast: noisy,
-              pricesTo: (i) => known[i]!,
-              pvTold: toldAfterSunrise(data),
-            }),
-          ),
+          pvAlone: split({ pvKw: noisy.pvKw, loadKw: data.loadKw }),
+          loadAlone: split({ pvKw: data.pvKw, loadKw: noisy.loadKw }),
+          daySeen: split(noisy, toldAfterSunrise(data)),
         }
       : undefined;
     results.push({

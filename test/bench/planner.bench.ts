@@ -180,12 +180,13 @@ function printCases(): void {
   const pct = (v: number) => (Number.isNaN(v) ? '    - %' : `${v.toFixed(1).padStart(5)} %`);
   // The optimum is solved to HiGHS's tolerance: a run may come out a hair cheaper.
   const eur = (v: number) => (v > -0.005 ? Math.max(0, v) : v).toFixed(2);
+  const split = (x: { share: number; lostEur: number }) => `${pct(x.share)} (lost ${eur(x.lostEur)} EUR)`;
   for (const r of results)
     console.log(
       `  ${`${r.name} (${r.days} d)`.padEnd(44)} perfect ${pct(r.perfectEqual)} / ${pct(r.perfectRealized)}   noisy ${pct(r.noisyEqual)} / ${pct(r.noisyRealized)}   lost ${eur(r.lostEur.perfect)} / ${eur(r.lostEur.noisy)} EUR   solve p99 ${quantile(r.solveMs, 0.99).toFixed(1)} ms${r.allPrices === undefined ? '' : `   (with every price known 48 h ahead: perfect ${pct(r.allPrices.perfect)}, noisy ${pct(r.allPrices.noisy)})`}${
         r.attribution === undefined
           ? ''
-          : `\n  ${''.padEnd(44)} noisy PV alone ${pct(r.attribution.pvAlone)}, noisy load alone ${pct(r.attribution.loadAlone)}, each day's PV told after its first hour of sun ${pct(r.attribution.daySeen)}`
+          : `\n  ${''.padEnd(44)} noisy PV alone ${split(r.attribution.pvAlone)}, noisy load alone ${split(r.attribution.loadAlone)}, each day's PV told after its first hour of sun ${split(r.attribution.daySeen)}`
       }`,
     );
   const all = results.flatMap((r) => r.solveMs);
