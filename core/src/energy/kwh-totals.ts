@@ -60,7 +60,7 @@ export type PastEnergySeries = ReadonlyArray<readonly [name: string, points: Rea
  * hold from one reading to the next (within 5 minutes); an interval that crosses the start
  * of a new period counts only its part after the start. Totals are saved at the rate they
  * are published: every tick that moves them queues one save (saves do not stack: ticks
- * during a save share the next one), through the server's one write path, so a killed
+ * while a save waits share it), through the server's one write path, so a killed
  * process restarts from what clients last saw, not from a minute before, and a client's
  * total never steps back across a restart (Home Assistant's total_increasing and
  * Prometheus would read a drop as a meter reset). A save that meets a busy database waits
@@ -92,9 +92,10 @@ export class EnergyTotals {
     private readonly writer: DbWriter = new DbWriter(() => clock.now()),
   ) {}
 
-  /** A save is running / another is wanted after it. */
+  /** The last save queued (a stop waits for it; the write path runs saves in order). */
   private saving: Promise<void> | null = null;
-  private saveAgain = false;
+  /** A save waits in the write path and has not begun: it takes the totals as they are when it does. */
+  private saveWaiting = false;
   private failure: string | null = null;
 
   /** Why the totals could not be saved lately, or null. */
@@ -158,13 +159,16 @@ export class EnergyTotals {
     };
   }
 
-  /** Queues a save; one running takes the ones asked for meanwhile into one after it. */
+  /**
+   * Queues a save, unless one waits that has not begun (it will take these totals too). So a
+   * total is in a save queued before any write that comes after it is published (an audit
+   * entry): a write answered once it is on disk never outlives the totals a client saw. One
+   * save at most waits behind the one running, however fast the ticks come.
+   */
   private saveSoon(): void {
-    if (this.saving) {
-      this.saveAgain = true;
-      return;
-    }
-    this.saving = this.save()
+    if (this.saveWaiting) return;
+    this.saveWaiting = true;
+    const saving: Promise<void> = this.save()
       .then(() => {
         this.failure = null;
       })
@@ -174,12 +178,9 @@ export class EnergyTotals {
         this.failure = `energy totals could not be saved: ${errorMessage(err)}`;
       })
       .finally(() => {
-        this.saving = null;
-        if (this.saveAgain) {
-          this.saveAgain = false;
-          this.saveSoon();
-        }
+        if (this.saving === saving) this.saving = null;
       });
+    this.saving = saving;
   }
 
   /**
@@ -218,20 +219,22 @@ export class EnergyTotals {
    * connection would take in other writes (audit, tokens) made meanwhile.
    */
   async save(): Promise<void> {
-    const now = this.clock.now();
-    const rows = this.accumulators.map((acc) => [
-      acc.state.meta.topic.slice('total/'.length),
-      acc.kwh,
-      this.periodStartMs,
-      now,
-    ]);
-    await this.writer.run('energy totals', () =>
-      this.db.run(
+    // The totals are read when the write path gets to this save, not when it was asked for.
+    await this.writer.run('energy totals', () => {
+      this.saveWaiting = false;
+      const now = this.clock.now();
+      const rows = this.accumulators.map((acc) => [
+        acc.state.meta.topic.slice('total/'.length),
+        acc.kwh,
+        this.periodStartMs,
+        now,
+      ]);
+      return this.db.run(
         `INSERT INTO energy_totals (name, kwh, period_start, updated_at) VALUES ${rows.map(() => '(?, ?, ?, ?)').join(', ')}
        ON CONFLICT (name) DO UPDATE SET kwh = excluded.kwh, period_start = excluded.period_start, updated_at = excluded.updated_at`,
         ...rows.flat(),
-      ),
-    );
+      );
+    });
   }
 
   private integrate(tick: PendingTick): void {

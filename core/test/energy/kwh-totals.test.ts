@@ -3,6 +3,7 @@ import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { ManualClock } from '../../src/clock.js';
 import { migrate, openDatabase } from '../../src/db.js';
+import { DbWriter } from '../../src/db-writer.js';
 import { EnergyTotals, energyMigrations, periodStart, type ResetPeriod } from '../../src/energy/kwh-totals.js';
 import { TopicRegistry, type Tick, type TopicMeta } from '../../src/topics/registry.js';
 import { TotalsDeriver } from '../../src/topics/power-totals.js';
@@ -13,7 +14,13 @@ const BERLIN = 'Europe/Berlin';
 
 const meta = (topic: string): TopicMeta => topicMeta(topic);
 
-async function site(file: string, start: number, period: ResetPeriod = 'daily', saveIntervalMs = 60_000) {
+async function site(
+  file: string,
+  start: number,
+  period: ResetPeriod = 'daily',
+  saveIntervalMs = 60_000,
+  writer?: DbWriter,
+) {
   const clock = new ManualClock(start);
   const db = await openDatabase(file);
   await migrate(db, energyMigrations);
@@ -22,7 +29,7 @@ async function site(file: string, start: number, period: ResetPeriod = 'daily', 
   for (const t of ['inverter_1/pv_power', 'inverter_1/grid_power', 'inverter_1/battery_power', 'inverter_1/load_power'])
     registry.define(meta(t));
   registry.define(topicMeta('inverter_1/temperature', { unit: '°C' }));
-  const energy = new EnergyTotals(registry, db, clock, period, BERLIN, saveIntervalMs);
+  const energy = new EnergyTotals(registry, db, clock, period, BERLIN, saveIntervalMs, writer);
   const stop = await energy.start();
   const publish = async (values: Record<string, number>) => {
     const tick = new Promise<Tick>((r) => registry.once('tick', r));
@@ -246,5 +253,31 @@ test('totals are saved every save interval while running, not only at stop', asy
   await saved(1, 'the first save');
   await s.hold({ 'inverter_1/pv_power': 6000 }, start + 20 * 60_000);
   await saved(2, 'a later save');
+  await s.close();
+});
+
+test('a total a client has seen is on disk before any write queued after it', async () => {
+  // The server's one write path runs the totals' saves and the audit's entries in order, and
+  // a write is answered once its entry is on disk. A total published while a save waits must
+  // be in a save queued before the next write, or a kill right after that write's answer
+  // restarts the total below what a client saw (Home Assistant reads a drop as a new meter).
+  const start = Date.parse('2026-06-10T10:00:00Z');
+  const writer = new DbWriter(() => start);
+  const s = await site(join(tempDir(), 'h.db'), start, 'daily', 60_000, writer);
+  await s.publish({ 'inverter_1/pv_power': 6000 });
+  await writer.run('the first save done', () => Promise.resolve());
+  // Another write holds the write path: the next save waits behind it.
+  let release = () => undefined as void;
+  void writer.run('a slow write', () => new Promise<void>((resolve) => (release = resolve)));
+  for (let minute = 0; minute < 2; minute++) {
+    s.clock.advance(60_000);
+    await s.publish({ 'inverter_1/pv_power': 6000 });
+  }
+  assert.equal(s.kwh('pv_energy'), 0.2, 'the total a client sees');
+  const audit = writer.run('an audit entry', () => Promise.resolve());
+  release();
+  await audit;
+  const row = await s.db.get<{ kwh: number }>("SELECT kwh FROM energy_totals WHERE name = 'pv_energy'");
+  assert.equal(row?.kwh, 0.2, 'saved before the audit entry that came after it');
   await s.close();
 });
