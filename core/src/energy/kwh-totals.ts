@@ -92,8 +92,6 @@ export class EnergyTotals {
     private readonly writer: DbWriter = new DbWriter(() => clock.now()),
   ) {}
 
-  /** The last save queued (a stop waits for it; the write path runs saves in order). */
-  private saving: Promise<void> | null = null;
   /** A save waits in the write path and has not begun: it takes the totals as they are when it does. */
   private saveWaiting = false;
   private failure: string | null = null;
@@ -154,7 +152,7 @@ export class EnergyTotals {
     return async () => {
       clearInterval(timer);
       undo.reverse().forEach((u) => u());
-      await this.saving;
+      // After any save queued before it: the write path runs them in order.
       await this.save();
     };
   }
@@ -168,7 +166,7 @@ export class EnergyTotals {
   private saveSoon(): void {
     if (this.saveWaiting) return;
     this.saveWaiting = true;
-    const saving: Promise<void> = this.save()
+    void this.save()
       .then(() => {
         this.failure = null;
       })
@@ -176,11 +174,7 @@ export class EnergyTotals {
         // Unhandled, it would end the process; the next tick or interval tries again.
         if (this.failure === null) log.error('saving energy totals failed; retrying', { err: errorMessage(err) });
         this.failure = `energy totals could not be saved: ${errorMessage(err)}`;
-      })
-      .finally(() => {
-        if (this.saving === saving) this.saving = null;
       });
-    this.saving = saving;
   }
 
   /**

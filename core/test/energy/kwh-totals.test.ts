@@ -130,7 +130,9 @@ test('a new time zone applies at once: the next reset comes at the new local mid
 
 test('a new reset period applies at once', async () => {
   const s = await site(join(tempDir(), 'h.db'), Date.parse('2026-06-10T10:00:00Z'), 'monthly');
+  assert.deepEqual(s.energy.reset, { period: 'monthly', timeZone: BERLIN });
   s.energy.reconfigure({ period: 'daily', timeZone: BERLIN });
+  assert.deepEqual(s.energy.reset, { period: 'daily', timeZone: BERLIN }, 'what past readings count by');
   assert.equal(new Date(s.energy.currentPeriod.start).toISOString(), '2026-06-09T22:00:00.000Z');
   assert.equal(new Date(s.energy.currentPeriod.end).toISOString(), '2026-06-10T22:00:00.000Z');
   await s.close();
@@ -269,15 +271,119 @@ test('a total a client has seen is on disk before any write queued after it', as
   // Another write holds the write path: the next save waits behind it.
   let release = () => undefined as void;
   void writer.run('a slow write', () => new Promise<void>((resolve) => (release = resolve)));
-  for (let minute = 0; minute < 2; minute++) {
+  for (let minute = 0; minute < 4; minute++) {
     s.clock.advance(60_000);
     await s.publish({ 'inverter_1/pv_power': 6000 });
   }
-  assert.equal(s.kwh('pv_energy'), 0.2, 'the total a client sees');
+  assert.equal(writer.queued, 2, 'one save waits behind the slow write, however many ticks came');
+  assert.equal(s.kwh('pv_energy'), 0.4, 'the total a client sees');
   const audit = writer.run('an audit entry', () => Promise.resolve());
   release();
   await audit;
   const row = await s.db.get<{ kwh: number }>("SELECT kwh FROM energy_totals WHERE name = 'pv_energy'");
-  assert.equal(row?.kwh, 0.2, 'saved before the audit entry that came after it');
+  assert.equal(row?.kwh, 0.4, 'saved before the audit entry that came after it');
+  await s.close();
+});
+
+test("a first start's backfill adds the period's rises before counting began, published at once", async () => {
+  const start = Date.parse('2026-06-10T10:00:00Z'); // the Berlin day began at 2026-06-09T22:00Z
+  const s = await site(join(tempDir(), 'h.db'), start);
+  const at = (iso: string) => Date.parse(iso);
+  s.energy.addPast([
+    [
+      'pv_energy',
+      [
+        [at('2026-06-09T21:00:00Z'), 4], // the day before: only the point to rise from
+        [at('2026-06-09T23:00:00Z'), 4.5], // +0.5
+        [at('2026-06-10T01:00:00Z'), 5], // +0.5
+        [at('2026-06-10T02:00:00Z'), 0.3], // a drop: a new count, +0.3
+        [at('2026-06-10T01:30:00Z'), 0.2], // earlier than the last: a new count, +0.2
+        [at('2026-06-10T03:00:00Z'), 0.6], // +0.4
+        [at('2026-06-10T04:00:00Z'), 0.6], // no rise
+        [at('2026-06-10T04:00:00Z'), 0.1], // a drop at the same time: a new count, +0.1
+        [at('2026-06-10T04:00:00Z'), 0.2], // not later than the last: a new count, +0.2
+      ],
+    ],
+    ['no_such_energy', [[at('2026-06-10T01:00:00Z'), 9]]],
+  ]);
+  assert.equal(s.kwh('pv_energy'), 2.2, 'shown before the next tick');
+  assert.equal(s.kwh('load_energy'), 0, 'other totals untouched');
+  // Counting begins: later past points (a backfill resumed) are not added again.
+  await s.publish({ 'inverter_1/pv_power': 1000 });
+  s.clock.advance(60_000);
+  await s.publish({ 'inverter_1/pv_power': 1000 });
+  s.energy.addPast([
+    [
+      'pv_energy',
+      [
+        [start, 2.5], // where counting began: +2.3
+        [start + 30_000, 3], // after it: not added
+      ],
+    ],
+  ]);
+  assert.equal(s.kwh('pv_energy'), 4.517, 'the backfill up to where counting began, and one minute at 1 kW');
+  await s.close();
+});
+
+test("a backfill counts from the period's first instant, not its end", async () => {
+  const s = await site(join(tempDir(), 'h.db'), Date.parse('2026-06-10T10:00:00Z'));
+  const { start, end } = s.energy.currentPeriod;
+  s.energy.addPast([['pv_energy', [[start, 0.5]]]]);
+  assert.equal(s.kwh('pv_energy'), 0.5, 'a point at the period start counts');
+  s.energy.addPast([['pv_energy', [[end, 0.1]]]]);
+  assert.equal(s.kwh('pv_energy'), 0.5, 'a point at its end belongs to the next');
+  await s.close();
+});
+
+test('a backfill is ignored once the period has saved totals: they hold what it added', async () => {
+  const file = join(tempDir(), 'h.db');
+  const start = Date.parse('2026-06-10T10:00:00Z');
+  const a = await site(file, start);
+  a.energy.addPast([['pv_energy', [[start - 3_600_000, 1.25]]]]);
+  assert.equal(a.kwh('pv_energy'), 1.25);
+  await a.close();
+  const b = await site(file, start + 60_000);
+  b.energy.addPast([['pv_energy', [[start - 1_800_000, 3]]]]);
+  assert.equal(b.kwh('pv_energy'), 1.25, 'the saved total, not the backfill added again');
+  // The period ends while running: the new one's totals were never saved, yet counting began in it.
+  await b.publish({ 'inverter_1/pv_power': 1000 });
+  await b.hold({ 'inverter_1/pv_power': 1000 }, start + 13 * 3_600_000);
+  b.energy.addPast([['pv_energy', [[b.energy.currentPeriod.start + 60_000, 7]]]]);
+  assert.ok(Number(b.kwh('pv_energy')) < 7, `the new period's count, without the backfill: ${b.kwh('pv_energy')}`);
+  await b.close();
+  // A start in a later period, with only an earlier period's totals saved: its backfill counts.
+  const c = await site(file, start + 3 * 24 * 3_600_000);
+  c.energy.addPast([['pv_energy', [[start + 3 * 24 * 3_600_000 - 3_600_000, 2]]]]);
+  assert.equal(c.kwh('pv_energy'), 2);
+  await c.close();
+});
+
+test('a save that fails says so in its status until a save succeeds', async () => {
+  const start = Date.parse('2026-06-10T10:00:00Z');
+  const s = await site(join(tempDir(), 'h.db'), start, 'daily', 50);
+  await s.publish({ 'inverter_1/pv_power': 1000 });
+  await s.energy.save();
+  assert.equal(s.energy.trouble, null);
+  await s.db.exec('ALTER TABLE energy_totals RENAME TO energy_totals_away');
+  const trouble = async (what: string, wanted: (t: string | null) => boolean) => {
+    const deadline = Date.now() + 10_000;
+    for (;;) {
+      s.clock.advance(60_000);
+      await s.publish({ 'inverter_1/pv_power': 1000 });
+      if (wanted(s.energy.trouble)) return;
+      if (Date.now() > deadline) assert.fail(`${what}: trouble still ${s.energy.trouble}`);
+      await new Promise((r) => setTimeout(r, 20));
+    }
+  };
+  await trouble('a save without its table', (t) => /^energy totals could not be saved: .*no such table/.test(t ?? ''));
+  await s.db.exec('ALTER TABLE energy_totals_away RENAME TO energy_totals');
+  // No tick comes (the power held still): the interval's save retries.
+  const deadline = Date.now() + 10_000;
+  while (s.energy.trouble !== null) {
+    if (Date.now() > deadline) assert.fail(`the interval's save never came: still failing`);
+    await new Promise((r) => setTimeout(r, 20));
+  }
+  const row = await s.db.get<{ kwh: number }>("SELECT kwh FROM energy_totals WHERE name = 'pv_energy'");
+  assert.ok(row && row.kwh > 0, 'the totals saved again');
   await s.close();
 });
