@@ -166,8 +166,12 @@ export function runCases(args: {
     const free = optimum(highs, data, n, params, undefined);
     const share = (run: Run, best: number) =>
       base - best < SHARE_FROM_EUR ? NaN : (100 * (base - cost(run))) / (base - best);
-    const equal = (run: Run) => share(run, optimum(highs, data, n, params, run.endSoc));
-    const lost = (run: Run) => cost(run) - optimum(highs, data, n, params, run.endSoc);
+    // Against the optimum ending where the run ended: the share of its saving, and the EUR lost.
+    const atEnd = (run: Run) => {
+      const best = optimum(highs, data, n, params, run.endSoc);
+      return { share: share(run, best), lostEur: cost(run) - best };
+    };
+    const equal = (run: Run) => atEnd(run).share;
     const allPrices = c.dayAhead
       ? {
           perfect: equal(replay(highs, data, n, params, { ...common, pricesTo: (i) => i + 192 })),
@@ -177,10 +181,7 @@ export function runCases(args: {
     const split = (
       forecast: { pvKw: readonly number[]; loadKw: readonly number[] },
       pvTold?: (i: number, j: number) => boolean,
-    ) => {
-      const run = replay(highs, data, n, params, { ...common, forecast, pricesTo: (i) => known[i]!, pvTold });
-      return { share: equal(run), lostEur: lost(run) };
-    };
+    ) => atEnd(replay(highs, data, n, params, { ...common, forecast, pricesTo: (i) => known[i]!, pvTold }));
     const attribution = args.attribute
       ? {
           pvAlone: split({ pvKw: noisy.pvKw, loadKw: data.loadKw }),
@@ -188,14 +189,15 @@ export function runCases(args: {
           daySeen: split(noisy, toldAfterSunrise(data)),
         }
       : undefined;
+    const [perfectEnd, noisyEnd] = [atEnd(perfect), atEnd(noisyRun)];
     results.push({
       name: c.name,
       days: c.days,
-      perfectEqual: equal(perfect),
+      perfectEqual: perfectEnd.share,
       perfectRealized: share(perfect, free),
-      noisyEqual: equal(noisyRun),
+      noisyEqual: noisyEnd.share,
       noisyRealized: share(noisyRun, free),
-      lostEur: { perfect: lost(perfect), noisy: lost(noisyRun) },
+      lostEur: { perfect: perfectEnd.lostEur, noisy: noisyEnd.lostEur },
       ...(allPrices ? { allPrices } : {}),
       ...(attribution ? { attribution } : {}),
       solveMs: [...perfect.solveMs, ...noisyRun.solveMs],
