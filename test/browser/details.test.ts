@@ -52,7 +52,7 @@ for (const [size, viewport] of [
       await prices.locator('.price-bars .hit').nth(3).click();
       assert.match(
         await prices.locator('.bar-detail').innerText(),
-        /^\w{3} \d\d:\d\d–\d\d:\d\d: [\d.,]+ EUR\/kWh, rank \d+ of \d+ that day$/,
+        /^\w{3} \d\d:\d\d–\d\d:\d\d: [-\u2212]?[\d.,]+ EUR\/kWh, rank \d+ of \d+ that day$/,
       );
       // Every price is in a list for screen readers too.
       assert.ok((await prices.locator('.price-table li').count()) >= 24);
@@ -60,7 +60,7 @@ for (const [size, viewport] of [
       await prices.getByLabel('Run for').selectOption('3');
       assert.match(
         await prices.locator('.cheapest-window').innerText(),
-        /^Cheapest 3 h (tomorrow|ahead.*): \w{3} \d\d:\d\d–\d\d:\d\d, [\d.,]+ EUR\/kWh on average\.$/,
+        /^Cheapest 3 h (tomorrow|ahead.*): \w{3} \d\d:\d\d–\d\d:\d\d, [-\u2212]?[\d.,]+ EUR\/kWh on average\.$/,
       );
       assert.deepEqual(await horizontalOverflow(page), []);
       assert.deepEqual(await axeViolations(page), []);
