@@ -7,6 +7,7 @@ import { DbWriter } from '../../src/db-writer.js';
 import { EnergyTotals, energyMigrations, periodStart, type ResetPeriod } from '../../src/energy/kwh-totals.js';
 import { TopicRegistry, type Tick, type TopicMeta } from '../../src/topics/registry.js';
 import { TotalsDeriver } from '../../src/topics/power-totals.js';
+import { pollUntil } from '../helpers/deadline.js';
 import { tempDir } from '../helpers/tmp.js';
 import { topicMeta } from '../helpers/topics.js';
 
@@ -365,24 +366,24 @@ test('a save that fails says so in its status until a save succeeds', async () =
   await s.energy.save();
   assert.equal(s.energy.trouble, null);
   await s.db.exec('ALTER TABLE energy_totals RENAME TO energy_totals_away');
-  const trouble = async (what: string, wanted: (t: string | null) => boolean) => {
-    const deadline = Date.now() + 10_000;
-    for (;;) {
+  // Each tick asks for a save, which fails without its table.
+  await pollUntil(
+    async () => {
       s.clock.advance(60_000);
       await s.publish({ 'inverter_1/pv_power': 1000 });
-      if (wanted(s.energy.trouble)) return;
-      if (Date.now() > deadline) assert.fail(`${what}: trouble still ${s.energy.trouble}`);
-      await new Promise((r) => setTimeout(r, 20));
-    }
-  };
-  await trouble('a save without its table', (t) => /^energy totals could not be saved: .*no such table/.test(t ?? ''));
+      const t = s.energy.trouble;
+      return { done: /^energy totals could not be saved: .*no such table/.test(t ?? ''), seen: t };
+    },
+    'the status of a save without its table',
+    { ms: 10_000, everyMs: 20 },
+  );
   await s.db.exec('ALTER TABLE energy_totals_away RENAME TO energy_totals');
   // No tick comes (the power held still): the interval's save retries.
-  const deadline = Date.now() + 10_000;
-  while (s.energy.trouble !== null) {
-    if (Date.now() > deadline) assert.fail(`the interval's save never came: still failing`);
-    await new Promise((r) => setTimeout(r, 20));
-  }
+  await pollUntil(
+    () => Promise.resolve({ done: s.energy.trouble === null, seen: s.energy.trouble }),
+    "the interval's save with the table back",
+    { ms: 10_000, everyMs: 20 },
+  );
   const row = await s.db.get<{ kwh: number }>("SELECT kwh FROM energy_totals WHERE name = 'pv_energy'");
   assert.ok(row && row.kwh > 0, 'the totals saved again');
   await s.close();

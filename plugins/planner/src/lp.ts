@@ -357,7 +357,7 @@ function keepLayout(input: PlanInput, col: number, row: number) {
   const value = input.keepPv ? Math.min(KEEP_PV, params.roundTripEfficiency * params.cycleCost) : 0;
   const of = new Int32Array(slots.length).fill(-1);
   let count = 0;
-  if (value > 0) slots.forEach((s, t) => s.pvKw > s.loadKw && (of[t] = count++));
+  if (value > 0) for (let t = 0; t < slots.length; t++) if (slots[t]!.pvKw > slots[t]!.loadKw) of[t] = count++;
   return { of, count, col, row, value };
 }
 
