@@ -6,7 +6,10 @@
 // (process.cpuUsage, all its threads) plus a child process's own (process.resourceUsage,
 // reported with each answer). Memory: the service's RSS before the first plan and after the
 // day, plus a child process's RSS, and of that its private (anonymous) part: the rest is the
-// node binary's pages, shared with the service.
+// node binary's pages, shared with the service. A warm child is read again after
+// CHILD_IDLE_MS without a plan, as it stays between plans: V8 frees what a plan left once
+// its isolate has been idle for some seconds (its memory reducer), so the figure right after
+// a plan is its peak, not what it keeps for the quarter hour.
 //
 // `npm run bench:solver -- forecasts` prints instead the load forecast's error over a generated
 // year: forecast at each local midnight for the day ahead from the five weeks before, for
@@ -39,6 +42,8 @@ import {
 } from '@heliograph/plugin-planner/planning';
 
 const PLANS = Number(process.env.BENCH_PLANS ?? 96);
+/** How long a warm child is left without a plan before it is read again (5 s is too soon). */
+const CHILD_IDLE_MS = 15_000;
 const CASES = ['cold process', 'warm process', 'cold thread', 'warm thread', 'in-process'] as const;
 type Case = (typeof CASES)[number];
 
@@ -51,6 +56,8 @@ interface Result {
   childMb: number | null;
   childPrivateMb: number | null;
   childPeakPrivateMb: number | null;
+  /** A warm child's private part after {@link CHILD_IDLE_MS} without a plan. */
+  childIdlePrivateMb: number | null;
 }
 
 /** VmRSS and RssAnon of a process, MB (null when it has ended). */
@@ -127,6 +134,12 @@ async function runCase(name: Case): Promise<Result> {
     // Between plans the service's loop turns, as it would in fifteen minutes.
     await new Promise((resolve) => setTimeout(resolve, 5));
   }
+  let idle: { rss: number; anon: number } | null = null;
+  const warmChild = cold ? undefined : children()[0];
+  if (warmChild !== undefined) {
+    await new Promise((resolve) => setTimeout(resolve, CHILD_IDLE_MS));
+    idle = memory(warmChild);
+  }
   gc();
   const after = memory('self')!;
   await solver?.close();
@@ -141,6 +154,7 @@ async function runCase(name: Case): Promise<Result> {
     childMb: child?.rss ?? null,
     childPrivateMb: child?.anon ?? null,
     childPeakPrivateMb: child ? childPeak : null,
+    childIdlePrivateMb: idle?.anon ?? null,
   };
 }
 
@@ -262,9 +276,9 @@ if (process.argv[2] === 'case') {
 const only = process.argv[2] as Case | undefined;
 console.log(`# solver hosting: ${PLANS} plans of 48 h, one core (${SHIPPED_NODE}), MB are RSS`);
 console.log(
-  '| case | first plan CPU ms | later plans CPU ms p50 / p95 / max | service RSS before -> after (peak) | solver process RSS (private, peak private) | solver adds after the day |',
+  '| case | first plan CPU ms | later plans CPU ms p50 / p95 / max | service RSS before -> after (peak) | solver process RSS after the last plan (private, peak private) | its private part between plans | solver adds after the day |',
 );
-console.log('|---|---|---|---|---|---|');
+console.log('|---|---|---|---|---|---|---|');
 for (const name of only ? [only] : CASES) {
   const [command, args] = pinned(SERVER_CORE, [
     process.execPath,
@@ -276,10 +290,12 @@ for (const name of only ? [only] : CASES) {
   ]);
   const r = JSON.parse(execFileSync(command, args, { env: shippedEnv(), encoding: 'utf8' })) as Result;
   const f = (x: number) => x.toFixed(1);
-  const adds = r.serviceAfterMb - r.serviceBeforeMb + (r.childPrivateMb ?? 0);
+  // A warm child counts as it stays between plans.
+  const adds = r.serviceAfterMb - r.serviceBeforeMb + (r.childIdlePrivateMb ?? r.childPrivateMb ?? 0);
   console.log(
     `| ${name} | ${f(r.firstCpuMs)} | ${f(r.warm.p50)} / ${f(r.warm.p95)} / ${f(r.warm.max)} | ` +
       `${f(r.serviceBeforeMb)} -> ${f(r.serviceAfterMb)} (${f(r.servicePeakMb)}) | ` +
-      `${r.childMb === null ? '-' : `${f(r.childMb)} (${f(r.childPrivateMb!)}, ${f(r.childPeakPrivateMb!)})`} | ${f(adds)} |`,
+      `${r.childMb === null ? '-' : `${f(r.childMb)} (${f(r.childPrivateMb!)}, ${f(r.childPeakPrivateMb!)})`} | ` +
+      `${r.childIdlePrivateMb === null ? '-' : f(r.childIdlePrivateMb)} | ${f(adds)} |`,
   );
 }
