@@ -22,14 +22,15 @@ export const BENCH_PLAN_PARAMS: PlanParams = {
  * and load are the year's own (perfect foresight), or from `forecast` (noisy forecasts, for
  * the current quarter too: a plan is made at its start, before it is measured). `window`
  * narrows the prices: known from `pricesFrom` (a price book keeps today's past prices) to
- * `pricesTo` (the day-ahead auction's reach), and drops the PV forecast of `noPv` quarters.
+ * `pricesTo` (the day-ahead auction's reach), gives the PV forecast from `pvFrom` (the service
+ * reads it from two days back) and drops it for `noPv` quarters.
  */
 export function yearWindow(
   year: YearData,
   from: number,
   to: number,
   forecast?: { pvKw: readonly number[]; loadKw: readonly number[] },
-  window: { pricesFrom?: number; pricesTo?: number; noPv?: (j: number) => boolean } = {},
+  window: { pricesFrom?: number; pricesTo?: number; pvFrom?: number; noPv?: (j: number) => boolean } = {},
 ): { prices: PriceInput[]; pvW: Map<number, number>; loadW: Map<number, number> } {
   const prices: PriceInput[] = [];
   const pvW = new Map<number, number>();
@@ -39,10 +40,10 @@ export function yearWindow(
     const time = year.times[j]!;
     prices.push({ start: time, end: time + QUARTER, import: year.importPrice[j]!, export: year.exportPrice[j]! });
   }
-  for (let j = from; j < Math.min(to, year.times.length); j++) {
+  for (let j = Math.max(0, Math.min(from, window.pvFrom ?? from)); j < Math.min(to, year.times.length); j++) {
     const time = year.times[j]!;
     if (!window.noPv?.(j)) pvW.set(time, (forecast ? forecast.pvKw[j]! : year.pvKw[j]!) * 1000);
-    loadW.set(time, (forecast ? forecast.loadKw[j]! : year.loadKw[j]!) * 1000);
+    if (j >= from) loadW.set(time, (forecast ? forecast.loadKw[j]! : year.loadKw[j]!) * 1000);
   }
   return { prices, pvW, loadW };
 }

@@ -11,6 +11,7 @@ import {
   makePlan,
   type Plan,
   plannedGrid,
+  pvGuess,
   stepBattery,
 } from '@heliograph/plugin-planner/planning';
 import { yearWindow } from './planner-params.js';
@@ -99,21 +100,23 @@ export function replay(
       opts.forecast && told
         ? { ...opts.forecast, pvKw: opts.forecast.pvKw.map((v, j) => (told(i, j) ? data.pvKw[j]! : v)) }
         : opts.forecast;
+    // From the quarter before: its forecast against what was measured in it (`measured`).
+    const window = yearWindow(data, Math.max(0, i - 1), i + 192, forecast, {
+      pricesFrom: i - 96,
+      pricesTo: opts.pricesTo(i),
+      pvFrom: i - 192,
+      ...(opts.noPv ? { noPv: opts.noPv } : {}),
+    });
     const plan: Plan = makePlan(highs, {
       now: data.times[i]!,
       params,
-      // From the quarter before: its forecast against what was measured in it (`measured`).
-      ...yearWindow(data, Math.max(0, i - 1), i + 192, forecast, {
-        pricesFrom: i - 96,
-        pricesTo: opts.pricesTo(i),
-        ...(opts.noPv ? { noPv: opts.noPv } : {}),
-      }),
+      ...window,
       ...(i > 0
         ? {
             measured: {
               pvW: data.pvKw[i - 1]! * 1000,
               loadW: data.loadKw[i - 1]! * 1000,
-              pvToday: pvToday(data, i, cal, forecast?.pvKw, opts.noPv),
+              pvToday: pvToday(data, i, cal, window.pvW),
             },
           }
         : {}),
@@ -135,24 +138,25 @@ export function replay(
 }
 
 /**
- * Today's PV so far as the service reads it before the plan at quarter `i`: from the local
- * midnight (or the window's start) to quarter `i`, what was made and what the plan's forecast
- * said of the same quarters (those it has), kWh; and the next local midnight.
+ * Today's PV so far as the service reads it before the plan at quarter `i` (measured.ts): from
+ * the local midnight (or the window's start) to quarter `i`, what was made and what the plan's
+ * PV forecast `pvW` said of the same quarters (or the nearest day's, as the plan takes it),
+ * kWh; and the next local midnight.
  */
 function pvToday(
   data: YearData,
   i: number,
   cal: LocalCalendar,
-  forecast: readonly number[] | undefined,
-  noPv: ((j: number) => boolean) | undefined,
+  pvW: ReadonlyMap<number, number>,
 ): { madeKwh: number; forecastKwh: number; dayEnd: number } {
   const midnight = cal.dayStart(data.times[i]!);
   let madeKwh = 0;
   let forecastKwh = 0;
   for (let j = Math.max(0, i - Math.round((data.times[i]! - midnight) / QUARTER)); j < i; j++) {
-    if (noPv?.(j)) continue;
+    const forecast = pvGuess(pvW, data.times[j]!);
+    if (forecast === undefined) continue;
     madeKwh += data.pvKw[j]! * 0.25;
-    forecastKwh += (forecast ? forecast[j]! : data.pvKw[j]!) * 0.25;
+    forecastKwh += (forecast / 1000) * 0.25;
   }
   return { madeKwh, forecastKwh, dayEnd: cal.dayEnd(data.times[i]!) };
 }

@@ -326,7 +326,7 @@ export class Controller {
     if (this.mode === 'dry-run') {
       const carNote = await this.car.write(this.plan, this.mode, now);
       this.out.publish({
-        status: `dry-run: would set ${batteryModeLabel(mode)}${mode === 'charge' || mode === 'discharge' ? ` at ${a.powerW} W to ${a.targetSoc} %` : ''} on ${dev}${refused}${carNote}${inputs.priceNote ?? ''}`,
+        status: `dry-run: would set ${batteryModeLabel(mode)}${mode === 'charge' || mode === 'discharge' ? ` at ${a.powerW} W to ${a.targetSoc} %` : ''} on ${dev}${refused}${carNote}${inputs.note ?? ''}`,
       });
       return;
     }
@@ -375,7 +375,7 @@ export class Controller {
       this.commanded = { ...command, at: now, leaseS: inputs.limits.leaseS };
       const carNote = await this.car.write(this.plan, this.mode, now);
       this.out.publish({
-        status: `active: ${batteryModeLabel(mode)} on ${dev}${refused}${fuse ? `; ${fuse.note}` : ''}${carNote}${inputs.priceNote ?? ''}`,
+        status: `active: ${batteryModeLabel(mode)} on ${dev}${refused}${fuse ? `; ${fuse.note}` : ''}${carNote}${inputs.note ?? ''}`,
       });
     } catch (e) {
       const delayMs = Math.min(RETRY_MAX_MS, this.retry ? this.retry.delayMs * 2 : RETRY_FIRST_MS);

@@ -35,8 +35,11 @@ export interface Inputs {
   pvW: Map<number, number>;
   /** Identifies the price book and forecast the plan was made from. */
   key: string;
-  /** For the status: the price provider failed, its prices planned on are its last ones. */
-  priceNote?: string;
+  /**
+   * For the status, from `; `: the price provider failed (its prices planned on are its last
+   * ones), or the PV forecast has nothing for the next hours (the nearest day's taken).
+   */
+  note?: string;
 }
 
 export type Read = { ok: true; inputs: Inputs } | { ok: false; device: string | null; why: string; unavailable?: true };
@@ -111,15 +114,21 @@ export async function readInputs(ctx: PluginContext, config: PlannerConfig, now:
   if (!prices.some((p) => p.start <= now && p.end > now))
     return { ok: false, device, why: ['no price for now', trouble].filter(Boolean).join(': ') };
 
-  // From today's local midnight: the plan compares today's PV so far with it (measured.ts).
+  // From two days back (as far as the forecast keeps): the plan compares today's PV so far
+  // with it (measured.ts), and a quarter it leaves out takes the nearest day's (plan.ts `pvAt`).
   const forecast = await ctx.site.forecast({
-    fromMs: Math.min(now - QUARTER_MS, new LocalCalendar(ctx.site.timeZone).dayStart(now)),
+    fromMs: Math.floor(now / QUARTER_MS) * QUARTER_MS - 2 * DAY_MS,
     toMs: now + config.horizonHours * 3_600_000,
   });
   const rawPvW = new Map<number, number>();
   for (const p of forecast) rawPvW.set(p.time, p.value);
-  if (!forecast.some((p) => p.time >= now - QUARTER_MS && p.time < now + 6 * 3_600_000))
+  // Whether the forecast has the next 6 hours, or the same hours `shiftMs` away.
+  const covers = (shiftMs: number) =>
+    forecast.some((p) => p.time - shiftMs >= now - QUARTER_MS && p.time - shiftMs < now + 6 * HOUR_MS);
+  const borrowed = !covers(0);
+  if (borrowed && ![-DAY_MS, DAY_MS, -2 * DAY_MS, 2 * DAY_MS].some(covers))
     return { ok: false, device, why: 'no PV forecast for the next hours' };
+  const pvNote = borrowed ? "no PV forecast for the next hours: planned on the nearest day's" : undefined;
   const pvW = applyCalibration(rawPvW, (await pvCalibration(ctx, now)).factors, ctx.site.timeZone);
 
   const last = prices[prices.length - 1]!;
@@ -134,7 +143,7 @@ export async function readInputs(ctx: PluginContext, config: PlannerConfig, now:
       prices,
       pvW,
       key,
-      ...(trouble ? { priceNote: `; ${trouble}` } : {}),
+      ...(trouble || pvNote ? { note: `; ${[trouble, pvNote].filter(Boolean).join('; ')}` } : {}),
     },
   };
 }
@@ -170,6 +179,7 @@ async function pvCalibration(ctx: PluginContext, now: number): Promise<PvCalibra
 }
 
 const HOUR_MS = 3_600_000;
+const DAY_MS = 24 * HOUR_MS;
 
 /**
  * The load forecast for every quarter hour of the horizon from `now`, W, from the recorded

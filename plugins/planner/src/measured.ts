@@ -6,7 +6,7 @@
 import type { PluginContext } from '@heliograph/plugins-sdk';
 import type { PlannerConfig } from './config.js';
 import type { LocalCalendar } from './load-forecast.js';
-import { type PlanRequest, QUARTER_MS } from './plan.js';
+import { type PlanRequest, pvGuess, QUARTER_MS } from './plan.js';
 
 /** The site's total PV power (what inputs.ts calibrates the forecast against). */
 const ACTUAL_PV = 'total/pv_power';
@@ -15,7 +15,8 @@ const ACTUAL_PV = 'total/pv_power';
  * The last whole quarter hour's mean PV and load, W (a topic without a record there is left
  * out), and today's PV: from local midnight to the current quarter hour, the energy made and
  * the energy `pvW` (the calibrated forecast, W per quarter-hour start) gave the same quarter
- * hours, kWh. Midnight by the site's `calendar`.
+ * hours, or where it has none the nearest day's, as the plan takes it (plan.ts `pvAt`), kWh.
+ * Midnight by the site's `calendar`.
  */
 export async function measuredSoFar(
   ctx: PluginContext,
@@ -36,7 +37,7 @@ export async function measuredSoFar(
   let madeKwh = 0;
   let forecastKwh = 0;
   for (const p of pv) {
-    const forecast = pvW.get(p.time);
+    const forecast = pvGuess(pvW, p.time);
     if (forecast === undefined) continue;
     madeKwh += (Math.max(0, p.value) * 0.25) / 1000;
     forecastKwh += (forecast * 0.25) / 1000;

@@ -192,13 +192,17 @@ export function buildSlots(req: PlanRequest): PlanSlot[] {
  * one would buy at night what the sun brings and empty the battery at noon into export.
  */
 export function pvAt(pvW: ReadonlyMap<number, number>, quarter: number): number {
+  return pvGuess(pvW, quarter) ?? 0;
+}
+
+/** {@link pvAt}'s forecast or nearest day's, undefined where no day within two has the quarter. */
+export function pvGuess(pvW: ReadonlyMap<number, number>, quarter: number): number | undefined {
   return (
     pvW.get(quarter) ??
     pvW.get(quarter - DAY_MS) ??
     pvW.get(quarter + DAY_MS) ??
     pvW.get(quarter - 2 * DAY_MS) ??
-    pvW.get(quarter + 2 * DAY_MS) ??
-    0
+    pvW.get(quarter + 2 * DAY_MS)
   );
 }
 
@@ -235,7 +239,7 @@ export function nowcast(slots: PlanSlot[], req: PlanRequest): PlanSlot[] {
   const today = m.pvToday;
   const dayRatio =
     today !== undefined && today.forecastKwh >= NOWCAST_MIN_DAY_KWH ? bounded(today.madeKwh / today.forecastKwh) : 1;
-  const pvForecast = req.pvW.get(last);
+  const pvForecast = pvGuess(req.pvW, last);
   const ratio =
     m.pvW !== undefined && pvForecast !== undefined && pvForecast >= NOWCAST_MIN_PV_W
       ? bounded(m.pvW / pvForecast)

@@ -71,3 +71,28 @@ test('the local day starts at local midnight and ends at the next on the days a 
     minute: 13 * 60 + 30,
   });
 });
+
+test("on a day the forecast leaves out, today's PV is compared with the nearest day's forecast", async () => {
+  // 12:00 UTC; made 1 kW from 06:00. The forecast has yesterday only (2 kW at every quarter).
+  const day = Date.UTC(2026, 5, 10);
+  const now = day + 12 * HOUR;
+  const pv = Array.from({ length: 24 }, (_, i) => ({ time: day + 6 * HOUR + i * QUARTER, value: 1000 }));
+  const ctx = {
+    site: {
+      timeZone: 'UTC',
+      history: (q: { topic: string; fromMs: number; toMs: number }) =>
+        Promise.resolve(q.topic === 'total/pv_power' ? pv.filter((p) => p.time >= q.fromMs && p.time < q.toMs) : []),
+    },
+  } as unknown as PluginContext;
+  const pvW = new Map<number, number>();
+  for (let q = 0; q < 96; q++) pvW.set(day - 24 * HOUR + q * QUARTER, 2000);
+  const m = await measuredSoFar(
+    ctx,
+    { loadTopic: 'total/load_power' } as PlannerConfig,
+    now,
+    pvW,
+    new LocalCalendar('UTC'),
+  );
+  // 06:00-12:00: 6 kWh made against yesterday's 12, as the plan took it for today.
+  assert.deepEqual(m.pvToday, { madeKwh: 6, forecastKwh: 12, dayEnd: day + 24 * HOUR });
+});
