@@ -11,7 +11,7 @@ import { readInputs } from '../src/inputs.js';
 const QUARTER = 15 * 60_000;
 const HOUR = 3_600_000;
 const DAY = 24 * HOUR;
-// 09:00 UTC on a June day; the provider's forecast has 3 kW at every quarter of `days`.
+// 09:00 UTC on a June day; `site(days)`'s forecast has 3 kW at every quarter of those days (0: today).
 const now = Date.UTC(2026, 5, 10, 9);
 const today = Date.UTC(2026, 5, 10);
 
