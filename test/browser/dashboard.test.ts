@@ -13,8 +13,7 @@ import {
   showScreen,
   signIn,
 } from './page.js';
-import { basic } from './site.js';
-import { pollUntil } from '../helpers/deadline.js';
+import { basic, pluginsWhen } from './site.js';
 
 // The overview against the real service (`heliograph serve` in a child process) with the
 // simulator: two days of backfilled history, live values every second, demo prices and
@@ -23,13 +22,8 @@ import { pollUntil } from '../helpers/deadline.js';
 const { site, browser } = await startBackfilledSite();
 
 /** Until every plugin instance is past starting: before that, its topics are not yet known. */
-async function pluginsStarted(): Promise<void> {
-  await pollUntil(async () => {
-    const answer = await fetch(`${site.url}/api/v1/plugins`, { headers: { authorization: basic() } });
-    const list = (await answer.json()) as Array<{ state: string }>;
-    return { done: list.every((p) => p.state !== 'starting'), seen: list.map((p) => p.state) };
-  }, 'every plugin instance past starting');
-}
+const pluginsStarted = () =>
+  pluginsWhen(site, (list) => list.every((p) => p.state !== 'starting'), 'every plugin instance past starting');
 
 async function writeSetting(topic: string, value: string): Promise<void> {
   const answer = await fetch(`${site.url}/api/v1/metrics`, {

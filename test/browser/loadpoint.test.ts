@@ -5,8 +5,7 @@ import { EmulatedChargePoint } from '@heliograph/plugin-ocpp/emulator';
 import { BROWSER_SKIP } from './browser.js';
 import { chromiumForFile } from './backfilled-site.js';
 import { openSignedIn } from './page.js';
-import { basic, SIMULATOR, startSite, type Site } from './site.js';
-import { pollUntil } from '../helpers/deadline.js';
+import { pluginsWhen, SIMULATOR, startSite, type Site } from './site.js';
 import { ocppEntry, PASSWORD_1, pointWhen } from '../integrations/ocpp-helpers.js';
 
 // The dashboard's loadpoint card (issue 42) against the real service with an emulated OCPP
@@ -21,11 +20,11 @@ if (!BROWSER_SKIP) {
     plugins: [{ ...SIMULATOR, config: { backfill_days: 0, pollIntervalMs: 1000 } }, ocppEntry({}, ['charger_1'])],
   });
   // The service answers before its plugins have started: /ocpp exists once the ocpp plugin runs.
-  await pollUntil(async () => {
-    const res = await fetch(`${site.url}/api/v1/plugins`, { headers: { authorization: basic() } });
-    const ocpp = ((await res.json()) as Array<{ id: string; state: string }>).find((p) => p.id === 'ocpp');
-    return { done: ocpp?.state === 'running', seen: ocpp?.state };
-  }, 'the ocpp plugin running');
+  await pluginsWhen(
+    site,
+    (list) => list.some((p) => p.id === 'ocpp' && p.state === 'running'),
+    'the ocpp plugin running',
+  );
   point = new EmulatedChargePoint({ url: `${site.url.replace(/^http/, 'ws')}/ocpp/CP1`, password: PASSWORD_1 });
   after(() => point.close());
   await point.start();

@@ -1,5 +1,6 @@
 import { after } from 'node:test';
 import { startChildServer, type ChildServer } from '../helpers/child-server.js';
+import { pollUntil } from '../helpers/deadline.js';
 import { basicAuth } from '../helpers/server.js';
 
 export const PASSWORD = 'correct horse battery';
@@ -52,4 +53,21 @@ export async function startSite(
 /** `Basic` credentials for fetch calls of the test itself. */
 export function basic(password = PASSWORD): string {
   return basicAuth(password);
+}
+
+/**
+ * Until `done` holds for the plugin instances `GET /api/v1/plugins` lists: the service answers
+ * before its plugins (each in its own process) have started, and their topics and routes
+ * exist only once they have.
+ */
+export async function pluginsWhen(
+  site: Pick<Site, 'url'>,
+  done: (list: Array<{ id: string; state: string }>) => boolean,
+  what: string,
+): Promise<void> {
+  await pollUntil(async () => {
+    const answer = await fetch(`${site.url}/api/v1/plugins`, { headers: { authorization: basic() } });
+    const list = (await answer.json()) as Array<{ id: string; state: string }>;
+    return { done: done(list), seen: list.map((p) => `${p.id}: ${p.state}`) };
+  }, what);
 }
