@@ -5,7 +5,7 @@
  */
 import { batteryModeLabel, type PluginContext } from '@heliograph/plugins-sdk';
 import type { PlannerConfig, PlannerMode } from './config.js';
-import { type CarRead, readCar } from './inputs.js';
+import { type CarRead, readCar } from './car-inputs.js';
 import { clockTime, type PlanMode } from './modes.js';
 import { type CarRequest, type Plan, QUARTER_MS } from './plan.js';
 

@@ -13,7 +13,8 @@ import { batteryModeLabel, batteryModeOf, type PluginContext, type SiteWrite } f
 import type { PlannerConfig, PlannerMode } from './config.js';
 import { CarControl } from './car-control.js';
 import { fuse as gridFuse } from './fuse.js';
-import { type Inputs, loadForecast, readInputs } from './inputs.js';
+import { type Inputs, readInputs } from './inputs.js';
+import { loadForecast } from './load-inputs.js';
 import { LocalCalendar } from './load-forecast.js';
 import { measuredSoFar } from './measured.js';
 import type { PlanParams } from './plan-input.js';

@@ -1,13 +1,13 @@
 /**
- * What the planner reads of the site through `ctx.site`: the controlled device and its
- * battery limits, the state of charge, the price book, the PV forecast and the load history.
- * Each missing or stale input is a reason in words, never a guess.
+ * What the battery plan needs of the site through `ctx.site`: the controlled device and its
+ * battery limits, the state of charge, the price book and the PV forecast, or why not. Each
+ * missing or stale input is a reason in words, never a guess: without a plan the battery stays
+ * in Normal. The load forecast's inputs are read in load-inputs.ts, the car's in car-inputs.ts.
  */
 import type { MetricValue, PluginContext, SitePrices } from '@heliograph/plugins-sdk';
 import type { PlannerConfig } from './config.js';
-import { forecastLoad, LocalCalendar } from './load-forecast.js';
 import { clockTime } from './modes.js';
-import { type CarRequest, type PriceInput, QUARTER_MS } from './plan.js';
+import { type PriceInput, QUARTER_MS } from './plan.js';
 import {
   applyCalibration,
   calibratePv,
@@ -44,7 +44,12 @@ export interface Inputs {
 
 export type Read = { ok: true; inputs: Inputs } | { ok: false; device: string | null; why: string; unavailable?: true };
 
-const num = (v: MetricValue | undefined): number | null => (typeof v === 'number' && Number.isFinite(v) ? v : null);
+/** A reading as a number, null when it is missing, not a number or not finite. */
+export const num = (v: MetricValue | undefined): number | null =>
+  typeof v === 'number' && Number.isFinite(v) ? v : null;
+
+const HOUR_MS = 3_600_000;
+const DAY_MS = 24 * HOUR_MS;
 
 /** The device offering battery control: the configured one, else the first there is. */
 export async function findDevice(ctx: PluginContext, config: PlannerConfig): Promise<string | null> {
@@ -176,241 +181,4 @@ async function pvCalibration(ctx: PluginContext, now: number): Promise<PvCalibra
     },
   });
   return calibration;
-}
-
-const HOUR_MS = 3_600_000;
-const DAY_MS = 24 * HOUR_MS;
-
-/**
- * The load forecast for every quarter hour of the horizon from `now`, W, from the recorded
- * load and the outside temperature (load-forecast.ts), and its error on the last recorded days.
- */
-export async function loadForecast(
-  ctx: PluginContext,
-  config: PlannerConfig,
-  now: number,
-): Promise<{ values: Map<number, number>; maeW: number | null }> {
-  const historyMs = config.historyWeeks * 7 * 24 * HOUR_MS;
-  // From the quarter before now's: the plan compares it with what was measured (plan.ts nowcast).
-  const start = Math.floor(now / QUARTER_MS) * QUARTER_MS - QUARTER_MS;
-  const targets = Array.from(
-    { length: (config.horizonHours * HOUR_MS) / QUARTER_MS + 2 },
-    (_, i) => start + i * QUARTER_MS,
-  );
-  const [history, temperatureC] = await Promise.all([
-    ctx.site
-      .history({ topic: config.loadTopic, fromMs: now - historyMs, toMs: now, groupBy: '15m', agg: 'mean' })
-      .catch(() => []),
-    readTemperature(ctx, now, targets[targets.length - 1]! + QUARTER_MS, historyMs).catch(() => []),
-  ]);
-  const f = forecastLoad({ history, targets, timeZone: ctx.site.timeZone, weeks: config.historyWeeks, temperatureC });
-  const term = f.temperature;
-  ctx.log.debug(
-    term
-      ? `load forecast: ${term.heatingAllHours.toFixed(0)} W per heating degree, ${term.coolingAllHours.toFixed(0)} W per cooling degree (${(term.dayGain * 100).toFixed(0)} % of the day-to-day error explained)`
-      : 'load forecast: no temperature term',
-  );
-  const values = new Map<number, number>();
-  targets.forEach((t, i) => {
-    const v = f.values[i];
-    if (v !== null && v !== undefined) values.set(t, v);
-  });
-  return { values, maeW: f.maeW };
-}
-
-const OUTSIDE_TEMPERATURE = 'weather/outside_temperature';
-const TEMPERATURE_KEY = 'outsideTemperatureC';
-
-/** The planner's record of past outside temperatures, °C: hourly means from `fromHour` (Unix ms / 1 h) on. */
-interface TemperatureRecord {
-  fromHour: number;
-  celsius: Array<number | null>;
-}
-
-const isRecord = (v: unknown): v is TemperatureRecord =>
-  typeof v === 'object' &&
-  v !== null &&
-  Number.isInteger((v as TemperatureRecord).fromHour) &&
-  Array.isArray((v as TemperatureRecord).celsius) &&
-  (v as TemperatureRecord).celsius.every((c) => c === null || Number.isFinite(c));
-
-/**
- * The outside temperature, °C, from `keepMs` before `now` to `toMs`: the forecast's (its past
- * 48 hours as it last stood and what it says ahead, in the site's unit) and, for older hours,
- * the planner's own record of what the forecast said of each past hour. History does not
- * record `weather/outside_temperature` (the forecast store records only the PV forecast), so
- * the planner keeps hourly means in its store for as long as it learns the load from
- * (`keepMs`), in °C whatever the site's unit. Empty without a forecast of the temperature.
- */
-export async function readTemperature(
-  ctx: PluginContext,
-  now: number,
-  toMs: number,
-  keepMs: number,
-): Promise<Array<{ time: number; value: number }>> {
-  const forecast = await ctx.site.forecast({ topic: OUTSIDE_TEMPERATURE, fromMs: now - keepMs, toMs }).catch(() => []);
-  const toC = ctx.site.temperatureUnit === 'F' ? (f: number) => ((f - 32) * 5) / 9 : (c: number) => c;
-  const points = forecast.map((p) => ({ time: p.time, value: toC(p.value) }));
-
-  // Past hours as the forecast has them now, into the record; the record's older hours kept.
-  const nowHour = Math.floor(now / HOUR_MS);
-  const fromHour = Math.floor((now - keepMs) / HOUR_MS);
-  const stored = await ctx.store.get(TEMPERATURE_KEY).catch(() => undefined);
-  const hours = new Map<number, number>();
-  if (isRecord(stored))
-    stored.celsius.forEach((c, i) => {
-      if (c !== null && stored.fromHour + i >= fromHour) hours.set(stored.fromHour + i, c);
-    });
-  const sums = new Map<number, [number, number]>();
-  for (const p of points) {
-    const h = Math.floor(p.time / HOUR_MS);
-    if (h >= nowHour || h < fromHour) continue;
-    const s = sums.get(h) ?? [0, 0];
-    s[0] += p.value;
-    s[1]++;
-    sums.set(h, s);
-  }
-  for (const [h, [total, n]] of sums) hours.set(h, Math.round((total / n) * 10) / 10);
-  if (hours.size > 0) {
-    const first = Math.min(...hours.keys());
-    const last = Math.max(...hours.keys());
-    const record: TemperatureRecord = {
-      fromHour: first,
-      celsius: Array.from({ length: last - first + 1 }, (_, i) => hours.get(first + i) ?? null),
-    };
-    if (JSON.stringify(record) !== JSON.stringify(stored))
-      await ctx.store
-        .set(TEMPERATURE_KEY, record)
-        .catch((e: unknown) => ctx.log.warn(`temperature record not kept: ${String(e)}`));
-  }
-  // The record for the hours the forecast no longer holds, the forecast for the rest.
-  const covered = new Set(points.map((p) => Math.floor(p.time / HOUR_MS)));
-  const older = [...hours].filter(([h]) => !covered.has(h)).map(([h, c]) => ({ time: h * HOUR_MS, value: c }));
-  return [...older, ...points];
-}
-
-/** Per-phase voltage the charger's currents are turned into power with (the OCPP plugin's). */
-const CHARGER_VOLTAGE = 230;
-
-/** The car the plan charges, and for the status why any other charger's car is not planned. */
-export interface CarRead {
-  car: CarRequest | null;
-  /** Per charger in mode `planned` not planned: why, in words. */
-  notes: string[];
-  /** Chargers in mode `planned` whose car has reached its target: told 0 W, not left to their default. */
-  done: string[];
-  /**
-   * Chargers in another mode (`now`, `min+pv`, `pv`) whose car draws now with the home battery
-   * not allowed to feed it: the planner keeps the battery off the car for them too, since an
-   * active planner is the battery's one controller (the ocpp plugin leaves it to the planner).
-   */
-  drawing: string[];
-  /** Identifies what the plan was made for (not the energy charged meanwhile). */
-  key: string;
-}
-
-/**
- * The chargers in charging mode `planned` (the configured ones, else every device with a
- * `planned_power` setting) and the first one's car that needs energy: its plan target as
- * energy at the charger, its deadline, its power limits. The need is `plan_energy` (kWh to add
- * to the car) less what the session has charged, over the efficiency; without it `plan_soc`
- * less the car's reported `vehicle_soc`, times `carCapacityKwh`.
- */
-export async function readCar(ctx: PluginContext, config: PlannerConfig, now: number): Promise<CarRead> {
-  const defs = await ctx.site.definitions();
-  const planned = defs.filter((d) => d.topic.endsWith('/planned_power'));
-  const devices = config.chargers ?? planned.map((d) => d.deviceId);
-  const notes: string[] = [];
-  const done: string[] = [];
-  const drawing: string[] = [];
-  let car: CarRequest | null = null;
-  for (const device of devices) {
-    const def = planned.find((d) => d.deviceId === device);
-    if (!def) {
-      notes.push(`${device} has no planned_power setting`);
-      continue;
-    }
-    const v = await ctx.site.values({ filter: `${device}/*` });
-    const mode = v[`${device}/mode`];
-    if (mode === null || v[`${device}/online`] === false || v[`${device}/online`] === null) {
-      notes.push(`${device} is unavailable: its car is not planned`);
-      continue;
-    }
-    if (mode !== 'planned') {
-      if ((num(v[`${device}/power`]) ?? 0) > 0 && v[`${device}/allow_battery_to_car`] !== true) drawing.push(device);
-      continue;
-    }
-    if (v[`${device}/car_connected`] !== true) {
-      notes.push(`${device}: no car plugged in`);
-      continue;
-    }
-    const need = carNeed(v, device, config);
-    if (need === null) {
-      notes.push(`${device}: no plan target (plan_energy, or plan_soc with the car's SoC reported)`);
-      continue;
-    }
-    if (need <= 0) {
-      notes.push(`${device}: the plan target is reached`);
-      done.push(device);
-      continue;
-    }
-    const deadlineText = v[`${device}/plan_deadline`];
-    const deadline = typeof deadlineText === 'string' ? nextLocalTime(now, deadlineText, ctx.site.timeZone) : null;
-    if (deadline === null) {
-      notes.push(`${device}: no plan deadline`);
-      continue;
-    }
-    const phases = num(v[`${device}/active_phases`]) === 1 ? 1 : 3;
-    const perAmp = phases * CHARGER_VOLTAGE;
-    const rating = def.writable && 'max' in def.writable ? def.writable.max : Infinity;
-    const maxW = Math.min(rating, (num(v[`${device}/max_current`]) ?? 16) * perAmp);
-    const minW = Math.min(maxW, (num(v[`${device}/min_current`]) ?? 6) * perAmp);
-    if (car) {
-      notes.push(`${device}: not planned, one car at a time (${car.device} is)`);
-      continue;
-    }
-    car = {
-      device,
-      needKwh: need,
-      deadline,
-      maxW,
-      minW,
-      allowBattery: v[`${device}/allow_battery_to_car`] === true,
-      livePowerW: num(v[`${device}/power`]) ?? 0,
-    };
-  }
-  const key = car
-    ? `${car.device}:${car.deadline}:${car.maxW}:${car.minW}:${car.allowBattery}:${notes.join('|')}`
-    : notes.join('|');
-  return { car, notes, done, drawing, key };
-}
-
-/** The energy the car still needs, kWh at the charger; null without a target it can be told from. */
-function carNeed(v: Record<string, MetricValue>, device: string, config: PlannerConfig): number | null {
-  const eff = config.carEfficiency;
-  const session = num(v[`${device}/session_energy`]) ?? 0;
-  const energy = num(v[`${device}/plan_energy`]) ?? 0;
-  if (energy > 0) return energy / eff - session;
-  const target = num(v[`${device}/plan_soc`]) ?? 0;
-  const soc = num(v[`${device}/vehicle_soc`]);
-  if (target > 0 && soc !== null) return (((target - soc) / 100) * config.carCapacityKwh) / eff;
-  return null;
-}
-
-/** The next moment after `now` when the local clock of `timeZone` shows `hh:mm`; null if not a time. */
-export function nextLocalTime(now: number, hhmm: string, timeZone: string): number | null {
-  const m = /^(\d{2}):(\d{2})$/.exec(hhmm);
-  if (!m) return null;
-  const want = Number(m[1]) * 60 + Number(m[2]);
-  const calendar = new LocalCalendar(timeZone);
-  const minuteStart = Math.floor(now / 60_000) * 60_000;
-  const here = calendar.position(minuteStart).minute;
-  let candidate = minuteStart + ((want - here + 1440) % 1440 || 1440) * 60_000;
-  // Across a change of summer time the local clock moved: step to the wanted minute.
-  for (let i = 0; i < 2; i++) {
-    const off = calendar.position(candidate).minute - want;
-    if (off === 0) break;
-    candidate -= (((off + 720 + 1440) % 1440) - 720) * 60_000;
-  }
-  return candidate > now ? candidate : candidate + 24 * 3_600_000;
 }

@@ -3,7 +3,7 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { loadSolver, makePlan, type Plan, type PlanRequest, type PriceInput } from '../src/planning.js';
-import { nextLocalTime } from '../src/inputs.js';
+import { nextLocalTime } from '../src/car-inputs.js';
 import { PARAMS } from './fixtures.js';
 
 const HOUR = 3_600_000;

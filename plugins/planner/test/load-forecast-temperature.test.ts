@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import type { PluginContext } from '@heliograph/plugins-sdk';
-import { readTemperature } from '../src/inputs.js';
+import { readTemperature } from '../src/load-inputs.js';
 import { forecastLoad, type Point } from '../src/load-forecast.js';
 import { HEATING_BASE_C, MAX_W_PER_K } from '../src/load-temperature.js';
 
