@@ -113,7 +113,6 @@ export class CarControl {
   async write(plan: Plan | null, mode: PlannerMode, now: number): Promise<string> {
     const planned = this.powerNow(plan);
     const wants = [...(planned ? [planned] : []), ...this.cars.done.map((device) => ({ device, powerW: 0 }))];
-    if (wants.length === 0) return '';
     if (mode === 'dry-run') return wants.map((w) => `; would set ${w.device} planned_power ${w.powerW} W`).join('');
     const slot = Math.floor(now / QUARTER_MS);
     const notes: string[] = [];
