@@ -131,5 +131,9 @@ export function nextLocalTime(now: number, hhmm: string, timeZone: string): numb
     if (off === 0) break;
     candidate -= (((off + 720 + 1440) % 1440) - 720) * 60_000;
   }
+  // In the hour a clock shows twice (back to winter time) a minute already passed comes round
+  // again: 02:10 at 02:50 summer time is 20 minutes on, the day before the one found.
+  const again = candidate - 24 * 3_600_000;
+  if (again > now && calendar.position(again).minute === want) return again;
   return candidate > now ? candidate : candidate + 24 * 3_600_000;
 }

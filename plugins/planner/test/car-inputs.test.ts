@@ -334,6 +334,12 @@ test('a deadline is the next time the local clock shows hh:mm, read only from th
   // 01:55 CET on 29 March 2026; at 02:00 the clocks go to 03:00. 02:05 is not shown that
   // night: the deadline is 03:05 CEST, ten minutes on, not a day later.
   assert.equal(nextLocalTime(Date.parse('2026-03-29T00:55:00Z'), '02:05', zone), Date.parse('2026-03-29T01:05:00Z'));
+  // 02:50 summer time on 25 October 2026; at 03:00 the clocks go back to 02:00. 02:10 comes
+  // round again 20 minutes on (02:10 winter time), not a day later; once past it, tomorrow's.
+  const back = (now: string, hhmm: string) => new Date(nextLocalTime(Date.parse(now), hhmm, zone)!).toISOString();
+  assert.equal(back('2026-10-25T00:50:00Z', '02:10'), '2026-10-25T01:10:00.000Z');
+  assert.equal(back('2026-10-25T00:50:00Z', '02:55'), '2026-10-25T00:55:00.000Z');
+  assert.equal(back('2026-10-25T01:20:00Z', '02:10'), '2026-10-26T01:10:00.000Z');
 });
 
 test('a deadline is always ahead, within a day, at the wanted minute wherever the clock does not jump', () => {
@@ -356,6 +362,11 @@ test('a deadline is always ahead, within a day, at the wanted minute wherever th
         assert.ok(at > now && at <= now + 25 * HOUR, where);
         const jumped = offset(at) !== offset(at - 3 * HOUR);
         assert.ok(calendar.position(at).minute === want || jumped, where);
+        // Nor is there a sooner one: in an hour the clock shows twice, or a day before.
+        for (const back of [30, 60, 24 * 60]) {
+          const sooner = at - back * 60_000;
+          assert.ok(!(sooner > now && calendar.position(sooner).minute === want), `${where}: ${back} min sooner`);
+        }
       }
   }
 });
