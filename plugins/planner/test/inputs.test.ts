@@ -314,6 +314,30 @@ test('what the plan is made from: export paid or not, and a key that changes wit
   assert.equal((await read({})).key, paid.key, 'the same inputs, the same key');
 });
 
+test("a day the PV forecast leaves out is planned on the nearest day's, and the status says so", async () => {
+  // Yesterday and tomorrow are forecast, today is not.
+  const { ctx, asked } = site({ forecastDays: [-1, 1] });
+  const read = await readInputs(ctx, config, now);
+  assert.ok(read.ok, read.ok ? '' : read.why);
+  assert.deepEqual(
+    asked.forecast[0],
+    { fromMs: today + 9 * HOUR - 2 * DAY, toMs: now + 48 * HOUR },
+    'from two days back',
+  );
+  assert.equal(read.inputs.pvW.get(today - DAY + 9 * HOUR), 3000, "yesterday's forecast is there to be taken");
+  assert.equal(read.inputs.note, "; no PV forecast for the next hours: planned on the nearest day's");
+
+  const covered = await readInputs(site({ forecastDays: [-1, 0, 1] }).ctx, config, now);
+  assert.ok(covered.ok);
+  assert.equal(covered.inputs.note, undefined);
+  // Only three days ago: further off than the plan looks for a day to take.
+  assert.deepEqual(await refusal({ forecastDays: [-3] }), {
+    ok: false,
+    device: 'inverter_1',
+    why: 'no PV forecast for the next hours',
+  });
+});
+
 test('the forecast is read over the horizon and must reach the next six hours, from the quarter before now', async () => {
   const { ctx, asked } = site();
   await readInputs(ctx, { ...config, horizonHours: 24 }, now);
