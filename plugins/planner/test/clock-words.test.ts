@@ -70,3 +70,27 @@ test('a plan worded by the offsets says what it says by Intl', async () => {
   );
   assert.deepEqual(reasons(byOffsets), reasons(byIntl));
 });
+
+test('within their span the words follow the offsets, outside it Intl', () => {
+  // Offsets that put UTC an hour ahead, from 12:00 to 13:00 UTC on Wednesday 10 June 2026.
+  const from = Date.UTC(2026, 5, 10, 12);
+  const ahead = { timeZone: 'UTC', from, until: from + HOUR, changes: [{ at: from, offsetMs: HOUR }] };
+  assert.equal(clockTime(from, from, ahead), '13:00');
+  assert.equal(clockTime(from + HOUR - 1, from, ahead), '13:59');
+  assert.equal(clockTime(from - 1, from, ahead), '11:59', 'before the span');
+  assert.equal(clockTime(from + HOUR, from, ahead), '13:00', 'its end is past the span');
+  assert.equal(clockTime(from, from - 24 * HOUR, ahead), 'Wed 12:00', 'a reference outside the span: Intl for both');
+
+  const weekend = Date.UTC(2026, 5, 13); // a Saturday
+  const utc = { timeZone: 'UTC', from: weekend, until: weekend + 72 * HOUR, changes: [{ at: weekend, offsetMs: 0 }] };
+  assert.equal(clockTime(weekend + 33 * HOUR, weekend + 9 * HOUR, utc), 'Sun 09:00');
+  assert.equal(clockTime(weekend + 57 * HOUR, weekend + 9 * HOUR, utc), 'Mon 09:00');
+});
+
+test('a span that starts or ends on a change', () => {
+  const change = Date.UTC(2026, 2, 29, 1); // Berlin to summer time
+  assert.deepEqual(zoneOffsets('Europe/Berlin', change, change + HOUR).changes, [{ at: change, offsetMs: 2 * HOUR }]);
+  assert.deepEqual(zoneOffsets('Europe/Berlin', change - HOUR, change).changes, [
+    { at: change - HOUR, offsetMs: HOUR },
+  ]);
+});
