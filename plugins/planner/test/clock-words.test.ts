@@ -81,10 +81,18 @@ test('within their span the words follow the offsets, outside it Intl', () => {
   assert.equal(clockTime(from + HOUR, from, ahead), '13:00', 'its end is past the span');
   assert.equal(clockTime(from, from - 24 * HOUR, ahead), 'Wed 12:00', 'a reference outside the span: Intl for both');
 
-  const weekend = Date.UTC(2026, 5, 13); // a Saturday
-  const utc = { timeZone: 'UTC', from: weekend, until: weekend + 72 * HOUR, changes: [{ at: weekend, offsetMs: 0 }] };
-  assert.equal(clockTime(weekend + 33 * HOUR, weekend + 9 * HOUR, utc), 'Sun 09:00');
-  assert.equal(clockTime(weekend + 57 * HOUR, weekend + 9 * HOUR, utc), 'Mon 09:00');
+  // Every day of a week by the offsets, named from the Saturday before it.
+  const saturday = Date.UTC(2026, 5, 13);
+  const week = {
+    timeZone: 'UTC',
+    from: saturday,
+    until: saturday + 8 * 24 * HOUR,
+    changes: [{ at: saturday, offsetMs: 0 }],
+  };
+  assert.deepEqual(
+    [1, 2, 3, 4, 5, 6, 7].map((d) => clockTime(saturday + d * 24 * HOUR + 9 * HOUR, saturday, week)),
+    ['Sun 09:00', 'Mon 09:00', 'Tue 09:00', 'Wed 09:00', 'Thu 09:00', 'Fri 09:00', 'Sat 09:00'],
+  );
 });
 
 test('a span that starts or ends on a change', () => {
